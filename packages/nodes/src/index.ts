@@ -1,0 +1,2 @@
+export { defineNode } from "./define-node.ts";
+export { NodeRegistry, UnknownNodeTypeError } from "./registry.ts";

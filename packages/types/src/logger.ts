@@ -1,0 +1,35 @@
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(scope: string): Logger;
+}
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+function envLevel(): LogLevel {
+  const raw = typeof process !== "undefined" ? process.env.WEFT_LOG_LEVEL : undefined;
+  return (LOG_LEVELS as readonly string[]).includes(raw ?? "") ? (raw as LogLevel) : "warn";
+}
+
+/** A levelled logger writing one line per message to stderr; quiet (warn) unless WEFT_LOG_LEVEL says otherwise. */
+export function createLogger(scope = "weft", level: LogLevel = envLevel()): Logger {
+  const write = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
+    if (rank[at] < rank[level]) return;
+    const extra = fields && Object.keys(fields).length > 0 ? " " + JSON.stringify(fields) : "";
+    console.error(`${new Date().toISOString()} ${at.toUpperCase()} [${scope}] ${message}${extra}`);
+  };
+  return {
+    debug: (m, f) => write("debug", m, f),
+    info: (m, f) => write("info", m, f),
+    warn: (m, f) => write("warn", m, f),
+    error: (m, f) => write("error", m, f),
+    child: (sub) => createLogger(`${scope}:${sub}`, level),
+  };
+}
+
+export const silentLogger: Logger = createLogger("silent", "silent");

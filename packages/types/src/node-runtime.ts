@@ -1,0 +1,68 @@
+import type { NodeSpec } from "./node-spec.ts";
+import type { Logger } from "./logger.ts";
+import type { NodeServices } from "./services.ts";
+import type { NodeError, RunResult } from "./run.ts";
+
+export type NodeValues = Record<string, unknown>;
+
+export interface SubworkflowOptions {
+  signal?: AbortSignal;
+}
+
+/** What a node sees while it runs. */
+export interface NodeContext {
+  runId: string;
+  /** Fully qualified node id (skill instances prefix it with `<skillNodeId>/`). */
+  nodeId: string;
+  invocationId: string;
+  config: Record<string, unknown>;
+  /** Aborted when the run is cancelled or the node times out; pass it to every I/O call. */
+  signal: AbortSignal;
+  log: Logger;
+  services: NodeServices;
+  /** Runs a saved workflow as a subgraph of this run (used by `core:skill`). */
+  runSubworkflow(workflowId: string, inputs: NodeValues, options?: SubworkflowOptions): Promise<RunResult>;
+}
+
+/**
+ * A node's implementation. It returns its outputs, or is an async generator that yields chunks
+ * (`node.chunk` events) and returns its outputs. Omitting an output port means that branch is not
+ * taken: what depends on it is skipped.
+ */
+export type NodeExecute = (
+  inputs: NodeValues,
+  ctx: NodeContext,
+) => NodeValues | Promise<NodeValues> | AsyncGenerator<unknown, NodeValues, void>;
+
+export interface NodeDefinition {
+  spec: NodeSpec;
+  execute: NodeExecute;
+}
+
+/** A failure a node reports on purpose, with a code callers can branch on. */
+export class NodeFailure extends Error {
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "NodeFailure";
+    this.code = code;
+    this.details = details;
+  }
+  toNodeError(): NodeError {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** Where the engine finds node definitions. */
+export interface NodeCatalog {
+  get(type: string): NodeDefinition | undefined;
+  list(): NodeSpec[];
+  /** Known types nearest to an unknown one, for error hints. */
+  suggest(type: string): string[];
+}
+
+/** Where the engine finds saved workflows (for skills). */
+export interface WorkflowSource {
+  getWorkflow(id: string): Promise<import("./workflow.ts").Workflow | undefined>;
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (bun, dependencies, chromium), then runs the typecheck and every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-bun.sh
+bun install --frozen-lockfile >&2
+source scripts/ensure-chromium.sh
+exec bun scripts/run-tests.ts "$@"
