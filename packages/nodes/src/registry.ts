@@ -13,13 +13,21 @@ export class UnknownNodeTypeError extends Error {
   }
 }
 
+export class DuplicateNodeTypeError extends Error {
+  readonly code = "DUPLICATE_NODE_TYPE";
+  constructor(readonly type: string) {
+    super(`Node type "${type}" is already registered: give the new node another name (or another namespace, e.g. "my:${type.slice(type.indexOf(":") + 1)}").`);
+    this.name = "DuplicateNodeTypeError";
+  }
+}
+
 /** The node types a process knows: register, look up, list specs. */
 export class NodeRegistry implements NodeCatalog {
   private readonly defs = new Map<string, NodeDefinition>();
 
   register(def: NodeDefinition): this {
     const spec = NodeSpecSchema.parse(def.spec);
-    if (this.defs.has(spec.type)) throw new Error(`Node type "${spec.type}" is already registered`);
+    if (this.defs.has(spec.type)) throw new DuplicateNodeTypeError(spec.type);
     this.defs.set(spec.type, { spec, execute: def.execute });
     return this;
   }

@@ -32,7 +32,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   // Scenes.
   z.object({ ...base, type: z.literal("scene.event"), topic: z.string(), payload: z.unknown(), source: z.string() }),
   z.object({ ...base, type: z.literal("scene.status"), status: z.string(), reason: z.string().optional() }),
-  z.object({ ...base, type: z.literal("world.changed"), path: z.string(), value: z.unknown(), agentId: z.string().optional() }),
+  z.object({ ...base, type: z.literal("world.changed"), path: z.string(), value: z.unknown(), agentId: z.string().optional(), op: z.enum(["set", "delete"]).optional() }),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent["type"];

@@ -10,6 +10,7 @@ export * from "./logger.ts";
 export * from "./node-runtime.ts";
 export * from "./services.ts";
 export * from "./llm.ts";
+export * from "./conversation.ts";
 export * from "./toolhost.ts";
 export * from "./world.ts";
 export * from "./agent.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NodeFailure } from "./node-runtime.ts";
 
 /** OpenAI-compatible chat message (seed 000 §4.1). */
 export const ToolCallSchema = z.object({
@@ -8,19 +9,25 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
+export const SystemMessageSchema = z.object({ role: z.literal("system"), content: z.string() });
+export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.string() });
+export const AssistantMessageSchema = z.object({
+  role: z.literal("assistant"),
+  content: z.string().nullable(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  /** DeepSeek-style reasoning, passed back to providers that require it; never parsed for actions. */
+  reasoning_content: z.string().optional(),
+});
+export const ToolMessageSchema = z.object({ role: z.literal("tool"), tool_call_id: z.string(), content: z.string() });
+
 export const ChatMessageSchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string() }),
-  z.object({
-    role: z.literal("assistant"),
-    content: z.string().nullable(),
-    tool_calls: z.array(ToolCallSchema).optional(),
-    /** DeepSeek-style reasoning, passed back to providers that require it; never parsed for actions. */
-    reasoning_content: z.string().optional(),
-  }),
-  z.object({ role: z.literal("tool"), tool_call_id: z.string(), content: z.string() }),
+  SystemMessageSchema,
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolMessageSchema,
 ]);
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 export const FunctionToolSchema = z.object({
   type: z.literal("function"),
@@ -28,23 +35,92 @@ export const FunctionToolSchema = z.object({
 });
 export type FunctionTool = z.infer<typeof FunctionToolSchema>;
 
-export interface LlmUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+export const ToolChoiceSchema = z.union([
+  z.enum(["auto", "none", "required"]),
+  z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
+]);
+export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
-export interface LlmChatRequest {
-  messages: ChatMessage[];
-  model?: string;
-  temperature?: number;
-  maxTokens?: number;
-  tools?: FunctionTool[];
+export const LlmUsageSchema = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+});
+export type LlmUsage = z.infer<typeof LlmUsageSchema>;
+
+export const LlmChatRequestSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  model: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  tools: z.array(FunctionToolSchema).optional(),
+  toolChoice: ToolChoiceSchema.optional(),
   /** Which configured LLM profile to use; the default profile when absent. */
-  profileId?: string;
-}
+  profileId: z.string().optional(),
+});
+export type LlmChatRequest = z.infer<typeof LlmChatRequestSchema>;
 
 export type LlmStreamChunk = { kind: "text"; text: string } | { kind: "reasoning"; text: string };
+
+/**
+ * What a caller can branch on when an LLM call fails. The first eight follow the provider's
+ * answer; BAD_REQUEST (a 400 that is not about context length), PROVIDER_ERROR (5xx) and
+ * PROFILE_NOT_FOUND (no such configured profile) need different fixes, so they get their own codes.
+ */
+export const LLM_ERROR_CODES = [
+  "AUTH",
+  "RATE_LIMIT",
+  "TIMEOUT",
+  "NETWORK",
+  "BAD_RESPONSE",
+  "CONTEXT_LENGTH",
+  "MODEL_NOT_FOUND",
+  "CANCELLED",
+  "BAD_REQUEST",
+  "PROVIDER_ERROR",
+  "PROFILE_NOT_FOUND",
+] as const;
+export const LlmErrorCodeSchema = z.enum(LLM_ERROR_CODES);
+export type LlmErrorCode = z.infer<typeof LlmErrorCodeSchema>;
+
+export const LlmErrorInfoSchema = z.object({
+  code: LlmErrorCodeSchema,
+  message: z.string(),
+  /** How to fix it, in the user's terms. */
+  hint: z.string(),
+  status: z.number().int().optional(),
+  /** Text streamed before the failure (seed 003 §4.3.4): kept so "continue" has an anchor. */
+  partialText: z.string().optional(),
+  partialReasoning: z.string().optional(),
+  retryAfterMs: z.number().nonnegative().optional(),
+});
+export type LlmErrorInfo = z.infer<typeof LlmErrorInfoSchema>;
+
+/** One request/response exchange with a provider, kept for debugging (seed 000 §4.2 `EngineTurn`). */
+export const LlmTurnSchema = z.object({
+  id: z.string(),
+  profileId: z.string().optional(),
+  model: z.string(),
+  baseUrl: z.string(),
+  startedAt: z.number(),
+  durationMs: z.number().nonnegative(),
+  /** HTTP attempts made (more than one after a rate-limit retry). */
+  attempts: z.number().int().positive(),
+  request: z.object({
+    messages: z.array(ChatMessageSchema),
+    tools: z.array(FunctionToolSchema),
+    temperature: z.number().optional(),
+    maxTokens: z.number().int().optional(),
+    toolChoice: ToolChoiceSchema.optional(),
+  }),
+  response: z
+    .object({ assistant: AssistantMessageSchema, finishReason: z.string(), usage: LlmUsageSchema.optional() })
+    .optional(),
+  error: LlmErrorInfoSchema.optional(),
+  /** The provider's response as received: the assembled stream with every field it sent. */
+  raw: z.unknown(),
+});
+export type LlmTurn = z.infer<typeof LlmTurnSchema>;
 
 export interface LlmChatResult {
   text: string;
@@ -53,8 +129,73 @@ export interface LlmChatResult {
   finishReason: string;
   usage?: LlmUsage;
   model: string;
-  /** Provider's raw response (or assembled stream), kept for debugging (seed 000 §4.2). */
+  /** The assistant message to append to the history (with `reasoning_content` when there was any). */
+  message: AssistantMessage;
+  /** Provider's raw response (the assembled stream), kept for debugging (seed 000 §4.2). */
   raw?: unknown;
+  turn?: LlmTurn;
+}
+
+/**
+ * A failed LLM call. It is a `NodeFailure`, so a node that lets it through fails with the LLM code;
+ * `details` carries the JSON-safe fields (status, hint, partial output), `turn` the full record.
+ */
+export class LlmError extends NodeFailure {
+  override readonly code: LlmErrorCode;
+  readonly hint: string;
+  readonly status?: number;
+  readonly partialText?: string;
+  readonly partialReasoning?: string;
+  readonly retryAfterMs?: number;
+  turn?: LlmTurn;
+
+  constructor(info: LlmErrorInfo) {
+    const { code, message, ...rest } = info;
+    super(code, message, rest);
+    this.name = "LlmError";
+    this.code = code;
+    this.hint = info.hint;
+    this.status = info.status;
+    this.partialText = info.partialText;
+    this.partialReasoning = info.partialReasoning;
+    this.retryAfterMs = info.retryAfterMs;
+  }
+
+  toInfo(): LlmErrorInfo {
+    const info: LlmErrorInfo = { code: this.code, message: this.message, hint: this.hint };
+    if (this.status !== undefined) info.status = this.status;
+    if (this.partialText) info.partialText = this.partialText;
+    if (this.partialReasoning) info.partialReasoning = this.partialReasoning;
+    if (this.retryAfterMs !== undefined) info.retryAfterMs = this.retryAfterMs;
+    return info;
+  }
+}
+
+/**
+ * A configured OpenAI-compatible endpoint. The backend stores these (key encrypted at rest);
+ * the runtime only reads them through an `LlmProfileResolver`.
+ */
+export const LlmProfileSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  baseUrl: z.string().regex(/^https?:\/\/\S+$/, "must be an http:// or https:// URL, e.g. https://api.openai.com/v1"),
+  model: z.string().min(1),
+  apiKey: z.string().optional(),
+  timeoutMs: z.number().int().positive().default(60_000),
+  temperature: z.number().min(0).max(2).optional(),
+  contextWindow: z.number().int().positive().optional(),
+  /** Send each assistant turn's `reasoning_content` back (DeepSeek thinking mode requires it). */
+  passBackReasoning: z.boolean().default(false),
+  /** Retries of a rate-limited (429) or 5xx request before giving up. */
+  maxRetries: z.number().int().min(0).max(10).default(2),
+});
+export type LlmProfile = z.infer<typeof LlmProfileSchema>;
+export type LlmProfileInput = z.input<typeof LlmProfileSchema>;
+
+/** Where LLM profiles come from (the backend's encrypted store, a static list in tests and the CLI). */
+export interface LlmProfileResolver {
+  /** The profile with this id, or the default one when `profileId` is absent; undefined when none. */
+  resolve(profileId?: string): Promise<LlmProfile | undefined>;
 }
 
 export interface LlmCallOptions {
@@ -62,7 +203,7 @@ export interface LlmCallOptions {
   onChunk?: (chunk: LlmStreamChunk) => void;
 }
 
-/** The LLM as nodes see it. Errors are thrown as `NodeFailure` with an LLM error code. */
+/** The LLM as nodes see it. A failed call rejects with an `LlmError` (code, hint, partial output). */
 export interface LlmService {
   chat(request: LlmChatRequest, options?: LlmCallOptions): Promise<LlmChatResult>;
 }

@@ -1,19 +1,172 @@
 import { z } from "zod";
+import { JsonObjectSchema, JsonValueSchema, WorldChangeSchema } from "./world.ts";
+
+/** A topic: at least two dot-separated segments, `namespace.name` (e.g. `task.created`, `game.round.ended`). */
+export const EventTopicSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/,
+    "a topic is `namespace.name`: two or more segments of letters, digits, _ or -, joined by dots (e.g. `task.created`)",
+  );
+
+/**
+ * A subscription pattern: a topic whose segments may be `*` (exactly one segment) or `**` (any
+ * number of segments, also none). A lone `*` means every topic, like `**`.
+ */
+export const TopicPatternSchema = z
+  .string()
+  .regex(
+    /^(\*|(\*\*|\*|[A-Za-z0-9_-]+)(\.(\*\*|\*|[A-Za-z0-9_-]+))*)$/,
+    "a topic pattern is dot-separated segments, each a name, `*` (one segment) or `**` (any segments), e.g. `task.*`, `game.**`, `*`",
+  );
+
+export const OVERFLOW_POLICIES = ["drop-oldest", "drop-newest", "coalesce"] as const;
+export const OverflowPolicySchema = z.enum(OVERFLOW_POLICIES);
+export type OverflowPolicy = z.infer<typeof OverflowPolicySchema>;
+
+/**
+ * How an agent's queue of waiting triggers is bounded. When it is full: `drop-oldest` drops the
+ * oldest waiting trigger, `drop-newest` drops the arriving one, `coalesce` merges the arriving one
+ * into a waiting one of the same topic (or timer) and otherwise drops the oldest. User messages are
+ * never dropped.
+ */
+export const MailboxConfigSchema = z.object({
+  capacity: z.number().int().min(1).max(10_000).default(32),
+  overflow: OverflowPolicySchema.default("coalesce"),
+});
+export type MailboxConfig = z.infer<typeof MailboxConfigSchema>;
 
 export const SceneTriggerSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("event"), topic: z.string(), instanceIds: z.array(z.string()).optional() }),
-  z.object({ kind: z.literal("timer"), everyMs: z.number().int().positive(), instanceIds: z.array(z.string()).optional(), message: z.string().default("tick") }),
+  /** Wakes the listed agents (all when omitted) on events matching `topic`, on top of their profiles' subscriptions. */
+  z.object({ kind: z.literal("event"), topic: TopicPatternSchema, instanceIds: z.array(z.string()).optional() }),
+  z.object({
+    kind: z.literal("timer"),
+    /** Names the timer for pause/resume; defaults to `timer-<index>`. */
+    id: z.string().min(1).optional(),
+    everyMs: z.number().int().positive(),
+    instanceIds: z.array(z.string()).optional(),
+    message: z.string().default("tick"),
+  }),
 ]);
 export type SceneTrigger = z.infer<typeof SceneTriggerSchema>;
 
-export const SceneSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  description: z.string().default(""),
-  agents: z.array(z.object({ instanceId: z.string().min(1), profileId: z.string().min(1), initialPrivateState: z.record(z.string(), z.unknown()).optional() })),
-  initialWorldState: z.record(z.string(), z.unknown()).default({}),
-  triggers: z.array(SceneTriggerSchema).default([]),
-  stepBudget: z.number().int().positive().default(100),
-  revision: z.number().int().min(0).default(0),
+export const SceneAgentSchema = z.object({
+  instanceId: z.string().regex(/^[A-Za-z0-9_-]+$/, "an instance id is letters, digits, _ or -"),
+  profileId: z.string().min(1),
+  /** Merged over the profile's initialPrivateState (top-level keys). */
+  initialPrivateState: z.record(z.string(), z.unknown()).optional(),
+  /** Overrides the scene's mailbox settings for this agent. */
+  mailbox: MailboxConfigSchema.partial().optional(),
 });
+export type SceneAgent = z.infer<typeof SceneAgentSchema>;
+
+export const SceneSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    description: z.string().default(""),
+    agents: z.array(SceneAgentSchema),
+    initialWorldState: z.record(z.string(), z.unknown()).default({}),
+    triggers: z.array(SceneTriggerSchema).default([]),
+    /**
+     * How many deliberations agents may cause in each other (through published events) between
+     * two user messages; when used up the scene pauses and says why. Bounds agent loops.
+     */
+    stepBudget: z.number().int().positive().default(100),
+    mailbox: MailboxConfigSchema.default({ capacity: 32, overflow: "coalesce" }),
+    /** Whether an agent is woken by the events it published itself (off: no self-loops). */
+    echoOwnEvents: z.boolean().default(false),
+    revision: z.number().int().min(0).default(0),
+  })
+  .superRefine((scene, ctx) => {
+    const ids = new Set<string>();
+    scene.agents.forEach((a, i) => {
+      if (ids.has(a.instanceId)) ctx.addIssue({ code: "custom", path: ["agents", i, "instanceId"], message: `instance id "${a.instanceId}" is used twice; give every agent instance its own id` });
+      ids.add(a.instanceId);
+    });
+    const timerIds = new Set<string>();
+    scene.triggers.forEach((t, i) => {
+      (t.instanceIds ?? []).forEach((id, j) => {
+        if (!ids.has(id)) ctx.addIssue({ code: "custom", path: ["triggers", i, "instanceIds", j], message: `unknown instance "${id}"; the scene's agents are: ${[...ids].join(", ") || "(none)"}` });
+      });
+      if (t.kind === "timer") {
+        const id = t.id ?? `timer-${i}`;
+        if (timerIds.has(id)) ctx.addIssue({ code: "custom", path: ["triggers", i, "id"], message: `timer id "${id}" is used twice; timer ids must be unique` });
+        timerIds.add(id);
+      }
+    });
+  });
 export type Scene = z.infer<typeof SceneSchema>;
+export type SceneInput = z.input<typeof SceneSchema>;
+
+/** What wakes an agent: one item of its mailbox. `coalesced` counts the triggers merged into it. */
+const triggerBase = { id: z.string(), at: z.number(), coalesced: z.number().int().nonnegative().default(0) };
+export const AgentTriggerSchema = z.discriminatedUnion("kind", [
+  z.object({ ...triggerBase, kind: z.literal("event"), topic: EventTopicSchema, payload: JsonValueSchema, source: z.string(), eventSeq: z.number().int().nonnegative() }),
+  z.object({ ...triggerBase, kind: z.literal("timer"), timerId: z.string(), message: z.string(), tick: z.number().int().nonnegative() }),
+  z.object({ ...triggerBase, kind: z.literal("user"), text: z.string(), to: z.string() }),
+]);
+export type AgentTrigger = z.infer<typeof AgentTriggerSchema>;
+export type AgentTriggerKind = AgentTrigger["kind"];
+
+export const SCENE_STATUSES = ["idle", "running", "paused", "stopped"] as const;
+export const SceneStatusSchema = z.enum(SCENE_STATUSES);
+export type SceneStatus = z.infer<typeof SceneStatusSchema>;
+
+export const SceneStatusReasonSchema = z.object({
+  code: z.enum(["REQUESTED", "STEP_BUDGET_EXHAUSTED", "RESTORED"]),
+  message: z.string(),
+});
+export type SceneStatusReason = z.infer<typeof SceneStatusReasonSchema>;
+
+/** The ordered record of a scene session: every trigger and state change, for inspection and replay. */
+const logBase = { seq: z.number().int().nonnegative(), ts: z.number() };
+export const SceneLogEntrySchema = z.discriminatedUnion("kind", [
+  z.object({ ...logBase, kind: z.literal("status"), status: SceneStatusSchema, reason: SceneStatusReasonSchema.optional() }),
+  z.object({ ...logBase, kind: z.literal("event"), topic: EventTopicSchema, payload: JsonValueSchema, source: z.string(), eventSeq: z.number().int().nonnegative() }),
+  z.object({ ...logBase, kind: z.literal("trigger.queued"), instanceId: z.string(), trigger: AgentTriggerSchema }),
+  z.object({ ...logBase, kind: z.literal("trigger.coalesced"), instanceId: z.string(), trigger: AgentTriggerSchema, replacedId: z.string() }),
+  z.object({ ...logBase, kind: z.literal("trigger.dropped"), instanceId: z.string(), trigger: AgentTriggerSchema, policy: OverflowPolicySchema }),
+  z.object({ ...logBase, kind: z.literal("deliberation.started"), instanceId: z.string(), triggerId: z.string(), budgetUsed: z.number().int().nonnegative() }),
+  z.object({ ...logBase, kind: z.literal("deliberation.finished"), instanceId: z.string(), triggerId: z.string(), ok: z.boolean(), error: z.string().optional() }),
+  z.object({ ...logBase, kind: z.literal("world.changed"), change: WorldChangeSchema }),
+  z.object({ ...logBase, kind: z.literal("private.changed"), instanceId: z.string(), op: z.enum(["set", "delete"]), path: z.string(), after: JsonValueSchema.optional() }),
+  /** Raw model output of one deliberation step, so a replay can take it from the record instead of the provider. */
+  z.object({ ...logBase, kind: z.literal("llm.output"), instanceId: z.string(), triggerId: z.string(), step: z.number().int().nonnegative(), text: z.string(), reasoning: z.string().optional() }),
+]);
+export type SceneLogEntry = z.infer<typeof SceneLogEntrySchema>;
+export type SceneLogKind = SceneLogEntry["kind"];
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type SceneLogDraft = DistributiveOmit<SceneLogEntry, "seq" | "ts">;
+
+export const MailboxStateSchema = z.object({
+  queue: z.array(AgentTriggerSchema),
+  /** The trigger being deliberated when the state was taken; delivered again after a restore. */
+  inFlight: AgentTriggerSchema.nullable(),
+  delivered: z.number().int().nonnegative(),
+  dropped: z.number().int().nonnegative(),
+  coalesced: z.number().int().nonnegative(),
+});
+export type MailboxState = z.infer<typeof MailboxStateSchema>;
+
+/** Everything a scene needs to continue after a restart (the log is stored separately, appended). */
+export const SceneRuntimeStateSchema = z.object({
+  version: z.literal(1),
+  sceneId: z.string(),
+  sceneRevision: z.number().int().min(0),
+  status: SceneStatusSchema,
+  reason: SceneStatusReasonSchema.optional(),
+  world: z.object({ document: JsonObjectSchema, seq: z.number().int().nonnegative(), history: z.array(WorldChangeSchema) }),
+  privateStates: z.record(z.string(), JsonObjectSchema),
+  mailboxes: z.record(z.string(), MailboxStateSchema),
+  budget: z.object({ limit: z.number().int().positive(), used: z.number().int().nonnegative() }),
+  timers: z.array(z.object({ id: z.string(), ticks: z.number().int().nonnegative(), paused: z.boolean() })),
+  counters: z.object({
+    trigger: z.number().int().nonnegative(),
+    event: z.number().int().nonnegative(),
+    log: z.number().int().nonnegative(),
+    stream: z.number().int().nonnegative(),
+  }),
+  savedAt: z.number(),
+});
+export type SceneRuntimeState = z.infer<typeof SceneRuntimeStateSchema>;

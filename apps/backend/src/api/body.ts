@@ -1,0 +1,49 @@
+import type { z } from "zod";
+import { ApiError, validationError } from "./errors.ts";
+
+/**
+ * Reads a request body as JSON, refusing more than `limit` bytes while it streams in (a missing or
+ * false Content-Length cannot get a large body past the limit).
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const body = request.body;
+  if (!body) throw new ApiError("INVALID_JSON", "The request has no body; send a JSON document.");
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new ApiError("INVALID_JSON", "The request body is empty; send a JSON document.");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("INVALID_JSON", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limit} bytes. Send less, or raise WEFT_MAX_BODY_BYTES.`, { limit });
+}
+
+/** Validates a value against a schema, as a 400 naming the first wrong field. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where = "body"): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, where);
+  return result.data;
+}
+
+/** Reads and validates a JSON body in one step. */
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit: number): Promise<z.output<S>> {
+  return parseWith(schema, await readJsonBody(request, limit), "body");
+}

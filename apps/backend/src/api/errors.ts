@@ -1,0 +1,61 @@
+import type { z } from "zod";
+
+export const API_ERROR_CODES = [
+  "INVALID_JSON",
+  "VALIDATION_FAILED",
+  "NOT_FOUND",
+  "REVISION_CONFLICT",
+  "ALREADY_EXISTS",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "SERVICE_UNAVAILABLE",
+  "INTERNAL",
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+const STATUS: Record<ApiErrorCode, number> = {
+  INVALID_JSON: 400,
+  VALIDATION_FAILED: 400,
+  NOT_FOUND: 404,
+  REVISION_CONFLICT: 409,
+  ALREADY_EXISTS: 409,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** An error the API reports as `{ error: { code, message, details } }` with the code's HTTP status. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = STATUS[code];
+  }
+
+  toResponse(): Response {
+    return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status);
+  }
+}
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+}
+
+export function notFound(kind: string, id: string, hint = ""): ApiError {
+  return new ApiError("NOT_FOUND", `No ${kind} has the id "${id}".${hint ? " " + hint : ""}`, { kind, id });
+}
+
+/** zod issues as the API reports them: where, what, and the readable summary. */
+export function validationError(error: z.ZodError, where: string): ApiError {
+  const issues = error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: i.message, code: i.code }));
+  const first = issues[0];
+  const at = first && first.path.length > 0 ? `${where}.${first.path.join(".")}` : where;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""}, see details.issues)` : "";
+  return new ApiError("VALIDATION_FAILED", `${at}: ${first?.message ?? "invalid"}${more}`, { issues });
+}

@@ -1,0 +1,38 @@
+import type { StoredEvent } from "../storage/event-repository.ts";
+
+export type EventListener = (events: StoredEvent[]) => void;
+
+/** In-process fan-out of events that are already persisted, by stream. */
+export class EventHub {
+  private readonly listeners = new Map<string, Set<EventListener>>();
+
+  subscribe(streamId: string, listener: EventListener): () => void {
+    let set = this.listeners.get(streamId);
+    if (!set) this.listeners.set(streamId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(streamId);
+    };
+  }
+
+  /** Events of one or more streams, each stream's in seq order. */
+  publish(events: StoredEvent[]): void {
+    if (events.length === 0) return;
+    const byStream = new Map<string, StoredEvent[]>();
+    for (const e of events) {
+      let list = byStream.get(e.streamId);
+      if (!list) byStream.set(e.streamId, (list = []));
+      list.push(e);
+    }
+    for (const [streamId, list] of byStream) {
+      const set = this.listeners.get(streamId);
+      if (!set) continue;
+      for (const listener of [...set]) listener(list);
+    }
+  }
+
+  listenerCount(streamId: string): number {
+    return this.listeners.get(streamId)?.size ?? 0;
+  }
+}

@@ -1,0 +1,130 @@
+import type { Logger, Observation, RunEvent, RunEventDraft } from "@weft/types";
+import type { Storage, WriteBatch } from "../storage/storage.ts";
+import type { StoredEvent } from "../storage/event-repository.ts";
+import type { RunUpdate } from "../storage/run-repository.ts";
+import type { EventHub } from "./event-hub.ts";
+
+const RETRY_MS = 250;
+
+export interface JournalOptions {
+  /** Flush as soon as this many events wait. */
+  maxBatch: number;
+  /** Otherwise flush this long after the first waiting event. */
+  flushMs: number;
+}
+
+/** An event with its sequence number not yet assigned (the journal numbers every stream). */
+export type JournalEvent = RunEventDraft | RunEvent;
+
+/**
+ * The single writer of events: numbers them per stream, stores them in batches (one transaction
+ * per flush, together with the observations and run updates that go with them) and only then
+ * hands them to the hub for live delivery, so nothing is ever sent that is not persisted.
+ */
+export class EventJournal {
+  private readonly nextSeq = new Map<string, number>();
+  private pending: WriteBatch = { events: [], observations: [], finalObservations: [], runUpdates: [] };
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private microtaskQueued = false;
+  /** Set while storage refuses writes: retries then wait instead of spinning. */
+  private failing = false;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly hub: EventHub,
+    private readonly options: JournalOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Prepares a stream for appending: learns where its numbering continues. */
+  async open(streamId: string): Promise<void> {
+    if (this.nextSeq.has(streamId)) return;
+    const last = await this.storage.events.lastSeq(streamId);
+    if (!this.nextSeq.has(streamId)) this.nextSeq.set(streamId, last + 1);
+  }
+
+  /** Releases the numbering of a stream nobody appends to any more (it is reloaded on `open`). */
+  close(streamId: string): void {
+    this.nextSeq.delete(streamId);
+  }
+
+  /** Stamps the event with its stream, next seq and time; it is stored and published on the next flush. */
+  append(streamId: string, event: JournalEvent): RunEvent {
+    const seq = this.nextSeq.get(streamId);
+    if (seq === undefined) throw new Error(`stream "${streamId}" was not opened on the journal`);
+    this.nextSeq.set(streamId, seq + 1);
+    const ts = "ts" in event && typeof event.ts === "number" ? event.ts : Date.now();
+    const stamped = { ...event, streamId, seq, ts } as RunEvent;
+    this.pending.events.push({ streamId, seq, type: stamped.type, json: JSON.stringify(stamped) });
+    this.schedule();
+    return stamped;
+  }
+
+  /** The final observations of a finished run; they replace what was stored while it ran. */
+  replaceObservations(runId: string, observations: Observation[]): void {
+    this.pending.finalObservations.push({ runId, observations });
+    this.schedule();
+  }
+
+  addObservation(ord: number, observation: Observation): void {
+    this.pending.observations.push({ ord, observation });
+    this.schedule();
+  }
+
+  updateRun(update: RunUpdate): void {
+    this.pending.runUpdates.push(update);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.failing && this.pending.events.length + this.pending.observations.length >= this.options.maxBatch) {
+      if (!this.microtaskQueued) {
+        this.microtaskQueued = true;
+        queueMicrotask(() => {
+          this.microtaskQueued = false;
+          void this.flush().catch(() => undefined);
+        });
+      }
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush().catch(() => undefined);
+    }, this.failing ? RETRY_MS : this.options.flushMs);
+  }
+
+  /** Stores everything appended so far, then publishes its events. Resolves once both are done. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const run = this.chain.then(() => this.writePending());
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writePending(): Promise<void> {
+    const batch = this.pending;
+    if (batch.events.length + batch.observations.length + batch.finalObservations.length + batch.runUpdates.length === 0) return;
+    this.pending = { events: [], observations: [], finalObservations: [], runUpdates: [] };
+    try {
+      await this.storage.writeBatch(batch);
+    } catch (error) {
+      // Put the batch back in front so the next flush retries it in order; the transaction was all or nothing.
+      this.pending = {
+        events: [...batch.events, ...this.pending.events],
+        observations: [...batch.observations, ...this.pending.observations],
+        finalObservations: [...batch.finalObservations, ...this.pending.finalObservations],
+        runUpdates: [...batch.runUpdates, ...this.pending.runUpdates],
+      };
+      this.failing = true;
+      this.log.error("storing events failed; will retry", { error: error instanceof Error ? error.message : String(error), events: batch.events.length });
+      this.schedule();
+      throw error;
+    }
+    this.failing = false;
+    this.hub.publish(batch.events satisfies StoredEvent[]);
+  }
+}

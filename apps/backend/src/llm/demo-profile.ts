@@ -1,0 +1,22 @@
+import type { StoredLlmProfile } from "../storage/llm-profile-repository.ts";
+
+export const DEMO_PROFILE_ID = "demo";
+export const DEMO_MODEL = "weft-demo";
+
+/** The built-in profile: the embedded demo LLM, whose address is filled in at run time. */
+export function demoProfile(now: number): StoredLlmProfile {
+  return {
+    id: DEMO_PROFILE_ID,
+    name: "Demo LLM (built in, offline)",
+    provider: "demo",
+    baseUrl: "",
+    model: DEMO_MODEL,
+    timeoutMs: 30_000,
+    passBackReasoning: false,
+    maxRetries: 0,
+    isDefault: true,
+    healthStatus: "unknown",
+    createdAt: now,
+    updatedAt: now,
+  };
+}

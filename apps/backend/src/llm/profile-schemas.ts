@@ -1,0 +1,103 @@
+import { z } from "zod";
+
+const url = z
+  .string()
+  .trim()
+  .max(2000)
+  .regex(/^https?:\/\/\S+$/, "must be an http:// or https:// URL, e.g. https://api.openai.com/v1")
+  .refine((v) => URL.canParse(v), "is not a valid URL");
+
+/** An API key as typed: a non-empty single token (pasted newlines and spaces around it are trimmed). */
+const apiKey = z
+  .string()
+  .trim()
+  .min(1, "is empty; omit apiKey to keep the stored key, or send null to remove it")
+  .max(4096, "is longer than 4096 characters")
+  .regex(/^\S+$/, "must not contain spaces or line breaks");
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  baseUrl: url,
+  model: z.string().trim().min(1).max(300),
+  timeoutMs: z.number().int().min(1000).max(600_000),
+  temperature: z.number().min(0).max(2).nullable(),
+  contextWindow: z.number().int().positive().max(100_000_000).nullable(),
+  passBackReasoning: z.boolean(),
+  maxRetries: z.number().int().min(0).max(10),
+  isDefault: z.boolean(),
+};
+
+export const CreateLlmProfileSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "is lower-case letters, digits, - and _ (at most 64)")
+      .optional(),
+    provider: z.literal("openai-compatible").default("openai-compatible"),
+    name: fields.name,
+    baseUrl: fields.baseUrl,
+    model: fields.model,
+    apiKey: apiKey.optional(),
+    timeoutMs: fields.timeoutMs.default(60_000),
+    temperature: fields.temperature.optional(),
+    contextWindow: fields.contextWindow.optional(),
+    passBackReasoning: fields.passBackReasoning.default(false),
+    maxRetries: fields.maxRetries.default(2),
+    isDefault: fields.isDefault.default(false),
+  })
+  .strict();
+export type CreateLlmProfile = z.infer<typeof CreateLlmProfileSchema>;
+
+/** Fields of the view a client may send back unchanged; they are ignored, never written. */
+const readOnly = {
+  id: z.unknown().optional(),
+  provider: z.unknown().optional(),
+  hasApiKey: z.unknown().optional(),
+  apiKeyMasked: z.unknown().optional(),
+  healthStatus: z.unknown().optional(),
+  lastTestedAt: z.unknown().optional(),
+  createdAt: z.unknown().optional(),
+  updatedAt: z.unknown().optional(),
+};
+
+/**
+ * Fields to change (unknown fields are refused, so a misspelt one is not silently ignored);
+ * an omitted `apiKey` keeps the stored key, `null` removes it.
+ */
+export const UpdateLlmProfileSchema = z
+  .object({
+    ...readOnly,
+    name: fields.name.optional(),
+    baseUrl: fields.baseUrl.optional(),
+    model: fields.model.optional(),
+    apiKey: apiKey.nullable().optional(),
+    timeoutMs: fields.timeoutMs.optional(),
+    temperature: fields.temperature.optional(),
+    contextWindow: fields.contextWindow.optional(),
+    passBackReasoning: fields.passBackReasoning.optional(),
+    maxRetries: fields.maxRetries.optional(),
+    isDefault: fields.isDefault.optional(),
+  })
+  .strict();
+export type UpdateLlmProfile = z.infer<typeof UpdateLlmProfileSchema>;
+
+/** A profile as the API shows it: everything but the key, of which only a mask is shown. */
+export interface LlmProfileView {
+  id: string;
+  name: string;
+  provider: "openai-compatible" | "demo";
+  baseUrl: string;
+  model: string;
+  timeoutMs: number;
+  temperature?: number;
+  contextWindow?: number;
+  passBackReasoning: boolean;
+  maxRetries: number;
+  isDefault: boolean;
+  hasApiKey: boolean;
+  apiKeyMasked: string | null;
+  healthStatus: "unknown" | "ok" | "failed";
+  lastTestedAt?: number;
+  createdAt: number;
+  updatedAt: number;
+}

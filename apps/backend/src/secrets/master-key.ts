@@ -1,0 +1,36 @@
+import { randomBytes, scryptSync } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export const MASTER_KEY_FILE = "master.key";
+const KEY_BYTES = 32;
+
+export class MasterKeyError extends Error {
+  readonly code = "MASTER_KEY_INVALID";
+}
+
+/**
+ * The 32-byte key that encrypts secrets at rest. From `WEFT_SECRET` when set (any passphrase,
+ * stretched with scrypt), otherwise from `<dataDir>/master.key`, generated on first use with mode 0600.
+ */
+export function loadMasterKey(dataDir: string, secret: string | undefined): Buffer {
+  if (secret !== undefined && secret !== "") {
+    if (secret.length < 16) throw new MasterKeyError("WEFT_SECRET is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).");
+    return scryptSync(secret, "weft/master-key/v1", KEY_BYTES);
+  }
+  const file = join(dataDir, MASTER_KEY_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    // `wx`: never overwrite a key another process just wrote; that would orphan its ciphertexts.
+    try {
+      writeFileSync(file, randomBytes(KEY_BYTES).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  // A key file readable by others is tightened rather than trusted as is.
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+  if (key.length !== KEY_BYTES) throw new MasterKeyError(`${file} does not hold a base64 32-byte key; restore it from a backup (or delete it and re-enter every LLM API key).`);
+  return key;
+}

@@ -1,0 +1,115 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { z } from "zod";
+
+/** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
+export interface StoredDocument<T> {
+  document: T;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type CreateResult<T> = { kind: "created"; record: StoredDocument<T> } | { kind: "exists" };
+export type UpdateResult<T> = { kind: "updated"; record: StoredDocument<T> } | { kind: "conflict"; current: StoredDocument<T> } | { kind: "not-found" };
+
+/** The operations every revisioned document repository offers (optimistic concurrency on `revision`). */
+export interface DocumentRepository<T extends { id: string; revision: number }> {
+  list(): Promise<StoredDocument<T>[]>;
+  get(id: string): Promise<StoredDocument<T> | undefined>;
+  /** Stores a new document at revision 1; `exists` when the id is taken (nothing is written). */
+  create(document: T): Promise<CreateResult<T>>;
+  /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`. */
+  update(document: T, baseRevision: number): Promise<UpdateResult<T>>;
+  delete(id: string): Promise<boolean>;
+  ids(): Promise<string[]>;
+}
+
+/** A record read back from the database does not match its schema any more. */
+export class StoredRecordInvalidError extends Error {
+  readonly code = "STORED_RECORD_INVALID";
+  constructor(table: string, id: string, detail: string) {
+    super(`The stored ${table} record "${id}" does not match the current schema (${detail}). Fix or delete it.`);
+  }
+}
+
+interface Row {
+  id: string;
+  data: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * A SQLite table of JSON documents with `id`, `name`, `revision`: the one implementation behind the
+ * workflow, agent profile and scene repositories. Documents are re-parsed on read so defaults
+ * added to a schema later apply to old records.
+ */
+export class SqliteDocumentTable<T extends { id: string; name: string; revision: number }> implements DocumentRepository<T> {
+  private readonly selectAll: Statement<Row, []>;
+  private readonly selectOne: Statement<Row, [string]>;
+  private readonly selectIds: Statement<{ id: string }, []>;
+  private readonly insert: Statement<unknown, [string, string, number, string, number, number]>;
+  private readonly updateIf: Statement<unknown, [string, number, string, number, string, number]>;
+  private readonly remove: Statement<unknown, [string]>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly table: string,
+    private readonly schema: z.ZodType<T>,
+  ) {
+    this.selectAll = db.query(`SELECT id, data, created_at, updated_at FROM ${table} ORDER BY name COLLATE NOCASE, id`);
+    this.selectOne = db.query(`SELECT id, data, created_at, updated_at FROM ${table} WHERE id = ?`);
+    this.selectIds = db.query(`SELECT id FROM ${table} ORDER BY id`);
+    this.insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
+    this.updateIf = db.query(`UPDATE ${table} SET name = ?, revision = ?, data = ?, updated_at = ? WHERE id = ? AND revision = ?`);
+    this.remove = db.query(`DELETE FROM ${table} WHERE id = ?`);
+  }
+
+  private decode(row: Row): StoredDocument<T> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.data);
+    } catch {
+      throw new StoredRecordInvalidError(this.table, row.id, "not JSON");
+    }
+    const parsed = this.schema.safeParse(raw);
+    if (!parsed.success) throw new StoredRecordInvalidError(this.table, row.id, parsed.error.issues[0]?.message ?? "invalid");
+    return { document: parsed.data, createdAt: row.created_at, updatedAt: row.updated_at };
+  }
+
+  async list(): Promise<StoredDocument<T>[]> {
+    return this.selectAll.all().map((row) => this.decode(row));
+  }
+
+  async ids(): Promise<string[]> {
+    return this.selectIds.all().map((r) => r.id);
+  }
+
+  async get(id: string): Promise<StoredDocument<T> | undefined> {
+    const row = this.selectOne.get(id);
+    return row ? this.decode(row) : undefined;
+  }
+
+  async create(document: T): Promise<CreateResult<T>> {
+    const now = Date.now();
+    const stored = { ...document, revision: 1 };
+    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now) as { changes: number };
+    if (result.changes === 0) return { kind: "exists" };
+    return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
+  }
+
+  async update(document: T, baseRevision: number): Promise<UpdateResult<T>> {
+    const now = Date.now();
+    const stored = { ...document, revision: baseRevision + 1 };
+    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, stored.id, baseRevision) as { changes: number };
+    if (result.changes === 1) {
+      const row = this.selectOne.get(stored.id);
+      return { kind: "updated", record: { document: stored, createdAt: row?.created_at ?? now, updatedAt: now } };
+    }
+    const current = await this.get(document.id);
+    return current ? { kind: "conflict", current } : { kind: "not-found" };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (this.remove.run(id) as { changes: number }).changes > 0;
+  }
+}

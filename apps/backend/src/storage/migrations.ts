@@ -1,0 +1,137 @@
+import type { Database } from "bun:sqlite";
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, as an append-only list: a released migration is never edited, a change is a new one.
+ * Records are kept as JSON in `data` next to the columns that queries filter or sort on.
+ */
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      CREATE TABLE workflows (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE agent_profiles (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE scenes (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        workflow_id TEXT NOT NULL,
+        workflow_revision INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        outputs TEXT NOT NULL,
+        error TEXT,
+        rerun_from TEXT,
+        source_run_id TEXT,
+        workflow TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER,
+        duration_ms REAL
+      );
+      CREATE INDEX runs_by_workflow ON runs (workflow_id, created_at DESC);
+      CREATE INDEX runs_by_created ON runs (created_at DESC);
+      CREATE INDEX runs_by_status ON runs (status);
+      CREATE TABLE observations (
+        run_id TEXT NOT NULL,
+        invocation_id TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, invocation_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX observations_by_order ON observations (run_id, ord);
+      CREATE TABLE events (
+        stream_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (stream_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX conversations_by_agent ON conversations (agent_id, updated_at DESC);
+      CREATE TABLE conversation_messages (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE llm_profiles (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        model TEXT NOT NULL,
+        api_key_encrypted TEXT,
+        api_key_masked TEXT,
+        timeout_ms INTEGER NOT NULL,
+        temperature REAL,
+        context_window INTEGER,
+        pass_back_reasoning INTEGER NOT NULL DEFAULT 0,
+        max_retries INTEGER NOT NULL DEFAULT 2,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        health_status TEXT NOT NULL DEFAULT 'unknown',
+        last_tested_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+export class SchemaTooNewError extends Error {
+  readonly code = "SCHEMA_TOO_NEW";
+  constructor(found: number) {
+    super(`The database has schema version ${found}, newer than this Weft (${LATEST_SCHEMA_VERSION}). Upgrade Weft or point WEFT_DATA_DIR at another folder.`);
+  }
+}
+
+/**
+ * Brings the database to the latest schema, each migration in its own transaction, and says
+ * whether the database was new (the caller loads the example content only then).
+ */
+export function runMigrations(db: Database): { fresh: boolean; from: number; to: number } {
+  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (current > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(current);
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+    })();
+  }
+  return { fresh: current === 0, from: current, to: LATEST_SCHEMA_VERSION };
+}

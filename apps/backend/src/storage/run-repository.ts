@@ -1,0 +1,183 @@
+import type { Database, Statement } from "bun:sqlite";
+import { z } from "zod";
+import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+
+/** A run as stored and as the API shows it (times are epoch milliseconds). */
+export const RunRecordSchema = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  workflowRevision: z.number().int(),
+  status: RunStatusSchema,
+  inputs: z.record(z.string(), z.unknown()),
+  outputs: z.record(z.string(), z.unknown()),
+  error: NodeErrorSchema.optional(),
+  /** The node this run was forced to re-run from (its upstream came from the cache). */
+  rerunFrom: z.string().optional(),
+  /** The run this one repeats (`POST /api/runs/:id/rerun`). */
+  sourceRunId: z.string().optional(),
+  createdAt: z.number(),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  durationMs: z.number().optional(),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** A change to a stored run: a status transition with what it brings. */
+export interface RunUpdate {
+  id: string;
+  status: RunStatus;
+  startedAt?: number;
+  finishedAt?: number;
+  durationMs?: number;
+  outputs?: Record<string, unknown>;
+  error?: NodeError;
+}
+
+export interface RunListQuery {
+  workflowId?: string;
+  status?: RunStatus;
+  limit: number;
+  /** Only runs created strictly before this time (for paging back through history). */
+  before?: number;
+}
+
+export interface RunRepository {
+  /** Stores a new run with the exact workflow it runs (a snapshot, so a past run stays inspectable). */
+  create(record: RunRecord, workflow: Workflow): Promise<void>;
+  get(id: string): Promise<RunRecord | undefined>;
+  /** The workflow exactly as this run ran it. */
+  getWorkflow(id: string): Promise<Workflow | undefined>;
+  list(query: RunListQuery): Promise<RunRecord[]>;
+  update(update: RunUpdate): Promise<void>;
+  /** Runs a previous process left queued or running. */
+  listUnfinished(): Promise<RunRecord[]>;
+}
+
+interface Row {
+  id: string;
+  workflow_id: string;
+  workflow_revision: number;
+  status: string;
+  inputs: string;
+  outputs: string;
+  error: string | null;
+  rerun_from: string | null;
+  source_run_id: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  duration_ms: number | null;
+}
+
+const COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_at, started_at, finished_at, duration_ms";
+
+function decode(row: Row): RunRecord {
+  const record: RunRecord = {
+    id: row.id,
+    workflowId: row.workflow_id,
+    workflowRevision: row.workflow_revision,
+    status: RunStatusSchema.parse(row.status),
+    inputs: JSON.parse(row.inputs) as Record<string, unknown>,
+    outputs: JSON.parse(row.outputs) as Record<string, unknown>,
+    createdAt: row.created_at,
+  };
+  if (row.error !== null) record.error = JSON.parse(row.error) as NodeError;
+  if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
+  if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
+  if (row.started_at !== null) record.startedAt = row.started_at;
+  if (row.finished_at !== null) record.finishedAt = row.finished_at;
+  if (row.duration_ms !== null) record.durationMs = row.duration_ms;
+  return record;
+}
+
+export class SqliteRunRepository implements RunRepository {
+  private readonly insertStmt: Statement;
+  private readonly selectOne: Statement<Row, [string]>;
+  private readonly selectWorkflow: Statement<{ workflow: string }, [string]>;
+  private readonly updateStmt: Statement;
+  private readonly selectUnfinished: Statement<Row, []>;
+
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.query(
+      `INSERT INTO runs (${COLUMNS}, workflow) VALUES ($id, $workflowId, $workflowRevision, $status, $inputs, $outputs, $error, $rerunFrom, $sourceRunId, $createdAt, $startedAt, $finishedAt, $durationMs, $workflow)`,
+    );
+    this.selectOne = db.query(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
+    this.selectWorkflow = db.query("SELECT workflow FROM runs WHERE id = ?");
+    this.updateStmt = db.query(
+      `UPDATE runs SET status = $status,
+         started_at = coalesce($startedAt, started_at), finished_at = coalesce($finishedAt, finished_at),
+         duration_ms = coalesce($durationMs, duration_ms), outputs = coalesce($outputs, outputs), error = coalesce($error, error)
+       WHERE id = $id`,
+    );
+    this.selectUnfinished = db.query(`SELECT ${COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at`);
+  }
+
+  async create(record: RunRecord, workflow: Workflow): Promise<void> {
+    this.insertStmt.run({
+      id: record.id,
+      workflowId: record.workflowId,
+      workflowRevision: record.workflowRevision,
+      status: record.status,
+      inputs: JSON.stringify(record.inputs),
+      outputs: JSON.stringify(record.outputs),
+      error: record.error ? JSON.stringify(record.error) : null,
+      rerunFrom: record.rerunFrom ?? null,
+      sourceRunId: record.sourceRunId ?? null,
+      createdAt: record.createdAt,
+      startedAt: record.startedAt ?? null,
+      finishedAt: record.finishedAt ?? null,
+      durationMs: record.durationMs ?? null,
+      workflow: JSON.stringify(workflow),
+    });
+  }
+
+  async get(id: string): Promise<RunRecord | undefined> {
+    const row = this.selectOne.get(id);
+    return row ? decode(row) : undefined;
+  }
+
+  async getWorkflow(id: string): Promise<Workflow | undefined> {
+    const row = this.selectWorkflow.get(id);
+    return row ? WorkflowSchema.parse(JSON.parse(row.workflow)) : undefined;
+  }
+
+  async list(query: RunListQuery): Promise<RunRecord[]> {
+    const where: string[] = [];
+    const params: Record<string, string | number> = { limit: query.limit };
+    if (query.workflowId !== undefined) {
+      where.push("workflow_id = $workflowId");
+      params.workflowId = query.workflowId;
+    }
+    if (query.status !== undefined) {
+      where.push("status = $status");
+      params.status = query.status;
+    }
+    if (query.before !== undefined) {
+      where.push("created_at < $before");
+      params.before = query.before;
+    }
+    const sql = `SELECT ${COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
+    return (this.db.query(sql).all(params) as Row[]).map(decode);
+  }
+
+  /** Synchronous form, for the batched writer's transaction. */
+  updateSync(update: RunUpdate): void {
+    this.updateStmt.run({
+      id: update.id,
+      status: update.status,
+      startedAt: update.startedAt ?? null,
+      finishedAt: update.finishedAt ?? null,
+      durationMs: update.durationMs ?? null,
+      outputs: update.outputs ? JSON.stringify(update.outputs) : null,
+      error: update.error ? JSON.stringify(update.error) : null,
+    });
+  }
+
+  async update(update: RunUpdate): Promise<void> {
+    this.updateSync(update);
+  }
+
+  async listUnfinished(): Promise<RunRecord[]> {
+    return this.selectUnfinished.all().map(decode);
+  }
+}

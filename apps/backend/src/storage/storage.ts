@@ -1,0 +1,84 @@
+import type { Database } from "bun:sqlite";
+import type { Observation } from "@weft/types";
+import { join } from "node:path";
+import { openDatabase } from "./database.ts";
+import { runMigrations } from "./migrations.ts";
+import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
+import { sqliteAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
+import { sqliteSceneRepository, type SceneRepository } from "./scene-repository.ts";
+import { SqliteRunRepository, type RunRepository, type RunUpdate } from "./run-repository.ts";
+import { SqliteObservationRepository, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
+import { SqliteEventRepository, type EventRepository, type StoredEvent } from "./event-repository.ts";
+import { SqliteLlmProfileRepository, type LlmProfileRepository } from "./llm-profile-repository.ts";
+
+export const DATABASE_FILE = "weft.sqlite";
+
+/** What one flush of the run writer stores, all or nothing. */
+export interface WriteBatch {
+  events: StoredEvent[];
+  observations: OrderedObservation[];
+  /** A finished run's final observations, replacing what was stored for it while it ran. */
+  finalObservations: { runId: string; observations: Observation[] }[];
+  runUpdates: RunUpdate[];
+}
+
+/** Every repository of the server, and the one cross-repository write it needs. */
+export interface Storage {
+  readonly workflows: WorkflowRepository;
+  readonly agents: AgentProfileRepository;
+  readonly scenes: SceneRepository;
+  readonly runs: RunRepository;
+  readonly observations: ObservationRepository;
+  readonly events: EventRepository;
+  readonly llmProfiles: LlmProfileRepository;
+  /** True when this process created the database (example content is loaded only then). */
+  readonly fresh: boolean;
+  /** Stores events, observations and run status changes in one transaction. */
+  writeBatch(batch: WriteBatch): Promise<void>;
+  close(): void;
+}
+
+class SqliteStorage implements Storage {
+  readonly workflows: WorkflowRepository;
+  readonly agents: AgentProfileRepository;
+  readonly scenes: SceneRepository;
+  readonly runs: SqliteRunRepository;
+  readonly observations: SqliteObservationRepository;
+  readonly events: SqliteEventRepository;
+  readonly llmProfiles: LlmProfileRepository;
+  private readonly writeAll: (batch: WriteBatch) => void;
+
+  constructor(
+    readonly db: Database,
+    readonly fresh: boolean,
+  ) {
+    this.workflows = sqliteWorkflowRepository(db);
+    this.agents = sqliteAgentProfileRepository(db);
+    this.scenes = sqliteSceneRepository(db);
+    this.runs = new SqliteRunRepository(db);
+    this.observations = new SqliteObservationRepository(db);
+    this.events = new SqliteEventRepository(db);
+    this.llmProfiles = new SqliteLlmProfileRepository(db);
+    this.writeAll = db.transaction((batch: WriteBatch) => {
+      this.events.appendSync(batch.events);
+      this.observations.upsertSync(batch.observations);
+      for (const final of batch.finalObservations) this.observations.replaceForRunSync(final.runId, final.observations);
+      for (const update of batch.runUpdates) this.runs.updateSync(update);
+    });
+  }
+
+  async writeBatch(batch: WriteBatch): Promise<void> {
+    this.writeAll(batch);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it to the latest schema. */
+export function openSqliteStorage(dataDir: string): Storage {
+  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  const { fresh } = runMigrations(db);
+  return new SqliteStorage(db, fresh);
+}

@@ -1,0 +1,171 @@
+import { z } from "zod";
+import { RunEventSchema, WorkflowSchema, type RunEvent, type Workflow } from "@weft/types";
+import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
+import {
+  HealthSchema,
+  NodesResponseSchema,
+  OkSchema,
+  RunListSchema,
+  RunEventsSchema,
+  RunResponseSchema,
+  StartRunSchema,
+  ValidateResponseSchema,
+  WorkflowListSchema,
+  WorkflowResponseSchema,
+} from "./schemas.ts";
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface StartRunBody {
+  inputs?: Record<string, unknown>;
+  /** Node id: it and its dependents run again; the rest may come from the cache. */
+  rerunFrom?: string;
+  /** The unsaved draft of this workflow, so what the user sees is what runs. */
+  workflow?: Workflow;
+}
+
+/** Typed client of the Weft HTTP API (docs/api.md). Never throws: every call gives an ApiResult. */
+export class ApiClient {
+  constructor(private readonly baseUrl = "", private readonly fetcher: typeof fetch = (...args) => fetch(...args)) {}
+
+  private async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
+    let response: Response;
+    try {
+      response = await this.fetcher(this.baseUrl + path, {
+        method,
+        headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+    }
+    const text = await response.text().catch(() => "");
+    let json: unknown = undefined;
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    if (!response.ok) return fail(errorFromResponse(response.status, json, text));
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail({ code: "BAD_RESPONSE", status: response.status, message: `${method} ${path}: ${issue.path.join(".") || "body"} ${issue.message}` });
+    }
+    return ok(parsed.data);
+  }
+
+  health() {
+    return this.request("GET", "/api/health", HealthSchema);
+  }
+
+  async listNodes() {
+    const r = await this.request("GET", "/api/nodes", NodesResponseSchema);
+    return r.ok ? ok(r.value.nodes) : r;
+  }
+
+  async listWorkflows() {
+    const r = await this.request("GET", "/api/workflows", WorkflowListSchema);
+    return r.ok ? ok(r.value.workflows) : r;
+  }
+
+  getWorkflow(id: string) {
+    return this.request("GET", `/api/workflows/${enc(id)}`, WorkflowResponseSchema);
+  }
+
+  async createWorkflow(workflow: Workflow) {
+    const r = await this.request("POST", "/api/workflows", WorkflowResponseSchema, { workflow });
+    return r.ok ? ok(r.value.workflow) : r;
+  }
+
+  /** A stale `baseRevision` fails with REVISION_CONFLICT; `revisionConflict(error)` reads what is stored now. */
+  async updateWorkflow(workflow: Workflow, baseRevision: number) {
+    const r = await this.request("PUT", `/api/workflows/${enc(workflow.id)}`, WorkflowResponseSchema, { workflow, baseRevision });
+    return r.ok ? ok(r.value.workflow) : r;
+  }
+
+  async deleteWorkflow(id: string) {
+    const r = await this.request("DELETE", `/api/workflows/${enc(id)}`, OkSchema);
+    return r.ok ? ok(true as const) : r;
+  }
+
+  async duplicateWorkflow(id: string, body: { id?: string; name?: string } = {}) {
+    const r = await this.request("POST", `/api/workflows/${enc(id)}/duplicate`, WorkflowResponseSchema, body);
+    return r.ok ? ok(r.value.workflow) : r;
+  }
+
+  exportUrl(id: string): string {
+    return `${this.baseUrl}/api/workflows/${enc(id)}/export`;
+  }
+
+  /** Imports a workflow document; a taken id gets a fresh one (read it from the result). */
+  async importWorkflow(document: unknown) {
+    const r = await this.request("POST", "/api/workflows/import", WorkflowResponseSchema, document);
+    return r.ok ? ok(r.value.workflow) : r;
+  }
+
+  validateWorkflow(workflow: Workflow) {
+    return this.request("POST", "/api/workflows/validate", ValidateResponseSchema, { workflow });
+  }
+
+  startRun(workflowId: string, body: StartRunBody) {
+    return this.request("POST", `/api/workflows/${enc(workflowId)}/runs`, StartRunSchema, body);
+  }
+
+  getRun(runId: string) {
+    return this.request("GET", `/api/runs/${enc(runId)}`, RunResponseSchema);
+  }
+
+  async listRuns(workflowId: string, limit = 50) {
+    const r = await this.request("GET", `/api/runs?workflowId=${enc(workflowId)}&limit=${limit}`, RunListSchema);
+    return r.ok ? ok(r.value.runs) : r;
+  }
+
+  /** Events with `seq > after`, in order. Events of kinds this editor does not know are left out. */
+  async runEvents(runId: string, after: number): Promise<ApiResult<RunEvent[]>> {
+    const r = await this.request("GET", `/api/runs/${enc(runId)}/events?after=${after}`, RunEventsSchema);
+    if (!r.ok) return r;
+    return ok(r.value.events.flatMap((e) => {
+      const parsed = RunEventSchema.safeParse(e);
+      return parsed.success ? [parsed.data] : [];
+    }));
+  }
+
+  async cancelRun(runId: string) {
+    const r = await this.request("POST", `/api/runs/${enc(runId)}/cancel`, OkSchema);
+    return r.ok ? ok(true as const) : r;
+  }
+}
+
+const enc = encodeURIComponent;
+
+function errorFromResponse(status: number, json: unknown, text: string): ApiError {
+  const body = ErrorBodySchema.safeParse(json);
+  if (body.success) return { status, ...body.data.error };
+  const snippet = text.trim().slice(0, 200);
+  return {
+    code: status >= 500 ? "SERVER_ERROR" : "BAD_RESPONSE",
+    status,
+    message: `The server answered ${status}${snippet ? `: ${snippet}` : " with no explanation"}.`,
+  };
+}
+
+const ConflictDetailsSchema = z.object({ currentRevision: z.number(), current: WorkflowSchema });
+
+/** The stored workflow a REVISION_CONFLICT reports, or null when the error is something else. */
+export function revisionConflict(error: ApiError): { currentRevision: number; current: Workflow } | null {
+  if (error.code !== "REVISION_CONFLICT") return null;
+  const parsed = ConflictDetailsSchema.safeParse(error.details);
+  return parsed.success ? parsed.data : null;
+}
+
+/** Validation issues a VALIDATION_FAILED error carries (when the server lists them). */
+export function validationIssuesOf(error: ApiError): string[] {
+  const issues = error.details?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues.map((i) => (typeof i === "object" && i !== null && "message" in i ? String((i as { message: unknown }).message) : String(i)));
+}
+
+export const api = new ApiClient();

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import {
+  NodeErrorSchema,
+  NodeSpecSchema,
+  ObservationSchema,
+  RunStatusSchema,
+  ValidationIssueSchema,
+  WorkflowInterfaceSchema,
+  WorkflowSchema,
+} from "@weft/types";
+
+/** Times arrive as epoch milliseconds or ISO strings; the editor works with milliseconds. */
+const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v === "number" ? v : Date.parse(v)));
+
+export const HealthSchema = z.object({ ok: z.boolean(), version: z.string().optional() });
+export const NodesResponseSchema = z.object({ nodes: z.array(NodeSpecSchema) });
+
+export const WorkflowSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().default(""),
+  revision: z.number(),
+  updatedAt: Timestamp.optional(),
+  isSkill: z.boolean().default(false),
+  interface: WorkflowInterfaceSchema.optional(),
+});
+export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
+
+export const WorkflowListSchema = z.object({ workflows: z.array(WorkflowSummarySchema) });
+export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional() });
+export const ValidateResponseSchema = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
+export const OkSchema = z.object({ ok: z.literal(true) });
+
+export const StartRunSchema = z.object({ runId: z.string(), status: z.string(), queuePosition: z.number().nullable().optional() });
+export type StartedRun = z.infer<typeof StartRunSchema>;
+
+export const RunRecordSchema = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  status: RunStatusSchema,
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  outputs: z.record(z.string(), z.unknown()).default({}),
+  error: NodeErrorSchema.nullable().optional().transform((e) => e ?? undefined),
+  createdAt: Timestamp,
+  startedAt: Timestamp.nullable().optional().transform((v) => v ?? undefined),
+  finishedAt: Timestamp.nullable().optional().transform((v) => v ?? undefined),
+  durationMs: z.number().nullable().optional().transform((v) => v ?? undefined),
+  queuePosition: z.number().nullable().optional().transform((v) => v ?? undefined),
+});
+export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+export const RunResponseSchema = z.object({ run: RunRecordSchema, observations: z.array(ObservationSchema) });
+export const RunListSchema = z.object({ runs: z.array(RunRecordSchema) });
+/** Events are checked one by one by the caller (an event kind newer than this editor is skipped, not fatal). */
+export const RunEventsSchema = z.object({ events: z.array(z.unknown()) });

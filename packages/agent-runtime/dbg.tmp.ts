@@ -1,0 +1,10 @@
+import { startScriptedLlmServer } from "./src/llm/testing/scripted-llm-server.ts";
+import { OpenAiCompatibleProvider } from "./src/llm/openai-compatible-provider.ts";
+import { LlmError } from "@weft/types";
+const e = new LlmError({ code: "NETWORK", message: "m", hint: "h", partialText: "abc" });
+console.log("direct", e.partialText, e.details);
+const s = await startScriptedLlmServer({ turns: [{ kind: "disconnect", chunks: ["The answer ", "is"], reasoning: ["thinking"] }] });
+const p = new OpenAiCompatibleProvider({ baseUrl: s.baseUrl, model: "m", timeoutMs: 2000, maxRetries: 0, passBackReasoning: false });
+const o = await p.complete({ messages: [{ role: "user", content: "x" }] }, { onChunk: (c) => console.log(c) });
+console.log(o.ok, !o.ok && o.error.message, !o.ok && o.error.details);
+await s.stop();

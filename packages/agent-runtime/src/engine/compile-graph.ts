@@ -1,0 +1,335 @@
+import {
+  ERROR_OUTPUT_ID,
+  WORKFLOW_INPUT_TYPE,
+  WORKFLOW_OUTPUT_TYPE,
+  portTypeMismatch,
+  valueMatchesPortType,
+  type NodeCatalog,
+  type NodeDefinition,
+  type NodeValues,
+  type PortSpec,
+  type ValidationIssue,
+  type Workflow,
+  type WorkflowEdge,
+  type WorkflowNode,
+} from "@weft/types";
+import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type ResolvedPolicy } from "./compiled-graph.ts";
+import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
+import { findCycles } from "./find-cycles.ts";
+import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
+
+const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
+
+export interface CompileResult {
+  graph?: CompiledGraph;
+  issues: ValidationIssue[];
+}
+
+function resolvePolicy(node: WorkflowNode): ResolvedPolicy {
+  const p = node.policy;
+  if (!p) return DEFAULT_POLICY;
+  return {
+    onError: p.onError ?? "continue",
+    retries: p.retries ?? 0,
+    retryBackoffMs: p.retryBackoffMs ?? 200,
+    ...(p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {}),
+  };
+}
+
+function literalFits(value: unknown, port: PortSpec): boolean {
+  if (port.multi && Array.isArray(value)) return value.every((v) => valueMatchesPortType(v, port.type));
+  return valueMatchesPortType(value, port.type);
+}
+
+function danglingEdge(edge: WorkflowEdge, end: "source" | "target"): ValidationIssue {
+  return {
+    code: "DANGLING_EDGE",
+    edgeId: edge.id,
+    message: `edge "${edge.id}" has ${end} "${edge[end]}", but there is no node with that id`,
+    hint: `point the edge's ${end} at an existing node or delete the edge`,
+  };
+}
+
+function suggestionHint(suggestions: string[]): string {
+  const known = "`weft nodes` lists the known types";
+  return suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}? (${known})` : `use a known node type (${known})`;
+}
+
+/**
+ * Checks the graph of a workflow (everything but its JSON schema) and compiles it for the scheduler.
+ * Every problem is collected. Linear in nodes + edges: maps and arrays, Kahn's algorithm, no recursion.
+ */
+export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformedNodeIds?: ReadonlySet<string>): CompileResult {
+  const issues: ValidationIssue[] = [];
+  const nodes = workflow.nodes;
+  const edges: WorkflowEdge[] = workflow.edges ?? [];
+  const n = nodes.length;
+
+  const ids = new Array<string>(n);
+  const indexOf = new Map<string, number>();
+  const defs = new Array<NodeDefinition>(n);
+  const ports = new Array<NodePorts | undefined>(n);
+  const configs = new Array<Record<string, unknown>>(n);
+  const literals = new Array<NodeValues>(n);
+  const policies = new Array<ResolvedPolicy>(n);
+  const partial = new Uint8Array(n);
+  const cacheable = new Uint8Array(n);
+  const interfaceInputs: InterfaceBinding[] = [];
+  const interfaceOutputs: InterfaceBinding[] = [];
+
+  for (let i = 0; i < n; i++) {
+    const node = nodes[i];
+    ids[i] = node.id;
+    if (indexOf.has(node.id)) {
+      issues.push({ code: "DUPLICATE_ID", nodeId: node.id, message: `two nodes have the id "${node.id}"`, hint: "give every node a unique id" });
+    } else indexOf.set(node.id, i);
+    const lit = node.inputs ?? EMPTY;
+    literals[i] = lit;
+    const policy = resolvePolicy(node);
+    policies[i] = policy;
+
+    const def = catalog.get(node.type);
+    if (!def) {
+      issues.push({ code: "UNKNOWN_NODE_TYPE", nodeId: node.id, message: `unknown node type "${node.type}"`, hint: suggestionHint(catalog.suggest(node.type)) });
+      continue;
+    }
+    defs[i] = def;
+    const spec = def.spec;
+    const isInterface = node.type === WORKFLOW_INPUT_TYPE || node.type === WORKFLOW_OUTPUT_TYPE;
+    if (isInterface) {
+      const cfg = checkInterfaceNode(node, issues);
+      if (cfg) {
+        const binding = { name: cfg.name, node: i, type: cfg.portType, required: cfg.required, default: cfg.default };
+        (node.type === WORKFLOW_INPUT_TYPE ? interfaceInputs : interfaceOutputs).push(binding);
+      }
+    }
+    configs[i] = checkNodeConfig(node, spec, isInterface, issues);
+    const p = nodePorts(node, spec);
+    ports[i] = p;
+    if (spec.flags?.acceptsPartialInputs) partial[i] = 1;
+    if (node.policy?.cacheable ?? spec.flags?.idempotent) cacheable[i] = 1;
+
+    for (const key in lit) {
+      const value = lit[key];
+      const port = p.input(key);
+      // A multi input always receives a list: a single literal value becomes a list of one.
+      if (port?.multi && value !== undefined && !Array.isArray(value)) {
+        if (literals[i] === lit) literals[i] = { ...lit };
+        literals[i][key] = [value];
+      }
+      if (!port) {
+        issues.push({
+          code: "UNKNOWN_PORT",
+          nodeId: node.id,
+          message: `${node.type} has no input "${key}" (in the node's literal inputs)`,
+          hint: `remove inputs.${key} or rename it to one of: ${listPortIds(p.inputs)}`,
+        });
+      } else if (value !== undefined && !literalFits(value, port)) {
+        issues.push({
+          code: "PORT_TYPE_MISMATCH",
+          nodeId: node.id,
+          message: `literal input "${key}" is ${JSON.stringify(value)?.slice(0, 60)}, not a ${port.type}${port.multi ? " (or a list of them)" : ""}`,
+          hint: `set inputs.${key} to a ${port.type} value`,
+        });
+      }
+    }
+  }
+
+  // Edges: endpoints, ports, types; then incoming/outgoing adjacency in edge order.
+  const m = edges.length;
+  const edgeSrc = new Int32Array(m).fill(-1);
+  const edgeDst = new Int32Array(m).fill(-1);
+  const edgeMulti = new Uint8Array(m);
+  const inCount = new Int32Array(n + 1);
+  const outCount = new Int32Array(n + 1);
+  const edgeIds = new Set<string>();
+  for (let k = 0; k < m; k++) {
+    const edge = edges[k];
+    if (edgeIds.has(edge.id)) issues.push({ code: "DUPLICATE_ID", edgeId: edge.id, message: `two edges have the id "${edge.id}"`, hint: "give every edge a unique id" });
+    else edgeIds.add(edge.id);
+    const s = indexOf.get(edge.source);
+    const t = indexOf.get(edge.target);
+    if (s === undefined && !malformedNodeIds?.has(edge.source)) issues.push(danglingEdge(edge, "source"));
+    if (t === undefined && !malformedNodeIds?.has(edge.target)) issues.push(danglingEdge(edge, "target"));
+    if (s === undefined || t === undefined) continue;
+    edgeSrc[k] = s;
+    edgeDst[k] = t;
+    inCount[t]++;
+    outCount[s]++;
+    const sp = ports[s];
+    const tp = ports[t];
+    if (!sp || !tp) continue;
+    const routes = policies[s].onError === "route";
+    const out = outputPort(sp, edge.sourceHandle, routes);
+    if (!out) {
+      const routeHint = edge.sourceHandle === ERROR_OUTPUT_ID ? `set policy.onError to "route" on node "${edge.source}" to get its ${ERROR_OUTPUT_ID} output, or ` : "";
+      issues.push({
+        code: "UNKNOWN_PORT",
+        edgeId: edge.id,
+        nodeId: edge.source,
+        message: `${nodes[s].type} has no output "${edge.sourceHandle}" (edge "${edge.id}")`,
+        hint: `${routeHint}connect from one of its outputs: ${listPortIds(sp.outputs, routes ? ERROR_OUTPUT_ID : undefined)}`,
+      });
+    }
+    const inp = tp.input(edge.targetHandle);
+    if (!inp) {
+      issues.push({
+        code: "UNKNOWN_PORT",
+        edgeId: edge.id,
+        nodeId: edge.target,
+        message: `${nodes[t].type} has no input "${edge.targetHandle}" (edge "${edge.id}")`,
+        hint: `connect to one of its inputs: ${listPortIds(tp.inputs)}`,
+      });
+      continue;
+    }
+    edgeMulti[k] = inp.multi ? 1 : 0;
+    if (!out) continue;
+    const mismatch = portTypeMismatch(out.type, inp.type);
+    if (mismatch) {
+      issues.push({
+        code: "PORT_TYPE_MISMATCH",
+        edgeId: edge.id,
+        nodeId: edge.target,
+        message: `edge "${edge.id}": ${mismatch} ("${edge.source}".${edge.sourceHandle} is ${out.type}, "${edge.target}".${edge.targetHandle} is ${inp.type})`,
+        hint: `feed "${edge.target}".${edge.targetHandle} from a ${inp.type} output, or put a conversion node in between`,
+      });
+    }
+  }
+
+  const inStart = new Int32Array(n + 1);
+  const outStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    inStart[i + 1] = inStart[i] + inCount[i];
+    outStart[i + 1] = outStart[i] + outCount[i];
+  }
+  const linked = inStart[n];
+  const inSrc = new Int32Array(linked);
+  const inHandle = new Array<string>(linked);
+  const inPort = new Array<string>(linked);
+  const inMulti = new Uint8Array(linked);
+  const inFirst = new Uint8Array(linked);
+  const outDst = new Int32Array(linked);
+  const inFill = inStart.slice(0, n);
+  const outFill = outStart.slice(0, n);
+  for (let k = 0; k < m; k++) {
+    const s = edgeSrc[k];
+    if (s < 0) continue;
+    const t = edgeDst[k];
+    const at = inFill[t]++;
+    inSrc[at] = s;
+    inHandle[at] = edges[k].sourceHandle;
+    inPort[at] = edges[k].targetHandle;
+    inMulti[at] = edgeMulti[k];
+    outDst[outFill[s]++] = t;
+  }
+
+  // Per node: two edges into one single input, and required inputs with nothing to fill them.
+  for (let i = 0; i < n; i++) {
+    const from = inStart[i];
+    const to = inStart[i + 1];
+    if (to - from === 1) inFirst[from] = 1;
+    else if (to - from > 1) {
+      const seen = new Map<string, number>();
+      for (let e = from; e < to; e++) {
+        const count = seen.get(inPort[e]) ?? 0;
+        seen.set(inPort[e], count + 1);
+        if (count === 0) inFirst[e] = 1;
+        else if (count === 1 && !inMulti[e] && ports[i]?.input(inPort[e])) {
+          issues.push({
+            code: "DUPLICATE_INPUT",
+            nodeId: ids[i],
+            message: `input "${inPort[e]}" of "${ids[i]}" has more than one incoming edge, but it takes a single value`,
+            hint: `keep one edge into "${ids[i]}".${inPort[e]} (only inputs marked multi take several)`,
+          });
+        }
+      }
+    }
+    const p = ports[i];
+    if (!p || p.requiredIds.length === 0) continue;
+    for (const id of p.requiredIds) {
+      if (literals[i][id] !== undefined || p.input(id)?.default !== undefined) continue;
+      let connected = false;
+      for (let e = from; e < to && !connected; e++) connected = inPort[e] === id;
+      if (!connected) {
+        issues.push({
+          code: "MISSING_REQUIRED_INPUT",
+          nodeId: ids[i],
+          message: `required input "${id}" of "${ids[i]}" (${nodes[i].type}) has no edge and no value`,
+          hint: `connect an edge to "${ids[i]}".${id} or set inputs.${id} on the node`,
+        });
+      }
+    }
+  }
+
+  // Kahn's algorithm: whatever cannot be ordered sits on or behind a cycle.
+  const pending = inCount.slice(0, n);
+  const queue = new Int32Array(n);
+  let tail = 0;
+  for (let i = 0; i < n; i++) if (pending[i] === 0) queue[tail++] = i;
+  for (let head = 0; head < tail; head++) {
+    const i = queue[head];
+    for (let e = outStart[i]; e < outStart[i + 1]; e++) if (--pending[outDst[e]] === 0) queue[tail++] = outDst[e];
+  }
+  if (tail < n) {
+    const stuck = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (pending[i] > 0) stuck[i] = 1;
+    for (const cycle of findCycles(stuck, outStart, outDst)) {
+      const names = cycle.map((i) => ids[i]);
+      const path = [...names, names[0]].map((id) => `"${id}"`).join(" → ");
+      issues.push({
+        code: "CYCLE",
+        nodeId: names[0],
+        nodeIds: names,
+        message: `the nodes form a cycle: ${path}`,
+        hint: `a workflow must not loop back on itself: remove one of the edges along ${path}`,
+      });
+    }
+  }
+
+  for (const list of [interfaceInputs, interfaceOutputs]) {
+    const seen = new Map<string, number>();
+    for (const binding of list) {
+      const first = seen.get(binding.name);
+      if (first === undefined) seen.set(binding.name, binding.node);
+      else {
+        const kind = list === interfaceInputs ? "input" : "output";
+        issues.push({
+          code: "INVALID_INTERFACE",
+          nodeId: ids[binding.node],
+          message: `interface ${kind} "${binding.name}" is declared twice ("${ids[first]}" and "${ids[binding.node]}")`,
+          hint: `rename config.name of one of the two ${kind} nodes`,
+        });
+      }
+    }
+  }
+
+  if (issues.length > 0) return { issues };
+  const withDefaults = ports.map((p) => p!.withDefaults);
+  const requiredIds = ports.map((p) => p!.requiredIds);
+  const graph: CompiledGraph = {
+    workflow,
+    size: n,
+    ids,
+    indexOf,
+    defs,
+    configs,
+    literals,
+    withDefaults,
+    requiredIds,
+    policies,
+    partial,
+    cacheable,
+    inStart,
+    inSrc,
+    inHandle,
+    inPort,
+    inMulti,
+    inFirst,
+    outStart,
+    outDst,
+    interfaceInputs,
+    interfaceOutputs,
+    singleNodeOutputs: n === 1 && interfaceOutputs.length === 0,
+  };
+  return { graph, issues };
+}

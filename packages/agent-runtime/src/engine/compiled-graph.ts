@@ -1,0 +1,55 @@
+import type { NodeDefinition, NodeValues, PortSpec, PortType, Workflow } from "@weft/types";
+
+/** A node's error policy with the schema's defaults filled in. */
+export interface ResolvedPolicy {
+  onError: "stop" | "continue" | "route";
+  retries: number;
+  retryBackoffMs: number;
+  timeoutMs?: number;
+}
+
+export const DEFAULT_POLICY: ResolvedPolicy = Object.freeze({ onError: "continue", retries: 0, retryBackoffMs: 200 });
+
+/** One port of the workflow's interface and the node that declares it. */
+export interface InterfaceBinding {
+  name: string;
+  node: number;
+  type: PortType;
+  required: boolean;
+  default: unknown;
+}
+
+/**
+ * A validated workflow in the form the scheduler runs: nodes by index, edges as compressed
+ * adjacency arrays (incoming edges of node i are `inStart[i] .. inStart[i+1]`, in edge order).
+ */
+export interface CompiledGraph {
+  workflow: Workflow;
+  size: number;
+  ids: string[];
+  indexOf: Map<string, number>;
+  defs: NodeDefinition[];
+  /** Config with the spec's defaults filled in. */
+  configs: Record<string, unknown>[];
+  literals: NodeValues[];
+  withDefaults: (readonly PortSpec[])[];
+  requiredIds: (readonly string[])[];
+  policies: ResolvedPolicy[];
+  /** 1 where the node runs with dead input edges dropped (`acceptsPartialInputs`). */
+  partial: Uint8Array;
+  /** 1 where outputs may be cached (idempotent or `policy.cacheable`). */
+  cacheable: Uint8Array;
+  inStart: Int32Array;
+  inSrc: Int32Array;
+  inHandle: string[];
+  inPort: string[];
+  inMulti: Uint8Array;
+  /** 1 on the first edge into its (node, port) in edge order. */
+  inFirst: Uint8Array;
+  outStart: Int32Array;
+  outDst: Int32Array;
+  interfaceInputs: InterfaceBinding[];
+  interfaceOutputs: InterfaceBinding[];
+  /** A one-node workflow without interface outputs returns all the node's outputs (single-node wrapping). */
+  singleNodeOutputs: boolean;
+}

@@ -1,0 +1,40 @@
+import type { Logger, NodeCatalog, NodeServices, NodeValues, RunEventSink, WorkflowSource } from "@weft/types";
+
+/** Where outputs of cacheable nodes are kept between runs, by cache key. */
+export interface OutputCache {
+  get(key: string): NodeValues | undefined;
+  set(key: string, outputs: NodeValues): void;
+}
+
+export interface EngineOptions {
+  /** Node types the engine can run, e.g. `createBuiltinRegistry()`. */
+  catalog: NodeCatalog;
+  /** Saved workflows, for `core:skill` (`ctx.runSubworkflow`). */
+  workflows?: WorkflowSource;
+  /** Default services handed to every node. */
+  services?: NodeServices;
+  /** Default: an in-memory LRU shared by this engine's runs. */
+  cache?: OutputCache;
+  /** How many asynchronous nodes may run at once in one graph (default 8). */
+  concurrency?: number;
+  logger?: Logger;
+  /**
+   * After a cancellation (or at the end of a run that abandoned timed-out attempts), how long to wait
+   * for nodes that were told to stop before giving up on them (default 2000 ms).
+   */
+  cancelGraceMs?: number;
+}
+
+export interface RunOptions {
+  /** Default: a new uuid. */
+  runId?: string;
+  /** Interface inputs, by name. */
+  inputs?: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** Receives every RunEvent, in order, `seq` from 0. */
+  onEvent?: RunEventSink;
+  /** Merged over `EngineOptions.services`. */
+  services?: NodeServices;
+  /** Node id: force it and everything downstream of it to run again; the rest may come from the cache. */
+  rerunFrom?: string;
+}

@@ -1,0 +1,38 @@
+import type { Logger, NodeServices, NodeValues, RunResult } from "@weft/types";
+import type { OutputCache } from "./engine-options.ts";
+import type { RunEventEmitter } from "./run-event-emitter.ts";
+
+/** A request from a node (`ctx.runSubworkflow`) to run a saved workflow inside the current run. */
+export interface SubworkflowRequest {
+  workflowId: string;
+  inputs: NodeValues;
+  signal: AbortSignal;
+  /** Prefix of the inner node ids: `<callerNodeId>/`. */
+  prefix: string;
+  /** Workflow ids from the top-level run down to the caller (for recursion detection). */
+  stack: readonly string[];
+  /** Where the inner observations also go (the caller's graph and its ancestors). */
+  record: (observation: import("@weft/types").Observation) => void;
+}
+
+export type SubworkflowRunner = (scope: RunScope, request: SubworkflowRequest) => Promise<RunResult>;
+
+/** What a top-level run and all the skill runs inside it share. */
+export class RunScope {
+  private invocations = 0;
+
+  constructor(
+    readonly runId: string,
+    readonly emitter: RunEventEmitter,
+    readonly cache: OutputCache,
+    readonly services: NodeServices,
+    readonly logger: Logger,
+    readonly concurrency: number,
+    readonly graceMs: number,
+    readonly runSubworkflow: SubworkflowRunner,
+  ) {}
+
+  nextInvocationId(): string {
+    return `${this.runId}:${++this.invocations}`;
+  }
+}

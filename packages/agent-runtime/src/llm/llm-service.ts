@@ -1,0 +1,56 @@
+import {
+  silentLogger,
+  type LlmCallOptions,
+  type LlmChatRequest,
+  type LlmChatResult,
+  type LlmProfile,
+  type LlmProfileResolver,
+  type LlmService,
+  type LlmTurn,
+  type Logger,
+} from "@weft/types";
+import { profileNotFound } from "./errors.ts";
+import { OpenAiCompatibleProvider } from "./openai-compatible-provider.ts";
+
+export interface ProfileLlmServiceOptions {
+  profiles: LlmProfileResolver;
+  /** Every exchange, successful or not (seed 000 §4.2): the debugger and the agent loop record them. */
+  onTurn?: (turn: LlmTurn) => void;
+  logger?: Logger;
+}
+
+/**
+ * The `LlmService` nodes reach through `ctx.services.llm`: it resolves the request's profile (the
+ * default one when none is named) and calls it through the OpenAI-compatible provider.
+ */
+export class ProfileLlmService implements LlmService {
+  private readonly log: Logger;
+
+  constructor(private readonly options: ProfileLlmServiceOptions) {
+    this.log = options.logger ?? silentLogger;
+  }
+
+  async chat(request: LlmChatRequest, options: LlmCallOptions = {}): Promise<LlmChatResult> {
+    const { profileId, ...rest } = request;
+    const profile = await this.options.profiles.resolve(profileId);
+    if (!profile) throw profileNotFound(profileId);
+    const outcome = await OpenAiCompatibleProvider.fromProfile(profile, this.log).complete(rest, options);
+    this.options.onTurn?.(outcome.turn);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result;
+  }
+}
+
+/** Profiles held in memory: the CLI, tests, and the demo LLM default. */
+export class StaticLlmProfileResolver implements LlmProfileResolver {
+  private readonly byId = new Map<string, LlmProfile>();
+
+  /** The first profile is the default unless `defaultId` names another. */
+  constructor(profiles: readonly LlmProfile[], private readonly defaultId = profiles[0]?.id) {
+    for (const profile of profiles) this.byId.set(profile.id, profile);
+  }
+
+  async resolve(profileId?: string): Promise<LlmProfile | undefined> {
+    return this.byId.get(profileId ?? this.defaultId ?? "");
+  }
+}

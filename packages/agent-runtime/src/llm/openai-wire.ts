@@ -1,0 +1,114 @@
+/**
+ * The OpenAI Chat Completions wire format as a server writes it: the demo LLM and the scripted
+ * test server both answer through these, so what they send is exactly what a real provider sends.
+ */
+
+export interface WireToolCall {
+  id: string;
+  name: string;
+  /** The JSON arguments, split the way they are streamed; joined for a non-streaming answer. */
+  argumentChunks: string[];
+}
+
+export interface WireReply {
+  contentChunks: string[];
+  reasoningChunks: string[];
+  toolCalls: WireToolCall[];
+  finishReason: string;
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+export interface WireMeta {
+  id: string;
+  model: string;
+  created: number;
+}
+
+const FINGERPRINT = "fp_weft";
+
+function chunk(meta: WireMeta, delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: meta.id,
+    object: "chat.completion.chunk",
+    created: meta.created,
+    model: meta.model,
+    system_fingerprint: FINGERPRINT,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
+}
+
+function usage(reply: WireReply) {
+  const { prompt_tokens, completion_tokens } = reply.usage;
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** The `chat.completion.chunk` objects of a streamed reply, in order, without the `[DONE]` line. */
+export function replyChunks(reply: WireReply, meta: WireMeta, includeUsage: boolean): object[] {
+  const out: object[] = [chunk(meta, { role: "assistant", content: "" })];
+  for (const piece of reply.reasoningChunks) out.push(chunk(meta, { reasoning_content: piece }));
+  for (const piece of reply.contentChunks) out.push(chunk(meta, { content: piece }));
+  reply.toolCalls.forEach((call, index) => {
+    out.push(chunk(meta, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (const piece of call.argumentChunks) out.push(chunk(meta, { tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  out.push(chunk(meta, {}, reply.finishReason));
+  if (includeUsage) {
+    out.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage: usage(reply) });
+  }
+  return out;
+}
+
+/** The same reply as one non-streaming `chat.completion` body. */
+export function replyCompletion(reply: WireReply, meta: WireMeta): object {
+  const content = reply.contentChunks.join("");
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: content === "" && reply.toolCalls.length > 0 ? null : content,
+    refusal: null,
+  };
+  if (reply.reasoningChunks.length > 0) message.reasoning_content = reply.reasoningChunks.join("");
+  if (reply.toolCalls.length > 0) {
+    message.tool_calls = reply.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.argumentChunks.join("") } }));
+  }
+  return {
+    id: meta.id,
+    object: "chat.completion",
+    created: meta.created,
+    model: meta.model,
+    system_fingerprint: FINGERPRINT,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }],
+    usage: usage(reply),
+  };
+}
+
+export function sseLine(data: object | "[DONE]"): string {
+  return `data: ${data === "[DONE]" ? data : JSON.stringify(data)}\n\n`;
+}
+
+export function errorBody(message: string, type: string, code: string | null = null, param: string | null = null): object {
+  return { error: { message, type, param, code } };
+}
+
+export function modelsBody(models: readonly string[], created: number): object {
+  return { object: "list", data: models.map((id) => ({ id, object: "model", created, owned_by: "weft" })) };
+}
+
+/** Rough token count for usage figures: about four characters a token. */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Splits text into word-sized pieces (each keeps its leading space), the way models stream. */
+export function splitForStreaming(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? (text === "" ? [] : [text]);
+}
+
+/** Splits a string into `parts` nearly equal pieces (at least one, none empty unless the string is). */
+export function splitEvenly(text: string, parts: number): string[] {
+  if (text.length === 0) return [""];
+  const n = Math.max(1, Math.min(parts, text.length));
+  const size = Math.ceil(text.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}

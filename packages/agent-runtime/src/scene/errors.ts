@@ -1,0 +1,26 @@
+export const SCENE_ERROR_CODES = [
+  "INVALID_SCENE",
+  "INVALID_TOPIC",
+  "INVALID_PATTERN",
+  "INVALID_PAYLOAD",
+  "UNKNOWN_INSTANCE",
+  "UNKNOWN_TIMER",
+  "UNKNOWN_PROFILE",
+  "INVALID_MESSAGE",
+  "SCENE_STOPPED",
+  "INVALID_TRANSITION",
+  "INVALID_STATE",
+] as const;
+export type SceneErrorCode = (typeof SCENE_ERROR_CODES)[number];
+
+/** A refused scene operation; `code` says which, the message says what to do instead. */
+export class SceneError extends Error {
+  readonly code: SceneErrorCode;
+  readonly details?: Record<string, unknown>;
+  constructor(code: SceneErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "SceneError";
+    this.code = code;
+    this.details = details;
+  }
+}

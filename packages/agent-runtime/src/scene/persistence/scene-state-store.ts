@@ -1,0 +1,15 @@
+import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
+
+/**
+ * Where a scene's state and session log are kept across restarts. The state is replaced on each
+ * save; the log is only appended to. The backend implements this on its database;
+ * `FileSceneStateStore` keeps them in a folder.
+ */
+export interface SceneStateStore {
+  saveState(state: SceneRuntimeState): Promise<void>;
+  /** The last saved state, or undefined when the scene was never saved. */
+  loadState(sceneId: string): Promise<SceneRuntimeState | undefined>;
+  appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void>;
+  /** Stored log entries with `seq >= fromSeq`, oldest first. */
+  readLog(sceneId: string, fromSeq?: number): Promise<SceneLogEntry[]>;
+}

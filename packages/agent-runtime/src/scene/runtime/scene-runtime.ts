@@ -1,0 +1,355 @@
+import type { z } from "zod";
+import {
+  SceneSchema,
+  silentLogger,
+  type AgentTrigger,
+  type Logger,
+  type NodeServices,
+  type RunEvent,
+  type RunEventDraft,
+  type RunEventSink,
+  type Scene,
+  type SceneAgent,
+  type SceneInput,
+  type SceneRuntimeState,
+  type SceneStatus,
+  type SceneStatusReason,
+} from "@weft/types";
+import { SceneError } from "../errors.ts";
+import { EventBus, type BusEvent } from "../events/event-bus.ts";
+import { SceneLog } from "../log/scene-log.ts";
+import { ScenePersister } from "../persistence/scene-persister.ts";
+import type { SceneStateStore } from "../persistence/scene-state-store.ts";
+import { PrivateState } from "../state/private-state.ts";
+import { WorldState } from "../state/world-state.ts";
+import { AgentMailbox } from "../triggers/agent-mailbox.ts";
+import { IntervalTimer } from "../triggers/interval-timer.ts";
+import { StepBudget } from "../triggers/step-budget.ts";
+import { agentServices } from "./agent-services.ts";
+import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
+import { SceneRouter } from "./scene-router.ts";
+
+/** What the scene needs from an agent's profile. */
+export interface ScenePeerProfile {
+  subscribedEvents?: readonly string[];
+  initialPrivateState?: Record<string, unknown>;
+}
+
+export interface DeliberationContext {
+  sceneId: string;
+  /** Aborted when the scene stops. */
+  signal: AbortSignal;
+  /** World, events and private state bound to this agent; the AgentInstance adds the LLM and tool host. */
+  services: NodeServices;
+}
+
+/** One deliberation of one agent for one trigger (the AgentInstance's loop plugs in here). */
+export type Deliberate = (instanceId: string, trigger: AgentTrigger, context: DeliberationContext) => Promise<void>;
+
+/** A distributive Omit keeps the draft's variants apart. */
+type TriggerBody = AgentTrigger extends infer T ? (T extends AgentTrigger ? Omit<T, "id" | "at" | "coalesced"> : never) : never;
+
+export interface SceneRuntimeOptions {
+  scene: SceneInput;
+  profileOf: (instanceId: string, agent: SceneAgent) => ScenePeerProfile | undefined;
+  deliberate: Deliberate;
+  /** Every scene event, stamped with the scene id as its stream and a sequence number. */
+  onEvent?: RunEventSink;
+  /** When given, the state and log are saved after every change (in the background; `persist()` waits). */
+  store?: SceneStateStore;
+  /** Payload schemas by exact topic. */
+  payloadSchemas?: Record<string, z.ZodType>;
+  logger?: Logger;
+  clock?: () => number;
+  worldHistoryLimit?: number;
+}
+
+export interface SceneStatusInfo {
+  status: SceneStatus;
+  reason?: SceneStatusReason;
+  budget: { limit: number; used: number };
+  agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
+}
+
+/**
+ * A scene at run time: its world state, event bus, agents' private states, mailboxes and timers.
+ * Events are routed to the agents that subscribe to them; each agent deliberates one trigger at a
+ * time; a step budget bounds agents waking each other; the whole state can be saved and restored.
+ */
+export class SceneRuntime {
+  readonly scene: Scene;
+  readonly world: WorldState;
+  readonly bus: EventBus;
+  readonly log: SceneLog;
+  private readonly privates = new Map<string, PrivateState>();
+  private readonly mailboxes = new Map<string, AgentMailbox>();
+  private readonly timers = new Map<string, IntervalTimer>();
+  private readonly budget: StepBudget;
+  private readonly counters = { trigger: 0, stream: 0 };
+  private current: { status: SceneStatus; reason?: SceneStatusReason } = { status: "idle" };
+  private readonly router: SceneRouter;
+  private readonly services = new Map<string, NodeServices>();
+  private readonly persister?: ScenePersister;
+  private idleWaiters: Array<() => void> = [];
+  private readonly logger: Logger;
+  readonly clock: () => number;
+
+  constructor(private readonly options: SceneRuntimeOptions) {
+    const parsed = SceneSchema.safeParse(options.scene);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(scene)"}: ${i.message}`).join("; ");
+      throw new SceneError("INVALID_SCENE", `The scene definition is invalid: ${problems}.`);
+    }
+    const scene = (this.scene = parsed.data);
+    this.logger = (options.logger ?? silentLogger).child(`scene:${scene.id}`);
+    this.clock = options.clock ?? Date.now;
+    const emit = (draft: RunEventDraft) => this.emit(draft);
+    this.log = new SceneLog({ clock: this.clock });
+    this.world = new WorldState({ initial: scene.initialWorldState, emit, clock: this.clock, historyLimit: options.worldHistoryLimit, onChange: (change) => this.log.append({ kind: "world.changed", change }) });
+    this.bus = new EventBus({ emit, payloadSchemas: options.payloadSchemas, logger: this.logger, clock: this.clock });
+    this.bus.subscribe("**", (event) => this.route(event));
+
+    const profiles = new Map<string, ScenePeerProfile>();
+    for (const agent of scene.agents) {
+      const profile = options.profileOf(agent.instanceId, agent);
+      if (!profile) {
+        throw new SceneError("UNKNOWN_PROFILE", `No agent profile "${agent.profileId}" for instance "${agent.instanceId}": create that profile or change the scene's profileId.`, { instanceId: agent.instanceId });
+      }
+      profiles.set(agent.instanceId, profile);
+      this.addAgent(agent, profile);
+    }
+    this.router = new SceneRouter(scene, (id) => profiles.get(id)?.subscribedEvents ?? []);
+    this.budget = new StepBudget(scene.stepBudget, new Set(this.mailboxes.keys()));
+    scene.triggers.forEach((t, index) => {
+      if (t.kind !== "timer") return;
+      const id = t.id ?? `timer-${index}`;
+      const targets = t.instanceIds ?? scene.agents.map((a) => a.instanceId);
+      this.timers.set(id, new IntervalTimer(id, t.everyMs, (tick) => this.deliver(targets, { kind: "timer", timerId: id, message: t.message, tick })));
+    });
+    if (options.store) {
+      const persister = (this.persister = new ScenePersister(options.store, scene.id, () => this.serialize(), this.logger));
+      this.log.onAppend((entry) => persister.add(entry));
+    }
+  }
+
+  get sceneId(): string {
+    return this.scene.id;
+  }
+
+  status(): SceneStatusInfo {
+    return {
+      ...this.current,
+      budget: { limit: this.budget.limit, used: this.budget.used },
+      agents: [...this.mailboxes.values()].map((m) => ({ instanceId: m.instanceId, busy: m.busy, waiting: m.waiting().length })),
+    };
+  }
+
+  start(): void {
+    if (this.current.status !== "idle") throw this.transitionError("start");
+    this.setStatus("running");
+  }
+
+  pause(): void {
+    if (this.current.status === "paused") return;
+    if (this.current.status !== "running") throw this.transitionError("pause");
+    this.setStatus("paused", { code: "REQUESTED", message: "Paused by request; running deliberations finish, new triggers wait." });
+  }
+
+  /** Continues a paused scene; after the step budget ran out this grants a new one. */
+  resume(): void {
+    if (this.current.status === "running") return;
+    if (this.current.status !== "paused") throw this.transitionError("resume");
+    if (this.current.reason?.code === "STEP_BUDGET_EXHAUSTED") this.budget.reset();
+    this.setStatus("running");
+  }
+
+  /** Stops for good: timers end, running deliberations are aborted and awaited, the state is saved. */
+  async stop(): Promise<void> {
+    if (this.current.status === "stopped") return;
+    this.setStatus("stopped", { code: "REQUESTED", message: "Stopped by request." });
+    for (const timer of this.timers.values()) timer.stop();
+    await Promise.all([...this.mailboxes.values()].map((m) => m.close("the scene stopped")));
+    this.checkIdle();
+    if (this.persister) await this.persister.flush();
+  }
+
+  /**
+   * A user message to one agent or to all (`"all"`). It waits in the agents' mailboxes like any
+   * trigger, and grants a new step budget: the budget bounds what agents do between user messages.
+   */
+  sendMessage(to: string, text: string): AgentTrigger[] {
+    if (this.current.status === "stopped") throw new SceneError("SCENE_STOPPED", "The scene has stopped; restore it into a new runtime to talk to its agents.");
+    if (typeof text !== "string" || text.trim() === "") throw new SceneError("INVALID_MESSAGE", "A message needs some text.");
+    if (to !== "all") this.requireInstance(to);
+    const targets = to === "all" ? [...this.mailboxes.keys()] : [to];
+    this.emit({ type: "scene.event", topic: "user.message", payload: { to, text }, source: "user" });
+    this.budget.reset();
+    if (this.current.status === "paused" && this.current.reason?.code === "STEP_BUDGET_EXHAUSTED") this.setStatus("running");
+    return this.deliver(targets, { kind: "user", text, to });
+  }
+
+  /** World, events and private state as one agent's nodes see them. */
+  servicesFor(instanceId: string): NodeServices {
+    this.requireInstance(instanceId);
+    let services = this.services.get(instanceId);
+    if (!services) {
+      services = agentServices(instanceId, this.world, this.bus, this.privateState(instanceId), () => this.current.status === "stopped");
+      this.services.set(instanceId, services);
+    }
+    return services;
+  }
+
+  privateState(instanceId: string): PrivateState {
+    this.requireInstance(instanceId);
+    return this.privates.get(instanceId) as PrivateState;
+  }
+
+  /** Patterns an agent listens to (its profile's subscriptions and the scene's event triggers). */
+  subscriptionsOf(instanceId: string): string[] {
+    this.requireInstance(instanceId);
+    return this.router.patternsOf(instanceId);
+  }
+
+  pauseTimer(id: string): void {
+    this.requireTimer(id).pause();
+    this.persister?.schedule();
+  }
+
+  resumeTimer(id: string): void {
+    this.requireTimer(id).resume();
+    this.persister?.schedule();
+  }
+
+  /** Records a model output of a deliberation step in the session log, for replay. */
+  recordLlmOutput(instanceId: string, triggerId: string, step: number, text: string, reasoning?: string): void {
+    this.requireInstance(instanceId);
+    this.log.append({ kind: "llm.output", instanceId, triggerId, step, text, ...(reasoning !== undefined ? { reasoning } : {}) });
+  }
+
+  /** Resolves once no agent deliberates and none has a trigger it could start now. */
+  whenIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.checkIdle();
+    });
+  }
+
+  /** Waits until everything changed so far is in the store (no-op without a store). */
+  async persist(): Promise<void> {
+    await this.persister?.flush();
+  }
+
+  serialize(): SceneRuntimeState {
+    return serializeScene(this.parts(), this.current, this.clock());
+  }
+
+  /**
+   * Continues a saved scene in this fresh runtime (before `start`): world, private states, queued
+   * and interrupted triggers, budget, timers, numbering and status. A scene saved while running
+   * runs again at once; a trigger that was being deliberated is delivered again.
+   */
+  restore(state: unknown): void {
+    if (this.current.status !== "idle" || this.log.nextSeq > 0) {
+      throw new SceneError("INVALID_TRANSITION", "restore() needs a fresh runtime: create a new SceneRuntime for the scene and restore into it before anything runs.");
+    }
+    const saved = restoreSceneState(this.parts(), state);
+    this.setStatus(saved.status, saved.status === "running" ? { code: "RESTORED", message: "Restored from a saved state." } : saved.reason);
+  }
+
+  /** Loads the scene's saved state from the store and continues it; false when none was saved. */
+  async restoreFromStore(): Promise<boolean> {
+    const state = await this.options.store?.loadState(this.scene.id);
+    if (!state) return false;
+    this.restore(state);
+    return true;
+  }
+
+  private parts(): SceneParts {
+    const { scene, world, bus, log, privates, mailboxes, timers, budget, counters } = this;
+    return { scene, world, bus, log, privates, mailboxes, timers, budget, counters };
+  }
+
+  private addAgent(agent: SceneAgent, profile: ScenePeerProfile): void {
+    const id = agent.instanceId;
+    const initial = { ...(profile.initialPrivateState ?? {}), ...(agent.initialPrivateState ?? {}) };
+    this.privates.set(id, new PrivateState(id, initial, (c) => this.log.append({ kind: "private.changed", instanceId: id, op: c.op, path: c.path, ...(c.after !== undefined ? { after: c.after } : {}) })));
+    const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
+    const run = (trigger: AgentTrigger, signal: AbortSignal) => this.options.deliberate(id, trigger, { sceneId: this.scene.id, signal, services: this.servicesFor(id) });
+    const mailbox = new AgentMailbox(id, config, run, {
+      admit: (trigger) => this.admit(id, trigger),
+      onQueued: (trigger) => this.log.append({ kind: "trigger.queued", instanceId: id, trigger }),
+      onCoalesced: (trigger, replaced) => this.log.append({ kind: "trigger.coalesced", instanceId: id, trigger, replacedId: replaced.id }),
+      onDropped: (trigger) => this.log.append({ kind: "trigger.dropped", instanceId: id, trigger, policy: config.overflow }),
+      onStarted: (trigger) => this.log.append({ kind: "deliberation.started", instanceId: id, triggerId: trigger.id, budgetUsed: this.budget.used }),
+      onFinished: (trigger, error) => {
+        const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+        if (message !== undefined) this.logger.warn("deliberation failed", { instanceId: id, triggerId: trigger.id, error: message });
+        this.log.append({ kind: "deliberation.finished", instanceId: id, triggerId: trigger.id, ok: message === undefined, ...(message !== undefined ? { error: message } : {}) });
+        queueMicrotask(() => this.checkIdle());
+      },
+    });
+    this.mailboxes.set(id, mailbox);
+  }
+
+  private admit(instanceId: string, trigger: AgentTrigger): boolean {
+    if (this.current.status !== "running") return false;
+    if (this.budget.tryCharge(instanceId, trigger)) return true;
+    this.setStatus("paused", { code: "STEP_BUDGET_EXHAUSTED", message: this.budget.report() });
+    return false;
+  }
+
+  private route(event: BusEvent): void {
+    this.log.append({ kind: "event", topic: event.topic, payload: event.payload, source: event.source, eventSeq: event.seq });
+    if (this.current.status === "stopped") return;
+    this.deliver(this.router.targets(event.topic, event.source), { kind: "event", topic: event.topic, payload: event.payload, source: event.source, eventSeq: event.seq });
+  }
+
+  private deliver(instanceIds: readonly string[], body: TriggerBody): AgentTrigger[] {
+    const at = this.clock();
+    return instanceIds.map((id) => {
+      const trigger = { ...body, id: `t${++this.counters.trigger}`, at, coalesced: 0 } as AgentTrigger;
+      this.mailboxes.get(id)?.push(trigger);
+      return trigger;
+    });
+  }
+
+  private setStatus(status: SceneStatus, reason?: SceneStatusReason): void {
+    this.current = reason ? { status, reason } : { status };
+    this.emit({ type: "scene.status", status, ...(reason ? { reason: reason.message } : {}) });
+    this.log.append({ kind: "status", status, ...(reason ? { reason } : {}) });
+    for (const timer of this.timers.values()) timer.setActive(status === "running");
+    if (status === "running") for (const m of this.mailboxes.values()) m.pump();
+    this.checkIdle();
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0) return;
+    const running = this.current.status === "running";
+    for (const m of this.mailboxes.values()) if (m.busy || (running && m.ready)) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private emit(draft: RunEventDraft): void {
+    if (!this.options.onEvent) return;
+    this.options.onEvent({ ...draft, streamId: this.scene.id, seq: this.counters.stream++, ts: this.clock() } as RunEvent);
+  }
+
+  private requireInstance(instanceId: string): void {
+    if (this.mailboxes.has(instanceId)) return;
+    const known = [...this.mailboxes.keys()];
+    throw new SceneError("UNKNOWN_INSTANCE", `Unknown agent instance ${JSON.stringify(instanceId)}; this scene's agents are: ${known.join(", ") || "(none)"}${known.length ? ' (or "all")' : ""}.`, { instanceId, known });
+  }
+
+  private requireTimer(id: string): IntervalTimer {
+    const timer = this.timers.get(id);
+    if (timer) return timer;
+    throw new SceneError("UNKNOWN_TIMER", `Unknown timer "${id}"; this scene's timers are: ${[...this.timers.keys()].join(", ") || "(none)"}.`);
+  }
+
+  private transitionError(action: string): SceneError {
+    const hint = this.current.status === "stopped" ? " A stopped scene does not run again: restore its saved state into a new runtime." : "";
+    return new SceneError("INVALID_TRANSITION", `Cannot ${action} a scene that is ${this.current.status}.${hint}`);
+  }
+}

@@ -1,0 +1,16 @@
+import { ChatMessageSchema, NodeFailure, type ChatMessage } from "@weft/types";
+
+/** Checks every message of a list against the chat message protocol; a bad one is named by position and field. */
+export function readMessages(list: unknown[], where: string): ChatMessage[] {
+  return list.map((item, index) => {
+    const parsed = ChatMessageSchema.safeParse(item);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const field = issue.path.length ? ` (field "${issue.path.join(".")}")` : "";
+    throw new NodeFailure(
+      "INVALID_MESSAGE",
+      `Message ${index} of ${where} is not a valid chat message${field}: ${issue.message}. A message is {"role": "system"|"user"|"assistant"|"tool", "content": "..."}.`,
+      { where, index, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+    );
+  });
+}
