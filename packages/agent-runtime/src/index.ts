@@ -1,1 +1,6 @@
 export * from "./scene/index.ts";
+export * from "./engine/index.ts";
+export * from "./action/index.ts";
+export * from "./llm/index.ts";
+export * from "./conversation/index.ts";
+export * from "./toolhost/index.ts";

@@ -13,14 +13,14 @@ import { textJoin } from "./text/text-join.ts";
 import { textSplit } from "./text/text-split.ts";
 import { textTemplate } from "./text/text-template.ts";
 import { textTransform } from "./text/text-transform.ts";
-import { arrayFilter } from "./data/array-filter.ts";
-import { arrayLength } from "./data/array-length.ts";
-import { arrayPick } from "./data/array-pick.ts";
-import { getPath } from "./data/get-path.ts";
-import { jsonParse } from "./data/json-parse.ts";
-import { jsonStringify } from "./data/json-stringify.ts";
-import { mergeObjects } from "./data/merge-objects.ts";
-import { setPath } from "./data/set-path.ts";
+import { arrayFilter } from "./json/array-filter.ts";
+import { arrayLength } from "./json/array-length.ts";
+import { arrayPick } from "./json/array-pick.ts";
+import { getPath } from "./json/get-path.ts";
+import { jsonParse } from "./json/json-parse.ts";
+import { jsonStringify } from "./json/json-stringify.ts";
+import { mergeObjects } from "./json/merge-objects.ts";
+import { setPath } from "./json/set-path.ts";
 import { coalesce } from "./logic/coalesce.ts";
 import { compare } from "./logic/compare.ts";
 import { ifElse } from "./logic/if-else.ts";
@@ -30,6 +30,14 @@ import { messageCreate } from "./messages/message-create.ts";
 import { messagesMerge } from "./messages/messages-merge.ts";
 import { delay } from "./util/delay.ts";
 import { previewNode } from "./util/preview.ts";
+import { sceneNodes } from "./scene/index.ts";
+import { llmNodes } from "./llm/index.ts";
+import { fsApplyPatch } from "./fs/apply-patch.ts";
+import { fsList } from "./fs/list.ts";
+import { fsRead } from "./fs/read.ts";
+import { fsSearch } from "./fs/search.ts";
+import { fsWrite } from "./fs/write.ts";
+import { shellExec } from "./shell/exec.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
@@ -63,6 +71,14 @@ export const builtinNodes: NodeDefinition[] = [
   messagesMerge,
   delay,
   previewNode,
+  ...sceneNodes,
+  ...llmNodes,
+  fsRead,
+  fsSearch,
+  fsList,
+  fsWrite,
+  fsApplyPatch,
+  shellExec,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -2,3 +2,4 @@ export { defineNode } from "./define-node.ts";
 export { NodeRegistry, UnknownNodeTypeError } from "./registry.ts";
 export { DuplicateNodeTypeError } from "./registry.ts";
 export { builtinNodes, createBuiltinRegistry } from "./builtins.ts";
+export { sceneNodes } from "./scene/index.ts";

@@ -139,7 +139,7 @@ export const ContextDebugSchema = z.object({
   prefixMessages: z.number().int(),
   keptIds: z.array(z.string()),
   droppedIds: z.array(z.string()),
-  /** Tool results whose assistant tool_calls are not in the log (never sent). */
+  /** Tool results newer than the window's start whose assistant tool_calls are not in the log (never sent); older ones count as dropped. */
   orphanToolResultIds: z.array(z.string()),
   /** Call ids that got a synthetic "aborted" result. */
   syntheticToolResultCallIds: z.array(z.string()),

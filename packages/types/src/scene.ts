@@ -99,8 +99,12 @@ export const SceneSchema = z
 export type Scene = z.infer<typeof SceneSchema>;
 export type SceneInput = z.input<typeof SceneSchema>;
 
-/** What wakes an agent: one item of its mailbox. `coalesced` counts the triggers merged into it. */
-const triggerBase = { id: z.string(), at: z.number(), coalesced: z.number().int().nonnegative().default(0) };
+/**
+ * What wakes an agent: one item of its mailbox. `coalesced` counts the triggers merged into it.
+ * `resumed` marks a trigger delivered again after a restore because its deliberation was cut off:
+ * what that deliberation already did is in the scene log under the same trigger id.
+ */
+const triggerBase = { id: z.string(), at: z.number(), coalesced: z.number().int().nonnegative().default(0), resumed: z.boolean().optional() };
 export const AgentTriggerSchema = z.discriminatedUnion("kind", [
   z.object({ ...triggerBase, kind: z.literal("event"), topic: EventTopicSchema, payload: JsonValueSchema, source: z.string(), eventSeq: z.number().int().nonnegative() }),
   z.object({ ...triggerBase, kind: z.literal("timer"), timerId: z.string(), message: z.string(), tick: z.number().int().nonnegative() }),

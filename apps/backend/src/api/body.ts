@@ -5,11 +5,14 @@ import { ApiError, validationError } from "./errors.ts";
  * Reads a request body as JSON, refusing more than `limit` bytes while it streams in (a missing or
  * false Content-Length cannot get a large body past the limit).
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limit: number, options: { allowEmpty?: boolean } = {}): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const body = request.body;
-  if (!body) throw new ApiError("INVALID_JSON", "The request has no body; send a JSON document.");
+  if (!body) {
+    if (options.allowEmpty) return undefined;
+    throw new ApiError("INVALID_JSON", "The request has no body; send a JSON document.");
+  }
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,7 +27,10 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
     chunks.push(value);
   }
   const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") throw new ApiError("INVALID_JSON", "The request body is empty; send a JSON document.");
+  if (text.trim() === "") {
+    if (options.allowEmpty) return undefined;
+    throw new ApiError("INVALID_JSON", "The request body is empty; send a JSON document.");
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -43,7 +49,8 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where 
   return result.data;
 }
 
-/** Reads and validates a JSON body in one step. */
-export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit: number): Promise<z.output<S>> {
-  return parseWith(schema, await readJsonBody(request, limit), "body");
+/** Reads and validates a JSON body in one step; with `allowEmpty`, no body at all validates as `{}`. */
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit: number, options: { allowEmpty?: boolean } = {}): Promise<z.output<S>> {
+  const value = await readJsonBody(request, limit, options);
+  return parseWith(schema, value === undefined ? {} : value, "body");
 }

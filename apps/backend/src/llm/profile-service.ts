@@ -148,13 +148,14 @@ export class LlmProfileService {
     return this.view(next);
   }
 
-  async delete(id: string): Promise<void> {
+  async delete(id: string): Promise<LlmProfileView> {
     const current = await this.require(id);
     if (current.provider === "demo") {
       throw new ApiError("CONFLICT", "The built-in demo profile cannot be deleted; make another profile the default instead.", { id });
     }
     await this.repo.delete(id);
     if (current.isDefault) await this.ensureDefaults();
+    return this.view({ ...current, isDefault: false });
   }
 
   /** A one-token request with the stored settings; the outcome is also kept as the profile's health. */

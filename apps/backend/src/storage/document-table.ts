@@ -92,7 +92,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   async create(document: T): Promise<CreateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: 1 };
-    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now) as { changes: number };
+    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now);
     if (result.changes === 0) return { kind: "exists" };
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
@@ -100,7 +100,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   async update(document: T, baseRevision: number): Promise<UpdateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
-    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, stored.id, baseRevision) as { changes: number };
+    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, stored.id, baseRevision);
     if (result.changes === 1) {
       const row = this.selectOne.get(stored.id);
       return { kind: "updated", record: { document: stored, createdAt: row?.created_at ?? now, updatedAt: now } };
@@ -110,6 +110,6 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   }
 
   async delete(id: string): Promise<boolean> {
-    return (this.remove.run(id) as { changes: number }).changes > 0;
+    return this.remove.run(id).changes > 0;
   }
 }

@@ -150,7 +150,7 @@ export class SqliteLlmProfileRepository implements LlmProfileRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    return (this.remove.run(id) as { changes: number }).changes > 0;
+    return this.remove.run(id).changes > 0;
   }
 
   async setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void> {

@@ -84,9 +84,15 @@ const MIGRATIONS: Migration[] = [
       CREATE TABLE conversation_messages (
         conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
         seq INTEGER NOT NULL,
+        message_id TEXT NOT NULL,
         data TEXT NOT NULL,
         PRIMARY KEY (conversation_id, seq)
       ) WITHOUT ROWID;
+      CREATE UNIQUE INDEX conversation_messages_by_id ON conversation_messages (conversation_id, message_id);
+      CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
       CREATE TABLE llm_profiles (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,

@@ -10,6 +10,8 @@ import { SqliteRunRepository, type RunRepository, type RunUpdate } from "./run-r
 import { SqliteObservationRepository, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
 import { SqliteEventRepository, type EventRepository, type StoredEvent } from "./event-repository.ts";
 import { SqliteLlmProfileRepository, type LlmProfileRepository } from "./llm-profile-repository.ts";
+import { SqliteMetaRepository, type MetaRepository } from "./meta-repository.ts";
+import { SqliteConversationRepository, type ConversationRepository } from "./conversation-repository.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
@@ -31,8 +33,8 @@ export interface Storage {
   readonly observations: ObservationRepository;
   readonly events: EventRepository;
   readonly llmProfiles: LlmProfileRepository;
-  /** True when this process created the database (example content is loaded only then). */
-  readonly fresh: boolean;
+  readonly meta: MetaRepository;
+  readonly conversations: ConversationRepository;
   /** Stores events, observations and run status changes in one transaction. */
   writeBatch(batch: WriteBatch): Promise<void>;
   close(): void;
@@ -46,12 +48,11 @@ class SqliteStorage implements Storage {
   readonly observations: SqliteObservationRepository;
   readonly events: SqliteEventRepository;
   readonly llmProfiles: LlmProfileRepository;
+  readonly meta: MetaRepository;
+  readonly conversations: ConversationRepository;
   private readonly writeAll: (batch: WriteBatch) => void;
 
-  constructor(
-    readonly db: Database,
-    readonly fresh: boolean,
-  ) {
+  constructor(readonly db: Database) {
     this.workflows = sqliteWorkflowRepository(db);
     this.agents = sqliteAgentProfileRepository(db);
     this.scenes = sqliteSceneRepository(db);
@@ -59,6 +60,8 @@ class SqliteStorage implements Storage {
     this.observations = new SqliteObservationRepository(db);
     this.events = new SqliteEventRepository(db);
     this.llmProfiles = new SqliteLlmProfileRepository(db);
+    this.meta = new SqliteMetaRepository(db);
+    this.conversations = new SqliteConversationRepository(db);
     this.writeAll = db.transaction((batch: WriteBatch) => {
       this.events.appendSync(batch.events);
       this.observations.upsertSync(batch.observations);
@@ -79,6 +82,6 @@ class SqliteStorage implements Storage {
 /** Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it to the latest schema. */
 export function openSqliteStorage(dataDir: string): Storage {
   const db = openDatabase(join(dataDir, DATABASE_FILE));
-  const { fresh } = runMigrations(db);
-  return new SqliteStorage(db, fresh);
+  runMigrations(db);
+  return new SqliteStorage(db);
 }

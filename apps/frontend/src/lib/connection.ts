@@ -5,9 +5,9 @@ import { findPort, nodePorts, portLabel, type SpecLookup } from "./ports.ts";
 
 export interface ConnectionRequest {
   source: string;
-  sourceHandle: string | null | undefined;
+  sourceHandle?: string | null;
   target: string;
-  targetHandle: string | null | undefined;
+  targetHandle?: string | null;
 }
 
 /** Whether an edge may be drawn; when the input already has its one edge, `replaces` names the edge it will take the place of. */

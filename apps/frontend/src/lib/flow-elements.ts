@@ -18,8 +18,6 @@ export interface FlowNode {
   position: { x: number; y: number };
   data: WeftNodeData | AnnotationData;
   zIndex?: number;
-  style?: Record<string, string>;
-  class?: string;
 }
 
 export interface FlowEdge {
@@ -57,7 +55,6 @@ export function annotationToFlowNode(annotation: Annotation): FlowNode {
   let flow = annotationMemo.get(annotation);
   if (!flow) {
     const isFrame = annotation.kind === "frame";
-    const size = annotation.size ?? (isFrame ? DEFAULT_FRAME_SIZE : undefined);
     flow = {
       id: annotationFlowId(annotation.id),
       type: annotation.kind,
@@ -65,7 +62,6 @@ export function annotationToFlowNode(annotation: Annotation): FlowNode {
       data: { annotation },
       // Frames lie under the nodes they group; comments float above.
       zIndex: isFrame ? -10 : 5,
-      ...(size ? { style: { width: `${size.width}px`, height: `${size.height}px` } } : {}),
     };
     annotationMemo.set(annotation, flow);
   }

@@ -41,9 +41,13 @@ function computePorts(node: WorkflowNode, spec: NodeSpec | undefined): NodePorts
   let outputs = dynamic && node.ports ? node.ports.outputs : (spec?.outputs ?? []);
   const declared = PortTypeSchema.safeParse(node.config.portType);
   if (declared.success) {
-    if (node.type === WORKFLOW_INPUT_TYPE) outputs = outputs.map((p) => retype(p, declared.data));
-    if (node.type === WORKFLOW_OUTPUT_TYPE) inputs = inputs.map((p) => retype(p, declared.data));
+    if (node.type === WORKFLOW_INPUT_TYPE || node.type === WORKFLOW_OUTPUT_TYPE) {
+      inputs = inputs.map((p) => retype(p, declared.data));
+      outputs = outputs.map((p) => retype(p, declared.data));
+    }
   }
+  // The engine fills an input node's `value` from the run's inputs; it is not for wiring.
+  if (node.type === WORKFLOW_INPUT_TYPE) inputs = [];
   if (node.policy?.onError === "route") outputs = [...outputs, ERROR_PORT];
   return { inputs, outputs };
 }

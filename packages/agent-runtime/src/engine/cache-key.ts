@@ -16,14 +16,14 @@ function sortedKeys(value: unknown): unknown {
   return out;
 }
 
-function isEmptyObject(value: Record<string, unknown>): boolean {
+export function isEmpty(value: Record<string, unknown>): boolean {
   for (const _ in value) return false;
   return true;
 }
 
 /** JSON with object keys in sorted order, so equal values give equal text. */
 export function stableJson(value: unknown): string {
-  if (value !== null && typeof value === "object" && !Array.isArray(value) && isEmptyObject(value as Record<string, unknown>)) return "{}";
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && isEmpty(value as Record<string, unknown>)) return "{}";
   return JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
 }
 

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
+import { isEmpty, staticKeyPart } from "./cache-key.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
 
 const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
@@ -80,9 +81,8 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   for (let i = 0; i < n; i++) {
     const node = nodes[i];
     ids[i] = node.id;
-    if (indexOf.has(node.id)) {
-      issues.push({ code: "DUPLICATE_ID", nodeId: node.id, message: `two nodes have the id "${node.id}"`, hint: "give every node a unique id" });
-    } else indexOf.set(node.id, i);
+    // One map operation per node; duplicates are looked for only when the map came out short.
+    indexOf.set(node.id, i);
     const lit = node.inputs ?? EMPTY;
     literals[i] = lit;
     const policy = resolvePolicy(node);
@@ -135,6 +135,17 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     }
   }
 
+  if (indexOf.size < n) {
+    const seen = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      if (!seen.has(id)) {
+        seen.add(id);
+        indexOf.set(id, i);
+      } else issues.push({ code: "DUPLICATE_ID", nodeId: id, message: `two nodes have the id "${id}"`, hint: "give every node a unique id" });
+    }
+  }
+
   // Edges: endpoints, ports, types; then incoming/outgoing adjacency in edge order.
   const m = edges.length;
   const edgeSrc = new Int32Array(m).fill(-1);
@@ -145,8 +156,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   const edgeIds = new Set<string>();
   for (let k = 0; k < m; k++) {
     const edge = edges[k];
-    if (edgeIds.has(edge.id)) issues.push({ code: "DUPLICATE_ID", edgeId: edge.id, message: `two edges have the id "${edge.id}"`, hint: "give every edge a unique id" });
-    else edgeIds.add(edge.id);
+    edgeIds.add(edge.id);
     const s = indexOf.get(edge.source);
     const t = indexOf.get(edge.target);
     if (s === undefined && !malformedNodeIds?.has(edge.source)) issues.push(danglingEdge(edge, "source"));
@@ -193,6 +203,14 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
         message: `edge "${edge.id}": ${mismatch} ("${edge.source}".${edge.sourceHandle} is ${out.type}, "${edge.target}".${edge.targetHandle} is ${inp.type})`,
         hint: `feed "${edge.target}".${edge.targetHandle} from a ${inp.type} output, or put a conversion node in between`,
       });
+    }
+  }
+
+  if (edgeIds.size < m) {
+    const seen = new Set<string>();
+    for (const edge of edges) {
+      if (seen.has(edge.id)) issues.push({ code: "DUPLICATE_ID", edgeId: edge.id, message: `two edges have the id "${edge.id}"`, hint: "give every edge a unique id" });
+      seen.add(edge.id);
     }
   }
 
@@ -304,6 +322,17 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   }
 
   if (issues.length > 0) return { issues };
+  const staticKeys = new Array<string | undefined>(n);
+  const plainKeys = new Map<NodeDefinition, string>();
+  for (let i = 0; i < n; i++) {
+    if (!cacheable[i]) continue;
+    const def = defs[i];
+    if (isEmpty(configs[i]) && isEmpty(literals[i])) {
+      let key = plainKeys.get(def);
+      if (key === undefined) plainKeys.set(def, (key = staticKeyPart(def.spec.type, def.spec.version, EMPTY, EMPTY)));
+      staticKeys[i] = key;
+    } else staticKeys[i] = staticKeyPart(def.spec.type, def.spec.version, configs[i], literals[i]);
+  }
   const withDefaults = ports.map((p) => p!.withDefaults);
   const requiredIds = ports.map((p) => p!.requiredIds);
   const graph: CompiledGraph = {
@@ -319,6 +348,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     policies,
     partial,
     cacheable,
+    staticKeys,
     inStart,
     inSrc,
     inHandle,

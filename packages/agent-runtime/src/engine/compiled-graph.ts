@@ -39,6 +39,8 @@ export interface CompiledGraph {
   partial: Uint8Array;
   /** 1 where outputs may be cached (idempotent or `policy.cacheable`). */
   cacheable: Uint8Array;
+  /** The upstream-independent part of each cacheable node's cache key. */
+  staticKeys: (string | undefined)[];
   inStart: Int32Array;
   inSrc: Int32Array;
   inHandle: string[];
@@ -52,4 +54,22 @@ export interface CompiledGraph {
   interfaceOutputs: InterfaceBinding[];
   /** A one-node workflow without interface outputs returns all the node's outputs (single-node wrapping). */
   singleNodeOutputs: boolean;
+}
+
+/** Marks `start` and every node downstream of it (breadth-first, no recursion). */
+export function downstreamOf(graph: CompiledGraph, start: number): Uint8Array {
+  const marked = new Uint8Array(graph.size);
+  const queue = [start];
+  marked[start] = 1;
+  for (let head = 0; head < queue.length; head++) {
+    const i = queue[head];
+    for (let e = graph.outStart[i]; e < graph.outStart[i + 1]; e++) {
+      const t = graph.outDst[e];
+      if (!marked[t]) {
+        marked[t] = 1;
+        queue.push(t);
+      }
+    }
+  }
+  return marked;
 }

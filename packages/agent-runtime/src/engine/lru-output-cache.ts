@@ -1,34 +1,53 @@
 import type { NodeValues } from "@weft/types";
 import type { OutputCache } from "./engine-options.ts";
 
-/** The default OutputCache: keeps the `capacity` most recently used entries in memory. */
+/**
+ * The default OutputCache: an in-memory LRU in two generations (as in quick-lru). New entries go to
+ * the current generation; when it is full it becomes the previous one and the old previous one is
+ * dropped. It keeps at least the `capacity` most recently used entries and at most twice that, with
+ * O(1) work per operation (evicting single oldest keys from a Map is slow on JavaScriptCore).
+ */
 export class LruOutputCache implements OutputCache {
-  private readonly entries = new Map<string, NodeValues>();
+  private current = new Map<string, NodeValues>();
+  private previous = new Map<string, NodeValues>();
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LruOutputCache capacity must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {
-    return this.entries.size;
+    let size = this.current.size;
+    for (const key of this.previous.keys()) if (!this.current.has(key)) size++;
+    return size;
   }
 
   get(key: string): NodeValues | undefined {
-    const value = this.entries.get(key);
-    if (value === undefined) return undefined;
-    // Re-inserting moves the key to the end of Map's insertion order: the most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
+    const hit = this.current.get(key);
+    if (hit !== undefined) return hit;
+    const old = this.previous.get(key);
+    if (old !== undefined) {
+      // Used again: promote it to the current generation.
+      this.previous.delete(key);
+      this.store(key, old);
+    }
+    return old;
   }
 
   set(key: string, outputs: NodeValues): void {
-    if (this.entries.has(key)) this.entries.delete(key);
-    else if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, outputs);
+    if (this.current.has(key)) this.current.set(key, outputs);
+    else this.store(key, outputs);
+  }
+
+  private store(key: string, outputs: NodeValues): void {
+    this.current.set(key, outputs);
+    if (this.current.size >= this.capacity) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
   }
 
   clear(): void {
-    this.entries.clear();
+    this.current.clear();
+    this.previous.clear();
   }
 }

@@ -44,9 +44,8 @@ function checkOutputs(value: unknown): NodeValues {
 /** A NodeFailure keeps its code (also one from another copy of the types package); anything else is NODE_ERROR. */
 export function toNodeError(err: unknown): NodeError {
   if (err instanceof NodeFailure) return err.toNodeError();
-  if (err instanceof Error && err.name === "NodeFailure" && typeof (err as { code?: unknown }).code === "string") {
-    return { code: (err as { code: string }).code, message: err.message };
-  }
+  const code: unknown = err instanceof Error && err.name === "NodeFailure" ? (err as Error & { code?: unknown }).code : undefined;
+  if (err instanceof Error && typeof code === "string") return { code, message: err.message };
   if (err instanceof Error) return { code: "NODE_ERROR", message: err.message || err.name };
   return { code: "NODE_ERROR", message: typeof err === "string" ? err : `the node threw ${String(err)}` };
 }
@@ -106,6 +105,7 @@ async function drainStream(stream: AsyncIterable<unknown>, host: AttemptHost, ob
         return checkOutputs(step.value);
       }
       const index = obs.chunks.length;
+      if (Object.isFrozen(obs.chunks)) obs.chunks = [];
       obs.chunks.push(step.value);
       if (host.emitter.enabled) host.emitter.emit({ type: "node.chunk", nodeId: obs.nodeId, invocationId: obs.invocationId, index, chunk: step.value });
       if (signal.aborted) throw signal.reason;
@@ -192,7 +192,7 @@ export async function runAttempts(
     if (!(await sleep(delayMs, host.runSignal))) return { kind: "cancelled", error: cancelledError(host.runSignal) };
     obs.attempts = attempt + 1;
     if (host.emitter.enabled) {
-      host.emitter.emit({ type: "node.started", nodeId: obs.nodeId, invocationId: obs.invocationId, nodeType: obs.nodeType, inputs: obs.inputs, attempt: attempt + 1 });
+      host.emitter.nodeStarted(obs.nodeId, obs.invocationId, obs.nodeType, obs.inputs, attempt + 1, Date.now());
     }
     attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(host.runSignal) : undefined;
     call = host.call(attemptSignal?.signal ?? host.runSignal);

@@ -19,8 +19,6 @@ export type SubworkflowRunner = (scope: RunScope, request: SubworkflowRequest) =
 
 /** What a top-level run and all the skill runs inside it share. */
 export class RunScope {
-  private invocations = 0;
-
   constructor(
     readonly runId: string,
     readonly emitter: RunEventEmitter,
@@ -31,8 +29,4 @@ export class RunScope {
     readonly graceMs: number,
     readonly runSubworkflow: SubworkflowRunner,
   ) {}
-
-  nextInvocationId(): string {
-    return `${this.runId}:${++this.invocations}`;
-  }
 }

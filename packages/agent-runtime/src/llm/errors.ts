@@ -143,6 +143,19 @@ function causeMessage(error: APIConnectionError): string {
   return cause instanceof Error ? cause.message : error.message;
 }
 
+/**
+ * A base URL fit for messages, logs and turn records: credentials in the user-info part or the
+ * query string (some gateways take `?api-key=`) are never shown.
+ */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
 /** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date; undefined when absent or unreadable. */
 export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;

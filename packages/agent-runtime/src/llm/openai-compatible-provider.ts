@@ -12,7 +12,7 @@ import {
   type LlmTurn,
   type Logger,
 } from "@weft/types";
-import { classifyLlmFailure, streamEndedEarly, type FailureContext } from "./errors.ts";
+import { classifyLlmFailure, displayUrl, streamEndedEarly, type FailureContext } from "./errors.ts";
 import { StreamAssembler } from "./stream-assembler.ts";
 import { toProviderMessages } from "./provider-messages.ts";
 
@@ -59,9 +59,12 @@ class ChunkCallbackError extends Error {
 export class OpenAiCompatibleProvider {
   private readonly client: OpenAI;
   private readonly log: Logger;
+  /** The base URL without anything secret, for logs, hints and turn records. */
+  private readonly shownUrl: string;
 
   constructor(private readonly config: ProviderConfig) {
     this.log = (config.logger ?? silentLogger).child("llm");
+    this.shownUrl = displayUrl(config.baseUrl);
     this.client = new OpenAI({
       baseURL: config.baseUrl,
       // The SDK refuses to start without a key; keyless local servers ignore this placeholder.
@@ -107,7 +110,7 @@ export class OpenAiCompatibleProvider {
       id: turnId,
       ...(this.config.profileId ? { profileId: this.config.profileId } : {}),
       model,
-      baseUrl: this.config.baseUrl,
+      baseUrl: this.shownUrl,
       startedAt,
       durationMs: Date.now() - startedAt,
       attempts,
@@ -122,7 +125,7 @@ export class OpenAiCompatibleProvider {
     });
 
     for (let attempt = 1; ; attempt++) {
-      this.log.debug("chat completion", { model, baseUrl: this.config.baseUrl, attempt });
+      this.log.debug("chat completion", { model, baseUrl: this.shownUrl, attempt });
       const result = await this.attempt(body, model, turnId, options);
       if (result.ok) {
         const done = turn(attempt);
@@ -172,7 +175,7 @@ export class OpenAiCompatibleProvider {
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     const context = (): FailureContext => ({
-      baseUrl: this.config.baseUrl,
+      baseUrl: this.shownUrl,
       model,
       timeoutMs: this.config.timeoutMs,
       hasApiKey: Boolean(this.config.apiKey),
@@ -226,7 +229,7 @@ export class OpenAiCompatibleProvider {
 
   private cancelledError(): LlmError {
     return classifyLlmFailure(undefined, {
-      baseUrl: this.config.baseUrl,
+      baseUrl: this.shownUrl,
       model: this.config.model,
       timeoutMs: this.config.timeoutMs,
       hasApiKey: Boolean(this.config.apiKey),

@@ -50,17 +50,19 @@ describe("core:skill", () => {
     expect(failure.message).toBe('Skill "slow" was cancelled');
   });
 
-  it("wraps an unexpected error from the runtime, and passes its NodeFailures through", async () => {
+  it("wraps an error from the runtime, keeping the code of a NodeFailure such as SKILL_RECURSION", async () => {
     const broken: RunSubworkflow = async () => {
       throw new Error("workflow store offline");
     };
     expect((await expectFailure(runNode(skill, {}, { workflowId: "w" }, { runSubworkflow: broken }), "SKILL_FAILED")).message).toBe(
       'Skill "w" could not run: workflow store offline',
     );
-    const unknown: RunSubworkflow = async () => {
-      throw new NodeFailure("SKILL_NOT_FOUND", "no workflow w");
+    const recursion: RunSubworkflow = async () => {
+      throw new NodeFailure("SKILL_RECURSION", 'workflow "w" would call itself: "w" → "w"', { chain: ["w", "w"] });
     };
-    await expectFailure(runNode(skill, {}, { workflowId: "w" }, { runSubworkflow: unknown }), "SKILL_NOT_FOUND");
+    const failure = await expectFailure(runNode(skill, {}, { workflowId: "w" }, { runSubworkflow: recursion }), "SKILL_RECURSION");
+    expect(failure.message).toBe('Skill "w" could not run: workflow "w" would call itself: "w" → "w"');
+    expect(failure.details).toEqual({ chain: ["w", "w"], skill: "w" });
   });
 
   it("needs a workflow id", async () => {

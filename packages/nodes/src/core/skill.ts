@@ -56,8 +56,10 @@ export const skill = defineNode(
     try {
       result = await ctx.runSubworkflow(workflowId, inputs, { signal: ctx.signal });
     } catch (error) {
-      if (error instanceof NodeFailure) throw error;
-      throw new NodeFailure("SKILL_FAILED", `Skill "${workflowId}" could not run: ${error instanceof Error ? error.message : String(error)}`, { skill: workflowId });
+      // The runtime refuses some calls outright (recursion, unknown workflow, bad inputs): keep its code.
+      const message = `Skill "${workflowId}" could not run: ${error instanceof Error ? error.message : String(error)}`;
+      if (error instanceof NodeFailure) throw new NodeFailure(error.code, message, { ...error.details, skill: workflowId });
+      throw new NodeFailure("SKILL_FAILED", message, { skill: workflowId });
     }
     if (result.status !== "completed") throw skillFailure(workflowId, result);
     return result.outputs;

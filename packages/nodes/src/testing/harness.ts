@@ -39,7 +39,7 @@ export interface ContextOptions {
   log?: Logger;
 }
 
-export function testContext(options: ContextOptions = {}): NodeContext & { log: ReturnType<typeof recordingLogger> | Logger } {
+export function testContext(options: ContextOptions = {}): NodeContext {
   return {
     runId: "run-test",
     nodeId: options.nodeId ?? "node-under-test",

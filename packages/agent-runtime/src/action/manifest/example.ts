@@ -37,6 +37,23 @@ function exampleScalar(param: ManifestParam): string {
   return PLACEHOLDER_BY_TYPE[param.type];
 }
 
+const JSON_PLACEHOLDER_BY_TYPE: Record<ManifestParam["type"], unknown> = {
+  string: "text",
+  number: 1.5,
+  integer: 1,
+  boolean: true,
+  json: { key: "value" },
+  array: ["value"],
+  messages: [{ role: "user", content: "Hello" }],
+  any: "value",
+};
+
+/** A plausible value for `param` in native tool-call arguments. */
+export function exampleJsonValue(param: ManifestParam): unknown {
+  const one = param.options && param.options.length > 0 ? param.options[0] : param.default !== undefined ? param.default : JSON_PLACEHOLDER_BY_TYPE[param.type];
+  return param.multi ? [one] : one;
+}
+
 /** The parameters an example shows: the required ones, or the first one when none is required. */
 export function exampleParams(entry: ManifestEntry): ExampleParam[] {
   const shown = entry.params.filter((p) => p.required);

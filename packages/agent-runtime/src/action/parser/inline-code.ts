@@ -42,7 +42,10 @@ export class InlineCodeIndex {
 
   constructor(private readonly text: string) {}
 
-  /** Whether `offset` lies inside an inline code span; `floor` is where the current scan of the line began. */
+  /**
+   * Whether `offset` lies inside an inline code span; `floor` is where the current scan of the line
+   * began. Called once per `<ACTION>` tag, whose number the scanner caps: linear overall.
+   */
   contains(offset: number, floor: number): boolean {
     const lineStart = Math.max(floor, this.text.lastIndexOf("\n", offset - 1) + 1);
     const nl = this.text.indexOf("\n", offset);
@@ -53,6 +56,19 @@ export class InlineCodeIndex {
       spans = inlineCodeSpans(this.text, lineStart, lineEnd);
       this.cache.set(key, spans);
     }
-    return spans.some(([s, e]) => offset > s && offset < e);
+    // Spans are sorted and disjoint: the last one starting before `offset` is the only candidate.
+    let lo = 0;
+    let hi = spans.length - 1;
+    let candidate = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (spans[mid]![0] < offset) {
+        candidate = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return candidate !== -1 && offset < spans[candidate]![1];
   }
 }

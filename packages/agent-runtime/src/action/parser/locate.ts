@@ -10,7 +10,8 @@ export type Located =
   | { kind: "none"; notes: string[]; strayClose?: number }
   | { kind: "block"; openStart: number; openEnd: number; contentEnd: number; closeEnd: number; notes: string[] }
   | { kind: "unclosed"; openStart: number; what: "action" | "cdata" | "comment"; at: number; notes: string[] }
-  | { kind: "broken-open"; openStart: number; notes: string[] };
+  | { kind: "broken-open"; openStart: number; notes: string[] }
+  | { kind: "too-many"; notes: string[] };
 
 export interface LocateOutput {
   located: Located;
@@ -21,9 +22,19 @@ export interface LocateOutput {
   lines: LineIndex;
 }
 
-const TOKEN = /^ {0,3}(`{3,}|~{3,})|<!--|<(\/?)(action|think|thinking|reasoning)(?=[\s>/])/gim;
+/**
+ * Every `<ACTION>` tag may start a scan of the rest of the text (for its close, or the inline code
+ * of its line); capping their number keeps hostile input linear. Real outputs have one or two.
+ */
+export const MAX_ACTION_TAGS = 64;
+
+const TOKEN = /^ {0,3}(`{3,}|~{3,})|<!--|<(\/?)(action|think|thinking|reasoning)(?![^\s>/])/gim;
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/gm;
-const ACTION_TAG = /<\/?action(?=[\s>/])/i;
+const ACTION_TAG = /<\/?action(?![^\s>/])/i;
+/** An output cut while writing the opening tag: `<AC`, `<ACTIO`. */
+const CUT_OPEN_TAG = /<(?:ac|act|acti|actio)\s*$/i;
+const ACTION_OPEN = /<action(?![^\s>/])/i;
+const ACTION_CLOSE_FROM = /<\/action\s*>/gi;
 const REASONING_CLOSE = /<\/(think|thinking|reasoning)\s*>/i;
 const REASONING_OPEN = /<(think|thinking|reasoning)(?=[\s>/])/i;
 
@@ -32,9 +43,16 @@ type Found = { at: number; closing: boolean } | undefined;
 class Scanner {
   readonly notes: string[] = [];
   readonly reasoning: Array<[number, number]> = [];
+  /** Set when a code block or reasoning block runs to the end of the text. */
+  tailQuoted = false;
+  /** Set when the text holds more `<ACTION>` tags than any real output would. */
+  overflow = false;
+  private actionTags = 0;
+  /** No `-->` exists at or after this offset (known after one failed search). */
+  private noCommentCloseFrom = Number.POSITIVE_INFINITY;
   readonly lines: LineIndex;
   private readonly code: InlineCodeIndex;
-  private readonly token = new RegExp(TOKEN.source, TOKEN.flags);
+  private readonly token = TOKEN;
 
   constructor(readonly text: string) {
     this.lines = new LineIndex(text);
@@ -45,39 +63,64 @@ class Scanner {
     return this.lines.position(offset).line;
   }
 
-  /** Reasoning some providers emit without its opening tag: everything before the first `</think>`. */
+  /**
+   * Reasoning some providers emit without its opening tag: everything before the first `</think>`,
+   * unless that `</think>` is quoted in inline code or is a value inside an `<ACTION>` block.
+   */
   headlessReasoningEnd(): number {
     const close = REASONING_CLOSE.exec(this.text);
     if (!close) return 0;
     const open = REASONING_OPEN.exec(this.text);
-    if (open && open.index < close.index) return 0;
+    if ((open && open.index < close.index) || this.code.contains(close.index, 0)) return 0;
+    const action = ACTION_OPEN.exec(this.text);
+    if (action && action.index < close.index) {
+      ACTION_CLOSE_FROM.lastIndex = action.index;
+      const actionClose = ACTION_CLOSE_FROM.exec(this.text);
+      if (!actionClose || actionClose.index > close.index) return 0;
+    }
     const end = close.index + close[0].length;
     this.reasoning.push([0, end]);
     if (ACTION_TAG.test(this.text.slice(0, close.index))) this.notes.push(`An <ACTION> before </${close[1]}> (line ${this.line(close.index)}) was part of your reasoning and was not executed.`);
     return end;
   }
 
-  /** The next `<ACTION>` or `</ACTION>` tag from `from` that is not quoted, skipping what is. */
-  next(from: number): Found {
+  /**
+   * Where the current stretch of unskipped text began: inline code spans are only looked for after it,
+   * so backticks inside a skipped block never pair with ones after it.
+   */
+  private floor = 0;
+
+  /**
+   * The next `<ACTION>` or `</ACTION>` tag from `from` that is not quoted, skipping what is.
+   * `fresh`: the text before `from` was consumed (an ACTION block), not merely read past.
+   */
+  next(from: number, fresh = false): Found {
     const token = this.token;
     token.lastIndex = from;
-    let floor = from;
+    if (fresh || from < this.floor) this.floor = from;
+    let floor = this.floor;
     for (let m = token.exec(this.text); m; m = token.exec(this.text)) {
       const at = m.index;
       if (m[1]) {
         const end = this.fenceEnd(at, m[1]);
-        this.noteQuoted(at, end, "inside a Markdown code block", "was an example and was not executed");
-        token.lastIndex = floor = end;
+        this.noteQuoted(at, end, "inside a Markdown code block", "was an example and was not executed", end === this.text.length && this.tailQuoted);
+        token.lastIndex = floor = this.floor = end;
       } else if (m[0] === "<!--") {
-        const end = this.text.indexOf("-->", at + 4);
-        if (end === -1) continue; // an unclosed comment in prose is plain text
+        const end = at + 4 < this.noCommentCloseFrom ? this.text.indexOf("-->", at + 4) : -1;
+        if (end === -1) {
+          this.noCommentCloseFrom = Math.min(this.noCommentCloseFrom, at + 4);
+          continue; // an unclosed comment in prose is plain text
+        }
         this.noteQuoted(at, end, "inside an HTML comment", "was not executed");
-        token.lastIndex = floor = end + 3;
+        token.lastIndex = floor = this.floor = end + 3;
       } else if (m[3]!.toLowerCase() !== "action") {
         if (m[2]) continue; // a stray reasoning close tag
         const end = this.reasoningEnd(at, m[3]!);
-        this.noteQuoted(at, end, `inside a <${m[3]}> block`, "was reasoning and was not executed; write the <ACTION> block after your reasoning");
-        token.lastIndex = floor = end;
+        this.noteQuoted(at, end, `inside a <${m[3]}> block`, "was reasoning and was not executed; write the <ACTION> block after your reasoning", end === this.text.length && this.tailQuoted);
+        token.lastIndex = floor = this.floor = end;
+      } else if (++this.actionTags > MAX_ACTION_TAGS) {
+        this.overflow = true;
+        return undefined;
       } else if (this.code.contains(at, floor)) {
         this.notes.push(`An <ACTION> tag inside inline code (line ${this.line(at)}) was an example and was not executed.`);
       } else {
@@ -89,12 +132,16 @@ class Scanner {
 
   private fenceEnd(at: number, fence: string): number {
     const lineEnd = this.text.indexOf("\n", at);
-    if (lineEnd === -1) return this.text.length;
-    const close = new RegExp(FENCE_LINE.source, FENCE_LINE.flags);
+    if (lineEnd === -1) {
+      this.tailQuoted = true;
+      return this.text.length;
+    }
+    const close = FENCE_LINE;
     close.lastIndex = lineEnd + 1;
     for (let m = close.exec(this.text); m; m = close.exec(this.text)) {
       if (m[1]![0] === fence[0] && m[1]!.length >= fence.length) return m.index + m[0].length;
     }
+    this.tailQuoted = true;
     return this.text.length; // an unclosed code block runs to the end (CommonMark)
   }
 
@@ -105,12 +152,15 @@ class Scanner {
     close.lastIndex = at;
     const m = close.exec(this.text);
     const end = m ? m.index + m[0].length : this.text.length;
+    if (!m) this.tailQuoted = true;
     this.reasoning.push([at, end]);
     return end;
   }
 
-  private noteQuoted(start: number, end: number, where: string, outcome: string): void {
-    if (ACTION_TAG.test(this.text.slice(start, end))) this.notes.push(`An <ACTION> tag ${where} (line ${this.line(start)}) ${outcome}.`);
+  private noteQuoted(start: number, end: number, where: string, outcome: string, unclosed = false): void {
+    if (!ACTION_TAG.test(this.text.slice(start, end))) return;
+    const opened = unclosed ? `opened at line ${this.line(start)} and never closed` : `line ${this.line(start)}`;
+    this.notes.push(`An <ACTION> tag ${where} (${opened}) ${outcome}.`);
   }
 
   /** Text of [start, end) without reasoning blocks, trimmed. */
@@ -157,10 +207,23 @@ function withCaseNote(scan: BlockScan, text: string, notes: string[]): BlockScan
   return scan;
 }
 
+/** The close and open-or-close patterns of one spelling of ACTION (sticky), built once per spelling. */
+const tagPatterns = new Map<string, { close: RegExp; any: RegExp }>();
+
+function patternsFor(name: string, caseSensitive: boolean): { close: RegExp; any: RegExp } {
+  const key = caseSensitive ? name : "";
+  let p = tagPatterns.get(key);
+  if (!p) {
+    const flags = caseSensitive ? "y" : "iy";
+    p = { close: new RegExp(`</${name}\\s*>`, flags), any: new RegExp(`<(/?)${name}(?![^\\s>/])`, flags) };
+    // Spellings are 64 at most (a-z or A-Z in six letters); the map stays small.
+    tagPatterns.set(key, p);
+  }
+  return p;
+}
+
 function findClose(text: string, contentStart: number, name: string, caseSensitive: boolean): BlockScan {
-  const flags = caseSensitive ? "y" : "iy";
-  const close = new RegExp(`</${name}\\s*>`, flags);
-  const any = new RegExp(`<(/?)${name}(?=[\\s>/])`, flags);
+  const { close, any } = patternsFor(name, caseSensitive);
   for (let j = text.indexOf("<", contentStart); j !== -1; j = text.indexOf("<", j + 1)) {
     if (text.startsWith("<![CDATA[", j)) {
       const end = text.indexOf("]]>", j + 9);
@@ -195,7 +258,7 @@ export function locateAction(text: string): LocateOutput {
     lines: s.lines,
   });
   let strayClose: number | undefined;
-  for (let found = s.next(start); found; ) {
+  for (let found = s.next(start, true); found; ) {
     if (found.closing) {
       strayClose ??= found.at;
       found = s.next(found.at + 2);
@@ -211,27 +274,36 @@ export function locateAction(text: string): LocateOutput {
       case "broken-open":
         return finish({ kind: "broken-open", openStart, notes: s.notes }, openStart, text.length);
       case "unclosed": {
-        const rest = text.slice(text.indexOf(">", openStart) + 1).trimStart();
+        const gt = text.indexOf(">", openStart);
         // `<ACTION>` followed by prose and never closed is a mention in a sentence, not a cut-off call.
-        if (scan.what === "action" && text.indexOf(">", openStart) !== -1 && !rest.startsWith("<")) {
+        if (scan.what === "action" && gt !== -1 && !/\s*</y.test(text.slice(gt + 1, gt + 4097))) {
           s.notes.push(`An unclosed <ACTION> tag followed by plain text (line ${s.line(openStart)}) was read as a mention, not as an action.`);
           found = s.next(openStart + 1);
           continue;
         }
-        return finish({ kind: "unclosed", openStart, what: scan.what, at: scan.at, notes: s.notes }, openStart, text.length);
+        const at = scan.what === "action" ? openStart : scan.at;
+        return finish({ kind: "unclosed", openStart, what: scan.what, at, notes: s.notes }, openStart, text.length);
       }
       case "block": {
-        const second = s.next(scan.closeEnd);
+        const second = s.next(scan.closeEnd, true);
         if (second && !second.closing) {
           s.notes.push(`Only the first <ACTION> block is executed per turn; a second block at line ${s.line(second.at)} was ignored. Call one tool, wait for its Observation, then call the next.`);
         }
-        return finish({ kind: "block", openStart, ...scan, notes: s.notes }, openStart, scan.closeEnd);
+        const { openEnd, contentEnd, closeEnd } = scan;
+        return finish({ kind: "block", openStart, openEnd, contentEnd, closeEnd, notes: s.notes }, openStart, closeEnd);
       }
       default: {
         const never: never = scan;
         return never;
       }
     }
+  }
+  if (s.overflow) return finish({ kind: "too-many", notes: s.notes }, text.length, text.length);
+  const tail = Math.max(0, text.length - 16);
+  const cut = s.tailQuoted ? null : CUT_OPEN_TAG.exec(text.slice(tail));
+  if (cut) {
+    const openStart = tail + cut.index;
+    return finish({ kind: "unclosed", openStart, what: "action", at: openStart, notes: s.notes }, openStart, text.length);
   }
   return finish(strayClose === undefined ? { kind: "none", notes: s.notes } : { kind: "none", notes: s.notes, strayClose }, text.length, text.length);
 }

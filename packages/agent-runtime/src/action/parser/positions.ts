@@ -19,17 +19,23 @@ export class LineIndex {
     return this.starts;
   }
 
-  position(offset: number): Position {
+  /** 0-based index of the line holding `offset`. */
+  private lineOf(offset: number): number {
     const starts = this.lineStarts();
-    const at = Math.max(0, Math.min(offset, this.text.length));
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= at) lo = mid;
+      if (starts[mid]! <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: at - starts[lo]! + 1 };
+    return lo;
+  }
+
+  position(offset: number): Position {
+    const at = Math.max(0, Math.min(offset, this.text.length));
+    const line = this.lineOf(at);
+    return { line: line + 1, column: at - this.lineStarts()[line]! + 1 };
   }
 
   offset(line: number, column: number): number {

@@ -16,7 +16,7 @@ export type XmlOutcome = { ok: true; root: XmlElement } | { ok: false; message: 
 
 /** The wrapper tag the content is validated in: its messages then name `ACTION` as the model wrote it. */
 export const WRAPPER_OPEN = "<ACTION>";
-const WRAPPER_CLOSE = "</ACTION>";
+export const WRAPPER_CLOSE = "</ACTION>";
 export const MAX_DEPTH = 64;
 
 const parser = new XMLParser({
@@ -37,14 +37,17 @@ const parser = new XMLParser({
   onDangerousProperty: (name: string) => name,
 });
 
-/** Validates (for line and column of the first error) and parses `<ACTION>` + xml + `</ACTION>`. */
-export function parseActionXml(xml: string): XmlOutcome {
-  const doc = WRAPPER_OPEN + xml + WRAPPER_CLOSE;
-  const valid = XMLValidator.validate(doc, { allowBooleanAttributes: true });
+/**
+ * Validates `<ACTION>` + skeleton + `</ACTION>` (line and column of the first error refer to it) and
+ * parses `<ACTION>` + xml + `</ACTION>` (see sanitize: the skeleton is the xml without CDATA bodies).
+ * `crSentinel`: the character standing for `\r` inside CDATA, put back here.
+ */
+export function parseActionXml(xml: string, skeleton: string, crSentinel?: string): XmlOutcome {
+  const valid = XMLValidator.validate(WRAPPER_OPEN + skeleton + WRAPPER_CLOSE, { allowBooleanAttributes: true });
   if (valid !== true) return { ok: false, message: readableValidatorMessage(valid.err.msg), line: valid.err.line, column: valid.err.col };
   let parsed: unknown;
   try {
-    parsed = parser.parse(doc);
+    parsed = parser.parse(WRAPPER_OPEN + xml + WRAPPER_CLOSE);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     if (/nested tags/i.test(msg)) return { ok: false, message: `Tags are nested more than ${MAX_DEPTH} levels deep.` };
@@ -52,7 +55,7 @@ export function parseActionXml(xml: string): XmlOutcome {
     if (reserved) return { ok: false, message: `<${reserved[1]}> is a reserved name and cannot be used as a tag.` };
     return { ok: false, message: msg };
   }
-  const top = Array.isArray(parsed) ? toNodes(parsed) : [];
+  const top = Array.isArray(parsed) ? toNodes(parsed, crSentinel) : [];
   const root = top.find((n): n is XmlElement => n.kind === "element");
   return root ? { ok: true, root } : { ok: false, message: "The <ACTION> block could not be read." };
 }
@@ -70,7 +73,7 @@ function readableValidatorMessage(msg: string): string {
   return msg;
 }
 
-function toNodes(items: unknown[]): XmlNode[] {
+function toNodes(items: unknown[], crSentinel: string | undefined): XmlNode[] {
   const out: XmlNode[] = [];
   for (const item of items) {
     if (typeof item !== "object" || item === null) continue;
@@ -79,9 +82,11 @@ function toNodes(items: unknown[]): XmlNode[] {
       if (key === ":@") continue;
       const value = record[key];
       if (key === "#text") out.push({ kind: "text", text: String(value) });
-      else if (key === "#cdata") out.push({ kind: "cdata", text: Array.isArray(value) ? value.map((v) => String((v as Record<string, unknown>)["#text"] ?? "")).join("") : "" });
-      else if (key === "#comment") continue;
-      else out.push({ kind: "element", name: key, attrs: attributesOf(record[":@"]), children: Array.isArray(value) ? toNodes(value) : [] });
+      else if (key === "#cdata") {
+        const text = Array.isArray(value) ? value.map((v) => String((v as Record<string, unknown>)["#text"] ?? "")).join("") : "";
+        out.push({ kind: "cdata", text: crSentinel ? text.replaceAll(crSentinel, "\r") : text });
+      } else if (key === "#comment") continue;
+      else out.push({ kind: "element", name: key, attrs: attributesOf(record[":@"]), children: Array.isArray(value) ? toNodes(value, crSentinel) : [] });
     }
   }
   return out;

@@ -23,6 +23,8 @@ interface Timing {
   delayMs?: number;
   /** Wait between streamed chunks. */
   chunkDelayMs?: number;
+  /** Stop sending for `ms` after `afterChunks` SSE chunks (the opening role chunk counts as one). */
+  stall?: { afterChunks: number; ms: number };
 }
 
 export interface ScriptedToolCall {
@@ -38,8 +40,11 @@ export type ScriptedTurn =
   | ({ kind: "tool_calls"; calls: ScriptedToolCall[]; text?: string[]; reasoning?: string[] } & Timing)
   /** An HTTP error answer in the OpenAI error format (401, 404 model not found, 429 with retry-after…). */
   | ({ kind: "http_error"; status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> } & Timing)
-  /** Streams these text chunks, then destroys the socket without finishing the response. */
-  | ({ kind: "disconnect"; chunks: string[]; reasoning?: string[] } & Timing)
+  /**
+   * Streams these text chunks, then destroys the socket without finishing the response. The cut
+   * comes `cutAfterMs` (default 100) after the last chunk, so the client has read what was sent.
+   */
+  | ({ kind: "disconnect"; chunks: string[]; reasoning?: string[]; cutAfterMs?: number } & Timing)
   /** Streams these text chunks, then an in-stream `{"error": …}` event, as providers do on late failures. */
   | ({ kind: "stream_error"; chunks: string[]; message: string; code?: string } & Timing)
   /** Answers 200 with this exact body, e.g. an SSE line whose JSON is broken, or an HTML page. */
@@ -135,12 +140,13 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
         const reply = toReply(turn, meta.id);
         if (turn.kind === "text" && turn.model) meta.model = turn.model;
         if (!request.stream) return json(res, 200, replyCompletion(reply, meta));
-        await stream(res, replyChunks(reply, meta, request.stream_options?.include_usage === true), turn.chunkDelayMs, true);
+        await stream(res, replyChunks(reply, meta, request.stream_options?.include_usage === true), turn, true);
         return;
       }
       case "disconnect": {
         const chunks = replyChunks(partialReply(turn.chunks, turn.reasoning ?? []), meta, false).slice(0, -1);
-        await stream(res, chunks, turn.chunkDelayMs, false);
+        await stream(res, chunks, turn, false);
+        await pause(turn.cutAfterMs ?? 100, res);
         cutByServer.add(res);
         res.socket?.destroy();
         return;
@@ -148,7 +154,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
       case "stream_error": {
         const chunks = replyChunks(partialReply(turn.chunks, []), meta, false).slice(0, -1);
         chunks.push(errorBody(turn.message, "server_error", turn.code ?? null));
-        await stream(res, chunks, turn.chunkDelayMs, false);
+        await stream(res, chunks, turn, false);
         res.end();
         return;
       }
@@ -199,13 +205,14 @@ function partialReply(chunks: string[], reasoning: string[]): WireReply {
   return { contentChunks: chunks, reasoningChunks: reasoning, toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 0, completion_tokens: 0 } };
 }
 
-async function stream(res: ServerResponse, chunks: object[], chunkDelayMs: number | undefined, done: boolean): Promise<void> {
+async function stream(res: ServerResponse, chunks: object[], timing: Timing, done: boolean): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  for (const c of chunks) {
+  for (const [index, c] of chunks.entries()) {
     if (res.destroyed) return;
-    // Wait until each chunk is handed to the socket, so a disconnect right after cannot swallow it.
+    if (timing.stall && index === timing.stall.afterChunks) await pause(timing.stall.ms, res);
+    else if (index > 0) await pause(timing.chunkDelayMs, res);
+    if (res.destroyed) return;
     await new Promise<void>((resolve) => res.write(sseLine(c), () => resolve()));
-    await pause(chunkDelayMs, res);
   }
   if (done && !res.destroyed) res.end(sseLine("[DONE]"));
 }

@@ -24,6 +24,9 @@ export function compileTopicPattern(pattern: string): TopicMatcher {
   }
   if (pattern === "*" || pattern === "**") return () => true;
   const p = pattern.split(".");
+  if (p.length === 1) {
+    throw new SceneError("INVALID_PATTERN", `Topic pattern ${JSON.stringify(pattern)} matches no topic (topics have two or more segments); did you mean "${pattern}.*" or "${pattern}.**"?`);
+  }
   if (!p.includes("**")) {
     return (topic) => {
       const t = topic.split(".");

@@ -20,6 +20,7 @@ import { EventBus, type BusEvent } from "../events/event-bus.ts";
 import { SceneLog } from "../log/scene-log.ts";
 import { ScenePersister } from "../persistence/scene-persister.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
+import type { JsonStateChange } from "../state/json-state.ts";
 import { PrivateState } from "../state/private-state.ts";
 import { WorldState } from "../state/world-state.ts";
 import { AgentMailbox } from "../triggers/agent-mailbox.ts";
@@ -46,8 +47,9 @@ export interface DeliberationContext {
 /** One deliberation of one agent for one trigger (the AgentInstance's loop plugs in here). */
 export type Deliberate = (instanceId: string, trigger: AgentTrigger, context: DeliberationContext) => Promise<void>;
 
-/** A distributive Omit keeps the draft's variants apart. */
-type TriggerBody = AgentTrigger extends infer T ? (T extends AgentTrigger ? Omit<T, "id" | "at" | "coalesced"> : never) : never;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A trigger before the runtime numbers it. */
+type TriggerBody = DistributiveOmit<AgentTrigger, "id" | "at" | "coalesced" | "resumed">;
 
 export interface SceneRuntimeOptions {
   scene: SceneInput;
@@ -92,7 +94,7 @@ export class SceneRuntime {
   private readonly persister?: ScenePersister;
   private idleWaiters: Array<() => void> = [];
   private readonly logger: Logger;
-  readonly clock: () => number;
+  private readonly clock: () => number;
 
   constructor(private readonly options: SceneRuntimeOptions) {
     const parsed = SceneSchema.safeParse(options.scene);
@@ -105,7 +107,7 @@ export class SceneRuntime {
     this.clock = options.clock ?? Date.now;
     const emit = (draft: RunEventDraft) => this.emit(draft);
     this.log = new SceneLog({ clock: this.clock });
-    this.world = new WorldState({ initial: scene.initialWorldState, emit, clock: this.clock, historyLimit: options.worldHistoryLimit, onChange: (change) => this.log.append({ kind: "world.changed", change }) });
+    this.world = definitionPart("initialWorldState", () => new WorldState({ initial: scene.initialWorldState, emit, clock: this.clock, historyLimit: options.worldHistoryLimit, onChange: (change) => this.log.append({ kind: "world.changed", change }) }));
     this.bus = new EventBus({ emit, payloadSchemas: options.payloadSchemas, logger: this.logger, clock: this.clock });
     this.bus.subscribe("**", (event) => this.route(event));
 
@@ -130,10 +132,6 @@ export class SceneRuntime {
       const persister = (this.persister = new ScenePersister(options.store, scene.id, () => this.serialize(), this.logger));
       this.log.onAppend((entry) => persister.add(entry));
     }
-  }
-
-  get sceneId(): string {
-    return this.scene.id;
   }
 
   status(): SceneStatusInfo {
@@ -176,6 +174,7 @@ export class SceneRuntime {
   /**
    * A user message to one agent or to all (`"all"`). It waits in the agents' mailboxes like any
    * trigger, and grants a new step budget: the budget bounds what agents do between user messages.
+   * The timeline sees it as a `scene.event` on topic `user.message`; it is not routed through the bus.
    */
   sendMessage(to: string, text: string): AgentTrigger[] {
     if (this.current.status === "stopped") throw new SceneError("SCENE_STOPPED", "The scene has stopped; restore it into a new runtime to talk to its agents.");
@@ -272,7 +271,8 @@ export class SceneRuntime {
   private addAgent(agent: SceneAgent, profile: ScenePeerProfile): void {
     const id = agent.instanceId;
     const initial = { ...(profile.initialPrivateState ?? {}), ...(agent.initialPrivateState ?? {}) };
-    this.privates.set(id, new PrivateState(id, initial, (c) => this.log.append({ kind: "private.changed", instanceId: id, op: c.op, path: c.path, ...(c.after !== undefined ? { after: c.after } : {}) })));
+    const onChange = (c: JsonStateChange) => this.log.append({ kind: "private.changed", instanceId: id, op: c.op, path: c.path, ...(c.after !== undefined ? { after: c.after } : {}) });
+    this.privates.set(id, definitionPart(`initialPrivateState of "${id}"`, () => new PrivateState(id, initial, onChange)));
     const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
     const run = (trigger: AgentTrigger, signal: AbortSignal) => this.options.deliberate(id, trigger, { sceneId: this.scene.id, signal, services: this.servicesFor(id) });
     const mailbox = new AgentMailbox(id, config, run, {
@@ -351,5 +351,14 @@ export class SceneRuntime {
   private transitionError(action: string): SceneError {
     const hint = this.current.status === "stopped" ? " A stopped scene does not run again: restore its saved state into a new runtime." : "";
     return new SceneError("INVALID_TRANSITION", `Cannot ${action} a scene that is ${this.current.status}.${hint}`);
+  }
+}
+
+/** Builds part of a scene from its definition; a value that is not JSON is an INVALID_SCENE naming the part. */
+function definitionPart<T>(part: string, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    throw new SceneError("INVALID_SCENE", `The scene's ${part} is not valid: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

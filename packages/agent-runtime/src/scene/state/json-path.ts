@@ -3,10 +3,13 @@ import { WorldStateError } from "@weft/types";
 /** One step of a path: an object key (string) or an array index (number). */
 export type PathSegment = string | number;
 
-const HINT = 'Write paths like a.b[2].c; put keys with dots, spaces or brackets in quotes: a["x.y"].';
+const HINT = 'Write paths like a.b[2].c; put keys with dots, brackets or quotes in quotes: a["x.y"].';
 /** Keys that would reach an object's prototype instead of its own data. */
 const FORBIDDEN_KEYS = new Set(["__proto__"]);
-const BARE_KEY = /^[^.[\]"'\s]+$/;
+/** Keys written without quotes: anything but dots, brackets and quotes (as in core:get-path). */
+const BARE_KEY = /^[^.[\]"']+$/;
+/** Keys formatted without quotes; whitespace is quoted too, so it stays visible. */
+const PLAIN_KEY = /^[^.[\]"'\s]+$/;
 
 function invalid(path: string, at: number, what: string): WorldStateError {
   return new WorldStateError("INVALID_PATH", path, `Invalid path ${JSON.stringify(path)} at position ${at}: ${what}. ${HINT}`);
@@ -34,7 +37,7 @@ export function parsePath(path: string): PathSegment[] {
       while (i < n && path[i] !== "." && path[i] !== "[") i++;
       const key = path.slice(start, i);
       if (key.length === 0) throw invalid(path, start, i < n ? `empty key before ${JSON.stringify(path[i])}` : "empty key at the end (a trailing dot)");
-      if (!BARE_KEY.test(key)) throw invalid(path, start, `key ${JSON.stringify(key)} contains a quote, "]" or whitespace; quote it: ["${key.replace(/["\\]/g, "\\$&")}"]`);
+      if (!BARE_KEY.test(key)) throw invalid(path, start, `key ${JSON.stringify(key)} contains a quote or "]"; quote it: ["${key.replace(/["\\]/g, "\\$&")}"]`);
       pushKey(path, start, key, segments);
     }
   }
@@ -93,7 +96,7 @@ export function formatPath(segments: readonly PathSegment[]): string {
   let out = "";
   for (const s of segments) {
     if (typeof s === "number") out += `[${s}]`;
-    else if (BARE_KEY.test(s)) out += out.length === 0 ? s : `.${s}`;
+    else if (PLAIN_KEY.test(s)) out += out.length === 0 ? s : `.${s}`;
     else out += `["${s.replace(/["\\]/g, "\\$&")}"]`;
   }
   return out;

@@ -6,14 +6,15 @@ const ACCEPTED = "State holds JSON only: null, booleans, finite numbers, strings
 
 /**
  * Checks that `value` is plain JSON and returns a deep copy of it, so later changes to the
- * caller's object never reach the stored state. `path` names where the value is going, for the error.
+ * caller's object never reach the stored state. `path` and `label` say where the value is going,
+ * for the error.
  */
-export function toJsonValue(value: unknown, path: string): JsonValue {
+export function toJsonValue(value: unknown, path: string, label = `for path ${JSON.stringify(path)}`): JsonValue {
   const ancestors = new Set<object>();
   const at: PathSegment[] = [];
   const fail = (what: string): never => {
     const where = at.length === 0 ? "the value" : `the value at ${formatPath(at)}`;
-    throw new WorldStateError("NOT_JSON", path, `Cannot store ${where} for path ${JSON.stringify(path)}: ${what}. ${ACCEPTED}`);
+    throw new WorldStateError("NOT_JSON", path, `Cannot store ${where} ${label}: ${what}. ${ACCEPTED}`);
   };
   const copy = (v: unknown): JsonValue => {
     switch (typeof v) {
@@ -32,12 +33,9 @@ export function toJsonValue(value: unknown, path: string): JsonValue {
         return fail("it is a symbol");
       case "object":
         break;
-      default: {
-        const never: never = v;
-        return never;
-      }
     }
     if (v === null) return null;
+    if (typeof v !== "object") return fail(`it is a ${typeof v}`);
     if (ancestors.has(v)) return fail("it contains itself (a cycle)");
     if (at.length >= MAX_DEPTH) return fail(`it is nested deeper than ${MAX_DEPTH} levels`);
     ancestors.add(v);

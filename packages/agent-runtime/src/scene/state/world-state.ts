@@ -74,7 +74,7 @@ export class WorldState implements WorldStateService {
   load(data: WorldStateData): void {
     this.state.load(data.document);
     this.seq = data.seq;
-    this.changes = structuredClone(data.history.slice(-this.historyLimit));
+    this.changes = this.historyLimit > 0 ? structuredClone(data.history.slice(-this.historyLimit)) : [];
   }
 
   private commit(c: JsonStateChange): void {

@@ -116,10 +116,13 @@ export class AgentMailbox {
     return { queue: this.queue.toArray(), inFlight: this.inFlight, delivered: this.delivered, dropped: this.dropped, coalesced: this.coalesced };
   }
 
-  /** Loads saved state; a trigger that was in flight is delivered again, first. */
+  /**
+   * Loads saved state. A trigger that was in flight is delivered again, first, marked `resumed`
+   * (at least once: its deliberation may have done part of its work before the save).
+   */
   load(state: MailboxState): void {
     if (this.current) throw new Error(`mailbox of ${this.instanceId} is busy; load state before the scene starts`);
-    this.queue.load(state.inFlight ? [state.inFlight, ...state.queue] : state.queue);
+    this.queue.load(state.inFlight ? [{ ...state.inFlight, resumed: true }, ...state.queue] : state.queue);
     this.delivered = state.delivered - (state.inFlight ? 1 : 0);
     this.dropped = state.dropped;
     this.coalesced = state.coalesced;

@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { ToolFailure, errnoCode } from "../tool-failure.ts";
 import { assertDescriptorAt, openFileIn, procPath, readAll, type Located } from "./secure-fs.ts";
 
@@ -17,7 +18,7 @@ export interface ExistingFile {
 }
 
 /** The current content of the target, or null when it does not exist. */
-export function readExisting(dirFd: number, located: Located, limit: number): ExistingFile | null {
+export async function readExisting(dirFd: number, located: Located, limit: number): Promise<ExistingFile | null> {
   const opened = openFileIn(dirFd, located);
   if (!opened) return null;
   try {
@@ -28,16 +29,20 @@ export function readExisting(dirFd: number, located: Located, limit: number): Ex
         limit,
       });
     }
-    return { data: readAll(opened.fd, opened.stat.size, limit), mode: opened.stat.mode & 0o777 };
+    return { data: await readAll(opened.fd, opened.stat.size, limit), mode: opened.stat.mode & 0o777 };
   } finally {
     fs.closeSync(opened.fd);
   }
 }
 
-function writeFully(fd: number, data: Uint8Array): void {
+const writeChunk = promisify(fs.write);
+const fsync = promisify(fs.fsync);
+
+async function writeFully(fd: number, data: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < data.length) {
-    offset += fs.writeSync(fd, data, offset, Math.min(CHUNK, data.length - offset));
+    const { bytesWritten } = await writeChunk(fd, data, offset, Math.min(CHUNK, data.length - offset));
+    offset += bytesWritten;
   }
 }
 
@@ -47,7 +52,7 @@ function writeFully(fd: number, data: Uint8Array): void {
  * a crash sees the old content or the new, never a part. `createOnly` links instead of renaming,
  * which fails if the name appeared in the meantime.
  */
-export function atomicReplace(dirFd: number, located: Located, data: Uint8Array, options: { createOnly: boolean; mode: number }): void {
+export async function atomicReplace(dirFd: number, located: Located, data: Uint8Array, options: { createOnly: boolean; mode: number }): Promise<void> {
   const name = located.virtual.segments[located.virtual.segments.length - 1];
   const tempName = `.weft-${randomUUID()}.tmp`;
   const tempPath = procPath(dirFd, tempName);
@@ -56,8 +61,8 @@ export function atomicReplace(dirFd: number, located: Located, data: Uint8Array,
   try {
     try {
       assertDescriptorAt(fd, join(dirname(located.real), tempName), located);
-      writeFully(fd, data);
-      fs.fsyncSync(fd);
+      await writeFully(fd, data);
+      await fsync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -75,7 +80,7 @@ export function atomicReplace(dirFd: number, located: Located, data: Uint8Array,
       fs.renameSync(tempPath, procPath(dirFd, name));
     }
     placed = true;
-    fs.fsyncSync(dirFd);
+    await fsync(dirFd);
   } finally {
     if (!placed) {
       try {

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { join, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { MOUNT_NAMES, type MountName } from "@weft/types";
 import { ToolFailure } from "../tool-failure.ts";
 import type { Located } from "./secure-fs.ts";
@@ -78,6 +78,14 @@ export class Mounts {
     }
     const root = this.rootOf(virtual.mount, options.runId, path);
     return { virtual, root, real: virtual.segments.length === 0 ? root : join(root, ...virtual.segments) };
+  }
+
+  /**
+   * Folders git must not search for a repository in: above the project and package folders, and
+   * the folder of all runs' state, so a command never reports on a repository outside the mounts.
+   */
+  gitCeilings(): string[] {
+    return [dirname(this.roots.project), dirname(this.roots.pkg), this.roots.state];
   }
 
   /** Real mount folders (longest first) with their virtual prefixes, for turning real paths in command output back into mount paths. */

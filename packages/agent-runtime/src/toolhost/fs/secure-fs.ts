@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { ToolFailure, errnoCode } from "../tool-failure.ts";
 import type { VirtualPath } from "./virtual-path.ts";
 
@@ -71,6 +72,10 @@ function explainOpenError(error: unknown, parentFd: number, name: string, locate
     if (entry?.isSymbolicLink() || code === "ELOOP") {
       return sandbox(located, `${shown} is a symbolic link; links are never followed`, "Use the real path of the file, without links.", { link: shown });
     }
+    if (entry === undefined || entry.isDirectory()) {
+      // Not a folder when opened, but a folder or gone now: something swapped it meanwhile.
+      return sandbox(located, `${shown} changed while it was being opened (it was briefly a link or a file)`, "Try again once the folder is stable.", { changed: shown });
+    }
     return new ToolFailure("ENOTDIR", `${shown} is not a folder.`, { path: located.virtual.text, notDir: shown });
   }
   if (code === "EACCES" || code === "EPERM") return new ToolFailure("E_SANDBOX_VIOLATION", `${shown} is not accessible (permission denied by the operating system).`, { path: located.virtual.text });
@@ -87,7 +92,9 @@ export function openDirectory(located: Located, options: { depth?: number; creat
   try {
     fd = fs.openSync(located.root, DIR_FLAGS);
   } catch (error) {
-    throw new ToolFailure("E_INTERNAL", `The @${located.virtual.mount}/ mount's folder cannot be opened (${errnoCode(error) ?? String(error)}).`);
+    const code = errnoCode(error);
+    if (code === "ELOOP" || code === "ENOTDIR") throw sandbox(located, `the @${located.virtual.mount}/ mount's folder has been replaced by a link or file`, "Ask the user to restore the folder.");
+    throw new ToolFailure("E_INTERNAL", `The @${located.virtual.mount}/ mount's folder cannot be opened (${code ?? String(error)}).`);
   }
   try {
     assertDescriptorAt(fd, located.root, located);
@@ -178,13 +185,15 @@ export function openFileIn(dirFd: number, located: Located): { fd: number; stat:
   }
 }
 
-/** Reads a whole open file; `limit` guards against a file that grew since it was measured. */
-export function readAll(fd: number, size: number, limit: number): Buffer {
+const readChunk = promisify(fs.read);
+
+/** Reads a whole open file without blocking; `limit` guards against a file that grew since it was measured. */
+export async function readAll(fd: number, size: number, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   const chunk = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1 << 20));
   for (;;) {
-    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    const { bytesRead: n } = await readChunk(fd, chunk, 0, chunk.length, null);
     if (n === 0) break;
     total += n;
     if (total > limit) throw new ToolFailure("E_READ_LIMIT", `The file grew past ${limit} bytes while it was read.`, { limit });
@@ -194,7 +203,7 @@ export function readAll(fd: number, size: number, limit: number): Buffer {
 }
 
 /** Reads a plain file inside a mount; null when it does not exist. */
-export function readFileSecure(located: Located, limit: number): { data: Buffer; stat: fs.Stats } | null {
+export async function readFileSecure(located: Located, limit: number): Promise<{ data: Buffer; stat: fs.Stats } | null> {
   if (located.virtual.segments.length === 0) throw new ToolFailure("EISDIR", `${located.virtual.text} is a mount's root folder, not a file.`, { path: located.virtual.text });
   const dirFd = openDirectory(located, { depth: located.virtual.segments.length - 1 });
   try {
@@ -208,7 +217,7 @@ export function readFileSecure(located: Located, limit: number): { data: Buffer;
           limit,
         });
       }
-      return { data: readAll(opened.fd, opened.stat.size, limit), stat: opened.stat };
+      return { data: await readAll(opened.fd, opened.stat.size, limit), stat: opened.stat };
     } finally {
       fs.closeSync(opened.fd);
     }

@@ -26,6 +26,9 @@ function codePoint(ch: string): string {
 /** Control characters, and characters that are invisible or reorder text, so a path reads as something it is not. */
 const HIDDEN_CHAR = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/u;
 
+/** Symbols drawn like `/` or `\\` that Unicode normalisation leaves alone; as names they only deceive readers. */
+const SLASH_LOOKALIKE = /[\u2044\u2215\u2216\u2571\u2572\u29f5\u29f8\u29f9\ufe68]/u;
+
 /**
  * Checks a model-supplied path as text and splits it. Everything that could smuggle a path outside
  * its mount is refused here, before the file system is touched: NUL and control characters,
@@ -42,6 +45,10 @@ export function parseVirtualPath(path: string, maxPathBytes: number): VirtualPat
   const bytes = encoder.encode(path).length;
   if (bytes > maxPathBytes) {
     throw violation(path.slice(0, 80) + "…", `it is ${bytes} bytes long, over the limit of ${maxPathBytes}`, "Use a shorter path.", { bytes, limit: maxPathBytes });
+  }
+  const slashLike = SLASH_LOOKALIKE.exec(path);
+  if (slashLike) {
+    throw violation(path, `it contains ${codePoint(slashLike[0])}, a look-alike of a slash`, "Separate folders with a plain `/` and use no slash-like symbols in names.", { index: slashLike.index });
   }
   if (path.includes("\\")) throw violation(path, "it contains a backslash", "Separate folders with `/`, e.g. @project/src/a.ts.");
   const escape = /%[0-9a-fA-F]{2}/.exec(path);

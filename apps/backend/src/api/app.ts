@@ -1,0 +1,41 @@
+import { Elysia, type AnyElysia, type ElysiaConfig } from "elysia";
+import { randomUUID } from "node:crypto";
+import type { ApiDeps } from "./deps.ts";
+import { ApiError, jsonResponse } from "./errors.ts";
+import { healthApi } from "./health.ts";
+import { workflowsApi } from "./workflows.ts";
+import { runsApi } from "./runs.ts";
+import { llmProfilesApi } from "./llm-profiles.ts";
+import { agentsApi } from "./agents.ts";
+import { scenesApi } from "./scenes.ts";
+import { frontendApi } from "./frontend.ts";
+import { StoredRecordInvalidError } from "../storage/document-table.ts";
+
+/** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
+function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error: unknown, request: Request): Response {
+  if (error instanceof ApiError) return error.toResponse();
+  const path = new URL(request.url).pathname;
+  if (code === "NOT_FOUND") return new ApiError("NOT_FOUND", `There is no route ${request.method} ${path}. docs/api.md lists them.`, { method: request.method, path }).toResponse();
+  if (code === "PARSE") return new ApiError("INVALID_JSON", "The request body could not be parsed; send a JSON document.").toResponse();
+  if (error instanceof StoredRecordInvalidError) {
+    deps.log.error(error.message);
+    return jsonResponse({ error: { code: error.code, message: error.message, details: {} } }, 500);
+  }
+  const incident = randomUUID();
+  deps.log.error("request failed", { incident, method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return jsonResponse({ error: { code: "INTERNAL", message: `The server failed on this request (incident ${incident}); the server log has the details.`, details: { incident } } }, 500);
+}
+
+/** The HTTP API and the editor's files, one plugin per domain. */
+export function createApi(deps: ApiDeps, options: { frontendDir: string; extra?: AnyElysia[]; websocket?: ElysiaConfig<"">["websocket"] }) {
+  const app = new Elysia({ websocket: options.websocket })
+    .onError(({ code, error, request }) => errorResponse(deps, code, error, request))
+    .use(healthApi(deps))
+    .use(workflowsApi(deps))
+    .use(runsApi(deps))
+    .use(llmProfilesApi(deps))
+    .use(agentsApi(deps))
+    .use(scenesApi(deps));
+  for (const plugin of options.extra ?? []) app.use(plugin);
+  return app.use(frontendApi(options.frontendDir));
+}

@@ -1,0 +1,91 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { DocumentRepository, StoredDocument } from "../storage/document-table.ts";
+import { ApiError, jsonResponse, notFound } from "./errors.ts";
+import { parseWith, readJsonBody } from "./body.ts";
+
+export interface DocumentRoutesOptions<T extends { id: string; revision: number }> {
+  /** URL segment, e.g. `agents`. */
+  segment: string;
+  /** Singular key in bodies and answers, e.g. `agent`. */
+  key: string;
+  /** Plural key of the list answer, e.g. `agents`. */
+  listKey: string;
+  /** How errors name the kind, e.g. `agent profile`. */
+  kind: string;
+  schema: z.ZodType<T>;
+  repo: DocumentRepository<T>;
+  maxBodyBytes: number;
+  /** Checks beyond the schema (e.g. references to other documents); returns problems to refuse with. */
+  check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
+}
+
+/**
+ * CRUD with optimistic concurrency for a revisioned document kind (agent profiles, scenes):
+ * list, get, create (the document, or `{ <key>: document }`), update with `{ <key>, baseRevision }`, delete.
+ */
+export function documentRoutes<T extends { id: string; revision: number }>(o: DocumentRoutesOptions<T>) {
+  const base = `/api/${o.segment}`;
+  const UpdateBody = z.object({ [o.key]: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+  const answer = (record: StoredDocument<T>, status = 200) => jsonResponse({ [o.key]: record.document, updatedAt: record.updatedAt }, status);
+
+  async function parseDocument(value: unknown, where: string): Promise<T> {
+    const document = parseWith(o.schema, value, where);
+    const problems = o.check ? await o.check(document) : [];
+    if (problems.length > 0) {
+      throw new ApiError("VALIDATION_FAILED", `${where}.${problems[0].path.join(".")}: ${problems[0].message}`, {
+        issues: problems.map((p) => ({ ...p, code: "custom" })),
+      });
+    }
+    return document;
+  }
+
+  return new Elysia()
+    .get(base, async () => jsonResponse({ [o.listKey]: (await o.repo.list()).map((r) => ({ ...r.document, updatedAt: r.updatedAt })) }))
+    .get(`${base}/:id`, async ({ params }) => {
+      const record = await o.repo.get(params.id);
+      if (!record) throw notFound(o.kind, params.id, `GET ${base} lists them.`);
+      return answer(record);
+    })
+    .post(base, async ({ request }) => {
+      const raw = await readJsonBody(request, o.maxBodyBytes);
+      const wrapped = typeof raw === "object" && raw !== null && !Array.isArray(raw) && o.key in raw && !("id" in raw);
+      const document = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
+      const result = await o.repo.create(document);
+      if (result.kind === "exists") {
+        throw new ApiError("ALREADY_EXISTS", `A ${o.kind} with the id "${document.id}" exists; pick another id, or update it with PUT ${base}/${document.id}.`, { id: document.id });
+      }
+      return answer(result.record, 201);
+    })
+    .put(`${base}/:id`, async ({ params, request }) => {
+      const body = parseWith(UpdateBody, await readJsonBody(request, o.maxBodyBytes), "body");
+      const document = await parseDocument(body[o.key], `body.${o.key}`);
+      const baseRevision = body.baseRevision as number;
+      if (document.id !== params.id) {
+        throw new ApiError("VALIDATION_FAILED", `body.${o.key}.id is "${document.id}" but the path names "${params.id}"; they must match.`, {
+          issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
+        });
+      }
+      const result = await o.repo.update(document, baseRevision);
+      switch (result.kind) {
+        case "updated":
+          return answer(result.record);
+        case "conflict":
+          throw new ApiError(
+            "REVISION_CONFLICT",
+            `The ${o.kind} "${params.id}" is at revision ${result.current.document.revision}, not ${baseRevision}: it was saved meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
+            { currentRevision: result.current.document.revision, current: result.current.document },
+          );
+        case "not-found":
+          throw notFound(o.kind, params.id, `Create it with POST ${base}.`);
+        default: {
+          const never: never = result;
+          return never;
+        }
+      }
+    })
+    .delete(`${base}/:id`, async ({ params }) => {
+      if (!(await o.repo.delete(params.id))) throw notFound(o.kind, params.id);
+      return jsonResponse({ ok: true });
+    });
+}

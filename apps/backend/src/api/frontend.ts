@@ -1,0 +1,52 @@
+import { Elysia } from "elysia";
+import { existsSync, statSync } from "node:fs";
+import { extname, join, normalize, sep } from "node:path";
+import { ApiError } from "./errors.ts";
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Weft</title>
+<h1>The Weft editor is not built</h1>
+<p>The API is running (try <a href="/api/health">/api/health</a>), but <code>apps/frontend/dist</code> does not exist.</p>
+<p>Build the editor with <code>bun run build:frontend</code> (or start Weft with <code>bun run serve</code>, which builds it first), then reload this page.</p>
+`;
+
+/**
+ * Serves the built editor: files from `dir`, `index.html` for any other path (the editor's routes
+ * live in the browser), and a page explaining how to build it when it is not built.
+ */
+export function frontendApi(dir: string) {
+  const root = normalize(dir);
+
+  function fileFor(pathname: string): string | undefined {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      return undefined;
+    }
+    const candidate = normalize(join(root, decoded));
+    // Only files inside the dist folder: `..` and encoded separators cannot leave it.
+    if (candidate !== root && !candidate.startsWith(root + sep)) return undefined;
+    return existsSync(candidate) && statSync(candidate).isFile() ? candidate : undefined;
+  }
+
+  const serve = ({ request }: { request: Request }) => {
+    const pathname = new URL(request.url).pathname;
+    if (pathname === "/api" || pathname.startsWith("/api/")) {
+      throw new ApiError("NOT_FOUND", `There is no API route ${request.method} ${pathname}. docs/api.md lists them.`, { method: request.method, path: pathname });
+    }
+    const index = join(root, "index.html");
+    if (!existsSync(index)) return new Response(NOT_BUILT, { status: 503, headers: { "content-type": "text/html; charset=utf-8" } });
+    const file = fileFor(pathname);
+    if (file) {
+      // Vite fingerprints everything under assets/: those never change under the same name.
+      const immutable = file.startsWith(join(root, "assets") + sep);
+      return new Response(Bun.file(file), { headers: { "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache" } });
+    }
+    if (extname(pathname) !== "" && !pathname.endsWith(".html")) {
+      return new Response(`Not found: ${pathname}`, { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+    }
+    return new Response(Bun.file(index), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+  };
+
+  return new Elysia().get("/", serve).get("/*", serve);
+}

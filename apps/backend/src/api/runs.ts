@@ -1,0 +1,73 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { RunStatusSchema } from "@weft/types";
+import type { ApiDeps } from "./deps.ts";
+import { jsonResponse, notFound } from "./errors.ts";
+import { parseWith, readBody } from "./body.ts";
+
+const StartBody = z
+  .object({
+    inputs: z.record(z.string(), z.unknown()).default({}),
+    rerunFrom: z.string().min(1).optional(),
+    /** An unsaved draft of the workflow to run instead of the stored one. */
+    workflow: z.unknown().optional(),
+  })
+  .strict();
+const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const ListQuery = z.object({
+  workflowId: z.string().min(1).optional(),
+  status: RunStatusSchema.optional(),
+  limit: integer(1, 500).default(50),
+  before: integer(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+const EventsQuery = z.object({
+  after: integer(-1, Number.MAX_SAFE_INTEGER).default(-1),
+  limit: integer(1, 10_000).default(1000),
+});
+
+export function runsApi(deps: ApiDeps) {
+  const { runs, storage, maxBodyBytes } = deps;
+
+  /** Stored events as one JSON document, spliced from their stored text (no re-encoding). */
+  async function eventsPage(streamId: string, query: unknown): Promise<Response> {
+    const { after, limit } = parseWith(EventsQuery, query, "query");
+    const page = await storage.events.listAfter(streamId, after, limit + 1);
+    const hasMore = page.length > limit;
+    const events = hasMore ? page.slice(0, limit) : page;
+    return new Response(`{"events":[${events.map((e) => e.json).join(",")}],"hasMore":${hasMore}}`, {
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+  }
+
+  return new Elysia()
+    .post("/api/workflows/:id/runs", async ({ params, request }) => {
+      const body = await readBody(request, StartBody, maxBodyBytes, { allowEmpty: true });
+      const started = await runs.start({
+        workflowId: params.id,
+        inputs: body.inputs,
+        ...(body.rerunFrom !== undefined ? { rerunFrom: body.rerunFrom } : {}),
+        ...(body.workflow !== undefined ? { draft: body.workflow } : {}),
+      });
+      return jsonResponse(started, 202);
+    })
+    .get("/api/runs", async ({ query }) => {
+      const q = parseWith(ListQuery, query, "query");
+      return jsonResponse({ runs: await runs.list(q) });
+    })
+    .get("/api/runs/:id", async ({ params }) => jsonResponse(await runs.get(params.id)))
+    .get("/api/runs/:id/events", async ({ params, query }) => {
+      if (!(await storage.runs.get(params.id))) throw notFound("run", params.id);
+      return eventsPage(params.id, query);
+    })
+    .get("/api/streams/:id/events", async ({ params, query }) => eventsPage(params.id, query))
+    .post("/api/runs/:id/cancel", async ({ params }) => {
+      await runs.cancel(params.id);
+      return jsonResponse({ ok: true });
+    })
+    .post("/api/runs/:id/rerun", async ({ params, request }) => {
+      const body = await readBody(request, RerunBody, maxBodyBytes, { allowEmpty: true });
+      return jsonResponse(await runs.rerun(params.id, body), 202);
+    });
+}

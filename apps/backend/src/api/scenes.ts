@@ -1,0 +1,21 @@
+import { SceneSchema, type Scene } from "@weft/types";
+import type { ApiDeps } from "./deps.ts";
+import { documentRoutes } from "./document-routes.ts";
+
+/** Scene CRUD; every agent instance must name an existing agent profile. */
+export function scenesApi(deps: ApiDeps) {
+  const { storage } = deps;
+  return documentRoutes<Scene>({
+    segment: "scenes",
+    key: "scene",
+    listKey: "scenes",
+    kind: "scene",
+    schema: SceneSchema,
+    repo: storage.scenes,
+    maxBodyBytes: deps.maxBodyBytes,
+    check: async (scene) => {
+      const profiles = new Set(await storage.agents.ids());
+      return scene.agents.flatMap((a, i) => (profiles.has(a.profileId) ? [] : [{ path: ["agents", i, "profileId"], message: `no agent profile has the id "${a.profileId}" (GET /api/agents lists them)` }]));
+    },
+  });
+}

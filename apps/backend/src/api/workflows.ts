@@ -1,0 +1,132 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { isSkill, workflowInterface, WorkflowSchema, type Workflow } from "@weft/types";
+import type { ApiDeps } from "./deps.ts";
+import { ApiError, jsonResponse, notFound } from "./errors.ts";
+import { parseWith, readBody, readJsonBody } from "./body.ts";
+import type { StoredDocument } from "../storage/document-table.ts";
+
+const CreateBody = z.object({ workflow: z.unknown() }).strict();
+const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+const DuplicateBody = z
+  .object({
+    id: z.string().min(1).max(200).regex(/^[^\s/]+$/, "contains no whitespace and no /").optional(),
+    name: z.string().trim().min(1).max(300).optional(),
+  })
+  .strict();
+const ValidateBody = z.object({ workflow: z.unknown() }).strict();
+
+function summary(record: StoredDocument<Workflow>) {
+  const wf = record.document;
+  return {
+    id: wf.id,
+    name: wf.name,
+    description: wf.description,
+    revision: wf.revision,
+    tags: wf.tags,
+    nodeCount: wf.nodes.length,
+    updatedAt: record.updatedAt,
+    isSkill: isSkill(wf),
+    interface: workflowInterface(wf),
+  };
+}
+
+function parseWorkflow(value: unknown, where: string): Workflow {
+  return parseWith(WorkflowSchema, value, where);
+}
+
+export function workflowsApi(deps: ApiDeps) {
+  const { storage, maxBodyBytes } = deps;
+  const repo = storage.workflows;
+
+  async function requireWorkflow(id: string): Promise<StoredDocument<Workflow>> {
+    const record = await repo.get(id);
+    if (!record) throw notFound("workflow", id, "GET /api/workflows lists them.");
+    return record;
+  }
+
+  /** `base`, or `base-2`, `base-3`… whichever is free. */
+  async function freeId(base: string): Promise<string> {
+    const taken = new Set(await repo.ids());
+    if (!taken.has(base)) return base;
+    let n = 2;
+    while (taken.has(`${base}-${n}`)) n++;
+    return `${base}-${n}`;
+  }
+
+  return new Elysia()
+    .get("/api/workflows", async () => jsonResponse({ workflows: (await repo.list()).map(summary) }))
+    .get("/api/workflows/:id", async ({ params }) => {
+      const record = await requireWorkflow(params.id);
+      return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt });
+    })
+    .post("/api/workflows", async ({ request }) => {
+      const body = await readBody(request, CreateBody, maxBodyBytes);
+      const workflow = parseWorkflow(body.workflow, "body.workflow");
+      const result = await repo.create(workflow);
+      if (result.kind === "exists") {
+        throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${workflow.id}" exists; pick another id, or save over it with PUT /api/workflows/${workflow.id}.`, { id: workflow.id });
+      }
+      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
+    })
+    .put("/api/workflows/:id", async ({ params, request }) => {
+      const body = await readBody(request, UpdateBody, maxBodyBytes);
+      const workflow = parseWorkflow(body.workflow, "body.workflow");
+      if (workflow.id !== params.id) {
+        throw new ApiError("VALIDATION_FAILED", `body.workflow.id is "${workflow.id}" but the path names "${params.id}"; to save under a new id use POST /api/workflows/${params.id}/duplicate.`, {
+          issues: [{ path: ["workflow", "id"], message: "must equal the id in the path", code: "custom" }],
+        });
+      }
+      const result = await repo.update(workflow, body.baseRevision);
+      switch (result.kind) {
+        case "updated":
+          // The cache stays: its keys cover config and inputs, so unchanged nodes are reused after the edit.
+          return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt });
+        case "conflict":
+          throw new ApiError(
+            "REVISION_CONFLICT",
+            `Workflow "${params.id}" is at revision ${result.current.document.revision}, not ${body.baseRevision}: someone saved it meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
+            { currentRevision: result.current.document.revision, current: result.current.document },
+          );
+        case "not-found":
+          throw notFound("workflow", params.id, "Create it with POST /api/workflows.");
+        default: {
+          const never: never = result;
+          return never;
+        }
+      }
+    })
+    .delete("/api/workflows/:id", async ({ params }) => {
+      if (!(await repo.delete(params.id))) throw notFound("workflow", params.id);
+      deps.caches.drop(params.id);
+      return jsonResponse({ ok: true });
+    })
+    .post("/api/workflows/:id/duplicate", async ({ params, request }) => {
+      const body = await readBody(request, DuplicateBody, maxBodyBytes, { allowEmpty: true });
+      const source = await requireWorkflow(params.id);
+      const id = body.id ?? (await freeId(`${params.id}-copy`));
+      const copy: Workflow = { ...source.document, id, name: body.name ?? `${source.document.name} (copy)` };
+      const result = await repo.create(copy);
+      if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" exists; pick another id.`, { id });
+      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
+    })
+    .get("/api/workflows/:id/export", async ({ params }) => {
+      const { document } = await requireWorkflow(params.id);
+      const filename = `${document.id.replace(/[^A-Za-z0-9._-]/g, "_")}.json`;
+      return new Response(JSON.stringify(document, null, 2) + "\n", {
+        headers: { "content-type": "application/json; charset=utf-8", "content-disposition": `attachment; filename="${filename}"` },
+      });
+    })
+    .post("/api/workflows/import", async ({ request }) => {
+      const workflow = parseWorkflow(await readJsonBody(request, maxBodyBytes), "body");
+      const id = await freeId(workflow.id);
+      const result = await repo.create({ ...workflow, id });
+      if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
+      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
+    })
+    .post("/api/workflows/validate", async ({ request }) => {
+      const body = await readBody(request, ValidateBody, maxBodyBytes);
+      const result = deps.validator.validate(body.workflow);
+      return jsonResponse(result.ok ? { ok: true, issues: [] } : { ok: false, issues: result.issues });
+    });
+}

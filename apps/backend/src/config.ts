@@ -1,0 +1,56 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** Settings read from the environment by `main.ts` (tests pass options to `createServer` directly). */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  WEFT_HOST: z.string().min(1).default("127.0.0.1"),
+  WEFT_DATA_DIR: z.string().min(1).default("data"),
+  WEFT_SECRET: z.string().optional(),
+  WEFT_EXAMPLES_DIR: z.string().min(1).optional(),
+  WEFT_RUN_CONCURRENCY: positiveInt.max(256).default(4),
+  WEFT_MAX_QUEUED_RUNS: positiveInt.default(10_000),
+  WEFT_MAX_BODY_BYTES: positiveInt.default(5 * 1024 * 1024),
+  WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
+});
+
+export interface EnvConfig {
+  port: number;
+  hostname: string;
+  dataDir: string;
+  secret?: string;
+  examplesDir?: string;
+  runConcurrency: number;
+  maxQueuedRuns: number;
+  maxBodyBytes: number;
+  shutdownGraceMs: number;
+  demoLlm: boolean;
+}
+
+export class ConfigError extends Error {
+  readonly code = "INVALID_CONFIG";
+}
+
+export function configFromEnv(env: Record<string, string | undefined>): EnvConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    hostname: e.WEFT_HOST,
+    dataDir: resolve(e.WEFT_DATA_DIR),
+    ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
+    ...(e.WEFT_EXAMPLES_DIR ? { examplesDir: resolve(e.WEFT_EXAMPLES_DIR) } : {}),
+    runConcurrency: e.WEFT_RUN_CONCURRENCY,
+    maxQueuedRuns: e.WEFT_MAX_QUEUED_RUNS,
+    maxBodyBytes: e.WEFT_MAX_BODY_BYTES,
+    shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
+    demoLlm: e.WEFT_DEMO_LLM === "on",
+  };
+}

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger, type RunEventDraft } from "@weft/types";
+import { openSqliteStorage, type Storage, type WriteBatch } from "../storage/storage.ts";
+import { tempDir } from "../testing/test-server.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventJournal } from "./event-journal.ts";
+
+const opened: Storage[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
+
+/** The real SQLite storage, with its batch writes counted (and optionally refused a few times). */
+function countingStorage(failFirst = 0): { storage: Storage; batches: WriteBatch[] } {
+  const storage = openSqliteStorage(tempDir());
+  opened.push(storage);
+  const batches: WriteBatch[] = [];
+  let failures = failFirst;
+  const write = storage.writeBatch.bind(storage);
+  storage.writeBatch = async (batch) => {
+    if (failures-- > 0) throw new Error("disk I/O error");
+    batches.push(batch);
+    return write(batch);
+  };
+  return { storage, batches };
+}
+
+const chunk = (i: number): RunEventDraft => ({ type: "node.chunk", nodeId: "n", invocationId: "i", index: i, chunk: `c${i}` });
+
+describe("EventJournal", () => {
+  it("stores 10,000 events in a few batched transactions, numbered without gaps", async () => {
+    const { storage, batches } = countingStorage();
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
+    await journal.open("run-1");
+    for (let i = 0; i < 10_000; i++) journal.append("run-1", chunk(i));
+    await journal.flush();
+    expect(batches.length).toBeLessThanOrEqual(Math.ceil(10_000 / 512) + 1);
+    const stored = await storage.events.listAfter("run-1", -1, 20_000);
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
+    expect(stored).toHaveLength(10_000);
+    expect(JSON.parse(stored[9_999].json)).toMatchObject({ streamId: "run-1", seq: 9_999, type: "node.chunk", chunk: "c9999" });
+  });
+
+  it("publishes an event only once it is stored", async () => {
+    const { storage } = countingStorage();
+    const hub = new EventHub();
+    const journal = new EventJournal(storage, hub, { maxBatch: 64, flushMs: 2 }, silentLogger);
+    const checks: boolean[] = [];
+    hub.subscribe("run-2", (events) => {
+      const last = events[events.length - 1];
+      void storage.events.listAfter("run-2", last.seq - 1, 1).then((found) => checks.push(found[0]?.seq === last.seq));
+    });
+    await journal.open("run-2");
+    for (let i = 0; i < 1000; i++) {
+      journal.append("run-2", chunk(i));
+      if (i % 100 === 0) await Bun.sleep(1);
+    }
+    await journal.flush();
+    await Bun.sleep(10);
+    expect(checks.length).toBeGreaterThan(1);
+    expect(checks.every(Boolean)).toBe(true);
+  });
+
+  it("continues a stream's numbering after it was closed (a conversation that goes on later)", async () => {
+    const { storage } = countingStorage();
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
+    await journal.open("conv");
+    journal.append("conv", chunk(0));
+    journal.append("conv", chunk(1));
+    await journal.flush();
+    journal.close("conv");
+    const fresh = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
+    await fresh.open("conv");
+    expect(fresh.append("conv", chunk(2)).seq).toBe(2);
+    await fresh.flush();
+    expect((await storage.events.listAfter("conv", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2]);
+  });
+
+  it("keeps events whose write failed and stores them, in order, on the next flush", async () => {
+    const { storage } = countingStorage(2);
+    const published: number[] = [];
+    const hub = new EventHub();
+    hub.subscribe("run-3", (events) => published.push(...events.map((e) => e.seq)));
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, silentLogger);
+    await journal.open("run-3");
+    journal.append("run-3", chunk(0));
+    await expect(journal.flush()).rejects.toThrow("disk I/O error");
+    journal.append("run-3", chunk(1));
+    await expect(journal.flush()).rejects.toThrow("disk I/O error");
+    expect(published).toEqual([]);
+    journal.append("run-3", chunk(2));
+    await journal.flush();
+    expect((await storage.events.listAfter("run-3", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(published).toEqual([0, 1, 2]);
+  });
+});

@@ -1,0 +1,31 @@
+import { LruOutputCache } from "@weft/agent-runtime";
+
+/**
+ * One output cache per workflow, shared by that workflow's runs, so re-running after an edit or
+ * from a node reuses the upstream outputs of earlier runs. The least recently run workflows' caches
+ * are dropped first.
+ */
+export class WorkflowCaches {
+  private readonly caches = new Map<string, LruOutputCache>();
+
+  constructor(
+    private readonly maxWorkflows: number,
+    private readonly entriesPerWorkflow: number,
+  ) {}
+
+  for(workflowId: string): LruOutputCache {
+    let cache = this.caches.get(workflowId);
+    if (cache) {
+      this.caches.delete(workflowId);
+    } else {
+      cache = new LruOutputCache(this.entriesPerWorkflow);
+      if (this.caches.size >= this.maxWorkflows) this.caches.delete(this.caches.keys().next().value as string);
+    }
+    this.caches.set(workflowId, cache);
+    return cache;
+  }
+
+  drop(workflowId: string): void {
+    this.caches.delete(workflowId);
+  }
+}

@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteStorage } from "./storage/storage.ts";
+import { slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
+import { spawnServer, type ChildServer } from "./testing/child-server.ts";
+
+const children: ChildServer[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.proc.exitCode === null) {
+      c.proc.kill(9);
+      await c.proc.exited;
+    }
+  }
+});
+
+async function waitForStatus(s: Pick<ChildServer, "call">, runId: string, statuses: string[], timeoutMs = 15_000) {
+  return waitFor(
+    async () => {
+      const res = await s.call("GET", `/api/runs/${runId}`);
+      return statuses.includes(res.body?.run?.status) ? res.body : undefined;
+    },
+    timeoutMs,
+    `run ${runId} to be ${statuses.join("/")}`,
+  );
+}
+
+describe("persistence across restarts", () => {
+  it("keeps workflows, agents, scenes, profiles and runs", async () => {
+    const dataDir = tempDir();
+    const first = await startTestServer({ dataDir });
+    await first.call("POST", "/api/workflows", { workflow: templateWorkflow("keep") });
+    await first.call("PUT", "/api/workflows/keep", { workflow: { ...templateWorkflow("keep"), name: "Kept" }, baseRevision: 1 });
+    const agent = await first.call("POST", "/api/agents", { id: "helper", name: "Helper", deliberationWorkflowId: "keep" });
+    expect(agent.status).toBe(201);
+    const scene = await first.call("POST", "/api/scenes", { id: "room", name: "Room", agents: [{ instanceId: "h1", profileId: "helper" }] });
+    expect(scene.status).toBe(201);
+    await first.call("POST", "/api/llm-profiles", { name: "Local", baseUrl: "http://127.0.0.1:1/v1", model: "m", apiKey: "sk-abcdefgh12345678" });
+    const run = (await first.call("POST", "/api/workflows/keep/runs", { inputs: { topic: "twill" } })).body;
+    const done = await waitForStatus(first, run.runId, ["completed"]);
+    await first.stop();
+
+    const second = await startTestServer({ dataDir });
+    try {
+      expect((await second.call("GET", "/api/workflows/keep")).body.workflow).toMatchObject({ name: "Kept", revision: 2 });
+      expect((await second.call("GET", "/api/agents/helper")).body.agent).toMatchObject({ name: "Helper", revision: 1 });
+      expect((await second.call("GET", "/api/scenes/room")).body.scene.agents).toHaveLength(1);
+      const profiles = (await second.call("GET", "/api/llm-profiles")).body.profiles;
+      expect(profiles.find((p: any) => p.id === "local")).toMatchObject({ apiKeyMasked: "sk-…5678" });
+      expect((await second.call("GET", `/api/runs/${run.runId}`)).body).toEqual(done);
+      expect(second.server.interruptedAtStart).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("loads the example content on first start only, never over the user's edits", async () => {
+    const examples = tempDir("weft-examples-");
+    await Bun.write(`${examples}/ex.json`, JSON.stringify(templateWorkflow("example")));
+    await Bun.write(`${examples}/broken.json`, "{ nope");
+    await Bun.write(`${examples}/agents/a.json`, JSON.stringify({ id: "ex-agent", name: "Ex", deliberationWorkflowId: "example" }));
+    const dataDir = tempDir();
+    const first = await startTestServer({ dataDir, examplesDir: examples });
+    expect((await first.call("GET", "/api/agents/ex-agent")).status).toBe(200);
+    await first.call("PUT", "/api/workflows/example", { workflow: { ...templateWorkflow("example"), name: "Edited" }, baseRevision: 1 });
+    await first.call("DELETE", "/api/agents/ex-agent");
+    await first.stop();
+    const second = await startTestServer({ dataDir, examplesDir: examples });
+    try {
+      expect((await second.call("GET", "/api/workflows/example")).body.workflow).toMatchObject({ name: "Edited", revision: 2 });
+      expect((await second.call("GET", "/api/agents/ex-agent")).status).toBe(404);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe("a real server process", () => {
+  it("killed with SIGKILL mid-run restarts with the run interrupted, completed data intact, and re-runnable", async () => {
+    const dataDir = tempDir();
+    const first = await spawnServer(dataDir);
+    children.push(first);
+    await first.call("POST", "/api/workflows", { workflow: templateWorkflow("quick") });
+    await first.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
+    const quick = (await first.call("POST", "/api/workflows/quick/runs", { inputs: { topic: "felt" } })).body;
+    const quickDone = await waitForStatus(first, quick.runId, ["completed"]);
+    const long = (await first.call("POST", "/api/workflows/long/runs", {})).body;
+    await waitForStatus(first, long.runId, ["running"]);
+    first.proc.kill(9);
+    expect(await first.proc.exited).not.toBe(0);
+
+    const second = await spawnServer(dataDir);
+    children.push(second);
+    const after = (await second.call("GET", `/api/runs/${long.runId}`)).body;
+    expect(after.run).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
+    const events = (await second.call("GET", `/api/runs/${long.runId}/events`)).body.events;
+    expect(events[0].type).toBe("run.started");
+    expect(events.at(-1)).toMatchObject({ type: "run.cancelled", seq: events.length - 1 });
+    expect(events.at(-1).reason).toContain("interrupted");
+    expect((await second.call("GET", `/api/runs/${quick.runId}`)).body).toEqual(quickDone);
+    expect((await second.call("GET", "/api/workflows/long")).body.workflow.nodes).toHaveLength(2);
+
+    const rerun = await second.call("POST", `/api/runs/${long.runId}/rerun`);
+    expect(rerun.status).toBe(202);
+    await waitForStatus(second, rerun.body.runId, ["running"]);
+    await second.call("POST", `/api/runs/${rerun.body.runId}/cancel`);
+    expect((await waitForStatus(second, rerun.body.runId, ["cancelled"])).run.sourceRunId).toBe(long.runId);
+  });
+
+  it("on SIGTERM lets short runs finish, stops long ones as interrupted, flushes their events and exits 0", async () => {
+    const dataDir = tempDir();
+    const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "1500" });
+    children.push(server);
+    await server.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 400) });
+    await server.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
+    const short = (await server.call("POST", "/api/workflows/short/runs", {})).body;
+    const long = (await server.call("POST", "/api/workflows/long/runs", {})).body;
+    await waitForStatus(server, long.runId, ["running"]);
+    await waitForStatus(server, short.runId, ["running", "completed"]);
+    server.proc.kill("SIGTERM");
+    expect(await server.proc.exited).toBe(0);
+
+    const storage = openSqliteStorage(dataDir);
+    try {
+      expect((await storage.runs.get(short.runId))?.status).toBe("completed");
+      const longRun = await storage.runs.get(long.runId);
+      expect(longRun).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
+      const events = await storage.events.listAfter(long.runId, -1, 100);
+      expect(events.at(-1)?.type).toBe("run.cancelled");
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    } finally {
+      storage.close();
+    }
+  });
+});

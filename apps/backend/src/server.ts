@@ -1,0 +1,145 @@
+import { Elysia } from "elysia";
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
+import { createBuiltinRegistry } from "@weft/nodes";
+import { ExecutionEngine, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
+import { openSqliteStorage, type Storage } from "./storage/storage.ts";
+import { loadMasterKey } from "./secrets/master-key.ts";
+import { SecretBox } from "./secrets/secret-box.ts";
+import { LlmProfileService } from "./llm/profile-service.ts";
+import { EventHub } from "./events/event-hub.ts";
+import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
+import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
+import { eventSocketOf } from "./events/socket-adapter.ts";
+import { RunQueue } from "./runs/run-queue.ts";
+import { RunService } from "./runs/run-service.ts";
+import { WorkflowCaches } from "./runs/workflow-caches.ts";
+import { loadExamplesOnce } from "./seed/example-loader.ts";
+import { createApi } from "./api/app.ts";
+import pkg from "../package.json" with { type: "json" };
+
+export interface ServerOptions {
+  /** Folder of the SQLite file and the generated master key. */
+  dataDir: string;
+  /** 0 picks a free port. Default 3000. */
+  port?: number;
+  /** Default 127.0.0.1 (the API has no authentication: expose it deliberately). */
+  hostname?: string;
+  /** Master key passphrase (WEFT_SECRET); otherwise `<dataDir>/master.key` is used. */
+  secret?: string;
+  /** The built editor. Default: apps/frontend/dist. */
+  frontendDir?: string;
+  /** Example workflows, agents and scenes loaded on first start. Default: the repository's workflows/. */
+  examplesDir?: string;
+  /** Start the embedded demo LLM (the default profile). Default true. */
+  demoLlm?: boolean;
+  runConcurrency?: number;
+  maxQueuedRuns?: number;
+  maxBodyBytes?: number;
+  /** How long running runs may take to finish on shutdown before they are stopped. */
+  shutdownGraceMs?: number;
+  journal?: Partial<JournalOptions>;
+  ws?: Partial<GatewayOptions>;
+  logger?: Logger;
+}
+
+export interface WeftServer {
+  url: string;
+  port: number;
+  storage: Storage;
+  /** The demo LLM's base URL, when it runs. */
+  demoLlmBaseUrl?: string;
+  /** Runs found unfinished at start (a previous process died) and marked interrupted. */
+  interruptedAtStart: string[];
+  /** Graceful stop: refuse new work, let runs finish (or stop them), flush events, close. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_FRONTEND = fileURLToPath(new URL("../../frontend/dist", import.meta.url));
+const DEFAULT_EXAMPLES = fileURLToPath(new URL("../../../workflows", import.meta.url));
+
+export async function createServer(options: ServerOptions): Promise<WeftServer> {
+  const log = options.logger ?? createLogger("weft");
+  const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
+  mkdirSync(options.dataDir, { recursive: true });
+  const storage = openSqliteStorage(options.dataDir);
+  let demo: DemoLlm | undefined;
+  try {
+    const box = new SecretBox(loadMasterKey(options.dataDir, options.secret));
+    demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
+    const demoUrl = demo?.baseUrl;
+    const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, log.child("llm"));
+    await llmProfiles.ensureDefaults();
+    await loadExamplesOnce(storage, options.examplesDir ?? DEFAULT_EXAMPLES, log.child("examples"));
+
+    const catalog = createBuiltinRegistry();
+    const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
+    const services: NodeServices = { llm: new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") }) };
+    const engineLog = log.child("engine");
+    const caches = new WorkflowCaches(64, 20_000);
+    const validator = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
+    const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
+
+    const hub = new EventHub();
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
+    const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) =>
+      log.error("run job failed", { runId: id, error: error instanceof Error ? error.message : String(error) }),
+    );
+    const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
+    const interruptedAtStart = await runs.recoverInterrupted();
+    if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
+
+    const gateway = new WsGateway(
+      storage.events,
+      hub,
+      async (streamId) =>
+        (await storage.events.lastSeq(streamId)) >= 0 ||
+        (await storage.runs.get(streamId)) !== undefined ||
+        (await storage.conversations.get(streamId)) !== undefined ||
+        (await storage.scenes.get(streamId)) !== undefined,
+      { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
+      log.child("ws"),
+    );
+    const wsPlugin = new Elysia().ws("/ws", {
+      open: (ws) => gateway.open(eventSocketOf(ws.raw)),
+      message: (ws, message) => gateway.message(eventSocketOf(ws.raw), message),
+      drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
+      close: (ws) => gateway.close(eventSocketOf(ws.raw)),
+    });
+    const api = createApi(
+      { storage, catalog, validator, runs, llmProfiles, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
+      {
+        frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
+        extra: [wsPlugin],
+        websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
+      },
+    );
+    // Bun's own limit is only a backstop: the API refuses oversized bodies itself, with a JSON error.
+    api.listen({ port: options.port ?? 3000, hostname: options.hostname ?? "127.0.0.1", maxRequestBodySize: Math.max(maxBodyBytes * 4, 64 * 1024 * 1024) });
+    const server = api.server;
+    if (!server) throw new Error("the HTTP server did not start");
+    const port = server.port ?? 0;
+    const host = options.hostname ?? "127.0.0.1";
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        const closed = server.stop(false);
+        await runs.shutdown(options.shutdownGraceMs ?? 5000);
+        gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
+        await Promise.race([closed, Bun.sleep(2000)]);
+        await server.stop(true);
+        await demo?.stop();
+        storage.close();
+      })());
+
+    log.info("listening", { url, dataDir: options.dataDir });
+    return { url, port, storage, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
+  } catch (error) {
+    await demo?.stop();
+    storage.close();
+    throw error;
+  }
+}

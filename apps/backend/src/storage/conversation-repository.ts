@@ -1,0 +1,84 @@
+import type { Database, Statement } from "bun:sqlite";
+import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
+import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
+
+/** The conversation log store of the runtime, plus the listing the API needs. */
+export interface ConversationRepository extends ConversationStore {
+  listByAgent(agentId: string, limit: number): Promise<Conversation[]>;
+}
+
+interface ConversationRow {
+  data: string;
+}
+
+/** Conversation logs in SQLite: one row per conversation, one per message, appended in order. */
+export class SqliteConversationRepository implements ConversationRepository {
+  private readonly insertConversation: Statement<unknown, [string, string | null, string, number, number]>;
+  private readonly selectConversation: Statement<ConversationRow, [string]>;
+  private readonly updateConversation: Statement<unknown, [string, number, string]>;
+  private readonly selectByAgent: Statement<ConversationRow, [string, number]>;
+  private readonly selectMessages: Statement<{ data: string }, [string]>;
+  private readonly selectLastSeq: Statement<{ seq: number | null }, [string]>;
+  private readonly selectMessageId: Statement<{ message_id: string }, [string, string]>;
+  private readonly insertMessage: Statement<unknown, [string, number, string, string]>;
+
+  constructor(private readonly db: Database) {
+    this.insertConversation = db.query("INSERT INTO conversations (id, agent_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)");
+    this.selectConversation = db.query("SELECT data FROM conversations WHERE id = ?");
+    this.updateConversation = db.query("UPDATE conversations SET data = ?, updated_at = ? WHERE id = ?");
+    this.selectByAgent = db.query("SELECT data FROM conversations WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?");
+    this.selectMessages = db.query("SELECT data FROM conversation_messages WHERE conversation_id = ? ORDER BY seq");
+    this.selectLastSeq = db.query("SELECT max(seq) AS seq FROM conversation_messages WHERE conversation_id = ?");
+    this.selectMessageId = db.query("SELECT message_id FROM conversation_messages WHERE conversation_id = ? AND message_id = ?");
+    this.insertMessage = db.query("INSERT INTO conversation_messages (conversation_id, seq, message_id, data) VALUES (?, ?, ?, ?)");
+  }
+
+  async create(input: { id?: string; title?: string; activeMode?: ConversationMode; agentId?: string }): Promise<Conversation> {
+    const id = input.id ?? crypto.randomUUID();
+    if (this.selectConversation.get(id)) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
+    const now = new Date();
+    const conversation = ConversationSchema.parse({ ...input, id, createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    this.insertConversation.run(id, conversation.agentId ?? null, JSON.stringify(conversation), now.getTime(), now.getTime());
+    return conversation;
+  }
+
+  async get(conversationId: string): Promise<Conversation | undefined> {
+    const row = this.selectConversation.get(conversationId);
+    return row ? ConversationSchema.parse(JSON.parse(row.data)) : undefined;
+  }
+
+  async listByAgent(agentId: string, limit: number): Promise<Conversation[]> {
+    return this.selectByAgent.all(agentId, limit).map((r) => ConversationSchema.parse(JSON.parse(r.data)));
+  }
+
+  async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
+    const current = await this.require(conversationId);
+    const now = new Date();
+    const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
+    this.updateConversation.run(JSON.stringify(next), now.getTime(), conversationId);
+    return next;
+  }
+
+  async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
+    const current = await this.require(conversationId);
+    const existing = new Set(messages.flatMap((m) => (this.selectMessageId.get(conversationId, m.id) ? [m.id] : [])));
+    const valid = validateMessages(conversationId, messages, existing);
+    const now = new Date();
+    this.db.transaction(() => {
+      let seq = (this.selectLastSeq.get(conversationId)?.seq ?? -1) + 1;
+      for (const m of valid) this.insertMessage.run(conversationId, seq++, m.id, JSON.stringify(m));
+      this.updateConversation.run(JSON.stringify({ ...current, updatedAt: now.toISOString() }), now.getTime(), conversationId);
+    })();
+  }
+
+  async messages(conversationId: string): Promise<ConversationMessage[]> {
+    await this.require(conversationId);
+    return this.selectMessages.all(conversationId).map((r) => JSON.parse(r.data) as ConversationMessage);
+  }
+
+  private async require(conversationId: string): Promise<Conversation> {
+    const conversation = await this.get(conversationId);
+    if (!conversation) throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
+    return conversation;
+  }
+}

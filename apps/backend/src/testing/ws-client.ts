@@ -1,0 +1,88 @@
+/** A real WebSocket client for tests: records every message and waits for the ones it needs. */
+export class TestWsClient {
+  readonly messages: any[] = [];
+  private readonly socket: WebSocket;
+  private waiters: (() => void)[] = [];
+  closed = false;
+  closeCode: number | undefined;
+
+  private constructor(url: string) {
+    this.socket = new WebSocket(url);
+    this.socket.onmessage = (e) => {
+      this.messages.push(JSON.parse(String(e.data)));
+      this.wake();
+    };
+    this.socket.onclose = (e) => {
+      this.closed = true;
+      this.closeCode = e.code;
+      this.wake();
+    };
+  }
+
+  static async connect(httpUrl: string): Promise<TestWsClient> {
+    const client = new TestWsClient(httpUrl.replace(/^http/, "ws") + "/ws");
+    await new Promise<void>((resolve, reject) => {
+      client.socket.onopen = () => resolve();
+      client.socket.onerror = () => reject(new Error("WebSocket failed to connect"));
+    });
+    return client;
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  send(message: unknown): void {
+    this.socket.send(typeof message === "string" ? message : JSON.stringify(message));
+  }
+
+  subscribe(streamId: string, after = -1): void {
+    this.send({ type: "subscribe", streamId, after });
+  }
+
+  /** Events received for a stream, in arrival order. */
+  events(streamId: string): any[] {
+    return this.messages.filter((m) => m.type === "event" && m.event.streamId === streamId).map((m) => m.event);
+  }
+
+  async waitFor<T>(pick: (client: TestWsClient) => T | undefined, timeoutMs = 10_000, what = "message"): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = pick(this);
+      if (value !== undefined) return value;
+      if (this.closed) throw new Error(`socket closed (code ${this.closeCode}) while waiting for ${what}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 200));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Waits for the stream's terminal run event and returns all its events. */
+  async waitForRunEnd(streamId: string, timeoutMs = 15_000): Promise<any[]> {
+    return this.waitFor(
+      (c) => {
+        const events = c.events(streamId);
+        return events.some((e) => e.type === "run.completed" || e.type === "run.failed" || e.type === "run.cancelled") ? events : undefined;
+      },
+      timeoutMs,
+      `end of run ${streamId}`,
+    );
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Asserts seqs are exactly after+1, after+2, … with nothing missing or repeated. */
+export function contiguousFrom(events: { seq: number }[], after: number): boolean {
+  return events.every((e, i) => e.seq === after + 1 + i);
+}

@@ -1,0 +1,62 @@
+import { parseArgs } from "node:util";
+import { formatIssue, workflowInterface } from "@weft/types";
+import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
+import { describeInputs, parseInputs } from "../support/cli-inputs.ts";
+import { engineFor } from "../support/engine-for.ts";
+import { loadWorkflowFile } from "../support/load-workflow-file.ts";
+import { createProgressReporter } from "../support/progress-reporter.ts";
+
+export const RUN_USAGE =
+  "weft run <file.json> [--input name=value …] [--json]   run a workflow: progress on stderr, its outputs on stdout (--json: the whole run result)";
+
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { input: { type: "string", short: "i", multiple: true }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) throw new CliError(`weft run takes one file, got ${positionals.length}. Usage: ${RUN_USAGE}`, EXIT_USAGE);
+  const file = await loadWorkflowFile(positionals[0], "run");
+  const engine = engineFor(file.directory);
+  const checked = engine.validate(file.document);
+  if (!checked.ok) {
+    for (const issue of checked.issues) process.stderr.write(`${formatIssue(issue)}\n`);
+    const count = checked.issues.length;
+    throw new CliError(`${positionals[0]} has ${count} problem${count === 1 ? "" : "s"}; nothing was run. Fix them (weft validate ${positionals[0]} lists them again).`);
+  }
+  const iface = workflowInterface(checked.workflow);
+  const inputs = parseInputs(values.input ?? [], iface);
+
+  const controller = new AbortController();
+  const onInterrupt = () => {
+    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    process.stderr.write("\ncancelling… (press Ctrl-C again to quit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onInterrupt);
+  const result = await engine.run(checked.workflow, {
+    inputs,
+    signal: controller.signal,
+    onEvent: createProgressReporter((text) => process.stderr.write(text)),
+  });
+  process.off("SIGINT", onInterrupt);
+
+  process.stdout.write(`${JSON.stringify(values.json ? result : result.outputs, null, 2)}\n`);
+  if (result.error?.code === "INVALID_INPUT") process.stderr.write(`fix: give the inputs with --input name=value; ${describeInputs(iface.inputs)}\n`);
+  switch (result.status) {
+    case "completed":
+      return 0;
+    case "failed":
+      return EXIT_FAILED;
+    case "cancelled":
+      return EXIT_INTERRUPTED;
+    default: {
+      const never: never = result.status;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,7 @@
+import { DirectoryWorkflowSource, ExecutionEngine } from "@weft/agent-runtime";
+import { createBuiltinRegistry } from "@weft/nodes";
+
+/** An engine with the built-in nodes whose skills come from `directory` (the workflow file's folder). */
+export function engineFor(directory: string): ExecutionEngine {
+  return new ExecutionEngine({ catalog: createBuiltinRegistry(), workflows: new DirectoryWorkflowSource(directory) });
+}

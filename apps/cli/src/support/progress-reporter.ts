@@ -1,0 +1,99 @@
+import type { RunEvent, RunEventSink } from "@weft/types";
+import { formatDuration, preview } from "./format.ts";
+
+/** How much streamed text one node shows before the rest is only counted. */
+const STREAM_PREVIEW_CHARS = 160;
+
+function indentLines(text: string, indent: string): string {
+  return text.replace(/\n/g, `\n${indent}`);
+}
+
+/**
+ * Live per-node progress for a terminal (stderr): one line when a node starts and one when it ends
+ * (completed with timing, cached, failed, skipped), streamed chunks inline on one line per node.
+ */
+export function createProgressReporter(write: (text: string) => void): RunEventSink {
+  let openStream: string | undefined;
+  let shown = 0;
+  const chunkCounts = new Map<string, number>();
+  const closeStreamLine = () => {
+    if (openStream === undefined) return;
+    write("\n");
+    openStream = undefined;
+  };
+  return (event: RunEvent) => {
+    switch (event.type) {
+      case "node.chunk": {
+        chunkCounts.set(event.invocationId, (chunkCounts.get(event.invocationId) ?? 0) + 1);
+        if (openStream !== event.invocationId) {
+          closeStreamLine();
+          write(`  ⋯ ${event.nodeId}: `);
+          openStream = event.invocationId;
+          shown = 0;
+        }
+        if (shown >= STREAM_PREVIEW_CHARS) return;
+        const text = (typeof event.chunk === "string" ? event.chunk : `${preview(event.chunk, 40)} `).replace(/\s+/g, " ");
+        const room = STREAM_PREVIEW_CHARS - shown;
+        write(text.length > room ? `${text.slice(0, room)}…` : text);
+        shown += text.length;
+        return;
+      }
+      case "run.started":
+        closeStreamLine();
+        write(`▶ ${event.workflowId} (${event.nodeCount} node${event.nodeCount === 1 ? "" : "s"})\n`);
+        return;
+      case "node.started":
+        closeStreamLine();
+        write(`  … ${event.nodeId} (${event.nodeType})${event.attempt > 1 ? ` attempt ${event.attempt}` : ""}\n`);
+        return;
+      case "node.retrying":
+        closeStreamLine();
+        write(`  ↻ ${event.nodeId} [${event.error.code}] ${event.error.message}; retrying in ${formatDuration(event.delayMs)}\n`);
+        return;
+      case "node.completed": {
+        closeStreamLine();
+        const chunks = chunkCounts.get(event.invocationId);
+        if (event.cached) write(`  ○ ${event.nodeId} cached\n`);
+        else write(`  ✓ ${event.nodeId} ${formatDuration(event.durationMs)}${chunks ? ` · ${chunks} chunk${chunks === 1 ? "" : "s"}` : ""}\n`);
+        return;
+      }
+      case "node.failed":
+        closeStreamLine();
+        write(`  ✗ ${event.nodeId} [${event.error.code}] ${indentLines(event.error.message, "      ")} (${formatDuration(event.durationMs)})\n`);
+        return;
+      case "node.skipped":
+        closeStreamLine();
+        write(`  – ${event.nodeId} skipped: ${event.reason}\n`);
+        return;
+      case "run.completed":
+        closeStreamLine();
+        write(`✓ completed in ${formatDuration(event.durationMs)}\n`);
+        return;
+      case "run.failed":
+        closeStreamLine();
+        write(`✗ failed after ${formatDuration(event.durationMs)}: [${event.error.code}] ${indentLines(event.error.message, "    ")}\n`);
+        return;
+      case "run.cancelled":
+        closeStreamLine();
+        write(`■ cancelled after ${formatDuration(event.durationMs)}: ${event.reason}\n`);
+        return;
+      // Agent and scene events do not occur in a workflow run.
+      case "agent.step":
+      case "agent.llm.output":
+      case "agent.action.parsed":
+      case "agent.action.rejected":
+      case "agent.observation":
+      case "agent.finished":
+      case "agent.permission.requested":
+      case "agent.permission.answered":
+      case "scene.event":
+      case "scene.status":
+      case "world.changed":
+        return;
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  };
+}

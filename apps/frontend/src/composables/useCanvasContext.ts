@@ -1,0 +1,41 @@
+import { computed, inject, provide, type ComputedRef, type InjectionKey } from "vue";
+import type { NodeSpec, Workflow, WorkflowEdge } from "@weft/types";
+import type { RunView } from "../lib/run-state.ts";
+
+/** What every node and edge on one canvas needs to know about that canvas. */
+export interface CanvasContext {
+  tabId: string;
+  readonly: ComputedRef<boolean>;
+  doc: ComputedRef<Workflow>;
+  run: ComputedRef<RunView | undefined>;
+  /** Zoomed out far: nodes draw a light version of themselves. */
+  lowDetail: ComputedRef<boolean>;
+  /** Edges into each node, by input port, in order. */
+  incoming: ComputedRef<Map<string, Map<string, WorkflowEdge[]>>>;
+  lookup: (type: string) => NodeSpec | undefined;
+}
+
+const KEY: InjectionKey<CanvasContext> = Symbol("weft-canvas");
+
+export function provideCanvasContext(context: Omit<CanvasContext, "incoming">): CanvasContext {
+  const incoming = computed(() => {
+    const map = new Map<string, Map<string, WorkflowEdge[]>>();
+    for (const e of context.doc.value.edges) {
+      let ports = map.get(e.target);
+      if (!ports) map.set(e.target, (ports = new Map()));
+      const list = ports.get(e.targetHandle);
+      if (list) list.push(e);
+      else ports.set(e.targetHandle, [e]);
+    }
+    return map;
+  });
+  const full: CanvasContext = { ...context, incoming };
+  provide(KEY, full);
+  return full;
+}
+
+export function useCanvasContext(): CanvasContext {
+  const context = inject(KEY);
+  if (!context) throw new Error("useCanvasContext() is only available inside FlowCanvas");
+  return context;
+}

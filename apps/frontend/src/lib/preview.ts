@@ -1,0 +1,22 @@
+/** A one-line preview of any value (node footers, tables). */
+export function previewValue(value: unknown, max = 80): string {
+  let text: string;
+  if (typeof value === "string") text = JSON.stringify(value);
+  else if (value === undefined) text = "undefined";
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
+/** Milliseconds in a readable unit. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}

@@ -1,0 +1,160 @@
+import { defineStore } from "pinia";
+import { computed, markRaw, ref, shallowRef, watch } from "vue";
+import { z } from "zod";
+import type { ApiError } from "../api/errors.ts";
+import { describeApiError } from "../api/errors.ts";
+import type { ConnectionRequest } from "../lib/connection.ts";
+import type { Position } from "../lib/commands.ts";
+import type { Size } from "../lib/layout.ts";
+import { readLocal, writeLocal } from "../lib/local-store.ts";
+
+export type Theme = "light" | "dark";
+export type ToastKind = "error" | "warning" | "info" | "success";
+
+export interface Toast {
+  id: number;
+  kind: ToastKind;
+  message: string;
+  detail?: string;
+}
+
+/** What the active canvas lets the rest of the app do to it (registered by FlowCanvas while mounted). */
+export interface CanvasBridge {
+  fitView(): void;
+  zoomIn(): void;
+  zoomOut(): void;
+  /** The flow position under the centre of the visible canvas. */
+  viewCenter(): Position;
+  /** Flow position of a point on screen. */
+  toFlow(screen: Position): Position;
+  /** Screen position of a flow point. */
+  toScreen(flow: Position): Position;
+  /** The measured size of a node, when it is rendered. */
+  sizeOf(id: string): Size | undefined;
+  /** Selects exactly these Vue Flow element ids. */
+  select(flowIds: string[]): void;
+  selectAll(): void;
+  clearSelection(): void;
+}
+
+export interface QuickAddState {
+  screen: Position;
+  flow: Position;
+  /** Set when the popup opened because a connection was dropped on empty canvas. */
+  pending?: { from: ConnectionRequest; fromSide: "source" | "target"; portType: string };
+}
+
+export interface ConfirmRequest {
+  title: string;
+  message: string;
+  choices: { id: string; label: string; kind?: "primary" | "danger" }[];
+  resolve: (choice: string | null) => void;
+}
+
+export interface PromptRequest {
+  title: string;
+  message: string;
+  value: string;
+  /** Returns why the text cannot be used, or null. */
+  check?: (value: string) => string | null;
+  resolve: (value: string | null) => void;
+}
+
+type SidebarTab = "nodes" | "workflows" | "history";
+
+/** Theme, panels, dialogs, toasts and the selection of the active canvas. */
+export const useUiStore = defineStore("ui", () => {
+  const theme = ref<Theme>(readLocal("weft.theme", z.enum(["light", "dark"])) ?? (globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+  watch(
+    theme,
+    (t) => {
+      document.documentElement.dataset.theme = t;
+      writeLocal("weft.theme", t);
+    },
+    { immediate: true },
+  );
+  const toggleTheme = () => (theme.value = theme.value === "dark" ? "light" : "dark");
+
+  const toasts = ref<Toast[]>([]);
+  let nextToast = 1;
+  function toast(kind: ToastKind, message: string, detail?: string, timeoutMs = kind === "error" ? 9000 : 4000) {
+    const id = nextToast++;
+    toasts.value = [...toasts.value.slice(-4), { id, kind, message, detail }];
+    if (timeoutMs > 0) setTimeout(() => dismiss(id), timeoutMs);
+    return id;
+  }
+  const dismiss = (id: number) => (toasts.value = toasts.value.filter((t) => t.id !== id));
+  /** Shows a backend failure in plain words, prefixed with what the user was doing. */
+  const apiError = (doing: string, error: ApiError) => toast("error", `${doing}: ${describeApiError(error)}`, error.code);
+
+  const sidebarTab = ref<SidebarTab>("nodes");
+  const helpOpen = ref(false);
+  const runDialogOpen = ref(false);
+  const interfaceEditorOpen = ref(false);
+  const quickAdd = shallowRef<QuickAddState | null>(null);
+  const confirmRequest = shallowRef<ConfirmRequest | null>(null);
+  const promptRequest = shallowRef<PromptRequest | null>(null);
+
+  function prompt(request: Omit<PromptRequest, "resolve">): Promise<string | null> {
+    return new Promise((resolve) => {
+      promptRequest.value = {
+        ...request,
+        resolve: (value) => {
+          promptRequest.value = null;
+          resolve(value);
+        },
+      };
+    });
+  }
+
+  function confirm(request: Omit<ConfirmRequest, "resolve">): Promise<string | null> {
+    return new Promise((resolve) => {
+      confirmRequest.value = {
+        ...request,
+        resolve: (choice) => {
+          confirmRequest.value = null;
+          resolve(choice);
+        },
+      };
+    });
+  }
+
+  /** Long text opened in the viewer (node outputs, streamed text). */
+  const textViewer = shallowRef<{ title: string; text: string } | null>(null);
+
+  const canvas = shallowRef<CanvasBridge | null>(null);
+  const attachCanvas = (bridge: CanvasBridge | null) => (canvas.value = bridge ? markRaw(bridge) : null);
+
+  /** Vue Flow ids of the selected elements on the active canvas. */
+  const selection = shallowRef<string[]>([]);
+  const selectedEdges = shallowRef<string[]>([]);
+  const singleSelected = computed(() => (selection.value.length === 1 ? selection.value[0] : null));
+
+  /** Where the mouse last was over the canvas (paste and comments go there). */
+  const pointer = shallowRef<Position | null>(null);
+
+  return {
+    theme,
+    toggleTheme,
+    toasts,
+    toast,
+    dismiss,
+    apiError,
+    sidebarTab,
+    helpOpen,
+    runDialogOpen,
+    interfaceEditorOpen,
+    quickAdd,
+    confirmRequest,
+    confirm,
+    promptRequest,
+    prompt,
+    textViewer,
+    canvas,
+    attachCanvas,
+    selection,
+    selectedEdges,
+    singleSelected,
+    pointer,
+  };
+});

@@ -1,0 +1,198 @@
+/**
+ * ExecutionEngine overhead. For a chain and a fan-out/fan-in of N cheap nodes, measures the engine
+ * (validation of the graph + setup + run, with events and observations on) against a bare baseline
+ * in the same process: the same node functions awaited in topological order, no engine. Prints one
+ * JSON line per shape and N. Targets: ≤ 5 µs/node and ≤ 4× baseline at N = 10,000; linear growth.
+ *
+ * The cheap nodes are idempotent, and each measured engine run uses a fresh engine (an empty cache),
+ * so cache keys are computed and outputs stored for every node, as in a first run.
+ * `run` checks the graph of a typed Workflow; the full check of a raw document with its JSON schema
+ * (`engine.validate`, done where documents come in: API, CLI) is printed for reference as
+ * `validate_document_us_per_node`.
+ */
+import { defineNode, NodeRegistry } from "../packages/nodes/src/index.ts";
+import { ExecutionEngine } from "../packages/agent-runtime/src/index.ts";
+import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunEvent, type Workflow } from "../packages/types/src/index.ts";
+
+const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
+const SHAPES = ["chain", "fan"] as const;
+type Shape = (typeof SHAPES)[number];
+
+/**
+ * The cheap nodes are declared like every Weft node (`defineNode`, which checks inputs and config on
+ * each call). BENCH_NODES=plain uses bare functions instead, to see the engine's cost on its own.
+ */
+function cheapNode(spec: NodeSpecInput, execute: NodeExecute): NodeDefinition {
+  return process.env.BENCH_NODES === "plain" ? { spec: NodeSpecSchema.parse(spec), execute } : defineNode(spec, execute);
+}
+
+const source = cheapNode(
+  { type: "bench:source", title: "Source", inputs: [{ id: "value", type: "number", required: true }], outputs: [{ id: "value", type: "number" }], flags: { idempotent: true } },
+  (inputs) => ({ value: inputs.value }),
+);
+const inc = cheapNode(
+  {
+    type: "bench:inc",
+    title: "Increment",
+    inputs: [
+      { id: "x", type: "number", required: true },
+      { id: "by", type: "number", default: 1 },
+    ],
+    outputs: [{ id: "y", type: "number" }],
+    flags: { idempotent: true },
+  },
+  (inputs) => ({ y: (inputs.x as number) + (inputs.by as number) }),
+);
+const sum = cheapNode(
+  { type: "bench:sum", title: "Sum", inputs: [{ id: "xs", type: "number", multi: true, required: true }], outputs: [{ id: "total", type: "number" }], flags: { idempotent: true } },
+  (inputs) => {
+    let total = 0;
+    for (const x of inputs.xs as number[]) total += x;
+    return { total };
+  },
+);
+const catalog = new NodeRegistry().registerAll([source, inc, sum]);
+
+/** chain: source → inc → … → inc.  fan: source → (N−2 × inc) → sum. */
+function buildWorkflow(shape: Shape, n: number): Workflow {
+  const nodes: Workflow["nodes"] = [{ id: "n0", type: "bench:source", position: { x: 0, y: 0 }, config: {}, inputs: { value: 0 } }];
+  const edges: Workflow["edges"] = [];
+  if (shape === "chain") {
+    for (let i = 1; i < n; i++) {
+      nodes.push({ id: `n${i}`, type: "bench:inc", position: { x: i, y: 0 }, config: {}, inputs: {} });
+      edges.push({ id: `e${i}`, source: `n${i - 1}`, sourceHandle: i === 1 ? "value" : "y", target: `n${i}`, targetHandle: "x" });
+    }
+  } else {
+    for (let i = 1; i < n - 1; i++) {
+      // Distinct literal inputs: identical nodes would share one cache entry and run once.
+      nodes.push({ id: `n${i}`, type: "bench:inc", position: { x: 1, y: i }, config: {}, inputs: { by: i } });
+      edges.push({ id: `a${i}`, source: "n0", sourceHandle: "value", target: `n${i}`, targetHandle: "x" });
+      edges.push({ id: `b${i}`, source: `n${i}`, sourceHandle: "y", target: `n${n - 1}`, targetHandle: "xs" });
+    }
+    nodes.push({ id: `n${n - 1}`, type: "bench:sum", position: { x: 2, y: 0 }, config: {}, inputs: {} });
+  }
+  return { id: `bench-${shape}-${n}`, name: "bench", description: "", revision: 0, nodes, edges, annotations: [], tags: [] };
+}
+
+interface Wire {
+  src: number;
+  handle: string;
+  port: string;
+  multi: boolean;
+}
+
+/** The bare baseline's wiring (made outside the timed part: the baseline is given its order and wiring). */
+interface Plan {
+  defs: NodeDefinition[];
+  wires: Wire[][];
+  literals: NodeValues[];
+  ids: string[];
+  configs: Record<string, unknown>[];
+}
+
+function wiring(workflow: Workflow): Plan {
+  const index = new Map(workflow.nodes.map((node, i) => [node.id, i]));
+  const defs = workflow.nodes.map((node) => catalog.require(node.type));
+  const wires: Wire[][] = workflow.nodes.map(() => []);
+  for (const edge of workflow.edges) {
+    const target = index.get(edge.target)!;
+    const multi = defs[target].spec.inputs.find((p) => p.id === edge.targetHandle)!.multi;
+    wires[target].push({ src: index.get(edge.source)!, handle: edge.sourceHandle, port: edge.targetHandle, multi });
+  }
+  // Port defaults folded into the literal inputs ahead of time.
+  const literals = workflow.nodes.map((node, i) => {
+    const defaults = Object.fromEntries(defs[i].spec.inputs.filter((p) => p.default !== undefined).map((p) => [p.id, p.default]));
+    return { ...defaults, ...node.inputs };
+  });
+  return { defs, wires, literals, ids: workflow.nodes.map((node) => node.id), configs: workflow.nodes.map((node) => node.config) };
+}
+
+const baseContext = {
+  runId: "baseline",
+  signal: new AbortController().signal,
+  log: silentLogger,
+  services: {},
+  runSubworkflow: () => Promise.reject(new Error("not in the baseline")),
+};
+
+/** Each node gets its own minimal context (its id and config), as any correct runner must give it. */
+async function runBaseline(plan: Plan): Promise<unknown> {
+  const { defs, wires, literals, ids, configs } = plan;
+  const outputs = new Array<NodeValues>(defs.length);
+  for (let i = 0; i < defs.length; i++) {
+    const inputs: NodeValues = { ...literals[i] };
+    for (const wire of wires[i]) {
+      const value = outputs[wire.src][wire.handle];
+      if (wire.multi) ((inputs[wire.port] ??= []) as unknown[]).push(value);
+      else inputs[wire.port] = value;
+    }
+    const ctx: NodeContext = { ...baseContext, nodeId: ids[i], invocationId: ids[i], config: configs[i] };
+    outputs[i] = (await defs[i].execute(inputs, ctx)) as NodeValues;
+  }
+  return outputs[defs.length - 1];
+}
+
+async function runEngine(workflow: Workflow): Promise<unknown> {
+  let events = 0;
+  const engine = new ExecutionEngine({ catalog, logger: silentLogger });
+  const result = await engine.run(workflow, { onEvent: (_event: RunEvent) => void events++ });
+  if (result.status !== "completed" || result.observations.length !== workflow.nodes.length || events < 2 * workflow.nodes.length) {
+    throw new Error(`engine run went wrong: ${result.status} ${JSON.stringify(result.error)}`);
+  }
+  return result.observations[result.observations.length - 1].outputs;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function measure(runs: number, once: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    Bun.gc(true);
+    const t0 = performance.now();
+    await once();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+for (const shape of SHAPES) {
+  for (const n of SIZES) {
+    const workflow = buildWorkflow(shape, n);
+    const plan = wiring(workflow);
+    const runs = n >= 100_000 ? 5 : 9;
+    // Warm-up: both paths, so the JIT has compiled them before anything is timed.
+    for (let w = 0; w < (n >= 100_000 ? 2 : 5); w++) {
+      await runBaseline(plan);
+      await runEngine(workflow);
+    }
+    const expected = JSON.stringify(await runBaseline(plan));
+    const got = JSON.stringify(await runEngine(workflow));
+    if (expected !== got) throw new Error(`engine and baseline disagree: ${got} vs ${expected}`);
+    const baselineMs = await measure(runs, () => runBaseline(plan));
+    const engineMs = await measure(runs, () => runEngine(workflow));
+    const raw = JSON.parse(JSON.stringify(workflow));
+    const schemaEngine = new ExecutionEngine({ catalog, logger: silentLogger });
+    const validateMs = await measure(3, async () => {
+      if (!schemaEngine.validate(raw).ok) throw new Error("bench workflow is invalid");
+    });
+    const engineUs = (engineMs * 1000) / n;
+    const baselineUs = (baselineMs * 1000) / n;
+    console.log(
+      JSON.stringify({
+        bench: "engine",
+        shape,
+        n,
+        engine_us_per_node: round(engineUs),
+        baseline_us_per_node: round(baselineUs),
+        ratio: round(engineUs / baselineUs, 2),
+        overhead_us_per_node: round(engineUs - baselineUs),
+        validate_document_us_per_node: round((validateMs * 1000) / n),
+      }),
+    );
+  }
+}

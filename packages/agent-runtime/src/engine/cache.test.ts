@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import type { RunResult, Workflow } from "@weft/types";
+import { ExecutionEngine } from "./execution-engine.ts";
+import { LruOutputCache } from "./lru-output-cache.ts";
+import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
+
+/** a → plus → times; b → other (independent); rnd (not idempotent) → after. */
+function pipeline(aValue = 1): Workflow {
+  return workflow(
+    "cached",
+    [
+      { id: "a", type: "test:const", config: { value: aValue } },
+      { id: "plus", type: "test:add", inputs: { b: 10 } },
+      { id: "times", type: "test:add", inputs: { b: 100 } },
+      { id: "b", type: "test:const", config: { value: 5 } },
+      { id: "other", type: "test:add" },
+      { id: "rnd", type: "test:random" },
+      { id: "after", type: "test:add" },
+    ],
+    [
+      ["a", "value", "plus", "a"],
+      ["plus", "sum", "times", "a"],
+      ["b", "value", "other", "a"],
+      ["rnd", "value", "after", "a"],
+    ],
+  );
+}
+
+const cachedIds = (result: RunResult) => result.observations.filter((o) => o.cached).map((o) => o.nodeId).sort();
+const executedIds = (result: RunResult) => result.observations.filter((o) => !o.cached).map((o) => o.nodeId).sort();
+
+describe("ExecutionEngine caching", () => {
+  it("re-running an unchanged workflow executes no idempotent node", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const first = await engine.run(pipeline());
+    expect(cachedIds(first)).toEqual([]);
+    const log = eventLog();
+    const second = await engine.run(pipeline(), { onEvent: log.onEvent });
+    // rnd is not idempotent, so it and its dependent run again; everything else comes from the cache.
+    expect(executedIds(second)).toEqual(["after", "rnd"]);
+    expect(cachedIds(second)).toEqual(["a", "b", "other", "plus", "times"]);
+    expect(probe.executions.get("plus")).toBe(1);
+    expect(probe.executions.get("rnd")).toBe(2);
+    expect(log.ofType("node.completed").filter((e) => e.cached).map((e) => e.nodeId).sort()).toEqual(["a", "b", "other", "plus", "times"]);
+    expect(log.ofType("node.started").map((e) => e.nodeId).sort()).toEqual(["after", "rnd"]);
+    expect(second.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 111 });
+  });
+
+  it("after an edit only the changed node and what depends on it run again", async () => {
+    const { catalog } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    await engine.run(pipeline(1));
+    const edited = await engine.run(pipeline(2));
+    expect(executedIds(edited)).toEqual(["a", "after", "plus", "rnd", "times"]);
+    expect(cachedIds(edited)).toEqual(["b", "other"]);
+    expect(edited.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 112 });
+    // Changing it back finds the first version's entries still cached.
+    const back = await engine.run(pipeline(1));
+    expect(cachedIds(back)).toEqual(["a", "b", "other", "plus", "times"]);
+  });
+
+  it("a literal input edit invalidates the node and its dependents only", async () => {
+    const { catalog } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    await engine.run(pipeline());
+    const wf = pipeline();
+    wf.nodes.find((n) => n.id === "plus")!.inputs.b = 20;
+    const edited = await engine.run(wf);
+    expect(cachedIds(edited)).toEqual(["a", "b", "other"]);
+    expect(edited.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 121 });
+  });
+
+  it("rerunFrom forces a node and its dependents; the rest may come from the cache", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    await engine.run(pipeline());
+    const result = await engine.run(pipeline(), { rerunFrom: "plus" });
+    expect(executedIds(result)).toEqual(["after", "plus", "rnd", "times"]);
+    expect(probe.executions.get("plus")).toBe(2);
+    const unknown = await engine.run(pipeline(), { rerunFrom: "nope" });
+    expect(unknown.error).toMatchObject({ code: "INVALID_RERUN_FROM", message: expect.stringContaining('"nope"') });
+  });
+
+  it("never serves a non-idempotent node from the cache unless its policy opts in", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const optIn = workflow("opt-in", [{ id: "rnd", type: "test:random", policy: { cacheable: true } }, { id: "rnd2", type: "test:random" }]);
+    const first = await engine.run(optIn);
+    const second = await engine.run(optIn);
+    expect(cachedIds(second)).toEqual(["rnd"]);
+    expect(second.observations.find((o) => o.nodeId === "rnd")?.outputs).toEqual(first.observations.find((o) => o.nodeId === "rnd")?.outputs);
+    expect(probe.executions.get("rnd2")).toBe(2);
+    // An idempotent node can opt out.
+    const optOut = workflow("opt-out", [{ id: "c", type: "test:const", config: { value: 1 }, policy: { cacheable: false } }]);
+    await engine.run(optOut);
+    await engine.run(optOut);
+    expect(probe.executions.get("c")).toBe(2);
+  });
+
+  it("keys interface inputs by value: a new input value runs again, the same value is cached", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const wf = workflow(
+      "iface",
+      [
+        { id: "in", type: "core:workflow-input", config: { name: "text", portType: "string" } },
+        { id: "up", type: "test:upper" },
+      ],
+      [["in", "value", "up", "text"]],
+    );
+    await engine.run(wf, { inputs: { text: "a" } });
+    await engine.run(wf, { inputs: { text: "b" } });
+    const third = await engine.run(wf, { inputs: { text: "a" } });
+    expect(probe.executions.get("up")).toBe(2);
+    expect(cachedIds(third)).toEqual(["in", "up"]);
+  });
+
+  it("does not cache failures, and uses the cache it is given", async () => {
+    const { catalog } = createTestCatalog();
+    const cache = new LruOutputCache(100);
+    const engine = new ExecutionEngine({ catalog, cache });
+    await engine.run(workflow("w", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "f", type: "test:fail" }]));
+    expect(cache.size).toBe(1);
+  });
+});
+
+describe("LruOutputCache", () => {
+  it("keeps the most recently used entries and drops the oldest", () => {
+    const cache = new LruOutputCache(2);
+    cache.set("a", { v: 1 });
+    cache.set("b", { v: 2 });
+    expect(cache.get("a")).toEqual({ v: 1 });
+    cache.set("c", { v: 3 });
+    cache.set("d", { v: 4 });
+    // a was used after b, so b went first.
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toEqual({ v: 1 });
+    expect(cache.get("d")).toEqual({ v: 4 });
+    expect(cache.size).toBeLessThanOrEqual(4);
+    expect(() => new LruOutputCache(0)).toThrow(RangeError);
+  });
+});

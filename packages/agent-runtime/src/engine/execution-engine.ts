@@ -1,0 +1,139 @@
+import {
+  createLogger,
+  formatIssue,
+  type Logger,
+  type NodeCatalog,
+  type NodeError,
+  type NodeServices,
+  type NodeValues,
+  type Observation,
+  type RunResult,
+  type ValidationIssue,
+  type Workflow,
+} from "@weft/types";
+import { compileGraph, type CompileResult } from "./compile-graph.ts";
+import { downstreamOf } from "./compiled-graph.ts";
+import type { EngineOptions, OutputCache, RunOptions } from "./engine-options.ts";
+import { GraphRun } from "./graph-run.ts";
+import { bindInterfaceInputs } from "./interface-inputs.ts";
+import { LruOutputCache } from "./lru-output-cache.ts";
+import { RunEventEmitter } from "./run-event-emitter.ts";
+import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
+import { parseWorkflowDocument } from "./schema-issues.ts";
+import { singleNodeWorkflow } from "./single-node-workflow.ts";
+import { createSubworkflowRunner, type CheckedWorkflow } from "./subworkflow.ts";
+
+export type ValidationResult = { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
+
+function invalidWorkflowError(issues: ValidationIssue[]): NodeError {
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  return { code: "INVALID_WORKFLOW", message: `the workflow has ${count}; the first: ${formatIssue(issues[0])}`, details: { issues } };
+}
+
+/**
+ * Validates and runs workflows. One code path runs everything: saved workflows, skills inside them
+ * (`core:skill`) and single nodes called as tools (`singleNodeWorkflow`).
+ */
+export class ExecutionEngine {
+  private readonly catalog: NodeCatalog;
+  private readonly services: NodeServices;
+  private readonly cache: OutputCache;
+  private readonly concurrency: number;
+  private readonly graceMs: number;
+  private readonly logger: Logger;
+  private readonly subworkflows: SubworkflowRunner;
+
+  constructor(options: EngineOptions) {
+    const concurrency = options.concurrency ?? 8;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    this.catalog = options.catalog;
+    this.services = options.services ?? {};
+    this.cache = options.cache ?? new LruOutputCache();
+    this.concurrency = concurrency;
+    this.graceMs = options.cancelGraceMs ?? 2000;
+    this.logger = options.logger ?? createLogger("engine");
+    this.subworkflows = createSubworkflowRunner(options.workflows, (doc) => this.check(doc));
+  }
+
+  /** Checks a workflow document (schema and graph) and reports every problem at once. */
+  validate(workflow: unknown): ValidationResult {
+    const checked = this.check(workflow);
+    return checked.ok ? { ok: true, workflow: checked.workflow } : { ok: false, issues: checked.issues };
+  }
+
+  private check(doc: unknown): CheckedWorkflow {
+    const parsed = parseWorkflowDocument(doc);
+    const skeleton: Workflow = parsed.workflow ?? { id: "", name: "", description: "", revision: 0, nodes: parsed.nodes, edges: parsed.edges, annotations: [], tags: [] };
+    const compiled = compileGraph(skeleton, this.catalog, parsed.malformedNodeIds);
+    const issues = [...parsed.issues, ...compiled.issues];
+    if (issues.length === 0 && parsed.workflow && compiled.graph) return { ok: true, workflow: parsed.workflow, graph: compiled.graph };
+    return { ok: false, issues };
+  }
+
+  /**
+   * `run` takes a typed Workflow and checks its graph without re-parsing the document (the schema
+   * is checked where documents come in: `validate`, the API, the CLI). Something that is not
+   * shaped like a workflow at all falls back to the full check, so its problems are still named.
+   */
+  private compileForRun(workflow: Workflow): CompileResult {
+    const shaped = workflow !== null && typeof workflow === "object" && Array.isArray(workflow.nodes) && (workflow.edges === undefined || Array.isArray(workflow.edges));
+    if (shaped) {
+      try {
+        return compileGraph(workflow, this.catalog);
+      } catch {
+        // A malformed node or edge deep inside: the schema check below names it.
+      }
+    }
+    const checked = this.check(workflow);
+    return checked.ok ? { graph: checked.graph, issues: [] } : { issues: checked.issues };
+  }
+
+  /** Runs a workflow. Never throws for bad graphs or inputs: they give a failed RunResult. */
+  async run(workflow: Workflow, options: RunOptions = {}): Promise<RunResult> {
+    const runId = options.runId ?? crypto.randomUUID();
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const emitter = new RunEventEmitter(runId, options.onEvent, this.logger);
+    const inputs = options.inputs ?? {};
+    const workflowId = typeof workflow?.id === "string" ? workflow.id : "";
+    if (emitter.enabled) emitter.emit({ type: "run.started", runId, workflowId, nodeCount: Array.isArray(workflow?.nodes) ? workflow.nodes.length : 0, inputs });
+
+    const end = (status: RunResult["status"], outputs: NodeValues, observations: Observation[], error?: NodeError): RunResult => {
+      const durationMs = performance.now() - t0;
+      if (status === "completed") emitter.emit({ type: "run.completed", runId, outputs, durationMs });
+      else if (status === "failed") emitter.emit({ type: "run.failed", runId, error: error ?? { code: "FAILED", message: "the run failed" }, outputs, durationMs });
+      else emitter.emit({ type: "run.cancelled", runId, reason: error?.message ?? "the run was cancelled", durationMs });
+      emitter.close();
+      this.logger.debug("run ended", { runId, workflowId, status, durationMs });
+      return { runId, workflowId, status, outputs, observations, ...(error ? { error } : {}), startedAt, durationMs };
+    };
+
+    const compiled = this.compileForRun(workflow);
+    if (!compiled.graph) return end("failed", {}, [], invalidWorkflowError(compiled.issues));
+    const graph = compiled.graph;
+    const bound = bindInterfaceInputs(graph, inputs);
+    if (!bound.ok) return end("failed", {}, [], bound.error);
+    let forced: Uint8Array | undefined;
+    if (options.rerunFrom !== undefined) {
+      const start = graph.indexOf.get(options.rerunFrom);
+      if (start === undefined) {
+        return end("failed", {}, [], { code: "INVALID_RERUN_FROM", message: `rerunFrom names "${options.rerunFrom}", but the workflow has no node with that id` });
+      }
+      forced = downstreamOf(graph, start);
+    }
+    const scope = new RunScope(runId, emitter, this.cache, { ...this.services, ...options.services }, this.logger, this.concurrency, this.graceMs, this.subworkflows);
+    const outcome = await new GraphRun(scope, graph, {
+      prefix: "",
+      stack: [workflowId],
+      signal: options.signal,
+      overrides: bound.overrides,
+      forced,
+    }).start();
+    return end(outcome.status, outcome.outputs, outcome.observations, outcome.error);
+  }
+
+  /** A workflow of the one node `nodeType` with `params` as its literal inputs; its run outputs are all the node's outputs. */
+  singleNodeWorkflow(nodeType: string, params: Record<string, unknown>, config?: Record<string, unknown>): Workflow {
+    return singleNodeWorkflow(this.catalog, nodeType, params, config);
+  }
+}

@@ -1,0 +1,500 @@
+import { ERROR_OUTPUT_ID, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
+import type { CompiledGraph } from "./compiled-graph.ts";
+import { hashKey, staticKeyPart } from "./cache-key.ts";
+import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
+import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
+import { INTERFACE_VALUE_PORT } from "./node-ports.ts";
+import type { RunScope } from "./run-scope.ts";
+
+export interface GraphRunOptions {
+  /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
+  prefix: string;
+  /** Workflow ids from the top-level run down to this graph. */
+  stack: readonly string[];
+  signal?: AbortSignal;
+  /** Literal inputs that replace a node's own (the interface inputs of `core:workflow-input` nodes). */
+  overrides: Map<number, NodeValues>;
+  /** 1 = run even if cached (`rerunFrom` and what depends on it). */
+  forced?: Uint8Array;
+  /** Called with every observation of this graph (a skill forwards them to its caller's graph). */
+  forward?: (observation: Observation) => void;
+}
+
+export interface GraphOutcome {
+  status: RunResult["status"];
+  outputs: NodeValues;
+  error?: NodeError;
+  observations: Observation[];
+}
+
+/** Node states. */
+const WAITING = 0;
+const RUNNING = 1;
+const COMPLETED = 2;
+const FAILED = 3;
+const SKIPPED = 4;
+const CANCELLED = 5;
+
+/** Shared placeholders (frozen): most observations have no chunks, and outputs arrive later. */
+export const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
+const NO_VALUES: NodeValues = Object.freeze({}) as NodeValues;
+
+const STATE_WORDS = ["waiting", "running", "completed", "failed", "was skipped", "was cancelled"];
+/** How long a stretch of synchronous nodes may hold the event loop before the run yields once. */
+const SLICE_MS = 16;
+
+interface Halt {
+  kind: "cancel" | "stop";
+  reason: string;
+  causeNodeId?: string;
+  error: NodeError;
+}
+
+/**
+ * One execution of a compiled graph: a ready queue fed by in-degree counting, bounded concurrency
+ * for asynchronous nodes, skipping, failure policies, caching and cancellation. Synchronous nodes
+ * finish inside the scheduling loop (no promise, no tick per node); nothing here recurses.
+ */
+export class GraphRun implements ContextOwner {
+  private readonly size: number;
+  private readonly pending: Int32Array;
+  private readonly state: Uint8Array;
+  private readonly outputs: (NodeValues | null | undefined)[];
+  private readonly keys: (string | undefined)[];
+  private readonly queue: number[] = [];
+  private head = 0;
+  private running = 0;
+  private done = 0;
+  private pumping = false;
+  private finished = false;
+  private halted: Halt | null = null;
+  private readonly failures: { nodeId: string; error: NodeError }[] = [];
+  private readonly runOutputs: NodeValues = {};
+  private readonly outputNames: Map<number, string>;
+  private readonly observations: Observation[] = [];
+  private readonly active = new Map<number, Observation>();
+  private readonly abandoned = new Set<Promise<unknown>>();
+  private readonly controller = new AbortController();
+  private readonly subworkflowCalls = new Map<number, number>();
+  private graceTimer: ReturnType<typeof setTimeout> | undefined;
+  private resolveOutcome!: (outcome: GraphOutcome) => void;
+  private readonly onExternalAbort = () => this.halt({ kind: "cancel", reason: "the run was cancelled", error: { code: "CANCELLED", message: "the run was cancelled" } });
+
+  constructor(
+    readonly scope: RunScope,
+    private readonly graph: CompiledGraph,
+    private readonly options: GraphRunOptions,
+  ) {
+    const n = graph.size;
+    this.size = n;
+    this.pending = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
+    this.state = new Uint8Array(n);
+    this.outputs = new Array(n);
+    this.keys = new Array(n);
+    this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
+  }
+
+  start(): Promise<GraphOutcome> {
+    return new Promise((resolve) => {
+      this.resolveOutcome = resolve;
+      const signal = this.options.signal;
+      if (signal?.aborted) this.onExternalAbort();
+      else signal?.addEventListener("abort", this.onExternalAbort, { once: true });
+      for (let i = 0; i < this.size; i++) if (this.pending[i] === 0) this.queue.push(i);
+      this.pump();
+    });
+  }
+
+  private qualified(i: number): string {
+    return this.options.prefix === "" ? this.graph.ids[i] : this.options.prefix + this.graph.ids[i];
+  }
+
+  private pump = (): void => {
+    if (this.pumping || this.finished) return;
+    this.pumping = true;
+    const sliceStart = performance.now();
+    let count = 0;
+    const queue = this.queue;
+    while (this.head < queue.length && this.halted === null && this.running < this.scope.concurrency) {
+      this.process(queue[this.head++]);
+      // A long stretch of synchronous nodes yields once in a while so aborts and I/O get through.
+      if ((++count & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        setImmediate(this.pump);
+        break;
+      }
+    }
+    this.pumping = false;
+    this.checkFinished();
+  };
+
+  /** Decides what happens to a node whose inputs are all settled: skip it, or run it. */
+  private process(i: number): void {
+    const g = this.graph;
+    const to = g.inStart[i + 1];
+    let dead = -1;
+    for (let e = g.inStart[i]; e < to; e++) {
+      const out = this.outputs[g.inSrc[e]];
+      if (out === null || out === undefined || out[g.inHandle[e]] === undefined) {
+        dead = e;
+        break;
+      }
+    }
+    if (dead >= 0 && !g.partial[i]) {
+      this.skip(i, this.deadEdgeReason(dead), this.qualified(g.inSrc[dead]));
+      return;
+    }
+    const inputs = this.resolveInputs(i);
+    if (dead >= 0) {
+      const missing = g.requiredIds[i].find((id) => inputs[id] === undefined || (Array.isArray(inputs[id]) && (inputs[id] as unknown[]).length === 0));
+      if (missing !== undefined) {
+        this.skip(i, `required input "${missing}" has no value: ${this.deadEdgeReason(dead)}`, this.qualified(g.inSrc[dead]));
+        return;
+      }
+    }
+    this.invoke(i, inputs);
+  }
+
+  private deadEdgeReason(e: number): string {
+    const g = this.graph;
+    const src = g.inSrc[e];
+    const from = `"${this.qualified(src)}"`;
+    const port = g.inPort[e];
+    const state = this.state[src];
+    if (state === COMPLETED) return `input "${port}" is on a branch not taken: ${from} gave no "${g.inHandle[e]}" output`;
+    if (state === FAILED && this.outputs[src]) return `input "${port}" comes from ${from}, which failed (its error went to ${ERROR_OUTPUT_ID})`;
+    return `input "${port}" comes from ${from}, which ${STATE_WORDS[state]}`;
+  }
+
+  /** Literal inputs, then edge values (multi inputs as lists in edge order), then port defaults. */
+  private resolveInputs(i: number): NodeValues {
+    const g = this.graph;
+    const inputs: NodeValues = {};
+    const literals = this.options.overrides.size > 0 ? (this.options.overrides.get(i) ?? g.literals[i]) : g.literals[i];
+    for (const key in literals) {
+      const value = literals[key];
+      if (value !== undefined) inputs[key] = value;
+    }
+    const to = g.inStart[i + 1];
+    for (let e = g.inStart[i]; e < to; e++) {
+      const out = this.outputs[g.inSrc[e]];
+      const value = out ? out[g.inHandle[e]] : undefined;
+      const port = g.inPort[e];
+      if (g.inMulti[e]) {
+        if (g.inFirst[e]) inputs[port] = value === undefined ? [] : [value];
+        else if (value !== undefined) (inputs[port] as unknown[]).push(value);
+      } else if (value !== undefined) inputs[port] = value;
+    }
+    const withDefaults = g.withDefaults[i];
+    for (let k = 0; k < withDefaults.length; k++) {
+      const port = withDefaults[k];
+      if (inputs[port.id] === undefined) inputs[port.id] = port.default;
+    }
+    return inputs;
+  }
+
+  private cacheKey(i: number): string {
+    const g = this.graph;
+    const override = this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined;
+    let material = override ? staticKeyPart(g.defs[i].spec.type, g.defs[i].spec.version, g.configs[i], override) : g.staticKeys[i]!;
+    const to = g.inStart[i + 1];
+    for (let e = g.inStart[i]; e < to; e++) material += "|" + g.inPort[e] + "<" + g.inHandle[e] + ":" + (this.keys[g.inSrc[e]] ?? "-");
+    return hashKey(material);
+  }
+
+  private invoke(i: number, inputs: NodeValues): void {
+    const g = this.graph;
+    const scope = this.scope;
+    const def = g.defs[i];
+    const nodeId = this.qualified(i);
+    // Qualified node ids are unique within a run (repeated skill calls get their own prefix).
+    const invocationId = scope.runId + ":" + nodeId;
+    let key: string | undefined;
+    if (g.cacheable[i]) {
+      key = this.cacheKey(i);
+      this.keys[i] = key;
+      if (this.options.forced === undefined || !this.options.forced[i]) {
+        const hit = scope.cache.get(key);
+        if (hit !== undefined) {
+          this.completeFromCache(i, nodeId, invocationId, inputs, hit);
+          return;
+        }
+      }
+    } else {
+      // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
+      this.keys[i] = "!" + invocationId;
+    }
+    const startedAt = Date.now();
+    const obs: Observation = {
+      runId: scope.runId,
+      nodeId,
+      invocationId,
+      nodeType: def.spec.type,
+      status: "completed",
+      inputs,
+      outputs: NO_VALUES,
+      chunks: NO_CHUNKS,
+      startedAt,
+      durationMs: 0,
+      cached: false,
+      attempts: 1,
+    };
+    const emitter = scope.emitter;
+    if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
+    const t0 = performance.now();
+    const policy = g.policies[i];
+    const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.controller.signal) : undefined;
+    const call = this.callNode(i, nodeId, invocationId, inputs, attemptSignal?.signal ?? this.controller.signal);
+    const kind = call.threw ? "threw" : classifyResult(call.value);
+    if (kind === "outputs" && !call.threw) {
+      attemptSignal?.dispose();
+      this.complete(i, obs, t0, call.value as NodeValues, key);
+      return;
+    }
+    if (policy.retries === 0 && (kind === "threw" || kind === "invalid")) {
+      attemptSignal?.dispose();
+      this.fail(i, obs, t0, call.threw ? toNodeError(call.error) : invalidOutputsError(call.value));
+      return;
+    }
+    this.running++;
+    this.active.set(i, obs);
+    const host: AttemptHost = {
+      runSignal: this.controller.signal,
+      emitter,
+      call: (signal) => this.callNode(i, nodeId, invocationId, inputs, signal),
+      abandon: (work) => this.abandon(work),
+    };
+    runAttempts(host, obs, policy, call, attemptSignal).then((outcome) => this.settle(i, obs, t0, outcome, key));
+  }
+
+  private callNode(i: number, nodeId: string, invocationId: string, inputs: NodeValues, signal: AbortSignal): CallResult {
+    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, this.graph.configs[i], signal);
+    try {
+      return { threw: false, value: this.graph.defs[i].execute(inputs, ctx) };
+    } catch (error) {
+      return { threw: true, error };
+    }
+  }
+
+  private settle(i: number, obs: Observation, t0: number, outcome: InvocationOutcome, key: string | undefined): void {
+    this.running--;
+    this.active.delete(i);
+    // After the grace period of a cancellation the run has already been reported as ended.
+    if (this.finished) return;
+    switch (outcome.kind) {
+      case "completed":
+        this.complete(i, obs, t0, outcome.outputs, key);
+        break;
+      case "failed":
+        this.fail(i, obs, t0, outcome.error);
+        break;
+      case "cancelled":
+        this.cancel(i, obs, t0, outcome.error);
+        break;
+      default: {
+        const never: never = outcome;
+        return never;
+      }
+    }
+    this.pump();
+  }
+
+  private record(obs: Observation): void {
+    this.observations.push(obs);
+    this.options.forward?.(obs);
+  }
+
+  /** A node reached a final state: count it and release what waits on it. */
+  private release(i: number): void {
+    this.done++;
+    const g = this.graph;
+    const to = g.outStart[i + 1];
+    for (let e = g.outStart[i]; e < to; e++) {
+      const target = g.outDst[e];
+      if (--this.pending[target] === 0) this.queue.push(target);
+    }
+  }
+
+  private collectOutputs(i: number, inputs: NodeValues, outputs: NodeValues): void {
+    if (this.graph.singleNodeOutputs) Object.assign(this.runOutputs, outputs);
+    else if (this.outputNames.size > 0) {
+      const name = this.outputNames.get(i);
+      if (name !== undefined && inputs[INTERFACE_VALUE_PORT] !== undefined) this.runOutputs[name] = inputs[INTERFACE_VALUE_PORT];
+    }
+  }
+
+  private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: string | undefined): void {
+    obs.outputs = outputs;
+    obs.durationMs = performance.now() - t0;
+    if (key !== undefined) this.scope.cache.set(key, outputs);
+    this.state[i] = COMPLETED;
+    this.outputs[i] = outputs;
+    this.collectOutputs(i, obs.inputs, outputs);
+    const emitter = this.scope.emitter;
+    if (emitter.enabled) emitter.nodeCompleted(obs.nodeId, obs.invocationId, outputs, obs.durationMs, false);
+    this.record(obs);
+    this.release(i);
+  }
+
+  private completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {
+    const scope = this.scope;
+    const obs: Observation = {
+      runId: scope.runId,
+      nodeId,
+      invocationId,
+      nodeType: this.graph.defs[i].spec.type,
+      status: "completed",
+      inputs,
+      outputs,
+      chunks: NO_CHUNKS,
+      startedAt: Date.now(),
+      durationMs: 0,
+      cached: true,
+      attempts: 0,
+    };
+    this.state[i] = COMPLETED;
+    this.outputs[i] = outputs;
+    this.collectOutputs(i, inputs, outputs);
+    if (scope.emitter.enabled) scope.emitter.nodeCompleted(nodeId, invocationId, outputs, 0, true);
+    this.record(obs);
+    this.release(i);
+  }
+
+  private fail(i: number, obs: Observation, t0: number, error: NodeError): void {
+    obs.status = "failed";
+    obs.error = error;
+    obs.durationMs = performance.now() - t0;
+    const policy = this.graph.policies[i];
+    this.state[i] = FAILED;
+    if (policy.onError === "route") {
+      const routed: NodeValues = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
+      obs.outputs = routed;
+      this.outputs[i] = routed;
+    } else {
+      this.outputs[i] = null;
+      this.failures.push({ nodeId: obs.nodeId, error });
+    }
+    const emitter = this.scope.emitter;
+    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs);
+    this.record(obs);
+    this.release(i);
+    if (policy.onError === "stop") {
+      this.halt({ kind: "stop", reason: `the run stopped because "${obs.nodeId}" failed (its policy is "stop")`, causeNodeId: obs.nodeId, error });
+    }
+  }
+
+  private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
+    obs.status = "cancelled";
+    obs.error = error;
+    obs.durationMs = performance.now() - t0;
+    this.state[i] = CANCELLED;
+    this.outputs[i] = null;
+    const emitter = this.scope.emitter;
+    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs);
+    this.record(obs);
+    this.release(i);
+  }
+
+  private skip(i: number, reason: string, causeNodeId: string | undefined): void {
+    const nodeId = this.qualified(i);
+    this.state[i] = SKIPPED;
+    this.outputs[i] = null;
+    const emitter = this.scope.emitter;
+    if (emitter.enabled) emitter.emit({ type: "node.skipped", nodeId, reason, ...(causeNodeId !== undefined ? { causeNodeId } : {}) });
+    this.record({
+      runId: this.scope.runId,
+      nodeId,
+      invocationId: this.scope.runId + ":" + nodeId,
+      nodeType: this.graph.workflow.nodes[i].type,
+      status: "skipped",
+      inputs: NO_VALUES,
+      outputs: NO_VALUES,
+      chunks: NO_CHUNKS,
+      skipReason: reason,
+      startedAt: Date.now(),
+      durationMs: 0,
+      cached: false,
+      attempts: 0,
+    });
+    this.release(i);
+  }
+
+  private abandon(work: Promise<unknown>): void {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.abandoned.add(settled);
+    settled.then(() => this.abandoned.delete(settled));
+  }
+
+  /** Stop starting nodes, tell the running ones, and end once they have settled (or the grace period is over). */
+  private halt(halt: Halt): void {
+    if (this.halted !== null || this.finished) return;
+    this.halted = halt;
+    this.controller.abort(new NodeFailure("CANCELLED", halt.reason));
+    if (this.running > 0) this.graceTimer = setTimeout(() => this.finish(), this.scope.graceMs);
+    if (!this.pumping) this.checkFinished();
+  }
+
+  private checkFinished(): void {
+    if (this.finished) return;
+    if (this.halted !== null) {
+      if (this.running === 0) this.finish();
+      return;
+    }
+    if (this.done < this.size) return;
+    if (this.abandoned.size === 0) this.finish();
+    else {
+      const grace = new Promise((resolve) => setTimeout(resolve, this.scope.graceMs).unref?.());
+      Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
+    }
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.graceTimer);
+    this.options.signal?.removeEventListener("abort", this.onExternalAbort);
+    const halt = this.halted;
+    if (halt !== null) {
+      for (const [i, obs] of this.active) {
+        this.scope.logger.warn("a node did not stop after the run was cancelled; giving up on it", { nodeId: obs.nodeId, graceMs: this.scope.graceMs });
+        this.cancel(i, obs, performance.now() - (Date.now() - obs.startedAt), { code: "CANCELLED", message: `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms` });
+      }
+      for (let i = 0; i < this.size; i++) {
+        if (this.state[i] === WAITING) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
+      }
+    }
+    this.resolveOutcome(this.outcome(halt));
+  }
+
+  private outcome(halt: Halt | null): GraphOutcome {
+    const base = { outputs: this.runOutputs, observations: this.observations };
+    if (halt?.kind === "cancel") return { ...base, status: "cancelled", error: halt.error };
+    const first = halt?.kind === "stop" ? { nodeId: halt.causeNodeId ?? "", error: halt.error } : this.failures[0];
+    if (!first) return { ...base, status: "completed" };
+    const failedNodeIds = this.failures.map((f) => f.nodeId);
+    const error: NodeError = {
+      code: first.error.code,
+      message: `node "${first.nodeId}" failed: ${first.error.message}${failedNodeIds.length > 1 ? ` (and ${failedNodeIds.length - 1} more failed)` : ""}`,
+      details: { nodeId: first.nodeId, failedNodeIds, ...(first.error.details ? { cause: first.error.details } : {}) },
+    };
+    return { ...base, status: "failed", error };
+  }
+
+  runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal): Promise<RunResult> {
+    const calls = (this.subworkflowCalls.get(index) ?? 0) + 1;
+    this.subworkflowCalls.set(index, calls);
+    // A node that calls more than one subworkflow (or retries) gets a fresh namespace for each call.
+    const prefix = `${callerId}${calls > 1 ? `#${calls}` : ""}/`;
+    return this.scope.runSubworkflow(this.scope, {
+      workflowId,
+      inputs,
+      signal,
+      prefix,
+      stack: this.options.stack,
+      record: (obs) => this.record(obs),
+    });
+  }
+}

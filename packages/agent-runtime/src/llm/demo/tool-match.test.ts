@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { parseActionManifest } from "./action-manifest.ts";
+import { deriveArguments, keywords, paramsFromJsonSchema, pickTool } from "./tool-match.ts";
+
+describe("the demo LLM's tool matching", () => {
+  it("reads an <ACTION> manifest: tools, parameter types, required and optional", () => {
+    const prompt = [
+      "Intro text mentioning `<NotATool>`: ignored because it is before the header.",
+      "You have access to the following tools and skills:",
+      "**Tools (direct function calls):**",
+      "*   `<ReadWorldStateTool>`: Reads a value from the shared world state.",
+      "    *   Parameters:",
+      "        *   `<path>` (string, required): The dot-separated path.",
+      "        *   `<default_value>` (any, optional): Value to return if path is not found.",
+      "**Skills (workflow executions):**",
+      "*   `<skill_greet_player>`: Greets the player.",
+      "        *   `<player_id>` (string): The player.",
+    ].join("\n");
+    expect(parseActionManifest(prompt)).toEqual([
+      {
+        name: "ReadWorldStateTool",
+        description: "Reads a value from the shared world state.",
+        params: [
+          { name: "path", type: "string", required: true, description: "The dot-separated path." },
+          { name: "default_value", type: "any", required: false, description: "Value to return if path is not found." },
+        ],
+      },
+      { name: "skill_greet_player", description: "Greets the player.", params: [{ name: "player_id", type: "string", required: true, description: "The player." }] },
+    ]);
+    expect(parseActionManifest("no tools here")).toBeNull();
+  });
+
+  it("splits names into word stems and picks the best-matching tool, or none", () => {
+    expect([...keywords("ReadWorldStateTool read_files")]).toEqual(["read", "world", "state", "file"]);
+    const tools = [
+      { name: "send_email", description: "Send an email to someone", params: [] },
+      { name: "get_weather", description: "Current weather for a city", params: [{ name: "city", type: "string", required: true, description: "" }] },
+    ];
+    expect(pickTool(tools, "What's the weather in Lyon?")?.name).toBe("get_weather");
+    expect(pickTool(tools, "Email Bob please")?.name).toBe("send_email");
+    expect(pickTool(tools, "Tell me a joke")).toBeUndefined();
+  });
+
+  it("fills parameters from the message: explicit values, enums, numbers, quoted text, paths", () => {
+    const params = paramsFromJsonSchema({
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        count: { type: "integer" },
+        mode: { type: "string", enum: ["fast", "thorough"] },
+        verbose: { type: "boolean" },
+        title: { type: ["string", "null"] },
+        note: { type: "string" },
+      },
+      required: ["path", "count", "title"],
+    });
+    expect(deriveArguments(params, 'Scan src/app.ts 3 times, thorough please, title "Audit"')).toEqual({
+      path: "src/app.ts",
+      count: 3,
+      title: "Audit",
+      mode: "thorough",
+    });
+    expect(deriveArguments(params, "path = docs/a.md, count: 7.9, verbose: yes, title is Report")).toEqual({
+      path: "docs/a.md",
+      count: 7,
+      title: "Report",
+      verbose: true,
+    });
+    expect(deriveArguments([{ name: "text", type: "string", required: true, description: "" }], "  summarise this  ")).toEqual({ text: "summarise this" });
+  });
+});

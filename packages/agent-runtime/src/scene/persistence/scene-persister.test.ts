@@ -1,0 +1,66 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SceneRuntimeState } from "@weft/types";
+import { FileSceneStateStore } from "./file-scene-state-store.ts";
+import { ScenePersister } from "./scene-persister.ts";
+
+let dir = "";
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "weft-persist-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const stateWith = (total: number): SceneRuntimeState => ({
+  version: 1,
+  sceneId: "s1",
+  sceneRevision: 0,
+  status: "running",
+  world: { document: { total }, seq: total, history: [] },
+  privateStates: {},
+  mailboxes: {},
+  budget: { limit: 10, used: 0 },
+  timers: [],
+  counters: { trigger: 0, event: 0, log: total, stream: 0 },
+  savedAt: 1,
+});
+
+describe("ScenePersister", () => {
+  it("keeps log entries through a failing store and writes them all, in order, once it works again", async () => {
+    // A file where the scene's folder should be: every write fails (ENOTDIR / EEXIST), even as root.
+    const blocker = join(dir, "s1");
+    await writeFile(blocker, "in the way");
+    const store = new FileSceneStateStore(dir);
+    let total = 0;
+    const persister = new ScenePersister(store, "s1", () => stateWith(total));
+
+    for (let seq = 0; seq < 3; seq++) {
+      total = seq + 1;
+      persister.add({ seq, ts: 1, kind: "status", status: "running" });
+    }
+    await expect(persister.flush()).rejects.toThrow();
+
+    await rm(blocker);
+    total = 4;
+    persister.add({ seq: 3, ts: 1, kind: "status", status: "paused" });
+    await persister.flush();
+    expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+    expect((await store.loadState("s1"))?.world.document).toEqual({ total: 4 });
+  });
+
+  it("saves the latest state after changes made during a save", async () => {
+    const store = new FileSceneStateStore(dir);
+    let total = 0;
+    const persister = new ScenePersister(store, "s1", () => stateWith(total));
+    for (let i = 1; i <= 20; i++) {
+      total = i;
+      persister.add({ seq: i - 1, ts: 1, kind: "status", status: "running" });
+    }
+    await persister.flush();
+    expect((await store.loadState("s1"))?.world.document).toEqual({ total: 20 });
+    expect(await store.readLog("s1")).toHaveLength(20);
+  });
+});

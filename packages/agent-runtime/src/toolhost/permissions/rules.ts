@@ -1,0 +1,108 @@
+import picomatch from "picomatch";
+import type { PermissionAction, PermissionPolicy, PermissionRule } from "@weft/types";
+
+export interface PermissionQuery {
+  tool: string;
+  /** The canonical mount path, or the command line. */
+  target?: string;
+  targetKind?: "path" | "command";
+  agentId?: string;
+}
+
+export type DecisionSource = { kind: "rule"; index: number } | { kind: "session"; index: number } | { kind: "default" };
+
+export interface PermissionDecision {
+  action: PermissionAction;
+  source: DecisionSource;
+}
+
+const matchers = new Map<string, (text: string) => boolean>();
+
+function cached(key: string, build: () => (text: string) => boolean): (text: string) => boolean {
+  let matcher = matchers.get(key);
+  if (!matcher) {
+    matcher = build();
+    matchers.set(key, matcher);
+  }
+  return matcher;
+}
+
+function glob(pattern: string): (text: string) => boolean {
+  return cached(`g:${pattern}`, () => picomatch(pattern, { dot: true }));
+}
+
+/**
+ * Command wildcards: `*` matches anything (spaces and slashes too), `?` one character; a trailing
+ * ` *` also matches the bare command, so `git status *` covers `git status`.
+ */
+function commandWildcard(pattern: string): (text: string) => boolean {
+  return cached(`c:${pattern}`, () => {
+    const source = pattern
+      .split("")
+      .map((ch) => (ch === "*" ? ".*" : ch === "?" ? "." : ch.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+      .join("");
+    const re = new RegExp(`^${source.endsWith(" .*") ? `${source.slice(0, -3)}(?: .*)?` : source}$`, "s");
+    return (text) => re.test(text);
+  });
+}
+
+/** The names a tool goes by: `fs.apply_patch` as a tool, `fs:apply-patch` as a node type. */
+export function toolNameForms(name: string): string[] {
+  const colon = name.indexOf(":");
+  const dot = name.indexOf(".");
+  if (colon !== -1) return [name, `${name.slice(0, colon)}.${name.slice(colon + 1).replace(/-/g, "_")}`];
+  if (dot !== -1) return [name, `${name.slice(0, dot)}:${name.slice(dot + 1).replace(/_/g, "-")}`];
+  return [name];
+}
+
+function matchesToolAndAgent(rule: PermissionRule, tool: string, agentId: string | undefined): boolean {
+  if (rule.agent !== undefined && (agentId === undefined || !glob(rule.agent)(agentId))) return false;
+  return toolNameForms(tool).some((form) => glob(rule.tool)(form));
+}
+
+export function ruleMatches(rule: PermissionRule, query: PermissionQuery): boolean {
+  if (!matchesToolAndAgent(rule, query.tool, query.agentId)) return false;
+  if (rule.target === undefined) return true;
+  if (query.target === undefined) return false;
+  return query.targetKind === "command" ? commandWildcard(rule.target)(query.target) : glob(rule.target)(query.target);
+}
+
+/** The last matching rule wins (session rules, added by `always` answers, come last); none gives the default. */
+export function decidePermission(policy: PermissionPolicy, query: PermissionQuery, sessionRules: readonly PermissionRule[] = []): PermissionDecision {
+  let decision: PermissionDecision = { action: policy.defaultAction, source: { kind: "default" } };
+  policy.rules.forEach((rule, index) => {
+    if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind: "rule", index } };
+  });
+  sessionRules.forEach((rule, index) => {
+    if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind: "session", index } };
+  });
+  return decision;
+}
+
+/**
+ * The tools an agent may see in its manifest: a tool is hidden when the rules deny it whatever its
+ * target (the last rule for the whole tool, or the default, is `deny`, and no later rule allows or
+ * asks for some target of it).
+ */
+export function visibleTools(
+  rules: readonly PermissionRule[] | PermissionPolicy,
+  toolNames: readonly string[],
+  options: { agentId?: string; defaultAction?: PermissionAction } = {},
+): string[] {
+  const list = Array.isArray(rules) ? (rules as readonly PermissionRule[]) : (rules as PermissionPolicy).rules;
+  const fallback = options.defaultAction ?? (Array.isArray(rules) ? "allow" : (rules as PermissionPolicy).defaultAction);
+  return toolNames.filter((tool) => {
+    let whole: PermissionAction = fallback;
+    let someTargetOpen = false;
+    for (const rule of list) {
+      if (!matchesToolAndAgent(rule, tool, options.agentId)) continue;
+      if (rule.target === undefined) {
+        whole = rule.action;
+        someTargetOpen = false;
+      } else if (rule.action !== "deny") {
+        someTargetOpen = true;
+      }
+    }
+    return whole !== "deny" || someTargetOpen;
+  });
+}

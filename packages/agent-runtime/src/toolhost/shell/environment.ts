@@ -1,0 +1,25 @@
+/** Variables a command may see, when the host has them; anything else is dropped. */
+export const DEFAULT_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "USER", "LOGNAME"];
+
+/** Names that are never passed on, even when allowlisted: they tend to hold credentials. */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT/i;
+
+/** Fixed settings: no pagers, prompts or lock files from read-only git commands. */
+const FIXED: Record<string, string> = {
+  GIT_PAGER: "cat",
+  PAGER: "cat",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+/** The environment a command runs with: the allowlisted host variables without secrets, plus fixed settings. */
+export function scrubbedEnvironment(source: Record<string, string | undefined>, allow: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of allow) {
+    const value = source[name];
+    if (value !== undefined && !SECRET_NAME.test(name)) env[name] = value;
+  }
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  return { ...env, ...FIXED };
+}

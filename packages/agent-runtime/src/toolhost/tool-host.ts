@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { sep } from "node:path";
+import { closest } from "fastest-levenshtein";
+import {
+  CommandRuleSchema,
+  PermissionAnswerSchema,
+  PermissionPolicySchema,
+  TOOL_NAMES,
+  ToolLimitsSchema,
+  createLogger,
+  type CommandRule,
+  type CommandRuleInput,
+  type Logger,
+  type PermissionAnswer,
+  type PermissionGate,
+  type PermissionPolicy,
+  type PermissionPolicyInput,
+  type PermissionRule,
+  type ToolCallContext,
+  type ToolHostService,
+  type ToolLimits,
+  type ToolResult,
+} from "@weft/types";
+import { summariseArgs, summariseResult, limitsHit } from "./audit/redact.ts";
+import type { AuditLog, AuditRecord } from "./audit/audit-log.ts";
+import { Mounts, type MountRoots } from "./fs/mounts.ts";
+import { PathQueue, sharedPathQueue } from "./fs/path-queue.ts";
+import { assertProcFdAvailable } from "./fs/secure-fs.ts";
+import { decidePermission, type PermissionDecision } from "./permissions/rules.ts";
+import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
+import { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
+import type { ToolDefinition, ToolEnv } from "./tool.ts";
+import { ToolFailure, failureResult } from "./tool-failure.ts";
+import { fsApplyPatch } from "./tools/fs-apply-patch.ts";
+import { fsList } from "./tools/fs-list.ts";
+import { fsRead } from "./tools/fs-read.ts";
+import { fsSearch } from "./tools/fs-search.ts";
+import { fsWrite } from "./tools/fs-write.ts";
+import { shellExec } from "./tools/shell-exec.ts";
+
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec];
+
+export interface ToolHostOptions {
+  mounts: MountRoots;
+  limits?: Partial<ToolLimits>;
+  /** The shell allowlist; default: read-only tools (see DEFAULT_COMMAND_RULES). */
+  commands?: CommandRuleInput[];
+  /** Host environment variables a command may see (secret-looking names are dropped regardless). */
+  envAllowlist?: string[];
+  /** Where allowlisted variables are read from; default `process.env`. */
+  hostEnv?: Record<string, string | undefined>;
+  permissions?: PermissionPolicyInput;
+  /** Asked when a rule says `ask`; without one, such calls are refused. */
+  gate?: PermissionGate;
+  audit?: AuditLog;
+  queue?: PathQueue;
+  logger?: Logger;
+}
+
+/** `FS.Read`, `fs:read`, `fs:apply-patch` → the tool's own name (seed 002 §8: tool-name repair). */
+function canonicalName(name: string): string {
+  return name.trim().toLowerCase().replace(":", ".").replace(/-/g, "_");
+}
+
+function describeSource(decision: PermissionDecision): string {
+  switch (decision.source.kind) {
+    case "rule":
+      return `rule ${decision.source.index + 1}`;
+    case "session":
+      return `session rule ${decision.source.index + 1}`;
+    case "default":
+      return "default";
+    default: {
+      const never: never = decision.source;
+      return never;
+    }
+  }
+}
+
+/**
+ * The sandboxed file and shell tools (seed 000 §6, seed 002). `call` validates the arguments,
+ * resolves paths inside the mounts, applies the permission rules (asking the gate when a rule says
+ * `ask`), runs the tool, and appends one audit record; it never throws, every outcome is a
+ * `ToolResult`.
+ */
+export class ToolHost implements ToolHostService {
+  readonly limits: ToolLimits;
+  readonly policy: PermissionPolicy;
+  readonly commands: CommandRule[];
+  private readonly mounts: Mounts;
+  private readonly tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
+  private readonly sessionRules = new Map<string, PermissionRule[]>();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ToolHostOptions) {
+    assertProcFdAvailable();
+    this.mounts = new Mounts(options.mounts);
+    this.limits = ToolLimitsSchema.parse(options.limits ?? {});
+    this.policy = PermissionPolicySchema.parse(options.permissions ?? {});
+    this.commands = options.commands ? options.commands.map((c) => CommandRuleSchema.parse(c)) : DEFAULT_COMMAND_RULES;
+    this.logger = options.logger ?? createLogger("toolhost");
+    const auditFile = options.audit?.file;
+    if (auditFile) {
+      for (const [name, root] of Object.entries(options.mounts)) {
+        if (name !== "state" && auditFile.startsWith(root.endsWith(sep) ? root : root + sep)) {
+          throw new Error(`The audit file ${auditFile} is inside the @${name}/ mount, where tools could change it; put it elsewhere.`);
+        }
+      }
+    }
+  }
+
+  /** Allow rules added by `always` answers in a session. */
+  sessionRulesOf(sessionId: string): readonly PermissionRule[] {
+    return this.sessionRules.get(sessionId) ?? [];
+  }
+
+  async call(tool: string, args: Record<string, unknown>, ctx: ToolCallContext = {}): Promise<ToolResult> {
+    const started = performance.now();
+    const definition = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
+    let target: string | undefined;
+    let permission: AuditRecord["permission"];
+    let result: ToolResult;
+    try {
+      if (!definition) {
+        const nearest = closest(canonicalName(tool), [...TOOL_NAMES]);
+        throw new ToolFailure("E_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(tool)}. Did you mean "${nearest}"? Available: ${TOOL_NAMES.join(", ")}.`, { tool, suggestion: nearest });
+      }
+      if (ctx.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
+      const planned = definition.plan(args, this.env(ctx));
+      target = planned.target;
+      const sessionId = ctx.sessionId ?? ctx.runId;
+      const decision = decidePermission(this.policy, { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId }, sessionId ? this.sessionRulesOf(sessionId) : []);
+      permission = { decision: decision.action, source: describeSource(decision) };
+      if (decision.action === "deny") {
+        throw new ToolFailure("E_PERMISSION_DENIED", `${definition.name} on ${target} is denied by the permission settings (${permission.source}). Do not retry it; choose another way or ask the user.`, {
+          tool: definition.name,
+          target,
+        });
+      }
+      if (decision.action === "ask") {
+        const answer = await this.ask(definition, target, args, ctx);
+        permission.answer = answer.answer;
+        if (answer.answer === "reject") {
+          const feedback = answer.feedback?.trim();
+          throw new ToolFailure("E_PERMISSION_DENIED", `The user rejected ${definition.name} on ${target}.${feedback ? ` Their feedback: ${feedback}` : " Do not retry the same call; change the approach or ask the user."}`, {
+            tool: definition.name,
+            target,
+            ...(feedback ? { feedback } : {}),
+          });
+        }
+        if (answer.answer === "always" && sessionId) {
+          const rules = this.sessionRules.get(sessionId) ?? [];
+          rules.push({ action: "allow", tool: definition.name, target, ...(ctx.agentId ? { agent: ctx.agentId } : {}) });
+          this.sessionRules.set(sessionId, rules);
+        }
+      }
+      result = await planned.execute();
+    } catch (error) {
+      result = this.toFailure(error, tool);
+    }
+    await this.audit({
+      ts: new Date().toISOString(),
+      ...(ctx.runId ? { runId: ctx.runId } : {}),
+      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+      tool: definition?.name ?? tool,
+      ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
+      ...(target !== undefined ? { target } : {}),
+      args: summariseArgs(args),
+      result: summariseResult(result),
+      durationMs: Math.round(performance.now() - started),
+      ...(permission ? { permission } : {}),
+      limits: limitsHit(result),
+    });
+    return result;
+  }
+
+  private env(ctx: ToolCallContext): ToolEnv {
+    return {
+      mounts: this.mounts,
+      limits: this.limits,
+      commands: this.commands,
+      envAllowlist: this.options.envAllowlist ?? DEFAULT_ENV_ALLOWLIST,
+      hostEnv: this.options.hostEnv ?? process.env,
+      queue: this.options.queue ?? sharedPathQueue,
+      ...(ctx.runId !== undefined ? { runId: ctx.runId } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
+  }
+
+  private async ask(definition: ToolDefinition, target: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<PermissionAnswer> {
+    const gate = this.options.gate;
+    if (!gate) {
+      throw new ToolFailure("E_PERMISSION_DENIED", `${definition.name} on ${target} needs the user's approval, and nobody can be asked here. Choose another way.`, { tool: definition.name, target });
+    }
+    const request = {
+      requestId: randomUUID(),
+      tool: definition.name,
+      target,
+      args: summariseArgs(args),
+      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+      ...(ctx.runId ? { runId: ctx.runId } : {}),
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+    };
+    const raw = await gate.request(request, ctx.signal ? { signal: ctx.signal } : {});
+    const answer = PermissionAnswerSchema.safeParse(raw);
+    if (!answer.success) throw new ToolFailure("E_INTERNAL", "The permission answer was malformed; treating it as a refusal.", { tool: definition.name, target });
+    return answer.data;
+  }
+
+  private toFailure(error: unknown, tool: string): ToolResult {
+    if (error instanceof ToolFailure) return error.toResult();
+    this.logger.error("tool failed unexpectedly", { tool, error: error instanceof Error ? error.message : String(error) });
+    return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  private async audit(record: AuditRecord): Promise<void> {
+    await this.options.audit?.append(record);
+  }
+}
+
+/** A tool host bound to an agent or session: every call carries these context fields unless it names its own. */
+export function withCallContext(host: ToolHostService, defaults: ToolCallContext): ToolHostService {
+  return { call: (tool, args, ctx = {}) => host.call(tool, args, { ...defaults, ...ctx }) };
+}

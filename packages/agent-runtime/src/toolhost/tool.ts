@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { CommandRule, ToolLimits, ToolName, ToolResult } from "@weft/types";
+import type { Mounts } from "./fs/mounts.ts";
+import type { PathQueue } from "./fs/path-queue.ts";
+import { ToolFailure } from "./tool-failure.ts";
+
+/** What a tool works with during one call. */
+export interface ToolEnv {
+  mounts: Mounts;
+  limits: ToolLimits;
+  commands: CommandRule[];
+  envAllowlist: readonly string[];
+  hostEnv: Record<string, string | undefined>;
+  queue: PathQueue;
+  runId?: string;
+  signal?: AbortSignal;
+}
+
+/** A call whose arguments and path passed every check, ready for the permission decision. */
+export interface PlannedCall {
+  /** What permission rules match against: the canonical mount path, or the command line. */
+  target: string;
+  execute(): Promise<ToolResult>;
+}
+
+export interface ToolDefinition {
+  name: ToolName;
+  description: string;
+  /** How permission rule targets match: path globs (`@project/src/**`) or command wildcards (`git *`). */
+  targetKind: "path" | "command";
+  argsSchema: z.ZodType;
+  /** Validates the arguments and resolves the path or command; throws `ToolFailure` on refusal. */
+  plan(raw: unknown, env: ToolEnv): PlannedCall;
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  return issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
+}
+
+export function defineTool<S extends z.ZodType>(spec: {
+  name: ToolName;
+  description: string;
+  targetKind: "path" | "command";
+  args: S;
+  plan(args: z.output<S>, env: ToolEnv): PlannedCall;
+}): ToolDefinition {
+  return {
+    name: spec.name,
+    description: spec.description,
+    targetKind: spec.targetKind,
+    argsSchema: spec.args,
+    plan(raw, env) {
+      const parsed = spec.args.safeParse(raw);
+      if (!parsed.success) {
+        throw new ToolFailure("E_SCHEMA_VALIDATION", `Invalid arguments for ${spec.name}: ${describeIssues(parsed.error.issues)}.`, {
+          issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+        });
+      }
+      return spec.plan(parsed.data, env);
+    },
+  };
+}

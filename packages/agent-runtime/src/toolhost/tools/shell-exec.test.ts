@@ -1,0 +1,181 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CommandRuleInput } from "@weft/types";
+import { DEFAULT_COMMAND_RULES } from "../shell/allowlist.ts";
+import { SECRET, createFixture, resultText, type Fixture } from "../testing/fixture.ts";
+
+let fx: Fixture;
+beforeEach(() => {
+  fx = createFixture();
+  fx.put("project/notes.txt", "alpha\nbeta TODO\ngamma\n");
+  fx.put("project/src/a.ts", "// TODO one\n");
+  fx.put("pkg/readme.md", "package readme\n");
+});
+afterEach(() => fx.cleanup());
+
+const exec = (args: Record<string, unknown>, host = fx.host) => host.call("shell.exec", args, { runId: "r" });
+
+/** Alive and not a zombie (a killed process whose parent has not reaped it yet counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe("shell.exec", () => {
+  it("runs an allowlisted command in the project folder and returns its output and exit code", async () => {
+    const result = await exec({ command: "grep -n TODO notes.txt" });
+    expect(result).toMatchObject({ ok: true, argv: ["grep", "-n", "TODO", "notes.txt"], cwd: "@project/", exitCode: 0, signal: null, stdout: "2:beta TODO\n", stderr: "", stdoutTruncated: false });
+    expect(await exec({ command: "grep -n nothing notes.txt" })).toMatchObject({ ok: true, exitCode: 1, stdout: "" });
+    expect(await exec({ command: "cat", args: ["src/a.ts"] })).toMatchObject({ ok: true, stdout: "// TODO one\n" });
+  });
+
+  it("runs in a folder inside a mount, takes mount paths as arguments, and shows mount paths in its output", async () => {
+    expect(await exec({ command: "cat a.ts", cwd: "@project/src" })).toMatchObject({ ok: true, stdout: "// TODO one\n" });
+    expect(await exec({ command: "cat @pkg/readme.md" })).toMatchObject({ ok: true, stdout: "package readme\n" });
+    const grep = await exec({ command: "grep -rn TODO @project/src" });
+    expect(grep).toMatchObject({ ok: true, stdout: "@project/src/a.ts:1:// TODO one\n" });
+    expect(resultText(grep)).not.toContain(fx.base);
+    expect(await exec({ command: "pwd", cwd: "@project/src" })).toMatchObject({ ok: true, stdout: "@project/src\n" });
+  });
+
+  it.each([
+    ["cat /etc/passwd", "absolute path"],
+    ["cat ../outside/secret.txt", "`..` segment"],
+    ["cat src/../../outside/secret.txt", "`..` segment"],
+    ["cat ~/.bashrc", "home folder"],
+    ["grep -f/etc/passwd x", "absolute path"],
+    ["grep --file=/etc/passwd x", "absolute path"],
+    ["cat @project/../outside/secret.txt", "`..` segment"],
+  ])("refuses the path argument in %j", async (command, reason) => {
+    const result = await exec({ command });
+    expect(result).toMatchObject({ ok: false, error: { code: "E_SANDBOX_VIOLATION" } });
+    if (!result.ok) expect(result.error.message).toContain(reason);
+    expect(resultText(result)).not.toContain(SECRET);
+  });
+
+  it("refuses arguments and working folders that pass through symlinks", async () => {
+    symlinkSync(fx.outside, join(fx.project, "out"));
+    for (const args of [{ command: "cat out/secret.txt" }, { command: "ls out" }, { command: "ls", cwd: "@project/out" }, { command: "grep -r TOP out" }]) {
+      const result = await exec(args);
+      expect(result, JSON.stringify(args)).toMatchObject({ ok: false, error: { code: "E_SANDBOX_VIOLATION" } });
+      expect(resultText(result)).not.toContain(SECRET);
+    }
+  });
+
+  it("refuses every injection form and never runs the injected command", async () => {
+    const canary = join(fx.project, "pwned");
+    for (const command of [
+      "ls; touch pwned",
+      "ls && touch pwned",
+      "ls || touch pwned",
+      "ls | touch pwned",
+      "ls & touch pwned",
+      "ls `touch pwned`",
+      "ls $(touch pwned)",
+      "ls \"$(touch pwned)\"",
+      "ls > pwned",
+      "ls\ntouch pwned",
+      "touch pwned",
+      "find . -exec touch pwned {} +",
+      "find . -fprint pwned",
+      "git diff --output=pwned",
+      "git -C . status",
+    ]) {
+      const result = await exec({ command });
+      expect(result, command).toMatchObject({ ok: false, error: { code: "E_COMMAND_NOT_ALLOWED" } });
+    }
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it("passes shell characters as plain data when no shell is involved", async () => {
+    const result = await exec({ command: "grep", args: ["-c", "TODO; touch pwned", "notes.txt"] });
+    expect(result).toMatchObject({ ok: true, exitCode: 1, stdout: "0\n" });
+    expect(existsSync(join(fx.project, "pwned"))).toBe(false);
+  });
+
+  it("scrubs the environment: only allowlisted variables, never secret-looking ones", async () => {
+    const host = createFixture({
+      commands: [{ command: "env" }],
+      envAllowlist: ["PATH", "HOME", "LANG", "OPENAI_API_KEY", "GITHUB_TOKEN"],
+      hostEnv: { PATH: process.env.PATH, HOME: "/home/user", LANG: "C.UTF-8", OPENAI_API_KEY: "sk-live-123", GITHUB_TOKEN: "ghp_x", AWS_SECRET_ACCESS_KEY: "aws", UNLISTED: "u" },
+    });
+    const result = await exec({ command: "env" }, host.host);
+    host.cleanup();
+    expect(result).toMatchObject({ ok: true, exitCode: 0 });
+    if (!result.ok) return;
+    const names = (result.stdout as string).trim().split("\n").map((l) => l.slice(0, l.indexOf("="))).sort();
+    expect(names).toEqual(["GIT_CEILING_DIRECTORIES", "GIT_CONFIG_NOSYSTEM", "GIT_OPTIONAL_LOCKS", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "LANG", "PAGER", "PATH"]);
+    expect(result.stdout).not.toMatch(/sk-live|ghp_x|aws|UNLISTED/);
+  });
+
+  it("stops a command at its timeout and kills every process it started", async () => {
+    const host = createFixture({ commands: [...DEFAULT_COMMAND_RULES, { command: "sh" }] satisfies CommandRuleInput[] });
+    const started = performance.now();
+    const result = await exec({ command: "sh", args: ["-c", "sleep 30 & echo $!; sleep 30 & echo $!; (sleep 30; echo late) & echo $!; wait"], timeoutMs: 400 }, host.host);
+    const elapsed = performance.now() - started;
+    host.cleanup();
+    expect(result).toMatchObject({ ok: false, error: { code: "E_TIMEOUT", details: { timeoutMs: 400 } } });
+    expect(elapsed).toBeLessThan(5000);
+    if (result.ok) return;
+    const pids = String(result.error.details?.stdout).trim().split("\n").map(Number);
+    expect(pids).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+
+  it("kills what a finished command left running in the background", async () => {
+    const host = createFixture({ commands: [{ command: "sh" }] });
+    const result = await exec({ command: "sh", args: ["-c", "sleep 30 > /dev/null 2>&1 & echo $!"] }, host.host);
+    host.cleanup();
+    expect(result).toMatchObject({ ok: true, exitCode: 0 });
+    if (!result.ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(isAlive(Number((result.stdout as string).trim()))).toBe(false);
+  });
+
+  it("caps runaway output, marks the cut, and stops the command", async () => {
+    const host = createFixture({ commands: [{ command: "yes" }], limits: { maxShellOutputBytes: 64 * 1024, shellTimeoutMs: 10_000 } });
+    const started = performance.now();
+    const result = await exec({ command: "yes" }, host.host);
+    const elapsed = performance.now() - started;
+    host.cleanup();
+    expect(result).toMatchObject({ ok: true, stdoutTruncated: true, killedBy: "output-limit", signal: "SIGKILL", exitCode: null });
+    expect(elapsed).toBeLessThan(5000);
+    if (!result.ok) return;
+    const stdout = result.stdout as string;
+    expect(stdout.startsWith("y\ny\n")).toBe(true);
+    expect(stdout).toContain("[output truncated: over 65536 bytes]");
+    expect(Buffer.byteLength(stdout)).toBeLessThan(64 * 1024 + 100);
+  });
+
+  it("honours the caller's abort signal", async () => {
+    const host = createFixture({ commands: [{ command: "sleep" }] });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const result = await host.host.call("shell.exec", { command: "sleep 20", timeoutMs: 10_000 }, { runId: "r", signal: controller.signal });
+    host.cleanup();
+    expect(result).toMatchObject({ ok: false, error: { code: "E_ABORTED" } });
+  });
+
+  it("never reports on a git repository above the project folder", async () => {
+    execFileSync("git", ["init", "-q", fx.base]);
+    const result = await exec({ command: "git status" });
+    expect(result).toMatchObject({ ok: true, exitCode: 128 });
+    if (result.ok) expect(result.stderr).toContain("not a git repository");
+    execFileSync("git", ["init", "-q", fx.project]);
+    expect(await exec({ command: "git status --short" })).toMatchObject({ ok: true, exitCode: 0, stdout: "?? notes.txt\n?? src/\n" });
+  });
+
+  it("says when an allowlisted program is not installed", async () => {
+    const host = createFixture({ commands: [{ command: "surely-not-installed-tool" }] });
+    const result = await exec({ command: "surely-not-installed-tool" }, host.host);
+    host.cleanup();
+    expect(result).toMatchObject({ ok: false, error: { code: "ENOENT" } });
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+// The real scene services (test-only import: nodes never depend on the runtime in their code).
+import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
+import { expectFailure, runNode } from "../testing/harness.ts";
+import { privateGet } from "./private-get.ts";
+
+const runtime = () =>
+  new SceneRuntime({
+    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "spy" }, { instanceId: "bob", profileId: "p" }] },
+    profileOf: (_id, agent) => (agent.profileId === "spy" ? { initialPrivateState: { secret: { code: 42 } } } : {}),
+    deliberate: async () => {},
+  });
+
+describe("scene:private-get", () => {
+  it("reads the calling agent's own state only", async () => {
+    const r = runtime();
+    expect(await runNode(privateGet, { path: "secret.code" }, {}, { services: r.servicesFor("ann") })).toEqual({ value: 42, found: true });
+    expect(await runNode(privateGet, { path: "secret.code", default: "none" }, {}, { services: r.servicesFor("bob") })).toEqual({ value: "none", found: false });
+    expect(await runNode(privateGet, {}, {}, { services: r.servicesFor("ann") })).toEqual({ value: { secret: { code: 42 } }, found: true });
+  });
+
+  it("passes a path error on and names the missing service outside a scene", async () => {
+    await expectFailure(runNode(privateGet, { path: "secret[" }, {}, { services: runtime().servicesFor("ann") }), "INVALID_PATH");
+    const err = await expectFailure(runNode(privateGet, { path: "a" }), "MISSING_SERVICE");
+    expect(err.message).toContain("ctx.services.privateState");
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+// The real scene services (test-only import: nodes never depend on the runtime in their code).
+import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
+import { expectFailure, runNode } from "../testing/harness.ts";
+import { privateSet } from "./private-set.ts";
+
+const runtime = () =>
+  new SceneRuntime({
+    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "p" }] },
+    profileOf: () => ({}),
+    deliberate: async () => {},
+  });
+
+describe("scene:private-set", () => {
+  it("writes the calling agent's own state, which the scene log records", async () => {
+    const r = runtime();
+    expect(await runNode(privateSet, { path: "plan.steps[0]", value: "scout" }, {}, { services: r.servicesFor("ann") })).toEqual({ value: "scout" });
+    expect(r.privateState("ann").snapshot()).toEqual({ plan: { steps: ["scout"] } });
+    expect(r.privateState("bob").snapshot()).toEqual({});
+    expect(r.log.entries()).toMatchObject([{ kind: "private.changed", instanceId: "ann", op: "set", path: "plan.steps[0]", after: "scout" }]);
+  });
+
+  it("refuses a non-JSON value and names the missing service outside a scene", async () => {
+    const r = runtime();
+    const err = await expectFailure(runNode(privateSet, { path: "n", value: { big: 1n } }, {}, { services: r.servicesFor("ann") }), "NOT_JSON");
+    expect(err.message).toContain("bigint");
+    expect(r.privateState("ann").snapshot()).toEqual({});
+    await expectFailure(runNode(privateSet, { path: "a", value: 1 }), "MISSING_SERVICE");
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import type { AgentTrigger } from "@weft/types";
+// The real scene services (test-only import: nodes never depend on the runtime in their code).
+import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
+import { expectFailure, runNode } from "../testing/harness.ts";
+import { publishEvent } from "./publish-event.ts";
+
+function scene() {
+  const woken: string[] = [];
+  const runtime = new SceneRuntime({
+    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "listener" }] },
+    profileOf: (_id, agent) => (agent.profileId === "listener" ? { subscribedEvents: ["task.*"] } : {}),
+    deliberate: async (id, t: AgentTrigger) => {
+      if (t.kind === "event") woken.push(`${id} got ${t.topic} ${JSON.stringify(t.payload)} from ${t.source}`);
+    },
+  });
+  runtime.start();
+  return { runtime, woken };
+}
+
+describe("scene:publish-event", () => {
+  it("wakes the subscribed agents with the payload, as coming from the caller", async () => {
+    const { runtime, woken } = scene();
+    expect(await runNode(publishEvent, { topic: "task.created", payload: { id: 7 } }, {}, { services: runtime.servicesFor("ann") })).toEqual({ topic: "task.created" });
+    expect(await runNode(publishEvent, { topic: "chat.said" }, {}, { services: runtime.servicesFor("ann") })).toEqual({ topic: "chat.said" });
+    await runtime.whenIdle();
+    expect(woken).toEqual(['bob got task.created {"id":7} from ann']);
+  });
+
+  it("refuses a topic that is not namespace.name", async () => {
+    const { runtime } = scene();
+    const err = await expectFailure(runNode(publishEvent, { topic: "created" }, {}, { services: runtime.servicesFor("ann") }), "INVALID_TOPIC");
+    expect(err.message).toContain("namespace.name");
+    await expectFailure(runNode(publishEvent, { topic: "task.*" }, {}, { services: runtime.servicesFor("ann") }), "INVALID_TOPIC");
+    expect(runtime.bus.lastSeq).toBe(0);
+  });
+
+  it("names the missing service outside a scene", async () => {
+    const err = await expectFailure(runNode(publishEvent, { topic: "a.b" }), "MISSING_SERVICE");
+    expect(err.message).toContain("ctx.services.events");
+  });
+});

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { centerOf, connect, drag, dragFromPalette, edgeCount, emptyCanvasPoint, handle, node } from "./support/canvas.ts";
+import { startWeft, type Weft } from "./support/weft.ts";
+
+let weft: Weft;
+beforeAll(async () => {
+  weft = await startWeft();
+}, 120_000);
+afterAll(async () => weft?.close());
+
+const mod = process.platform === "darwin" ? "Meta" : "Control";
+
+describe("authoring a workflow in the browser", () => {
+  it("drags nodes from the palette, connects them, refuses a wrong connection, edits values, saves and finds it all after a reload", async () => {
+    const { page } = weft;
+    await page.goto(weft.url);
+    await expect.poll(() => page.locator(".palette-item").count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator(".tab").count(), { message: "line 18" }).toBe(1); // a fresh install opens a new workflow
+
+    const pane = await page.locator(".vue-flow__pane").boundingBox();
+    if (!pane) throw new Error("no canvas");
+    const dropAt = { x: pane.x + 220, y: pane.y + 160 };
+    const text = await dragFromPalette(page, "core:const-text", dropAt);
+    // The node lands where it was dropped (Vue Flow starts dragging on the first move: allow a few pixels).
+    const textBox = await node(page, text).boundingBox();
+    expect(Math.abs(textBox!.x - dropAt.x)).toBeLessThan(6);
+    expect(Math.abs(textBox!.y - dropAt.y)).toBeLessThan(6);
+
+    const transform = await dragFromPalette(page, "core:text-transform", { x: pane.x + 560, y: pane.y + 160 });
+    const number = await dragFromPalette(page, "core:const-number", { x: pane.x + 220, y: pane.y + 420 });
+    expect([text, transform, number]).toEqual(["const_text_1", "text_transform_1", "const_number_1"]);
+
+    await connect(page, [text, "value"], [transform, "text"]);
+    await expect.poll(() => edgeCount(page), { message: "line 34" }).toBe(1);
+    await expect(node(page, transform).locator(".linked").textContent()).resolves.toContain("const_text_1.value");
+
+    // number → string: refused while dragging, with the reason next to the pointer, and not drawn on release.
+    await connect(page, [number, "value"], [transform, "text"], { release: false });
+    await expect.poll(() => page.locator(".connection-refusal").textContent()).toContain("a number output cannot feed a string input");
+    await page.mouse.up();
+    await expect.poll(() => page.locator(".toast").last().textContent()).toContain("Not connected: a number output cannot feed a string input");
+    expect(await edgeCount(page)).toBe(1);
+    await expect(node(page, transform).locator(".linked").textContent()).resolves.toContain("const_text_1.value");
+
+    // Edit values inline: the text constant, and the transform's case (a select).
+    await node(page, text).locator("textarea").fill("hello weft");
+    await node(page, transform).locator(".config-row", { hasText: "Case" }).locator("select").selectOption("upper");
+    await expect.poll(() => page.locator('[data-testid="dirty-marker"]').count(), { message: "line 48" }).toBe(1);
+
+    await page.keyboard.press(`${mod}+s`);
+    await expect.poll(() => page.locator('[data-testid="dirty-marker"]').count()).toBe(0);
+    const tabId = await page.locator(".tab.active").getAttribute("data-tab-id");
+    const stored = await weft.api("GET", `/api/workflows/${tabId}`);
+    expect(stored.status).toBe(200);
+    expect(stored.body.workflow.revision).toBe(1);
+    expect(stored.body.workflow.nodes.find((n: { id: string }) => n.id === text).config.value).toBe("hello weft");
+
+    await page.reload();
+    await expect.poll(() => node(page, text).locator("textarea").inputValue()).toBe("hello weft");
+    expect(await node(page, transform).locator(".config-row", { hasText: "Case" }).locator("select").inputValue()).toBe("upper");
+    expect(await edgeCount(page)).toBe(1);
+    expect(await page.locator('[data-testid="dirty-marker"]').count()).toBe(0);
+  });
+
+  it("undoes and redoes deletes, moves and edits; copies and pastes nodes within and between tabs", async () => {
+    const { page } = weft;
+    const text = "const_text_1";
+    const transform = "text_transform_1";
+    await expect.poll(() => node(page, text).count(), { message: "line 69" }).toBe(1);
+
+    // Delete a connected node: its edge goes too; undo brings both back; redo removes them again.
+    await node(page, text).locator(".node-title").click();
+    await page.keyboard.press("Delete");
+    await expect.poll(() => node(page, text).count()).toBe(0);
+    expect(await edgeCount(page)).toBe(0);
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(() => node(page, text).count(), { message: "line 77" }).toBe(1);
+    await expect.poll(() => edgeCount(page), { message: "line 78" }).toBe(1);
+    await page.keyboard.press(`${mod}+Shift+z`);
+    await expect.poll(() => node(page, text).count()).toBe(0);
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(() => node(page, text).count(), { message: "line 82" }).toBe(1);
+
+    // Move by dragging the title; undo puts it back.
+    const before = (await node(page, transform).boundingBox())!;
+    await drag(page, await centerOf(node(page, transform).locator(".node-title")), { x: before.x + before.width / 2 + 150, y: before.y + 15 + 90 });
+    const moved = (await node(page, transform).boundingBox())!;
+    expect(Math.abs(moved.x - before.x - 150)).toBeLessThan(8);
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(async () => Math.abs((await node(page, transform).boundingBox())!.x - before.x)).toBeLessThan(2);
+
+    // An edit of a value is undone as one step, however many keys were typed.
+    const textarea = node(page, text).locator("textarea");
+    await textarea.click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("!!!");
+    await expect.poll(() => textarea.inputValue()).toBe("hello weft!!!");
+    await page.locator(".vue-flow__pane").click({ position: { x: 30, y: 30 } });
+    await page.keyboard.press(`${mod}+z`);
+    await expect.poll(() => textarea.inputValue()).toBe("hello weft");
+
+    // Copy two connected nodes, paste them: fresh ids, the edge between them copied too.
+    await node(page, text).locator(".node-title").click();
+    await node(page, transform).locator(".node-title").click({ modifiers: ["Shift"] });
+    await expect.poll(() => page.locator(".vue-flow__node-weft.selected").count()).toBe(2);
+    await page.keyboard.press(`${mod}+c`);
+    const clipboard = await page.evaluate(() => navigator.clipboard.readText());
+    expect(JSON.parse(clipboard)).toMatchObject({ kind: "weft/clipboard", nodes: [{ id: text }, { id: transform }], edges: [{ source: text, target: transform }] });
+    const target = await emptyCanvasPoint(page, 0.5, 0.75);
+    await page.mouse.move(target.x, target.y);
+    await page.keyboard.press(`${mod}+v`);
+    await expect.poll(() => node(page, "const_text_2").count(), { message: "line 112" }).toBe(1);
+    expect(await node(page, "text_transform_2").count()).toBe(1);
+    await expect.poll(() => edgeCount(page)).toBe(2);
+    expect(await node(page, "const_text_2").locator("textarea").inputValue()).toBe("hello weft");
+    await expect(handle(page, "text_transform_2", "text", "input").getAttribute("class")).resolves.toContain("connected");
+
+    // Into another tab: a new workflow receives the same nodes with their own ids kept.
+    await page.locator(".new-tab").click();
+    await expect.poll(() => page.locator(".tab").count()).toBe(2);
+    await expect.poll(() => page.locator(".vue-flow__node-weft").count()).toBe(0);
+    const spot = await emptyCanvasPoint(page, 0.4, 0.4);
+    await page.mouse.move(spot.x, spot.y);
+    await page.keyboard.press(`${mod}+v`);
+    await expect.poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
+    expect(await node(page, text).count()).toBe(1);
+    await expect.poll(() => edgeCount(page), { message: "line 127" }).toBe(1);
+  });
+});

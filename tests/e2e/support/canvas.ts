@@ -1,0 +1,50 @@
+import { expect } from "vitest";
+import type { Locator, Page } from "playwright-core";
+
+/** What a user does on the canvas, with the mouse and keyboard (no shortcuts through the app's internals). */
+
+export const node = (page: Page, id: string): Locator => page.locator(`.vue-flow__node[data-id="${id}"]`);
+export const handle = (page: Page, nodeId: string, portId: string, side: "input" | "output"): Locator =>
+  node(page, nodeId).locator(`.vue-flow__handle[data-handleid="${portId}"].${side === "input" ? "target" : "source"}`);
+
+export async function centerOf(locator: Locator): Promise<{ x: number; y: number }> {
+  const box = await locator.boundingBox();
+  if (!box) throw new Error(`not visible: ${locator}`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** Press at `from`, move in small steps to `to`, optionally release (a real drag, as Vue Flow and the palette expect). */
+export async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, options: { release?: boolean; steps?: number } = {}) {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  const steps = options.steps ?? 12;
+  for (let i = 1; i <= steps; i++) await page.mouse.move(from.x + ((to.x - from.x) * i) / steps, from.y + ((to.y - from.y) * i) / steps);
+  if (options.release !== false) await page.mouse.up();
+}
+
+/** Drags a palette entry onto the canvas at a screen point; returns the id of the node that appeared. */
+export async function dragFromPalette(page: Page, type: string, to: { x: number; y: number }): Promise<string> {
+  const before = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+  // As a user would: search the palette, then drag the entry out of it.
+  await page.locator(".palette-search").fill(type);
+  await drag(page, await centerOf(page.locator(`.palette-item[data-node-type="${type}"]`)), to);
+  await page.locator(".palette-search").fill("");
+  await expect.poll(async () => (await page.locator(".vue-flow__node-weft").count()) > before.length).toBe(true);
+  const after = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
+  const added = after.filter((id) => !before.includes(id));
+  expect(added).toHaveLength(1);
+  return added[0] as string;
+}
+
+export async function connect(page: Page, from: [string, string], to: [string, string], options: { release?: boolean } = {}) {
+  await drag(page, await centerOf(handle(page, from[0], from[1], "output")), await centerOf(handle(page, to[0], to[1], "input")), options);
+}
+
+/** An empty spot of the canvas pane (for clicks that clear the selection, pastes, double-clicks). */
+export async function emptyCanvasPoint(page: Page, dx = 0.85, dy = 0.2): Promise<{ x: number; y: number }> {
+  const box = await page.locator(".vue-flow__pane").boundingBox();
+  if (!box) throw new Error("no canvas");
+  return { x: box.x + box.width * dx, y: box.y + box.height * dy };
+}
+
+export const edgeCount = (page: Page) => page.locator(".vue-flow__edge").count();
