@@ -2,13 +2,14 @@
  * `<ACTION>` parsing throughput: parseAction on a model output (reasoning text + one `<ACTION>`
  * block calling an apply-diff tool whose diff is in CDATA), including locating the block, XML
  * validation and parsing, and the schema check of the parameters. Two sizes: ~1 KB and ~100 KB.
- * Prints one JSON line per size: parses per second over a timed window after a warm-up.
+ * Prints one JSON line per size: parses per second, the median of 5 timed windows after a warm-up.
  * Target: ≥ 20,000 parses/s for 1 KB.
  */
 import { buildManifest, parseAction } from "../packages/agent-runtime/src/action/index.ts";
 import { NodeSpecSchema } from "../packages/types/src/index.ts";
 
-const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 1500);
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 2000);
+const WINDOWS = 5;
 
 const manifest = buildManifest({
   nodes: [
@@ -44,20 +45,25 @@ function output(bytes: number): string {
   return head + lines.join("\n") + "\n" + tail;
 }
 
+/** Parses per second over one window of `ms`. */
+function rate(text: string, ms: number): number {
+  let parses = 0;
+  const start = performance.now();
+  const end = start + ms;
+  while (performance.now() < end) {
+    for (let i = 0; i < 8; i++) parseAction(text, manifest);
+    parses += 8;
+  }
+  return parses / ((performance.now() - start) / 1000);
+}
+
 function bench(size: string, text: string): void {
   const check = parseAction(text, manifest);
   if (check.kind !== "call" || typeof check.params.diff !== "string") throw new Error(`the ${size} sample does not parse as a call: ${JSON.stringify(check).slice(0, 300)}`);
-  const deadline = (ms: number) => performance.now() + ms;
-  for (const end = deadline(WINDOW_MS / 3); performance.now() < end; ) parseAction(text, manifest);
-  let parses = 0;
-  const start = performance.now();
-  const end = start + WINDOW_MS;
-  while (performance.now() < end) {
-    for (let i = 0; i < 16; i++) parseAction(text, manifest);
-    parses += 16;
-  }
-  const seconds = (performance.now() - start) / 1000;
-  console.log(JSON.stringify({ bench: "action", size, bytes: text.length, parses_per_s: Math.round(parses / seconds) }));
+  rate(text, WINDOW_MS / 3);
+  // The median of several windows: the machine is shared, one window can land on someone else's burst.
+  const rates = Array.from({ length: WINDOWS }, () => rate(text, WINDOW_MS / WINDOWS)).sort((a, b) => a - b);
+  console.log(JSON.stringify({ bench: "action", size, bytes: text.length, parses_per_s: Math.round(rates[Math.floor(WINDOWS / 2)]!) }));
 }
 
 bench("1kb", output(1024));

@@ -19,6 +19,7 @@ const server = await createServer({
   hostname: config.hostname,
   ...(config.secret ? { secret: config.secret } : {}),
   ...(config.examplesDir ? { examplesDir: config.examplesDir } : {}),
+  ...(config.projectDir ? { projectDir: config.projectDir } : {}),
   runConcurrency: config.runConcurrency,
   maxQueuedRuns: config.maxQueuedRuns,
   maxBodyBytes: config.maxBodyBytes,

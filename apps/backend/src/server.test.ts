@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
 import { openSqliteStorage } from "./storage/storage.ts";
 import { slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
 import { spawnServer, type ChildServer } from "./testing/child-server.ts";
@@ -70,6 +71,29 @@ describe("persistence across restarts", () => {
       expect((await second.call("GET", "/api/agents/ex-agent")).status).toBe(404);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe("the repository's examples", () => {
+  it("load into a new database, and a workflow calling a stored skill runs", async () => {
+    const repoExamples = fileURLToPath(new URL("../../../workflows", import.meta.url));
+    const t = await startTestServer({ examplesDir: repoExamples });
+    try {
+      const listed = (await t.call("GET", "/api/workflows")).body.workflows.map((w: any) => w.id);
+      expect(listed).toEqual(expect.arrayContaining(["calls-skill", "summarize-skill"]));
+      const started = await t.call("POST", "/api/workflows/calls-skill/runs", { inputs: { article: "Warp threads run lengthwise. Weft threads cross them. The loom holds both." } });
+      expect(started.status).toBe(202);
+      const done = await waitFor(async () => {
+        const res = await t.call("GET", `/api/runs/${started.body.runId}`);
+        return ["completed", "failed"].includes(res.body.run.status) ? res.body : undefined;
+      });
+      expect(done.run.status).toBe("completed");
+      expect(typeof done.run.outputs.report).toBe("string");
+      // The skill's own nodes ran inside this run, namespaced under the calling node.
+      expect(done.observations.some((o: any) => o.nodeId.startsWith("headline/"))).toBe(true);
+    } finally {
+      await t.stop();
     }
   });
 });

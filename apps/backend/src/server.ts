@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
@@ -17,6 +18,7 @@ import { RunService } from "./runs/run-service.ts";
 import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
+import { createToolHost } from "./tools/tool-host-setup.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -30,8 +32,10 @@ export interface ServerOptions {
   secret?: string;
   /** The built editor. Default: apps/frontend/dist. */
   frontendDir?: string;
-  /** Example workflows, agents and scenes loaded on first start. Default: the repository's workflows/. */
+  /** Example workflows, agents and scenes loaded on first start, also the tools' read-only `@pkg/`. Default: the repository's workflows/. */
   examplesDir?: string;
+  /** The tools' `@project/` folder (the user's files). Default: `<dataDir>/project`. */
+  projectDir?: string;
   /** Start the embedded demo LLM (the default profile). Default true. */
   demoLlm?: boolean;
   runConcurrency?: number;
@@ -71,11 +75,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const demoUrl = demo?.baseUrl;
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, log.child("llm"));
     await llmProfiles.ensureDefaults();
-    await loadExamplesOnce(storage, options.examplesDir ?? DEFAULT_EXAMPLES, log.child("examples"));
+    const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
+    await loadExamplesOnce(storage, examplesDir, log.child("examples"));
 
     const catalog = createBuiltinRegistry();
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
-    const services: NodeServices = { llm: new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") }) };
+    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, log.child("tools"));
+    const services: NodeServices = {
+      llm: new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") }),
+      ...(toolHost ? { toolHost } : {}),
+    };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(64, 20_000);
     const validator = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });

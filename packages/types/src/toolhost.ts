@@ -19,6 +19,7 @@ export const TOOL_ERROR_CODES = [
   "EEXIST",
   "EISDIR",
   "ENOTDIR",
+  "EACCES",
   "E_BINARY_FILE",
   "E_PATCH_FAILED",
   "E_PERMISSION_DENIED",
@@ -246,7 +247,10 @@ export interface PermissionGate {
 export interface ToolCallContext {
   runId?: string;
   agentId?: string;
-  /** Groups `always` answers; defaults to the run id. */
+  /**
+   * A session spanning several runs (an agent's conversation): groups `always` answers and names
+   * the @state/ folder, so state survives from one run to the next. Defaults to the run id.
+   */
   sessionId?: string;
   signal?: AbortSignal;
 }

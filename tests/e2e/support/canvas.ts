@@ -48,3 +48,8 @@ export async function emptyCanvasPoint(page: Page, dx = 0.85, dy = 0.2): Promise
 }
 
 export const edgeCount = (page: Page) => page.locator(".vue-flow__edge").count();
+
+/** The text of every element matching `selector`, joined (does not wait for one to exist, so it suits expect.poll). */
+export async function texts(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).allTextContents()).join("\n");
+}

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { slowWorkflow, startTestServer, templateWorkflow, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 
 let t: TestServer;
@@ -111,6 +113,24 @@ describe("runs API", () => {
     expect(run).toMatchObject({ status: "completed", rerunFrom: "fill", outputs: { text: "Notes on dye" } });
     const byNode = Object.fromEntries(observations.map((o: any) => [o.nodeId, o.cached]));
     expect(byNode).toEqual({ topic: true, fill: false, out: false });
+  });
+
+  it("gives runs the sandboxed file tools, writing inside @project/ only", async () => {
+    const write = (path: string) => ({
+      id: "writer",
+      name: "Writer",
+      nodes: [{ id: "w", type: "fs:write", inputs: { path, content: "woven" } }],
+      edges: [],
+    });
+    await t.call("POST", "/api/workflows", { workflow: write("@project/notes/out.txt") });
+    const ok = await startRun("writer");
+    const { observations } = await waitForRun(t, ok.runId);
+    expect(observations[0].outputs).toMatchObject({ ok: true, bytesWritten: 5 });
+    expect(readFileSync(join(t.dataDir, "project", "notes", "out.txt"), "utf8")).toBe("woven");
+
+    const escape = await startRun("writer", { workflow: write("@project/../../escaped.txt") });
+    const refused = await waitForRun(t, escape.runId);
+    expect(refused.observations[0].outputs.result.error.code).toBe("E_SANDBOX_VIOLATION");
   });
 
   it("repeats a past run with POST /api/runs/:id/rerun", async () => {

@@ -230,6 +230,8 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       persistTimer = setTimeout(persist, 400);
     },
   );
+  // A reload right after an edit must not lose it to the debounce.
+  globalThis.addEventListener?.("pagehide", () => persist());
   function persist() {
     const memory = {
       active: activeId.value,
@@ -244,11 +246,12 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     if (!memory) return;
     for (const entry of memory.tabs) {
       if (tab(entry.id)) continue;
-      if (entry.draft && entry.draft.baseRevision === null) {
+      const result = await api.getWorkflow(entry.id);
+      // A draft never saved whose workflow is on the server now was saved after it was remembered.
+      if (entry.draft && entry.draft.baseRevision === null && !result.ok) {
         addTab(entry.draft.doc, null);
         continue;
       }
-      const result = await api.getWorkflow(entry.id);
       if (!result.ok) {
         if (entry.draft) {
           addTab(entry.draft.doc, null);
@@ -257,7 +260,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
         continue;
       }
       const stored = result.value.workflow;
-      if (!entry.draft) addTab(stored, stored);
+      if (!entry.draft || entry.draft.baseRevision === null) addTab(stored, stored);
       else addTab(entry.draft.doc, entry.draft.baseRevision === stored.revision ? stored : { ...stored, revision: entry.draft.baseRevision ?? 0 });
     }
     if (memory.active && tab(memory.active)) activeId.value = memory.active;

@@ -6,10 +6,8 @@
  */
 
 function sortedKeys(value: unknown): unknown {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const source = value as Record<string, unknown>;
+  if (!isPlainObject(value)) return value;
+  const source = value;
   const keys = Object.keys(source).sort();
   const out: Record<string, unknown> = {};
   for (const key of keys) out[key] = source[key];
@@ -21,9 +19,48 @@ export function isEmpty(value: Record<string, unknown>): boolean {
   return true;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The common case of config and literal inputs, an object of scalars, without JSON.stringify's replacer. */
+function flatJson(value: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  for (const key of keys) {
+    const v = value[key];
+    let text: string;
+    switch (typeof v) {
+      case "undefined":
+        continue;
+      case "string":
+        text = JSON.stringify(v);
+        break;
+      case "number":
+        text = Number.isFinite(v) ? String(v) : "null";
+        break;
+      case "boolean":
+        text = v ? "true" : "false";
+        break;
+      default:
+        if (v !== null) return undefined;
+        text = "null";
+    }
+    out += (out.length > 1 ? "," : "") + JSON.stringify(key) + ":" + text;
+  }
+  return out + "}";
+}
+
 /** JSON with object keys in sorted order, so equal values give equal text. */
 export function stableJson(value: unknown): string {
-  if (value !== null && typeof value === "object" && !Array.isArray(value) && isEmpty(value as Record<string, unknown>)) return "{}";
+  if (isPlainObject(value)) {
+    if (isEmpty(value)) return "{}";
+    const flat = flatJson(value);
+    if (flat !== undefined) return flat;
+  }
   return JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
 }
 

@@ -164,6 +164,10 @@ describe("mount rules", () => {
     expect(await fx.host.call("fs.read", { path: "@state/workflow.md" }, { runId: "run-1" })).toMatchObject({ ok: true, content: "run one\n" });
     expect(readFileSync(join(fx.state, "run-1/workflow.md"), "utf8")).toBe("run one\n");
     expect(await fx.host.call("fs.read", { path: "@state/workflow.md" }, {})).toMatchObject({ ok: false, error: { code: "E_SANDBOX_VIOLATION" } });
+    // A session (an agent's conversation) keeps one @state/ folder across its runs.
+    await fx.host.call("fs.write", { path: "@state/notes.md", content: "kept\n" }, { runId: "step-1", sessionId: "conversation-7" });
+    expect(await fx.host.call("fs.read", { path: "@state/notes.md" }, { runId: "step-2", sessionId: "conversation-7" })).toMatchObject({ ok: true, content: "kept\n" });
+    expect(readFileSync(join(fx.state, "conversation-7/notes.md"), "utf8")).toBe("kept\n");
     const listed = await fx.host.call("fs.list", { path: "@project/", recursive: true }, { runId: "run-1" });
     expect(resultText(listed)).not.toContain("workflow.md");
   });

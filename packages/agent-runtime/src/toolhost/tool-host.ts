@@ -21,7 +21,7 @@ import {
   type ToolLimits,
   type ToolResult,
 } from "@weft/types";
-import { summariseArgs, summariseResult, limitsHit } from "./audit/redact.ts";
+import { limitsHit, redactText, summariseArgs, summariseResult } from "./audit/redact.ts";
 import type { AuditLog, AuditRecord } from "./audit/audit-log.ts";
 import { Mounts, type MountRoots } from "./fs/mounts.ts";
 import { PathQueue, sharedPathQueue } from "./fs/path-queue.ts";
@@ -29,6 +29,7 @@ import { assertProcFdAvailable } from "./fs/secure-fs.ts";
 import { decidePermission, type PermissionDecision } from "./permissions/rules.ts";
 import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
+import { virtualiseOutput } from "./shell/path-arguments.ts";
 import type { ToolDefinition, ToolEnv } from "./tool.ts";
 import { ToolFailure, failureResult } from "./tool-failure.ts";
 import { fsApplyPatch } from "./tools/fs-apply-patch.ts";
@@ -156,7 +157,7 @@ export class ToolHost implements ToolHostService {
       }
       result = await planned.execute();
     } catch (error) {
-      result = this.toFailure(error, tool);
+      result = this.toFailure(error, tool, ctx);
     }
     await this.audit({
       ts: new Date().toISOString(),
@@ -164,7 +165,7 @@ export class ToolHost implements ToolHostService {
       ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
       tool: definition?.name ?? tool,
       ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
-      ...(target !== undefined ? { target } : {}),
+      ...(target !== undefined ? { target: redactText(target) } : {}),
       args: summariseArgs(args),
       result: summariseResult(result),
       durationMs: Math.round(performance.now() - started),
@@ -182,7 +183,7 @@ export class ToolHost implements ToolHostService {
       envAllowlist: this.options.envAllowlist ?? DEFAULT_ENV_ALLOWLIST,
       hostEnv: this.options.hostEnv ?? process.env,
       queue: this.options.queue ?? sharedPathQueue,
-      ...(ctx.runId !== undefined ? { runId: ctx.runId } : {}),
+      ...((ctx.sessionId ?? ctx.runId) !== undefined ? { stateScope: ctx.sessionId ?? ctx.runId } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     };
   }
@@ -195,7 +196,7 @@ export class ToolHost implements ToolHostService {
     const request = {
       requestId: randomUUID(),
       tool: definition.name,
-      target,
+      target: redactText(target),
       args: summariseArgs(args),
       ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
       ...(ctx.runId ? { runId: ctx.runId } : {}),
@@ -207,10 +208,12 @@ export class ToolHost implements ToolHostService {
     return answer.data;
   }
 
-  private toFailure(error: unknown, tool: string): ToolResult {
+  private toFailure(error: unknown, tool: string, ctx: ToolCallContext): ToolResult {
     if (error instanceof ToolFailure) return error.toResult();
-    this.logger.error("tool failed unexpectedly", { tool, error: error instanceof Error ? error.message : String(error) });
-    return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.error("tool failed unexpectedly", { tool, error: message });
+    // System errors name real paths; the model only knows mount paths.
+    return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${virtualiseOutput(message, this.mounts.prefixes(ctx.sessionId ?? ctx.runId))}`);
   }
 
   private async audit(record: AuditRecord): Promise<void> {

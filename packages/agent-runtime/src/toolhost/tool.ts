@@ -12,7 +12,8 @@ export interface ToolEnv {
   envAllowlist: readonly string[];
   hostEnv: Record<string, string | undefined>;
   queue: PathQueue;
-  runId?: string;
+  /** Names this call's @state/ folder: the session id, or else the run id. */
+  stateScope?: string;
   signal?: AbortSignal;
 }
 

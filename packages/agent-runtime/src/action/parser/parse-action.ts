@@ -10,6 +10,7 @@ import {
   truncatedMessage,
   unknownToolMessage,
 } from "./messages.ts";
+import { setOwn } from "./coerce.ts";
 import { checkParams, readToolParams } from "./params.ts";
 import { LineIndex, describePosition, type Position } from "./positions.ts";
 import type { ErrorResult, ParseErrorCode, ParseResult } from "./result.ts";
@@ -104,33 +105,14 @@ function parseLocated(text: string, manifest: Manifest, loc: LocateOutput): Pars
 
 function parseBlock(ctx: BlockContext, openStart: number, contentStart: number, contentEnd: number): ParseResult {
   const { text, manifest } = ctx;
-  const notes = [...ctx.loc.located.notes];
   const content = text.slice(contentStart, contentEnd);
   if (isWhitespace(content)) return ctx.error("EMPTY_ACTION", emptyActionMessage(ctx.position(openStart), manifest), openStart);
+  const read = readXml(ctx, openStart, contentStart, content);
+  if ("kind" in read) return read;
+  const notes = [...ctx.loc.located.notes, ...read.repairs];
 
-  const sanitized = sanitizeActionXml(content);
-  if (!sanitized.ok) {
-    const offset = contentStart + sanitized.offset;
-    return ctx.error("MALFORMED_XML", malformedMessage(sanitized.message, ctx.position(offset), undefined), offset);
-  }
-  const xml = parseActionXml(sanitized.value.xml, sanitized.value.skeleton, sanitized.value.crInCdata ? CR_SENTINEL : undefined);
-  if (!xml.ok) {
-    const docLines = xml.line !== undefined ? new LineIndex(WRAPPER_OPEN + sanitized.value.skeleton + WRAPPER_CLOSE) : undefined;
-    const toText = (line: number, column: number) => {
-      const docOffset = docLines!.offset(line, column) - WRAPPER_OPEN.length;
-      return docOffset < 0 ? openStart : contentStart + originalOffset(sanitized.value, docOffset);
-    };
-    const offset = docLines ? toText(xml.line!, xml.column!) : undefined;
-    // The validator's own "(opened in line L, col C)" refers to the wrapped text: point into the output instead.
-    const detail = docLines ? xml.message.replace(/line (\d+), col (\d+)/g, (_m, l: string, c: string) => describePosition(ctx.position(toText(Number(l), Number(c))))) : xml.message;
-    const entry = ctx.guessEntry(contentStart);
-    return ctx.error("MALFORMED_XML", malformedMessage(detail, offset === undefined ? undefined : ctx.position(offset), entry), offset, entry?.id);
-  }
-  notes.push(...sanitized.value.repairs);
-
-  const root = xml.root;
-  const elements = root.children.filter((n): n is XmlElement => n.kind === "element");
-  const looseText = textValue(root.children.filter((n) => n.kind !== "element"), [], "<ACTION>");
+  const elements = read.root.children.filter((n): n is XmlElement => n.kind === "element");
+  const looseText = textValue(read.root.children.filter((n) => n.kind !== "element"), [], "<ACTION>");
   if (elements.length === 0) {
     if (looseText === "") return ctx.error("EMPTY_ACTION", emptyActionMessage(ctx.position(openStart), manifest), openStart);
     return ctx.error("MALFORMED_XML", textInsteadOfToolMessage(looseText, ctx.position(contentStart), manifest), contentStart);
@@ -140,16 +122,42 @@ function parseBlock(ctx: BlockContext, openStart: number, contentStart: number, 
     return ctx.error("MULTIPLE_TOOLS", multipleToolsMessage(elements.map((e) => e.name), ctx.position(openStart)), second ?? openStart);
   }
   if (looseText !== "") notes.push(`Text inside <ACTION> outside the tool tag was ignored: ${JSON.stringify(looseText.slice(0, 60))}${looseText.length > 60 ? "…" : ""}.`);
+  return toolCall(ctx, elements[0]!, contentStart, contentEnd, notes);
+}
 
-  const tool = elements[0]!;
+/** Repairs, validates and parses the block's content; a validator error points into the output. */
+function readXml(ctx: BlockContext, openStart: number, contentStart: number, content: string): { root: XmlElement; repairs: string[] } | ErrorResult {
+  const sanitized = sanitizeActionXml(content);
+  if (!sanitized.ok) {
+    const offset = contentStart + sanitized.offset;
+    return ctx.error("MALFORMED_XML", malformedMessage(sanitized.message, ctx.position(offset), undefined), offset);
+  }
+  const { xml, skeleton, crInCdata, repairs } = sanitized.value;
+  const parsed = parseActionXml(xml, skeleton, crInCdata ? CR_SENTINEL : undefined);
+  if (parsed.ok) return { root: parsed.root, repairs };
+  const entry = ctx.guessEntry(contentStart);
+  if (parsed.line === undefined || parsed.column === undefined) return ctx.error("MALFORMED_XML", malformedMessage(parsed.message, undefined, entry), undefined, entry?.id);
+  const docLines = new LineIndex(WRAPPER_OPEN + skeleton + WRAPPER_CLOSE);
+  const toText = (line: number, column: number) => {
+    const docOffset = docLines.offset(line, column) - WRAPPER_OPEN.length;
+    return docOffset < 0 ? openStart : contentStart + originalOffset(sanitized.value, docOffset);
+  };
+  const offset = toText(parsed.line, parsed.column);
+  // The validator's own "(opened in line L, col C)" refers to the wrapped text: point into the output instead.
+  const detail = parsed.message.replace(/line (\d+), col (\d+)/g, (_m, l: string, c: string) => describePosition(ctx.position(toText(Number(l), Number(c)))));
+  return ctx.error("MALFORMED_XML", malformedMessage(detail, ctx.position(offset), entry), offset, entry?.id);
+}
+
+/** The call a tool element stands for, or why it cannot run. */
+function toolCall(ctx: BlockContext, tool: XmlElement, contentStart: number, contentEnd: number, notes: string[]): ParseResult {
   // Positions are only for error messages: looked up on the error paths.
   const toolAt = () => ctx.find(tool.name, contentStart, contentEnd) ?? contentStart;
-  const resolved = manifest.resolve(tool.name);
+  const resolved = ctx.manifest.resolve(tool.name);
   if (!resolved.found) {
     const raw: Record<string, RawValue> = {};
-    for (const [name, list] of groupChildren(tool)) raw[name] = elementValue(list[0]!, [], `<${name}>`);
+    for (const [name, list] of groupChildren(tool)) setOwn(raw, name, elementValue(list[0]!, [], `<${name}>`));
     const at = toolAt();
-    return ctx.error("UNKNOWN_TOOL", unknownToolMessage(tool.name, ctx.position(at), manifest, resolved.suggestions, raw), at);
+    return ctx.error("UNKNOWN_TOOL", unknownToolMessage(tool.name, ctx.position(at), ctx.manifest, resolved.suggestions, raw), at);
   }
   const entry = resolved.entry;
   if (resolved.repair) notes.push(resolved.repair);

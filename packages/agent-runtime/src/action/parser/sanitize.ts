@@ -70,8 +70,10 @@ export function sanitizeActionXml(content: string): SanitizeOutcome {
     growth -= to - from;
     shifts.push([from + growth + (to - from), growth]);
   };
-  const special = new RegExp(SPECIAL.source, SPECIAL.flags);
-  const entity = new RegExp(ENTITY.source, ENTITY.flags);
+  // Module-level patterns, reset here: this function is not re-entrant.
+  const special = SPECIAL;
+  const entity = ENTITY;
+  special.lastIndex = 0;
   for (let m = special.exec(content); m; m = special.exec(content)) {
     const at = m.index;
     if (m[0] === "&") {

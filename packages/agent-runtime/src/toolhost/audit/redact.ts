@@ -21,7 +21,8 @@ const SECRET_VALUES: RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
 ];
 const NAME = "[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|credential|authorization)[A-Za-z0-9_.-]*";
-const VALUE = `("[^"]*"|'[^']*'|[^\\s"'&]+)`;
+// A value already redacted, or a scheme the Bearer rule handles, is left for that rule.
+const VALUE = `(?!\\[REDACTED\\]|Bearer |Basic )("[^"]*"|'[^']*'|[^\\s"'&]+)`;
 /** `NAME=value`, `name: value`, and options `--api-key value`: the value goes. */
 const SECRET_ASSIGNMENTS = [new RegExp(`(${NAME})(=|:\\s*)${VALUE}`, "gi"), new RegExp(`(--?${NAME})(\\s+)${VALUE}`, "gi")];
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi;

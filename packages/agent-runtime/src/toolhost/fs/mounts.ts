@@ -5,7 +5,7 @@ import { ToolFailure } from "../tool-failure.ts";
 import type { Located } from "./secure-fs.ts";
 import { parseVirtualPath } from "./virtual-path.ts";
 
-/** Real folders behind the mounts. `state` holds one private folder per run (`<state>/<runId>`). */
+/** Real folders behind the mounts. `state` holds one private folder per run or session (`<state>/<scope>`). */
 export interface MountRoots {
   project: string;
   pkg: string;
@@ -14,7 +14,7 @@ export interface MountRoots {
 
 export type PathIntent = "read" | "write";
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const SCOPE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function realFolder(name: MountName, folder: string): string {
   let real: string;
@@ -46,27 +46,30 @@ export class Mounts {
     }
   }
 
-  /** The real folder a mount maps to for a run; a run's @state/ folder is created on first use. */
-  rootOf(mount: MountName, runId: string | undefined, pathForErrors: string): string {
+  /**
+   * The real folder a mount maps to. @state/ is private to a run, or to a session spanning several
+   * runs (an agent's conversation): `scope` names it, and its folder is created on first use.
+   */
+  rootOf(mount: MountName, scope: string | undefined, pathForErrors: string): string {
     if (mount !== "state") return this.roots[mount];
-    if (runId === undefined) {
+    if (scope === undefined) {
       throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(pathForErrors)}: @state/ is private to a run and this call has no run id. Call the tool from within a run.`, { path: pathForErrors, rule: "state-needs-run" });
     }
-    if (!RUN_ID.test(runId)) throw new ToolFailure("E_INTERNAL", `The run id ${JSON.stringify(runId)} cannot name a @state/ folder (letters, digits, '.', '_' and '-' only).`);
-    const folder = join(this.roots.state, runId);
+    if (!SCOPE_ID.test(scope)) throw new ToolFailure("E_INTERNAL", `The run or session id ${JSON.stringify(scope)} cannot name a @state/ folder (letters, digits, '.', '_' and '-' only).`);
+    const folder = join(this.roots.state, scope);
     try {
       fs.mkdirSync(folder, { mode: 0o700 });
     } catch (error) {
       if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) throw error;
     }
     if (!fs.lstatSync(folder).isDirectory()) {
-      throw new ToolFailure("E_SANDBOX_VIOLATION", `The @state/ folder of run ${runId} is not a plain folder; refusing to use it.`, { rule: "state-not-folder" });
+      throw new ToolFailure("E_SANDBOX_VIOLATION", `The @state/ folder of ${scope} is not a plain folder; refusing to use it.`, { rule: "state-not-folder" });
     }
     return folder;
   }
 
   /** Checks a model-supplied path and says where it lands; refuses what its mount does not allow. */
-  locate(path: string, options: { intent: PathIntent; runId?: string; maxPathBytes: number }): Located {
+  locate(path: string, options: { intent: PathIntent; stateScope?: string; maxPathBytes: number }): Located {
     const virtual = parseVirtualPath(path, options.maxPathBytes);
     if (options.intent === "write") {
       if (virtual.mount === "pkg") {
@@ -76,7 +79,7 @@ export class Mounts {
         throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(path)}: files inside .git/ belong to version control and are never written by tools.`, { path, rule: "git-internals" });
       }
     }
-    const root = this.rootOf(virtual.mount, options.runId, path);
+    const root = this.rootOf(virtual.mount, options.stateScope, path);
     return { virtual, root, real: virtual.segments.length === 0 ? root : join(root, ...virtual.segments) };
   }
 
@@ -89,11 +92,11 @@ export class Mounts {
   }
 
   /** Real mount folders (longest first) with their virtual prefixes, for turning real paths in command output back into mount paths. */
-  prefixes(runId: string | undefined): Array<{ real: string; virtual: string }> {
+  prefixes(stateScope: string | undefined): Array<{ real: string; virtual: string }> {
     const list = [
       { real: this.roots.project, virtual: "@project" },
       { real: this.roots.pkg, virtual: "@pkg" },
-      ...(runId !== undefined && RUN_ID.test(runId) ? [{ real: join(this.roots.state, runId), virtual: "@state" }] : []),
+      ...(stateScope !== undefined && SCOPE_ID.test(stateScope) ? [{ real: join(this.roots.state, stateScope), virtual: "@state" }] : []),
     ];
     return list.sort((a, b) => b.real.length - a.real.length);
   }

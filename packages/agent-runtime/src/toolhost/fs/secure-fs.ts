@@ -78,7 +78,7 @@ function explainOpenError(error: unknown, parentFd: number, name: string, locate
     }
     return new ToolFailure("ENOTDIR", `${shown} is not a folder.`, { path: located.virtual.text, notDir: shown });
   }
-  if (code === "EACCES" || code === "EPERM") return new ToolFailure("E_SANDBOX_VIOLATION", `${shown} is not accessible (permission denied by the operating system).`, { path: located.virtual.text });
+  if (code === "EACCES" || code === "EPERM") return new ToolFailure("EACCES", `${shown} is not accessible: the operating system denies permission.`, { path: located.virtual.text });
   return new ToolFailure("E_INTERNAL", `Could not open ${shown}: ${code ?? String(error)}.`, { path: located.virtual.text });
 }
 

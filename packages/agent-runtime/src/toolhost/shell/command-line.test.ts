@@ -1,3 +1,4 @@
+import { parse } from "shell-quote";
 import { describe, expect, it } from "vitest";
 import { ToolFailure } from "../tool-failure.ts";
 import { DEFAULT_COMMAND_RULES, assertAllowed } from "./allowlist.ts";
@@ -17,7 +18,10 @@ describe("parseCommandLine", () => {
   it("splits a command line with quotes into literal arguments", () => {
     expect(parseCommandLine("grep -n 'a|b' \"my file.txt\"")).toEqual(["grep", "-n", "a|b", "my file.txt"]);
     expect(parseCommandLine("git", ["log", "--format=%h;%s", "a b"])).toEqual(["git", "log", "--format=%h;%s", "a b"]);
-    expect(formatCommandLine(["grep", "a b", "c"])).toBe("grep 'a b' c");
+    expect(formatCommandLine(["grep", "a b", "--format=%h", "it's"])).toBe("grep 'a b' --format=%h 'it'\\''s'");
+    // What it prints reads back, through a shell parser, to the same arguments.
+    const tricky = ["grep", "a b", "--x=1", "it's", "$HOME", "*", "a;b", ""];
+    expect(parse(formatCommandLine(tricky))).toEqual(tricky);
   });
 
   it.each([

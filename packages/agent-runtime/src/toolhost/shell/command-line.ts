@@ -1,4 +1,4 @@
-import { parse, quote } from "shell-quote";
+import { parse } from "shell-quote";
 import { ToolFailure } from "../tool-failure.ts";
 
 const NOT_A_SHELL = "Commands run without a shell: give one program and its arguments, e.g. `git status --short` or `grep -n TODO src/a.ts`.";
@@ -51,7 +51,7 @@ export function parseCommandLine(command: string, args?: string[]): string[] {
   return argv;
 }
 
-/** The command line as text, quoted so that it reads back to the same argument vector. */
+/** The command line as text, quoted only where needed, so it reads back to the same argument vector. */
 export function formatCommandLine(argv: string[]): string {
-  return quote(argv);
+  return argv.map((arg) => (/^[A-Za-z0-9_@%+=:,./~^-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ");
 }

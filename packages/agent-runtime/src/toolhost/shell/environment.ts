@@ -20,6 +20,8 @@ export function scrubbedEnvironment(source: Record<string, string | undefined>, 
     const value = source[name];
     if (value !== undefined && !SECRET_NAME.test(name)) env[name] = value;
   }
-  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  // Relative PATH entries would resolve against a folder the model can write to.
+  const path = (env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
+  env.PATH = path.length > 0 ? path.join(":") : "/usr/local/bin:/usr/bin:/bin";
   return { ...env, ...FIXED };
 }

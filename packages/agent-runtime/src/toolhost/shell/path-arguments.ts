@@ -7,7 +7,8 @@ export interface ArgumentContext {
   /** Real path of the working folder. */
   cwd: string;
   mounts: Mounts;
-  runId?: string;
+  /** Names the @state/ folder (see ToolEnv.stateScope). */
+  stateScope?: string;
   maxPathBytes: number;
   commandText: string;
 }
@@ -63,7 +64,7 @@ export function mapPathArguments(argv: string[], ctx: ArgumentContext): string[]
     const prefix = eq === -1 ? "" : arg.slice(0, eq + 1);
     const value = eq === -1 ? arg : arg.slice(eq + 1);
     if (MOUNT_ARG.test(value)) {
-      const located = ctx.mounts.locate(value, { intent: "read", runId: ctx.runId, maxPathBytes: ctx.maxPathBytes });
+      const located = ctx.mounts.locate(value, { intent: "read", stateScope: ctx.stateScope, maxPathBytes: ctx.maxPathBytes });
       assertNoSymlinks(located.root, located.virtual.segments.join("/"), ctx, arg);
       mapped.push(prefix + located.real);
       continue;

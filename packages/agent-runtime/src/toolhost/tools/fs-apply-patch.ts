@@ -42,7 +42,7 @@ export const fsApplyPatch = defineTool({
   targetKind: "path",
   args: FsApplyPatchArgsSchema,
   plan(args, env) {
-    const located = env.mounts.locate(args.path, { intent: "write", runId: env.runId, maxPathBytes: env.limits.maxPathBytes });
+    const located = env.mounts.locate(args.path, { intent: "write", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
     const path = located.virtual.text;
     return {
       target: path,

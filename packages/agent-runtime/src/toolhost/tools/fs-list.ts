@@ -19,7 +19,7 @@ export const fsList = defineTool({
   targetKind: "path",
   args: FsListArgsSchema,
   plan(args, env) {
-    const located = env.mounts.locate(args.path, { intent: "read", runId: env.runId, maxPathBytes: env.limits.maxPathBytes });
+    const located = env.mounts.locate(args.path, { intent: "read", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
     return {
       target: located.virtual.text,
       async execute(): Promise<FsListOk> {

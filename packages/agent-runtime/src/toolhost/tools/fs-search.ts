@@ -153,7 +153,7 @@ export const fsSearch = defineTool({
   targetKind: "path",
   args: FsSearchArgsSchema,
   plan(args, env) {
-    const located = env.mounts.locate(args.path, { intent: "read", runId: env.runId, maxPathBytes: env.limits.maxPathBytes });
+    const located = env.mounts.locate(args.path, { intent: "read", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
     const matcher = compileSearchPattern(args.pattern, { regex: args.regex, caseSensitive: args.caseSensitive });
     const include = args.include ? picomatch(args.include, { dot: true }) : undefined;
     return {

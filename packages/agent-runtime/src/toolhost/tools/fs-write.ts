@@ -26,7 +26,7 @@ export const fsWrite = defineTool({
   targetKind: "path",
   args: FsWriteArgsSchema,
   plan(args, env) {
-    const located = env.mounts.locate(args.path, { intent: "write", runId: env.runId, maxPathBytes: env.limits.maxPathBytes });
+    const located = env.mounts.locate(args.path, { intent: "write", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
     return {
       target: located.virtual.text,
       async execute(): Promise<FsWriteOk> {

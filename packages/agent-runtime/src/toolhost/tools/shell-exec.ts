@@ -32,8 +32,8 @@ export const shellExec = defineTool({
     const argv = parseCommandLine(args.command, args.args);
     const commandText = formatCommandLine(argv);
     assertAllowed(argv, env.commands, commandText);
-    const cwd = env.mounts.locate(args.cwd, { intent: "read", runId: env.runId, maxPathBytes: env.limits.maxPathBytes });
-    const mapped = mapPathArguments(argv, { cwd: cwd.real, mounts: env.mounts, runId: env.runId, maxPathBytes: env.limits.maxPathBytes, commandText });
+    const cwd = env.mounts.locate(args.cwd, { intent: "read", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
+    const mapped = mapPathArguments(argv, { cwd: cwd.real, mounts: env.mounts, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, commandText });
     const timeoutMs = Math.min(args.timeoutMs ?? env.limits.shellTimeoutMs, env.limits.maxShellTimeoutMs);
     return {
       target: commandText,
@@ -54,7 +54,7 @@ export const shellExec = defineTool({
         } finally {
           fs.closeSync(dirFd);
         }
-        const prefixes = env.mounts.prefixes(env.runId);
+        const prefixes = env.mounts.prefixes(env.stateScope);
         const max = env.limits.maxShellOutputBytes;
         const stdout = virtualiseOutput(outcome.stdout.toString("utf8"), prefixes) + (outcome.stdoutTruncated ? truncationMarker(max) : "");
         const stderr = virtualiseOutput(outcome.stderr.toString("utf8"), prefixes) + (outcome.stderrTruncated ? truncationMarker(max) : "");

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ demoLlm: false });
+  await t.call("POST", "/api/workflows", { workflow: templateWorkflow("deliberate") });
+  await t.call("POST", "/api/workflows", { workflow: templateWorkflow("a-skill") });
+});
+afterAll(() => t.stop());
+
+const agent = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: `Agent ${id}`, deliberationWorkflowId: "deliberate", ...extra });
+
+describe("agent profiles API", () => {
+  it("creates (plain or wrapped), reads, lists, updates with revisions and deletes", async () => {
+    const plain = await t.call("POST", "/api/agents", agent("ada", { tools: ["core:text-template"], skills: ["a-skill"], protocol: "openai-tools" }));
+    expect(plain.status).toBe(201);
+    expect(plain.body.agent).toMatchObject({ id: "ada", revision: 1, maxSteps: 8, protocol: "openai-tools" });
+    const wrapped = await t.call("POST", "/api/agents", { agent: agent("bob") });
+    expect(wrapped.status).toBe(201);
+
+    expect((await t.call("GET", "/api/agents")).body.agents.map((a: any) => a.id)).toEqual(["ada", "bob"]);
+    const got = (await t.call("GET", "/api/agents/ada")).body.agent;
+    const updated = await t.call("PUT", "/api/agents/ada", { agent: { ...got, persona: "Careful." }, baseRevision: 1 });
+    expect(updated.body.agent).toMatchObject({ persona: "Careful.", revision: 2 });
+
+    const stale = await t.call("PUT", "/api/agents/ada", { agent: { ...got, persona: "Reckless." }, baseRevision: 1 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: "REVISION_CONFLICT", details: { currentRevision: 2 } });
+    expect((await t.call("GET", "/api/agents/ada")).body.agent.persona).toBe("Careful.");
+
+    expect((await t.call("DELETE", "/api/agents/bob")).body).toEqual({ ok: true });
+    expect((await t.call("GET", "/api/agents/bob")).status).toBe(404);
+  });
+
+  it("refuses profiles whose references do not exist, naming each, and stores nothing", async () => {
+    const res = await t.call("POST", "/api/agents", agent("ghost", { deliberationWorkflowId: "missing", skills: ["nope"], tools: ["core:text-templat"], llmProfileId: "none" }));
+    expect(res.status).toBe(400);
+    const paths = res.body.error.details.issues.map((i: any) => i.path.join("."));
+    expect(paths).toEqual(["deliberationWorkflowId", "skills.0", "tools.0", "llmProfileId"]);
+    expect(res.body.error.details.issues[2].message).toContain('"core:text-template"');
+    expect((await t.call("GET", "/api/agents/ghost")).status).toBe(404);
+  });
+
+  it("refuses bad shapes and taken ids", async () => {
+    expect((await t.call("POST", "/api/agents", { id: "x", name: "X" })).status).toBe(400);
+    expect((await t.call("POST", "/api/agents", agent("x", { maxSteps: 0 }))).status).toBe(400);
+    await t.call("POST", "/api/agents", agent("dup"));
+    const again = await t.call("POST", "/api/agents", agent("dup"));
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALREADY_EXISTS");
+    expect((await t.call("PUT", "/api/agents/dup", { agent: agent("other"), baseRevision: 1 })).status).toBe(400);
+    expect((await t.call("PUT", "/api/agents/nope", { agent: agent("nope"), baseRevision: 1 })).status).toBe(404);
+  });
+});
+
+describe("scenes API", () => {
+  it("stores scenes whose agents exist and refuses the others", async () => {
+    await t.call("POST", "/api/agents", agent("cy"));
+    const ok = await t.call("POST", "/api/scenes", { id: "s1", name: "S1", agents: [{ instanceId: "c1", profileId: "cy" }] });
+    expect(ok.status).toBe(201);
+    expect(ok.body.scene).toMatchObject({ id: "s1", revision: 1 });
+    const bad = await t.call("POST", "/api/scenes", { id: "s2", name: "S2", agents: [{ instanceId: "c1", profileId: "who" }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('"who"');
+    const stale = await t.call("PUT", "/api/scenes/s1", { scene: { ...ok.body.scene, name: "Old" }, baseRevision: 0 });
+    expect(stale.status).toBe(409);
+    expect((await t.call("GET", "/api/scenes")).body.scenes.map((s: any) => s.name)).toEqual(["S1"]);
+  });
+});

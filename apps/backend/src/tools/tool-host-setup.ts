@@ -1,0 +1,33 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { AuditLog, ToolHost } from "@weft/agent-runtime";
+import type { Logger } from "@weft/types";
+
+export interface ToolHostFolders {
+  /** `@project/`: the user's files (read-write). */
+  project: string;
+  /** `@pkg/`: installed workflows and assets (read-only). */
+  pkg: string;
+  /** Holds `@state/` (one private folder per run) and the audit log. */
+  dataDir: string;
+}
+
+/**
+ * The sandboxed file and shell tools the server hands to every run (`ctx.services.toolHost`).
+ * Missing folders are created; when the tool host cannot start (e.g. mount folders inside one
+ * another) the server still runs, and tool nodes fail with MISSING_SERVICE, after one clear log line.
+ */
+export function createToolHost(folders: ToolHostFolders, log: Logger): ToolHost | undefined {
+  const state = join(folders.dataDir, "state");
+  for (const dir of [folders.project, folders.pkg, state]) mkdirSync(dir, { recursive: true });
+  try {
+    return new ToolHost({
+      mounts: { project: folders.project, pkg: folders.pkg, state },
+      audit: new AuditLog({ file: join(folders.dataDir, "audit", "tools.jsonl"), logger: log.child("audit") }),
+      logger: log,
+    });
+  } catch (error) {
+    log.error("file and shell tools are unavailable", { error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { node, texts } from "./support/canvas.ts";
+import { startWeft, type Weft } from "./support/weft.ts";
+
+let weft: Weft;
+beforeAll(async () => {
+  weft = await startWeft();
+  await weft.createWorkflow(debugWorkflow);
+  await weft.createWorkflow(slowWorkflow);
+}, 120_000);
+afterAll(async () => weft?.close());
+
+const mod = process.platform === "darwin" ? "Meta" : "Control";
+
+/** name → "Hello, {{0}}!" → UPPER → output, and an LLM reply; beside it a JSON parse that fails and a node that is skipped. */
+const debugWorkflow: WorkflowInput = {
+  id: "debug-me",
+  name: "Debug me",
+  nodes: [
+    { id: "in_name", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "name", portType: "string", required: true } },
+    { id: "greet", type: "core:text-template", position: { x: 320, y: 0 }, config: { template: "Hello, {{0}}!" } },
+    { id: "shout", type: "core:text-transform", position: { x: 640, y: 0 }, config: { case: "upper" } },
+    { id: "out_greeting", type: "core:workflow-output", position: { x: 960, y: 0 }, config: { name: "greeting", portType: "string" } },
+    { id: "reply", type: "llm:chat", position: { x: 640, y: 260 } },
+    { id: "raw", type: "core:const-text", position: { x: 0, y: 520 }, config: { value: '{"a": 1,' } },
+    { id: "parse", type: "core:json-parse", position: { x: 320, y: 520 } },
+    { id: "pick", type: "core:get-path", position: { x: 640, y: 520 }, inputs: { path: "a" } },
+  ],
+  edges: [
+    { id: "e1", source: "in_name", sourceHandle: "value", target: "greet", targetHandle: "values" },
+    { id: "e2", source: "greet", sourceHandle: "text", target: "shout", targetHandle: "text" },
+    { id: "e3", source: "shout", sourceHandle: "text", target: "out_greeting", targetHandle: "value" },
+    { id: "e4", source: "greet", sourceHandle: "text", target: "reply", targetHandle: "prompt" },
+    { id: "e5", source: "raw", sourceHandle: "value", target: "parse", targetHandle: "text" },
+    { id: "e6", source: "parse", sourceHandle: "value", target: "pick", targetHandle: "value" },
+  ],
+};
+
+/** Two waits in a row: long enough to reload the page in the middle of the run. */
+const slowWorkflow: WorkflowInput = {
+  id: "slow",
+  name: "Slow",
+  nodes: [
+    { id: "first", type: "core:delay", position: { x: 0, y: 0 }, inputs: { value: "x", ms: 1500 } },
+    { id: "second", type: "core:delay", position: { x: 320, y: 0 }, inputs: { ms: 1500 } },
+  ],
+  edges: [{ id: "e", source: "first", sourceHandle: "value", target: "second", targetHandle: "value" }],
+};
+
+const status = (id: string) => node(weft.page, id).getAttribute("data-status");
+
+async function openWorkflow(id: string) {
+  const { page } = weft;
+  await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
+  await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
+  await expect.poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+  await expect.poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(1);
+}
+
+async function inspectRunOf(id: string) {
+  const { page } = weft;
+  await node(page, id).locator(".node-title").click();
+  await expect.poll(() => texts(page, ".inspector-title")).toBe(id);
+  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
+  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
+}
+
+describe("running and debugging in the browser", () => {
+  it("runs with interface inputs and shows every node's status, outputs, error and skip reason", async () => {
+    const { page } = weft;
+    await page.goto(weft.url);
+    await openWorkflow("debug-me");
+
+    await page.locator('[data-testid="run"]').click();
+    const nameField = page.locator(".run-dialog textarea");
+    await nameField.fill("Grace");
+    await page.locator('.run-dialog button[type="submit"]').click();
+
+    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
+    expect(await status("shout")).toBe("completed");
+    expect(await status("out_greeting")).toBe("completed");
+    expect(await status("reply")).toBe("completed");
+    expect(await status("parse")).toBe("failed");
+    expect(await status("pick")).toBe("skipped");
+    // The skip reason is on the node (on hover) and names the cause.
+    expect(await node(page, "pick").locator(".node-status").getAttribute("title")).toContain("parse");
+    // The failed node says why on the canvas itself.
+    expect(await texts(page, '.vue-flow__node[data-id="parse"] .node-run')).toMatch(/\w+: .+/);
+
+    await inspectRunOf("shout");
+    await expect.poll(() => texts(page, '[data-testid="inspector-status"]')).toBe("completed");
+    expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"HELLO, GRACE!"');
+    expect(await texts(page, '[data-testid="node-run-details"]')).toContain('"Hello, Grace!"'); // its input
+
+    await inspectRunOf("parse");
+    const error = await texts(page, '[data-testid="inspector-error"]');
+    expect(error).toMatch(/[A-Z_]+: .*JSON/i);
+
+    await inspectRunOf("pick");
+    expect(await texts(page, ".skip-reason")).toContain("parse");
+
+    await inspectRunOf("reply");
+    expect(await texts(page, '[data-testid="node-run-details"]')).toMatch(/Streamed \(\d+ chunks\)/);
+
+    expect(await texts(page, '[data-testid="run-outputs"]')).toContain('"HELLO, GRACE!"');
+  });
+
+  it("re-runs with the remembered inputs (unchanged nodes come from the cache) and opens a past run from the history", async () => {
+    const { page } = weft;
+    await page.locator(".vue-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.keyboard.press(`${mod}+Enter`);
+    await expect.poll(() => page.locator(".run-dialog textarea").inputValue()).toBe("Grace");
+    await page.keyboard.press(`${mod}+Enter`);
+    await expect.poll(() => page.locator('[data-testid="run-history"] li').count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
+    expect(await status("shout")).toBe("cached");
+
+    const runs = await weft.api("GET", "/api/runs?workflowId=debug-me");
+    const older = runs.body.runs[1].id as string;
+    await page.locator(`[data-testid="run-history"] li[data-run-id="${older}"]`).click();
+    await expect.poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(older);
+    expect(await status("shout")).toBe("completed");
+    expect(await status("parse")).toBe("failed");
+  });
+
+  it("follows a run again after a page reload in the middle of it, without losing or repeating events", async () => {
+    const { page } = weft;
+    await openWorkflow("slow");
+    await page.locator('[data-testid="run"]').click();
+    await expect.poll(() => status("first")).toBe("running");
+    await page.reload();
+    await expect.poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe("slow");
+    // Back on the live run: it goes on and finishes on screen.
+    await expect.poll(() => status("second"), { timeout: 10_000 }).toBe("running");
+    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 10_000 }).toBe("completed");
+    expect(await status("first")).toBe("completed");
+    expect(await status("second")).toBe("completed");
+    await inspectRunOf("second");
+    expect(await page.locator(".invocation-tabs").count()).toBe(0); // one invocation, not a replayed duplicate
+    expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"x"');
+  });
+});
