@@ -48,7 +48,7 @@ const slowWorkflow: WorkflowInput = {
   edges: [{ id: "e", source: "first", sourceHandle: "value", target: "second", targetHandle: "value" }],
 };
 
-const status = (id: string) => node(weft.page, id).getAttribute("data-status");
+const status = (id: string) => node(weft.page, id).locator(".weft-node").getAttribute("data-status", { timeout: 2000 });
 
 async function openWorkflow(id: string) {
   const { page } = weft;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ToolCallSchema } from "./llm.ts";
+import { NodeErrorSchema } from "./run.ts";
 
 export const AgentProfileSchema = z.object({
   id: z.string().min(1),
@@ -18,3 +20,112 @@ export const AgentProfileSchema = z.object({
 });
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;
 export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
+
+/**
+ * Where an agent's conversation stands. `running` and `waiting_permission` are transient (a loop
+ * is under way); the others are where a loop stops: `waiting_user` until the user answers,
+ * `completed` with an answer, `stuck` after repeated mistakes, `max_steps` when the step limit ran
+ * out, `cancelled`, or `failed` (the deliberation itself failed, e.g. the LLM was unreachable).
+ */
+export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cancelled", "failed"] as const;
+export const AgentStatusSchema = z.enum(AGENT_STATUSES);
+export type AgentStatus = z.infer<typeof AgentStatusSchema>;
+
+/** How one action in the LLM output was read: a validated call, or a refusal the model gets back. */
+export const AgentParseOutcomeSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("call"),
+    /** Node type or skill workflow id. */
+    toolId: z.string(),
+    toolKind: z.enum(["tool", "skill"]),
+    /** The LLM-safe name the model used. */
+    toolName: z.string(),
+    params: z.record(z.string(), z.unknown()),
+    notes: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal("error"),
+    /** TRUNCATED, MALFORMED_XML, UNKNOWN_TOOL, INVALID_PARAMS, MULTIPLE_TOOLS, EMPTY_ACTION, EMPTY_REPLY. */
+    code: z.string(),
+    message: z.string(),
+    toolId: z.string().optional(),
+    line: z.number().int().optional(),
+    column: z.number().int().optional(),
+  }),
+]);
+export type AgentParseOutcome = z.infer<typeof AgentParseOutcomeSchema>;
+
+export const AGENT_ACTION_STATUSES = ["completed", "failed", "cancelled", "rejected", "waiting_user", "skipped"] as const;
+
+/** One action of a step: what was asked, the run that did it, and what the model was told. */
+export const AgentActionTraceSchema = z.object({
+  /** The native tool call id (`openai-tools`); absent for an `<ACTION>` block. */
+  callId: z.string().optional(),
+  parse: AgentParseOutcomeSchema,
+  /** `rejected`: refused before running; `skipped`: not run because an earlier call waits for the user. */
+  status: z.enum(AGENT_ACTION_STATUSES),
+  ok: z.boolean(),
+  /** The action's run (single-node workflow or skill); absent when nothing ran. */
+  runId: z.string().optional(),
+  error: NodeErrorSchema.optional(),
+  /** The Observation text the model got for this action (empty while waiting for the user). */
+  observation: z.string(),
+  /** Where the full result is kept when the observation shows a preview. */
+  fullResultRef: z.string().optional(),
+  /** Permission questions the action raised and how they were answered. */
+  permissions: z.array(z.object({ requestId: z.string(), tool: z.string(), target: z.string().optional(), answer: z.enum(["once", "always", "reject"]) })).default([]),
+  startedAt: z.number(),
+  durationMs: z.number().nonnegative(),
+});
+export type AgentActionTrace = z.infer<typeof AgentActionTraceSchema>;
+
+/**
+ * One deliberation step of an agent, as recorded (seed 004 §3.3 "logging"): the deliberation run,
+ * the raw LLM output, how it was read, each action's run and observation, and the status after it.
+ */
+export const AgentStepTraceSchema = z.object({
+  /** Counts the conversation's steps from 1. */
+  step: z.number().int().positive(),
+  agentId: z.string(),
+  conversationId: z.string(),
+  protocol: z.enum(["action-xml", "openai-tools"]),
+  startedAt: z.number(),
+  durationMs: z.number().nonnegative(),
+  deliberation: z.object({
+    runId: z.string(),
+    status: z.enum(["completed", "failed", "cancelled"]),
+    durationMs: z.number().nonnegative(),
+    error: NodeErrorSchema.optional(),
+  }),
+  /** The LLM's raw output (what was streamed before a failure, when it failed). */
+  output: z.object({ text: z.string(), reasoning: z.string().optional(), toolCalls: z.array(ToolCallSchema) }),
+  /** The reply part of the output: without the action block and reasoning. */
+  responseText: z.string(),
+  /** What the parser saw but deliberately did not execute, or repaired. */
+  notes: z.array(z.string()).default([]),
+  actions: z.array(AgentActionTraceSchema),
+  /** Mistakes in a row so far, and how many of them were the same failing action. */
+  mistakes: z.object({ consecutive: z.number().int().nonnegative(), identical: z.number().int().nonnegative() }),
+  /** The agent's status after the step; `running` when the loop went on. */
+  status: AgentStatusSchema,
+  reason: z.string().optional(),
+});
+export type AgentStepTrace = z.infer<typeof AgentStepTraceSchema>;
+export type AgentStepTraceInput = z.input<typeof AgentStepTraceSchema>;
+
+/** What an agent needs to continue a conversation later (after a restart too). */
+export const AgentSessionStateSchema = z.object({
+  agentId: z.string(),
+  conversationId: z.string(),
+  status: AgentStatusSchema,
+  reason: z.string().optional(),
+  /** Steps taken in the whole conversation; the next one gets this number plus one. */
+  steps: z.number().int().nonnegative(),
+  /** The next `seq` of the conversation's event stream. */
+  nextEventSeq: z.number().int().nonnegative(),
+  privateState: z.record(z.string(), z.unknown()),
+  /** Set while the agent waits for the user's answer to an `ask_user` call. */
+  pendingQuestion: z.object({ question: z.string(), step: z.number().int().positive(), callId: z.string().optional(), toolName: z.string() }).optional(),
+  updatedAt: z.number(),
+});
+export type AgentSessionState = z.infer<typeof AgentSessionStateSchema>;

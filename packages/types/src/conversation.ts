@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AgentStepTraceSchema } from "./agent.ts";
 import { LlmErrorInfoSchema, ToolCallSchema, type ChatMessage } from "./llm.ts";
 
 /**
@@ -34,6 +35,8 @@ export const ConversationAssistantMessageSchema = z.object({
   llmError: LlmErrorInfoSchema.omit({ partialText: true, partialReasoning: true }).optional(),
   /** The `LlmTurn` that produced this message, for the debugger. */
   turnId: z.string().optional(),
+  /** In agent mode: the step this output started, with its actions and observations (never sent to the LLM). */
+  agentStep: AgentStepTraceSchema.optional(),
 });
 
 export const ConversationToolMessageSchema = z.object({

@@ -12,12 +12,14 @@ export interface CanvasContext {
   lowDetail: ComputedRef<boolean>;
   /** Edges into each node, by input port, in order. */
   incoming: ComputedRef<Map<string, Map<string, WorkflowEdge[]>>>;
+  /** The output ports of each node that have edges. */
+  outgoing: ComputedRef<Map<string, Set<string>>>;
   lookup: (type: string) => NodeSpec | undefined;
 }
 
 const KEY: InjectionKey<CanvasContext> = Symbol("weft-canvas");
 
-export function provideCanvasContext(context: Omit<CanvasContext, "incoming">): CanvasContext {
+export function provideCanvasContext(context: Omit<CanvasContext, "incoming" | "outgoing">): CanvasContext {
   const incoming = computed(() => {
     const map = new Map<string, Map<string, WorkflowEdge[]>>();
     for (const e of context.doc.value.edges) {
@@ -29,7 +31,16 @@ export function provideCanvasContext(context: Omit<CanvasContext, "incoming">): 
     }
     return map;
   });
-  const full: CanvasContext = { ...context, incoming };
+  const outgoing = computed(() => {
+    const map = new Map<string, Set<string>>();
+    for (const e of context.doc.value.edges) {
+      const set = map.get(e.source);
+      if (set) set.add(e.sourceHandle);
+      else map.set(e.source, new Set([e.sourceHandle]));
+    }
+    return map;
+  });
+  const full: CanvasContext = { ...context, incoming, outgoing };
   provide(KEY, full);
   return full;
 }

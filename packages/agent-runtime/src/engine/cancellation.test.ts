@@ -36,6 +36,21 @@ describe("ExecutionEngine cancellation", () => {
     expect(log.events.length).toBe(eventsAtEnd);
   });
 
+  it("a long stretch of synchronous nodes still yields, so an abort stops it part-way", async () => {
+    const { catalog } = createTestCatalog();
+    const n = 100_000;
+    const nodes = [{ id: "n0", type: "test:const", config: { value: 0 } }, ...Array.from({ length: n - 1 }, (_, i) => ({ id: `n${i + 1}`, type: "test:add" }))];
+    const edges = Array.from({ length: n - 1 }, (_, i) => [`n${i}`, i === 0 ? "value" : "sum", `n${i + 1}`, "a"] as [string, string, string, string]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    const result = await new ExecutionEngine({ catalog }).run(workflow("long", nodes, edges), { signal: controller.signal });
+    expect(result.status).toBe("cancelled");
+    const completed = result.observations.filter((o) => o.status === "completed").length;
+    expect(completed).toBeGreaterThan(0);
+    expect(completed).toBeLessThan(n);
+    expect(result.observations.filter((o) => o.status === "skipped")).toHaveLength(n - completed);
+  }, 60_000);
+
   it("a signal aborted before the run starts runs nothing", async () => {
     const { catalog, probe } = createTestCatalog();
     const log = eventLog();

@@ -51,12 +51,14 @@ describe("example workflows run through the engine with the built-in nodes", () 
     const log = eventLog();
     const result = await engine.run(workflow, { inputs: sampleInputs(workflow), onEvent: log.onEvent });
     expect(log.events.map((e) => e.seq)).toEqual(log.events.map((_, i) => i));
-    const failed = result.observations.filter((o) => o.status === "failed");
-    if (failed.length > 0) {
+    if (workflow.tags.includes("errors")) {
       // An example that fails on purpose shows that the other branches still complete.
       expect(result.status).toBe("failed");
       expect(Object.keys(result.outputs).length).toBeGreaterThan(0);
-      expect(result.error?.details?.failedNodeIds).toEqual(failed.map((o) => o.nodeId));
+      const failedNodeIds = result.error?.details?.failedNodeIds as string[];
+      expect(failedNodeIds.length).toBeGreaterThan(0);
+      for (const id of failedNodeIds) expect(result.observations.find((o) => o.nodeId === id)?.status).toBe("failed");
+      expect(result.observations.some((o) => o.status === "completed")).toBe(true);
     } else {
       expect(result.error).toBeUndefined();
       expect(result.status).toBe("completed");

@@ -133,6 +133,17 @@ describe("ExecutionEngine failures", () => {
     expect(probe.finished.has("slow")).toBe(false);
   });
 
+  it("waits (within the grace period) for a timed-out node that ignores its signal before the run resolves", async () => {
+    const deaf = workflow("deaf", [{ id: "slow", type: "test:delay", inputs: { ms: 80 }, config: { ignoreAbort: true }, policy: { timeoutMs: 10 } }]);
+    const patient = createTestCatalog();
+    const waited = await new ExecutionEngine({ catalog: patient.catalog, cancelGraceMs: 1000 }).run(deaf);
+    expect(waited.observations[0].error?.code).toBe("TIMEOUT");
+    expect(patient.probe.finished.has("slow")).toBe(true);
+    const hasty = createTestCatalog();
+    await new ExecutionEngine({ catalog: hasty.catalog, cancelGraceMs: 5 }).run(deaf);
+    expect(hasty.probe.finished.has("slow")).toBe(false);
+  });
+
   it("keeps a NodeFailure's code and turns other errors into NODE_ERROR", async () => {
     const { catalog } = createTestCatalog();
     const wf = workflow("errors", [

@@ -1,6 +1,8 @@
 import { ERROR_OUTPUT_ID, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
-import { hashKey, staticKeyPart } from "./cache-key.ts";
+import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
+import { NodeState } from "./node-state.ts";
+import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
 import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
 import { INTERFACE_VALUE_PORT } from "./node-ports.ts";
@@ -20,35 +22,12 @@ export interface GraphRunOptions {
   forward?: (observation: Observation) => void;
 }
 
-export interface GraphOutcome {
-  status: RunResult["status"];
-  outputs: NodeValues;
-  error?: NodeError;
-  observations: Observation[];
-}
-
-/** Node states. */
-const WAITING = 0;
-const RUNNING = 1;
-const COMPLETED = 2;
-const FAILED = 3;
-const SKIPPED = 4;
-const CANCELLED = 5;
 
 /** Shared placeholders (frozen): most observations have no chunks, and outputs arrive later. */
-export const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
+const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
 const NO_VALUES: NodeValues = Object.freeze({}) as NodeValues;
-
-const STATE_WORDS = ["waiting", "running", "completed", "failed", "was skipped", "was cancelled"];
 /** How long a stretch of synchronous nodes may hold the event loop before the run yields once. */
 const SLICE_MS = 16;
-
-interface Halt {
-  kind: "cancel" | "stop";
-  reason: string;
-  causeNodeId?: string;
-  error: NodeError;
-}
 
 /**
  * One execution of a compiled graph: a ready queue fed by in-degree counting, bounded concurrency
@@ -67,6 +46,7 @@ export class GraphRun implements ContextOwner {
   private done = 0;
   private pumping = false;
   private finished = false;
+  private awaitingAbandoned = false;
   private halted: Halt | null = null;
   private readonly failures: { nodeId: string; error: NodeError }[] = [];
   private readonly runOutputs: NodeValues = {};
@@ -141,65 +121,19 @@ export class GraphRun implements ContextOwner {
       }
     }
     if (dead >= 0 && !g.partial[i]) {
-      this.skip(i, this.deadEdgeReason(dead), this.qualified(g.inSrc[dead]));
+      this.skip(i, deadEdgeReason(g, dead, this.state, this.outputs, this.options.prefix), this.qualified(g.inSrc[dead]));
       return;
     }
-    const inputs = this.resolveInputs(i);
+    const overrides = this.options.overrides;
+    const inputs = resolveInputs(g, i, this.outputs, overrides.size > 0 ? (overrides.get(i) ?? g.literals[i]) : g.literals[i]);
     if (dead >= 0) {
       const missing = g.requiredIds[i].find((id) => inputs[id] === undefined || (Array.isArray(inputs[id]) && (inputs[id] as unknown[]).length === 0));
       if (missing !== undefined) {
-        this.skip(i, `required input "${missing}" has no value: ${this.deadEdgeReason(dead)}`, this.qualified(g.inSrc[dead]));
+        this.skip(i, `required input "${missing}" has no value: ${deadEdgeReason(g, dead, this.state, this.outputs, this.options.prefix)}`, this.qualified(g.inSrc[dead]));
         return;
       }
     }
     this.invoke(i, inputs);
-  }
-
-  private deadEdgeReason(e: number): string {
-    const g = this.graph;
-    const src = g.inSrc[e];
-    const from = `"${this.qualified(src)}"`;
-    const port = g.inPort[e];
-    const state = this.state[src];
-    if (state === COMPLETED) return `input "${port}" is on a branch not taken: ${from} gave no "${g.inHandle[e]}" output`;
-    if (state === FAILED && this.outputs[src]) return `input "${port}" comes from ${from}, which failed (its error went to ${ERROR_OUTPUT_ID})`;
-    return `input "${port}" comes from ${from}, which ${STATE_WORDS[state]}`;
-  }
-
-  /** Literal inputs, then edge values (multi inputs as lists in edge order), then port defaults. */
-  private resolveInputs(i: number): NodeValues {
-    const g = this.graph;
-    const inputs: NodeValues = {};
-    const literals = this.options.overrides.size > 0 ? (this.options.overrides.get(i) ?? g.literals[i]) : g.literals[i];
-    for (const key in literals) {
-      const value = literals[key];
-      if (value !== undefined) inputs[key] = value;
-    }
-    const to = g.inStart[i + 1];
-    for (let e = g.inStart[i]; e < to; e++) {
-      const out = this.outputs[g.inSrc[e]];
-      const value = out ? out[g.inHandle[e]] : undefined;
-      const port = g.inPort[e];
-      if (g.inMulti[e]) {
-        if (g.inFirst[e]) inputs[port] = value === undefined ? [] : [value];
-        else if (value !== undefined) (inputs[port] as unknown[]).push(value);
-      } else if (value !== undefined) inputs[port] = value;
-    }
-    const withDefaults = g.withDefaults[i];
-    for (let k = 0; k < withDefaults.length; k++) {
-      const port = withDefaults[k];
-      if (inputs[port.id] === undefined) inputs[port.id] = port.default;
-    }
-    return inputs;
-  }
-
-  private cacheKey(i: number): string {
-    const g = this.graph;
-    const override = this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined;
-    let material = override ? staticKeyPart(g.defs[i].spec.type, g.defs[i].spec.version, g.configs[i], override) : g.staticKeys[i]!;
-    const to = g.inStart[i + 1];
-    for (let e = g.inStart[i]; e < to; e++) material += "|" + g.inPort[e] + "<" + g.inHandle[e] + ":" + (this.keys[g.inSrc[e]] ?? "-");
-    return hashKey(material);
   }
 
   private invoke(i: number, inputs: NodeValues): void {
@@ -211,7 +145,7 @@ export class GraphRun implements ContextOwner {
     const invocationId = scope.runId + ":" + nodeId;
     let key: string | undefined;
     if (g.cacheable[i]) {
-      key = this.cacheKey(i);
+      key = cacheKey(g, i, this.keys, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
       this.keys[i] = key;
       if (this.options.forced === undefined || !this.options.forced[i]) {
         const hit = scope.cache.get(key);
@@ -257,6 +191,7 @@ export class GraphRun implements ContextOwner {
       return;
     }
     this.running++;
+    this.state[i] = NodeState.Running;
     this.active.set(i, obs);
     const host: AttemptHost = {
       runSignal: this.controller.signal,
@@ -327,7 +262,7 @@ export class GraphRun implements ContextOwner {
     obs.outputs = outputs;
     obs.durationMs = performance.now() - t0;
     if (key !== undefined) this.scope.cache.set(key, outputs);
-    this.state[i] = COMPLETED;
+    this.state[i] = NodeState.Completed;
     this.outputs[i] = outputs;
     this.collectOutputs(i, obs.inputs, outputs);
     const emitter = this.scope.emitter;
@@ -352,7 +287,7 @@ export class GraphRun implements ContextOwner {
       cached: true,
       attempts: 0,
     };
-    this.state[i] = COMPLETED;
+    this.state[i] = NodeState.Completed;
     this.outputs[i] = outputs;
     this.collectOutputs(i, inputs, outputs);
     if (scope.emitter.enabled) scope.emitter.nodeCompleted(nodeId, invocationId, outputs, 0, true);
@@ -365,7 +300,7 @@ export class GraphRun implements ContextOwner {
     obs.error = error;
     obs.durationMs = performance.now() - t0;
     const policy = this.graph.policies[i];
-    this.state[i] = FAILED;
+    this.state[i] = NodeState.Failed;
     if (policy.onError === "route") {
       const routed: NodeValues = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
       obs.outputs = routed;
@@ -387,7 +322,7 @@ export class GraphRun implements ContextOwner {
     obs.status = "cancelled";
     obs.error = error;
     obs.durationMs = performance.now() - t0;
-    this.state[i] = CANCELLED;
+    this.state[i] = NodeState.Cancelled;
     this.outputs[i] = null;
     const emitter = this.scope.emitter;
     if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs);
@@ -397,7 +332,7 @@ export class GraphRun implements ContextOwner {
 
   private skip(i: number, reason: string, causeNodeId: string | undefined): void {
     const nodeId = this.qualified(i);
-    this.state[i] = SKIPPED;
+    this.state[i] = NodeState.Skipped;
     this.outputs[i] = null;
     const emitter = this.scope.emitter;
     if (emitter.enabled) emitter.emit({ type: "node.skipped", nodeId, reason, ...(causeNodeId !== undefined ? { causeNodeId } : {}) });
@@ -438,17 +373,16 @@ export class GraphRun implements ContextOwner {
   }
 
   private checkFinished(): void {
-    if (this.finished) return;
-    if (this.halted !== null) {
-      if (this.running === 0) this.finish();
+    if (this.finished || this.awaitingAbandoned) return;
+    if (this.halted !== null ? this.running > 0 : this.done < this.size) return;
+    if (this.abandoned.size === 0) {
+      this.finish();
       return;
     }
-    if (this.done < this.size) return;
-    if (this.abandoned.size === 0) this.finish();
-    else {
-      const grace = new Promise((resolve) => setTimeout(resolve, this.scope.graceMs).unref?.());
-      Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
-    }
+    // Timed-out attempts were told to stop: give them the grace period to do so before the run ends.
+    this.awaitingAbandoned = true;
+    const grace = new Promise((resolve) => setTimeout(resolve, this.scope.graceMs).unref?.());
+    Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
   }
 
   private finish(): void {
@@ -463,24 +397,10 @@ export class GraphRun implements ContextOwner {
         this.cancel(i, obs, performance.now() - (Date.now() - obs.startedAt), { code: "CANCELLED", message: `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms` });
       }
       for (let i = 0; i < this.size; i++) {
-        if (this.state[i] === WAITING) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
+        if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
       }
     }
-    this.resolveOutcome(this.outcome(halt));
-  }
-
-  private outcome(halt: Halt | null): GraphOutcome {
-    const base = { outputs: this.runOutputs, observations: this.observations };
-    if (halt?.kind === "cancel") return { ...base, status: "cancelled", error: halt.error };
-    const first = halt?.kind === "stop" ? { nodeId: halt.causeNodeId ?? "", error: halt.error } : this.failures[0];
-    if (!first) return { ...base, status: "completed" };
-    const failedNodeIds = this.failures.map((f) => f.nodeId);
-    const error: NodeError = {
-      code: first.error.code,
-      message: `node "${first.nodeId}" failed: ${first.error.message}${failedNodeIds.length > 1 ? ` (and ${failedNodeIds.length - 1} more failed)` : ""}`,
-      details: { nodeId: first.nodeId, failedNodeIds, ...(first.error.details ? { cause: first.error.details } : {}) },
-    };
-    return { ...base, status: "failed", error };
+    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations));
   }
 
   runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal): Promise<RunResult> {

@@ -34,8 +34,7 @@ export class LruOutputCache implements OutputCache {
   }
 
   set(key: string, outputs: NodeValues): void {
-    if (this.current.has(key)) this.current.set(key, outputs);
-    else this.store(key, outputs);
+    this.store(key, outputs);
   }
 
   private store(key: string, outputs: NodeValues): void {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { silentLogger } from "@weft/types";
 import { ExecutionEngine } from "./execution-engine.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
@@ -149,6 +150,19 @@ describe("ExecutionEngine scheduling", () => {
     const { catalog } = createTestCatalog();
     const result = await new ExecutionEngine({ catalog }).run(workflow("w", [{ id: "n", type: "test:nothing" }]));
     expect(result.observations[0].error).toMatchObject({ code: "INVALID_OUTPUT", message: expect.stringContaining("returned nothing") });
+  });
+
+  it("goes on when an event listener throws", async () => {
+    const { catalog } = createTestCatalog();
+    const seen: string[] = [];
+    const result = await new ExecutionEngine({ catalog, logger: silentLogger }).run(workflow("w", [{ id: "c", type: "test:const", config: { value: 1 } }]), {
+      onEvent: (event) => {
+        seen.push(event.type);
+        throw new Error("listener bug");
+      },
+    });
+    expect(result.status).toBe("completed");
+    expect(seen).toEqual(["run.started", "node.started", "node.completed", "run.completed"]);
   });
 
   it("runs an empty workflow", async () => {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionAnswer, PermissionGate, PermissionRequest } from "@weft/types";
 import { AuditLog, AuditRecordSchema } from "./audit/audit-log.ts";
 import { createFixture, type Fixture } from "./testing/fixture.ts";
-import { withCallContext } from "./tool-host.ts";
+import { ToolHost, withCallContext } from "./tool-host.ts";
 
 /** A gate that answers from a script, the way a user would through the UI, and remembers what it was asked. */
 class ScriptedGate implements PermissionGate {
@@ -127,6 +127,17 @@ describe("permissions in ToolHost.call", () => {
     expect(gate.asked).toEqual([]);
   });
 
+  it("gives up waiting for an answer when the call is cancelled", async () => {
+    const gate: PermissionGate = {
+      request: (_request, options) =>
+        new Promise((_resolve, reject) => options?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true })),
+    };
+    const fx = fixture({ gate, permissions: { defaultAction: "ask" } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await fx.host.call("fs.list", {}, { runId: "r", signal: controller.signal })).toMatchObject({ ok: false, error: { code: "E_ABORTED" } });
+  });
+
   it("applies agent-scoped rules through a host bound to the agent", async () => {
     const fx = fixture({ permissions: { rules: [{ tool: "shell.*", agent: "guest-*", action: "deny" }] } });
     const guest = withCallContext(fx.host, { agentId: "guest-1", runId: "r" });
@@ -137,6 +148,15 @@ describe("permissions in ToolHost.call", () => {
 });
 
 describe("the audit trail of ToolHost.call", () => {
+  it("refuses an audit file that tools could see", () => {
+    const fx = fixture();
+    const inProject = () => new ToolHost({ mounts: { project: fx.project, pkg: fx.pkg, state: fx.state }, audit: new AuditLog({ file: join(fx.project, "logs/audit.jsonl") }) });
+    expect(inProject).toThrow(/inside the @project\/ mount/);
+    const inRun = () => new ToolHost({ mounts: { project: fx.project, pkg: fx.pkg, state: fx.state }, audit: new AuditLog({ file: join(fx.state, "run-1/audit.jsonl") }) });
+    expect(inRun).toThrow(/inside the @state\/ mount/);
+    expect(new ToolHost({ mounts: { project: fx.project, pkg: fx.pkg, state: fx.state }, audit: new AuditLog({ file: join(fx.state, "audit.jsonl") }) })).toBeInstanceOf(ToolHost);
+  });
+
   it("appends one record per call with permission decisions and limits, never file content or secrets", async () => {
     const gate = new ScriptedGate([{ answer: "once" }]);
     const base = fixture();

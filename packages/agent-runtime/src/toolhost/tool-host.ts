@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { sep } from "node:path";
 import { closest } from "fastest-levenshtein";
 import {
   CommandRuleSchema,
@@ -29,7 +28,6 @@ import { assertProcFdAvailable } from "./fs/secure-fs.ts";
 import { decidePermission, type PermissionDecision } from "./permissions/rules.ts";
 import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
-import { virtualiseOutput } from "./shell/path-arguments.ts";
 import type { ToolDefinition, ToolEnv } from "./tool.ts";
 import { ToolFailure, failureResult } from "./tool-failure.ts";
 import { fsApplyPatch } from "./tools/fs-apply-patch.ts";
@@ -39,7 +37,7 @@ import { fsSearch } from "./tools/fs-search.ts";
 import { fsWrite } from "./tools/fs-write.ts";
 import { shellExec } from "./tools/shell-exec.ts";
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec];
+const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec];
 
 export interface ToolHostOptions {
   mounts: MountRoots;
@@ -56,6 +54,12 @@ export interface ToolHostOptions {
   audit?: AuditLog;
   queue?: PathQueue;
   logger?: Logger;
+}
+
+/** What the audit record of a call says beyond its arguments and result. */
+interface CallTrail {
+  target?: string;
+  permission?: AuditRecord["permission"];
 }
 
 /** `FS.Read`, `fs:read`, `fs:apply-patch` → the tool's own name (seed 002 §8: tool-name repair). */
@@ -101,13 +105,8 @@ export class ToolHost implements ToolHostService {
     this.commands = options.commands ? options.commands.map((c) => CommandRuleSchema.parse(c)) : DEFAULT_COMMAND_RULES;
     this.logger = options.logger ?? createLogger("toolhost");
     const auditFile = options.audit?.file;
-    if (auditFile) {
-      for (const [name, root] of Object.entries(options.mounts)) {
-        if (name !== "state" && auditFile.startsWith(root.endsWith(sep) ? root : root + sep)) {
-          throw new Error(`The audit file ${auditFile} is inside the @${name}/ mount, where tools could change it; put it elsewhere.`);
-        }
-      }
-    }
+    const exposed = auditFile ? this.mounts.visibleMountOf(auditFile) : undefined;
+    if (exposed) throw new Error(`The audit file ${auditFile} is inside the @${exposed}/ mount, where tools could read or change it; put it elsewhere.`);
   }
 
   /** Allow rules added by `always` answers in a session. */
@@ -118,8 +117,7 @@ export class ToolHost implements ToolHostService {
   async call(tool: string, args: Record<string, unknown>, ctx: ToolCallContext = {}): Promise<ToolResult> {
     const started = performance.now();
     const definition = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
-    let target: string | undefined;
-    let permission: AuditRecord["permission"];
+    const trail: CallTrail = {};
     let result: ToolResult;
     try {
       if (!definition) {
@@ -128,17 +126,43 @@ export class ToolHost implements ToolHostService {
       }
       if (ctx.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
       const planned = definition.plan(args, this.env(ctx));
-      target = planned.target;
-      const sessionId = ctx.sessionId ?? ctx.runId;
-      const decision = decidePermission(this.policy, { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId }, sessionId ? this.sessionRulesOf(sessionId) : []);
-      permission = { decision: decision.action, source: describeSource(decision) };
-      if (decision.action === "deny") {
+      trail.target = planned.target;
+      await this.authorise(definition, planned.target, args, ctx, trail);
+      result = await planned.execute();
+    } catch (error) {
+      result = this.toFailure(error, tool, ctx);
+    }
+    await this.options.audit?.append({
+      ts: new Date().toISOString(),
+      ...(ctx.runId ? { runId: ctx.runId } : {}),
+      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+      tool: definition?.name ?? tool,
+      ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
+      ...(trail.target !== undefined ? { target: redactText(trail.target) } : {}),
+      args: summariseArgs(args),
+      result: summariseResult(result),
+      durationMs: Math.round(performance.now() - started),
+      ...(trail.permission ? { permission: trail.permission } : {}),
+      limits: limitsHit(result),
+    });
+    return result;
+  }
+
+  /** Applies the permission rules to a planned call, asking the gate when they say `ask`; throws when the call may not run. */
+  private async authorise(definition: ToolDefinition, target: string, args: Record<string, unknown>, ctx: ToolCallContext, trail: CallTrail): Promise<void> {
+    const sessionId = ctx.sessionId ?? ctx.runId;
+    const decision = decidePermission(this.policy, { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId }, sessionId ? this.sessionRulesOf(sessionId) : []);
+    const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: describeSource(decision) };
+    trail.permission = permission;
+    switch (decision.action) {
+      case "allow":
+        return;
+      case "deny":
         throw new ToolFailure("E_PERMISSION_DENIED", `${definition.name} on ${target} is denied by the permission settings (${permission.source}). Do not retry it; choose another way or ask the user.`, {
           tool: definition.name,
           target,
         });
-      }
-      if (decision.action === "ask") {
+      case "ask": {
         const answer = await this.ask(definition, target, args, ctx);
         permission.answer = answer.answer;
         if (answer.answer === "reject") {
@@ -154,25 +178,13 @@ export class ToolHost implements ToolHostService {
           rules.push({ action: "allow", tool: definition.name, target, ...(ctx.agentId ? { agent: ctx.agentId } : {}) });
           this.sessionRules.set(sessionId, rules);
         }
+        return;
       }
-      result = await planned.execute();
-    } catch (error) {
-      result = this.toFailure(error, tool, ctx);
+      default: {
+        const never: never = decision.action;
+        throw new Error(`unknown permission action ${String(never)}`);
+      }
     }
-    await this.audit({
-      ts: new Date().toISOString(),
-      ...(ctx.runId ? { runId: ctx.runId } : {}),
-      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
-      tool: definition?.name ?? tool,
-      ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
-      ...(target !== undefined ? { target: redactText(target) } : {}),
-      args: summariseArgs(args),
-      result: summariseResult(result),
-      durationMs: Math.round(performance.now() - started),
-      ...(permission ? { permission } : {}),
-      limits: limitsHit(result),
-    });
-    return result;
   }
 
   private env(ctx: ToolCallContext): ToolEnv {
@@ -202,7 +214,13 @@ export class ToolHost implements ToolHostService {
       ...(ctx.runId ? { runId: ctx.runId } : {}),
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
     };
-    const raw = await gate.request(request, ctx.signal ? { signal: ctx.signal } : {});
+    let raw: unknown;
+    try {
+      raw = await gate.request(request, ctx.signal ? { signal: ctx.signal } : {});
+    } catch (error) {
+      if (ctx.signal?.aborted) throw new ToolFailure("E_ABORTED", `The call was cancelled while waiting for approval of ${definition.name} on ${target}.`);
+      throw error;
+    }
     const answer = PermissionAnswerSchema.safeParse(raw);
     if (!answer.success) throw new ToolFailure("E_INTERNAL", "The permission answer was malformed; treating it as a refusal.", { tool: definition.name, target });
     return answer.data;
@@ -213,15 +231,16 @@ export class ToolHost implements ToolHostService {
     const message = error instanceof Error ? error.message : String(error);
     this.logger.error("tool failed unexpectedly", { tool, error: message });
     // System errors name real paths; the model only knows mount paths.
-    return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${virtualiseOutput(message, this.mounts.prefixes(ctx.sessionId ?? ctx.runId))}`);
-  }
-
-  private async audit(record: AuditRecord): Promise<void> {
-    await this.options.audit?.append(record);
+    return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${this.mounts.virtualise(message, ctx.sessionId ?? ctx.runId)}`);
   }
 }
 
 /** A tool host bound to an agent or session: every call carries these context fields unless it names its own. */
 export function withCallContext(host: ToolHostService, defaults: ToolCallContext): ToolHostService {
-  return { call: (tool, args, ctx = {}) => host.call(tool, args, { ...defaults, ...ctx }) };
+  return {
+    call: (tool, args, ctx = {}) => {
+      const given = Object.fromEntries(Object.entries(ctx).filter(([, value]) => value !== undefined));
+      return host.call(tool, args, { ...defaults, ...given });
+    },
+  };
 }

@@ -26,10 +26,8 @@ export interface PlannedCall {
 
 export interface ToolDefinition {
   name: ToolName;
-  description: string;
   /** How permission rule targets match: path globs (`@project/src/**`) or command wildcards (`git *`). */
   targetKind: "path" | "command";
-  argsSchema: z.ZodType;
   /** Validates the arguments and resolves the path or command; throws `ToolFailure` on refusal. */
   plan(raw: unknown, env: ToolEnv): PlannedCall;
 }
@@ -40,16 +38,13 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
 
 export function defineTool<S extends z.ZodType>(spec: {
   name: ToolName;
-  description: string;
   targetKind: "path" | "command";
   args: S;
   plan(args: z.output<S>, env: ToolEnv): PlannedCall;
 }): ToolDefinition {
   return {
     name: spec.name,
-    description: spec.description,
     targetKind: spec.targetKind,
-    argsSchema: spec.args,
     plan(raw, env) {
       const parsed = spec.args.safeParse(raw);
       if (!parsed.success) {

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { MOUNT_NAMES, type MountName } from "@weft/types";
 import { ToolFailure } from "../tool-failure.ts";
 import type { Located } from "./secure-fs.ts";
@@ -44,6 +44,23 @@ export class Mounts {
         }
       }
     }
+  }
+
+  /** The mount that would show `path` to tools, if any (@state/ shows only what is inside a run's folder). */
+  visibleMountOf(path: string): MountName | undefined {
+    const absolute = resolve(path);
+    let real = absolute;
+    // The file may not exist yet: resolve links in the nearest folder that does.
+    for (let dir = absolute; ; dir = dirname(dir)) {
+      if (fs.existsSync(dir)) {
+        real = join(fs.realpathSync(dir), relative(dir, absolute));
+        break;
+      }
+      if (dir === dirname(dir)) break;
+    }
+    for (const mount of ["project", "pkg"] as const) if (contains(this.roots[mount], real)) return mount;
+    const parent = dirname(real);
+    return parent !== this.roots.state && contains(this.roots.state, parent) ? "state" : undefined;
   }
 
   /**
@@ -91,8 +108,15 @@ export class Mounts {
     return [dirname(this.roots.project), dirname(this.roots.pkg), this.roots.state];
   }
 
-  /** Real mount folders (longest first) with their virtual prefixes, for turning real paths in command output back into mount paths. */
-  prefixes(stateScope: string | undefined): Array<{ real: string; virtual: string }> {
+  /** Replaces real mount folders in a text (command output, system errors) with their mount paths. */
+  virtualise(text: string, stateScope: string | undefined): string {
+    let out = text;
+    for (const { real, virtual } of this.prefixes(stateScope)) out = out.split(real).join(virtual);
+    return out;
+  }
+
+  /** Real mount folders, longest first, so a nested one is replaced before its parent. */
+  private prefixes(stateScope: string | undefined): Array<{ real: string; virtual: string }> {
     const list = [
       { real: this.roots.project, virtual: "@project" },
       { real: this.roots.pkg, virtual: "@pkg" },

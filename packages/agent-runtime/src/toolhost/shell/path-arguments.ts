@@ -74,10 +74,3 @@ export function mapPathArguments(argv: string[], ctx: ArgumentContext): string[]
   }
   return mapped;
 }
-
-/** Turns real mount folders in command output back into mount paths. */
-export function virtualiseOutput(text: string, prefixes: Array<{ real: string; virtual: string }>): string {
-  let out = text;
-  for (const { real, virtual } of prefixes) out = out.split(real).join(virtual);
-  return out;
-}

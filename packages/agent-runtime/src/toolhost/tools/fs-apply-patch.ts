@@ -38,7 +38,6 @@ export const FsApplyPatchArgsSchema = z
 
 export const fsApplyPatch = defineTool({
   name: "fs.apply_patch",
-  description: "Change a text file by a unified diff or search/replace blocks, or update a Markdown document's YAML frontmatter. All or nothing: if any hunk or block does not apply, the file is left unchanged and the error says which and why.",
   targetKind: "path",
   args: FsApplyPatchArgsSchema,
   plan(args, env) {

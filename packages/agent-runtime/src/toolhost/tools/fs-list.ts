@@ -15,7 +15,6 @@ export const FsListArgsSchema = z
 
 export const fsList = defineTool({
   name: "fs.list",
-  description: "List a folder: entries with their type and size, optionally recursive. Long listings are truncated with a hint.",
   targetKind: "path",
   args: FsListArgsSchema,
   plan(args, env) {

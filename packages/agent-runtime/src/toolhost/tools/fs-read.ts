@@ -15,7 +15,6 @@ export const FsReadArgsSchema = z
 
 export const fsRead = defineTool({
   name: "fs.read",
-  description: "Read a text file by line window. Large selections come back truncated with a preview and a hint for reading the rest.",
   targetKind: "path",
   args: FsReadArgsSchema,
   plan(args, env) {

@@ -149,7 +149,6 @@ const STOP_HINTS = {
 
 export const fsSearch = defineTool({
   name: "fs.search",
-  description: "Search text files for a literal string or regular expression, with optional context lines. Skips binary files, .git and node_modules.",
   targetKind: "path",
   args: FsSearchArgsSchema,
   plan(args, env) {

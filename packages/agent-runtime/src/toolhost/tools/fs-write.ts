@@ -22,7 +22,6 @@ export const FsWriteArgsSchema = z
 
 export const fsWrite = defineTool({
   name: "fs.write",
-  description: "Write a text file atomically (the old content stays intact until the new one is complete). Modes: create, overwrite, append; optional ifMatchSha256 guard.",
   targetKind: "path",
   args: FsWriteArgsSchema,
   plan(args, env) {

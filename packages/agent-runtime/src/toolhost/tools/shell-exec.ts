@@ -5,7 +5,7 @@ import { openDirectory, procPath } from "../fs/secure-fs.ts";
 import { assertAllowed } from "../shell/allowlist.ts";
 import { formatCommandLine, parseCommandLine } from "../shell/command-line.ts";
 import { scrubbedEnvironment } from "../shell/environment.ts";
-import { mapPathArguments, virtualiseOutput } from "../shell/path-arguments.ts";
+import { mapPathArguments } from "../shell/path-arguments.ts";
 import { runProcess } from "../shell/run-process.ts";
 import { defineTool } from "../tool.ts";
 import { ToolFailure } from "../tool-failure.ts";
@@ -25,7 +25,6 @@ function truncationMarker(limit: number): string {
 
 export const shellExec = defineTool({
   name: "shell.exec",
-  description: "Run one allowlisted read-only command (such as ls, cat, head, wc, grep, git status|log|diff) without a shell, inside a mount. Returns exit code, stdout and stderr (each capped); a time limit ends it and everything it started.",
   targetKind: "command",
   args: ShellExecArgsSchema,
   plan(args, env) {
@@ -54,10 +53,9 @@ export const shellExec = defineTool({
         } finally {
           fs.closeSync(dirFd);
         }
-        const prefixes = env.mounts.prefixes(env.stateScope);
         const max = env.limits.maxShellOutputBytes;
-        const stdout = virtualiseOutput(outcome.stdout.toString("utf8"), prefixes) + (outcome.stdoutTruncated ? truncationMarker(max) : "");
-        const stderr = virtualiseOutput(outcome.stderr.toString("utf8"), prefixes) + (outcome.stderrTruncated ? truncationMarker(max) : "");
+        const stdout = env.mounts.virtualise(outcome.stdout.toString("utf8"), env.stateScope) + (outcome.stdoutTruncated ? truncationMarker(max) : "");
+        const stderr = env.mounts.virtualise(outcome.stderr.toString("utf8"), env.stateScope) + (outcome.stderrTruncated ? truncationMarker(max) : "");
         if (outcome.endedBy === "timeout") {
           throw new ToolFailure("E_TIMEOUT", `\`${commandText}\` did not finish within ${timeoutMs} ms and was stopped with everything it started.`, { command: commandText, timeoutMs, stdout, stderr });
         }

@@ -1,0 +1,74 @@
+import { isSkill, TOOL_NAMES, type AgentProfile, type NodeCatalog, type PermissionPolicy, type WorkflowSource } from "@weft/types";
+import { Manifest, skillEntryFromWorkflow, type ManifestEntry } from "../action/index.ts";
+import { toolNameForms, visibleTools } from "../toolhost/index.ts";
+import { ASK_USER_ENTRY } from "./ask-user.ts";
+import { agentError, errorMessage, fail, ok, type AgentResult } from "./errors.ts";
+import { nodeToolEntry } from "./node-tool-entry.ts";
+
+export interface AgentManifestSources {
+  catalog: NodeCatalog;
+  workflows: WorkflowSource;
+  /** The tool host's permission rules: tools they deny whatever the target are left out. */
+  permissions?: PermissionPolicy;
+  /** Whose permissions count (rules may name agents). */
+  agentId: string;
+}
+
+const HOST_TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
+
+/** Whether a node type runs through the tool host (`fs:read` is `fs.read`), so its permissions apply. */
+function isHostTool(nodeType: string): boolean {
+  return toolNameForms(nodeType).some((form) => HOST_TOOLS.has(form));
+}
+
+/**
+ * The tools and skills of an agent (seed 004 §7.2): its profile's node types (with their
+ * settings), its skill workflows, and the built-in `ask_user`. Every reference must resolve; a
+ * tool the permissions deny outright is left out, so the model never sees it.
+ */
+export async function buildAgentManifest(profile: AgentProfile, sources: AgentManifestSources): Promise<AgentResult<Manifest>> {
+  const entries: ManifestEntry[] = [];
+  const hidden = new Set<string>();
+  if (sources.permissions) {
+    const hostTools = profile.tools.filter(isHostTool);
+    const visible = new Set(visibleTools(sources.permissions, hostTools, { agentId: sources.agentId }));
+    for (const t of hostTools) if (!visible.has(t)) hidden.add(t);
+  }
+  for (const type of profile.tools) {
+    const definition = sources.catalog.get(type);
+    if (!definition) {
+      const near = sources.catalog.suggest(type);
+      return fail(
+        agentError(
+          "UNKNOWN_TOOL_TYPE",
+          `Agent "${profile.id}" lists the tool "${type}", which is not a known node type.`,
+          near.length > 0 ? `Did you mean ${near.map((n) => `"${n}"`).join(" or ")}? Fix the profile's tools list.` : "Remove it from the profile's tools list, or install the node that provides it.",
+          { tool: type, suggestions: near },
+        ),
+      );
+    }
+    if (!hidden.has(type)) entries.push(nodeToolEntry(definition.spec));
+  }
+  for (const id of profile.skills) {
+    let workflow;
+    try {
+      workflow = await sources.workflows.getWorkflow(id);
+    } catch (error) {
+      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The skill "${id}" of agent "${profile.id}" could not be loaded: ${errorMessage(error)}`, "Fix or remove the workflow file it names.", { skill: id }));
+    }
+    if (!workflow) {
+      return fail(agentError("UNKNOWN_SKILL", `Agent "${profile.id}" lists the skill "${id}", but there is no workflow with that id.`, "Save a workflow with that id, or remove it from the profile's skills list.", { skill: id }));
+    }
+    if (!isSkill(workflow)) {
+      return fail(
+        agentError("NOT_A_SKILL", `The workflow "${id}" has no interface, so agent "${profile.id}" cannot call it as a skill.`, "Add core:workflow-input and core:workflow-output nodes to it, or remove it from the profile's skills list.", {
+          skill: id,
+        }),
+      );
+    }
+    entries.push(skillEntryFromWorkflow(workflow));
+  }
+  entries.push(ASK_USER_ENTRY);
+  return ok(Manifest.create(entries));
+}
+

@@ -1,0 +1,181 @@
+import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationMessage, type LlmErrorCode, type NodeError } from "@weft/types";
+import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
+import { buildAgentContext } from "./agent-context.ts";
+import type { LlmOutput } from "./deliberation.ts";
+import { agentError, errorMessage, type AgentError } from "./errors.ts";
+import type { MistakeTracker } from "./mistake-tracker.ts";
+import type { ObservationEntry } from "./protocol.ts";
+import { runActions, type ActionFailure, type PendingQuestion } from "./step-actions.ts";
+import type { StepEnvironment } from "./step-environment.ts";
+
+export interface StepResult {
+  trace: AgentStepTrace;
+  /** `running` when the loop should go on. */
+  status: AgentStatus;
+  reason?: string;
+  /** The final answer (status `completed`). */
+  text?: string;
+  question?: PendingQuestion;
+  error?: AgentError;
+}
+
+const EMPTY_REPLY =
+  "Observation: Error (EMPTY_REPLY) - Your reply was empty: no text and no action. Answer in plain text, or call one tool or skill.";
+
+const LLM_CODES: ReadonlySet<string> = new Set(LLM_ERROR_CODES);
+
+/**
+ * One step of the loop (seed 004 §3.3): build the context, run the deliberation workflow, read
+ * its output under the agent's protocol, run the actions, and record the step (trace, assistant
+ * message and observations) in the conversation log. Never throws.
+ */
+export async function runAgentStep(env: StepEnvironment, step: number, mistakes: MistakeTracker): Promise<StepResult> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const meta: MessageMeta = { mode: "agent", agentId: env.agentId };
+  env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "deliberating" });
+
+  let history: ConversationMessage[];
+  try {
+    history = await env.conversations.messages(env.conversationId);
+  } catch (error) {
+    return failedBeforeDeliberation(env, step, startedAt, agentError("CONVERSATION_FAILED", `The conversation log could not be read: ${errorMessage(error)}`));
+  }
+  const privateState = env.services.privateState?.snapshot() ?? {};
+  const world = env.services.world?.snapshot();
+  const { inputs } = buildAgentContext({ protocol: env.profile.protocol, manifest: env.manifest, persona: env.profile.persona, history, privateState, ...(world !== undefined ? { world } : {}), ...env.context });
+  const runId = crypto.randomUUID();
+  const outcome = await env.deliberation.run(env.engine, inputs, { runId, signal: env.signal, services: env.services, ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}) });
+  const deliberation = { runId, status: outcome.ok ? ("completed" as const) : outcome.status, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error }) };
+  const output: LlmOutput = outcome.ok ? outcome.output : outcome.partial;
+  const trace = (fields: Pick<AgentStepTrace, "responseText" | "notes" | "actions" | "mistakes" | "status"> & { reason?: string }): AgentStepTrace => ({
+    step,
+    agentId: env.agentId,
+    conversationId: env.conversationId,
+    protocol: env.profile.protocol,
+    startedAt,
+    durationMs: performance.now() - t0,
+    deliberation,
+    output: { text: output.text, ...(output.reasoning ? { reasoning: output.reasoning } : {}), toolCalls: output.toolCalls },
+    ...fields,
+  });
+  const noMistakes = { consecutive: 0, identical: 0 };
+
+  if (!outcome.ok) {
+    const cancelled = outcome.status === "cancelled" || env.signal.aborted;
+    const error = cancelled ? undefined : deliberationError(outcome.error, env.profile.deliberationWorkflowId);
+    const reason = cancelled ? "The run was cancelled while the LLM was answering." : error!.message;
+    const t = trace({ responseText: output.text, notes: [], actions: [], mistakes: noMistakes, status: cancelled ? "cancelled" : "failed", reason });
+    const entry = failedCallEntry(outcome.error, output, cancelled, { ...meta, runId });
+    return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [{ ...entry, agentStep: t }]);
+  }
+
+  env.events.emit({ type: "agent.llm.output", agentId: env.agentId, step, text: output.text, runId, ...(output.reasoning ? { reasoning: output.reasoning } : {}) });
+  const read = env.protocol.read(output, env.manifest);
+  const assistant = assistantMessage({ text: output.text, toolCalls: env.profile.protocol === "openai-tools" ? output.toolCalls : [], ...(output.reasoning ? { reasoning: output.reasoning } : {}) }, { ...meta, runId });
+
+  if (read.actions.length === 0) {
+    if (read.responseText.trim() !== "") {
+      const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "completed" });
+      return finish(env, step, { trace: t, status: "completed", text: read.responseText }, [{ ...assistant, agentStep: t }]);
+    }
+    env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: "EMPTY_REPLY", message: EMPTY_REPLY });
+    const verdict = mistakes.record("EMPTY_REPLY", "an empty reply");
+    const observation = verdict.kind === "mistake" && verdict.firmer ? `${EMPTY_REPLY}\n${verdict.firmer}` : EMPTY_REPLY;
+    env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
+    const action: AgentActionTrace = { parse: { kind: "error", code: "EMPTY_REPLY", message: EMPTY_REPLY }, status: "rejected", ok: false, observation, permissions: [], startedAt: Date.now(), durationMs: 0 };
+    const status = verdict.kind === "stuck" ? "stuck" : "running";
+    const t = trace({ responseText: "", notes: read.notes, actions: [action], mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) });
+    return finish(env, step, { trace: t, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) }, [{ ...assistant, agentStep: t }, userMessage(observation, meta)]);
+  }
+
+  const acted = await runActions(env, step, read.actions);
+  const verdict = mistakes.record(signatureOf(acted.failures), acted.failures.map((f) => f.what).join("; "));
+  if (verdict.kind === "mistake" && verdict.firmer) firmUp(acted.traces, acted.observations, verdict.firmer);
+  const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? "waiting_user" : "running";
+  const reason = status === "cancelled" ? "The run was cancelled while an action ran." : verdict.kind === "stuck" ? verdict.reason : undefined;
+  const t = trace({ responseText: read.responseText, notes: read.notes, actions: acted.traces, mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(reason ? { reason } : {}) });
+  const entries = [{ ...assistant, agentStep: t }, ...env.protocol.observationEntries(acted.observations, meta)];
+  return finish(env, step, { trace: t, status, ...(reason ? { reason } : {}), ...(acted.question ? { question: acted.question } : {}) }, entries);
+}
+
+/** Appends the step's entries (one batch: all or nothing) and closes the step's events. */
+async function finish(env: StepEnvironment, step: number, result: StepResult, entries: ConversationMessage[]): Promise<StepResult> {
+  try {
+    await env.conversations.append(env.conversationId, entries);
+  } catch (error) {
+    const failure = agentError("CONVERSATION_FAILED", `Step ${step} could not be written to the conversation log: ${errorMessage(error)}`);
+    env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "done" });
+    return { ...result, trace: { ...result.trace, status: "failed", reason: failure.message }, status: "failed", reason: failure.message, error: failure };
+  }
+  env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "done" });
+  return result;
+}
+
+function failedBeforeDeliberation(env: StepEnvironment, step: number, startedAt: number, error: AgentError): StepResult {
+  env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "done" });
+  const trace: AgentStepTrace = {
+    step,
+    agentId: env.agentId,
+    conversationId: env.conversationId,
+    protocol: env.profile.protocol,
+    startedAt,
+    durationMs: Date.now() - startedAt,
+    deliberation: { runId: "", status: "failed", durationMs: 0, error: { code: error.code, message: error.message } },
+    output: { text: "", toolCalls: [] },
+    responseText: "",
+    notes: [],
+    actions: [],
+    mistakes: { consecutive: 0, identical: 0 },
+    status: "failed",
+    reason: error.message,
+  };
+  return { trace, status: "failed", reason: error.message, error };
+}
+
+function signatureOf(failures: readonly ActionFailure[]): string | undefined {
+  return failures.length === 0 ? undefined : failures.map((f) => f.signature).join("\n");
+}
+
+/** The firmer message goes after the observation of the last failing action. */
+function firmUp(traces: AgentActionTrace[], observations: ObservationEntry[], firmer: string): void {
+  for (let i = traces.length - 1; i >= 0; i--) {
+    const t = traces[i]!;
+    if (t.ok || t.status === "skipped" || t.status === "waiting_user") continue;
+    const text = `${t.observation}\n${firmer}`;
+    const obs = observations.find((o) => o.observation === t.observation && (o.callId === t.callId || t.callId === undefined));
+    t.observation = text;
+    if (obs) obs.observation = text;
+    return;
+  }
+}
+
+function llmCode(error: NodeError): LlmErrorCode | undefined {
+  return LLM_CODES.has(error.code) ? (error.code as LlmErrorCode) : undefined;
+}
+
+function deliberationError(error: NodeError, workflowId: string): AgentError {
+  const cause = (error.details?.cause ?? {}) as { hint?: unknown; profileId?: unknown };
+  const code = llmCode(error);
+  if (code) {
+    const hint = typeof cause.hint === "string" ? cause.hint : undefined;
+    return agentError("LLM_FAILED", `The LLM call failed (${code}): ${error.message}`, hint, { llmCode: code, workflowId, ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}) });
+  }
+  return agentError("DELIBERATION_FAILED", `The deliberation workflow "${workflowId}" failed (${error.code}): ${error.message}`, "Open the deliberation run to see which node failed and why.", { nodeErrorCode: error.code, workflowId });
+}
+
+/**
+ * The assistant entry of a failed deliberation (seed 003 §4.3.4): an LLM failure keeps its partial
+ * output and error for the next request to continue from; with nothing streamed, or for any other
+ * failure, the entry only carries the trace for the UI.
+ */
+function failedCallEntry(error: NodeError, partial: LlmOutput, cancelled: boolean, meta: MessageMeta): ConversationMessage {
+  const code: LlmErrorCode | undefined = cancelled ? "CANCELLED" : llmCode(error);
+  const hint = typeof (error.details?.cause as { hint?: unknown } | undefined)?.hint === "string" ? ((error.details!.cause as { hint: string }).hint) : "Run the agent again to retry.";
+  const visible = partial.text !== "";
+  if (!code) return { ...assistantMessage({ text: partial.text, toolCalls: [] }, meta), includeInContext: false };
+  return llmErrorMessage(
+    { code, message: error.message, hint, ...(visible ? { partialText: partial.text } : {}), ...(partial.reasoning ? { partialReasoning: partial.reasoning } : {}) },
+    { ...meta, ...(visible ? {} : { includeInContext: false }) },
+  );
+}

@@ -1,0 +1,122 @@
+import type { AgentActionTrace, AgentParseOutcome } from "@weft/types";
+import { formatObservation, type CallResult, type ErrorResult } from "../action/index.ts";
+import { safeJson } from "../action/json.ts";
+import { isAskUser } from "./ask-user.ts";
+import type { ObservationEntry, PlannedAction } from "./protocol.ts";
+import type { StepEnvironment } from "./step-environment.ts";
+
+export interface PendingQuestion {
+  question: string;
+  callId?: string;
+  toolName: string;
+}
+
+/** A failing action, for the mistake tracker. */
+export interface ActionFailure {
+  signature: string;
+  what: string;
+}
+
+export interface ActionsOutcome {
+  traces: AgentActionTrace[];
+  /** In call order; the waiting `ask_user` call has none until the user replies. */
+  observations: ObservationEntry[];
+  question?: PendingQuestion;
+  failures: ActionFailure[];
+  cancelled: boolean;
+}
+
+const WAITING_NOTE = "Not executed: an earlier call in this turn asks the user, and the run waits for the reply. Call this again once you have it, if it is still needed.";
+const CANCELLED_NOTE = "Not executed: the run was cancelled.";
+
+function parseOutcome(parsed: CallResult | ErrorResult): AgentParseOutcome {
+  if (parsed.kind === "call") return { kind: "call", toolId: parsed.toolId, toolKind: parsed.toolKind, toolName: parsed.toolName, params: parsed.params, notes: parsed.notes };
+  return {
+    kind: "error",
+    code: parsed.code,
+    message: parsed.message,
+    ...(parsed.toolId !== undefined ? { toolId: parsed.toolId } : {}),
+    ...(parsed.line !== undefined ? { line: parsed.line } : {}),
+    ...(parsed.column !== undefined ? { column: parsed.column } : {}),
+  };
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * Runs a step's actions in call order (seed 000 §3.2): refused ones get their parse Observation,
+ * valid ones run through the ActionExecutor, `ask_user` stops the rest (they are marked skipped,
+ * so every native call still gets its result), and so does a cancellation.
+ */
+export async function runActions(env: StepEnvironment, step: number, actions: readonly PlannedAction[]): Promise<ActionsOutcome> {
+  const out: ActionsOutcome = { traces: [], observations: [], failures: [], cancelled: false };
+  let acting = false;
+  for (const action of actions) {
+    const startedAt = Date.now();
+    const parse = parseOutcome(action.parsed);
+    const callId = action.callId !== undefined ? { callId: action.callId } : {};
+    const toolName = action.parsed.kind === "call" ? action.parsed.toolName : (env.manifest.getById(action.parsed.toolId ?? "")?.name ?? "action");
+    const stopped = out.question ? WAITING_NOTE : out.cancelled || env.signal.aborted ? CANCELLED_NOTE : undefined;
+    if (stopped) {
+      out.cancelled ||= stopped === CANCELLED_NOTE;
+      out.traces.push({ ...callId, parse, status: "skipped", ok: false, observation: stopped, permissions: [], startedAt, durationMs: 0 });
+      out.observations.push({ ...callId, toolName, observation: stopped });
+      continue;
+    }
+    if (action.parsed.kind === "error") {
+      const observation = formatObservation(action.parsed);
+      env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: action.parsed.code, message: action.parsed.message });
+      env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
+      out.traces.push({ ...callId, parse, status: "rejected", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
+      out.observations.push({ ...callId, toolName, observation });
+      const message = action.parsed.message.replace(/\b(line|column)\s+\d+/gi, "$1");
+      out.failures.push({ signature: `reject:${action.parsed.code}:${action.parsed.toolId ?? ""}:${message}`, what: `an action refused as ${action.parsed.code} (${clip(action.parsed.message, 160)})` });
+      continue;
+    }
+    const call = action.parsed;
+    env.events.emit({ type: "agent.action.parsed", agentId: env.agentId, step, toolId: call.toolId, params: call.params, notes: call.notes });
+    if (isAskUser(call)) {
+      out.question = { question: String(call.params.question ?? ""), toolName: call.toolName, ...callId };
+      out.traces.push({ ...callId, parse, status: "waiting_user", ok: true, observation: "", permissions: [], startedAt, durationMs: 0 });
+      continue;
+    }
+    if (!acting) {
+      acting = true;
+      env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "acting" });
+    }
+    const runId = crypto.randomUUID();
+    env.permissions.begin();
+    const result = await env.executor.execute(call, {
+      runId,
+      signal: env.signal,
+      services: env.services,
+      resultKey: action.callId ?? runId,
+      ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}),
+    });
+    const permissions = env.permissions.end();
+    env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: result.observation, ok: result.ok, ...(result.runId ? { runId: result.runId } : {}) });
+    const status = result.status === "completed" ? (result.ok ? "completed" : "failed") : result.status;
+    out.traces.push({
+      ...callId,
+      parse,
+      status,
+      ok: result.ok,
+      ...(result.runId ? { runId: result.runId } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      observation: result.observation,
+      ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}),
+      permissions,
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+    });
+    out.observations.push({ ...callId, toolName: call.toolName, observation: result.observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
+    if (result.status === "cancelled" || env.signal.aborted) out.cancelled = true;
+    else if (!result.ok) {
+      const code = result.error?.code ?? "FAILED";
+      out.failures.push({ signature: `call:${call.toolId}:${safeJson(call.params)}:${code}`, what: `the call \`${call.toolName}\` ${clip(safeJson(call.params), 160)} (failing with ${code})` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+import type { AgentActionTrace, AgentProfile, ContextBudgetInput, ConversationStore, NodeServices, RunEventSink } from "@weft/types";
+import type { Manifest } from "../action/index.ts";
+import type { ExecutionEngine } from "../engine/index.ts";
+import type { ActionExecutor } from "./action-executor.ts";
+import type { AgentEventStream } from "./agent-events.ts";
+import type { Deliberation } from "./deliberation.ts";
+import type { AgentProtocolAdapter } from "./protocol.ts";
+
+export type PermissionRecord = AgentActionTrace["permissions"][number];
+
+/** Collects the permission questions raised while one action runs. */
+export interface PermissionRecorder {
+  begin(): void;
+  end(): PermissionRecord[];
+}
+
+/** Everything one deliberation step works with; the AgentInstance builds it for each loop. */
+export interface StepEnvironment {
+  agentId: string;
+  conversationId: string;
+  profile: AgentProfile;
+  manifest: Manifest;
+  deliberation: Deliberation;
+  engine: ExecutionEngine;
+  executor: ActionExecutor;
+  protocol: AgentProtocolAdapter;
+  conversations: ConversationStore;
+  events: AgentEventStream;
+  /** Events of the deliberation and action runs (each on its run's stream). */
+  onRunEvent?: RunEventSink;
+  /** Services for every run of the loop: LLM, tool host bound to the agent, private and world state. */
+  services: NodeServices;
+  context: { systemPrompt?: string; budget?: ContextBudgetInput; stateChars?: number };
+  permissions: PermissionRecorder;
+  signal: AbortSignal;
+}
