@@ -11,7 +11,10 @@ const EXAMPLES = join(ROOT, "workflows");
 let dir: string;
 
 async function weft(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1" };
+  // LLM nodes then use the offline demo LLM that `weft run` starts itself.
+  for (const name of ["WEFT_LLM_BASE_URL", "WEFT_LLM_MODEL", "WEFT_LLM_API_KEY"]) delete env[name];
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -185,6 +188,17 @@ describe("weft run", () => {
     expect(stderr).toMatch(/^ {2}✗ \S+ \[\w+\]/m);
     expect(stderr).toMatch(/^ {2}– \S+ skipped: /m);
     expect(stderr).toMatch(/✗ failed after/);
+  });
+
+  it("streams an LLM node's chunks compactly on one line (demo LLM), and returns its final text", async () => {
+    const question = "What is a weft? Please explain in a few sentences.";
+    const { code, stdout, stderr } = await weft("run", join(EXAMPLES, "agent-deliberation.json"), "--input", `messages=[{"role":"user","content":"${question}"}]`);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).text).toContain(question);
+    const streamLine = stderr.split("\n").find((l) => l.startsWith("  ⋯ llm: "));
+    expect(streamLine).toBeDefined();
+    expect(streamLine!.length).toBeLessThan(200);
+    expect(stderr).toMatch(/✓ llm [\d.]+m?s · \d+ chunks/);
   });
 
   it("shows a cached node as cached on a repeat inside one run", async () => {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 /** The `weft` command line: validate and run workflow files, list node types. */
+import { agentCommand, AGENT_USAGE } from "./commands/agent.ts";
 import { nodesCommand, NODES_USAGE } from "./commands/nodes.ts";
 import { runCommand, RUN_USAGE } from "./commands/run.ts";
 import { validateCommand, VALIDATE_USAGE } from "./commands/validate.ts";
@@ -10,6 +11,7 @@ const USAGE = `weft — check and run Weft workflows
   ${VALIDATE_USAGE}
   ${RUN_USAGE}
   ${NODES_USAGE}
+  ${AGENT_USAGE}
 
 Skills called by a workflow are looked up in the folder of its file.`;
 
@@ -22,6 +24,8 @@ async function main(argv: string[]): Promise<number> {
       return runCommand(rest);
     case "nodes":
       return nodesCommand(rest);
+    case "agent":
+      return agentCommand(rest);
     case "help":
     case "--help":
     case "-h":
@@ -31,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${USAGE}\n`);
       return EXIT_USAGE;
     default:
-      throw new CliError(`unknown command "${command}". The commands are validate, run and nodes.\n\n${USAGE}`, EXIT_USAGE);
+      throw new CliError(`unknown command "${command}". The commands are validate, run, nodes and agent.\n\n${USAGE}`, EXIT_USAGE);
   }
 }
 

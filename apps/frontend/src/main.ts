@@ -3,7 +3,6 @@ import { createPinia } from "pinia";
 import "@vue-flow/core/dist/style.css";
 import "@vue-flow/core/dist/theme-default.css";
 import "@vue-flow/controls/dist/style.css";
-import "@vue-flow/minimap/dist/style.css";
 import "./styles/theme.css";
 import "./styles/base.css";
 import "./styles/layout.css";

@@ -4,3 +4,4 @@ export * from "./action/index.ts";
 export * from "./llm/index.ts";
 export * from "./conversation/index.ts";
 export * from "./toolhost/index.ts";
+export * from "./agent/index.ts";

@@ -3,11 +3,12 @@ import { formatIssue, workflowInterface } from "@weft/types";
 import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
 import { describeInputs, parseInputs } from "../support/cli-inputs.ts";
 import { engineFor } from "../support/engine-for.ts";
-import { loadWorkflowFile } from "../support/load-workflow-file.ts";
+import { CliLlmService, llmProfileFromEnv } from "../support/cli-llm.ts";
+import { loadWorkflowFile, type LoadedFile } from "../support/load-workflow-file.ts";
 import { createProgressReporter } from "../support/progress-reporter.ts";
 
 export const RUN_USAGE =
-  "weft run <file.json> [--input name=value …] [--json]   run a workflow: progress on stderr, its outputs on stdout (--json: the whole run result)";
+  "weft run <file.json> [--input name=value …] [--json]   run a workflow: progress on stderr, its outputs on stdout (--json: the whole run result); LLM nodes use WEFT_LLM_BASE_URL/_MODEL/_API_KEY, else the offline demo LLM";
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,15 +22,24 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw new CliError(`weft run takes one file, got ${positionals.length}. Usage: ${RUN_USAGE}`, EXIT_USAGE);
   const file = await loadWorkflowFile(positionals[0], "run");
-  const engine = engineFor(file.directory);
+  const llm = new CliLlmService(llmProfileFromEnv());
+  try {
+    return await runFile(file, values.input ?? [], values.json === true, llm);
+  } finally {
+    await llm.stop();
+  }
+}
+
+async function runFile(file: LoadedFile, inputPairs: string[], json: boolean, llm: CliLlmService): Promise<number> {
+  const engine = engineFor(file.directory, { llm });
   const checked = engine.validate(file.document);
   if (!checked.ok) {
     for (const issue of checked.issues) process.stderr.write(`${formatIssue(issue)}\n`);
     const count = checked.issues.length;
-    throw new CliError(`${positionals[0]} has ${count} problem${count === 1 ? "" : "s"}; nothing was run. Fix them (weft validate ${positionals[0]} lists them again).`);
+    throw new CliError(`${file.given} has ${count} problem${count === 1 ? "" : "s"}; nothing was run. Fix them (weft validate ${file.given} lists them again).`);
   }
   const iface = workflowInterface(checked.workflow);
-  const inputs = parseInputs(values.input ?? [], iface);
+  const inputs = parseInputs(inputPairs, iface);
 
   const controller = new AbortController();
   const onInterrupt = () => {
@@ -45,7 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   process.off("SIGINT", onInterrupt);
 
-  process.stdout.write(`${JSON.stringify(values.json ? result : result.outputs, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(json ? result : result.outputs, null, 2)}\n`);
   if (result.error?.code === "INVALID_INPUT") process.stderr.write(`fix: give the inputs with --input name=value; ${describeInputs(iface.inputs)}\n`);
   switch (result.status) {
     case "completed":

@@ -21,11 +21,11 @@ export async function validateCommand(args: string[]): Promise<number> {
   }
   if (result.ok) {
     const { nodes, edges } = result.workflow;
-    process.stdout.write(`✓ ${positionals[0]} is valid (${nodes.length} node${nodes.length === 1 ? "" : "s"}, ${edges.length} edge${edges.length === 1 ? "" : "s"})\n`);
+    process.stdout.write(`✓ ${file.given} is valid (${nodes.length} node${nodes.length === 1 ? "" : "s"}, ${edges.length} edge${edges.length === 1 ? "" : "s"})\n`);
     return 0;
   }
   for (const issue of result.issues) process.stdout.write(`${formatIssue(issue)}\n`);
   const count = result.issues.length;
-  process.stdout.write(`✗ ${count} problem${count === 1 ? "" : "s"} in ${positionals[0]}\n`);
+  process.stdout.write(`✗ ${count} problem${count === 1 ? "" : "s"} in ${file.given}\n`);
   return EXIT_FAILED;
 }

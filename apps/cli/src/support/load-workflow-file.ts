@@ -4,6 +4,8 @@ import { parse, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { CliError, EXIT_USAGE } from "./cli-error.ts";
 
 export interface LoadedFile {
+  /** The path as the user gave it (for messages). */
+  given: string;
   /** Absolute path of the file. */
   path: string;
   /** Its folder: where the skills it calls are looked up. */
@@ -50,7 +52,7 @@ export async function loadWorkflowFile(file: string | undefined, command: string
   }
   if (text.trim() === "") throw new CliError(`${file} is empty. Fix: a workflow file holds one JSON object with "id", "name", "nodes" and "edges".`);
   try {
-    return { path, directory: dirname(path), document: JSON.parse(text) };
+    return { given: file, path, directory: dirname(path), document: JSON.parse(text) };
   } catch {
     throw syntaxError(file, text);
   }

@@ -1,11 +1,10 @@
-import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationMessage, type LlmErrorCode, type NodeError } from "@weft/types";
+import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationAssistantMessage, type ConversationMessage, type LlmErrorCode, type NodeError } from "@weft/types";
 import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, errorMessage, type AgentError } from "./errors.ts";
 import type { MistakeTracker } from "./mistake-tracker.ts";
-import type { ObservationEntry } from "./protocol.ts";
-import { runActions, type ActionFailure, type PendingQuestion } from "./step-actions.ts";
+import { runActions, type ActionFailure, type ActionsOutcome, type PendingQuestion } from "./step-actions.ts";
 import type { StepEnvironment } from "./step-environment.ts";
 
 export interface StepResult {
@@ -91,7 +90,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, mistakes:
 
   const acted = await runActions(env, step, read.actions);
   const verdict = mistakes.record(signatureOf(acted.failures), acted.failures.map((f) => f.what).join("; "));
-  if (verdict.kind === "mistake" && verdict.firmer) firmUp(acted.traces, acted.observations, verdict.firmer);
+  if (verdict.kind === "mistake" && verdict.firmer) firmUp(acted, verdict.firmer);
   const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? "waiting_user" : "running";
   const reason = status === "cancelled" ? "The run was cancelled while an action ran." : verdict.kind === "stuck" ? verdict.reason : undefined;
   const t = trace({ responseText: read.responseText, notes: read.notes, actions: acted.traces, mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(reason ? { reason } : {}) });
@@ -138,14 +137,13 @@ function signatureOf(failures: readonly ActionFailure[]): string | undefined {
 }
 
 /** The firmer message goes after the observation of the last failing action. */
-function firmUp(traces: AgentActionTrace[], observations: ObservationEntry[], firmer: string): void {
-  for (let i = traces.length - 1; i >= 0; i--) {
-    const t = traces[i]!;
+function firmUp(acted: ActionsOutcome, firmer: string): void {
+  for (let i = acted.traces.length - 1; i >= 0; i--) {
+    const t = acted.traces[i]!;
     if (t.ok || t.status === "skipped" || t.status === "waiting_user") continue;
-    const text = `${t.observation}\n${firmer}`;
-    const obs = observations.find((o) => o.observation === t.observation && (o.callId === t.callId || t.callId === undefined));
-    t.observation = text;
-    if (obs) obs.observation = text;
+    t.observation = `${t.observation}\n${firmer}`;
+    const at = acted.observationOf[i];
+    if (at !== undefined) acted.observations[at]!.observation = t.observation;
     return;
   }
 }
@@ -154,11 +152,17 @@ function llmCode(error: NodeError): LlmErrorCode | undefined {
   return LLM_CODES.has(error.code) ? (error.code as LlmErrorCode) : undefined;
 }
 
+/** The LLM's advice on fixing a failed call, carried in the failed node's details. */
+function causeHint(error: NodeError): string | undefined {
+  const hint = (error.details?.cause as { hint?: unknown } | undefined)?.hint;
+  return typeof hint === "string" ? hint : undefined;
+}
+
 function deliberationError(error: NodeError, workflowId: string): AgentError {
-  const cause = (error.details?.cause ?? {}) as { hint?: unknown; profileId?: unknown };
+  const cause = (error.details?.cause ?? {}) as { profileId?: unknown };
   const code = llmCode(error);
   if (code) {
-    const hint = typeof cause.hint === "string" ? cause.hint : undefined;
+    const hint = causeHint(error);
     return agentError("LLM_FAILED", `The LLM call failed (${code}): ${error.message}`, hint, { llmCode: code, workflowId, ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}) });
   }
   return agentError("DELIBERATION_FAILED", `The deliberation workflow "${workflowId}" failed (${error.code}): ${error.message}`, "Open the deliberation run to see which node failed and why.", { nodeErrorCode: error.code, workflowId });
@@ -169,9 +173,9 @@ function deliberationError(error: NodeError, workflowId: string): AgentError {
  * output and error for the next request to continue from; with nothing streamed, or for any other
  * failure, the entry only carries the trace for the UI.
  */
-function failedCallEntry(error: NodeError, partial: LlmOutput, cancelled: boolean, meta: MessageMeta): ConversationMessage {
+function failedCallEntry(error: NodeError, partial: LlmOutput, cancelled: boolean, meta: MessageMeta): ConversationAssistantMessage {
   const code: LlmErrorCode | undefined = cancelled ? "CANCELLED" : llmCode(error);
-  const hint = typeof (error.details?.cause as { hint?: unknown } | undefined)?.hint === "string" ? ((error.details!.cause as { hint: string }).hint) : "Run the agent again to retry.";
+  const hint = causeHint(error) ?? "Run the agent again to retry.";
   const visible = partial.text !== "";
   if (!code) return { ...assistantMessage({ text: partial.text, toolCalls: [] }, meta), includeInContext: false };
   return llmErrorMessage(

@@ -26,6 +26,8 @@ export const AGENT_ERROR_CODES = [
   /** The agent waits for the user's answer: give it with `sendMessage`. */
   "WAITING_FOR_USER",
   "UNKNOWN_PERMISSION_REQUEST",
+  /** A permission answer that is not once, always or reject. */
+  "INVALID_PERMISSION_ANSWER",
   /** The conversation log could not be read or written. */
   "CONVERSATION_FAILED",
 ] as const;

@@ -21,6 +21,8 @@ export interface ActionsOutcome {
   traces: AgentActionTrace[];
   /** In call order; the waiting `ask_user` call has none until the user replies. */
   observations: ObservationEntry[];
+  /** For each trace, the index of its observation (none for the waiting `ask_user` call). */
+  observationOf: Array<number | undefined>;
   question?: PendingQuestion;
   failures: ActionFailure[];
   cancelled: boolean;
@@ -51,7 +53,11 @@ function clip(text: string, max: number): string {
  * so every native call still gets its result), and so does a cancellation.
  */
 export async function runActions(env: StepEnvironment, step: number, actions: readonly PlannedAction[]): Promise<ActionsOutcome> {
-  const out: ActionsOutcome = { traces: [], observations: [], failures: [], cancelled: false };
+  const out: ActionsOutcome = { traces: [], observations: [], observationOf: [], failures: [], cancelled: false };
+  const observe = (entry: ObservationEntry) => {
+    out.observationOf[out.traces.length - 1] = out.observations.length;
+    out.observations.push(entry);
+  };
   let acting = false;
   for (const action of actions) {
     const startedAt = Date.now();
@@ -62,7 +68,7 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
     if (stopped) {
       out.cancelled ||= stopped === CANCELLED_NOTE;
       out.traces.push({ ...callId, parse, status: "skipped", ok: false, observation: stopped, permissions: [], startedAt, durationMs: 0 });
-      out.observations.push({ ...callId, toolName, observation: stopped });
+      observe({ ...callId, toolName, observation: stopped });
       continue;
     }
     if (action.parsed.kind === "error") {
@@ -70,7 +76,7 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: action.parsed.code, message: action.parsed.message });
       env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
       out.traces.push({ ...callId, parse, status: "rejected", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
-      out.observations.push({ ...callId, toolName, observation });
+      observe({ ...callId, toolName, observation });
       const message = action.parsed.message.replace(/\b(line|column)\s+\d+/gi, "$1");
       out.failures.push({ signature: `reject:${action.parsed.code}:${action.parsed.toolId ?? ""}:${message}`, what: `an action refused as ${action.parsed.code} (${clip(action.parsed.message, 160)})` });
       continue;
@@ -111,7 +117,7 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       startedAt: result.startedAt,
       durationMs: result.durationMs,
     });
-    out.observations.push({ ...callId, toolName: call.toolName, observation: result.observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
+    observe({ ...callId, toolName: call.toolName, observation: result.observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
     if (result.status === "cancelled" || env.signal.aborted) out.cancelled = true;
     else if (!result.ok) {
       const code = result.error?.code ?? "FAILED";

@@ -55,7 +55,7 @@ function flatJson(value: Record<string, unknown>): string | undefined {
 }
 
 /** JSON with object keys in sorted order, so equal values give equal text. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   if (isPlainObject(value)) {
     if (isEmpty(value)) return "{}";
     const flat = flatJson(value);

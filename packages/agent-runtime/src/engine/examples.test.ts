@@ -1,12 +1,14 @@
 /**
  * Every example workflow in workflows/*.json runs through the engine with the real built-in nodes
- * (skills resolved from the same folder).
+ * (skills resolved from the same folder; LLM nodes call Weft's offline demo LLM, started here,
+ * through the real OpenAI-compatible client).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { workflowInterface, type PortType, type Workflow } from "@weft/types";
+import { ProfileLlmService, StaticLlmProfileResolver, demoLlmProfile, startDemoLlm, type DemoLlm } from "../llm/index.ts";
 import { DirectoryWorkflowSource } from "./directory-workflow-source.ts";
 import { ExecutionEngine } from "./execution-engine.ts";
 import { eventLog } from "./testing/test-nodes.ts";
@@ -15,7 +17,15 @@ const DIR = join(import.meta.dirname, "../../../../workflows");
 const files = readdirSync(DIR)
   .filter((f) => f.endsWith(".json"))
   .sort();
-const engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), workflows: new DirectoryWorkflowSource(DIR) });
+let demo: DemoLlm;
+let engine: ExecutionEngine;
+
+beforeAll(() => {
+  demo = startDemoLlm();
+  const llm = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([demoLlmProfile(demo.baseUrl)]) });
+  engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), workflows: new DirectoryWorkflowSource(DIR), services: { llm } });
+});
+afterAll(() => demo.stop());
 
 const SAMPLES: Record<PortType, unknown> = {
   string: "the quick brown fox jumps over the lazy dog",
@@ -36,7 +46,7 @@ function sampleInputs(workflow: Workflow): Record<string, unknown> {
 }
 
 function load(file: string): Workflow {
-  const checked = engine.validate(JSON.parse(readFileSync(join(DIR, file), "utf8")));
+  const checked = new ExecutionEngine({ catalog: createBuiltinRegistry() }).validate(JSON.parse(readFileSync(join(DIR, file), "utf8")));
   if (!checked.ok) throw new Error(`${file}: ${JSON.stringify(checked.issues, null, 2)}`);
   return checked.workflow;
 }

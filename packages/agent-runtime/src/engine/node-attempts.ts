@@ -50,7 +50,7 @@ export function toNodeError(err: unknown): NodeError {
   return { code: "NODE_ERROR", message: typeof err === "string" ? err : `the node threw ${String(err)}` };
 }
 
-export function cancelledError(signal: AbortSignal): NodeError {
+function cancelledError(signal: AbortSignal): NodeError {
   const reason: unknown = signal.reason;
   if (reason instanceof NodeFailure) return reason.toNodeError();
   return { code: "CANCELLED", message: reason instanceof Error ? reason.message : "the run was cancelled" };

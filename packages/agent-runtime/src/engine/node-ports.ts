@@ -25,7 +25,7 @@ export interface NodePorts {
 }
 
 /** The virtual output every node with `policy.onError = "route"` has. */
-export const ERROR_PORT: PortSpec = { id: ERROR_OUTPUT_ID, type: "json", required: false, multi: false, label: "error" };
+const ERROR_PORT: PortSpec = { id: ERROR_OUTPUT_ID, type: "json", required: false, multi: false, label: "error" };
 
 const EMPTY_PORTS: readonly PortSpec[] = [];
 const NO_IDS: readonly string[] = [];

@@ -137,12 +137,16 @@ describe("core:skill through ctx.runSubworkflow", () => {
   it("loads workflows from a folder by the id inside the file, and skips other JSON files", async () => {
     save(shoutSkill, "some-file-name.json");
     save({ id: "agent-1", persona: "not a workflow" }, "agent.json");
-    writeFileSync(join(dir, "notes.json"), "{ not json");
     save({ id: "bad-shape", name: "x", nodes: [{ id: "a b", type: "test:const" }] });
     const source = new DirectoryWorkflowSource(dir);
     expect(await source.ids()).toEqual(["bad-shape", "shout"]);
     expect((await source.getWorkflow("shout"))?.nodes).toHaveLength(3);
     expect(await source.getWorkflow("agent-1")).toBeUndefined();
     await expect(source.getWorkflow("bad-shape")).rejects.toThrow(/bad-shape\.json is not a valid workflow: nodes\.0\.id/);
+    // An id that is nowhere may be in a file that is not JSON: say so rather than "not found".
+    writeFileSync(join(dir, "notes.json"), "{ not json");
+    const reread = new DirectoryWorkflowSource(dir);
+    await expect(reread.getWorkflow("elsewhere")).rejects.toThrow(/not valid JSON and could not be read: notes\.json/);
+    expect(await reread.getWorkflow("shout")).toBeDefined();
   });
 });

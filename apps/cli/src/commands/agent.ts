@@ -1,0 +1,295 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { parseArgs } from "node:util";
+import {
+  AgentInstance,
+  DirectoryWorkflowSource,
+  ExecutionEngine,
+  FileToolOutputStore,
+  InMemoryConversationStore,
+  PermissionBroker,
+  ProfileLlmService,
+  StaticLlmProfileResolver,
+  ToolHost,
+  demoLlmProfile,
+  displayUrl,
+  startDemoLlm,
+  type AgentRunResult,
+  type DemoLlm,
+} from "@weft/agent-runtime";
+import { createBuiltinRegistry } from "@weft/nodes";
+import { AgentProfileSchema, LlmProfileSchema, TOOL_NAMES, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource } from "@weft/types";
+import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
+import { loadWorkflowFile } from "../support/load-workflow-file.ts";
+
+export const AGENT_USAGE =
+  'weft agent <profile.json|profile-id> --message "…" [--json] [--workflows <dir>] [--project <dir>]   run an agent to its answer, printing each step (demo LLM unless WEFT_LLM_BASE_URL and WEFT_LLM_MODEL are set)';
+
+/** The agent asked the user something and nobody at a terminal can answer. */
+const EXIT_WAITING = 3;
+
+/** The repository's `workflows/` folder: where the default deliberation workflow and the example agents live. */
+const DEFAULT_WORKFLOWS = resolve(import.meta.dir, "../../../../workflows");
+
+interface LoadedProfile {
+  profile: AgentProfile;
+  /** Where its skills are looked up first. */
+  directory: string;
+}
+
+export async function agentCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      message: { type: "string", short: "m" },
+      json: { type: "boolean" },
+      workflows: { type: "string" },
+      project: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${AGENT_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError(`weft agent takes one profile file or id, got ${positionals.length}. Usage: ${AGENT_USAGE}`, EXIT_USAGE);
+  if (values.message === undefined || values.message.trim() === "") throw new CliError(`weft agent needs --message "…": what to ask the agent. Usage: ${AGENT_USAGE}`, EXIT_USAGE);
+
+  const workflowsDir = values.workflows ? resolve(values.workflows) : DEFAULT_WORKFLOWS;
+  const loaded = await loadProfile(positionals[0]!, workflowsDir);
+  const workflows = new LayeredWorkflowSource([new DirectoryWorkflowSource(loaded.directory), ...(loaded.directory === workflowsDir ? [] : [new DirectoryWorkflowSource(workflowsDir)])]);
+  const llm = await startLlm();
+  const scratch = mkdtempSync(join(tmpdir(), "weft-agent-"));
+  try {
+    return await runAgent(loaded.profile, workflows, llm.profile, scratch, values.message, { json: values.json === true, project: resolve(values.project ?? process.cwd()) });
+  } finally {
+    await llm.demo?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function runAgent(profile: AgentProfile, workflows: WorkflowSource, llmProfile: LlmProfile, scratch: string, message: string, options: { json: boolean; project: string }): Promise<number> {
+  const catalog = createBuiltinRegistry();
+  const llm = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([llmProfile]) });
+  const engine = new ExecutionEngine({ catalog, workflows, services: { llm } });
+  const conversationId = crypto.randomUUID();
+  const stateRoot = join(scratch, "state");
+  mkdirSync(stateRoot);
+  const broker = new PermissionBroker();
+  const toolHost = usesToolHost(profile) ? createToolHost(options.project, scratch, stateRoot, broker) : undefined;
+  const print = (text: string) => {
+    if (!options.json) process.stdout.write(`${text}\n`);
+  };
+  let agent: AgentInstance | undefined;
+  const created = await AgentInstance.create({
+    profile,
+    engine,
+    catalog,
+    workflows,
+    conversations: new InMemoryConversationStore(),
+    conversationId,
+    llm,
+    ...(toolHost ? { toolHost, permissionBroker: broker } : {}),
+    outputStore: new FileToolOutputStore(join(stateRoot, conversationId)),
+    onEvent: (event) => {
+      printEvent(event, print);
+      if (event.type === "agent.permission.requested" && agent) void answerPermission(agent, event, print);
+    },
+  });
+  if (!created.ok) throw new CliError(`${created.error.message}${created.error.hint ? ` ${created.error.hint}` : ""}`);
+  agent = created.value;
+  print(`agent ${profile.id} (${profile.protocol}) · LLM ${llmProfile.model} at ${displayUrl(llmProfile.baseUrl)}`);
+
+  const controller = new AbortController();
+  const onInterrupt = () => {
+    if (controller.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    process.stderr.write("\ncancelling… (press Ctrl-C again to quit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    let sent = await agent.sendMessage(message, { signal: controller.signal });
+    while (sent.ok && sent.value.status === "waiting_user" && process.stdin.isTTY && !options.json) {
+      const answer = await ask(`${sent.value.question ?? "The agent asks you something"}\n> `);
+      sent = await agent.sendMessage(answer, { signal: controller.signal });
+    }
+    if (!sent.ok) throw new CliError(sent.error.message);
+    return report(sent.value, llmProfile, options.json);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    agent.dispose();
+  }
+}
+
+function report(result: AgentRunResult, llmProfile: LlmProfile, json: boolean): number {
+  if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  switch (result.status) {
+    case "completed":
+      if (!json) process.stdout.write(`\nanswer: ${result.text ?? ""}\n`);
+      return 0;
+    case "waiting_user":
+      process.stderr.write(`weft: the agent asks: ${result.question ?? ""}\nRun it at a terminal to answer, or put the answer into --message.\n`);
+      return EXIT_WAITING;
+    case "cancelled":
+      process.stderr.write("weft: cancelled.\n");
+      return EXIT_INTERRUPTED;
+    case "failed": {
+      const error = result.error;
+      const llmCode = error?.details?.llmCode;
+      if (llmCode === "NETWORK" || llmCode === "TIMEOUT") {
+        process.stderr.write(
+          `weft: the LLM at ${displayUrl(llmProfile.baseUrl)} could not be reached (${llmCode}). ${error?.hint ?? ""}\n` +
+            "Fix: check WEFT_LLM_BASE_URL (and that the provider is running), or unset it to use the built-in demo LLM.\n",
+        );
+      } else process.stderr.write(`weft: ${error?.message ?? result.reason ?? "the agent failed"}${error?.hint ? `\nFix: ${error.hint}` : ""}\n`);
+      return EXIT_FAILED;
+    }
+    case "stuck":
+    case "max_steps":
+      process.stderr.write(`weft: the agent stopped (${result.status}): ${result.reason ?? ""}\n`);
+      return EXIT_FAILED;
+    case "idle":
+    case "running":
+    case "waiting_permission":
+      process.stderr.write(`weft: the agent ended in an unexpected state (${result.status}).\n`);
+      return EXIT_FAILED;
+    default: {
+      const never: never = result.status;
+      return never;
+    }
+  }
+}
+
+function printEvent(event: RunEvent, print: (text: string) => void): void {
+  const indent = (text: string) => text.replace(/^/gm, "    ");
+  switch (event.type) {
+    case "agent.llm.output":
+      print(`\nstep ${event.step} · LLM${event.reasoning ? ` (reasoning: ${event.reasoning.length} characters)` : ""}`);
+      if (event.text.trim()) print(indent(event.text.trim()));
+      return;
+    case "agent.action.parsed":
+      print(`step ${event.step} · action ${event.toolId} ${JSON.stringify(event.params)}${event.notes.length ? ` (repaired: ${event.notes.join(" ")})` : ""}`);
+      return;
+    case "agent.action.rejected":
+      print(`step ${event.step} · action rejected (${event.code})`);
+      return;
+    case "agent.observation":
+      print(`step ${event.step} · observation${event.ok ? "" : " (failed)"}`);
+      print(indent(event.text));
+      return;
+    case "agent.permission.requested":
+      print(`permission asked: ${event.tool}${event.target ? ` on ${event.target}` : ""}`);
+      return;
+    default:
+      return;
+  }
+}
+
+/** A question of the tool host: asked at the terminal, refused when nobody is there to answer. */
+async function answerPermission(agent: AgentInstance, event: Extract<RunEvent, { type: "agent.permission.requested" }>, print: (text: string) => void): Promise<void> {
+  let answer: PermissionAnswer["answer"] = "reject";
+  if (process.stdin.isTTY) {
+    const reply = (await ask(`Allow ${event.tool}${event.target ? ` on ${event.target}` : ""}? [o]nce, [a]lways, [r]eject: `)).trim().toLowerCase();
+    answer = reply.startsWith("a") ? "always" : reply.startsWith("o") || reply.startsWith("y") ? "once" : "reject";
+  } else print(`    (no terminal to ask: rejected)`);
+  agent.answerPermission(event.requestId, { answer, ...(answer === "reject" ? { feedback: "The user did not allow this call." } : {}) });
+}
+
+async function ask(prompt: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(prompt);
+  } finally {
+    rl.close();
+  }
+}
+
+/** A profile file, or the id of a profile in `<workflows>/agents/`. */
+async function loadProfile(arg: string, workflowsDir: string): Promise<LoadedProfile> {
+  const looksLikeFile = arg.endsWith(".json") || arg.includes("/") || arg.includes("\\");
+  if (looksLikeFile) {
+    if (!existsSync(arg)) throw new CliError(`cannot read ${arg}: there is no such file. Fix: give the path of an agent profile .json file, or a profile id from ${join(workflowsDir, "agents")}.`);
+    if (!statSync(arg).isFile()) throw new CliError(`cannot read ${arg}: it is a folder, not a file. Fix: give the path of an agent profile .json file.`);
+    const file = await loadWorkflowFile(arg, "agent");
+    const directory = basename(file.directory) === "agents" ? dirname(file.directory) : file.directory;
+    return { profile: checkProfile(file.document, arg), directory };
+  }
+  const agentsDir = join(workflowsDir, "agents");
+  const files = existsSync(agentsDir) ? readdirSync(agentsDir).filter((f) => f.endsWith(".json")).sort() : [];
+  const ids: string[] = [];
+  for (const name of [`${arg}.json`, ...files.filter((f) => f !== `${arg}.json`)]) {
+    const path = join(agentsDir, name);
+    if (!existsSync(path)) continue;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readFileSync(path, "utf8"));
+    } catch {
+      continue;
+    }
+    const id = (doc as { id?: unknown } | null)?.id;
+    if (typeof id === "string") ids.push(id);
+    if (id === arg) return { profile: checkProfile(doc, path), directory: workflowsDir };
+  }
+  throw new CliError(
+    `unknown agent profile "${arg}": no profile with that id in ${agentsDir}. ${ids.length > 0 ? `The profiles there are: ${[...new Set(ids)].sort().join(", ")}.` : "There are none."} Fix: give one of them, or the path of a profile .json file.`,
+  );
+}
+
+function checkProfile(doc: unknown, where: string): AgentProfile {
+  const parsed = AgentProfileSchema.safeParse(doc);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(profile)"}: ${i.message}`).join("\n");
+  throw new CliError(`${where} is not a valid agent profile:\n${problems}\nFix these fields; a profile needs at least "id", "name" and "deliberationWorkflowId".`);
+}
+
+/** A real provider from WEFT_LLM_BASE_URL / WEFT_LLM_MODEL / WEFT_LLM_API_KEY, else the demo LLM started here. */
+async function startLlm(): Promise<{ profile: LlmProfile; demo?: DemoLlm }> {
+  const baseUrl = process.env.WEFT_LLM_BASE_URL?.trim();
+  if (!baseUrl) {
+    const demo = startDemoLlm();
+    return { profile: demoLlmProfile(demo.baseUrl), demo };
+  }
+  const model = process.env.WEFT_LLM_MODEL?.trim();
+  if (!model) throw new CliError("WEFT_LLM_BASE_URL is set but WEFT_LLM_MODEL is not. Fix: set WEFT_LLM_MODEL to the model's name (e.g. gpt-4o-mini), or unset WEFT_LLM_BASE_URL to use the demo LLM.", EXIT_USAGE);
+  const apiKey = process.env.WEFT_LLM_API_KEY?.trim();
+  const parsed = LlmProfileSchema.safeParse({ id: "env", name: "WEFT_LLM_* environment", baseUrl, model, ...(apiKey ? { apiKey } : {}), maxRetries: 1 });
+  if (!parsed.success) throw new CliError(`WEFT_LLM_BASE_URL ${parsed.error.issues[0]?.message ?? "is invalid"}.`, EXIT_USAGE);
+  return { profile: parsed.data };
+}
+
+const HOST_TOOL_FORMS: ReadonlySet<string> = new Set(TOOL_NAMES.map((t) => t.replace(".", ":").replace(/_/g, "-")));
+
+function usesToolHost(profile: AgentProfile): boolean {
+  return profile.tools.some((t) => HOST_TOOL_FORMS.has(t));
+}
+
+/** @project/ is the project folder; @pkg/ and @state/ are this run's scratch folders. Writes and commands are asked first. */
+function createToolHost(project: string, scratch: string, stateRoot: string, broker: PermissionBroker): ToolHost {
+  const pkg = join(scratch, "pkg");
+  mkdirSync(pkg);
+  try {
+    return new ToolHost({
+      mounts: { project, pkg, state: stateRoot },
+      gate: broker,
+      permissions: { defaultAction: "allow", rules: [{ action: "ask", tool: "fs.write" }, { action: "ask", tool: "fs.apply_patch" }, { action: "ask", tool: "shell.exec" }] },
+    });
+  } catch (error) {
+    throw new CliError(`the file tools cannot use ${project} as the project folder: ${error instanceof Error ? error.message : String(error)} Fix: run from (or pass --project) a project folder.`);
+  }
+}
+
+/** Workflows from several folders, the first that has an id winning (the profile's own folder first). */
+class LayeredWorkflowSource implements WorkflowSource {
+  constructor(private readonly sources: readonly WorkflowSource[]) {}
+
+  async getWorkflow(id: string): Promise<Workflow | undefined> {
+    for (const source of this.sources) {
+      const found = await source.getWorkflow(id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+}

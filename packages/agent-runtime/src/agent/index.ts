@@ -1,0 +1,12 @@
+export { AgentInstance, type AgentInstanceOptions, type AgentRunOptions, type AgentRunResult } from "./agent-instance.ts";
+export { ActionExecutor, type ActionCall, type ActionExecutorOptions, type ActionOutcome, type ActionRunOptions } from "./action-executor.ts";
+export { buildAgentManifest, type AgentManifestSources } from "./agent-manifest.ts";
+export { buildAgentContext, type AgentContextInput, type AgentProtocol } from "./agent-context.ts";
+export { Deliberation, type DeliberationInputs, type DeliberationOutcome, type LlmOutput } from "./deliberation.ts";
+export { ASK_USER_ENTRY, ASK_USER_ID } from "./ask-user.ts";
+export { nodeToolEntry, splitToolParams } from "./node-tool-entry.ts";
+export { MistakeTracker, type MistakeLimits, type MistakeVerdict } from "./mistake-tracker.ts";
+export { PermissionBroker, PendingPermissions } from "./permission-broker.ts";
+export { InMemoryAgentStateStore, type AgentStateStore } from "./agent-state-store.ts";
+export { AGENT_ERROR_CODES, type AgentError, type AgentErrorCode, type AgentResult } from "./errors.ts";
+export { sceneDeliberate, triggerMessage } from "./scene-bridge.ts";
