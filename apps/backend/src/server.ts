@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
-import { ExecutionEngine, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
+import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { openSqliteStorage, type Storage } from "./storage/storage.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
@@ -19,6 +19,7 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
+import { AgentService } from "./agents/agent-service.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -80,11 +81,10 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
 
     const catalog = createBuiltinRegistry();
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
-    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, log.child("tools"));
-    const services: NodeServices = {
-      llm: new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") }),
-      ...(toolHost ? { toolHost } : {}),
-    };
+    const permissionBroker = new PermissionBroker();
+    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, permissionBroker, log.child("tools"));
+    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
+    const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(64, 20_000);
     const validator = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
@@ -96,6 +96,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       log.error("run job failed", { runId: id, error: error instanceof Error ? error.message : String(error) }),
     );
     const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
+    const agents = new AgentService({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, log: log.child("agents") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
 
@@ -117,7 +118,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       close: (ws) => gateway.close(eventSocketOf(ws.raw)),
     });
     const api = createApi(
-      { storage, catalog, validator, runs, llmProfiles, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
+      { storage, catalog, validator, runs, llmProfiles, agents, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         extra: [wsPlugin],
@@ -136,7 +137,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const stop = () =>
       (stopping ??= (async () => {
         const closed = server.stop(false);
-        await runs.shutdown(options.shutdownGraceMs ?? 5000);
+        await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000)]);
+        await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);

@@ -1,36 +1,53 @@
+import { z } from "zod";
 import { AgentProfileSchema, type AgentProfile } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { documentRoutes } from "./document-routes.ts";
+import { jsonResponse } from "./errors.ts";
+import { parseWith, readBody } from "./body.ts";
+import { MessageBody } from "./conversations.ts";
 
-/** Agent profile CRUD; references (workflows, node types, LLM profile) must exist. */
-export function agentsApi(deps: ApiDeps) {
+const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+
+/** Problems with what a profile names: workflows, node types, LLM profile must all exist. */
+async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {
   const { storage, catalog } = deps;
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const workflowIds = new Set(await storage.workflows.ids());
+  if (!workflowIds.has(agent.deliberationWorkflowId)) {
+    problems.push({ path: ["deliberationWorkflowId"], message: `no workflow has the id "${agent.deliberationWorkflowId}" (GET /api/workflows lists them)` });
+  }
+  agent.skills.forEach((id, i) => {
+    if (!workflowIds.has(id)) problems.push({ path: ["skills", i], message: `no workflow has the id "${id}"` });
+  });
+  agent.tools.forEach((type, i) => {
+    if (catalog.get(type)) return;
+    const near = catalog.suggest(type);
+    problems.push({ path: ["tools", i], message: `unknown node type "${type}"${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(" or ")}?)` : ""}` });
+  });
+  if (agent.llmProfileId !== undefined && !(await storage.llmProfiles.get(agent.llmProfileId))) {
+    problems.push({ path: ["llmProfileId"], message: `no LLM profile has the id "${agent.llmProfileId}" (GET /api/llm-profiles lists them)` });
+  }
+  return problems;
+}
+
+/** Agent profile CRUD, messages to an agent, and an agent's conversations. */
+export function agentsApi(deps: ApiDeps) {
   return documentRoutes<AgentProfile>({
     segment: "agents",
     key: "agent",
     listKey: "agents",
     kind: "agent profile",
     schema: AgentProfileSchema,
-    repo: storage.agents,
+    repo: deps.storage.agents,
     maxBodyBytes: deps.maxBodyBytes,
-    check: async (agent) => {
-      const problems: { path: (string | number)[]; message: string }[] = [];
-      const workflowIds = new Set(await storage.workflows.ids());
-      if (!workflowIds.has(agent.deliberationWorkflowId)) {
-        problems.push({ path: ["deliberationWorkflowId"], message: `no workflow has the id "${agent.deliberationWorkflowId}" (GET /api/workflows lists them)` });
-      }
-      agent.skills.forEach((id, i) => {
-        if (!workflowIds.has(id)) problems.push({ path: ["skills", i], message: `no workflow has the id "${id}"` });
-      });
-      agent.tools.forEach((type, i) => {
-        if (catalog.get(type)) return;
-        const near = catalog.suggest(type);
-        problems.push({ path: ["tools", i], message: `unknown node type "${type}"${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(" or ")}?)` : ""}` });
-      });
-      if (agent.llmProfileId !== undefined && !(await storage.llmProfiles.get(agent.llmProfileId))) {
-        problems.push({ path: ["llmProfileId"], message: `no LLM profile has the id "${agent.llmProfileId}" (GET /api/llm-profiles lists them)` });
-      }
-      return problems;
-    },
-  });
+    check: (agent) => referenceProblems(deps, agent),
+  })
+    .post("/api/agents/:id/messages", async ({ params, request }) => {
+      const body = await readBody(request, MessageBody, deps.maxBodyBytes);
+      return jsonResponse(await deps.agents.sendMessage(params.id, body.message, body.conversationId), 202);
+    })
+    .get("/api/agents/:id/conversations", async ({ params, query }) => {
+      const { limit } = parseWith(ConversationsQuery, query, "query");
+      return jsonResponse({ conversations: await deps.agents.listConversations(params.id, limit) });
+    });
 }

@@ -8,6 +8,7 @@ import { runsApi } from "./runs.ts";
 import { llmProfilesApi } from "./llm-profiles.ts";
 import { agentsApi } from "./agents.ts";
 import { scenesApi } from "./scenes.ts";
+import { conversationsApi } from "./conversations.ts";
 import { frontendApi } from "./frontend.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
 
@@ -35,7 +36,8 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; extra?:
     .use(runsApi(deps))
     .use(llmProfilesApi(deps))
     .use(agentsApi(deps))
-    .use(scenesApi(deps));
+    .use(scenesApi(deps))
+    .use(conversationsApi(deps));
   for (const plugin of options.extra ?? []) app.use(plugin);
   return app.use(frontendApi(options.frontendDir));
 }

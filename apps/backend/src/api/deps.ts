@@ -3,6 +3,7 @@ import type { Storage } from "../storage/storage.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { LlmProfileService } from "../llm/profile-service.ts";
 import type { WorkflowCaches } from "../runs/workflow-caches.ts";
+import type { AgentService } from "../agents/agent-service.ts";
 
 export interface WorkflowValidator {
   validate(workflow: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
@@ -15,6 +16,7 @@ export interface ApiDeps {
   validator: WorkflowValidator;
   runs: RunService;
   llmProfiles: LlmProfileService;
+  agents: AgentService;
   caches: WorkflowCaches;
   maxBodyBytes: number;
   version: string;

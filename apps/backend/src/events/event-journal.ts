@@ -1,7 +1,7 @@
-import type { Logger, Observation, RunEvent, RunEventDraft } from "@weft/types";
+import type { Logger, Observation, RunEvent, RunEventDraft, Workflow } from "@weft/types";
 import type { Storage, WriteBatch } from "../storage/storage.ts";
 import type { StoredEvent } from "../storage/event-repository.ts";
-import type { RunUpdate } from "../storage/run-repository.ts";
+import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 
 const RETRY_MS = 250;
@@ -23,7 +23,7 @@ export type JournalEvent = RunEventDraft | RunEvent;
  */
 export class EventJournal {
   private readonly nextSeq = new Map<string, number>();
-  private pending: WriteBatch = { events: [], observations: [], finalObservations: [], runUpdates: [] };
+  private pending: WriteBatch = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
   private timer: ReturnType<typeof setTimeout> | undefined;
   private microtaskQueued = false;
   /** Set while storage refuses writes: retries then wait instead of spinning. */
@@ -42,6 +42,17 @@ export class EventJournal {
     if (this.nextSeq.has(streamId)) return;
     const last = await this.storage.events.lastSeq(streamId);
     if (!this.nextSeq.has(streamId)) this.nextSeq.set(streamId, last + 1);
+  }
+
+  /** Prepares a stream known to be new (a fresh run id): its numbering starts at 0, no lookup needed. */
+  openNew(streamId: string): void {
+    if (!this.nextSeq.has(streamId)) this.nextSeq.set(streamId, 0);
+  }
+
+  /** Records a run started outside the API; it is stored with (before) its first events. */
+  addRun(record: RunRecord, workflow: Workflow | undefined): void {
+    this.pending.newRuns.push({ record, workflow });
+    this.schedule();
   }
 
   /** Releases the numbering of a stream nobody appends to any more (it is reloaded on `open`). */
@@ -107,13 +118,14 @@ export class EventJournal {
 
   private async writePending(): Promise<void> {
     const batch = this.pending;
-    if (batch.events.length + batch.observations.length + batch.finalObservations.length + batch.runUpdates.length === 0) return;
-    this.pending = { events: [], observations: [], finalObservations: [], runUpdates: [] };
+    if (batch.newRuns.length + batch.events.length + batch.observations.length + batch.finalObservations.length + batch.runUpdates.length === 0) return;
+    this.pending = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
     try {
       await this.storage.writeBatch(batch);
     } catch (error) {
       // Put the batch back in front so the next flush retries it in order; the transaction was all or nothing.
       this.pending = {
+        newRuns: [...batch.newRuns, ...this.pending.newRuns],
         events: [...batch.events, ...this.pending.events],
         observations: [...batch.observations, ...this.pending.observations],
         finalObservations: [...batch.finalObservations, ...this.pending.finalObservations],

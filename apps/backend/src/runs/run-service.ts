@@ -100,7 +100,11 @@ export class RunService {
     const source = await this.deps.storage.runs.get(runId);
     if (!source) throw notFound("run", runId);
     const workflow = await this.deps.storage.runs.getWorkflow(runId);
-    if (!workflow) throw notFound("run", runId);
+    if (!workflow) {
+      throw new ApiError("CONFLICT", `Run "${runId}" ran a workflow generated on the fly (workflow "${source.workflowId}", an agent's tool call) that was not kept; it cannot be repeated.`, {
+        workflowId: source.workflowId,
+      });
+    }
     return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: options.rerunFrom }, runId);
   }
 

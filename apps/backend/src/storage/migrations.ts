@@ -114,6 +114,24 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "agent sessions and step traces",
+    sql: `
+      CREATE TABLE agent_sessions (
+        conversation_id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE agent_steps (
+        conversation_id TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, step)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -42,10 +42,13 @@ export interface RunListQuery {
 }
 
 export interface RunRepository {
-  /** Stores a new run with the exact workflow it runs (a snapshot, so a past run stays inspectable). */
-  create(record: RunRecord, workflow: Workflow): Promise<void>;
+  /**
+   * Stores a new run with the exact workflow it runs (a snapshot, so a past run stays inspectable);
+   * `undefined` for a workflow generated on the fly (an agent's single-node tool call).
+   */
+  create(record: RunRecord, workflow: Workflow | undefined): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
-  /** The workflow exactly as this run ran it. */
+  /** The workflow exactly as this run ran it; undefined when it was not kept. */
   getWorkflow(id: string): Promise<Workflow | undefined>;
   list(query: RunListQuery): Promise<RunRecord[]>;
   update(update: RunUpdate): Promise<void>;
@@ -112,7 +115,8 @@ export class SqliteRunRepository implements RunRepository {
     this.selectUnfinished = db.query(`SELECT ${COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at`);
   }
 
-  async create(record: RunRecord, workflow: Workflow): Promise<void> {
+  /** Synchronous form, for the batched writer's transaction. */
+  createSync(record: RunRecord, workflow: Workflow | undefined): void {
     this.insertStmt.run({
       id: record.id,
       workflowId: record.workflowId,
@@ -127,8 +131,12 @@ export class SqliteRunRepository implements RunRepository {
       startedAt: record.startedAt ?? null,
       finishedAt: record.finishedAt ?? null,
       durationMs: record.durationMs ?? null,
-      workflow: JSON.stringify(workflow),
+      workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
     });
+  }
+
+  async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
+    this.createSync(record, workflow);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -137,8 +145,8 @@ export class SqliteRunRepository implements RunRepository {
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
-    const row = this.selectWorkflow.get(id);
-    return row ? WorkflowSchema.parse(JSON.parse(row.workflow)) : undefined;
+    const raw: unknown = JSON.parse(this.selectWorkflow.get(id)?.workflow ?? "null");
+    return raw === null ? undefined : WorkflowSchema.parse(raw);
   }
 
   async list(query: RunListQuery): Promise<RunRecord[]> {

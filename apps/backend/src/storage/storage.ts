@@ -1,22 +1,26 @@
 import type { Database } from "bun:sqlite";
-import type { Observation } from "@weft/types";
+import type { Observation, Workflow } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
 import { runMigrations } from "./migrations.ts";
 import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
 import { sqliteAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
 import { sqliteSceneRepository, type SceneRepository } from "./scene-repository.ts";
-import { SqliteRunRepository, type RunRepository, type RunUpdate } from "./run-repository.ts";
+import { SqliteRunRepository, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
 import { SqliteObservationRepository, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
 import { SqliteEventRepository, type EventRepository, type StoredEvent } from "./event-repository.ts";
 import { SqliteLlmProfileRepository, type LlmProfileRepository } from "./llm-profile-repository.ts";
 import { SqliteMetaRepository, type MetaRepository } from "./meta-repository.ts";
 import { SqliteConversationRepository, type ConversationRepository } from "./conversation-repository.ts";
+import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./agent-session-repository.ts";
+import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
 /** What one flush of the run writer stores, all or nothing. */
 export interface WriteBatch {
+  /** Runs started outside the API (an agent's deliberations and actions), stored with their first events. */
+  newRuns: { record: RunRecord; workflow: Workflow | undefined }[];
   events: StoredEvent[];
   observations: OrderedObservation[];
   /** A finished run's final observations, replacing what was stored for it while it ran. */
@@ -35,6 +39,8 @@ export interface Storage {
   readonly llmProfiles: LlmProfileRepository;
   readonly meta: MetaRepository;
   readonly conversations: ConversationRepository;
+  readonly agentSessions: AgentSessionRepository;
+  readonly agentSteps: AgentStepRepository;
   /** Stores events, observations and run status changes in one transaction. */
   writeBatch(batch: WriteBatch): Promise<void>;
   close(): void;
@@ -50,6 +56,8 @@ class SqliteStorage implements Storage {
   readonly llmProfiles: LlmProfileRepository;
   readonly meta: MetaRepository;
   readonly conversations: ConversationRepository;
+  readonly agentSessions: AgentSessionRepository;
+  readonly agentSteps: AgentStepRepository;
   private readonly writeAll: (batch: WriteBatch) => void;
 
   constructor(readonly db: Database) {
@@ -62,7 +70,10 @@ class SqliteStorage implements Storage {
     this.llmProfiles = new SqliteLlmProfileRepository(db);
     this.meta = new SqliteMetaRepository(db);
     this.conversations = new SqliteConversationRepository(db);
+    this.agentSessions = new SqliteAgentSessionRepository(db);
+    this.agentSteps = new SqliteAgentStepRepository(db);
     this.writeAll = db.transaction((batch: WriteBatch) => {
+      for (const run of batch.newRuns) this.runs.createSync(run.record, run.workflow);
       this.events.appendSync(batch.events);
       this.observations.upsertSync(batch.observations);
       for (const final of batch.finalObservations) this.observations.replaceForRunSync(final.runId, final.observations);

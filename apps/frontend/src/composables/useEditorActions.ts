@@ -154,8 +154,8 @@ export function useEditorActions() {
     if (!tab) return;
     const id = IdAllocator.forWorkflow(tab.doc).next("comment");
     const comment: Annotation = { id, kind: "comment", position: at ?? ui.pointer ?? viewCenter(), size: { width: 220, height: 90 }, text: "" };
+    ui.focusAnnotation = id;
     workflows.exec({ kind: "add", elements: { nodes: [], edges: [], annotations: [comment] } }, "Add comment");
-    selectAfter([annotationFlowId(id)]);
   }
 
   function toggleCollapse() {

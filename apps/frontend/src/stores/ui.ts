@@ -130,6 +130,9 @@ export const useUiStore = defineStore("ui", () => {
   const selectedEdges = shallowRef<string[]>([]);
   const singleSelected = computed(() => (selection.value.length === 1 ? selection.value[0] : null));
 
+  /** A comment just added: it takes the keyboard focus when it appears. */
+  const focusAnnotation = shallowRef<string | null>(null);
+
   /** Where the mouse last was over the canvas (paste and comments go there). */
   const pointer = shallowRef<Position | null>(null);
 
@@ -156,5 +159,6 @@ export const useUiStore = defineStore("ui", () => {
     selectedEdges,
     singleSelected,
     pointer,
+    focusAnnotation,
   };
 });

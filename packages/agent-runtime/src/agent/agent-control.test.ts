@@ -47,6 +47,25 @@ describe("cancellation", () => {
     expect(continued.content).toContain("LLM_ERROR\n- code: CANCELLED");
   });
 
+  it("aborts a running action: its run is cancelled and the model is told so", async () => {
+    h = await createAgentHarness({ turns: [say(action("core_delay", { ms: "60000" }))] });
+    const agent = await h.create({ tools: ["core:delay"] }, {
+      onEvent: (e: RunEvent) => {
+        h.events.push(e);
+        if (e.type === "agent.step" && e.phase === "acting") setTimeout(() => agent.cancel(), 50);
+      },
+    });
+    // The delay is a minute, twice the test's timeout: only a cancellation that reaches the node ends it in time.
+    const sent = await agent.sendMessage("wait a minute");
+    if (!sent.ok) throw new Error(sent.error.message);
+    expect(sent.value).toMatchObject({ status: "cancelled", reason: "The run was cancelled while an action ran." });
+    const acted = sent.value.steps[0]!.actions[0]!;
+    expect(acted).toMatchObject({ status: "cancelled", ok: false });
+    expect(acted.observation).toMatch(/^Observation: Error - Tool `core_delay` was cancelled/);
+    expect(h.runEvents.find((e) => e.type === "run.cancelled" && e.runId === acted.runId)).toBeDefined();
+    expect((await h.conversations.messages(agent.conversationId)).at(-1)).toMatchObject({ role: "user", content: acted.observation });
+  });
+
   it("refuses a second loop while one runs, and cancel() stops the running one", async () => {
     h = await createAgentHarness({ turns: [{ kind: "text", chunks: ["slow"], delayMs: 2000 }] });
     const agent = await h.create({});

@@ -129,11 +129,12 @@ export class AgentInstance {
     private readonly events: AgentEventStream,
     private readonly options: AgentInstanceOptions,
     saved: AgentSessionState | undefined,
+    stepsInLog: number,
   ) {
     this.agentId = options.instanceId ?? profile.id;
     this.currentStatus = saved && !TRANSIENT.has(saved.status) ? saved.status : "idle";
     this.reason = saved?.reason;
-    this.steps = saved?.steps ?? 0;
+    this.steps = saved?.steps ?? stepsInLog;
     this.question = saved?.pendingQuestion;
     this.logger = options.logger ?? silentLogger;
     this.executor = new ActionExecutor({ engine: options.engine, catalog: options.catalog, workflows: options.workflows, ...(options.outputStore ? { outputStore: options.outputStore } : {}), ...(options.observationChars ? { observationChars: options.observationChars } : {}) });
@@ -159,15 +160,18 @@ export class AgentInstance {
 
     const conversationId = options.conversationId ?? crypto.randomUUID();
     let saved: AgentSessionState | undefined;
+    let stepsInLog = 0;
     try {
       if (!(await options.conversations.get(conversationId))) await options.conversations.create({ id: conversationId, title: profile.name, activeMode: "agent", agentId });
       saved = await options.stateStore?.load(conversationId);
+      // Without a saved session, step numbers go on from the traces already in the log.
+      if (!saved) for (const m of await options.conversations.messages(conversationId)) if (m.role === "assistant" && m.agentStep) stepsInLog = Math.max(stepsInLog, m.agentStep.step);
     } catch (error) {
       return fail(agentError("CONVERSATION_FAILED", `The conversation "${conversationId}" could not be opened: ${errorMessage(error)}`));
     }
     const privateState = new PrivateState(agentId, saved?.privateState ?? profile.initialPrivateState);
     const events = new AgentEventStream(conversationId, saved?.nextEventSeq ?? 0, options.onEvent, options.logger ?? silentLogger);
-    return ok(new AgentInstance(profile, manifest.value, conversationId, deliberation.value, privateState, events, options, saved));
+    return ok(new AgentInstance(profile, manifest.value, conversationId, deliberation.value, privateState, events, options, saved, stepsInLog));
   }
 
   get status(): AgentStatus {

@@ -181,6 +181,14 @@ describe("the <ACTION> loop over a real LLM connection", () => {
     expect(h.request(1).at(-1)).toEqual({ role: "user", content: 'Observation: Tool `ask_user` executed successfully. Result: {"answer":"21"}' });
     const seqs = h.events.map((e) => e.seq);
     expect(seqs).toEqual(seqs.map((_, i) => i));
+
+    // Without its saved session, an instance on the same conversation numbers steps on from the log.
+    again.dispose();
+    h.server.enqueue(say("Still 42."));
+    const fresh = await h.create({ tools: ["core:math"] }, { conversationId: agent.conversationId, stateStore: undefined });
+    const more = await fresh.sendMessage("And again?");
+    if (!more.ok) throw new Error(more.error.message);
+    expect(more.value.steps.map((s) => s.step)).toEqual([4]);
   });
 
   it("updates its private state through a tool, shows it in the next context and saves it", async () => {

@@ -3,7 +3,7 @@
  * copy (the overlay over the stored objects) and the audit events. Registered in storage/migrations.ts.
  */
 export const BUILDER_MIGRATION = {
-  version: 2,
+  version: 3,
   name: "builder ai sessions, change sets, working copies, audit events",
   sql: `
     CREATE TABLE builder_sessions (

@@ -1,0 +1,186 @@
+import { randomUUID } from "node:crypto";
+import { AgentInstance, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
+import type { AgentProfile, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, LlmService, Logger, NodeCatalog, PermissionAnswer, PermissionRequest, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import type { EventJournal } from "../events/event-journal.ts";
+import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
+import { ApiError, notFound } from "../api/errors.ts";
+
+export interface AgentServiceDeps {
+  storage: Storage;
+  journal: EventJournal;
+  catalog: NodeCatalog;
+  workflows: WorkflowSource;
+  engineFor(key: string): ExecutionEngine;
+  llm: LlmService;
+  toolHost?: ToolHostService;
+  permissionBroker: PermissionBroker;
+  log: Logger;
+}
+
+/** The live state of a conversation's agent, as the API shows it. */
+export interface AgentConversationState {
+  status: AgentStatus;
+  running: boolean;
+  pendingQuestion?: string;
+  pendingPermissions: PermissionRequest[];
+}
+
+interface LiveAgent {
+  instance: AgentInstance;
+  profileRevision: number;
+  loop?: Promise<void>;
+}
+
+/**
+ * Runs agents for the API: one AgentInstance per conversation, kept while the server runs (so a
+ * pending question or permission survives between messages) and restored from storage after a
+ * restart. Conversation events go through the journal on the conversation's stream; the runs an
+ * agent starts are recorded like any other run.
+ */
+export class AgentService {
+  private readonly live = new Map<string, LiveAgent>();
+  /** Instances being made, so two messages at once to a new conversation share one agent. */
+  private readonly making = new Map<string, Promise<LiveAgent>>();
+  private stopping = false;
+
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** Stores the user's message and starts the agent's loop on it; resolves once the loop is under way. */
+  async sendMessage(agentId: string, message: string, conversationId?: string): Promise<{ conversationId: string }> {
+    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
+    const { storage } = this.deps;
+    const profile = (await storage.agents.get(agentId))?.document;
+    if (!profile) throw notFound("agent profile", agentId, "GET /api/agents lists them.");
+    if (conversationId !== undefined) {
+      const conversation = await storage.conversations.get(conversationId);
+      if (!conversation) throw notFound("conversation", conversationId, "Leave conversationId out to start a new conversation.");
+      if (conversation.agentId !== undefined && conversation.agentId !== agentId) {
+        throw new ApiError("VALIDATION_FAILED", `body.conversationId: conversation "${conversationId}" belongs to agent "${conversation.agentId}", not "${agentId}".`, {
+          issues: [{ path: ["conversationId"], message: "belongs to another agent", code: "custom" }],
+        });
+      }
+    }
+    const id = conversationId ?? randomUUID();
+    let making = this.making.get(id);
+    if (!making) {
+      making = this.agentFor(profile, id).finally(() => this.making.delete(id));
+      this.making.set(id, making);
+    }
+    const agent = await making;
+    if (agent.loop) throw new ApiError("CONFLICT", `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`, { conversationId: id });
+    agent.loop = this.runLoop(agent, id, message);
+    return { conversationId: id };
+  }
+
+  private async agentFor(profile: AgentProfile, conversationId: string): Promise<LiveAgent> {
+    const current = this.live.get(conversationId);
+    if (current && (current.loop || current.profileRevision === profile.revision)) return current;
+    // The profile changed since this conversation's agent was made: continue it with the new one.
+    current?.instance.dispose();
+    this.live.delete(conversationId);
+
+    const { storage, journal } = this.deps;
+    const snapshots = new Map<string, Workflow>();
+    for (const id of [profile.deliberationWorkflowId, ...profile.skills]) {
+      const stored = await storage.workflows.get(id);
+      if (stored) snapshots.set(id, stored.document);
+    }
+    const recorder = new ExternalRunRecorder(journal, (workflowId) => snapshots.get(workflowId));
+    await journal.open(conversationId);
+    const created = await AgentInstance.create({
+      profile,
+      engine: this.deps.engineFor(`agent:${profile.id}`),
+      catalog: this.deps.catalog,
+      workflows: this.deps.workflows,
+      conversations: storage.conversations,
+      conversationId,
+      llm: this.deps.llm,
+      ...(this.deps.toolHost ? { toolHost: this.deps.toolHost } : {}),
+      permissionBroker: this.deps.permissionBroker,
+      stateStore: storage.agentSessions,
+      onEvent: (event) => void journal.append(conversationId, event),
+      onRunEvent: recorder.onEvent,
+      logger: this.deps.log,
+    });
+    if (!created.ok) {
+      journal.close(conversationId);
+      const { code, message, hint } = created.error;
+      throw new ApiError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+    }
+    const agent: LiveAgent = { instance: created.value, profileRevision: profile.revision };
+    this.live.set(conversationId, agent);
+    return agent;
+  }
+
+  private async runLoop(agent: LiveAgent, conversationId: string, message: string): Promise<void> {
+    try {
+      const outcome = await agent.instance.sendMessage(message);
+      if (!outcome.ok) {
+        this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
+        return;
+      }
+      await this.deps.storage.agentSteps.save(conversationId, outcome.value.steps);
+    } catch (error) {
+      this.deps.log.error("agent loop failed", { conversationId, error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      agent.loop = undefined;
+      await this.deps.journal.flush().catch(() => undefined);
+    }
+  }
+
+  async conversation(conversationId: string): Promise<{ conversation: Conversation; messages: ConversationMessage[]; steps: AgentStepTrace[]; agent?: AgentConversationState }> {
+    const { storage } = this.deps;
+    const conversation = await storage.conversations.get(conversationId);
+    if (!conversation) throw notFound("conversation", conversationId);
+    const [messages, steps, session] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId), storage.agentSessions.load(conversationId)]);
+    const live = this.live.get(conversationId);
+    let agent: AgentConversationState | undefined;
+    if (live) {
+      const question = live.instance.pendingQuestion;
+      agent = { status: live.instance.status, running: live.loop !== undefined, ...(question ? { pendingQuestion: question } : {}), pendingPermissions: live.instance.pendingPermissions() };
+    } else if (session) {
+      agent = { status: session.status, running: false, ...(session.pendingQuestion ? { pendingQuestion: session.pendingQuestion.question } : {}), pendingPermissions: [] };
+    }
+    return { conversation, messages, steps, ...(agent ? { agent } : {}) };
+  }
+
+  async listConversations(agentId: string, limit: number): Promise<Conversation[]> {
+    if (!(await this.deps.storage.agents.get(agentId))) throw notFound("agent profile", agentId);
+    return this.deps.storage.conversations.listByAgent(agentId, limit);
+  }
+
+  async cancel(conversationId: string): Promise<void> {
+    const live = this.live.get(conversationId);
+    if (!live) {
+      if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+      return;
+    }
+    live.instance.cancel();
+  }
+
+  async answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+    const live = this.live.get(conversationId);
+    if (!live) {
+      if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+      throw notFound("permission request", requestId, "Nothing in this conversation waits for permission now.");
+    }
+    const result = live.instance.answerPermission(requestId, answer);
+    if (!result.ok) throw notFound("permission request", requestId, result.error.hint ?? "");
+  }
+
+  /** Stops taking messages, gives running loops `graceMs` to end, then cancels them. */
+  async shutdown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const loops = () => [...this.live.values()].flatMap((a) => (a.loop ? [a.loop] : []));
+    if (loops().length > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all(loops()), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      for (const agent of this.live.values()) agent.instance.cancel();
+      await Promise.all(loops());
+    }
+    for (const agent of this.live.values()) agent.instance.dispose();
+    this.live.clear();
+  }
+}

@@ -1,0 +1,59 @@
+import type { Workflow, WorkflowEdge, WorkflowNode } from "@weft/types";
+import { jsonEqual } from "../domain/json-equal.ts";
+
+export interface NodeChange {
+  id: string;
+  before: WorkflowNode;
+  after: WorkflowNode;
+  /** Top-level node fields that differ, e.g. `config`, `inputs`, `position`. */
+  fields: string[];
+  /** Only the node's place on the canvas changed. */
+  positionOnly: boolean;
+}
+
+/** What the workbench highlights on the canvas: nodes and edges added, removed or changed. */
+export interface GraphDiff {
+  nodes: { added: WorkflowNode[]; removed: WorkflowNode[]; changed: NodeChange[]; unchanged: number };
+  edges: { added: WorkflowEdge[]; removed: WorkflowEdge[]; changed: { id: string; before: WorkflowEdge; after: WorkflowEdge }[]; unchanged: number };
+  /** Workflow fields other than nodes and edges that differ (`name`, `description`, `tags`, `annotations`). */
+  workflowFields: string[];
+}
+
+const EMPTY: Pick<Workflow, "nodes" | "edges"> = { nodes: [], edges: [] };
+
+function byId<T extends { id: string }>(items: readonly T[]): Map<string, T> {
+  return new Map(items.map((i) => [i.id, i]));
+}
+
+/** The structural difference of two versions of a workflow (either side may be absent: created or deleted). */
+export function graphDiff(before: Workflow | null, after: Workflow | null): GraphDiff {
+  const b = before ?? EMPTY;
+  const a = after ?? EMPTY;
+  const bNodes = byId(b.nodes);
+  const aNodes = byId(a.nodes);
+  const changed: NodeChange[] = [];
+  let unchangedNodes = 0;
+  for (const node of b.nodes) {
+    const now = aNodes.get(node.id);
+    if (!now) continue;
+    const fields = [...new Set([...Object.keys(node), ...Object.keys(now)])].filter((k) => !jsonEqual(node[k as keyof WorkflowNode], now[k as keyof WorkflowNode])).sort();
+    if (fields.length === 0) unchangedNodes++;
+    else changed.push({ id: node.id, before: node, after: now, fields, positionOnly: fields.length === 1 && fields[0] === "position" });
+  }
+  const bEdges = byId(b.edges);
+  const aEdges = byId(a.edges);
+  const changedEdges: GraphDiff["edges"]["changed"] = [];
+  let unchangedEdges = 0;
+  for (const edge of b.edges) {
+    const now = aEdges.get(edge.id);
+    if (!now) continue;
+    if (jsonEqual(edge, now)) unchangedEdges++;
+    else changedEdges.push({ id: edge.id, before: edge, after: now });
+  }
+  const fields = (["name", "description", "tags", "annotations"] as const).filter((k) => before && after && !jsonEqual(before[k], after[k]));
+  return {
+    nodes: { added: a.nodes.filter((n) => !bNodes.has(n.id)), removed: b.nodes.filter((n) => !aNodes.has(n.id)), changed, unchanged: unchangedNodes },
+    edges: { added: a.edges.filter((e) => !bEdges.has(e.id)), removed: b.edges.filter((e) => !aEdges.has(e.id)), changed: changedEdges, unchanged: unchangedEdges },
+    workflowFields: [...fields],
+  };
+}
