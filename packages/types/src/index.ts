@@ -15,3 +15,4 @@ export * from "./toolhost.ts";
 export * from "./world.ts";
 export * from "./agent.ts";
 export * from "./scene.ts";
+export * from "./tool-params.ts";

@@ -70,9 +70,14 @@ function fromPortSpec(p: PortSpec): SchemaPort {
   return { ...p, name: p.id };
 }
 
-/** JSON Schema of a node's inputs: the parameters of the node used as an atomic tool. */
+/** JSON Schema of an object whose properties are the given ports. */
+export function portsJsonSchema(ports: PortSpec[], description?: string): JsonSchema {
+  return objectSchema(ports.map(fromPortSpec), description);
+}
+
+/** JSON Schema of a node's inputs. */
 export function nodeInputsJsonSchema(spec: NodeSpec): JsonSchema {
-  return objectSchema(spec.inputs.map(fromPortSpec), spec.description || undefined);
+  return portsJsonSchema(spec.inputs, spec.description || undefined);
 }
 
 /** JSON Schema of a node's outputs. */

@@ -140,7 +140,9 @@ export class AgentService {
       const question = live.instance.pendingQuestion;
       agent = { status: live.instance.status, running: live.loop !== undefined, ...(question ? { pendingQuestion: question } : {}), pendingPermissions: live.instance.pendingPermissions() };
     } else if (session) {
-      agent = { status: session.status, running: false, ...(session.pendingQuestion ? { pendingQuestion: session.pendingQuestion.question } : {}), pendingPermissions: [] };
+      // A loop that was under way when the server stopped is not running any more.
+      const status: AgentStatus = session.status === "running" || session.status === "waiting_permission" ? "idle" : session.status;
+      agent = { status, running: false, ...(session.pendingQuestion ? { pendingQuestion: session.pendingQuestion.question } : {}), pendingPermissions: [] };
     }
     return { conversation, messages, steps, ...(agent ? { agent } : {}) };
   }

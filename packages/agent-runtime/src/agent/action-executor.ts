@@ -4,7 +4,6 @@ import { safeJson } from "../action/json.ts";
 import type { ToolOutputStore } from "../conversation/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
 import { errorMessage } from "./errors.ts";
-import { splitToolParams } from "./node-tool-entry.ts";
 
 /** A validated call (from `parseAction` or `parseToolCallArguments`). */
 export interface ActionCall {
@@ -103,8 +102,7 @@ export class ActionExecutor {
 
   private async prepare(call: ActionCall): Promise<{ ok: true; workflow: Workflow; inputs?: Record<string, unknown> } | { ok: false; error: NodeError }> {
     if (call.toolKind === "tool") {
-      const { inputs, config } = splitToolParams(this.options.catalog.get(call.toolId)?.spec, call.params);
-      return { ok: true, workflow: this.options.engine.singleNodeWorkflow(call.toolId, inputs, config) };
+      return { ok: true, workflow: this.options.engine.singleNodeWorkflow(call.toolId, call.params) };
     }
     try {
       const workflow = await this.options.workflows.getWorkflow(call.toolId);

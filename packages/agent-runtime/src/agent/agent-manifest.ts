@@ -1,9 +1,8 @@
 import { isSkill, TOOL_NAMES, type AgentProfile, type NodeCatalog, type PermissionPolicy, type WorkflowSource } from "@weft/types";
-import { Manifest, skillEntryFromWorkflow, type ManifestEntry } from "../action/index.ts";
+import { Manifest, skillEntryFromWorkflow, toolEntryFromNodeSpec, type ManifestEntry } from "../action/index.ts";
 import { toolNameForms, visibleTools } from "../toolhost/index.ts";
 import { ASK_USER_ENTRY } from "./ask-user.ts";
 import { agentError, errorMessage, fail, ok, type AgentResult } from "./errors.ts";
-import { nodeToolEntry } from "./node-tool-entry.ts";
 
 export interface AgentManifestSources {
   catalog: NodeCatalog;
@@ -47,7 +46,7 @@ export async function buildAgentManifest(profile: AgentProfile, sources: AgentMa
         ),
       );
     }
-    if (!hidden.has(type)) entries.push(nodeToolEntry(definition.spec));
+    if (!hidden.has(type)) entries.push(toolEntryFromNodeSpec(definition.spec));
   }
   for (const id of profile.skills) {
     let workflow;

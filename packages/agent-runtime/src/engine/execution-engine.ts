@@ -133,7 +133,7 @@ export class ExecutionEngine {
   }
 
   /** A workflow of the one node `nodeType` with `params` as its literal inputs; its run outputs are all the node's outputs. */
-  singleNodeWorkflow(nodeType: string, params: Record<string, unknown>, config?: Record<string, unknown>): Workflow {
-    return singleNodeWorkflow(this.catalog, nodeType, params, config);
+  singleNodeWorkflow(nodeType: string, params: Record<string, unknown>): Workflow {
+    return singleNodeWorkflow(this.catalog, nodeType, params);
   }
 }

@@ -39,7 +39,7 @@ async function run(engine: ExecutionEngine, workflow: Workflow, signal?: AbortSi
 describe("llm:chat through the engine and the real provider", () => {
   it("streams text as node.chunk events and outputs text, usage, finish reason and the conversation", async () => {
     const { server, engine, turnsSeen } = await setup([{ kind: "text", chunks: ["Once ", "upon ", "a time"], chunkDelayMs: 20 }]);
-    const wf = engine.singleNodeWorkflow("llm:chat", { system: "Tell stories.", prompt: "Begin" }, { model: "story-model", temperature: 0.5, maxTokens: 64 });
+    const wf = engine.singleNodeWorkflow("llm:chat", { system: "Tell stories.", prompt: "Begin", model: "story-model", temperature: 0.5, maxTokens: 64 });
     const { result, events } = await run(engine, wf);
 
     expect(result.status).toBe("completed");
@@ -94,7 +94,7 @@ describe("llm:chat through the engine and the real provider", () => {
 
   it("names an unknown profile", async () => {
     const { engine } = await setup([]);
-    const { result } = await run(engine, engine.singleNodeWorkflow("llm:chat", { prompt: "hi" }, { profileId: "nope" }));
+    const { result } = await run(engine, engine.singleNodeWorkflow("llm:chat", { prompt: "hi", profileId: "nope" }));
     expect(result.observations[0].error).toMatchObject({ code: "PROFILE_NOT_FOUND", message: expect.stringContaining('"nope"') });
   });
 

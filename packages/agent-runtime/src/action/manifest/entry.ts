@@ -2,7 +2,8 @@ import { z } from "zod";
 import {
   PortTypeSchema,
   interfaceInputsJsonSchema,
-  nodeInputsJsonSchema,
+  nodeToolPorts,
+  portsJsonSchema,
   workflowInterface,
   type NodeSpec,
   type Workflow,
@@ -36,15 +37,16 @@ export const ManifestEntrySchema = z.object({
 });
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
-/** A node type as an atomic tool: its input ports are the parameters. */
+/** A node type as an atomic tool: its input ports and settings are the parameters (`nodeToolPorts`). */
 export function toolEntryFromNodeSpec(spec: NodeSpec): ManifestEntry {
+  const ports = nodeToolPorts(spec);
   return {
     id: spec.type,
     kind: "tool",
     name: baseToolName(spec.type, "tool"),
     description: spec.description || spec.title,
-    inputSchema: nodeInputsJsonSchema(spec),
-    params: spec.inputs.map((p) => ({
+    inputSchema: portsJsonSchema(ports, spec.description || undefined),
+    params: ports.map((p) => ({
       name: p.id,
       type: p.type,
       required: p.required,

@@ -1,0 +1,30 @@
+import type { Logger, NodeCatalog, ToolHostService } from "@weft/types";
+import type { WorkflowValidator } from "../api/deps.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { OverlayEntry } from "./domain/change-set.ts";
+import type { SessionRecord } from "./domain/records.ts";
+import { AssetAccess } from "./overlay/asset-access.ts";
+import { EffectiveView } from "./overlay/effective-view.ts";
+import type { BuilderRepository } from "./storage/builder-repository.ts";
+
+/** The tool host's `agentId` for the Builder's file access: permission rules and the audit log name it. */
+export const BUILDER_TOOL_AGENT = "builder-ai";
+
+/** What the Builder's services share: its own store, the server's store, node types and the engine's checks. */
+export interface BuilderContext {
+  repo: BuilderRepository;
+  storage: Storage;
+  catalog: NodeCatalog;
+  validator: WorkflowValidator;
+  toolHost: ToolHostService | undefined;
+  log: Logger;
+}
+
+export function assetsFor(ctx: BuilderContext, session: Pick<SessionRecord, "id">): AssetAccess {
+  return new AssetAccess(ctx.toolHost, { agentId: BUILDER_TOOL_AGENT, sessionId: session.id });
+}
+
+/** The session's effective view: its live working copy, or the given entries (a change set's snapshot), over the store. */
+export function viewOf(ctx: BuilderContext, session: Pick<SessionRecord, "id">, entries: readonly OverlayEntry[] = ctx.repo.overlay(session.id)): EffectiveView {
+  return new EffectiveView(entries, ctx.storage, assetsFor(ctx, session));
+}
