@@ -26,6 +26,8 @@ export interface AgentConversationState {
   pendingPermissions: PermissionRequest[];
 }
 
+const MAX_LIVE = 256;
+
 interface LiveAgent {
   instance: AgentInstance;
   profileRevision: number;
@@ -110,7 +112,22 @@ export class AgentService {
     }
     const agent: LiveAgent = { instance: created.value, profileRevision: profile.revision };
     this.live.set(conversationId, agent);
+    this.evictIdle(conversationId);
     return agent;
+  }
+
+  /**
+   * Keeps at most MAX_LIVE agents in memory: the least recently made idle ones go first. Nothing is
+   * lost — their state is stored and they are made again on the next message.
+   */
+  private evictIdle(keep: string): void {
+    for (const [id, agent] of this.live) {
+      if (this.live.size <= MAX_LIVE) return;
+      if (id === keep || agent.loop || agent.instance.pendingPermissions().length > 0) continue;
+      agent.instance.dispose();
+      this.live.delete(id);
+      this.deps.journal.close(id);
+    }
   }
 
   private async runLoop(agent: LiveAgent, conversationId: string, message: string): Promise<void> {

@@ -13,16 +13,14 @@ import {
   ProfileLlmService,
   StaticLlmProfileResolver,
   ToolHost,
-  demoLlmProfile,
   displayUrl,
-  startDemoLlm,
   type AgentRunResult,
-  type DemoLlm,
 } from "@weft/agent-runtime";
 import { createBuiltinRegistry } from "@weft/nodes";
-import { AgentProfileSchema, LlmProfileSchema, TOOL_NAMES, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource } from "@weft/types";
+import { AgentProfileSchema, TOOL_NAMES, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource } from "@weft/types";
 import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
 import { loadWorkflowFile } from "../support/load-workflow-file.ts";
+import { startCliLlm } from "../support/cli-llm.ts";
 
 export const AGENT_USAGE =
   'weft agent <profile.json|profile-id> --message "…" [--json] [--workflows <dir>] [--project <dir>]   run an agent to its answer, printing each step (demo LLM unless WEFT_LLM_BASE_URL and WEFT_LLM_MODEL are set)';
@@ -61,7 +59,7 @@ export async function agentCommand(args: string[]): Promise<number> {
   const workflowsDir = values.workflows ? resolve(values.workflows) : DEFAULT_WORKFLOWS;
   const loaded = await loadProfile(positionals[0]!, workflowsDir);
   const workflows = new LayeredWorkflowSource([new DirectoryWorkflowSource(loaded.directory), ...(loaded.directory === workflowsDir ? [] : [new DirectoryWorkflowSource(workflowsDir)])]);
-  const llm = await startLlm();
+  const llm = startCliLlm();
   const scratch = mkdtempSync(join(tmpdir(), "weft-agent-"));
   try {
     return await runAgent(loaded.profile, workflows, llm.profile, scratch, values.message, { json: values.json === true, project: resolve(values.project ?? process.cwd()) });
@@ -243,21 +241,6 @@ function checkProfile(doc: unknown, where: string): AgentProfile {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(profile)"}: ${i.message}`).join("\n");
   throw new CliError(`${where} is not a valid agent profile:\n${problems}\nFix these fields; a profile needs at least "id", "name" and "deliberationWorkflowId".`);
-}
-
-/** A real provider from WEFT_LLM_BASE_URL / WEFT_LLM_MODEL / WEFT_LLM_API_KEY, else the demo LLM started here. */
-async function startLlm(): Promise<{ profile: LlmProfile; demo?: DemoLlm }> {
-  const baseUrl = process.env.WEFT_LLM_BASE_URL?.trim();
-  if (!baseUrl) {
-    const demo = startDemoLlm();
-    return { profile: demoLlmProfile(demo.baseUrl), demo };
-  }
-  const model = process.env.WEFT_LLM_MODEL?.trim();
-  if (!model) throw new CliError("WEFT_LLM_BASE_URL is set but WEFT_LLM_MODEL is not. Fix: set WEFT_LLM_MODEL to the model's name (e.g. gpt-4o-mini), or unset WEFT_LLM_BASE_URL to use the demo LLM.", EXIT_USAGE);
-  const apiKey = process.env.WEFT_LLM_API_KEY?.trim();
-  const parsed = LlmProfileSchema.safeParse({ id: "env", name: "WEFT_LLM_* environment", baseUrl, model, ...(apiKey ? { apiKey } : {}), maxRetries: 1 });
-  if (!parsed.success) throw new CliError(`WEFT_LLM_BASE_URL ${parsed.error.issues[0]?.message ?? "is invalid"}.`, EXIT_USAGE);
-  return { profile: parsed.data };
 }
 
 const HOST_TOOL_FORMS: ReadonlySet<string> = new Set(TOOL_NAMES.map((t) => t.replace(".", ":").replace(/_/g, "-")));

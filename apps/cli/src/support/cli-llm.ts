@@ -16,6 +16,14 @@ export function llmProfileFromEnv(env: NodeJS.ProcessEnv = process.env): LlmProf
   return parsed.data;
 }
 
+/** The WEFT_LLM_* provider's profile, or the offline demo LLM started now (stop it with `demo.stop()`). */
+export function startCliLlm(): { profile: LlmProfile; demo?: DemoLlm } {
+  const profile = llmProfileFromEnv();
+  if (profile) return { profile };
+  const demo = startDemoLlm();
+  return { profile: demoLlmProfile(demo.baseUrl), demo };
+}
+
 /**
  * The LLM service of a CLI run: the WEFT_LLM_* provider when configured, else Weft's offline demo
  * LLM, started on the first call only (most workflows never call an LLM). `stop()` shuts it down.
@@ -28,12 +36,9 @@ export class CliLlmService implements LlmService {
 
   chat(request: LlmChatRequest, options?: LlmCallOptions): Promise<LlmChatResult> {
     if (!this.service) {
-      let profile = this.profile;
-      if (!profile) {
-        this.demo = startDemoLlm();
-        profile = demoLlmProfile(this.demo.baseUrl);
-      }
-      this.service = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) });
+      const started = this.profile ? { profile: this.profile } : startCliLlm();
+      this.demo = started.demo;
+      this.service = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([started.profile]) });
     }
     return this.service.chat(request, options);
   }
