@@ -91,7 +91,7 @@ try {
       const rendered = document.querySelectorAll(".vue-flow__node-weft");
       if (rendered.length === 0) return false;
       // Vue Flow shows a node once it has measured it.
-      for (const el of rendered) if ((el as HTMLElement).style.visibility === "hidden") return false;
+      for (const el of Array.from(rendered)) if ((el as HTMLElement).style.visibility === "hidden") return false;
       return performance.now();
     },
     undefined,
@@ -109,7 +109,7 @@ try {
     (count) => {
       const rendered = document.querySelectorAll(".vue-flow__node-weft");
       if (rendered.length < count) return false;
-      for (const el of rendered) if ((el as HTMLElement).style.visibility === "hidden") return false;
+      for (const el of Array.from(rendered)) if ((el as HTMLElement).style.visibility === "hidden") return false;
       return performance.now();
     },
     NODES,

@@ -140,4 +140,24 @@ describe("running and debugging in the browser", () => {
     expect(await page.locator(".invocation-tabs").count()).toBe(0); // one invocation, not a replayed duplicate
     expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"x"');
   });
+
+  it("shows the problems of a graph the server refuses to run on the nodes concerned, and clears them once fixed", async () => {
+    const { page } = weft;
+    await page.locator(".new-tab").click();
+    await page.locator(".palette-search").fill("core:text-transform");
+    await page.locator('.palette-item[data-node-type="core:text-transform"]').click();
+    await page.locator(".palette-search").fill("");
+    await expect.poll(() => node(page, "text_transform_1").count()).toBe(1);
+
+    await page.locator('[data-testid="run"]').click();
+    const issue = node(page, "text_transform_1").locator(".node-issues");
+    await expect.poll(() => issue.count()).toBe(1);
+    expect(await texts(page, '.vue-flow__node[data-id="text_transform_1"] .node-issues')).toContain('required input "text"');
+    expect(await texts(page, ".toast")).toMatch(/Could not start .*cannot run/);
+
+    await node(page, "text_transform_1").locator(".port-row.input", { hasText: "Text" }).locator("input").fill("now it has one");
+    await expect.poll(() => issue.count(), { timeout: 5000 }).toBe(0);
+    await page.locator('[data-testid="run"]').click();
+    await expect.poll(() => status("text_transform_1"), { timeout: 10_000 }).toBe("completed");
+  });
 });

@@ -129,4 +129,35 @@ describe("authoring a workflow in the browser", () => {
     expect(await node(page, text).count()).toBe(1);
     await expect.poll(() => edgeCount(page)).toBe(1);
   });
+
+  it("never overwrites a version saved elsewhere: a conflict asks, and both answers do what they say", async () => {
+    const { page } = weft;
+    await page.locator(".tab").first().click();
+    const id = (await page.locator(".tab.active").getAttribute("data-tab-id"))!;
+    const stored = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+
+    // Someone else saves first.
+    const theirs = { ...stored, name: "Saved elsewhere" };
+    expect((await weft.api("PUT", `/api/workflows/${id}`, { workflow: theirs, baseRevision: stored.revision })).status).toBe(200);
+
+    await page.locator(".vue-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.locator(".workflow-settings input").first().fill("My name");
+    await page.keyboard.press(`${mod}+s`);
+    await expect.poll(() => texts(page, ".conflict-dialog")).toContain("was changed elsewhere");
+    expect((await weft.api("GET", `/api/workflows/${id}`)).body.workflow.name).toBe("Saved elsewhere");
+
+    await page.locator(".conflict-dialog button", { hasText: "Reload theirs" }).click();
+    await expect.poll(() => page.locator(".workflow-settings input").first().inputValue()).toBe("Saved elsewhere");
+    expect(await page.locator('.tab.active [data-testid="dirty-marker"]').count()).toBe(0);
+
+    // Again, and this time keep mine.
+    const current = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+    await weft.api("PUT", `/api/workflows/${id}`, { workflow: { ...current, name: "Elsewhere again" }, baseRevision: current.revision });
+    await page.locator(".workflow-settings input").first().fill("Mine wins");
+    await page.keyboard.press(`${mod}+s`);
+    await page.locator(".conflict-dialog button", { hasText: "Overwrite with mine" }).click();
+    await expect.poll(() => page.locator('.tab.active [data-testid="dirty-marker"]').count()).toBe(0);
+    const after = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+    expect(after).toMatchObject({ name: "Mine wins", revision: current.revision + 2 });
+  });
 });

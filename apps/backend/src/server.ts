@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
-import { openSqliteStorage, type Storage } from "./storage/storage.ts";
+import { DATABASE_FILE, openSqliteStorage, type Storage } from "./storage/storage.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
 import { LlmProfileService } from "./llm/profile-service.ts";
@@ -19,6 +19,7 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
+import { createBuilder, type Builder } from "./builder/index.ts";
 import { AgentService } from "./agents/agent-service.ts";
 import pkg from "../package.json" with { type: "json" };
 
@@ -70,6 +71,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   mkdirSync(options.dataDir, { recursive: true });
   const storage = openSqliteStorage(options.dataDir);
   let demo: DemoLlm | undefined;
+  let builder: Builder | undefined;
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
@@ -117,11 +119,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
       close: (ws) => gateway.close(eventSocketOf(ws.raw)),
     });
+    builder = createBuilder({ databaseFile: join(options.dataDir, DATABASE_FILE), storage, catalog, validator, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(
       { storage, catalog, validator, runs, llmProfiles, agents, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
-        extra: [wsPlugin],
+        extra: [wsPlugin, builder.api],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );
@@ -143,6 +146,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
         await demo?.stop();
+        builder?.close();
         storage.close();
       })());
 
@@ -150,6 +154,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     return { url, port, storage, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
   } catch (error) {
     await demo?.stop();
+    builder?.close();
     storage.close();
     throw error;
   }

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { BUILDER_MIGRATION } from "../builder/storage/builder-migration.ts";
 
 interface Migration {
   version: number;
@@ -132,6 +133,7 @@ const MIGRATIONS: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  BUILDER_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunEventSchema, WorkflowSchema, type RunEvent, type Workflow } from "@weft/types";
+import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow } from "@weft/types";
 import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
 import {
   HealthSchema,
@@ -15,6 +15,7 @@ import {
 } from "./schemas.ts";
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
+type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface StartRunBody {
   inputs?: Record<string, unknown>;
@@ -26,7 +27,7 @@ export interface StartRunBody {
 
 /** Typed client of the Weft HTTP API (docs/api.md). Never throws: every call gives an ApiResult. */
 export class ApiClient {
-  constructor(private readonly baseUrl = "", private readonly fetcher: typeof fetch = (...args) => fetch(...args)) {}
+  constructor(private readonly baseUrl = "", private readonly fetcher: Fetcher = (url, init) => fetch(url, init)) {}
 
   private async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
     let response: Response;
@@ -161,11 +162,13 @@ export function revisionConflict(error: ApiError): { currentRevision: number; cu
   return parsed.success ? parsed.data : null;
 }
 
-/** Validation issues a VALIDATION_FAILED error carries (when the server lists them). */
-export function validationIssuesOf(error: ApiError): string[] {
-  const issues = error.details?.issues;
-  if (!Array.isArray(issues)) return [];
-  return issues.map((i) => (typeof i === "object" && i !== null && "message" in i ? String((i as { message: unknown }).message) : String(i)));
+const IssuesSchema = z.array(ValidationIssueSchema);
+
+/** The graph problems a VALIDATION_FAILED error lists (empty when it lists none). */
+export function validationIssuesOf(error: ApiError): ValidationIssue[] {
+  if (error.code !== "VALIDATION_FAILED") return [];
+  const parsed = IssuesSchema.safeParse(error.details?.issues);
+  return parsed.success ? parsed.data : [];
 }
 
 export const api = new ApiClient();

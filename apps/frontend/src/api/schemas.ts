@@ -37,6 +37,8 @@ export type StartedRun = z.infer<typeof StartRunSchema>;
 export const RunRecordSchema = z.object({
   id: z.string(),
   workflowId: z.string(),
+  /** The revision of the workflow the run was started from (a draft run may differ from it). */
+  workflowRevision: z.number().optional(),
   status: RunStatusSchema,
   inputs: z.record(z.string(), z.unknown()).default({}),
   outputs: z.record(z.string(), z.unknown()).default({}),
@@ -49,7 +51,8 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
-export const RunResponseSchema = z.object({ run: RunRecordSchema, observations: z.array(ObservationSchema) });
+/** `workflow` (the graph exactly as the run ran it) is read when the server sends it. */
+export const RunResponseSchema = z.object({ run: RunRecordSchema, observations: z.array(ObservationSchema), workflow: WorkflowSchema.optional() });
 export const RunListSchema = z.object({ runs: z.array(RunRecordSchema) });
 /** Events are checked one by one by the caller (an event kind newer than this editor is skipped, not fatal). */
 export const RunEventsSchema = z.object({ events: z.array(z.unknown()) });

@@ -1,5 +1,5 @@
 import { computed, inject, provide, type ComputedRef, type InjectionKey } from "vue";
-import type { NodeSpec, Workflow, WorkflowEdge } from "@weft/types";
+import type { NodeSpec, ValidationIssue, Workflow, WorkflowEdge } from "@weft/types";
 import type { RunView } from "../lib/run-state.ts";
 
 /** What every node and edge on one canvas needs to know about that canvas. */
@@ -15,11 +15,13 @@ export interface CanvasContext {
   /** The output ports of each node that have edges. */
   outgoing: ComputedRef<Map<string, Set<string>>>;
   lookup: (type: string) => NodeSpec | undefined;
+  /** The server's graph problems, by the node they concern. */
+  issues: ComputedRef<Map<string, ValidationIssue[]>>;
 }
 
 const KEY: InjectionKey<CanvasContext> = Symbol("weft-canvas");
 
-export function provideCanvasContext(context: Omit<CanvasContext, "incoming" | "outgoing">): CanvasContext {
+export function provideCanvasContext(context: Omit<CanvasContext, "incoming" | "outgoing" | "issues"> & { issueList: ComputedRef<ValidationIssue[]> }): CanvasContext {
   const incoming = computed(() => {
     const map = new Map<string, Map<string, WorkflowEdge[]>>();
     for (const e of context.doc.value.edges) {
@@ -40,7 +42,16 @@ export function provideCanvasContext(context: Omit<CanvasContext, "incoming" | "
     }
     return map;
   });
-  const full: CanvasContext = { ...context, incoming, outgoing };
+  const { issueList, ...rest } = context;
+  const issues = computed(() => {
+    const map = new Map<string, ValidationIssue[]>();
+    for (const issue of issueList.value) {
+      const ids = issue.nodeId ? [issue.nodeId] : (issue.nodeIds ?? []);
+      for (const id of ids) map.set(id, [...(map.get(id) ?? []), issue]);
+    }
+    return map;
+  });
+  const full: CanvasContext = { ...rest, incoming, outgoing, issues };
   provide(KEY, full);
   return full;
 }

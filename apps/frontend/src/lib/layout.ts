@@ -7,7 +7,7 @@ export interface Size {
   height: number;
 }
 
-export const DEFAULT_NODE_SIZE: Size = { width: 240, height: 120 };
+export const DEFAULT_NODE_SIZE: Size = { width: 220, height: 120 };
 
 /**
  * Left-to-right layered layout (dagre) of the given nodes (all when `only` is empty), keeping the

@@ -29,6 +29,8 @@ export interface NodeRun {
 export interface RunView {
   runId: string;
   workflowId: string;
+  /** The stored revision the run was started from, when known. */
+  workflowRevision?: number;
   status: RunStatus;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
@@ -200,11 +202,11 @@ function settle(view: RunView, notRun: NodeRunStatus) {
 
 /** A finished (or persisted) run rebuilt from its observations: what the debugger shows for a past run. */
 export function runViewFromObservations(
-  run: { id: string; workflowId: string; status: RunStatus; inputs: Record<string, unknown>; outputs: Record<string, unknown>; error?: NodeError; startedAt?: number; durationMs?: number },
+  run: { id: string; workflowId: string; workflowRevision?: number; status: RunStatus; inputs: Record<string, unknown>; outputs: Record<string, unknown>; error?: NodeError; startedAt?: number; durationMs?: number },
   observations: Observation[],
 ): RunView {
   const view = newRunView(run.id, run.workflowId, [], run.status);
-  Object.assign(view, { inputs: run.inputs, outputs: run.outputs, error: run.error, startedAt: run.startedAt, durationMs: run.durationMs });
+  Object.assign(view, { workflowRevision: run.workflowRevision, inputs: run.inputs, outputs: run.outputs, error: run.error, startedAt: run.startedAt, durationMs: run.durationMs });
   for (const o of [...observations].sort((a, b) => a.startedAt - b.startedAt)) {
     const node = nodeRun(view, o.nodeId);
     if (o.status === "skipped") {

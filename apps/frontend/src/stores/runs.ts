@@ -2,7 +2,7 @@ import { defineStore } from "pinia";
 import { markRaw, reactive, ref, shallowReactive, shallowRef } from "vue";
 import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
-import { api } from "../api/client.ts";
+import { api, validationIssuesOf } from "../api/client.ts";
 import type { RunRecord } from "../api/schemas.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { LiveSocket, type SocketStatus } from "../lib/live-socket.ts";
@@ -79,11 +79,15 @@ export const useRunsStore = defineStore("runs", () => {
     const result = await api.startRun(doc.id, { inputs: options.inputs ?? {}, rerunFrom: options.rerunFrom, workflow: doc });
     starting.value = false;
     if (!result.ok) {
+      // A graph the server refuses: its problems go onto the nodes they concern.
+      tab.issues = validationIssuesOf(result.error);
       ui.apiError(options.rerunFrom ? `Could not re-run from "${options.rerunFrom}"` : `Could not start "${doc.name}"`, result.error);
       return false;
     }
+    tab.issues = [];
     if (options.inputs) writeLocal(INPUTS_KEY(doc.id), options.inputs);
     const view = reactive(newRunView(result.value.runId, doc.id, doc.nodes.map((n) => n.id))) as RunView;
+    view.workflowRevision = tab.saved?.revision;
     snapshots.set(view.runId, markRaw(doc));
     views.set(view.runId, view);
     shown[tabId] = view.runId;
@@ -106,10 +110,12 @@ export const useRunsStore = defineStore("runs", () => {
         ui.apiError(`Could not load run ${runId}`, result.error);
         return null;
       }
-      const { run, observations } = result.value;
+      const { run, observations, workflow } = result.value;
+      if (workflow) snapshots.set(run.id, markRaw(workflow));
       if (isRunActive(run.status)) {
         // Still going: replay its events so far, then follow it live from the last one.
         view = reactive(newRunView(run.id, run.workflowId, [], run.status)) as RunView;
+        view.workflowRevision = run.workflowRevision;
         const events = await api.runEvents(run.id, -1);
         if (events.ok) for (const e of events.value) applyRunEvent(view, e);
         else ui.apiError(`Could not replay run ${runId}`, events.error);

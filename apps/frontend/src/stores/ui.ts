@@ -60,6 +60,13 @@ export interface PromptRequest {
   resolve: (value: string | null) => void;
 }
 
+export interface ContextMenuState {
+  screen: Position;
+  flow: Position;
+  /** The node right-clicked, or null for the empty canvas. */
+  nodeId: string | null;
+}
+
 type SidebarTab = "nodes" | "workflows" | "history";
 
 /** Theme, panels, dialogs, toasts and the selection of the active canvas. */
@@ -130,6 +137,8 @@ export const useUiStore = defineStore("ui", () => {
   const selectedEdges = shallowRef<string[]>([]);
   const singleSelected = computed(() => (selection.value.length === 1 ? selection.value[0] : null));
 
+  const contextMenu = shallowRef<ContextMenuState | null>(null);
+
   /** A comment just added: it takes the keyboard focus when it appears. */
   const focusAnnotation = shallowRef<string | null>(null);
 
@@ -160,5 +169,6 @@ export const useUiStore = defineStore("ui", () => {
     singleSelected,
     pointer,
     focusAnnotation,
+    contextMenu,
   };
 });

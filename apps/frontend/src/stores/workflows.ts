@@ -1,7 +1,7 @@
 import { defineStore } from "pinia";
 import { computed, markRaw, ref, shallowRef, watch } from "vue";
 import { z } from "zod";
-import { WorkflowSchema, type Workflow } from "@weft/types";
+import { WorkflowSchema, type ValidationIssue, type Workflow } from "@weft/types";
 import { api, revisionConflict } from "../api/client.ts";
 import type { ApiError } from "../api/errors.ts";
 import type { WorkflowSummary } from "../api/schemas.ts";
@@ -28,6 +28,8 @@ export interface EditorTab {
   conflict: Conflict | null;
   /** A snapshot of the workflow as a past run ran it: shown, never edited. */
   readonly: boolean;
+  /** Graph problems the server found (on Run or Validate), shown on the nodes until fixed. */
+  issues: ValidationIssue[];
   viewport?: { x: number; y: number; zoom: number };
 }
 
@@ -50,7 +52,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   const isDirty = (t: EditorTab) => !t.readonly && (t.saved === null || !deepEqual(t.doc, t.saved));
 
   function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; id?: string } = {}): EditorTab {
-    const entry: EditorTab = { id: options.id ?? doc.id, doc: markRaw(doc), saved: saved ? markRaw(saved) : null, saving: false, saveError: null, conflict: null, readonly: !!options.readonly };
+    const entry: EditorTab = { id: options.id ?? doc.id, doc: markRaw(doc), saved: saved ? markRaw(saved) : null, saving: false, saveError: null, conflict: null, readonly: !!options.readonly, issues: [] };
     tabs.value.push(entry);
     activeId.value = entry.id;
     return tabs.value[tabs.value.length - 1];
@@ -266,6 +268,35 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     if (memory.active && tab(memory.active)) activeId.value = memory.active;
   }
 
+  /** Asks the server what is wrong with a tab's graph; the answer replaces the issues shown. */
+  async function checkIssues(tabId: string): Promise<ValidationIssue[] | null> {
+    const t = tab(tabId);
+    if (!t) return null;
+    const checked = t.doc;
+    const result = await api.validateWorkflow(checked);
+    if (!result.ok) {
+      ui.apiError("Could not check the workflow", result.error);
+      return null;
+    }
+    if (t.doc === checked) t.issues = result.value.issues;
+    return result.value.issues;
+  }
+
+  // While problems are shown, each edit is checked again (debounced), so fixed problems go away.
+  const recheckTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  watch(
+    () => tabs.value.map((t) => [t.id, t.doc] as const),
+    (now, before) => {
+      const previous = new Map(before ?? []);
+      for (const [id, doc] of now) {
+        const t = tab(id);
+        if (!t || t.issues.length === 0 || previous.get(id) === doc) continue;
+        clearTimeout(recheckTimers.get(id));
+        recheckTimers.set(id, setTimeout(() => void checkIssues(id), 600));
+      }
+    },
+  );
+
   const anyDirty = computed(() => tabs.value.some(isDirty));
 
   return {
@@ -292,5 +323,6 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     importDocument,
     remove,
     restore,
+    checkIssues,
   };
 });

@@ -3,16 +3,11 @@ import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { StageRequest } from "../domain/change-set.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { BuilderIssue } from "../domain/issues.ts";
-import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
+import { isOpenChangeSet, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import { stageOperations } from "../overlay/stage-operations.ts";
 import { validateChange } from "../validation/pipeline.ts";
 
 export type StageOutcome = { ok: true; changeSet: ChangeSetRecord; notes: string[] } | { ok: false; errors: BuilderIssue[] };
-
-/** A change set that can still be validated, applied or discarded: the latest one, not applied, superseded or dropped. */
-function isOpen(cs: ChangeSetRecord): boolean {
-  return cs.status === "staged" || cs.status === "validated" || (cs.status === "rejected" && cs.statusReason === "invalid");
-}
 
 /** Stage, validate and discard (seed 001 §6.2): the same operations for the model's tools and the user's HTTP calls. */
 export class ChangeSetService {
@@ -47,7 +42,7 @@ export class ChangeSetService {
     if (cs.status === "superseded") {
       throw new BuilderError("AI_CHANGESET_SUPERSEDED", `Change set ${cs.id} (version ${cs.version}) was replaced by a later stage (${session.latestChangeSetId}); use the latest one.`, { latestChangeSetId: session.latestChangeSetId ?? null });
     }
-    if (!isOpen(cs)) {
+    if (!isOpenChangeSet(cs)) {
       throw new BuilderError("AI_CHANGESET_NOT_APPLICABLE", `Change set ${cs.id} is ${cs.status}${cs.statusReason ? ` (${cs.statusReason})` : ""}; stage a new change to continue.`, { status: cs.status });
     }
     return cs;
@@ -99,7 +94,7 @@ export class ChangeSetService {
     return repo.transaction(() => {
       const current = repo.getChangeSet(cs.id);
       // Superseded or applied meanwhile: its status is no longer the validation's to set.
-      if (!current || !isOpen(current)) return { ...cs, validation: report };
+      if (!current || !isOpenChangeSet(current)) return { ...cs, validation: report };
       const now = Date.now();
       const next: ChangeSetRecord = { ...current, validation: report, updatedAt: now, status: report.valid ? "validated" : "rejected" };
       if (report.valid) delete next.statusReason;

@@ -13,7 +13,6 @@ export const BUILDER_ERROR_STATUS = {
   AI_CONFIRM_SOURCE_REQUIRED: 400,
   AI_APPLY_CONFLICT: 409,
   AI_APPLY_FAILED: 500,
-  AI_ASSETS_UNAVAILABLE: 503,
 } as const;
 export type BuilderErrorCode = keyof typeof BUILDER_ERROR_STATUS;
 

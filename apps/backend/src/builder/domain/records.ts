@@ -56,6 +56,11 @@ export const ChangeSetRecordSchema = z.object({
 });
 export type ChangeSetRecord = z.infer<typeof ChangeSetRecordSchema>;
 
+/** A change set that can still be validated, applied or discarded: not applied, superseded, discarded or cancelled. */
+export function isOpenChangeSet(cs: ChangeSetRecord): boolean {
+  return cs.status === "staged" || cs.status === "validated" || (cs.status === "rejected" && cs.statusReason === "invalid");
+}
+
 /** Seed 001 §11 observability events, kept per session (apply's one is written in the apply transaction). */
 export const AUDIT_EVENT_TYPES = [
   "ai.session.created",

@@ -8,6 +8,7 @@ export type AssetState =
   | { kind: "refused"; path: string; code: string; message: string };
 
 const NO_TOOL_HOST = "The file tools are not available in this server (see the server log), so assets cannot be read or written.";
+const STATE_REFUSED = "@state/ holds the private files of runs; the Builder reads @project/ and @pkg/ and writes @project/ only.";
 
 export function sha256Text(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
@@ -30,6 +31,8 @@ export class AssetAccess {
   /** The tool host's answer for a read, as the model gets it. */
   async read(path: string, window: { offset?: number; limit?: number } = {}): Promise<ToolResult> {
     if (!this.toolHost) return { ok: false, error: { code: "E_INTERNAL", message: NO_TOOL_HOST } };
+    // Checked here because the tool host would open (and create) a @state/ folder for the session.
+    if (path.startsWith("@state/") || path === "@state") return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: ${STATE_REFUSED}`, details: { path } } };
     return this.toolHost.call("fs.read", { path, ...window }, this.ctx);
   }
 
@@ -52,6 +55,7 @@ export class AssetAccess {
   /** Writes the whole file atomically, only if it is still as expected (`null`: it must not exist yet). */
   async write(path: string, content: string, expectedSha256: string | null): Promise<ToolResult> {
     if (!this.toolHost) return { ok: false, error: { code: "E_INTERNAL", message: NO_TOOL_HOST } };
+    if (!path.startsWith("@project/")) return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: the Builder writes assets in @project/ only.`, details: { path } } };
     const guard = expectedSha256 === null ? { mode: "create" } : { mode: "overwrite", ifMatchSha256: expectedSha256 };
     return this.toolHost.call("fs.write", { path, content, ...guard }, this.ctx);
   }

@@ -98,7 +98,7 @@ async function previewEntry(view: EffectiveView, entry: OverlayEntry): Promise<O
     changes,
     unifiedDiff: unifiedDiff(`${entry.type}s/${entry.key}.json`, prettyJson(before), prettyJson(after)),
   };
-  if (entry.type === "workflow") preview.graph = graphDiff(stored?.document ?? null, entry.value);
+  if (entry.type === "workflow") preview.graph = graphDiff((await view.repository("workflow").get(entry.key))?.document ?? null, entry.value);
   return preview;
 }
 

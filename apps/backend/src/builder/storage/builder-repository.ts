@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { z } from "zod";
 import { StoredRecordInvalidError } from "../../storage/document-table.ts";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
-import { ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord, type SessionStatus } from "../domain/records.ts";
+import { ChangeSetRecordSchema, isOpenChangeSet, SessionRecordSchema, AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord, type SessionStatus } from "../domain/records.ts";
 import { targetObject } from "../domain/target.ts";
 
 function decode<S extends z.ZodType>(schema: S, table: string, id: string, text: string): z.output<S> {
@@ -49,7 +49,7 @@ export class BuilderRepository {
       updateChangeSet: db.query("UPDATE builder_change_sets SET status = ?, data = ?, updated_at = ? WHERE id = ?"),
       selectChangeSet: db.query("SELECT data FROM builder_change_sets WHERE id = ?"),
       listChangeSets: db.query("SELECT id, data FROM builder_change_sets WHERE session_id = ? ORDER BY version"),
-      openChangeSets: db.query("SELECT id, data FROM builder_change_sets WHERE session_id = ? AND status IN ('staged', 'validated')"),
+      openChangeSets: db.query("SELECT id, data FROM builder_change_sets WHERE session_id = ? AND status IN ('staged', 'validated', 'rejected')"),
       lastVersion: db.query("SELECT max(version) AS version FROM builder_change_sets WHERE session_id = ?"),
       selectOverlay: db.query("SELECT object_type, object_key, entry FROM builder_working_copy WHERE session_id = ? ORDER BY object_type, object_key"),
       upsertOverlay: db.query(
@@ -103,9 +103,12 @@ export class BuilderRepository {
     return this.q.listChangeSets.all(sessionId).map((row) => decode(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data));
   }
 
-  /** Change sets still waiting to be applied or rejected. */
+  /** Change sets that can still be validated, applied or discarded (see `isOpenChangeSet`). */
   openChangeSets(sessionId: string): ChangeSetRecord[] {
-    return this.q.openChangeSets.all(sessionId).map((row) => decode(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data));
+    return this.q.openChangeSets
+      .all(sessionId)
+      .map((row) => decode(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data))
+      .filter(isOpenChangeSet);
   }
 
   nextVersion(sessionId: string): number {
@@ -132,7 +135,7 @@ export class BuilderRepository {
     return this.q.listAudit.all(sessionId, afterId, limit).map((row) => ({
       id: row.id,
       sessionId: row.session_id,
-      type: row.type as AuditEventType,
+      type: AuditEventTypeSchema.parse(row.type),
       data: JSON.parse(row.data) as Record<string, unknown>,
       at: row.created_at,
     }));

@@ -3,7 +3,7 @@ import { isSkill, workflowInterface, type NodeSpec } from "@weft/types";
 import { viewOf } from "../builder-context.ts";
 import { ObjectLocatorSchema } from "../domain/target.ts";
 import { findReferences } from "../references/references.ts";
-import { defineTool, failure, type BuilderTool, type ToolEnv, type ToolOutcome } from "./tool-registry.ts";
+import { defineTool, failure, type BuilderTool, type ToolOutcome } from "./tool-registry.ts";
 
 const Id = z.string().min(1).max(200);
 
@@ -23,7 +23,7 @@ function portsOf(spec: NodeSpec) {
 const objectsList = defineTool({
   name: "builder.objects.list",
   description: "List the workflows, agent profiles or scenes that exist (the working copy over the store), optionally filtered by words in their id or name.",
-  args: z.object({ type: z.enum(["workflow", "agent", "scene"]), query: z.string().max(200).optional() }).strict(),
+  args: z.object({ type: z.enum(["workflow", "agent", "scene"]), query: z.string().max(200).optional().describe("words in the id or name") }).strict(),
   async run({ type, query }, env) {
     const view = viewOf(env.ctx, env.session);
     const needle = query?.toLowerCase().trim() ?? "";
@@ -73,24 +73,36 @@ const nodeRead = defineTool({
   },
 });
 
-function documentReader(type: "agent" | "scene", key: "agentId" | "sceneId", label: string): BuilderTool {
-  return defineTool({
-    name: `builder.${type}.read`,
-    description: `Read ${label} as this session sees it (its staged version when there is one).`,
-    args: z.object({ [key]: Id }).strict() as z.ZodObject<Record<string, z.ZodString>>,
-    async run(args, env: ToolEnv) {
-      const id = args[key];
-      const doc = await viewOf(env.ctx, env.session).document(type, id);
-      if (!doc.value) return notFound(label, id);
-      return { ok: true, source: doc.source, storedRevision: doc.storedRevision, [type]: doc.value };
-    },
-  });
-}
+const agentRead = defineTool({
+  name: "builder.agent.read",
+  description: "Read an agent profile as this session sees it (its staged version when there is one).",
+  args: z.object({ agentId: Id }).strict(),
+  async run({ agentId }, env) {
+    const doc = await viewOf(env.ctx, env.session).document("agent", agentId);
+    return doc.value ? { ok: true, source: doc.source, storedRevision: doc.storedRevision, agent: doc.value } : notFound("agent profile", agentId);
+  },
+});
+
+const sceneRead = defineTool({
+  name: "builder.scene.read",
+  description: "Read a scene as this session sees it (its staged version when there is one).",
+  args: z.object({ sceneId: Id }).strict(),
+  async run({ sceneId }, env) {
+    const doc = await viewOf(env.ctx, env.session).document("scene", sceneId);
+    return doc.value ? { ok: true, source: doc.source, storedRevision: doc.storedRevision, scene: doc.value } : notFound("scene", sceneId);
+  },
+});
 
 const assetRead = defineTool({
   name: "builder.asset.read",
   description: "Read a text asset (@project/… or @pkg/…), or its staged text. Long files: read a window of lines with offset (from 1) and limit.",
-  args: z.object({ path: z.string().min(1).max(1024), offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional() }).strict(),
+  args: z
+    .object({
+      path: z.string().min(1).max(1024).describe("e.g. @project/prompts/intro.md"),
+      offset: z.number().int().min(1).max(1_000_000).optional().describe("first line to return, from 1"),
+      limit: z.number().int().min(1).max(100_000).optional().describe("how many lines"),
+    })
+    .strict(),
   async run({ path, offset, limit }, env) {
     const view = viewOf(env.ctx, env.session);
     const { state, source } = await view.asset(path);
@@ -109,7 +121,7 @@ const assetRead = defineTool({
 const refsFind = defineTool({
   name: "builder.refs.find",
   description: "Find references: which workflows, agents and scenes point at an object (inbound), and what it points at (outbound, with whether each exists).",
-  args: z.object({ locator: ObjectLocatorSchema }).strict(),
+  args: z.object({ locator: ObjectLocatorSchema.describe("{ type: workflow | agent | scene | asset, id: the id, or the asset path }") }).strict(),
   async run({ locator }, env) {
     const report = await findReferences(viewOf(env.ctx, env.session), locator);
     return { ok: true, locator, ...report };
@@ -119,7 +131,7 @@ const refsFind = defineTool({
 const catalogList = defineTool({
   name: "builder.catalog.list",
   description: "List the node types (atomic tools) workflows can use. With a query (words in the type, title or description) or a category, you get their ports and config fields.",
-  args: z.object({ query: z.string().max(200).optional(), category: z.string().max(100).optional() }).strict(),
+  args: z.object({ query: z.string().max(200).optional().describe("words that must all appear, e.g. \"text template\""), category: z.string().max(100).optional() }).strict(),
   async run({ query, category }, env) {
     const words = (query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
     const specs = env.ctx.catalog
@@ -140,8 +152,8 @@ export const READ_TOOLS: readonly BuilderTool[] = [
   objectsList,
   workflowRead,
   nodeRead,
-  documentReader("agent", "agentId", "agent profile"),
-  documentReader("scene", "sceneId", "scene"),
+  agentRead,
+  sceneRead,
   assetRead,
   refsFind,
   catalogList,

@@ -34,6 +34,12 @@ export function failure(code: string, message: string, hint: string, details?: R
   return { ok: false, error: { code, message, hint, ...(details ? { details } : {}) } };
 }
 
+/** A tool's parameters are a plain JSON Schema object; the `$schema` dialect line is left out for providers that reject unknown keys. */
+function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
 /** A tool whose arguments are checked with `args` before it runs; `parameters` is what the model is shown. */
 export function defineTool<S extends z.ZodObject>(def: {
   name: string;
@@ -42,7 +48,7 @@ export function defineTool<S extends z.ZodObject>(def: {
   parameters?: Record<string, unknown>;
   run(args: z.output<S>, env: ToolEnv): Promise<ToolOutcome>;
 }): BuilderTool {
-  const parameters = def.parameters ?? (z.toJSONSchema(def.args, { io: "input" }) as Record<string, unknown>);
+  const parameters = def.parameters ?? withoutDialect(z.toJSONSchema(def.args, { io: "input" }));
   return {
     name: def.name,
     description: def.description,

@@ -1,0 +1,63 @@
+import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
+import type { WorkflowValidator } from "../api/deps.ts";
+import { openDatabase } from "../storage/database.ts";
+import { runMigrations } from "../storage/migrations.ts";
+import type { Storage } from "../storage/storage.ts";
+import { builderApi } from "./api/builder-api.ts";
+import { ApplyOrchestrator } from "./apply/apply-orchestrator.ts";
+import type { BuilderContext } from "./builder-context.ts";
+import { ChangeSetService } from "./changes/change-set-service.ts";
+import { BuilderLlm } from "./session/builder-llm.ts";
+import { profileForSession, SessionService } from "./session/session-service.ts";
+import { TurnRunner } from "./session/turn-runner.ts";
+import { BuilderRepository } from "./storage/builder-repository.ts";
+import { CHANGE_TOOLS } from "./tools/change-tools.ts";
+import { contextTool } from "./tools/context-tool.ts";
+import { READ_TOOLS } from "./tools/read-tools.ts";
+import { BuilderToolbox } from "./tools/tool-registry.ts";
+
+export interface BuilderDeps {
+  /** The server's SQLite file. The Builder keeps its own connection, so apply's transaction spans the documents and its own tables. */
+  databaseFile: string;
+  storage: Storage;
+  catalog: NodeCatalog;
+  validator: WorkflowValidator;
+  /** The encrypted LLM profiles (LlmProfileService.resolver()). */
+  llmProfiles: LlmProfileResolver;
+  /** The sandboxed file tools; without them assets cannot be read or changed. */
+  toolHost: ToolHostService | undefined;
+  maxBodyBytes: number;
+  log: Logger;
+  /** Model calls allowed for one user message (tool loop and repair rounds together). Default 12. */
+  maxModelCalls?: number;
+}
+
+export interface Builder {
+  /** The Elysia plugin with the `/api/builder` routes. */
+  api: ReturnType<typeof builderApi>;
+  close(): void;
+}
+
+/** The Builder AI (seed 001): sessions, working copies, semantic tools, validation and manual apply. */
+export function createBuilder(deps: BuilderDeps): Builder {
+  const db = openDatabase(deps.databaseFile);
+  runMigrations(db);
+  const ctx: BuilderContext = { repo: new BuilderRepository(db), storage: deps.storage, catalog: deps.catalog, validator: deps.validator, toolHost: deps.toolHost, log: deps.log };
+  const changeSets = new ChangeSetService(ctx);
+  const tools: BuilderToolbox = new BuilderToolbox([contextTool(() => tools.names()), ...READ_TOOLS, ...CHANGE_TOOLS]);
+  const turns = new TurnRunner({
+    ctx,
+    changeSets,
+    toolbox: tools,
+    llm: new BuilderLlm(deps.llmProfiles, deps.log.child("llm")),
+    conversations: deps.storage.conversations,
+    profileFor: (session) => profileForSession(deps.storage, session),
+    maxModelCalls: deps.maxModelCalls ?? 12,
+  });
+  const sessions = new SessionService(ctx, changeSets, turns, deps.storage.conversations);
+  const apply = new ApplyOrchestrator(ctx, changeSets);
+  return {
+    api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes }),
+    close: () => db.close(),
+  };
+}
