@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node, texts } from "./support/canvas.ts";
-import { startWeft, type Weft } from "./support/weft.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 let weft: Weft;
 beforeAll(async () => {
@@ -10,6 +10,7 @@ beforeAll(async () => {
   await weft.createWorkflow(slowWorkflow);
 }, 120_000);
 afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
 
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 

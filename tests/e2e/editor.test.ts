@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { centerOf, connect, texts, drag, dragFromPalette, edgeCount, emptyCanvasPoint, handle, node } from "./support/canvas.ts";
-import { startWeft, type Weft } from "./support/weft.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 let weft: Weft;
 beforeAll(async () => {
   weft = await startWeft();
 }, 120_000);
 afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
 
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 

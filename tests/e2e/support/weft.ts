@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { silentLogger, type WorkflowInput } from "../../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
@@ -34,6 +35,8 @@ export async function startWeft(options: { viewport?: { width: number; height: n
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1440, height: 900 },
   });
+  // A step that cannot happen should fail the test with its own message, well before the test's timeout.
+  context.setDefaultTimeout(8000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   const page = context.pages()[0] ?? (await context.newPage());
   const api = async (method: string, path: string, body?: unknown) => {
@@ -57,4 +60,17 @@ export async function startWeft(options: { viewport?: { width: number; height: n
       for (const dir of [dataDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** After a failed test, a screenshot of the page goes to <tmp>/weft-e2e-failures/ (its path is printed). */
+export function screenshotFailures(current: () => Weft | undefined): void {
+  afterEach(async (context) => {
+    const page = current()?.page;
+    if (context.task.result?.state !== "fail" || !page) return;
+    const dir = join(tmpdir(), "weft-e2e-failures");
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `${context.task.name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80)}.png`);
+    await page.screenshot({ path }).catch(() => undefined);
+    console.error(`screenshot of the failure: ${path}`);
+  });
 }

@@ -54,6 +54,38 @@ describe("the model cannot apply", () => {
   });
 });
 
+describe("tool calls the model gets wrong", () => {
+  it("maps dotted names, and answers unknown tools, bad JSON and bad arguments with codes the model can act on", async () => {
+    const id = await session();
+    f.llm.enqueue(
+      {
+        kind: "tool_calls",
+        calls: [
+          { name: "builder.workflow.read", arguments: JSON.stringify({ workflowId }) },
+          { name: "builder_change_publish", arguments: "{}" },
+          { name: "builder_node_read", arguments: '{"workflowId": ' },
+          { name: "builder_node_read", arguments: JSON.stringify({ workflowId, node: "fill" }) },
+          { name: "builder_workflow_read", arguments: JSON.stringify({ workflowId, sessionId: "bs_someone-else" }) },
+        ],
+      },
+      textTurn("Sorry."),
+    );
+    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Look around." });
+    expect(sent.body.turn.toolCalls.map((c: { name: string; code?: string }) => [c.name, c.code])).toEqual([
+      ["builder.workflow.read", undefined],
+      ["builder_change_publish", "AI_TOOL_UNKNOWN"],
+      ["builder.node.read", "AI_TOOL_ARGS_INVALID"],
+      ["builder.node.read", "AI_TOOL_ARGS_INVALID"],
+      ["builder.workflow.read", "AI_TOOL_ARGS_INVALID"],
+    ]);
+    const results = (f.llm.chatBodies().at(-1)!.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => JSON.parse(m.content));
+    expect(results[1].error.hint).toContain("builder_change_stage");
+    expect(results[2].error.message).toContain("not valid JSON");
+    expect(results[3].error.message).toMatch(/nodeId/);
+    expect(results[4].error.message).toContain("is not this session");
+  });
+});
+
 describe("cancel", () => {
   it("discards the working copy (workflow and asset) and leaves the stored objects and files byte for byte as they were", async () => {
     const id = await session({ scope: { extra: [{ type: "asset", id: "@project/notes/" }] } });
@@ -262,7 +294,7 @@ describe("invalid changes", () => {
 });
 
 describe("the API key", () => {
-  it("reaches the provider, and an error echoing it comes back masked everywhere (answers, log, database)", async () => {
+  it("reaches the provider, and an error echoing it comes back masked in every answer and is not stored in the database", async () => {
     const id = await session();
     f.llm.enqueue({ kind: "http_error", status: 401, message: `Incorrect API key provided: ${API_KEY}`, code: "invalid_api_key" });
     const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Hello" });

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { assetsFor, type BuilderContext } from "../builder-context.ts";
+import { assetsFor, viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { ChangeSetRecord, RevisionWarning, SessionRecord } from "../domain/records.ts";
 import type { DocumentType } from "../domain/target.ts";
 import { sha256Text, type AssetAccess } from "../overlay/asset-access.ts";
+import type { EffectiveView } from "../overlay/effective-view.ts";
 import type { RevisionBase } from "../preview/change-preview.ts";
 import { DocumentWriter } from "./document-writer.ts";
 
@@ -67,7 +68,7 @@ export class ApplyOrchestrator {
       throw new BuilderError("AI_CHANGESET_INVALID", `Change set ${cs.id} does not pass validation (${cs.validation?.errors.length ?? 0} errors); nothing was applied.`, { errors: cs.validation?.errors ?? [] });
     }
     const assets = assetsFor(this.ctx, session);
-    const planned = await this.plan(cs, assets);
+    const planned = await this.plan(cs, viewOf(this.ctx, session, cs.entries));
     const warnings = this.compare(planned, request.revisionBase);
     if (warnings.length > 0 && request.confirmStale !== true) {
       this.ctx.repo.appendAudit(sessionId, "ai.apply.revision_mismatch", { changeSetId: cs.id, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) });
@@ -88,24 +89,19 @@ export class ApplyOrchestrator {
     }
   }
 
-  private async plan(cs: ChangeSetRecord, assets: AssetAccess): Promise<Planned[]> {
+  private async plan(cs: ChangeSetRecord, view: EffectiveView): Promise<Planned[]> {
     const planned: Planned[] = [];
     for (const entry of cs.entries) {
       if (entry.type === "asset") {
-        const state = await assets.state(entry.key);
+        const state = await view.assets.state(entry.key);
         if (state.kind === "refused") throw new BuilderError("AI_CHANGESET_INVALID", `${entry.key}: ${state.message}`, { path: entry.key, code: state.code });
         planned.push({ entry, current: state.kind === "file" ? state.sha256 : null, before: state.kind === "file" ? state.content : null });
         continue;
       }
-      const stored = await this.repoOf(entry.type).get(entry.key);
+      const stored = await view.repository(entry.type).get(entry.key);
       planned.push({ entry, current: stored ? stored.document.revision : null, before: stored?.document ?? null });
     }
     return planned;
-  }
-
-  private repoOf(type: DocumentType) {
-    const { workflows, agents, scenes } = this.ctx.storage;
-    return type === "workflow" ? workflows : type === "agent" ? agents : scenes;
   }
 
   /** Warning-first revision comparison: every object whose stored state is not the one the change (or the user) was based on. */

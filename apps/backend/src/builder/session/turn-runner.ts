@@ -1,5 +1,5 @@
 import type { ConversationStore, ToolCall } from "@weft/types";
-import { assistantMessage, buildContext, llmErrorMessage, toolResultMessage, userMessage, type ProviderRequest } from "@weft/agent-runtime";
+import { assistantMessage, buildContext, llmErrorMessage, toolResultMessage, userMessage, type MessageMeta, type ProviderRequest } from "@weft/agent-runtime";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
@@ -67,7 +67,7 @@ export class TurnRunner {
     const { ctx, changeSets, conversations } = this.deps;
     const first = changeSets.requireActive(sessionId);
     const conversationId = first.conversationId;
-    const meta = { mode: "chat" as const, ...(first.target.type === "workflow" || first.target.type === "node" ? { workflowId: first.target.workflowId } : {}) };
+    const meta: MessageMeta = { mode: "chat", ...(first.target.type === "workflow" || first.target.type === "node" ? { workflowId: first.target.workflowId } : {}) };
     await conversations.append(conversationId, [userMessage(text, meta)]);
     ctx.repo.appendAudit(sessionId, "ai.message.sent", { chars: text.length });
     const versionAtStart = ctx.repo.nextVersion(sessionId) - 1;
@@ -104,7 +104,7 @@ export class TurnRunner {
     }
   }
 
-  private async runTools(sessionId: string, conversationId: string, calls: readonly ToolCall[], signal: AbortSignal, result: TurnResult, meta: { mode: "chat" }): Promise<void> {
+  private async runTools(sessionId: string, conversationId: string, calls: readonly ToolCall[], signal: AbortSignal, result: TurnResult, meta: MessageMeta): Promise<void> {
     const { ctx, changeSets, toolbox, conversations } = this.deps;
     for (const call of calls) {
       const started = performance.now();

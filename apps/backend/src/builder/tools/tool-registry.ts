@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { FunctionTool } from "@weft/types";
 import type { BuilderContext } from "../builder-context.ts";
@@ -128,7 +129,10 @@ export class BuilderToolbox {
       return { name, outcome: await tool.run(args, env) };
     } catch (error) {
       if (error instanceof BuilderError) return { name, outcome: failure(error.code, error.message, HINTS[error.code] ?? "read the message and adjust the call", error.details) };
-      throw error;
+      // A server bug must not end the turn: the model is told, the log has the details.
+      const incident = randomUUID();
+      env.ctx.log.error("builder tool failed", { incident, tool: name, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      return { name, outcome: failure("AI_TOOL_FAILED", `${name} failed on the server (incident ${incident}).`, "try another way, or tell the user the incident id") };
     }
   }
 }
