@@ -88,7 +88,7 @@ describe("weft agent (a real process, the demo LLM started in-process)", () => {
     const unknown = await weftAgent(["nobody", "--message", "hi"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('unknown agent profile "nobody"');
-    expect(unknown.stderr).toContain("calculator, text-helper");
+    expect(unknown.stderr).toMatch(/The profiles there are: .*calculator.*text-helper/);
 
     const bad = join(project, "bad-profile.json");
     writeFileSync(bad, '{"id": "x",\n "name": }');

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "./support/poll.ts";
 import { silentLogger, WorkflowSchema, type Workflow } from "../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../apps/backend/src/server.ts";
 import { ApiClient, revisionConflict } from "../../apps/frontend/src/api/client.ts";
@@ -75,7 +76,7 @@ describe("ApiClient against the real backend", () => {
     expect(started.ok).toBe(true);
     if (!started.ok) return;
     const runId = started.value.runId;
-    await expect.poll(async () => {
+    await poll(async () => {
       const r = await client.getRun(runId);
       return r.ok ? r.value.run.status : "error";
     }, { timeout: 10_000 }).toBe("completed");
@@ -89,7 +90,17 @@ describe("ApiClient against the real backend", () => {
     expect(later.ok && later.value[0].seq).toBe(3);
     const history = await client.listRuns("r1");
     expect(history.ok && history.value[0].id).toBe(runId);
+    // Cancelling a run that already ended is refused, in the server's words.
     const cancelled = await client.cancelRun(runId);
-    expect(cancelled.ok || (!cancelled.ok && cancelled.error.status === 409)).toBe(true);
+    expect(cancelled).toMatchObject({ ok: false, error: { code: "CONFLICT", status: 409 } });
+
+    // Run again: the version that run used (the draft), not the stored one.
+    const again = await client.rerun(runId);
+    expect(again.ok).toBe(true);
+    if (!again.ok) return;
+    await poll(async () => {
+      const r = await client.getRun(again.value.runId);
+      return r.ok ? r.value.run.outputs : null;
+    }, { timeout: 10_000 }).toEqual({ text: "DRAFT TEXT" });
   });
 });

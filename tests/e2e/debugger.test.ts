@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node, texts } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 let weft: Weft;
@@ -55,14 +56,14 @@ async function openWorkflow(id: string) {
   const { page } = weft;
   await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
   await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
-  await expect.poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
-  await expect.poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(1);
+  await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+  await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(1);
 }
 
 async function inspectRunOf(id: string) {
   const { page } = weft;
   await node(page, id).locator(".node-title").click();
-  await expect.poll(() => texts(page, ".inspector-title")).toBe(id);
+  await poll(() => texts(page, ".inspector-title")).toBe(id);
   const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
   if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
 }
@@ -78,7 +79,7 @@ describe("running and debugging in the browser", () => {
     await nameField.fill("Grace");
     await page.locator('.run-dialog button[type="submit"]').click();
 
-    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
+    await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
     expect(await status("shout")).toBe("completed");
     expect(await status("out_greeting")).toBe("completed");
     expect(await status("reply")).toBe("completed");
@@ -90,7 +91,7 @@ describe("running and debugging in the browser", () => {
     expect(await texts(page, '.vue-flow__node[data-id="parse"] .node-run')).toMatch(/\w+: .+/);
 
     await inspectRunOf("shout");
-    await expect.poll(() => texts(page, '[data-testid="inspector-status"]')).toBe("completed");
+    await poll(() => texts(page, '[data-testid="inspector-status"]')).toBe("completed");
     expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"HELLO, GRACE!"');
     expect(await texts(page, '[data-testid="node-run-details"]')).toContain('"Hello, Grace!"'); // its input
 
@@ -111,16 +112,16 @@ describe("running and debugging in the browser", () => {
     const { page } = weft;
     await page.locator(".vue-flow__pane").click({ position: { x: 20, y: 20 } });
     await page.keyboard.press(`${mod}+Enter`);
-    await expect.poll(() => page.locator(".run-dialog textarea").inputValue()).toBe("Grace");
+    await poll(() => page.locator(".run-dialog textarea").inputValue()).toBe("Grace");
     await page.keyboard.press(`${mod}+Enter`);
-    await expect.poll(() => page.locator('[data-testid="run-history"] li').count(), { timeout: 15_000 }).toBe(2);
-    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
+    await poll(() => page.locator('[data-testid="run-history"] li').count(), { timeout: 15_000 }).toBe(2);
+    await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
     expect(await status("shout")).toBe("cached");
 
     const runs = await weft.api("GET", "/api/runs?workflowId=debug-me");
     const older = runs.body.runs[1].id as string;
     await page.locator(`[data-testid="run-history"] li[data-run-id="${older}"]`).click();
-    await expect.poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(older);
+    await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(older);
     expect(await status("shout")).toBe("completed");
     expect(await status("parse")).toBe("failed");
   });
@@ -129,12 +130,12 @@ describe("running and debugging in the browser", () => {
     const { page } = weft;
     await openWorkflow("slow");
     await page.locator('[data-testid="run"]').click();
-    await expect.poll(() => status("first")).toBe("running");
+    await poll(() => status("first")).toBe("running");
     await page.reload();
-    await expect.poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe("slow");
+    await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe("slow");
     // Back on the live run: it goes on and finishes on screen.
-    await expect.poll(() => status("second"), { timeout: 10_000 }).toBe("running");
-    await expect.poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 10_000 }).toBe("completed");
+    await poll(() => status("second"), { timeout: 10_000 }).toBe("running");
+    await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 10_000 }).toBe("completed");
     expect(await status("first")).toBe("completed");
     expect(await status("second")).toBe("completed");
     await inspectRunOf("second");
@@ -148,17 +149,17 @@ describe("running and debugging in the browser", () => {
     await page.locator(".palette-search").fill("core:text-transform");
     await page.locator('.palette-item[data-node-type="core:text-transform"]').click();
     await page.locator(".palette-search").fill("");
-    await expect.poll(() => node(page, "text_transform_1").count()).toBe(1);
+    await poll(() => node(page, "text_transform_1").count()).toBe(1);
 
     await page.locator('[data-testid="run"]').click();
     const issue = node(page, "text_transform_1").locator(".node-issues");
-    await expect.poll(() => issue.count()).toBe(1);
+    await poll(() => issue.count()).toBe(1);
     expect(await texts(page, '.vue-flow__node[data-id="text_transform_1"] .node-issues')).toContain('required input "text"');
     expect(await texts(page, ".toast")).toMatch(/Could not start .*cannot run/);
 
     await node(page, "text_transform_1").locator(".port-row.input", { hasText: "Text" }).locator("input").fill("now it has one");
-    await expect.poll(() => issue.count(), { timeout: 5000 }).toBe(0);
+    await poll(() => issue.count(), { timeout: 5000 }).toBe(0);
     await page.locator('[data-testid="run"]').click();
-    await expect.poll(() => status("text_transform_1"), { timeout: 10_000 }).toBe("completed");
+    await poll(() => status("text_transform_1"), { timeout: 10_000 }).toBe("completed");
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "./support/poll.ts";
 import { silentLogger, WorkflowSchema, type RunEvent } from "../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../apps/backend/src/server.ts";
 import { ApiClient } from "../../apps/frontend/src/api/client.ts";
@@ -49,7 +50,7 @@ describe("LiveSocket against the real /ws", () => {
         socket.dropConnection();
       }
     });
-    await expect.poll(() => seen.at(-1)?.type, { timeout: 15_000 }).toBe("run.completed");
+    await poll(() => seen.at(-1)?.type, { timeout: 15_000 }).toBe("run.completed");
     socket.close();
 
     expect(dropped).toBe(true);
@@ -65,7 +66,7 @@ describe("LiveSocket against the real /ws", () => {
     const first = socketFor();
     const head: RunEvent[] = [];
     const stop = first.subscribe(runId, -1, (e) => head.push(e));
-    await expect.poll(() => head.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    await poll(() => head.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
     stop();
     first.close();
     const after = head.at(-1)!.seq;
@@ -73,7 +74,7 @@ describe("LiveSocket against the real /ws", () => {
     const second = socketFor();
     const tail: RunEvent[] = [];
     second.subscribe(runId, after, (e) => tail.push(e));
-    await expect.poll(() => tail.at(-1)?.type, { timeout: 15_000 }).toBe("run.completed");
+    await poll(() => tail.at(-1)?.type, { timeout: 15_000 }).toBe("run.completed");
     second.close();
     expect(tail[0].seq).toBe(after + 1);
     expect([...head, ...tail].map((e) => e.seq)).toEqual([...head, ...tail].map((_, i) => i));
@@ -81,7 +82,7 @@ describe("LiveSocket against the real /ws", () => {
     const replay = socketFor();
     const all: RunEvent[] = [];
     replay.subscribe(runId, -1, (e) => all.push(e));
-    await expect.poll(() => all.at(-1)?.type, { timeout: 10_000 }).toBe("run.completed");
+    await poll(() => all.at(-1)?.type, { timeout: 10_000 }).toBe("run.completed");
     replay.close();
     expect(all.map((e) => e.seq)).toEqual([...head, ...tail].map((e) => e.seq));
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { centerOf, dragFromPalette, node, texts } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 let weft: Weft;
@@ -45,14 +46,14 @@ describe("workflows, interfaces and skills in the browser", () => {
     writeFileSync(file, JSON.stringify({ ...greeter, id: "greeter", name: "Imported greeter" }));
     await page.locator('[data-testid="import-file"]').setInputFiles(file);
     // The id was taken: the server gave a fresh one, and the editor says so.
-    await expect.poll(() => texts(page, ".tab.active .tab-name")).toBe("Imported greeter");
+    await poll(() => texts(page, ".tab.active .tab-name")).toBe("Imported greeter");
     expect(await page.locator(".tab.active").getAttribute("data-tab-id")).not.toBe("greeter");
     expect(await texts(page, ".toast")).toContain("was taken");
 
     const broken = join(files, "broken.json");
     writeFileSync(broken, JSON.stringify({ id: "x", name: "x", nodes: [{ id: "a", type: "Not a type" }] }));
     await page.locator('[data-testid="import-file"]').setInputFiles(broken);
-    await expect.poll(() => texts(page, ".toast")).toContain("broken.json is not a Weft workflow: at nodes.0.type");
+    await poll(() => texts(page, ".toast")).toContain("broken.json is not a Weft workflow: at nodes.0.type");
 
     await page.locator(".workflow-settings input").first().fill("Renamed before export");
     const download = page.waitForEvent("download");
@@ -63,12 +64,12 @@ describe("workflows, interfaces and skills in the browser", () => {
     expect(exported).toMatchObject({ name: "Renamed before export", nodes: [{ id: "in" }, { id: "t" }, { id: "out" }] });
 
     await page.locator(".tab.active .tab-close").click();
-    await expect.poll(() => texts(page, ".dialog h2")).toBe("Close with unsaved changes?");
+    await poll(() => texts(page, ".dialog h2")).toBe("Close with unsaved changes?");
     await page.locator(".dialog button", { hasText: "Cancel" }).click();
     expect(await texts(page, ".tab.active .tab-name")).toBe("Renamed before export");
     await page.locator(".tab.active .tab-close").click();
     await page.locator(".dialog button", { hasText: "Discard changes" }).click();
-    await expect.poll(() => page.locator(".tab", { hasText: "Renamed before export" }).count()).toBe(0);
+    await poll(() => page.locator(".tab", { hasText: "Renamed before export" }).count()).toBe(0);
   });
 
   it("edits the interface, picks a skill for a skill node, and turns a selection into a skill", async () => {
@@ -78,18 +79,18 @@ describe("workflows, interfaces and skills in the browser", () => {
     await page.locator(".interface-editor button", { hasText: "+ Add input" }).click();
     const name = page.locator(".interface-editor tbody input[type=text]").first();
     await name.fill("2bad");
-    await expect.poll(() => texts(page, ".interface-editor .error-text")).toContain("must start with a letter");
+    await poll(() => texts(page, ".interface-editor .error-text")).toContain("must start with a letter");
     await name.fill("topic");
-    await expect.poll(() => texts(page, ".interface-editor .error-text")).toBe("");
+    await poll(() => texts(page, ".interface-editor .error-text")).toBe("");
     await page.locator(".interface-editor button", { hasText: "Done" }).click();
-    await expect.poll(() => texts(page, ".iface-table")).toContain("topic");
+    await poll(() => texts(page, ".iface-table")).toContain("topic");
     expect(await node(page, "workflow_input_1").locator(".config-row", { hasText: "Name" }).locator("input").inputValue()).toBe("topic");
 
     // A skill node takes the ports of the workflow it calls.
     const pane = (await page.locator(".vue-flow__pane").boundingBox())!;
     const skill = await dragFromPalette(page, "core:skill", { x: pane.x + 420, y: pane.y + 120 });
     await node(page, skill).locator(".skill-picker select").selectOption("greeter");
-    await expect.poll(() => node(page, skill).locator('.vue-flow__handle[data-handleid="who"].target').count()).toBe(1);
+    await poll(() => node(page, skill).locator('.vue-flow__handle[data-handleid="who"].target').count()).toBe(1);
     expect(await node(page, skill).locator('.vue-flow__handle[data-handleid="greeting"].source').count()).toBe(1);
 
     // Wire the interface input into the skill, then make a skill out of the skill node alone.
@@ -99,15 +100,16 @@ describe("workflows, interfaces and skills in the browser", () => {
     await page.mouse.down();
     for (let i = 1; i <= 12; i++) await page.mouse.move(from.x + ((to.x - from.x) * i) / 12, from.y + ((to.y - from.y) * i) / 12);
     await page.mouse.up();
-    await expect.poll(() => page.locator(".vue-flow__edge").count()).toBe(1);
+    await poll(() => page.locator(".vue-flow__edge").count()).toBe(1);
 
     await node(page, skill).locator(".node-title").click();
     await page.keyboard.press(`${mod}+Shift+g`);
     await page.locator(".prompt-input").fill("Wrapped greeter");
     await page.keyboard.press("Enter");
-    await expect.poll(() => texts(page, ".toast")).toContain('Skill "Wrapped greeter" created');
-    await expect.poll(() => node(page, skill).count()).toBe(0);
-    expect(await node(page, "skill_1").count()).toBe(1); // the new skill node took the selection's place
+    await poll(() => texts(page, ".toast")).toContain('Skill "Wrapped greeter" created');
+    await poll(() => node(page, skill).count()).toBe(0);
+    // The new skill node took the selection's place (skill_1 was the id of the node it replaced).
+    expect(await node(page, "skill_2").count()).toBe(1);
     expect(await page.locator(".vue-flow__edge").count()).toBe(1); // still fed by the interface input
     const list = (await weft.api("GET", "/api/workflows")).body.workflows as { id: string; name: string; isSkill: boolean }[];
     const made = list.find((w) => w.name === "Wrapped greeter");
@@ -116,10 +118,10 @@ describe("workflows, interfaces and skills in the browser", () => {
     expect(inner.nodes.map((n: { type: string }) => n.type).sort()).toEqual(["core:skill", "core:workflow-input"]);
 
     // Collapse and undo it, from the keyboard.
-    await node(page, "skill_1").locator(".node-title").click();
+    await node(page, "skill_2").locator(".node-title").click();
     await page.keyboard.press("Alt+c");
-    await expect.poll(() => node(page, "skill_1").locator(".weft-node.collapsed").count()).toBe(1);
+    await poll(() => node(page, "skill_2").locator(".weft-node.collapsed").count()).toBe(1);
     await page.keyboard.press(`${mod}+z`);
-    await expect.poll(() => node(page, "skill_1").locator(".weft-node.collapsed").count()).toBe(0);
+    await poll(() => node(page, "skill_2").locator(".weft-node.collapsed").count()).toBe(0);
   });
 });

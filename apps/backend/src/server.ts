@@ -19,8 +19,9 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
-import { createBuilder, type Builder } from "./builder/index.ts";
+import { createBuilder } from "./builder/index.ts";
 import { AgentService } from "./agents/agent-service.ts";
+import { createScenes, type Scenes } from "./scenes/index.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -71,7 +72,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   mkdirSync(options.dataDir, { recursive: true });
   const storage = openSqliteStorage(options.dataDir);
   let demo: DemoLlm | undefined;
-  let builder: Builder | undefined;
+  let scenes: Scenes | undefined;
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
@@ -99,6 +100,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     );
     const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
     const agents = new AgentService({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, log: log.child("agents") });
+    scenes = createScenes({ databaseFile: join(options.dataDir, DATABASE_FILE), storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
 
@@ -119,12 +121,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
       close: (ws) => gateway.close(eventSocketOf(ws.raw)),
     });
-    builder = createBuilder({ databaseFile: join(options.dataDir, DATABASE_FILE), storage, catalog, validator, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
+    const builder = createBuilder({ storage, catalog, validator, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(
       { storage, catalog, validator, runs, llmProfiles, agents, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
-        extra: [wsPlugin, builder.api],
+        extra: [wsPlugin, builder.api, scenes.api],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );
@@ -132,6 +134,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     api.listen({ port: options.port ?? 3000, hostname: options.hostname ?? "127.0.0.1", maxRequestBodySize: Math.max(maxBodyBytes * 4, 64 * 1024 * 1024) });
     const server = api.server;
     if (!server) throw new Error("the HTTP server did not start");
+    const sceneRuntime = scenes;
+    await sceneRuntime.recover();
     const port = server.port ?? 0;
     const host = options.hostname ?? "127.0.0.1";
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -140,21 +144,20 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const stop = () =>
       (stopping ??= (async () => {
         const closed = server.stop(false);
-        await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000)]);
+        await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
         await demo?.stop();
-        builder?.close();
         storage.close();
       })());
 
     log.info("listening", { url, dataDir: options.dataDir });
     return { url, port, storage, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
   } catch (error) {
+    await scenes?.shutdown();
     await demo?.stop();
-    builder?.close();
     storage.close();
     throw error;
   }

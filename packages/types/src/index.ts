@@ -16,3 +16,4 @@ export * from "./world.ts";
 export * from "./agent.ts";
 export * from "./scene.ts";
 export * from "./tool-params.ts";
+export * from "./scene-view.ts";

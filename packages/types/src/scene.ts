@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolCallSchema } from "./llm.ts";
 import { JsonObjectSchema, JsonValueSchema, WorldChangeSchema } from "./world.ts";
 
 /** A topic: at least two dot-separated segments, `namespace.name` (e.g. `task.created`, `game.round.ended`). */
@@ -136,7 +137,7 @@ export const SceneLogEntrySchema = z.discriminatedUnion("kind", [
   z.object({ ...logBase, kind: z.literal("world.changed"), change: WorldChangeSchema }),
   z.object({ ...logBase, kind: z.literal("private.changed"), instanceId: z.string(), op: z.enum(["set", "delete"]), path: z.string(), after: JsonValueSchema.optional() }),
   /** Raw model output of one deliberation step, so a replay can take it from the record instead of the provider. */
-  z.object({ ...logBase, kind: z.literal("llm.output"), instanceId: z.string(), triggerId: z.string(), step: z.number().int().nonnegative(), text: z.string(), reasoning: z.string().optional() }),
+  z.object({ ...logBase, kind: z.literal("llm.output"), instanceId: z.string(), triggerId: z.string(), step: z.number().int().nonnegative(), text: z.string(), reasoning: z.string().optional(), toolCalls: z.array(ToolCallSchema).optional() }),
 ]);
 export type SceneLogEntry = z.infer<typeof SceneLogEntrySchema>;
 export type SceneLogKind = SceneLogEntry["kind"];

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { poll } from "./poll.ts";
 import type { Locator, Page } from "playwright-core";
 
 /** What a user does on the canvas, with the mouse and keyboard (no shortcuts through the app's internals). */
@@ -25,11 +26,12 @@ export async function drag(page: Page, from: { x: number; y: number }, to: { x: 
 /** Drags a palette entry onto the canvas at a screen point; returns the id of the node that appeared. */
 export async function dragFromPalette(page: Page, type: string, to: { x: number; y: number }): Promise<string> {
   const before = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
-  // As a user would: search the palette, then drag the entry out of it.
+  // As a user would: open the palette, search it, then drag the entry out of it.
+  await page.locator(".sidebar-tabs button", { hasText: "Nodes" }).click();
   await page.locator(".palette-search").fill(type);
   await drag(page, await centerOf(page.locator(`.palette-item[data-node-type="${type}"]`)), to);
   await page.locator(".palette-search").fill("");
-  await expect.poll(async () => (await page.locator(".vue-flow__node-weft").count()) > before.length).toBe(true);
+  await poll(async () => (await page.locator(".vue-flow__node-weft").count()) > before.length).toBe(true);
   const after = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
   const added = after.filter((id) => !before.includes(id));
   expect(added).toHaveLength(1);

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { BUILDER_MIGRATION } from "../builder/storage/builder-migration.ts";
+import { SCENE_MIGRATION } from "../scenes/scene-migration.ts";
 
 interface Migration {
   version: number;
@@ -134,6 +135,7 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   BUILDER_MIGRATION,
+  SCENE_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

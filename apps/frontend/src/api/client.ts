@@ -29,7 +29,8 @@ export interface StartRunBody {
 export class ApiClient {
   constructor(private readonly baseUrl = "", private readonly fetcher: Fetcher = (url, init) => fetch(url, init)) {}
 
-  private async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
+  /** One call: the reply checked against `schema`, any failure as an ApiError (for the clients that extend this one). */
+  protected async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
     let response: Response;
     try {
       response = await this.fetcher(this.baseUrl + path, {
@@ -124,14 +125,29 @@ export class ApiClient {
     return r.ok ? ok(r.value.runs) : r;
   }
 
-  /** Events with `seq > after`, in order. Events of kinds this editor does not know are left out. */
-  async runEvents(runId: string, after: number): Promise<ApiResult<RunEvent[]>> {
-    const r = await this.request("GET", `/api/runs/${enc(runId)}/events?after=${after}`, RunEventsSchema);
-    if (!r.ok) return r;
-    return ok(r.value.events.flatMap((e) => {
-      const parsed = RunEventSchema.safeParse(e);
-      return parsed.success ? [parsed.data] : [];
-    }));
+  /**
+   * Every event of a stream (a run, conversation or scene id) with `seq > after`, in order, reading
+   * page after page while the server has more. Events of kinds this editor does not know are left out.
+   */
+  async runEvents(streamId: string, after: number): Promise<ApiResult<RunEvent[]>> {
+    const events: RunEvent[] = [];
+    let from = after;
+    for (;;) {
+      const r = await this.request("GET", `/api/streams/${enc(streamId)}/events?after=${from}&limit=${EVENT_PAGE}`, RunEventsSchema);
+      if (!r.ok) return r;
+      for (const raw of r.value.events) {
+        const seq = (raw as { seq?: unknown }).seq;
+        if (typeof seq === "number") from = Math.max(from, seq);
+        const parsed = RunEventSchema.safeParse(raw);
+        if (parsed.success) events.push(parsed.data);
+      }
+      if (!r.value.hasMore || r.value.events.length === 0) return ok(events);
+    }
+  }
+
+  /** Runs a past run again: the same workflow version and inputs (optionally from one node on). */
+  rerun(runId: string, rerunFrom?: string) {
+    return this.request("POST", `/api/runs/${enc(runId)}/rerun`, StartRunSchema, rerunFrom ? { rerunFrom } : {});
   }
 
   async cancelRun(runId: string) {
@@ -141,6 +157,8 @@ export class ApiClient {
 }
 
 const enc = encodeURIComponent;
+/** Events per request when catching up (the server allows up to 10,000). */
+const EVENT_PAGE = 5000;
 
 function errorFromResponse(status: number, json: unknown, text: string): ApiError {
   const body = ErrorBodySchema.safeParse(json);

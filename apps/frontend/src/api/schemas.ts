@@ -55,4 +55,4 @@ export type RunRecord = z.infer<typeof RunRecordSchema>;
 export const RunResponseSchema = z.object({ run: RunRecordSchema, observations: z.array(ObservationSchema), workflow: WorkflowSchema.optional() });
 export const RunListSchema = z.object({ runs: z.array(RunRecordSchema) });
 /** Events are checked one by one by the caller (an event kind newer than this editor is skipped, not fatal). */
-export const RunEventsSchema = z.object({ events: z.array(z.unknown()) });
+export const RunEventsSchema = z.object({ events: z.array(z.unknown()), hasMore: z.boolean().default(false) });

@@ -5,7 +5,7 @@ import type { Annotation, GraphCommand, Position } from "../lib/commands.ts";
 import { checkConnection, connectCommand, type ConnectionRequest } from "../lib/connection.ts";
 import { annotationFlowId, DEFAULT_FRAME_SIZE, splitFlowIds } from "../lib/flow-elements.ts";
 import { IdAllocator, newWorkflowId } from "../lib/ids.ts";
-import { DEFAULT_NODE_SIZE, layoutCommand } from "../lib/layout.ts";
+import { DEFAULT_NODE_SIZE } from "../lib/layout.ts";
 import { createNode } from "../lib/node-factory.ts";
 import { nodePorts } from "../lib/ports.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";
@@ -14,6 +14,7 @@ import { useNodesStore } from "../stores/nodes.ts";
 import { useRunsStore } from "../stores/runs.ts";
 import { useUiStore } from "../stores/ui.ts";
 import { useWorkflowsStore } from "../stores/workflows.ts";
+import { useAutoLayout } from "./useAutoLayout.ts";
 
 /** The clip of the last Copy in this page: pasting works between tabs even where the system clipboard is closed. */
 let memoryClip: Clip | null = null;
@@ -168,14 +169,6 @@ export function useEditorActions() {
     workflows.exec({ kind: "batch", commands: targets.map((n) => ({ kind: "update-node", id: n.id, patch: { ui: { ...n.ui, collapsed: collapse } } }) as GraphCommand) }, collapse ? "Collapse" : "Expand");
   }
 
-  function autoLayout() {
-    const tab = editable();
-    if (!tab) return;
-    const ids = selected().nodes;
-    workflows.exec(layoutCommand(tab.doc, (id) => ui.canvas?.sizeOf(id), ids.length > 1 ? ids : []), "Auto-layout");
-    if (ids.length <= 1) setTimeout(() => ui.canvas?.fitView(), 50);
-  }
-
   async function createSkill() {
     const tab = editable();
     if (!tab) return;
@@ -256,7 +249,7 @@ export function useEditorActions() {
     addFrame,
     addComment,
     toggleCollapse,
-    autoLayout,
+    autoLayout: useAutoLayout(),
     createSkill,
     run,
     runFromSelected,

@@ -1,5 +1,5 @@
 import { InterfaceNodeConfigSchema, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, workflowInterface, type NodeSpec, type PortType, type Workflow } from "@weft/types";
-import type { GraphCommand } from "./commands.ts";
+import type { GraphCommand, Position } from "./commands.ts";
 import { IdAllocator } from "./ids.ts";
 import { createNode } from "./node-factory.ts";
 
@@ -22,13 +22,16 @@ export function interfacePortProblem(doc: Workflow, side: InterfaceSide, nodeId:
   return null;
 }
 
-/** Adds an interface port: a new `core:workflow-input` / `-output` node placed beside the graph. */
-export function addInterfacePortCommand(doc: Workflow, side: InterfaceSide, spec: NodeSpec): { command: GraphCommand; nodeId: string } {
+/**
+ * Adds an interface port: a new `core:workflow-input` / `-output` node placed left (inputs) or
+ * right (outputs) of the graph, or at `whereEmpty` in an empty workflow.
+ */
+export function addInterfacePortCommand(doc: Workflow, side: InterfaceSide, spec: NodeSpec, whereEmpty: Position = { x: 0, y: 0 }): { command: GraphCommand; nodeId: string } {
   const xs = doc.nodes.map((n) => n.position.x);
   const ys = doc.nodes.map((n) => n.position.y);
   const count = workflowInterface(doc)[side].length;
-  const x = side === "inputs" ? (xs.length ? Math.min(...xs) - 320 : 0) : xs.length ? Math.max(...xs) + 320 : 400;
-  const y = (ys.length ? Math.min(...ys) : 0) + count * 140;
+  const x = !xs.length ? whereEmpty.x + (side === "inputs" ? 0 : 320) : side === "inputs" ? Math.min(...xs) - 320 : Math.max(...xs) + 320;
+  const y = (ys.length ? Math.min(...ys) : whereEmpty.y) + count * 140;
   const node = createNode(doc, spec, { x, y }, IdAllocator.forWorkflow(doc));
   return { command: { kind: "add", elements: { nodes: [node], edges: [], annotations: [] } }, nodeId: node.id };
 }

@@ -1,18 +1,19 @@
 import { defineStore } from "pinia";
-import { markRaw, reactive, ref, shallowReactive, shallowRef } from "vue";
+import { markRaw, reactive, ref, shallowReactive, watch } from "vue";
 import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
 import { api, validationIssuesOf } from "../api/client.ts";
 import type { RunRecord } from "../api/schemas.ts";
+import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
-import { LiveSocket, type SocketStatus } from "../lib/live-socket.ts";
+import { sameGraph, workflowFromObservations } from "../lib/run-graph.ts";
 import { applyRunEvent, isRunActive, newRunView, runViewFromObservations, type RunView } from "../lib/run-state.ts";
 import { useUiStore } from "./ui.ts";
 import { useWorkflowsStore } from "./workflows.ts";
 
-const ACTIVE_RUNS_KEY = "weft.activeRuns";
+const SHOWN_RUNS_KEY = "weft.shownRuns";
 const INPUTS_KEY = (workflowId: string) => `weft.runInputs.${workflowId}`;
-const ActiveRunsSchema = z.record(z.string(), z.string());
+const ShownRunsSchema = z.record(z.string(), z.string());
 
 /** Runs: starting, cancelling, the live view of each run over the WebSocket, and run history per workflow. */
 export const useRunsStore = defineStore("runs", () => {
@@ -25,18 +26,11 @@ export const useRunsStore = defineStore("runs", () => {
   const shown = reactive<Record<string, string | null>>({});
   /** Run history by workflow id, newest first. */
   const lists = shallowReactive(new Map<string, RunRecord[]>());
-  /** The workflow as each run of this session ran it. */
+  /** The workflow as each loaded run ran it. */
   const snapshots = new Map<string, Workflow>();
-  const socketStatus = ref<SocketStatus>("closed");
   const starting = ref(false);
   const unsubscribers = new Map<string, () => void>();
-
-  const socket = new LiveSocket({
-    url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`,
-    fetchEvents: (runId, after) => api.runEvents(runId, after),
-    onStatus: (s) => (socketStatus.value = s),
-    onError: (error) => ui.apiError("Live updates", error),
-  });
+  const { socket, status: socketStatus } = useLiveSocket((error) => ui.apiError("Live updates", error));
 
   const viewOf = (runId: string | null | undefined) => (runId ? views.get(runId) : undefined);
   const shownRun = (tabId: string | null | undefined) => (tabId ? viewOf(shown[tabId]) : undefined);
@@ -45,7 +39,6 @@ export const useRunsStore = defineStore("runs", () => {
     if (unsubscribers.has(view.runId) || !isRunActive(view.status)) return;
     const stop = socket.subscribe(view.runId, view.lastSeq, (event) => onEvent(view, event));
     unsubscribers.set(view.runId, stop);
-    rememberActive();
   }
 
   function onEvent(view: RunView, event: RunEvent) {
@@ -53,19 +46,17 @@ export const useRunsStore = defineStore("runs", () => {
     if (isRunActive(view.status)) return;
     unsubscribers.get(view.runId)?.();
     unsubscribers.delete(view.runId);
-    rememberActive();
     void loadList(view.workflowId);
     if (view.status === "failed") ui.toast("error", `Run failed: ${view.error?.message ?? "see the failed node"}`, view.error?.code);
   }
 
-  function rememberActive() {
-    const active: Record<string, string> = {};
-    for (const [tabId, runId] of Object.entries(shown)) {
-      const view = viewOf(runId);
-      if (view && isRunActive(view.status)) active[tabId] = view.runId;
-    }
-    writeLocal(ACTIVE_RUNS_KEY, active);
+  /** Which run each tab shows survives a reload: a live one is followed again, a finished one shown again. */
+  function rememberShown() {
+    const remembered: Record<string, string> = {};
+    for (const [tabId, runId] of Object.entries(shown)) if (runId && !tabId.startsWith("run:")) remembered[tabId] = runId;
+    writeLocal(SHOWN_RUNS_KEY, remembered);
   }
+  watch(shown, rememberShown, { deep: true });
 
   const lastInputs = (workflowId: string): Record<string, unknown> => readLocal(INPUTS_KEY(workflowId), z.record(z.string(), z.unknown())) ?? {};
 
@@ -86,13 +77,33 @@ export const useRunsStore = defineStore("runs", () => {
     }
     tab.issues = [];
     if (options.inputs) writeLocal(INPUTS_KEY(doc.id), options.inputs);
-    const view = reactive(newRunView(result.value.runId, doc.id, doc.nodes.map((n) => n.id))) as RunView;
-    view.workflowRevision = tab.saved?.revision;
-    snapshots.set(view.runId, markRaw(doc));
-    views.set(view.runId, view);
-    shown[tabId] = view.runId;
+    follow(tabId, result.value.runId, doc.id, doc.nodes.map((n) => n.id), { snapshot: doc, revision: tab.saved?.revision });
+    return true;
+  }
+
+  /** Shows a run that was just started on a tab and follows it live. */
+  function follow(tabId: string, runId: string, workflowId: string, nodeIds: string[], known: { snapshot?: Workflow; revision?: number }) {
+    const view = reactive(newRunView(runId, workflowId, nodeIds)) as RunView;
+    view.workflowRevision = known.revision;
+    if (known.snapshot) snapshots.set(runId, markRaw(known.snapshot));
+    views.set(runId, view);
+    shown[tabId] = runId;
     listen(view);
-    void loadList(doc.id);
+    void loadList(workflowId);
+  }
+
+  /** Runs a past run again exactly (its own workflow version and inputs). */
+  async function rerunPast(tabId: string, runId: string): Promise<boolean> {
+    const past = views.get(runId);
+    const result = await api.rerun(runId);
+    if (!result.ok) {
+      ui.apiError("Could not run it again", result.error);
+      return false;
+    }
+    const tab = workflows.tab(tabId);
+    const nodeIds = past ? Object.keys(past.nodes) : (tab?.doc.nodes.map((n) => n.id) ?? []);
+    const snapshot = snapshots.get(runId);
+    follow(tabId, result.value.runId, past?.workflowId ?? tab?.doc.id ?? "", nodeIds, { snapshot, revision: past?.workflowRevision });
     return true;
   }
 
@@ -101,37 +112,70 @@ export const useRunsStore = defineStore("runs", () => {
     if (!result.ok) ui.apiError("Could not cancel the run", result.error);
   }
 
+  /** Loads a run (live or past) once, with the workflow it ran; a live one is replayed up to now. */
+  async function load(runId: string): Promise<RunView | null> {
+    const known = views.get(runId);
+    if (known) return known;
+    const result = await api.getRun(runId);
+    if (!result.ok) {
+      ui.apiError(`Could not load run ${runId}`, result.error);
+      return null;
+    }
+    const { run, observations, workflow } = result.value;
+    snapshots.set(run.id, markRaw(workflow ?? workflowFromObservations(run.workflowId, observations)));
+    let view: RunView;
+    if (isRunActive(run.status)) {
+      // Still going: replay its events so far, then follow it live from the last one.
+      view = reactive(newRunView(run.id, run.workflowId, workflow?.nodes.map((n) => n.id) ?? [], run.status)) as RunView;
+      view.workflowRevision = run.workflowRevision;
+      const events = await api.runEvents(run.id, -1);
+      if (events.ok) for (const e of events.value) applyRunEvent(view, e);
+      else ui.apiError(`Could not replay run ${runId}`, events.error);
+    } else {
+      view = reactive(runViewFromObservations({ ...run, startedAt: run.startedAt ?? run.createdAt }, observations)) as RunView;
+    }
+    views.set(runId, view);
+    return view;
+  }
+
   /** Loads any run (live or past) and shows it on a tab's canvas. */
   async function show(tabId: string, runId: string): Promise<RunView | null> {
-    let view = views.get(runId);
-    if (!view) {
-      const result = await api.getRun(runId);
-      if (!result.ok) {
-        ui.apiError(`Could not load run ${runId}`, result.error);
-        return null;
-      }
-      const { run, observations, workflow } = result.value;
-      if (workflow) snapshots.set(run.id, markRaw(workflow));
-      if (isRunActive(run.status)) {
-        // Still going: replay its events so far, then follow it live from the last one.
-        view = reactive(newRunView(run.id, run.workflowId, [], run.status)) as RunView;
-        view.workflowRevision = run.workflowRevision;
-        const events = await api.runEvents(run.id, -1);
-        if (events.ok) for (const e of events.value) applyRunEvent(view, e);
-        else ui.apiError(`Could not replay run ${runId}`, events.error);
-      } else {
-        view = reactive(runViewFromObservations({ ...run, startedAt: run.startedAt ?? run.createdAt }, observations)) as RunView;
-      }
-      views.set(runId, view);
-    }
+    const view = await load(runId);
+    if (!view) return null;
     shown[tabId] = runId;
     listen(view);
     return view;
   }
 
+  /**
+   * The tab to show a run on: its workflow's own tab when that still has the graph the run ran,
+   * else a read-only tab with the run's snapshot.
+   */
+  async function tabAsItRan(view: RunView, asRan: Workflow): Promise<string> {
+    const open = workflows.tab(view.workflowId);
+    if (open) return sameGraph(open.doc, asRan) ? open.id : workflows.openSnapshot(view.runId, asRan).id;
+    // Not open: look quietly (a one-node agent call has no stored workflow), open it only when it matches.
+    const stored = await api.getWorkflow(view.workflowId);
+    if (stored.ok && sameGraph(stored.value.workflow, asRan)) {
+      const opened = await workflows.open(view.workflowId);
+      if (opened) return opened.id;
+    }
+    return workflows.openSnapshot(view.runId, asRan).id;
+  }
+
+  /** Switches to the editor and shows any run (this session's or older) on the canvas as it ran, its nodes' observations in the inspector. */
+  async function inspectRun(runId: string): Promise<boolean> {
+    ui.view = "editor";
+    const view = await load(runId);
+    const asRan = snapshots.get(runId);
+    if (!view || !asRan) return false;
+    const tabId = await tabAsItRan(view, asRan);
+    workflows.setActive(tabId);
+    return (await show(tabId, runId)) !== null;
+  }
+
   function hide(tabId: string) {
     shown[tabId] = null;
-    rememberActive();
   }
 
   async function loadList(workflowId: string) {
@@ -140,13 +184,13 @@ export const useRunsStore = defineStore("runs", () => {
     else ui.apiError("Could not load the run history", result.error);
   }
 
-  /** After a page reload: follow again the runs that were live in each tab, from the first event. */
+  /** After a page reload: each tab shows its run again; a run still going is replayed and followed from its last event. */
   async function resume() {
-    const active = readLocal(ACTIVE_RUNS_KEY, ActiveRunsSchema) ?? {};
-    await Promise.all(Object.entries(active).map(([tabId, runId]) => (workflows.tab(tabId) ? show(tabId, runId) : null)));
+    const remembered = readLocal(SHOWN_RUNS_KEY, ShownRunsSchema) ?? {};
+    await Promise.all(Object.entries(remembered).map(([tabId, runId]) => (workflows.tab(tabId) ? show(tabId, runId) : null)));
   }
 
   const snapshotOf = (runId: string) => snapshots.get(runId);
 
-  return { views, shown, lists, socketStatus, starting, socket: shallowRef(socket), viewOf, shownRun, start, cancel, show, hide, loadList, resume, lastInputs, snapshotOf };
+  return { views, shown, lists, socketStatus, starting, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf };
 });

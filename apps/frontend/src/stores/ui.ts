@@ -69,6 +69,15 @@ export interface ContextMenuState {
 
 type SidebarTab = "nodes" | "workflows" | "history";
 
+/** The app's top-level views; the location hash (#/scenes, #/builder) keeps the choice across reloads. */
+export const AppView = z.enum(["editor", "scenes", "builder"]);
+export type AppView = z.infer<typeof AppView>;
+
+function viewFromHash(): AppView {
+  const parsed = AppView.safeParse(globalThis.location?.hash.replace(/^#\/?/, "").split("/")[0] || "editor");
+  return parsed.success ? parsed.data : "editor";
+}
+
 /** Theme, panels, dialogs, toasts and the selection of the active canvas. */
 export const useUiStore = defineStore("ui", () => {
   const theme = ref<Theme>(readLocal("weft.theme", z.enum(["light", "dark"])) ?? (globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
@@ -93,6 +102,13 @@ export const useUiStore = defineStore("ui", () => {
   const dismiss = (id: number) => (toasts.value = toasts.value.filter((t) => t.id !== id));
   /** Shows a backend failure in plain words, prefixed with what the user was doing. */
   const apiError = (doing: string, error: ApiError) => toast("error", `${doing}: ${describeApiError(error)}`, error.code);
+
+  const view = ref<AppView>(viewFromHash());
+  watch(view, (v) => {
+    const hash = v === "editor" ? "" : `#/${v}`;
+    if (globalThis.location && globalThis.location.hash.split("/").slice(0, 2).join("/") !== hash) history.replaceState(null, "", hash || globalThis.location.pathname);
+  });
+  globalThis.addEventListener?.("hashchange", () => (view.value = viewFromHash()));
 
   const sidebarTab = ref<SidebarTab>("nodes");
   const helpOpen = ref(false);
@@ -152,6 +168,7 @@ export const useUiStore = defineStore("ui", () => {
     toast,
     dismiss,
     apiError,
+    view,
     sidebarTab,
     helpOpen,
     runDialogOpen,

@@ -8,4 +8,4 @@ export { MistakeTracker, type MistakeLimits, type MistakeVerdict } from "./mista
 export { PermissionBroker, PendingPermissions } from "./permission-broker.ts";
 export { InMemoryAgentStateStore, type AgentStateStore } from "./agent-state-store.ts";
 export { AGENT_ERROR_CODES, type AgentError, type AgentErrorCode, type AgentResult } from "./errors.ts";
-export { sceneDeliberate, triggerMessage } from "./scene-bridge.ts";
+export { sceneDeliberate, triggerMessage, type SceneDeliberateOptions } from "./scene-bridge.ts";

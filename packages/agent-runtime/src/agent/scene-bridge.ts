@@ -1,6 +1,6 @@
 import type { AgentTrigger } from "@weft/types";
 import { safeJson } from "../action/json.ts";
-import type { Deliberate } from "../scene/index.ts";
+import type { Deliberate, RecordedLlm } from "../scene/index.ts";
 import type { AgentInstance } from "./agent-instance.ts";
 
 /** What an agent is told when a trigger wakes it: the user's text, or a short shell naming the event or timer. */
@@ -20,18 +20,29 @@ export function triggerMessage(trigger: AgentTrigger): string {
   }
 }
 
+export interface SceneDeliberateOptions {
+  /** Replaying a recorded session: tells the recorded LLM which trigger each deliberation is for. */
+  replay?: RecordedLlm;
+}
+
 /**
  * The scene's `deliberate` hook run by AgentInstances: each trigger becomes a message to the
- * instance's agent, whose loop then uses the scene's world, events and private state. A loop that
- * fails (not one that stops on an answer, a question or its limits) fails the deliberation, so the
- * scene log records why.
+ * instance's agent, whose loop then uses the scene's world, events and private state. Every step's
+ * model output goes into the scene log (for replay). A loop that fails (not one that stops on an
+ * answer, a question or its limits) fails the deliberation, so the scene log records why.
  */
-export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance | undefined): Deliberate {
+export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance | undefined, options: SceneDeliberateOptions = {}): Deliberate {
   return async (instanceId, trigger, context) => {
     const agent = agentFor(instanceId);
     if (!agent) throw new Error(`The scene has no agent instance "${instanceId}" to wake.`);
+    options.replay?.begin(instanceId, trigger);
     const sent = await agent.sendMessage(triggerMessage(trigger), { signal: context.signal, services: context.services });
     if (!sent.ok) throw new Error(`${sent.error.code}: ${sent.error.message}`);
+    // Only answered steps: a step whose LLM call failed has no output a replay could serve.
+    for (const step of sent.value.steps) {
+      if (step.deliberation.status !== "completed") continue;
+      context.recordLlmOutput(step.step, { text: step.output.text, ...(step.output.reasoning ? { reasoning: step.output.reasoning } : {}), ...(step.output.toolCalls.length > 0 ? { toolCalls: step.output.toolCalls } : {}) });
+    }
     if (sent.value.status === "failed") throw new Error(sent.value.error ? `${sent.value.error.code}: ${sent.value.error.message}` : (sent.value.reason ?? "the agent's loop failed"));
   };
 }

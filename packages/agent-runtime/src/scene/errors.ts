@@ -11,6 +11,7 @@ export const SCENE_ERROR_CODES = [
   "SCENE_STOPPED",
   "INVALID_TRANSITION",
   "INVALID_STATE",
+  "REPLAY_DIVERGED",
 ] as const;
 export type SceneErrorCode = (typeof SCENE_ERROR_CODES)[number];
 

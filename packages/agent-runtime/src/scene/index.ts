@@ -18,5 +18,9 @@ export {
   type ScenePeerProfile,
   type Deliberate,
   type DeliberationContext,
+  type RecordedLlmOutput,
   type SceneStatusInfo,
 } from "./runtime/scene-runtime.ts";
+export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
+export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";
+export { RecordedEffectOrder, type EffectGate, type SceneEffectKind } from "./replay/effect-order.ts";

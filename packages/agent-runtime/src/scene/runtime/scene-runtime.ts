@@ -14,10 +14,12 @@ import {
   type SceneRuntimeState,
   type SceneStatus,
   type SceneStatusReason,
+  type ToolCall,
 } from "@weft/types";
 import { SceneError } from "../errors.ts";
 import { EventBus, type BusEvent } from "../events/event-bus.ts";
 import { SceneLog } from "../log/scene-log.ts";
+import type { EffectGate } from "../replay/effect-order.ts";
 import { ScenePersister } from "../persistence/scene-persister.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 import type { JsonStateChange } from "../state/json-state.ts";
@@ -42,6 +44,15 @@ export interface DeliberationContext {
   signal: AbortSignal;
   /** World, events and private state bound to this agent; the AgentInstance adds the LLM and tool host. */
   services: NodeServices;
+  /** Records one step's model output in the scene log (under this trigger), so a replay can serve it. */
+  recordLlmOutput(step: number, output: RecordedLlmOutput): void;
+}
+
+/** A model output as the scene log keeps it. */
+export interface RecordedLlmOutput {
+  text: string;
+  reasoning?: string;
+  toolCalls?: ToolCall[];
 }
 
 /** One deliberation of one agent for one trigger (the AgentInstance's loop plugs in here). */
@@ -64,6 +75,8 @@ export interface SceneRuntimeOptions {
   logger?: Logger;
   clock?: () => number;
   worldHistoryLimit?: number;
+  /** Holds agents' world writes and publishes until their turn (a replay following the recorded order). */
+  effectGate?: EffectGate;
 }
 
 export interface SceneStatusInfo {
@@ -187,12 +200,19 @@ export class SceneRuntime {
     return this.deliver(targets, { kind: "user", text, to });
   }
 
+  /** One agent's mailbox: the trigger it deliberates on (null when free) and the triggers waiting, oldest first. */
+  queueOf(instanceId: string): { inFlight: AgentTrigger | null; waiting: AgentTrigger[] } {
+    this.requireInstance(instanceId);
+    const mailbox = this.mailboxes.get(instanceId) as AgentMailbox;
+    return { inFlight: mailbox.inFlight, waiting: mailbox.waiting() };
+  }
+
   /** World, events and private state as one agent's nodes see them. */
   servicesFor(instanceId: string): NodeServices {
     this.requireInstance(instanceId);
     let services = this.services.get(instanceId);
     if (!services) {
-      services = agentServices(instanceId, this.world, this.bus, this.privateState(instanceId), () => this.current.status === "stopped");
+      services = agentServices(instanceId, this.world, this.bus, this.privateState(instanceId), () => this.current.status === "stopped", this.options.effectGate);
       this.services.set(instanceId, services);
     }
     return services;
@@ -220,9 +240,9 @@ export class SceneRuntime {
   }
 
   /** Records a model output of a deliberation step in the session log, for replay. */
-  recordLlmOutput(instanceId: string, triggerId: string, step: number, text: string, reasoning?: string): void {
+  recordLlmOutput(instanceId: string, triggerId: string, step: number, text: string, reasoning?: string, toolCalls?: ToolCall[]): void {
     this.requireInstance(instanceId);
-    this.log.append({ kind: "llm.output", instanceId, triggerId, step, text, ...(reasoning !== undefined ? { reasoning } : {}) });
+    this.log.append({ kind: "llm.output", instanceId, triggerId, step, text, ...(reasoning !== undefined ? { reasoning } : {}), ...(toolCalls && toolCalls.length > 0 ? { toolCalls } : {}) });
   }
 
   /** Resolves once no agent deliberates and none has a trigger it could start now. */
@@ -274,7 +294,13 @@ export class SceneRuntime {
     const onChange = (c: JsonStateChange) => this.log.append({ kind: "private.changed", instanceId: id, op: c.op, path: c.path, ...(c.after !== undefined ? { after: c.after } : {}) });
     this.privates.set(id, definitionPart(`initialPrivateState of "${id}"`, () => new PrivateState(id, initial, onChange)));
     const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
-    const run = (trigger: AgentTrigger, signal: AbortSignal) => this.options.deliberate(id, trigger, { sceneId: this.scene.id, signal, services: this.servicesFor(id) });
+    const run = (trigger: AgentTrigger, signal: AbortSignal) =>
+      this.options.deliberate(id, trigger, {
+        sceneId: this.scene.id,
+        signal,
+        services: this.servicesFor(id),
+        recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
+      });
     const mailbox = new AgentMailbox(id, config, run, {
       admit: (trigger) => this.admit(id, trigger),
       onQueued: (trigger) => this.log.append({ kind: "trigger.queued", instanceId: id, trigger }),

@@ -1,0 +1,108 @@
+import { AgentInstance, ExecutionEngine, InMemoryConversationStore, type PermissionBroker, type RecordedLlm } from "@weft/agent-runtime";
+import type { AgentProfile, ConversationStore, LlmService, Logger, NodeCatalog, RunEventSink, Scene, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import { ApiError } from "../api/errors.ts";
+import type { EventJournal } from "../events/event-journal.ts";
+import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { SceneSession } from "./sqlite-scene-state-store.ts";
+
+export interface SceneAgentDeps {
+  storage: Storage;
+  journal: EventJournal;
+  catalog: NodeCatalog;
+  workflows: WorkflowSource;
+  engineFor(key: string): ExecutionEngine;
+  llm: LlmService;
+  toolHost?: ToolHostService;
+  permissionBroker: PermissionBroker;
+  log: Logger;
+}
+
+/** The profile of every agent instance of the scene; a missing one is a 400 naming the instance. */
+export async function loadSceneProfiles(storage: Storage, scene: Scene): Promise<Map<string, AgentProfile>> {
+  const profiles = new Map<string, AgentProfile>();
+  const missing: { path: (string | number)[]; message: string }[] = [];
+  for (const [i, agent] of scene.agents.entries()) {
+    const profile = (await storage.agents.get(agent.profileId))?.document;
+    if (profile) profiles.set(agent.instanceId, profile);
+    else missing.push({ path: ["agents", i, "profileId"], message: `no agent profile has the id "${agent.profileId}" (GET /api/agents lists them)` });
+  }
+  if (missing.length > 0) {
+    throw new ApiError("VALIDATION_FAILED", `Scene "${scene.id}" cannot run: ${missing.map((m) => m.message).join("; ")}. Create the profiles or change the scene.`, { issues: missing });
+  }
+  return profiles;
+}
+
+async function create(options: Parameters<typeof AgentInstance.create>[0], sceneId: string): Promise<AgentInstance> {
+  const created = await AgentInstance.create(options);
+  if (!created.ok) {
+    const { code, message, hint } = created.error;
+    throw new ApiError("VALIDATION_FAILED", `Agent "${options.instanceId}" of scene "${sceneId}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+  }
+  return created.value;
+}
+
+/**
+ * The live agents of a scene session: each instance continues its session conversation, records
+ * its deliberation and action runs like any other run, and sends its `agent.*` events to `onEvent`
+ * (the scene's stream).
+ */
+export async function createSceneAgents(deps: SceneAgentDeps, scene: Scene, profiles: Map<string, AgentProfile>, session: SceneSession, onEvent: RunEventSink): Promise<Map<string, AgentInstance>> {
+  const snapshots = new Map<string, Workflow>();
+  for (const profile of profiles.values()) {
+    for (const id of [profile.deliberationWorkflowId, ...profile.skills]) {
+      const stored = await deps.storage.workflows.get(id);
+      if (stored) snapshots.set(id, stored.document);
+    }
+  }
+  const recorder = new ExternalRunRecorder(deps.journal, (workflowId) => snapshots.get(workflowId));
+  const agents = new Map<string, AgentInstance>();
+  try {
+    for (const agent of scene.agents) {
+      const profile = profiles.get(agent.instanceId) as AgentProfile;
+      const conversationId = session.conversations[agent.instanceId] as string;
+      agents.set(
+        agent.instanceId,
+        await create(
+          {
+            profile,
+            engine: deps.engineFor(`agent:${profile.id}`),
+            catalog: deps.catalog,
+            workflows: deps.workflows,
+            conversations: deps.storage.conversations,
+            conversationId,
+            instanceId: agent.instanceId,
+            llm: deps.llm,
+            ...(deps.toolHost ? { toolHost: deps.toolHost } : {}),
+            permissionBroker: deps.permissionBroker,
+            stateStore: deps.storage.agentSessions,
+            onEvent,
+            onRunEvent: recorder.onEvent,
+            logger: deps.log,
+          },
+          scene.id,
+        ),
+      );
+    }
+  } catch (error) {
+    for (const made of agents.values()) made.dispose();
+    throw error;
+  }
+  return agents;
+}
+
+/**
+ * The agents of a replay: their model outputs come from the record, their conversations live in
+ * memory (the stored session is not touched) and they get no tool host, so file and shell tools
+ * are not run a second time.
+ */
+export async function createReplayAgents(deps: SceneAgentDeps, scene: Scene, profiles: Map<string, AgentProfile>, recorded: RecordedLlm): Promise<Map<string, AgentInstance>> {
+  const conversations: ConversationStore = new InMemoryConversationStore();
+  const engine = new ExecutionEngine({ catalog: deps.catalog, workflows: deps.workflows });
+  const agents = new Map<string, AgentInstance>();
+  for (const agent of scene.agents) {
+    const profile = profiles.get(agent.instanceId) as AgentProfile;
+    agents.set(agent.instanceId, await create({ profile, engine, catalog: deps.catalog, workflows: deps.workflows, conversations, instanceId: agent.instanceId, llm: recorded.serviceFor(agent.instanceId) }, scene.id));
+  }
+  return agents;
+}

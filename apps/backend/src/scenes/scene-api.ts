@@ -1,0 +1,49 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { PermissionAnswerSchema } from "@weft/types";
+import { parseWith, readBody } from "../api/body.ts";
+import { jsonResponse } from "../api/errors.ts";
+import type { SceneService } from "./scene-service.ts";
+
+const MessageBody = z.object({
+  /** An agent instance id, or "all". */
+  to: z.string().min(1).default("all"),
+  text: z.string().trim().min(1, "a message needs some text"),
+});
+const AnswerBody = z.object({ text: z.string().trim().min(1, "an answer needs some text") });
+const TimelineQuery = z.object({
+  fromSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+});
+
+/**
+ * Running scenes (the CRUD of their definitions is in api/scenes.ts): start, pause, resume, stop,
+ * messages, answers to agents' questions and permission requests, live state, timeline, replay.
+ * Live events: subscribe to the scene id on `/ws`.
+ */
+export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number) {
+  return new Elysia()
+    .post("/api/scenes/:id/start", async ({ params }) => jsonResponse(await scenes.start(params.id)))
+    .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
+    .post("/api/scenes/:id/resume", async ({ params }) => jsonResponse(await scenes.resume(params.id)))
+    .post("/api/scenes/:id/stop", async ({ params }) => jsonResponse(await scenes.stop(params.id)))
+    .post("/api/scenes/:id/messages", async ({ params, request }) => {
+      const body = await readBody(request, MessageBody, maxBodyBytes);
+      return jsonResponse(await scenes.sendMessage(params.id, body.to, body.text), 202);
+    })
+    .post("/api/scenes/:id/agents/:instanceId/answer", async ({ params, request }) => {
+      const body = await readBody(request, AnswerBody, maxBodyBytes);
+      return jsonResponse(await scenes.answerQuestion(params.id, params.instanceId, body.text), 202);
+    })
+    .post("/api/scenes/:id/agents/:instanceId/permissions/:requestId", async ({ params, request }) => {
+      const body = await readBody(request, PermissionAnswerSchema, maxBodyBytes);
+      await scenes.answerPermission(params.id, params.instanceId, params.requestId, body);
+      return jsonResponse({ ok: true });
+    })
+    .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
+    .get("/api/scenes/:id/timeline", async ({ params, query }) => {
+      const { fromSeq, limit } = parseWith(TimelineQuery, query, "query");
+      return jsonResponse(await scenes.timeline(params.id, fromSeq, limit));
+    })
+    .post("/api/scenes/:id/replay", async ({ params }) => jsonResponse(await scenes.replay(params.id)));
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, type AgentInstance } from "@weft/agent-runtime";
+import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayResult, SceneStateView, SceneTimeline } from "@weft/types";
+import { ApiError, notFound } from "../api/errors.ts";
+import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
+import { sceneCall } from "./scene-api-error.ts";
+import { liveStateView, savedStateView, stepViews } from "./scene-views.ts";
+import type { SceneSession, SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+
+export interface SceneServiceDeps extends SceneAgentDeps {
+  store: SqliteSceneStateStore;
+}
+
+interface LiveScene {
+  scene: Scene;
+  runtime: SceneRuntime;
+  agents: Map<string, AgentInstance>;
+  profiles: Map<string, AgentProfile>;
+  session: SceneSession;
+  /** Set once unloaded (shutdown, a new session): its late events are not the session's any more. */
+  closed: boolean;
+}
+
+/**
+ * Runs scenes for the API: one SceneRuntime per started scene, its agents' AgentInstances plugged
+ * in through the scene bridge. Scene and agent events go through the journal on the scene's stream
+ * (stored before they are sent); the state and session log are saved in SQLite after every change,
+ * so a scene that was running or paused when the server stopped continues on the next start.
+ */
+export class SceneService {
+  private readonly live = new Map<string, LiveScene>();
+  private readonly busy = new Set<string>();
+  private stopping = false;
+
+  constructor(private readonly deps: SceneServiceDeps) {}
+
+  /** Loads the scenes saved as running or paused; a running one goes on at once. Returns their ids. */
+  async recover(): Promise<string[]> {
+    const recovered: string[] = [];
+    for (const { sceneId, status } of await this.deps.store.savedStatuses()) {
+      if (status !== "running" && status !== "paused") continue;
+      try {
+        await this.open(sceneId, "restore");
+        recovered.push(sceneId);
+      } catch (error) {
+        this.deps.log.error("scene not resumed", { sceneId, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return recovered;
+  }
+
+  /** Starts a new session of the scene from its definition (the previous session's state and log are replaced). */
+  async start(sceneId: string): Promise<SceneStateView> {
+    return this.exclusive(sceneId, async () => {
+      const current = this.live.get(sceneId);
+      const status = current?.runtime.status().status;
+      if (current && status !== "stopped") {
+        throw new ApiError("CONFLICT", `Scene "${sceneId}" is already ${status}; stop it first (POST /api/scenes/${sceneId}/stop) to start a new session.`, { status });
+      }
+      if (current) this.unload(sceneId);
+      const live = await this.open(sceneId, "new");
+      await sceneCall(() => live.runtime.start());
+      await live.runtime.persist();
+      return this.state(sceneId);
+    });
+  }
+
+  async pause(sceneId: string): Promise<SceneStateView> {
+    const live = this.require(sceneId);
+    await sceneCall(() => live.runtime.pause());
+    await live.runtime.persist();
+    return this.state(sceneId);
+  }
+
+  async resume(sceneId: string): Promise<SceneStateView> {
+    const live = this.require(sceneId);
+    await sceneCall(() => live.runtime.resume());
+    await live.runtime.persist();
+    return this.state(sceneId);
+  }
+
+  /** Stops for good: running deliberations are aborted; the state stays viewable and replayable. */
+  async stop(sceneId: string): Promise<SceneStateView> {
+    const live = this.require(sceneId);
+    await live.runtime.stop();
+    for (const agent of live.agents.values()) agent.dispose();
+    await this.deps.journal.flush();
+    return this.state(sceneId);
+  }
+
+  /** A user message to one agent instance or to `all`; it waits in the mailboxes like any trigger. */
+  async sendMessage(sceneId: string, to: string, text: string): Promise<{ triggers: AgentTrigger[] }> {
+    const live = this.require(sceneId);
+    const triggers = await sceneCall(() => live.runtime.sendMessage(to, text));
+    return { triggers };
+  }
+
+  /** Answers the question an agent asked the user (ask_user); the answer reaches its loop as the user's reply. */
+  async answerQuestion(sceneId: string, instanceId: string, text: string): Promise<{ triggers: AgentTrigger[] }> {
+    const live = this.require(sceneId);
+    const agent = this.agent(live, instanceId);
+    if (agent.pendingQuestion === undefined) {
+      throw new ApiError("CONFLICT", `Agent "${instanceId}" of scene "${sceneId}" asked nothing; send it a message instead (POST /api/scenes/${sceneId}/messages).`, { instanceId });
+    }
+    return this.sendMessage(sceneId, instanceId, text);
+  }
+
+  async answerPermission(sceneId: string, instanceId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+    const agent = this.agent(this.require(sceneId), instanceId);
+    const result = agent.answerPermission(requestId, answer);
+    if (!result.ok) throw notFound("permission request", requestId, result.error.hint ?? "");
+  }
+
+  async state(sceneId: string): Promise<SceneStateView> {
+    const streamSeq = await this.deps.storage.events.lastSeq(sceneId);
+    const live = this.live.get(sceneId);
+    if (live) return liveStateView(live.runtime, live.agents, live.scene, live.session, streamSeq);
+    const scene = await this.definition(sceneId);
+    const [saved, session] = await Promise.all([this.deps.store.loadState(sceneId), this.deps.store.loadSession(sceneId)]);
+    return savedStateView(scene, saved, session, streamSeq);
+  }
+
+  /** The session log from `fromSeq` (at most `limit` entries) and every agent's step traces. */
+  async timeline(sceneId: string, fromSeq: number, limit: number): Promise<SceneTimeline> {
+    await this.definition(sceneId);
+    const entries = (await this.deps.store.readLog(sceneId, fromSeq)).slice(0, limit);
+    const session = this.live.get(sceneId)?.session ?? (await this.deps.store.loadSession(sceneId));
+    const steps = session ? await stepViews(this.deps.storage, session) : [];
+    return { entries, nextSeq: entries.length > 0 ? (entries.at(-1)?.seq ?? 0) + 1 : fromSeq, steps };
+  }
+
+  /**
+   * Replays the stored session log in a separate runtime, with model outputs from the record, and
+   * compares the states it reaches with the recorded ones. The live scene is not touched.
+   */
+  async replay(sceneId: string): Promise<SceneReplayResult> {
+    const scene = await this.definition(sceneId);
+    const log = await this.deps.store.readLog(sceneId);
+    if (!log.some((e) => e.kind === "trigger.queued" && e.trigger.kind === "user")) {
+      throw new ApiError("CONFLICT", `Scene "${sceneId}" has no recorded session with a user message to replay; start it and send a message first.`);
+    }
+    const live = this.live.get(sceneId);
+    const recordedState = live ? live.runtime.serialize() : await this.deps.store.loadState(sceneId);
+    const profiles = await loadSceneProfiles(this.deps.storage, scene);
+    const recorded = new RecordedLlm(log);
+    const effects = new RecordedEffectOrder(log);
+    const agents = await createReplayAgents(this.deps, scene, profiles, recorded);
+    try {
+      const runtime = new SceneRuntime({
+        scene: { ...scene, triggers: scene.triggers.filter((t) => t.kind !== "timer") },
+        profileOf: (id) => profileView(profiles.get(id)),
+        deliberate: sceneDeliberate((id) => agents.get(id), { replay: recorded }),
+        effectGate: effects,
+        logger: this.deps.log,
+      });
+      const report = await replayScene(runtime, log, recorded, effects);
+      const recordedView = { world: recordedState?.world.document ?? {}, privateStates: recordedState?.privateStates ?? {} };
+      const matches = isDeepStrictEqual(report.world, recordedView.world) && isDeepStrictEqual(report.privateStates, recordedView.privateStates);
+      return { ...report, matches, recorded: recordedView };
+    } finally {
+      for (const agent of agents.values()) agent.dispose();
+    }
+  }
+
+  /**
+   * Saves every loaded scene as it is, then stops them without saving again: a scene running now
+   * continues on the next start, its interrupted deliberations delivered again.
+   */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    for (const live of this.live.values()) await live.runtime.persist().catch((error: unknown) => this.deps.log.error("scene not saved on shutdown", { sceneId: live.scene.id, error: String(error) }));
+    this.deps.store.freeze();
+    for (const sceneId of [...this.live.keys()]) {
+      const live = this.live.get(sceneId) as LiveScene;
+      this.unload(sceneId);
+      await live.runtime.stop();
+    }
+  }
+
+  private async open(sceneId: string, mode: "new" | "restore"): Promise<LiveScene> {
+    const { store, journal } = this.deps;
+    const scene = await this.definition(sceneId);
+    const profiles = await loadSceneProfiles(this.deps.storage, scene);
+    const saved = mode === "restore" ? await store.loadSession(sceneId) : undefined;
+    const session: SceneSession = saved ?? { sessionId: randomUUID(), startedAt: Date.now(), conversations: {} };
+    for (const agent of scene.agents) session.conversations[agent.instanceId] ??= randomUUID();
+    if (mode === "new") await store.clear(sceneId);
+    await store.saveSession(sceneId, session);
+    await journal.open(sceneId);
+    let live: LiveScene | undefined;
+    const onEvent = (event: RunEvent) => {
+      if (!live?.closed) journal.append(sceneId, event);
+    };
+    const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent);
+    try {
+      const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store, logger: this.deps.log });
+      live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
+      if (mode === "restore") await sceneCall(() => runtime.restoreFromStore());
+    } catch (error) {
+      for (const agent of agents.values()) agent.dispose();
+      throw error;
+    }
+    this.live.set(sceneId, live);
+    return live;
+  }
+
+  private unload(sceneId: string): void {
+    const live = this.live.get(sceneId);
+    if (!live) return;
+    live.closed = true;
+    this.live.delete(sceneId);
+    for (const agent of live.agents.values()) agent.dispose();
+  }
+
+  private async exclusive<T>(sceneId: string, work: () => Promise<T>): Promise<T> {
+    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; start the scene again once it is back.");
+    if (this.busy.has(sceneId)) throw new ApiError("CONFLICT", `Scene "${sceneId}" is being started; wait for that request to finish.`);
+    this.busy.add(sceneId);
+    try {
+      return await work();
+    } finally {
+      this.busy.delete(sceneId);
+    }
+  }
+
+  private require(sceneId: string): LiveScene {
+    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; try again once it is back.");
+    const live = this.live.get(sceneId);
+    if (!live) throw new ApiError("CONFLICT", `Scene "${sceneId}" is not running; start it with POST /api/scenes/${sceneId}/start.`, { sceneId });
+    return live;
+  }
+
+  private agent(live: LiveScene, instanceId: string): AgentInstance {
+    const agent = live.agents.get(instanceId);
+    if (!agent) throw notFound("agent instance", instanceId, `Scene "${live.scene.id}" has: ${[...live.agents.keys()].join(", ")}.`);
+    return agent;
+  }
+
+  private async definition(sceneId: string): Promise<Scene> {
+    const scene = (await this.deps.storage.scenes.get(sceneId))?.document;
+    if (!scene) throw notFound("scene", sceneId, "GET /api/scenes lists them.");
+    return scene;
+  }
+}
+
+function profileView(profile: AgentProfile | undefined): { subscribedEvents: string[]; initialPrivateState: Record<string, unknown> } | undefined {
+  return profile ? { subscribedEvents: profile.subscribedEvents, initialPrivateState: profile.initialPrivateState } : undefined;
+}

@@ -1,0 +1,53 @@
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../testing/test-server.ts";
+import { TestWsClient } from "../testing/ws-client.ts";
+
+const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ examplesDir: EXAMPLES });
+});
+afterAll(() => t.stop());
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+const lastStored = async (streamId: string) => {
+  const events = (await t.call("GET", `/api/streams/${streamId}/events?limit=10000`)).body.events as { seq: number }[];
+  return events.at(-1)?.seq ?? -1;
+};
+
+describe("the scene state's stream position", () => {
+  it("is -1 before the scene ever ran, then the last stored event, so a subscriber resumes exactly after the snapshot", async () => {
+    expect((await t.call("GET", "/api/scenes/notice-board/state")).body).toMatchObject({ live: false, streamSeq: -1 });
+
+    const started = (await t.call("POST", "/api/scenes/notice-board/start")).body;
+    expect(started.streamSeq).toBeGreaterThanOrEqual(-1);
+    await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Seq test"' });
+    const settled = await until("Herald to answer and the stream to be stored", async () => {
+      const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
+      const done = s.agents.every((a: any) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && s.world.board.note === "Seq test";
+      return done && s.streamSeq === (await lastStored("notice-board")) && s.streamSeq > started.streamSeq ? s : undefined;
+    });
+
+    // Subscribing after the snapshot's position gives only what happens next, starting right after it.
+    const ws = await TestWsClient.connect(t.url);
+    ws.subscribe("notice-board", settled.streamSeq);
+    await t.call("POST", "/api/scenes/notice-board/pause");
+    const next = await ws.waitFor((c) => (c.events("notice-board").some((e) => e.type === "scene.status" && e.status === "paused") ? c.events("notice-board") : undefined));
+    expect(next[0].seq).toBe(settled.streamSeq + 1);
+    ws.close();
+
+    const stopped = (await t.call("POST", "/api/scenes/notice-board/stop")).body;
+    expect(stopped.streamSeq).toBeGreaterThan(settled.streamSeq);
+  });
+});

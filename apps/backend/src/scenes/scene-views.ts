@@ -1,0 +1,88 @@
+import type { AgentInstance, SceneRuntime } from "@weft/agent-runtime";
+import type { AgentStatus, Scene, SceneAgentStatus, SceneAgentView, SceneRuntimeState, SceneStateView, SceneStepView } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import type { SceneSession } from "./sqlite-scene-state-store.ts";
+
+const RECENT_CHANGES = 100;
+
+/** How the scene view names an agent's state: its loop's status, or busy with a trigger. */
+function agentStatus(status: AgentStatus, deliberating: boolean): SceneAgentStatus {
+  if (status === "waiting_permission") return "waiting_permission";
+  if (deliberating) return "deliberating";
+  return status === "waiting_user" ? "waiting_user" : "idle";
+}
+
+/** `streamSeq` must be read before the state is: events after it are then never missed by a subscriber. */
+export function liveStateView(runtime: SceneRuntime, agents: Map<string, AgentInstance>, scene: Scene, session: SceneSession, streamSeq: number): SceneStateView {
+  const info = runtime.status();
+  const views: SceneAgentView[] = scene.agents.map((a) => {
+    const agent = agents.get(a.instanceId);
+    const { inFlight, waiting } = runtime.queueOf(a.instanceId);
+    const question = agent?.pendingQuestion;
+    const conversationId = session.conversations[a.instanceId];
+    return {
+      instanceId: a.instanceId,
+      profileId: a.profileId,
+      status: agentStatus(agent?.status ?? "idle", inFlight !== null),
+      ...(conversationId ? { conversationId } : {}),
+      ...(question !== undefined ? { pendingQuestion: question } : {}),
+      pendingPermissions: agent?.pendingPermissions() ?? [],
+      inFlight,
+      queue: waiting,
+      privateState: runtime.privateState(a.instanceId).snapshot(),
+    };
+  });
+  return {
+    sceneId: scene.id,
+    sessionId: session.sessionId,
+    status: info.status,
+    ...(info.reason ? { reason: info.reason } : {}),
+    live: true,
+    budget: info.budget,
+    agents: views,
+    world: runtime.world.snapshot(),
+    worldChanges: runtime.world.history().slice(-RECENT_CHANGES),
+    streamSeq,
+  };
+}
+
+/** A scene not loaded in this server: its last saved state, or its definition when it never ran. */
+export function savedStateView(scene: Scene, saved: SceneRuntimeState | undefined, session: SceneSession | undefined, streamSeq: number): SceneStateView {
+  return {
+    sceneId: scene.id,
+    ...(session ? { sessionId: session.sessionId } : {}),
+    status: saved?.status ?? "idle",
+    ...(saved?.reason ? { reason: saved.reason } : {}),
+    live: false,
+    budget: saved?.budget ?? { limit: scene.stepBudget, used: 0 },
+    agents: scene.agents.map((a) => {
+      const mailbox = saved?.mailboxes[a.instanceId];
+      const conversationId = session?.conversations[a.instanceId];
+      return {
+        instanceId: a.instanceId,
+        profileId: a.profileId,
+        status: "idle" as const,
+        ...(conversationId ? { conversationId } : {}),
+        pendingPermissions: [],
+        inFlight: mailbox?.inFlight ?? null,
+        queue: mailbox?.queue ?? [],
+        privateState: saved?.privateStates[a.instanceId] ?? {},
+      };
+    }),
+    world: saved?.world.document ?? (scene.initialWorldState as SceneStateView["world"]),
+    worldChanges: (saved?.world.history ?? []).slice(-RECENT_CHANGES),
+    streamSeq,
+  };
+}
+
+/** Every recorded step of the session's agents, from their conversation logs, oldest first per agent. */
+export async function stepViews(storage: Storage, session: SceneSession): Promise<SceneStepView[]> {
+  const out: SceneStepView[] = [];
+  for (const [instanceId, conversationId] of Object.entries(session.conversations)) {
+    if (!(await storage.conversations.get(conversationId))) continue;
+    for (const message of await storage.conversations.messages(conversationId)) {
+      if (message.role === "assistant" && message.agentStep) out.push({ instanceId, conversationId, trace: message.agentStep });
+    }
+  }
+  return out.sort((a, b) => a.trace.startedAt - b.trace.startedAt);
+}

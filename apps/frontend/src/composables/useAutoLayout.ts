@@ -1,0 +1,21 @@
+import { splitFlowIds } from "../lib/flow-elements.ts";
+import { layoutCommand } from "../lib/layout.ts";
+import { useUiStore } from "../stores/ui.ts";
+import { useWorkflowsStore } from "../stores/workflows.ts";
+
+/**
+ * Auto-layout (dagre, left to right) of the selected nodes, or of the whole graph when at most one
+ * node is selected, with the sizes the canvas measured; one undo step.
+ */
+export function useAutoLayout() {
+  const ui = useUiStore();
+  const workflows = useWorkflowsStore();
+  return function autoLayout() {
+    const tab = workflows.active;
+    if (!tab || tab.readonly) return;
+    const ids = splitFlowIds(ui.selection).nodes;
+    const whole = ids.length <= 1;
+    workflows.exec(layoutCommand(tab.doc, (id) => ui.canvas?.sizeOf(id), whole ? [] : ids), "Auto-layout");
+    if (whole) setTimeout(() => ui.canvas?.fitView(), 50);
+  };
+}

@@ -1,0 +1,108 @@
+import type { AgentTrigger, LlmChatRequest, LlmChatResult, LlmService, LlmStreamChunk, SceneLogEntry } from "@weft/types";
+import { SceneError } from "../errors.ts";
+
+type LlmOutputEntry = Extract<SceneLogEntry, { kind: "llm.output" }>;
+
+/** What identifies a trigger across a session and its replay (trigger ids may be numbered differently). */
+export function triggerSignature(trigger: AgentTrigger): string {
+  switch (trigger.kind) {
+    case "user":
+      return `user to ${trigger.to}: ${JSON.stringify(trigger.text)}`;
+    case "event":
+      return `event ${trigger.topic} from ${trigger.source}: ${JSON.stringify(trigger.payload)}`;
+    case "timer":
+      return `timer ${trigger.timerId} tick ${trigger.tick}`;
+    default: {
+      const never: never = trigger;
+      return never;
+    }
+  }
+}
+
+/**
+ * The model outputs of a recorded scene session, served back in order per agent instance instead
+ * of asking a provider. Each agent deliberates one trigger at a time, so its own sequence of
+ * outputs is fixed by the triggers it got; a request the record cannot answer, or one for another
+ * trigger than the recorded output was for, is a divergence: it fails loudly (REPLAY_DIVERGED)
+ * and is kept in `divergences`.
+ */
+export class RecordedLlm {
+  private readonly outputs = new Map<string, LlmOutputEntry[]>();
+  private readonly served = new Map<string, number>();
+  private readonly signatures = new Map<string, string>();
+  private readonly current = new Map<string, AgentTrigger>();
+  readonly divergences: string[] = [];
+
+  constructor(log: readonly SceneLogEntry[]) {
+    for (const entry of log) {
+      if (entry.kind === "llm.output") {
+        const list = this.outputs.get(entry.instanceId) ?? [];
+        list.push(entry);
+        this.outputs.set(entry.instanceId, list);
+      } else if (entry.kind === "trigger.queued" || entry.kind === "trigger.coalesced") {
+        this.signatures.set(`${entry.instanceId}/${entry.trigger.id}`, triggerSignature(entry.trigger));
+      }
+    }
+  }
+
+  /** Tells which trigger the agent's next requests belong to (the scene bridge calls this per deliberation). */
+  begin(instanceId: string, trigger: AgentTrigger): void {
+    this.current.set(instanceId, trigger);
+  }
+
+  /** The LLM service of one agent instance. */
+  serviceFor(instanceId: string): LlmService {
+    return { chat: (request, options) => this.next(instanceId, request, options?.onChunk) };
+  }
+
+  /** Recorded outputs no request asked for, per instance (a replay that stopped short diverged too). */
+  unused(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [id, list] of this.outputs) {
+      const left = list.length - (this.served.get(id) ?? 0);
+      if (left > 0) out[id] = left;
+    }
+    return out;
+  }
+
+  private async next(instanceId: string, request: LlmChatRequest, onChunk?: (chunk: LlmStreamChunk) => void): Promise<LlmChatResult> {
+    const index = this.served.get(instanceId) ?? 0;
+    const recorded = this.outputs.get(instanceId)?.[index];
+    const trigger = this.current.get(instanceId);
+    if (!recorded) {
+      return this.diverged(`Agent "${instanceId}" asked the LLM for output #${index + 1}, but the record holds only ${index} for it (last message: ${JSON.stringify(lastText(request)).slice(0, 200)}).`);
+    }
+    const expected = this.signatures.get(`${instanceId}/${recorded.triggerId}`);
+    const actual = trigger ? triggerSignature(trigger) : undefined;
+    if (expected !== undefined && actual !== undefined && expected !== actual) {
+      return this.diverged(`Agent "${instanceId}" output #${index + 1} was recorded for trigger [${expected}], but the replay deliberates [${actual}].`);
+    }
+    this.served.set(instanceId, index + 1);
+    if (recorded.reasoning) onChunk?.({ kind: "reasoning", text: recorded.reasoning });
+    if (recorded.text) onChunk?.({ kind: "text", text: recorded.text });
+    const toolCalls = recorded.toolCalls ?? [];
+    return {
+      text: recorded.text,
+      ...(recorded.reasoning ? { reasoning: recorded.reasoning } : {}),
+      toolCalls,
+      finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+      model: "replay",
+      message: {
+        role: "assistant",
+        content: recorded.text,
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        ...(recorded.reasoning ? { reasoning_content: recorded.reasoning } : {}),
+      },
+    };
+  }
+
+  private diverged(message: string): never {
+    this.divergences.push(message);
+    throw new SceneError("REPLAY_DIVERGED", message);
+  }
+}
+
+function lastText(request: LlmChatRequest): string {
+  const last = request.messages.at(-1);
+  return last && typeof last.content === "string" ? last.content : "";
+}
