@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/llm/testing/scripted-llm-server.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+
+const KEY = "sk-e2e-0123456789abcdefghijklmnop9f2c";
+
+let weft: Weft;
+let llm: ScriptedLlmServer;
+beforeAll(async () => {
+  llm = await startScriptedLlmServer({ model: "gpt-e2e" });
+  weft = await startWeft();
+}, 120_000);
+afterAll(async () => {
+  await weft?.close();
+  await llm?.stop();
+});
+screenshotFailures(() => weft);
+
+/** Settings → LLM profiles in the browser, against the real server and a local OpenAI-compatible endpoint. */
+describe("LLM profiles settings", () => {
+  it("adds a provider with a key that is never shown again, tests it, and shows a refused key with its hint", async () => {
+    const { page } = weft;
+    await page.goto(weft.url);
+    await page.getByTestId("settings").click();
+    const dialog = page.getByTestId("llm-profiles");
+    await expect.poll(() => dialog.locator('li[data-profile="demo"]').textContent()).toContain("default");
+
+    await page.getByTestId("new-profile").click();
+    await page.locator("#lp-name").fill("Hosted");
+    await page.locator("#lp-url").fill(llm.baseUrl);
+    await page.locator("#lp-model").fill("gpt-e2e");
+    await page.locator("#lp-key").fill(KEY);
+    await page.getByTestId("save-profile").click();
+    await dialog.locator('li[data-profile="hosted"].active').waitFor();
+
+    // The key went to the server once; the form shows only its mask from then on.
+    expect(await page.locator("#lp-key").inputValue()).toBe("");
+    expect(await page.locator("#lp-key").getAttribute("placeholder")).toContain("sk-…9f2c");
+    expect(await page.content()).not.toContain(KEY);
+    const stored = await weft.api("GET", "/api/llm-profiles/hosted");
+    expect(stored.body.profile).toMatchObject({ baseUrl: llm.baseUrl, model: "gpt-e2e", hasApiKey: true });
+    expect(JSON.stringify(stored.body)).not.toContain(KEY);
+
+    llm.enqueue({ kind: "text", chunks: ["pong"] });
+    await page.getByTestId("test-profile").click();
+    await expect.poll(() => page.getByTestId("profile-test-result").textContent()).toMatch(/Connected in \d+ ms/);
+    expect(llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    await dialog.locator('li[data-profile="hosted"] .health-dot.ok').waitFor();
+
+    llm.enqueue({ kind: "http_error", status: 401, message: "Incorrect API key provided", code: "invalid_api_key" });
+    await page.getByTestId("test-profile").click();
+    await expect.poll(() => page.getByTestId("profile-test-result").textContent()).toContain("AUTH");
+    expect(await page.getByTestId("profile-test-result").textContent()).toMatch(/API key/);
+    await dialog.locator('li[data-profile="hosted"] .health-dot.failed').waitFor();
+  });
+
+  it("refuses a bad base URL with the server's words, and stores nothing", async () => {
+    const { page } = weft;
+    const before = (await weft.api("GET", "/api/llm-profiles")).body.profiles.length;
+    await page.getByTestId("new-profile").click();
+    await page.locator("#lp-name").fill("Broken");
+    await page.locator("#lp-url").fill("ftp://example.com");
+    await page.locator("#lp-model").fill("m");
+    await page.getByTestId("save-profile").click();
+    await expect.poll(() => page.getByTestId("profile-error").textContent()).toMatch(/http:\/\/ or https:\/\//);
+    expect((await weft.api("GET", "/api/llm-profiles")).body.profiles.length).toBe(before);
+  });
+
+  it("makes a profile the default and deletes it, falling back to the demo LLM", async () => {
+    const { page } = weft;
+    const dialog = page.getByTestId("llm-profiles");
+    await dialog.locator('li[data-profile="hosted"]').click();
+    await page.getByLabel("default profile").check();
+    await page.getByTestId("save-profile").click();
+    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).body.profile.isDefault).toBe(true);
+    await dialog.locator('li[data-profile="hosted"] .badge').waitFor();
+
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).status).toBe(404);
+    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/demo")).body.profile.isDefault).toBe(true);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+  });
+});
