@@ -33,6 +33,8 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("scene.event"), topic: z.string(), payload: z.unknown(), source: z.string() }),
   z.object({ ...base, type: z.literal("scene.status"), status: z.string(), reason: z.string().optional() }),
   z.object({ ...base, type: z.literal("world.changed"), path: z.string(), value: z.unknown(), agentId: z.string().optional(), op: z.enum(["set", "delete"]).optional() }),
+  /** The scene's session log is stored up to `nextSeq - 1`, with the state it led to: read the timeline from there. */
+  z.object({ ...base, type: z.literal("scene.log"), nextSeq: z.number().int().nonnegative() }),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent["type"];
@@ -42,3 +44,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RunEventDraft = DistributiveOmit<RunEvent, "streamId" | "seq" | "ts">;
 
 export type RunEventSink = (event: RunEvent) => void;
+
+const WORKFLOW_RUN_EVENT_TYPES = ["run.started", "node.started", "node.chunk", "node.retrying", "node.completed", "node.failed", "node.skipped", "run.completed", "run.failed", "run.cancelled"] as const satisfies readonly RunEventType[];
+const workflowRunEventTypes: ReadonlySet<RunEventType> = new Set(WORKFLOW_RUN_EVENT_TYPES);
+
+/** The events of a workflow run; agent and scene events travel on their own streams. */
+export type WorkflowRunEvent = Extract<RunEvent, { type: (typeof WORKFLOW_RUN_EVENT_TYPES)[number] }>;
+export const isWorkflowRunEvent = (event: RunEvent): event is WorkflowRunEvent => workflowRunEventTypes.has(event.type);

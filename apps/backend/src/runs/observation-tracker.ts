@@ -1,4 +1,4 @@
-import type { Observation, RunEvent } from "@weft/types";
+import { isWorkflowRunEvent, type Observation, type RunEvent } from "@weft/types";
 
 interface Started {
   nodeId: string;
@@ -24,6 +24,7 @@ export class ObservationTracker {
   ) {}
 
   onEvent(event: RunEvent): void {
+    if (!isWorkflowRunEvent(event)) return;
     switch (event.type) {
       case "node.started": {
         const known = this.open.get(event.invocationId);
@@ -90,17 +91,6 @@ export class ObservationTracker {
       case "run.completed":
       case "run.failed":
       case "run.cancelled":
-      case "agent.step":
-      case "agent.llm.output":
-      case "agent.action.parsed":
-      case "agent.action.rejected":
-      case "agent.observation":
-      case "agent.finished":
-      case "agent.permission.requested":
-      case "agent.permission.answered":
-      case "scene.event":
-      case "scene.status":
-      case "world.changed":
         return;
       default: {
         const never: never = event;

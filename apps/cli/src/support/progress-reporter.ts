@@ -1,4 +1,4 @@
-import type { RunEvent, RunEventSink } from "@weft/types";
+import { isWorkflowRunEvent, type RunEvent, type RunEventSink } from "@weft/types";
 import { formatDuration, preview } from "./format.ts";
 
 /** How much streamed text one node shows before the rest is only counted. */
@@ -22,6 +22,8 @@ export function createProgressReporter(write: (text: string) => void): RunEventS
     openStream = undefined;
   };
   return (event: RunEvent) => {
+    // Agent and scene events do not occur in a workflow run.
+    if (!isWorkflowRunEvent(event)) return;
     switch (event.type) {
       case "node.chunk": {
         chunkCounts.set(event.invocationId, (chunkCounts.get(event.invocationId) ?? 0) + 1);
@@ -76,19 +78,6 @@ export function createProgressReporter(write: (text: string) => void): RunEventS
       case "run.cancelled":
         closeStreamLine();
         write(`■ cancelled after ${formatDuration(event.durationMs)}: ${event.reason}\n`);
-        return;
-      // Agent and scene events do not occur in a workflow run.
-      case "agent.step":
-      case "agent.llm.output":
-      case "agent.action.parsed":
-      case "agent.action.rejected":
-      case "agent.observation":
-      case "agent.finished":
-      case "agent.permission.requested":
-      case "agent.permission.answered":
-      case "scene.event":
-      case "scene.status":
-      case "world.changed":
         return;
       default: {
         const never: never = event;

@@ -1,4 +1,4 @@
-import type { NodeError, Observation, RunEvent, RunStatus } from "@weft/types";
+import { isWorkflowRunEvent, type NodeError, type Observation, type RunEvent, type RunStatus } from "@weft/types";
 
 export type NodeRunStatus = "idle" | "queued" | "running" | "retrying" | "completed" | "cached" | "skipped" | "failed" | "cancelled";
 export type InvocationStatus = "running" | "retrying" | "completed" | "cached" | "failed" | "cancelled";
@@ -83,6 +83,8 @@ const FINISHED: ReadonlySet<NodeRunStatus> = new Set(["completed", "cached", "sk
 export function applyRunEvent(view: RunView, event: RunEvent): boolean {
   if (event.seq <= view.lastSeq) return false;
   view.lastSeq = event.seq;
+  // Agent and scene events travel on other streams; a run view has nothing to show for them.
+  if (!isWorkflowRunEvent(event)) return false;
   switch (event.type) {
     case "run.started":
       view.status = "running";
@@ -169,19 +171,6 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
       view.durationMs = event.durationMs;
       settle(view, "cancelled");
       return true;
-    case "agent.step":
-    case "agent.llm.output":
-    case "agent.action.parsed":
-    case "agent.action.rejected":
-    case "agent.observation":
-    case "agent.finished":
-    case "agent.permission.requested":
-    case "agent.permission.answered":
-    case "scene.event":
-    case "scene.status":
-    case "world.changed":
-      // Agent and scene events travel on other streams; a run view has nothing to show for them.
-      return false;
     default: {
       const never: never = event;
       return never;
