@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { node, texts } from "./support/canvas.ts";
+import { clearPaletteSearch, node, searchPalette, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
@@ -146,9 +146,8 @@ describe("running and debugging in the browser", () => {
   it("shows the problems of a graph the server refuses to run on the nodes concerned, and clears them once fixed", async () => {
     const { page } = weft;
     await page.locator(".new-tab").click();
-    await page.locator(".palette-search").fill("core:text-transform");
-    await page.locator('.palette-item[data-node-type="core:text-transform"]').click();
-    await page.locator(".palette-search").fill("");
+    await (await searchPalette(page, "core:text-transform")).click();
+    await clearPaletteSearch(page);
     await poll(() => node(page, "text_transform_1").count()).toBe(1);
 
     await page.locator('[data-testid="run"]').click();

@@ -23,14 +23,27 @@ export async function drag(page: Page, from: { x: number; y: number }, to: { x: 
   if (options.release !== false) await page.mouse.up();
 }
 
+/**
+ * Shows the node palette (the sidebar may show the workflow list or the undo history) and searches it;
+ * returns the entry of `type`, scrolled into view. The search box is found by its label, so a
+ * search box of another sidebar tab can never be typed into instead.
+ */
+export async function searchPalette(page: Page, type: string): Promise<Locator> {
+  await page.locator(".sidebar-tabs button", { hasText: "Nodes" }).click();
+  await page.getByRole("searchbox", { name: "Search nodes" }).fill(type);
+  const entry = page.locator(`.palette-item[data-node-type="${type}"]`);
+  await entry.scrollIntoViewIfNeeded();
+  return entry;
+}
+
+export const clearPaletteSearch = (page: Page) => page.getByRole("searchbox", { name: "Search nodes" }).fill("");
+
 /** Drags a palette entry onto the canvas at a screen point; returns the id of the node that appeared. */
 export async function dragFromPalette(page: Page, type: string, to: { x: number; y: number }): Promise<string> {
   const before = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
   // As a user would: open the palette, search it, then drag the entry out of it.
-  await page.locator(".sidebar-tabs button", { hasText: "Nodes" }).click();
-  await page.locator(".palette-search").fill(type);
-  await drag(page, await centerOf(page.locator(`.palette-item[data-node-type="${type}"]`)), to);
-  await page.locator(".palette-search").fill("");
+  await drag(page, await centerOf(await searchPalette(page, type)), to);
+  await clearPaletteSearch(page);
   await poll(async () => (await page.locator(".vue-flow__node-weft").count()) > before.length).toBe(true);
   const after = await page.locator(".vue-flow__node-weft").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
   const added = after.filter((id) => !before.includes(id));

@@ -80,6 +80,22 @@ describe("runs API", () => {
     expect((await t.call("GET", "/api/workflows/notes")).body.workflow.nodes[1].config.template).toBe("Notes on {{0}}");
   });
 
+  it("answers GET /api/runs/:id with the workflow exactly as the run ran it, also after the workflow changed", async () => {
+    await t.call("POST", "/api/workflows", { workflow: templateWorkflow("snap") });
+    const started = await startRun("snap", { inputs: { topic: "weft" } });
+    await waitForRun(t, started.runId);
+    const stored = (await t.call("GET", "/api/workflows/snap")).body.workflow;
+    const edited = templateWorkflow("snap", "Edited {{0}}");
+    expect((await t.call("PUT", "/api/workflows/snap", { workflow: { ...edited, revision: stored.revision }, baseRevision: stored.revision })).status).toBe(200);
+
+    const { workflow, run } = (await t.call("GET", `/api/runs/${started.runId}`)).body;
+    expect(run.workflowRevision).toBe(1);
+    expect(workflow).toMatchObject({ id: "snap", revision: 1 });
+    expect(workflow.nodes.find((n: any) => n.id === "fill").config.template).toBe("Notes on {{0}}");
+    const draftRun = await startRun("snap", { workflow: templateWorkflow("snap", "Draft {{0}}"), inputs: { topic: "x" } });
+    expect((await waitForRun(t, draftRun.runId)).workflow.nodes.find((n: any) => n.id === "fill").config.template).toBe("Draft {{0}}");
+  });
+
   it("queues runs beyond the concurrency limit, shows their place and cancels them", async () => {
     const slow = await startRun("slow");
     expect(slow.queuePosition).toBe(0);

@@ -108,10 +108,12 @@ export class RunService {
     return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: options.rerunFrom }, runId);
   }
 
-  async get(runId: string): Promise<{ run: RunView; observations: Observation[] }> {
+  /** A run with its observations and the workflow exactly as it ran (absent for one generated on the fly). */
+  async get(runId: string): Promise<{ run: RunView; observations: Observation[]; workflow?: Workflow }> {
     const record = await this.deps.storage.runs.get(runId);
     if (!record) throw notFound("run", runId, "GET /api/runs lists recent runs.");
-    return { run: this.view(record), observations: await this.deps.storage.observations.listByRun(runId) };
+    const [observations, workflow] = await Promise.all([this.deps.storage.observations.listByRun(runId), this.deps.storage.runs.getWorkflow(runId)]);
+    return { run: this.view(record), observations, ...(workflow ? { workflow } : {}) };
   }
 
   async list(query: RunListQuery): Promise<RunView[]> {

@@ -115,7 +115,7 @@ export const useRunsStore = defineStore("runs", () => {
   /** Loads a run (live or past) once, with the workflow it ran; a live one is replayed up to now. */
   async function load(runId: string): Promise<RunView | null> {
     const known = views.get(runId);
-    if (known) return known;
+    if (known && snapshots.has(runId)) return known;
     const result = await api.getRun(runId);
     if (!result.ok) {
       ui.apiError(`Could not load run ${runId}`, result.error);
@@ -123,6 +123,8 @@ export const useRunsStore = defineStore("runs", () => {
     }
     const { run, observations, workflow } = result.value;
     snapshots.set(run.id, markRaw(workflow ?? workflowFromObservations(run.workflowId, observations)));
+    // A run followed live since it started only lacked its snapshot.
+    if (known) return known;
     let view: RunView;
     if (isRunActive(run.status)) {
       // Still going: replay its events so far, then follow it live from the last one.

@@ -1,11 +1,10 @@
-import { ERROR_OUTPUT_ID, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
+import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
 import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
-import { INTERFACE_VALUE_PORT } from "./node-ports.ts";
 import type { RunScope } from "./run-scope.ts";
 
 export interface GraphRunOptions {

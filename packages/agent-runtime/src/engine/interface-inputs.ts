@@ -1,6 +1,5 @@
-import { valueMatchesPortType, type NodeError, type NodeValues } from "@weft/types";
+import { INTERFACE_VALUE_PORT, valueMatchesPortType, type NodeError, type NodeValues } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
-import { INTERFACE_VALUE_PORT } from "./node-ports.ts";
 
 export type BoundInputs = { ok: true; overrides: Map<number, NodeValues> } | { ok: false; error: NodeError };
 

@@ -1,18 +1,6 @@
-import {
-  ERROR_OUTPUT_ID,
-  InterfaceNodeConfigSchema,
-  WORKFLOW_INPUT_TYPE,
-  WORKFLOW_OUTPUT_TYPE,
-  type NodeSpec,
-  type PortSpec,
-  type PortType,
-  type WorkflowNode,
-} from "@weft/types";
+import { declaredPorts, ERROR_OUTPUT_ID, ERROR_PORT, type NodeSpec, type PortSpec, type WorkflowNode } from "@weft/types";
 
-/** The port a node's interface value flows through (`core:workflow-input` / `-output`). */
-export const INTERFACE_VALUE_PORT = "value";
-
-/** The ports one workflow node really has: from its spec, its own `ports` (dynamic), or its interface config. */
+/** The ports one workflow node really has (`declaredPorts`), indexed for the graph compiler. */
 export interface NodePorts {
   inputs: readonly PortSpec[];
   outputs: readonly PortSpec[];
@@ -23,9 +11,6 @@ export interface NodePorts {
   input(id: string): PortSpec | undefined;
   output(id: string): PortSpec | undefined;
 }
-
-/** The virtual output every node with `policy.onError = "route"` has. */
-const ERROR_PORT: PortSpec = { id: ERROR_OUTPUT_ID, type: "json", required: false, multi: false, label: "error" };
 
 const EMPTY_PORTS: readonly PortSpec[] = [];
 const NO_IDS: readonly string[] = [];
@@ -54,40 +39,18 @@ class PortIndex implements NodePorts {
   }
 }
 
+// Most nodes have exactly their spec's ports: one index per spec serves them all.
 const specPorts = new WeakMap<NodeSpec, PortIndex>();
 
-function portsOfSpec(spec: NodeSpec): PortIndex {
+export function nodePorts(node: WorkflowNode, spec: NodeSpec): NodePorts {
+  const { inputs, outputs } = declaredPorts(node, spec);
+  if (inputs !== spec.inputs || outputs !== spec.outputs) return new PortIndex(inputs, outputs);
   let ports = specPorts.get(spec);
   if (!ports) {
-    ports = new PortIndex(spec.inputs ?? EMPTY_PORTS, spec.outputs ?? EMPTY_PORTS);
+    ports = new PortIndex(inputs, outputs);
     specPorts.set(spec, ports);
   }
   return ports;
-}
-
-function withType(ports: readonly PortSpec[], id: string, type: PortType, required?: boolean): PortSpec[] {
-  return ports.map((p) => (p.id === id ? { ...p, type, required: required ?? p.required } : p));
-}
-
-/** A dynamic-ports node's declared ports, with schema defaults filled in (run() takes unparsed-by-zod workflows too). */
-function normalise(ports: readonly PortSpec[] | undefined): PortSpec[] {
-  return (ports ?? []).map((p) => ({ ...p, required: p.required ?? false, multi: p.multi ?? false }));
-}
-
-/**
- * The effective ports of `node`. Interface nodes take their value port's type from their config
- * (`portType`); a workflow-input's value is injected by the engine, so it is never a required edge.
- */
-export function nodePorts(node: WorkflowNode, spec: NodeSpec): NodePorts {
-  if (spec.flags?.dynamicPorts) return new PortIndex(normalise(node.ports?.inputs), normalise(node.ports?.outputs));
-  const base = portsOfSpec(spec);
-  if (node.type !== WORKFLOW_INPUT_TYPE && node.type !== WORKFLOW_OUTPUT_TYPE) return base;
-  const parsed = InterfaceNodeConfigSchema.safeParse(node.config ?? {});
-  const type: PortType = parsed.success ? parsed.data.portType : "any";
-  if (node.type === WORKFLOW_INPUT_TYPE) {
-    return new PortIndex(withType(base.inputs, INTERFACE_VALUE_PORT, type, false), withType(base.outputs, INTERFACE_VALUE_PORT, type));
-  }
-  return new PortIndex(withType(base.inputs, INTERFACE_VALUE_PORT, type), base.outputs);
 }
 
 /** Output lookup that knows the virtual `$error` port of route-policy nodes. */

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { node, texts } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+
+let weft: Weft;
+let firstRun = "";
+let secondRun = "";
+beforeAll(async () => {
+  weft = await startWeft();
+}, 120_000);
+afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
+
+function notes(template: string): WorkflowInput {
+  return {
+    id: "notes",
+    name: "Notes",
+    nodes: [
+      { id: "topic", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "topic", portType: "string", required: true } },
+      { id: "fill", type: "core:text-template", position: { x: 320, y: 0 }, config: { template } },
+      { id: "out", type: "core:workflow-output", position: { x: 640, y: 0 }, config: { name: "text", portType: "string" } },
+    ],
+    edges: [
+      { id: "e1", source: "topic", sourceHandle: "value", target: "fill", targetHandle: "values" },
+      { id: "e2", source: "fill", sourceHandle: "text", target: "out", targetHandle: "value" },
+    ],
+  };
+}
+
+async function runToEnd(inputs: Record<string, unknown>): Promise<string> {
+  const started = await weft.api("POST", "/api/workflows/notes/runs", { inputs });
+  expect(started.status).toBe(202);
+  const runId = started.body.runId as string;
+  await poll(async () => (await weft.api("GET", `/api/runs/${runId}`)).body.run.status, { timeout: 15_000 }).toBe("completed");
+  return runId;
+}
+
+const status = (id: string) => node(weft.page, id).locator(".weft-node").getAttribute("data-status", { timeout: 2000 });
+const activeTab = () => weft.page.locator(".tab.active").getAttribute("data-tab-id");
+
+/** Selects a node and shows what it did in the run on the canvas. */
+async function inspectNode(id: string) {
+  const { page } = weft;
+  await node(page, id).locator(".node-title").click();
+  await poll(() => texts(page, ".inspector-title")).toBe(id);
+  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
+  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
+}
+
+describe("run history per workflow", () => {
+  it("opens a run of an earlier session on the canvas as it ran, read-only, though the workflow changed since", async () => {
+    // Both runs happen before the browser opens: nothing of them is in the page's memory.
+    await weft.createWorkflow(notes("Notes on {{0}}"));
+    firstRun = await runToEnd({ topic: "looms" });
+    const edited = notes("Edited {{0}}");
+    edited.nodes.push({ id: "extra", type: "core:const-text", position: { x: 0, y: 420 }, config: { value: "added later" } });
+    expect((await weft.api("PUT", "/api/workflows/notes", { workflow: { ...edited, revision: 1 }, baseRevision: 1 })).status).toBe(200);
+    secondRun = await runToEnd({ topic: "looms" });
+
+    const { page } = weft;
+    await page.goto(weft.url);
+    await poll(() => activeTab()).toBe("notes");
+    const history = page.locator('[data-testid="run-history"] li');
+    await poll(() => history.count()).toBe(2);
+
+    await page.locator(`[data-testid="run-history"] li[data-run-id="${firstRun}"]`).click();
+    await poll(() => activeTab()).toBe(`run:${firstRun}`);
+    expect(await page.locator(".tab.active").getAttribute("class")).toContain("readonly");
+    expect(await texts(page, '[data-testid="as-it-ran"]')).toBe("as it ran · read-only");
+    expect(await page.locator(".run-banner").getAttribute("data-run-id")).toBe(firstRun);
+    // The graph it ran: without the node added since, every node as it ended.
+    await poll(() => node(page, "fill").count()).toBe(1);
+    expect(await node(page, "extra").count()).toBe(0);
+    expect(await status("fill")).toBe("completed");
+    expect(await status("out")).toBe("completed");
+    await inspectNode("fill");
+    await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Notes on looms"');
+    // The settings it ran with, not editable.
+    await page.locator(".inspector .segmented button", { hasText: "Settings" }).click();
+    // (the last "Template" field is the setting; the first is the input that may replace it)
+    const template = page.locator(".inspector .field", { has: page.locator("label", { hasText: "Template" }) }).last().locator("textarea");
+    expect(await template.inputValue()).toBe("Notes on {{0}}");
+    expect(await template.isDisabled()).toBe(true);
+
+    // The history stays at hand on the read-only tab; the newer run ran the current graph: its own tab shows it.
+    await poll(() => history.count()).toBe(2);
+    await page.locator(`[data-testid="run-history"] li[data-run-id="${secondRun}"]`).click();
+    await poll(() => activeTab()).toBe("notes");
+    await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(secondRun);
+    expect(await status("extra")).toBe("completed");
+    await inspectNode("fill");
+    await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Edited looms"');
+  });
+
+  it("shows the same run again after a reload, and its own graph once the workflow is edited", async () => {
+    const { page } = weft;
+    await page.reload();
+    await poll(() => activeTab()).toBe("notes");
+    await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(secondRun);
+    await poll(() => status("fill")).toBe("completed");
+    await inspectNode("fill");
+    await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Edited looms"');
+
+    // An edit after the run: the canvas no longer is the graph it ran, and the banner offers that graph.
+    await node(page, "extra").locator(".node-title").click();
+    await page.keyboard.press("Delete");
+    await poll(() => node(page, "extra").count()).toBe(0);
+    await page.locator(".run-banner button", { hasText: "Show as it ran" }).click();
+    await poll(() => activeTab()).toBe(`run:${secondRun}`);
+    await poll(() => node(page, "extra").count()).toBe(1);
+    expect(await status("extra")).toBe("completed");
+  });
+});
