@@ -1,7 +1,5 @@
 import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
 import type { WorkflowValidator } from "../api/deps.ts";
-import { openDatabase } from "../storage/database.ts";
-import { runMigrations } from "../storage/migrations.ts";
 import type { Storage } from "../storage/storage.ts";
 import { builderApi } from "./api/builder-api.ts";
 import { ApplyOrchestrator } from "./apply/apply-orchestrator.ts";
@@ -17,8 +15,7 @@ import { READ_TOOLS } from "./tools/read-tools.ts";
 import { BuilderToolbox } from "./tools/tool-registry.ts";
 
 export interface BuilderDeps {
-  /** The server's SQLite file. The Builder keeps its own connection, so apply's transaction spans the documents and its own tables. */
-  databaseFile: string;
+  /** The server's store; the Builder's tables live on its connection, so apply's one transaction spans them and the documents. */
   storage: Storage;
   catalog: NodeCatalog;
   validator: WorkflowValidator;
@@ -35,14 +32,11 @@ export interface BuilderDeps {
 export interface Builder {
   /** The Elysia plugin with the `/api/builder` routes. */
   api: ReturnType<typeof builderApi>;
-  close(): void;
 }
 
 /** The Builder AI (seed 001): sessions, working copies, semantic tools, validation and manual apply. */
 export function createBuilder(deps: BuilderDeps): Builder {
-  const db = openDatabase(deps.databaseFile);
-  runMigrations(db);
-  const ctx: BuilderContext = { repo: new BuilderRepository(db), storage: deps.storage, catalog: deps.catalog, validator: deps.validator, toolHost: deps.toolHost, log: deps.log };
+  const ctx: BuilderContext = { repo: new BuilderRepository(deps.storage.db), storage: deps.storage, catalog: deps.catalog, validator: deps.validator, toolHost: deps.toolHost, log: deps.log };
   const changeSets = new ChangeSetService(ctx);
   const tools: BuilderToolbox = new BuilderToolbox([contextTool(() => tools.names()), ...READ_TOOLS, ...CHANGE_TOOLS]);
   const turns = new TurnRunner({
@@ -56,8 +50,5 @@ export function createBuilder(deps: BuilderDeps): Builder {
   });
   const sessions = new SessionService(ctx, changeSets, turns, deps.storage.conversations);
   const apply = new ApplyOrchestrator(ctx, changeSets);
-  return {
-    api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes }),
-    close: () => db.close(),
-  };
+  return { api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes }) };
 }

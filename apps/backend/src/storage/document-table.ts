@@ -21,6 +21,14 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
   update(document: T, baseRevision: number): Promise<UpdateResult<T>>;
   delete(id: string): Promise<boolean>;
   ids(): Promise<string[]>;
+  /** The stored revision, or null when not stored. Synchronous, for use inside `Storage.transaction`. */
+  revisionSync(id: string): number | null;
+  /**
+   * Stores the document at exactly `revision`, inserting or replacing it, inside `Storage.transaction`
+   * (the caller has compared the stored revision first, e.g. the Builder's apply).
+   */
+  putSync(document: T, revision: number): void;
+  deleteSync(id: string): boolean;
 }
 
 /** A record read back from the database does not match its schema any more. */
@@ -49,6 +57,8 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   private readonly selectIds: Statement<{ id: string }, []>;
   private readonly insert: Statement<unknown, [string, string, number, string, number, number]>;
   private readonly updateIf: Statement<unknown, [string, number, string, number, string, number]>;
+  private readonly selectRevision: Statement<{ revision: number }, [string]>;
+  private readonly upsert: Statement<unknown, [string, string, number, string, number, number]>;
   private readonly remove: Statement<unknown, [string]>;
 
   constructor(
@@ -61,6 +71,10 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
     this.selectIds = db.query(`SELECT id FROM ${table} ORDER BY id`);
     this.insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
     this.updateIf = db.query(`UPDATE ${table} SET name = ?, revision = ?, data = ?, updated_at = ? WHERE id = ? AND revision = ?`);
+    this.selectRevision = db.query(`SELECT revision FROM ${table} WHERE id = ?`);
+    this.upsert = db.query(
+      `INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, revision = excluded.revision, data = excluded.data, updated_at = excluded.updated_at`,
+    );
     this.remove = db.query(`DELETE FROM ${table} WHERE id = ?`);
   }
 
@@ -110,6 +124,20 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   }
 
   async delete(id: string): Promise<boolean> {
+    return this.deleteSync(id);
+  }
+
+  revisionSync(id: string): number | null {
+    return this.selectRevision.get(id)?.revision ?? null;
+  }
+
+  putSync(document: T, revision: number): void {
+    const now = Date.now();
+    const stored = { ...document, revision };
+    this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now);
+  }
+
+  deleteSync(id: string): boolean {
     return this.remove.run(id).changes > 0;
   }
 }

@@ -43,6 +43,13 @@ export interface Storage {
   readonly agentSteps: AgentStepRepository;
   /** Stores events, observations and run status changes in one transaction. */
   writeBatch(batch: WriteBatch): Promise<void>;
+  /**
+   * Runs `work` in one SQLite transaction (BEGIN IMMEDIATE; nested calls become savepoints): all of
+   * it is stored, or none. Only synchronous writes (the repositories' `…Sync` methods, statements on `db`) belong in it.
+   */
+  transaction<T>(work: () => T): T;
+  /** The connection, for modules with tables of their own (the Builder): their writes join `transaction`. */
+  readonly db: Database;
   close(): void;
 }
 
@@ -83,6 +90,10 @@ class SqliteStorage implements Storage {
 
   async writeBatch(batch: WriteBatch): Promise<void> {
     this.writeAll(batch);
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
   }
 
   close(): void {

@@ -297,6 +297,32 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     },
   );
 
+  /**
+   * The stored workflow was written elsewhere (the Builder AI's apply): a tab without unsaved edits
+   * shows the new revision (a deleted workflow's tab closes); a tab with edits keeps them, and its
+   * next save meets the usual revision conflict.
+   */
+  async function reloadStored(id: string): Promise<"reloaded" | "closed" | "kept-edits" | "not-open" | "failed"> {
+    void refreshList();
+    const t = tab(id);
+    if (!t || t.readonly) return "not-open";
+    const seen = t.doc;
+    if (isDirty(t)) return "kept-edits";
+    const result = await api.getWorkflow(id);
+    if (t.doc !== seen) return "kept-edits";
+    if (!result.ok) {
+      if (result.error.code === "NOT_FOUND") return (await close(id, { force: true })) ? "closed" : "failed";
+      ui.apiError(`Could not reload "${t.doc.name}"`, result.error);
+      return "failed";
+    }
+    t.doc = markRaw(result.value.workflow);
+    t.saved = markRaw(result.value.workflow);
+    t.conflict = null;
+    t.issues = [];
+    history.clear(id);
+    return "reloaded";
+  }
+
   const anyDirty = computed(() => tabs.value.some(isDirty));
 
   return {
@@ -324,5 +350,6 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     remove,
     restore,
     checkIssues,
+    reloadStored,
   };
 });

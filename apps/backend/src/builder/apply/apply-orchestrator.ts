@@ -4,11 +4,10 @@ import type { ChangeSetService } from "../changes/change-set-service.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { ChangeSetRecord, RevisionWarning, SessionRecord } from "../domain/records.ts";
-import type { DocumentType } from "../domain/target.ts";
 import { sha256Text, type AssetAccess } from "../overlay/asset-access.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
 import type { RevisionBase } from "../preview/change-preview.ts";
-import { DocumentWriter } from "./document-writer.ts";
+import type { Storage } from "../../storage/storage.ts";
 
 export const CONFIRM_SOURCE = "ui_manual_apply";
 
@@ -44,11 +43,48 @@ function fieldOf(entry: OverlayEntry): string {
   return `${PLURAL[entry.type]}[${JSON.stringify(entry.key)}].${entry.type === "asset" ? "sha256" : "revision"}`;
 }
 
+type DocumentEntry = Exclude<OverlayEntry, { type: "asset" }>;
+
+function repositoryOf(storage: Storage, entry: DocumentEntry) {
+  switch (entry.type) {
+    case "workflow":
+      return storage.workflows;
+    case "agent":
+      return storage.agents;
+    case "scene":
+      return storage.scenes;
+    default: {
+      const never: never = entry;
+      return never;
+    }
+  }
+}
+
+/** Stores the entry's document at `revision`, or deletes it (`value` null), through the storage's repositories (inside its transaction). */
+function writeDocument(storage: Storage, entry: DocumentEntry, revision: number | null): void {
+  if (entry.value === null || revision === null) {
+    repositoryOf(storage, entry).deleteSync(entry.key);
+    return;
+  }
+  switch (entry.type) {
+    case "workflow":
+      return storage.workflows.putSync(entry.value, revision);
+    case "agent":
+      return storage.agents.putSync(entry.value, revision);
+    case "scene":
+      return storage.scenes.putSync(entry.value, revision);
+    default: {
+      const never: never = entry;
+      return never;
+    }
+  }
+}
+
 /**
  * Apply (seed 001 §9), only ever from the user's request: re-validate against the store as it is
  * now, compare revisions (a stale base is a non-blocking warning the user confirms), write assets
  * through the ToolHost, then every document, the change set's status, the audit event and the
- * working-copy reset in one SQLite transaction. A failure rolls back (assets are restored) and is
+ * working-copy reset in one SQLite transaction of the server's storage. A failure rolls back (assets are restored) and is
  * reported as AI_APPLY_FAILED / AI_APPLY_CONFLICT with its cause; the session stays active.
  */
 export class ApplyOrchestrator {
@@ -169,9 +205,8 @@ export class ApplyOrchestrator {
   }
 
   private commit(session: SessionRecord, cs: ChangeSetRecord, planned: readonly Planned[], warnings: readonly RevisionWarning[], written: readonly Planned[]): RevisionBase {
-    const { repo } = this.ctx;
-    const writers: Record<DocumentType, DocumentWriter> = { workflow: new DocumentWriter(repo.db, "workflow"), agent: new DocumentWriter(repo.db, "agent"), scene: new DocumentWriter(repo.db, "scene") };
-    return repo.transaction(() => {
+    const { repo, storage } = this.ctx;
+    return storage.transaction(() => {
       const fresh = this.changeSets.requireActive(session.id);
       const current = this.changeSets.requireOpen(fresh, cs.id);
       const now = Date.now();
@@ -184,14 +219,12 @@ export class ApplyOrchestrator {
           objects.push({ type: "asset", key: entry.key, from: seen, to: newRevision.assets[entry.key], before });
           continue;
         }
-        const writer = writers[entry.type];
-        const stored = writer.revision(entry.key);
+        const stored = repositoryOf(storage, entry).revisionSync(entry.key);
         if (stored !== seen) {
           throw new BuilderError("AI_APPLY_CONFLICT", `${fieldOf(entry)} changed while the change was being applied (now ${stored ?? "deleted"}); nothing was applied. Review the preview and apply again.`, { field: fieldOf(entry), current: stored });
         }
         const next = entry.value === null ? null : (stored ?? 0) + 1;
-        if (entry.value === null) writer.delete(entry.key);
-        else writer.put(entry.value, next as number, now);
+        writeDocument(storage, entry, next);
         newRevision[PLURAL[entry.type] as "workflows" | "agents" | "scenes"][entry.key] = next;
         objects.push({ type: entry.type, key: entry.key, from: stored, to: next, before });
       }

@@ -37,7 +37,8 @@ export class BuilderRepository {
     listAudit: Statement<{ id: number; session_id: string; type: string; data: string; created_at: number }, [string, number, number]>;
   };
 
-  constructor(readonly db: Database) {
+  /** `db` is the server storage's connection, so the Builder's writes can share a transaction with the documents'. */
+  constructor(private readonly db: Database) {
     this.q = {
       insertSession: db.query("INSERT INTO builder_sessions (id, target_type, target_key, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       updateSession: db.query("UPDATE builder_sessions SET status = ?, data = ?, updated_at = ? WHERE id = ?"),

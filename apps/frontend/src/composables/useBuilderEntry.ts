@@ -1,0 +1,51 @@
+import { useBuilderStore } from "../stores/builder.ts";
+import { useUiStore } from "../stores/ui.ts";
+import { useWorkflowsStore } from "../stores/workflows.ts";
+
+/**
+ * Entering the Builder AI from the editor, on a workflow or one of its nodes. The Builder works on
+ * stored workflows: an unsaved one must be saved first, unsaved edits are saved or left out by choice.
+ */
+export function useBuilderEntry() {
+  const builder = useBuilderStore();
+  const workflows = useWorkflowsStore();
+  const ui = useUiStore();
+
+  /** Whether the workflow's stored version is what the user wants the Builder to see (asking if it has unsaved edits). */
+  async function storedVersionReady(workflowId: string): Promise<boolean> {
+    const t = workflows.tab(workflowId);
+    if (!t) return true;
+    if (t.readonly) return false;
+    if (t.saved === null) {
+      ui.toast("warning", `Save "${t.doc.name}" first: the Builder AI works on stored workflows.`);
+      return false;
+    }
+    if (!workflows.isDirty(t)) return true;
+    const choice = await ui.confirm({
+      title: "Unsaved changes",
+      message: `"${t.doc.name}" has changes that are not saved. The Builder AI works on the stored version.`,
+      choices: [
+        { id: "stored", label: "Use the stored version" },
+        { id: "save", label: "Save and continue", kind: "primary" },
+      ],
+    });
+    if (choice === null) return false;
+    return choice === "stored" || (await workflows.save(workflowId));
+  }
+
+  async function askAboutWorkflow(workflowId: string) {
+    if (await storedVersionReady(workflowId)) await builder.enter({ type: "workflow", workflowId });
+  }
+
+  async function askAboutNode(workflowId: string, nodeId: string) {
+    if (await storedVersionReady(workflowId)) await builder.enter({ type: "node", workflowId, nodeId });
+  }
+
+  /** Whether a tab's workflow can be handed to the Builder at all (stored, not a run snapshot). */
+  const canAsk = (tabId: string | undefined): boolean => {
+    const t = tabId ? workflows.tab(tabId) : null;
+    return !!t && !t.readonly && t.saved !== null;
+  };
+
+  return { askAboutWorkflow, askAboutNode, canAsk };
+}
