@@ -73,6 +73,9 @@ describe("running and debugging in the browser", () => {
     const { page } = weft;
     await page.goto(weft.url);
     await openWorkflow("debug-me");
+    // A text template's `template` is both an input and a setting: it is edited once, in the setting.
+    expect(await node(page, "greet").locator(".port-row.input").filter({ hasText: "Template" }).locator("textarea, input").count()).toBe(0);
+    expect(await node(page, "greet").locator(".config-row").filter({ hasText: "Template" }).locator("textarea").inputValue()).toBe("Hello, {{0}}!");
 
     await page.locator('[data-testid="run"]').click();
     const nameField = page.locator(".run-dialog textarea");
