@@ -62,7 +62,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   private readonly remove: Statement<unknown, [string]>;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly table: string,
     private readonly schema: z.ZodType<T>,
   ) {

@@ -29,8 +29,8 @@ interface Unit {
   cost: Cost;
 }
 
-// Per-entry outcome, filled during the backward walk and read once, in log order, for the debug lists.
-const EXCLUDED = 0;
+// Per-entry outcome, filled during the backward walk and read once, in log order, for the debug lists;
+// 0, the array's initial value, marks an entry the walk left out (counted as excluded).
 const KEPT = 1;
 const DROPPED = 2;
 const ORPHAN = 3;
