@@ -7,6 +7,7 @@ import "./styles/theme.css";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/canvas.css";
+import "./styles/settings.css";
 import App from "./App.vue";
 
 createApp(App).use(createPinia()).mount("#app");

@@ -23,10 +23,12 @@ export interface Weft {
 }
 
 /** The built editor served by the real backend (temp data folder, free port) and a headless Chromium on it. */
-export async function startWeft(options: { viewport?: { width: number; height: number } } = {}): Promise<Weft> {
+export async function startWeft(options: { viewport?: { width: number; height: number }; examplesDir?: string } = {}): Promise<Weft> {
   await buildFrontend();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-e2e-data-"));
-  const examplesDir = mkdtempSync(join(tmpdir(), "weft-e2e-examples-"));
+  // Without a folder of examples the server starts empty; a given one (e.g. the repository's workflows/) is only read.
+  const ownExamples = options.examplesDir === undefined;
+  const examplesDir = options.examplesDir ?? mkdtempSync(join(tmpdir(), "weft-e2e-examples-"));
   const profileDir = mkdtempSync(join(tmpdir(), "weft-e2e-profile-"));
   const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger, shutdownGraceMs: 200 });
   const context = await chromium.launchPersistentContext(profileDir, {
@@ -57,7 +59,7 @@ export async function startWeft(options: { viewport?: { width: number; height: n
     async close() {
       await context.close();
       await server.stop();
-      for (const dir of [dataDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+      for (const dir of ownExamples ? [dataDir, examplesDir, profileDir] : [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,22 +1,13 @@
-import { AgentInstance, ExecutionEngine, InMemoryConversationStore, type PermissionBroker, type RecordedLlm } from "@weft/agent-runtime";
-import type { AgentProfile, ConversationStore, LlmService, Logger, NodeCatalog, RunEventSink, Scene, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import { AgentInstance, ExecutionEngine, InMemoryConversationStore, type RecordedLlm } from "@weft/agent-runtime";
+import type { AgentProfile, ConversationStore, RunEventSink, Scene, Workflow } from "@weft/types";
 import { ApiError } from "../api/errors.ts";
-import type { EventJournal } from "../events/event-journal.ts";
+import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { SceneSession } from "./sqlite-scene-state-store.ts";
 
-export interface SceneAgentDeps {
-  storage: Storage;
-  journal: EventJournal;
-  catalog: NodeCatalog;
-  workflows: WorkflowSource;
-  engineFor(key: string): ExecutionEngine;
-  llm: LlmService;
-  toolHost?: ToolHostService;
-  permissionBroker: PermissionBroker;
-  log: Logger;
-}
+/** A scene's agents need what a standalone agent needs. */
+export type SceneAgentDeps = AgentServiceDeps;
 
 /** The profile of every agent instance of the scene; a missing one is a 400 naming the instance. */
 export async function loadSceneProfiles(storage: Storage, scene: Scene): Promise<Map<string, AgentProfile>> {

@@ -5,6 +5,7 @@ import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, Sce
 import { ApiError, notFound } from "../api/errors.ts";
 import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
 import { sceneCall } from "./scene-api-error.ts";
+import { logSignalStore } from "./log-signal-store.ts";
 import { liveStateView, savedStateView, stepViews } from "./scene-views.ts";
 import type { SceneSession, SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 
@@ -193,8 +194,12 @@ export class SceneService {
       if (!live?.closed) journal.append(sceneId, event);
     };
     const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent);
+    // Not while shutting down: the store is frozen then and writes nothing.
+    const signalled = logSignalStore(store, (nextSeq) => {
+      if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
+    });
     try {
-      const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store, logger: this.deps.log });
+      const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store: signalled, logger: this.deps.log });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
       if (mode === "restore") await sceneCall(() => runtime.restoreFromStore());
     } catch (error) {

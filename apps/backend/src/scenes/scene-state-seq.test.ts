@@ -26,8 +26,8 @@ const lastStored = async (streamId: string) => {
   return events.at(-1)?.seq ?? -1;
 };
 
-describe("the scene state's stream position", () => {
-  it("is -1 before the scene ever ran, then the last stored event, so a subscriber resumes exactly after the snapshot", async () => {
+describe("the scene state's stream position and the log signal", () => {
+  it("is -1 before the scene ever ran, then the last stored event; `scene.log` says how far the stored log reaches", async () => {
     expect((await t.call("GET", "/api/scenes/notice-board/state")).body).toMatchObject({ live: false, streamSeq: -1 });
 
     const started = (await t.call("POST", "/api/scenes/notice-board/start")).body;
@@ -38,6 +38,14 @@ describe("the scene state's stream position", () => {
       const done = s.agents.every((a: any) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && s.world.board.note === "Seq test";
       return done && s.streamSeq === (await lastStored("notice-board")) && s.streamSeq > started.streamSeq ? s : undefined;
     });
+
+    // The stream says when the log is stored: the last entry (an agent's finished deliberation) comes with no other event.
+    const timeline = (await t.call("GET", "/api/scenes/notice-board/timeline")).body;
+    expect(timeline.entries.at(-1)).toMatchObject({ kind: "deliberation.finished" });
+    const stream = (await t.call("GET", "/api/streams/notice-board/events?limit=10000")).body.events as { type: string; nextSeq?: number }[];
+    const signals = stream.filter((e) => e.type === "scene.log").map((e) => e.nextSeq as number);
+    expect(signals.at(-1)).toBe(timeline.nextSeq);
+    expect(signals).toEqual([...signals].sort((a, b) => a - b));
 
     // Subscribing after the snapshot's position gives only what happens next, starting right after it.
     const ws = await TestWsClient.connect(t.url);

@@ -14,7 +14,7 @@ function inTextField(): boolean {
 export function useClipboard() {
   const ui = useUiStore();
   const actions = useEditorActions();
-  const blocked = () => inTextField() || !!(ui.confirmRequest || ui.promptRequest || ui.runDialogOpen || ui.quickAdd || ui.interfaceEditorOpen);
+  const blocked = () => ui.view !== "editor" || inTextField() || !!(ui.confirmRequest || ui.promptRequest || ui.runDialogOpen || ui.quickAdd || ui.interfaceEditorOpen);
 
   function onCopy(event: ClipboardEvent, cut = false) {
     if (blocked()) return;

@@ -88,6 +88,8 @@ export function useKeyboardShortcuts() {
     if (event.defaultPrevented || event.isComposing) return;
     const action = matchShortcut(event);
     if (!action) return;
+    // The editor's shortcuts act on the canvas: in the other views only the theme toggle applies.
+    if (ui.view !== "editor" && action !== "toggleTheme") return;
     const modal = ui.confirmRequest || ui.promptRequest || ui.runDialogOpen || ui.interfaceEditorOpen || ui.quickAdd;
     if (modal && action !== "escape") return;
     if (typingIn(event.target) && !GLOBAL.has(action)) return;

@@ -112,6 +112,7 @@ export const useUiStore = defineStore("ui", () => {
 
   const sidebarTab = ref<SidebarTab>("nodes");
   const helpOpen = ref(false);
+  const settingsOpen = ref(false);
   const runDialogOpen = ref(false);
   const interfaceEditorOpen = ref(false);
   const quickAdd = shallowRef<QuickAddState | null>(null);
@@ -171,6 +172,7 @@ export const useUiStore = defineStore("ui", () => {
     view,
     sidebarTab,
     helpOpen,
+    settingsOpen,
     runDialogOpen,
     interfaceEditorOpen,
     quickAdd,

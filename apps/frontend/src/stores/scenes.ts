@@ -1,0 +1,282 @@
+import { defineStore } from "pinia";
+import { computed, reactive, ref, shallowRef, watch } from "vue";
+import { z } from "zod";
+import type { PermissionAnswer, RunEvent, Scene, SceneAgentView, SceneInput, SceneLogEntry, SceneStateView, SceneStepView } from "@weft/types";
+import { sceneApi } from "../api/scenes.ts";
+import { useLiveSocket } from "../composables/useLiveSocket.ts";
+import { readLocal, writeLocal } from "../lib/local-store.ts";
+import { applySceneEvent, forgetCoveredStatuses, forgetRecordedSteps, newSceneLive } from "../lib/scene-live.ts";
+import { useRunsStore } from "./runs.ts";
+import { useUiStore } from "./ui.ts";
+
+const SELECTED_KEY = "weft.scenes.selected";
+/** The last event seen of each scene's stream: after a reload the view resumes from there. */
+const SEEN_KEY = "weft.scenes.seen";
+const SeenSchema = z.record(z.string(), z.number().int());
+/** At most this many events are replayed after a reload; from further back the state read is enough. */
+const MAX_REPLAY = 5000;
+/** Reads of the state follow each other at least this far apart while events keep coming. */
+const REFRESH_GAP_MS = 120;
+
+export type SceneControl = "start" | "pause" | "resume" | "stop";
+export type SceneSideTab = "world" | "trace";
+
+/**
+ * The Scenes view: the scene list, the selected scene's state, timeline and step traces, kept live
+ * by its event stream on `/ws` (each event folds into the view at once, and a read of the state
+ * and the new timeline entries follows), and the user's part: controls, messages, answers.
+ */
+export const useScenesStore = defineStore("scenes", () => {
+  const ui = useUiStore();
+  const { socket, status: socketStatus } = useLiveSocket((error) => ui.apiError("Live updates", error));
+
+  const scenes = ref<Scene[]>([]);
+  const selectedId = ref<string | null>(readLocal(SELECTED_KEY, z.string()) ?? null);
+  const state = shallowRef<SceneStateView | null>(null);
+  const entries = shallowRef<SceneLogEntry[]>([]);
+  const steps = shallowRef<SceneStepView[]>([]);
+  const live = reactive(newSceneLive());
+  /** The control request under way. */
+  const busy = ref<SceneControl | null>(null);
+  const sideTab = ref<SceneSideTab>("world");
+  /** The agent whose trace the side panel shows, and the step to bring into view. */
+  const focus = ref<{ instanceId: string; step?: number } | null>(null);
+
+  let nextSeq = 0;
+  /** State reads are numbered as they are asked for: an answer older than the one shown is dropped. */
+  let tickets = 0;
+  let shownTicket = 0;
+  /** Bumped when another scene is selected: answers still coming for the previous one are dropped. */
+  let generation = 0;
+  let unsubscribe: (() => void) | null = null;
+  let stale = false;
+  let refreshing = false;
+  let lastError: string | null = null;
+
+  const selected = computed(() => scenes.value.find((s) => s.id === selectedId.value) ?? null);
+  /** The agents as the last state read shows them, with the statuses events reported since. */
+  const agents = computed((): SceneAgentView[] =>
+    (state.value?.agents ?? []).map((a) => {
+      const recent = live.statuses[a.instanceId];
+      return recent && recent.seq > (state.value?.streamSeq ?? -1) ? { ...a, status: recent.status } : a;
+    }),
+  );
+
+  async function loadList(): Promise<void> {
+    const r = await sceneApi.listScenes();
+    if (!r.ok) return void ui.apiError("Could not load the scenes", r.error);
+    scenes.value = r.value;
+    const keep = r.value.some((s) => s.id === selectedId.value);
+    if (!keep) await select(r.value[0]?.id ?? null);
+    else if (!state.value) await select(selectedId.value);
+  }
+
+  function resetView() {
+    state.value = null;
+    entries.value = [];
+    steps.value = [];
+    nextSeq = 0;
+    Object.assign(live, newSceneLive());
+  }
+
+  async function select(id: string | null): Promise<void> {
+    generation++;
+    const gen = generation;
+    unsubscribe?.();
+    unsubscribe = null;
+    selectedId.value = id;
+    writeLocal(SELECTED_KEY, id ?? undefined);
+    resetView();
+    focus.value = null;
+    if (!id) return;
+    const ticket = ++tickets;
+    const read = await sceneApi.state(id);
+    if (gen !== generation) return;
+    if (!read.ok) return void ui.apiError(`Could not load scene "${id}"`, read.error);
+    applyState(read.value, ticket);
+    const timeline = await sceneApi.timeline(id, 0);
+    if (gen !== generation) return;
+    if (timeline.ok) applyTimeline(timeline.value);
+    else ui.apiError(`Could not load the timeline of "${id}"`, timeline.error);
+    const seen = readLocal(SEEN_KEY, SeenSchema)?.[id];
+    const head = read.value.streamSeq;
+    const from = seen !== undefined && seen <= head && head - seen <= MAX_REPLAY ? seen : head;
+    unsubscribe = socket.subscribe(id, from, (event) => onEvent(id, event));
+  }
+
+  function onEvent(sceneId: string, event: RunEvent) {
+    if (sceneId !== selectedId.value) return;
+    rememberSeen(sceneId, event.seq);
+    if (applySceneEvent(live, event) && event.seq > (state.value?.streamSeq ?? -1)) requestRefresh();
+  }
+
+  let seenTimer: ReturnType<typeof setTimeout> | null = null;
+  const seenNow: Record<string, number> = {};
+  /** Written a little later, in batches: an older position only replays a few events more. */
+  function rememberSeen(sceneId: string, seq: number) {
+    seenNow[sceneId] = seq;
+    seenTimer ??= setTimeout(() => {
+      seenTimer = null;
+      writeLocal(SEEN_KEY, { ...(readLocal(SEEN_KEY, SeenSchema) ?? {}), ...seenNow });
+    }, 300);
+  }
+
+  /** Shows a state read unless a later one is shown already; a new session (started again) starts an empty timeline. */
+  function applyState(view: SceneStateView, ticket: number): boolean {
+    if (view.sceneId !== selectedId.value || ticket < shownTicket) return false;
+    shownTicket = ticket;
+    if (state.value !== null && view.sessionId !== state.value.sessionId) {
+      entries.value = [];
+      steps.value = [];
+      nextSeq = 0;
+      Object.assign(live, newSceneLive());
+      requestRefresh();
+    }
+    state.value = view;
+    forgetCoveredStatuses(live, view.streamSeq);
+    return true;
+  }
+
+  function applyTimeline(timeline: { entries: SceneLogEntry[]; nextSeq: number; steps: SceneStepView[] }) {
+    const fresh = timeline.entries.filter((e) => e.seq >= nextSeq);
+    if (fresh.length > 0) entries.value = [...entries.value, ...fresh];
+    nextSeq = Math.max(nextSeq, timeline.nextSeq);
+    steps.value = timeline.steps;
+    forgetRecordedSteps(live, timeline.steps);
+  }
+
+  function requestRefresh() {
+    stale = true;
+    if (!refreshing) void refreshLoop();
+  }
+
+  /** Reads the state and the new timeline entries again, as long as events keep saying something changed. */
+  async function refreshLoop() {
+    refreshing = true;
+    try {
+      while (stale) {
+        stale = false;
+        const id = selectedId.value;
+        const gen = generation;
+        if (!id) break;
+        const from = nextSeq;
+        const ticket = ++tickets;
+        const [read, timeline] = await Promise.all([sceneApi.state(id), sceneApi.timeline(id, from)]);
+        if (gen !== generation) continue;
+        const failed = !read.ok ? read.error : !timeline.ok ? timeline.error : null;
+        if (failed) {
+          // One toast per distinct failure, not one per event while the server is away.
+          if (lastError !== failed.message) ui.apiError(`Could not update scene "${id}"`, failed);
+          lastError = failed.message;
+        } else lastError = null;
+        if (read.ok) {
+          const session = state.value?.sessionId;
+          if (!applyState(read.value, ticket)) stale = true;
+          // Entries read while the session changed may be the previous session's: the new ones are read next.
+          else if (timeline.ok && read.value.sessionId === session && from === nextSeq) applyTimeline(timeline.value);
+        }
+        if (stale) await new Promise((resolve) => setTimeout(resolve, REFRESH_GAP_MS));
+      }
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  // After a reconnect the socket replays what was missed; reading the state once more costs little.
+  watch(socketStatus, (s) => {
+    if (s === "open" && state.value) requestRefresh();
+  });
+
+  async function control(action: SceneControl): Promise<void> {
+    const id = selectedId.value;
+    if (!id || busy.value) return;
+    busy.value = action;
+    const ticket = ++tickets;
+    const r = await sceneApi.control(id, action);
+    busy.value = null;
+    if (!r.ok) return void ui.apiError(`Could not ${action} the scene`, r.error);
+    applyState(r.value, ticket);
+  }
+
+  /** `to`: an agent instance id or "all". */
+  async function send(to: string, text: string): Promise<boolean> {
+    const id = selectedId.value;
+    if (!id) return false;
+    const r = await sceneApi.sendMessage(id, to, text);
+    if (!r.ok) ui.apiError("Could not send the message", r.error);
+    // Shown at once, even while live updates reconnect.
+    else requestRefresh();
+    return r.ok;
+  }
+
+  async function answerQuestion(instanceId: string, text: string): Promise<boolean> {
+    const id = selectedId.value;
+    if (!id) return false;
+    const r = await sceneApi.answerQuestion(id, instanceId, text);
+    if (!r.ok) ui.apiError(`Could not answer ${instanceId}`, r.error);
+    else requestRefresh();
+    return r.ok;
+  }
+
+  async function answerPermission(instanceId: string, requestId: string, answer: PermissionAnswer): Promise<boolean> {
+    const id = selectedId.value;
+    if (!id) return false;
+    const r = await sceneApi.answerPermission(id, instanceId, requestId, answer);
+    if (!r.ok) ui.apiError(`Could not answer the permission request of ${instanceId}`, r.error);
+    else requestRefresh();
+    return r.ok;
+  }
+
+  async function create(scene: SceneInput): Promise<boolean> {
+    const r = await sceneApi.createScene(scene);
+    if (!r.ok) {
+      ui.apiError(`Could not create scene "${scene.name}"`, r.error);
+      return false;
+    }
+    await loadList();
+    await select(r.value.id);
+    return true;
+  }
+
+  async function remove(id: string): Promise<void> {
+    const r = await sceneApi.deleteScene(id);
+    if (!r.ok) return void ui.apiError(`Could not delete scene "${id}"`, r.error);
+    if (selectedId.value === id) await select(null);
+    await loadList();
+  }
+
+  function showTrace(instanceId: string, step?: number) {
+    focus.value = { instanceId, ...(step !== undefined ? { step } : {}) };
+    sideTab.value = "trace";
+  }
+
+  /** Opens an agent's deliberation or action run in the editor's debugger. */
+  function inspectRun(runId: string) {
+    void useRunsStore().inspectRun(runId);
+  }
+
+  return {
+    scenes,
+    selectedId,
+    selected,
+    state,
+    agents,
+    entries,
+    steps,
+    live,
+    busy,
+    sideTab,
+    focus,
+    socketStatus,
+    loadList,
+    select,
+    control,
+    send,
+    answerQuestion,
+    answerPermission,
+    create,
+    remove,
+    showTrace,
+    inspectRun,
+  };
+});
