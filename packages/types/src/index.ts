@@ -18,3 +18,7 @@ export * from "./agent.ts";
 export * from "./scene.ts";
 export * from "./tool-params.ts";
 export * from "./scene-view.ts";
+export * from "./builder-target.ts";
+export * from "./builder-issues.ts";
+export * from "./builder-session.ts";
+export * from "./builder-preview.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PaneMessage } from "../api/builder-schemas.ts";
+import type { PaneMessage } from "@weft/types";
 import { changeSetStatusLabel, liveStatus, repairProblemCount, toolLabel } from "./builder-labels.ts";
 
 const at = "2026-01-01T00:00:00Z";

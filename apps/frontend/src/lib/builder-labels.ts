@@ -1,4 +1,4 @@
-import type { ChangeSet, PaneMessage } from "../api/builder-schemas.ts";
+import type { BuilderChangeSet, PaneMessage } from "@weft/types";
 
 /** What a Builder tool call does, in the words of the conversation pane: [done, while running]. */
 const TOOL_LABELS: Record<string, [string, string]> = {
@@ -52,7 +52,7 @@ export function liveStatus(messages: readonly PaneMessage[]): string {
 }
 
 /** The change set's status for its pill. */
-export function changeSetStatusLabel(cs: Pick<ChangeSet, "status" | "statusReason">): string {
+export function changeSetStatusLabel(cs: Pick<BuilderChangeSet, "status" | "statusReason">): string {
   switch (cs.status) {
     case "staged":
       return "staged, not validated";

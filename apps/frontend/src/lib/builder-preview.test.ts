@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowSchema } from "@weft/types";
-import type { GraphDiff } from "../api/builder-schemas.ts";
+import type { GraphDiff } from "@weft/types";
 import { sessionHash, sessionIdFromHash, targetFromFields } from "./builder-target.ts";
 import { diffFlowElements, graphDiffView, markCounts } from "./graph-diff-view.ts";
 import { diffableJson, diffHunks, diffStats } from "./text-diff.ts";

@@ -1,4 +1,4 @@
-import type { BuilderObjectType, BuilderTarget, BuilderTargetType } from "../api/builder-schemas.ts";
+import { ASSET_PATH_PATTERN, type BuilderTarget, type BuilderTargetType } from "@weft/types";
 
 /** The kinds of target the workbench offers, in the picker's order. */
 export const TARGET_KINDS: readonly { type: BuilderTargetType; label: string }[] = [
@@ -8,25 +8,6 @@ export const TARGET_KINDS: readonly { type: BuilderTargetType; label: string }[]
   { type: "scene", label: "Scene" },
   { type: "asset", label: "Asset" },
 ];
-
-/** The stored object a target lives in (a node lives in its workflow). */
-export function objectOfTarget(target: BuilderTarget): { type: BuilderObjectType; id: string } {
-  switch (target.type) {
-    case "workflow":
-    case "node":
-      return { type: "workflow", id: target.workflowId };
-    case "agent":
-      return { type: "agent", id: target.agentId };
-    case "scene":
-      return { type: "scene", id: target.sceneId };
-    case "asset":
-      return { type: "asset", id: target.path };
-    default: {
-      const never: never = target;
-      return never;
-    }
-  }
-}
 
 /** How the workbench names a target, e.g. `node "fill" of notes`. */
 export function targetLabel(target: BuilderTarget): string {
@@ -66,7 +47,7 @@ export function targetFromFields(type: BuilderTargetType, id: string, nodeId: st
     case "scene":
       return { ok: true, target: { type, sceneId: main } };
     case "asset":
-      return /^@(project|pkg)\//.test(main) ? { ok: true, target: { type, path: main } } : { ok: false, reason: "An asset path starts with @project/ (editable) or @pkg/ (read-only), e.g. @project/prompts/intro.md." };
+      return ASSET_PATH_PATTERN.test(main) ? { ok: true, target: { type, path: main } } : { ok: false, reason: "An asset path starts with @project/ (editable) or @pkg/ (read-only), e.g. @project/prompts/intro.md." };
     default: {
       const never: never = type;
       return never;

@@ -1,5 +1,5 @@
 import { WorkflowSchema, type Workflow } from "@weft/types";
-import type { GraphDiff, ObjectPreview } from "../api/builder-schemas.ts";
+import type { GraphDiff, ObjectPreview } from "@weft/types";
 import { toFlowEdge, toFlowNode, type FlowEdge, type FlowNode } from "./flow-elements.ts";
 
 /** How the preview canvas marks a node or edge: what the staged change does to it. */

@@ -2,7 +2,21 @@ import { defineStore } from "pinia";
 import { computed, ref, shallowRef, watch } from "vue";
 import { builderApi } from "../api/builder.ts";
 import type { ApiError } from "../api/errors.ts";
-import { isOpenChangeSet, type BuilderMode, type BuilderTarget, type ChangeSet, type LlmProfileSummary, type ObjectLocator, type PaneMessage, type Preview, type RevisionBase, type RevisionWarning, type Session, type SessionState, type Turn } from "../api/builder-schemas.ts";
+import {
+  isOpenChangeSet,
+  type BuilderChangeSet,
+  type BuilderMode,
+  type BuilderSession,
+  type BuilderSessionState,
+  type BuilderTarget,
+  type BuilderTurn,
+  type ChangePreview,
+  type ObjectLocator,
+  type PaneMessage,
+  type RevisionBase,
+  type RevisionWarning,
+} from "@weft/types";
+import type { LlmProfileSummary } from "../api/builder-schemas.ts";
 import { sameTarget, sessionHash, sessionIdFromHash } from "../lib/builder-target.ts";
 import { useUiStore } from "./ui.ts";
 import { useWorkflowsStore } from "./workflows.ts";
@@ -26,19 +40,19 @@ export const useBuilderStore = defineStore("builder", () => {
   const profiles = shallowRef<LlmProfileSummary[]>([]);
   /** The Builder's LLM profile; null: the default profile (the demo LLM on a new installation). */
   const profileId = ref<string | null>(null);
-  const recent = shallowRef<Session[]>([]);
+  const recent = shallowRef<BuilderSession[]>([]);
 
-  const session = shallowRef<Session | null>(null);
+  const session = shallowRef<BuilderSession | null>(null);
   const messages = shallowRef<PaneMessage[]>([]);
-  const changeSet = shallowRef<ChangeSet | null>(null);
-  const preview = shallowRef<Preview | null>(null);
+  const changeSet = shallowRef<BuilderChangeSet | null>(null);
+  const preview = shallowRef<ChangePreview | null>(null);
   const previewError = shallowRef<ApiError | null>(null);
   /** The message the model is working on (shown at once, before the server has it). */
   const sending = ref<string | null>(null);
   const sendingSince = ref<number | null>(null);
   /** How many conversation entries there were when it was sent (its own entry comes after). */
   const sendingFrom = ref(0);
-  const lastTurn = shallowRef<Turn | null>(null);
+  const lastTurn = shallowRef<BuilderTurn | null>(null);
   /** The action waiting for the server, so its button can say so and the others wait. */
   const pending = ref<"open" | "start" | "validate" | "discard" | "apply" | "cancel" | "scope" | "stop" | null>(null);
   /** Apply found stored objects newer than the change's base: shown, and applied only on a second confirmation. */
@@ -80,7 +94,7 @@ export const useBuilderStore = defineStore("builder", () => {
     if (result.ok) recent.value = result.value;
   }
 
-  function adopt(state: SessionState) {
+  function adopt(state: BuilderSessionState) {
     session.value = state.session;
     const previous = changeSet.value;
     changeSet.value = state.latestChangeSet;

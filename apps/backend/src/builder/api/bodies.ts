@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BuilderModeSchema, BuilderTargetSchema, SessionScopeSchema } from "../domain/target.ts";
+import { BuilderModeSchema, BuilderObjectTypeSchema, BuilderTargetSchema, SessionScopeSchema, SessionStatusSchema } from "@weft/types";
 import { RevisionBaseInputSchema } from "../apply/apply-orchestrator.ts";
 
 const Text = z.string().trim().min(1).max(20_000);
@@ -27,13 +27,11 @@ export const ApplyBody = z
   })
   .strict();
 
-export const SettingsBody = z.object({ llmProfileId: z.string().min(1).nullable() }).strict();
-
 export const ListQuery = z
   .object({
-    targetType: z.enum(["workflow", "agent", "scene", "asset"]).optional(),
+    targetType: BuilderObjectTypeSchema.optional(),
     targetId: z.string().min(1).optional(),
-    status: z.enum(["active", "cancelled"]).optional(),
+    status: SessionStatusSchema.optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
   })
   .strict();

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { ConversationStore } from "@weft/types";
+import { BuilderSettingsSchema, SessionScopeSchema, type BuilderSessionState, type ConversationStore } from "@weft/types";
 import { jsonResponse } from "../../api/errors.ts";
 import { parseWith, readBody } from "../../api/body.ts";
 import type { ApplyOrchestrator } from "../apply/apply-orchestrator.ts";
@@ -9,8 +9,7 @@ import { BuilderError } from "../domain/errors.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import { previewChangeSet } from "../preview/change-preview.ts";
 import { BUILDER_PROFILE_KEY, type SessionService } from "../session/session-service.ts";
-import { ApplyBody, AuditQuery, CreateSessionBody, ListQuery, MessageBody, SessionQuery, SettingsBody } from "./bodies.ts";
-import { SessionScopeSchema } from "../domain/target.ts";
+import { ApplyBody, AuditQuery, CreateSessionBody, ListQuery, MessageBody, SessionQuery } from "./bodies.ts";
 import { changeSetView, paneMessages, sessionView } from "./views.ts";
 
 export interface BuilderApiDeps {
@@ -39,7 +38,7 @@ const changeSetIdOf = (param: string) => (param === "latest" ? undefined : param
 export function builderApi(deps: BuilderApiDeps) {
   const { ctx, sessions, changeSets, apply, conversations, maxBodyBytes } = deps;
 
-  const current = (session: SessionRecord) => {
+  const current = (session: SessionRecord): BuilderSessionState => {
     const latest = session.latestChangeSetId ? ctx.repo.getChangeSet(session.latestChangeSetId) : undefined;
     return { session: sessionView(session, sessions.isBusy(session.id)), latestChangeSet: latest ? changeSetView(latest) : null };
   };
@@ -48,7 +47,7 @@ export function builderApi(deps: BuilderApiDeps) {
     .get("/settings", async () => jsonResponse({ llmProfileId: (await ctx.storage.meta.get(BUILDER_PROFILE_KEY)) || null }))
     .put("/settings", ({ request }) =>
       handle(async () => {
-        const body = await readBody(request, SettingsBody, maxBodyBytes);
+        const body = await readBody(request, BuilderSettingsSchema, maxBodyBytes);
         if (body.llmProfileId !== null) await sessions.requireProfile(body.llmProfileId);
         // The meta store has no delete: an empty value means "no choice, use the default profile".
         await ctx.storage.meta.set(BUILDER_PROFILE_KEY, body.llmProfileId ?? "");

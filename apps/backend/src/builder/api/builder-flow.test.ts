@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { BuilderApplyResponseSchema, BuilderSessionDetailSchema, BuilderSessionListSchema, BuilderSessionStateSchema, BuilderTurnResponseSchema, ChangePreviewSchema } from "@weft/types";
 import { API_KEY, builderRows, fillNode, notesWorkflow, startBuilderFixture, textTurn, toolTurn, type BuilderFixture } from "../testing/builder-fixture.ts";
 import { PROMPT_LAYERS } from "../prompt/prompt-composer.ts";
 
@@ -12,6 +14,12 @@ afterAll(async () => {
   await f.stop();
 });
 
+/** The answer parses with the schema the frontend checks it with. */
+function expectWire(schema: z.ZodType, body: unknown): void {
+  const parsed = schema.safeParse(body);
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+}
+
 describe("Builder AI: stage → validate → preview → apply", () => {
   let sessionId: string;
   let changeSetId: string;
@@ -19,6 +27,7 @@ describe("Builder AI: stage → validate → preview → apply", () => {
   it("runs the model's native tool calls against the session's working copy, leaving the store untouched", async () => {
     const created = await f.call("POST", "/api/builder/sessions", { target: { type: "workflow", workflowId: "notes" }, mode: "optimize", llmProfileId: f.profileId });
     expect(created.status).toBe(201);
+    expectWire(BuilderSessionStateSchema, created.body);
     sessionId = created.body.session.id;
     expect(created.body.session).toMatchObject({ status: "active", target: { type: "workflow", workflowId: "notes" }, mode: "optimize", busy: false, latestChangeSetId: null });
 
@@ -30,6 +39,7 @@ describe("Builder AI: stage → validate → preview → apply", () => {
     );
     const sent = await f.call("POST", `/api/builder/sessions/${sessionId}/messages`, { content: "Make the notes title friendlier." });
     expect(sent.status).toBe(200);
+    expectWire(BuilderTurnResponseSchema, sent.body);
     expect(sent.body.turn).toMatchObject({ status: "completed", assistantSummary: "I changed the template of the fill node; the change is valid and ready to review.", repairRounds: 0 });
     expect(sent.body.turn.toolCalls.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
       ["builder.context.get", true],
@@ -71,6 +81,7 @@ describe("Builder AI: stage → validate → preview → apply", () => {
   it("previews the staged change as a structured diff of nodes, edges and JSON", async () => {
     const preview = await f.call("GET", `/api/builder/sessions/${sessionId}/change-sets/latest/preview`);
     expect(preview.status).toBe(200);
+    expectWire(ChangePreviewSchema, preview.body);
     expect(preview.body).toMatchObject({ changeSetId, version: 1, status: "validated", validation: { valid: true, errors: [] }, revisionBase: { workflows: { notes: 1 } } });
     const [object] = preview.body.objects;
     expect(object).toMatchObject({ type: "workflow", key: "notes", action: "update", baseRevision: 1, storedRevision: 1, stale: false });
@@ -91,6 +102,7 @@ describe("Builder AI: stage → validate → preview → apply", () => {
 
     const applied = await f.call("POST", `/api/builder/sessions/${sessionId}/apply`, { changeSetId, confirmSource: "ui_manual_apply", revisionBase: preview.body.revisionBase });
     expect(applied.status).toBe(200);
+    expectWire(BuilderApplyResponseSchema, applied.body);
     expect(applied.body).toMatchObject({ applied: true, sessionStatus: "active", changeSetId, newRevision: { workflows: { notes: 2 } }, warnings: [] });
     expect(applied.body.session.status).toBe("active");
     expect(applied.body.latestChangeSet).toMatchObject({ status: "applied", appliedRevisions: [{ type: "workflow", key: "notes", revision: 2 }] });
@@ -117,6 +129,7 @@ describe("Builder AI: stage → validate → preview → apply", () => {
     const last = f.llm.chatBodies().at(-1)!.messages as { role: string; content: string }[];
     expect(JSON.parse(last.at(-1)!.content)).toMatchObject({ ok: true, source: "stored", storedRevision: 2 });
     const view = await f.call("GET", `/api/builder/sessions/${sessionId}`);
+    expectWire(BuilderSessionDetailSchema, view.body);
     expect(view.body.messages.map((m: { kind: string }) => m.kind)).toEqual(["user", "assistant", "assistant", "assistant", "assistant", "user", "assistant", "assistant"]);
     expect(view.body.messages[1].toolCalls).toEqual([{ callId: expect.any(String), name: "builder.context.get", ok: true }]);
     // Summary-only: the pane carries no document the tools read or staged.
@@ -151,6 +164,7 @@ describe("Builder AI sessions", () => {
     expect(view.body.totalMessages).toBe(14);
     expect(view.body.messages.map((m: { text: string }) => m.text)).toEqual(["question 7", "answer 7"]);
     const list = await f.call("GET", `/api/builder/sessions?targetType=workflow&targetId=notes&status=active`);
+    expectWire(BuilderSessionListSchema, list.body);
     expect(list.body.sessions.map((s: { id: string }) => s.id)).toContain(id);
   });
 

@@ -1,9 +1,9 @@
-import type { ConversationMessage } from "@weft/types";
+import type { BuilderChangeSet, BuilderSession, BuilderToolCall, ConversationMessage, PaneMessage } from "@weft/types";
 import type { ChangeOperation } from "../domain/change-set.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import { REPAIR_PREFIX } from "../session/turn-runner.ts";
 
-export function sessionView(session: SessionRecord, busy: boolean) {
+export function sessionView(session: SessionRecord, busy: boolean): BuilderSession {
   return {
     id: session.id,
     conversationId: session.conversationId,
@@ -53,7 +53,7 @@ function operationTarget(op: ChangeOperation): string {
 }
 
 /** A change set without its full documents (those are in the preview). */
-export function changeSetView(cs: ChangeSetRecord) {
+export function changeSetView(cs: ChangeSetRecord): BuilderChangeSet {
   return {
     id: cs.id,
     sessionId: cs.sessionId,
@@ -70,16 +70,7 @@ export function changeSetView(cs: ChangeSetRecord) {
   };
 }
 
-export type PaneToolCall = { callId: string; name: string; ok: boolean | null; code?: string; changeSetId?: string };
-
-/** One entry of the conversation pane: summaries only, never the documents a tool read or staged (seed 001 §10.2). */
-export type PaneMessage =
-  | { id: string; at: string; kind: "user"; text: string }
-  | { id: string; at: string; kind: "repair_request"; text: string }
-  | { id: string; at: string; kind: "assistant"; text: string; toolCalls: PaneToolCall[] }
-  | { id: string; at: string; kind: "error"; code: string; message: string; hint: string; partialText: string };
-
-function outcomeOf(content: string): Omit<PaneToolCall, "callId" | "name"> {
+function outcomeOf(content: string): Omit<BuilderToolCall, "callId" | "name"> {
   try {
     const parsed = JSON.parse(content) as { ok?: unknown; error?: { code?: unknown }; changeSetId?: unknown };
     return {

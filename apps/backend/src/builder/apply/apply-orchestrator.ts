@@ -1,15 +1,13 @@
 import { z } from "zod";
+import { APPLY_CONFIRM_SOURCE, type RevisionBase, type RevisionWarning } from "@weft/types";
 import { assetsFor, viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import { BuilderError } from "../domain/errors.ts";
-import type { ChangeSetRecord, RevisionWarning, SessionRecord } from "../domain/records.ts";
+import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import { sha256Text, type AssetAccess } from "../overlay/asset-access.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
-import type { RevisionBase } from "../preview/change-preview.ts";
 import type { Storage } from "../../storage/storage.ts";
-
-export const CONFIRM_SOURCE = "ui_manual_apply";
 
 const revisions = z.record(z.string(), z.number().int().min(0).nullable());
 export const RevisionBaseInputSchema = z
@@ -94,8 +92,8 @@ export class ApplyOrchestrator {
   ) {}
 
   async apply(sessionId: string, request: ApplyRequest): Promise<ApplyResult> {
-    if (request.confirmSource !== CONFIRM_SOURCE) {
-      throw new BuilderError("AI_CONFIRM_SOURCE_REQUIRED", `Apply needs confirmSource "${CONFIRM_SOURCE}": only the user's confirmation in the workbench applies a change.`, { expected: CONFIRM_SOURCE });
+    if (request.confirmSource !== APPLY_CONFIRM_SOURCE) {
+      throw new BuilderError("AI_CONFIRM_SOURCE_REQUIRED", `Apply needs confirmSource "${APPLY_CONFIRM_SOURCE}": only the user's confirmation in the workbench applies a change.`, { expected: APPLY_CONFIRM_SOURCE });
     }
     const session = this.changeSets.requireActive(sessionId);
     this.changeSets.requireOpen(session, request.changeSetId);
@@ -232,7 +230,7 @@ export class ApplyOrchestrator {
       repo.updateChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
       repo.clearOverlay(session.id);
       repo.updateSession({ ...fresh, updatedAt: now });
-      repo.appendAudit(session.id, "ai.apply.succeeded", { changeSetId: cs.id, version: cs.version, confirmSource: CONFIRM_SOURCE, objects, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) }, now);
+      repo.appendAudit(session.id, "ai.apply.succeeded", { changeSetId: cs.id, version: cs.version, confirmSource: APPLY_CONFIRM_SOURCE, objects, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) }, now);
       return newRevision;
     });
   }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { isOpenChangeSet, type BuilderIssue } from "@weft/types";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { StageRequest } from "../domain/change-set.ts";
 import { BuilderError } from "../domain/errors.ts";
-import type { BuilderIssue } from "../domain/issues.ts";
-import { isOpenChangeSet, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
+import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import { stageOperations } from "../overlay/stage-operations.ts";
 import { validateChange } from "../validation/pipeline.ts";
 

@@ -52,7 +52,3 @@ export const OverlayEntrySchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("asset"), key: z.string(), base: z.string().nullable(), value: z.string().nullable() }),
 ]);
 export type OverlayEntry = z.infer<typeof OverlayEntrySchema>;
-
-export const CHANGE_SET_STATUSES = ["staged", "validated", "rejected", "superseded", "applied"] as const;
-export const ChangeSetStatusSchema = z.enum(CHANGE_SET_STATUSES);
-export type ChangeSetStatus = z.infer<typeof ChangeSetStatusSchema>;

@@ -1,8 +1,8 @@
-import type { AgentProfile, Scene, Workflow } from "@weft/types";
+import type { AgentProfile, BuilderObjectType, Scene, Workflow } from "@weft/types";
 import type { Storage } from "../../storage/storage.ts";
 import type { DocumentRepository } from "../../storage/document-table.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
-import type { DocumentType, ObjectType } from "../domain/target.ts";
+import type { DocumentType } from "../domain/target.ts";
 import { sha256Text, type AssetAccess, type AssetState } from "./asset-access.ts";
 
 export interface DocumentKinds {
@@ -24,7 +24,7 @@ export interface EffectiveDocument<T> {
 
 export type Baseline = Pick<Storage, "workflows" | "agents" | "scenes">;
 
-export function overlayKey(type: ObjectType, key: string): string {
+export function overlayKey(type: BuilderObjectType, key: string): string {
   return `${type}\u0000${key}`;
 }
 
@@ -43,7 +43,7 @@ export class EffectiveView {
     this.byKey = new Map(entries.map((e) => [overlayKey(e.type, e.key), e]));
   }
 
-  entry(type: ObjectType, key: string): OverlayEntry | undefined {
+  entry(type: BuilderObjectType, key: string): OverlayEntry | undefined {
     return this.byKey.get(overlayKey(type, key));
   }
 

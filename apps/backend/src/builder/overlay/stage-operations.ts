@@ -1,6 +1,5 @@
-import type { Workflow } from "@weft/types";
+import type { BuilderIssue, Workflow } from "@weft/types";
 import type { ChangeOperation, OverlayEntry } from "../domain/change-set.ts";
-import type { BuilderIssue } from "../domain/issues.ts";
 import type { DocumentType } from "../domain/target.ts";
 import { overlayKey, type DocumentKinds, type EffectiveView } from "./effective-view.ts";
 import { fillSkillPorts } from "./skill-ports.ts";

@@ -1,50 +1,9 @@
+import type { ChangePreview, JsonChange, ObjectPreview, PreviewAction, RevisionBase } from "@weft/types";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { ChangeSetRecord } from "../domain/records.ts";
-import type { ObjectType } from "../domain/target.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
-import { graphDiff, type GraphDiff } from "./graph-diff.ts";
-import { jsonDiff, prettyJson, unifiedDiff, type JsonChange } from "./json-diff.ts";
-
-export type PreviewAction = "create" | "update" | "delete" | "unchanged";
-
-/** One object of a change as the workbench shows it. */
-export interface ObjectPreview {
-  type: ObjectType;
-  key: string;
-  action: PreviewAction;
-  /** The stored revision (assets: SHA-256) the change was based on; null: it did not exist. */
-  baseRevision: number | string | null;
-  /** The stored revision now. */
-  storedRevision: number | string | null;
-  /** The store moved since the change was staged: applying it overwrites that (apply warns and asks). */
-  stale: boolean;
-  before: unknown;
-  after: unknown;
-  /** Field-level differences (documents; for assets, the text as a whole). */
-  changes: JsonChange[];
-  /** A unified diff of the two sides (pretty JSON with sorted keys for documents, the text for assets). */
-  unifiedDiff: string;
-  /** Workflows only: nodes and edges added, removed and changed. */
-  graph?: GraphDiff;
-}
-
-export interface ChangePreview {
-  changeSetId: string;
-  version: number;
-  status: ChangeSetRecord["status"];
-  summary: string;
-  validation: ChangeSetRecord["validation"] | null;
-  objects: ObjectPreview[];
-  /** What to send back as `revisionBase` when applying: the bases the change was staged on. */
-  revisionBase: RevisionBase;
-}
-
-export interface RevisionBase {
-  workflows: Record<string, number | null>;
-  agents: Record<string, number | null>;
-  scenes: Record<string, number | null>;
-  assets: Record<string, string | null>;
-}
+import { graphDiff } from "./graph-diff.ts";
+import { jsonDiff, prettyJson, unifiedDiff } from "./json-diff.ts";
 
 export function revisionBaseOf(entries: readonly OverlayEntry[]): RevisionBase {
   const base: RevisionBase = { workflows: {}, agents: {}, scenes: {}, assets: {} };

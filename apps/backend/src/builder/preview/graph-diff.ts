@@ -1,23 +1,5 @@
-import type { Workflow, WorkflowEdge, WorkflowNode } from "@weft/types";
+import type { GraphDiff, NodeChange, Workflow, WorkflowNode } from "@weft/types";
 import { jsonEqual } from "../domain/json-equal.ts";
-
-export interface NodeChange {
-  id: string;
-  before: WorkflowNode;
-  after: WorkflowNode;
-  /** Top-level node fields that differ, e.g. `config`, `inputs`, `position`. */
-  fields: string[];
-  /** Only the node's place on the canvas changed. */
-  positionOnly: boolean;
-}
-
-/** What the workbench highlights on the canvas: nodes and edges added, removed or changed. */
-export interface GraphDiff {
-  nodes: { added: WorkflowNode[]; removed: WorkflowNode[]; changed: NodeChange[]; unchanged: number };
-  edges: { added: WorkflowEdge[]; removed: WorkflowEdge[]; changed: { id: string; before: WorkflowEdge; after: WorkflowEdge }[]; unchanged: number };
-  /** Workflow fields other than nodes and edges that differ (`name`, `description`, `tags`, `annotations`). */
-  workflowFields: string[];
-}
 
 const EMPTY: Pick<Workflow, "nodes" | "edges"> = { nodes: [], edges: [] };
 

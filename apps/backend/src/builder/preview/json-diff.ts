@@ -1,13 +1,6 @@
 import { createTwoFilesPatch } from "diff";
+import type { JsonChange } from "@weft/types";
 import { jsonEqual, stableJson } from "../domain/json-equal.ts";
-
-/** One difference between two JSON documents, at a readable path such as `nodes[id=draft].config.template`. */
-export interface JsonChange {
-  op: "add" | "remove" | "replace";
-  path: string;
-  before?: unknown;
-  after?: unknown;
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const hasIds = (list: unknown[]): list is { id: string }[] => list.every((v) => isObject(v) && typeof v.id === "string") && new Set(list.map((v) => (v as { id: string }).id)).size === list.length;

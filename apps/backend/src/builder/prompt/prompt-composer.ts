@@ -1,7 +1,6 @@
-import { PORT_TYPES } from "@weft/types";
-import type { ChangeSetStatus } from "../domain/change-set.ts";
+import { PORT_TYPES, type BuilderMode, type BuilderTarget, type ChangeSetStatus } from "@weft/types";
 import type { SessionRecord } from "../domain/records.ts";
-import { describeObject, describeTarget, type BuilderMode, type BuilderTarget } from "../domain/target.ts";
+import { describeObject, describeTarget } from "../domain/target.ts";
 
 /** Seed 001 §7.1: the layers of the Builder's system prompt, in this order. */
 export const PROMPT_LAYERS = [

@@ -1,5 +1,5 @@
-import type { AgentProfile, Scene, Workflow } from "@weft/types";
-import type { DocumentType, ObjectLocator } from "../domain/target.ts";
+import type { AgentProfile, ObjectLocator, Scene, Workflow } from "@weft/types";
+import type { DocumentType } from "../domain/target.ts";
 import type { DocumentKinds, EffectiveView } from "../overlay/effective-view.ts";
 import { skillWorkflowId } from "../overlay/skill-ports.ts";
 

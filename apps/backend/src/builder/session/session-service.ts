@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { ConversationStore } from "@weft/types";
+import { targetObject, type BuilderMode, type BuilderTarget, type BuilderTurn, type ConversationStore, type SessionScope } from "@weft/types";
 import type { Storage } from "../../storage/storage.ts";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { SessionRecord } from "../domain/records.ts";
-import { describeTarget, targetObject, type BuilderMode, type BuilderTarget, type SessionScope } from "../domain/target.ts";
+import { describeTarget } from "../domain/target.ts";
 import { mentionedAssetPaths } from "../references/references.ts";
 import { targetState } from "./target-state.ts";
-import type { TurnResult, TurnRunner } from "./turn-runner.ts";
+import type { TurnRunner } from "./turn-runner.ts";
 
 /** The meta key of the LLM profile the user chose for the Builder (seed 001 §4.1, one user in Weft). */
 export const BUILDER_PROFILE_KEY = "builder.llmProfileId";
@@ -94,7 +94,7 @@ export class SessionService {
   }
 
   /** Runs one user message to the end (model replies, tool calls, repair rounds). One at a time per session. */
-  async message(sessionId: string, text: string): Promise<TurnResult> {
+  async message(sessionId: string, text: string): Promise<BuilderTurn> {
     this.changeSets.requireActive(sessionId);
     if (this.running.has(sessionId)) {
       throw new BuilderError("AI_SESSION_BUSY", "This session is still working on the previous message; wait for it, or stop it with POST …/interrupt.", { sessionId });

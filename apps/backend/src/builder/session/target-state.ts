@@ -1,4 +1,4 @@
-import type { BuilderTarget } from "../domain/target.ts";
+import type { BuilderTarget } from "@weft/types";
 import type { EffectiveView, ReadSource } from "../overlay/effective-view.ts";
 
 export interface TargetState {

@@ -1,4 +1,4 @@
-import type { ConversationStore, ToolCall } from "@weft/types";
+import type { BuilderToolCall, BuilderTurn, ConversationStore, ToolCall } from "@weft/types";
 import { assistantMessage, buildContext, llmErrorMessage, toolResultMessage, userMessage, type MessageMeta, type ProviderRequest } from "@weft/agent-runtime";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
@@ -13,24 +13,6 @@ import { targetState } from "./target-state.ts";
 
 /** Marks the server's own request to repair an invalid change, so the conversation pane can show it as such. */
 export const REPAIR_PREFIX = "[Builder validation]";
-
-export interface ToolCallSummary {
-  callId: string;
-  name: string;
-  ok: boolean;
-  code?: string;
-  changeSetId?: string;
-}
-
-export interface TurnResult {
-  /** `limit`: the model kept calling tools past the per-message limit. */
-  status: "completed" | "cancelled" | "failed" | "limit";
-  /** The model's reply (summary-only, seed 001 §5.2). */
-  assistantSummary: string;
-  toolCalls: ToolCallSummary[];
-  repairRounds: number;
-  error?: { code: string; llmCode?: string; message: string; hint: string };
-}
 
 export interface TurnRunnerDeps {
   ctx: BuilderContext;
@@ -63,7 +45,7 @@ function repairRequest(cs: ChangeSetRecord, round: number, of: number): string {
 export class TurnRunner {
   constructor(private readonly deps: TurnRunnerDeps) {}
 
-  async run(sessionId: string, text: string, signal: AbortSignal): Promise<TurnResult> {
+  async run(sessionId: string, text: string, signal: AbortSignal): Promise<BuilderTurn> {
     const { ctx, changeSets, conversations } = this.deps;
     const first = changeSets.requireActive(sessionId);
     const conversationId = first.conversationId;
@@ -72,7 +54,7 @@ export class TurnRunner {
     ctx.repo.appendAudit(sessionId, "ai.message.sent", { chars: text.length });
     const versionAtStart = ctx.repo.nextVersion(sessionId) - 1;
     const profileId = await this.deps.profileFor(first);
-    const result: TurnResult = { status: "completed", assistantSummary: "", toolCalls: [], repairRounds: 0 };
+    const result: BuilderTurn = { status: "completed", assistantSummary: "", toolCalls: [], repairRounds: 0 };
 
     try {
       for (let call = 0; call < this.deps.maxModelCalls; call++) {
@@ -104,7 +86,7 @@ export class TurnRunner {
     }
   }
 
-  private async runTools(sessionId: string, conversationId: string, calls: readonly ToolCall[], signal: AbortSignal, result: TurnResult, meta: MessageMeta): Promise<void> {
+  private async runTools(sessionId: string, conversationId: string, calls: readonly ToolCall[], signal: AbortSignal, result: BuilderTurn, meta: MessageMeta): Promise<void> {
     const { ctx, changeSets, toolbox, conversations } = this.deps;
     for (const call of calls) {
       const started = performance.now();
@@ -113,7 +95,7 @@ export class TurnRunner {
         ? { name: call.function.name, outcome: { ok: false as const, error: { code: "E_ABORTED", message: "The turn was stopped before this call ran.", hint: "ask the user whether to go on" } } }
         : await toolbox.call(call.function.name, call.function.arguments, { session, ctx, changeSets });
       await conversations.append(conversationId, [toolResultMessage({ toolCallId: call.id, result: outcome, toolName: name, durationMs: performance.now() - started }, meta)]);
-      const summary: ToolCallSummary = { callId: call.id, name, ok: outcome.ok };
+      const summary: BuilderToolCall = { callId: call.id, name, ok: outcome.ok };
       if (!outcome.ok) summary.code = outcome.error.code;
       if (outcome.ok && typeof outcome.changeSetId === "string") summary.changeSetId = outcome.changeSetId;
       result.toolCalls.push(summary);

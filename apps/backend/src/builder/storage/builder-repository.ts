@@ -1,9 +1,9 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { z } from "zod";
+import { isOpenChangeSet, targetObject, type SessionStatus } from "@weft/types";
 import { StoredRecordInvalidError } from "../../storage/document-table.ts";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
-import { ChangeSetRecordSchema, isOpenChangeSet, SessionRecordSchema, AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord, type SessionStatus } from "../domain/records.ts";
-import { targetObject } from "../domain/target.ts";
+import { ChangeSetRecordSchema, SessionRecordSchema, AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 
 function decode<S extends z.ZodType>(schema: S, table: string, id: string, text: string): z.output<S> {
   let raw: unknown;

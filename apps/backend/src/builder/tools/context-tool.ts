@@ -1,9 +1,7 @@
 import { z } from "zod";
-import { PORT_TYPES } from "@weft/types";
+import { PORT_TYPES, targetObject, VALIDATION_STAGES } from "@weft/types";
 import { viewOf } from "../builder-context.ts";
 import { CHANGE_OPS } from "../domain/change-set.ts";
-import { VALIDATION_STAGES } from "../domain/issues.ts";
-import { targetObject } from "../domain/target.ts";
 import { findReferences } from "../references/references.ts";
 import { targetState } from "../session/target-state.ts";
 import { APPLY_TOOL, defineTool, wireName, type BuilderTool } from "./tool-registry.ts";

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { isSkill, workflowInterface, type NodeSpec } from "@weft/types";
+import { isSkill, ObjectLocatorSchema, workflowInterface, type NodeSpec } from "@weft/types";
 import { viewOf } from "../builder-context.ts";
-import { ObjectLocatorSchema } from "../domain/target.ts";
 import { findReferences } from "../references/references.ts";
 import { defineTool, failure, type BuilderTool, type ToolOutcome } from "./tool-registry.ts";
 

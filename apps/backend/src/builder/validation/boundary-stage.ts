@@ -1,7 +1,6 @@
-import type { Workflow, WorkflowEdge } from "@weft/types";
-import type { BuilderIssue } from "../domain/issues.ts";
+import { targetObject, type BuilderIssue, type ObjectLocator, type Workflow, type WorkflowEdge } from "@weft/types";
 import { jsonEqual } from "../domain/json-equal.ts";
-import { describeObject, describeTarget, locatorCovers, targetObject, type ObjectLocator } from "../domain/target.ts";
+import { describeObject, describeTarget, locatorCovers } from "../domain/target.ts";
 import { findings, type Findings, type ValidationContext } from "./findings.ts";
 
 const WIDEN_HINT = "stage only changes to the session's target, or ask the user to allow this object (PUT /api/builder/sessions/:id/scope)";

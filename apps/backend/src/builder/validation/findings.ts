@@ -1,7 +1,6 @@
-import type { NodeCatalog } from "@weft/types";
+import type { BuilderIssue, NodeCatalog } from "@weft/types";
 import type { WorkflowValidator } from "../../api/deps.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
-import type { BuilderIssue } from "../domain/issues.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
 

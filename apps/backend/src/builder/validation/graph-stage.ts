@@ -1,5 +1,4 @@
-import { workflowInterface, type ValidationIssue, type Workflow } from "@weft/types";
-import type { BuilderIssue } from "../domain/issues.ts";
+import { workflowInterface, type BuilderIssue, type ValidationIssue, type Workflow } from "@weft/types";
 import { jsonEqual } from "../domain/json-equal.ts";
 import { allReferences } from "../references/references.ts";
 import { findings, type Findings, type ValidationContext } from "./findings.ts";

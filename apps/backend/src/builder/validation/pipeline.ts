@@ -1,4 +1,4 @@
-import type { ValidationReport, ValidationStage } from "../domain/issues.ts";
+import type { ValidationReport, ValidationStage } from "@weft/types";
 import { boundaryStage } from "./boundary-stage.ts";
 import type { Findings, ValidationContext } from "./findings.ts";
 import { graphStage } from "./graph-stage.ts";

@@ -1,6 +1,5 @@
-import type { Workflow } from "@weft/types";
+import type { ObjectLocator, Workflow } from "@weft/types";
 import { jsonEqual } from "../domain/json-equal.ts";
-import type { ObjectLocator } from "../domain/target.ts";
 import { describeObject } from "../domain/target.ts";
 import { overlayKey } from "../overlay/effective-view.ts";
 import { skillPorts, skillWorkflowId } from "../overlay/skill-ports.ts";
