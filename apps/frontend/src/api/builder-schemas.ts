@@ -5,11 +5,6 @@ import { z } from "zod";
  * The Builder AI's own answers (docs/api.md "Builder AI") are checked with the schemas of @weft/types.
  */
 
-/** What the workbench shows of an LLM profile (the key never leaves the server). */
-export const LlmProfileSummarySchema = z.object({ id: z.string(), name: z.string(), provider: z.string(), model: z.string(), isDefault: z.boolean(), healthStatus: z.string() });
-export type LlmProfileSummary = z.infer<typeof LlmProfileSummarySchema>;
-export const LlmProfileListSchema = z.object({ profiles: z.array(LlmProfileSummarySchema) });
-
 /** Agent profiles and scenes, as the target picker lists them. */
 const NamedSchema = z.object({ id: z.string(), name: z.string() });
 export type Named = z.infer<typeof NamedSchema>;

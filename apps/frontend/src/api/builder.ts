@@ -17,7 +17,7 @@ import {
 } from "@weft/types";
 import { ApiClient } from "./client.ts";
 import { ok } from "./errors.ts";
-import { AgentNamesSchema, LlmProfileListSchema, SceneNamesSchema } from "./builder-schemas.ts";
+import { AgentNamesSchema, SceneNamesSchema } from "./builder-schemas.ts";
 
 const enc = encodeURIComponent;
 
@@ -29,11 +29,6 @@ export class BuilderApi extends ApiClient {
 
   setProfile(llmProfileId: string | null) {
     return this.request("PUT", "/api/builder/settings", BuilderSettingsSchema, { llmProfileId });
-  }
-
-  async llmProfiles() {
-    const r = await this.request("GET", "/api/llm-profiles", LlmProfileListSchema);
-    return r.ok ? ok(r.value.profiles) : r;
   }
 
   async agents() {

@@ -16,7 +16,7 @@ import {
   type RevisionBase,
   type RevisionWarning,
 } from "@weft/types";
-import type { LlmProfileSummary } from "../api/builder-schemas.ts";
+import { LlmProfilesApi, type LlmProfileView } from "../api/llm-profiles.ts";
 import { sameTarget, sessionHash, sessionIdFromHash } from "../lib/builder-target.ts";
 import { useUiStore } from "./ui.ts";
 import { useWorkflowsStore } from "./workflows.ts";
@@ -37,7 +37,7 @@ export const useBuilderStore = defineStore("builder", () => {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
 
-  const profiles = shallowRef<LlmProfileSummary[]>([]);
+  const profiles = shallowRef<LlmProfileView[]>([]);
   /** The Builder's LLM profile; null: the default profile (the demo LLM on a new installation). */
   const profileId = ref<string | null>(null);
   const recent = shallowRef<BuilderSession[]>([]);
@@ -73,7 +73,7 @@ export const useBuilderStore = defineStore("builder", () => {
   );
 
   async function loadSettings() {
-    const [list, settings] = await Promise.all([builderApi.llmProfiles(), builderApi.settings()]);
+    const [list, settings] = await Promise.all([new LlmProfilesApi().list(), builderApi.settings()]);
     if (list.ok) profiles.value = list.value;
     else ui.apiError("Could not list the LLM profiles", list.error);
     if (settings.ok) profileId.value = settings.value.llmProfileId;
