@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
-import { DATABASE_FILE, openSqliteStorage, type Storage } from "./storage/storage.ts";
+import { openSqliteStorage, type Storage } from "./storage/storage.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
 import { LlmProfileService } from "./llm/profile-service.ts";
@@ -19,6 +19,7 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
+import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
 import { AgentService } from "./agents/agent-service.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
@@ -85,7 +86,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const catalog = createBuiltinRegistry();
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
     const permissionBroker = new PermissionBroker();
-    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, permissionBroker, log.child("tools"));
+    const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
+    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"));
+    if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
     const engineLog = log.child("engine");
@@ -100,7 +103,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     );
     const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
     const agents = new AgentService({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, log: log.child("agents") });
-    scenes = createScenes({ databaseFile: join(options.dataDir, DATABASE_FILE), storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
+    scenes = createScenes({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
 
@@ -123,7 +126,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     });
     const builder = createBuilder({ storage, catalog, validator, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(
-      { storage, catalog, validator, runs, llmProfiles, agents, caches, maxBodyBytes, version: pkg.version, log: log.child("api") },
+      { storage, catalog, validator, runs, llmProfiles, agents, permissions, caches, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         extra: [wsPlugin, builder.api, scenes.api],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ToolCallSchema } from "./llm.ts";
 import { NodeErrorSchema } from "./run.ts";
+import { PermissionRuleSchema } from "./toolhost.ts";
 
 export const AgentProfileSchema = z.object({
   id: z.string().min(1),
@@ -16,6 +17,8 @@ export const AgentProfileSchema = z.object({
   subscribedEvents: z.array(z.string()).default([]),
   initialPrivateState: z.record(z.string(), z.unknown()).default({}),
   llmProfileId: z.string().optional(),
+  /** This agent's permission rules for the file and shell tools, checked after the settings' rules (so they win). */
+  permissions: z.array(PermissionRuleSchema).optional(),
   revision: z.number().int().min(0).default(0),
 });
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;

@@ -198,20 +198,25 @@ export type PermissionAction = z.infer<typeof PermissionActionSchema>;
  * `fs:read` match too); `target` a wildcard over the path (`@project/src/**`) or, for the shell, the
  * command line (`git *`); `agent` a wildcard over agent ids. Absent patterns match everything.
  */
-export const PermissionRuleSchema = z.object({
-  action: PermissionActionSchema,
-  tool: z.string().min(1).default("*"),
-  target: z.string().min(1).optional(),
-  agent: z.string().min(1).optional(),
-});
+export const PermissionRuleSchema = z
+  .object({
+    action: PermissionActionSchema,
+    tool: z.string().min(1, "a tool name or wildcard (e.g. fs.write, fs.*, shell.exec); leave it out to match every tool").default("*"),
+    target: z.string().min(1, "a path or command wildcard (e.g. @project/src/**, git *); leave it out to match every target").optional(),
+    agent: z.string().min(1, "an agent id or wildcard; leave it out to match every agent").optional(),
+  })
+  // A misspelt field must not turn a rule into one that matches everything.
+  .strict();
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 export type PermissionRuleInput = z.input<typeof PermissionRuleSchema>;
 
 /** Rules are checked in order and the last one that matches wins; none matching gives `defaultAction`. */
-export const PermissionPolicySchema = z.object({
-  defaultAction: PermissionActionSchema.default("allow"),
-  rules: z.array(PermissionRuleSchema).default([]),
-});
+export const PermissionPolicySchema = z
+  .object({
+    defaultAction: PermissionActionSchema.default("allow"),
+    rules: z.array(PermissionRuleSchema).default([]),
+  })
+  .strict();
 export type PermissionPolicy = z.infer<typeof PermissionPolicySchema>;
 export type PermissionPolicyInput = z.input<typeof PermissionPolicySchema>;
 
@@ -252,6 +257,8 @@ export interface ToolCallContext {
    * the @state/ folder, so state survives from one run to the next. Defaults to the run id.
    */
   sessionId?: string;
+  /** The calling agent's own rules (its profile's `permissions`): checked after the settings' rules, so they win. */
+  agentRules?: readonly PermissionRule[];
   signal?: AbortSignal;
 }
 

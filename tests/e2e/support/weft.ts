@@ -14,6 +14,8 @@ export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic",
 export interface Weft {
   server: WeftServer;
   url: string;
+  /** The server's data folder (the tools' `@project/` is its `project/`). */
+  dataDir: string;
   context: BrowserContext;
   page: Page;
   /** JSON in, JSON out, against the real API. */
@@ -49,6 +51,7 @@ export async function startWeft(options: { viewport?: { width: number; height: n
   return {
     server,
     url: server.url,
+    dataDir,
     context,
     page,
     api,

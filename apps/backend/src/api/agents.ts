@@ -5,10 +5,11 @@ import { documentRoutes } from "./document-routes.ts";
 import { jsonResponse } from "./errors.ts";
 import { parseWith, readBody } from "./body.ts";
 import { MessageBody } from "./conversations.ts";
+import { ruleIssues } from "../settings/permission-settings.ts";
 
 const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
-/** Problems with what a profile names: workflows, node types, LLM profile must all exist. */
+/** Problems with what a profile names: workflows, node types, LLM profile must all exist; permission rules must name tools. */
 async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {
   const { storage, catalog } = deps;
   const problems: { path: (string | number)[]; message: string }[] = [];
@@ -27,6 +28,7 @@ async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ 
   if (agent.llmProfileId !== undefined && !(await storage.llmProfiles.get(agent.llmProfileId))) {
     problems.push({ path: ["llmProfileId"], message: `no LLM profile has the id "${agent.llmProfileId}" (GET /api/llm-profiles lists them)` });
   }
+  for (const issue of ruleIssues(agent.permissions ?? [], ["permissions"])) problems.push({ path: issue.path, message: issue.message });
   return problems;
 }
 

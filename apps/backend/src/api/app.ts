@@ -9,6 +9,7 @@ import { llmProfilesApi } from "./llm-profiles.ts";
 import { agentsApi } from "./agents.ts";
 import { scenesApi } from "./scenes.ts";
 import { conversationsApi } from "./conversations.ts";
+import { settingsApi } from "./settings.ts";
 import { frontendApi } from "./frontend.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
 
@@ -37,7 +38,8 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; extra?:
     .use(llmProfilesApi(deps))
     .use(agentsApi(deps))
     .use(scenesApi(deps))
-    .use(conversationsApi(deps));
+    .use(conversationsApi(deps))
+    .use(settingsApi(deps));
   for (const plugin of options.extra ?? []) app.use(plugin);
   return app.use(frontendApi(options.frontendDir));
 }

@@ -4,6 +4,8 @@ import type { RunService } from "../runs/run-service.ts";
 import type { LlmProfileService } from "../llm/profile-service.ts";
 import type { WorkflowCaches } from "../runs/workflow-caches.ts";
 import type { AgentService } from "../agents/agent-service.ts";
+import type { SceneService } from "../scenes/scene-service.ts";
+import type { PermissionSettings } from "../settings/permission-settings.ts";
 
 export interface WorkflowValidator {
   validate(workflow: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
@@ -17,7 +19,10 @@ export interface ApiDeps {
   runs: RunService;
   llmProfiles: LlmProfileService;
   agents: AgentService;
+  permissions: PermissionSettings;
   caches: WorkflowCaches;
+  /** The scene runtime: a deleted scene is stopped and its runtime state removed. */
+  sceneRuntime: Pick<SceneService, "forget">;
   maxBodyBytes: number;
   version: string;
   log: Logger;

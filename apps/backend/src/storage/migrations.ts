@@ -136,6 +136,17 @@ const MIGRATIONS: Migration[] = [
   },
   BUILDER_MIGRATION,
   SCENE_MIGRATION,
+  {
+    version: 5,
+    name: "user settings",
+    sql: `
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        data TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -14,6 +14,7 @@ import { SqliteMetaRepository, type MetaRepository } from "./meta-repository.ts"
 import { SqliteConversationRepository, type ConversationRepository } from "./conversation-repository.ts";
 import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./agent-session-repository.ts";
 import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
+import { SqliteSettingsRepository, type SettingsRepository } from "./settings-repository.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
@@ -41,6 +42,7 @@ export interface Storage {
   readonly conversations: ConversationRepository;
   readonly agentSessions: AgentSessionRepository;
   readonly agentSteps: AgentStepRepository;
+  readonly settings: SettingsRepository;
   /** Stores events, observations and run status changes in one transaction. */
   writeBatch(batch: WriteBatch): Promise<void>;
   /**
@@ -65,6 +67,7 @@ class SqliteStorage implements Storage {
   readonly conversations: ConversationRepository;
   readonly agentSessions: AgentSessionRepository;
   readonly agentSteps: AgentStepRepository;
+  readonly settings: SettingsRepository;
   private readonly writeAll: (batch: WriteBatch) => void;
 
   constructor(readonly db: Database) {
@@ -79,6 +82,7 @@ class SqliteStorage implements Storage {
     this.conversations = new SqliteConversationRepository(db);
     this.agentSessions = new SqliteAgentSessionRepository(db);
     this.agentSteps = new SqliteAgentStepRepository(db);
+    this.settings = new SqliteSettingsRepository(db);
     this.writeAll = db.transaction((batch: WriteBatch) => {
       for (const run of batch.newRuns) this.runs.createSync(run.record, run.workflow);
       this.events.appendSync(batch.events);

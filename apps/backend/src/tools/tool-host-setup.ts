@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AuditLog, ToolHost } from "@weft/agent-runtime";
-import type { Logger, PermissionGate } from "@weft/types";
+import type { Logger, PermissionGate, PermissionPolicy } from "@weft/types";
 
 export interface ToolHostFolders {
   /** `@project/`: the user's files (read-write). */
@@ -14,16 +14,18 @@ export interface ToolHostFolders {
 
 /**
  * The sandboxed file and shell tools the server hands to every run (`ctx.services.toolHost`).
- * Questions of `ask` permission rules go to `gate` (the agents' permission broker).
+ * `permissions` are the rules saved in the settings (the caller applies later changes with
+ * `setPolicy`); questions of `ask` rules go to `gate` (the agents' permission broker).
  * Missing folders are created; when the tool host cannot start (e.g. mount folders inside one
  * another) the server still runs, and tool nodes fail with MISSING_SERVICE, after one clear log line.
  */
-export function createToolHost(folders: ToolHostFolders, gate: PermissionGate, log: Logger): ToolHost | undefined {
+export function createToolHost(folders: ToolHostFolders, permissions: PermissionPolicy, gate: PermissionGate, log: Logger): ToolHost | undefined {
   const state = join(folders.dataDir, "state");
   for (const dir of [folders.project, folders.pkg, state]) mkdirSync(dir, { recursive: true });
   try {
     return new ToolHost({
       mounts: { project: folders.project, pkg: folders.pkg, state },
+      permissions,
       gate,
       audit: new AuditLog({ file: join(folders.dataDir, "audit", "tools.jsonl"), logger: log.child("audit") }),
       logger: log,

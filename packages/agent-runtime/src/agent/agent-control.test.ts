@@ -142,6 +142,36 @@ describe("permissions", () => {
     await agent.sendMessage("hi");
     expect(String(h.request(0)[0]!.content)).not.toContain("fs_write");
   });
+
+  it("applies the profile's own rules after the settings': they win, and a tool they deny is hidden", async () => {
+    h = await createAgentHarness({ turns: [say(action("fs_write", { path: "@project/mine.txt", content: "free" })), say("Done.")] });
+    const host = h.toolHost({ permissions: { rules: [{ action: "ask", tool: "fs.write" }, { action: "deny", tool: "fs.read" }] } });
+    const writer = await h.create({ id: "writer", tools: ["fs:write", "fs:read"], permissions: [{ action: "allow", tool: "fs.write", target: "@project/**" }] }, { toolHost: host, permissionBroker: h.broker });
+    expect(writer.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "ask_user"]);
+    const sent = await writer.sendMessage("Write it");
+    if (!sent.ok) throw new Error(sent.error.message);
+    // No question: the agent's allow comes after the settings' ask.
+    expect(sent.value.steps[0]!.actions[0]).toMatchObject({ ok: true, permissions: [] });
+    expect(readFileSync(join(h.dirs.project, "mine.txt"), "utf8")).toBe("free");
+
+    const reader = await h.create({ id: "reader", tools: ["fs:write", "fs:read"], permissions: [{ action: "deny", tool: "fs:write" }, { action: "allow", tool: "fs.read" }] }, { toolHost: host });
+    expect(reader.manifest.entries.map((e) => e.id)).toEqual(["fs:read", "ask_user"]);
+  });
+
+  it("follows changed settings: the tool host decides with the new rules at once, the manifest from the next loop", async () => {
+    h = await createAgentHarness({ turns: [say(action("fs_write", { path: "@project/a.txt", content: "a" })), say("Done.")] });
+    const host = h.toolHost();
+    const agent = await h.create({ tools: ["fs:write", "fs:read"] }, { toolHost: host, permissionBroker: h.broker });
+    expect(agent.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "fs:read", "ask_user"]);
+    host.setPolicy({ rules: [{ action: "deny", tool: "fs.read" }, { action: "deny", tool: "fs.write", target: "@project/*.txt" }] });
+    expect(agent.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "ask_user"]);
+    const sent = await agent.sendMessage("Write a");
+    if (!sent.ok) throw new Error(sent.error.message);
+    expect(sent.value.steps[0]!.actions[0]).toMatchObject({ ok: false, error: { code: "E_PERMISSION_DENIED" } });
+    expect(sent.value.steps[0]!.actions[0]!.observation).toContain("denied by the permission settings (rule 2)");
+    expect(existsSync(join(h.dirs.project, "a.txt"))).toBe(false);
+    expect(String(h.request(0)[0]!.content)).not.toContain("fs_read");
+  });
 });
 
 describe("failures as values", () => {

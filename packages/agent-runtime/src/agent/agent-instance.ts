@@ -20,14 +20,14 @@ import {
   type ToolHostService,
   type WorkflowSource,
 } from "@weft/types";
-import type { Manifest } from "../action/index.ts";
+import type { Manifest, ManifestEntry } from "../action/index.ts";
 import { userMessage, type ToolOutputStore } from "../conversation/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
 import { PrivateState } from "../scene/index.ts";
 import { ToolHost, withCallContext } from "../toolhost/index.ts";
 import { ActionExecutor } from "./action-executor.ts";
 import { AgentEventStream } from "./agent-events.ts";
-import { buildAgentManifest } from "./agent-manifest.ts";
+import { permittedManifest, resolveAgentEntries } from "./agent-manifest.ts";
 import type { AgentStateStore } from "./agent-state-store.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { userAnswerObservation } from "./ask-user.ts";
@@ -57,7 +57,10 @@ export interface AgentInstanceOptions {
   llm?: LlmService;
   /** For the file and shell tools; bound to this agent and conversation on every call. */
   toolHost?: ToolHostService;
-  /** The tool host's rules, to leave denied tools out of the manifest (default: a `ToolHost`'s own policy). */
+  /**
+   * The tool host's rules, to leave denied tools out of the manifest (default: a `ToolHost`'s own
+   * policy, read again at the start of every loop, so changed settings apply from the next message).
+   */
   permissions?: PermissionPolicy;
   /** The tool host's gate: questions of this conversation come here and wait for `answerPermission`. */
   permissionBroker?: PermissionBroker;
@@ -119,10 +122,12 @@ export class AgentInstance {
   private readonly executor: ActionExecutor;
   private readonly protocol: AgentProtocolAdapter;
   private readonly logger: Logger;
+  /** The manifest for the policy it was made under; made again when the policy changes. */
+  private permitted: { policy: PermissionPolicy | undefined; manifest: Manifest };
 
   private constructor(
     readonly profile: AgentProfile,
-    readonly manifest: Manifest,
+    private readonly entries: readonly ManifestEntry[],
     readonly conversationId: string,
     private readonly deliberation: Deliberation,
     private readonly ownPrivateState: PrivateState,
@@ -132,6 +137,8 @@ export class AgentInstance {
     stepsInLog: number,
   ) {
     this.agentId = options.instanceId ?? profile.id;
+    const policy = policyOf(options);
+    this.permitted = { policy, manifest: permittedManifest(entries, profile, policy, this.agentId) };
     this.currentStatus = saved && !TRANSIENT.has(saved.status) ? saved.status : "idle";
     this.reason = saved?.reason;
     this.steps = saved?.steps ?? stepsInLog;
@@ -154,9 +161,8 @@ export class AgentInstance {
     const agentId = options.instanceId ?? profile.id;
     const deliberation = await Deliberation.load(options.workflows, profile.deliberationWorkflowId, profile.protocol);
     if (!deliberation.ok) return deliberation;
-    const permissions = options.permissions ?? (options.toolHost instanceof ToolHost ? options.toolHost.policy : undefined);
-    const manifest = await buildAgentManifest(profile, { catalog: options.catalog, workflows: options.workflows, agentId, ...(permissions ? { permissions } : {}) });
-    if (!manifest.ok) return manifest;
+    const entries = await resolveAgentEntries(profile, { catalog: options.catalog, workflows: options.workflows });
+    if (!entries.ok) return entries;
 
     const conversationId = options.conversationId ?? crypto.randomUUID();
     let saved: AgentSessionState | undefined;
@@ -171,7 +177,14 @@ export class AgentInstance {
     }
     const privateState = new PrivateState(agentId, saved?.privateState ?? profile.initialPrivateState);
     const events = new AgentEventStream(conversationId, saved?.nextEventSeq ?? 0, options.onEvent, options.logger ?? silentLogger);
-    return ok(new AgentInstance(profile, manifest.value, conversationId, deliberation.value, privateState, events, options, saved, stepsInLog));
+    return ok(new AgentInstance(profile, entries.value, conversationId, deliberation.value, privateState, events, options, saved, stepsInLog));
+  }
+
+  /** The tools and skills the model is offered: the profile's, less those the permissions deny outright. */
+  get manifest(): Manifest {
+    const policy = policyOf(this.options);
+    if (policy !== this.permitted.policy) this.permitted = { policy, manifest: permittedManifest(this.entries, this.profile, policy, this.agentId) };
+    return this.permitted.manifest;
   }
 
   get status(): AgentStatus {
@@ -288,7 +301,8 @@ export class AgentInstance {
     const services: NodeServices = { ...o.services, ...callServices };
     services.privateState ??= this.ownPrivateState;
     if (o.llm) services.llm = boundLlm(o.llm, this.profile.llmProfileId);
-    if (o.toolHost) services.toolHost = withCallContext(o.toolHost, { agentId: this.agentId, sessionId: this.conversationId });
+    const agentRules = this.profile.permissions ?? [];
+    if (o.toolHost) services.toolHost = withCallContext(o.toolHost, { agentId: this.agentId, sessionId: this.conversationId, ...(agentRules.length > 0 ? { agentRules } : {}) });
     return {
       agentId: this.agentId,
       conversationId: this.conversationId,
@@ -346,6 +360,11 @@ export class AgentInstance {
       this.logger.error("agent session state not saved", { conversationId: this.conversationId, error: errorMessage(error) });
     }
   }
+}
+
+/** The permission rules the manifest follows: the given ones, else the tool host's current ones. */
+function policyOf(options: AgentInstanceOptions): PermissionPolicy | undefined {
+  return options.permissions ?? (options.toolHost instanceof ToolHost ? options.toolHost.policy : undefined);
 }
 
 function busy(): AgentError {

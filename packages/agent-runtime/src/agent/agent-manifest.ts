@@ -26,13 +26,28 @@ function isHostTool(nodeType: string): boolean {
  * tool the permissions deny outright is left out, so the model never sees it.
  */
 export async function buildAgentManifest(profile: AgentProfile, sources: AgentManifestSources): Promise<AgentResult<Manifest>> {
+  const entries = await resolveAgentEntries(profile, sources);
+  return entries.ok ? ok(permittedManifest(entries.value, profile, sources.permissions, sources.agentId)) : entries;
+}
+
+/**
+ * The manifest an agent gets under `policy`: the settings' rules with the profile's own after them
+ * (so they win); a host tool they deny whatever its target is left out. Without a policy only the
+ * profile's rules count.
+ */
+export function permittedManifest(entries: readonly ManifestEntry[], profile: AgentProfile, policy: PermissionPolicy | undefined, agentId: string): Manifest {
+  const own = profile.permissions ?? [];
+  if (!policy && own.length === 0) return Manifest.create(entries);
+  const hostTools = profile.tools.filter(isHostTool);
+  const rules = [...(policy?.rules ?? []), ...own];
+  const visible = new Set(visibleTools(rules, hostTools, { agentId, defaultAction: policy?.defaultAction ?? "allow" }));
+  const hidden = new Set(hostTools.filter((t) => !visible.has(t)));
+  return Manifest.create(entries.filter((e) => !(e.kind === "tool" && hidden.has(e.id))));
+}
+
+/** Every entry the profile names, none hidden yet; fails on the first reference that does not resolve. */
+export async function resolveAgentEntries(profile: AgentProfile, sources: Pick<AgentManifestSources, "catalog" | "workflows">): Promise<AgentResult<ManifestEntry[]>> {
   const entries: ManifestEntry[] = [];
-  const hidden = new Set<string>();
-  if (sources.permissions) {
-    const hostTools = profile.tools.filter(isHostTool);
-    const visible = new Set(visibleTools(sources.permissions, hostTools, { agentId: sources.agentId }));
-    for (const t of hostTools) if (!visible.has(t)) hidden.add(t);
-  }
   for (const type of profile.tools) {
     const definition = sources.catalog.get(type);
     if (!definition) {
@@ -46,7 +61,7 @@ export async function buildAgentManifest(profile: AgentProfile, sources: AgentMa
         ),
       );
     }
-    if (!hidden.has(type)) entries.push(toolEntryFromNodeSpec(definition.spec));
+    entries.push(toolEntryFromNodeSpec(definition.spec));
   }
   for (const id of profile.skills) {
     let workflow;
@@ -68,6 +83,6 @@ export async function buildAgentManifest(profile: AgentProfile, sources: AgentMa
     entries.push(skillEntryFromWorkflow(workflow));
   }
   entries.push(ASK_USER_ENTRY);
-  return ok(Manifest.create(entries));
+  return ok(entries);
 }
 

@@ -71,6 +71,8 @@ function describeSource(decision: PermissionDecision): string {
   switch (decision.source.kind) {
     case "rule":
       return `rule ${decision.source.index + 1}`;
+    case "agent":
+      return `the agent's rule ${decision.source.index + 1}`;
     case "session":
       return `session rule ${decision.source.index + 1}`;
     case "default":
@@ -90,23 +92,36 @@ function describeSource(decision: PermissionDecision): string {
  */
 export class ToolHost implements ToolHostService {
   readonly limits: ToolLimits;
-  readonly policy: PermissionPolicy;
   readonly commands: CommandRule[];
   private readonly mounts: Mounts;
   private readonly tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   private readonly sessionRules = new Map<string, PermissionRule[]>();
   private readonly logger: Logger;
+  private currentPolicy: PermissionPolicy;
 
   constructor(private readonly options: ToolHostOptions) {
     assertProcFdAvailable();
     this.mounts = new Mounts(options.mounts);
     this.limits = ToolLimitsSchema.parse(options.limits ?? {});
-    this.policy = PermissionPolicySchema.parse(options.permissions ?? {});
+    this.currentPolicy = PermissionPolicySchema.parse(options.permissions ?? {});
     this.commands = options.commands ? options.commands.map((c) => CommandRuleSchema.parse(c)) : DEFAULT_COMMAND_RULES;
     this.logger = options.logger ?? createLogger("toolhost");
     const auditFile = options.audit?.file;
     const exposed = auditFile ? this.mounts.visibleMountOf(auditFile) : undefined;
     if (exposed) throw new Error(`The audit file ${auditFile} is inside the @${exposed}/ mount, where tools could read or change it; put it elsewhere.`);
+  }
+
+  /** The settings' permission rules now in force. */
+  get policy(): PermissionPolicy {
+    return this.currentPolicy;
+  }
+
+  /**
+   * Replaces the settings' rules (the user changed them): calls decided from now on use the new ones,
+   * calls already waiting for an answer keep theirs. `always` answers given in sessions stay.
+   */
+  setPolicy(policy: PermissionPolicyInput): void {
+    this.currentPolicy = PermissionPolicySchema.parse(policy);
   }
 
   /** Allow rules added by `always` answers in a session. */
@@ -151,7 +166,8 @@ export class ToolHost implements ToolHostService {
   /** Applies the permission rules to a planned call, asking the gate when they say `ask`; throws when the call may not run. */
   private async authorise(definition: ToolDefinition, target: string, args: Record<string, unknown>, ctx: ToolCallContext, trail: CallTrail): Promise<void> {
     const sessionId = ctx.sessionId ?? ctx.runId;
-    const decision = decidePermission(this.policy, { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId }, sessionId ? this.sessionRulesOf(sessionId) : []);
+    const query = { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId };
+    const decision = decidePermission(this.currentPolicy, query, { agentRules: ctx.agentRules ?? [], sessionRules: sessionId ? this.sessionRulesOf(sessionId) : [] });
     const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: describeSource(decision) };
     trail.permission = permission;
     switch (decision.action) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PermissionPolicySchema, type PermissionPolicyInput } from "@weft/types";
-import { decidePermission, toolNameForms, visibleTools } from "./rules.ts";
+import { decidePermission, toolNameForms, toolsMatching, visibleTools } from "./rules.ts";
 
 const policy = (input: PermissionPolicyInput) => PermissionPolicySchema.parse(input);
 
@@ -49,7 +49,26 @@ describe("decidePermission", () => {
 
   it("puts session rules after the settings", () => {
     const session = [{ tool: "shell.exec", target: "ls -la", action: "allow" as const }];
-    expect(decidePermission(settings, { tool: "shell.exec", target: "ls -la", targetKind: "command" }, session)).toEqual({ action: "allow", source: { kind: "session", index: 0 } });
+    expect(decidePermission(settings, { tool: "shell.exec", target: "ls -la", targetKind: "command" }, { sessionRules: session })).toEqual({ action: "allow", source: { kind: "session", index: 0 } });
+  });
+
+  it("puts an agent's own rules after the settings and before the session", () => {
+    const query = { tool: "fs.write", target: "@project/a.md", targetKind: "path" as const };
+    const agentRules = [{ tool: "fs.write", action: "allow" as const }, { tool: "fs.write", target: "@project/locked/**", action: "deny" as const }];
+    expect(decidePermission(settings, query, { agentRules })).toEqual({ action: "allow", source: { kind: "agent", index: 0 } });
+    expect(decidePermission(settings, { ...query, target: "@project/locked/x" }, { agentRules }).action).toBe("deny");
+    // A settings deny is overridden by the agent's allow; an `always` answer comes last of all.
+    expect(decidePermission(settings, { ...query, target: "@project/.env" }, { agentRules: [{ tool: "fs.*", action: "allow" }] }).action).toBe("allow");
+    const sessionRules = [{ tool: "fs.write", target: "@project/locked/x", action: "allow" as const }];
+    expect(decidePermission(settings, { ...query, target: "@project/locked/x" }, { agentRules, sessionRules }).source).toEqual({ kind: "session", index: 0 });
+  });
+
+  it("says which tools a pattern covers, so a misspelt one can be refused", () => {
+    const names = ["fs.read", "fs.write", "fs.apply_patch", "shell.exec"];
+    expect(toolsMatching("fs.*", names)).toEqual(["fs.read", "fs.write", "fs.apply_patch"]);
+    expect(toolsMatching("fs:apply-patch", names)).toEqual(["fs.apply_patch"]);
+    expect(toolsMatching("*", names)).toEqual(names);
+    expect(toolsMatching("fs.wirte", names)).toEqual([]);
   });
 
   it("knows a tool by its node type too", () => {

@@ -9,7 +9,14 @@ export interface PermissionQuery {
   agentId?: string;
 }
 
-export type DecisionSource = { kind: "rule"; index: number } | { kind: "session"; index: number } | { kind: "default" };
+/** `rule`: the settings' rules; `agent`: the calling agent's own rules; `session`: added by `always` answers. */
+export type DecisionSource = { kind: "rule"; index: number } | { kind: "agent"; index: number } | { kind: "session"; index: number } | { kind: "default" };
+
+/** The rules checked after the settings', in this order: the agent's own, then the session's. */
+export interface RuleLayers {
+  agentRules?: readonly PermissionRule[];
+  sessionRules?: readonly PermissionRule[];
+}
 
 export interface PermissionDecision {
   action: PermissionAction;
@@ -67,16 +74,25 @@ export function ruleMatches(rule: PermissionRule, query: PermissionQuery): boole
   return query.targetKind === "command" ? commandWildcard(rule.target)(query.target) : glob(rule.target)(query.target);
 }
 
-/** The last matching rule wins (session rules, added by `always` answers, come last); none gives the default. */
-export function decidePermission(policy: PermissionPolicy, query: PermissionQuery, sessionRules: readonly PermissionRule[] = []): PermissionDecision {
+/**
+ * The last matching rule wins: the settings' rules, then the agent's own, then the session's (added by
+ * `always` answers); none gives the default.
+ */
+export function decidePermission(policy: PermissionPolicy, query: PermissionQuery, layers: RuleLayers = {}): PermissionDecision {
   let decision: PermissionDecision = { action: policy.defaultAction, source: { kind: "default" } };
-  policy.rules.forEach((rule, index) => {
-    if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind: "rule", index } };
-  });
-  sessionRules.forEach((rule, index) => {
-    if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind: "session", index } };
-  });
+  const apply = (rules: readonly PermissionRule[], kind: "rule" | "agent" | "session") =>
+    rules.forEach((rule, index) => {
+      if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind, index } };
+    });
+  apply(policy.rules, "rule");
+  apply(layers.agentRules ?? [], "agent");
+  apply(layers.sessionRules ?? [], "session");
   return decision;
+}
+
+/** The tools (by their tool names) a rule's `tool` pattern covers; none means the rule can never match. */
+export function toolsMatching(pattern: string, toolNames: readonly string[]): string[] {
+  return toolNames.filter((tool) => toolNameForms(tool).some((form) => glob(pattern)(form)));
 }
 
 /**

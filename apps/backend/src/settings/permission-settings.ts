@@ -1,0 +1,72 @@
+import { ruleProblems } from "@weft/agent-runtime";
+import { PermissionPolicySchema, type Logger, type PermissionPolicy, type PermissionRule } from "@weft/types";
+import { ApiError } from "../api/errors.ts";
+import type { SettingsRepository } from "../storage/settings-repository.ts";
+
+const KEY = "permissions";
+
+/**
+ * On a new installation every tool call is allowed, as before there was a setting: an `ask` rule
+ * stops plain workflow runs (nobody can be asked there), so asking is the user's choice, per tool.
+ */
+const DEFAULT_POLICY: PermissionPolicy = { defaultAction: "allow", rules: [] };
+
+/** A stored policy that no longer parses is replaced by this until the user saves a new one: refuse rather than guess. */
+const FALLBACK_POLICY: PermissionPolicy = { defaultAction: "deny", rules: [] };
+
+export interface PermissionSettingsView {
+  policy: PermissionPolicy;
+  /** When the user last saved the policy; null while it is the installation's default. */
+  updatedAt: number | null;
+}
+
+/** Problems of rules that parse but cannot work, as API issues under `path` (e.g. `["rules"]`, `["permissions"]`). */
+export function ruleIssues(rules: readonly PermissionRule[], path: (string | number)[]): { path: (string | number)[]; message: string; code: string }[] {
+  return ruleProblems(rules).map((p) => ({ path: [...path, p.index, p.field], message: p.message, code: "custom" }));
+}
+
+/**
+ * The tool permission rules of the installation (Settings → Permissions): stored in SQLite, loaded at
+ * start, and handed to the listeners (the tool host) each time they are saved, so they apply at once.
+ */
+export class PermissionSettings {
+  private readonly listeners: ((policy: PermissionPolicy) => void)[] = [];
+
+  private constructor(
+    private readonly repo: SettingsRepository,
+    private view: PermissionSettingsView,
+  ) {}
+
+  static async load(repo: SettingsRepository, log: Logger): Promise<PermissionSettings> {
+    const stored = await repo.get(KEY);
+    if (!stored) return new PermissionSettings(repo, { policy: DEFAULT_POLICY, updatedAt: null });
+    const parsed = PermissionPolicySchema.safeParse(stored.value);
+    if (parsed.success) return new PermissionSettings(repo, { policy: parsed.data, updatedAt: stored.updatedAt });
+    const problem = parsed.error.issues.map((i) => `${i.path.join(".") || "(policy)"}: ${i.message}`).join("; ");
+    log.error("the stored permission settings are invalid: every tool call is denied until they are saved again (Settings → Permissions)", { problem });
+    return new PermissionSettings(repo, { policy: FALLBACK_POLICY, updatedAt: stored.updatedAt });
+  }
+
+  get current(): PermissionSettingsView {
+    return this.view;
+  }
+
+  /** Calls `listener` with every policy saved from now on. */
+  onChange(listener: (policy: PermissionPolicy) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Checks, stores and applies a new policy; a refused one changes nothing. */
+  async replace(policy: PermissionPolicy): Promise<PermissionSettingsView> {
+    const issues = ruleIssues(policy.rules, ["rules"]);
+    const first = issues[0];
+    if (first) {
+      const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""}, see details.issues)` : "";
+      throw new ApiError("VALIDATION_FAILED", `body.${first.path.join(".")}: ${first.message}${more}`, { issues });
+    }
+    const updatedAt = await this.repo.set(KEY, policy);
+    this.view = { policy, updatedAt };
+    for (const listener of this.listeners) listener(policy);
+    return this.view;
+  }
+}

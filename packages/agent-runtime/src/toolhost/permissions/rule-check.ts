@@ -1,0 +1,28 @@
+import { closest } from "fastest-levenshtein";
+import { TOOL_NAMES, type PermissionRule } from "@weft/types";
+import { toolNameForms, toolsMatching } from "./rules.ts";
+
+export interface RuleProblem {
+  /** The rule's index in the list checked. */
+  index: number;
+  field: "tool";
+  message: string;
+}
+
+/**
+ * What makes rules that are well-formed still wrong: a `tool` pattern that matches none of the tool
+ * host's tools (a misspelt `fs.wirte` would otherwise never match, and a `deny` would silently do nothing).
+ */
+export function ruleProblems(rules: readonly PermissionRule[]): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  rules.forEach((rule, index) => {
+    if (toolsMatching(rule.tool, TOOL_NAMES).length > 0) return;
+    const nearest = closest(rule.tool.toLowerCase(), TOOL_NAMES.flatMap((t) => toolNameForms(t)));
+    problems.push({
+      index,
+      field: "tool",
+      message: `"${rule.tool}" matches none of the tools (did you mean "${nearest}"?); the tools are ${TOOL_NAMES.join(", ")}, also written as node types (fs:write), with * as a wildcard (fs.*)`,
+    });
+  });
+  return problems;
+}
