@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AgentStepTraceSchema } from "./agent.ts";
 import { AgentTriggerSchema, SceneLogEntrySchema, SceneStatusReasonSchema, SceneStatusSchema } from "./scene.ts";
 import { PermissionRequestSchema } from "./toolhost.ts";
-import { JsonObjectSchema, WorldChangeSchema } from "./world.ts";
+import { JsonObjectSchema, JsonValueSchema, WorldChangeSchema } from "./world.ts";
 
 /** What an agent of a running scene is doing, as the scene view shows it. */
 export const SCENE_AGENT_STATUSES = ["idle", "deliberating", "waiting_user", "waiting_permission"] as const;
@@ -51,14 +51,36 @@ export type SceneStateView = z.infer<typeof SceneStateViewSchema>;
 export const SceneStepViewSchema = z.object({ instanceId: z.string(), conversationId: z.string(), trace: AgentStepTraceSchema });
 export type SceneStepView = z.infer<typeof SceneStepViewSchema>;
 
-/** `GET /api/scenes/:id/timeline`: the session log from `fromSeq` and every agent's step traces. */
+/**
+ * `GET /api/scenes/:id/timeline`: the session log and the agents' step traces. With `since` (the
+ * `cursor` of an earlier answer) only what was stored after it comes back, to append; `reset` says
+ * the answer replaces what the client holds instead (a first read, or a new session since the cursor).
+ */
 export const SceneTimelineSchema = z.object({
+  /** The session the entries and steps belong to; absent when the scene never ran. */
+  sessionId: z.string().optional(),
   entries: z.array(SceneLogEntrySchema),
   /** Pass as `fromSeq` to read on. */
   nextSeq: z.number().int().nonnegative(),
+  /** Steps recorded after the cursor (every step without one), oldest first; a recorded step never changes. */
   steps: z.array(SceneStepViewSchema),
+  /** Pass as `since` to read only what is new after this answer. */
+  cursor: z.string(),
+  /** True: `steps` are all of the session's (and `entries` start at `fromSeq`, 0 after a session change); false: append both. */
+  reset: z.boolean(),
 });
 export type SceneTimeline = z.infer<typeof SceneTimelineSchema>;
+
+/** A place where a replay's state differs from the recorded one; a missing side had no value there. */
+export const SceneStateDifferenceSchema = z.object({
+  /** The agent whose private state differs; absent for the world state. */
+  instanceId: z.string().optional(),
+  /** Path in the world (or private) state, as scene tools write it (`a.b[2]`); "" is the whole state. */
+  path: z.string(),
+  recorded: JsonValueSchema.optional(),
+  replayed: JsonValueSchema.optional(),
+});
+export type SceneStateDifference = z.infer<typeof SceneStateDifferenceSchema>;
 
 /** `POST /api/scenes/:id/replay`: the states a replay from the record reached, next to the recorded ones. */
 export const SceneReplayResultSchema = z.object({
@@ -69,7 +91,26 @@ export const SceneReplayResultSchema = z.object({
   world: JsonObjectSchema,
   privateStates: z.record(z.string(), JsonObjectSchema),
   recorded: z.object({ world: JsonObjectSchema, privateStates: z.record(z.string(), JsonObjectSchema) }),
+  /** Where the states differ (the first 200 places), world first, then each agent's private state. */
+  differences: z.array(SceneStateDifferenceSchema),
   divergences: z.array(z.string()),
   unused: z.record(z.string(), z.number().int()),
 });
 export type SceneReplayResult = z.infer<typeof SceneReplayResultSchema>;
+
+/** How far a replay is: user messages sent again, and recorded model outputs served, of all in the record. */
+export const SceneReplayProgressSchema = z.object({
+  messagesDone: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  outputsUsed: z.number().int().nonnegative(),
+  outputs: z.number().int().nonnegative(),
+});
+export type SceneReplayProgress = z.infer<typeof SceneReplayProgressSchema>;
+
+/** One line of `POST /api/scenes/:id/replay` asked for as `application/x-ndjson`: progress, then the result or an error. */
+export const SceneReplayLineSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("progress"), progress: SceneReplayProgressSchema }),
+  z.object({ type: z.literal("result"), result: SceneReplayResultSchema }),
+  z.object({ type: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) }),
+]);
+export type SceneReplayLine = z.infer<typeof SceneReplayLineSchema>;

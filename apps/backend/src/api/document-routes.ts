@@ -18,6 +18,8 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   maxBodyBytes: number;
   /** Checks beyond the schema (e.g. references to other documents); returns problems to refuse with. */
   check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
+  /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
+  onDeleted?: (id: string) => Promise<void>;
 }
 
 /**
@@ -86,6 +88,7 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
     })
     .delete(`${base}/:id`, async ({ params }) => {
       if (!(await o.repo.delete(params.id))) throw notFound(o.kind, params.id);
+      await o.onDeleted?.(params.id);
       return jsonResponse({ ok: true });
     });
 }

@@ -2,7 +2,7 @@ import { SceneSchema, type Scene } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { documentRoutes } from "./document-routes.ts";
 
-/** Scene CRUD; every agent instance must name an existing agent profile. */
+/** Scene CRUD; every agent instance must name an existing agent profile. A deleted scene's runtime state goes with it. */
 export function scenesApi(deps: ApiDeps) {
   const { storage } = deps;
   return documentRoutes<Scene>({
@@ -13,6 +13,7 @@ export function scenesApi(deps: ApiDeps) {
     schema: SceneSchema,
     repo: storage.scenes,
     maxBodyBytes: deps.maxBodyBytes,
+    onDeleted: (id) => deps.sceneRuntime.forget(id),
     check: async (scene) => {
       const profiles = new Set(await storage.agents.ids());
       return scene.agents.flatMap((a, i) => (profiles.has(a.profileId) ? [] : [{ path: ["agents", i, "profileId"], message: `no agent profile has the id "${a.profileId}" (GET /api/agents lists them)` }]));

@@ -1,4 +1,3 @@
-import { openDatabase } from "../storage/database.ts";
 import type { SceneAgentDeps } from "./scene-agents.ts";
 import { sceneRuntimeApi } from "./scene-api.ts";
 import { SceneService } from "./scene-service.ts";
@@ -13,21 +12,17 @@ export interface Scenes {
   api: ReturnType<typeof sceneRuntimeApi>;
   /** Loads the scenes that were running or paused at the last stop; a running one goes on. */
   recover(): Promise<string[]>;
-  /** Saves every scene as it is and stops them (they continue on the next start), then closes the database. */
+  /** Saves every scene as it is and stops them (they continue on the next start); the storage is closed by its owner. */
   shutdown(): Promise<void>;
 }
 
-/** The scene runtime of the server, on its own connection to the (already migrated) database file. */
-export function createScenes(deps: SceneAgentDeps & { databaseFile: string; maxBodyBytes: number }): Scenes {
-  const db = openDatabase(deps.databaseFile);
-  const service = new SceneService({ ...deps, store: new SqliteSceneStateStore(db) });
+/** The scene runtime of the server; its tables live on the storage's connection (like the Builder's). */
+export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }): Scenes {
+  const service = new SceneService({ ...deps, store: new SqliteSceneStateStore(deps.storage) });
   return {
     service,
-    api: sceneRuntimeApi(service, deps.maxBodyBytes),
+    api: sceneRuntimeApi(service, deps.maxBodyBytes, deps.log),
     recover: () => service.recover(),
-    async shutdown() {
-      await service.shutdown();
-      db.close();
-    },
+    shutdown: () => service.shutdown(),
   };
 }

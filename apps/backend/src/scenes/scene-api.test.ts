@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "@weft/agent-runtime";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
+import { until } from "../testing/until.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -11,16 +12,6 @@ beforeAll(async () => {
   t = await startTestServer({ examplesDir: EXAMPLES });
 });
 afterAll(() => t.stop());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 const settled = (s: any) => s.agents.every((a: any) => a.status === "idle" && a.queue.length === 0 && a.inFlight === null);
 

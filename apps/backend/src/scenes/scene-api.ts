@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { PermissionAnswerSchema } from "@weft/types";
+import { PermissionAnswerSchema, type Logger } from "@weft/types";
 import { parseWith, readBody } from "../api/body.ts";
 import { jsonResponse } from "../api/errors.ts";
+import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import type { SceneService } from "./scene-service.ts";
 
 const MessageBody = z.object({
@@ -14,6 +15,8 @@ const AnswerBody = z.object({ text: z.string().trim().min(1, "an answer needs so
 const TimelineQuery = z.object({
   fromSeq: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  /** The `cursor` of an earlier answer: only what is new after it. */
+  since: z.string().min(1).optional(),
 });
 
 /**
@@ -21,7 +24,7 @@ const TimelineQuery = z.object({
  * messages, answers to agents' questions and permission requests, live state, timeline, replay.
  * Live events: subscribe to the scene id on `/ws`.
  */
-export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number) {
+export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number, log: Logger) {
   return new Elysia()
     .post("/api/scenes/:id/start", async ({ params }) => jsonResponse(await scenes.start(params.id)))
     .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
@@ -42,8 +45,12 @@ export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number) {
     })
     .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
     .get("/api/scenes/:id/timeline", async ({ params, query }) => {
-      const { fromSeq, limit } = parseWith(TimelineQuery, query, "query");
-      return jsonResponse(await scenes.timeline(params.id, fromSeq, limit));
+      const { fromSeq, limit, since } = parseWith(TimelineQuery, query, "query");
+      return jsonResponse(await scenes.timeline(params.id, { fromSeq, limit, ...(since !== undefined ? { since } : {}) }));
     })
-    .post("/api/scenes/:id/replay", async ({ params }) => jsonResponse(await scenes.replay(params.id)));
+    // Asked for as NDJSON, the replay reports its progress line by line; otherwise one JSON answer at the end.
+    .post("/api/scenes/:id/replay", async ({ params, request }) => {
+      const run = await scenes.prepareReplay(params.id);
+      return request.headers.get("accept")?.includes(NDJSON) ? replayStream(run, log) : jsonResponse(await run());
+    });
 }

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
+import { until } from "../testing/until.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const say = (text: string): ScriptedTurn => ({ kind: "text", chunks: [text] });
@@ -16,16 +17,6 @@ const cleanup: Array<() => unknown> = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 /** The scene state as the server last saved it, read straight from its SQLite file. */
 function savedState(dataDir: string, sceneId: string): any {

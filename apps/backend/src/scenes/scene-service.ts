@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
-import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, type AgentInstance } from "@weft/agent-runtime";
-import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayResult, SceneStateView, SceneTimeline } from "@weft/types";
+import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, sceneStateDifferences, type AgentInstance } from "@weft/agent-runtime";
+import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayProgress, SceneReplayResult, SceneStateView, SceneTimeline } from "@weft/types";
 import { ApiError, notFound } from "../api/errors.ts";
 import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
 import { sceneCall } from "./scene-api-error.ts";
 import { logSignalStore } from "./log-signal-store.ts";
-import { liveStateView, savedStateView, stepViews } from "./scene-views.ts";
+import { liveStateView, savedStateView, stepsAfter } from "./scene-views.ts";
+import { decodeTimelineCursor, encodeTimelineCursor } from "./scene-timeline-cursor.ts";
 import type { SceneSession, SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 
 export interface SceneServiceDeps extends SceneAgentDeps {
@@ -40,6 +40,11 @@ export class SceneService {
   async recover(): Promise<string[]> {
     const recovered: string[] = [];
     for (const { sceneId, status } of await this.deps.store.savedStatuses()) {
+      if (!(await this.deps.storage.scenes.get(sceneId))) {
+        // Its definition was deleted while it was not loaded here (e.g. by a Builder apply): nothing is left to resume.
+        await this.deps.store.forget(sceneId);
+        continue;
+      }
       if (status !== "running" && status !== "paused") continue;
       try {
         await this.open(sceneId, "restore");
@@ -122,46 +127,87 @@ export class SceneService {
     return savedStateView(scene, saved, session, streamSeq);
   }
 
-  /** The session log from `fromSeq` (at most `limit` entries) and every agent's step traces. */
-  async timeline(sceneId: string, fromSeq: number, limit: number): Promise<SceneTimeline> {
+  /**
+   * The session log from `fromSeq` (at most `limit` entries) and every agent's step traces; with
+   * `since` (an earlier answer's cursor) only the entries and steps stored after it, unless the
+   * session changed since: then everything of the new one, with `reset`.
+   */
+  async timeline(sceneId: string, query: { fromSeq: number; limit: number; since?: string }): Promise<SceneTimeline> {
     await this.definition(sceneId);
-    const entries = (await this.deps.store.readLog(sceneId, fromSeq)).slice(0, limit);
-    const session = this.live.get(sceneId)?.session ?? (await this.deps.store.loadSession(sceneId));
-    const steps = session ? await stepViews(this.deps.storage, session) : [];
-    return { entries, nextSeq: entries.length > 0 ? (entries.at(-1)?.seq ?? 0) + 1 : fromSeq, steps };
+    const cursor = query.since !== undefined ? decodeTimelineCursor(query.since) : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const session = await this.session(sceneId);
+      const sessionId = session?.sessionId ?? null;
+      const incremental = cursor !== undefined && cursor.s === sessionId;
+      const fromSeq = incremental ? cursor.l : cursor ? 0 : query.fromSeq;
+      const entries = await this.deps.store.readLog(sceneId, fromSeq, query.limit);
+      const { steps, positions } = session ? await stepsAfter(this.deps.storage, session, incremental ? cursor.m : {}) : { steps: [], positions: {} };
+      // A new session started while this was read: what was read may mix both; read the new one.
+      if (attempt < 3 && ((await this.session(sceneId))?.sessionId ?? null) !== sessionId) continue;
+      const nextSeq = entries.length > 0 ? (entries.at(-1)?.seq ?? 0) + 1 : fromSeq;
+      return {
+        ...(sessionId !== null ? { sessionId } : {}),
+        entries,
+        nextSeq,
+        steps,
+        cursor: encodeTimelineCursor({ s: sessionId, l: nextSeq, m: positions }),
+        reset: !incremental,
+      };
+    }
+  }
+
+  /** Replays the stored session (see `prepareReplay`) and answers once it is done. */
+  async replay(sceneId: string): Promise<SceneReplayResult> {
+    return (await this.prepareReplay(sceneId))();
   }
 
   /**
-   * Replays the stored session log in a separate runtime, with model outputs from the record, and
-   * compares the states it reaches with the recorded ones. The live scene is not touched.
+   * Checks that the scene has a recorded session to replay (refusing with the API's error when not),
+   * and gives the replay to run: the stored session log again in a separate runtime, with model
+   * outputs from the record, its states compared with the recorded ones. The live scene is not touched.
    */
-  async replay(sceneId: string): Promise<SceneReplayResult> {
+  async prepareReplay(sceneId: string): Promise<(onProgress?: (progress: SceneReplayProgress) => void) => Promise<SceneReplayResult>> {
     const scene = await this.definition(sceneId);
     const log = await this.deps.store.readLog(sceneId);
     if (!log.some((e) => e.kind === "trigger.queued" && e.trigger.kind === "user")) {
       throw new ApiError("CONFLICT", `Scene "${sceneId}" has no recorded session with a user message to replay; start it and send a message first.`);
     }
-    const live = this.live.get(sceneId);
-    const recordedState = live ? live.runtime.serialize() : await this.deps.store.loadState(sceneId);
     const profiles = await loadSceneProfiles(this.deps.storage, scene);
-    const recorded = new RecordedLlm(log);
-    const effects = new RecordedEffectOrder(log);
-    const agents = await createReplayAgents(this.deps, scene, profiles, recorded);
-    try {
-      const runtime = new SceneRuntime({
-        scene: { ...scene, triggers: scene.triggers.filter((t) => t.kind !== "timer") },
-        profileOf: (id) => profileView(profiles.get(id)),
-        deliberate: sceneDeliberate((id) => agents.get(id), { replay: recorded }),
-        effectGate: effects,
-        logger: this.deps.log,
-      });
-      const report = await replayScene(runtime, log, recorded, effects);
-      const recordedView = { world: recordedState?.world.document ?? {}, privateStates: recordedState?.privateStates ?? {} };
-      const matches = isDeepStrictEqual(report.world, recordedView.world) && isDeepStrictEqual(report.privateStates, recordedView.privateStates);
-      return { ...report, matches, recorded: recordedView };
-    } finally {
-      for (const agent of agents.values()) agent.dispose();
+    return async (onProgress) => {
+      const live = this.live.get(sceneId);
+      const recordedState = live ? live.runtime.serialize() : await this.deps.store.loadState(sceneId);
+      const recorded = new RecordedLlm(log);
+      const effects = new RecordedEffectOrder(log);
+      const agents = await createReplayAgents(this.deps, scene, profiles, recorded);
+      try {
+        const runtime = new SceneRuntime({
+          scene: { ...scene, triggers: scene.triggers.filter((t) => t.kind !== "timer") },
+          profileOf: (id) => profileView(profiles.get(id)),
+          deliberate: sceneDeliberate((id) => agents.get(id), { replay: recorded }),
+          effectGate: effects,
+          logger: this.deps.log,
+        });
+        const report = await replayScene(runtime, log, recorded, effects, onProgress);
+        const recordedView = { world: recordedState?.world.document ?? {}, privateStates: recordedState?.privateStates ?? {} };
+        const differences = sceneStateDifferences(recordedView, { world: report.world, privateStates: report.privateStates });
+        return { ...report, matches: differences.length === 0, differences, recorded: recordedView };
+      } finally {
+        for (const agent of agents.values()) agent.dispose();
+      }
+    };
+  }
+
+  /**
+   * A deleted scene: stops it if it is loaded (its late writes and events are dropped) and removes
+   * its saved state, session log and session. Its agents' conversations and runs stay.
+   */
+  async forget(sceneId: string): Promise<void> {
+    const live = this.live.get(sceneId);
+    if (live) {
+      this.unload(sceneId);
+      await live.runtime.stop();
     }
+    await this.deps.store.forget(sceneId);
   }
 
   /**
@@ -195,9 +241,13 @@ export class SceneService {
     };
     const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent);
     // Not while shutting down: the store is frozen then and writes nothing.
-    const signalled = logSignalStore(store, (nextSeq) => {
-      if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
-    });
+    const signalled = logSignalStore(
+      store,
+      (nextSeq) => {
+        if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
+      },
+      () => !live?.closed,
+    );
     try {
       const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store: signalled, logger: this.deps.log });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
@@ -208,6 +258,10 @@ export class SceneService {
     }
     this.live.set(sceneId, live);
     return live;
+  }
+
+  private async session(sceneId: string): Promise<SceneSession | undefined> {
+    return this.live.get(sceneId)?.session ?? (await this.deps.store.loadSession(sceneId));
   }
 
   private unload(sceneId: string): void {

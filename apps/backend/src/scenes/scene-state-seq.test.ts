@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
+import { until } from "../testing/until.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -10,16 +11,6 @@ beforeAll(async () => {
   t = await startTestServer({ examplesDir: EXAMPLES });
 });
 afterAll(() => t.stop());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 const lastStored = async (streamId: string) => {
   const events = (await t.call("GET", `/api/streams/${streamId}/events?limit=10000`)).body.events as { seq: number }[];

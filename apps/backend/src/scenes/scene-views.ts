@@ -75,14 +75,20 @@ export function savedStateView(scene: Scene, saved: SceneRuntimeState | undefine
   };
 }
 
-/** Every recorded step of the session's agents, from their conversation logs, oldest first per agent. */
-export async function stepViews(storage: Storage, session: SceneSession): Promise<SceneStepView[]> {
-  const out: SceneStepView[] = [];
+/**
+ * The recorded steps of the session's agents in messages after `after` (conversation id → last
+ * message seq read; a conversation not in it is read from its start), oldest first, with the last
+ * message seq now read per conversation. Messages are only appended, so a step once read never changes.
+ */
+export async function stepsAfter(storage: Storage, session: SceneSession, after: Readonly<Record<string, number>>): Promise<{ steps: SceneStepView[]; positions: Record<string, number> }> {
+  const steps: SceneStepView[] = [];
+  const positions: Record<string, number> = {};
   for (const [instanceId, conversationId] of Object.entries(session.conversations)) {
-    if (!(await storage.conversations.get(conversationId))) continue;
-    for (const message of await storage.conversations.messages(conversationId)) {
-      if (message.role === "assistant" && message.agentStep) out.push({ instanceId, conversationId, trace: message.agentStep });
+    positions[conversationId] = after[conversationId] ?? -1;
+    for (const { seq, message } of await storage.conversations.messagesAfter(conversationId, positions[conversationId])) {
+      positions[conversationId] = seq;
+      if (message.role === "assistant" && message.agentStep) steps.push({ instanceId, conversationId, trace: message.agentStep });
     }
   }
-  return out.sort((a, b) => a.trace.startedAt - b.trace.startedAt);
+  return { steps: steps.sort((a, b) => a.trace.startedAt - b.trace.startedAt), positions };
 }

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
-import { openDatabase } from "../storage/database.ts";
-import { runMigrations } from "../storage/migrations.ts";
+import { openSqliteStorage } from "../storage/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 
@@ -21,10 +19,10 @@ const state = (total: number, status: SceneRuntimeState["status"] = "running"): 
 });
 const entry = (seq: number, status: "running" | "paused" = "running"): SceneLogEntry => ({ seq, ts: 1, kind: "status", status });
 
+/** The store on the server storage's own connection, as the server builds it. */
 function open() {
-  const db = openDatabase(join(tempDir("weft-scene-store-"), "weft.sqlite"));
-  runMigrations(db);
-  return { db, store: new SqliteSceneStateStore(db) };
+  const storage = openSqliteStorage(tempDir("weft-scene-store-"));
+  return { db: storage.db, storage, store: new SqliteSceneStateStore(storage) };
 }
 
 describe("SqliteSceneStateStore", () => {
@@ -39,6 +37,7 @@ describe("SqliteSceneStateStore", () => {
     await store.appendLog("s1", [entry(1, "paused"), entry(2)]);
     expect((await store.readLog("s1")).map((e) => [e.seq, e.kind === "status" && e.status])).toEqual([[0, "running"], [1, "running"], [2, "running"]]);
     expect((await store.readLog("s1", 2)).map((e) => e.seq)).toEqual([2]);
+    expect((await store.readLog("s1", 1, 1)).map((e) => e.seq)).toEqual([1]);
     await store.saveSession("s1", { sessionId: "x", startedAt: 1, conversations: { ann: "c1" } });
     await store.clear("s1");
     expect(await store.loadState("s1")).toBeUndefined();
@@ -60,5 +59,33 @@ describe("SqliteSceneStateStore", () => {
     await expect(store.loadState("s1")).rejects.toThrow(/state of scene "s1" does not fit its format at budget\.limit/);
     expect((db.query("SELECT data FROM scene_states").get() as { data: string }).data).toContain('"ten"');
     db.close();
+  });
+
+  it("writes on the storage's connection: an append joins the storage's transaction and rolls back with it", async () => {
+    const { storage, store } = open();
+    await store.appendLog("s1", [entry(0)]);
+    expect(() =>
+      storage.transaction(() => {
+        void store.appendLog("s1", [entry(1), entry(2)]);
+        throw new Error("the outer work failed");
+      }),
+    ).toThrow("the outer work failed");
+    expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0]);
+    storage.close();
+  });
+
+  it("forgets a deleted scene's state, log and session, and only that scene's", async () => {
+    const { storage, store } = open();
+    for (const id of ["s1", "s2"]) {
+      await store.saveState({ ...state(1), sceneId: id });
+      await store.appendLog(id, [entry(0)]);
+      await store.saveSession(id, { sessionId: `x-${id}`, startedAt: 1, conversations: {} });
+    }
+    await store.forget("s1");
+    expect([await store.loadState("s1"), await store.loadSession("s1"), await store.readLog("s1")]).toEqual([undefined, undefined, []]);
+    expect(await store.savedStatuses()).toEqual([{ sceneId: "s2", status: "running" }]);
+    expect((await store.loadSession("s2"))?.sessionId).toBe("x-s2");
+    expect(await store.readLog("s2")).toHaveLength(1);
+    storage.close();
   });
 });

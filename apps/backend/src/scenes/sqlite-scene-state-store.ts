@@ -1,7 +1,8 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -32,9 +33,9 @@ function parseStored<S extends z.ZodType>(schema: S, text: string, what: string)
 }
 
 /**
- * Scenes' runtime state and session logs in the server's SQLite file. A log append is one
- * transaction, and an entry already stored under its number is kept as it is (a retried append
- * after a partial failure cannot duplicate or reorder entries).
+ * Scenes' runtime state and session logs, on the server storage's connection (its writes join the
+ * storage's transactions). A log append is one transaction, and an entry already stored under its
+ * number is kept as it is (a retried append after a partial failure cannot duplicate or reorder entries).
  */
 export class SqliteSceneStateStore implements SceneStateStore {
   private frozen = false;
@@ -42,33 +43,29 @@ export class SqliteSceneStateStore implements SceneStateStore {
     saveState: Statement<unknown, [string, string, string, number]>;
     loadState: Statement<{ data: string }, [string]>;
     appendLog: Statement<unknown, [string, number, string, string]>;
-    readLog: Statement<{ data: string }, [string, number]>;
+    readLog: Statement<{ data: string }, [string, number, number]>;
     saveSession: Statement<unknown, [string, string, number]>;
     loadSession: Statement<{ data: string }, [string]>;
     statuses: Statement<{ scene_id: string; status: string }, []>;
   };
-  private readonly appendMany: (sceneId: string, entries: readonly SceneLogEntry[]) => void;
-  private readonly clearAll: (sceneId: string) => void;
+  private readonly clearLog: Statement<unknown, [string]>;
+  private readonly clearState: Statement<unknown, [string]>;
+  private readonly clearSession: Statement<unknown, [string]>;
 
-  constructor(db: Database) {
+  constructor(private readonly storage: Pick<Storage, "db" | "transaction">) {
+    const { db } = storage;
     this.q = {
       saveState: db.query("INSERT INTO scene_states (scene_id, status, data, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET status = excluded.status, data = excluded.data, saved_at = excluded.saved_at"),
       loadState: db.query("SELECT data FROM scene_states WHERE scene_id = ?"),
       appendLog: db.query("INSERT OR IGNORE INTO scene_log (scene_id, seq, kind, data) VALUES (?, ?, ?, ?)"),
-      readLog: db.query("SELECT data FROM scene_log WHERE scene_id = ? AND seq >= ? ORDER BY seq"),
+      readLog: db.query("SELECT data FROM scene_log WHERE scene_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
       saveSession: db.query("INSERT INTO scene_sessions (scene_id, data, started_at) VALUES (?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET data = excluded.data, started_at = excluded.started_at"),
       loadSession: db.query("SELECT data FROM scene_sessions WHERE scene_id = ?"),
       statuses: db.query("SELECT scene_id, status FROM scene_states ORDER BY scene_id"),
     };
-    this.appendMany = db.transaction((sceneId: string, entries: readonly SceneLogEntry[]) => {
-      for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, JSON.stringify(e));
-    });
-    const clearLog = db.query("DELETE FROM scene_log WHERE scene_id = ?");
-    const clearState = db.query("DELETE FROM scene_states WHERE scene_id = ?");
-    this.clearAll = db.transaction((sceneId: string) => {
-      clearLog.run(sceneId);
-      clearState.run(sceneId);
-    });
+    this.clearLog = db.query("DELETE FROM scene_log WHERE scene_id = ?");
+    this.clearState = db.query("DELETE FROM scene_states WHERE scene_id = ?");
+    this.clearSession = db.query("DELETE FROM scene_sessions WHERE scene_id = ?");
   }
 
   /**
@@ -91,11 +88,14 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     if (this.frozen || entries.length === 0) return;
-    this.appendMany(sceneId, entries);
+    this.storage.transaction(() => {
+      for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, JSON.stringify(e));
+    });
   }
 
-  async readLog(sceneId: string, fromSeq = 0): Promise<SceneLogEntry[]> {
-    return this.q.readLog.all(sceneId, fromSeq).map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
+  /** Stored entries with `seq >= fromSeq`, oldest first, at most `limit` (all by default). */
+  async readLog(sceneId: string, fromSeq = 0, limit = -1): Promise<SceneLogEntry[]> {
+    return this.q.readLog.all(sceneId, fromSeq, limit).map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
   }
 
   async saveSession(sceneId: string, session: SceneSession): Promise<void> {
@@ -114,6 +114,18 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   /** Forgets a scene's state and log (a new session starts from the definition). */
   async clear(sceneId: string): Promise<void> {
-    this.clearAll(sceneId);
+    this.storage.transaction(() => {
+      this.clearLog.run(sceneId);
+      this.clearState.run(sceneId);
+    });
+  }
+
+  /** Forgets everything of a deleted scene: state, log and session. */
+  async forget(sceneId: string): Promise<void> {
+    this.storage.transaction(() => {
+      this.clearLog.run(sceneId);
+      this.clearState.run(sceneId);
+      this.clearSession.run(sceneId);
+    });
   }
 }

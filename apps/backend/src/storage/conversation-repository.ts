@@ -5,6 +5,8 @@ import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 /** The conversation log store of the runtime, plus the listing the API needs. */
 export interface ConversationRepository extends ConversationStore {
   listByAgent(agentId: string, limit: number): Promise<Conversation[]>;
+  /** The messages numbered after `afterSeq` (messages are numbered from 0 and never change), with their numbers. */
+  messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
 }
 
 interface ConversationRow {
@@ -18,6 +20,7 @@ export class SqliteConversationRepository implements ConversationRepository {
   private readonly updateConversation: Statement<unknown, [string, number, string]>;
   private readonly selectByAgent: Statement<ConversationRow, [string, number]>;
   private readonly selectMessages: Statement<{ data: string }, [string]>;
+  private readonly selectMessagesAfter: Statement<{ seq: number; data: string }, [string, number]>;
   private readonly selectLastSeq: Statement<{ seq: number | null }, [string]>;
   private readonly selectMessageId: Statement<{ message_id: string }, [string, string]>;
   private readonly insertMessage: Statement<unknown, [string, number, string, string]>;
@@ -28,6 +31,7 @@ export class SqliteConversationRepository implements ConversationRepository {
     this.updateConversation = db.query("UPDATE conversations SET data = ?, updated_at = ? WHERE id = ?");
     this.selectByAgent = db.query("SELECT data FROM conversations WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?");
     this.selectMessages = db.query("SELECT data FROM conversation_messages WHERE conversation_id = ? ORDER BY seq");
+    this.selectMessagesAfter = db.query("SELECT seq, data FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq");
     this.selectLastSeq = db.query("SELECT max(seq) AS seq FROM conversation_messages WHERE conversation_id = ?");
     this.selectMessageId = db.query("SELECT message_id FROM conversation_messages WHERE conversation_id = ? AND message_id = ?");
     this.insertMessage = db.query("INSERT INTO conversation_messages (conversation_id, seq, message_id, data) VALUES (?, ?, ?, ?)");
@@ -74,6 +78,10 @@ export class SqliteConversationRepository implements ConversationRepository {
   async messages(conversationId: string): Promise<ConversationMessage[]> {
     await this.require(conversationId);
     return this.selectMessages.all(conversationId).map((r) => JSON.parse(r.data) as ConversationMessage);
+  }
+
+  async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {
+    return this.selectMessagesAfter.all(conversationId, afterSeq).map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
   }
 
   private async require(conversationId: string): Promise<Conversation> {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow } from "@weft/types";
+import { LineSplitter } from "../lib/ndjson.ts";
 import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
 import {
   HealthSchema,
@@ -42,14 +43,7 @@ export class ApiClient {
       return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
     }
     const text = await response.text().catch(() => "");
-    let json: unknown = undefined;
-    if (text) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-    }
+    const json = jsonOrUndefined(text);
     if (!response.ok) return fail(errorFromResponse(response.status, json, text));
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
@@ -57,6 +51,49 @@ export class ApiClient {
       return fail({ code: "BAD_RESPONSE", status: response.status, message: `${method} ${path}: ${issue.path.join(".") || "body"} ${issue.message}` });
     }
     return ok(parsed.data);
+  }
+
+  /**
+   * A call answered with JSON lines (NDJSON): each line is checked against `schema` and handed to
+   * `onLine` as it arrives. An error status before the lines start is an ApiError like any other.
+   */
+  protected async requestLines<S extends z.ZodType>(method: Method, path: string, schema: S, onLine: (line: z.infer<S>) => void): Promise<ApiResult<true>> {
+    let response: Response;
+    try {
+      response = await this.fetcher(this.baseUrl + path, { method, headers: { accept: "application/x-ndjson" } });
+    } catch (error) {
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text().catch(() => "");
+      return fail(errorFromResponse(response.status, jsonOrUndefined(text), text));
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const splitter = new LineSplitter();
+    const take = (line: string): ApiResult<true> | null => {
+      const parsed = schema.safeParse(jsonOrUndefined(line));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return fail({ code: "BAD_RESPONSE", status: response.status, message: `${method} ${path}: ${issue.path.join(".") || "line"} ${issue.message}` });
+      }
+      onLine(parsed.data);
+      return null;
+    };
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        for (const line of done ? splitter.end() : splitter.push(value)) {
+          const failed = take(line);
+          if (failed) {
+            await reader.cancel().catch(() => undefined);
+            return failed;
+          }
+        }
+        if (done) return ok(true);
+      }
+    } catch (error) {
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `The connection broke while the answer came in (${error instanceof Error ? error.message : String(error)}).` });
+    }
   }
 
   health() {
@@ -159,6 +196,16 @@ export class ApiClient {
 const enc = encodeURIComponent;
 /** Events per request when catching up (the server allows up to 10,000). */
 const EVENT_PAGE = 5000;
+
+/** The parsed JSON of a reply's text; undefined when it is empty or not JSON. */
+function jsonOrUndefined(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 function errorFromResponse(status: number, json: unknown, text: string): ApiError {
   const body = ErrorBodySchema.safeParse(json);

@@ -4,14 +4,18 @@ import {
   AgentTriggerSchema,
   SceneSchema,
   SceneStateViewSchema,
+  SceneReplayLineSchema,
   SceneTimelineSchema,
   type PermissionAnswer,
   type SceneInput,
-  type SceneLogEntry,
+  type SceneReplayLine,
+  type SceneReplayProgress,
+  type SceneReplayResult,
   type SceneTimeline,
 } from "@weft/types";
+import { combineTimelinePages } from "../lib/scene-timeline-sync.ts";
 import { ApiClient } from "./client.ts";
-import { ok, type ApiResult } from "./errors.ts";
+import { fail, ok, type ApiResult } from "./errors.ts";
 import { OkSchema } from "./schemas.ts";
 
 const SceneListSchema = z.object({ scenes: z.array(SceneSchema) });
@@ -53,17 +57,38 @@ export class SceneApi extends ApiClient {
     return this.request("GET", `/api/scenes/${enc(id)}/state`, SceneStateViewSchema);
   }
 
-  /** The session log from `fromSeq` on (every page of it) and every agent's step traces. */
-  async timeline(id: string, fromSeq: number): Promise<ApiResult<SceneTimeline>> {
-    const entries: SceneLogEntry[] = [];
-    let from = fromSeq;
+  /**
+   * The timeline after `since` (a cursor of an earlier answer; null: all of it), every page of it,
+   * as one answer: append it, or replace what is held when it says `reset`.
+   */
+  async timeline(id: string, since: string | null): Promise<ApiResult<SceneTimeline>> {
+    const pages: SceneTimeline[] = [];
+    let cursor = since;
     for (;;) {
-      const r = await this.request("GET", `/api/scenes/${enc(id)}/timeline?fromSeq=${from}&limit=${TIMELINE_PAGE}`, SceneTimelineSchema);
+      const query = cursor === null ? "" : `&since=${enc(cursor)}`;
+      const r = await this.request("GET", `/api/scenes/${enc(id)}/timeline?limit=${TIMELINE_PAGE}${query}`, SceneTimelineSchema);
       if (!r.ok) return r;
-      entries.push(...r.value.entries);
-      from = r.value.nextSeq;
-      if (r.value.entries.length < TIMELINE_PAGE) return ok({ entries, nextSeq: from, steps: r.value.steps });
+      pages.push(r.value);
+      cursor = r.value.cursor;
+      if (r.value.entries.length < TIMELINE_PAGE) return ok(combineTimelinePages(pages));
     }
+  }
+
+  /**
+   * Replays the scene's recorded session (model outputs from the record), telling `onProgress` how
+   * far it is; the result says whether it reached the recorded state.
+   */
+  async replay(id: string, onProgress: (progress: SceneReplayProgress) => void): Promise<ApiResult<SceneReplayResult>> {
+    const end: { line?: Exclude<SceneReplayLine, { type: "progress" }> } = {};
+    const r = await this.requestLines("POST", `/api/scenes/${enc(id)}/replay`, SceneReplayLineSchema, (line) => {
+      if (line.type === "progress") onProgress(line.progress);
+      else end.line = line;
+    });
+    if (!r.ok) return r;
+    const last = end.line;
+    if (last?.type === "result") return ok(last.result);
+    if (last?.type === "error") return fail({ code: last.error.code, status: 200, message: last.error.message });
+    return fail({ code: "BAD_RESPONSE", status: 200, message: "The replay ended without a result." });
   }
 
   /** `to`: an agent instance id, or "all". */

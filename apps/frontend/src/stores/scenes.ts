@@ -1,12 +1,14 @@
 import { defineStore } from "pinia";
 import { computed, reactive, ref, shallowRef, watch } from "vue";
 import { z } from "zod";
-import type { PermissionAnswer, RunEvent, Scene, SceneAgentView, SceneInput, SceneLogEntry, SceneStateView, SceneStepView } from "@weft/types";
+import type { PermissionAnswer, RunEvent, Scene, SceneAgentView, SceneInput, SceneLogEntry, SceneStateView, SceneStepView, SceneTimeline } from "@weft/types";
 import { sceneApi } from "../api/scenes.ts";
 import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { applySceneEvent, forgetCoveredStatuses, forgetRecordedSteps, newSceneLive } from "../lib/scene-live.ts";
+import { applyTimeline as foldTimeline, emptyTimeline, type HeldTimeline } from "../lib/scene-timeline-sync.ts";
 import { useRunsStore } from "./runs.ts";
+import { useSceneReplayStore } from "./scene-replay.ts";
 import { useUiStore } from "./ui.ts";
 
 const SELECTED_KEY = "weft.scenes.selected";
@@ -19,7 +21,7 @@ const MAX_REPLAY = 5000;
 const REFRESH_GAP_MS = 120;
 
 export type SceneControl = "start" | "pause" | "resume" | "stop";
-export type SceneSideTab = "world" | "trace";
+export type SceneSideTab = "world" | "trace" | "replay";
 
 /**
  * The Scenes view: the scene list, the selected scene's state, timeline and step traces, kept live
@@ -42,7 +44,8 @@ export const useScenesStore = defineStore("scenes", () => {
   /** The agent whose trace the side panel shows, and the step to bring into view. */
   const focus = ref<{ instanceId: string; step?: number } | null>(null);
 
-  let nextSeq = 0;
+  /** The timeline the view holds and the server's cursor after it: each read asks only for what is new. */
+  let held: HeldTimeline = emptyTimeline();
   /** State reads are numbered as they are asked for: an answer older than the one shown is dropped. */
   let tickets = 0;
   let shownTicket = 0;
@@ -66,17 +69,24 @@ export const useScenesStore = defineStore("scenes", () => {
     const r = await sceneApi.listScenes();
     if (!r.ok) return void ui.apiError("Could not load the scenes", r.error);
     scenes.value = r.value;
+    // Scenes deleted meanwhile (here or elsewhere): nothing to resume from any more.
+    const ids = new Set(r.value.map((s) => s.id));
+    forgetSeen((id) => ids.has(id));
     const keep = r.value.some((s) => s.id === selectedId.value);
     if (!keep) await select(r.value[0]?.id ?? null);
     else if (!state.value) await select(selectedId.value);
   }
 
-  function resetView() {
-    state.value = null;
+  function resetTimeline() {
+    held = emptyTimeline();
     entries.value = [];
     steps.value = [];
-    nextSeq = 0;
     Object.assign(live, newSceneLive());
+  }
+
+  function resetView() {
+    state.value = null;
+    resetTimeline();
   }
 
   async function select(id: string | null): Promise<void> {
@@ -94,10 +104,10 @@ export const useScenesStore = defineStore("scenes", () => {
     if (gen !== generation) return;
     if (!read.ok) return void ui.apiError(`Could not load scene "${id}"`, read.error);
     applyState(read.value, ticket);
-    const timeline = await sceneApi.timeline(id, 0);
+    const timeline = await sceneApi.timeline(id, null);
     if (gen !== generation) return;
-    if (timeline.ok) applyTimeline(timeline.value);
-    else ui.apiError(`Could not load the timeline of "${id}"`, timeline.error);
+    if (!timeline.ok) ui.apiError(`Could not load the timeline of "${id}"`, timeline.error);
+    else if (!applyTimeline(timeline.value, null)) requestRefresh();
     const seen = readLocal(SEEN_KEY, SeenSchema)?.[id];
     const head = read.value.streamSeq;
     const from = seen !== undefined && seen <= head && head - seen <= MAX_REPLAY ? seen : head;
@@ -121,15 +131,20 @@ export const useScenesStore = defineStore("scenes", () => {
     }, 300);
   }
 
+  /** Drops the remembered stream positions of scenes that `keep` says are gone. */
+  function forgetSeen(keep: (sceneId: string) => boolean) {
+    for (const id of Object.keys(seenNow)) if (!keep(id)) delete seenNow[id];
+    const stored = readLocal(SEEN_KEY, SeenSchema) ?? {};
+    const kept = Object.fromEntries(Object.entries(stored).filter(([id]) => keep(id)));
+    if (Object.keys(kept).length !== Object.keys(stored).length) writeLocal(SEEN_KEY, kept);
+  }
+
   /** Shows a state read unless a later one is shown already; a new session (started again) starts an empty timeline. */
   function applyState(view: SceneStateView, ticket: number): boolean {
     if (view.sceneId !== selectedId.value || ticket < shownTicket) return false;
     shownTicket = ticket;
     if (state.value !== null && view.sessionId !== state.value.sessionId) {
-      entries.value = [];
-      steps.value = [];
-      nextSeq = 0;
-      Object.assign(live, newSceneLive());
+      resetTimeline();
       requestRefresh();
     }
     state.value = view;
@@ -137,12 +152,18 @@ export const useScenesStore = defineStore("scenes", () => {
     return true;
   }
 
-  function applyTimeline(timeline: { entries: SceneLogEntry[]; nextSeq: number; steps: SceneStepView[] }) {
-    const fresh = timeline.entries.filter((e) => e.seq >= nextSeq);
-    if (fresh.length > 0) entries.value = [...entries.value, ...fresh];
-    nextSeq = Math.max(nextSeq, timeline.nextSeq);
-    steps.value = timeline.steps;
+  /**
+   * Takes a timeline answer read after `since`, when it still fits: the view's cursor has not moved
+   * meanwhile and the answer is of the session the state shows. Returns false when it did not fit
+   * (then it is read again).
+   */
+  function applyTimeline(timeline: SceneTimeline, since: string | null): boolean {
+    if (since !== held.cursor || timeline.sessionId !== state.value?.sessionId) return false;
+    held = foldTimeline(held, timeline);
+    if (entries.value !== held.entries) entries.value = held.entries;
+    if (steps.value !== held.steps) steps.value = held.steps;
     forgetRecordedSteps(live, timeline.steps);
+    return true;
   }
 
   function requestRefresh() {
@@ -159,9 +180,9 @@ export const useScenesStore = defineStore("scenes", () => {
         const id = selectedId.value;
         const gen = generation;
         if (!id) break;
-        const from = nextSeq;
+        const since = held.cursor;
         const ticket = ++tickets;
-        const [read, timeline] = await Promise.all([sceneApi.state(id), sceneApi.timeline(id, from)]);
+        const [read, timeline] = await Promise.all([sceneApi.state(id), sceneApi.timeline(id, since)]);
         if (gen !== generation) continue;
         const failed = !read.ok ? read.error : !timeline.ok ? timeline.error : null;
         if (failed) {
@@ -169,12 +190,9 @@ export const useScenesStore = defineStore("scenes", () => {
           if (lastError !== failed.message) ui.apiError(`Could not update scene "${id}"`, failed);
           lastError = failed.message;
         } else lastError = null;
-        if (read.ok) {
-          const session = state.value?.sessionId;
-          if (!applyState(read.value, ticket)) stale = true;
-          // Entries read while the session changed may be the previous session's: the new ones are read next.
-          else if (timeline.ok && read.value.sessionId === session && from === nextSeq) applyTimeline(timeline.value);
-        }
+        // A timeline of another session than the state shows (one changed between the reads) is read again.
+        if (read.ok && !applyState(read.value, ticket)) stale = true;
+        if (timeline.ok && !applyTimeline(timeline.value, since)) stale = true;
         if (stale) await new Promise((resolve) => setTimeout(resolve, REFRESH_GAP_MS));
       }
     } finally {
@@ -241,6 +259,8 @@ export const useScenesStore = defineStore("scenes", () => {
   async function remove(id: string): Promise<void> {
     const r = await sceneApi.deleteScene(id);
     if (!r.ok) return void ui.apiError(`Could not delete scene "${id}"`, r.error);
+    forgetSeen((sceneId) => sceneId !== id);
+    useSceneReplayStore().forget(id);
     if (selectedId.value === id) await select(null);
     await loadList();
   }

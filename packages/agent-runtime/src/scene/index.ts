@@ -23,4 +23,5 @@ export {
 } from "./runtime/scene-runtime.ts";
 export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
 export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";
+export { sceneStateDifferences, MAX_DIFFERENCES, type SceneStates } from "./replay/state-diff.ts";
 export { RecordedEffectOrder, type EffectGate, type SceneEffectKind } from "./replay/effect-order.ts";

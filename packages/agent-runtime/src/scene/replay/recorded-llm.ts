@@ -32,6 +32,7 @@ export class RecordedLlm {
   private readonly signatures = new Map<string, string>();
   private readonly current = new Map<string, AgentTrigger>();
   readonly divergences: string[] = [];
+  private readonly listeners = new Set<() => void>();
 
   constructor(log: readonly SceneLogEntry[]) {
     for (const entry of log) {
@@ -53,6 +54,23 @@ export class RecordedLlm {
   /** The LLM service of one agent instance. */
   serviceFor(instanceId: string): LlmService {
     return { chat: (request, options) => this.next(instanceId, request, options?.onChunk) };
+  }
+
+  /** How many recorded outputs were served so far, of all the record holds. */
+  progress(): { used: number; total: number } {
+    let used = 0;
+    let total = 0;
+    for (const [id, list] of this.outputs) {
+      total += list.length;
+      used += this.served.get(id) ?? 0;
+    }
+    return { used, total };
+  }
+
+  /** Calls `listener` after each output served; returns the function that stops it. */
+  onServed(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Recorded outputs no request asked for, per instance (a replay that stopped short diverged too). */
@@ -78,6 +96,7 @@ export class RecordedLlm {
       return this.diverged(`Agent "${instanceId}" output #${index + 1} was recorded for trigger [${expected}], but the replay deliberates [${actual}].`);
     }
     this.served.set(instanceId, index + 1);
+    for (const listener of this.listeners) listener();
     if (recorded.reasoning) onChunk?.({ kind: "reasoning", text: recorded.reasoning });
     if (recorded.text) onChunk?.({ kind: "text", text: recorded.text });
     const toolCalls = recorded.toolCalls ?? [];

@@ -1,4 +1,4 @@
-import type { JsonObject, SceneLogEntry } from "@weft/types";
+import type { JsonObject, SceneLogEntry, SceneReplayProgress } from "@weft/types";
 import { SceneError } from "../errors.ts";
 import type { SceneRuntime } from "../runtime/scene-runtime.ts";
 import type { RecordedEffectOrder } from "./effect-order.ts";
@@ -50,21 +50,38 @@ export function recordedUserMessages(log: readonly SceneLogEntry[]): RecordedUse
  * a time, each once the scene has settled, and the resulting states are reported. With `effects`
  * (also given to the runtime as its `effectGate`), agents' world writes and publishes follow the
  * recorded order. Timer ticks are not replayed: build the replay runtime without timer triggers.
+ * `onProgress` hears how far it is at the start, after each output served and each message settled.
  */
-export async function replayScene(runtime: SceneRuntime, log: readonly SceneLogEntry[], recorded: RecordedLlm, effects?: RecordedEffectOrder): Promise<SceneReplayReport> {
+export async function replayScene(
+  runtime: SceneRuntime,
+  log: readonly SceneLogEntry[],
+  recorded: RecordedLlm,
+  effects?: RecordedEffectOrder,
+  onProgress?: (progress: SceneReplayProgress) => void,
+): Promise<SceneReplayReport> {
   if (runtime.status().status !== "idle" || runtime.log.nextSeq > 0) {
     throw new SceneError("INVALID_TRANSITION", "A replay needs a fresh runtime of the scene: create a new SceneRuntime and replay into it before anything runs.");
   }
   const messages = recordedUserMessages(log);
+  let messagesDone = 0;
+  const report = () => {
+    const { used, total } = recorded.progress();
+    onProgress?.({ messagesDone, messages: messages.length, outputsUsed: used, outputs: total });
+  };
   const detach = effects?.attach(runtime.log);
+  const unwatch = onProgress ? recorded.onServed(report) : undefined;
   try {
+    report();
     runtime.start();
     for (const message of messages) {
       runtime.sendMessage(message.to, message.text);
       await runtime.whenIdle();
+      messagesDone++;
+      report();
     }
     await runtime.stop();
   } finally {
+    unwatch?.();
     detach?.();
     effects?.dispose();
   }
