@@ -113,3 +113,6 @@ export const BuilderInterruptResponseSchema = z.object({ interrupted: z.boolean(
 /** The Builder's LLM profile (`PUT /api/builder/settings` takes the same; null: the default profile). */
 export const BuilderSettingsSchema = z.object({ llmProfileId: z.string().min(1).nullable() }).strict();
 export type BuilderSettings = z.infer<typeof BuilderSettingsSchema>;
+
+/** Starts the server's own request to the model to repair an invalid change (the pane shows it as such). */
+export const BUILDER_REPAIR_PREFIX = "[Builder validation]";

@@ -1,7 +1,6 @@
-import type { BuilderChangeSet, BuilderSession, BuilderToolCall, ConversationMessage, PaneMessage } from "@weft/types";
+import { BUILDER_REPAIR_PREFIX, type BuilderChangeSet, type BuilderSession, type BuilderToolCall, type ConversationMessage, type PaneMessage } from "@weft/types";
 import type { ChangeOperation } from "../domain/change-set.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
-import { REPAIR_PREFIX } from "../session/turn-runner.ts";
 
 export function sessionView(session: SessionRecord, busy: boolean): BuilderSession {
   return {
@@ -90,7 +89,7 @@ export function paneMessages(log: readonly ConversationMessage[]): PaneMessage[]
   for (const m of log) {
     switch (m.role) {
       case "user":
-        out.push({ id: m.id, at: m.createdAt, kind: m.content.startsWith(REPAIR_PREFIX) ? "repair_request" : "user", text: m.content });
+        out.push({ id: m.id, at: m.createdAt, kind: m.content.startsWith(BUILDER_REPAIR_PREFIX) ? "repair_request" : "user", text: m.content });
         break;
       case "assistant":
         if (m.llmError) {

@@ -1,4 +1,4 @@
-import type { BuilderToolCall, BuilderTurn, ConversationStore, ToolCall } from "@weft/types";
+import { BUILDER_REPAIR_PREFIX, type BuilderToolCall, type BuilderTurn, type ConversationStore, type ToolCall } from "@weft/types";
 import { assistantMessage, buildContext, llmErrorMessage, toolResultMessage, userMessage, type MessageMeta, type ProviderRequest } from "@weft/agent-runtime";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
@@ -11,8 +11,6 @@ import { APPLY_TOOL, type BuilderToolbox } from "../tools/tool-registry.ts";
 import type { BuilderLlm } from "./builder-llm.ts";
 import { targetState } from "./target-state.ts";
 
-/** Marks the server's own request to repair an invalid change, so the conversation pane can show it as such. */
-export const REPAIR_PREFIX = "[Builder validation]";
 
 export interface TurnRunnerDeps {
   ctx: BuilderContext;
@@ -30,7 +28,7 @@ const CONTEXT_BUDGET = { maxMessages: 400, maxChars: 400_000, toolOutputThreshol
 function repairRequest(cs: ChangeSetRecord, round: number, of: number): string {
   const errors = cs.validation?.errors ?? [];
   return [
-    `${REPAIR_PREFIX} Change set ${cs.id} (version ${cs.version}) did not pass validation:`,
+    `${BUILDER_REPAIR_PREFIX} Change set ${cs.id} (version ${cs.version}) did not pass validation:`,
     ...errors.map((e) => `- ${formatBuilderIssue(e)}`),
     `Fix these problems: stage a corrected change with builder_change_stage, validate it with builder_change_validate, then summarise for the user. (Repair round ${round} of ${of}.)`,
   ].join("\n");

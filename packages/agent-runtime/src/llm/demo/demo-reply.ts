@@ -1,10 +1,13 @@
 import { approxTokens, splitEvenly, splitForStreaming, type WireReply } from "../openai-wire.ts";
 import { MANIFEST_HEADER, parseActionManifest } from "./action-manifest.ts";
+import { offeredBuilderTools } from "./builder-turn.ts";
+import { planBuilderStep } from "./demo-builder.ts";
 import { messageText, type DemoMessage, type DemoRequest } from "./demo-request.ts";
 import { deriveArguments, paramsFromJsonSchema, pickTool, type ParamSpec } from "./tool-match.ts";
 
 /**
  * What the demo LLM says, decided from the request alone (same request, same answer):
+ * 0. the Builder's tools offered → the next step of the Builder plan (demo-builder.ts);
  * 1. the latest turn is an observation (a `tool` message, or a user message starting with
  *    `Observation:`) → a final answer built from the observed result;
  * 2. native `tools` offered → a `tool_calls` call of the tool best matching the user's words;
@@ -17,6 +20,12 @@ export function planDemoReply(request: DemoRequest, replyId: string): WireReply 
   const question = latestQuestion(messages);
   const promptTokens = approxTokens(messages.map(messageText).join("\n"));
 
+  const builderTools = offeredBuilderTools(request);
+  if (builderTools) {
+    const step = planBuilderStep(messages, builderTools);
+    return step.kind === "say" ? textReply(step.text, promptTokens, request) : toolCallsReply(step.calls, replyId, promptTokens);
+  }
+
   if (last && isObservation(last)) return textReply(finalAnswer(messages, question), promptTokens, request);
 
   const choice = request.tool_choice ?? "auto";
@@ -25,16 +34,7 @@ export function planDemoReply(request: DemoRequest, replyId: string): WireReply 
     const candidates = tools.map((t) => ({ name: t.function.name, description: t.function.description ?? "", params: paramsFromJsonSchema(t.function.parameters) }));
     const forced = typeof choice === "object" ? candidates.find((c) => c.name === choice.function.name) : undefined;
     const tool = forced ?? pickTool(candidates, question) ?? (choice === "required" ? candidates[0] : undefined);
-    if (tool) {
-      const args = JSON.stringify(deriveArguments(tool.params, question));
-      return {
-        contentChunks: [],
-        reasoningChunks: [],
-        toolCalls: [{ id: `call_${replyId.replace(/^chatcmpl-/, "")}_0`, name: tool.name, argumentChunks: splitEvenly(args, 3) }],
-        finishReason: "tool_calls",
-        usage: { prompt_tokens: promptTokens, completion_tokens: approxTokens(args) + 5 },
-      };
-    }
+    if (tool) return toolCallsReply([{ name: tool.name, args: deriveArguments(tool.params, question) }], replyId, promptTokens);
   }
 
   const manifest = findManifest(messages);
@@ -43,6 +43,18 @@ export function planDemoReply(request: DemoRequest, replyId: string): WireReply 
     if (tool) return textReply(actionAnswer(tool.name, tool.description, tool.params, question), promptTokens, request);
   }
   return textReply(plainAnswer(question), promptTokens, request);
+}
+
+/** Tool calls, run in parallel by the caller; ids derive from the reply's id, so they are stable too. */
+function toolCallsReply(calls: readonly { name: string; args: Record<string, unknown> }[], replyId: string, promptTokens: number): WireReply {
+  const texts = calls.map((c) => JSON.stringify(c.args));
+  return {
+    contentChunks: [],
+    reasoningChunks: [],
+    toolCalls: calls.map((c, i) => ({ id: `call_${replyId.replace(/^chatcmpl-/, "")}_${i}`, name: c.name, argumentChunks: splitEvenly(texts[i], 3) })),
+    finishReason: "tool_calls",
+    usage: { prompt_tokens: promptTokens, completion_tokens: texts.reduce((n, t) => n + approxTokens(t) + 5, 0) },
+  };
 }
 
 function isObservation(message: DemoMessage): boolean {
