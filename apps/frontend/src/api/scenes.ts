@@ -1,6 +1,5 @@
 import { z } from "zod";
 import {
-  AgentProfileSchema,
   AgentTriggerSchema,
   SceneSchema,
   SceneStateViewSchema,
@@ -20,7 +19,6 @@ import { OkSchema } from "./schemas.ts";
 
 const SceneListSchema = z.object({ scenes: z.array(SceneSchema) });
 const SceneResponseSchema = z.object({ scene: SceneSchema });
-const AgentListSchema = z.object({ agents: z.array(AgentProfileSchema) });
 const TriggersSchema = z.object({ triggers: z.array(AgentTriggerSchema) });
 
 /** Log entries per timeline request (the server allows up to 5,000). */
@@ -41,12 +39,6 @@ export class SceneApi extends ApiClient {
   async deleteScene(id: string) {
     const r = await this.request("DELETE", `/api/scenes/${enc(id)}`, OkSchema);
     return r.ok ? ok(true as const) : r;
-  }
-
-  /** Agent profiles, to pick a new scene's agents from. */
-  async listAgents() {
-    const r = await this.request("GET", "/api/agents", AgentListSchema);
-    return r.ok ? ok(r.value.agents) : r;
   }
 
   control(id: string, action: "start" | "pause" | "resume" | "stop") {

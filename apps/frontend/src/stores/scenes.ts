@@ -7,7 +7,6 @@ import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { applySceneEvent, forgetCoveredStatuses, forgetRecordedSteps, newSceneLive } from "../lib/scene-live.ts";
 import { applyTimeline as foldTimeline, emptyTimeline, type HeldTimeline } from "../lib/scene-timeline-sync.ts";
-import { useRunsStore } from "./runs.ts";
 import { useSceneReplayStore } from "./scene-replay.ts";
 import { useUiStore } from "./ui.ts";
 
@@ -270,11 +269,6 @@ export const useScenesStore = defineStore("scenes", () => {
     sideTab.value = "trace";
   }
 
-  /** Opens an agent's deliberation or action run in the editor's debugger. */
-  function inspectRun(runId: string) {
-    void useRunsStore().inspectRun(runId);
-  }
-
   return {
     scenes,
     selectedId,
@@ -297,6 +291,5 @@ export const useScenesStore = defineStore("scenes", () => {
     create,
     remove,
     showTrace,
-    inspectRun,
   };
 });

@@ -69,8 +69,8 @@ export interface ContextMenuState {
 
 type SidebarTab = "nodes" | "workflows" | "history";
 
-/** The app's top-level views; the location hash (#/scenes, #/builder) keeps the choice across reloads. */
-export const AppView = z.enum(["editor", "scenes", "builder"]);
+/** The app's top-level views; the location hash (#/scenes, #/agents, #/builder) keeps the choice across reloads. */
+export const AppView = z.enum(["editor", "scenes", "agents", "builder"]);
 export type AppView = z.infer<typeof AppView>;
 
 function viewFromHash(): AppView {
