@@ -224,7 +224,7 @@ describe("the Agents view", () => {
 
   it("deletes an agent only once the user confirms", async () => {
     const { page } = weft;
-    await page.goto(`${weft.url}/#/agents`);
+    await page.getByTestId("view-agents").click();
     const item = page.locator('.agent-item[data-agent-id="greeter"]');
     const dialog = page.getByRole("alertdialog", { name: "Delete “Greeter”?" });
     await item.getByTestId("agent-delete").click();
