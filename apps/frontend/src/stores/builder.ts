@@ -1,5 +1,5 @@
 import { defineStore } from "pinia";
-import { computed, ref, shallowRef, watch } from "vue";
+import { computed, ref, shallowRef } from "vue";
 import { builderApi } from "../api/builder.ts";
 import type { ApiError } from "../api/errors.ts";
 import {
@@ -17,7 +17,7 @@ import {
   type RevisionWarning,
 } from "@weft/types";
 import { LlmProfilesApi, type LlmProfileView } from "../api/llm-profiles.ts";
-import { sameTarget, sessionHash, sessionIdFromHash } from "../lib/builder-target.ts";
+import { sameTarget } from "../lib/builder-target.ts";
 import { useUiStore } from "./ui.ts";
 import { useWorkflowsStore } from "./workflows.ts";
 
@@ -58,6 +58,17 @@ export const useBuilderStore = defineStore("builder", () => {
   /** Apply found stored objects newer than the change's base: shown, and applied only on a second confirmation. */
   const staleWarnings = shallowRef<RevisionWarning[] | null>(null);
   const applied = shallowRef<AppliedInfo | null>(null);
+
+  /** The session being opened, already the one the address names. */
+  const opening = ref<string | null>(null);
+  const shownSessionId = computed(() => opening.value ?? session.value?.id ?? null);
+  /** Bumped by each choice of session (open, start, enter, leave): an answer to an older choice is dropped. */
+  let choice = 0;
+  function choose(): number {
+    opening.value = null;
+    if (pending.value === "open" || pending.value === "start") pending.value = null;
+    return ++choice;
+  }
 
   const active = computed(() => session.value?.status === "active");
   /** The model is working on a message: ours, or one sent before a reload (the server says `busy`). */
@@ -127,8 +138,12 @@ export const useBuilderStore = defineStore("builder", () => {
   }
 
   async function openSession(id: string): Promise<boolean> {
+    const mine = choose();
+    opening.value = id;
     pending.value = "open";
     const result = await builderApi.session(id);
+    if (mine !== choice) return false;
+    opening.value = null;
     pending.value = null;
     if (!result.ok) {
       ui.apiError("Could not open the Builder AI session", result.error);
@@ -143,8 +158,10 @@ export const useBuilderStore = defineStore("builder", () => {
   }
 
   async function start(target: BuilderTarget, mode: BuilderMode): Promise<boolean> {
+    const mine = choose();
     pending.value = "start";
     const result = await builderApi.createSession(target, mode);
+    if (mine !== choice) return false;
     pending.value = null;
     if (!result.ok) {
       ui.apiError("Could not start a Builder AI session", result.error);
@@ -164,7 +181,9 @@ export const useBuilderStore = defineStore("builder", () => {
       ui.toast("warning", "The Builder AI is still working on the current session: stop it or wait before switching.");
       return false;
     }
+    const mine = choose();
     const list = await builderApi.sessions(target);
+    if (mine !== choice) return false;
     const existing = list.ok ? list.value.find((s) => s.status === "active" && s.mode === mode && sameTarget(s.target, target)) : undefined;
     return existing ? openSession(existing.id) : start(target, mode);
   }
@@ -172,6 +191,7 @@ export const useBuilderStore = defineStore("builder", () => {
   /** Back to the target picker; the session stays as it is on the server. */
   function leave() {
     if (sending.value) return;
+    choose();
     reset();
     void loadRecent();
   }
@@ -314,18 +334,12 @@ export const useBuilderStore = defineStore("builder", () => {
     void loadRecent();
   }
 
-  /** Opens the session named in the location hash (after a reload), once. */
-  async function restoreFromHash() {
-    const id = sessionIdFromHash(globalThis.location?.hash ?? "");
-    if (id && session.value?.id !== id) await openSession(id);
+  /** What the address asks for (useHashRoute): that session, opened unless it is already there, or the picker (null). */
+  function showSession(id: string | null) {
+    if (id === null) {
+      if (session.value || opening.value) leave();
+    } else if (id !== shownSessionId.value) void openSession(id);
   }
-
-  // The open session is part of the address, so a reload comes back to it.
-  watch([() => session.value?.id, () => ui.view], ([id, view]) => {
-    if (view !== "builder" || !globalThis.location) return;
-    const hash = id ? sessionHash(id) : "#/builder";
-    if (globalThis.location.hash !== hash) history.replaceState(null, "", hash);
-  });
 
   return {
     profiles,
@@ -360,7 +374,8 @@ export const useBuilderStore = defineStore("builder", () => {
     allow,
     apply,
     cancelSession,
-    restoreFromHash,
+    shownSessionId,
+    showSession,
     loadPreview,
   };
 });

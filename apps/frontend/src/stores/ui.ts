@@ -7,6 +7,7 @@ import type { ConnectionRequest } from "../lib/connection.ts";
 import type { Position } from "../lib/commands.ts";
 import type { Size } from "../lib/layout.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
+import { routeFromHash, type AppView } from "../lib/route.ts";
 
 export type Theme = "light" | "dark";
 export type ToastKind = "error" | "warning" | "info" | "success";
@@ -69,15 +70,6 @@ export interface ContextMenuState {
 
 type SidebarTab = "nodes" | "workflows" | "history";
 
-/** The app's top-level views; the location hash (#/scenes, #/agents, #/builder) keeps the choice across reloads. */
-export const AppView = z.enum(["editor", "scenes", "agents", "builder"]);
-export type AppView = z.infer<typeof AppView>;
-
-function viewFromHash(): AppView {
-  const parsed = AppView.safeParse(globalThis.location?.hash.replace(/^#\/?/, "").split("/")[0] || "editor");
-  return parsed.success ? parsed.data : "editor";
-}
-
 /** Theme, panels, dialogs, toasts and the selection of the active canvas. */
 export const useUiStore = defineStore("ui", () => {
   const theme = ref<Theme>(readLocal("weft.theme", z.enum(["light", "dark"])) ?? (globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
@@ -103,12 +95,8 @@ export const useUiStore = defineStore("ui", () => {
   /** Shows a backend failure in plain words, prefixed with what the user was doing. */
   const apiError = (doing: string, error: ApiError) => toast("error", `${doing}: ${describeApiError(error)}`, error.code);
 
-  const view = ref<AppView>(viewFromHash());
-  watch(view, (v) => {
-    const hash = v === "editor" ? "" : `#/${v}`;
-    if (globalThis.location && globalThis.location.hash.split("/").slice(0, 2).join("/") !== hash) history.replaceState(null, "", hash || globalThis.location.pathname);
-  });
-  globalThis.addEventListener?.("hashchange", () => (view.value = viewFromHash()));
+  /** The top-level view; useHashRoute keeps it and the location hash in step. */
+  const view = ref<AppView>(routeFromHash(globalThis.location?.hash ?? "").view);
 
   const sidebarTab = ref<SidebarTab>("nodes");
   const helpOpen = ref(false);
