@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NodeFailure, type NodeValues } from "@weft/types";
+import { NodeFailure, type NodeContext, type NodeValues } from "@weft/types";
 import { defineNode } from "./define-node.ts";
 import { expectFailure, runNode, runNodeFull, testContext } from "./testing/harness.ts";
 
@@ -65,6 +65,25 @@ describe("defineNode input and config checks", () => {
     );
     expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", limit: 1.5 }), "INVALID_CONFIG")).message).toContain("must be an integer");
     expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", limit: -1 }), "INVALID_CONFIG")).message).toContain("must be at least 0");
+  });
+
+  it("passes a complete config and its context through as they are, and fills defaults into a copy", () => {
+    let seen: NodeContext | undefined;
+    const probe = defineNode(echo.spec, (_inputs, ctx) => {
+      seen = ctx;
+      return {};
+    });
+    const complete = testContext({ config: { mode: "b", name: "n", limit: 1 } });
+    probe.execute({ text: "x" }, complete);
+    expect(seen).toBe(complete);
+
+    const partialConfig = { name: "n", mode: null };
+    const partial = testContext({ config: partialConfig });
+    probe.execute({ text: "x" }, partial);
+    expect(seen).not.toBe(partial);
+    expect(seen?.config).toEqual({ mode: "a", name: "n", limit: 3 });
+    expect(seen?.runId).toBe(partial.runId);
+    expect(partialConfig).toEqual({ name: "n", mode: null });
   });
 
   it("reports bad input as a rejected promise, never a synchronous throw", () => {

@@ -3,6 +3,8 @@ import { checkConfig, checkInputs } from "./support/io-check.ts";
 
 /** The node's context with `config` replaced by the checked one; the rest is inherited unchanged. */
 function withConfig(ctx: NodeContext, config: Record<string, unknown>): NodeContext {
+  // Usually the runtime's config is already complete: no derived context (one per call would be costly).
+  if (config === ctx.config) return ctx;
   // Inherit rather than copy, so fields a runtime adds to its context (or methods on its prototype) stay visible.
   return Object.create(ctx, { config: { value: config, enumerable: true } }) as NodeContext;
 }

@@ -94,17 +94,22 @@ function configKindMismatch(field: ConfigField, value: unknown): string | null {
 /**
  * The node's config with defaults applied and every field checked against its kind; a bad field is a
  * NodeFailure `INVALID_CONFIG` naming the setting and what it must be. Undeclared keys pass unchanged.
+ * A config that needs no default is returned as is (no copy: nodes run with it on every call).
  */
 export function checkConfig(spec: NodeSpec, config: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...config };
+  let out = config;
   for (const field of spec.config) {
-    let value = out[field.id];
+    const given = out[field.id];
+    let value = given;
     if (value === undefined || (value === null && field.kind !== "json")) value = field.default;
     if (value === undefined) {
       if (field.required) {
         throw new NodeFailure("INVALID_CONFIG", `Setting "${field.id}" of ${spec.type} is required: set it in the node's settings.`, { field: field.id });
       }
-      delete out[field.id];
+      if (Object.hasOwn(out, field.id)) {
+        if (out === config) out = { ...config };
+        delete out[field.id];
+      }
       continue;
     }
     const expected = configKindMismatch(field, value);
@@ -115,7 +120,10 @@ export function checkConfig(spec: NodeSpec, config: Record<string, unknown>): Re
     }
     const range = checkRange(value, field.min, field.max);
     if (range) throw new NodeFailure("INVALID_CONFIG", `Setting "${field.id}" of ${spec.type} must be ${range}, got ${String(value)}.`, { field: field.id });
-    out[field.id] = value;
+    if (value !== given) {
+      if (out === config) out = { ...config };
+      out[field.id] = value;
+    }
   }
   return out;
 }
