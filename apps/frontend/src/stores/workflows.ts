@@ -246,9 +246,12 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   async function restore() {
     const memory = readLocal(TABS_KEY, TabsMemorySchema);
     if (!memory) return;
-    for (const entry of memory.tabs) {
-      if (tab(entry.id)) continue;
-      const result = await api.getWorkflow(entry.id);
+    // Fetched together; the tabs open in their remembered order.
+    const fetched = memory.tabs.map((entry) => (tab(entry.id) ? null : api.getWorkflow(entry.id)));
+    for (const [index, entry] of memory.tabs.entries()) {
+      const pending = fetched[index];
+      if (!pending || tab(entry.id)) continue;
+      const result = await pending;
       // A draft never saved whose workflow is on the server now was saved after it was remembered.
       if (entry.draft && entry.draft.baseRevision === null && !result.ok) {
         addTab(entry.draft.doc, null);
