@@ -1,4 +1,4 @@
-import type { RunEvent, SceneAgentStatus, SceneStepView } from "@weft/types";
+import { isWorkflowRunEvent, type RunEvent, type SceneAgentStatus, type SceneStepView } from "@weft/types";
 import { applyStepEvent, forgetStepsUpTo, type LiveSteps } from "./agent-live.ts";
 
 /**
@@ -21,6 +21,8 @@ export function applySceneEvent(live: SceneLive, event: RunEvent): boolean {
   const setStatus = (agentId: string, status: SceneAgentStatus) => {
     live.statuses[agentId] = { status, seq: event.seq };
   };
+  // A scene's stream carries no workflow-run events; runs have streams of their own.
+  if (isWorkflowRunEvent(event)) return false;
   switch (event.type) {
     case "agent.step":
       applyStepEvent(live, event);
@@ -46,17 +48,6 @@ export function applySceneEvent(live: SceneLive, event: RunEvent): boolean {
     case "world.changed":
     case "scene.log":
       return true;
-    case "run.started":
-    case "node.started":
-    case "node.chunk":
-    case "node.retrying":
-    case "node.completed":
-    case "node.failed":
-    case "node.skipped":
-    case "run.completed":
-    case "run.failed":
-    case "run.cancelled":
-      return false;
     default: {
       const never: never = event;
       return never;

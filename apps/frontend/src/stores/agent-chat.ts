@@ -1,9 +1,10 @@
 import { defineStore } from "pinia";
 import { computed, reactive, ref, shallowRef, watch } from "vue";
-import type { Conversation, PermissionAnswer, RunEvent } from "@weft/types";
+import { isWorkflowRunEvent, type Conversation, type PermissionAnswer, type RunEvent } from "@weft/types";
 import { agentsApi, type ConversationView } from "../api/agents.ts";
 import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { transcriptOf } from "../lib/agent-chat.ts";
+import { coalescedRefresh } from "../lib/coalesced-refresh.ts";
 import { applyStepEvent, forgetStepsUpTo, type LiveSteps } from "../lib/agent-live.ts";
 import { useUiStore } from "./ui.ts";
 
@@ -32,8 +33,6 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
   /** Bumped when another agent or conversation is opened: answers still coming for the previous one are dropped. */
   let generation = 0;
   let unsubscribe: (() => void) | null = null;
-  let stale = false;
-  let refreshing = false;
   /** The log length when the pending message was sent. */
   let sentAt = 0;
   /** Set by `agent.finished`: the loop is over, though the server may still be storing its end for a moment. */
@@ -101,7 +100,8 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
   }
 
   function onEvent(id: string, event: RunEvent) {
-    if (id !== conversationId.value) return;
+    // The runs an agent starts have streams of their own; its conversation's stream carries none of their events.
+    if (id !== conversationId.value || isWorkflowRunEvent(event)) return;
     switch (event.type) {
       case "agent.step":
         applyStepEvent(live, event);
@@ -121,16 +121,6 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
       case "agent.permission.answered":
         requestRefresh();
         return;
-      case "run.started":
-      case "node.started":
-      case "node.chunk":
-      case "node.retrying":
-      case "node.completed":
-      case "node.failed":
-      case "node.skipped":
-      case "run.completed":
-      case "run.failed":
-      case "run.cancelled":
       case "scene.event":
       case "scene.status":
       case "world.changed":
@@ -143,37 +133,24 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
     }
   }
 
-  function requestRefresh() {
-    stale = true;
-    if (!refreshing) void refreshLoop();
-  }
-
   /** Reads the conversation again as long as something said it changed (or its end is still being stored). */
-  async function refreshLoop() {
-    refreshing = true;
-    try {
-      while (stale) {
-        stale = false;
-        const id = conversationId.value;
-        const gen = generation;
-        if (!id) break;
-        const r = await agentsApi.conversation(id);
-        if (gen !== generation) continue;
-        if (!r.ok) {
-          // One toast per distinct failure, not one per event while the server is away.
-          if (lastError !== r.error.message) ui.apiError("Could not read the conversation", r.error);
-          lastError = r.error.message;
-          break;
-        }
-        lastError = null;
-        take(r.value);
-        if (finished && r.value.agent?.running) stale = true;
-        if (stale) await new Promise((resolve) => setTimeout(resolve, REFRESH_GAP_MS));
-      }
-    } finally {
-      refreshing = false;
+  const refresh = coalescedRefresh(async () => {
+    const id = conversationId.value;
+    const gen = generation;
+    if (!id) return false;
+    const r = await agentsApi.conversation(id);
+    if (gen !== generation) return false;
+    if (!r.ok) {
+      // One toast per distinct failure, not one per event while the server is away.
+      if (lastError !== r.error.message) ui.apiError("Could not read the conversation", r.error);
+      lastError = r.error.message;
+      return false;
     }
-  }
+    lastError = null;
+    take(r.value);
+    return finished && !!r.value.agent?.running;
+  }, REFRESH_GAP_MS);
+  const requestRefresh = () => refresh.request();
 
   function take(next: ConversationView) {
     view.value = next;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { PermissionAnswer, RunEvent, Scene, SceneAgentView, SceneInput, SceneLogEntry, SceneStateView, SceneStepView, SceneTimeline } from "@weft/types";
 import { sceneApi } from "../api/scenes.ts";
 import { useLiveSocket } from "../composables/useLiveSocket.ts";
+import { coalescedRefresh } from "../lib/coalesced-refresh.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { applySceneEvent, forgetCoveredStatuses, forgetRecordedSteps, newSceneLive } from "../lib/scene-live.ts";
 import { applyTimeline as foldTimeline, emptyTimeline, type HeldTimeline } from "../lib/scene-timeline-sync.ts";
@@ -51,8 +52,6 @@ export const useScenesStore = defineStore("scenes", () => {
   /** Bumped when another scene is selected: answers still coming for the previous one are dropped. */
   let generation = 0;
   let unsubscribe: (() => void) | null = null;
-  let stale = false;
-  let refreshing = false;
   let lastError: string | null = null;
 
   const selected = computed(() => scenes.value.find((s) => s.id === selectedId.value) ?? null);
@@ -165,39 +164,27 @@ export const useScenesStore = defineStore("scenes", () => {
     return true;
   }
 
-  function requestRefresh() {
-    stale = true;
-    if (!refreshing) void refreshLoop();
-  }
-
   /** Reads the state and the new timeline entries again, as long as events keep saying something changed. */
-  async function refreshLoop() {
-    refreshing = true;
-    try {
-      while (stale) {
-        stale = false;
-        const id = selectedId.value;
-        const gen = generation;
-        if (!id) break;
-        const since = held.cursor;
-        const ticket = ++tickets;
-        const [read, timeline] = await Promise.all([sceneApi.state(id), sceneApi.timeline(id, since)]);
-        if (gen !== generation) continue;
-        const failed = !read.ok ? read.error : !timeline.ok ? timeline.error : null;
-        if (failed) {
-          // One toast per distinct failure, not one per event while the server is away.
-          if (lastError !== failed.message) ui.apiError(`Could not update scene "${id}"`, failed);
-          lastError = failed.message;
-        } else lastError = null;
-        // A timeline of another session than the state shows (one changed between the reads) is read again.
-        if (read.ok && !applyState(read.value, ticket)) stale = true;
-        if (timeline.ok && !applyTimeline(timeline.value, since)) stale = true;
-        if (stale) await new Promise((resolve) => setTimeout(resolve, REFRESH_GAP_MS));
-      }
-    } finally {
-      refreshing = false;
-    }
-  }
+  const refresh = coalescedRefresh(async () => {
+    const id = selectedId.value;
+    const gen = generation;
+    if (!id) return false;
+    const since = held.cursor;
+    const ticket = ++tickets;
+    const [read, timeline] = await Promise.all([sceneApi.state(id), sceneApi.timeline(id, since)]);
+    if (gen !== generation) return false;
+    const failed = !read.ok ? read.error : !timeline.ok ? timeline.error : null;
+    if (failed) {
+      // One toast per distinct failure, not one per event while the server is away.
+      if (lastError !== failed.message) ui.apiError(`Could not update scene "${id}"`, failed);
+      lastError = failed.message;
+    } else lastError = null;
+    // A timeline of another session than the state shows (one changed between the reads) is read again.
+    const stateFits = !read.ok || applyState(read.value, ticket);
+    const timelineFits = !timeline.ok || applyTimeline(timeline.value, since);
+    return !stateFits || !timelineFits;
+  }, REFRESH_GAP_MS);
+  const requestRefresh = () => refresh.request();
 
   // After a reconnect the socket replays what was missed; reading the state once more costs little.
   watch(socketStatus, (s) => {
