@@ -6,12 +6,12 @@ import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
+import { addScriptedAgent } from "./support/scripted-agent.ts";
+import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 /** The repository's examples: the calculator agent (native tool calls), its deliberation workflow and skills. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
-/** Set it to a folder to keep screenshots of the view in both themes (to look at the layout). */
-const SCREENSHOTS = process.env.WEFT_SCREENSHOTS;
 
 let weft: Weft;
 let llm: ScriptedLlmServer;
@@ -25,25 +25,13 @@ beforeAll(async () => {
       { kind: "text", chunks: ["Written to notes.txt."] },
     ],
   });
-  const profile = await weft.api("POST", "/api/llm-profiles", { name: "scripted-clerk", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
-  expect(profile.status).toBe(201);
-  expect((await weft.api("POST", "/api/agents", { id: "clerk", name: "Clerk", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id, tools: ["fs:write"] })).status).toBe(201);
+  await addScriptedAgent(weft, llm, { id: "clerk", name: "Clerk", tools: ["fs:write"] });
 }, 120_000);
 afterAll(async () => {
   await weft?.close();
   await llm?.stop();
 });
 screenshotFailures(() => weft);
-
-/** The themes are CSS variables under `data-theme`: set it directly, so the page is shown in both as it is. */
-async function screenshotBothThemes(page: Page, name: string) {
-  const before = await page.evaluate(() => document.documentElement.dataset.theme);
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    await page.screenshot({ path: join(SCREENSHOTS as string, `${name}-${theme}.png`) });
-  }
-  await page.evaluate((t) => (document.documentElement.dataset.theme = t), before ?? "light");
-}
 
 async function openAgents(page: Page) {
   await page.locator('[data-testid="view-agents"]').click();

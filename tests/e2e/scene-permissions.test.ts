@@ -6,12 +6,12 @@ import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
+import { addScriptedAgent } from "./support/scripted-agent.ts";
+import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 /** The repository's examples, for the agent deliberation workflow. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
-/** Set it to a folder to keep screenshots of the views in both themes (to look at the layout). */
-const SCREENSHOTS = process.env.WEFT_SCREENSHOTS;
 
 /** An `<ACTION>` calling fs.write, as the model writes it. */
 const write = (path: string, content: string) => ({
@@ -27,9 +27,7 @@ beforeAll(async () => {
   llm = await startScriptedLlmServer({
     turns: [write("@project/report.txt", "Quarterly numbers"), write("@project/second.txt", "More numbers"), { kind: "text", chunks: ["The second file was refused; I stopped there."] }],
   });
-  const profile = await weft.api("POST", "/api/llm-profiles", { name: "scripted-filer", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
-  expect(profile.status).toBe(201);
-  expect((await weft.api("POST", "/api/agents", { id: "filer", name: "Filer", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id, tools: ["fs:write"] })).status).toBe(201);
+  await addScriptedAgent(weft, llm, { id: "filer", name: "Filer", tools: ["fs:write"] });
   expect((await weft.api("POST", "/api/scenes", { id: "filing", name: "Filing", agents: [{ instanceId: "filer", profileId: "filer" }] })).status).toBe(201);
 }, 120_000);
 afterAll(async () => {
@@ -41,16 +39,6 @@ screenshotFailures(() => weft);
 const card = (page: Page) => page.locator('.agent-card[data-agent="filer"]');
 const request = (page: Page) => card(page).locator('[data-testid="agent-permission"]');
 const rule = (page: Page, index: number) => page.locator(`[data-testid="perm-rule"][data-index="${index}"]`);
-
-/** The themes are CSS variables under `data-theme`: set it directly, so an open dialog can be shown in both. */
-async function screenshotBothThemes(page: Page, name: string) {
-  const before = await page.evaluate(() => document.documentElement.dataset.theme);
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    await page.screenshot({ path: join(SCREENSHOTS as string, `${name}-${theme}.png`) });
-  }
-  await page.evaluate((t) => (document.documentElement.dataset.theme = t), before ?? "light");
-}
 
 /** The last message the model was sent: the Observation of its previous action. */
 function lastObservation(): string {

@@ -1,15 +1,13 @@
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page, Route } from "playwright-core";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
+import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 /** The repository's examples: the notice-board scene with Scribe and Herald on the demo LLM. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
-/** Set it to a folder to keep screenshots of the replay panel in both themes. */
-const SCREENSHOTS = process.env.WEFT_SCREENSHOTS;
 
 let weft: Weft;
 beforeAll(async () => {
@@ -19,15 +17,6 @@ afterAll(async () => {
   await weft?.close();
 });
 screenshotFailures(() => weft);
-
-async function screenshotBothThemes(page: Page, name: string) {
-  const before = await page.evaluate(() => document.documentElement.dataset.theme);
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    await page.screenshot({ path: join(SCREENSHOTS as string, `${name}-${theme}.png`) });
-  }
-  await page.evaluate((t) => (document.documentElement.dataset.theme = t), before ?? "light");
-}
 
 const verdict = (page: Page) => page.locator('[data-testid="replay-verdict"]');
 const seenPositions = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem("weft.scenes.seen") ?? "{}") as Record<string, number>);

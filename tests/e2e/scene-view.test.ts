@@ -1,16 +1,15 @@
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
+import { addScriptedAgent } from "./support/scripted-agent.ts";
+import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
 import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
 
 /** The repository's examples: the notice-board scene, its agents Scribe and Herald, their skill and deliberation workflow. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
-/** Set it to a folder to keep screenshots of the view in both themes (to look at the layout). */
-const SCREENSHOTS = process.env.WEFT_SCREENSHOTS;
 
 let weft: Weft;
 let llm: ScriptedLlmServer;
@@ -36,9 +35,7 @@ beforeAll(async () => {
       { kind: "text", chunks: ["Noted: Oslo."] },
     ],
   });
-  const profile = await weft.api("POST", "/api/llm-profiles", { name: "scripted-asker", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
-  expect(profile.status).toBe(201);
-  expect((await weft.api("POST", "/api/agents", { id: "asker", name: "Asker", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id, tools: ["scene:world-set"] })).status).toBe(201);
+  await addScriptedAgent(weft, llm, { id: "asker", name: "Asker", tools: ["scene:world-set"] });
   expect((await weft.api("POST", "/api/scenes", { id: "asking", name: "Asking", agents: [{ instanceId: "asker", profileId: "asker" }] })).status).toBe(201);
 }, 120_000);
 afterAll(async () => {
@@ -86,16 +83,6 @@ async function say(page: Page, to: string, text: string) {
   await page.locator('[data-testid="chat-text"]').fill(text);
   await page.locator('[data-testid="chat-send"]').click();
   await poll(() => page.locator('[data-testid="chat-text"]').inputValue()).toBe("");
-}
-
-/** The themes are CSS variables under `data-theme`: set it directly, so an open dialog can be shown in both. */
-async function screenshotBothThemes(page: Page, name: string) {
-  const before = await page.evaluate(() => document.documentElement.dataset.theme);
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    await page.screenshot({ path: join(SCREENSHOTS as string, `${name}-${theme}.png`) });
-  }
-  await page.evaluate((t) => (document.documentElement.dataset.theme = t), before ?? "light");
 }
 
 describe("the Scenes view", () => {
