@@ -1,8 +1,9 @@
 /**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
- * (the "static" part, serialised once per run) and, for every input edge, the key of the upstream
- * node and the handle it reads. Upstream keys stand for upstream values, so big values are never
- * hashed again and again down a chain.
+ * (the "static" part, serialised once per run) and, for every input edge, the port, the handle it
+ * reads and the upstream node's ref: the ref of the cache entry its outputs came from or went to.
+ * Refs stand for upstream keys and so for upstream values: big values are never hashed, and keys
+ * stay short however long the chain above.
  */
 
 function sortedKeys(value: unknown): unknown {
@@ -25,33 +26,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** The common case of config and literal inputs, an object of scalars, without JSON.stringify's replacer. */
+/**
+ * The common case of config and literal inputs, an object of scalars with its keys in order, is
+ * JSON.stringify's own output; anything else goes the slower, sorting way.
+ */
 function flatJson(value: Record<string, unknown>): string | undefined {
   const keys = Object.keys(value);
-  if (keys.length > 1) keys.sort();
-  let out = "{";
-  for (const key of keys) {
+  let previous = "";
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
     const v = value[key];
-    let text: string;
-    switch (typeof v) {
-      case "undefined":
-        continue;
-      case "string":
-        text = JSON.stringify(v);
-        break;
-      case "number":
-        text = Number.isFinite(v) ? String(v) : "null";
-        break;
-      case "boolean":
-        text = v ? "true" : "false";
-        break;
-      default:
-        if (v !== null) return undefined;
-        text = "null";
-    }
-    out += (out.length > 1 ? "," : "") + JSON.stringify(key) + ":" + text;
+    if ((v !== null && typeof v === "object") || key < previous) return undefined;
+    previous = key;
   }
-  return out + "}";
+  return JSON.stringify(value);
 }
 
 /** JSON with object keys in sorted order, so equal values give equal text. */
@@ -69,7 +57,30 @@ export function staticKeyPart(type: string, version: number, config: Record<stri
   return `${type}@${version}|${stableJson(config)}|${stableJson(literals)}`;
 }
 
-/** A fixed-size key for arbitrarily long key material. */
-export function hashKey(material: string): string {
-  return Bun.SHA256.hash(material, "base64");
+/** Key material up to this length is the key itself; longer material is hashed. */
+const MAX_PLAIN_KEY = 128;
+
+/**
+ * What precedes the upstream node's ref in one input edge's part of a key. Port and handle ids have
+ * no `|`, `<` or `:`, and refs (`#…` for a cache entry, `!…` for outputs that are not cached, `-` for
+ * none) have none of them either, so every key reads one way only.
+ */
+export function edgeKeyLabel(port: string, handle: string): string {
+  return "|" + port + "<" + handle + ":";
+}
+
+let volatileRefs = 0;
+
+/** A ref for outputs that are not in the cache: unique in this process, so no key built on it ever matches another run's. */
+export function volatileRef(): string {
+  return "!" + (volatileRefs++).toString(36);
+}
+
+/**
+ * The key for some key material: short material as it is (hashing it would cost more than the map
+ * lookups it saves), long material as its SHA-256. A hash (base64) never contains `|`, which all
+ * material does, so the two kinds cannot collide.
+ */
+export function finishKey(material: string): string {
+  return material.length <= MAX_PLAIN_KEY ? material : Bun.SHA256.hash(material, "base64");
 }

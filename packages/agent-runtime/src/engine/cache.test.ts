@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunResult, Workflow } from "@weft/types";
+import type { NodeValues, RunResult, Workflow } from "@weft/types";
+import type { CacheEntry } from "./engine-options.ts";
 import { ExecutionEngine } from "./execution-engine.ts";
 import { LruOutputCache } from "./lru-output-cache.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
@@ -125,19 +126,67 @@ describe("ExecutionEngine caching", () => {
   });
 });
 
+/** The engine's default cache, also noting every key it is asked to store. */
+class KeyRecordingCache extends LruOutputCache {
+  readonly stored: string[] = [];
+  override set(key: string, outputs: NodeValues): CacheEntry {
+    this.stored.push(key);
+    return super.set(key, outputs);
+  }
+}
+
+describe("cache keys in runs", () => {
+  const chain = (length: number, first: number) =>
+    workflow(
+      `chain${length}`,
+      [{ id: "n0", type: "test:const", config: { value: first } }, ...Array.from({ length: length - 1 }, (_, i) => ({ id: `n${i + 1}`, type: "test:add", inputs: { b: 1 } }))],
+      Array.from({ length: length - 1 }, (_, i): [string, string, string, string] => [`n${i}`, i === 0 ? "value" : "sum", `n${i + 1}`, "a"]),
+    );
+
+  it("stay short down a long chain, and change all the way down when the head changes", async () => {
+    const { catalog } = createTestCatalog();
+    const cache = new KeyRecordingCache(10_000);
+    const engine = new ExecutionEngine({ catalog, cache });
+    const first = await engine.run(chain(300, 1));
+    expect(first.observations.at(-1)?.outputs).toEqual({ sum: 300 });
+    expect(cache.stored).toHaveLength(300);
+    expect(Math.max(...cache.stored.map((k) => k.length))).toBeLessThan(64);
+    const second = await engine.run(chain(300, 2));
+    expect(second.observations.filter((o) => o.cached)).toEqual([]);
+    expect(second.observations.at(-1)?.outputs).toEqual({ sum: 301 });
+    expect(new Set(cache.stored).size).toBe(600);
+  });
+
+  it("downstream of a node that is not cached never come from the cache", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const wf = workflow("rnd", [{ id: "rnd", type: "test:random" }, { id: "after", type: "test:add", inputs: { b: 1 } }], [["rnd", "value", "after", "a"]]);
+    await engine.run(wf);
+    await engine.run(wf);
+    expect(probe.executions.get("after")).toBe(2);
+  });
+});
+
 describe("LruOutputCache", () => {
   it("keeps the most recently used entries and drops the oldest", () => {
     const cache = new LruOutputCache(2);
-    cache.set("a", { v: 1 });
+    const a = cache.set("a", { v: 1 });
     cache.set("b", { v: 2 });
-    expect(cache.get("a")).toEqual({ v: 1 });
+    expect(cache.get("a")?.outputs).toEqual({ v: 1 });
     cache.set("c", { v: 3 });
     cache.set("d", { v: 4 });
     // a was used after b, so b went first.
     expect(cache.get("b")).toBeUndefined();
-    expect(cache.get("a")).toEqual({ v: 1 });
-    expect(cache.get("d")).toEqual({ v: 4 });
+    expect(cache.get("a")).toEqual({ outputs: { v: 1 }, ref: a.ref });
+    expect(cache.get("d")?.outputs).toEqual({ v: 4 });
     expect(cache.size).toBeLessThanOrEqual(4);
     expect(() => new LruOutputCache(0)).toThrow(RangeError);
+  });
+
+  it("gives every new entry a ref of its own, also a new entry under a key used before", () => {
+    const cache = new LruOutputCache(10);
+    const refs = [cache.set("a", { v: 1 }).ref, cache.set("b", { v: 1 }).ref, cache.set("a", { v: 2 }).ref];
+    expect(new Set(refs).size).toBe(3);
+    expect(cache.get("a")).toEqual({ outputs: { v: 2 }, ref: refs[2] });
   });
 });

@@ -16,7 +16,7 @@ import {
 import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
-import { isEmpty, staticKeyPart } from "./cache-key.ts";
+import { edgeKeyLabel, isEmpty, staticKeyPart } from "./cache-key.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
 
 const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
@@ -57,8 +57,9 @@ function suggestionHint(suggestions: string[]): string {
 }
 
 /**
- * Checks the graph of a workflow (everything but its JSON schema) and compiles it for the scheduler.
- * Every problem is collected. Linear in nodes + edges: maps and arrays, Kahn's algorithm, no recursion.
+ * Checks the graph of a workflow (everything but its JSON schema and its edge ids, which only the
+ * document uses: see `duplicateEdgeIds`) and compiles it for the scheduler. Every problem is
+ * collected. Linear in nodes + edges: maps and arrays, Kahn's algorithm, no recursion.
  */
 export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformedNodeIds?: ReadonlySet<string>): CompileResult {
   const issues: ValidationIssue[] = [];
@@ -153,10 +154,8 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   const edgeMulti = new Uint8Array(m);
   const inCount = new Int32Array(n + 1);
   const outCount = new Int32Array(n + 1);
-  const edgeIds = new Set<string>();
   for (let k = 0; k < m; k++) {
     const edge = edges[k];
-    edgeIds.add(edge.id);
     const s = indexOf.get(edge.source);
     const t = indexOf.get(edge.target);
     if (s === undefined && !malformedNodeIds?.has(edge.source)) issues.push(danglingEdge(edge, "source"));
@@ -206,14 +205,6 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     }
   }
 
-  if (edgeIds.size < m) {
-    const seen = new Set<string>();
-    for (const edge of edges) {
-      if (seen.has(edge.id)) issues.push({ code: "DUPLICATE_ID", edgeId: edge.id, message: `two edges have the id "${edge.id}"`, hint: "give every edge a unique id" });
-      seen.add(edge.id);
-    }
-  }
-
   const inStart = new Int32Array(n + 1);
   const outStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
@@ -226,6 +217,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   const inPort = new Array<string>(linked);
   const inMulti = new Uint8Array(linked);
   const inFirst = new Uint8Array(linked);
+  const inKeyLabel = new Array<string | undefined>(linked);
   const outDst = new Int32Array(linked);
   const inFill = inStart.slice(0, n);
   const outFill = outStart.slice(0, n);
@@ -238,6 +230,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     inHandle[at] = edges[k].sourceHandle;
     inPort[at] = edges[k].targetHandle;
     inMulti[at] = edgeMulti[k];
+    if (cacheable[t]) inKeyLabel[at] = edgeKeyLabel(edges[k].targetHandle, edges[k].sourceHandle);
     outDst[outFill[s]++] = t;
   }
 
@@ -355,6 +348,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     inPort,
     inMulti,
     inFirst,
+    inKeyLabel,
     outStart,
     outDst,
     interfaceInputs,

@@ -48,6 +48,8 @@ export interface CompiledGraph {
   inMulti: Uint8Array;
   /** 1 on the first edge into its (node, port) in edge order. */
   inFirst: Uint8Array;
+  /** The edge's part of its target's cache key, before the upstream ref (cacheable targets only). */
+  inKeyLabel: (string | undefined)[];
   outStart: Int32Array;
   outDst: Int32Array;
   interfaceInputs: InterfaceBinding[];

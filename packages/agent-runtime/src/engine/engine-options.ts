@@ -1,9 +1,20 @@
 import type { Logger, NodeCatalog, NodeServices, NodeValues, RunEventSink, WorkflowSource } from "@weft/types";
 
+/** What an OutputCache holds under a key. */
+export interface CacheEntry {
+  readonly outputs: NodeValues;
+  /**
+   * A short token for this entry, unique within its cache and never reused: downstream keys name
+   * their upstream keys by it, so keys stay short down a chain. A new entry under a key gets a new ref.
+   */
+  readonly ref: string;
+}
+
 /** Where outputs of cacheable nodes are kept between runs, by cache key. */
 export interface OutputCache {
-  get(key: string): NodeValues | undefined;
-  set(key: string, outputs: NodeValues): void;
+  get(key: string): CacheEntry | undefined;
+  /** Stores outputs under `key`, replacing what was there, and returns the new entry. */
+  set(key: string, outputs: NodeValues): CacheEntry;
 }
 
 export interface EngineOptions {

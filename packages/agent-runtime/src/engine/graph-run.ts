@@ -1,6 +1,7 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
+import { volatileRef } from "./cache-key.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -38,7 +39,8 @@ export class GraphRun implements ContextOwner {
   private readonly pending: Int32Array;
   private readonly state: Uint8Array;
   private readonly outputs: (NodeValues | null | undefined)[];
-  private readonly keys: (string | undefined)[];
+  /** Per node, the ref its outputs go by in downstream cache keys (set when it completes). */
+  private readonly refs: (string | undefined)[];
   private readonly queue: number[] = [];
   private head = 0;
   private running = 0;
@@ -70,7 +72,7 @@ export class GraphRun implements ContextOwner {
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
     this.state = new Uint8Array(n);
     this.outputs = new Array(n);
-    this.keys = new Array(n);
+    this.refs = new Array(n);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
   }
 
@@ -92,13 +94,15 @@ export class GraphRun implements ContextOwner {
   private pump = (): void => {
     if (this.pumping || this.finished) return;
     this.pumping = true;
-    const sliceStart = performance.now();
+    const clock = this.scope.clock;
+    const sliceStart = clock.read();
     let count = 0;
     const queue = this.queue;
     while (this.head < queue.length && this.halted === null && this.running < this.scope.concurrency) {
       this.process(queue[this.head++]);
       // A long stretch of synchronous nodes yields once in a while so aborts and I/O get through.
-      if ((++count & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+      // (Read the clock here: a stretch of cache hits reads it nowhere else.)
+      if ((++count & 255) === 0 && clock.read() - sliceStart > SLICE_MS) {
         setImmediate(this.pump);
         break;
       }
@@ -144,20 +148,21 @@ export class GraphRun implements ContextOwner {
     const invocationId = scope.runId + ":" + nodeId;
     let key: string | undefined;
     if (g.cacheable[i]) {
-      key = cacheKey(g, i, this.keys, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
-      this.keys[i] = key;
+      key = cacheKey(g, i, this.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
       if (this.options.forced === undefined || !this.options.forced[i]) {
         const hit = scope.cache.get(key);
         if (hit !== undefined) {
-          this.completeFromCache(i, nodeId, invocationId, inputs, hit);
+          this.refs[i] = hit.ref;
+          this.completeFromCache(i, nodeId, invocationId, inputs, hit.outputs);
           return;
         }
       }
-    } else {
-      // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
-      this.keys[i] = "!" + invocationId;
     }
-    const startedAt = Date.now();
+    // The node's time starts at the latest clock reading (the end of the node before it, or the
+    // start of this scheduling slice) and ends at the reading right after its call.
+    const clock = scope.clock;
+    const t0 = clock.last;
+    const startedAt = clock.wall(t0);
     const obs: Observation = {
       runId: scope.runId,
       nodeId,
@@ -174,10 +179,10 @@ export class GraphRun implements ContextOwner {
     };
     const emitter = scope.emitter;
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
-    const t0 = performance.now();
     const policy = g.policies[i];
     const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.controller.signal) : undefined;
     const call = this.callNode(i, nodeId, invocationId, inputs, attemptSignal?.signal ?? this.controller.signal);
+    clock.read();
     const kind = call.threw ? "threw" : classifyResult(call.value);
     if (kind === "outputs" && !call.threw) {
       attemptSignal?.dispose();
@@ -211,6 +216,7 @@ export class GraphRun implements ContextOwner {
   }
 
   private settle(i: number, obs: Observation, t0: number, outcome: InvocationOutcome, key: string | undefined): void {
+    this.scope.clock.read();
     this.running--;
     this.active.delete(i);
     // After the grace period of a cancellation the run has already been reported as ended.
@@ -257,21 +263,25 @@ export class GraphRun implements ContextOwner {
     }
   }
 
+  /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
   private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: string | undefined): void {
+    const clock = this.scope.clock;
     obs.outputs = outputs;
-    obs.durationMs = performance.now() - t0;
-    if (key !== undefined) this.scope.cache.set(key, outputs);
+    obs.durationMs = clock.last - t0;
+    // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
+    this.refs[i] = key !== undefined ? this.scope.cache.set(key, outputs).ref : volatileRef();
     this.state[i] = NodeState.Completed;
     this.outputs[i] = outputs;
     this.collectOutputs(i, obs.inputs, outputs);
     const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeCompleted(obs.nodeId, obs.invocationId, outputs, obs.durationMs, false);
+    if (emitter.enabled) emitter.nodeCompleted(obs.nodeId, obs.invocationId, outputs, obs.durationMs, false, clock.wall(clock.last));
     this.record(obs);
     this.release(i);
   }
 
   private completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {
     const scope = this.scope;
+    const startedAt = scope.clock.wall(scope.clock.last);
     const obs: Observation = {
       runId: scope.runId,
       nodeId,
@@ -281,7 +291,7 @@ export class GraphRun implements ContextOwner {
       inputs,
       outputs,
       chunks: NO_CHUNKS,
-      startedAt: Date.now(),
+      startedAt,
       durationMs: 0,
       cached: true,
       attempts: 0,
@@ -289,27 +299,29 @@ export class GraphRun implements ContextOwner {
     this.state[i] = NodeState.Completed;
     this.outputs[i] = outputs;
     this.collectOutputs(i, inputs, outputs);
-    if (scope.emitter.enabled) scope.emitter.nodeCompleted(nodeId, invocationId, outputs, 0, true);
+    if (scope.emitter.enabled) scope.emitter.nodeCompleted(nodeId, invocationId, outputs, 0, true, startedAt);
     this.record(obs);
     this.release(i);
   }
 
   private fail(i: number, obs: Observation, t0: number, error: NodeError): void {
+    const clock = this.scope.clock;
     obs.status = "failed";
     obs.error = error;
-    obs.durationMs = performance.now() - t0;
+    obs.durationMs = clock.last - t0;
     const policy = this.graph.policies[i];
     this.state[i] = NodeState.Failed;
     if (policy.onError === "route") {
       const routed: NodeValues = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
       obs.outputs = routed;
       this.outputs[i] = routed;
+      this.refs[i] = volatileRef();
     } else {
       this.outputs[i] = null;
       this.failures.push({ nodeId: obs.nodeId, error });
     }
     const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs);
+    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs, clock.wall(clock.last));
     this.record(obs);
     this.release(i);
     if (policy.onError === "stop") {
@@ -318,13 +330,14 @@ export class GraphRun implements ContextOwner {
   }
 
   private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
+    const clock = this.scope.clock;
     obs.status = "cancelled";
     obs.error = error;
-    obs.durationMs = performance.now() - t0;
+    obs.durationMs = clock.last - t0;
     this.state[i] = NodeState.Cancelled;
     this.outputs[i] = null;
     const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs);
+    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs, clock.wall(clock.last));
     this.record(obs);
     this.release(i);
   }
@@ -345,7 +358,7 @@ export class GraphRun implements ContextOwner {
       outputs: NO_VALUES,
       chunks: NO_CHUNKS,
       skipReason: reason,
-      startedAt: Date.now(),
+      startedAt: this.scope.clock.wall(this.scope.clock.last),
       durationMs: 0,
       cached: false,
       attempts: 0,
@@ -391,9 +404,11 @@ export class GraphRun implements ContextOwner {
     this.options.signal?.removeEventListener("abort", this.onExternalAbort);
     const halt = this.halted;
     if (halt !== null) {
+      const clock = this.scope.clock;
+      const now = clock.read();
       for (const [i, obs] of this.active) {
         this.scope.logger.warn("a node did not stop after the run was cancelled; giving up on it", { nodeId: obs.nodeId, graceMs: this.scope.graceMs });
-        this.cancel(i, obs, performance.now() - (Date.now() - obs.startedAt), { code: "CANCELLED", message: `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms` });
+        this.cancel(i, obs, now - (clock.wall(now) - obs.startedAt), { code: "CANCELLED", message: `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms` });
       }
       for (let i = 0; i < this.size; i++) {
         if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);

@@ -1,5 +1,5 @@
 import type { NodeValues } from "@weft/types";
-import type { OutputCache } from "./engine-options.ts";
+import type { CacheEntry, OutputCache } from "./engine-options.ts";
 
 /**
  * The default OutputCache: an in-memory LRU in two generations (as in quick-lru). New entries go to
@@ -8,8 +8,9 @@ import type { OutputCache } from "./engine-options.ts";
  * O(1) work per operation (evicting single oldest keys from a Map is slow on JavaScriptCore).
  */
 export class LruOutputCache implements OutputCache {
-  private current = new Map<string, NodeValues>();
-  private previous = new Map<string, NodeValues>();
+  private current = new Map<string, CacheEntry>();
+  private previous = new Map<string, CacheEntry>();
+  private refs = 0;
 
   constructor(readonly capacity = 10_000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LruOutputCache capacity must be a positive integer, got ${capacity}`);
@@ -21,7 +22,7 @@ export class LruOutputCache implements OutputCache {
     return size;
   }
 
-  get(key: string): NodeValues | undefined {
+  get(key: string): CacheEntry | undefined {
     const hit = this.current.get(key);
     if (hit !== undefined) return hit;
     const old = this.previous.get(key);
@@ -33,12 +34,14 @@ export class LruOutputCache implements OutputCache {
     return old;
   }
 
-  set(key: string, outputs: NodeValues): void {
-    this.store(key, outputs);
+  set(key: string, outputs: NodeValues): CacheEntry {
+    const entry: CacheEntry = { outputs, ref: "#" + (this.refs++).toString(36) };
+    this.store(key, entry);
+    return entry;
   }
 
-  private store(key: string, outputs: NodeValues): void {
-    this.current.set(key, outputs);
+  private store(key: string, entry: CacheEntry): void {
+    this.current.set(key, entry);
     if (this.current.size >= this.capacity) {
       this.previous = this.current;
       this.current = new Map();

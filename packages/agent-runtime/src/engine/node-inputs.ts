@@ -1,5 +1,5 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { hashKey, staticKeyPart } from "./cache-key.ts";
+import { finishKey, staticKeyPart } from "./cache-key.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -36,14 +36,14 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
 
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
- * run overrides the literals) and, per input edge, the port, the handle and the upstream node's key.
+ * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
  */
-export function cacheKey(g: CompiledGraph, i: number, keys: readonly (string | undefined)[], override: NodeValues | undefined): string {
+export function cacheKey(g: CompiledGraph, i: number, refs: readonly (string | undefined)[], override: NodeValues | undefined): string {
   const def = g.defs[i];
   let material = override ? staticKeyPart(def.spec.type, def.spec.version, g.configs[i], override) : g.staticKeys[i]!;
   const to = g.inStart[i + 1];
-  for (let e = g.inStart[i]; e < to; e++) material += "|" + g.inPort[e] + "<" + g.inHandle[e] + ":" + (keys[g.inSrc[e]] ?? "-");
-  return hashKey(material);
+  for (let e = g.inStart[i]; e < to; e++) material += g.inKeyLabel[e] + (refs[g.inSrc[e]] ?? "-");
+  return finishKey(material);
 }
 
 /** Why input edge `e` carries nothing: its source failed, was skipped or cancelled, or did not take that branch. */

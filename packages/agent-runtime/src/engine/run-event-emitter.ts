@@ -45,12 +45,12 @@ export class RunEventEmitter {
     this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, nodeType, inputs, attempt });
   }
 
-  nodeCompleted(nodeId: string, invocationId: string, outputs: NodeValues, durationMs: number, cached: boolean): void {
-    this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts: Date.now(), nodeId, invocationId, outputs, durationMs, cached });
+  nodeCompleted(nodeId: string, invocationId: string, outputs: NodeValues, durationMs: number, cached: boolean, ts: number): void {
+    this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached });
   }
 
-  nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number): void {
-    this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts: Date.now(), nodeId, invocationId, error, durationMs });
+  nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number, ts: number): void {
+    this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs });
   }
 
   /** After the final run event nothing more is emitted (e.g. by a node that ignored cancellation). */

@@ -1,6 +1,7 @@
 import type { Logger, NodeServices, NodeValues, RunResult } from "@weft/types";
 import type { OutputCache } from "./engine-options.ts";
 import type { RunEventEmitter } from "./run-event-emitter.ts";
+import { RunClock } from "./run-clock.ts";
 
 /** A request from a node (`ctx.runSubworkflow`) to run a saved workflow inside the current run. */
 export interface SubworkflowRequest {
@@ -19,6 +20,8 @@ export type SubworkflowRunner = (scope: RunScope, request: SubworkflowRequest) =
 
 /** What a top-level run and all the skill runs inside it share. */
 export class RunScope {
+  readonly clock = new RunClock();
+
   constructor(
     readonly runId: string,
     readonly emitter: RunEventEmitter,

@@ -60,6 +60,17 @@ function stringField(value: unknown, key: string): string | undefined {
   return typeof field === "string" && field.length > 0 ? field : undefined;
 }
 
+/** Edge ids name edges in the editor and in issues; running never looks them up, so only documents are checked. */
+export function duplicateEdgeIds(edges: readonly WorkflowEdge[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const edge of edges) {
+    if (seen.has(edge.id)) issues.push({ code: "DUPLICATE_ID", edgeId: edge.id, message: `two edges have the id "${edge.id}"`, hint: "give every edge a unique id" });
+    seen.add(edge.id);
+  }
+  return issues;
+}
+
 export function parseWorkflowDocument(doc: unknown): ParsedDocument {
   const result: ParsedDocument = { issues: [], nodes: [], edges: [], malformedNodeIds: new Set() };
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
@@ -99,6 +110,7 @@ export function parseWorkflowDocument(doc: unknown): ParsedDocument {
     });
   }
 
+  result.issues.push(...duplicateEdgeIds(result.edges));
   if (result.issues.length === 0 && header.success) {
     result.workflow = { ...header.data, nodes: result.nodes, edges: result.edges };
   }

@@ -50,12 +50,14 @@ describe("ExecutionEngine.validate", () => {
         { id: "badport", source: "n1", sourceHandle: "nope", target: "sum", targetHandle: "b" },
         { id: "mismatch", source: "upper", sourceHandle: "text", target: "lit", targetHandle: "b" },
         { id: "one", source: "n1", sourceHandle: "value", target: "upper", targetHandle: "text" },
-        { id: "two", source: "n1", sourceHandle: "value", target: "upper", targetHandle: "text" },
+        { id: "one", source: "n1", sourceHandle: "value", target: "upper", targetHandle: "text" },
       ],
     });
     const byCode = (code: string) => issues.filter((i) => i.code === code);
     expect(byCode("UNKNOWN_NODE_TYPE")).toEqual([expect.objectContaining({ nodeId: "typo", hint: expect.stringContaining('"test:upper"') })]);
-    expect(byCode("DUPLICATE_ID")).toEqual([expect.objectContaining({ nodeId: "n1" })]);
+    expect(byCode("DUPLICATE_ID")).toHaveLength(2);
+    expect(byCode("DUPLICATE_ID")).toContainEqual(expect.objectContaining({ nodeId: "n1" }));
+    expect(byCode("DUPLICATE_ID")).toContainEqual(expect.objectContaining({ edgeId: "one", message: 'two edges have the id "one"' }));
     expect(byCode("DANGLING_EDGE")).toEqual([expect.objectContaining({ edgeId: "dangling", message: expect.stringContaining('"ghost"') })]);
     const unknownPorts = byCode("UNKNOWN_PORT");
     expect(unknownPorts).toContainEqual(expect.objectContaining({ edgeId: "badport", nodeId: "n1", hint: expect.stringContaining('"value"') }));
