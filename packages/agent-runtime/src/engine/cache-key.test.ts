@@ -1,19 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { edgeKeyLabel, finishKey, staticKeyPart, volatileRef } from "./cache-key.ts";
+import type { NodeDefinition } from "@weft/types";
+import { createTestCatalog } from "./testing/test-nodes.ts";
+import { edgeKeyPart, finishKey, staticKeyPart, volatileRef } from "./cache-key.ts";
 
 describe("cache keys", () => {
+  const add = createTestCatalog().catalog.require("test:add");
+  const addV2: NodeDefinition = { ...add, spec: { ...add.spec, version: add.spec.version + 1 } };
   it("are the same for the same node, config and literals, whatever the key order in objects", () => {
-    const a = staticKeyPart("test:add", 1, { x: 1, y: "t" }, { b: 2 });
-    expect(staticKeyPart("test:add", 1, { y: "t", x: 1 }, { b: 2 })).toBe(a);
-    expect(staticKeyPart("test:add", 2, { x: 1, y: "t" }, { b: 2 })).not.toBe(a);
-    expect(staticKeyPart("test:add", 1, { x: 1, y: "t" }, { b: 3 })).not.toBe(a);
-    expect(staticKeyPart("test:add", 1, { x: 1, y: "t", z: [1, { q: 2, p: 1 }] }, {})).toBe(staticKeyPart("test:add", 1, { z: [1, { p: 1, q: 2 }], y: "t", x: 1 }, {}));
+    const a = staticKeyPart(add, { x: 1, y: "t" }, { b: 2 });
+    expect(staticKeyPart(add, { y: "t", x: 1 }, { b: 2 })).toBe(a);
+    expect(staticKeyPart(addV2, { x: 1, y: "t" }, { b: 2 })).not.toBe(a);
+    expect(staticKeyPart(add, { x: 1, y: "t" }, { b: 3 })).not.toBe(a);
+    expect(staticKeyPart(add, { x: 1, y: "t", z: [1, { q: 2, p: 1 }] }, {})).toBe(staticKeyPart(add, { z: [1, { p: 1, q: 2 }], y: "t", x: 1 }, {}));
   });
 
   it("keep short material as it is and hash long material to a fixed size", () => {
-    const short = finishKey(staticKeyPart("test:add", 1, {}, {}) + edgeKeyLabel("a", "sum") + "#1");
-    expect(short).toBe('test:add@1|{}|{}|a<sum:#1');
-    const long = finishKey(staticKeyPart("test:add", 1, { text: "x".repeat(500) }, {}));
+    const short = finishKey(staticKeyPart(add, {}, {}) + edgeKeyPart("a", "sum", "#1"));
+    expect(short).toBe(`test:add@${add.spec.version}|{}|{}|a<sum:#1`);
+    const long = finishKey(staticKeyPart(add, { text: "x".repeat(500) }, {}));
     expect(long).toHaveLength(44);
     // Plain material always holds a `|` and a hash never does, so the two cannot collide.
     expect(long).not.toContain("|");

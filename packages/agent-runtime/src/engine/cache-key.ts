@@ -1,3 +1,5 @@
+import type { NodeDefinition } from "@weft/types";
+
 /**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
  * (the "static" part, serialised once per run) and, for every input edge, the port, the handle it
@@ -52,21 +54,31 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
 }
 
-/** The part of a node's key that does not depend on upstream nodes. */
-export function staticKeyPart(type: string, version: number, config: Record<string, unknown>, literals: Record<string, unknown>): string {
-  return `${type}@${version}|${stableJson(config)}|${stableJson(literals)}`;
+/** The static parts of nodes with no config and no literal inputs, one per node type. */
+const plainStaticKeys = new WeakMap<NodeDefinition, string>();
+
+/**
+ * The part of a node's key that does not depend on upstream nodes. (Made when the key is, not kept
+ * with the graph: a kept string per node is memory the garbage collector walks again during a run.)
+ */
+export function staticKeyPart(def: NodeDefinition, config: Record<string, unknown>, literals: Record<string, unknown>): string {
+  if (!isEmpty(config) || !isEmpty(literals)) return `${def.spec.type}@${def.spec.version}|${stableJson(config)}|${stableJson(literals)}`;
+  let key = plainStaticKeys.get(def);
+  if (key === undefined) plainStaticKeys.set(def, (key = `${def.spec.type}@${def.spec.version}|{}|{}`));
+  return key;
 }
 
 /** Key material up to this length is the key itself; longer material is hashed. */
 const MAX_PLAIN_KEY = 128;
 
 /**
- * What precedes the upstream node's ref in one input edge's part of a key. Port and handle ids have
- * no `|`, `<` or `:`, and refs (`#…` for a cache entry, `!…` for outputs that are not cached, `-` for
- * none) have none of them either, so every key reads one way only.
+ * One input edge's part of a key. Port and handle ids have no `|`, `<` or `:`, and refs (base-36
+ * digits for a cache entry, `!…` for outputs that are not cached, `-` for none) have none of them
+ * either, so every key reads one way only. (Made when the key is, not kept with the graph: a kept string per
+ * edge is memory the garbage collector walks again and again during a run.)
  */
-export function edgeKeyLabel(port: string, handle: string): string {
-  return "|" + port + "<" + handle + ":";
+export function edgeKeyPart(port: string, handle: string, ref: string): string {
+  return "|" + port + "<" + handle + ":" + ref;
 }
 
 let volatileRefs = 0;

@@ -16,7 +16,6 @@ import {
 import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
-import { edgeKeyLabel, isEmpty, staticKeyPart } from "./cache-key.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
 
 const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
@@ -217,7 +216,6 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   const inPort = new Array<string>(linked);
   const inMulti = new Uint8Array(linked);
   const inFirst = new Uint8Array(linked);
-  const inKeyLabel = new Array<string | undefined>(linked);
   const outDst = new Int32Array(linked);
   const inFill = inStart.slice(0, n);
   const outFill = outStart.slice(0, n);
@@ -230,7 +228,6 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     inHandle[at] = edges[k].sourceHandle;
     inPort[at] = edges[k].targetHandle;
     inMulti[at] = edgeMulti[k];
-    if (cacheable[t]) inKeyLabel[at] = edgeKeyLabel(edges[k].targetHandle, edges[k].sourceHandle);
     outDst[outFill[s]++] = t;
   }
 
@@ -315,17 +312,6 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   }
 
   if (issues.length > 0) return { issues };
-  const staticKeys = new Array<string | undefined>(n);
-  const plainKeys = new Map<NodeDefinition, string>();
-  for (let i = 0; i < n; i++) {
-    if (!cacheable[i]) continue;
-    const def = defs[i];
-    if (isEmpty(configs[i]) && isEmpty(literals[i])) {
-      let key = plainKeys.get(def);
-      if (key === undefined) plainKeys.set(def, (key = staticKeyPart(def.spec.type, def.spec.version, EMPTY, EMPTY)));
-      staticKeys[i] = key;
-    } else staticKeys[i] = staticKeyPart(def.spec.type, def.spec.version, configs[i], literals[i]);
-  }
   const withDefaults = ports.map((p) => p!.withDefaults);
   const requiredIds = ports.map((p) => p!.requiredIds);
   const graph: CompiledGraph = {
@@ -341,14 +327,12 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     policies,
     partial,
     cacheable,
-    staticKeys,
     inStart,
     inSrc,
     inHandle,
     inPort,
     inMulti,
     inFirst,
-    inKeyLabel,
     outStart,
     outDst,
     interfaceInputs,

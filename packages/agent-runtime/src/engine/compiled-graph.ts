@@ -39,8 +39,6 @@ export interface CompiledGraph {
   partial: Uint8Array;
   /** 1 where outputs may be cached (idempotent or `policy.cacheable`). */
   cacheable: Uint8Array;
-  /** The upstream-independent part of each cacheable node's cache key. */
-  staticKeys: (string | undefined)[];
   inStart: Int32Array;
   inSrc: Int32Array;
   inHandle: string[];
@@ -48,8 +46,6 @@ export interface CompiledGraph {
   inMulti: Uint8Array;
   /** 1 on the first edge into its (node, port) in edge order. */
   inFirst: Uint8Array;
-  /** The edge's part of its target's cache key, before the upstream ref (cacheable targets only). */
-  inKeyLabel: (string | undefined)[];
   outStart: Int32Array;
   outDst: Int32Array;
   interfaceInputs: InterfaceBinding[];

@@ -1,5 +1,5 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { finishKey, staticKeyPart } from "./cache-key.ts";
+import { edgeKeyPart, finishKey, staticKeyPart } from "./cache-key.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -40,9 +40,9 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
  */
 export function cacheKey(g: CompiledGraph, i: number, refs: readonly (string | undefined)[], override: NodeValues | undefined): string {
   const def = g.defs[i];
-  let material = override ? staticKeyPart(def.spec.type, def.spec.version, g.configs[i], override) : g.staticKeys[i]!;
+  let material = staticKeyPart(def, g.configs[i], override ?? g.literals[i]);
   const to = g.inStart[i + 1];
-  for (let e = g.inStart[i]; e < to; e++) material += g.inKeyLabel[e] + (refs[g.inSrc[e]] ?? "-");
+  for (let e = g.inStart[i]; e < to; e++) material += edgeKeyPart(g.inPort[e], g.inHandle[e], refs[g.inSrc[e]] ?? "-");
   return finishKey(material);
 }
 
