@@ -29,6 +29,8 @@ describe("workflows API", () => {
     const updated = await t.call("PUT", "/api/workflows/crud", { workflow: renamed, baseRevision: 1 });
     expect(updated.status).toBe(200);
     expect(updated.body.workflow).toMatchObject({ name: "Renamed", revision: 2 });
+    const listed = (await t.call("GET", "/api/workflows")).body.workflows.find((w: any) => w.id === "crud");
+    expect(listed).toMatchObject({ name: "Renamed", revision: 2, nodeCount: 3, isSkill: true });
   });
 
   it("refuses a stale revision with 409 and the current version, overwriting nothing", async () => {

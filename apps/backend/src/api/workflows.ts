@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { isSkill, workflowInterface, WorkflowSchema, type Workflow } from "@weft/types";
+import { WorkflowSchema, type Workflow } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readBody, readJsonBody } from "./body.ts";
@@ -15,21 +15,6 @@ const DuplicateBody = z
   })
   .strict();
 const ValidateBody = z.object({ workflow: z.unknown() }).strict();
-
-function summary(record: StoredDocument<Workflow>) {
-  const wf = record.document;
-  return {
-    id: wf.id,
-    name: wf.name,
-    description: wf.description,
-    revision: wf.revision,
-    tags: wf.tags,
-    nodeCount: wf.nodes.length,
-    updatedAt: record.updatedAt,
-    isSkill: isSkill(wf),
-    interface: workflowInterface(wf),
-  };
-}
 
 function parseWorkflow(value: unknown, where: string): Workflow {
   return parseWith(WorkflowSchema, value, where);
@@ -55,7 +40,7 @@ export function workflowsApi(deps: ApiDeps) {
   }
 
   return new Elysia()
-    .get("/api/workflows", async () => jsonResponse({ workflows: (await repo.list()).map(summary) }))
+    .get("/api/workflows", async () => jsonResponse({ workflows: await repo.summaries() }))
     .get("/api/workflows/:id", async ({ params }) => {
       const record = await requireWorkflow(params.id);
       return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt });

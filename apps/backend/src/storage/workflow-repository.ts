@@ -1,9 +1,77 @@
-import type { Database } from "bun:sqlite";
-import { WorkflowSchema, type Workflow } from "@weft/types";
-import { SqliteDocumentTable, type DocumentRepository } from "./document-table.ts";
+import type { Database, Statement } from "bun:sqlite";
+import { isSkill, workflowInterface, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, WorkflowSchema, type Workflow, type WorkflowInterface } from "@weft/types";
+import { SqliteDocumentTable, StoredRecordInvalidError, type DocumentRepository } from "./document-table.ts";
 
-export type WorkflowRepository = DocumentRepository<Workflow>;
+/** What the workflow list shows of each stored workflow. */
+export interface WorkflowSummary {
+  id: string;
+  name: string;
+  description: string;
+  revision: number;
+  tags: string[];
+  nodeCount: number;
+  updatedAt: number;
+  isSkill: boolean;
+  interface: WorkflowInterface;
+}
+
+export interface WorkflowRepository extends DocumentRepository<Workflow> {
+  /** Every stored workflow's summary, by name then id. */
+  summaries(): Promise<WorkflowSummary[]>;
+}
+
+interface SummaryRow {
+  id: string;
+  updated_at: number;
+  /** The document without its nodes, edges and annotations; null when `data` is not JSON. */
+  head: string | null;
+  node_count: number | null;
+  /** The workflow input and output nodes (the interface), as a JSON array. */
+  interface_nodes: string | null;
+}
+
+/**
+ * Workflows in SQLite. The list reads only what it shows: SQLite cuts the stored JSON down to the
+ * document's fields and its interface nodes, so a list does not parse and validate every node of
+ * every workflow (a 1,000-node workflow took longer to decode than the rest of the request).
+ */
+class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements WorkflowRepository {
+  private readonly selectSummaries: Statement<SummaryRow, [string, string]>;
+
+  constructor(db: Database) {
+    super(db, "workflows", WorkflowSchema);
+    this.selectSummaries = db.query(`
+      SELECT id, updated_at,
+        CASE WHEN json_valid(data) THEN json_remove(data, '$.nodes', '$.edges', '$.annotations') END AS head,
+        CASE WHEN json_valid(data) THEN json_array_length(data, '$.nodes') END AS node_count,
+        CASE WHEN json_valid(data) AND json_type(data, '$.nodes') = 'array' THEN
+          (SELECT json_group_array(json(node.value)) FROM json_each(data, '$.nodes') AS node WHERE node.value ->> '$.type' IN (?1, ?2))
+        END AS interface_nodes
+      FROM workflows ORDER BY name COLLATE NOCASE, id`);
+  }
+
+  async summaries(): Promise<WorkflowSummary[]> {
+    return this.selectSummaries.all(WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE).map((row) => {
+      if (row.head === null) throw new StoredRecordInvalidError("workflows", row.id, "not JSON");
+      // The same schema as a full read, so defaults and checks apply alike to what the list shows.
+      const parsed = WorkflowSchema.safeParse({ ...JSON.parse(row.head), nodes: row.interface_nodes === null ? null : JSON.parse(row.interface_nodes) });
+      if (!parsed.success) throw new StoredRecordInvalidError("workflows", row.id, parsed.error.issues[0]?.message ?? "invalid");
+      const wf = parsed.data;
+      return {
+        id: wf.id,
+        name: wf.name,
+        description: wf.description,
+        revision: wf.revision,
+        tags: wf.tags,
+        nodeCount: row.node_count ?? 0,
+        updatedAt: row.updated_at,
+        isSkill: isSkill(wf),
+        interface: workflowInterface(wf),
+      };
+    });
+  }
+}
 
 export function sqliteWorkflowRepository(db: Database): WorkflowRepository {
-  return new SqliteDocumentTable<Workflow>(db, "workflows", WorkflowSchema);
+  return new SqliteWorkflowRepository(db);
 }

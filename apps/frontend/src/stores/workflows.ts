@@ -36,6 +36,8 @@ export interface EditorTab {
 const TABS_KEY = "weft.tabs";
 const DraftSchema = z.object({ doc: WorkflowSchema, baseRevision: z.number().nullable() });
 const TabsMemorySchema = z.object({ active: z.string().nullable(), tabs: z.array(z.object({ id: z.string(), draft: DraftSchema.optional() })) });
+/** Just whether there are tabs to reopen, without checking the drafts kept with them. */
+const RememberedTabsSchema = z.object({ tabs: z.array(z.object({ id: z.string() })).min(1) });
 
 /** Open workflow documents (tabs), their edits, saving with revision checks, import and export. */
 export const useWorkflowsStore = defineStore("workflows", () => {
@@ -67,6 +69,14 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return result;
   }
 
+  // Workflows asked for before their tab opens (at start, while the node catalogue is still read).
+  const prefetched = new Map<string, ReturnType<typeof api.getWorkflow>>();
+
+  /** Starts fetching a stored workflow that `open(id)` will show. */
+  function prefetch(id: string) {
+    if (!tab(id) && !prefetched.has(id)) prefetched.set(id, api.getWorkflow(id));
+  }
+
   /** Opens a stored workflow in a tab (or switches to its tab). */
   async function open(id: string): Promise<EditorTab | null> {
     const existing = tab(id);
@@ -74,7 +84,9 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       activeId.value = id;
       return existing;
     }
-    const result = await api.getWorkflow(id);
+    const pending = prefetched.get(id);
+    prefetched.delete(id);
+    const result = await (pending ?? api.getWorkflow(id));
     if (!result.ok) {
       ui.apiError(`Could not open workflow "${id}"`, result.error);
       return null;
@@ -242,12 +254,22 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     if (!writeLocal(TABS_KEY, memory)) ui.toast("warning", "This browser refused to keep a copy of your unsaved drafts (storage full). Save to keep them.");
   }
 
-  /** Reopens the tabs of the last visit; a draft whose workflow changed on the server since gets a conflict on save. */
-  async function restore() {
+  /** Whether the last visit left tabs to reopen. */
+  function remembersTabs(): boolean {
+    return readLocal(TABS_KEY, RememberedTabsSchema) !== undefined;
+  }
+
+  /**
+   * Reopens the tabs of the last visit; a draft whose workflow changed on the server since gets a
+   * conflict on save. The workflows are fetched at once; the tabs open once `ready` has settled
+   * (at start, the node catalogue their nodes are drawn from).
+   */
+  async function restore(ready: Promise<unknown> = Promise.resolve()) {
     const memory = readLocal(TABS_KEY, TabsMemorySchema);
     if (!memory) return;
     // Fetched together; the tabs open in their remembered order.
     const fetched = memory.tabs.map((entry) => (tab(entry.id) ? null : api.getWorkflow(entry.id)));
+    await ready;
     for (const [index, entry] of memory.tabs.entries()) {
       const pending = fetched[index];
       if (!pending || tab(entry.id)) continue;
@@ -338,6 +360,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     tab,
     isDirty,
     refreshList,
+    prefetch,
     open,
     create,
     openDraft,
@@ -351,6 +374,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     setActive,
     importDocument,
     remove,
+    remembersTabs,
     restore,
     checkIssues,
     reloadStored,

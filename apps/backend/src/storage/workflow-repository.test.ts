@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isSkill, silentLogger, workflowInterface, WorkflowSchema, type Workflow, type WorkflowInput } from "@weft/types";
+import { openDatabase } from "./database.ts";
+import { runMigrations } from "./migrations.ts";
+import { StoredRecordInvalidError } from "./document-table.ts";
+import { openSqliteStorage } from "./storage.ts";
+import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
+import { loadExamplesOnce } from "../seed/example-loader.ts";
+import { removeDir, tempDir } from "../testing/test-server.ts";
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach(removeDir));
+
+function open() {
+  const dir = tempDir();
+  dirs.push(dir);
+  const db = openDatabase(join(dir, "db.sqlite"));
+  runMigrations(db);
+  return { db, repo: sqliteWorkflowRepository(db) };
+}
+
+function workflow(input: WorkflowInput): Workflow {
+  return WorkflowSchema.parse(input);
+}
+
+/** A skill: one input, one output, and `extra` plain nodes between. */
+function skill(id: string, name: string, extra = 0): Workflow {
+  const nodes: WorkflowInput["nodes"] = [{ id: "in", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } }];
+  for (let i = 0; i < extra; i++) nodes.push({ id: `t${i}`, type: "core:text-transform", config: { case: "upper" } });
+  nodes.push({ id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } });
+  return workflow({ id, name, description: `${name} described`, tags: ["a"], nodes });
+}
+
+/** The summary as computed from the whole document, as the list did before it read less. */
+async function fromWholeDocuments(repo: WorkflowRepository) {
+  return (await repo.list()).map(({ document: wf, updatedAt }) => ({
+    id: wf.id,
+    name: wf.name,
+    description: wf.description,
+    revision: wf.revision,
+    tags: wf.tags,
+    nodeCount: wf.nodes.length,
+    updatedAt,
+    isSkill: isSkill(wf),
+    interface: workflowInterface(wf),
+  }));
+}
+
+describe("workflow summaries", () => {
+  it("match the whole stored documents, in the list's order", async () => {
+    const { repo } = open();
+    await repo.create(skill("b-skill", "beta", 40));
+    await repo.create(workflow({ id: "a-plain", name: "Alpha", nodes: [{ id: "x", type: "core:text-transform" }] }));
+    await repo.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
+    const summaries = await repo.summaries();
+    expect(summaries.map((s) => s.id)).toEqual(["a-plain", "b-skill", "empty"]);
+    expect(summaries).toEqual(await fromWholeDocuments(repo));
+    expect(summaries[1]).toMatchObject({ nodeCount: 42, isSkill: true, description: "beta described", tags: ["a"] });
+    expect(summaries[1].interface.inputs.map((p) => p.name)).toEqual(["topic"]);
+    expect(summaries[1].interface.outputs.map((p) => p.name)).toEqual(["text"]);
+    expect(summaries[0]).toMatchObject({ nodeCount: 1, isSkill: false, interface: { inputs: [], outputs: [] } });
+  });
+
+  it("follow updates, renames, writes at a given revision and deletes", async () => {
+    const { repo } = open();
+    await repo.create(skill("s", "First name", 3));
+    const stored = (await repo.get("s"))!.document;
+    // Renamed, one node fewer, and no longer a skill.
+    const renamed = { ...stored, name: "Second name", nodes: stored.nodes.filter((n) => n.type !== "core:workflow-output").slice(1) };
+    expect((await repo.update(renamed, 1)).kind).toBe("updated");
+    expect(await repo.summaries()).toMatchObject([{ id: "s", name: "Second name", revision: 2, nodeCount: 3, isSkill: false }]);
+    repo.putSync({ ...renamed, name: "Third name" }, 7);
+    expect(await repo.summaries()).toMatchObject([{ id: "s", name: "Third name", revision: 7 }]);
+    expect(await repo.summaries()).toEqual(await fromWholeDocuments(repo));
+    await repo.delete("s");
+    expect(await repo.summaries()).toEqual([]);
+  });
+
+  it("match the whole documents of the examples loaded at start", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const storage = openSqliteStorage(dir);
+    const report = await loadExamplesOnce(storage, fileURLToPath(new URL("../../../../workflows", import.meta.url)), silentLogger);
+    expect(report?.loaded.workflows).toBeGreaterThan(3);
+    const summaries = await storage.workflows.summaries();
+    expect(summaries).toHaveLength(report!.loaded.workflows);
+    expect(summaries.some((s) => s.isSkill)).toBe(true);
+    expect(summaries).toEqual(await fromWholeDocuments(storage.workflows));
+    storage.close();
+  });
+
+  it("apply the schema's defaults to fields an older record does not have", async () => {
+    const { db, repo } = open();
+    const old = { id: "old", name: "Old", revision: 3, nodes: [{ id: "n", type: "core:workflow-input", config: { name: "q", portType: "string" } }] };
+    db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("old", "Old", 3, JSON.stringify(old), 1, 2);
+    expect(await repo.summaries()).toEqual([
+      { id: "old", name: "Old", description: "", revision: 3, tags: [], nodeCount: 1, updatedAt: 2, isSkill: true, interface: workflowInterface(WorkflowSchema.parse(old)) },
+    ]);
+  });
+
+  it("report a stored record that is not a workflow, as a whole read does", async () => {
+    const { db, repo } = open();
+    const insert = db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, 1, ?, 1, 1)");
+    insert.run("broken", "Broken", "{not json");
+    await expect(repo.summaries()).rejects.toThrow(StoredRecordInvalidError);
+    db.query("DELETE FROM workflows").run();
+    insert.run("nameless", "Nameless", JSON.stringify({ id: "nameless", nodes: [] }));
+    await expect(repo.summaries()).rejects.toThrow(/nameless/);
+    db.query("DELETE FROM workflows").run();
+    insert.run("no-nodes", "No nodes", JSON.stringify({ id: "no-nodes", name: "No nodes" }));
+    await expect(repo.summaries()).rejects.toThrow(StoredRecordInvalidError);
+  });
+});

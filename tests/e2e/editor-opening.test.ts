@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { poll } from "./support/poll.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+
+let weft: Weft;
+beforeAll(async () => {
+  weft = await startWeft();
+}, 120_000);
+afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
+
+/** A chain of text nodes: `count` nodes, each fed by the one before. */
+function chain(id: string, name: string, count: number): WorkflowInput {
+  const nodes: WorkflowInput["nodes"] = [];
+  const edges: NonNullable<WorkflowInput["edges"]> = [];
+  for (let i = 0; i < count; i++) {
+    nodes.push({ id: `${id}_${i}`, type: "core:text-transform", position: { x: i * 320, y: 0 }, config: { case: "upper" } });
+    if (i > 0) edges.push({ id: `${id}_e${i}`, source: `${id}_${i - 1}`, sourceHandle: "text", target: `${id}_${i}`, targetHandle: "text" });
+  }
+  return { id, name, nodes, edges };
+}
+
+describe("opening the editor", () => {
+  it("asks the server once for the catalogue, the list and the workflow it shows, then reopens the tabs of the last visit", async () => {
+    const { page } = weft;
+    await weft.createWorkflow(chain("alpha", "Alpha", 3));
+    await weft.createWorkflow(chain("beta", "Beta", 2));
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/api/")) asked.push(`${request.method()} ${path}`);
+    });
+
+    // A first visit shows the first stored workflow by name.
+    await page.goto(weft.url);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(3);
+    await expect(page.locator(".tab").allTextContents()).resolves.toEqual([expect.stringContaining("Alpha")]);
+    await poll(() => page.locator(".palette-item").count()).toBeGreaterThan(10);
+    // The answers requested while the scripts load are the ones the editor reads: nothing is asked twice.
+    const count = (call: string) => asked.filter((a) => a === call).length;
+    expect([count("GET /api/nodes"), count("GET /api/workflows"), count("GET /api/workflows/alpha")]).toEqual([1, 1, 1]);
+    expect(count("GET /api/workflows/beta")).toBe(0);
+
+    // Open the other one from the list; a reload reopens both tabs, the active one in front.
+    await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
+    await page.locator('.workflow-item[data-workflow-id="beta"]').click();
+    await poll(() => page.locator(".tab").count()).toBe(2);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
+    asked.length = 0;
+    await page.reload();
+    await poll(() => page.locator(".tab").count()).toBe(2);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
+    await expect(page.locator(".tab.active").textContent()).resolves.toContain("Beta");
+    expect([count("GET /api/workflows/alpha"), count("GET /api/workflows/beta")]).toEqual([1, 1]);
+  });
+});
