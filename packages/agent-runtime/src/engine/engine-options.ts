@@ -6,6 +6,7 @@ export interface CacheEntry {
   /**
    * A short token for this entry, unique within its cache and never reused: downstream keys name
    * their upstream keys by it, so keys stay short down a chain. A new entry under a key gets a new ref.
+   * Letters and digits only (keys are read by their `|`, `<`, `:`; `!` and `-` mark other refs).
    */
   readonly ref: string;
 }
