@@ -1,3 +1,4 @@
+import { countOf } from "./count-of.ts";
 import type { SceneReplayProgress, SceneReplayResult, SceneStateDifference } from "@weft/types";
 
 /** How far a replay is, 0…1: by recorded model outputs served, or by messages when the record holds none. */
@@ -22,6 +23,6 @@ export function differencePlace(d: SceneStateDifference): string {
 
 /** What the replay says about the record beyond the states: outputs it could not take, outputs it left. */
 export function replayWarnings(result: SceneReplayResult): string[] {
-  const unused = Object.entries(result.unused).map(([id, n]) => `${id} left ${n} recorded model output${n === 1 ? "" : "s"} unused.`);
+  const unused = Object.entries(result.unused).map(([id, n]) => `${id} left ${countOf(n, "recorded model output")} unused.`);
   return [...result.divergences, ...unused];
 }
