@@ -69,24 +69,19 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return result;
   }
 
-  // Workflows asked for before their tab opens (at start, while the node catalogue is still read).
-  const prefetched = new Map<string, ReturnType<typeof api.getWorkflow>>();
-
-  /** Starts fetching a stored workflow that `open(id)` will show. */
-  function prefetch(id: string) {
-    if (!tab(id) && !prefetched.has(id)) prefetched.set(id, api.getWorkflow(id));
+  /** Starts fetching a stored workflow, for `open` to show once the editor is ready for it. */
+  function fetchStored(id: string) {
+    return api.getWorkflow(id);
   }
 
-  /** Opens a stored workflow in a tab (or switches to its tab). */
-  async function open(id: string): Promise<EditorTab | null> {
+  /** Opens a stored workflow in a tab (or switches to its tab); `fetched` is a `fetchStored(id)` already under way. */
+  async function open(id: string, fetched?: ReturnType<typeof fetchStored>): Promise<EditorTab | null> {
     const existing = tab(id);
     if (existing) {
       activeId.value = id;
       return existing;
     }
-    const pending = prefetched.get(id);
-    prefetched.delete(id);
-    const result = await (pending ?? api.getWorkflow(id));
+    const result = await (fetched ?? fetchStored(id));
     if (!result.ok) {
       ui.apiError(`Could not open workflow "${id}"`, result.error);
       return null;
@@ -360,7 +355,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     tab,
     isDirty,
     refreshList,
-    prefetch,
+    fetchStored,
     open,
     create,
     openDraft,
