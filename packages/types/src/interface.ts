@@ -61,3 +61,18 @@ export function isSkill(workflow: Pick<Workflow, "nodes">): boolean {
   const iface = workflowInterface(workflow);
   return iface.inputs.length + iface.outputs.length > 0;
 }
+
+/** One stored workflow in the workflow list (`GET /api/workflows`). */
+export const WorkflowSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  revision: z.number().int(),
+  tags: z.array(z.string()),
+  nodeCount: z.number().int().nonnegative(),
+  /** Epoch milliseconds. */
+  updatedAt: z.number(),
+  isSkill: z.boolean(),
+  interface: WorkflowInterfaceSchema,
+});
+export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;

@@ -1,19 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
-import { isSkill, workflowInterface, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, WorkflowSchema, type Workflow, type WorkflowInterface } from "@weft/types";
+import { isSkill, workflowInterface, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
 import { SqliteDocumentTable, StoredRecordInvalidError, type DocumentRepository } from "./document-table.ts";
-
-/** What the workflow list shows of each stored workflow. */
-export interface WorkflowSummary {
-  id: string;
-  name: string;
-  description: string;
-  revision: number;
-  tags: string[];
-  nodeCount: number;
-  updatedAt: number;
-  isSkill: boolean;
-  interface: WorkflowInterface;
-}
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id. */

@@ -5,7 +5,7 @@ import {
   ObservationSchema,
   RunStatusSchema,
   ValidationIssueSchema,
-  WorkflowInterfaceSchema,
+  WorkflowSummarySchema,
   WorkflowSchema,
 } from "@weft/types";
 
@@ -15,17 +15,7 @@ const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v =
 export const HealthSchema = z.object({ ok: z.boolean(), version: z.string().optional() });
 export const NodesResponseSchema = z.object({ nodes: z.array(NodeSpecSchema) });
 
-export const WorkflowSummarySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().default(""),
-  revision: z.number(),
-  updatedAt: Timestamp.optional(),
-  isSkill: z.boolean().default(false),
-  interface: WorkflowInterfaceSchema.optional(),
-});
-export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
-
+export type { WorkflowSummary } from "@weft/types";
 export const WorkflowListSchema = z.object({ workflows: z.array(WorkflowSummarySchema) });
 export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional() });
 export const ValidateResponseSchema = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
