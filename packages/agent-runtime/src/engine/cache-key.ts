@@ -74,8 +74,8 @@ const MAX_PLAIN_KEY = 128;
 /**
  * One input edge's part of a key. Port and handle ids have no `|`, `<` or `:`, and refs (base-36
  * digits for a cache entry, `!…` for outputs that are not cached, `-` for none) have none of them
- * either, so every key reads one way only. (Made when the key is, not kept with the graph: a kept string per
- * edge is memory the garbage collector walks again and again during a run.)
+ * either, so every key reads one way only. (Made when the key is, not kept with the graph: a kept
+ * string per edge is memory the garbage collector walks again and again during a run.)
  */
 export function edgeKeyPart(port: string, handle: string, ref: string): string {
   return "|" + port + "<" + handle + ":" + ref;
