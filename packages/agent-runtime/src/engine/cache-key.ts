@@ -72,20 +72,44 @@ export function staticKeyPart(def: NodeDefinition, config: Record<string, unknow
 const MAX_PLAIN_KEY = 128;
 
 /**
- * One input edge's part of a key. Port and handle ids have no `|`, `<` or `:`, and refs (base-36
- * digits for a cache entry, `!…` for outputs that are not cached, `-` for none) have none of them
- * either, so every key reads one way only. (Made when the key is, not kept with the graph: a kept
- * string per edge is memory the garbage collector walks again and again during a run.)
+ * One input edge's part of a key. Port and handle ids are identifiers (or `$error`) and refs are
+ * integers, so every key reads one way only. (Made when the key is, not kept with the graph: a
+ * kept string per edge is memory the garbage collector walks again and again during a run.)
  */
-export function edgeKeyPart(port: string, handle: string, ref: string): string {
+export function edgeKeyPart(port: string, handle: string, ref: number): string {
   return "|" + port + "<" + handle + ":" + ref;
 }
 
-let volatileRefs = 0;
+/**
+ * Refs are integers: a cache entry's is ≥ 0 (given by its cache, never reused), outputs that are
+ * not cached get one below NO_REF, unique in this process, so no key built on it ever matches
+ * another run's; NO_REF stands for no outputs at all.
+ */
+export const NO_REF = -1;
+let lastVolatileRef = NO_REF;
 
-/** A ref for outputs that are not in the cache: unique in this process, so no key built on it ever matches another run's. */
-export function volatileRef(): string {
-  return "!" + (volatileRefs++).toString(36);
+export function volatileRef(): number {
+  return --lastVolatileRef;
+}
+
+/**
+ * The edges' part of the key of a node with a wide fan-in: the edge labels with runs of equal ones
+ * counted (`|xs<y*500`), then the SHA-256 of their refs (edges `from`..`to`, in order) as bytes. Writing thousands of refs out as
+ * text and hashing the text costs several times more.
+ */
+export function wideEdgesKeyPart(ports: readonly string[], handles: readonly string[], from: number, to: number, refs: Float64Array): string {
+  let labels = "";
+  let run = 0;
+  for (let k = from; k < to; k++) {
+    if (run > 0 && ports[k] === ports[k - 1] && handles[k] === handles[k - 1]) {
+      run++;
+      continue;
+    }
+    if (run > 0) labels += "*" + run;
+    labels += "|" + ports[k] + "<" + handles[k];
+    run = 1;
+  }
+  return labels + "*" + run + "#" + Bun.SHA256.hash(refs, "base64");
 }
 
 /**

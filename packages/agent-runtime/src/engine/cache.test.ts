@@ -157,6 +157,33 @@ describe("cache keys in runs", () => {
     expect(new Set(cache.stored).size).toBe(600);
   });
 
+  it("of a wide fan-in follow every upstream value and the order of its edges", async () => {
+    const fanIn = (values: string[]) =>
+      workflow(
+        "wide",
+        [...values.map((v, k) => ({ id: `c${k}`, type: "test:const", config: { value: v } })), { id: "join", type: "test:join" }],
+        values.map((_, k): [string, string, string, string] => [`c${k}`, "value", "join", "parts"]),
+      );
+    const values = Array.from({ length: 40 }, (_, k) => `v${k}`);
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    await engine.run(fanIn(values));
+    const again = await engine.run(fanIn(values));
+    expect(executedIds(again)).toEqual([]);
+    const changed = [...values];
+    changed[25] = "changed";
+    const third = await engine.run(fanIn(changed));
+    expect(executedIds(third)).toEqual(["c25", "join"]);
+    expect(third.observations.find((o) => o.nodeId === "join")?.outputs.text).toBe(changed.join(","));
+    // The same values from nodes in another order: every const is cached, the join is not.
+    const swapped = fanIn(values);
+    swapped.edges = [swapped.edges[1], swapped.edges[0], ...swapped.edges.slice(2)];
+    const fourth = await engine.run(swapped);
+    expect(executedIds(fourth)).toEqual(["join"]);
+    expect(probe.executions.get("join")).toBe(3);
+    expect(fourth.observations.find((o) => o.nodeId === "join")?.outputs.text).toBe(["v1", "v0", ...values.slice(2)].join(","));
+  });
+
   it("downstream of a node that is not cached never come from the cache", async () => {
     const { catalog, probe } = createTestCatalog();
     const engine = new ExecutionEngine({ catalog });

@@ -4,11 +4,11 @@ import type { Logger, NodeCatalog, NodeServices, NodeValues, RunEventSink, Workf
 export interface CacheEntry {
   readonly outputs: NodeValues;
   /**
-   * A short token for this entry, unique within its cache and never reused: downstream keys name
-   * their upstream keys by it, so keys stay short down a chain. A new entry under a key gets a new ref.
-   * Letters and digits only (keys are read by their `|`, `<`, `:`; `!` and `-` mark other refs).
+   * A number for this entry, unique within its cache and never reused: downstream keys name their
+   * upstream keys by it, so keys stay short down a chain. A new entry under a key gets a new ref.
+   * A non-negative integer (negative refs stand for outputs that are not cached).
    */
-  readonly ref: string;
+  readonly ref: number;
 }
 
 /** Where outputs of cacheable nodes are kept between runs, by cache key. */

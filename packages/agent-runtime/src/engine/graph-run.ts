@@ -1,7 +1,7 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
-import { volatileRef } from "./cache-key.ts";
+import { NO_REF, volatileRef } from "./cache-key.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -39,8 +39,8 @@ export class GraphRun implements ContextOwner {
   private readonly pending: Int32Array;
   private readonly state: Uint8Array;
   private readonly outputs: (NodeValues | null | undefined)[];
-  /** Per node, the ref its outputs go by in downstream cache keys (set when it completes). */
-  private readonly refs: (string | undefined)[];
+  /** Per node, the ref its outputs go by in downstream cache keys (set when it completes; NO_REF until then). */
+  private readonly refs: Float64Array;
   private readonly queue: number[] = [];
   private head = 0;
   private running = 0;
@@ -72,7 +72,7 @@ export class GraphRun implements ContextOwner {
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
     this.state = new Uint8Array(n);
     this.outputs = new Array(n);
-    this.refs = new Array(n);
+    this.refs = new Float64Array(n).fill(NO_REF);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
   }
 

@@ -35,7 +35,7 @@ export class LruOutputCache implements OutputCache {
   }
 
   set(key: string, outputs: NodeValues): CacheEntry {
-    const entry: CacheEntry = { outputs, ref: (this.refs++).toString(36) };
+    const entry: CacheEntry = { outputs, ref: this.refs++ };
     this.store(key, entry);
     return entry;
   }

@@ -1,5 +1,5 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { edgeKeyPart, finishKey, staticKeyPart } from "./cache-key.ts";
+import { edgeKeyPart, finishKey, staticKeyPart, wideEdgesKeyPart } from "./cache-key.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -34,16 +34,25 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
   return inputs;
 }
 
+/** Above this many input edges a node's key hashes its upstream refs instead of listing them. */
+const WIDE_FAN_IN = 16;
+
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
  * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
  */
-export function cacheKey(g: CompiledGraph, i: number, refs: readonly (string | undefined)[], override: NodeValues | undefined): string {
-  const def = g.defs[i];
-  let material = staticKeyPart(def, g.configs[i], override ?? g.literals[i]);
+export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): string {
+  const material = staticKeyPart(g.defs[i], g.configs[i], override ?? g.literals[i]);
+  const from = g.inStart[i];
   const to = g.inStart[i + 1];
-  for (let e = g.inStart[i]; e < to; e++) material += edgeKeyPart(g.inPort[e], g.inHandle[e], refs[g.inSrc[e]] ?? "-");
-  return finishKey(material);
+  if (to - from > WIDE_FAN_IN) {
+    const upstream = new Float64Array(to - from);
+    for (let e = from; e < to; e++) upstream[e - from] = refs[g.inSrc[e]];
+    return finishKey(material + wideEdgesKeyPart(g.inPort, g.inHandle, from, to, upstream));
+  }
+  let key = material;
+  for (let e = from; e < to; e++) key += edgeKeyPart(g.inPort[e], g.inHandle[e], refs[g.inSrc[e]]);
+  return finishKey(key);
 }
 
 /** Why input edge `e` carries nothing: its source failed, was skipped or cancelled, or did not take that branch. */
