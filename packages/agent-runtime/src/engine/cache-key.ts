@@ -17,52 +17,42 @@ function sortedKeys(value: unknown): unknown {
   return out;
 }
 
-export function isEmpty(value: Record<string, unknown>): boolean {
-  for (const _ in value) return false;
-  return true;
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
+const EMPTY_JSON = "{}";
+
 /**
- * The common case of config and literal inputs, an object of scalars with its keys in order, is
- * JSON.stringify's own output; anything else goes the slower, sorting way.
+ * JSON of a config or literal-inputs object with keys in sorted order, so equal values give equal
+ * text. One pass over the keys: the common case, scalars with keys in order, is JSON.stringify's
+ * own output; anything else goes the slower, sorting way.
  */
-function flatJson(value: Record<string, unknown>): string | undefined {
-  const keys = Object.keys(value);
+function objectJson(value: Record<string, unknown>): string {
+  let empty = true;
+  let simple = true;
   let previous = "";
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
+  for (const key in value) {
+    empty = false;
     const v = value[key];
-    if ((v !== null && typeof v === "object") || key < previous) return undefined;
+    if ((v !== null && typeof v === "object") || key < previous) simple = false;
     previous = key;
   }
-  return JSON.stringify(value);
-}
-
-/** JSON with object keys in sorted order, so equal values give equal text. */
-function stableJson(value: unknown): string {
-  if (isPlainObject(value)) {
-    if (isEmpty(value)) return "{}";
-    const flat = flatJson(value);
-    if (flat !== undefined) return flat;
-  }
+  if (empty) return EMPTY_JSON;
+  if (simple && isPlainObject(value)) return JSON.stringify(value);
   return JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
 }
 
 /** The static parts of nodes with no config and no literal inputs, one per node type. */
 const plainStaticKeys = new WeakMap<NodeDefinition, string>();
 
-/**
- * The part of a node's key that does not depend on upstream nodes. (Made when the key is, not kept
- * with the graph: a kept string per node is memory the garbage collector walks again during a run.)
- */
+/** The part of a node's key that does not depend on upstream nodes (made when the key is: a run needs it once). */
 export function staticKeyPart(def: NodeDefinition, config: Record<string, unknown>, literals: Record<string, unknown>): string {
-  if (!isEmpty(config) || !isEmpty(literals)) return `${def.spec.type}@${def.spec.version}|${stableJson(config)}|${stableJson(literals)}`;
+  const configJson = objectJson(config);
+  const literalsJson = objectJson(literals);
+  if (configJson !== EMPTY_JSON || literalsJson !== EMPTY_JSON) return `${def.spec.type}@${def.spec.version}|${configJson}|${literalsJson}`;
   let key = plainStaticKeys.get(def);
   if (key === undefined) plainStaticKeys.set(def, (key = `${def.spec.type}@${def.spec.version}|{}|{}`));
   return key;
@@ -71,11 +61,7 @@ export function staticKeyPart(def: NodeDefinition, config: Record<string, unknow
 /** Key material up to this length is the key itself; longer material is hashed. */
 const MAX_PLAIN_KEY = 128;
 
-/**
- * One input edge's part of a key. Port and handle ids are identifiers (or `$error`) and refs are
- * integers, so every key reads one way only. (Made when the key is, not kept with the graph: a
- * kept string per edge is memory the garbage collector walks again and again during a run.)
- */
+/** One input edge's part of a key. Port and handle ids are identifiers (or `$error`) and refs are integers, so every key reads one way only. */
 export function edgeKeyPart(port: string, handle: string, ref: number): string {
   return "|" + port + "<" + handle + ":" + ref;
 }
