@@ -44,9 +44,12 @@ describe("opening the editor", () => {
 
     // Open the other one from the list; a reload reopens both tabs, the active one in front.
     await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-    await page.locator('.workflow-item[data-workflow-id="beta"]').click();
+    // A double-click (two opens while the first still waits for the server) gives one tab.
+    await page.locator('.workflow-item[data-workflow-id="beta"]').dblclick();
     await poll(() => page.locator(".tab").count()).toBe(2);
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
+    await page.waitForTimeout(300);
+    expect(await page.locator(".tab").allTextContents()).toEqual([expect.stringContaining("Alpha"), expect.stringContaining("Beta")]);
     asked.length = 0;
     await page.reload();
     await poll(() => page.locator(".tab").count()).toBe(2);

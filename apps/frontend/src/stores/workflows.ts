@@ -86,6 +86,12 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       ui.apiError(`Could not open workflow "${id}"`, result.error);
       return null;
     }
+    // A second click (a double-click) may have opened it while this one waited for the server.
+    const opened = tab(id);
+    if (opened) {
+      activeId.value = id;
+      return opened;
+    }
     return addTab(result.value.workflow, result.value.workflow);
   }
 
