@@ -58,6 +58,8 @@ describe("the Agents view", () => {
     await page.goto(weft.url);
     await openAgents(page);
     expect(new URL(page.url()).hash).toBe("#/agents");
+    // Opened before any other view: the shared utility styles the list uses are loaded too.
+    expect(await page.locator(".agent-list > .section-title").evaluate((el) => getComputedStyle(el).paddingLeft)).toBe("10px");
     await selectAgent(page, "calculator");
     expect(await page.getByTestId("agent-name").inputValue()).toBe("Calculator (native tool calls)");
     expect(await page.getByTestId("agent-protocol").inputValue()).toBe("openai-tools");
