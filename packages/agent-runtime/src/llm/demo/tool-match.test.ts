@@ -68,4 +68,16 @@ describe("the demo LLM's tool matching", () => {
     });
     expect(deriveArguments([{ name: "text", type: "string", required: true, description: "" }], "  summarise this  ")).toEqual({ text: "summarise this" });
   });
+
+  it("takes a named text to the end of its clause, and a named number or path as one word", () => {
+    const note = [{ name: "note", type: "string", required: true, description: "" }];
+    expect(deriveArguments(note, "Post a note: the library opens late on Friday.")).toEqual({ note: "the library opens late on Friday." });
+    const params = paramsFromJsonSchema({
+      type: "object",
+      properties: { text: { type: "string" }, count: { type: "integer" }, path: { type: "string" } },
+      required: ["text", "count", "path"],
+    });
+    expect(deriveArguments(params, "text: hello big world, count: 3 now, path: src/a.ts please")).toEqual({ text: "hello big world", count: 3, path: "src/a.ts" });
+    expect(deriveArguments(params, 'text = "quoted, with a comma" count = 2 path = b.md')).toEqual({ text: "quoted, with a comma", count: 2, path: "b.md" });
+  });
 });

@@ -73,7 +73,7 @@ export function deriveArguments(params: readonly ParamSpec[], message: string): 
 
   const ordered = [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
   for (const param of ordered) {
-    const explicit = explicitValue(message, param.name);
+    const explicit = explicitValue(message, param.name, param.type);
     if (explicit !== undefined) {
       out[param.name] = coerce(explicit, param.type);
       continue;
@@ -119,12 +119,20 @@ function namedPlace(message: string): string | undefined {
   return /\b(?:folder|directory|dir|file|path)\s+([^\s,;?!]+)/i.exec(message)?.[1];
 }
 
-/** `name: value`, `name = value` or `name is value`, with snake_case names also matched as words. */
-function explicitValue(message: string, name: string): string | undefined {
+/**
+ * `name: value`, `name = value` or `name is value`, with snake_case names also matched as words.
+ * Unquoted, a value is one word, but a text after `:` or `=` runs to the end of its clause
+ * (`note: the library opens late` → the whole phrase), stopping before a next `, other: …`.
+ */
+function explicitValue(message: string, name: string, type: string): string | undefined {
+  const phrase = type === "string" && !/path|file|dir|folder/i.test(name);
+  const unquoted = phrase ? String.raw`([^;\n]+?)(?=\s*(?:[,;]\s*[\w ]{1,40}?\s*[:=]|$))` : String.raw`([^\s,;]+)`;
   const spelled = [name, name.replace(/_/g, " ")].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   for (const n of spelled) {
-    const m = new RegExp(`\\b${n}\\s*(?:=|:|\\bis\\b)\\s*(?:"([^"]*)"|'([^']*)'|([^\\s,;]+))`, "i").exec(message);
-    if (m) return m[1] ?? m[2] ?? m[3];
+    const m =
+      new RegExp(String.raw`\b${n}\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|${unquoted})`, "i").exec(message) ??
+      new RegExp(String.raw`\b${n}\s+is\s+(?:"([^"]*)"|'([^']*)'|([^\s,;]+))`, "i").exec(message);
+    if (m) return (m[1] ?? m[2] ?? m[3]).trim();
   }
   return undefined;
 }
