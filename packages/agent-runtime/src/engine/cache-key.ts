@@ -61,7 +61,10 @@ export function staticKeyPart(def: NodeDefinition, config: Record<string, unknow
 /** Key material up to this length is the key itself; longer material is hashed. */
 const MAX_PLAIN_KEY = 128;
 
-/** One input edge's part of a key. Port and handle ids are identifiers (or `$error`) and refs are integers, so every key reads one way only. */
+/**
+ * One input edge's part of a key. Port and handle ids are identifiers (or `$error`) and refs are
+ * integers, so every key reads one way only.
+ */
 export function edgeKeyPart(port: string, handle: string, ref: number): string {
   return "|" + port + "<" + handle + ":" + ref;
 }
@@ -79,9 +82,9 @@ export function volatileRef(): number {
 }
 
 /**
- * The edges' part of the key of a node with a wide fan-in: the edge labels with runs of equal ones
- * counted (`|xs<y*500`), then the SHA-256 of their refs (edges `from`..`to`, in order) as bytes. Writing thousands of refs out as
- * text and hashing the text costs several times more.
+ * The edges' part of the key of a node with a wide fan-in: the labels of edges `from`..`to`, runs
+ * of equal ones counted (`|xs<y*500`), then the SHA-256 of their refs, in order, as bytes. Writing
+ * thousands of refs out as text and hashing the text costs several times more.
  */
 export function wideEdgesKeyPart(ports: readonly string[], handles: readonly string[], from: number, to: number, refs: Float64Array): string {
   let labels = "";
