@@ -44,11 +44,18 @@ describe("opening the editor", () => {
 
     // Open the other one from the list; a reload reopens both tabs, the active one in front.
     await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-    // A double-click (two opens while the first still waits for the server) gives one tab.
+    // A double-click (two opens while the first still waits for the server) gives one tab: once
+    // every fetch of beta has been answered and the page has handled it, there are still two tabs.
+    let betaFetches = 0;
+    let betaAnswered = 0;
+    const isBeta = (url: string) => new URL(url).pathname === "/api/workflows/beta";
+    page.on("request", (request) => void (isBeta(request.url()) && betaFetches++));
+    page.on("requestfinished", (request) => void (isBeta(request.url()) && betaAnswered++));
     await page.locator('.workflow-item[data-workflow-id="beta"]').dblclick();
     await poll(() => page.locator(".tab").count()).toBe(2);
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
-    await page.waitForTimeout(300);
+    await poll(() => betaAnswered > 0 && betaAnswered === betaFetches).toBe(true);
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
     expect(await page.locator(".tab").allTextContents()).toEqual([expect.stringContaining("Alpha"), expect.stringContaining("Beta")]);
     asked.length = 0;
     await page.reload();

@@ -59,6 +59,9 @@ export function pickTool<T extends ToolCandidate>(tools: readonly T[], message: 
   return best;
 }
 
+/** Parameter names that hold a path: their values are taken as one word. */
+const NAMES_A_PLACE = /path|file|dir|folder/i;
+
 /**
  * Values for the tool's parameters taken from the message. Required parameters always get a
  * value (the message itself when nothing better is found); optional ones only when the message
@@ -106,7 +109,7 @@ export function deriveArguments(params: readonly ParamSpec[], message: string): 
         out[param.name] = {};
         break;
       default: {
-        const pathLike = /path|file|dir|folder/i.test(param.name) ? (paths[used.paths++] ?? namedPlace(message)) : undefined;
+        const pathLike = NAMES_A_PLACE.test(param.name) ? (paths[used.paths++] ?? namedPlace(message)) : undefined;
         out[param.name] = pathLike ?? quoted[used.quoted++] ?? message.trim().slice(0, 500);
       }
     }
@@ -125,7 +128,7 @@ function namedPlace(message: string): string | undefined {
  * (`note: the library opens late` → the whole phrase), stopping before a next `, other: …`.
  */
 function explicitValue(message: string, name: string, type: string): string | undefined {
-  const phrase = type === "string" && !/path|file|dir|folder/i.test(name);
+  const phrase = type === "string" && !NAMES_A_PLACE.test(name);
   const unquoted = phrase ? String.raw`([^;\n]+?)(?=\s*(?:[,;]\s*[\w ]{1,40}?\s*[:=]|$))` : String.raw`([^\s,;]+)`;
   const spelled = [name, name.replace(/_/g, " ")].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   for (const n of spelled) {
