@@ -1,26 +1,99 @@
 import { describe, expect, it } from "vitest";
-import type { NodeDefinition } from "@weft/types";
-import { createTestCatalog } from "./testing/test-nodes.ts";
-import { edgeKeyPart, finishKey, NO_REF, staticKeyPart, volatileRef, wideEdgesKeyPart } from "./cache-key.ts";
+import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
+import { createTestCatalog, workflow } from "./testing/test-nodes.ts";
+import { CacheKey, NO_REF, objectJson, volatileRef } from "./cache-key.ts";
+import { compileGraph } from "./compile-graph.ts";
+import { cacheKey } from "./node-inputs.ts";
+
+const { catalog } = createTestCatalog();
+
+/** The key of `nodeId` in `wf`, its upstream nodes' refs given by node id (NO_REF for the rest). */
+function keyOf(wf: Workflow, nodeId: string, refsById: Record<string, number> = {}, defs: NodeCatalog = catalog): CacheKey {
+  const compiled = compileGraph(wf, defs);
+  expect(compiled.issues).toEqual([]);
+  const graph = compiled.graph!;
+  const refs = new Float64Array(graph.size).fill(NO_REF);
+  for (const [id, ref] of Object.entries(refsById)) refs[graph.indexOf.get(id)!] = ref;
+  return cacheKey(graph, graph.indexOf.get(nodeId)!, refs, undefined);
+}
+
+const same = (a: CacheKey, b: CacheKey) => a.equals(b) && a.hash === b.hash;
+const differ = (a: CacheKey, b: CacheKey) => !a.equals(b) && a.hash !== b.hash;
 
 describe("cache keys", () => {
-  const add = createTestCatalog().catalog.require("test:add");
-  const addV2: NodeDefinition = { ...add, spec: { ...add.spec, version: add.spec.version + 1 } };
+  const add = (config: Record<string, unknown>, inputs: Record<string, unknown>) => workflow("k", [{ id: "n", type: "test:add", config, inputs: { a: 0, ...inputs } }]);
+
   it("are the same for the same node, config and literals, whatever the key order in objects", () => {
-    const a = staticKeyPart(add, { x: 1, y: "t" }, { b: 2 });
-    expect(staticKeyPart(add, { y: "t", x: 1 }, { b: 2 })).toBe(a);
-    expect(staticKeyPart(addV2, { x: 1, y: "t" }, { b: 2 })).not.toBe(a);
-    expect(staticKeyPart(add, { x: 1, y: "t" }, { b: 3 })).not.toBe(a);
-    expect(staticKeyPart(add, { x: 1, y: "t", z: [1, { q: 2, p: 1 }] }, {})).toBe(staticKeyPart(add, { z: [1, { p: 1, q: 2 }], y: "t", x: 1 }, {}));
+    const a = keyOf(add({ x: 1, y: "t" }, { b: 2 }), "n");
+    expect(same(keyOf(add({ y: "t", x: 1 }, { b: 2 }), "n"), a)).toBe(true);
+    expect(differ(keyOf(add({ x: 1, y: "t" }, { b: 3 }), "n"), a)).toBe(true);
+    expect(differ(keyOf(add({ x: 1 }, { b: 2 }), "n"), a)).toBe(true);
+    expect(objectJson({ x: 1, y: "t", z: [1, { q: 2, p: 1 }] })).toBe(objectJson({ z: [1, { p: 1, q: 2 }], y: "t", x: 1 }));
   });
 
-  it("keep short material as it is and hash long material to a fixed size", () => {
-    const short = finishKey(staticKeyPart(add, {}, {}) + edgeKeyPart("a", "sum", 7));
-    expect(short).toBe(`test:add@${add.spec.version}|{}|{}|a<sum:7`);
-    const long = finishKey(staticKeyPart(add, { text: "x".repeat(500) }, {}));
+  it("change with the node type's version", () => {
+    const def = catalog.require("test:add");
+    const v2: NodeDefinition = { ...def, spec: { ...def.spec, version: def.spec.version + 1 } };
+    const newer: NodeCatalog = { get: (type) => (type === "test:add" ? v2 : catalog.get(type)), list: () => catalog.list(), suggest: (type) => catalog.suggest(type) };
+    expect(differ(keyOf(add({}, {}), "n"), keyOf(add({}, {}), "n", {}, newer))).toBe(true);
+  });
+
+  it("keep short JSON as it is and long JSON as its hash, and read back as text", () => {
+    const key = keyOf(workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]), "n", { c: 7 });
+    expect(key.toString()).toBe(`test:add@${catalog.require("test:add").spec.version}|{}|{}|a<value:7`);
+    const long = objectJson({ text: "x".repeat(500) });
     expect(long).toHaveLength(44);
-    // Plain material always holds a `|` and a hash never does, so the two cannot collide.
-    expect(long).not.toContain("|");
+    expect(long).not.toContain("{");
+    expect(long).not.toBe(objectJson({ text: "x".repeat(501) }));
+  });
+
+  it("tell apart upstream refs, ports, config and literal inputs", () => {
+    const wf = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]);
+    const base = keyOf(wf, "n", { c: 7 });
+    expect(same(keyOf(wf, "n", { c: 7 }), base)).toBe(true);
+    expect(differ(keyOf(wf, "n", { c: 8 }), base)).toBe(true);
+    expect(differ(keyOf(wf, "n", { c: 7 + 2 ** 32 }), base)).toBe(true);
+    expect(differ(keyOf(wf, "n", { c: volatileRef() }), base)).toBe(true);
+    const b = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add", inputs: { a: 0 } }], [["c", "value", "n", "b"]]);
+    expect(differ(keyOf(b, "n", { c: 7 }), base)).toBe(true);
+    // Config and literal inputs are parts of their own.
+    expect(differ(keyOf(add({ b: 2 }, {}), "n"), keyOf(add({}, { b: 2 }), "n"))).toBe(true);
+  });
+
+  it("of wide fan-ins follow every ref and its place", () => {
+    const fanIn = workflow(
+      "wide",
+      [...Array.from({ length: 40 }, (_, k) => ({ id: `c${k}`, type: "test:const", config: { value: `v${k}` } })), { id: "join", type: "test:join" }],
+      Array.from({ length: 40 }, (_, k): [string, string, string, string] => [`c${k}`, "value", "join", "parts"]),
+    );
+    const refs = Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`c${k}`, 100 + k]));
+    const base = keyOf(fanIn, "join", refs);
+    expect(same(keyOf(fanIn, "join", { ...refs }), base)).toBe(true);
+    expect(differ(keyOf(fanIn, "join", { ...refs, c0: 101, c1: 100 }), base)).toBe(true);
+    expect(differ(keyOf(fanIn, "join", { ...refs, c39: NO_REF }), base)).toBe(true);
+  });
+
+  it("are equal only when every part is, even under one hash", () => {
+    const a = new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 1]);
+    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 1]))).toBe(true);
+    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 2]))).toBe(false);
+    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 1, "b", "v", 1]))).toBe(false);
+    expect(a.equals(new CacheKey(1, "t@2", "{}", "{}", ["a", "v", 1]))).toBe(false);
+    expect(a.equals(new CacheKey(2, "t@1", "{}", "{}", ["a", "v", 1]))).toBe(false);
+  });
+
+  it("spread over the hash space: 100,000 refs under one node give 100,000 hashes", () => {
+    const wf = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]);
+    const graph = compileGraph(wf, catalog).graph!;
+    const refs = new Float64Array(graph.size);
+    const hashes = new Set<number>();
+    for (let ref = 0; ref < 100_000; ref++) {
+      refs[graph.indexOf.get("c")!] = ref;
+      const hash = cacheKey(graph, graph.indexOf.get("n")!, refs, undefined).hash;
+      expect(Number.isSafeInteger(hash) && hash >= 0).toBe(true);
+      hashes.add(hash);
+    }
+    expect(hashes.size).toBe(100_000);
   });
 
   it("give outputs that are not cached a ref never given before, below every cache entry's and NO_REF", () => {
@@ -30,18 +103,5 @@ describe("cache keys", () => {
       expect(Number.isInteger(ref)).toBe(true);
       expect(ref).toBeLessThan(NO_REF);
     }
-  });
-
-  it("of wide fan-ins count runs of equal edge labels and tell apart refs, their order and the labels", () => {
-    const ports = ["xs", "xs", "xs", "b"];
-    const handles = ["y", "y", "y", "y"];
-    const part = wideEdgesKeyPart(ports, handles, 0, 4, new Float64Array([1, 2, 3, 4]));
-    expect(part).toMatch(/^\|xs<y\*3\|b<y\*1#[A-Za-z0-9+/=]{44}$/);
-    expect(wideEdgesKeyPart(ports, handles, 0, 4, new Float64Array([1, 2, 3, 4]))).toBe(part);
-    expect(wideEdgesKeyPart(ports, handles, 0, 4, new Float64Array([2, 1, 3, 4]))).not.toBe(part);
-    expect(wideEdgesKeyPart(ports, handles, 0, 4, new Float64Array([1, 2, 3, NO_REF]))).not.toBe(part);
-    expect(wideEdgesKeyPart(["xs", "xs", "b", "b"], handles, 0, 4, new Float64Array([1, 2, 3, 4]))).not.toBe(part);
-    // Only the edges in range count.
-    expect(wideEdgesKeyPart(["q", ...ports], ["q", ...handles], 1, 5, new Float64Array([1, 2, 3, 4]))).toBe(part);
   });
 });

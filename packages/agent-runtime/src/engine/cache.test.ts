@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { NodeValues, RunResult, Workflow } from "@weft/types";
 import type { CacheEntry } from "./engine-options.ts";
 import { ExecutionEngine } from "./execution-engine.ts";
+import { CacheKey } from "./cache-key.ts";
 import { LruOutputCache } from "./lru-output-cache.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
@@ -129,8 +130,8 @@ describe("ExecutionEngine caching", () => {
 /** The engine's default cache, also noting every key it is asked to store. */
 class KeyRecordingCache extends LruOutputCache {
   readonly stored: string[] = [];
-  override set(key: string, outputs: NodeValues): CacheEntry {
-    this.stored.push(key);
+  override set(key: CacheKey, outputs: NodeValues): CacheEntry {
+    this.stored.push(key.toString());
     return super.set(key, outputs);
   }
 }
@@ -195,25 +196,47 @@ describe("cache keys in runs", () => {
 });
 
 describe("LruOutputCache", () => {
+  /** A key of its own per name; `hash` forces the hash, to make two keys collide. */
+  const key = (name: string, hash = name.charCodeAt(0)) => new CacheKey(hash, "test:key@1", "{}", JSON.stringify({ name }), []);
+
   it("keeps the most recently used entries and drops the oldest", () => {
     const cache = new LruOutputCache(2);
-    const a = cache.set("a", { v: 1 });
-    cache.set("b", { v: 2 });
-    expect(cache.get("a")?.outputs).toEqual({ v: 1 });
-    cache.set("c", { v: 3 });
-    cache.set("d", { v: 4 });
+    const a = cache.set(key("a"), { v: 1 });
+    cache.set(key("b"), { v: 2 });
+    expect(cache.get(key("a"))?.outputs).toEqual({ v: 1 });
+    cache.set(key("c"), { v: 3 });
+    cache.set(key("d"), { v: 4 });
     // a was used after b, so b went first.
-    expect(cache.get("b")).toBeUndefined();
-    expect(cache.get("a")).toEqual({ outputs: { v: 1 }, ref: a.ref });
-    expect(cache.get("d")?.outputs).toEqual({ v: 4 });
+    expect(cache.get(key("b"))).toBeUndefined();
+    expect(cache.get(key("a"))).toMatchObject({ outputs: { v: 1 }, ref: a.ref });
+    expect(cache.get(key("d"))?.outputs).toEqual({ v: 4 });
     expect(cache.size).toBeLessThanOrEqual(4);
     expect(() => new LruOutputCache(0)).toThrow(RangeError);
   });
 
   it("gives every new entry a ref of its own, also a new entry under a key used before", () => {
     const cache = new LruOutputCache(10);
-    const refs = [cache.set("a", { v: 1 }).ref, cache.set("b", { v: 1 }).ref, cache.set("a", { v: 2 }).ref];
+    const refs = [cache.set(key("a"), { v: 1 }).ref, cache.set(key("b"), { v: 1 }).ref, cache.set(key("a"), { v: 2 }).ref];
     expect(new Set(refs).size).toBe(3);
-    expect(cache.get("a")).toEqual({ outputs: { v: 2 }, ref: refs[2] });
+    expect(cache.get(key("a"))).toMatchObject({ outputs: { v: 2 }, ref: refs[2] });
+  });
+
+  it("never answers for another key with the same hash: that is a miss, and the newer key takes the place", () => {
+    const cache = new LruOutputCache(10);
+    cache.set(key("a", 42), { v: 1 });
+    expect(cache.get(key("a", 42))?.outputs).toEqual({ v: 1 });
+    expect(cache.get(key("b", 42))).toBeUndefined();
+    cache.set(key("b", 42), { v: 2 });
+    expect(cache.get(key("b", 42))?.outputs).toEqual({ v: 2 });
+    expect(cache.get(key("a", 42))).toBeUndefined();
+  });
+
+  it("checks the key of an entry it promotes from the older generation", () => {
+    const cache = new LruOutputCache(2);
+    cache.set(key("a", 7), { v: 1 });
+    cache.set(key("x"), { v: 0 });
+    // "a" is now in the older generation; a colliding key must not promote it.
+    expect(cache.get(key("b", 7))).toBeUndefined();
+    expect(cache.get(key("a", 7))?.outputs).toEqual({ v: 1 });
   });
 });

@@ -1,7 +1,9 @@
+import type { CacheKey } from "./cache-key.ts";
 import type { Logger, NodeCatalog, NodeServices, NodeValues, RunEventSink, WorkflowSource } from "@weft/types";
 
 /** What an OutputCache holds under a key. */
 export interface CacheEntry {
+  readonly key: CacheKey;
   readonly outputs: NodeValues;
   /**
    * A number for this entry, unique within its cache and never reused: downstream keys name their
@@ -13,9 +15,10 @@ export interface CacheEntry {
 
 /** Where outputs of cacheable nodes are kept between runs, by cache key. */
 export interface OutputCache {
-  get(key: string): CacheEntry | undefined;
+  /** The entry stored under `key` (whose key `equals` it), if any. */
+  get(key: CacheKey): CacheEntry | undefined;
   /** Stores outputs under `key`, replacing what was there, and returns the new entry. */
-  set(key: string, outputs: NodeValues): CacheEntry;
+  set(key: CacheKey, outputs: NodeValues): CacheEntry;
 }
 
 export interface EngineOptions {

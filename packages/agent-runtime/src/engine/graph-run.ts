@@ -1,7 +1,7 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
-import { NO_REF, volatileRef } from "./cache-key.ts";
+import { NO_REF, volatileRef, type CacheKey } from "./cache-key.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -146,7 +146,7 @@ export class GraphRun implements ContextOwner {
     const nodeId = this.qualified(i);
     // Qualified node ids are unique within a run (repeated skill calls get their own prefix).
     const invocationId = scope.runId + ":" + nodeId;
-    let key: string | undefined;
+    let key: CacheKey | undefined;
     if (g.cacheable[i]) {
       key = cacheKey(g, i, this.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
       if (this.options.forced === undefined || !this.options.forced[i]) {
@@ -215,7 +215,7 @@ export class GraphRun implements ContextOwner {
     }
   }
 
-  private settle(i: number, obs: Observation, t0: number, outcome: InvocationOutcome, key: string | undefined): void {
+  private settle(i: number, obs: Observation, t0: number, outcome: InvocationOutcome, key: CacheKey | undefined): void {
     this.scope.clock.read();
     this.running--;
     this.active.delete(i);
@@ -264,7 +264,7 @@ export class GraphRun implements ContextOwner {
   }
 
   /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
-  private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: string | undefined): void {
+  private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
     const clock = this.scope.clock;
     obs.outputs = outputs;
     obs.durationMs = clock.last - t0;

@@ -1,4 +1,5 @@
 import type { NodeValues } from "@weft/types";
+import type { CacheKey } from "./cache-key.ts";
 import type { CacheEntry, OutputCache } from "./engine-options.ts";
 
 /**
@@ -8,8 +9,9 @@ import type { CacheEntry, OutputCache } from "./engine-options.ts";
  * O(1) work per operation (evicting single oldest keys from a Map is slow on JavaScriptCore).
  */
 export class LruOutputCache implements OutputCache {
-  private current = new Map<string, CacheEntry>();
-  private previous = new Map<string, CacheEntry>();
+  /** By key hash: an entry whose key differs from the one asked for is a miss (and is replaced by its set). */
+  private current = new Map<number, CacheEntry>();
+  private previous = new Map<number, CacheEntry>();
   private refs = 0;
 
   constructor(readonly capacity = 10_000) {
@@ -22,26 +24,25 @@ export class LruOutputCache implements OutputCache {
     return size;
   }
 
-  get(key: string): CacheEntry | undefined {
-    const hit = this.current.get(key);
-    if (hit !== undefined) return hit;
-    const old = this.previous.get(key);
-    if (old !== undefined) {
-      // Used again: promote it to the current generation.
-      this.previous.delete(key);
-      this.store(key, old);
-    }
+  get(key: CacheKey): CacheEntry | undefined {
+    const hit = this.current.get(key.hash);
+    if (hit !== undefined) return hit.key.equals(key) ? hit : undefined;
+    const old = this.previous.get(key.hash);
+    if (old === undefined || !old.key.equals(key)) return undefined;
+    // Used again: promote it to the current generation.
+    this.previous.delete(key.hash);
+    this.store(old);
     return old;
   }
 
-  set(key: string, outputs: NodeValues): CacheEntry {
-    const entry: CacheEntry = { outputs, ref: this.refs++ };
-    this.store(key, entry);
+  set(key: CacheKey, outputs: NodeValues): CacheEntry {
+    const entry: CacheEntry = { key, outputs, ref: this.refs++ };
+    this.store(entry);
     return entry;
   }
 
-  private store(key: string, entry: CacheEntry): void {
-    this.current.set(key, entry);
+  private store(entry: CacheEntry): void {
+    this.current.set(entry.key.hash, entry);
     if (this.current.size >= this.capacity) {
       this.previous = this.current;
       this.current = new Map();

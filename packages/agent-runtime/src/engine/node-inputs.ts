@@ -1,5 +1,5 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { edgeKeyPart, finishKey, staticKeyPart, wideEdgesKeyPart } from "./cache-key.ts";
+import { CacheKey, EMPTY_JSON, finishHash, hashInteger, hashText, keyHead, LANE_A, LANE_B, objectJson, SEED_A, SEED_B } from "./cache-key.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -34,25 +34,47 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
   return inputs;
 }
 
-/** Above this many input edges a node's key hashes its upstream refs instead of listing them. */
-const WIDE_FAN_IN = 16;
-
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
  * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
  */
-export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): string {
-  const material = staticKeyPart(g.defs[i], g.configs[i], override ?? g.literals[i]);
+export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): CacheKey {
+  const head = keyHead(g.defs[i]);
+  const config = objectJson(g.configs[i]);
+  const literals = objectJson(override ?? g.literals[i]);
+  let a: number;
+  let b: number;
+  if (config === EMPTY_JSON && literals === EMPTY_JSON) {
+    a = head.plainA;
+    b = head.plainB;
+  } else {
+    a = hashText(hashText(head.a, config, LANE_A), literals, LANE_A);
+    b = hashText(hashText(head.b, config, LANE_B), literals, LANE_B);
+  }
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
-  if (to - from > WIDE_FAN_IN) {
-    const upstream = new Float64Array(to - from);
-    for (let e = from; e < to; e++) upstream[e - from] = refs[g.inSrc[e]];
-    return finishKey(material + wideEdgesKeyPart(g.inPort, g.inHandle, from, to, upstream));
+  const edges = new Array<string | number>(3 * (to - from));
+  // An edge's label (port and handle) goes into the hash as the label's own hash: a fan-in's edges
+  // mostly share one label, which is then hashed once.
+  let port = "";
+  let handle = "";
+  let labelA = 0;
+  let labelB = 0;
+  for (let e = from, k = 0; e < to; e++, k += 3) {
+    if (g.inPort[e] !== port || g.inHandle[e] !== handle) {
+      port = g.inPort[e];
+      handle = g.inHandle[e];
+      labelA = hashText(hashText(SEED_A, port, LANE_A), handle, LANE_A);
+      labelB = hashText(hashText(SEED_B, port, LANE_B), handle, LANE_B);
+    }
+    const ref = refs[g.inSrc[e]];
+    edges[k] = port;
+    edges[k + 1] = handle;
+    edges[k + 2] = ref;
+    a = hashInteger(Math.imul(a ^ labelA, LANE_A), ref, LANE_A);
+    b = hashInteger(Math.imul(b ^ labelB, LANE_B), ref, LANE_B);
   }
-  let key = material;
-  for (let e = from; e < to; e++) key += edgeKeyPart(g.inPort[e], g.inHandle[e], refs[g.inSrc[e]]);
-  return finishKey(key);
+  return new CacheKey(finishHash(a, b), head.node, config, literals, edges);
 }
 
 /** Why input edge `e` carries nothing: its source failed, was skipped or cancelled, or did not take that branch. */
