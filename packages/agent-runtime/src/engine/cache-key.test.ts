@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
 import { createTestCatalog, workflow } from "./testing/test-nodes.ts";
-import { CacheKey, NO_REF, objectJson, volatileRef } from "./cache-key.ts";
+import { CacheKey, NO_REF, volatileRef } from "./cache-key.ts";
+import { objectPart } from "./object-part.ts";
 import { compileGraph } from "./compile-graph.ts";
 import { cacheKey } from "./node-inputs.ts";
 
@@ -28,7 +29,8 @@ describe("cache keys", () => {
     expect(same(keyOf(add({ y: "t", x: 1 }, { b: 2 }), "n"), a)).toBe(true);
     expect(differ(keyOf(add({ x: 1, y: "t" }, { b: 3 }), "n"), a)).toBe(true);
     expect(differ(keyOf(add({ x: 1 }, { b: 2 }), "n"), a)).toBe(true);
-    expect(objectJson({ x: 1, y: "t", z: [1, { q: 2, p: 1 }] })).toBe(objectJson({ z: [1, { p: 1, q: 2 }], y: "t", x: 1 }));
+    expect(objectPart({ x: 1, y: "t", z: [1, { q: 2, p: 1 }] })).toBe(objectPart({ z: [1, { p: 1, q: 2 }], y: "t", x: 1 }));
+    expect(same(keyOf(add({ y: "t", x: 1, w: null }, { b: 2 }), "n"), keyOf(add({ w: null, x: 1, y: "t" }, { b: 2 }), "n"))).toBe(true);
   });
 
   it("change with the node type's version", () => {
@@ -38,13 +40,20 @@ describe("cache keys", () => {
     expect(differ(keyOf(add({}, {}), "n"), keyOf(add({}, {}), "n", {}, newer))).toBe(true);
   });
 
-  it("keep short JSON as it is and long JSON as its hash, and read back as text", () => {
-    const key = keyOf(workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]), "n", { c: 7 });
-    expect(key.toString()).toBe(`test:add@${catalog.require("test:add").spec.version}|{}|{}|a<value:7`);
-    const long = objectJson({ text: "x".repeat(500) });
+  it("hold scalar entries as they are, nested values as JSON (hashed when long), and read back as text", () => {
+    const key = keyOf(workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add", inputs: { b: 2 } }], [["c", "value", "n", "a"]]), "n", { c: 7 });
+    expect(key.toString()).toBe(`test:add@${catalog.require("test:add").spec.version}|{}|{"b":2}|a<value:7`);
+    expect(objectPart({ b: "x", a: 1, c: undefined })).toEqual(["a", 1, "b", "x"]);
+    expect(objectPart({ a: { b: 1 } })).toBe('{"a":{"b":1}}');
+    const long = objectPart({ text: ["x".repeat(500)] });
     expect(long).toHaveLength(44);
     expect(long).not.toContain("{");
-    expect(long).not.toBe(objectJson({ text: "x".repeat(501) }));
+    expect(long).not.toBe(objectPart({ text: ["x".repeat(501)] }));
+  });
+
+  it("tell apart values of different types and nested values from scalars", () => {
+    const keys = [{ p: 1 }, { p: "1" }, { p: true }, { p: "true" }, { p: null }, { p: "null" }, { p: 1.5 }, { p: 2 ** 40 }, { p: [1] }, { p: "[1]" }, { p: 0.1 + 0.2 }, { p: 0.3 }].map((config) => keyOf(add(config, {}), "n"));
+    for (let x = 0; x < keys.length; x++) for (let y = x + 1; y < keys.length; y++) expect(differ(keys[x], keys[y]), `${keys[x]} vs ${keys[y]}`).toBe(true);
   });
 
   it("tell apart upstream refs, ports, config and literal inputs", () => {

@@ -1,5 +1,7 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { CacheKey, EMPTY_JSON, finishHash, hashInteger, hashText, keyHead, LANE_A, LANE_B, objectJson, SEED_A, SEED_B } from "./cache-key.ts";
+import { CacheKey, keyHead } from "./cache-key.ts";
+import { finishHash, hashInteger, hashText, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
+import { EMPTY_PART, hashObjectPart, objectPart } from "./object-part.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -40,16 +42,16 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
  */
 export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): CacheKey {
   const head = keyHead(g.defs[i]);
-  const config = objectJson(g.configs[i]);
-  const literals = objectJson(override ?? g.literals[i]);
+  const config = objectPart(g.configs[i]);
+  const literals = objectPart(override ?? g.literals[i]);
   let a: number;
   let b: number;
-  if (config === EMPTY_JSON && literals === EMPTY_JSON) {
+  if (config === EMPTY_PART && literals === EMPTY_PART) {
     a = head.plainA;
     b = head.plainB;
   } else {
-    a = hashText(hashText(head.a, config, LANE_A), literals, LANE_A);
-    b = hashText(hashText(head.b, config, LANE_B), literals, LANE_B);
+    a = hashObjectPart(hashObjectPart(head.a, config, LANE_A), literals, LANE_A);
+    b = hashObjectPart(hashObjectPart(head.b, config, LANE_B), literals, LANE_B);
   }
   const from = g.inStart[i];
   const to = g.inStart[i + 1];

@@ -1,0 +1,92 @@
+import { hashNumber, hashText } from "./key-hash.ts";
+
+type Scalar = string | number | boolean | null;
+
+/**
+ * A config or literal-inputs object as a part of a cache key, equal for equal objects whatever
+ * their key order: `EMPTY_PART` when it has nothing, its entries as sorted `[key, value, …]` when
+ * every value is a scalar (the common case: no text is built), else its JSON with sorted keys (the
+ * SHA-256 of it when long, so keys stay small).
+ */
+export type ObjectPart = string | readonly Scalar[];
+
+export const EMPTY_PART = "{}";
+/** JSON up to this length is kept as it is; longer JSON as its SHA-256 (base64, 44 chars). */
+const MAX_PLAIN_JSON = 128;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = value[key];
+  return out;
+}
+
+function sortedJson(value: Record<string, unknown>): string {
+  const json = JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
+  return json.length <= MAX_PLAIN_JSON ? json : Bun.SHA256.hash(json, "base64");
+}
+
+export function objectPart(value: Record<string, unknown>): ObjectPart {
+  let entries: Scalar[] | undefined;
+  let sorted = true;
+  let previous = "";
+  for (const key in value) {
+    const v = value[key];
+    // Undefined values are no values (as in JSON).
+    if (v === undefined) continue;
+    if (v !== null && typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return sortedJson(value);
+    if (key < previous) sorted = false;
+    previous = key;
+    (entries ??= []).push(key, v);
+  }
+  if (entries === undefined) return EMPTY_PART;
+  if (!isPlainObject(value)) return sortedJson(value);
+  if (!sorted) {
+    const pairs = entries;
+    const order = Array.from({ length: pairs.length / 2 }, (_, k) => 2 * k).sort((x, y) => ((pairs[x] as string) < (pairs[y] as string) ? -1 : 1));
+    entries = order.flatMap((k) => [pairs[k], pairs[k + 1]]);
+  }
+  return entries;
+}
+
+/** Tags that keep `1`, `"1"` and `true` apart, and entries apart from JSON text. */
+const TEXT = 1;
+const NUMBER = 2;
+const TRUE = 3;
+const FALSE = 4;
+const NULL = 5;
+const ENTRIES = 6;
+
+export function hashObjectPart(h: number, part: ObjectPart, prime: number): number {
+  if (typeof part === "string") return hashText(Math.imul(h ^ TEXT, prime), part, prime);
+  h = Math.imul(h ^ ENTRIES, prime);
+  for (let k = 0; k < part.length; k += 2) {
+    h = hashText(h, part[k] as string, prime);
+    const v = part[k + 1];
+    if (typeof v === "string") h = hashText(Math.imul(h ^ TEXT, prime), v, prime);
+    else if (typeof v === "number") h = hashNumber(Math.imul(h ^ NUMBER, prime), v, prime);
+    else h = Math.imul(h ^ (v === true ? TRUE : v === false ? FALSE : NULL), prime);
+  }
+  return h;
+}
+
+export function objectPartsEqual(a: ObjectPart, b: ObjectPart): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** JSON-like text of a part (for reading keys). */
+export function objectPartText(part: ObjectPart): string {
+  if (typeof part === "string") return part;
+  const out: Record<string, Scalar> = {};
+  for (let k = 0; k < part.length; k += 2) out[part[k] as string] = part[k + 1];
+  return JSON.stringify(out);
+}
