@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
 import { createTestCatalog, workflow } from "./testing/test-nodes.ts";
-import { CacheKey, NO_REF, volatileRef } from "./cache-key.ts";
+import { CacheKey, cacheKey, NO_REF, volatileRef } from "./cache-key.ts";
 import { objectPart } from "./object-part.ts";
 import { compileGraph } from "./compile-graph.ts";
-import { cacheKey } from "./node-inputs.ts";
 
 const { catalog } = createTestCatalog();
 

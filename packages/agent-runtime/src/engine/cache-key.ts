@@ -1,6 +1,7 @@
-import type { NodeDefinition } from "@weft/types";
-import { hashText, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
-import { EMPTY_PART, hashObjectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
+import type { NodeDefinition, NodeValues } from "@weft/types";
+import type { CompiledGraph } from "./compiled-graph.ts";
+import { finishHash, hashInteger, hashText, hashWord, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
+import { hashObjectPart, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
 
 /**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
@@ -44,29 +45,59 @@ export class CacheKey {
   }
 }
 
-/** Per node type: `type@version`, the lanes after it, and the lanes after it and two empty parts. */
-export interface NodeKeyHead {
+/** Per node type: `type@version` and the hash lanes after it. */
+interface NodeKeyHead {
   readonly node: string;
   readonly a: number;
   readonly b: number;
-  readonly plainA: number;
-  readonly plainB: number;
 }
 
 const heads = new WeakMap<NodeDefinition, NodeKeyHead>();
 
-export function keyHead(def: NodeDefinition): NodeKeyHead {
+function keyHead(def: NodeDefinition): NodeKeyHead {
   let head = heads.get(def);
   if (head === undefined) {
     const node = `${def.spec.type}@${def.spec.version}`;
-    const a = hashText(SEED_A, node, LANE_A);
-    const b = hashText(SEED_B, node, LANE_B);
-    const plainA = hashObjectPart(hashObjectPart(a, EMPTY_PART, LANE_A), EMPTY_PART, LANE_A);
-    const plainB = hashObjectPart(hashObjectPart(b, EMPTY_PART, LANE_B), EMPTY_PART, LANE_B);
-    head = { node, a, b, plainA, plainB };
+    head = { node, a: hashText(SEED_A, node, LANE_A), b: hashText(SEED_B, node, LANE_B) };
     heads.set(def, head);
   }
   return head;
+}
+
+/**
+ * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
+ * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
+ */
+export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): CacheKey {
+  const head = keyHead(g.defs[i]);
+  const config = objectPart(g.configs[i]);
+  const literals = objectPart(override ?? g.literals[i]);
+  let a = hashObjectPart(hashObjectPart(head.a, config, LANE_A), literals, LANE_A);
+  let b = hashObjectPart(hashObjectPart(head.b, config, LANE_B), literals, LANE_B);
+  const from = g.inStart[i];
+  const to = g.inStart[i + 1];
+  const edges = new Array<string | number>(3 * (to - from));
+  // An edge's label (port and handle) goes into the hash as the label's own hash: a fan-in's edges
+  // mostly share one label, which is then hashed once.
+  let port = "";
+  let handle = "";
+  let labelA = 0;
+  let labelB = 0;
+  for (let e = from, k = 0; e < to; e++, k += 3) {
+    if (g.inPort[e] !== port || g.inHandle[e] !== handle) {
+      port = g.inPort[e];
+      handle = g.inHandle[e];
+      labelA = hashText(hashText(SEED_A, port, LANE_A), handle, LANE_A);
+      labelB = hashText(hashText(SEED_B, port, LANE_B), handle, LANE_B);
+    }
+    const ref = refs[g.inSrc[e]];
+    edges[k] = port;
+    edges[k + 1] = handle;
+    edges[k + 2] = ref;
+    a = hashInteger(hashWord(a, labelA, LANE_A), ref, LANE_A);
+    b = hashInteger(hashWord(b, labelB, LANE_B), ref, LANE_B);
+  }
+  return new CacheKey(finishHash(a, b), head.node, config, literals, edges);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
-import { cacheKey, deadEdgeReason, resolveInputs } from "./node-inputs.ts";
-import { NO_REF, volatileRef, type CacheKey } from "./cache-key.ts";
+import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
+import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache-key.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";

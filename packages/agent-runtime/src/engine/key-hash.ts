@@ -8,6 +8,11 @@ export const LANE_B = 0x5bd1e995;
 export const SEED_A = 0x811c9dc5;
 export const SEED_B = 0x3c6ef372;
 
+/** Mixes in one 32-bit word (a tag, or a hash made earlier). */
+export function hashWord(h: number, word: number, prime: number): number {
+  return Math.imul(h ^ word, prime);
+}
+
 export function hashText(h: number, s: string, prime: number): number {
   for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), prime);
   return Math.imul(h ^ 0xffff, prime);
@@ -23,7 +28,7 @@ const floatWords = new Uint32Array(float.buffer);
 
 /** Mixes in any number, by its 64 bits. */
 export function hashNumber(h: number, x: number, prime: number): number {
-  if ((x | 0) === x) return Math.imul(h ^ x, prime);
+  if ((x | 0) === x) return hashWord(h, x, prime);
   float[0] = x;
   return Math.imul(Math.imul(h ^ floatWords[0], prime) ^ floatWords[1], prime);
 }

@@ -1,7 +1,4 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import { CacheKey, keyHead } from "./cache-key.ts";
-import { finishHash, hashInteger, hashText, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
-import { EMPTY_PART, hashObjectPart, objectPart } from "./object-part.ts";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
@@ -34,49 +31,6 @@ export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, lit
     if (inputs[port.id] === undefined) inputs[port.id] = port.default;
   }
   return inputs;
-}
-
-/**
- * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
- * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
- */
-export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): CacheKey {
-  const head = keyHead(g.defs[i]);
-  const config = objectPart(g.configs[i]);
-  const literals = objectPart(override ?? g.literals[i]);
-  let a: number;
-  let b: number;
-  if (config === EMPTY_PART && literals === EMPTY_PART) {
-    a = head.plainA;
-    b = head.plainB;
-  } else {
-    a = hashObjectPart(hashObjectPart(head.a, config, LANE_A), literals, LANE_A);
-    b = hashObjectPart(hashObjectPart(head.b, config, LANE_B), literals, LANE_B);
-  }
-  const from = g.inStart[i];
-  const to = g.inStart[i + 1];
-  const edges = new Array<string | number>(3 * (to - from));
-  // An edge's label (port and handle) goes into the hash as the label's own hash: a fan-in's edges
-  // mostly share one label, which is then hashed once.
-  let port = "";
-  let handle = "";
-  let labelA = 0;
-  let labelB = 0;
-  for (let e = from, k = 0; e < to; e++, k += 3) {
-    if (g.inPort[e] !== port || g.inHandle[e] !== handle) {
-      port = g.inPort[e];
-      handle = g.inHandle[e];
-      labelA = hashText(hashText(SEED_A, port, LANE_A), handle, LANE_A);
-      labelB = hashText(hashText(SEED_B, port, LANE_B), handle, LANE_B);
-    }
-    const ref = refs[g.inSrc[e]];
-    edges[k] = port;
-    edges[k + 1] = handle;
-    edges[k + 2] = ref;
-    a = hashInteger(Math.imul(a ^ labelA, LANE_A), ref, LANE_A);
-    b = hashInteger(Math.imul(b ^ labelB, LANE_B), ref, LANE_B);
-  }
-  return new CacheKey(finishHash(a, b), head.node, config, literals, edges);
 }
 
 /** Why input edge `e` carries nothing: its source failed, was skipped or cancelled, or did not take that branch. */

@@ -1,4 +1,4 @@
-import { hashNumber, hashText } from "./key-hash.ts";
+import { hashNumber, hashText, hashWord } from "./key-hash.ts";
 
 type Scalar = string | number | boolean | null;
 
@@ -10,7 +10,7 @@ type Scalar = string | number | boolean | null;
  */
 export type ObjectPart = string | readonly Scalar[];
 
-export const EMPTY_PART = "{}";
+const EMPTY_PART = "{}";
 /** JSON up to this length is kept as it is; longer JSON as its SHA-256 (base64, 44 chars). */
 const MAX_PLAIN_JSON = 128;
 
@@ -47,12 +47,11 @@ export function objectPart(value: Record<string, unknown>): ObjectPart {
   }
   if (entries === undefined) return EMPTY_PART;
   if (!isPlainObject(value)) return sortedJson(value);
-  if (!sorted) {
-    const pairs = entries;
-    const order = Array.from({ length: pairs.length / 2 }, (_, k) => 2 * k).sort((x, y) => ((pairs[x] as string) < (pairs[y] as string) ? -1 : 1));
-    entries = order.flatMap((k) => [pairs[k], pairs[k + 1]]);
-  }
-  return entries;
+  if (sorted) return entries;
+  return Object.keys(value)
+    .filter((key) => value[key] !== undefined)
+    .sort()
+    .flatMap((key) => [key, value[key] as Scalar]);
 }
 
 /** Tags that keep `1`, `"1"` and `true` apart, and entries apart from JSON text. */
@@ -64,14 +63,14 @@ const NULL = 5;
 const ENTRIES = 6;
 
 export function hashObjectPart(h: number, part: ObjectPart, prime: number): number {
-  if (typeof part === "string") return hashText(Math.imul(h ^ TEXT, prime), part, prime);
-  h = Math.imul(h ^ ENTRIES, prime);
+  if (typeof part === "string") return hashText(hashWord(h, TEXT, prime), part, prime);
+  h = hashWord(h, ENTRIES, prime);
   for (let k = 0; k < part.length; k += 2) {
     h = hashText(h, part[k] as string, prime);
     const v = part[k + 1];
-    if (typeof v === "string") h = hashText(Math.imul(h ^ TEXT, prime), v, prime);
-    else if (typeof v === "number") h = hashNumber(Math.imul(h ^ NUMBER, prime), v, prime);
-    else h = Math.imul(h ^ (v === true ? TRUE : v === false ? FALSE : NULL), prime);
+    if (typeof v === "string") h = hashText(hashWord(h, TEXT, prime), v, prime);
+    else if (typeof v === "number") h = hashNumber(hashWord(h, NUMBER, prime), v, prime);
+    else h = hashWord(h, v === true ? TRUE : v === false ? FALSE : NULL, prime);
   }
   return h;
 }
