@@ -3,6 +3,6 @@ export { ProfileLlmService, StaticLlmProfileResolver, type ProfileLlmServiceOpti
 export { classifyLlmFailure, displayUrl, parseRetryAfter, profileNotFound } from "./errors.ts";
 export { toProviderMessages } from "./provider-messages.ts";
 export { StreamAssembler } from "./stream-assembler.ts";
-export { startDemoLlm, handleDemoRequest, DEMO_MODEL, type DemoLlm, type DemoLlmOptions } from "./demo/demo-llm-server.ts";
+export { startDemoLlm, demoRequestHandler, DEMO_MODEL, type DemoLlm, type DemoLlmOptions } from "./demo/demo-llm-server.ts";
 export { demoLlmProfile, DEMO_PROFILE_ID } from "./demo/demo-profile.ts";
 export { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn, type ScriptedToolCall, type RecordedRequest } from "./testing/scripted-llm-server.ts";

@@ -26,40 +26,49 @@ export interface WireMeta {
 
 const FINGERPRINT = "fp_weft";
 
-function chunk(meta: WireMeta, delta: Record<string, unknown>, finishReason: string | null = null) {
+function chunk(meta: WireMeta, delta: Record<string, unknown>, finishReason: string | null, index: number, includeUsage: boolean) {
   return {
     id: meta.id,
     object: "chat.completion.chunk",
     created: meta.created,
     model: meta.model,
     system_fingerprint: FINGERPRINT,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+    // With `stream_options.include_usage`, every chunk but the last carries `usage: null` (OpenAI API reference).
+    ...(includeUsage ? { usage: null } : {}),
   };
 }
 
-function usage(reply: WireReply) {
+function usage(reply: WireReply, choices: number) {
   const { prompt_tokens, completion_tokens } = reply.usage;
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+  return { prompt_tokens, completion_tokens: completion_tokens * choices, total_tokens: prompt_tokens + completion_tokens * choices };
 }
 
-/** The `chat.completion.chunk` objects of a streamed reply, in order, without the `[DONE]` line. */
-export function replyChunks(reply: WireReply, meta: WireMeta, includeUsage: boolean): object[] {
-  const out: object[] = [chunk(meta, { role: "assistant", content: "" })];
-  for (const piece of reply.reasoningChunks) out.push(chunk(meta, { reasoning_content: piece }));
-  for (const piece of reply.contentChunks) out.push(chunk(meta, { content: piece }));
-  reply.toolCalls.forEach((call, index) => {
-    out.push(chunk(meta, { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    for (const piece of call.argumentChunks) out.push(chunk(meta, { tool_calls: [{ index, function: { arguments: piece } }] }));
-  });
-  out.push(chunk(meta, {}, reply.finishReason));
+/**
+ * The `chat.completion.chunk` objects of a streamed reply, in order, without the `[DONE]` line;
+ * `choices` (the request's `n`) copies of the reply, each under its own index.
+ */
+export function replyChunks(reply: WireReply, meta: WireMeta, includeUsage: boolean, choices = 1): object[] {
+  const out: object[] = [];
+  for (let c = 0; c < choices; c++) {
+    const at = (delta: Record<string, unknown>, finishReason: string | null = null) => chunk(meta, delta, finishReason, c, includeUsage);
+    out.push(at({ role: "assistant", content: "" }));
+    for (const piece of reply.reasoningChunks) out.push(at({ reasoning_content: piece }));
+    for (const piece of reply.contentChunks) out.push(at({ content: piece }));
+    reply.toolCalls.forEach((call, index) => {
+      out.push(at({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+      for (const piece of call.argumentChunks) out.push(at({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
+    out.push(at({}, reply.finishReason));
+  }
   if (includeUsage) {
-    out.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage: usage(reply) });
+    out.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage: usage(reply, choices) });
   }
   return out;
 }
 
 /** The same reply as one non-streaming `chat.completion` body. */
-export function replyCompletion(reply: WireReply, meta: WireMeta): object {
+export function replyCompletion(reply: WireReply, meta: WireMeta, choices = 1): object {
   const content = reply.contentChunks.join("");
   const message: Record<string, unknown> = {
     role: "assistant",
@@ -76,8 +85,8 @@ export function replyCompletion(reply: WireReply, meta: WireMeta): object {
     created: meta.created,
     model: meta.model,
     system_fingerprint: FINGERPRINT,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }],
-    usage: usage(reply),
+    choices: Array.from({ length: choices }, (_, index) => ({ index, message, logprobs: null, finish_reason: reply.finishReason })),
+    usage: usage(reply, choices),
   };
 }
 
@@ -89,8 +98,12 @@ export function errorBody(message: string, type: string, code: string | null = n
   return { error: { message, type, param, code } };
 }
 
+export function modelBody(id: string, created: number): object {
+  return { id, object: "model", created, owned_by: "weft" };
+}
+
 export function modelsBody(models: readonly string[], created: number): object {
-  return { object: "list", data: models.map((id) => ({ id, object: "model", created, owned_by: "weft" })) };
+  return { object: "list", data: models.map((id) => modelBody(id, created)) };
 }
 
 /** Rough token count for usage figures: about four characters a token. */

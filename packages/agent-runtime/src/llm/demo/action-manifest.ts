@@ -12,7 +12,11 @@ export interface ManifestParam {
   type: string;
   required: boolean;
   description: string;
+  /** The options a parameter line lists as `One of: "a", "b".` */
+  enum?: string[];
 }
+
+const OPTIONS = /One of: ((?:"[^"]*"(?:, )?)+)\./;
 
 export interface ManifestTool {
   name: string;
@@ -30,7 +34,8 @@ export function parseActionManifest(text: string): ManifestTool[] | null {
     const param = PARAM_LINE.exec(line);
     if (param && current) {
       const description = line.slice(param[0].length).replace(/^:\s*/, "").trim();
-      current.params.push({ name: param[1], type: param[2], required: param[3] !== "optional", description });
+      const options = OPTIONS.exec(description)?.[1]?.match(/"[^"]*"/g)?.map((o) => o.slice(1, -1));
+      current.params.push({ name: param[1], type: param[2], required: param[3] !== "optional", description, ...(options ? { enum: options } : {}) });
       continue;
     }
     const tool = TOOL_LINE.exec(line);

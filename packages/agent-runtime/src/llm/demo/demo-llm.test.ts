@@ -133,11 +133,14 @@ describe("demo LLM through the openai SDK", () => {
     const request = { model: DEMO_MODEL, messages: [{ role: "user" as const, content: "list the folder src" }], tools: fileTools };
     const a = await client.chat.completions.create(request);
     const b = await client.chat.completions.create(request);
-    expect(a).toEqual(b);
+    // The same answer, under its own id (tool call ids too), as a provider gives.
+    expect(b.id).not.toBe(a.id);
+    expect(b.choices[0].message.tool_calls?.[0].id).not.toBe(a.choices[0].message.tool_calls?.[0].id);
+    expect({ ...b, id: a.id, choices: b.choices.map((c) => ({ ...c, message: { ...c.message, tool_calls: a.choices[0].message.tool_calls } })) }).toEqual(a);
     expect(a.object).toBe("chat.completion");
     expect(a.choices[0].message.tool_calls?.[0]).toMatchObject({ type: "function", function: { name: "list_dir", arguments: '{"path":"src"}' } });
     const streamed = ok(await provider.complete({ messages: request.messages, tools: fileTools }));
-    expect(streamed.toolCalls[0].id).toBe(a.choices[0].message.tool_calls?.[0].id);
+    expect(streamed.toolCalls[0].function).toEqual(a.choices[0].message.tool_calls?.[0].function);
 
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual([DEMO_MODEL]);
@@ -161,5 +164,26 @@ describe("demo LLM through the openai SDK", () => {
     const outcome = await withoutV1.complete({ messages: [{ role: "user", content: "x" }] });
     expect(outcome.ok ? "ok" : outcome.error.code).toBe("MODEL_NOT_FOUND");
     expect(outcome.ok ? "" : outcome.error.hint).toContain("/v1");
+  });
+
+  it("answers as the OpenAI API does: 404 model_not_found, n choices, usage null until the usage chunk, models by id", async () => {
+    const client = new OpenAI({ baseURL: demo.baseUrl, apiKey: "unused", maxRetries: 0 });
+    const unknown = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknown as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+    const retrieved = await client.models.retrieve(DEMO_MODEL);
+    expect(retrieved).toMatchObject({ id: DEMO_MODEL, object: "model" });
+    expect(await client.models.retrieve("gpt-4o").catch((e: unknown) => (e as { status?: number }).status)).toBe(404);
+
+    const two = await client.chat.completions.create({ model: DEMO_MODEL, n: 2, messages: [{ role: "user", content: "Hello there" }] });
+    expect(two.choices.map((c) => c.index)).toEqual([0, 1]);
+    expect(two.choices[1].message.content).toBe(two.choices[0].message.content);
+
+    const stream = await client.chat.completions.create({ model: DEMO_MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Hello there" }] });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number) } });
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
   });
 });

@@ -134,7 +134,7 @@ function observedFailure(text: string): string | undefined {
 }
 
 function summarise(text: string): string {
-  const trimmed = text.trim();
+  const trimmed = text.trim().replace(/^Tool \S+ executed successfully\.\s*Result:\s*/i, "");
   try {
     const value = JSON.parse(trimmed) as unknown;
     if (typeof value === "string") return `"${clip(value, 300)}"`;
@@ -144,7 +144,7 @@ function summarise(text: string): string {
     }
     return clip(JSON.stringify(value), 300);
   } catch {
-    return `"${clip(trimmed.replace(/^Tool \S+ executed successfully\.\s*Result:\s*/i, ""), 300)}"`;
+    return `"${clip(trimmed, 300)}"`;
   }
 }
 

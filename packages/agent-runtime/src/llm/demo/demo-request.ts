@@ -29,6 +29,7 @@ export const DemoRequestSchema = z.looseObject({
     .optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  n: z.number().int().min(1).max(128).nullable().optional(),
   max_tokens: z.number().int().positive().nullable().optional(),
   max_completion_tokens: z.number().int().positive().nullable().optional(),
 });

@@ -80,4 +80,26 @@ describe("the demo LLM's tool matching", () => {
     expect(deriveArguments(params, "text: hello big world, count: 3 now, path: src/a.ts please")).toEqual({ text: "hello big world", count: 3, path: "src/a.ts" });
     expect(deriveArguments(params, 'text = "quoted, with a comma" count = 2 path = b.md')).toEqual({ text: "quoted, with a comma", count: 2, path: "b.md" });
   });
+
+  it("reads the README's requests right: an option named in the words, and the text after an instruction", () => {
+    const prompt = [
+      "You have access to the following tools and skills:",
+      "*   `<core_math>`: Computes a number from a and b.",
+      '    *   `<a>` (number, required): First operand.',
+      '    *   `<b>` (number, optional): Second operand.',
+      '    *   `<op>` (string, optional): (setting) Which operation. One of: "add", "subtract", "multiply", "divide". Default: "add".',
+      "*   `<core_text_transform>`: Trims white space from a text and changes its case.",
+      '    *   `<text>` (string, required): The text to transform.',
+      '    *   `<trim>` (string, optional): (setting) Which ends to strip. One of: "none", "both", "start", "end". Default: "both".',
+      '    *   `<case>` (string, optional): (setting) How to change letter case. One of: "keep", "upper", "lower". Default: "keep".',
+    ].join("\n");
+    const [math, transform] = parseActionManifest(prompt)!;
+    expect(math!.params.find((p) => p.name === "op")?.enum).toEqual(["add", "subtract", "multiply", "divide"]);
+    expect(deriveArguments(math!.params, "multiply a: 6 by b: 7")).toEqual({ a: 6, b: 7, op: "multiply" });
+    expect(deriveArguments(transform!.params, "upper case: hello from the weft")).toEqual({ text: "hello from the weft", case: "upper" });
+    // An option is a whole word: "end" is not in "friends".
+    expect(deriveArguments(transform!.params, "lower case: my friends")).toEqual({ text: "my friends", case: "lower" });
+    // A parameter name before the colon keeps its value.
+    expect(deriveArguments(transform!.params, "text: hello")).toEqual({ text: "hello" });
+  });
 });

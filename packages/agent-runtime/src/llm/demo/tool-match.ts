@@ -77,11 +77,12 @@ export function deriveArguments(params: readonly ParamSpec[], message: string): 
   const ordered = [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
   for (const param of ordered) {
     const explicit = explicitValue(message, param.name, param.type);
-    if (explicit !== undefined) {
+    // `upper case: hello` names the option before the colon; what follows is not a value of `case`.
+    if (explicit !== undefined && (!param.enum || param.enum.some((o) => String(o).toLowerCase() === explicit.toLowerCase()))) {
       out[param.name] = coerce(explicit, param.type);
       continue;
     }
-    const option = param.enum?.find((o) => message.toLowerCase().includes(String(o).toLowerCase()));
+    const option = param.enum?.find((o) => new RegExp(`\\b${escapeRegExp(String(o))}\\b`, "i").test(message));
     if (option !== undefined) {
       out[param.name] = option;
       continue;
@@ -110,11 +111,26 @@ export function deriveArguments(params: readonly ParamSpec[], message: string): 
         break;
       default: {
         const pathLike = NAMES_A_PLACE.test(param.name) ? (paths[used.paths++] ?? namedPlace(message)) : undefined;
-        out[param.name] = pathLike ?? quoted[used.quoted++] ?? message.trim().slice(0, 500);
+        out[param.name] = pathLike ?? quoted[used.quoted++] ?? afterInstruction(message, params) ?? message.trim().slice(0, 500);
       }
     }
   }
   return out;
+}
+
+/**
+ * The text after a leading instruction and a colon (`upper case: hello` → `hello`), unless what
+ * stands before the colon is one of the tool's parameter names (then it is that parameter's value).
+ */
+function afterInstruction(message: string, params: readonly ParamSpec[]): string | undefined {
+  const m = /^\s*([^:\n"']{1,40}?)\s*:\s*(\S[\s\S]*?)\s*$/.exec(message);
+  if (!m) return undefined;
+  const lastWord = m[1]!.split(/\s+/).pop()!.toLowerCase();
+  return params.some((p) => p.name.toLowerCase() === lastWord && !p.enum) ? undefined : m[2]!.slice(0, 500);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** The word after "folder", "directory", "file"…: `list the folder src` → `src`. */
@@ -130,7 +146,7 @@ function namedPlace(message: string): string | undefined {
 function explicitValue(message: string, name: string, type: string): string | undefined {
   const phrase = type === "string" && !NAMES_A_PLACE.test(name);
   const unquoted = phrase ? String.raw`([^;\n]+?)(?=\s*(?:[,;]\s*[\w ]{1,40}?\s*[:=]|$))` : String.raw`([^\s,;]+)`;
-  const spelled = [name, name.replace(/_/g, " ")].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const spelled = [name, name.replace(/_/g, " ")].map(escapeRegExp);
   for (const n of spelled) {
     const m =
       new RegExp(String.raw`\b${n}\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|${unquoted})`, "i").exec(message) ??
