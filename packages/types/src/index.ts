@@ -8,6 +8,7 @@ export * from "./validation.ts";
 export * from "./run.ts";
 export * from "./events.ts";
 export * from "./logger.ts";
+export * from "./secret-redactor.ts";
 export * from "./node-runtime.ts";
 export * from "./services.ts";
 export * from "./llm.ts";

@@ -1,0 +1,80 @@
+import type { Logger } from "./logger.ts";
+
+/**
+ * Secrets shorter than this are not redacted: the placeholders local servers accept ("x",
+ * "ollama") are not credentials, and replacing every occurrence of such a short word would mangle
+ * ordinary text. Real provider keys are far longer.
+ */
+export const MIN_REDACTED_SECRET_LENGTH = 8;
+
+interface Entry {
+  secret: string;
+  /** The secret as it appears inside a JSON string (quotes, backslashes and control characters escaped). */
+  secretInJson: string;
+  replacement: string;
+  replacementInJson: string;
+}
+
+const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * Replaces known secret values (stored API keys, the master key) with `[redacted:<label>]` in text
+ * about to be stored, sent or logged. Known values, not shapes: a key of any format is caught, and
+ * nothing else is touched. Fast when it has nothing to do: no secrets, no work; otherwise one
+ * `indexOf` per secret over the text.
+ */
+export class SecretRedactor {
+  private readonly byOwner = new Map<string, Entry[]>();
+  /** Every owner's secrets, longest first, so a secret containing another is replaced whole. */
+  private entries: Entry[] = [];
+
+  /** Sets the secrets one owner (e.g. an LLM profile id) holds, replacing what it held before; an empty list forgets them. */
+  set(owner: string, label: string, secrets: readonly string[]): void {
+    const replacement = `[redacted:${label}]`;
+    const entries = secrets
+      .filter((s) => s.length >= MIN_REDACTED_SECRET_LENGTH)
+      .map((secret) => ({ secret, secretInJson: jsonEscaped(secret), replacement, replacementInJson: jsonEscaped(replacement) }));
+    if (entries.length === 0) this.byOwner.delete(owner);
+    else this.byOwner.set(owner, entries);
+    this.entries = [...this.byOwner.values()].flat().sort((a, b) => b.secret.length - a.secret.length);
+  }
+
+  forget(owner: string): void {
+    this.set(owner, "", []);
+  }
+
+  /** Plain text with every known secret replaced. */
+  text(text: string): string {
+    let out = text;
+    for (const e of this.entries) if (out.includes(e.secret)) out = out.replaceAll(e.secret, e.replacement);
+    return out;
+  }
+
+  /** JSON text with every known secret replaced inside its strings; the result is still valid JSON. */
+  json(json: string): string {
+    let out = json;
+    for (const e of this.entries) if (out.includes(e.secretInJson)) out = out.replaceAll(e.secretInJson, e.replacementInJson);
+    return out;
+  }
+
+  /** A JSON-like value with every string redacted; the same value when no secret occurs in it. */
+  value<T>(value: T): T {
+    if (this.entries.length === 0) return value;
+    const json = JSON.stringify(value);
+    if (json === undefined) return value;
+    const redacted = this.json(json);
+    return redacted === json ? value : (JSON.parse(redacted) as T);
+  }
+}
+
+/** A logger whose messages and fields pass through the redactor, and whose children do too. */
+export function redactingLogger(inner: Logger, redactor: SecretRedactor): Logger {
+  const clean = (fields: Record<string, unknown> | undefined) => (fields === undefined ? undefined : redactor.value(fields));
+  return {
+    debug: (message, fields) => inner.debug(redactor.text(message), clean(fields)),
+    info: (message, fields) => inner.info(redactor.text(message), clean(fields)),
+    warn: (message, fields) => inner.warn(redactor.text(message), clean(fields)),
+    error: (message, fields) => inner.error(redactor.text(message), clean(fields)),
+    child: (scope) => redactingLogger(inner.child(scope), redactor),
+  };
+}
