@@ -101,7 +101,7 @@ export const AgentStepTraceSchema = z.object({
     error: NodeErrorSchema.optional(),
   }),
   /** The LLM's raw output (what was streamed before a failure, when it failed). */
-  output: z.object({ text: z.string(), reasoning: z.string().optional(), toolCalls: z.array(ToolCallSchema) }),
+  output: z.object({ text: z.string(), reasoning: z.string().optional(), toolCalls: z.array(ToolCallSchema), /** `length`: cut off at the output limit. */ finishReason: z.string().optional() }),
   /** The reply part of the output: without the action block and reasoning. */
   responseText: z.string(),
   /** What the parser saw but deliberately did not execute, or repaired. */

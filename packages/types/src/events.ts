@@ -22,7 +22,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("run.cancelled"), runId: z.string(), reason: z.string(), durationMs: z.number() }),
   // Agent loop (AgentInstance).
   z.object({ ...base, type: z.literal("agent.step"), agentId: z.string(), step: z.number().int(), phase: z.enum(["deliberating", "acting", "done"]) }),
-  z.object({ ...base, type: z.literal("agent.llm.output"), agentId: z.string(), step: z.number().int(), text: z.string(), reasoning: z.string().optional(), runId: z.string().optional() }),
+  z.object({ ...base, type: z.literal("agent.llm.output"), agentId: z.string(), step: z.number().int(), text: z.string(), reasoning: z.string().optional(), runId: z.string().optional(), finishReason: z.string().optional() }),
   z.object({ ...base, type: z.literal("agent.action.parsed"), agentId: z.string(), step: z.number().int(), toolId: z.string(), params: z.record(z.string(), z.unknown()), notes: z.array(z.string()) }),
   z.object({ ...base, type: z.literal("agent.action.rejected"), agentId: z.string(), step: z.number().int(), code: z.string(), message: z.string() }),
   z.object({ ...base, type: z.literal("agent.observation"), agentId: z.string(), step: z.number().int(), text: z.string(), ok: z.boolean(), runId: z.string().optional() }),

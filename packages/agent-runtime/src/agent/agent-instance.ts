@@ -33,7 +33,8 @@ import { runAgentStep } from "./agent-step.ts";
 import { userAnswerObservation } from "./ask-user.ts";
 import { Deliberation } from "./deliberation.ts";
 import { agentError, errorMessage, fail, ok, type AgentError, type AgentResult } from "./errors.ts";
-import { MistakeTracker, type MistakeLimits } from "./mistake-tracker.ts";
+import { LoopMemory } from "./loop-memory.ts";
+import type { MistakeLimits } from "./mistake-tracker.ts";
 import { PendingPermissions, type PermissionBroker } from "./permission-broker.ts";
 import type { AgentProtocolAdapter } from "./protocol.ts";
 import { nativeProtocol } from "./protocol-native.ts";
@@ -255,7 +256,7 @@ export class AgentInstance {
     const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
     this.currentStatus = "running";
     this.reason = undefined;
-    const tracker = new MistakeTracker(this.options.mistakes);
+    const memory = new LoopMemory(this.options.mistakes);
     const env = this.environment(signal, options.services);
     const steps: AgentStepTrace[] = [];
     let result: AgentRunResult | undefined;
@@ -265,7 +266,7 @@ export class AgentInstance {
           result = { conversationId: this.conversationId, status: "cancelled", reason: "The run was cancelled.", steps };
           break;
         }
-        const step = await runAgentStep(env, ++this.steps, tracker);
+        const step = await runAgentStep(env, ++this.steps, memory);
         steps.push(step.trace);
         if (step.question) this.question = { ...step.question, step: step.trace.step };
         if (step.status !== "running") {

@@ -3,8 +3,8 @@ import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, errorMessage, type AgentError } from "./errors.ts";
-import type { MistakeTracker } from "./mistake-tracker.ts";
-import { runActions, type ActionFailure, type ActionsOutcome, type PendingQuestion } from "./step-actions.ts";
+import { MAX_CONTINUATIONS, type LoopMemory } from "./loop-memory.ts";
+import { emitObservations, runActions, type ActionFailure, type ActionsOutcome, type PendingQuestion } from "./step-actions.ts";
 import type { StepEnvironment } from "./step-environment.ts";
 
 export interface StepResult {
@@ -12,7 +12,7 @@ export interface StepResult {
   /** `running` when the loop should go on. */
   status: AgentStatus;
   reason?: string;
-  /** The final answer (status `completed`). */
+  /** The final answer (status `completed`), or what there is of one cut off at the output limit. */
   text?: string;
   question?: PendingQuestion;
   error?: AgentError;
@@ -21,6 +21,9 @@ export interface StepResult {
 const EMPTY_REPLY =
   "Observation: Error (EMPTY_REPLY) - Your reply was empty: no text and no action. Answer in plain text, or call one tool or skill.";
 
+const CONTINUE =
+  "Observation: Your reply was cut off at the output limit (finish_reason: length) before it was complete. Continue exactly where it stopped, without repeating what you already wrote, and keep the rest short.";
+
 const LLM_CODES: ReadonlySet<string> = new Set(LLM_ERROR_CODES);
 
 /**
@@ -28,7 +31,7 @@ const LLM_CODES: ReadonlySet<string> = new Set(LLM_ERROR_CODES);
  * its output under the agent's protocol, run the actions, and record the step (trace, assistant
  * message and observations) in the conversation log. Never throws.
  */
-export async function runAgentStep(env: StepEnvironment, step: number, mistakes: MistakeTracker): Promise<StepResult> {
+export async function runAgentStep(env: StepEnvironment, step: number, memory: LoopMemory): Promise<StepResult> {
   const startedAt = Date.now();
   const t0 = performance.now();
   const meta: MessageMeta = { mode: "agent", agentId: env.agentId };
@@ -55,7 +58,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, mistakes:
     startedAt,
     durationMs: performance.now() - t0,
     deliberation,
-    output: { text: output.text, ...(output.reasoning ? { reasoning: output.reasoning } : {}), toolCalls: output.toolCalls },
+    output: { text: output.text, ...(output.reasoning ? { reasoning: output.reasoning } : {}), toolCalls: output.toolCalls, ...(output.finishReason ? { finishReason: output.finishReason } : {}) },
     ...fields,
   });
   const noMistakes = { consecutive: 0, identical: 0 };
@@ -69,17 +72,41 @@ export async function runAgentStep(env: StepEnvironment, step: number, mistakes:
     return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [{ ...entry, agentStep: t }]);
   }
 
-  env.events.emit({ type: "agent.llm.output", agentId: env.agentId, step, text: output.text, runId, ...(output.reasoning ? { reasoning: output.reasoning } : {}) });
+  env.events.emit({ type: "agent.llm.output", agentId: env.agentId, step, text: output.text, runId, ...(output.reasoning ? { reasoning: output.reasoning } : {}), ...(output.finishReason ? { finishReason: output.finishReason } : {}) });
   const read = env.protocol.read(output, env.manifest);
-  const assistant = assistantMessage({ text: output.text, toolCalls: env.profile.protocol === "openai-tools" ? output.toolCalls : [], ...(output.reasoning ? { reasoning: output.reasoning } : {}) }, { ...meta, runId });
+  const assistant = assistantMessage({ text: read.keptText ?? output.text, toolCalls: env.profile.protocol === "openai-tools" ? output.toolCalls : [], ...(output.reasoning ? { reasoning: output.reasoning } : {}) }, { ...meta, runId });
+  const cutOff = output.finishReason === "length" && output.toolCalls.length === 0 && (read.actions.length === 0 || read.callAsText);
+  const repeatedCallAsText = read.callAsText && memory.refusedCallAsText;
+  memory.refusedCallAsText = read.callAsText && !repeatedCallAsText && !cutOff;
 
-  if (read.actions.length === 0) {
+  if (cutOff) {
+    memory.keepCut(read.responseText.trim(), output.text);
+    if (memory.continuations > MAX_CONTINUATIONS) {
+      const text = memory.answer("", "");
+      const error = agentError(
+        "ANSWER_CUT_OFF",
+        `The model's answer was cut off at its output limit ${memory.continuations} times in a row (finish_reason: length); the loop stopped with the partial answer.`,
+        "Raise the output limit (max tokens) of the deliberation's LLM call, or ask for a shorter answer.",
+        { continuations: memory.continuations - 1 },
+      );
+      const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "failed", reason: error.message });
+      return finish(env, step, { trace: t, status: "failed", reason: error.message, text, error }, [{ ...assistant, agentStep: t }]);
+    }
+    env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: CONTINUE, ok: false });
+    const t = trace({ responseText: read.responseText, notes: [...read.notes, `The reply was cut off at the output limit; the model was asked to continue (${memory.continuations} of ${MAX_CONTINUATIONS}).`], actions: [], mistakes: noMistakes, status: "running" });
+    return finish(env, step, { trace: t, status: "running" }, [{ ...assistant, agentStep: t }, userMessage(CONTINUE, meta)]);
+  }
+
+  if (read.actions.length === 0 || repeatedCallAsText) {
     if (read.responseText.trim() !== "") {
-      const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "completed" });
-      return finish(env, step, { trace: t, status: "completed", text: read.responseText }, [{ ...assistant, agentStep: t }]);
+      const notes = repeatedCallAsText ? [...read.notes, "Taken as the answer: the model sent a call written as text again after being told it was not run."] : read.notes;
+      const text = memory.answer(read.responseText.trim(), output.text);
+      memory.dropCut();
+      const t = trace({ responseText: read.responseText, notes, actions: [], mistakes: noMistakes, status: "completed" });
+      return finish(env, step, { trace: t, status: "completed", text }, [{ ...assistant, agentStep: t }]);
     }
     env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: "EMPTY_REPLY", message: EMPTY_REPLY });
-    const verdict = mistakes.record("EMPTY_REPLY", "an empty reply");
+    const verdict = memory.mistakes.record("EMPTY_REPLY", "an empty reply");
     const observation = verdict.kind === "mistake" && verdict.firmer ? `${EMPTY_REPLY}\n${verdict.firmer}` : EMPTY_REPLY;
     env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
     const action: AgentActionTrace = { parse: { kind: "error", code: "EMPTY_REPLY", message: EMPTY_REPLY }, status: "rejected", ok: false, observation, permissions: [], startedAt: Date.now(), durationMs: 0 };
@@ -88,9 +115,11 @@ export async function runAgentStep(env: StepEnvironment, step: number, mistakes:
     return finish(env, step, { trace: t, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) }, [{ ...assistant, agentStep: t }, userMessage(observation, meta)]);
   }
 
+  memory.dropCut();
   const acted = await runActions(env, step, read.actions);
-  const verdict = mistakes.record(signatureOf(acted.failures), acted.failures.map((f) => f.what).join("; "));
+  const verdict = memory.mistakes.record(signatureOf(acted.failures), acted.failures.map((f) => f.what).join("; "));
   if (verdict.kind === "mistake" && verdict.firmer) firmUp(acted, verdict.firmer);
+  emitObservations(env, step, acted);
   const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? "waiting_user" : "running";
   const reason = status === "cancelled" ? "The run was cancelled while an action ran." : verdict.kind === "stuck" ? verdict.reason : undefined;
   const t = trace({ responseText: read.responseText, notes: read.notes, actions: acted.traces, mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(reason ? { reason } : {}) });

@@ -8,6 +8,8 @@ export interface LlmOutput {
   text: string;
   reasoning?: string;
   toolCalls: z.infer<typeof ToolCallSchema>[];
+  /** Why the model stopped (`stop`, `length`, `tool_calls`, …), when the workflow tells. */
+  finishReason?: string;
 }
 
 export type DeliberationOutcome =
@@ -101,8 +103,24 @@ export class Deliberation {
       return { ok: false, runId: options.runId, durationMs, status: "failed", error, partial: { text: textOf(out.text), toolCalls: [] } };
     }
     const reasoning = textOf(out.reasoning);
-    return { ok: true, runId: options.runId, durationMs, output: { text: textOf(out.text), ...(reasoning ? { reasoning } : {}), toolCalls: toolCalls.data } };
+    const finishReason = finishReasonOf(out, run.observations);
+    return { ok: true, runId: options.runId, durationMs, output: { text: textOf(out.text), ...(reasoning ? { reasoning } : {}), toolCalls: toolCalls.data, ...(finishReason ? { finishReason } : {}) } };
   }
+}
+
+/**
+ * The workflow's `finishReason` output, else that of its last LLM call: deliberation workflows
+ * written before it was an output still tell the loop that the answer was cut off.
+ */
+function finishReasonOf(outputs: Record<string, unknown>, observations: readonly { nodeType: string; outputs?: Record<string, unknown> | null }[]): string | undefined {
+  if (typeof outputs.finishReason === "string" && outputs.finishReason !== "") return outputs.finishReason;
+  for (let i = observations.length - 1; i >= 0; i--) {
+    const o = observations[i]!;
+    if (o.nodeType !== "llm:chat") continue;
+    const reason = o.outputs?.finishReason;
+    return typeof reason === "string" && reason !== "" ? reason : undefined;
+  }
+  return undefined;
 }
 
 function textOf(value: unknown): string {

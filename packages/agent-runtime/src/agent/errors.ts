@@ -21,6 +21,8 @@ export const AGENT_ERROR_CODES = [
   "LLM_FAILED",
   /** The deliberation workflow failed for another reason. */
   "DELIBERATION_FAILED",
+  /** The model's answer stayed cut off at its output limit (finish_reason `length`) after being asked to continue. */
+  "ANSWER_CUT_OFF",
   /** A loop is already running in this conversation. */
   "BUSY",
   /** The agent waits for the user's answer: give it with `sendMessage`. */

@@ -1,5 +1,5 @@
 import type { ConversationMessage } from "@weft/types";
-import { parseToolCallArguments, type Manifest } from "../action/index.ts";
+import { callAsTextError, parseToolCallArguments, type Manifest } from "../action/index.ts";
 import { toolResultMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import type { AgentProtocolAdapter, ObservationEntry, ReadOutput } from "./protocol.ts";
@@ -11,10 +11,15 @@ import type { AgentProtocolAdapter, ObservationEntry, ReadOutput } from "./proto
  */
 export const nativeProtocol: AgentProtocolAdapter = {
   read(output: LlmOutput, manifest: Manifest): ReadOutput {
+    if (output.toolCalls.length === 0) {
+      const refusal = callAsTextError(output.text, manifest);
+      return { responseText: output.text, notes: [], actions: refusal ? [{ parsed: refusal }] : [], callAsText: refusal !== undefined };
+    }
     return {
       responseText: output.text,
       notes: [],
       actions: output.toolCalls.map((call) => ({ callId: call.id, parsed: parseToolCallArguments(call, manifest) })),
+      callAsText: false,
     };
   },
 

@@ -1,8 +1,8 @@
 import type { ConversationMessage } from "@weft/types";
-import { parseAction, type Manifest } from "../action/index.ts";
+import { jsonCallError, parseAction, quotedActionError, type CallResult, type ErrorResult, type Manifest } from "../action/index.ts";
 import { userMessage, type MessageMeta } from "../conversation/index.ts";
 import type { LlmOutput } from "./deliberation.ts";
-import type { AgentProtocolAdapter, ObservationEntry, ReadOutput } from "./protocol.ts";
+import type { AgentProtocolAdapter, ObservationEntry, PlannedAction, ReadOutput } from "./protocol.ts";
 
 /**
  * The `<ACTION>` protocol (seed 004): the output's text is parsed (at most one action per turn),
@@ -13,12 +13,14 @@ export const xmlProtocol: AgentProtocolAdapter = {
   read(output: LlmOutput, manifest: Manifest): ReadOutput {
     const parsed = parseAction(output.text, manifest);
     switch (parsed.kind) {
-      case "text":
-        return { responseText: parsed.responseText, notes: parsed.notes, actions: [] };
+      case "text": {
+        const refusal = quotedActionError(parsed) ?? jsonCallError(parsed.responseText, manifest);
+        if (refusal) return { responseText: parsed.responseText, notes: parsed.notes, actions: [{ parsed: refusal }], callAsText: true };
+        return { responseText: parsed.responseText, notes: parsed.notes, actions: [], callAsText: false };
+      }
       case "call":
-        return { responseText: parsed.responseText, notes: [], actions: [{ parsed }] };
       case "error":
-        return { responseText: parsed.responseText, notes: [], actions: [{ parsed }] };
+        return { responseText: parsed.responseText, notes: [], ...afterAction(output.text, parsed), callAsText: false };
       default: {
         const never: never = parsed;
         return never;
@@ -30,3 +32,17 @@ export const xmlProtocol: AgentProtocolAdapter = {
     return observations.map((o) => userMessage(o.observation, { ...meta, ...(o.runId ? { runId: o.runId } : {}) }));
   },
 };
+
+const SHOWN_TAIL = 80;
+
+/**
+ * The turn ends at `</ACTION>` (seed 004 §3.1.1): what a model writes after it — often an invented
+ * "Observation: …" — never reaches the next request, and the model is told it was ignored.
+ */
+function afterAction(text: string, parsed: CallResult | ErrorResult): { actions: PlannedAction[]; keptText?: string } {
+  if (parsed.actionEnd === undefined || parsed.trailingText === "") return { actions: [{ parsed }] };
+  const tail = parsed.trailingText.replace(/\s+/g, " ");
+  const shown = tail.length <= SHOWN_TAIL ? tail : `${tail.slice(0, SHOWN_TAIL)}…`;
+  const note = `Note: the text you wrote after </ACTION> (${JSON.stringify(shown)}) was ignored and removed from the conversation; only the Observation above is real. Stop writing after </ACTION> and wait for the Observation.`;
+  return { actions: [{ parsed, note }], keptText: text.slice(0, parsed.actionEnd) };
+}

@@ -8,6 +8,8 @@ export interface PlannedAction {
   /** The native tool call id; absent for an `<ACTION>` block. */
   callId?: string;
   parsed: CallResult | ErrorResult;
+  /** Said after the action's observation (e.g. that text after `</ACTION>` was ignored). */
+  note?: string;
 }
 
 export interface ReadOutput {
@@ -15,6 +17,13 @@ export interface ReadOutput {
   responseText: string;
   notes: string[];
   actions: PlannedAction[];
+  /** The part of the output the conversation keeps, when not all of it (text after `</ACTION>` is dropped). */
+  keptText?: string;
+  /**
+   * The only action is a call written as text the protocol does not run (quoted, JSON, `<ACTION>`
+   * for a native agent): refused once; the same kind of reply right after the refusal is the answer.
+   */
+  callAsText: boolean;
 }
 
 /** An observation to put into the conversation log, for one action. */

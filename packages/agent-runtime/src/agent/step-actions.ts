@@ -26,6 +26,8 @@ export interface ActionsOutcome {
   question?: PendingQuestion;
   failures: ActionFailure[];
   cancelled: boolean;
+  /** Traces whose `agent.observation` event is due once the step's mistakes are counted (see emitObservations). */
+  observed: number[];
 }
 
 const WAITING_NOTE = "Not executed: an earlier call in this turn asks the user, and the run waits for the reply. Call this again once you have it, if it is still needed.";
@@ -53,7 +55,7 @@ function clip(text: string, max: number): string {
  * so every native call still gets its result), and so does a cancellation.
  */
 export async function runActions(env: StepEnvironment, step: number, actions: readonly PlannedAction[]): Promise<ActionsOutcome> {
-  const out: ActionsOutcome = { traces: [], observations: [], observationOf: [], failures: [], cancelled: false };
+  const out: ActionsOutcome = { traces: [], observations: [], observationOf: [], failures: [], cancelled: false, observed: [] };
   const observe = (entry: ObservationEntry) => {
     out.observationOf[out.traces.length - 1] = out.observations.length;
     out.observations.push(entry);
@@ -72,9 +74,9 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       continue;
     }
     if (action.parsed.kind === "error") {
-      const observation = formatObservation(action.parsed);
+      const observation = withNote(formatObservation(action.parsed), action.note);
       env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: action.parsed.code, message: action.parsed.message });
-      env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
+      out.observed.push(out.traces.length);
       out.traces.push({ ...callId, parse, status: "rejected", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
       observe({ ...callId, toolName, observation });
       const message = action.parsed.message.replace(/\b(line|column)\s+\d+/gi, "$1");
@@ -102,7 +104,8 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}),
     });
     const permissions = env.permissions.end();
-    env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: result.observation, ok: result.ok, ...(result.runId ? { runId: result.runId } : {}) });
+    const observation = withNote(result.observation, action.note);
+    out.observed.push(out.traces.length);
     const status = result.status === "completed" ? (result.ok ? "completed" : "failed") : result.status;
     out.traces.push({
       ...callId,
@@ -111,13 +114,13 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       ok: result.ok,
       ...(result.runId ? { runId: result.runId } : {}),
       ...(result.error ? { error: result.error } : {}),
-      observation: result.observation,
+      observation,
       ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}),
       permissions,
       startedAt: result.startedAt,
       durationMs: result.durationMs,
     });
-    observe({ ...callId, toolName: call.toolName, observation: result.observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
+    observe({ ...callId, toolName: call.toolName, observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
     if (result.status === "cancelled" || env.signal.aborted) out.cancelled = true;
     else if (!result.ok) {
       const code = result.error?.code ?? "FAILED";
@@ -125,4 +128,19 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
     }
   }
   return out;
+}
+
+/**
+ * The `agent.observation` events of a step's actions, in call order, sent once the observations are
+ * final (a repeated mistake gets a firmer text), so what is shown is exactly what the model gets.
+ */
+export function emitObservations(env: StepEnvironment, step: number, acted: ActionsOutcome): void {
+  for (const i of acted.observed) {
+    const t = acted.traces[i]!;
+    env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: t.observation, ok: t.ok, ...(t.runId ? { runId: t.runId } : {}) });
+  }
+}
+
+function withNote(observation: string, note: string | undefined): string {
+  return note ? `${observation}\n${note}` : observation;
 }

@@ -1,5 +1,6 @@
 import { InlineCodeIndex } from "./inline-code.ts";
 import { LineIndex } from "./positions.ts";
+import type { QuotedAction } from "./result.ts";
 
 /**
  * Where the `<ACTION>` block of a model output is — only one the model meant as an action: tags
@@ -15,6 +16,8 @@ export type Located =
 
 export interface LocateOutput {
   located: Located;
+  /** `<ACTION>` tags skipped as quoted, in text order. */
+  quoted: QuotedAction[];
   /** The text before the block (the whole text when there is none), reasoning blocks removed, trimmed. */
   responseText: string;
   /** The text after `</ACTION>`, trimmed. */
@@ -42,6 +45,7 @@ type Found = { at: number; closing: boolean } | undefined;
 
 class Scanner {
   readonly notes: string[] = [];
+  readonly quoted: QuotedAction[] = [];
   readonly reasoning: Array<[number, number]> = [];
   /** Set when a code block or reasoning block runs to the end of the text. */
   tailQuoted = false;
@@ -80,7 +84,10 @@ class Scanner {
     }
     const end = close.index + close[0].length;
     this.reasoning.push([0, end]);
-    if (ACTION_TAG.test(this.text.slice(0, close.index))) this.notes.push(`An <ACTION> before </${close[1]}> (line ${this.line(close.index)}) was part of your reasoning and was not executed.`);
+    if (ACTION_TAG.test(this.text.slice(0, close.index))) {
+      this.quoted.push({ where: "reasoning", line: 1 });
+      this.notes.push(`An <ACTION> before </${close[1]}> (line ${this.line(close.index)}) was part of your reasoning and was not executed.`);
+    }
     return end;
   }
 
@@ -103,7 +110,7 @@ class Scanner {
       const at = m.index;
       if (m[1]) {
         const end = this.fenceEnd(at, m[1]);
-        this.noteQuoted(at, end, "inside a Markdown code block", "was an example and was not executed", end === this.text.length && this.tailQuoted);
+        this.noteQuoted("code-block", at, end, "inside a Markdown code block", "was an example and was not executed", end === this.text.length && this.tailQuoted);
         token.lastIndex = floor = this.floor = end;
       } else if (m[0] === "<!--") {
         const end = at + 4 < this.noCommentCloseFrom ? this.text.indexOf("-->", at + 4) : -1;
@@ -111,17 +118,19 @@ class Scanner {
           this.noCommentCloseFrom = Math.min(this.noCommentCloseFrom, at + 4);
           continue; // an unclosed comment in prose is plain text
         }
-        this.noteQuoted(at, end, "inside an HTML comment", "was not executed");
+        this.noteQuoted("comment", at, end, "inside an HTML comment", "was not executed");
         token.lastIndex = floor = this.floor = end + 3;
       } else if (m[3]!.toLowerCase() !== "action") {
         if (m[2]) continue; // a stray reasoning close tag
         const end = this.reasoningEnd(at, m[3]!);
-        this.noteQuoted(at, end, `inside a <${m[3]}> block`, "was reasoning and was not executed; write the <ACTION> block after your reasoning", end === this.text.length && this.tailQuoted);
+        this.noteQuoted("reasoning", at, end, `inside a <${m[3]}> block`, "was reasoning and was not executed; write the <ACTION> block after your reasoning", end === this.text.length && this.tailQuoted);
         token.lastIndex = floor = this.floor = end;
       } else if (++this.actionTags > MAX_ACTION_TAGS) {
         this.overflow = true;
         return undefined;
       } else if (this.code.contains(at, floor)) {
+        // A whole block in backticks was meant to run; a bare `<ACTION>` in a sentence is only a mention.
+        if (m[2] !== "/" && /<\/action\s*>/i.test(this.text.slice(at, at + 4096))) this.quoted.push({ where: "inline-code", line: this.line(at) });
         this.notes.push(`An <ACTION> tag inside inline code (line ${this.line(at)}) was an example and was not executed.`);
       } else {
         return { at, closing: m[2] === "/" };
@@ -157,8 +166,9 @@ class Scanner {
     return end;
   }
 
-  private noteQuoted(start: number, end: number, where: string, outcome: string, unclosed = false): void {
+  private noteQuoted(kind: QuotedAction["where"], start: number, end: number, where: string, outcome: string, unclosed = false): void {
     if (!ACTION_TAG.test(this.text.slice(start, end))) return;
+    this.quoted.push({ where: kind, line: this.line(start) });
     const opened = unclosed ? `opened at line ${this.line(start)} and never closed` : `line ${this.line(start)}`;
     this.notes.push(`An <ACTION> tag ${where} (${opened}) ${outcome}.`);
   }
@@ -253,6 +263,7 @@ export function locateAction(text: string): LocateOutput {
   const start = s.headlessReasoningEnd();
   const finish = (located: Located, before: number, after: number): LocateOutput => ({
     located,
+    quoted: s.quoted,
     responseText: s.visibleText(start, before),
     trailingText: after < text.length ? s.visibleText(after, text.length) : "",
     lines: s.lines,

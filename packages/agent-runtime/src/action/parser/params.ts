@@ -14,6 +14,8 @@ export interface ParamIssue extends Issue {
 export interface ParamsCheck {
   params: Record<string, unknown>;
   issues: ParamIssue[];
+  /** The raw parameters under their schema names where only the letter case differed. */
+  raw: Record<string, unknown>;
 }
 
 /**
@@ -48,11 +50,12 @@ export function readToolParams(tool: XmlElement, entry: ManifestEntry, notes: st
 }
 
 /** Converts and validates parameters against the entry's schema; unknown names get the nearest valid one. */
-export function checkParams(raw: Record<string, unknown>, entry: ManifestEntry, origin: CoerceContext["origin"], notes: string[]): ParamsCheck {
+export function checkParams(given: Record<string, unknown>, entry: ManifestEntry, origin: CoerceContext["origin"], notes: string[]): ParamsCheck {
   const schema = entry.inputSchema as JsonSchema;
   const props = (typeof schema.properties === "object" && schema.properties !== null ? schema.properties : {}) as Record<string, JsonSchema>;
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : [];
   const known = Object.keys(props);
+  const raw = repairCase(given, known, origin, notes);
   const issues: ParamIssue[] = [];
   const params: Record<string, unknown> = {};
   const unknown: string[] = [];
@@ -82,5 +85,25 @@ export function checkParams(raw: Record<string, unknown>, entry: ManifestEntry, 
     });
   }
   for (const m of missing) if (!explained.has(m)) issues.push({ param: m, path: `<${m}>`, message: "required parameter is missing" });
-  return { params, issues };
+  return { params, issues, raw };
+}
+
+/**
+ * Names that match a parameter but for letter case (`<A>`, `<Op>`) are read as that parameter, with
+ * a note, as tool names are; a name that fits several, or one already given, stays as written.
+ */
+function repairCase(raw: Record<string, unknown>, known: readonly string[], origin: CoerceContext["origin"], notes: string[]): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(raw)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const matches = known.filter((k) => k.toLowerCase() === lower);
+    if (matches.length !== 1 || Object.hasOwn(raw, matches[0]!)) continue;
+    const name = matches[0]!;
+    out ??= { ...raw };
+    delete out[key];
+    setOwn(out, name, raw[key]);
+    notes.push(origin === "xml" ? `The parameter <${key}> was matched to <${name}> ignoring letter case; write <${name}> exactly.` : `The argument \`${key}\` was matched to \`${name}\` ignoring letter case; write \`${name}\` exactly.`);
+  }
+  return out ?? raw;
 }

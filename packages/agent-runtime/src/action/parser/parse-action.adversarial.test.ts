@@ -230,7 +230,7 @@ describe("hostile input", () => {
 
   it("non-string input does not throw", () => {
     expect(parseAction(undefined as unknown as string, manifest).kind).toBe("text");
-    expect(parseAction(42 as unknown as string, manifest)).toEqual({ kind: "text", responseText: "42", notes: [] });
+    expect(parseAction(42 as unknown as string, manifest)).toEqual({ kind: "text", responseText: "42", notes: [], quoted: [] });
   });
 
   it("an empty manifest answers every call with UNKNOWN_TOOL and says no tools exist", () => {

@@ -202,7 +202,7 @@ describe("text the model did not mean as an action is never executed", () => {
     const r = call(`Saving the template.\n${act("<world_read><path><![CDATA[ends reasoning: </think>]]></path></world_read>")}`);
     expect(r.params.path).toBe("ends reasoning: </think>");
     expect(r.responseText).toBe("Saving the template.");
-    expect(parse("Close reasoning with `</think>`.")).toEqual({ kind: "text", responseText: "Close reasoning with `</think>`.", notes: [] });
+    expect(parse("Close reasoning with `</think>`.")).toEqual({ kind: "text", responseText: "Close reasoning with `</think>`.", notes: [], quoted: [] });
     const headless = call(`I might call ${act("<world_read><path>x</path></world_read>")} first.</think>Now:\n${act("<clock_now/>")}`);
     expect(headless.toolId).toBe("clock:now");
     expect(headless.responseText).toBe("Now:");

@@ -8,20 +8,20 @@ const manifest = fixtureManifest();
 
 describe("seed 004 §5 examples", () => {
   it("§5.1 simple call: reply text before the block, raw parameter values", () => {
-    const r = parseAction(
-      `Okay, I need to check the current weather to answer the player's question.
+    const output = `Okay, I need to check the current weather to answer the player's question.
 <ACTION>
     <world_read>
         <path>environment.weather.current_conditions</path>
         <default_value>unknown</default_value>
     </world_read>
-</ACTION>`,
-      manifest,
-    );
+</ACTION>`;
+    const r = parseAction(output, manifest);
     expect(r).toEqual({
       kind: "call",
       responseText: "Okay, I need to check the current weather to answer the player's question.",
       trailingText: "",
+      // The block ends the output.
+      actionEnd: output.length,
       toolId: "world:read",
       toolKind: "tool",
       toolName: "world_read",
@@ -112,7 +112,7 @@ console.log("New version with <special & characters>");
 
   it("§5.4 plain reply: no action, the whole output is the reply", () => {
     const text = "The weather is currently sunny and pleasant. It's a great day for an adventure!";
-    expect(parseAction(text, manifest)).toEqual({ kind: "text", responseText: text, notes: [] });
+    expect(parseAction(text, manifest)).toEqual({ kind: "text", responseText: text, notes: [], quoted: [] });
   });
 
   it("§5.5 self-correction: a misspelt parameter names the right one, the corrected call passes", () => {

@@ -53,6 +53,7 @@ class BlockContext {
       message: notes.length > 0 ? `${message}\n${notes.map((n) => `Note: ${n}`).join("\n")}` : message,
       responseText: this.loc.responseText,
       trailingText: this.loc.trailingText,
+      ...(this.loc.located.kind === "block" ? { actionEnd: this.loc.located.closeEnd } : {}),
       ...(toolId !== undefined ? { toolId } : {}),
       ...(p ? { line: p.line, column: p.column } : {}),
     };
@@ -85,7 +86,7 @@ function parseLocated(text: string, manifest: Manifest, loc: LocateOutput): Pars
         const p = ctx.position(located.strayClose);
         return ctx.error("MALFORMED_XML", malformedMessage("found </ACTION> without an opening <ACTION> tag. Open the block with <ACTION> before the tool tag.", p, ctx.guessEntry(0)), located.strayClose);
       }
-      return { kind: "text", responseText: loc.responseText, notes: located.notes };
+      return { kind: "text", responseText: loc.responseText, notes: located.notes, quoted: loc.quoted };
     case "broken-open":
       return ctx.error("MALFORMED_XML", malformedMessage("the <ACTION tag is not closed with '>' before the next tag; write <ACTION> exactly.", ctx.position(located.openStart), ctx.guessEntry(located.openStart + 1)), located.openStart);
     case "unclosed": {
@@ -176,13 +177,14 @@ function toolCall(ctx: BlockContext, tool: XmlElement, contentStart: number, con
       return o === undefined ? undefined : ctx.position(o);
     };
     const firstAt = issues[0]!.at === Number.MAX_SAFE_INTEGER ? from - 1 : issues[0]!.at;
-    const message = invalidParamsMessage(entry, issues.map((x) => x.issue), read.raw, positionOf);
+    const message = invalidParamsMessage(entry, issues.map((x) => x.issue), checked.raw, positionOf);
     return ctx.error("INVALID_PARAMS", message, firstAt, entry.id);
   }
   return {
     kind: "call",
     responseText: ctx.loc.responseText,
     trailingText: ctx.loc.trailingText,
+    ...(ctx.loc.located.kind === "block" ? { actionEnd: ctx.loc.located.closeEnd } : {}),
     toolId: entry.id,
     toolKind: entry.kind,
     toolName: entry.name,

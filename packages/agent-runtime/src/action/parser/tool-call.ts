@@ -26,7 +26,7 @@ export function parseToolCallArguments(toolCall: Pick<ToolCall, "function">, too
     const notes: string[] = resolved.repair ? [resolved.repair.replace(/<([^>]+)>/g, "`$1`")] : [];
     const checked = checkParams(args.value, entry, "json", notes);
     if (checked.issues.length > 0) {
-      return { ...base, kind: "error", code: "INVALID_PARAMS", message: invalidParamsMessage(entry, checked.issues, args.value, () => undefined, "json"), toolId: entry.id };
+      return { ...base, kind: "error", code: "INVALID_PARAMS", message: invalidParamsMessage(entry, checked.issues, checked.raw, () => undefined, "json"), toolId: entry.id };
     }
     return { ...base, kind: "call", toolId: entry.id, toolKind: entry.kind, toolName: entry.name, params: checked.params, notes };
   } catch (err) {
