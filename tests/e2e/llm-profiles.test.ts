@@ -66,6 +66,29 @@ describe("LLM profiles settings", () => {
     expect((await weft.api("GET", "/api/llm-profiles")).body.profiles.length).toBe(before);
   });
 
+  it("warns that a changed address clears the key, clears it on save, and the new address never gets the old key", async () => {
+    const { page } = weft;
+    const dialog = page.getByTestId("llm-profiles");
+    const elsewhere = await startScriptedLlmServer({ model: "gpt-e2e" });
+    try {
+      await dialog.locator('li[data-profile="hosted"]').click();
+      expect(await page.getByTestId("key-will-clear").count()).toBe(0);
+      await page.locator("#lp-url").fill(elsewhere.baseUrl);
+      await page.getByTestId("key-will-clear").waitFor();
+      await page.getByTestId("save-profile").click();
+      await expect.poll(() => page.locator(".toast.warning").textContent()).toMatch(/Enter the API key again/);
+      await expect.poll(() => page.locator("#lp-key").getAttribute("placeholder")).toBe("none");
+
+      elsewhere.enqueue({ kind: "text", chunks: ["pong"] });
+      await page.getByTestId("test-profile").click();
+      await page.getByTestId("profile-test-result").waitFor();
+      expect(elsewhere.requests.length).toBeGreaterThan(0);
+      for (const request of elsewhere.requests) expect(JSON.stringify(request)).not.toContain(KEY);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
   it("makes a profile the default and deletes it, falling back to the demo LLM", async () => {
     const { page } = weft;
     const dialog = page.getByTestId("llm-profiles");

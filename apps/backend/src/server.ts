@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
+import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { openSqliteStorage, type Storage } from "./storage/storage.ts";
@@ -68,18 +68,21 @@ const DEFAULT_FRONTEND = fileURLToPath(new URL("../../frontend/dist", import.met
 const DEFAULT_EXAMPLES = fileURLToPath(new URL("../../../workflows", import.meta.url));
 
 export async function createServer(options: ServerOptions): Promise<WeftServer> {
-  const log = options.logger ?? createLogger("weft");
+  // One redactor for everything this server stores, sends and logs; the stored secrets are added as they are read.
+  const redactor = new SecretRedactor();
+  const log = redactingLogger(options.logger ?? createLogger("weft"), redactor);
   const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
   mkdirSync(options.dataDir, { recursive: true });
-  const storage = openSqliteStorage(options.dataDir);
+  const storage = openSqliteStorage(options.dataDir, redactor);
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
   try {
-    const box = new SecretBox(loadMasterKey(options.dataDir, options.secret));
+    const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;
-    const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, log.child("llm"));
+    const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.ensureDefaults();
+    await llmProfiles.redactStoredKeys();
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
 

@@ -78,7 +78,7 @@ describe("LLM profiles", () => {
     expect(res.body.error.code).toBe("AUTH");
     expect(res.body.error.hint).toMatch(/API key/);
     expect(JSON.stringify(res.body)).not.toContain(KEY);
-    expect(res.body.error.message).toContain("sk-…9f2c");
+    expect(res.body.error.message).toContain("[redacted:Hosted GPT]");
     expect((await t.call("GET", `/api/llm-profiles/${id}`)).body.profile.healthStatus).toBe("failed");
   });
 

@@ -15,7 +15,7 @@ export function llmProfilesApi(deps: ApiDeps) {
     .get("/api/llm-profiles/:id", async ({ params }) => jsonResponse({ profile: await llmProfiles.get(params.id) }))
     .put("/api/llm-profiles/:id", async ({ params, request }) => {
       const body = await readBody(request, UpdateLlmProfileSchema, maxBodyBytes);
-      return jsonResponse({ profile: await llmProfiles.update(params.id, body) });
+      return jsonResponse(await llmProfiles.update(params.id, body));
     })
     .delete("/api/llm-profiles/:id", async ({ params }) => {
       return jsonResponse({ ok: true, profile: await llmProfiles.delete(params.id) });

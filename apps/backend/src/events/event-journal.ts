@@ -67,7 +67,8 @@ export class EventJournal {
     this.nextSeq.set(streamId, seq + 1);
     const ts = "ts" in event && typeof event.ts === "number" ? event.ts : Date.now();
     const stamped = { ...event, streamId, seq, ts } as RunEvent;
-    this.pending.events.push({ streamId, seq, type: stamped.type, json: JSON.stringify(stamped) });
+    // Redacted here, once: this text is both what is stored and what live subscribers receive.
+    this.pending.events.push({ streamId, seq, type: stamped.type, json: this.storage.redactor.json(JSON.stringify(stamped)) });
     this.schedule();
     return stamped;
   }

@@ -62,7 +62,8 @@ const readOnly = {
 
 /**
  * Fields to change (unknown fields are refused, so a misspelt one is not silently ignored);
- * an omitted `apiKey` keeps the stored key, `null` removes it.
+ * an omitted `apiKey` keeps the stored key, `null` removes it. A `baseUrl` other than the stored
+ * one clears the stored key unless `apiKey` comes with it: a key never follows a changed endpoint.
  */
 export const UpdateLlmProfileSchema = z
   .object({

@@ -1,4 +1,4 @@
-import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger } from "@weft/types";
+import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger, type SecretRedactor } from "@weft/types";
 import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
 import type { LlmProfileRepository, StoredLlmProfile } from "../storage/llm-profile-repository.ts";
 import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secret-box.ts";
@@ -13,6 +13,14 @@ export interface ConnectionTestView {
   error?: { code: string; message: string; hint: string };
 }
 
+/** The answer to a change: the profile, and whether its stored key was dropped because the endpoint moved. */
+export interface LlmProfileUpdateView {
+  profile: LlmProfileView;
+  apiKeyCleared: boolean;
+  /** What the user must do now, when the key was cleared. */
+  notice?: string;
+}
+
 /** Where the embedded demo LLM listens, once it does. */
 export interface DemoEndpoint {
   baseUrl(): string | undefined;
@@ -20,15 +28,22 @@ export interface DemoEndpoint {
 
 /**
  * LLM profiles: CRUD with the key encrypted at rest and shown only masked, the connection test,
- * and the resolver that hands the runtime a usable profile (key decrypted in memory only).
+ * and the resolver that hands the runtime a usable profile (key decrypted in memory only). Every
+ * stored key is kept in the redactor, so wherever it is echoed (a provider's error) it is replaced.
  */
 export class LlmProfileService {
   constructor(
     private readonly repo: LlmProfileRepository,
     private readonly box: SecretBox,
     private readonly demo: DemoEndpoint,
+    private readonly redactor: SecretRedactor,
     private readonly log: Logger,
   ) {}
+
+  /** Hands every stored key to the redactor (at start; changes keep it current after that). */
+  async redactStoredKeys(): Promise<void> {
+    for (const profile of await this.repo.list()) this.remember(profile);
+  }
 
   /** Makes sure the demo profile exists and some profile is the default. */
   async ensureDefaults(): Promise<void> {
@@ -102,10 +117,11 @@ export class LlmProfileService {
     if (input.contextWindow != null) profile.contextWindow = input.contextWindow;
     if (input.apiKey !== undefined) this.setKey(profile, input.apiKey);
     await this.repo.save(profile);
+    this.remember(profile);
     return this.view(profile);
   }
 
-  async update(id: string, patch: UpdateLlmProfile): Promise<LlmProfileView> {
+  async update(id: string, patch: UpdateLlmProfile): Promise<LlmProfileUpdateView> {
     const current = await this.require(id);
     if (current.provider === "demo" && (patch.baseUrl !== undefined || patch.model !== undefined || (patch.apiKey !== undefined && patch.apiKey !== null))) {
       throw new ApiError("VALIDATION_FAILED", "The built-in demo profile's address, model and key are managed by Weft; create a new profile (POST /api/llm-profiles) for another endpoint.", {
@@ -133,7 +149,10 @@ export class LlmProfileService {
       if (patch.contextWindow === null) delete next.contextWindow;
       else next.contextWindow = patch.contextWindow;
     }
-    if (patch.apiKey === null) {
+    // A key belongs to the endpoint it was entered for: moved without a new key, it is dropped, never sent elsewhere.
+    const moved = patch.baseUrl !== undefined && !sameEndpoint(patch.baseUrl, current.baseUrl);
+    const apiKeyCleared = moved && patch.apiKey === undefined && current.apiKeyEncrypted !== undefined;
+    if (patch.apiKey === null || apiKeyCleared) {
       delete next.apiKeyEncrypted;
       delete next.apiKeyMasked;
     } else if (patch.apiKey !== undefined) {
@@ -145,7 +164,13 @@ export class LlmProfileService {
       delete next.lastTestedAt;
     }
     await this.repo.save(next);
-    return this.view(next);
+    this.remember(next);
+    if (apiKeyCleared) this.log.info("LLM profile moved to another address; its key was cleared", { profileId: id });
+    return {
+      profile: this.view(next),
+      apiKeyCleared,
+      ...(apiKeyCleared ? { notice: `The base URL changed, so the stored API key was cleared (a key is never sent to another address). Enter the API key again for ${next.baseUrl}.` } : {}),
+    };
   }
 
   async delete(id: string): Promise<LlmProfileView> {
@@ -154,6 +179,7 @@ export class LlmProfileService {
       throw new ApiError("CONFLICT", "The built-in demo profile cannot be deleted; make another profile the default instead.", { id });
     }
     await this.repo.delete(id);
+    this.redactor.forget(id);
     if (current.isDefault) await this.ensureDefaults();
     return this.view({ ...current, isDefault: false });
   }
@@ -172,9 +198,9 @@ export class LlmProfileService {
     await this.repo.setHealth(id, result.ok ? "ok" : "failed", Date.now());
     if (result.ok) return { ok: true, latencyMs: result.latencyMs, model: result.model };
     // A provider may echo what it was sent; the key must not travel back to the client.
-    const scrub = (text: string) => (profile.apiKey ? text.split(profile.apiKey).join(maskSecret(profile.apiKey)) : text);
     this.log.info("LLM connection test failed", { profileId: id, code: result.error.code });
-    return { ok: false, latencyMs: result.latencyMs, error: { code: result.error.code, message: scrub(result.error.message), hint: scrub(result.error.hint) } };
+    const { code, message, hint } = result.error;
+    return { ok: false, latencyMs: result.latencyMs, error: { code, message: this.redactor.text(message), hint: this.redactor.text(hint) } };
   }
 
   /** The runtime's view of the profiles: the key decrypted, the demo LLM's current address filled in. */
@@ -214,6 +240,18 @@ export class LlmProfileService {
     return profile;
   }
 
+  /** Keeps the redactor in step with what is stored: the profile's key under its current name, or nothing. */
+  private remember(profile: StoredLlmProfile): void {
+    if (profile.apiKeyEncrypted === undefined) return this.redactor.forget(profile.id);
+    try {
+      this.redactor.set(profile.id, profile.name, [this.box.decrypt(profile.apiKeyEncrypted, profile.id)]);
+    } catch (error) {
+      // A key the master key cannot read is never sent anywhere, so there is nothing to redact.
+      if (!(error instanceof SecretDecryptError)) throw error;
+      this.redactor.forget(profile.id);
+    }
+  }
+
   private setKey(profile: StoredLlmProfile, apiKey: string): void {
     profile.apiKeyEncrypted = this.box.encrypt(apiKey, profile.id);
     profile.apiKeyMasked = maskSecret(apiKey);
@@ -225,4 +263,9 @@ export class LlmProfileService {
     for (let n = 2; await this.repo.get(id); n++) id = `${base}-${n}`;
     return id;
   }
+}
+
+/** Whether two base URLs name the same endpoint (a trailing slash aside). */
+function sameEndpoint(a: string, b: string): boolean {
+  return a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 }

@@ -52,7 +52,7 @@ export class SqliteSceneStateStore implements SceneStateStore {
   private readonly clearState: Statement<unknown, [string]>;
   private readonly clearSession: Statement<unknown, [string]>;
 
-  constructor(private readonly storage: Pick<Storage, "db" | "transaction">) {
+  constructor(private readonly storage: Pick<Storage, "db" | "transaction" | "redactor">) {
     const { db } = storage;
     this.q = {
       saveState: db.query("INSERT INTO scene_states (scene_id, status, data, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET status = excluded.status, data = excluded.data, saved_at = excluded.saved_at"),
@@ -78,7 +78,7 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   async saveState(state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
-    this.q.saveState.run(state.sceneId, state.status, JSON.stringify(state), state.savedAt);
+    this.q.saveState.run(state.sceneId, state.status, this.storage.redactor.json(JSON.stringify(state)), state.savedAt);
   }
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
@@ -89,7 +89,7 @@ export class SqliteSceneStateStore implements SceneStateStore {
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     if (this.frozen || entries.length === 0) return;
     this.storage.transaction(() => {
-      for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, JSON.stringify(e));
+      for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e)));
     });
   }
 

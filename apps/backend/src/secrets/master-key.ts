@@ -1,6 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { SecretRedactor } from "@weft/types";
 
 export const MASTER_KEY_FILE = "master.key";
 const KEY_BYTES = 32;
@@ -12,11 +13,14 @@ export class MasterKeyError extends Error {
 /**
  * The 32-byte key that encrypts secrets at rest. From `WEFT_SECRET` when set (any passphrase,
  * stretched with scrypt), otherwise from `<dataDir>/master.key`, generated on first use with mode 0600.
+ * The passphrase and the key as text go to the redactor, so they are never stored, sent or logged.
  */
-export function loadMasterKey(dataDir: string, secret: string | undefined): Buffer {
+export function loadMasterKey(dataDir: string, secret: string | undefined, redactor: SecretRedactor): Buffer {
   if (secret !== undefined && secret !== "") {
     if (secret.length < 16) throw new MasterKeyError("WEFT_SECRET is shorter than 16 characters; use a long random value (e.g. `openssl rand -hex 32`).");
-    return scryptSync(secret, "weft/master-key/v1", KEY_BYTES);
+    const key = scryptSync(secret, "weft/master-key/v1", KEY_BYTES);
+    redactor.set("master-key", "WEFT_SECRET", [secret, key.toString("base64")]);
+    return key;
   }
   const file = join(dataDir, MASTER_KEY_FILE);
   if (!existsSync(file)) {
@@ -32,5 +36,6 @@ export function loadMasterKey(dataDir: string, secret: string | undefined): Buff
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
   if (key.length !== KEY_BYTES) throw new MasterKeyError(`${file} does not hold a base64 32-byte key; restore it from a backup (or delete it and re-enter every LLM API key).`);
+  redactor.set("master-key", "master key", [key.toString("base64")]);
   return key;
 }

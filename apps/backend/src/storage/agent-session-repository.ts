@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { AgentSessionStateSchema, type AgentSessionState } from "@weft/types";
+import { AgentSessionStateSchema, type AgentSessionState, type SecretRedactor } from "@weft/types";
 import type { AgentStateStore } from "@weft/agent-runtime";
 
 /** What an agent needs to continue a conversation (counters, private state, a pending question). */
@@ -9,7 +9,10 @@ export class SqliteAgentSessionRepository implements AgentSessionRepository {
   private readonly select: Statement<{ data: string }, [string]>;
   private readonly upsert: Statement<unknown, [string, string, string, number]>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly redactor: SecretRedactor,
+  ) {
     this.select = db.query("SELECT data FROM agent_sessions WHERE conversation_id = ?");
     this.upsert = db.query(
       "INSERT INTO agent_sessions (conversation_id, agent_id, data, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET agent_id = excluded.agent_id, data = excluded.data, updated_at = excluded.updated_at",
@@ -23,6 +26,6 @@ export class SqliteAgentSessionRepository implements AgentSessionRepository {
 
   async save(state: AgentSessionState): Promise<void> {
     const valid = AgentSessionStateSchema.parse(state);
-    this.upsert.run(valid.conversationId, valid.agentId, JSON.stringify(valid), valid.updatedAt);
+    this.upsert.run(valid.conversationId, valid.agentId, this.redactor.json(JSON.stringify(valid)), valid.updatedAt);
   }
 }

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
+import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore, type SecretRedactor } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 
 /** The conversation log store of the runtime, plus the listing the API needs. */
@@ -25,7 +25,10 @@ export class SqliteConversationRepository implements ConversationRepository {
   private readonly selectMessageId: Statement<{ message_id: string }, [string, string]>;
   private readonly insertMessage: Statement<unknown, [string, number, string, string]>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly redactor: SecretRedactor,
+  ) {
     this.insertConversation = db.query("INSERT INTO conversations (id, agent_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)");
     this.selectConversation = db.query("SELECT data FROM conversations WHERE id = ?");
     this.updateConversation = db.query("UPDATE conversations SET data = ?, updated_at = ? WHERE id = ?");
@@ -70,7 +73,7 @@ export class SqliteConversationRepository implements ConversationRepository {
     const now = new Date();
     this.db.transaction(() => {
       let seq = (this.selectLastSeq.get(conversationId)?.seq ?? -1) + 1;
-      for (const m of valid) this.insertMessage.run(conversationId, seq++, m.id, JSON.stringify(m));
+      for (const m of valid) this.insertMessage.run(conversationId, seq++, m.id, this.redactor.json(JSON.stringify(m)));
       this.updateConversation.run(JSON.stringify({ ...current, updatedAt: now.toISOString() }), now.getTime(), conversationId);
     })();
   }

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import type { Observation } from "@weft/types";
+import type { Observation, SecretRedactor } from "@weft/types";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -20,7 +20,10 @@ export class SqliteObservationRepository implements ObservationRepository {
   private readonly upsertStmt: Statement<unknown, [string, string, number, string]>;
   private readonly deleteRun: Statement<unknown, [string]>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly redactor: SecretRedactor,
+  ) {
     this.select = db.query("SELECT data FROM observations WHERE run_id = ? ORDER BY ord");
     this.upsertStmt = db.query(
       "INSERT INTO observations (run_id, invocation_id, ord, data) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, invocation_id) DO UPDATE SET ord = excluded.ord, data = excluded.data",
@@ -34,7 +37,7 @@ export class SqliteObservationRepository implements ObservationRepository {
 
   /** Synchronous form, for the batched writer's transaction. */
   upsertSync(items: OrderedObservation[]): void {
-    for (const { ord, observation } of items) this.upsertStmt.run(observation.runId, observation.invocationId, ord, JSON.stringify(observation));
+    for (const { ord, observation } of items) this.upsertStmt.run(observation.runId, observation.invocationId, ord, this.redactor.json(JSON.stringify(observation)));
   }
 
   async upsert(items: OrderedObservation[]): Promise<void> {

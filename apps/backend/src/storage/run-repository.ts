@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
 
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({
@@ -100,7 +100,10 @@ export class SqliteRunRepository implements RunRepository {
   private readonly updateStmt: Statement;
   private readonly selectUnfinished: Statement<Row, []>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly redactor: SecretRedactor,
+  ) {
     this.insertStmt = db.query(
       `INSERT INTO runs (${COLUMNS}, workflow) VALUES ($id, $workflowId, $workflowRevision, $status, $inputs, $outputs, $error, $rerunFrom, $sourceRunId, $createdAt, $startedAt, $finishedAt, $durationMs, $workflow)`,
     );
@@ -122,9 +125,9 @@ export class SqliteRunRepository implements RunRepository {
       workflowId: record.workflowId,
       workflowRevision: record.workflowRevision,
       status: record.status,
-      inputs: JSON.stringify(record.inputs),
-      outputs: JSON.stringify(record.outputs),
-      error: record.error ? JSON.stringify(record.error) : null,
+      inputs: this.redactor.json(JSON.stringify(record.inputs)),
+      outputs: this.redactor.json(JSON.stringify(record.outputs)),
+      error: record.error ? this.redactor.json(JSON.stringify(record.error)) : null,
       rerunFrom: record.rerunFrom ?? null,
       sourceRunId: record.sourceRunId ?? null,
       createdAt: record.createdAt,
@@ -176,8 +179,8 @@ export class SqliteRunRepository implements RunRepository {
       startedAt: update.startedAt ?? null,
       finishedAt: update.finishedAt ?? null,
       durationMs: update.durationMs ?? null,
-      outputs: update.outputs ? JSON.stringify(update.outputs) : null,
-      error: update.error ? JSON.stringify(update.error) : null,
+      outputs: update.outputs ? this.redactor.json(JSON.stringify(update.outputs)) : null,
+      error: update.error ? this.redactor.json(JSON.stringify(update.error)) : null,
     });
   }
 

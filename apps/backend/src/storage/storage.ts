@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Observation, Workflow } from "@weft/types";
+import { SecretRedactor, type Observation, type Workflow } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
 import { runMigrations } from "./migrations.ts";
@@ -52,6 +52,11 @@ export interface Storage {
   transaction<T>(work: () => T): T;
   /** The connection, for modules with tables of their own (the Builder): their writes join `transaction`. */
   readonly db: Database;
+  /**
+   * What runtime records (runs, observations, events, conversations, agent steps and sessions) pass
+   * before they are written: every stored secret replaced. User documents are stored as given.
+   */
+  readonly redactor: SecretRedactor;
   close(): void;
 }
 
@@ -70,18 +75,21 @@ class SqliteStorage implements Storage {
   readonly settings: SettingsRepository;
   private readonly writeAll: (batch: WriteBatch) => void;
 
-  constructor(readonly db: Database) {
+  constructor(
+    readonly db: Database,
+    readonly redactor: SecretRedactor,
+  ) {
     this.workflows = sqliteWorkflowRepository(db);
     this.agents = sqliteAgentProfileRepository(db);
     this.scenes = sqliteSceneRepository(db);
-    this.runs = new SqliteRunRepository(db);
-    this.observations = new SqliteObservationRepository(db);
+    this.runs = new SqliteRunRepository(db, redactor);
+    this.observations = new SqliteObservationRepository(db, redactor);
     this.events = new SqliteEventRepository(db);
     this.llmProfiles = new SqliteLlmProfileRepository(db);
     this.meta = new SqliteMetaRepository(db);
-    this.conversations = new SqliteConversationRepository(db);
-    this.agentSessions = new SqliteAgentSessionRepository(db);
-    this.agentSteps = new SqliteAgentStepRepository(db);
+    this.conversations = new SqliteConversationRepository(db, redactor);
+    this.agentSessions = new SqliteAgentSessionRepository(db, redactor);
+    this.agentSteps = new SqliteAgentStepRepository(db, redactor);
     this.settings = new SqliteSettingsRepository(db);
     this.writeAll = db.transaction((batch: WriteBatch) => {
       for (const run of batch.newRuns) this.runs.createSync(run.record, run.workflow);
@@ -106,8 +114,8 @@ class SqliteStorage implements Storage {
 }
 
 /** Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it to the latest schema. */
-export function openSqliteStorage(dataDir: string): Storage {
+export function openSqliteStorage(dataDir: string, redactor = new SecretRedactor()): Storage {
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   runMigrations(db);
-  return new SqliteStorage(db);
+  return new SqliteStorage(db, redactor);
 }

@@ -26,6 +26,8 @@ export type LlmProfileView = z.infer<typeof LlmProfileViewSchema>;
 
 const ProfileListSchema = z.object({ profiles: z.array(LlmProfileViewSchema) });
 const ProfileSchema = z.object({ profile: LlmProfileViewSchema });
+/** A change's answer: `apiKeyCleared` when the base URL moved without a new key (a key never follows a changed address). */
+const UpdatedSchema = z.object({ profile: LlmProfileViewSchema, apiKeyCleared: z.boolean(), notice: z.string().optional() });
 
 export const ConnectionTestSchema = z.object({
   ok: z.boolean(),
@@ -66,8 +68,7 @@ export class LlmProfilesApi extends ApiClient {
   }
 
   async update(id: string, changes: Partial<LlmProfileDraft>) {
-    const r = await this.request("PUT", `/api/llm-profiles/${enc(id)}`, ProfileSchema, changes);
-    return r.ok ? ok(r.value.profile) : r;
+    return this.request("PUT", `/api/llm-profiles/${enc(id)}`, UpdatedSchema, changes);
   }
 
   async remove(id: string) {

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
+import type { Logger } from "@weft/types";
+import { startTestServer, waitForRun, type TestServer } from "../testing/test-server.ts";
+
+const KEY = "sk-live-Zq81Wm3Np0Rt5Vy7Xb2Cd4Fg6Hj9KlEchoedBackKey7e1d";
+
+function capturingLogger(lines: string[]): Logger {
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: () => logger };
+  return logger;
+}
+
+/** The database as it is on disk: the main file, its write-ahead log and shared memory. */
+function dbBytes(dataDir: string): Buffer {
+  const files = ["weft.sqlite", "weft.sqlite-wal", "weft.sqlite-shm"].map((f) => join(dataDir, f)).filter((f) => existsSync(f));
+  return Buffer.concat(files.map((f) => readFileSync(f)));
+}
+
+let trusted: ScriptedLlmServer;
+let attacker: ScriptedLlmServer;
+let t: TestServer;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  trusted = await startScriptedLlmServer({ model: "gpt-test" });
+  attacker = await startScriptedLlmServer({ model: "gpt-test" });
+  t = await startTestServer({ logger: capturingLogger(logLines), demoLlm: false });
+});
+afterAll(async () => {
+  await t.stop();
+  await trusted.stop();
+  await attacker.stop();
+});
+
+describe("an LLM key never follows a changed endpoint", () => {
+  it("clears the stored key when baseUrl changes, so the connection test sends no key to the new address", async () => {
+    const created = await t.call("POST", "/api/llm-profiles", { name: "Moving", baseUrl: trusted.baseUrl, model: "gpt-test", apiKey: KEY });
+    const id = created.body.profile.id;
+
+    const moved = await t.call("PUT", `/api/llm-profiles/${id}`, { baseUrl: attacker.baseUrl });
+    expect(moved.status).toBe(200);
+    attacker.enqueue({ kind: "text", chunks: ["pong"] });
+    await t.call("POST", `/api/llm-profiles/${id}/test`);
+    expect(attacker.requests.length).toBeGreaterThan(0);
+    for (const request of attacker.requests) expect(JSON.stringify(request)).not.toContain(KEY);
+
+    // The answer says so, and what to do.
+    expect(moved.body.profile).toMatchObject({ baseUrl: attacker.baseUrl, hasApiKey: false, apiKeyMasked: null });
+    expect(moved.body.apiKeyCleared).toBe(true);
+    expect(moved.body.notice).toMatch(/enter the API key again/i);
+  });
+
+  it("keeps a key given in the same request, and the key when the address stays the same", async () => {
+    const created = await t.call("POST", "/api/llm-profiles", { name: "Rekeyed", baseUrl: trusted.baseUrl, model: "gpt-test", apiKey: KEY });
+    const id = created.body.profile.id;
+    const same = await t.call("PUT", `/api/llm-profiles/${id}`, { baseUrl: trusted.baseUrl, name: "Rekeyed again" });
+    expect(same.body.profile.hasApiKey).toBe(true);
+    expect(same.body.apiKeyCleared).toBe(false);
+
+    const newKey = "sk-attacker-owned-0000000011112222";
+    const moved = await t.call("PUT", `/api/llm-profiles/${id}`, { baseUrl: attacker.baseUrl, apiKey: newKey });
+    expect(moved.body.profile).toMatchObject({ hasApiKey: true, apiKeyMasked: "sk-…2222" });
+    expect(moved.body.apiKeyCleared).toBe(false);
+    attacker.enqueue({ kind: "text", chunks: ["pong"] });
+    expect((await t.call("POST", `/api/llm-profiles/${id}/test`)).body.ok).toBe(true);
+    expect(attacker.requests.at(-1)?.headers.authorization).toBe(`Bearer ${newKey}`);
+    for (const request of attacker.requests) expect(JSON.stringify(request)).not.toContain(KEY);
+  });
+});
+
+describe("a provider error that echoes the key", () => {
+  it("is stored and shown with the key redacted: runs, events, observations, logs and the database file", async () => {
+    const created = await t.call("POST", "/api/llm-profiles", { name: "Echoing", baseUrl: trusted.baseUrl, model: "gpt-test", apiKey: KEY, maxRetries: 0 });
+    const profileId = created.body.profile.id;
+    const saved = await t.call("POST", "/api/workflows", {
+      workflow: { id: "ask", name: "Ask", nodes: [{ id: "chat", type: "llm:chat", config: { profileId }, inputs: { prompt: "hello" } }], edges: [] },
+    });
+    expect(saved.status).toBe(201);
+    trusted.enqueue({ kind: "http_error", status: 401, message: `Incorrect API key provided: ${KEY}. You can find your API key at https://example.invalid.`, code: "invalid_api_key" });
+
+    const started = await t.call("POST", "/api/workflows/ask/runs", {});
+    const runId = started.body.runId;
+    const answer = await waitForRun(t, runId);
+    expect(answer.run.status).toBe("failed");
+    await t.call("GET", "/api/health"); // every write of the run has reached the files by now
+
+    const answers = [
+      answer,
+      (await t.call("GET", `/api/runs/${runId}`)).body,
+      (await t.call("GET", "/api/runs")).body,
+      (await t.call("GET", `/api/runs/${runId}/events`)).body,
+    ];
+    for (const body of answers) expect(JSON.stringify(body)).not.toContain(KEY);
+    const bytes = dbBytes(t.dataDir);
+    expect(bytes.includes(Buffer.from(KEY))).toBe(false);
+    expect(logLines.join("\n")).not.toContain(KEY);
+
+    // The error is still there to debug with: only the key is replaced, by the profile's name.
+    const failed = answer.observations.find((o: { nodeId: string }) => o.nodeId === "chat");
+    expect(failed.error.message).toContain("Incorrect API key provided: [redacted:Echoing]");
+    expect(JSON.stringify(answers[3])).toContain("[redacted:Echoing]");
+    expect(bytes.includes(Buffer.from("[redacted:Echoing]"))).toBe(true);
+  });
+});
