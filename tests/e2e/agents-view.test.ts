@@ -193,12 +193,12 @@ describe("the Agents view", () => {
     await poll(() => ask.count(), { timeout: 15_000 }).toBe(1);
     expect(await ask.textContent()).toMatch(/wants to use fs\.write on @project\/notes\.txt/);
     await poll(() => page.getByTestId("chat-status").getAttribute("data-status")).toBe("waiting_permission");
-    expect(existsSync(join(weft.dataDir, "project", "notes.txt"))).toBe(false);
+    expect(existsSync(join(weft.server.projectDir, "notes.txt"))).toBe(false);
     if (SCREENSHOTS) await screenshotBothThemes(page, "agents-permission");
 
     await ask.getByRole("button", { name: "Allow once" }).click();
     await poll(() => texts(page, '[data-testid="chat-answer"]'), { timeout: 15_000 }).toBe("Written to notes.txt.");
-    expect(readFileSync(join(weft.dataDir, "project", "notes.txt"), "utf8")).toBe("Remember the milk");
+    expect(readFileSync(join(weft.server.projectDir, "notes.txt"), "utf8")).toBe("Remember the milk");
     expect(await ask.count()).toBe(0);
     expect(await texts(page, `[data-testid="chat-items"] [data-testid="trace-step"][data-step="2"] [data-testid="trace-action"]`)).toMatch(/permission fs\.write on @project\/notes\.txt: once/);
   });

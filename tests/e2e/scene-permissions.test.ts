@@ -105,7 +105,7 @@ describe("permission rules, from the settings to a scene agent's card", () => {
     await page.locator('[data-testid="chat-text"]').fill("Write the quarterly report.");
     await page.locator('[data-testid="chat-send"]').click();
 
-    const project = join(weft.dataDir, "project");
+    const project = weft.server.projectDir;
     await poll(() => card(page).getAttribute("data-status"), { timeout: 15_000 }).toBe("waiting_permission");
     expect(await card(page).getByTestId("agent-status").textContent()).toBe("waiting for permission");
     await poll(() => request(page).count()).toBe(1);

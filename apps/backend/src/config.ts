@@ -10,7 +10,8 @@ const EnvSchema = z.object({
   WEFT_DATA_DIR: z.string().min(1).default("data"),
   WEFT_SECRET: z.string().optional(),
   WEFT_EXAMPLES_DIR: z.string().min(1).optional(),
-  WEFT_PROJECT_DIR: z.string().min(1).optional(),
+  // Beside data/, not inside it: the data folder holds the master key, out of the tools' reach.
+  WEFT_PROJECT_DIR: z.string().min(1).default("project"),
   WEFT_RUN_CONCURRENCY: positiveInt.max(256).default(4),
   WEFT_MAX_QUEUED_RUNS: positiveInt.default(10_000),
   WEFT_MAX_BODY_BYTES: positiveInt.default(5 * 1024 * 1024),
@@ -24,7 +25,7 @@ export interface EnvConfig {
   dataDir: string;
   secret?: string;
   examplesDir?: string;
-  projectDir?: string;
+  projectDir: string;
   runConcurrency: number;
   maxQueuedRuns: number;
   maxBodyBytes: number;
@@ -49,7 +50,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     dataDir: resolve(e.WEFT_DATA_DIR),
     ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
     ...(e.WEFT_EXAMPLES_DIR ? { examplesDir: resolve(e.WEFT_EXAMPLES_DIR) } : {}),
-    ...(e.WEFT_PROJECT_DIR ? { projectDir: resolve(e.WEFT_PROJECT_DIR) } : {}),
+    projectDir: resolve(e.WEFT_PROJECT_DIR),
     runConcurrency: e.WEFT_RUN_CONCURRENCY,
     maxQueuedRuns: e.WEFT_MAX_QUEUED_RUNS,
     maxBodyBytes: e.WEFT_MAX_BODY_BYTES,

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
@@ -19,6 +18,7 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
+import { resolveProjectDir } from "./tools/project-dir.ts";
 import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
 import { AgentService } from "./agents/agent-service.ts";
@@ -38,7 +38,7 @@ export interface ServerOptions {
   frontendDir?: string;
   /** Example workflows, agents and scenes loaded on first start, also the tools' read-only `@pkg/`. Default: the repository's workflows/. */
   examplesDir?: string;
-  /** The tools' `@project/` folder (the user's files). Default: `<dataDir>/project`. */
+  /** The tools' `@project/` folder (the user's files). Default: `<dataDir>-project`, beside the data folder, never inside it (that holds the master key). */
   projectDir?: string;
   /** Start the embedded demo LLM (the default profile). Default true. */
   demoLlm?: boolean;
@@ -56,6 +56,8 @@ export interface WeftServer {
   url: string;
   port: number;
   storage: Storage;
+  /** The tools' `@project/` folder. */
+  projectDir: string;
   /** The demo LLM's base URL, when it runs. */
   demoLlmBaseUrl?: string;
   /** Runs found unfinished at start (a previous process died) and marked interrupted. */
@@ -90,7 +92,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
     const permissionBroker = new PermissionBroker();
     const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
-    const toolHost = createToolHost({ project: options.projectDir ?? join(options.dataDir, "project"), pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"));
+    const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
+    const toolHost = createToolHost({ project: projectDir, pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"));
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
@@ -160,7 +163,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       })());
 
     log.info("listening", { url, dataDir: options.dataDir });
-    return { url, port, storage, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
+    return { url, port, storage, projectDir, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
   } catch (error) {
     await scenes?.shutdown();
     await demo?.stop();

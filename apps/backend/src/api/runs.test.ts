@@ -142,7 +142,7 @@ describe("runs API", () => {
     const ok = await startRun("writer");
     const { observations } = await waitForRun(t, ok.runId);
     expect(observations[0].outputs).toMatchObject({ ok: true, bytesWritten: 5 });
-    expect(readFileSync(join(t.dataDir, "project", "notes", "out.txt"), "utf8")).toBe("woven");
+    expect(readFileSync(join(t.server.projectDir, "notes", "out.txt"), "utf8")).toBe("woven");
 
     const escape = await startRun("writer", { workflow: write("@project/../../escaped.txt") });
     const refused = await waitForRun(t, escape.runId);
