@@ -27,6 +27,8 @@ export const TOOL_ERROR_CODES = [
   "E_TIMEOUT",
   "E_ABORTED",
   "E_UNKNOWN_TOOL",
+  /** shell.exec cannot isolate commands here (bubblewrap missing or user namespaces disabled). */
+  "E_SANDBOX_UNAVAILABLE",
 ] as const;
 export const ToolErrorCodeSchema = z.enum(TOOL_ERROR_CODES);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
@@ -182,7 +184,10 @@ export const CommandRuleSchema = z.object({
   command: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, "a bare program name such as `ls` or `git` (no path, no spaces)"),
   /** When set, the first argument must be one of these (e.g. git: status, log, diff). */
   subcommands: z.array(z.string().min(1)).optional(),
-  /** Arguments refused, matched exactly or as `--flag=` prefixes (e.g. `--output`, `-exec`). */
+  /**
+   * Options refused anywhere in the arguments (also after `--`): exactly, with `=value`, inside a
+   * bundle of short options (`-laL`), and, for `--long` options, as any GNU abbreviation (`--deref`).
+   */
   deniedArgs: z.array(z.string().min(1)).default([]),
 });
 export type CommandRule = z.infer<typeof CommandRuleSchema>;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionAnswer, PermissionGate, PermissionRequest } from "@weft/types";
-import { AuditLog, AuditRecordSchema } from "./audit/audit-log.ts";
+import { AuditLog, AuditRecordSchema, type AuditCompleted } from "./audit/audit-log.ts";
 import { createFixture, type Fixture } from "./testing/fixture.ts";
 import { ToolHost, withCallContext } from "./tool-host.ts";
 
@@ -28,7 +28,7 @@ afterEach(() => {
   for (const fx of fixtures.splice(0)) fx.cleanup();
 });
 
-function auditRecords(fx: Fixture) {
+function allAuditRecords(fx: Fixture) {
   const file = join(fx.base, "audit/tools.jsonl");
   return existsSync(file)
     ? readFileSync(file, "utf8")
@@ -36,6 +36,11 @@ function auditRecords(fx: Fixture) {
         .split("\n")
         .map((line) => AuditRecordSchema.parse(JSON.parse(line)))
     : [];
+}
+
+/** The records that end calls, one per call. */
+function auditRecords(fx: Fixture): AuditCompleted[] {
+  return allAuditRecords(fx).filter((r): r is AuditCompleted => r.status === "completed");
 }
 
 describe("ToolHost.call", () => {

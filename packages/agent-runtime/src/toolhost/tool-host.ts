@@ -21,12 +21,14 @@ import {
   type ToolResult,
 } from "@weft/types";
 import { limitsHit, redactText, summariseArgs, summariseResult } from "./audit/redact.ts";
-import type { AuditLog, AuditRecord } from "./audit/audit-log.ts";
+import type { AuditLog, AuditPermission } from "./audit/audit-log.ts";
 import { Mounts, type MountRoots } from "./fs/mounts.ts";
 import { PathQueue, sharedPathQueue } from "./fs/path-queue.ts";
 import { assertProcFdAvailable } from "./fs/secure-fs.ts";
-import { decidePermission, type PermissionDecision } from "./permissions/rules.ts";
+import { pathRulesFor } from "./permissions/path-rules.ts";
+import { decidePermission, type PermissionDecision, type RuleLayers } from "./permissions/rules.ts";
 import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
+import { SANDBOX_HELP, probeBubblewrap, type ShellSandbox } from "./shell/bubblewrap.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
 import type { ToolDefinition, ToolEnv } from "./tool.ts";
 import { ToolFailure, failureResult } from "./tool-failure.ts";
@@ -54,12 +56,20 @@ export interface ToolHostOptions {
   audit?: AuditLog;
   queue?: PathQueue;
   logger?: Logger;
+  /**
+   * How shell commands are isolated: `bwrap` (default) runs each inside bubblewrap with only the
+   * mounts, and shell.exec refuses to run when bubblewrap cannot work here; `off` runs them
+   * directly (an explicit opt-out: WEFT_SHELL_SANDBOX=off).
+   */
+  shellSandbox?: "bwrap" | "off";
+  /** Whether sandboxed commands may use the network; default false. */
+  shellNetwork?: boolean;
 }
 
 /** What the audit record of a call says beyond its arguments and result. */
 interface CallTrail {
   target?: string;
-  permission?: AuditRecord["permission"];
+  permission?: AuditPermission;
 }
 
 /** `FS.Read`, `fs:read`, `fs:apply-patch` → the tool's own name (seed 002 §8: tool-name repair). */
@@ -97,6 +107,10 @@ export class ToolHost implements ToolHostService {
   private readonly tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   private readonly sessionRules = new Map<string, PermissionRule[]>();
   private readonly logger: Logger;
+  private readonly sandbox: ShellSandbox;
+  /** Calls under way, so `close` can stop them and wait for their records. */
+  private readonly running = new Map<AbortController, Promise<ToolResult>>();
+  private closed = false;
   private currentPolicy: PermissionPolicy;
 
   constructor(private readonly options: ToolHostOptions) {
@@ -109,6 +123,20 @@ export class ToolHost implements ToolHostService {
     const auditFile = options.audit?.file;
     const exposed = auditFile ? this.mounts.visibleMountOf(auditFile) : undefined;
     if (exposed) throw new Error(`The audit file ${auditFile} is inside the @${exposed}/ mount, where tools could read or change it; put it elsewhere.`);
+    this.sandbox = this.chooseSandbox();
+    void options.audit?.recoverInterrupted().then((ids) => {
+      if (ids.length > 0) this.logger.warn("tool calls were interrupted by the previous shutdown; marked in the audit log", { count: ids.length, file: auditFile });
+    });
+  }
+
+  private chooseSandbox(): ShellSandbox {
+    if (this.options.shellSandbox === "off") {
+      this.logger.warn("shell commands run WITHOUT a sandbox (WEFT_SHELL_SANDBOX=off): they can read everything this user can, outside the mounts too");
+      return { kind: "off" };
+    }
+    const sandbox = probeBubblewrap(this.options.shellNetwork ?? false);
+    if (sandbox.kind === "unavailable") this.logger.warn(`shell.exec is unavailable: ${sandbox.reason}. ${SANDBOX_HELP}`);
+    return sandbox;
   }
 
   /** The settings' permission rules now in force. */
@@ -130,34 +158,68 @@ export class ToolHost implements ToolHostService {
   }
 
   async call(tool: string, args: Record<string, unknown>, ctx: ToolCallContext = {}): Promise<ToolResult> {
+    if (this.closed) return failureResult("E_ABORTED", "The tool host is shutting down; the call was not started.");
+    // Linked to the caller's signal; `close` aborts it too.
+    const controller = new AbortController();
+    const stopWith = () => controller.abort();
+    ctx.signal?.addEventListener("abort", stopWith, { once: true });
+    if (ctx.signal?.aborted) controller.abort();
+    const call = this.run(tool, args, { ...ctx, signal: controller.signal }, ctx);
+    this.running.set(controller, call);
+    try {
+      return await call;
+    } finally {
+      this.running.delete(controller);
+      ctx.signal?.removeEventListener("abort", stopWith);
+    }
+  }
+
+  /**
+   * Refuses new calls, cancels those under way (their commands are killed with everything they
+   * started) and resolves once each has written its audit record.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const controller of this.running.keys()) controller.abort();
+    await Promise.all(this.running.values());
+  }
+
+  private async run(tool: string, args: Record<string, unknown>, ctx: ToolCallContext, original: ToolCallContext): Promise<ToolResult> {
     const started = performance.now();
+    const callId = randomUUID();
     const definition = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
     const trail: CallTrail = {};
+    const who = {
+      callId,
+      ...(ctx.runId ? { runId: ctx.runId } : {}),
+      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+      tool: definition?.name ?? tool,
+      ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
+    };
+    const where = () => ({ ...(trail.target !== undefined ? { target: redactText(trail.target) } : {}), ...(trail.permission ? { permission: trail.permission } : {}) });
     let result: ToolResult;
     try {
       if (!definition) {
         const nearest = closest(canonicalName(tool), [...TOOL_NAMES]);
         throw new ToolFailure("E_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(tool)}. Did you mean "${nearest}"? Available: ${TOOL_NAMES.join(", ")}.`, { tool, suggestion: nearest });
       }
-      if (ctx.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
+      if (original.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
       const planned = definition.plan(args, this.env(ctx));
       trail.target = planned.target;
       await this.authorise(definition, planned.target, args, ctx, trail);
+      await this.options.audit?.append({ status: "started", ts: new Date().toISOString(), ...who, ...where(), args: summariseArgs(args) });
       result = await planned.execute();
     } catch (error) {
       result = this.toFailure(error, tool, ctx);
     }
     await this.options.audit?.append({
+      status: "completed",
       ts: new Date().toISOString(),
-      ...(ctx.runId ? { runId: ctx.runId } : {}),
-      ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
-      tool: definition?.name ?? tool,
-      ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
-      ...(trail.target !== undefined ? { target: redactText(trail.target) } : {}),
+      ...who,
+      ...where(),
       args: summariseArgs(args),
       result: summariseResult(result),
       durationMs: Math.round(performance.now() - started),
-      ...(trail.permission ? { permission: trail.permission } : {}),
       limits: limitsHit(result),
     });
     return result;
@@ -167,7 +229,7 @@ export class ToolHost implements ToolHostService {
   private async authorise(definition: ToolDefinition, target: string, args: Record<string, unknown>, ctx: ToolCallContext, trail: CallTrail): Promise<void> {
     const sessionId = ctx.sessionId ?? ctx.runId;
     const query = { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId };
-    const decision = decidePermission(this.currentPolicy, query, { agentRules: ctx.agentRules ?? [], sessionRules: sessionId ? this.sessionRulesOf(sessionId) : [] });
+    const decision = decidePermission(this.currentPolicy, query, this.layersOf(ctx));
     const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: describeSource(decision) };
     trail.permission = permission;
     switch (decision.action) {
@@ -203,8 +265,16 @@ export class ToolHost implements ToolHostService {
     }
   }
 
+  /** The rules checked after the settings' for a call: its agent's own, then its session's. */
+  private layersOf(ctx: ToolCallContext): RuleLayers {
+    const sessionId = ctx.sessionId ?? ctx.runId;
+    return { agentRules: ctx.agentRules ?? [], sessionRules: sessionId ? this.sessionRulesOf(sessionId) : [] };
+  }
+
   private env(ctx: ToolCallContext): ToolEnv {
     return {
+      sandbox: this.sandbox,
+      pathRules: pathRulesFor(this.currentPolicy, this.layersOf(ctx), ctx.agentId),
       mounts: this.mounts,
       limits: this.limits,
       commands: this.commands,

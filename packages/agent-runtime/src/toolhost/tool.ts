@@ -2,6 +2,8 @@ import type { z } from "zod";
 import type { CommandRule, ToolLimits, ToolName, ToolResult } from "@weft/types";
 import type { Mounts } from "./fs/mounts.ts";
 import type { PathQueue } from "./fs/path-queue.ts";
+import type { PathRules } from "./permissions/path-rules.ts";
+import type { ShellSandbox } from "./shell/bubblewrap.ts";
 import { ToolFailure } from "./tool-failure.ts";
 
 /** What a tool works with during one call. */
@@ -12,6 +14,10 @@ export interface ToolEnv {
   envAllowlist: readonly string[];
   hostEnv: Record<string, string | undefined>;
   queue: PathQueue;
+  /** How shell commands are isolated. */
+  sandbox: ShellSandbox;
+  /** The permission rules of this call, for the paths it reaches beyond its target. */
+  pathRules: PathRules;
   /** Names this call's @state/ folder: the session id, or else the run id. */
   stateScope?: string;
   signal?: AbortSignal;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AuditLog, AuditRecordSchema, type AuditRecord } from "./audit-log.ts";
+import { AuditCompletedSchema, AuditLog, type AuditCompleted } from "./audit-log.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -10,15 +10,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function record(i: number): AuditRecord {
-  return { ts: new Date(0).toISOString(), tool: "fs.read", target: `@project/file-${i}.txt`, args: { path: `@project/file-${i}.txt` }, result: { ok: true }, durationMs: i, limits: [] };
+function record(i: number): AuditCompleted {
+  return { status: "completed", ts: new Date(0).toISOString(), callId: `call-${i}`, tool: "fs.read", target: `@project/file-${i}.txt`, args: { path: `@project/file-${i}.txt` }, result: { ok: true }, durationMs: i, limits: [] };
 }
 
-function lines(file: string): AuditRecord[] {
+function lines(file: string): AuditCompleted[] {
   return readFileSync(file, "utf8")
     .trim()
     .split("\n")
-    .map((l) => AuditRecordSchema.parse(JSON.parse(l)));
+    .map((l) => AuditCompletedSchema.parse(JSON.parse(l)));
 }
 
 describe("AuditLog", () => {

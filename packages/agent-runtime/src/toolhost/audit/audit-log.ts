@@ -3,27 +3,65 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { createLogger, type Logger } from "@weft/types";
 
-export const AuditRecordSchema = z.object({
+const PermissionTrailSchema = z.object({
+  decision: z.enum(["allow", "ask", "deny"]),
+  source: z.string(),
+  answer: z.enum(["once", "always", "reject"]).optional(),
+});
+
+/** Who called what: in every record. */
+const callFields = {
   ts: z.string(),
+  /** Ties a call's `started` record to the one that ends it. */
+  callId: z.string(),
   runId: z.string().optional(),
   agentId: z.string().optional(),
   tool: z.string(),
   /** The name the caller used, when it had to be repaired (`FS.Read` → `fs.read`). */
   requestedTool: z.string().optional(),
   target: z.string().optional(),
+};
+
+/** Written when a permitted call begins its work, so a crash during it still leaves a trace. */
+export const AuditStartedSchema = z.object({
+  status: z.literal("started"),
+  ...callFields,
+  args: z.record(z.string(), z.unknown()),
+  permission: PermissionTrailSchema.optional(),
+});
+
+/** Every call ends with one: its result, or its refusal (refused calls have no `started` record). */
+export const AuditCompletedSchema = z.object({
+  status: z.literal("completed"),
+  ...callFields,
   args: z.record(z.string(), z.unknown()),
   result: z.record(z.string(), z.unknown()),
   durationMs: z.number(),
-  permission: z
-    .object({
-      decision: z.enum(["allow", "ask", "deny"]),
-      source: z.string(),
-      answer: z.enum(["once", "always", "reject"]).optional(),
-    })
-    .optional(),
+  permission: PermissionTrailSchema.optional(),
   limits: z.array(z.string()),
 });
+
+/** Appended at the next start for a call whose `started` record was never followed by its end (the process died). */
+export const AuditInterruptedSchema = z.object({
+  status: z.literal("interrupted"),
+  ...callFields,
+  /** When the interrupted call started. */
+  startedAt: z.string(),
+});
+
+export const AuditRecordSchema = z.discriminatedUnion("status", [AuditStartedSchema, AuditCompletedSchema, AuditInterruptedSchema]);
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
+export type AuditStarted = z.infer<typeof AuditStartedSchema>;
+export type AuditCompleted = z.infer<typeof AuditCompletedSchema>;
+export type AuditPermission = z.infer<typeof PermissionTrailSchema>;
+
+function safeJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface AuditLogOptions {
   /** The JSONL file; rotated copies sit beside it as `<file>.1` (newest) … `<file>.<keep>`. */
@@ -36,8 +74,9 @@ export interface AuditLogOptions {
 }
 
 /**
- * Appends one JSON line per tool call, rotating by size so the log never grows without bound.
- * Appends are queued, so records from concurrent calls never interleave.
+ * Appends JSON lines for tool calls (`started` when a call begins its work, `completed` when it
+ * ends), rotating by size so the log never grows without bound. Appends are queued, so records
+ * from concurrent calls never interleave.
  */
 export class AuditLog {
   readonly file: string;
@@ -63,6 +102,50 @@ export class AuditLog {
       }),
     );
     return this.tail;
+  }
+
+  /**
+   * Appends an `interrupted` record for each call that started and never ended: the process
+   * writing the log died during it. Call once, at start, before any call; resolves with those
+   * calls' ids (never throws: a failure is logged).
+   */
+  recoverInterrupted(): Promise<string[]> {
+    const done = this.tail
+      .then(async () => {
+        const open = await this.findUnfinished();
+        const ts = new Date().toISOString();
+        for (const started of open) {
+          const { status: _status, args: _args, permission: _permission, ts: startedAt, ...call } = started;
+          await this.write(JSON.stringify({ ...call, status: "interrupted", ts, startedAt } satisfies AuditRecord) + "\n");
+        }
+        return open.map((record) => record.callId);
+      })
+      .catch((error: unknown) => {
+        this.logger.error("interrupted tool calls not recorded", { file: this.file, error: error instanceof Error ? error.message : String(error) });
+        return [];
+      });
+    this.tail = done.then(() => undefined);
+    return done;
+  }
+
+  /** `started` records without their end, in the current file and the newest rotated one (a call can span a rotation). */
+  private async findUnfinished(): Promise<AuditStarted[]> {
+    const open = new Map<string, AuditStarted>();
+    for (const file of [`${this.file}.1`, this.file]) {
+      const text = await fs.promises.readFile(file, "utf8").catch((error: unknown) => {
+        if (error instanceof Error && "code" in error && error.code === "ENOENT") return "";
+        throw error;
+      });
+      for (const line of text.split("\n")) {
+        if (line.trim() === "") continue;
+        const parsed = AuditRecordSchema.safeParse(safeJson(line));
+        // Lines from older versions or cut off by the crash say nothing about open calls.
+        if (!parsed.success) continue;
+        if (parsed.data.status === "started") open.set(parsed.data.callId, parsed.data);
+        else open.delete(parsed.data.callId);
+      }
+    }
+    return [...open.values()];
   }
 
   private async write(line: string): Promise<void> {

@@ -94,7 +94,30 @@ describe("the default allowlist", () => {
     expect(failure.message).toContain(reason);
   });
 
-  it("treats denied options after `--` as file names", () => {
-    expect(check("grep -n x -- -R").command).toBe("grep");
+  it("checks options after `--` too, since find (for one) does not stop at it", () => {
+    expect(refusal(() => check("find -- . -exec sh -c 'touch pwned' \\;")).message).toContain("`-exec`");
+    expect(refusal(() => check("grep -n x -- -R")).message).toContain("`-R`");
+  });
+
+  it.each([
+    ["grep -r --dereference-recursiv TOKEN .", "--dereference-recursive"],
+    ["grep -r --deref TOKEN .", "--dereference-recursive"],
+    ["wc --files0-fro=list", "--files0-from"],
+    ["wc --f=list", "--files0-from"],
+    ["tail --foll a.log", "--follow"],
+    ["ls --derefer", "--dereference"],
+    ["git diff --ext-dif", "--ext-diff"],
+    ["git log --out=x", "--output"],
+  ])("refuses the GNU abbreviation in %j", (command, option) => {
+    const failure = refusal(() => check(command));
+    expect(failure.code).toBe("E_COMMAND_NOT_ALLOWED");
+    expect(failure.details?.option).toBe(option);
+    expect(failure.message).toContain("is read as");
+  });
+
+  it("still allows options that are no prefix of a denied one", () => {
+    for (const command of ["grep -r --color=never TODO .", "ls --directory src", "git log --oneline --no-color", "wc --lines a", "tail --lines=2 a"]) {
+      expect(check(command).command).toBe(command.split(" ")[0]);
+    }
   });
 });

@@ -4,17 +4,11 @@ export const DEFAULT_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LANGUAGE", "LC_AL
 /** Names that are never passed on, even when allowlisted: they tend to hold credentials. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT/i;
 
-/** Fixed settings: no pagers, prompts or lock files from read-only git commands. */
-const FIXED: Record<string, string> = {
-  GIT_PAGER: "cat",
-  PAGER: "cat",
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_OPTIONAL_LOCKS: "0",
-  GIT_CONFIG_NOSYSTEM: "1",
-};
-
-/** The environment a command runs with: the allowlisted host variables without secrets, plus fixed settings. */
-export function scrubbedEnvironment(source: Record<string, string | undefined>, allow: readonly string[]): Record<string, string> {
+/**
+ * The environment a command runs with: the allowlisted host variables without secrets, then `fixed`
+ * (which wins: the sandbox's HOME, git's hardening), and never a pager.
+ */
+export function scrubbedEnvironment(source: Record<string, string | undefined>, allow: readonly string[], fixed: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of allow) {
     const value = source[name];
@@ -23,5 +17,5 @@ export function scrubbedEnvironment(source: Record<string, string | undefined>, 
   // Relative PATH entries would resolve against a folder the model can write to.
   const path = (env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
   env.PATH = path.length > 0 ? path.join(":") : "/usr/local/bin:/usr/bin:/bin";
-  return { ...env, ...FIXED };
+  return { ...env, ...fixed, PAGER: "cat" };
 }

@@ -1,12 +1,19 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
+import type { ToolName } from "@weft/types";
 import { ToolFailure, errnoCode } from "../tool-failure.ts";
 import type { Mounts } from "../fs/mounts.ts";
+import type { Located } from "../fs/secure-fs.ts";
+import type { PathRules } from "../permissions/path-rules.ts";
+
+/** A command reads, lists and searches what it names: paths the rules keep from these tools are kept from commands too. */
+export const COMMAND_READ_TOOLS: readonly ToolName[] = ["fs.read", "fs.list", "fs.search"];
 
 export interface ArgumentContext {
-  /** Real path of the working folder. */
-  cwd: string;
+  /** The working folder. */
+  cwd: Located;
   mounts: Mounts;
+  pathRules: PathRules;
   /** Names the @state/ folder (see ToolEnv.stateScope). */
   stateScope?: string;
   maxPathBytes: number;
@@ -37,6 +44,32 @@ function assertNoSymlinks(base: string, relative: string, ctx: ArgumentContext, 
   }
 }
 
+/** Refuses a path the permission rules keep from the read tools, when it exists (a name that is no file reads nothing). */
+function assertPermitted(ctx: ArgumentContext, what: string, virtualPath: string, real: string): void {
+  if (!ctx.pathRules.blocks(COMMAND_READ_TOOLS, virtualPath)) return;
+  try {
+    fs.lstatSync(real);
+  } catch {
+    return;
+  }
+  throw new ToolFailure(
+    "E_PERMISSION_DENIED",
+    `Refused command ${JSON.stringify(ctx.commandText)}: ${what} names ${virtualPath}, which the permission settings keep from ${COMMAND_READ_TOOLS.join(", ")}, so commands may not reach it either. Do not retry it; work on other files or ask the user.`,
+    { command: ctx.commandText, path: virtualPath },
+  );
+}
+
+/** Refuses a working folder the permission rules keep from the read tools. */
+export function assertWorkingFolderPermitted(ctx: ArgumentContext): void {
+  assertPermitted(ctx, "its working folder", ctx.cwd.virtual.text, ctx.cwd.real);
+}
+
+/** The mount path of `relative` (already checked: no `..`, not absolute) below the working folder. */
+function virtualBelow(cwd: Located, relative: string): string {
+  const segments = [...cwd.virtual.segments, ...relative.split("/").filter((s) => s !== "" && s !== ".")];
+  return `@${cwd.virtual.mount}/${segments.join("/")}`;
+}
+
 /** The places inside one argument where a path can start: the whole argument, after `=`, after short options (`-f/etc/x`). */
 function pathCandidates(arg: string): string[] {
   const candidates = [arg];
@@ -49,8 +82,9 @@ function pathCandidates(arg: string): string[] {
 
 /**
  * Checks every argument that could name a file: absolute and home paths and `..` segments are
- * refused, relative paths may not pass through symlinks, and mount paths (`@project/src/a.ts`) are
- * turned into real paths after the same checks fs.* tools apply.
+ * refused, relative paths may not pass through symlinks, files the permission rules keep from the
+ * read tools are refused, and mount paths (`@project/src/a.ts`) are turned into real paths after
+ * the same checks fs.* tools apply.
  */
 export function mapPathArguments(argv: string[], ctx: ArgumentContext): string[] {
   const mapped = [argv[0]];
@@ -66,10 +100,14 @@ export function mapPathArguments(argv: string[], ctx: ArgumentContext): string[]
     if (MOUNT_ARG.test(value)) {
       const located = ctx.mounts.locate(value, { intent: "read", stateScope: ctx.stateScope, maxPathBytes: ctx.maxPathBytes });
       assertNoSymlinks(located.root, located.virtual.segments.join("/"), ctx, arg);
+      assertPermitted(ctx, `the argument ${JSON.stringify(arg)}`, located.virtual.text, located.real);
       mapped.push(prefix + located.real);
       continue;
     }
-    if (!value.startsWith("-")) assertNoSymlinks(ctx.cwd, value, ctx, arg);
+    if (!value.startsWith("-")) {
+      assertNoSymlinks(ctx.cwd.real, value, ctx, arg);
+      assertPermitted(ctx, `the argument ${JSON.stringify(arg)}`, virtualBelow(ctx.cwd, value), join(ctx.cwd.real, value));
+    }
     mapped.push(arg);
   }
   return mapped;

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import { z } from "zod";
 import type { FsListItem, FsListOk } from "@weft/types";
 import { openDirectory } from "../fs/secure-fs.ts";
+import { childPath } from "../fs/virtual-path.ts";
 import { walkDirectory } from "../fs/walk.ts";
 import { defineTool } from "../tool.ts";
 
@@ -28,6 +29,8 @@ export const fsList = defineTool({
         let truncated = false;
         try {
           for await (const entry of walkDirectory(dirFd, { recursive: args.recursive, signal: env.signal })) {
+            // Entries the rules keep from fs.list are left out, as if they were not there.
+            if (env.pathRules.blocks(["fs.list"], childPath(located.virtual, entry.relPath).text)) continue;
             if (items.length === max) {
               truncated = true;
               break;

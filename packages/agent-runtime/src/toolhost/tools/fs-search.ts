@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import picomatch from "picomatch";
 import { z } from "zod";
-import type { FsSearchMatch, FsSearchOk } from "@weft/types";
+import type { FsSearchMatch, FsSearchOk, ToolName } from "@weft/types";
 import { openDirectory, openFileIn, procPath, readAll, type Located } from "../fs/secure-fs.ts";
 import { decodeText, looksBinary } from "../fs/text.ts";
 import { childPath } from "../fs/virtual-path.ts";
@@ -11,6 +11,8 @@ import { ToolFailure, errnoCode } from "../tool-failure.ts";
 import { compileSearchPattern } from "./search-pattern.ts";
 
 const MAX_LINE_CHARS = 500;
+/** A search shows file contents: files the rules keep from either tool are left out. */
+const SEARCH_TOOLS: readonly ToolName[] = ["fs.search", "fs.read"];
 const FILE_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
 export const FsSearchArgsSchema = z
@@ -98,6 +100,8 @@ async function searchFolder(dirFd: number, located: Located, run: SearchRun, env
     if (run.stopped) break;
     if (entry.kind !== "file") continue;
     if (include && !include(entry.relPath)) continue;
+    const virtualPath = childPath(located.virtual, entry.relPath).text;
+    if (env.pathRules.blocks(SEARCH_TOOLS, virtualPath)) continue;
     let fd: number;
     try {
       fd = fs.openSync(procPath(entry.dirFd, entry.name), FILE_FLAGS);
@@ -109,14 +113,17 @@ async function searchFolder(dirFd: number, located: Located, run: SearchRun, env
     try {
       const stat = fs.fstatSync(fd);
       if (!stat.isFile()) continue;
-      await run.scan(fd, stat.size, stat.nlink, childPath(located.virtual, entry.relPath).text);
+      await run.scan(fd, stat.size, stat.nlink, virtualPath);
     } finally {
       fs.closeSync(fd);
     }
   }
 }
 
-async function searchFile(located: Located, run: SearchRun): Promise<void> {
+async function searchFile(located: Located, run: SearchRun, env: ToolEnv): Promise<void> {
+  if (env.pathRules.blocks(SEARCH_TOOLS, located.virtual.text)) {
+    throw new ToolFailure("E_PERMISSION_DENIED", `fs.search on ${located.virtual.text} is denied: the permission settings keep this file from ${SEARCH_TOOLS.join(" or ")}. Do not retry it; search other files or ask the user.`, { path: located.virtual.text });
+  }
   const dirFd = openDirectory(located, { depth: located.virtual.segments.length - 1 });
   try {
     const opened = openFileIn(dirFd, located);
@@ -160,7 +167,7 @@ export const fsSearch = defineTool({
       async execute(): Promise<FsSearchOk> {
         const run = new SearchRun(args, env, matcher);
         const dirFd = openFolderOrNull(located);
-        if (dirFd === null) await searchFile(located, run);
+        if (dirFd === null) await searchFile(located, run, env);
         else {
           try {
             await searchFolder(dirFd, located, run, env, include);

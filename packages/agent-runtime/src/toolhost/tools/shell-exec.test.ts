@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CommandRuleInput } from "@weft/types";
 import { DEFAULT_COMMAND_RULES } from "../shell/allowlist.ts";
+import { gitEnvironment } from "../shell/git-hardening.ts";
 import { SECRET, createFixture, resultText, type Fixture } from "../testing/fixture.ts";
+import { processesMatching, uniqueSeconds } from "../testing/processes.ts";
 
 let fx: Fixture;
 beforeEach(() => {
@@ -16,16 +18,6 @@ beforeEach(() => {
 afterEach(() => fx.cleanup());
 
 const exec = (args: Record<string, unknown>, host = fx.host) => host.call("shell.exec", args, { runId: "r" });
-
-/** Alive and not a zombie (a killed process whose parent has not reaped it yet counts as gone). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) [ZX]/.test(stat);
-  } catch {
-    return false;
-  }
-}
 
 describe("shell.exec", () => {
   it("runs an allowlisted command in the project folder and returns its output and exit code", async () => {
@@ -109,34 +101,41 @@ describe("shell.exec", () => {
     host.cleanup();
     expect(result).toMatchObject({ ok: true, exitCode: 0 });
     if (!result.ok) return;
-    const names = (result.stdout as string).trim().split("\n").map((l) => l.slice(0, l.indexOf("="))).sort();
-    expect(names).toEqual(["GIT_CEILING_DIRECTORIES", "GIT_CONFIG_NOSYSTEM", "GIT_OPTIONAL_LOCKS", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "LANG", "PAGER", "PATH"]);
+    const lines = (result.stdout as string).trim().split("\n");
+    const names = lines.map((l) => l.slice(0, l.indexOf("="))).sort();
+    // bubblewrap adds PWD, the working folder.
+    expect(names).toEqual(["GIT_CEILING_DIRECTORIES", "HOME", "LANG", "PAGER", "PATH", "PWD", ...Object.keys(gitEnvironment())].sort());
+    expect(lines).toContain("PWD=@project");
     expect(result.stdout).not.toMatch(/sk-live|ghp_x|aws|UNLISTED/);
+    // The host's HOME is replaced by the sandbox's empty /tmp.
+    expect(lines).toContain("HOME=/tmp");
   });
 
   it("stops a command at its timeout and kills every process it started", async () => {
     const host = createFixture({ commands: [...DEFAULT_COMMAND_RULES, { command: "sh" }] satisfies CommandRuleInput[] });
+    const seconds = uniqueSeconds();
     const started = performance.now();
-    const result = await exec({ command: "sh", args: ["-c", "sleep 30 & echo $!; sleep 30 & echo $!; (sleep 30; echo late) & echo $!; wait"], timeoutMs: 400 }, host.host);
+    const running = exec({ command: "sh", args: ["-c", `sleep ${seconds} & sleep ${seconds} & (sleep ${seconds}; echo late) & echo started; wait`], timeoutMs: 600 }, host.host);
+    await new Promise((r) => setTimeout(r, 300));
+    // The command's pids live in its own namespace: find its processes by their command line.
+    expect(processesMatching(`sleep ${seconds}`).length).toBeGreaterThanOrEqual(3);
+    const result = await running;
     const elapsed = performance.now() - started;
     host.cleanup();
-    expect(result).toMatchObject({ ok: false, error: { code: "E_TIMEOUT", details: { timeoutMs: 400 } } });
+    expect(result).toMatchObject({ ok: false, error: { code: "E_TIMEOUT", details: { timeoutMs: 600, stdout: "started\n" } } });
     expect(elapsed).toBeLessThan(5000);
-    if (result.ok) return;
-    const pids = String(result.error.details?.stdout).trim().split("\n").map(Number);
-    expect(pids).toHaveLength(3);
     await new Promise((r) => setTimeout(r, 100));
-    expect(pids.filter(isAlive)).toEqual([]);
+    expect(processesMatching(`sleep ${seconds}`)).toEqual([]);
   });
 
   it("kills what a finished command left running in the background", async () => {
     const host = createFixture({ commands: [{ command: "sh" }] });
-    const result = await exec({ command: "sh", args: ["-c", "sleep 30 > /dev/null 2>&1 & echo $!"] }, host.host);
+    const seconds = uniqueSeconds();
+    const result = await exec({ command: "sh", args: ["-c", `sleep ${seconds} > /dev/null 2>&1 & echo $!`] }, host.host);
     host.cleanup();
     expect(result).toMatchObject({ ok: true, exitCode: 0 });
-    if (!result.ok) return;
     await new Promise((r) => setTimeout(r, 100));
-    expect(isAlive(Number((result.stdout as string).trim()))).toBe(false);
+    expect(processesMatching(`sleep ${seconds}`)).toEqual([]);
   });
 
   it("caps runaway output, marks the cut, and stops the command", async () => {

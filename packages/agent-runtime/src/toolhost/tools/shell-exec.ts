@@ -1,13 +1,16 @@
 import * as fs from "node:fs";
 import { z } from "zod";
 import type { ShellExecOk } from "@weft/types";
-import { openDirectory, procPath } from "../fs/secure-fs.ts";
+import { openDirectory, procPath, type Located } from "../fs/secure-fs.ts";
 import { assertAllowed } from "../shell/allowlist.ts";
+import { SANDBOX_HELP, SANDBOX_HOME, bubblewrapArguments, sandboxPath } from "../shell/bubblewrap.ts";
 import { formatCommandLine, parseCommandLine } from "../shell/command-line.ts";
 import { scrubbedEnvironment } from "../shell/environment.ts";
-import { mapPathArguments } from "../shell/path-arguments.ts";
-import { runProcess } from "../shell/run-process.ts";
-import { defineTool } from "../tool.ts";
+import { gitEnvironment, hardenGitArguments } from "../shell/git-hardening.ts";
+import { assertWorkingFolderPermitted, mapPathArguments } from "../shell/path-arguments.ts";
+import { runProcess, type ProcessLimits, type ProcessOutcome } from "../shell/run-process.ts";
+import { sandboxLayout } from "../shell/sandbox-layout.ts";
+import { defineTool, type ToolEnv } from "../tool.ts";
 import { ToolFailure } from "../tool-failure.ts";
 
 export const ShellExecArgsSchema = z
@@ -23,36 +26,54 @@ function truncationMarker(limit: number): string {
   return `\n…[output truncated: over ${limit} bytes]`;
 }
 
+/**
+ * Starts the command: inside bubblewrap, or (sandbox off) directly in the folder held by a
+ * descriptor, so a folder swapped for a link after the checks cannot move it. Opening the folder
+ * also refuses a working folder that passes through a link, in both cases.
+ */
+async function start(executable: string, argv: string[], env: ToolEnv, cwd: Located, environment: Record<string, string>, limits: ProcessLimits): Promise<ProcessOutcome> {
+  const sandbox = env.sandbox;
+  const dirFd = openDirectory(cwd);
+  try {
+    if (sandbox.kind !== "bwrap") return await runProcess(executable, argv, { cwd: procPath(dirFd), env: environment, limits, signal: env.signal });
+    const layout = sandboxLayout({ mounts: env.mounts, pathRules: env.pathRules, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, cwd: cwd.real, network: sandbox.network });
+    // bubblewrap finds the program on the command's PATH, inside the sandbox.
+    return await runProcess(sandbox.bwrap, ["bwrap", ...bubblewrapArguments(layout), "--", ...argv], { cwd: "/", env: environment, limits, signal: env.signal });
+  } finally {
+    fs.closeSync(dirFd);
+  }
+}
+
 export const shellExec = defineTool({
   name: "shell.exec",
   targetKind: "command",
   args: ShellExecArgsSchema,
   plan(args, env) {
+    if (env.sandbox.kind === "unavailable") {
+      throw new ToolFailure("E_SANDBOX_UNAVAILABLE", `shell.exec cannot run commands on this machine: ${env.sandbox.reason}. ${SANDBOX_HELP}`, { reason: env.sandbox.reason });
+    }
     const argv = parseCommandLine(args.command, args.args);
     const commandText = formatCommandLine(argv);
     assertAllowed(argv, env.commands, commandText);
     const cwd = env.mounts.locate(args.cwd, { intent: "read", stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes });
-    const mapped = mapPathArguments(argv, { cwd: cwd.real, mounts: env.mounts, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, commandText });
+    const argumentContext = { cwd, mounts: env.mounts, pathRules: env.pathRules, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, commandText };
+    assertWorkingFolderPermitted(argumentContext);
+    const mapped = hardenGitArguments(mapPathArguments(argv, argumentContext));
     const timeoutMs = Math.min(args.timeoutMs ?? env.limits.shellTimeoutMs, env.limits.maxShellTimeoutMs);
     return {
       target: commandText,
       async execute(): Promise<ShellExecOk> {
-        const environment: Record<string, string> = { ...scrubbedEnvironment(env.hostEnv, env.envAllowlist), GIT_CEILING_DIRECTORIES: env.mounts.gitCeilings().join(":") };
+        const sandboxed = env.sandbox.kind === "bwrap";
+        const environment = scrubbedEnvironment(env.hostEnv, env.envAllowlist, {
+          ...gitEnvironment(),
+          GIT_CEILING_DIRECTORIES: env.mounts.gitCeilings().join(":"),
+          // An empty HOME: no dotfiles (git's, a shell's) from the host.
+          HOME: sandboxed ? SANDBOX_HOME : "/nonexistent",
+        });
+        if (sandboxed) environment.PATH = sandboxPath(environment.PATH);
         const executable = Bun.which(argv[0], { PATH: environment.PATH });
-        if (!executable) throw new ToolFailure("ENOENT", `\`${argv[0]}\` is allowed but not installed on this machine.`, { command: commandText });
-        // The process starts in the folder held by this descriptor, so a folder swapped for a link meanwhile cannot move it.
-        const dirFd = openDirectory(cwd);
-        let outcome;
-        try {
-          outcome = await runProcess(executable, mapped, {
-            cwd: procPath(dirFd),
-            env: environment,
-            limits: { timeoutMs, maxOutputBytes: env.limits.maxShellOutputBytes },
-            signal: env.signal,
-          });
-        } finally {
-          fs.closeSync(dirFd);
-        }
+        if (!executable) throw new ToolFailure("ENOENT", `\`${argv[0]}\` is allowed but not installed on this machine${sandboxed ? " (in a system folder: /usr, /bin)" : ""}.`, { command: commandText });
+        const outcome = await start(executable, mapped, env, cwd, environment, { timeoutMs, maxOutputBytes: env.limits.maxShellOutputBytes });
         const max = env.limits.maxShellOutputBytes;
         const stdout = env.mounts.virtualise(outcome.stdout.toString("utf8"), env.stateScope) + (outcome.stdoutTruncated ? truncationMarker(max) : "");
         const stderr = env.mounts.virtualise(outcome.stderr.toString("utf8"), env.stateScope) + (outcome.stderrTruncated ? truncationMarker(max) : "");

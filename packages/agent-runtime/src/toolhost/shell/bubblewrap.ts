@@ -1,0 +1,86 @@
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+
+/** How shell commands are isolated: inside bubblewrap, not at all (opted out), or not at all possible here. */
+export type ShellSandbox = { kind: "bwrap"; bwrap: string; network: boolean } | { kind: "off" } | { kind: "unavailable"; reason: string };
+
+/** What a command sees, as real paths; each appears inside the sandbox at the same path as outside. */
+export interface SandboxLayout {
+  mounts: ReadonlyArray<{ real: string; writable: boolean }>;
+  /** Taken away by the permission rules: a folder shows as an empty one, a file as an empty file. */
+  hidden: ReadonlyArray<{ real: string; folder: boolean }>;
+  /** Folders inside writable mounts that the rules keep from being written. */
+  readOnly: readonly string[];
+  cwd: string;
+  network: boolean;
+}
+
+/** Commands run as "nobody" inside their user namespace; outside, the kernel sees Weft's own user (without any capability), so what they write in @project/ stays Weft's. */
+const SANDBOX_ID = "65534";
+/** The command's HOME: the fresh, empty /tmp of its sandbox. */
+export const SANDBOX_HOME = "/tmp";
+const TMP_BYTES = 64 * 1024 * 1024;
+
+/** Where programs and their libraries live; on merged-/usr systems the top-level ones are links into /usr. */
+const SYSTEM_FOLDERS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/** The parts of /etc programs need to load libraries and name users; never /etc/shadow or the rest. */
+const SYSTEM_FILES = ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime"];
+const NETWORK_FILES = ["/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/gai.conf", "/etc/services", "/etc/ssl", "/etc/ca-certificates"];
+
+export const SANDBOX_HELP =
+  "Install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces (`sysctl -w kernel.unprivileged_userns_clone=1`, and on Ubuntu `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`), then restart Weft; or start Weft with WEFT_SHELL_SANDBOX=off to run commands without isolation (they can then read everything Weft's user can).";
+
+function systemFolders(out: string[]): void {
+  for (const path of SYSTEM_FOLDERS) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) out.push("--symlink", fs.readlinkSync(path), path);
+    else if (stat.isDirectory()) out.push("--ro-bind", path, path);
+  }
+}
+
+/** The options that build the sandbox, up to (not including) `--` and the command. */
+export function bubblewrapArguments(layout: SandboxLayout): string[] {
+  const out: string[] = [];
+  systemFolders(out);
+  for (const file of [...SYSTEM_FILES, ...(layout.network ? NETWORK_FILES : [])]) out.push("--ro-bind-try", file, file);
+  out.push("--size", String(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev");
+  // After the fresh /tmp, so mounts below /tmp land on it.
+  for (const mount of layout.mounts) out.push(mount.writable ? "--bind" : "--ro-bind", mount.real, mount.real);
+  for (const folder of layout.readOnly) out.push("--ro-bind", folder, folder);
+  for (const entry of layout.hidden) out.push(...(entry.folder ? ["--tmpfs", entry.real] : ["--ro-bind", "/dev/null", entry.real]));
+  out.push("--unshare-all", "--unshare-user", ...(layout.network ? ["--share-net"] : []));
+  out.push("--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", layout.cwd);
+  return out;
+}
+
+let probed: ShellSandbox | undefined;
+
+/**
+ * Whether bubblewrap can build a sandbox here, found out once per process by starting one: it may be
+ * missing, or the kernel may refuse user namespaces.
+ */
+export function probeBubblewrap(network: boolean): ShellSandbox {
+  probed ??= runProbe();
+  return probed.kind === "bwrap" ? { ...probed, network } : probed;
+}
+
+function runProbe(): ShellSandbox {
+  const bwrap = Bun.which("bwrap", { PATH: "/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin" });
+  if (!bwrap) return { kind: "unavailable", reason: "bubblewrap (bwrap) is not installed" };
+  const args = bubblewrapArguments({ mounts: [], hidden: [], readOnly: [], cwd: "/", network: false });
+  const probe = spawnSync(bwrap, [...args, "--", "true"], { env: { PATH: "/usr/bin:/bin" }, encoding: "utf8", timeout: 10_000 });
+  if (probe.status === 0) return { kind: "bwrap", bwrap, network: false };
+  const why = probe.error?.message ?? (probe.stderr.trim() || `exit code ${String(probe.status)}`);
+  return { kind: "unavailable", reason: `bubblewrap could not start a sandbox (${why})` };
+}
+
+/** The PATH entries a sandboxed command can use: only the system folders are inside. */
+export function sandboxPath(path: string): string {
+  const visible = path.split(":").filter((dir) => SYSTEM_FOLDERS.some((top) => dir === top || dir.startsWith(top + "/")));
+  return visible.length > 0 ? visible.join(":") : "/usr/bin:/bin";
+}
