@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import { ApiError, validationError } from "./errors.ts";
+import { checkDepth, checkKeys, decodeUtf8 } from "./body-checks.ts";
 
 /**
  * Reads a request body as JSON, refusing more than `limit` bytes while it streams in (a missing or
- * false Content-Length cannot get a large body past the limit).
+ * false Content-Length cannot get a large body past the limit), invalid UTF-8, nesting deeper than
+ * MAX_BODY_DEPTH and prototype-altering keys: what is refused here never reaches storage.
  */
 export async function readJsonBody(request: Request, limit: number, options: { allowEmpty?: boolean } = {}): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
@@ -26,16 +28,20 @@ export async function readJsonBody(request: Request, limit: number, options: { a
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = decodeUtf8(Buffer.concat(chunks));
   if (text.trim() === "") {
     if (options.allowEmpty) return undefined;
     throw new ApiError("INVALID_JSON", "The request body is empty; send a JSON document.");
   }
+  checkDepth(text);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError("INVALID_JSON", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}.`);
   }
+  checkKeys(value);
+  return value;
 }
 
 function tooLarge(limit: number): ApiError {

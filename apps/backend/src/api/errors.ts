@@ -2,6 +2,9 @@ import type { z } from "zod";
 
 export const API_ERROR_CODES = [
   "INVALID_JSON",
+  "INVALID_UTF8",
+  "JSON_TOO_DEEP",
+  "FORBIDDEN_KEY",
   "VALIDATION_FAILED",
   "NOT_FOUND",
   "REVISION_CONFLICT",
@@ -15,6 +18,9 @@ export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 const STATUS: Record<ApiErrorCode, number> = {
   INVALID_JSON: 400,
+  INVALID_UTF8: 400,
+  JSON_TOO_DEEP: 400,
+  FORBIDDEN_KEY: 400,
   VALIDATION_FAILED: 400,
   NOT_FOUND: 404,
   REVISION_CONFLICT: 409,
