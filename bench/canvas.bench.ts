@@ -17,7 +17,7 @@ import { chromium, type Page } from "playwright-core";
 import { silentLogger, type WorkflowInput } from "../packages/types/src/index.ts";
 import { createServer } from "../apps/backend/src/server.ts";
 import { buildFrontend } from "../tests/e2e/support/build-frontend.ts";
-import { CHROMIUM, CHROMIUM_ARGS } from "../tests/e2e/support/weft.ts";
+import { CHROMIUM, CHROMIUM_ARGS, signInBrowser } from "../tests/e2e/support/weft.ts";
 
 const NODES = Number(process.env.NODES ?? 1000);
 const COLUMNS = 40;
@@ -81,8 +81,9 @@ const server = await createServer({ dataDir, examplesDir, port: 0, logger: silen
 const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
 try {
   const workflow = bigWorkflow(NODES);
-  const created = await fetch(`${server.url}/api/workflows`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow }) });
+  const created = await fetch(`${server.url}/api/workflows`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` }, body: JSON.stringify({ workflow }) });
   if (created.status !== 201) throw new Error(`could not store the workflow: ${await created.text()}`);
+  await signInBrowser(context, server);
   const page = context.pages()[0] ?? (await context.newPage());
   // A fresh profile opens the only stored workflow: the time runs from navigation start.
   await page.goto(server.url);

@@ -36,7 +36,7 @@ try {
 
   const timed = async (path: string) => {
     const started = performance.now();
-    const res = await fetch(t.url + path);
+    const res = await t.fetch(path);
     const text = await res.text();
     if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
     return { ms: performance.now() - started, bytes: text.length, body: JSON.parse(text) };

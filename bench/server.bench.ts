@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
-import { chainWorkflow, templateWorkflow } from "../apps/backend/src/testing/test-server.ts";
+import { chainWorkflow, templateWorkflow, TEST_TOKEN } from "../apps/backend/src/testing/test-server.ts";
+import { BunWebSocket } from "../apps/backend/src/testing/bun-websocket.ts";
 
 const RUN_STARTS = 2000;
 const PARALLEL = 32;
@@ -58,7 +59,7 @@ async function wsDelivery(server: ChildServer): Promise<void> {
   await must(server, "POST", "/api/workflows", { workflow: chainWorkflow("bench-chain", NODES) }, 201);
   const sockets = await Promise.all(
     Array.from({ length: SUBSCRIBERS }, () => {
-      const ws = new WebSocket(server.url.replace(/^http/, "ws") + "/ws");
+      const ws = new BunWebSocket(server.url.replace(/^http/, "ws") + "/ws", { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
       return new Promise<WebSocket>((resolve, reject) => {
         ws.onopen = () => resolve(ws);
         ws.onerror = () => reject(new Error("WebSocket failed"));
@@ -122,7 +123,7 @@ async function getRunLatency(server: ChildServer): Promise<void> {
   const times: number[] = [];
   for (let i = 0; i < GETS; i++) {
     const t0 = performance.now();
-    const res = await fetch(`${server.url}/api/runs/${runId}`);
+    const res = await fetch(`${server.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     await res.arrayBuffer();
     times.push(performance.now() - t0);
   }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
+import { ownerFetch } from "./support/as-owner.ts";
 import { silentLogger, WorkflowSchema, type Workflow } from "../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../apps/backend/src/server.ts";
 import { ApiClient, revisionConflict } from "../../apps/frontend/src/api/client.ts";
@@ -13,7 +14,7 @@ const dirs: string[] = [];
 beforeAll(async () => {
   for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(tmpdir(), "weft-client-")));
   server = await createServer({ dataDir: dirs[0], examplesDir: dirs[1], port: 0, logger: silentLogger, shutdownGraceMs: 200 });
-  client = new ApiClient(server.url);
+  client = new ApiClient(server.url, ownerFetch(server.accessToken));
 }, 60_000);
 afterAll(async () => {
   await server?.stop();

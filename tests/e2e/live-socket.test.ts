@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
+import { ownerFetch, ownerWebSocket } from "./support/as-owner.ts";
 import { silentLogger, WorkflowSchema, type RunEvent } from "../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../apps/backend/src/server.ts";
 import { ApiClient } from "../../apps/frontend/src/api/client.ts";
@@ -14,7 +15,7 @@ const dirs: string[] = [];
 beforeAll(async () => {
   for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(tmpdir(), "weft-live-")));
   server = await createServer({ dataDir: dirs[0], examplesDir: dirs[1], port: 0, logger: silentLogger, shutdownGraceMs: 200 });
-  client = new ApiClient(server.url);
+  client = new ApiClient(server.url, ownerFetch(server.accessToken));
   // Six waits in a row: a run long enough to drop the connection in its middle.
   const nodes = Array.from({ length: 6 }, (_, i) => ({ id: `d${i}`, type: "core:delay", inputs: i === 0 ? { value: "x", ms: 120 } : { ms: 120 } }));
   const edges = nodes.slice(1).map((n, i) => ({ id: `e${i}`, source: `d${i}`, sourceHandle: "value", target: n.id, targetHandle: "value" }));
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 function socketFor(statuses: SocketStatus[] = []) {
-  return new LiveSocket({ url: server.url.replace("http", "ws") + "/ws", fetchEvents: (id, after) => client.runEvents(id, after), onStatus: (s) => statuses.push(s), reconnectDelaysMs: [50] });
+  return new LiveSocket({ url: server.url.replace("http", "ws") + "/ws", fetchEvents: (id, after) => client.runEvents(id, after), WebSocketImpl: ownerWebSocket(server.accessToken), onStatus: (s) => statuses.push(s), reconnectDelaysMs: [50] });
 }
 
 async function startRun(): Promise<string> {

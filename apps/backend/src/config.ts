@@ -9,6 +9,9 @@ const EnvSchema = z.object({
   WEFT_HOST: z.string().min(1).default("127.0.0.1"),
   WEFT_DATA_DIR: z.string().min(1).default("data"),
   WEFT_SECRET: z.string().optional(),
+  WEFT_AUTH_TOKEN: z.string().optional(),
+  WEFT_ALLOWED_HOSTS: z.string().optional(),
+  WEFT_ALLOWED_ORIGINS: z.string().optional(),
   WEFT_EXAMPLES_DIR: z.string().min(1).optional(),
   // Beside data/, not inside it: the data folder holds the master key, out of the tools' reach.
   WEFT_PROJECT_DIR: z.string().min(1).default("project"),
@@ -24,6 +27,9 @@ export interface EnvConfig {
   hostname: string;
   dataDir: string;
   secret?: string;
+  authToken?: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
   examplesDir?: string;
   projectDir: string;
   runConcurrency: number;
@@ -35,6 +41,11 @@ export interface EnvConfig {
 
 export class ConfigError extends Error {
   readonly code = "INVALID_CONFIG";
+}
+
+/** A comma-separated setting as its non-empty entries. */
+function list(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
 }
 
 export function configFromEnv(env: Record<string, string | undefined>): EnvConfig {
@@ -49,6 +60,9 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     hostname: e.WEFT_HOST,
     dataDir: resolve(e.WEFT_DATA_DIR),
     ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
+    ...(e.WEFT_AUTH_TOKEN ? { authToken: e.WEFT_AUTH_TOKEN } : {}),
+    allowedHosts: list(e.WEFT_ALLOWED_HOSTS),
+    allowedOrigins: list(e.WEFT_ALLOWED_ORIGINS),
     ...(e.WEFT_EXAMPLES_DIR ? { examplesDir: resolve(e.WEFT_EXAMPLES_DIR) } : {}),
     projectDir: resolve(e.WEFT_PROJECT_DIR),
     runConcurrency: e.WEFT_RUN_CONCURRENCY,

@@ -1,6 +1,8 @@
 import { createLogger } from "@weft/types";
 import { configFromEnv, ConfigError } from "./config.ts";
-import { createServer } from "./server.ts";
+import { createServer, type WeftServer } from "./server.ts";
+import { AccessTokenError } from "./auth/access-token.ts";
+import { MasterKeyError } from "./secrets/master-key.ts";
 
 /** `bun apps/backend/src/main.ts`: Weft's server with the settings of the environment. */
 const log = createLogger("weft");
@@ -13,21 +15,36 @@ try {
   process.exit(2);
 }
 
-const server = await createServer({
-  dataDir: config.dataDir,
-  port: config.port,
-  hostname: config.hostname,
-  ...(config.secret ? { secret: config.secret } : {}),
-  ...(config.examplesDir ? { examplesDir: config.examplesDir } : {}),
-  ...(config.projectDir ? { projectDir: config.projectDir } : {}),
-  runConcurrency: config.runConcurrency,
-  maxQueuedRuns: config.maxQueuedRuns,
-  maxBodyBytes: config.maxBodyBytes,
-  shutdownGraceMs: config.shutdownGraceMs,
-  demoLlm: config.demoLlm,
-  logger: log,
-});
+let server: WeftServer;
+try {
+  server = await createServer({
+    dataDir: config.dataDir,
+    port: config.port,
+    hostname: config.hostname,
+    ...(config.secret ? { secret: config.secret } : {}),
+    ...(config.authToken ? { authToken: config.authToken } : {}),
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
+    ...(config.examplesDir ? { examplesDir: config.examplesDir } : {}),
+    ...(config.projectDir ? { projectDir: config.projectDir } : {}),
+    runConcurrency: config.runConcurrency,
+    maxQueuedRuns: config.maxQueuedRuns,
+    maxBodyBytes: config.maxBodyBytes,
+    shutdownGraceMs: config.shutdownGraceMs,
+    demoLlm: config.demoLlm,
+    logger: log,
+  });
+} catch (error) {
+  // Settings the user must fix: their message, not a stack trace.
+  if (!(error instanceof AccessTokenError || error instanceof MasterKeyError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
 console.log(`Weft is running on ${server.url} (data: ${config.dataDir})`);
+console.log(`Open the editor: ${server.editorUrl}`);
+if (!isLoopbackBind(config.hostname) && config.allowedHosts.length === 0) {
+  console.warn(`Weft listens on ${config.hostname}, but browsers may only reach it by a loopback name until WEFT_ALLOWED_HOSTS lists the names they use.`);
+}
 
 let signals = 0;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -46,4 +63,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       },
     );
   });
+}
+
+function isLoopbackBind(host: string): boolean {
+  return host === "localhost" || host.startsWith("127.") || host === "::1";
 }

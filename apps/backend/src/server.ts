@@ -23,6 +23,9 @@ import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
 import { AgentService } from "./agents/agent-service.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
+import { loadAccessToken } from "./auth/access-token.ts";
+import { SitePolicy } from "./auth/site-policy.ts";
+import { TrustBoundary } from "./auth/trust-boundary.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -30,8 +33,14 @@ export interface ServerOptions {
   dataDir: string;
   /** 0 picks a free port. Default 3000. */
   port?: number;
-  /** Default 127.0.0.1 (the API has no authentication: expose it deliberately). */
+  /** Default 127.0.0.1. Another address exposes Weft beyond this machine: see allowedHosts. */
   hostname?: string;
+  /** The access token (WEFT_AUTH_TOKEN); otherwise `<dataDir>/access-token`, generated on first start. */
+  authToken?: string;
+  /** Host names besides loopback ones and `hostname` that requests may name (WEFT_ALLOWED_HOSTS). */
+  allowedHosts?: string[];
+  /** Origins besides Weft's own whose pages may call the API (WEFT_ALLOWED_ORIGINS). */
+  allowedOrigins?: string[];
   /** Master key passphrase (WEFT_SECRET); otherwise `<dataDir>/master.key` is used. */
   secret?: string;
   /** The built editor. Default: apps/frontend/dist. */
@@ -54,6 +63,10 @@ export interface ServerOptions {
 
 export interface WeftServer {
   url: string;
+  /** `url` with the access token: the link that signs the editor in. */
+  editorUrl: string;
+  /** What `Authorization: Bearer …` must carry. */
+  accessToken: string;
   port: number;
   storage: Storage;
   /** The tools' `@project/` folder. */
@@ -80,6 +93,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   let scenes: Scenes | undefined;
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
+    const token = loadAccessToken(options.dataDir, options.authToken);
+    const boundary = new TrustBoundary(token, new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins }));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
@@ -135,6 +150,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       { storage, catalog, validator, runs, llmProfiles, agents, permissions, caches, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
+        boundary,
         extra: [wsPlugin, builder.api, scenes.api],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
@@ -163,7 +179,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       })());
 
     log.info("listening", { url, dataDir: options.dataDir });
-    return { url, port, storage, projectDir, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
+    const editorUrl = `${url}/?token=${encodeURIComponent(token.value)}`;
+    return { url, editorUrl, accessToken: token.value, port, storage, projectDir, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
   } catch (error) {
     await scenes?.shutdown();
     await demo?.stop();

@@ -42,9 +42,12 @@ export async function startWeft(options: { viewport?: { width: number; height: n
   // A step that cannot happen should fail the test with its own message, well before the test's timeout.
   context.setDefaultTimeout(8000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+  await signInBrowser(context, server);
   const page = context.pages()[0] ?? (await context.newPage());
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(server.url + path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const headers: Record<string, string> = { authorization: `Bearer ${server.accessToken}` };
+    if (method !== "GET") headers["content-type"] = "application/json";
+    const res = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -65,6 +68,14 @@ export async function startWeft(options: { viewport?: { width: number; height: n
       for (const dir of ownExamples ? [dataDir, examplesDir, profileDir] : [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs the browser in as a user does (the token traded for the session cookie), without loading the editor first. */
+export async function signInBrowser(context: BrowserContext, server: WeftServer): Promise<void> {
+  const res = await fetch(`${server.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: server.accessToken }) });
+  const cookie = /^weft_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  if (!res.ok || !cookie) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  await context.addCookies([{ name: "weft_session", value: cookie, url: server.url, httpOnly: true, sameSite: "Strict" }]);
 }
 
 /** After a failed test, a screenshot of the page goes to <tmp>/weft-e2e-failures/ (its path is printed). */

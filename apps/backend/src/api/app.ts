@@ -11,7 +11,9 @@ import { scenesApi } from "./scenes.ts";
 import { conversationsApi } from "./conversations.ts";
 import { settingsApi } from "./settings.ts";
 import { frontendApi } from "./frontend.ts";
+import { authApi } from "./auth.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
+import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts";
 
 /** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
 function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error: unknown, request: Request): Response {
@@ -29,9 +31,18 @@ function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error:
 }
 
 /** The HTTP API and the editor's files, one plugin per domain. */
-export function createApi(deps: ApiDeps, options: { frontendDir: string; extra?: AnyElysia[]; websocket?: ElysiaConfig<"">["websocket"] }) {
+export function createApi(deps: ApiDeps, options: { frontendDir: string; boundary: TrustBoundary; extra?: AnyElysia[]; websocket?: ElysiaConfig<"">["websocket"] }) {
   const app = new Elysia({ websocket: options.websocket })
-    .onError(({ code, error, request }) => errorResponse(deps, code, error, request))
+    .onError(({ code, error, request, set }) => {
+      Object.assign(set.headers, SECURITY_HEADERS);
+      return errorResponse(deps, code, error, request);
+    })
+    // Before routing, so nothing (the /ws upgrade, a 404, the editor's files) is reached around it.
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, SECURITY_HEADERS);
+      return options.boundary.check(request);
+    })
+    .use(authApi(options.boundary, deps.maxBodyBytes))
     .use(healthApi(deps))
     .use(workflowsApi(deps))
     .use(runsApi(deps))

@@ -53,7 +53,7 @@ describe("LLM profiles", () => {
     expect(created.body.profile.apiKey).toBeUndefined();
 
     for (const path of ["/api/llm-profiles", `/api/llm-profiles/${id}`]) {
-      const res = await fetch(t.url + path);
+      const res = await t.fetch(path);
       expect(await res.text()).not.toContain(KEY.slice(8, 30));
     }
     await t.call("GET", "/api/health"); // any later write has happened; the WAL holds the newest pages

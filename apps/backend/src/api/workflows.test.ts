@@ -66,7 +66,7 @@ describe("workflows API", () => {
     const dup2 = await t.call("POST", "/api/workflows/orig/duplicate", { id: "orig-b", name: "B" });
     expect(dup2.body.workflow).toMatchObject({ id: "orig-b", name: "B" });
 
-    const exported = await fetch(`${t.url}/api/workflows/orig/export`);
+    const exported = await t.fetch("/api/workflows/orig/export");
     expect(exported.headers.get("content-disposition")).toBe('attachment; filename="orig.json"');
     const file = await exported.json();
     expect(file.id).toBe("orig");
@@ -149,7 +149,7 @@ describe("bad requests", () => {
         controller.close();
       },
     });
-    const res = await fetch(`${t.url}/api/workflows/import`, { method: "POST", body: stream, headers: { "content-type": "application/json" } });
+    const res = await t.fetch("/api/workflows/import", { method: "POST", body: stream, headers: { "content-type": "application/json" } });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
   });
@@ -191,7 +191,7 @@ describe("health, nodes and the editor", () => {
       expect((await fetch(`${app.url}/assets/missing.js`)).status).toBe(404);
       const escape = await fetch(`${app.url}/..%2fsecret.txt`);
       expect(await escape.text()).not.toBe("outside");
-      const api = await fetch(`${app.url}/api/not-a-route`);
+      const api = await app.fetch("/api/not-a-route");
       expect(api.status).toBe(404);
       expect((await api.json()).error.code).toBe("NOT_FOUND");
     } finally {

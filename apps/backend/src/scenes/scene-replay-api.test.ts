@@ -14,7 +14,7 @@ afterAll(() => t.stop());
 
 /** The replay asked for as NDJSON: its lines as they came, each checked against the line schema. */
 async function replayLines(sceneId: string): Promise<{ status: number; type: string | null; lines: SceneReplayLine[] }> {
-  const res = await fetch(`${t.url}/api/scenes/${sceneId}/replay`, { method: "POST", headers: { accept: "application/x-ndjson" } });
+  const res = await t.fetch(`/api/scenes/${sceneId}/replay`, { method: "POST", headers: { accept: "application/x-ndjson", "content-type": "application/json" } });
   const text = await res.text();
   const lines = res.ok ? text.split("\n").filter(Boolean).map((l) => SceneReplayLineSchema.parse(JSON.parse(l))) : [];
   return { status: res.status, type: res.headers.get("content-type"), lines };

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { call } from "./test-server.ts";
+import { TEST_TOKEN, call } from "./test-server.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
@@ -14,7 +14,7 @@ export interface ChildServer {
 /** `bun apps/backend/src/main.ts` as a real child process, on a free port, with its data in `dataDir`. */
 export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
   const proc = Bun.spawn(["bun", MAIN], {
-    env: { ...process.env, PORT: "0", WEFT_DATA_DIR: dataDir, WEFT_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, PORT: "0", WEFT_DATA_DIR: dataDir, WEFT_LOG_LEVEL: "warn", WEFT_AUTH_TOKEN: TEST_TOKEN, ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -39,5 +39,6 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
     await Bun.sleep(25);
   }
   const base = url;
-  return { url: base, proc, call: (method, path, body) => call(base, method, path, body), output: () => text };
+  const authorization = `Bearer ${env.WEFT_AUTH_TOKEN ?? TEST_TOKEN}`;
+  return { url: base, proc, call: (method, path, body) => call(base, method, path, body, { authorization }), output: () => text };
 }

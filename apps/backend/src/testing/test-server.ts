@@ -8,13 +8,18 @@ export function tempDir(prefix = "weft-backend-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** The access token test servers use (createServer refuses tokens under 16 characters). */
+export const TEST_TOKEN = "weft-test-access-token";
+
 export interface TestServer {
   server: WeftServer;
   url: string;
   dataDir: string;
   port(): number;
-  /** fetch against the server, JSON body in and parsed JSON out. */
+  /** fetch against the server as its owner (the access token), JSON body in and parsed JSON out. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  /** A raw fetch of `path` as the owner (the token added to `init`'s headers), for answers that are not JSON. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -22,23 +27,23 @@ export interface TestServer {
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const examplesDir = options.examplesDir ?? tempDir("weft-examples-");
-  const server = await createServer({ port: 0, logger: silentLogger, examplesDir, shutdownGraceMs: 200, ...options, dataDir });
+  const server = await createServer({ port: 0, logger: silentLogger, examplesDir, shutdownGraceMs: 200, authToken: TEST_TOKEN, ...options, dataDir });
   return {
     server,
     url: server.url,
     dataDir,
     port: () => server.port,
-    call: (method, path, body, headers) => call(server.url, method, path, body, headers),
+    call: (method, path, body, headers) => call(server.url, method, path, body, { authorization: `Bearer ${server.accessToken}`, ...headers }),
+    fetch: (path, init = {}) => fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${server.accessToken}`, ...(init.headers as Record<string, string> | undefined) } }),
     stop: () => server.stop(),
   };
 }
 
+/** One request as a script would send it: JSON content type on every state-changing method, unless `headers` says otherwise. */
 export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
-  }
+  if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+  if (method !== "GET" && method !== "HEAD") (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   const res = await fetch(base + path, init);
   const text = await res.text();
   let parsed: unknown = text;

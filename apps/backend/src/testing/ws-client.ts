@@ -1,3 +1,6 @@
+import { BunWebSocket } from "./bun-websocket.ts";
+import { TEST_TOKEN } from "./test-server.ts";
+
 /** A real WebSocket client for tests: records every message and waits for the ones it needs. */
 export class TestWsClient {
   readonly messages: any[] = [];
@@ -6,8 +9,8 @@ export class TestWsClient {
   closed = false;
   closeCode: number | undefined;
 
-  private constructor(url: string) {
-    this.socket = new WebSocket(url);
+  private constructor(url: string, headers: Record<string, string>) {
+    this.socket = new BunWebSocket(url, { headers });
     this.socket.onmessage = (e) => {
       this.messages.push(JSON.parse(String(e.data)));
       this.wake();
@@ -19,8 +22,9 @@ export class TestWsClient {
     };
   }
 
-  static async connect(httpUrl: string): Promise<TestWsClient> {
-    const client = new TestWsClient(httpUrl.replace(/^http/, "ws") + "/ws");
+  /** Connects as the test servers' owner unless `headers` says otherwise. */
+  static async connect(httpUrl: string, headers: Record<string, string> = { authorization: `Bearer ${TEST_TOKEN}` }): Promise<TestWsClient> {
+    const client = new TestWsClient(httpUrl.replace(/^http/, "ws") + "/ws", headers);
     await new Promise<void>((resolve, reject) => {
       client.socket.onopen = () => resolve();
       client.socket.onerror = () => reject(new Error("WebSocket failed to connect"));

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow } from "@weft/types";
 import { LineSplitter } from "../lib/ndjson.ts";
 import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
+import { reportSignedOut } from "./session.ts";
 import {
   HealthSchema,
   NodesResponseSchema,
@@ -36,7 +37,8 @@ export class ApiClient {
     try {
       response = await this.fetcher(this.baseUrl + path, {
         method,
-        headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+        // Every state-changing call says JSON, body or not: the server refuses other types (cross-site forms).
+        headers: method === "GET" ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
@@ -44,6 +46,7 @@ export class ApiClient {
     }
     const text = await response.text().catch(() => "");
     const json = jsonOrUndefined(text);
+    if (response.status === 401) reportSignedOut();
     if (!response.ok) return fail(errorFromResponse(response.status, json, text));
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
@@ -60,10 +63,11 @@ export class ApiClient {
   protected async requestLines<S extends z.ZodType>(method: Method, path: string, schema: S, onLine: (line: z.infer<S>) => void): Promise<ApiResult<true>> {
     let response: Response;
     try {
-      response = await this.fetcher(this.baseUrl + path, { method, headers: { accept: "application/x-ndjson" } });
+      response = await this.fetcher(this.baseUrl + path, { method, headers: method === "GET" ? { accept: "application/x-ndjson" } : { accept: "application/x-ndjson", "content-type": "application/json" } });
     } catch (error) {
       return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
     }
+    if (response.status === 401) reportSignedOut();
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => "");
       return fail(errorFromResponse(response.status, jsonOrUndefined(text), text));

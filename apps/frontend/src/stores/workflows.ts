@@ -275,6 +275,8 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       const pending = fetched[index];
       if (!pending || tab(entry.id)) continue;
       const result = await pending;
+      // Signed out: nothing is known about the workflows; the tabs stay remembered for after sign-in.
+      if (!result.ok && result.error.status === 401) return;
       // A draft never saved whose workflow is on the server now was saved after it was remembered.
       if (entry.draft && entry.draft.baseRevision === null && !result.ok) {
         addTab(entry.draft.doc, null);

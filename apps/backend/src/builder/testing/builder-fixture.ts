@@ -32,10 +32,7 @@ export async function startBuilderFixture(): Promise<BuilderFixture> {
   const t = await startTestServer({ projectDir });
   const answers: string[] = [];
   const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-    const res = await fetch(t.url + path, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
-    });
+    const res = await t.fetch(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: method === "GET" ? {} : { "content-type": "application/json" } });
     const text = await res.text();
     answers.push(text);
     let parsed: unknown = text;

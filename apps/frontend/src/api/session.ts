@@ -1,0 +1,27 @@
+import { ErrorBodySchema, fail, ok, type ApiResult } from "./errors.ts";
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+
+/** Every client calls this on a 401: the editor's session ended, or never began. */
+export function reportSignedOut(): void {
+  for (const listener of listeners) listener();
+}
+
+export function onSignedOut(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Trades the access token for the server's session cookie (HttpOnly: the page never holds it). */
+export async function signIn(token: string, fetcher: typeof fetch = fetch): Promise<ApiResult<true>> {
+  let response: Response;
+  try {
+    response = await fetcher("/api/auth/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: token.trim() }) });
+  } catch (error) {
+    return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+  }
+  if (response.ok) return ok(true);
+  const body = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));
+  return fail(body.success ? { ...body.data.error, status: response.status } : { code: "SERVER_ERROR", status: response.status, message: `The server answered ${response.status}.` });
+}
