@@ -70,6 +70,8 @@ export type LlmStreamChunk = { kind: "text"; text: string } | { kind: "reasoning
 export const LLM_ERROR_CODES = [
   "AUTH",
   "RATE_LIMIT",
+  /** The account has no quota or credit left (OpenAI `insufficient_quota`): retrying does not help. */
+  "QUOTA",
   "TIMEOUT",
   "NETWORK",
   "BAD_RESPONSE",

@@ -14,19 +14,16 @@ import {
   StaticLlmProfileResolver,
   ToolHost,
   displayUrl,
-  type AgentRunResult,
 } from "@weft/agent-runtime";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { AgentProfileSchema, TOOL_NAMES, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource } from "@weft/types";
-import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
+import { CliError, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
 import { loadWorkflowFile } from "../support/load-workflow-file.ts";
 import { startCliLlm } from "../support/cli-llm.ts";
+import { printAgentEvent, reportAgentRun } from "../support/agent-report.ts";
 
 export const AGENT_USAGE =
   'weft agent <profile.json|profile-id> --message "…" [--json] [--workflows <dir>] [--project <dir>]   run an agent to its answer, printing each step (demo LLM unless WEFT_LLM_BASE_URL and WEFT_LLM_MODEL are set)';
-
-/** The agent asked the user something and nobody at a terminal can answer. */
-const EXIT_WAITING = 3;
 
 /** The repository's `workflows/` folder: where the default deliberation workflow and the example agents live. */
 const DEFAULT_WORKFLOWS = resolve(import.meta.dir, "../../../../workflows");
@@ -93,7 +90,7 @@ async function runAgent(profile: AgentProfile, workflows: WorkflowSource, llmPro
     ...(toolHost ? { toolHost, permissionBroker: broker } : {}),
     outputStore: new FileToolOutputStore(join(stateRoot, conversationId)),
     onEvent: (event) => {
-      printEvent(event, print);
+      printAgentEvent(event, print);
       if (event.type === "agent.permission.requested" && agent) void answerPermission(agent, event, print);
     },
   });
@@ -115,74 +112,10 @@ async function runAgent(profile: AgentProfile, workflows: WorkflowSource, llmPro
       sent = await agent.sendMessage(answer, { signal: controller.signal });
     }
     if (!sent.ok) throw new CliError(sent.error.message);
-    return report(sent.value, llmProfile, options.json);
+    return reportAgentRun(sent.value, { profile: llmProfile, fromEnv: llmProfile.id === "env" }, options.json);
   } finally {
     process.off("SIGINT", onInterrupt);
     agent.dispose();
-  }
-}
-
-function report(result: AgentRunResult, llmProfile: LlmProfile, json: boolean): number {
-  if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  switch (result.status) {
-    case "completed":
-      if (!json) process.stdout.write(`\nanswer: ${result.text ?? ""}\n`);
-      return 0;
-    case "waiting_user":
-      process.stderr.write(`weft: the agent asks: ${result.question ?? ""}\nRun it at a terminal to answer, or put the answer into --message.\n`);
-      return EXIT_WAITING;
-    case "cancelled":
-      process.stderr.write("weft: cancelled.\n");
-      return EXIT_INTERRUPTED;
-    case "failed": {
-      const error = result.error;
-      const llmCode = error?.details?.llmCode;
-      if (llmCode === "NETWORK" || llmCode === "TIMEOUT") {
-        process.stderr.write(
-          `weft: the LLM at ${displayUrl(llmProfile.baseUrl)} could not be reached (${llmCode}). ${error?.hint ?? ""}\n` +
-            "Fix: check WEFT_LLM_BASE_URL (and that the provider is running), or unset it to use the built-in demo LLM.\n",
-        );
-      } else process.stderr.write(`weft: ${error?.message ?? result.reason ?? "the agent failed"}${error?.hint ? `\nFix: ${error.hint}` : ""}\n`);
-      return EXIT_FAILED;
-    }
-    case "stuck":
-    case "max_steps":
-      process.stderr.write(`weft: the agent stopped (${result.status}): ${result.reason ?? ""}\n`);
-      return EXIT_FAILED;
-    case "idle":
-    case "running":
-    case "waiting_permission":
-      process.stderr.write(`weft: the agent ended in an unexpected state (${result.status}).\n`);
-      return EXIT_FAILED;
-    default: {
-      const never: never = result.status;
-      return never;
-    }
-  }
-}
-
-function printEvent(event: RunEvent, print: (text: string) => void): void {
-  const indent = (text: string) => text.replace(/^/gm, "    ");
-  switch (event.type) {
-    case "agent.llm.output":
-      print(`\nstep ${event.step} · LLM${event.reasoning ? ` (reasoning: ${event.reasoning.length} characters)` : ""}`);
-      if (event.text.trim()) print(indent(event.text.trim()));
-      return;
-    case "agent.action.parsed":
-      print(`step ${event.step} · action ${event.toolId} ${JSON.stringify(event.params)}${event.notes.length ? ` (repaired: ${event.notes.join(" ")})` : ""}`);
-      return;
-    case "agent.action.rejected":
-      print(`step ${event.step} · action rejected (${event.code})`);
-      return;
-    case "agent.observation":
-      print(`step ${event.step} · observation${event.ok ? "" : " (failed)"}`);
-      print(indent(event.text));
-      return;
-    case "agent.permission.requested":
-      print(`permission asked: ${event.tool}${event.target ? ` on ${event.target}` : ""}`);
-      return;
-    default:
-      return;
   }
 }
 

@@ -65,7 +65,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
 
   if (!outcome.ok) {
     const cancelled = outcome.status === "cancelled" || env.signal.aborted;
-    const error = cancelled ? undefined : deliberationError(outcome.error, env.profile.deliberationWorkflowId);
+    const error = cancelled ? undefined : deliberationError(outcome.error, env.profile.deliberationWorkflowId, output.text);
     const reason = cancelled ? "The run was cancelled while the LLM was answering." : error!.message;
     const t = trace({ responseText: output.text, notes: [], actions: [], mistakes: noMistakes, status: cancelled ? "cancelled" : "failed", reason });
     const entry = failedCallEntry(outcome.error, output, cancelled, { ...meta, runId });
@@ -187,14 +187,24 @@ function causeHint(error: NodeError): string | undefined {
   return typeof hint === "string" ? hint : undefined;
 }
 
-function deliberationError(error: NodeError, workflowId: string): AgentError {
+function deliberationError(error: NodeError, workflowId: string, partialText: string): AgentError {
   const cause = (error.details?.cause ?? {}) as { profileId?: unknown };
   const code = llmCode(error);
   if (code) {
     const hint = causeHint(error);
-    return agentError("LLM_FAILED", `The LLM call failed (${code}): ${error.message}`, hint, { llmCode: code, workflowId, ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}) });
+    const partial = partialText !== "" ? { partialText } : {};
+    return agentError("LLM_FAILED", `The LLM call failed (${code}): ${providerSaid(error.message, hint)}`, hint, { llmCode: code, workflowId, ...partial, ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}) });
   }
   return agentError("DELIBERATION_FAILED", `The deliberation workflow "${workflowId}" failed (${error.code}): ${error.message}`, "Open the deliberation run to see which node failed and why.", { nodeErrorCode: error.code, workflowId });
+}
+
+/**
+ * The LLM's own message, without what the layers between added on the way: the engine's
+ * `node "llm" failed:`, the node's `LLM call failed:` and the hint (given once, as the hint).
+ */
+function providerSaid(message: string, hint: string | undefined): string {
+  const bare = message.replace(/^node "[^"]*" failed: /, "").replace(/^LLM call failed: /, "");
+  return hint && bare.endsWith(` ${hint}`) ? bare.slice(0, -hint.length - 1) : bare;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface FailureContext {
   cancelled: boolean;
   partialText: string;
   partialReasoning: string;
+  /** The response had started streaming (a break is then not "could not reach"). */
+  started: boolean;
 }
 
 const CONTEXT_LENGTH_PATTERN = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|reduce the length/i;
@@ -39,6 +41,7 @@ export function classifyLlmFailure(error: unknown, ctx: FailureContext): LlmErro
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const message = providerMessage(error);
+    if (isQuota(error)) return make("QUOTA", `The provider says the account has no quota left (HTTP ${status}): ${message}`, { status });
     if (status === 401 || status === 403) return make("AUTH", `The provider refused the credentials (HTTP ${status}): ${message}`, { status });
     if (status === 404) return make("MODEL_NOT_FOUND", `Model "${ctx.model}" or the endpoint was not found (HTTP 404): ${message}`, { status });
     if (status === 429) {
@@ -52,15 +55,38 @@ export function classifyLlmFailure(error: unknown, ctx: FailureContext): LlmErro
     if (status >= 500) return make("PROVIDER_ERROR", `The provider failed (HTTP ${status}): ${message}`, { status });
     return make("BAD_RESPONSE", `Unexpected HTTP ${status} from the endpoint: ${message}`, { status });
   }
-  if (error instanceof APIConnectionError) return make("NETWORK", `Could not reach ${ctx.baseUrl}: ${causeMessage(error)}`);
-  if (error instanceof APIError) {
-    // An error event inside the stream: the provider failed after answering 200.
-    const message = providerMessage(error);
-    if (isContextLength(error, message)) return make("CONTEXT_LENGTH", `The request exceeds the model's context window: ${message}`);
-    return make("PROVIDER_ERROR", `The provider reported an error mid-stream: ${message}`);
+  if (ctx.started && (error instanceof APIConnectionError || !(error instanceof APIError || error instanceof SyntaxError))) {
+    return make("NETWORK", `The connection to ${ctx.baseUrl} broke off after the model had started answering (${errorText(error)}).`);
   }
+  if (error instanceof APIConnectionError) return make("NETWORK", `Could not reach ${ctx.baseUrl}: ${causeMessage(error)}`);
+  if (error instanceof APIError) return inStreamError(error, make);
   if (error instanceof SyntaxError) return make("BAD_RESPONSE", `The endpoint sent a malformed response: ${error.message}`);
-  return make("NETWORK", `The connection to ${ctx.baseUrl} failed: ${error instanceof Error ? error.message : String(error)}`);
+  return make("NETWORK", `The connection to ${ctx.baseUrl} failed: ${errorText(error)}`);
+}
+
+/**
+ * An error event inside the stream (the provider failed after answering 200): read by its code and
+ * type as the HTTP statuses are read, so a bad key or an empty quota is not retried as a glitch.
+ */
+function inStreamError(error: APIError, make: (code: LlmErrorCode, message: string) => LlmError): LlmError {
+  const message = providerMessage(error);
+  const said = `The provider reported an error mid-stream: ${message}`;
+  const code = `${String(error.code ?? "")} ${String(error.type ?? "")}`.toLowerCase();
+  if (isQuota(error)) return make("QUOTA", said);
+  if (/invalid_api_key|authentication|unauthorized|permission|forbidden|access_denied/.test(code)) return make("AUTH", said);
+  if (/rate_limit|too_many_requests/.test(code)) return make("RATE_LIMIT", said);
+  if (/model_not_found/.test(code)) return make("MODEL_NOT_FOUND", said);
+  if (isContextLength(error, message)) return make("CONTEXT_LENGTH", `The request exceeds the model's context window: ${message}`);
+  if (/invalid_request/.test(code)) return make("BAD_REQUEST", said);
+  return make("PROVIDER_ERROR", said);
+}
+
+function isQuota(error: APIError): boolean {
+  return /insufficient_quota|billing|quota_exceeded|credit/.test(`${String(error.code ?? "")} ${String(error.type ?? "")}`.toLowerCase());
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function streamEndedEarly(ctx: FailureContext, chunksSeen: number): LlmError {
@@ -99,6 +125,8 @@ function hintFor(code: LlmErrorCode, ctx: FailureContext, retryAfterMs?: number)
       return ctx.hasApiKey
         ? "Check the API key of this LLM profile (Settings → LLM profiles) and that it may use this model."
         : "This LLM profile has no API key; add one under Settings → LLM profiles.";
+    case "QUOTA":
+      return "The account behind this API key has no quota or credit left: check its plan and billing with the provider, or use another LLM profile.";
     case "RATE_LIMIT":
       return retryAfterMs !== undefined
         ? `The provider asks to wait ${Math.ceil(retryAfterMs / 1000)} s; retry later or lower the request rate.`

@@ -259,4 +259,38 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.code).toBe("AUTH");
   });
+
+  it("reads an error event inside the stream by its code and type, as the HTTP statuses are read", async () => {
+    const cases: Array<[ScriptedTurn, string, number]> = [
+      [{ kind: "stream_error", chunks: [], message: "Incorrect API key provided", code: "invalid_api_key", type: "invalid_request_error" }, "AUTH", 1],
+      [{ kind: "stream_error", chunks: [], message: "You exceeded your current quota", code: "insufficient_quota", type: "insufficient_quota" }, "QUOTA", 1],
+      [{ kind: "http_error", status: 429, message: "You exceeded your current quota", code: "insufficient_quota", type: "insufficient_quota" }, "QUOTA", 1],
+      [{ kind: "stream_error", chunks: [], message: "Rate limit reached", code: "rate_limit_exceeded", type: "requests" }, "RATE_LIMIT", 3],
+      [{ kind: "stream_error", chunks: [], message: "The server had an error", type: "server_error" }, "PROVIDER_ERROR", 3],
+    ];
+    for (const [turn, code, requests] of cases) {
+      const { server, provider } = await setup([turn, turn, turn]);
+      const error = failure(await provider.complete({ messages: ask }));
+      expect(error.code).toBe(code);
+      if (code !== "PROVIDER_ERROR") expect(error.hint).not.toContain("internal problem");
+      // Auth and quota are final; a rate limit or a provider glitch is tried again (maxRetries 2).
+      expect(server.chatBodies()).toHaveLength(requests);
+      await server.stop();
+    }
+    expect(failure(await (await setup([{ kind: "stream_error", chunks: [], message: "quota", code: "insufficient_quota" }])).provider.complete({ messages: ask })).hint).toContain("billing");
+  });
+
+  it("retries a stream that breaks before its first token; after tokens it keeps them and says the connection broke off", async () => {
+    const before = await setup([{ kind: "disconnect", chunks: [], cutAfterMs: 20 }, { kind: "text", chunks: ["fine"] }]);
+    expect(success(await before.provider.complete({ messages: ask })).text).toBe("fine");
+    expect(before.server.chatBodies()).toHaveLength(2);
+    await before.server.stop();
+
+    const after = await setup([{ kind: "disconnect", chunks: ["The answer", " is"], cutAfterMs: 20 }, { kind: "text", chunks: ["never asked"] }]);
+    const error = failure(await after.provider.complete({ messages: ask }));
+    expect(error.code).toBe("NETWORK");
+    expect(error.partialText).toBe("The answer is");
+    expect(error.message).not.toMatch(/could not (be )?reach/i);
+    expect(after.server.chatBodies()).toHaveLength(1);
+  });
 });

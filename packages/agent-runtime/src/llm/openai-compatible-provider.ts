@@ -183,6 +183,7 @@ export class OpenAiCompatibleProvider {
       cancelled: signal?.aborted === true,
       partialText: assembler.text,
       partialReasoning: assembler.reasoning,
+      started: assembler.chunks > 0,
     });
     try {
       if (signal?.aborted) return { ok: false, error: classifyLlmFailure(undefined, context()), assembler };
@@ -211,9 +212,11 @@ export class OpenAiCompatibleProvider {
   /** Milliseconds to wait before retrying, or undefined when this failure is final. */
   private retryDelay(error: LlmError, attempt: number, assembler: StreamAssembler): number | undefined {
     if (attempt > this.config.maxRetries) return undefined;
-    if (error.code !== "RATE_LIMIT" && error.code !== "PROVIDER_ERROR") return undefined;
-    // Never replay a request whose answer had started: the caller already saw those chunks.
-    if (assembler.chunks > 0) return undefined;
+    // Never replay a request whose answer had started: the caller already saw those tokens.
+    if (assembler.produced) return undefined;
+    // A stream that broke before its first token is a glitch worth one more try; a refused connection is not.
+    const reset = error.code === "NETWORK" && assembler.chunks > 0;
+    if (error.code !== "RATE_LIMIT" && error.code !== "PROVIDER_ERROR" && !reset) return undefined;
     const maxDelay = this.config.maxRetryDelayMs ?? 30_000;
     if (error.retryAfterMs !== undefined) return error.retryAfterMs <= maxDelay ? error.retryAfterMs : undefined;
     return Math.min(maxDelay, (this.config.retryBaseDelayMs ?? 500) * 2 ** (attempt - 1));
@@ -237,6 +240,7 @@ export class OpenAiCompatibleProvider {
       cancelled: true,
       partialText: "",
       partialReasoning: "",
+      started: false,
     });
   }
 }

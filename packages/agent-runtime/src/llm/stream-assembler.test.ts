@@ -47,4 +47,17 @@ describe("StreamAssembler", () => {
     expect(a.chunks).toBe(2);
     expect(a.finishReason).toBeUndefined();
   });
+
+  it("continues the last tool call with a delta that has no index, and opens a new one for a new id", () => {
+    const a = new StreamAssembler("call_x");
+    const delta = (tool_calls: unknown[]) => ({ choices: [{ index: 0, delta: { tool_calls } }] });
+    a.push(delta([{ id: "c1", type: "function", function: { name: "core_math", arguments: "" } }]));
+    a.push(delta([{ function: { arguments: '{"a":6,' } }]));
+    a.push(delta([{ function: { arguments: '"b":7}' } }]));
+    a.push(delta([{ id: "c2", type: "function", function: { name: "fs_list", arguments: "{}" } }]));
+    expect(a.toolCalls()).toEqual([
+      { id: "c1", type: "function", function: { name: "core_math", arguments: '{"a":6,"b":7}' } },
+      { id: "c2", type: "function", function: { name: "fs_list", arguments: "{}" } },
+    ]);
+  });
 });

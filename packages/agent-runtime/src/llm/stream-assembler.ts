@@ -62,6 +62,11 @@ export class StreamAssembler {
     return added;
   }
 
+  /** Some answer arrived: text, reasoning or a tool call. */
+  get produced(): boolean {
+    return this.text !== "" || this.reasoning !== "" || this.calls.length > 0;
+  }
+
   toolCalls(): ToolCall[] {
     const calls: ToolCall[] = [];
     this.calls.forEach((c, index) => {
@@ -94,7 +99,10 @@ export class StreamAssembler {
 
   private pushToolCall(delta: unknown): void {
     if (!isObject(delta)) return;
-    const index = typeof delta.index === "number" ? delta.index : this.calls.length;
+    // Without an index (some servers omit it), a delta continues the last call unless it opens a new one with another id.
+    const last = this.calls.length - 1;
+    const opensNew = last < 0 || (typeof delta.id === "string" && delta.id !== "" && this.calls[last]!.id !== "" && delta.id !== this.calls[last]!.id);
+    const index = typeof delta.index === "number" ? delta.index : opensNew ? this.calls.length : last;
     const call = (this.calls[index] ??= { id: "", name: "", arguments: "" });
     if (typeof delta.id === "string" && delta.id !== "" && call.id === "") call.id = delta.id;
     const fn = isObject(delta.function) ? delta.function : {};

@@ -46,7 +46,7 @@ export type ScriptedTurn =
    */
   | ({ kind: "disconnect"; chunks: string[]; reasoning?: string[]; cutAfterMs?: number } & Timing)
   /** Streams these text chunks, then an in-stream `{"error": …}` event, as providers do on late failures. */
-  | ({ kind: "stream_error"; chunks: string[]; message: string; code?: string } & Timing)
+  | ({ kind: "stream_error"; chunks: string[]; message: string; code?: string; type?: string } & Timing)
   /** Answers 200 with this exact body, e.g. an SSE line whose JSON is broken, or an HTML page. */
   | ({ kind: "malformed"; body: string; contentType?: string } & Timing);
 
@@ -153,7 +153,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
       }
       case "stream_error": {
         const chunks = replyChunks(partialReply(turn.chunks, []), meta, false).slice(0, -1);
-        chunks.push(errorBody(turn.message, "server_error", turn.code ?? null));
+        chunks.push(errorBody(turn.message, turn.type ?? "server_error", turn.code ?? null));
         await stream(res, chunks, turn, false);
         res.end();
         return;
