@@ -1,38 +1,11 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // tests/ is not a workspace package: the shared contract is imported by path.
 import { AgentStepTraceSchema } from "../../packages/types/src/index.ts";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = join(ROOT, "apps/cli/src/main.ts");
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `bun apps/cli/src/main.ts agent …` as a real process, with the demo LLM unless `env` says otherwise. */
-function weftAgent(args: string[], env: Record<string, string> = {}): Promise<Exit> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("WEFT_LLM_")));
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [CLI, "agent", ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+import { ROOT, weftAgent } from "./support/weft-agent.ts";
 
 let project: string;
 beforeAll(() => {
@@ -52,6 +25,22 @@ describe("weft agent (a real process, the demo LLM started in-process)", () => {
     expect(run.stdout).toContain('step 1 · action summarize-skill {"text":"Weft is a visual node-graph workflow editor and agent runtime written in TypeScript","maxWords":4}');
     expect(run.stdout).toContain('Observation: Tool `skill_summarize_skill` executed successfully. Result: {"words":13,"summary":"Weft is a visual"}');
     expect(run.stdout).toMatch(/\nanswer: Here is what I found .*Weft is a visual/);
+  });
+
+  it("answers the README's example requests right with the demo LLM, in both protocols", async () => {
+    for (const agent of ["text-helper", "calculator"]) {
+      const multiply = await weftAgent([agent, "--json", "--project", project, "--message", "multiply a: 6 by b: 7"]);
+      expect(multiply.code).toBe(0);
+      const product = JSON.parse(multiply.stdout) as { status: string; text: string; steps: Array<{ actions: Array<{ parse: unknown }> }> };
+      expect(product.steps[0]!.actions[0]!.parse).toMatchObject({ kind: "call", toolId: "core:math", params: { a: 6, b: 7, op: "multiply" } });
+      expect(product.text).toContain('{"result":42}');
+
+      const upper = await weftAgent([agent, "--json", "--project", project, "--message", "upper case: hello from the weft"]);
+      expect(upper.code).toBe(0);
+      const shouted = JSON.parse(upper.stdout) as { status: string; text: string };
+      expect(shouted.status).toBe("completed");
+      expect(shouted.text).toContain("HELLO FROM THE WEFT");
+    }
   });
 
   it("runs the native tool-call example agent from its file and prints the whole result with --json", async () => {
