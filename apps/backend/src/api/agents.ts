@@ -43,6 +43,7 @@ export function agentsApi(deps: ApiDeps) {
     repo: deps.storage.agents,
     maxBodyBytes: deps.maxBodyBytes,
     check: (agent) => referenceProblems(deps, agent),
+    log: deps.log,
   })
     .post("/api/agents/:id/messages", async ({ params, request }) => {
       const body = await readBody(request, MessageBody, deps.maxBodyBytes);

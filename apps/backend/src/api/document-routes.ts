@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { DocumentRepository, StoredDocument } from "../storage/document-table.ts";
+import type { Logger } from "@weft/types";
+import type { DocumentRepository, Listing, StoredDocument } from "../storage/document-table.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readJsonBody } from "./body.ts";
 
@@ -20,6 +21,17 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
   onDeleted?: (id: string) => Promise<void>;
+  log: Logger;
+}
+
+/**
+ * A list answer: `{ <listKey>: items }`, plus `skipped` (id, code, message) when stored records
+ * could not be read; those are also logged, so a broken record is seen without breaking the list.
+ */
+export function listAnswer<T>(listKey: string, listing: Listing<T>, log: Logger): Response {
+  if (listing.skipped.length === 0) return jsonResponse({ [listKey]: listing.items });
+  log.warn("stored records left out of a list: they do not read", { list: listKey, skipped: listing.skipped });
+  return jsonResponse({ [listKey]: listing.items, skipped: listing.skipped });
 }
 
 /**
@@ -43,7 +55,10 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
   }
 
   return new Elysia()
-    .get(base, async () => jsonResponse({ [o.listKey]: (await o.repo.list()).map((r) => ({ ...r.document, updatedAt: r.updatedAt })) }))
+    .get(base, async () => {
+      const { items, skipped } = await o.repo.list();
+      return listAnswer(o.listKey, { items: items.map((r) => ({ ...r.document, updatedAt: r.updatedAt })), skipped }, o.log);
+    })
     .get(`${base}/:id`, async ({ params }) => {
       const record = await o.repo.get(params.id);
       if (!record) throw notFound(o.kind, params.id, `GET ${base} lists them.`);

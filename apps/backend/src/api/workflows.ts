@@ -3,6 +3,7 @@ import { z } from "zod";
 import { WorkflowSchema, type Workflow } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
+import { listAnswer } from "./document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "./body.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 
@@ -40,7 +41,7 @@ export function workflowsApi(deps: ApiDeps) {
   }
 
   return new Elysia()
-    .get("/api/workflows", async () => jsonResponse({ workflows: await repo.summaries() }))
+    .get("/api/workflows", async () => listAnswer("workflows", await repo.summaries(), deps.log))
     .get("/api/workflows/:id", async ({ params }) => {
       const record = await requireWorkflow(params.id);
       return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt });

@@ -11,9 +11,22 @@ export interface StoredDocument<T> {
 export type CreateResult<T> = { kind: "created"; record: StoredDocument<T> } | { kind: "exists" };
 export type UpdateResult<T> = { kind: "updated"; record: StoredDocument<T> } | { kind: "conflict"; current: StoredDocument<T> } | { kind: "not-found" };
 
+/** A stored record a list left out because it no longer reads (see StoredRecordInvalidError). */
+export interface SkippedRecord {
+  id: string;
+  code: "STORED_RECORD_INVALID";
+  message: string;
+}
+
+/** What a list could read, and the records it left out: one broken record never breaks a list. */
+export interface Listing<T> {
+  items: T[];
+  skipped: SkippedRecord[];
+}
+
 /** The operations every revisioned document repository offers (optimistic concurrency on `revision`). */
 export interface DocumentRepository<T extends { id: string; revision: number }> {
-  list(): Promise<StoredDocument<T>[]>;
+  list(): Promise<Listing<StoredDocument<T>>>;
   get(id: string): Promise<StoredDocument<T> | undefined>;
   /** Stores a new document at revision 1; `exists` when the id is taken (nothing is written). */
   create(document: T): Promise<CreateResult<T>>;
@@ -34,9 +47,27 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
 /** A record read back from the database does not match its schema any more. */
 export class StoredRecordInvalidError extends Error {
   readonly code = "STORED_RECORD_INVALID";
-  constructor(table: string, id: string, detail: string) {
+  constructor(
+    table: string,
+    readonly id: string,
+    detail: string,
+  ) {
     super(`The stored ${table} record "${id}" does not match the current schema (${detail}). Fix or delete it.`);
   }
+}
+
+/** Decodes every row it can; a row that does not decode is left out and reported, not thrown. */
+export function listReadable<R, T>(rows: R[], decode: (row: R) => T): Listing<T> {
+  const listing: Listing<T> = { items: [], skipped: [] };
+  for (const row of rows) {
+    try {
+      listing.items.push(decode(row));
+    } catch (error) {
+      if (!(error instanceof StoredRecordInvalidError)) throw error;
+      listing.skipped.push({ id: error.id, code: error.code, message: error.message });
+    }
+  }
+  return listing;
 }
 
 interface Row {
@@ -90,8 +121,8 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
     return { document: parsed.data, createdAt: row.created_at, updatedAt: row.updated_at };
   }
 
-  async list(): Promise<StoredDocument<T>[]> {
-    return this.selectAll.all().map((row) => this.decode(row));
+  async list(): Promise<Listing<StoredDocument<T>>> {
+    return listReadable(this.selectAll.all(), (row) => this.decode(row));
   }
 
   async ids(): Promise<string[]> {

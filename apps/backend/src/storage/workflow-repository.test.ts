@@ -35,7 +35,7 @@ function skill(id: string, name: string, extra = 0): Workflow {
 
 /** The summary as computed from the whole document, as the list did before it read less. */
 async function fromWholeDocuments(repo: WorkflowRepository) {
-  return (await repo.list()).map(({ document: wf, updatedAt }) => ({
+  return (await repo.list()).items.map(({ document: wf, updatedAt }) => ({
     id: wf.id,
     name: wf.name,
     description: wf.description,
@@ -54,7 +54,7 @@ describe("workflow summaries", () => {
     await repo.create(skill("b-skill", "beta", 40));
     await repo.create(workflow({ id: "a-plain", name: "Alpha", nodes: [{ id: "x", type: "core:text-transform" }] }));
     await repo.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
-    const summaries = await repo.summaries();
+    const summaries = (await repo.summaries()).items;
     expect(summaries.map((s) => s.id)).toEqual(["a-plain", "b-skill", "empty"]);
     expect(summaries).toEqual(await fromWholeDocuments(repo));
     expect(summaries[1]).toMatchObject({ nodeCount: 42, isSkill: true, description: "beta described", tags: ["a"] });
@@ -70,12 +70,12 @@ describe("workflow summaries", () => {
     // Renamed, one node fewer, and no longer a skill.
     const renamed = { ...stored, name: "Second name", nodes: stored.nodes.filter((n) => n.type !== "core:workflow-output").slice(1) };
     expect((await repo.update(renamed, 1)).kind).toBe("updated");
-    expect(await repo.summaries()).toMatchObject([{ id: "s", name: "Second name", revision: 2, nodeCount: 3, isSkill: false }]);
+    expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Second name", revision: 2, nodeCount: 3, isSkill: false }]);
     repo.putSync({ ...renamed, name: "Third name" }, 7);
-    expect(await repo.summaries()).toMatchObject([{ id: "s", name: "Third name", revision: 7 }]);
-    expect(await repo.summaries()).toEqual(await fromWholeDocuments(repo));
+    expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Third name", revision: 7 }]);
+    expect((await repo.summaries()).items).toEqual(await fromWholeDocuments(repo));
     await repo.delete("s");
-    expect(await repo.summaries()).toEqual([]);
+    expect((await repo.summaries()).items).toEqual([]);
   });
 
   it("match the whole documents of the examples loaded at start", async () => {
@@ -84,7 +84,7 @@ describe("workflow summaries", () => {
     const storage = openSqliteStorage(dir);
     const report = await loadExamplesOnce(storage, fileURLToPath(new URL("../../../../workflows", import.meta.url)), silentLogger);
     expect(report?.loaded.workflows).toBeGreaterThan(3);
-    const summaries = await storage.workflows.summaries();
+    const summaries = (await storage.workflows.summaries()).items;
     expect(summaries).toHaveLength(report!.loaded.workflows);
     expect(summaries.some((s) => s.isSkill)).toBe(true);
     expect(summaries).toEqual(await fromWholeDocuments(storage.workflows));
@@ -95,21 +95,31 @@ describe("workflow summaries", () => {
     const { db, repo } = open();
     const old = { id: "old", name: "Old", revision: 3, nodes: [{ id: "n", type: "core:workflow-input", config: { name: "q", portType: "string" } }] };
     db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("old", "Old", 3, JSON.stringify(old), 1, 2);
-    expect(await repo.summaries()).toEqual([
+    expect((await repo.summaries()).items).toEqual([
       { id: "old", name: "Old", description: "", revision: 3, tags: [], nodeCount: 1, updatedAt: 2, isSkill: true, interface: workflowInterface(WorkflowSchema.parse(old)) },
     ]);
   });
 
-  it("report a stored record that is not a workflow, as a whole read does", async () => {
+  it("leave out and report stored records that do not read, listing the others", async () => {
     const { db, repo } = open();
+    await repo.create(skill("fine", "Fine", 1));
     const insert = db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, 1, ?, 1, 1)");
     insert.run("broken", "Broken", "{not json");
-    await expect(repo.summaries()).rejects.toThrow(StoredRecordInvalidError);
-    db.query("DELETE FROM workflows").run();
     insert.run("nameless", "Nameless", JSON.stringify({ id: "nameless", nodes: [] }));
-    await expect(repo.summaries()).rejects.toThrow(/nameless/);
-    db.query("DELETE FROM workflows").run();
     insert.run("no-nodes", "No nodes", JSON.stringify({ id: "no-nodes", name: "No nodes" }));
-    await expect(repo.summaries()).rejects.toThrow(StoredRecordInvalidError);
+    // Valid JSON, but deeper than SQLite's JSON functions read: the list query itself must not fail on it.
+    const deep = '{"a":'.repeat(1500) + "1" + "}".repeat(1500);
+    insert.run("deep", "Deep", JSON.stringify({ id: "deep", name: "Deep", nodes: [] }).replace('"nodes":[]', `"nodes":[],"x":${deep}`));
+
+    const { items, skipped } = await repo.summaries();
+    expect(items.map((s) => s.id)).toEqual(["fine"]);
+    expect(skipped.map((s) => s.id).sort()).toEqual(["broken", "deep", "nameless", "no-nodes"]);
+    for (const s of skipped) expect(s).toMatchObject({ code: "STORED_RECORD_INVALID", message: expect.stringContaining(`"${s.id}"`) });
+    expect(skipped.find((s) => s.id === "deep")?.message).toContain("1,000 levels");
+
+    const whole = await repo.list();
+    expect(whole.items.map((r) => r.document.id).sort()).toEqual(["deep", "fine"]);
+    expect(whole.skipped.map((s) => s.id).sort()).toEqual(["broken", "nameless", "no-nodes"]);
+    await expect(repo.get("broken")).rejects.toThrow(StoredRecordInvalidError);
   });
 });

@@ -1,16 +1,16 @@
 import type { Database, Statement } from "bun:sqlite";
 import { isSkill, workflowInterface, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { SqliteDocumentTable, StoredRecordInvalidError, type DocumentRepository } from "./document-table.ts";
+import { listReadable, SqliteDocumentTable, StoredRecordInvalidError, type DocumentRepository, type Listing } from "./document-table.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
-  /** Every stored workflow's summary, by name then id. */
-  summaries(): Promise<WorkflowSummary[]>;
+  /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
+  summaries(): Promise<Listing<WorkflowSummary>>;
 }
 
 interface SummaryRow {
   id: string;
   updated_at: number;
-  /** The document without its nodes, edges and annotations; null when `data` is not JSON. */
+  /** The document without its nodes, edges and annotations; null when `data` is not JSON (or too deep for SQLite's JSON functions). */
   head: string | null;
   node_count: number | null;
   /** The workflow input and output nodes (the interface), as a JSON array. */
@@ -37,9 +37,9 @@ class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements 
       FROM workflows ORDER BY name COLLATE NOCASE, id`);
   }
 
-  async summaries(): Promise<WorkflowSummary[]> {
-    return this.selectSummaries.all(WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE).map((row) => {
-      if (row.head === null) throw new StoredRecordInvalidError("workflows", row.id, "not JSON");
+  async summaries(): Promise<Listing<WorkflowSummary>> {
+    return listReadable(this.selectSummaries.all(WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE), (row) => {
+      if (row.head === null) throw new StoredRecordInvalidError("workflows", row.id, "not JSON, or nested deeper than the 1,000 levels SQLite reads");
       // The same schema as a full read, so defaults and checks apply alike to what the list shows.
       const parsed = WorkflowSchema.safeParse({ ...JSON.parse(row.head), nodes: row.interface_nodes === null ? null : JSON.parse(row.interface_nodes) });
       if (!parsed.success) throw new StoredRecordInvalidError("workflows", row.id, parsed.error.issues[0]?.message ?? "invalid");

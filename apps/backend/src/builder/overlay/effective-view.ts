@@ -77,7 +77,7 @@ export class EffectiveView {
 
   /** Every effective document of a kind (for reference scans). */
   async all<T extends DocumentType>(type: T): Promise<DocumentKinds[T][]> {
-    const stored = new Map((await this.repository(type).list()).map((r) => [r.document.id, r.document]));
+    const stored = new Map((await this.repository(type).list()).items.map((r) => [r.document.id, r.document]));
     for (const e of this.entries) {
       if (e.type !== type) continue;
       if (e.value === null) stored.delete(e.key);

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { Logger } from "@weft/types";
+import { DATABASE_FILE } from "../storage/storage.ts";
+import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+
+const warnings: string[] = [];
+const logger: Logger = { debug: () => {}, info: () => {}, warn: (m, f) => void warnings.push(`${m} ${JSON.stringify(f ?? {})}`), error: () => {}, child: () => logger };
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ logger });
+});
+afterAll(() => t.stop());
+
+/** Rows written behind the API's back, as a crash, an old version or a hand edit could leave them. */
+function writeRows(table: string, rows: [id: string, data: string][]): void {
+  const db = new Database(join(t.dataDir, DATABASE_FILE));
+  try {
+    const insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, 1, ?, 1, 1)`);
+    for (const [id, data] of rows) insert.run(id, id, data);
+  } finally {
+    db.close();
+  }
+}
+
+const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+
+describe("a stored record that does not read never breaks a list", () => {
+  it("workflows: a broken and a 1,500-level-deep row are left out and reported, the others listed", async () => {
+    expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("good") })).status).toBe(201);
+    writeRows("workflows", [
+      ["broken", "{not json"],
+      ["deep", `{"id":"deep","name":"Deep","nodes":[{"id":"n","type":"core:const-json","config":{"value":${deep(1500)}}}],"edges":[]}`],
+    ]);
+    const res = await t.call("GET", "/api/workflows");
+    expect(res.status).toBe(200);
+    expect(res.body.workflows.map((w: { id: string }) => w.id)).toEqual(["good"]);
+    expect(res.body.skipped.map((s: { id: string }) => s.id).sort()).toEqual(["broken", "deep"]);
+    expect(res.body.skipped[0]).toMatchObject({ code: "STORED_RECORD_INVALID", message: expect.stringMatching(/Fix or delete it/) });
+    expect(warnings.some((w) => w.includes("left out of a list") && w.includes('"broken"'))).toBe(true);
+    // The record itself still says what is wrong, and can be deleted to clear it.
+    expect((await t.call("GET", "/api/workflows/broken")).body.error.code).toBe("STORED_RECORD_INVALID");
+    expect((await t.call("DELETE", "/api/workflows/broken")).status).toBe(200);
+    expect((await t.call("GET", "/api/workflows")).body.skipped.map((s: { id: string }) => s.id)).toEqual(["deep"]);
+  });
+
+  it("agents and scenes: the same", async () => {
+    expect((await t.call("POST", "/api/agents", { id: "helper", name: "Helper", deliberationWorkflowId: "good" })).status).toBe(201);
+    expect((await t.call("POST", "/api/scenes", { id: "room", name: "Room", agents: [{ instanceId: "h", profileId: "helper" }] })).status).toBe(201);
+    writeRows("agent_profiles", [["broken-agent", "[]"]]);
+    writeRows("scenes", [["broken-scene", '{"id":"broken-scene"}']]);
+    for (const [path, key, good, bad] of [
+      ["/api/agents", "agents", "helper", "broken-agent"],
+      ["/api/scenes", "scenes", "room", "broken-scene"],
+    ]) {
+      const res = await t.call("GET", path);
+      expect(res.status).toBe(200);
+      expect(res.body[key].map((d: { id: string }) => d.id)).toEqual([good]);
+      expect(res.body.skipped).toEqual([{ id: bad, code: "STORED_RECORD_INVALID", message: expect.stringContaining(`"${bad}"`) }]);
+    }
+  });
+
+  it("answers without `skipped` when every record reads", async () => {
+    const fresh = await startTestServer();
+    try {
+      const res = await fresh.call("GET", "/api/workflows");
+      expect(res.status).toBe(200);
+      expect(res.body.skipped).toBeUndefined();
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
