@@ -14,6 +14,15 @@ import { safeJson } from "../json.ts";
  */
 export function renderManifestPrompt(tools: Manifest | readonly ManifestEntry[]): string {
   const manifest = Manifest.from(tools);
+  // An agent renders the same manifest at every step: the text is kept with the manifest (it never changes).
+  let text = rendered.get(manifest);
+  if (text === undefined) rendered.set(manifest, (text = render(manifest)));
+  return text;
+}
+
+const rendered = new WeakMap<Manifest, string>();
+
+function render(manifest: Manifest): string {
   const out: string[] = ["You have access to the following tools and skills:", ""];
   out.push("**Tools (direct function calls):**", "", ...section(manifest.tools), "");
   out.push("**Skills (workflow executions):**", "", ...section(manifest.skills), "");

@@ -1,0 +1,95 @@
+/**
+ * The agent loop's own cost per step, outside the LLM call. The text-helper agent (`<ACTION>` XML)
+ * talks through the real `openai` SDK to an OpenAI-compatible server in this process that answers
+ * at once: nine `core_math` actions, then an answer, per user message. Each step builds the
+ * context, runs the deliberation workflow, parses the action, runs it as a single-node workflow,
+ * and writes the step to SQLite (conversation log, session, and the step traces as the server
+ * stores them). `llm_ms_per_step` is the time inside `LlmService.chat` (SDK, HTTP, the server);
+ * `overhead_ms_per_step` is the rest. Prints one JSON line. Target: overhead ≤ 2 ms per step.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
+import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
+import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
+import { replyChunks, sseLine, type WireReply } from "../packages/agent-runtime/src/llm/openai-wire.ts";
+import { AgentProfileSchema, LlmProfileSchema, type LlmService } from "../packages/types/src/index.ts";
+
+const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
+const STEPS_PER_MESSAGE = 10;
+const WARMUP_MESSAGES = 3;
+const WORKFLOWS = join(import.meta.dir, "../workflows");
+
+const ACTION = "I will compute it.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n    <op>multiply</op>\n  </core_math>\n</ACTION>";
+const ANSWER = "6 × 7 = 42.";
+
+/** A streamed reply, encoded once: the server only has to pick one. */
+function encoded(text: string): Uint8Array {
+  const reply: WireReply = { contentChunks: text.match(/[\s\S]{1,8}/g) ?? [], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 100, completion_tokens: 20 } };
+  const meta = { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 };
+  return new TextEncoder().encode([...replyChunks(reply, meta, true).map((c) => sseLine(c)), sseLine("[DONE]")].join(""));
+}
+const actionBody = encoded(ACTION);
+const answerBody = encoded(ANSWER);
+
+const server = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(req) {
+    const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
+    // Observations since the user's message: nine actions, then the answer.
+    let observations = 0;
+    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
+    return new Response(observations < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody, { headers: { "content-type": "text/event-stream" } });
+  },
+});
+
+const dataDir = mkdtempSync(join(tmpdir(), "weft-agent-bench-"));
+const storage = openSqliteStorage(dataDir);
+try {
+  const profile = LlmProfileSchema.parse({ id: "bench", name: "Bench", baseUrl: `http://127.0.0.1:${server.port}/v1`, model: "bench-model", maxRetries: 0 });
+  const inner = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) });
+  let llmMs = 0;
+  const llm: LlmService = {
+    async chat(request, options) {
+      const t0 = performance.now();
+      try {
+        return await inner.chat(request, options);
+      } finally {
+        llmMs += performance.now() - t0;
+      }
+    },
+  };
+  const catalog = createBuiltinRegistry();
+  const workflows = new DirectoryWorkflowSource(WORKFLOWS);
+  const engine = new ExecutionEngine({ catalog, workflows, services: { llm } });
+  const agentProfile = AgentProfileSchema.parse({ ...JSON.parse(readFileSync(join(WORKFLOWS, "agents/text-helper.json"), "utf8")), maxSteps: STEPS_PER_MESSAGE });
+
+  /** One user message in a new conversation, run to its answer and stored; returns its steps. */
+  async function converse(): Promise<number> {
+    const created = await AgentInstance.create({ profile: agentProfile, engine, catalog, workflows, llm, conversations: storage.conversations, stateStore: storage.agentSessions });
+    if (!created.ok) throw new Error(created.error.message);
+    const sent = await created.value.sendMessage("What is 6 times 7? Check it nine times.");
+    if (!sent.ok) throw new Error(sent.error.message);
+    if (sent.value.status !== "completed") throw new Error(`the loop ended ${sent.value.status}: ${sent.value.reason ?? ""}`);
+    await storage.agentSteps.save(sent.value.conversationId, sent.value.steps);
+    created.value.dispose();
+    return sent.value.steps.length;
+  }
+
+  for (let i = 0; i < WARMUP_MESSAGES; i++) await converse();
+  llmMs = 0;
+  let steps = 0;
+  const t0 = performance.now();
+  while (steps < STEPS) steps += await converse();
+  const totalMs = performance.now() - t0;
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  console.log(
+    JSON.stringify({ bench: "agent", steps, ms_per_step: round(totalMs / steps), llm_ms_per_step: round(llmMs / steps), overhead_ms_per_step: round((totalMs - llmMs) / steps) }),
+  );
+} finally {
+  storage.close();
+  await server.stop(true);
+  rmSync(dataDir, { recursive: true, force: true });
+}
