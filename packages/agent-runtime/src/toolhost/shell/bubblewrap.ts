@@ -84,3 +84,17 @@ export function sandboxPath(path: string): string {
   const visible = path.split(":").filter((dir) => SYSTEM_FOLDERS.some((top) => dir === top || dir.startsWith(top + "/")));
   return visible.length > 0 ? visible.join(":") : "/usr/bin:/bin";
 }
+
+/** Seconds a sandbox may outlive the call's own time limit before `timeout` ends it from inside. */
+const BACKSTOP_GRACE_SECONDS = 2;
+
+/**
+ * The command as the sandbox runs it: under coreutils' `timeout`, when the system has it. The tool
+ * host kills a command at its time limit itself; this is the backstop for when the tool host is
+ * killed while bubblewrap is still setting up, a moment in which `--die-with-parent` does not hold
+ * yet (seen here: the sandbox then runs on, orphaned).
+ */
+export function sandboxCommand(argv: readonly string[], timeoutMs: number, path: string): string[] {
+  if (!Bun.which("timeout", { PATH: path })) return [...argv];
+  return ["timeout", "--signal=KILL", `${Math.ceil(timeoutMs / 1000) + BACKSTOP_GRACE_SECONDS}s`, ...argv];
+}

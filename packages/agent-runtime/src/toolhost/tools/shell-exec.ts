@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ShellExecOk } from "@weft/types";
 import { openDirectory, procPath, type Located } from "../fs/secure-fs.ts";
 import { assertAllowed } from "../shell/allowlist.ts";
-import { SANDBOX_HELP, SANDBOX_HOME, bubblewrapArguments, sandboxPath } from "../shell/bubblewrap.ts";
+import { SANDBOX_HELP, SANDBOX_HOME, bubblewrapArguments, sandboxCommand, sandboxPath } from "../shell/bubblewrap.ts";
 import { formatCommandLine, parseCommandLine } from "../shell/command-line.ts";
 import { scrubbedEnvironment } from "../shell/environment.ts";
 import { gitEnvironment, hardenGitArguments } from "../shell/git-hardening.ts";
@@ -38,7 +38,8 @@ async function start(executable: string, argv: string[], env: ToolEnv, cwd: Loca
     if (sandbox.kind !== "bwrap") return await runProcess(executable, argv, { cwd: procPath(dirFd), env: environment, limits, signal: env.signal });
     const layout = sandboxLayout({ mounts: env.mounts, pathRules: env.pathRules, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, cwd: cwd.real, network: sandbox.network });
     // bubblewrap finds the program on the command's PATH, inside the sandbox.
-    return await runProcess(sandbox.bwrap, ["bwrap", ...bubblewrapArguments(layout), "--", ...argv], { cwd: "/", env: environment, limits, signal: env.signal });
+    const command = sandboxCommand(argv, limits.timeoutMs, environment.PATH);
+    return await runProcess(sandbox.bwrap, ["bwrap", ...bubblewrapArguments(layout), "--", ...command], { cwd: "/", env: environment, limits, signal: env.signal });
   } finally {
     fs.closeSync(dirFd);
   }
