@@ -3,9 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import type { Logger } from "@weft/types";
-import { startTestServer, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { fileURLToPath } from "node:url";
+import { startTestServer, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 
 const KEY = "sk-live-Zq81Wm3Np0Rt5Vy7Xb2Cd4Fg6Hj9KlEchoedBackKey7e1d";
+const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
 function capturingLogger(lines: string[]): Logger {
   const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
@@ -103,5 +105,35 @@ describe("a provider error that echoes the key", () => {
     expect(failed.error.message).toContain("Incorrect API key provided: [redacted:Echoing]");
     expect(JSON.stringify(answers[3])).toContain("[redacted:Echoing]");
     expect(bytes.includes(Buffer.from("[redacted:Echoing]"))).toBe(true);
+  });
+});
+
+describe("an agent whose LLM echoes the key", () => {
+  it("keeps its conversation, steps, runs and events free of the key", async () => {
+    const lines: string[] = [];
+    const a = await startTestServer({ logger: capturingLogger(lines), examplesDir: EXAMPLES });
+    try {
+      const profile = await a.call("POST", "/api/llm-profiles", { name: "Agent LLM", baseUrl: trusted.baseUrl, model: "gpt-test", apiKey: KEY, maxRetries: 0 });
+      const base = (await a.call("GET", "/api/agents/text-helper")).body.agent;
+      await a.call("PUT", "/api/agents/text-helper", { agent: { ...base, llmProfileId: profile.body.profile.id }, baseRevision: base.revision });
+      trusted.enqueue({ kind: "http_error", status: 401, message: `Incorrect API key provided: ${KEY}`, code: "invalid_api_key" });
+      const sent = await a.call("POST", "/api/agents/text-helper/messages", { message: "uppercase: hi" });
+      const id = sent.body.conversationId;
+      const done = await waitFor(async () => {
+        const res = await a.call("GET", `/api/conversations/${id}`);
+        return res.body.agent && !res.body.agent.running ? res.body : undefined;
+      }, 20_000);
+      const runIds = JSON.stringify(done).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
+      const answers = [done, (await a.call("GET", `/api/streams/${id}/events`)).body];
+      for (const runId of new Set(runIds)) answers.push((await a.call("GET", `/api/runs/${runId}`)).body, (await a.call("GET", `/api/runs/${runId}/events`)).body);
+      for (const body of answers) expect(JSON.stringify(body)).not.toContain(KEY);
+      await a.call("GET", "/api/health");
+      expect(dbBytes(a.dataDir).includes(Buffer.from(KEY))).toBe(false);
+      expect(lines.join("\n")).not.toContain(KEY);
+      // The failure itself is kept, so the user sees why the agent stopped.
+      expect(JSON.stringify(answers)).toContain("[redacted:Agent LLM]");
+    } finally {
+      await a.stop();
+    }
   });
 });

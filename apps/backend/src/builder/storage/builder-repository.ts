@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { z } from "zod";
-import { isOpenChangeSet, targetObject, type SessionStatus } from "@weft/types";
+import { isOpenChangeSet, targetObject, type SecretRedactor, type SessionStatus } from "@weft/types";
 import { StoredRecordInvalidError } from "../../storage/document-table.ts";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { ChangeSetRecordSchema, SessionRecordSchema, AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
@@ -37,8 +37,14 @@ export class BuilderRepository {
     listAudit: Statement<{ id: number; session_id: string; type: string; data: string; created_at: number }, [string, number, number]>;
   };
 
-  /** `db` is the server storage's connection, so the Builder's writes can share a transaction with the documents'. */
-  constructor(private readonly db: Database) {
+  /**
+   * `db` is the server storage's connection, so the Builder's writes can share a transaction with the
+   * documents'. Sessions (with the AI's messages and errors) and audit events pass the redactor.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly redactor: SecretRedactor,
+  ) {
     this.q = {
       insertSession: db.query("INSERT INTO builder_sessions (id, target_type, target_key, status, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       updateSession: db.query("UPDATE builder_sessions SET status = ?, data = ?, updated_at = ? WHERE id = ?"),
@@ -69,11 +75,11 @@ export class BuilderRepository {
 
   insertSession(session: SessionRecord): void {
     const target = targetObject(session.target);
-    this.q.insertSession.run(session.id, target.type, target.id, session.status, JSON.stringify(session), session.createdAt, session.updatedAt);
+    this.q.insertSession.run(session.id, target.type, target.id, session.status, this.redactor.json(JSON.stringify(session)), session.createdAt, session.updatedAt);
   }
 
   updateSession(session: SessionRecord): void {
-    this.q.updateSession.run(session.status, JSON.stringify(session), session.updatedAt, session.id);
+    this.q.updateSession.run(session.status, this.redactor.json(JSON.stringify(session)), session.updatedAt, session.id);
   }
 
   getSession(id: string): SessionRecord | undefined {
@@ -129,7 +135,7 @@ export class BuilderRepository {
   }
 
   appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at = Date.now()): void {
-    this.q.insertAudit.run(sessionId, type, JSON.stringify(data), at);
+    this.q.insertAudit.run(sessionId, type, this.redactor.json(JSON.stringify(data)), at);
   }
 
   listAudit(sessionId: string, afterId: number, limit: number): AuditEvent[] {
