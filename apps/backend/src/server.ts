@@ -170,6 +170,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       (stopping ??= (async () => {
         const closed = server.stop(false);
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
+        await toolHost?.close();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
         await Promise.race([closed, Bun.sleep(2000)]);

@@ -13,13 +13,33 @@ export interface ToolHostFolders {
 }
 
 /**
+ * How shell commands are isolated, from WEFT_SHELL_SANDBOX: bubblewrap unless it says `off`, the
+ * explicit opt-out for machines where bubblewrap cannot run (the tool host then warns at start).
+ */
+function shellSandboxFrom(env: Record<string, string | undefined>, log: Logger): "bwrap" | "off" {
+  const value = env.WEFT_SHELL_SANDBOX?.trim().toLowerCase();
+  if (value === "off") return "off";
+  if (value !== undefined && value !== "" && value !== "bwrap" && value !== "on") {
+    log.warn(`WEFT_SHELL_SANDBOX=${JSON.stringify(env.WEFT_SHELL_SANDBOX)} is not understood; shell commands run in the bubblewrap sandbox. Set it to "off" to run them without one.`);
+  }
+  return "bwrap";
+}
+
+/**
  * The sandboxed file and shell tools the server hands to every run (`ctx.services.toolHost`).
  * `permissions` are the rules saved in the settings (the caller applies later changes with
- * `setPolicy`); questions of `ask` rules go to `gate` (the agents' permission broker).
+ * `setPolicy`); questions of `ask` rules go to `gate` (the agents' permission broker); `env` gives
+ * WEFT_SHELL_SANDBOX.
  * Missing folders are created; when the tool host cannot start (e.g. mount folders inside one
  * another) the server still runs, and tool nodes fail with MISSING_SERVICE, after one clear log line.
  */
-export function createToolHost(folders: ToolHostFolders, permissions: PermissionPolicy, gate: PermissionGate, log: Logger): ToolHost | undefined {
+export function createToolHost(
+  folders: ToolHostFolders,
+  permissions: PermissionPolicy,
+  gate: PermissionGate,
+  log: Logger,
+  env: Record<string, string | undefined> = process.env,
+): ToolHost | undefined {
   const state = join(folders.dataDir, "state");
   for (const dir of [folders.project, folders.pkg, state]) mkdirSync(dir, { recursive: true });
   try {
@@ -29,6 +49,7 @@ export function createToolHost(folders: ToolHostFolders, permissions: Permission
       gate,
       audit: new AuditLog({ file: join(folders.dataDir, "audit", "tools.jsonl"), logger: log.child("audit") }),
       logger: log,
+      shellSandbox: shellSandboxFrom(env, log),
     });
   } catch (error) {
     log.error("file and shell tools are unavailable", { error: error instanceof Error ? error.message : String(error) });
