@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-bun.sh
 bun install --frozen-lockfile >&2
+source scripts/ensure-bubblewrap.sh
 exec bun run serve "$@"

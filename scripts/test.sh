@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 source scripts/ensure-bun.sh
 bun install --frozen-lockfile >&2
 source scripts/ensure-chromium.sh
+source scripts/ensure-bubblewrap.sh
 exec bun scripts/run-tests.ts "$@"
