@@ -15,9 +15,9 @@ function nested(levels: number): string {
 }
 
 /** The error readJsonBody throws for these bytes, or undefined when it accepts them. */
-async function refusal(body: string | Uint8Array): Promise<ApiError | undefined> {
+async function refusal(body: string | Buffer): Promise<ApiError | undefined> {
   try {
-    await readJsonBody(new Request("http://localhost/", { method: "POST", body }), 1024 * 1024);
+    await readJsonBody(new Request("http://localhost/", { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body) }), 1024 * 1024);
     return undefined;
   } catch (error) {
     if (error instanceof ApiError) return error;
