@@ -24,11 +24,11 @@ const WORKFLOWS = join(import.meta.dir, "../workflows");
 const ACTION = "I will compute it.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n    <op>multiply</op>\n  </core_math>\n</ACTION>";
 const ANSWER = "6 × 7 = 42.";
 
-/** A streamed reply, encoded once: the server only has to pick one. */
-function encoded(text: string): Uint8Array {
+/** A streamed reply, written once: the server only has to pick one. */
+function encoded(text: string): string {
   const reply: WireReply = { contentChunks: text.match(/[\s\S]{1,8}/g) ?? [], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 100, completion_tokens: 20 } };
   const meta = { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 };
-  return new TextEncoder().encode([...replyChunks(reply, meta, true).map((c) => sseLine(c)), sseLine("[DONE]")].join(""));
+  return [...replyChunks(reply, meta, true).map((c) => sseLine(c)), sseLine("[DONE]")].join("");
 }
 const actionBody = encoded(ACTION);
 const answerBody = encoded(ANSWER);
