@@ -136,14 +136,25 @@ describe("the bubblewrap sandbox", () => {
   });
 
   it("has no network unless the tool host grants it", async () => {
-    const host = fixture({ commands: [{ command: "sh" }] });
-    const result = await exec(host, { command: "sh", args: ["-c", "cat /proc/net/dev"] });
-    expect(result).toMatchObject({ ok: true });
-    if (!result.ok) return;
-    const interfaces = (result.stdout as string).split("\n").slice(2).filter(Boolean).map((line) => line.split(":")[0].trim());
-    expect(interfaces).toEqual(["lo"]);
+    const interfacesSeen = async (shellNetwork: boolean) => {
+      const host = fixture({ commands: [{ command: "sh" }], shellNetwork });
+      const result = await exec(host, { command: "sh", args: ["-c", "cat /proc/net/dev"] });
+      expect(result).toMatchObject({ ok: true });
+      return interfaceNames(result.ok ? (result.stdout as string) : "");
+    };
+    expect(await interfacesSeen(false)).toEqual(["lo"]);
+    expect(await interfacesSeen(true)).toEqual(interfaceNames(readFileSync("/proc/net/dev", "utf8")));
   });
 });
+
+function interfaceNames(procNetDev: string): string[] {
+  return procNetDev
+    .split("\n")
+    .slice(2)
+    .filter(Boolean)
+    .map((line) => line.split(":")[0].trim())
+    .sort();
+}
 
 const HOST_PROCESS = fileURLToPath(new URL("./testing/host-process.ts", import.meta.url));
 

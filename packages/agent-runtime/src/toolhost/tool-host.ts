@@ -97,8 +97,10 @@ function describeSource(decision: PermissionDecision): string {
 /**
  * The sandboxed file and shell tools (seed 000 §6, seed 002). `call` validates the arguments,
  * resolves paths inside the mounts, applies the permission rules (asking the gate when a rule says
- * `ask`), runs the tool, and appends one audit record; it never throws, every outcome is a
- * `ToolResult`.
+ * `ask`), runs the tool, and audits it: a `started` record before a permitted call does anything,
+ * a `completed` one when any call ends (calls a crash cut off are marked `interrupted` at the next
+ * start). It never throws, every outcome is a `ToolResult`. Shell commands run inside bubblewrap
+ * (see shell/bubblewrap.ts) unless `shellSandbox` is `off`.
  */
 export class ToolHost implements ToolHostService {
   readonly limits: ToolLimits;
@@ -164,7 +166,7 @@ export class ToolHost implements ToolHostService {
     const stopWith = () => controller.abort();
     ctx.signal?.addEventListener("abort", stopWith, { once: true });
     if (ctx.signal?.aborted) controller.abort();
-    const call = this.run(tool, args, { ...ctx, signal: controller.signal }, ctx);
+    const call = this.run(tool, args, { ...ctx, signal: controller.signal });
     this.running.set(controller, call);
     try {
       return await call;
@@ -184,7 +186,7 @@ export class ToolHost implements ToolHostService {
     await Promise.all(this.running.values());
   }
 
-  private async run(tool: string, args: Record<string, unknown>, ctx: ToolCallContext, original: ToolCallContext): Promise<ToolResult> {
+  private async run(tool: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
     const started = performance.now();
     const callId = randomUUID();
     const definition = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
@@ -203,7 +205,7 @@ export class ToolHost implements ToolHostService {
         const nearest = closest(canonicalName(tool), [...TOOL_NAMES]);
         throw new ToolFailure("E_UNKNOWN_TOOL", `Unknown tool ${JSON.stringify(tool)}. Did you mean "${nearest}"? Available: ${TOOL_NAMES.join(", ")}.`, { tool, suggestion: nearest });
       }
-      if (original.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
+      if (ctx.signal?.aborted) throw new ToolFailure("E_ABORTED", "The call was cancelled before it started.");
       const planned = definition.plan(args, this.env(ctx));
       trail.target = planned.target;
       await this.authorise(definition, planned.target, args, ctx, trail);
