@@ -13,6 +13,7 @@ import { settingsApi } from "./settings.ts";
 import { frontendApi } from "./frontend.ts";
 import { authApi } from "./auth.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
+import { redactedResponse } from "./redacted-response.ts";
 import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts";
 
 /** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
@@ -42,6 +43,7 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; boundar
       Object.assign(set.headers, SECURITY_HEADERS);
       return options.boundary.check(request);
     })
+    .mapResponse(({ response }) => redactedResponse(response, deps.storage.redactor))
     .use(authApi(options.boundary, deps.maxBodyBytes))
     .use(healthApi(deps))
     .use(workflowsApi(deps))

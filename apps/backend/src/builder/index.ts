@@ -43,7 +43,7 @@ export function createBuilder(deps: BuilderDeps): Builder {
     ctx,
     changeSets,
     toolbox: tools,
-    llm: new BuilderLlm(deps.llmProfiles, deps.log.child("llm")),
+    llm: new BuilderLlm(deps.llmProfiles, deps.storage.redactor, deps.log.child("llm")),
     conversations: deps.storage.conversations,
     profileFor: (session) => profileForSession(deps.storage, session),
     maxModelCalls: deps.maxModelCalls ?? 12,

@@ -300,7 +300,7 @@ describe("the API key", () => {
     const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Hello" });
     expect(f.llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(sent.body.turn).toMatchObject({ status: "failed", error: { code: "AI_PROVIDER_ERROR", llmCode: "AUTH" } });
-    expect(sent.body.turn.error.message).toContain("Incorrect API key provided: sk-…7e1a");
+    expect(sent.body.turn.error.message).toContain("Incorrect API key provided: [redacted:Scripted]");
     const pane = await f.call("GET", `/api/builder/sessions/${id}`);
     expect(pane.body.messages.at(-1)).toMatchObject({ kind: "error", code: "AUTH" });
     for (const file of ["weft.sqlite", "weft.sqlite-wal"].map((n) => join(f.t.dataDir, n)).filter((p) => existsSync(p))) {
