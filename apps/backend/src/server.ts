@@ -94,6 +94,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     const token = loadAccessToken(options.dataDir, options.authToken);
+    redactor.set("access-token", "access token", [token.value]);
     const boundary = new TrustBoundary(token, new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins }));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;

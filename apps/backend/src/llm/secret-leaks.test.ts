@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import type { Logger } from "@weft/types";
 import { fileURLToPath } from "node:url";
-import { startTestServer, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { startTestServer, templateWorkflow, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 
 const KEY = "sk-live-Zq81Wm3Np0Rt5Vy7Xb2Cd4Fg6Hj9KlEchoedBackKey7e1d";
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
@@ -134,6 +134,24 @@ describe("an agent whose LLM echoes the key", () => {
       expect(JSON.stringify(answers)).toContain("[redacted:Agent LLM]");
     } finally {
       await a.stop();
+    }
+  });
+});
+
+describe("the server's own secrets", () => {
+  it("the access token and the master key are redacted from runs like an LLM key", async () => {
+    const masterKey = readFileSync(join(t.dataDir, "master.key"), "utf8").trim();
+    await t.call("POST", "/api/workflows", { workflow: templateWorkflow("echo", "{{0}}") });
+    for (const [secret, label] of [
+      [t.server.accessToken, "[redacted:access token]"],
+      [masterKey, "[redacted:master key]"],
+    ]) {
+      const started = await t.call("POST", "/api/workflows/echo/runs", { inputs: { topic: `pasted ${secret}` } });
+      const answer = await waitForRun(t, started.body.runId);
+      expect(JSON.stringify(answer)).not.toContain(secret);
+      expect(answer.run.outputs.text).toBe(`pasted ${label}`);
+      await t.call("GET", "/api/health");
+      expect(dbBytes(t.dataDir).includes(Buffer.from(secret))).toBe(false);
     }
   });
 });
