@@ -102,4 +102,24 @@ describe("the demo LLM's tool matching", () => {
     // A parameter name before the colon keeps its value.
     expect(deriveArguments(transform!.params, "text: hello")).toEqual({ text: "hello" });
   });
+
+  it("reads everyday words for operations, and spare numbers for a tool that computes", () => {
+    const math = paramsFromJsonSchema({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" }, op: { type: "string", enum: ["add", "multiply"] } },
+      required: ["a"],
+    });
+    const tools = [
+      { name: "core_math", description: "Computes a number from a and b: add, multiply.", params: math },
+      { name: "core_text_transform", description: "Changes the case of a text.", params: [] },
+    ];
+    expect(pickTool(tools, "What is 6 times 7?")?.name).toBe("core_math");
+    expect(deriveArguments(math, "What is 6 times 7?")).toEqual({ a: 6, b: 7, op: "multiply" });
+    expect(deriveArguments(math, "add 2 and 3")).toEqual({ a: 2, b: 3, op: "add" });
+    // A number given by name is not taken again by the next parameter.
+    expect(deriveArguments(math, "multiply a: 6 by 7")).toEqual({ a: 6, b: 7, op: "multiply" });
+    // Only a tool with a required number takes spare numbers for its optional ones.
+    const text = paramsFromJsonSchema({ type: "object", properties: { text: { type: "string" }, width: { type: "integer" } }, required: ["text"] });
+    expect(deriveArguments(text, "wrap 'abc' at 40")).toEqual({ text: "abc" });
+  });
 });

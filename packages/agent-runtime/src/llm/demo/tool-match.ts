@@ -41,7 +41,8 @@ function stem(word: string): string {
 }
 
 /** The best tool for the message, or undefined when no tool shares a word with it. Ties go to the earlier tool. */
-export function pickTool<T extends ToolCandidate>(tools: readonly T[], message: string): T | undefined {
+export function pickTool<T extends ToolCandidate>(tools: readonly T[], said: string): T | undefined {
+  const message = canonicalWords(said);
   const words = keywords(message);
   const lower = message.toLowerCase();
   let best: T | undefined;
@@ -59,6 +60,21 @@ export function pickTool<T extends ToolCandidate>(tools: readonly T[], message: 
   return best;
 }
 
+/** Everyday words for the operations tools name otherwise. */
+const SYNONYMS: ReadonlyArray<[RegExp, string]> = [
+  [/\b(times|product of)\b/gi, "multiply"],
+  [/\b(plus|sum of)\b/gi, "add"],
+  [/\bminus\b/gi, "subtract"],
+  [/\bdivided by\b/gi, "divide"],
+  [/\b(uppercase|capitals)\b/gi, "upper"],
+  [/\blowercase\b/gi, "lower"],
+];
+
+/** The message with everyday words put as the tools name them (`6 times 7` → `6 multiply 7`). */
+function canonicalWords(message: string): string {
+  return SYNONYMS.reduce((text, [pattern, word]) => text.replace(pattern, word), message);
+}
+
 /** Parameter names that hold a path: their values are taken as one word. */
 const NAMES_A_PLACE = /path|file|dir|folder/i;
 
@@ -70,6 +86,15 @@ const NAMES_A_PLACE = /path|file|dir|folder/i;
 export function deriveArguments(params: readonly ParamSpec[], message: string): Record<string, unknown> {
   const quoted = [...message.matchAll(/"([^"]+)"|'([^']+)'|“([^”]+)”/g)].map((m) => m[1] ?? m[2] ?? m[3]);
   const numbers = [...message.matchAll(/(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])/g)].map((m) => Number(m[0]));
+  // Numbers given by name (`a: 6`) are not there for the taking by another parameter.
+  for (const p of params) {
+    const named = p.type === "number" || p.type === "integer" ? explicitValue(message, p.name, p.type) : undefined;
+    const at = named === undefined ? -1 : numbers.indexOf(Number(named));
+    if (at !== -1) numbers.splice(at, 1);
+  }
+  // `add 2 and 3`: with a required number, optional ones take the numbers left too.
+  const numeric = params.some((p) => p.required && (p.type === "number" || p.type === "integer"));
+  const words = canonicalWords(message);
   const paths = [...message.matchAll(/(?:@[a-z]+\/)?[\w.-]*[\w-]\/[\w./-]*|[\w-]+\.[a-z0-9]{1,5}\b/gi)].map((m) => m[0]);
   const used = { quoted: 0, numbers: 0, paths: 0 };
   const out: Record<string, unknown> = {};
@@ -82,12 +107,13 @@ export function deriveArguments(params: readonly ParamSpec[], message: string): 
       out[param.name] = coerce(explicit, param.type);
       continue;
     }
-    const option = param.enum?.find((o) => new RegExp(`\\b${escapeRegExp(String(o))}\\b`, "i").test(message));
+    const option = param.enum?.find((o) => new RegExp(`\\b${escapeRegExp(String(o))}\\b`, "i").test(words));
     if (option !== undefined) {
       out[param.name] = option;
       continue;
     }
-    if (!param.required) continue;
+    const spareNumber = numeric && !param.enum && (param.type === "number" || param.type === "integer") && used.numbers < numbers.length;
+    if (!param.required && !spareNumber) continue;
     if (param.enum && param.enum.length > 0) {
       out[param.name] = param.enum[0];
       continue;
