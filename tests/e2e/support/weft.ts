@@ -14,7 +14,7 @@ export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic",
 export interface Weft {
   server: WeftServer;
   url: string;
-  /** The server's data folder (the tools' `@project/` is its `project/`). */
+  /** The server's data folder (the tools' `@project/` is beside it: `server.projectDir`). */
   dataDir: string;
   context: BrowserContext;
   page: Page;
@@ -65,7 +65,7 @@ export async function startWeft(options: { viewport?: { width: number; height: n
     async close() {
       await context.close();
       await server.stop();
-      for (const dir of ownExamples ? [dataDir, examplesDir, profileDir] : [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+      for (const dir of ownExamples ? [dataDir, server.projectDir, examplesDir, profileDir] : [dataDir, server.projectDir, profileDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
