@@ -77,4 +77,13 @@ describe("a corpus of real model behaviour, through the weft agent process", () 
     expect(run.stdout).toContain(`step 1 · observation (failed)\n${told.replace(/^/gm, "    ")}\n`);
     expect(run.stdout).toContain("\nanswer: 6 × 7 = 42.\n");
   });
+
+  it("prints a repeated mistake's firmer observation exactly as the model gets it", async () => {
+    const repeated = XML_CORPUS.find((c) => c.name.startsWith("the same refused action twice"))!;
+    const { run, requests } = await replay(repeated, false);
+    expect(run.code).toBe(0);
+    const told = requests[2]!.at(-1)!.content!;
+    expect(told).toContain("STOP:");
+    expect(run.stdout).toContain(`step 2 · observation (failed)\n${told.replace(/^/gm, "    ")}\n`);
+  });
 });

@@ -108,6 +108,25 @@ export const XML_CORPUS: CorpusCase[] = [
     ends: { status: "completed", exit: 0, text: ANSWER },
   },
   {
+    name: "an action considered inside <think>, followed by an answer, is an answer",
+    agent: "text-helper",
+    message: "What is 6 times 7?",
+    turns: [reply(`<think>I could call\n${MULTIPLY}\nbut I know it.</think>\n${ANSWER}`)],
+    told: [],
+    ends: { status: "completed", exit: 0, text: ANSWER },
+  },
+  {
+    name: "the same refused action twice gets a firmer observation, and the run goes on",
+    agent: "text-helper",
+    message: "6 times 7",
+    turns: [reply("<ACTION><core_math><b>7</b></core_math></ACTION>"), reply("<ACTION><core_math><b>7</b></core_math></ACTION>"), reply(ANSWER)],
+    told: [
+      { role: "user", contains: ["Observation: Error (INVALID_PARAMS)", "<a>", "required parameter is missing"], lacks: ["STOP:"] },
+      { role: "user", contains: ["Observation: Error (INVALID_PARAMS)", "STOP: this is attempt 2 of exactly this action"] },
+    ],
+    ends: { status: "completed", exit: 0, text: ANSWER },
+  },
+  {
     name: "wrong-case tool and parameter names are repaired with a note, and the call runs",
     agent: "text-helper",
     message: "6 times 7",
