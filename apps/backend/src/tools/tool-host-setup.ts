@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { AuditLog, ToolHost } from "@weft/agent-runtime";
+import { AuditLog, ToolHost, shellSandboxFromEnv } from "@weft/agent-runtime";
 import type { Logger, PermissionGate, PermissionPolicy } from "@weft/types";
 
 export interface ToolHostFolders {
@@ -10,19 +10,6 @@ export interface ToolHostFolders {
   pkg: string;
   /** Holds `@state/` (one private folder per run) and the audit log. */
   dataDir: string;
-}
-
-/**
- * How shell commands are isolated, from WEFT_SHELL_SANDBOX: bubblewrap unless it says `off`, the
- * explicit opt-out for machines where bubblewrap cannot run (the tool host then warns at start).
- */
-function shellSandboxFrom(env: Record<string, string | undefined>, log: Logger): "bwrap" | "off" {
-  const value = env.WEFT_SHELL_SANDBOX?.trim().toLowerCase();
-  if (value === "off") return "off";
-  if (value !== undefined && value !== "" && value !== "bwrap" && value !== "on") {
-    log.warn(`WEFT_SHELL_SANDBOX=${JSON.stringify(env.WEFT_SHELL_SANDBOX)} is not understood; shell commands run in the bubblewrap sandbox. Set it to "off" to run them without one.`);
-  }
-  return "bwrap";
 }
 
 /**
@@ -49,7 +36,7 @@ export function createToolHost(
       gate,
       audit: new AuditLog({ file: join(folders.dataDir, "audit", "tools.jsonl"), logger: log.child("audit") }),
       logger: log,
-      shellSandbox: shellSandboxFrom(env, log),
+      shellSandbox: shellSandboxFromEnv(env, log),
     });
   } catch (error) {
     log.error("file and shell tools are unavailable", { error: error instanceof Error ? error.message : String(error) });

@@ -5,3 +5,4 @@ export { decidePermission, toolNameForms, toolsMatching, visibleTools, type Perm
 export { ruleProblems, type RuleProblem } from "./permissions/rule-check.ts";
 export { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 export { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
+export { shellSandboxFromEnv } from "./shell/sandbox-setting.ts";
