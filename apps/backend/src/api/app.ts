@@ -14,6 +14,7 @@ import { frontendApi } from "./frontend.ts";
 import { authApi } from "./auth.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
 import { redactedResponse } from "./redacted-response.ts";
+import { cachedAndCompressed } from "./http-caching.ts";
 import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts";
 
 /** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
@@ -43,7 +44,8 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; boundar
       Object.assign(set.headers, SECURITY_HEADERS);
       return options.boundary.check(request);
     })
-    .mapResponse(({ response }) => redactedResponse(response, deps.storage.redactor))
+    // One hook: Elysia may stop at the first mapResponse that answers. Redaction first, then the bytes are final.
+    .mapResponse(({ request, response }) => cachedAndCompressed(request, redactedResponse(response, deps.storage.redactor) ?? response))
     .use(authApi(options.boundary, deps.maxBodyBytes))
     .use(healthApi(deps))
     .use(workflowsApi(deps))
