@@ -5,7 +5,8 @@ export default defineConfig({
   plugins: [vue()],
   build: {
     // Libraries change less often than the editor: a separate chunk stays cached across releases.
-    rolldownOptions: { output: { codeSplitting: { groups: [{ name: "vendor", test: /node_modules/ }] } } },
+    // dagre (auto-layout) and diff (the Builder) stay out of it: they load when first used.
+    rolldownOptions: { output: { codeSplitting: { groups: [{ name: "vendor", test: (id) => id.includes("node_modules") && !/node_modules[\\/](@dagrejs|diff)[\\/]/.test(id) }] } } },
   },
   server: { proxy: { "/api": "http://localhost:3000", "/ws": { target: "ws://localhost:3000", ws: true } } },
 });

@@ -1,16 +1,16 @@
 import { splitFlowIds } from "../lib/flow-elements.ts";
-import { layoutCommand } from "../lib/layout.ts";
 import { useUiStore } from "../stores/ui.ts";
 import { useWorkflowsStore } from "../stores/workflows.ts";
 
 /**
  * Auto-layout (dagre, left to right) of the selected nodes, or of the whole graph when at most one
- * node is selected, with the sizes the canvas measured; one undo step.
+ * node is selected, with the sizes the canvas measured; one undo step. dagre loads on first use.
  */
 export function useAutoLayout() {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
-  return function autoLayout() {
+  return async function autoLayout() {
+    const { layoutCommand } = await import("../lib/layout.ts");
     const tab = workflows.active;
     if (!tab || tab.readonly) return;
     const ids = splitFlowIds(ui.selection).nodes;

@@ -5,7 +5,7 @@ import type { Annotation, GraphCommand, Position } from "../lib/commands.ts";
 import { checkConnection, connectCommand, type ConnectionRequest } from "../lib/connection.ts";
 import { annotationFlowId, DEFAULT_FRAME_SIZE, splitFlowIds } from "../lib/flow-elements.ts";
 import { IdAllocator, newWorkflowId } from "../lib/ids.ts";
-import { DEFAULT_NODE_SIZE } from "../lib/layout.ts";
+import { DEFAULT_NODE_SIZE } from "../lib/node-size.ts";
 import { createNode } from "../lib/node-factory.ts";
 import { nodePorts } from "../lib/ports.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";

@@ -59,7 +59,7 @@ export function useKeyboardShortcuts() {
       case "zoomOut":
         return ui.canvas?.zoomOut();
       case "autoLayout":
-        return actions.autoLayout();
+        return void actions.autoLayout();
       case "frame":
         return actions.addFrame();
       case "comment":

@@ -1,13 +1,7 @@
 import dagre from "@dagrejs/dagre";
 import type { Workflow } from "@weft/types";
 import type { GraphCommand, Position } from "./commands.ts";
-
-export interface Size {
-  width: number;
-  height: number;
-}
-
-export const DEFAULT_NODE_SIZE: Size = { width: 220, height: 120 };
+import { DEFAULT_NODE_SIZE, type Size } from "./node-size.ts";
 
 /**
  * Left-to-right layered layout (dagre) of the given nodes (all when `only` is empty), keeping the

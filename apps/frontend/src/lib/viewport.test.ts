@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
-import { DEFAULT_NODE_SIZE } from "./layout.ts";
+import { DEFAULT_NODE_SIZE } from "./node-size.ts";
 import { fittingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
 import { testWorkflow } from "./testing/catalog.ts";
 

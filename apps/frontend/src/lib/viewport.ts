@@ -1,5 +1,5 @@
 import type { Workflow } from "@weft/types";
-import { DEFAULT_NODE_SIZE } from "./layout.ts";
+import { DEFAULT_NODE_SIZE } from "./node-size.ts";
 
 export interface Viewport {
   x: number;

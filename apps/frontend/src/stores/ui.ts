@@ -5,7 +5,7 @@ import type { ApiError } from "../api/errors.ts";
 import { describeApiError } from "../api/errors.ts";
 import type { ConnectionRequest } from "../lib/connection.ts";
 import type { Position } from "../lib/commands.ts";
-import type { Size } from "../lib/layout.ts";
+import type { Size } from "../lib/node-size.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { routeFromHash, type AppView } from "../lib/route.ts";
 
