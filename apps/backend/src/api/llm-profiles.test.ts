@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync, existsSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import type { Logger } from "@weft/types";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
+import { capturingLogger, dbBytes } from "../testing/leak-probes.ts";
 
 const KEY = "sk-live-Q7f3ZpXw9LmN2bV8cR4tY6uH1jK5sD0aTopSecretKey9f2c";
-
-/** A logger at the most verbose level that keeps every line, to prove the key never reaches a log. */
-function capturingLogger(lines: string[]): Logger {
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const logger: Logger = { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: () => logger };
-  return logger;
-}
-
-function dbBytes(dataDir: string): Buffer {
-  const files = ["weft.sqlite", "weft.sqlite-wal", "weft.sqlite-shm"].map((f) => join(dataDir, f)).filter((f) => existsSync(f));
-  return Buffer.concat(files.map((f) => readFileSync(f)));
-}
 
 let llm: ScriptedLlmServer;
 let t: TestServer;

@@ -1,25 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import type { Logger } from "@weft/types";
 import { fileURLToPath } from "node:url";
 import { startTestServer, templateWorkflow, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { capturingLogger, dbBytes } from "../testing/leak-probes.ts";
 
 const KEY = "sk-live-Zq81Wm3Np0Rt5Vy7Xb2Cd4Fg6Hj9KlEchoedBackKey7e1d";
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
-
-function capturingLogger(lines: string[]): Logger {
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const logger: Logger = { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error"), child: () => logger };
-  return logger;
-}
-
-/** The database as it is on disk: the main file, its write-ahead log and shared memory. */
-function dbBytes(dataDir: string): Buffer {
-  const files = ["weft.sqlite", "weft.sqlite-wal", "weft.sqlite-shm"].map((f) => join(dataDir, f)).filter((f) => existsSync(f));
-  return Buffer.concat(files.map((f) => readFileSync(f)));
-}
 
 let trusted: ScriptedLlmServer;
 let attacker: ScriptedLlmServer;
