@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import { fileURLToPath } from "node:url";
 import { startTestServer, templateWorkflow, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
