@@ -38,6 +38,7 @@ import { fsRead } from "./fs/read.ts";
 import { fsSearch } from "./fs/search.ts";
 import { fsWrite } from "./fs/write.ts";
 import { shellExec } from "./shell/exec.ts";
+import { httpRequest } from "./http/request.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
@@ -79,6 +80,7 @@ export const builtinNodes: NodeDefinition[] = [
   fsWrite,
   fsApplyPatch,
   shellExec,
+  httpRequest,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -14,6 +14,7 @@ export * from "./services.ts";
 export * from "./llm.ts";
 export * from "./conversation.ts";
 export * from "./toolhost.ts";
+export * from "./http.ts";
 export * from "./world.ts";
 export * from "./agent.ts";
 export * from "./scene.ts";

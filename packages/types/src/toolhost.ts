@@ -29,6 +29,12 @@ export const TOOL_ERROR_CODES = [
   "E_UNKNOWN_TOOL",
   /** shell.exec cannot isolate commands here (bubblewrap missing or user namespaces disabled). */
   "E_SANDBOX_UNAVAILABLE",
+  /** http.request: the address is loopback, private, link-local or otherwise not public, and no rule allows it. */
+  "E_PRIVATE_ADDRESS",
+  /** http.request: DNS, connection, TLS or protocol failure, or the time limit. */
+  "E_NETWORK",
+  "E_TOO_MANY_REDIRECTS",
+  "E_UNKNOWN_CREDENTIAL",
 ] as const;
 export const ToolErrorCodeSchema = z.enum(TOOL_ERROR_CODES);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
@@ -45,7 +51,7 @@ export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false;
 export const ToolFailureResultSchema = z.object({ ok: z.literal(false), error: ToolErrorSchema });
 export type ToolFailureResult = z.infer<typeof ToolFailureResultSchema>;
 
-export const TOOL_NAMES = ["fs.read", "fs.search", "fs.list", "fs.write", "fs.apply_patch", "shell.exec"] as const;
+export const TOOL_NAMES = ["fs.read", "fs.search", "fs.list", "fs.write", "fs.apply_patch", "shell.exec", "http.request"] as const;
 export const ToolNameSchema = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolNameSchema>;
 
@@ -176,6 +182,14 @@ export const ToolLimitsSchema = z.object({
   /** Cap for stdout and for stderr, each. */
   maxShellOutputBytes: z.number().int().positive().default(256 * KiB),
   maxPathBytes: z.number().int().positive().max(4096).default(1024),
+  /** http.request: time limit of one attempt unless the call sets one, and the most it may set. */
+  httpTimeoutMs: z.number().int().positive().default(30_000),
+  maxHttpTimeoutMs: z.number().int().positive().default(300_000),
+  /** http.request: largest response body kept (more is cut, `truncated: true`), and the most a call may ask for. */
+  httpResponseBytes: z.number().int().positive().default(2 * MiB),
+  maxHttpResponseBytes: z.number().int().positive().default(64 * MiB),
+  /** http.request: longest wait before a retry; a server's Retry-After asking for more ends the retries. */
+  maxHttpRetryDelayMs: z.number().int().positive().default(30_000),
 });
 export type ToolLimits = z.infer<typeof ToolLimitsSchema>;
 
@@ -200,8 +214,9 @@ export type PermissionAction = z.infer<typeof PermissionActionSchema>;
 
 /**
  * A permission rule. `tool` is a wildcard over tool names (`fs.*`, `shell.exec`; node types such as
- * `fs:read` match too); `target` a wildcard over the path (`@project/src/**`) or, for the shell, the
- * command line (`git *`); `agent` a wildcard over agent ids. Absent patterns match everything.
+ * `fs:read` match too); `target` a wildcard over the path (`@project/src/**`), for the shell the
+ * command line (`git *`), for http.request the URL (`https://api.example.com/**`: `*` stays within
+ * one path segment or host label run, `**` matches anything); `agent` a wildcard over agent ids. Absent patterns match everything.
  */
 export const PermissionRuleSchema = z
   .object({
@@ -265,6 +280,8 @@ export interface ToolCallContext {
   /** The calling agent's own rules (its profile's `permissions`): checked after the settings' rules, so they win. */
   agentRules?: readonly PermissionRule[];
   signal?: AbortSignal;
+  /** Told how a long call is getting on (http.request: bytes downloaded), so a node can stream it. */
+  onProgress?: (progress: Record<string, unknown>) => void;
 }
 
 /** The sandboxed file and shell tools as nodes see them (implemented in agent-runtime/toolhost). */

@@ -9,6 +9,7 @@ import {
   createLogger,
   type CommandRule,
   type CommandRuleInput,
+  type CredentialResolver,
   type Logger,
   type PermissionAnswer,
   type PermissionGate,
@@ -26,6 +27,7 @@ import { Mounts, type MountRoots } from "./fs/mounts.ts";
 import { PathQueue, sharedPathQueue } from "./fs/path-queue.ts";
 import { assertProcFdAvailable } from "./fs/secure-fs.ts";
 import { pathRulesFor } from "./permissions/path-rules.ts";
+import { urlRulesFor } from "./permissions/url-rules.ts";
 import { decidePermission, type PermissionDecision, type RuleLayers } from "./permissions/rules.ts";
 import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 import { SANDBOX_HELP, probeBubblewrap, type ShellSandbox } from "./shell/bubblewrap.ts";
@@ -37,9 +39,10 @@ import { fsList } from "./tools/fs-list.ts";
 import { fsRead } from "./tools/fs-read.ts";
 import { fsSearch } from "./tools/fs-search.ts";
 import { fsWrite } from "./tools/fs-write.ts";
+import { httpRequest } from "./tools/http-request.ts";
 import { shellExec } from "./tools/shell-exec.ts";
 
-const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec];
+const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec, httpRequest];
 
 export interface ToolHostOptions {
   mounts: MountRoots;
@@ -64,6 +67,8 @@ export interface ToolHostOptions {
   shellSandbox?: "bwrap" | "off";
   /** Whether sandboxed commands may use the network; default false. */
   shellNetwork?: boolean;
+  /** The named credentials http.request may use (the backend's encrypted store). */
+  credentials?: CredentialResolver;
 }
 
 /** What the audit record of a call says beyond its arguments and result. */
@@ -95,7 +100,7 @@ function describeSource(decision: PermissionDecision): string {
 }
 
 /**
- * The sandboxed file and shell tools (seed 000 §6, seed 002). `call` validates the arguments,
+ * The sandboxed file, shell and HTTP tools (seed 000 §6, seed 002). `call` validates the arguments,
  * resolves paths inside the mounts, applies the permission rules (asking the gate when a rule says
  * `ask`), runs the tool, and audits it: a `started` record before a permitted call does anything,
  * a `completed` one when any call ends (calls a crash cut off are marked `interrupted` at the next
@@ -277,6 +282,9 @@ export class ToolHost implements ToolHostService {
     return {
       sandbox: this.sandbox,
       pathRules: pathRulesFor(this.currentPolicy, this.layersOf(ctx), ctx.agentId),
+      urlRules: urlRulesFor(this.currentPolicy, this.layersOf(ctx), ctx.agentId),
+      ...(this.options.credentials ? { credentials: this.options.credentials } : {}),
+      ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
       mounts: this.mounts,
       limits: this.limits,
       commands: this.commands,

@@ -1,8 +1,10 @@
 import type { z } from "zod";
-import type { CommandRule, ToolLimits, ToolName, ToolResult } from "@weft/types";
+import type { CommandRule, CredentialResolver, ToolLimits, ToolName, ToolResult } from "@weft/types";
 import type { Mounts } from "./fs/mounts.ts";
 import type { PathQueue } from "./fs/path-queue.ts";
 import type { PathRules } from "./permissions/path-rules.ts";
+import type { TargetKind } from "./permissions/rules.ts";
+import type { UrlRules } from "./permissions/url-rules.ts";
 import type { ShellSandbox } from "./shell/bubblewrap.ts";
 import { ToolFailure } from "./tool-failure.ts";
 
@@ -18,6 +20,11 @@ export interface ToolEnv {
   sandbox: ShellSandbox;
   /** The permission rules of this call, for the paths it reaches beyond its target. */
   pathRules: PathRules;
+  /** The permission rules of this call for the URLs it reaches (http.request's redirects, private addresses). */
+  urlRules: UrlRules;
+  /** The named credentials http.request may use; absent when no store is configured. */
+  credentials?: CredentialResolver;
+  onProgress?: (progress: Record<string, unknown>) => void;
   /** Names this call's @state/ folder: the session id, or else the run id. */
   stateScope?: string;
   signal?: AbortSignal;
@@ -32,8 +39,8 @@ export interface PlannedCall {
 
 export interface ToolDefinition {
   name: ToolName;
-  /** How permission rule targets match: path globs (`@project/src/**`) or command wildcards (`git *`). */
-  targetKind: "path" | "command";
+  /** How permission rule targets match: path globs (`@project/src/**`), command or URL wildcards. */
+  targetKind: TargetKind;
   /** Validates the arguments and resolves the path or command; throws `ToolFailure` on refusal. */
   plan(raw: unknown, env: ToolEnv): PlannedCall;
 }
@@ -44,7 +51,7 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
 
 export function defineTool<S extends z.ZodType>(spec: {
   name: ToolName;
-  targetKind: "path" | "command";
+  targetKind: TargetKind;
   args: S;
   plan(args: z.output<S>, env: ToolEnv): PlannedCall;
 }): ToolDefinition {

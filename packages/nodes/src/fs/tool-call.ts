@@ -1,12 +1,18 @@
 import type { z } from "zod";
-import { NodeFailure, type NodeContext, type ToolName, type ToolResult } from "@weft/types";
+import { NodeFailure, type NodeContext, type ToolCallContext, type ToolName, type ToolResult } from "@weft/types";
 
 /**
  * Calls the run's tool host (the sandboxed file and shell tools). Inputs left unset are not sent,
  * so the tool's own defaults apply. Without a tool host the node cannot run: that is a NodeFailure
  * `MISSING_SERVICE` saying where it can.
  */
-export async function callToolHost(ctx: NodeContext, nodeType: string, tool: ToolName, inputs: Record<string, unknown>): Promise<ToolResult> {
+export async function callToolHost(
+  ctx: NodeContext,
+  nodeType: string,
+  tool: ToolName,
+  inputs: Record<string, unknown>,
+  extra: Pick<ToolCallContext, "onProgress"> = {},
+): Promise<ToolResult> {
   const host = ctx.services.toolHost;
   if (!host) {
     throw new NodeFailure(
@@ -16,7 +22,7 @@ export async function callToolHost(ctx: NodeContext, nodeType: string, tool: Too
     );
   }
   const args = Object.fromEntries(Object.entries(inputs).filter(([, value]) => value !== undefined && value !== null));
-  return host.call(tool, args, { runId: ctx.runId, signal: ctx.signal });
+  return host.call(tool, args, { runId: ctx.runId, signal: ctx.signal, ...extra });
 }
 
 /**

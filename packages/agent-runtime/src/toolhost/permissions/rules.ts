@@ -1,11 +1,14 @@
 import picomatch from "picomatch";
 import type { PermissionAction, PermissionPolicy, PermissionRule } from "@weft/types";
 
+/** How rule targets match: path globs (`@project/src/**`), command wildcards (`git *`) or URL wildcards (`https://api.example.com/**`). */
+export type TargetKind = "path" | "command" | "url";
+
 export interface PermissionQuery {
   tool: string;
-  /** The canonical mount path, or the command line. */
+  /** The canonical mount path, the command line, or the URL. */
   target?: string;
-  targetKind?: "path" | "command";
+  targetKind?: TargetKind;
   agentId?: string;
 }
 
@@ -53,6 +56,38 @@ function commandWildcard(pattern: string): (text: string) => boolean {
   });
 }
 
+/**
+ * URL wildcards: `**` matches anything, `*` anything but `/` (one path segment, or a host and
+ * port), `?` one character but `/`; so `https://*.example.com/**` cannot be met by
+ * `https://evil.test/x.example.com/`.
+ */
+function urlWildcard(pattern: string): (text: string) => boolean {
+  return cached(`u:${pattern}`, () => {
+    const source = pattern
+      .split(/(\*\*|\*|\?)/)
+      .map((part) => (part === "**" ? ".*" : part === "*" ? "[^/]*" : part === "?" ? "[^/]" : part.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+      .join("");
+    const re = new RegExp(`^${source}$`, "s");
+    return (text) => re.test(text);
+  });
+}
+
+function targetMatcher(kind: TargetKind | undefined, pattern: string): (text: string) => boolean {
+  switch (kind) {
+    case "command":
+      return commandWildcard(pattern);
+    case "url":
+      return urlWildcard(pattern);
+    case "path":
+    case undefined:
+      return glob(pattern);
+    default: {
+      const never: never = kind;
+      return never;
+    }
+  }
+}
+
 /** The names a tool goes by: `fs.apply_patch` as a tool, `fs:apply-patch` as a node type. */
 export function toolNameForms(name: string): string[] {
   const colon = name.indexOf(":");
@@ -71,7 +106,7 @@ export function ruleMatches(rule: PermissionRule, query: PermissionQuery): boole
   if (!matchesToolAndAgent(rule, query.tool, query.agentId)) return false;
   if (rule.target === undefined) return true;
   if (query.target === undefined) return false;
-  return query.targetKind === "command" ? commandWildcard(rule.target)(query.target) : glob(rule.target)(query.target);
+  return targetMatcher(query.targetKind, rule.target)(query.target);
 }
 
 /**

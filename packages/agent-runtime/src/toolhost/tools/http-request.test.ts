@@ -1,0 +1,186 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CredentialResolver, HttpRequestOk, PermissionRuleInput, ToolResult } from "@weft/types";
+import { createFixture, type Fixture } from "../testing/fixture.ts";
+
+/** A real local server that counts the requests it gets, by path. */
+function countingServer(handle: (request: Request, url: URL, hits: number) => Response | Promise<Response>) {
+  const seen: string[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (request) => {
+      const url = new URL(request.url);
+      seen.push(url.pathname);
+      return handle(request, url, seen.filter((p) => p === url.pathname).length);
+    },
+  });
+  return { server, seen, origin: `http://127.0.0.1:${server.port}`, localhost: `http://localhost:${server.port}` };
+}
+
+const inside = countingServer(() => new Response("inside secret"));
+const api = countingServer(async (request, url, hits) => {
+  switch (url.pathname) {
+    case "/json":
+      return Response.json({ hello: "world" });
+    case "/echo":
+      return Response.json({ method: request.method, type: request.headers.get("content-type"), body: await request.text(), auth: request.headers.get("authorization"), query: url.search });
+    case "/hop1":
+      return Response.redirect(`${api.origin}/hop2`, 302);
+    case "/hop2":
+      return Response.redirect("/json", 301);
+    case "/to-inside":
+      return Response.redirect(`${inside.localhost}/x`, 302);
+    case "/to-mapped":
+      return Response.redirect(`http://[::ffff:127.0.0.1]:${inside.server.port}/x`, 307);
+    case "/to-other-origin":
+      return Response.redirect(`${other.origin}/whoami`, 302);
+    case "/busy":
+      return hits === 1 ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } }) : Response.json({ served: hits });
+    case "/busy-long":
+      return new Response("come back in an hour", { status: 429, headers: { "retry-after": "3600" } });
+    case "/flaky":
+      return hits < 3 ? new Response("oops", { status: 503 }) : new Response("fine");
+    case "/big":
+      return new Response("x".repeat(300 * 1024), { headers: { "content-type": "text/plain" } });
+    case "/loop":
+      return Response.redirect(`${api.origin}/loop`, 302);
+    default:
+      return new Response("not found", { status: 404 });
+  }
+});
+const other = countingServer((request) => Response.json({ auth: request.headers.get("authorization") }));
+
+afterAll(() => {
+  for (const s of [inside, api, other]) s.server.stop(true);
+});
+
+const allow = (target: string): PermissionRuleInput => ({ action: "allow", tool: "http.request", target });
+const credentials: CredentialResolver = {
+  resolve: async (name) => (name === "api-token" ? { kind: "bearer", secret: "tok-0123456789abcdef" } : undefined),
+  names: async () => ["api-token"],
+};
+
+let fixture: Fixture | undefined;
+function hostWith(rules: PermissionRuleInput[]) {
+  fixture = createFixture({ permissions: { rules }, credentials });
+  return fixture.host;
+}
+afterEach(() => {
+  fixture?.cleanup();
+  fixture = undefined;
+  for (const s of [inside, api, other]) s.seen.length = 0;
+});
+
+function ok(result: ToolResult): HttpRequestOk {
+  if (!result.ok) throw new Error(`expected success, got ${result.error.code}: ${result.error.message}`);
+  return result as HttpRequestOk;
+}
+function errorCode(result: ToolResult): string | undefined {
+  return result.ok ? undefined : result.error.code;
+}
+
+describe("http.request: SSRF defence", () => {
+  it("refuses a loopback address by default, and the server gets nothing", async () => {
+    const result = await hostWith([]).call("http.request", { url: `${inside.origin}/x` });
+    expect(errorCode(result)).toBe("E_PRIVATE_ADDRESS");
+    expect(inside.seen).toEqual([]);
+  });
+
+  it("refuses a name resolving to loopback (localhost) by default, and a rule for the host allows it", async () => {
+    const refused = await hostWith([]).call("http.request", { url: `${inside.localhost}/x` });
+    expect(errorCode(refused)).toBe("E_PRIVATE_ADDRESS");
+    expect(refused.ok ? "" : refused.error.message).toContain(`allow http.request on ${inside.localhost}/**`);
+    expect(inside.seen).toEqual([]);
+    const allowed = await hostWith([allow(`${inside.localhost}/**`)]).call("http.request", { url: `${inside.localhost}/x` });
+    expect(ok(allowed).body).toBe("inside secret");
+    expect(inside.seen).toEqual(["/x"]);
+  });
+
+  it("checks every redirect: an allowed server redirecting to a private one is refused before the request", async () => {
+    const host = hostWith([allow(`${api.origin}/**`)]);
+    expect(errorCode(await host.call("http.request", { url: `${api.origin}/to-inside` }))).toBe("E_PRIVATE_ADDRESS");
+    expect(errorCode(await host.call("http.request", { url: `${api.origin}/to-mapped` }))).toBe("E_PRIVATE_ADDRESS");
+    expect(inside.seen).toEqual([]);
+  });
+
+  it("refuses IPv6 loopback and IPv4-mapped literals by default", async () => {
+    const host = hostWith([]);
+    expect(errorCode(await host.call("http.request", { url: `http://[::1]:${inside.server.port}/` }))).toBe("E_PRIVATE_ADDRESS");
+    expect(errorCode(await host.call("http.request", { url: `http://[::ffff:7f00:1]:${inside.server.port}/` }))).toBe("E_PRIVATE_ADDRESS");
+    expect(inside.seen).toEqual([]);
+  });
+
+  it("a deny rule on a URL pattern stops the call before anything is sent", async () => {
+    const host = hostWith([allow(`${api.origin}/**`), { action: "deny", tool: "http.request", target: `${api.origin}/ech*` }]);
+    expect(errorCode(await host.call("http.request", { url: `${api.origin}/echo` }))).toBe("E_PERMISSION_DENIED");
+    expect(api.seen).toEqual([]);
+    expect(ok(await host.call("http.request", { url: `${api.origin}/json` })).body).toEqual({ hello: "world" });
+  });
+});
+
+describe("http.request: requests and responses", () => {
+  it("follows redirects by hand and reports them", async () => {
+    const result = ok(await hostWith([allow(`${api.origin}/**`)]).call("http.request", { url: `${api.origin}/hop1` }));
+    expect(result.redirects).toEqual([`${api.origin}/hop2`, `${api.origin}/json`]);
+    expect(result).toMatchObject({ status: 200, url: `${api.origin}/json`, bodyType: "json", body: { hello: "world" } });
+  });
+
+  it("stops a redirect loop", async () => {
+    const result = await hostWith([allow(`${api.origin}/**`)]).call("http.request", { url: `${api.origin}/loop`, maxRedirects: 3 });
+    expect(errorCode(result)).toBe("E_TOO_MANY_REDIRECTS");
+    expect(api.seen).toHaveLength(4);
+  });
+
+  it("sends query, JSON, text and form bodies", async () => {
+    const host = hostWith([allow(`${api.origin}/**`)]);
+    const json = ok(await host.call("http.request", { method: "POST", url: `${api.origin}/echo`, query: { page: 2 }, body: { a: 1 } }));
+    expect(json.body).toMatchObject({ method: "POST", type: "application/json", body: '{"a":1}', query: "?page=2" });
+    const form = ok(await host.call("http.request", { method: "PUT", url: `${api.origin}/echo`, body: { q: "weft loom" }, bodyType: "form" }));
+    expect(form.body).toMatchObject({ type: "application/x-www-form-urlencoded", body: "q=weft+loom" });
+    const text = ok(await host.call("http.request", { method: "POST", url: `${api.origin}/echo`, body: "plain", bodyType: "text" }));
+    expect(text.body).toMatchObject({ type: "text/plain; charset=utf-8", body: "plain" });
+  });
+
+  it("retries a 429 after its Retry-After, and a 5xx with backoff", async () => {
+    const host = hostWith([allow(`${api.origin}/**`)]);
+    const busy = ok(await host.call("http.request", { url: `${api.origin}/busy` }));
+    expect(busy).toMatchObject({ status: 200, attempts: 2, body: { served: 2 } });
+    const flaky = ok(await host.call("http.request", { url: `${api.origin}/flaky`, retries: 2 }));
+    expect(flaky).toMatchObject({ status: 200, attempts: 3, body: "fine" });
+  });
+
+  it("does not wait longer than allowed: a Retry-After of an hour ends the retries", async () => {
+    const result = ok(await hostWith([allow(`${api.origin}/**`)]).call("http.request", { url: `${api.origin}/busy-long` }));
+    expect(result).toMatchObject({ status: 429, attempts: 1 });
+    expect(api.seen).toEqual(["/busy-long"]);
+  });
+
+  it("cuts the body at the size cap and reports download progress", async () => {
+    const progress: Record<string, unknown>[] = [];
+    const host = hostWith([allow(`${api.origin}/**`)]);
+    const capped = ok(await host.call("http.request", { url: `${api.origin}/big`, maxResponseBytes: 100_000 }, { onProgress: (p) => progress.push(p) }));
+    expect(capped).toMatchObject({ truncated: true, bytes: 100_000 });
+    const whole = ok(await host.call("http.request", { url: `${api.origin}/big` }, { onProgress: (p) => progress.push(p) }));
+    expect(whole).toMatchObject({ truncated: false, bytes: 300 * 1024 });
+    expect(progress.at(-1)).toEqual({ receivedBytes: 300 * 1024, totalBytes: 300 * 1024 });
+    expect(progress.length).toBeGreaterThan(2);
+  });
+
+  it("adds a named credential, only for the first origin, and names the known ones when it is unknown", async () => {
+    const host = hostWith([allow(`${api.origin}/**`), allow(`${other.origin}/**`)]);
+    const same = ok(await host.call("http.request", { url: `${api.origin}/echo`, credential: "api-token" }));
+    expect(same.body).toMatchObject({ auth: "Bearer tok-0123456789abcdef" });
+    const moved = ok(await host.call("http.request", { url: `${api.origin}/to-other-origin`, credential: "api-token" }));
+    expect(moved.body).toEqual({ auth: null });
+    const unknown = await host.call("http.request", { url: `${api.origin}/echo`, credential: "api-tokn" });
+    expect(errorCode(unknown)).toBe("E_UNKNOWN_CREDENTIAL");
+    expect(unknown.ok ? "" : unknown.error.message).toContain("api-token");
+  });
+
+  it("refuses user info in the URL and headers Weft sets itself", async () => {
+    const host = hostWith([allow(`${api.origin}/**`)]);
+    expect(errorCode(await host.call("http.request", { url: `http://me:pw@127.0.0.1:${api.server.port}/json` }))).toBe("E_SCHEMA_VALIDATION");
+    expect(errorCode(await host.call("http.request", { url: `${api.origin}/json`, headers: { Host: "internal" } }))).toBe("E_SCHEMA_VALIDATION");
+    expect(api.seen).toEqual([]);
+  });
+});
