@@ -1,0 +1,134 @@
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { seriousViolations, type AxeFinding } from "./support/axe.ts";
+import { node } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+
+/** The repository's examples: workflows, skills, agents and scenes, so every list has rows. */
+const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
+
+let weft: Weft;
+beforeAll(async () => {
+  weft = await startWeft({ examplesDir: EXAMPLES });
+  await weft.page.goto(weft.url);
+  await weft.page.locator(".vue-flow__node-weft").first().waitFor();
+}, 120_000);
+afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
+
+/** axe over the page as shown, in the light theme and then the dark one (the themes are CSS variables under `data-theme`). */
+async function inBothThemes(page: Page): Promise<Record<string, AxeFinding[]>> {
+  const found: Record<string, AxeFinding[]> = {};
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    const violations = await seriousViolations(page);
+    if (violations.length) found[theme] = violations;
+  }
+  await page.evaluate(() => (document.documentElement.dataset.theme = "light"));
+  return found;
+}
+
+const sidebarTab = (page: Page, name: string) => page.locator(".sidebar-tabs button", { hasText: name }).click();
+const view = (page: Page, id: string) => page.getByTestId(`view-${id}`).click();
+
+describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme", () => {
+  it("the editor with the node palette", async () => {
+    await sidebarTab(weft.page, "Nodes");
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the workflow list", async () => {
+    await sidebarTab(weft.page, "Workflows");
+    await poll(() => weft.page.locator(".workflow-item").count()).toBeGreaterThan(0);
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the undo history", async () => {
+    await sidebarTab(weft.page, "History");
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the inspector of a selected node", async () => {
+    const { page } = weft;
+    const first = await page.locator(".vue-flow__node-weft").first().getAttribute("data-id");
+    await node(page, first ?? "").click();
+    await poll(() => page.locator(".inspector select, .inspector input").count()).toBeGreaterThan(0);
+    expect(await inBothThemes(page)).toEqual({});
+  });
+
+  it("the quick-add dialog", async () => {
+    const { page } = weft;
+    await page.locator(".vue-flow__pane").dblclick({ position: { x: 40, y: 40 } });
+    await poll(() => page.locator(".quick-add").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.keyboard.press("Escape");
+    await poll(() => page.locator(".quick-add").count()).toBe(0);
+  });
+
+  it("the keyboard shortcuts sheet", async () => {
+    const { page } = weft;
+    await page.getByRole("button", { name: "Help" }).click();
+    await poll(() => page.locator(".help-panel").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.keyboard.press("Escape");
+    await poll(() => page.locator(".help-panel").count()).toBe(0);
+  });
+
+  it("the run dialog of a workflow with inputs", async () => {
+    const { page } = weft;
+    await sidebarTab(page, "Workflows");
+    await page.locator('.workflow-item[data-workflow-id="summarize-skill"]').click();
+    await poll(() => page.locator(".tab.active").textContent()).toMatch(/summar/i);
+    await page.getByTestId("run").click();
+    await poll(() => page.locator(".run-dialog").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.keyboard.press("Escape");
+    await poll(() => page.locator(".run-dialog").count()).toBe(0);
+  });
+
+  it("a confirmation", async () => {
+    const { page } = weft;
+    await sidebarTab(page, "Workflows");
+    await page.locator(".workflow-item").first().getByRole("button", { name: /^Delete/ }).click();
+    await poll(() => page.getByRole("alertdialog").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.getByRole("alertdialog").getByRole("button", { name: "Cancel" }).click();
+  });
+
+  it("the settings dialog", async () => {
+    const { page } = weft;
+    await page.getByTestId("settings").click();
+    await poll(() => page.locator(".settings-dialog").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.keyboard.press("Escape");
+    await poll(() => page.locator(".settings-dialog").count()).toBe(0);
+  });
+
+  it("the scenes view", async () => {
+    await view(weft.page, "scenes");
+    await poll(() => weft.page.getByTestId("SceneView").count()).toBe(1);
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the agents view", async () => {
+    await view(weft.page, "agents");
+    await poll(() => weft.page.getByTestId("AgentsView").count()).toBe(1);
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the Builder", async () => {
+    await view(weft.page, "builder");
+    await poll(() => weft.page.getByTestId("BuilderWorkbench").count()).toBe(1);
+    expect(await inBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the sign-in dialog", async () => {
+    const { page, context } = weft;
+    await context.clearCookies();
+    await page.reload();
+    await poll(() => page.locator(".sign-in").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+  });
+});
