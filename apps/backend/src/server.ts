@@ -18,6 +18,9 @@ import { WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
+import { CredentialService } from "./credentials/credential-service.ts";
+import { SqliteCredentialRepository } from "./storage/credential-repository.ts";
+import { credentialsApi } from "./api/credentials.ts";
 import { resolveProjectDir } from "./tools/project-dir.ts";
 import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
@@ -101,6 +104,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
+    const credentials = new CredentialService(new SqliteCredentialRepository(storage.db), box, redactor, log.child("credentials"));
+    await credentials.redactStoredSecrets();
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
 
@@ -109,7 +114,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const permissionBroker = new PermissionBroker();
     const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
     const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
-    const toolHost = createToolHost({ project: projectDir, pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"));
+    const toolHost = createToolHost({ project: projectDir, pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"), process.env, credentials.resolver());
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
@@ -152,7 +157,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
-        extra: [wsPlugin, builder.api, scenes.api],
+        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes)],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );

@@ -147,6 +147,22 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "credentials for http.request",
+    sql: `
+      CREATE TABLE credentials (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        header TEXT,
+        username TEXT,
+        description TEXT NOT NULL DEFAULT '',
+        secret_encrypted TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AuditLog, ToolHost, shellSandboxFromEnv } from "@weft/agent-runtime";
-import type { Logger, PermissionGate, PermissionPolicy } from "@weft/types";
+import type { CredentialResolver, Logger, PermissionGate, PermissionPolicy } from "@weft/types";
 
 export interface ToolHostFolders {
   /** `@project/`: the user's files (read-write). */
@@ -16,7 +16,7 @@ export interface ToolHostFolders {
  * The sandboxed file and shell tools the server hands to every run (`ctx.services.toolHost`).
  * `permissions` are the rules saved in the settings (the caller applies later changes with
  * `setPolicy`); questions of `ask` rules go to `gate` (the agents' permission broker); `env` gives
- * WEFT_SHELL_SANDBOX.
+ * WEFT_SHELL_SANDBOX; `credentials` are the named secrets http.request may use.
  * Missing folders are created; when the tool host cannot start (e.g. mount folders inside one
  * another) the server still runs, and tool nodes fail with MISSING_SERVICE, after one clear log line.
  */
@@ -26,6 +26,7 @@ export function createToolHost(
   gate: PermissionGate,
   log: Logger,
   env: Record<string, string | undefined> = process.env,
+  credentials?: CredentialResolver,
 ): ToolHost | undefined {
   const state = join(folders.dataDir, "state");
   for (const dir of [folders.project, folders.pkg, state]) mkdirSync(dir, { recursive: true });
@@ -37,6 +38,7 @@ export function createToolHost(
       audit: new AuditLog({ file: join(folders.dataDir, "audit", "tools.jsonl"), logger: log.child("audit") }),
       logger: log,
       shellSandbox: shellSandboxFromEnv(env, log),
+      ...(credentials ? { credentials } : {}),
     });
   } catch (error) {
     log.error("file and shell tools are unavailable", { error: error instanceof Error ? error.message : String(error) });
