@@ -39,10 +39,10 @@ export function useEditorActions() {
   const selectAfter = (flowIds: string[]) => setTimeout(() => ui.canvas?.select(flowIds), 0);
   const viewCenter = (): Position => ui.canvas?.viewCenter() ?? { x: 0, y: 0 };
 
-  function addNode(type: string, at: Position, pending?: { from: ConnectionRequest; fromSide: "source" | "target" }) {
+  function addNode(type: string, at: Position, pending?: { from: ConnectionRequest; fromSide: "source" | "target" }): string | undefined {
     const tab = editable();
     const spec = nodes.lookup(type);
-    if (!tab || !spec) return;
+    if (!tab || !spec) return undefined;
     const node = createNode(tab.doc, spec, at);
     const commands: GraphCommand[] = [{ kind: "add", elements: { nodes: [node], edges: [], annotations: [] } }];
     if (pending) {
@@ -60,6 +60,21 @@ export function useEditorActions() {
     }
     workflows.exec({ kind: "batch", commands }, `Add ${spec.title}`);
     selectAfter([node.id]);
+    return node.id;
+  }
+
+  /** Where a node added without the mouse goes: right of the one selected node, else at the view's centre. */
+  function placeForNew(): Position {
+    const anchor = ui.singleSelected ? workflows.active?.doc.nodes.find((n) => n.id === ui.singleSelected) : undefined;
+    if (anchor) return { x: anchor.position.x + (ui.canvas?.sizeOf(anchor.id)?.width ?? DEFAULT_NODE_SIZE.width) + 80, y: anchor.position.y };
+    const centre = viewCenter();
+    return { x: centre.x - DEFAULT_NODE_SIZE.width / 2, y: centre.y - DEFAULT_NODE_SIZE.height / 2 };
+  }
+
+  /** Adds a node without the mouse (see placeForNew); the focus moves to it. */
+  function addNodeByKeyboard(type: string) {
+    const id = addNode(type, placeForNew());
+    if (id) ui.canvas?.focusNode(id);
   }
 
   function connect(request: ConnectionRequest) {
@@ -240,6 +255,8 @@ export function useEditorActions() {
 
   return {
     addNode,
+    addNodeByKeyboard,
+    placeForNew,
     connect,
     deleteSelection,
     copy,

@@ -10,6 +10,12 @@ function typingIn(target: EventTarget | null): boolean {
   return el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || (el.tagName === "INPUT" && !["checkbox", "radio", "button"].includes((el as HTMLInputElement).type));
 }
 
+/** True for a focused control that Space activates itself (a button, a tab, a node of the canvas). */
+function pressingControl(event: KeyboardEvent): boolean {
+  const el = event.target;
+  return event.key === " " && el instanceof HTMLElement && el.closest("button, a[href], summary, [role], [tabindex]") !== null;
+}
+
 /** Actions that still work while a text field has the focus. */
 const GLOBAL: ReadonlySet<ShortcutAction> = new Set(["save", "run", "runFromSelected", "cancelRun", "escape"]);
 
@@ -46,7 +52,7 @@ export function useKeyboardShortcuts() {
         return ui.canvas?.selectAll();
       case "quickAdd": {
         const screen = ui.pointer && ui.canvas ? ui.canvas.toScreen(ui.pointer) : { x: window.innerWidth / 2, y: window.innerHeight / 3 };
-        ui.quickAdd = { screen, flow: ui.pointer ?? ui.canvas?.viewCenter() ?? { x: 0, y: 0 } };
+        ui.quickAdd = { screen, flow: ui.pointer ?? actions.placeForNew() };
         return;
       }
       case "help":
@@ -90,9 +96,9 @@ export function useKeyboardShortcuts() {
     if (!action) return;
     // The editor's shortcuts act on the canvas: in the other views only the theme toggle applies.
     if (ui.view !== "editor" && action !== "toggleTheme") return;
-    const modal = ui.confirmRequest || ui.promptRequest || ui.runDialogOpen || ui.interfaceEditorOpen || ui.quickAdd;
+    const modal = ui.confirmRequest || ui.promptRequest || ui.runDialogOpen || ui.interfaceEditorOpen || ui.quickAdd || ui.connectFor || ui.contextMenu || ui.helpOpen || ui.settingsOpen;
     if (modal && action !== "escape") return;
-    if (typingIn(event.target) && !GLOBAL.has(action)) return;
+    if ((typingIn(event.target) && !GLOBAL.has(action)) || pressingControl(event)) return;
     event.preventDefault();
     perform(action);
   }

@@ -17,6 +17,7 @@ function focusables(root: HTMLElement): HTMLElement[] {
  */
 export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => void): void {
   let returnTo: HTMLElement | null = null;
+  let shown: HTMLElement | null = null;
 
   function onKeydown(event: KeyboardEvent) {
     const root = dialog.value;
@@ -46,8 +47,12 @@ export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => voi
     document.removeEventListener("keydown", onKeydown, true);
     const at = openDialogs.indexOf(dialog);
     if (at >= 0) openDialogs.splice(at, 1);
-    if (returnTo?.isConnected) returnTo.focus();
+    // Unless another dialog opened in its place and took the focus already.
+    const active = document.activeElement;
+    const free = !active || active === document.body || !!shown?.contains(active);
+    if (free && returnTo?.isConnected) returnTo.focus();
     returnTo = null;
+    shown = null;
   }
 
   watch(
@@ -56,6 +61,7 @@ export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => voi
       if (root && !before) {
         const active = document.activeElement;
         returnTo = active instanceof HTMLElement && active !== document.body ? active : null;
+        shown = root;
         // Capture phase: the dialog's keys are settled before any shortcut listener sees them.
         document.addEventListener("keydown", onKeydown, true);
         openDialogs.push(dialog);

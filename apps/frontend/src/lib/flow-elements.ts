@@ -18,6 +18,8 @@ export interface FlowNode {
   position: { x: number; y: number };
   data: WeftNodeData | AnnotationData;
   zIndex?: number;
+  /** What assistive technology calls the node (Vue Flow puts it on the node's element). */
+  ariaLabel?: string;
 }
 
 export interface FlowEdge {
@@ -42,10 +44,11 @@ const nodeMemo = new WeakMap<WorkflowNode, FlowNode>();
 const annotationMemo = new WeakMap<Annotation, FlowNode>();
 const edgeMemo = new WeakMap<WorkflowEdge, FlowEdge>();
 
-export function toFlowNode(node: WorkflowNode): FlowNode {
+/** `describe` gives the node's accessible name; it is asked once per node object, as the rest is. */
+export function toFlowNode(node: WorkflowNode, describe?: (node: WorkflowNode) => string): FlowNode {
   let flow = nodeMemo.get(node);
   if (!flow) {
-    flow = { id: node.id, type: "weft", position: { x: node.position.x, y: node.position.y }, data: { node } };
+    flow = { id: node.id, type: "weft", position: { x: node.position.x, y: node.position.y }, data: { node }, ariaLabel: describe?.(node) };
     nodeMemo.set(node, flow);
   }
   return flow;
@@ -78,10 +81,10 @@ export function toFlowEdge(edge: WorkflowEdge): FlowEdge {
 }
 
 /** Everything Vue Flow draws for a workflow: frames first (under), then nodes, then comments. */
-export function toFlowNodes(doc: Workflow): FlowNode[] {
+export function toFlowNodes(doc: Workflow, describe?: (node: WorkflowNode) => string): FlowNode[] {
   const frames = doc.annotations.filter((a) => a.kind === "frame").map(annotationToFlowNode);
   const comments = doc.annotations.filter((a) => a.kind === "comment").map(annotationToFlowNode);
-  return [...frames, ...doc.nodes.map(toFlowNode), ...comments];
+  return [...frames, ...doc.nodes.map((n) => toFlowNode(n, describe)), ...comments];
 }
 
 export function toFlowEdges(doc: Workflow): FlowEdge[] {

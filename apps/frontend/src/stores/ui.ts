@@ -36,6 +36,8 @@ export interface CanvasBridge {
   select(flowIds: string[]): void;
   selectAll(): void;
   clearSelection(): void;
+  /** Moves the keyboard focus to a node (once it is drawn). */
+  focusNode(id: string): void;
 }
 
 export interface QuickAddState {
@@ -104,6 +106,8 @@ export const useUiStore = defineStore("ui", () => {
   const runDialogOpen = ref(false);
   const interfaceEditorOpen = ref(false);
   const quickAdd = shallowRef<QuickAddState | null>(null);
+  /** The node whose "Connect…" list is open. */
+  const connectFor = ref<string | null>(null);
   const confirmRequest = shallowRef<ConfirmRequest | null>(null);
   const promptRequest = shallowRef<PromptRequest | null>(null);
 
@@ -177,5 +181,6 @@ export const useUiStore = defineStore("ui", () => {
     pointer,
     focusAnnotation,
     contextMenu,
+    connectFor,
   };
 });
