@@ -10,6 +10,7 @@ export * from "./events.ts";
 export * from "./logger.ts";
 export * from "./secret-redactor.ts";
 export * from "./node-runtime.ts";
+export * from "./node-failure.ts";
 export * from "./services.ts";
 export * from "./llm.ts";
 export * from "./conversation.ts";

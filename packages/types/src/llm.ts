@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NodeFailure } from "./node-runtime.ts";
+import { NodeFailure } from "./node-failure.ts";
 
 /** OpenAI-compatible chat message (seed 000 §4.1). */
 export const ToolCallSchema = z.object({

@@ -1,7 +1,7 @@
 import type { NodeSpec } from "./node-spec.ts";
 import type { Logger } from "./logger.ts";
 import type { NodeServices } from "./services.ts";
-import type { NodeError, RunResult } from "./run.ts";
+import type { RunResult } from "./run.ts";
 
 export type NodeValues = Record<string, unknown>;
 
@@ -37,21 +37,6 @@ export type NodeExecute = (
 export interface NodeDefinition {
   spec: NodeSpec;
   execute: NodeExecute;
-}
-
-/** A failure a node reports on purpose, with a code callers can branch on. */
-export class NodeFailure extends Error {
-  readonly code: string;
-  readonly details?: Record<string, unknown>;
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
-    super(message);
-    this.name = "NodeFailure";
-    this.code = code;
-    this.details = details;
-  }
-  toNodeError(): NodeError {
-    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
-  }
 }
 
 /** Where the engine finds node definitions. */

@@ -1,4 +1,5 @@
-import type { NodeCatalog, ValidationIssue, Workflow, Logger } from "@weft/types";
+import type { NodeCatalog, Logger } from "@weft/types";
+import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { LlmProfileService } from "../llm/profile-service.ts";
@@ -6,10 +7,6 @@ import type { WorkflowCaches } from "../runs/workflow-caches.ts";
 import type { AgentService } from "../agents/agent-service.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
 import type { PermissionSettings } from "../settings/permission-settings.ts";
-
-export interface WorkflowValidator {
-  validate(workflow: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
-}
 
 /** What the HTTP plugins work with. */
 export interface ApiDeps {

@@ -1,5 +1,5 @@
 import type { Logger, NodeCatalog, ToolHostService } from "@weft/types";
-import type { WorkflowValidator } from "../api/deps.ts";
+import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { OverlayEntry } from "./domain/change-set.ts";
 import type { SessionRecord } from "./domain/records.ts";

@@ -1,5 +1,5 @@
 import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
-import type { WorkflowValidator } from "../api/deps.ts";
+import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Storage } from "../storage/storage.ts";
 import { builderApi } from "./api/builder-api.ts";
 import { ApplyOrchestrator } from "./apply/apply-orchestrator.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ExecutionEngine } from "@weft/agent-runtime";
-import type { WorkflowValidator } from "../api/deps.ts";
+import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, NodeError, Observation, RunResult, Workflow } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { RunListQuery, RunRecord } from "../storage/run-repository.ts";

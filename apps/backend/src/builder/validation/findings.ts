@@ -1,5 +1,5 @@
 import type { BuilderIssue, NodeCatalog } from "@weft/types";
-import type { WorkflowValidator } from "../../api/deps.ts";
+import type { WorkflowValidator } from "../../workflows/workflow-validator.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
