@@ -39,6 +39,7 @@ import { fsSearch } from "./fs/search.ts";
 import { fsWrite } from "./fs/write.ts";
 import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
+import { codeJavascript } from "./code/javascript.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
@@ -81,6 +82,7 @@ export const builtinNodes: NodeDefinition[] = [
   fsApplyPatch,
   shellExec,
   httpRequest,
+  codeJavascript,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -1,0 +1,39 @@
+import { defineNode } from "../define-node.ts";
+import { runInSandbox } from "./quickjs-sandbox.ts";
+
+const MiB = 1024 * 1024;
+
+/**
+ * A JavaScript step in QuickJS (WebAssembly). Its console output streams as chunks once the code
+ * has run (the code runs synchronously, so there is no earlier moment to send them).
+ */
+export const codeJavascript = defineNode(
+  {
+    type: "code:javascript",
+    title: "JavaScript",
+    description:
+      "Runs JavaScript in a sandbox (QuickJS in WebAssembly): the code is a function body that gets `input` and returns the result, e.g. `return { total: input.items.length }`. console.log lines stream out. No files, network, environment, modules or timers; time and memory are limited. Errors name the line.",
+    category: "code",
+    flags: { streaming: true },
+    inputs: [
+      { id: "code", type: "string", required: true, multiline: true, label: "Code", description: "A function body: `input` holds the Input value; `return` gives the Result." },
+      { id: "input", type: "any", label: "Input", description: "Any JSON value, available to the code as `input`." },
+      { id: "timeoutMs", type: "integer", min: 1, max: 30_000, default: 1000, label: "Time limit (ms)", description: "The code is stopped after this long (default 1000 ms)." },
+      { id: "memoryMb", type: "integer", min: 1, max: 512, default: 64, label: "Memory (MiB)", description: "The code's heap limit (default 64 MiB)." },
+    ],
+    outputs: [
+      { id: "result", type: "any", label: "Result", description: "What the code returned, as JSON (functions and undefined fields dropped)." },
+      { id: "logs", type: "array", label: "Logs", description: "The console.log lines, in order." },
+    ],
+  },
+  async function* (inputs, ctx) {
+    const run = await runInSandbox(String(inputs.code), inputs.input, {
+      timeoutMs: Number(inputs.timeoutMs),
+      memoryBytes: Number(inputs.memoryMb) * MiB,
+      maxLogBytes: 256 * 1024,
+      signal: ctx.signal,
+    });
+    for (const line of run.logs) yield { log: line };
+    return { result: run.value ?? null, logs: run.logs };
+  },
+);

@@ -1,0 +1,169 @@
+import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
+import { NodeFailure } from "@weft/types";
+
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  /** Most bytes of console output kept; more is dropped with a marker. */
+  maxLogBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface SandboxRun {
+  /** What the code returned, through JSON (undefined when it returned nothing). */
+  value: unknown;
+  logs: string[];
+}
+
+/** The file name QuickJS reports in stack traces; the user's line N is its line N + 1 (the wrapper's first line). */
+const FILE = "code.js";
+const STACK_BYTES = 512 * 1024;
+
+let module: Promise<QuickJSWASMModule> | undefined;
+/** The WebAssembly module, compiled once per process; each run gets its own runtime (heap, limits) from it. */
+function quickJs(): Promise<QuickJSWASMModule> {
+  module ??= getQuickJS();
+  return module;
+}
+
+interface VmError {
+  name: string;
+  message: string;
+  stack: string;
+  /** Nothing was thrown but null or undefined: what QuickJS throws when it cannot even allocate the error. */
+  empty?: boolean;
+}
+
+function asVmError(dumped: unknown): VmError {
+  if (typeof dumped === "object" && dumped !== null) {
+    const e = dumped as Record<string, unknown>;
+    return { name: String(e.name ?? "Error"), message: String(e.message ?? ""), stack: String(e.stack ?? "") };
+  }
+  return { name: "Error", message: String(dumped), stack: "", ...(dumped === null || dumped === undefined ? { empty: true } : {}) };
+}
+
+/** The line in the user's code an error points at (the first frame in the code), if any. */
+export function userLine(stack: string): number | undefined {
+  const match = new RegExp(`${FILE}:(\\d+)`).exec(stack);
+  return match ? Math.max(1, Number(match[1]) - 1) : undefined;
+}
+
+/** How the run stood when it failed. */
+interface RunState {
+  interrupted: boolean;
+  /** Whether the heap is (nearly) at its limit now. */
+  memoryFull(): boolean;
+}
+
+function failure(error: VmError, limits: SandboxLimits, state: RunState): NodeFailure {
+  if (state.interrupted) {
+    if (limits.signal?.aborted) return new NodeFailure("CANCELLED", "The code was stopped: the run was cancelled.");
+    return new NodeFailure("CODE_TIMEOUT", `The code ran longer than its ${limits.timeoutMs} ms limit and was stopped. Look for an endless loop, or raise timeoutMs.`, { timeoutMs: limits.timeoutMs });
+  }
+  if (/out of memory/i.test(error.message) || error.empty || state.memoryFull()) {
+    const thrown = error.empty ? " (or it threw null or undefined, which looks the same)" : "";
+    return new NodeFailure("CODE_MEMORY_LIMIT", `The code used more than its ${Math.round(limits.memoryBytes / 1024 / 1024)} MiB of memory and was stopped${thrown}. Build smaller values, or raise memoryMb.`, {
+      memoryBytes: limits.memoryBytes,
+    });
+  }
+  const line = userLine(error.stack);
+  const where = line !== undefined ? ` at line ${line}` : "";
+  const code = error.name === "SyntaxError" ? "CODE_SYNTAX_ERROR" : "CODE_ERROR";
+  return new NodeFailure(code, `${error.name}${where}: ${error.message}`, { name: error.name, ...(line !== undefined ? { line } : {}) });
+}
+
+function formatLogArgument(ctx: QuickJSContext, handle: QuickJSHandle): string {
+  const value: unknown = ctx.dump(handle);
+  return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Runs `code` as the body of `function (input) { … }` in QuickJS compiled to WebAssembly: its own
+ * heap with a memory cap, an interrupt handler for the time limit (and cancellation), and nothing
+ * but the language itself and `console.log` — no modules, files, network, environment or process.
+ * Values cross the boundary only as JSON. Throws a NodeFailure naming the line of the user's code.
+ */
+export async function runInSandbox(code: string, input: unknown, limits: SandboxLimits): Promise<SandboxRun> {
+  const runtime = (await quickJs()).newRuntime();
+  const deadline = Date.now() + limits.timeoutMs;
+  const state: RunState = {
+    interrupted: false,
+    memoryFull: () => {
+      const allocated = /memory allocated\s+\d+\s+(\d+)/.exec(runtime.dumpMemoryUsage());
+      return allocated !== null && Number(allocated[1]) > limits.memoryBytes * 0.95;
+    },
+  };
+  runtime.setMemoryLimit(limits.memoryBytes);
+  runtime.setMaxStackSize(STACK_BYTES);
+  runtime.setInterruptHandler(() => (state.interrupted ||= Date.now() > deadline || limits.signal?.aborted === true));
+  const ctx = runtime.newContext();
+  const logs: string[] = [];
+  let logBytes = 0;
+  try {
+    const log = ctx.newFunction("log", (...args) => {
+      if (logBytes > limits.maxLogBytes) return;
+      const line = args.map((a) => formatLogArgument(ctx, a)).join(" ");
+      logBytes += line.length;
+      logs.push(logBytes > limits.maxLogBytes ? `…[console output cut at ${limits.maxLogBytes} bytes]` : line);
+    });
+    const consoleObject = ctx.newObject();
+    for (const name of ["log", "info", "warn", "error", "debug"]) ctx.setProp(consoleObject, name, log);
+    ctx.setProp(ctx.global, "console", consoleObject);
+    consoleObject.dispose();
+    log.dispose();
+
+    const evaluate = (source: string): QuickJSHandle => {
+      const result = ctx.evalCode(source, FILE);
+      if (result.error) {
+        const error = asVmError(ctx.dump(result.error));
+        result.error.dispose();
+        throw failure(error, limits, state);
+      }
+      return result.value;
+    };
+    const fn = evaluate(`(function (input) {\n${code}\n})`);
+    const inputJson = ctx.newString(JSON.stringify(input ?? null));
+    const parse = evaluate("JSON.parse");
+    const inputHandle = ctx.unwrapResult(ctx.callFunction(parse, ctx.undefined, inputJson));
+    [inputJson, parse].forEach((h) => h.dispose());
+    const called = ctx.callFunction(fn, ctx.undefined, inputHandle);
+    fn.dispose();
+    inputHandle.dispose();
+    if (called.error) {
+      const error = asVmError(ctx.dump(called.error));
+      called.error.dispose();
+      throw failure(error, limits, state);
+    }
+    let returned = called.value;
+    // An async body: settle its promise (the VM has no timers, so its jobs are all there is to run).
+    const promised = ctx.getPromiseState(returned);
+    if (promised.type !== "fulfilled" || !promised.notAPromise) {
+      const executed = runtime.executePendingJobs();
+      if (executed.error) executed.error.dispose();
+      const settled = ctx.getPromiseState(returned);
+      returned.dispose();
+      if (settled.type === "rejected") {
+        const error = asVmError(ctx.dump(settled.error));
+        settled.error.dispose();
+        throw failure(error, limits, state);
+      }
+      if (settled.type === "pending") throw new NodeFailure("CODE_ERROR", "The code's promise never settled: the sandbox has no timers or I/O, so there is nothing to wait for. Return a value instead.");
+      returned = settled.value;
+    }
+    const stringify = evaluate("(v) => JSON.stringify(v)");
+    const text = ctx.callFunction(stringify, ctx.undefined, returned);
+    stringify.dispose();
+    returned.dispose();
+    if (text.error) {
+      const error = asVmError(ctx.dump(text.error));
+      text.error.dispose();
+      throw failure({ ...error, message: `the returned value cannot be turned into JSON: ${error.message}` }, limits, state);
+    }
+    const json: unknown = ctx.dump(text.value);
+    text.value.dispose();
+    return { value: typeof json === "string" ? JSON.parse(json) : undefined, logs };
+  } finally {
+    ctx.dispose();
+    runtime.dispose();
+  }
+}
