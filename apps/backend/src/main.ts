@@ -1,4 +1,4 @@
-import { createLogger } from "@weft/types";
+import { createLogger, messageOf } from "@weft/types";
 import { configFromEnv, ConfigError } from "./config.ts";
 import { createServer, type WeftServer } from "./server.ts";
 import { AccessTokenError } from "./auth/access-token.ts";
@@ -58,7 +58,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     server.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        log.error("shutdown failed", { error: error instanceof Error ? error.message : String(error) });
+        log.error("shutdown failed", { error: messageOf(error) });
         process.exit(1);
       },
     );

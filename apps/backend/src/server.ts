@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
+import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource, messageOf } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { openSqliteStorage, type Storage } from "./storage/storage.ts";
@@ -126,7 +126,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const hub = new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) =>
-      log.error("run job failed", { runId: id, error: error instanceof Error ? error.message : String(error) }),
+      log.error("run job failed", { runId: id, error: messageOf(error) }),
     );
     const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
     const agents = new AgentService({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, log: log.child("agents") });

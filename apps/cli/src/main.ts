@@ -5,6 +5,7 @@ import { nodesCommand, NODES_USAGE } from "./commands/nodes.ts";
 import { runCommand, RUN_USAGE } from "./commands/run.ts";
 import { validateCommand, VALIDATE_USAGE } from "./commands/validate.ts";
 import { CliError, EXIT_FAILED, EXIT_USAGE } from "./support/cli-error.ts";
+import { messageOf } from "@weft/types";
 
 const USAGE = `weft — check and run Weft workflows
 
@@ -57,7 +58,7 @@ main(process.argv.slice(2)).then(
       process.exitCode = EXIT_USAGE;
     } else {
       // Not the user's fault: say what happened without a stack trace (WEFT_DEBUG=1 shows it).
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       process.stderr.write(`weft: unexpected error: ${message}\n`);
       if (process.env.WEFT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
       process.exitCode = EXIT_FAILED;

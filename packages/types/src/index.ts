@@ -25,3 +25,4 @@ export * from "./builder-target.ts";
 export * from "./builder-issues.ts";
 export * from "./builder-session.ts";
 export * from "./builder-preview.ts";
+export * from "./message-of.ts";

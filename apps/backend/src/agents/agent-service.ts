@@ -5,6 +5,7 @@ import type { Storage } from "../storage/storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import { ApiError, notFound } from "../api/errors.ts";
+import { messageOf } from "@weft/types";
 
 export interface AgentServiceDeps {
   storage: Storage;
@@ -139,7 +140,7 @@ export class AgentService {
       }
       await this.deps.storage.agentSteps.save(conversationId, outcome.value.steps);
     } catch (error) {
-      this.deps.log.error("agent loop failed", { conversationId, error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.error("agent loop failed", { conversationId, error: messageOf(error) });
     } finally {
       agent.loop = undefined;
       await this.deps.journal.flush().catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ApiError, validationError } from "./errors.ts";
 import { checkDepth, checkKeys, decodeUtf8 } from "./body-checks.ts";
+import { messageOf } from "@weft/types";
 
 /**
  * Reads a request body as JSON, refusing more than `limit` bytes while it streams in (a missing or
@@ -38,7 +39,7 @@ export async function readJsonBody(request: Request, limit: number, options: { a
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ApiError("INVALID_JSON", `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}.`);
+    throw new ApiError("INVALID_JSON", `The request body is not valid JSON: ${messageOf(error)}.`);
   }
   checkKeys(value);
   return value;

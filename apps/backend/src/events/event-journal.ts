@@ -3,6 +3,7 @@ import type { Storage, WriteBatch } from "../storage/storage.ts";
 import type { StoredEvent } from "../storage/event-repository.ts";
 import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
+import { messageOf } from "@weft/types";
 
 const RETRY_MS = 250;
 
@@ -133,7 +134,7 @@ export class EventJournal {
         runUpdates: [...batch.runUpdates, ...this.pending.runUpdates],
       };
       this.failing = true;
-      this.log.error("storing events failed; will retry", { error: error instanceof Error ? error.message : String(error), events: batch.events.length });
+      this.log.error("storing events failed; will retry", { error: messageOf(error), events: batch.events.length });
       this.schedule();
       throw error;
     }

@@ -3,6 +3,7 @@ import type { EventRepository } from "../storage/event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { StreamSubscription, type MessageSink, type SubscriptionLimits } from "./stream-subscription.ts";
 import { ClientMessageSchema, errorMessage, resyncMessage, subscribedMessage, unsubscribedMessage } from "./ws-protocol.ts";
+import { messageOf } from "@weft/types";
 
 /** What the gateway needs of a server-side WebSocket (Bun's `ServerWebSocket` fits). */
 export interface EventSocket {
@@ -117,7 +118,7 @@ export class WsGateway {
     try {
       exists = await this.streamExists(streamId);
     } catch (error) {
-      this.log.error("stream lookup failed", { streamId, error: error instanceof Error ? error.message : String(error) });
+      this.log.error("stream lookup failed", { streamId, error: messageOf(error) });
       connection.send(errorMessage("INTERNAL", "The stream could not be looked up; try again.", streamId));
       return;
     }
@@ -148,7 +149,7 @@ export class WsGateway {
       (sub, error) => {
         sub.stop();
         connection.subscriptions.delete(streamId);
-        this.log.error("reading events failed", { streamId, error: error instanceof Error ? error.message : String(error) });
+        this.log.error("reading events failed", { streamId, error: messageOf(error) });
         connection.send(errorMessage("INTERNAL", "Reading the stream's events failed; subscribe again.", streamId));
       },
     );

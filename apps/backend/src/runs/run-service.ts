@@ -9,6 +9,7 @@ import { ApiError, notFound } from "../api/errors.ts";
 import { ObservationTracker } from "./observation-tracker.ts";
 import type { RunQueue } from "./run-queue.ts";
 import { checkRunInputs } from "./check-inputs.ts";
+import { messageOf } from "@weft/types";
 
 export interface StartRunRequest {
   workflowId: string;
@@ -194,7 +195,7 @@ export class RunService {
       });
     } catch (thrown) {
       // The engine reports failures in its result; reaching this is a bug, recorded rather than lost.
-      const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}` };
+      const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${messageOf(thrown)}` };
       this.deps.log.error("engine threw", { runId, error: error.message });
       journal.append(runId, { type: "run.failed", runId, error, outputs: {}, durationMs: 0 });
       journal.updateRun({ id: runId, status: "failed", finishedAt: Date.now(), error });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
-import { AgentProfileSchema, SceneSchema, WorkflowSchema, type Logger } from "@weft/types";
+import { AgentProfileSchema, SceneSchema, WorkflowSchema, type Logger, messageOf } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { DocumentRepository } from "../storage/document-table.ts";
 
@@ -27,7 +27,7 @@ async function loadFolder<T extends { id: string; name: string; revision: number
     try {
       raw = JSON.parse(readFileSync(file, "utf8"));
     } catch (error) {
-      report.skipped.push({ file, reason: `not JSON: ${error instanceof Error ? error.message : String(error)}` });
+      report.skipped.push({ file, reason: `not JSON: ${messageOf(error)}` });
       continue;
     }
     const parsed = schema.safeParse(raw);

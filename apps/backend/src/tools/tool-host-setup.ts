@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AuditLog, ToolHost, shellSandboxFromEnv } from "@weft/agent-runtime";
 import type { CredentialResolver, Logger, PermissionGate, PermissionPolicy } from "@weft/types";
+import { messageOf } from "@weft/types";
 
 export interface ToolHostFolders {
   /** `@project/`: the user's files (read-write). */
@@ -41,7 +42,7 @@ export function createToolHost(
       ...(credentials ? { credentials } : {}),
     });
   } catch (error) {
-    log.error("file and shell tools are unavailable", { error: error instanceof Error ? error.message : String(error) });
+    log.error("file and shell tools are unavailable", { error: messageOf(error) });
     return undefined;
   }
 }

@@ -17,7 +17,7 @@ import {
   displayUrl,
 } from "@weft/agent-runtime";
 import { createBuiltinRegistry } from "@weft/nodes";
-import { AgentProfileSchema, TOOL_NAMES, createLogger, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource } from "@weft/types";
+import { AgentProfileSchema, TOOL_NAMES, createLogger, type AgentProfile, type LlmProfile, type PermissionAnswer, type RunEvent, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
 import { CliError, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
 import { loadWorkflowFile } from "../support/load-workflow-file.ts";
 import { startCliLlm } from "../support/cli-llm.ts";
@@ -195,7 +195,7 @@ function createToolHost(project: string, scratch: string, stateRoot: string, bro
       shellSandbox: shellSandboxFromEnv(process.env, createLogger("weft")),
     });
   } catch (error) {
-    throw new CliError(`the file tools cannot use ${project} as the project folder: ${error instanceof Error ? error.message : String(error)} Fix: run from (or pass --project) a project folder.`);
+    throw new CliError(`the file tools cannot use ${project} as the project folder: ${messageOf(error)} Fix: run from (or pass --project) a project folder.`);
   }
 }
 

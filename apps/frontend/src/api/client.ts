@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow } from "@weft/types";
+import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow, messageOf } from "@weft/types";
 import { LineSplitter } from "../lib/ndjson.ts";
 import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
 import { reportSignedOut } from "./session.ts";
@@ -42,7 +42,7 @@ export class ApiClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
     }
     const text = await response.text().catch(() => "");
     const json = jsonOrUndefined(text);
@@ -65,7 +65,7 @@ export class ApiClient {
     try {
       response = await this.fetcher(this.baseUrl + path, { method, headers: method === "GET" ? { accept: "application/x-ndjson" } : { accept: "application/x-ndjson", "content-type": "application/json" } });
     } catch (error) {
-      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
     }
     if (response.status === 401) reportSignedOut();
     if (!response.ok || !response.body) {
@@ -96,7 +96,7 @@ export class ApiClient {
         if (done) return ok(true);
       }
     } catch (error) {
-      return fail({ code: "NETWORK_ERROR", status: 0, message: `The connection broke while the answer came in (${error instanceof Error ? error.message : String(error)}).` });
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `The connection broke while the answer came in (${messageOf(error)}).` });
     }
   }
 

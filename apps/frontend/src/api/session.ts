@@ -1,4 +1,5 @@
 import { ErrorBodySchema, fail, ok, type ApiResult } from "./errors.ts";
+import { messageOf } from "@weft/types";
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -19,7 +20,7 @@ export async function signIn(token: string, fetcher: typeof fetch = fetch): Prom
   try {
     response = await fetcher("/api/auth/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: token.trim() }) });
   } catch (error) {
-    return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${error instanceof Error ? error.message : String(error)}).` });
+    return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
   }
   if (response.ok) return ok(true);
   const body = ErrorBodySchema.safeParse(await response.json().catch(() => undefined));

@@ -1,6 +1,7 @@
 import type { AgentProfile, AgentProfileInput } from "@weft/types";
 import { describeApiError, type ApiError } from "../api/errors.ts";
 import { placeRuleIssues, ruleDraftsOf, rulesOf, serverIssuesOf, type RuleDraft, type RuleErrors } from "./permission-draft.ts";
+import { messageOf } from "@weft/types";
 
 /** An agent profile as its form edits it: text where the user types, the rules as the rules table edits them. */
 export interface AgentDraft {
@@ -89,7 +90,7 @@ export function profileOfDraft(draft: AgentDraft): ProfileResult {
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) errors.fields.initialPrivateState = "A JSON object, e.g. {\"mood\": \"calm\"}.";
       else initialPrivateState = parsed as Record<string, unknown>;
     } catch (error) {
-      errors.fields.initialPrivateState = `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+      errors.fields.initialPrivateState = `Not valid JSON: ${messageOf(error)}`;
     }
   }
   if (hasAgentErrors(errors)) return { ok: false, errors };

@@ -1,4 +1,4 @@
-import { WorkflowSchema, type Workflow } from "@weft/types";
+import { WorkflowSchema, type Workflow, messageOf } from "@weft/types";
 
 export type ImportResult = { ok: true; workflow: Workflow } | { ok: false; reason: string };
 
@@ -8,7 +8,7 @@ export function parseWorkflowJson(text: string, fileName = "the file"): ImportRe
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `${fileName} is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, reason: `${fileName} is not valid JSON (${messageOf(error)})` };
   }
   // An export wrapped as `{ workflow: {...} }` (the API's response shape) is accepted too.
   if (typeof value === "object" && value !== null && "workflow" in value && !("nodes" in value)) value = (value as { workflow: unknown }).workflow;

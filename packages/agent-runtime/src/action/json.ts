@@ -1,3 +1,5 @@
+import { messageOf } from "@weft/types";
+
 /**
  * JSON.stringify that never throws (tool outputs are arbitrary values): bigints become strings,
  * functions and symbols are named, cycles are cut, `undefined` becomes `null`.
@@ -25,6 +27,6 @@ function tolerantJson(value: unknown, indent?: number): string {
     };
     return JSON.stringify(value, replacer, indent) ?? "null";
   } catch (err) {
-    return JSON.stringify(`[unserialisable: ${err instanceof Error ? err.message : String(err)}]`);
+    return JSON.stringify(`[unserialisable: ${messageOf(err)}]`);
   }
 }

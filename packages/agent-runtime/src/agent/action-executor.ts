@@ -1,9 +1,8 @@
-import { ToolFailureResultSchema, type NodeCatalog, type NodeError, type NodeServices, type RunEventSink, type RunResult, type Workflow, type WorkflowSource } from "@weft/types";
+import { ToolFailureResultSchema, type NodeCatalog, type NodeError, type NodeServices, type RunEventSink, type RunResult, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
 import { DEFAULT_OBSERVATION_CHARS, formatObservation } from "../action/index.ts";
 import { safeJson } from "../action/json.ts";
 import type { ToolOutputStore } from "../conversation/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
-import { errorMessage } from "./errors.ts";
 
 /** A validated call (from `parseAction` or `parseToolCallArguments`). */
 export interface ActionCall {
@@ -109,7 +108,7 @@ export class ActionExecutor {
       if (!workflow) return { ok: false, error: { code: "SKILL_NOT_FOUND", message: `the workflow "${call.toolId}" behind this skill no longer exists` } };
       return { ok: true, workflow, inputs: call.params };
     } catch (error) {
-      return { ok: false, error: { code: "SKILL_NOT_FOUND", message: `the workflow "${call.toolId}" could not be loaded: ${errorMessage(error)}` } };
+      return { ok: false, error: { code: "SKILL_NOT_FOUND", message: `the workflow "${call.toolId}" could not be loaded: ${messageOf(error)}` } };
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Logger, RunEvent, RunEventDraft, RunEventSink } from "@weft/types";
+import { messageOf } from "@weft/types";
 
 /**
  * The `agent.*` events of one conversation: stamped with the conversation id as their stream and a
@@ -23,7 +24,7 @@ export class AgentEventStream {
     try {
       this.sink(event);
     } catch (error) {
-      this.logger.warn("agent event sink failed", { type: event.type, error: error instanceof Error ? error.message : String(error) });
+      this.logger.warn("agent event sink failed", { type: event.type, error: messageOf(error) });
     }
   }
 }

@@ -19,6 +19,7 @@ import {
   type RunEventSink,
   type ToolHostService,
   type WorkflowSource,
+  messageOf,
 } from "@weft/types";
 import type { Manifest, ManifestEntry } from "../action/index.ts";
 import { userMessage, type ToolOutputStore } from "../conversation/index.ts";
@@ -32,7 +33,7 @@ import type { AgentStateStore } from "./agent-state-store.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { userAnswerObservation } from "./ask-user.ts";
 import { Deliberation } from "./deliberation.ts";
-import { agentError, errorMessage, fail, ok, type AgentError, type AgentResult } from "./errors.ts";
+import { agentError, fail, ok, type AgentError, type AgentResult } from "./errors.ts";
 import { LoopMemory } from "./loop-memory.ts";
 import type { MistakeLimits } from "./mistake-tracker.ts";
 import { PendingPermissions, type PermissionBroker } from "./permission-broker.ts";
@@ -174,7 +175,7 @@ export class AgentInstance {
       // Without a saved session, step numbers go on from the traces already in the log.
       if (!saved) for (const m of await options.conversations.messages(conversationId)) if (m.role === "assistant" && m.agentStep) stepsInLog = Math.max(stepsInLog, m.agentStep.step);
     } catch (error) {
-      return fail(agentError("CONVERSATION_FAILED", `The conversation "${conversationId}" could not be opened: ${errorMessage(error)}`));
+      return fail(agentError("CONVERSATION_FAILED", `The conversation "${conversationId}" could not be opened: ${messageOf(error)}`));
     }
     const privateState = new PrivateState(agentId, saved?.privateState ?? profile.initialPrivateState);
     const events = new AgentEventStream(conversationId, saved?.nextEventSeq ?? 0, options.onEvent, options.logger ?? silentLogger);
@@ -216,7 +217,7 @@ export class AgentInstance {
     try {
       await this.options.conversations.append(this.conversationId, entries);
     } catch (error) {
-      return fail(agentError("CONVERSATION_FAILED", `The message could not be written to the conversation log: ${errorMessage(error)}`));
+      return fail(agentError("CONVERSATION_FAILED", `The message could not be written to the conversation log: ${messageOf(error)}`));
     }
     this.question = undefined;
     return ok(await this.loop(options));
@@ -358,7 +359,7 @@ export class AgentInstance {
       });
     } catch (error) {
       // The conversation log holds every step; a lost session save costs only the counters.
-      this.logger.error("agent session state not saved", { conversationId: this.conversationId, error: errorMessage(error) });
+      this.logger.error("agent session state not saved", { conversationId: this.conversationId, error: messageOf(error) });
     }
   }
 }

@@ -1,8 +1,8 @@
-import { isSkill, TOOL_NAMES, type AgentProfile, type NodeCatalog, type PermissionPolicy, type WorkflowSource } from "@weft/types";
+import { isSkill, TOOL_NAMES, type AgentProfile, type NodeCatalog, type PermissionPolicy, type WorkflowSource, messageOf } from "@weft/types";
 import { Manifest, skillEntryFromWorkflow, toolEntryFromNodeSpec, type ManifestEntry } from "../action/index.ts";
 import { toolNameForms, visibleTools } from "../toolhost/index.ts";
 import { ASK_USER_ENTRY } from "./ask-user.ts";
-import { agentError, errorMessage, fail, ok, type AgentResult } from "./errors.ts";
+import { agentError, fail, ok, type AgentResult } from "./errors.ts";
 
 export interface AgentManifestSources {
   catalog: NodeCatalog;
@@ -68,7 +68,7 @@ export async function resolveAgentEntries(profile: AgentProfile, sources: Pick<A
     try {
       workflow = await sources.workflows.getWorkflow(id);
     } catch (error) {
-      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The skill "${id}" of agent "${profile.id}" could not be loaded: ${errorMessage(error)}`, "Fix or remove the workflow file it names.", { skill: id }));
+      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The skill "${id}" of agent "${profile.id}" could not be loaded: ${messageOf(error)}`, "Fix or remove the workflow file it names.", { skill: id }));
     }
     if (!workflow) {
       return fail(agentError("UNKNOWN_SKILL", `Agent "${profile.id}" lists the skill "${id}", but there is no workflow with that id.`, "Save a workflow with that id, or remove it from the profile's skills list.", { skill: id }));

@@ -1,8 +1,8 @@
-import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationAssistantMessage, type ConversationMessage, type LlmErrorCode, type NodeError } from "@weft/types";
+import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationAssistantMessage, type ConversationMessage, type LlmErrorCode, type NodeError, messageOf } from "@weft/types";
 import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
-import { agentError, errorMessage, type AgentError } from "./errors.ts";
+import { agentError, type AgentError } from "./errors.ts";
 import { MAX_CONTINUATIONS, type LoopMemory } from "./loop-memory.ts";
 import { emitObservations, runActions, type ActionFailure, type ActionsOutcome, type PendingQuestion } from "./step-actions.ts";
 import type { StepEnvironment } from "./step-environment.ts";
@@ -41,7 +41,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
   try {
     history = await env.conversations.messages(env.conversationId);
   } catch (error) {
-    return failedBeforeDeliberation(env, step, startedAt, agentError("CONVERSATION_FAILED", `The conversation log could not be read: ${errorMessage(error)}`));
+    return failedBeforeDeliberation(env, step, startedAt, agentError("CONVERSATION_FAILED", `The conversation log could not be read: ${messageOf(error)}`));
   }
   const privateState = env.services.privateState?.snapshot() ?? {};
   const world = env.services.world?.snapshot();
@@ -132,7 +132,7 @@ async function finish(env: StepEnvironment, step: number, result: StepResult, en
   try {
     await env.conversations.append(env.conversationId, entries);
   } catch (error) {
-    const failure = agentError("CONVERSATION_FAILED", `Step ${step} could not be written to the conversation log: ${errorMessage(error)}`);
+    const failure = agentError("CONVERSATION_FAILED", `Step ${step} could not be written to the conversation log: ${messageOf(error)}`);
     env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "done" });
     return { ...result, trace: { ...result.trace, status: "failed", reason: failure.message }, status: "failed", reason: failure.message, error: failure };
   }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ToolCallSchema, workflowInterface, type ChatMessage, type FunctionTool, type NodeError, type NodeServices, type RunEventSink, type Workflow, type WorkflowSource } from "@weft/types";
+import { ToolCallSchema, workflowInterface, type ChatMessage, type FunctionTool, type NodeError, type NodeServices, type RunEventSink, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
 import type { ExecutionEngine } from "../engine/index.ts";
-import { agentError, errorMessage, fail, ok, type AgentResult } from "./errors.ts";
+import { agentError, fail, ok, type AgentResult } from "./errors.ts";
 
 /** What the LLM said in one deliberation. */
 export interface LlmOutput {
@@ -43,7 +43,7 @@ export class Deliberation {
     try {
       workflow = await workflows.getWorkflow(id);
     } catch (error) {
-      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The deliberation workflow "${id}" could not be loaded: ${errorMessage(error)}`, "Fix the workflow file, or point deliberationWorkflowId at another workflow."));
+      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The deliberation workflow "${id}" could not be loaded: ${messageOf(error)}`, "Fix the workflow file, or point deliberationWorkflowId at another workflow."));
     }
     if (!workflow) {
       return fail(agentError("DELIBERATION_WORKFLOW_NOT_FOUND", `There is no deliberation workflow "${id}".`, 'Save it, or set deliberationWorkflowId to "agent-deliberation", the default one.', { workflowId: id }));

@@ -4,7 +4,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai";
-import { LlmError, type LlmErrorCode } from "@weft/types";
+import { LlmError, type LlmErrorCode, messageOf } from "@weft/types";
 
 /** What the classifier needs to know about the call that failed, to write a useful hint. */
 export interface FailureContext {
@@ -56,12 +56,12 @@ export function classifyLlmFailure(error: unknown, ctx: FailureContext): LlmErro
     return make("BAD_RESPONSE", `Unexpected HTTP ${status} from the endpoint: ${message}`, { status });
   }
   if (ctx.started && (error instanceof APIConnectionError || !(error instanceof APIError || error instanceof SyntaxError))) {
-    return make("NETWORK", `The connection to ${ctx.baseUrl} broke off after the model had started answering (${errorText(error)}).`);
+    return make("NETWORK", `The connection to ${ctx.baseUrl} broke off after the model had started answering (${messageOf(error)}).`);
   }
   if (error instanceof APIConnectionError) return make("NETWORK", `Could not reach ${ctx.baseUrl}: ${causeMessage(error)}`);
   if (error instanceof APIError) return inStreamError(error, make);
   if (error instanceof SyntaxError) return make("BAD_RESPONSE", `The endpoint sent a malformed response: ${error.message}`);
-  return make("NETWORK", `The connection to ${ctx.baseUrl} failed: ${errorText(error)}`);
+  return make("NETWORK", `The connection to ${ctx.baseUrl} failed: ${messageOf(error)}`);
 }
 
 /**
@@ -85,9 +85,6 @@ function isQuota(error: APIError): boolean {
   return /insufficient_quota|billing|quota_exceeded|credit/.test(`${String(error.code ?? "")} ${String(error.type ?? "")}`.toLowerCase());
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export function streamEndedEarly(ctx: FailureContext, chunksSeen: number): LlmError {
   const partial = {

@@ -1,4 +1,4 @@
-import { NodeFailure, SKILL_NODE_TYPE, type RunResult } from "@weft/types";
+import { NodeFailure, SKILL_NODE_TYPE, type RunResult, messageOf } from "@weft/types";
 import { defineNode } from "../define-node.ts";
 
 /**
@@ -57,7 +57,7 @@ export const skill = defineNode(
       result = await ctx.runSubworkflow(workflowId, inputs, { signal: ctx.signal });
     } catch (error) {
       // The runtime refuses some calls outright (recursion, unknown workflow, bad inputs): keep its code.
-      const message = `Skill "${workflowId}" could not run: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `Skill "${workflowId}" could not run: ${messageOf(error)}`;
       if (error instanceof NodeFailure) throw new NodeFailure(error.code, message, { ...error.details, skill: workflowId });
       throw new NodeFailure("SKILL_FAILED", message, { skill: workflowId });
     }

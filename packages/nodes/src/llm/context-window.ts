@@ -8,6 +8,7 @@ import {
   type ConversationService,
   type NodeContext,
   type NodeValues,
+  messageOf,
 } from "@weft/types";
 import { defineNode } from "../define-node.ts";
 
@@ -112,7 +113,7 @@ async function loadConversation(service: ConversationService, conversationId: st
   } catch (error) {
     // Stores reject with coded errors (CONVERSATION_NOT_FOUND, …); keep the code for the run's observation.
     const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "CONVERSATION_ERROR";
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new NodeFailure(code, `Cannot read conversation "${conversationId}": ${message}`, { port: "conversationId" });
   }
 }

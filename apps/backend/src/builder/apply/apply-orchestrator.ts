@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { APPLY_CONFIRM_SOURCE, type RevisionBase, type RevisionWarning } from "@weft/types";
+import { APPLY_CONFIRM_SOURCE, type RevisionBase, type RevisionWarning, messageOf } from "@weft/types";
 import { assetsFor, viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
@@ -115,7 +115,7 @@ export class ApplyOrchestrator {
       return { applied: true, sessionStatus: "active", changeSetId: cs.id, newRevision, warnings };
     } catch (error) {
       const leftoverFiles = await this.restoreAssets(written, assets);
-      const cause = error instanceof Error ? error.message : String(error);
+      const cause = messageOf(error);
       this.ctx.repo.appendAudit(sessionId, "ai.apply.failed", { changeSetId: cs.id, cause, leftoverFiles });
       if (error instanceof BuilderError) throw new BuilderError(error.code, error.message, { ...error.details, leftoverFiles });
       this.ctx.log.error("builder apply failed", { sessionId, changeSetId: cs.id, cause });

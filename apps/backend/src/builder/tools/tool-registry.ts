@@ -5,6 +5,7 @@ import type { BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { SessionRecord } from "../domain/records.ts";
+import { messageOf } from "@weft/types";
 
 /** What a tool answers the model: seed 000 §6 shape, `{ ok: true, … }` or `{ ok: false, error }`. */
 export type ToolOutcome = ({ ok: true } & Record<string, unknown>) | { ok: false; error: { code: string; message: string; hint: string; details?: Record<string, unknown> } };
@@ -117,7 +118,7 @@ export class BuilderToolbox {
     try {
       args = argumentsText.trim() === "" ? {} : JSON.parse(argumentsText);
     } catch (error) {
-      return { name, outcome: failure("AI_TOOL_ARGS_INVALID", `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}).`, `call ${wireName(name)} again with one complete JSON object`) };
+      return { name, outcome: failure("AI_TOOL_ARGS_INVALID", `The arguments are not valid JSON (${messageOf(error)}).`, `call ${wireName(name)} again with one complete JSON object`) };
     }
     if (args !== null && typeof args === "object" && !Array.isArray(args) && "sessionId" in args) {
       // Seed 001's tools name the session; here the call always runs in its own session.

@@ -1,4 +1,5 @@
 import { nearestNames } from "../suggest.ts";
+import { messageOf } from "@weft/types";
 
 /**
  * Converts parameter values to what a tool's JSON Schema asks for, and validates them, in one walk.
@@ -63,7 +64,7 @@ function parseJsonText(text: string, path: string, ctx: CoerceContext): { ok: tr
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     ctx.issues.push({ path, message: `looks like JSON but is not valid JSON (${reason}); fix the JSON, inside <![CDATA[ ... ]]>` });
     return { ok: false };
   }

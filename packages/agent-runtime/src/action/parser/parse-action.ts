@@ -17,6 +17,7 @@ import type { ErrorResult, ParseErrorCode, ParseResult } from "./result.ts";
 import { CR_SENTINEL, originalOffset, sanitizeActionXml } from "./sanitize.ts";
 import { elementValue, groupChildren, isWhitespace, textValue, type RawValue } from "./values.ts";
 import { WRAPPER_CLOSE, WRAPPER_OPEN, parseActionXml, type XmlElement } from "./xml-tree.ts";
+import { messageOf } from "@weft/types";
 
 /**
  * Reads one LLM output under the `<ACTION>` protocol (seed 004): a plain reply, one validated call,
@@ -28,7 +29,7 @@ export function parseAction(text: string, tools: Manifest | readonly ManifestEnt
     return parseLocated(input, Manifest.from(tools), locateAction(input));
   } catch (err) {
     // A defect here must cost one observation, not the agent loop.
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     return { kind: "error", code: "MALFORMED_XML", message: `Your <ACTION> block could not be read (${reason}). Nothing was executed. Write one <ACTION> block with one tool tag and its parameters as child tags.`, responseText: "", trailingText: "" };
   }
 }

@@ -4,6 +4,7 @@ import { Manifest } from "../manifest/manifest.ts";
 import { invalidParamsMessage, unknownToolMessage } from "./messages.ts";
 import { checkParams } from "./params.ts";
 import type { CallResult, ErrorResult } from "./result.ts";
+import { messageOf } from "@weft/types";
 
 /**
  * The native (`openai-tools`) counterpart of parseAction: a tool call's name is resolved like an
@@ -30,7 +31,7 @@ export function parseToolCallArguments(toolCall: Pick<ToolCall, "function">, too
     }
     return { ...base, kind: "call", toolId: entry.id, toolKind: entry.kind, toolName: entry.name, params: checked.params, notes };
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     return { ...base, kind: "error", code: "INVALID_PARAMS", message: `The tool call could not be read (${reason}). Nothing was executed.` };
   }
 }
@@ -44,7 +45,7 @@ function readArguments(text: string): Arguments {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     if (/end of (JSON )?input|EOF|Unterminated/i.test(reason)) {
       return { ok: false, code: "TRUNCATED", message: `The arguments end before the JSON is complete (${reason}): the output looks cut off.` };
     }

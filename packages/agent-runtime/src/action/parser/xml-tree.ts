@@ -1,4 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { messageOf } from "@weft/types";
 
 /**
  * The ACTION content as a small ordered tree, from fast-xml-parser. Text keeps its raw form
@@ -49,7 +50,7 @@ export function parseActionXml(xml: string, skeleton: string, crSentinel?: strin
   try {
     parsed = parser.parse(WRAPPER_OPEN + xml + WRAPPER_CLOSE);
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = messageOf(err);
     if (/nested tags/i.test(msg)) return { ok: false, message: `Tags are nested more than ${MAX_DEPTH} levels deep.` };
     const reserved = /Invalid (?:tag )?name: "?([^"\s]+)"?/.exec(msg);
     if (reserved) return { ok: false, message: `<${reserved[1]}> is a reserved name and cannot be used as a tag.` };

@@ -3,6 +3,7 @@
  * Prints the base URL to use in an LLM profile, then serves until interrupted.
  */
 import { DEMO_MODEL, startDemoLlm } from "./demo-llm-server.ts";
+import { messageOf } from "@weft/types";
 
 const USAGE = "usage: bun packages/agent-runtime/src/llm/demo/main.ts [--port 4010] [--host 127.0.0.1]";
 
@@ -42,7 +43,7 @@ let demo: ReturnType<typeof startDemoLlm>;
 try {
   demo = startDemoLlm(args);
 } catch (error) {
-  console.error(`Cannot listen on ${args.hostname}:${args.port}: ${error instanceof Error ? error.message : String(error)}. Pick another port with --port.`);
+  console.error(`Cannot listen on ${args.hostname}:${args.port}: ${messageOf(error)}. Pick another port with --port.`);
   process.exit(1);
 }
 console.log(`Weft demo LLM listening: base URL ${demo.baseUrl}, model ${DEMO_MODEL}`);

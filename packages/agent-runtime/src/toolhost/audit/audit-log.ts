@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { createLogger, type Logger } from "@weft/types";
+import { createLogger, type Logger, messageOf } from "@weft/types";
 
 const PermissionTrailSchema = z.object({
   decision: z.enum(["allow", "ask", "deny"]),
@@ -98,7 +98,7 @@ export class AuditLog {
     const line = JSON.stringify(record) + "\n";
     this.tail = this.tail.then(() =>
       this.write(line).catch((error: unknown) => {
-        this.logger.error("audit record not written", { file: this.file, error: error instanceof Error ? error.message : String(error) });
+        this.logger.error("audit record not written", { file: this.file, error: messageOf(error) });
       }),
     );
     return this.tail;
@@ -121,7 +121,7 @@ export class AuditLog {
         return open.map((record) => record.callId);
       })
       .catch((error: unknown) => {
-        this.logger.error("interrupted tool calls not recorded", { file: this.file, error: error instanceof Error ? error.message : String(error) });
+        this.logger.error("interrupted tool calls not recorded", { file: this.file, error: messageOf(error) });
         return [];
       });
     this.tail = done.then(() => undefined);

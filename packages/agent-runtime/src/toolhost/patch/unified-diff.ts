@@ -2,6 +2,7 @@ import { parsePatch } from "diff";
 import type { StructuredPatchHunk } from "diff";
 import { ToolFailure } from "../tool-failure.ts";
 import { dominantEol, joinLines, splitLines, type Line } from "./lines.ts";
+import { messageOf } from "@weft/types";
 
 interface HunkPlan {
   oldSide: string[];
@@ -71,7 +72,7 @@ export function applyUnifiedDiff(original: string | null, patchText: string, pat
   try {
     files = parsePatch(patchText);
   } catch (error) {
-    throw new ToolFailure("E_SCHEMA_VALIDATION", `The patch is not a valid unified diff: ${error instanceof Error ? error.message : String(error)}.`, { path });
+    throw new ToolFailure("E_SCHEMA_VALIDATION", `The patch is not a valid unified diff: ${messageOf(error)}.`, { path });
   }
   const withHunks = files.filter((f) => f.hunks.length > 0);
   if (withHunks.length === 0) throw new ToolFailure("E_SCHEMA_VALIDATION", "The patch has no hunks: a unified diff needs `@@ -a,b +c,d @@` lines followed by ' ', '-' and '+' lines.", { path });

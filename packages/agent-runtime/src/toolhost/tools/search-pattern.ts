@@ -1,6 +1,7 @@
 import { RegExpParser, visitRegExpAST } from "@eslint-community/regexpp";
 import type { Node as RegExpNode } from "@eslint-community/regexpp/ast";
 import { ToolFailure } from "../tool-failure.ts";
+import { messageOf } from "@weft/types";
 
 const MAX_PATTERN_LENGTH = 1000;
 
@@ -21,7 +22,7 @@ function assertNoNestedRepetition(pattern: string): void {
   try {
     ast = new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: false });
   } catch (error) {
-    throw new ToolFailure("E_SCHEMA_VALIDATION", `The pattern is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}. Set regex to false to search for the text literally.`, { pattern });
+    throw new ToolFailure("E_SCHEMA_VALIDATION", `The pattern is not a valid regular expression: ${messageOf(error)}. Set regex to false to search for the text literally.`, { pattern });
   }
   let nested: string | undefined;
   visitRegExpAST(ast, {
@@ -48,6 +49,6 @@ export function compileSearchPattern(pattern: string, options: { regex: boolean;
   try {
     return new RegExp(source, options.caseSensitive ? "" : "i");
   } catch (error) {
-    throw new ToolFailure("E_SCHEMA_VALIDATION", `The pattern is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}. Set regex to false to search for the text literally.`, { pattern });
+    throw new ToolFailure("E_SCHEMA_VALIDATION", `The pattern is not a valid regular expression: ${messageOf(error)}. Set regex to false to search for the text literally.`, { pattern });
   }
 }
