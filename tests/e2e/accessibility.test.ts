@@ -58,6 +58,19 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     expect(await inBothThemes(page)).toEqual({});
   });
 
+  it("a node's menu and its Connect… dialog", async () => {
+    const { page } = weft;
+    const first = page.locator(".vue-flow__node-weft").first();
+    await first.click({ button: "right" });
+    await poll(() => page.getByRole("menu").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.getByRole("menuitem", { name: "Connect…" }).click();
+    await poll(() => page.locator(".connect-dialog").count()).toBe(1);
+    expect(await inBothThemes(page)).toEqual({});
+    await page.keyboard.press("Escape");
+    await poll(() => page.locator(".connect-dialog").count()).toBe(0);
+  });
+
   it("the quick-add dialog", async () => {
     const { page } = weft;
     await page.locator(".vue-flow__pane").dblclick({ position: { x: 40, y: 40 } });
