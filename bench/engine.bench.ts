@@ -11,9 +11,9 @@
  * `validate_document_us_per_node`.
  */
 import { gcAndSweep } from "bun:jsc";
-import { defineNode, NodeRegistry } from "../packages/nodes/src/index.ts";
+import { createBuiltinRegistry, defineNode, NodeRegistry } from "../packages/nodes/src/index.ts";
 import { ExecutionEngine } from "../packages/agent-runtime/src/index.ts";
-import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunEvent, type Workflow } from "../packages/types/src/index.ts";
+import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunEvent, type RunResult, type Workflow } from "../packages/types/src/index.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const SHAPES = ["chain", "fan"] as const;
@@ -207,4 +207,70 @@ for (const shape of SHAPES) {
       }),
     );
   }
+}
+
+/**
+ * map: `core:map` over N items of a cheap skill (interface input → 3 × inc → interface output),
+ * against the skill's work done N times in one flat workflow (N chains source → 3 × inc, one node
+ * fewer per item). Target: ≤ 2× the flat workflow at N = 10,000. Fresh engines (empty caches).
+ */
+const MAP_SIZES = (process.env.BENCH_MAP_SIZES ?? "10000").split(",").map(Number);
+const builtins = createBuiltinRegistry();
+const mapCatalog = new NodeRegistry().registerAll([source, inc, sum, ...["core:map", "core:workflow-input", "core:workflow-output"].map((type) => builtins.get(type)!)]);
+const incSkill: Workflow = {
+  id: "inc3",
+  name: "inc3",
+  description: "",
+  revision: 0,
+  nodes: [
+    { id: "in", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "item", portType: "number", required: true }, inputs: {} },
+    ...[1, 2, 3].map((k) => ({ id: `i${k}`, type: "bench:inc", position: { x: k, y: 0 }, config: {}, inputs: {} })),
+    { id: "out", type: "core:workflow-output", position: { x: 4, y: 0 }, config: { name: "y", portType: "number" }, inputs: {} },
+  ],
+  edges: [
+    { id: "e1", source: "in", sourceHandle: "value", target: "i1", targetHandle: "x" },
+    { id: "e2", source: "i1", sourceHandle: "y", target: "i2", targetHandle: "x" },
+    { id: "e3", source: "i2", sourceHandle: "y", target: "i3", targetHandle: "x" },
+    { id: "e4", source: "i3", sourceHandle: "y", target: "out", targetHandle: "value" },
+  ],
+  annotations: [],
+  tags: [],
+};
+
+function flatWorkflow(n: number): Workflow {
+  const nodes: Workflow["nodes"] = [];
+  const edges: Workflow["edges"] = [];
+  for (let i = 0; i < n; i++) {
+    nodes.push({ id: `s${i}`, type: "bench:source", position: { x: 0, y: i }, config: {}, inputs: { value: i } });
+    for (let k = 1; k <= 3; k++) {
+      nodes.push({ id: `i${i}_${k}`, type: "bench:inc", position: { x: k, y: i }, config: {}, inputs: {} });
+      edges.push({ id: `e${i}_${k}`, source: k === 1 ? `s${i}` : `i${i}_${k - 1}`, sourceHandle: k === 1 ? "value" : "y", target: `i${i}_${k}`, targetHandle: "x" });
+    }
+  }
+  return { id: `flat-${n}`, name: "flat", description: "", revision: 0, nodes, edges, annotations: [], tags: [] };
+}
+
+function mapWorkflow(n: number): Workflow {
+  const items = Array.from({ length: n }, (_, i) => i);
+  return { id: `map-${n}`, name: "map", description: "", revision: 0, nodes: [{ id: "map", type: "core:map", position: { x: 0, y: 0 }, config: { workflowId: "inc3", concurrency: 8 }, inputs: { items } }], edges: [], annotations: [], tags: [] };
+}
+
+async function runChecked(workflow: Workflow): Promise<RunResult> {
+  const engine = new ExecutionEngine({ catalog: mapCatalog, workflows: { getWorkflow: async (id) => (id === "inc3" ? incSkill : undefined) }, logger: silentLogger });
+  const result = await engine.run(workflow, { onEvent: () => {} });
+  if (result.status !== "completed") throw new Error(`map bench run went wrong: ${result.status} ${JSON.stringify(result.error)}`);
+  return result;
+}
+
+for (const n of MAP_SIZES) {
+  const flat = flatWorkflow(n);
+  const mapped = mapWorkflow(n);
+  for (let w = 0; w < 3; w++) {
+    await runChecked(flat);
+    await runChecked(mapped);
+  }
+  const results = (await runChecked(mapped)).outputs.results as { y: number }[];
+  if (results.length !== n || results[n - 1].y !== n + 2) throw new Error("map gave wrong results");
+  const { engineMs: mapMs, baselineMs: flatMs } = await measurePair(7, () => runChecked(mapped), () => runChecked(flat));
+  console.log(JSON.stringify({ bench: "engine", shape: "map", n, map_ms: round(mapMs), flat_ms: round(flatMs), ratio: round(mapMs / flatMs, 2), target_ratio: 2 }));
 }

@@ -40,12 +40,14 @@ import { fsWrite } from "./fs/write.ts";
 import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
 import { codeJavascript } from "./code/javascript.ts";
+import { coreMap } from "./core/map.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
   workflowInput,
   workflowOutput,
   skill,
+  coreMap,
   constText,
   constNumber,
   constBoolean,

@@ -7,6 +7,10 @@ export type NodeValues = Record<string, unknown>;
 
 export interface SubworkflowOptions {
   signal?: AbortSignal;
+  /** `workflowId` names a node type: it runs as a one-node workflow whose literal inputs are `inputs` (`core:map` over a node type). */
+  asNodeType?: boolean;
+  /** Names the call: its node ids become `<caller>[<label>]/…` (`core:map` labels each item's call with its index). */
+  label?: string;
 }
 
 /** What a node sees while it runs. */

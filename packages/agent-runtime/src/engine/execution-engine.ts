@@ -52,7 +52,7 @@ export class ExecutionEngine {
     this.concurrency = concurrency;
     this.graceMs = options.cancelGraceMs ?? 2000;
     this.logger = options.logger ?? createLogger("engine");
-    this.subworkflows = createSubworkflowRunner(options.workflows, (doc) => this.check(doc));
+    this.subworkflows = createSubworkflowRunner(options.workflows, (doc) => this.check(doc), (nodeType, params) => singleNodeWorkflow(this.catalog, nodeType, params));
   }
 
   /** Checks a workflow document (schema and graph) and reports every problem at once. */

@@ -1,4 +1,4 @@
-import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult } from "@weft/types";
+import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
 import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache-key.ts";
@@ -57,6 +57,8 @@ export class GraphRun implements ContextOwner {
   private readonly abandoned = new Set<Promise<unknown>>();
   private readonly controller = new AbortController();
   private readonly subworkflowCalls = new Map<number, number>();
+  /** Prefixes of labelled calls made so far; made only when a node labels its calls (core:map). */
+  private labelledPrefixes: Set<string> | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private resolveOutcome!: (outcome: GraphOutcome) => void;
   private readonly onExternalAbort = () => this.halt({ kind: "cancel", reason: "the run was cancelled", error: { code: "CANCELLED", message: "the run was cancelled" } });
@@ -417,18 +419,28 @@ export class GraphRun implements ContextOwner {
     this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations));
   }
 
-  runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal): Promise<RunResult> {
+  runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options: SubworkflowOptions = {}): Promise<RunResult> {
     const calls = (this.subworkflowCalls.get(index) ?? 0) + 1;
     this.subworkflowCalls.set(index, calls);
     // A node that calls more than one subworkflow (or retries) gets a fresh namespace for each call.
-    const prefix = `${callerId}${calls > 1 ? `#${calls}` : ""}/`;
+    const base = options.label !== undefined ? `${callerId}[${options.label}]` : callerId;
+    const prefix = options.label === undefined ? `${base}${calls > 1 ? `#${calls}` : ""}/` : this.labelled(base, calls);
     return this.scope.runSubworkflow(this.scope, {
       workflowId,
+      ...(options.asNodeType ? { asNodeType: true } : {}),
       inputs,
       signal,
       prefix,
       stack: this.options.stack,
       record: (obs) => this.record(obs),
     });
+  }
+
+  /** `<caller>[<label>]/`, or (the same label again: a retry) with the call count, so ids stay unique in the run. */
+  private labelled(base: string, calls: number): string {
+    const used = (this.labelledPrefixes ??= new Set());
+    const prefix = used.has(`${base}/`) ? `${base}#${calls}/` : `${base}/`;
+    used.add(prefix);
+    return prefix;
   }
 }

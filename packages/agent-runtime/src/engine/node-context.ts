@@ -4,7 +4,7 @@ import type { RunScope } from "./run-scope.ts";
 /** What a context needs from the graph run that owns the node. */
 export interface ContextOwner {
   readonly scope: RunScope;
-  runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal): Promise<RunResult>;
+  runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options?: SubworkflowOptions): Promise<RunResult>;
 }
 
 /**
@@ -40,6 +40,6 @@ export class EngineNodeContext implements NodeContext {
    * when it cannot start; otherwise resolves with the inner run's result, whatever its status.
    */
   get runSubworkflow(): (workflowId: string, inputs: NodeValues, options?: SubworkflowOptions) => Promise<RunResult> {
-    return (workflowId, inputs, options) => this.owner.runSubworkflow(this.index, this.nodeId, workflowId, inputs, options?.signal ?? this.signal);
+    return (workflowId, inputs, options) => this.owner.runSubworkflow(this.index, this.nodeId, workflowId, inputs, options?.signal ?? this.signal, options);
   }
 }

@@ -6,6 +6,8 @@ import { RunClock } from "./run-clock.ts";
 /** A request from a node (`ctx.runSubworkflow`) to run a saved workflow inside the current run. */
 export interface SubworkflowRequest {
   workflowId: string;
+  /** `workflowId` is a node type, run as a one-node workflow with `inputs` as its literal inputs. */
+  asNodeType?: boolean;
   inputs: NodeValues;
   signal: AbortSignal;
   /** Prefix of the inner node ids: `<callerNodeId>/`. */
