@@ -1,0 +1,208 @@
+/**
+ * `bun bench/scene.bench.ts`: a Smallville-like scene on the real server (a child process, as users
+ * run it) with N agents (5, 25, 50 by default; BENCH_AGENTS=5,25 to choose) and an instant
+ * OpenAI-compatible LLM server in this process, so every millisecond measured is Weft's own.
+ *
+ * Every agent listens to `town.*`. Woken, it writes its mood into the world (scene:world-set), tells
+ * the town (scene:publish-event, which wakes every other agent) and answers: three agent steps per
+ * deliberation. Mailboxes hold 4 triggers and coalesce, so busy agents fold the town's chatter. The
+ * scene's step budget (BENCH_BUDGET deliberations, default 120) ends the run; a user message to all starts it.
+ *
+ * While it runs, `/api/health` is asked every 20 ms and the timeline polled by cursor every 250 ms,
+ * and a WebSocket follows the scene's stream. Prints one JSON line per N: agent steps per second,
+ * server CPU ms per step (the child's utime+stime), health p50/p99, storage bytes per step (the
+ * SQLite file after a clean shutdown, less its size before the scene; `tables` splits it), timeline
+ * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
+ */
+import { Database } from "bun:sqlite";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
+import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
+import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
+import { replyChunks, sseLine, type WireReply } from "../packages/agent-runtime/src/llm/openai-wire.ts";
+
+const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
+const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
+const BUDGET = Number(process.env.BENCH_BUDGET ?? 120);
+const SCENE = "town";
+
+function encoded(text: string): string {
+  const reply: WireReply = { contentChunks: [text], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 100, completion_tokens: 20 } };
+  return [...replyChunks(reply, { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 }, true).map((c) => sseLine(c)), sseLine("[DONE]")].join("");
+}
+const action = (tool: string, params: Record<string, string | number>) =>
+  encoded(`On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`).join("\n")}\n  </${tool}>\n</ACTION>`);
+const answer = encoded("Done for now.");
+
+/** Answers at once: world-set, then publish, then a plain answer, counted from the last non-Observation user message. */
+let replies = 0;
+const llm = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(req) {
+    const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
+    let observations = 0;
+    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
+    const who = /You are (v\d+)/.exec(String(body.messages[0]?.content))?.[1] ?? "someone";
+    const n = ++replies;
+    const text = observations === 0 ? action("scene_world_set", { path: `villagers.${who}.mood`, value: n }) : observations === 1 ? action("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` }) : answer;
+    return new Response(text, { headers: { "content-type": "text/event-stream" } });
+  },
+});
+
+const quantile = (values: number[], q: number) => (values.length === 0 ? 0 : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!);
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/** The child's user + system CPU time in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+const dbBytes = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("weft.sqlite")).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+
+async function setup(child: ChildServer, agents: number): Promise<void> {
+  const must = async (method: string, path: string, body?: unknown) => {
+    const res = await child.call(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const profile = await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "bench-model", maxRetries: 0 });
+  const ids = Array.from({ length: agents }, (_, i) => `v${i + 1}`);
+  for (const id of ids) {
+    await must("POST", "/api/agents", {
+      id,
+      name: id,
+      persona: `You are ${id}, a villager. When woken, note your mood in the world, tell the town, then rest.`,
+      deliberationWorkflowId: "agent-deliberation",
+      llmProfileId: profile.profile.id,
+      tools: ["scene:world-set", "scene:publish-event"],
+      subscribedEvents: ["town.*"],
+      maxSteps: 4,
+    });
+  }
+  await must("POST", "/api/scenes", { id: SCENE, name: "Town", agents: ids.map((id) => ({ instanceId: id, profileId: id })), stepBudget: BUDGET, mailbox: { capacity: 4, overflow: "coalesce" } });
+}
+
+async function measure(agents: number): Promise<Record<string, unknown>> {
+  const dataDir = tempDir("weft-scene-bench-");
+  const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
+  try {
+    await setup(child, agents);
+    const ws = await TestWsClient.connect(child.url);
+    ws.subscribe(SCENE);
+    const pid = child.proc.pid;
+    const bytesBefore = dbBytes(dataDir);
+    const cpuBefore = cpuMs(pid);
+    const t0 = performance.now();
+    await child.call("POST", `/api/scenes/${SCENE}/start`);
+    await child.call("POST", `/api/scenes/${SCENE}/messages`, { to: "all", text: "Good morning, town." });
+
+    let done = false;
+    const health: number[] = [];
+    const polls: number[] = [];
+    let pollBytesMax = 0;
+    const healthLoop = (async () => {
+      while (!done) {
+        const s = performance.now();
+        await fetch(`${child.url}/api/health`).then((r) => r.text());
+        health.push(performance.now() - s);
+        await Bun.sleep(20);
+      }
+    })();
+    const pollLoop = (async () => {
+      let cursor = "";
+      while (!done) {
+        const s = performance.now();
+        const res = await child.call("GET", `/api/scenes/${SCENE}/timeline${cursor ? `?since=${encodeURIComponent(cursor)}` : ""}`);
+        polls.push(performance.now() - s);
+        pollBytesMax = Math.max(pollBytesMax, JSON.stringify(res.body).length);
+        cursor = res.body.cursor;
+        await Bun.sleep(250);
+      }
+    })();
+    let state: any;
+    for (;;) {
+      await Bun.sleep(100);
+      state = (await child.call("GET", `/api/scenes/${SCENE}/state`)).body;
+      const settled = state.agents.every((a: any) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a: any) => a.queue.length === 0));
+      if (settled) break;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuMs(pid) - cpuBefore;
+    done = true;
+    await Promise.all([healthLoop, pollLoop]);
+
+    const entries: any[] = [];
+    for (let from = 0; ; ) {
+      const page = (await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body;
+      entries.push(...page.entries);
+      if (page.entries.length < 5000) break;
+      from = page.nextSeq;
+    }
+    const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
+    const steps = count("llm.output");
+    // Every event the server stored for the scene by now must reach the subscriber.
+    await Bun.sleep(300);
+    const expected = (await child.call("GET", `/api/scenes/${SCENE}/state`)).body.streamSeq + 1;
+    const deadline = Date.now() + 10_000;
+    while (new Set(ws.events(SCENE).map((e) => e.seq)).size < expected && Date.now() < deadline) await Bun.sleep(50);
+    const streamed = ws.events(SCENE);
+    const delivered = new Set(streamed.map((e) => e.seq)).size;
+    const worldInStream = streamed.filter((e) => e.type === "world.changed").length;
+    ws.close();
+
+    const r0 = performance.now();
+    const replay = (await child.call("POST", `/api/scenes/${SCENE}/replay`)).body;
+    const replayMs = performance.now() - r0;
+    await child.call("POST", `/api/scenes/${SCENE}/stop`);
+    child.proc.kill("SIGTERM");
+    await child.proc.exited;
+
+    const bytes = dbBytes(dataDir) - bytesBefore;
+    const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
+    const tables = Object.fromEntries(
+      (db.query("SELECT name, SUM(pgsize) AS size FROM dbstat GROUP BY name ORDER BY size DESC LIMIT 6").all() as Array<{ name: string; size: number }>).map((r) => [r.name, r.size]),
+    );
+    db.close();
+    return {
+      bench: "scene",
+      agents,
+      budget: BUDGET,
+      steps,
+      deliberations: count("deliberation.started"),
+      log_entries: entries.length,
+      coalesced_entries: count("trigger.coalesced"),
+      seconds: round(seconds),
+      steps_per_s: round(steps / seconds),
+      cpu_ms_per_step: round(cpu / steps),
+      health_p50_ms: round(quantile(health, 0.5)),
+      health_p99_ms: round(quantile(health, 0.99)),
+      health_max_ms: round(Math.max(...health)),
+      bytes_per_step: Math.round(bytes / steps),
+      tables,
+      timeline_poll_p99_ms: round(quantile(polls, 0.99)),
+      timeline_poll_max_bytes: pollBytesMax,
+      events_delivered: delivered,
+      events_expected: expected,
+      world_changes_in_stream: worldInStream,
+      world_changes_in_log: count("world.changed"),
+      replay_matched: replay.matches === true,
+      replay_differences: Array.isArray(replay.differences) ? replay.differences.length : replay,
+      replay_ms: round(replayMs),
+    };
+  } finally {
+    if (child.proc.exitCode === null) {
+      child.proc.kill("SIGKILL");
+      await child.proc.exited;
+    }
+    removeDir(dataDir);
+  }
+}
+
+try {
+  for (const agents of SIZES) console.log(JSON.stringify(await measure(agents)));
+} finally {
+  await llm.stop(true);
+}
