@@ -157,7 +157,9 @@ describe("restart", () => {
     h.runtime.start();
     h.runtime.sendMessage("writer", "Report the weather.");
     const readerServer = h.servers.get("reader")!;
-    while (readerServer.chatBodies().length === 0) await new Promise((r) => setTimeout(r, 10));
+    // The writer's last answer races the reader's first request: wait for both, so only the reader is cut off.
+    const writerBusy = () => h?.runtime.status().agents.find((a) => a.instanceId === "writer")?.busy;
+    while (readerServer.chatBodies().length === 0 || writerBusy()) await new Promise((r) => setTimeout(r, 10));
     await h.runtime.persist();
     // What a crash at this moment leaves on disk: a copy, so the old runtime's stop cannot write to it.
     await cp(join(dir, "live"), join(dir, "crashed"), { recursive: true });

@@ -26,8 +26,8 @@ interface LiveScene {
 /**
  * Runs scenes for the API: one SceneRuntime per started scene, its agents' AgentInstances plugged
  * in through the scene bridge. Scene and agent events go through the journal on the scene's stream
- * (stored before they are sent); the state and session log are saved in SQLite after every change,
- * so a scene that was running or paused when the server stopped continues on the next start.
+ * (stored before they are sent); the state and session log are saved together in SQLite, at most
+ * 100 ms after a change and after those events, so a scene that was running or paused when the server stopped continues on the next start.
  */
 export class SceneService {
   private readonly live = new Map<string, LiveScene>();
@@ -134,6 +134,8 @@ export class SceneService {
    */
   async timeline(sceneId: string, query: { fromSeq: number; limit: number; since?: string }): Promise<SceneTimeline> {
     await this.definition(sceneId);
+    // The log is saved in batches: what the live scene logged so far is written before it is read.
+    await this.live.get(sceneId)?.runtime.persist();
     const cursor = query.since !== undefined ? decodeTimelineCursor(query.since) : undefined;
     for (let attempt = 1; ; attempt++) {
       const session = await this.session(sceneId);
@@ -241,13 +243,13 @@ export class SceneService {
     };
     const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent);
     // Not while shutting down: the store is frozen then and writes nothing.
-    const signalled = logSignalStore(
-      store,
-      (nextSeq) => {
+    const signalled = logSignalStore(store, {
+      onStored: (nextSeq) => {
         if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
       },
-      () => !live?.closed,
-    );
+      accepts: () => !live?.closed,
+      storeEvents: () => journal.flush(),
+    });
     try {
       const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store: signalled, logger: this.deps.log });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };

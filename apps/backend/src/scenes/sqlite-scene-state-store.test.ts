@@ -74,6 +74,20 @@ describe("SqliteSceneStateStore", () => {
     storage.close();
   });
 
+  it("commits log entries and the state they lead to together: a failing state write stores neither", async () => {
+    const { db, storage, store } = open();
+    await store.commit("s1", [entry(0), entry(1)], state(2));
+    expect((await store.loadState("s1"))?.world.document).toEqual({ total: 2 });
+    expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0, 1]);
+
+    // The state write fails (a trigger refuses it) after the log entries went in: both roll back.
+    db.run("CREATE TRIGGER refuse_state BEFORE UPDATE ON scene_states BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    await expect(store.commit("s1", [entry(2)], state(3))).rejects.toThrow("disk full");
+    expect((await store.loadState("s1"))?.world.document).toEqual({ total: 2 });
+    expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0, 1]);
+    storage.close();
+  });
+
   it("forgets a deleted scene's state, log and session, and only that scene's", async () => {
     const { storage, store } = open();
     for (const id of ["s1", "s2"]) {

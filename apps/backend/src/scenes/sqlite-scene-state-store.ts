@@ -88,9 +88,20 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     if (this.frozen || entries.length === 0) return;
+    this.storage.transaction(() => this.writeLog(sceneId, entries));
+  }
+
+  /** The log entries and the state they lead to, in one transaction. */
+  async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void> {
+    if (this.frozen) return;
     this.storage.transaction(() => {
-      for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e)));
+      this.writeLog(sceneId, entries);
+      this.q.saveState.run(state.sceneId, state.status, this.storage.redactor.json(JSON.stringify(state)), state.savedAt);
     });
+  }
+
+  private writeLog(sceneId: string, entries: readonly SceneLogEntry[]): void {
+    for (const e of entries) this.q.appendLog.run(sceneId, e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e)));
   }
 
   /** Stored entries with `seq >= fromSeq`, oldest first, at most `limit` (all by default). */

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SceneRuntimeState } from "@weft/types";
+import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import { FileSceneStateStore } from "./file-scene-state-store.ts";
 import { ScenePersister } from "./scene-persister.ts";
 
@@ -62,5 +62,33 @@ describe("ScenePersister", () => {
     await persister.flush();
     expect((await store.loadState("s1"))?.world.document).toEqual({ total: 20 });
     expect(await store.readLog("s1")).toHaveLength(20);
+  });
+
+  it("gathers the changes of an interval into one write of log and state, and flush writes at once", async () => {
+    const inner = new FileSceneStateStore(dir);
+    const writes: number[] = [];
+    // The real store, told apart by how many entries each write carried.
+    const store = Object.assign(Object.create(inner) as FileSceneStateStore, {
+      appendLog: async (sceneId: string, entries: readonly SceneLogEntry[]) => {
+        writes.push(entries.length);
+        await inner.appendLog(sceneId, entries);
+      },
+    });
+    let total = 0;
+    const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 20);
+    for (let i = 1; i <= 50; i++) {
+      total = i;
+      persister.add({ seq: i - 1, ts: 1, kind: "status", status: "running" });
+    }
+    expect(writes).toEqual([]);
+    while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(writes).toEqual([50]);
+    expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 50 });
+
+    total = 51;
+    persister.add({ seq: 50, ts: 1, kind: "status", status: "paused" });
+    await persister.flush();
+    expect(writes).toEqual([50, 1]);
+    expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 51 });
   });
 });

@@ -1,14 +1,20 @@
 import { silentLogger, type Logger, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import type { SceneStateStore } from "./scene-state-store.ts";
 
+/** How long changes gather before they are written together; `flush()` writes at once. */
+export const DEFAULT_PERSIST_EVERY_MS = 100;
+
 /**
- * Writes a scene to its store in the background: new log entries are appended, then the state is
- * saved. Saves never overlap; changes made during a save cause one more save after it. Entries a
- * failed append could not write stay buffered for the next attempt, so nothing is lost.
+ * Writes a scene to its store in the background: the log entries gathered over `everyMs` are
+ * appended together with the state they lead to (one store commit), so a busy scene costs one
+ * state save per interval rather than one per change, and the saved state never runs ahead of or
+ * behind its log. Saves never overlap. Entries a failed write could not store stay buffered for the
+ * next attempt, so nothing is lost.
  */
 export class ScenePersister {
   private buffer: SceneLogEntry[] = [];
   private loop: Promise<void> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private dirty = false;
   private lastError: unknown = null;
 
@@ -17,6 +23,7 @@ export class ScenePersister {
     private readonly sceneId: string,
     private readonly snapshot: () => SceneRuntimeState,
     private readonly log: Logger = silentLogger,
+    private readonly everyMs = DEFAULT_PERSIST_EVERY_MS,
   ) {}
 
   add(entry: SceneLogEntry): void {
@@ -24,40 +31,58 @@ export class ScenePersister {
     this.schedule();
   }
 
+  /** Marks the state changed; it is written within `everyMs`. */
   schedule(): void {
     this.dirty = true;
-    if (this.loop) return;
-    this.loop = this.run().finally(() => {
-      this.loop = null;
-    });
+    if (this.loop || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.start();
+    }, this.everyMs);
   }
 
   /** Saves everything changed so far; rejects with the store's error if the last save failed. */
   async flush(): Promise<void> {
-    this.schedule();
-    while (this.loop) await this.loop;
+    // A write under way took its snapshot before this call: wait for it, then write once more.
+    if (this.loop) await this.loop;
+    this.dirty = true;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.start();
+    await this.loop;
     if (this.lastError) throw this.lastError;
   }
 
+  private start(): void {
+    if (this.loop) return;
+    this.loop = this.run().finally(() => {
+      this.loop = null;
+      // Changes made during the last write wait for the next interval.
+      if (this.dirty && !this.lastError) this.schedule();
+    });
+  }
+
   private async run(): Promise<void> {
-    while (this.dirty) {
-      this.dirty = false;
-      // Taken together, so a saved state never runs ahead of the log entries written before it.
-      const entries = this.buffer.splice(0);
-      const state = this.snapshot();
-      try {
+    if (!this.dirty) return;
+    this.dirty = false;
+    // Taken together, so a saved state never runs ahead of the log entries written before it.
+    const entries = this.buffer.splice(0);
+    const state = this.snapshot();
+    try {
+      if (this.store.commit) await this.store.commit(this.sceneId, entries, state);
+      else {
         await this.store.appendLog(this.sceneId, entries);
-      } catch (err) {
-        this.buffer.unshift(...entries);
-        return this.failed(err);
-      }
-      try {
+        entries.length = 0;
         await this.store.saveState(state);
-      } catch (err) {
-        return this.failed(err);
       }
-      this.lastError = null;
+    } catch (err) {
+      this.buffer.unshift(...entries);
+      this.dirty = true;
+      return this.failed(err);
     }
+    this.lastError = null;
   }
 
   private failed(err: unknown): void {

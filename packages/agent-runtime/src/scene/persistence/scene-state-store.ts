@@ -12,4 +12,9 @@ export interface SceneStateStore {
   appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void>;
   /** Stored log entries with `seq >= fromSeq`, oldest first. */
   readLog(sceneId: string, fromSeq?: number): Promise<SceneLogEntry[]>;
+  /**
+   * Appends the entries and saves the state they lead to as one unit (a crash keeps both or
+   * neither). Stores without it get `appendLog` then `saveState`.
+   */
+  commit?(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void>;
 }

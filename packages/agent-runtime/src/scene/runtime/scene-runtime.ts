@@ -68,8 +68,10 @@ export interface SceneRuntimeOptions {
   deliberate: Deliberate;
   /** Every scene event, stamped with the scene id as its stream and a sequence number. */
   onEvent?: RunEventSink;
-  /** When given, the state and log are saved after every change (in the background; `persist()` waits). */
+  /** When given, the state and log are saved in the background, `persistEveryMs` apart (`persist()` waits). */
   store?: SceneStateStore;
+  /** How long changes gather before one save of log and state; default 100 ms. */
+  persistEveryMs?: number;
   /** Payload schemas by exact topic. */
   payloadSchemas?: Record<string, z.ZodType>;
   logger?: Logger;
@@ -142,7 +144,7 @@ export class SceneRuntime {
       this.timers.set(id, new IntervalTimer(id, t.everyMs, (tick) => this.deliver(targets, { kind: "timer", timerId: id, message: t.message, tick })));
     });
     if (options.store) {
-      const persister = (this.persister = new ScenePersister(options.store, scene.id, () => this.serialize(), this.logger));
+      const persister = (this.persister = new ScenePersister(options.store, scene.id, () => this.serialize(), this.logger, options.persistEveryMs));
       this.log.onAppend((entry) => persister.add(entry));
     }
   }

@@ -56,9 +56,13 @@ export class WorldState implements WorldStateService {
     return this.state.snapshot();
   }
 
-  /** Recent changes, oldest first (at most `historyLimit`). */
-  history(): WorldChange[] {
-    return structuredClone(this.changes);
+  /**
+   * Recent changes, oldest first (at most `historyLimit`). The changes themselves are shared, not
+   * copied (a scene saves them often): each is made once at commit, holds values no document
+   * references, and must not be modified.
+   */
+  history(): readonly Readonly<WorldChange>[] {
+    return this.changes.slice();
   }
 
   /** The number of the last change (0 before any). */
@@ -67,7 +71,7 @@ export class WorldState implements WorldStateService {
   }
 
   toData(): WorldStateData {
-    return { document: this.snapshot(), seq: this.seq, history: this.history() };
+    return { document: this.snapshot(), seq: this.seq, history: this.changes.slice() };
   }
 
   /** Continues from saved data: the document, the change numbering and the history. */
