@@ -1,7 +1,7 @@
 import { Elysia, type AnyElysia, type ElysiaConfig } from "elysia";
 import { randomUUID } from "node:crypto";
 import type { ApiDeps } from "./deps.ts";
-import { ApiError, jsonResponse } from "./errors.ts";
+import { ApiError, HttpError, jsonResponse } from "./errors.ts";
 import { healthApi } from "./health.ts";
 import { workflowsApi } from "./workflows.ts";
 import { runsApi } from "./runs.ts";
@@ -19,7 +19,7 @@ import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts"
 
 /** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
 function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error: unknown, request: Request): Response {
-  if (error instanceof ApiError) return error.toResponse();
+  if (error instanceof HttpError) return error.toResponse();
   const path = new URL(request.url).pathname;
   if (code === "NOT_FOUND") return new ApiError("NOT_FOUND", `There is no route ${request.method} ${path}. docs/api.md lists them.`, { method: request.method, path }).toResponse();
   if (code === "PARSE") return new ApiError("INVALID_JSON", "The request body could not be parsed; send a JSON document.").toResponse();

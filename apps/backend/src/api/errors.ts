@@ -39,21 +39,36 @@ const STATUS: Record<ApiErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** An error the API reports as `{ error: { code, message, details } }` with the code's HTTP status. */
-export class ApiError extends Error {
-  readonly status: number;
+/**
+ * A refusal that is an HTTP answer: `{ error: { code, message, details } }` with its status. Thrown
+ * anywhere under a route (or the trust boundary), the app's one error handler sends it as it is.
+ */
+export abstract class HttpError extends Error {
+  abstract readonly status: number;
   constructor(
-    readonly code: ApiErrorCode,
+    readonly code: string,
     message: string,
     readonly details: Record<string, unknown> = {},
   ) {
     super(message);
-    this.name = "ApiError";
-    this.status = STATUS[code];
   }
 
   toResponse(): Response {
     return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status);
+  }
+}
+
+/** The API's own refusals, with the statuses of API_ERROR_CODES. */
+export class ApiError extends HttpError {
+  readonly status: number;
+  constructor(
+    override readonly code: ApiErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, details);
+    this.name = "ApiError";
+    this.status = STATUS[code];
   }
 }
 

@@ -5,7 +5,6 @@ import { parseWith, readBody } from "../../api/body.ts";
 import type { ApplyOrchestrator } from "../apply/apply-orchestrator.ts";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
-import { BuilderError } from "../domain/errors.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import { previewChangeSet } from "../preview/change-preview.ts";
 import { BUILDER_PROFILE_KEY, type SessionService } from "../session/session-service.ts";
@@ -19,16 +18,6 @@ export interface BuilderApiDeps {
   apply: ApplyOrchestrator;
   conversations: ConversationStore;
   maxBodyBytes: number;
-}
-
-/** Builder refusals become their JSON error; anything else goes on to the app's error handler. */
-async function handle(work: () => Promise<Response>): Promise<Response> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof BuilderError) return error.toResponse();
-    throw error;
-  }
 }
 
 /** `latest` names the session's newest change set. */
@@ -45,97 +34,71 @@ export function builderApi(deps: BuilderApiDeps) {
 
   return new Elysia({ prefix: "/api/builder" })
     .get("/settings", async () => jsonResponse({ llmProfileId: (await ctx.storage.meta.get(BUILDER_PROFILE_KEY)) || null }))
-    .put("/settings", ({ request }) =>
-      handle(async () => {
-        const body = await readBody(request, BuilderSettingsSchema, maxBodyBytes);
-        if (body.llmProfileId !== null) await sessions.requireProfile(body.llmProfileId);
-        // The meta store has no delete: an empty value means "no choice, use the default profile".
-        await ctx.storage.meta.set(BUILDER_PROFILE_KEY, body.llmProfileId ?? "");
-        return jsonResponse({ llmProfileId: body.llmProfileId });
-      }),
-    )
-    .post("/sessions", ({ request, server }) =>
-      handle(async () => {
-        const body = await readBody(request, CreateSessionBody, maxBodyBytes);
-        const { message, ...input } = body;
-        const session = await sessions.create(input);
-        if (message === undefined) return jsonResponse(current(session), 201);
-        // A turn can outlast Bun's idle timeout; the client waits for the answer.
-        server?.timeout(request, 0);
-        const turn = await sessions.message(session.id, message);
-        return jsonResponse({ ...current(changeSets.requireSession(session.id)), turn }, 201);
-      }),
-    )
-    .get("/sessions", ({ query }) =>
-      handle(async () => {
-        const q = parseWith(ListQuery, query, "query");
-        const list = ctx.repo.listSessions({ ...(q.targetType ? { targetType: q.targetType } : {}), ...(q.targetId ? { targetKey: q.targetId } : {}), ...(q.status ? { status: q.status } : {}), limit: q.limit });
-        return jsonResponse({ sessions: list.map((s) => sessionView(s, sessions.isBusy(s.id))) });
-      }),
-    )
-    .get("/sessions/:id", ({ params, query }) =>
-      handle(async () => {
-        const session = changeSets.requireSession(params.id);
-        const q = parseWith(SessionQuery, query, "query");
-        const messages = paneMessages(await conversations.messages(session.conversationId));
-        return jsonResponse({ ...current(session), messages: q.messages === 0 ? [] : messages.slice(-q.messages), totalMessages: messages.length });
-      }),
-    )
-    .post("/sessions/:id/messages", ({ params, request, server }) =>
-      handle(async () => {
-        const body = await readBody(request, MessageBody, maxBodyBytes);
-        server?.timeout(request, 0);
-        const turn = await sessions.message(params.id, body.content);
-        return jsonResponse({ ...current(changeSets.requireSession(params.id)), turn });
-      }),
-    )
-    .post("/sessions/:id/interrupt", ({ params }) => handle(async () => jsonResponse({ interrupted: sessions.interrupt(params.id) })))
-    .post("/sessions/:id/cancel", ({ params }) => handle(async () => jsonResponse(current(sessions.cancel(params.id)))))
-    .put("/sessions/:id/scope", ({ params, request }) =>
-      handle(async () => {
-        const scope = await readBody(request, SessionScopeSchema, maxBodyBytes);
-        return jsonResponse(current(sessions.setScope(params.id, scope)));
-      }),
-    )
-    .get("/sessions/:id/change-sets", ({ params }) =>
-      handle(async () => {
-        const session = changeSets.requireSession(params.id);
-        return jsonResponse({ changeSets: ctx.repo.listChangeSets(session.id).map(changeSetView) });
-      }),
-    )
-    .get("/sessions/:id/change-sets/:csId", ({ params }) =>
-      handle(async () => jsonResponse({ changeSet: changeSetView(changeSets.require(changeSets.requireSession(params.id), changeSetIdOf(params.csId))) })),
-    )
-    .get("/sessions/:id/change-sets/:csId/preview", ({ params }) =>
-      handle(async () => {
-        const session = changeSets.requireSession(params.id);
-        const cs = changeSets.require(session, changeSetIdOf(params.csId));
-        return jsonResponse(await previewChangeSet(viewOf(ctx, session, cs.entries), cs));
-      }),
-    )
-    .post("/sessions/:id/change-sets/:csId/validate", ({ params }) =>
-      handle(async () => jsonResponse({ changeSet: changeSetView(await changeSets.validate(params.id, changeSetIdOf(params.csId))) })),
-    )
-    .post("/sessions/:id/change-sets/:csId/discard", ({ params }) =>
-      handle(async () => jsonResponse({ changeSet: changeSetView(changeSets.discard(params.id, changeSetIdOf(params.csId))) })),
-    )
-    .post("/sessions/:id/apply", ({ params, request }) =>
-      handle(async () => {
-        const body = await readBody(request, ApplyBody, maxBodyBytes);
-        const result = await apply.apply(params.id, {
-          changeSetId: body.changeSetId,
-          confirmSource: body.confirmSource,
-          confirmStale: body.confirmStale,
-          ...(body.revisionBase ? { revisionBase: body.revisionBase } : {}),
-        });
-        return jsonResponse({ ...result, ...current(changeSets.requireSession(params.id)) });
-      }),
-    )
-    .get("/sessions/:id/audit", ({ params, query }) =>
-      handle(async () => {
-        const session = changeSets.requireSession(params.id);
-        const q = parseWith(AuditQuery, query, "query");
-        return jsonResponse({ events: ctx.repo.listAudit(session.id, q.after, q.limit) });
-      }),
-    );
+    .put("/settings", async ({ request }) => {
+      const body = await readBody(request, BuilderSettingsSchema, maxBodyBytes);
+      if (body.llmProfileId !== null) await sessions.requireProfile(body.llmProfileId);
+      // The meta store has no delete: an empty value means "no choice, use the default profile".
+      await ctx.storage.meta.set(BUILDER_PROFILE_KEY, body.llmProfileId ?? "");
+      return jsonResponse({ llmProfileId: body.llmProfileId });
+    })
+    .post("/sessions", async ({ request, server }) => {
+      const body = await readBody(request, CreateSessionBody, maxBodyBytes);
+      const { message, ...input } = body;
+      const session = await sessions.create(input);
+      if (message === undefined) return jsonResponse(current(session), 201);
+      // A turn can outlast Bun's idle timeout; the client waits for the answer.
+      server?.timeout(request, 0);
+      const turn = await sessions.message(session.id, message);
+      return jsonResponse({ ...current(changeSets.requireSession(session.id)), turn }, 201);
+    })
+    .get("/sessions", async ({ query }) => {
+      const q = parseWith(ListQuery, query, "query");
+      const list = ctx.repo.listSessions({ ...(q.targetType ? { targetType: q.targetType } : {}), ...(q.targetId ? { targetKey: q.targetId } : {}), ...(q.status ? { status: q.status } : {}), limit: q.limit });
+      return jsonResponse({ sessions: list.map((s) => sessionView(s, sessions.isBusy(s.id))) });
+    })
+    .get("/sessions/:id", async ({ params, query }) => {
+      const session = changeSets.requireSession(params.id);
+      const q = parseWith(SessionQuery, query, "query");
+      const messages = paneMessages(await conversations.messages(session.conversationId));
+      return jsonResponse({ ...current(session), messages: q.messages === 0 ? [] : messages.slice(-q.messages), totalMessages: messages.length });
+    })
+    .post("/sessions/:id/messages", async ({ params, request, server }) => {
+      const body = await readBody(request, MessageBody, maxBodyBytes);
+      server?.timeout(request, 0);
+      const turn = await sessions.message(params.id, body.content);
+      return jsonResponse({ ...current(changeSets.requireSession(params.id)), turn });
+    })
+    .post("/sessions/:id/interrupt", async ({ params }) => jsonResponse({ interrupted: sessions.interrupt(params.id) }))
+    .post("/sessions/:id/cancel", async ({ params }) => jsonResponse(current(sessions.cancel(params.id))))
+    .put("/sessions/:id/scope", async ({ params, request }) => {
+      const scope = await readBody(request, SessionScopeSchema, maxBodyBytes);
+      return jsonResponse(current(sessions.setScope(params.id, scope)));
+    })
+    .get("/sessions/:id/change-sets", async ({ params }) => {
+      const session = changeSets.requireSession(params.id);
+      return jsonResponse({ changeSets: ctx.repo.listChangeSets(session.id).map(changeSetView) });
+    })
+    .get("/sessions/:id/change-sets/:csId", async ({ params }) => jsonResponse({ changeSet: changeSetView(changeSets.require(changeSets.requireSession(params.id), changeSetIdOf(params.csId))) }))
+    .get("/sessions/:id/change-sets/:csId/preview", async ({ params }) => {
+      const session = changeSets.requireSession(params.id);
+      const cs = changeSets.require(session, changeSetIdOf(params.csId));
+      return jsonResponse(await previewChangeSet(viewOf(ctx, session, cs.entries), cs));
+    })
+    .post("/sessions/:id/change-sets/:csId/validate", async ({ params }) => jsonResponse({ changeSet: changeSetView(await changeSets.validate(params.id, changeSetIdOf(params.csId))) }))
+    .post("/sessions/:id/change-sets/:csId/discard", async ({ params }) => jsonResponse({ changeSet: changeSetView(changeSets.discard(params.id, changeSetIdOf(params.csId))) }))
+    .post("/sessions/:id/apply", async ({ params, request }) => {
+      const body = await readBody(request, ApplyBody, maxBodyBytes);
+      const result = await apply.apply(params.id, {
+        changeSetId: body.changeSetId,
+        confirmSource: body.confirmSource,
+        confirmStale: body.confirmStale,
+        ...(body.revisionBase ? { revisionBase: body.revisionBase } : {}),
+      });
+      return jsonResponse({ ...result, ...current(changeSets.requireSession(params.id)) });
+    })
+    .get("/sessions/:id/audit", async ({ params, query }) => {
+      const session = changeSets.requireSession(params.id);
+      const q = parseWith(AuditQuery, query, "query");
+      return jsonResponse({ events: ctx.repo.listAudit(session.id, q.after, q.limit) });
+    });
 }

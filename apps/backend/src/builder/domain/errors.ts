@@ -1,4 +1,4 @@
-import { jsonResponse } from "../../api/errors.ts";
+import { HttpError } from "../../api/errors.ts";
 
 /** Why a Builder request was refused; the HTTP status goes with the code. */
 export const BUILDER_ERROR_STATUS = {
@@ -16,20 +16,16 @@ export const BUILDER_ERROR_STATUS = {
 } as const;
 export type BuilderErrorCode = keyof typeof BUILDER_ERROR_STATUS;
 
-/** A refusal as the API reports it: `{ error: { code, message, details } }` with the code's status. */
-export class BuilderError extends Error {
+/** A Builder refusal, answered by the app's error handler with the code's status. */
+export class BuilderError extends HttpError {
   readonly status: number;
   constructor(
-    readonly code: BuilderErrorCode,
+    override readonly code: BuilderErrorCode,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
   ) {
-    super(message);
+    super(code, message, details);
     this.name = "BuilderError";
     this.status = BUILDER_ERROR_STATUS[code];
-  }
-
-  toResponse(): Response {
-    return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status);
   }
 }
