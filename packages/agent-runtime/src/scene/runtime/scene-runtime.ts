@@ -27,6 +27,7 @@ import { PrivateState } from "../state/private-state.ts";
 import { WorldState } from "../state/world-state.ts";
 import { AgentMailbox } from "../triggers/agent-mailbox.ts";
 import { IntervalTimer } from "../triggers/interval-timer.ts";
+import { MergedTriggers } from "../triggers/merged-triggers.ts";
 import { StepBudget } from "../triggers/step-budget.ts";
 import { agentServices } from "./agent-services.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
@@ -303,12 +304,20 @@ export class SceneRuntime {
         services: this.servicesFor(id),
         recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
       });
+    const merges = new MergedTriggers();
     const mailbox = new AgentMailbox(id, config, run, {
       admit: (trigger) => this.admit(id, trigger),
       onQueued: (trigger) => this.log.append({ kind: "trigger.queued", instanceId: id, trigger }),
-      onCoalesced: (trigger, replaced) => this.log.append({ kind: "trigger.coalesced", instanceId: id, trigger, replacedId: replaced.id }),
-      onDropped: (trigger) => this.log.append({ kind: "trigger.dropped", instanceId: id, trigger, policy: config.overflow }),
-      onStarted: (trigger) => this.log.append({ kind: "deliberation.started", instanceId: id, triggerId: trigger.id, budgetUsed: this.budget.used }),
+      onCoalesced: (trigger, replaced) => merges.merged(trigger, replaced),
+      onDropped: (trigger) => {
+        merges.forget(trigger);
+        this.log.append({ kind: "trigger.dropped", instanceId: id, trigger, policy: config.overflow });
+      },
+      onStarted: (trigger) => {
+        const replacedId = merges.started(trigger);
+        if (replacedId !== undefined) this.log.append({ kind: "trigger.coalesced", instanceId: id, trigger, replacedId });
+        this.log.append({ kind: "deliberation.started", instanceId: id, triggerId: trigger.id, budgetUsed: this.budget.used });
+      },
       onFinished: (trigger, error) => {
         const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
         if (message !== undefined) this.logger.warn("deliberation failed", { instanceId: id, triggerId: trigger.id, error: message });
