@@ -41,6 +41,12 @@ export const ToolChoiceSchema = z.union([
 ]);
 export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
+export const ResponseFormatSchema = z.object({
+  type: z.literal("json_schema"),
+  json_schema: z.object({ name: z.string(), schema: z.record(z.string(), z.unknown()), strict: z.boolean().optional() }),
+});
+export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
+
 export const LlmUsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
@@ -55,6 +61,8 @@ export const LlmChatRequestSchema = z.object({
   maxTokens: z.number().int().positive().optional(),
   tools: z.array(FunctionToolSchema).optional(),
   toolChoice: ToolChoiceSchema.optional(),
+  /** JSON valid against a schema (OpenAI `response_format: json_schema`); a provider without it answers BAD_REQUEST. */
+  responseFormat: ResponseFormatSchema.optional(),
   /** Which configured LLM profile to use; the default profile when absent. */
   profileId: z.string().optional(),
 });

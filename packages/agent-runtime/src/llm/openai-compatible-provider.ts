@@ -105,6 +105,7 @@ export class OpenAiCompatibleProvider {
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
       ...(tools.length > 0 ? { tools } : {}),
       ...(request.toolChoice !== undefined ? { tool_choice: request.toolChoice } : {}),
+      ...(request.responseFormat !== undefined ? { response_format: request.responseFormat } : {}),
     };
     const turn = (attempts: number): LlmTurn => ({
       id: turnId,
