@@ -29,6 +29,7 @@ import { createScenes, type Scenes } from "./scenes/index.ts";
 import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
+import { withSkillCheck } from "./workflows/skill-references.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -120,7 +121,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(64, 20_000);
-    const validator = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
+    const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
+    // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
+    const validator = withSkillCheck(engine, (id) => storage.workflows.revisionSync(id) !== null);
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
     const hub = new EventHub();
@@ -151,7 +154,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
       close: (ws) => gateway.close(eventSocketOf(ws.raw)),
     });
-    const builder = createBuilder({ storage, catalog, validator, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
+    const builder = createBuilder({ storage, catalog, validator: engine, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(
       { storage, catalog, validator, runs, llmProfiles, agents, permissions, caches, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {

@@ -12,6 +12,7 @@ export const VALIDATION_CODES = [
   "MISSING_REQUIRED_INPUT",
   "INVALID_CONFIG",
   "INVALID_INTERFACE",
+  "SKILL_NOT_FOUND",
 ] as const;
 export const ValidationCodeSchema = z.enum(VALIDATION_CODES);
 export type ValidationCode = z.infer<typeof ValidationCodeSchema>;

@@ -92,6 +92,23 @@ describe("workflows API", () => {
     expect(codes).toContain("DANGLING_EDGE");
   });
 
+  it("names a called skill that no saved workflow has, at its node, and lists a skill's callers", async () => {
+    await t.call("POST", "/api/workflows", { workflow: templateWorkflow("callee") });
+    const caller = { id: "caller", name: "Caller", nodes: [{ id: "call", type: "core:skill", config: { workflowId: "callee" }, inputs: {} }], edges: [] };
+    expect((await t.call("POST", "/api/workflows", { workflow: caller })).status).toBe(201);
+    expect((await t.call("POST", "/api/workflows/validate", { workflow: caller })).body).toEqual({ ok: true, issues: [] });
+    expect((await t.call("GET", "/api/workflows/callee/callers")).body).toEqual({ workflows: [{ id: "caller", name: "Caller" }] });
+
+    await t.call("DELETE", "/api/workflows/callee");
+    const checked = await t.call("POST", "/api/workflows/validate", { workflow: caller });
+    expect(checked.body.ok).toBe(false);
+    expect(checked.body.issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
+    // A run is refused up front, with the same issue, instead of failing at the node.
+    const run = await t.call("POST", "/api/workflows/caller/runs", { inputs: {} });
+    expect(run.status).toBe(400);
+    expect(run.body.error.details.issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
+  });
+
   it("deletes, then answers 404 for the id", async () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("gone") });
     expect((await t.call("DELETE", "/api/workflows/gone")).body).toEqual({ ok: true });

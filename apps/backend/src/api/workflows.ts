@@ -6,6 +6,7 @@ import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { listAnswer } from "./document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "./body.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
+import { SKILL_CALLING_TYPES } from "../workflows/skill-references.ts";
 
 const CreateBody = z.object({ workflow: z.unknown() }).strict();
 const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
@@ -81,6 +82,11 @@ export function workflowsApi(deps: ApiDeps) {
           return never;
         }
       }
+    })
+    .get("/api/workflows/:id/callers", async ({ params }) => {
+      // Not requireWorkflow: callers of a deleted skill are exactly the ones to find and fix.
+      const callers = await repo.callersOf(params.id, SKILL_CALLING_TYPES);
+      return jsonResponse({ workflows: callers.filter((w) => w.id !== params.id) });
     })
     .delete("/api/workflows/:id", async ({ params }) => {
       if (!(await repo.delete(params.id))) throw notFound("workflow", params.id);

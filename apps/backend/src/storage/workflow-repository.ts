@@ -5,6 +5,8 @@ import { listReadable, SqliteDocumentTable, StoredRecordInvalidError, type Docum
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
   summaries(): Promise<Listing<WorkflowSummary>>;
+  /** The workflows with a node that calls `skillId` (`config.workflowId` of one of `callingTypes`), by name. */
+  callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]>;
 }
 
 interface SummaryRow {
@@ -24,6 +26,7 @@ interface SummaryRow {
  */
 class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements WorkflowRepository {
   private readonly selectSummaries: Statement<SummaryRow, [string, string]>;
+  private readonly selectCallers: Statement<{ id: string; name: string }, [string, string]>;
 
   constructor(db: Database) {
     super(db, "workflows", WorkflowSchema);
@@ -35,6 +38,17 @@ class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements 
           (SELECT json_group_array(json(node.value)) FROM json_each(data, '$.nodes') AS node WHERE node.value ->> '$.type' IN (?1, ?2))
         END AS interface_nodes
       FROM workflows ORDER BY name COLLATE NOCASE, id`);
+    // The calling types come as a JSON array, so one statement serves any list of them.
+    this.selectCallers = db.query(`
+      SELECT id, name FROM workflows
+      WHERE json_valid(data) AND json_type(data, '$.nodes') = 'array' AND EXISTS (
+        SELECT 1 FROM json_each(data, '$.nodes') AS node
+        WHERE node.value ->> '$.config.workflowId' = ?1 AND node.value ->> '$.type' IN (SELECT value FROM json_each(?2)))
+      ORDER BY name COLLATE NOCASE, id`);
+  }
+
+  async callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]> {
+    return this.selectCallers.all(skillId, JSON.stringify(callingTypes));
   }
 
   async summaries(): Promise<Listing<WorkflowSummary>> {
