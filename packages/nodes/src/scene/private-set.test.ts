@@ -17,7 +17,12 @@ describe("scene:private-set", () => {
     expect(await runNode(privateSet, { path: "plan.steps[0]", value: "scout" }, {}, { services: r.servicesFor("ann") })).toEqual({ value: "scout" });
     expect(r.privateState("ann").snapshot()).toEqual({ plan: { steps: ["scout"] } });
     expect(r.privateState("bob").snapshot()).toEqual({});
-    expect(r.log.entries()).toMatchObject([{ kind: "private.changed", instanceId: "ann", op: "set", path: "plan.steps[0]", after: "scout" }]);
+    expect(await runNode(privateSet, { path: "hp", value: "6" }, {}, { services: r.servicesFor("bob") })).toEqual({ value: 6 });
+    expect(r.privateState("bob").snapshot()).toEqual({ hp: 6 });
+    expect(r.log.entries()).toMatchObject([
+      { kind: "private.changed", instanceId: "ann", op: "set", path: "plan.steps[0]", after: "scout" },
+      { kind: "private.changed", instanceId: "bob", op: "set", path: "hp", after: 6 },
+    ]);
   });
 
   it("refuses a non-JSON value and names the missing service outside a scene", async () => {

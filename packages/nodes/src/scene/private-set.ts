@@ -1,5 +1,5 @@
 import { defineNode } from "../define-node.ts";
-import { sceneCall, sceneService } from "./scene-services.ts";
+import { jsonInput, sceneCall, sceneService } from "./scene-services.ts";
 
 export const privateSet = defineNode(
   {
@@ -9,7 +9,7 @@ export const privateSet = defineNode(
     category: "scene",
     inputs: [
       { id: "path", type: "string", required: true, label: "Path", description: "Where to write: keys joined by dots, array indexes in brackets." },
-      { id: "value", type: "json", required: true, label: "Value", description: "The JSON value to store. Objects and arrays may be written as JSON text; other text is stored as a string." },
+      { id: "value", type: "json", required: true, label: "Value", description: "The JSON value to store. Text that is JSON is stored as that value (6 a number, true a boolean, \"6\" text); other text is stored as it is." },
     ],
     outputs: [{ id: "value", type: "json", label: "Value", description: "The value now stored at the path." }],
     flags: { idempotent: false },
@@ -17,7 +17,8 @@ export const privateSet = defineNode(
   async (inputs, ctx) => {
     const state = sceneService(ctx, "privateState", "scene:private-set");
     const path = inputs.path as string;
-    await sceneCall(() => state.set(path, inputs.value));
-    return { value: inputs.value };
+    const value = jsonInput(inputs.value);
+    await sceneCall(() => state.set(path, value));
+    return { value };
   },
 );

@@ -43,3 +43,17 @@ export async function sceneCall<T>(call: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/**
+ * A `json` input as the value it stands for. An agent's <ACTION> gives every parameter as text, so
+ * text that is JSON is taken as JSON: `6` is the number 6, `true` a boolean, `null` null, `"6"` the
+ * text 6. Text that is not JSON (`sunny`) is kept as text, as a value from an edge already is.
+ */
+export function jsonInput(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

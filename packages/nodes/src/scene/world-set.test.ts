@@ -28,6 +28,14 @@ describe("scene:world-set", () => {
     ]);
   });
 
+  it("stores JSON text as the value it stands for (an <ACTION> gives text), other text as it is", async () => {
+    const { runtime, services } = scene();
+    for (const [path, value] of [["n", "6"], ["ok", "true"], ["none", "null"], ["quoted", '"6"'], ["word", "sunny"], ["list", "[1, 2]"]]) {
+      await runNode(worldSet, { path, value }, {}, { services });
+    }
+    expect(runtime.world.snapshot()).toEqual({ score: 3, n: 6, ok: true, none: null, quoted: "6", word: "sunny", list: [1, 2] });
+  });
+
   it("refuses a path that runs through a non-object, saying where", async () => {
     const { runtime, services } = scene();
     const err = await expectFailure(runNode(worldSet, { path: "score.best", value: 1 }, {}, { services }), "PATH_CONFLICT");
