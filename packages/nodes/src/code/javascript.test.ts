@@ -83,6 +83,12 @@ describe("code:javascript sandbox escapes", () => {
     expect(failure.message).toContain("16 MiB");
   });
 
+  it("applies the memory limit asked for: the same code fits in 64 MiB and not in 8", async () => {
+    const code = "const a = []; for (let i = 0; i < 1000000; i++) a.push(i);\nreturn a.length;";
+    expect((await run(code, undefined, { memoryMb: 64 })).outputs.result).toBe(1_000_000);
+    await expectFailure(run(code, undefined, { memoryMb: 8 }), "CODE_MEMORY_LIMIT");
+  });
+
   it("stops unbounded recursion without crashing the host", async () => {
     const failure = await expectFailure(run("function f() { return f() + 1; }\nreturn f();"), "CODE_ERROR");
     expect(failure.message).toContain("stack overflow");
