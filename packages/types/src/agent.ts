@@ -28,9 +28,10 @@ export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
  * Where an agent's conversation stands. `running` and `waiting_permission` are transient (a loop
  * is under way); the others are where a loop stops: `waiting_user` until the user answers,
  * `completed` with an answer, `stuck` after repeated mistakes, `max_steps` when the step limit ran
- * out, `cancelled`, or `failed` (the deliberation itself failed, e.g. the LLM was unreachable).
+ * out, `cut_off` when the answer stayed cut off at the model's output limit (with the partial answer),
+ * `cancelled`, or `failed` (the deliberation itself failed, e.g. the LLM was unreachable).
  */
-export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cancelled", "failed"] as const;
+export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed"] as const;
 export const AgentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 

@@ -173,7 +173,7 @@ export const XML_CORPUS: CorpusCase[] = [
       { role: "user", contains: ["cut off at the output limit"] },
       { role: "user", contains: ["cut off at the output limit"] },
     ],
-    ends: { status: "failed", exit: 1, text: "Part one part two part three", stderr: ["the answer was cut off at the model's output limit", "Fix: Raise the output limit"] },
+    ends: { status: "cut_off", exit: 1, text: "Part one part two part three", stderr: ["the answer was cut off at the model's output limit", "Fix: Raise the output limit"] },
   },
   {
     name: "a truncated <ACTION> is not run and the model is told to write it complete",

@@ -15,7 +15,7 @@ export type ChatItem =
   | { kind: "ended"; key: string; status: AgentStatus; reason?: string };
 
 /** Statuses a loop ends in without an answer or a question. */
-const ENDED: ReadonlySet<AgentStatus> = new Set(["stuck", "max_steps", "failed", "cancelled"]);
+const ENDED: ReadonlySet<AgentStatus> = new Set(["stuck", "max_steps", "cut_off", "failed", "cancelled"]);
 
 /** The answer the user gave to `ask_user`, read back from its Observation (`… Result: {"answer": "…"}`). */
 function replyText(observation: string): string {

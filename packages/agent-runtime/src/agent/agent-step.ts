@@ -89,8 +89,8 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
         "Raise the output limit (max tokens) of the deliberation's LLM call, or ask for a shorter answer.",
         { continuations: memory.continuations - 1 },
       );
-      const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "failed", reason: error.message });
-      return finish(env, step, { trace: t, status: "failed", reason: error.message, text, error }, [{ ...assistant, agentStep: t }]);
+      const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "cut_off", reason: error.message });
+      return finish(env, step, { trace: t, status: "cut_off", reason: error.message, text, error }, [{ ...assistant, agentStep: t }]);
     }
     env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: CONTINUE, ok: false });
     const t = trace({ responseText: read.responseText, notes: [...read.notes, `The reply was cut off at the output limit; the model was asked to continue (${memory.continuations} of ${MAX_CONTINUATIONS}).`], actions: [], mistakes: noMistakes, status: "running" });
