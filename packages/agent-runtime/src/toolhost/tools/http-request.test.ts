@@ -1,5 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CredentialResolver, HttpRequestOk, PermissionRuleInput, ToolResult } from "@weft/types";
+import { AuditLog } from "../audit/audit-log.ts";
 import { createFixture, type Fixture } from "../testing/fixture.ts";
 
 /** A real local server that counts the requests it gets, by path. */
@@ -115,6 +119,26 @@ describe("http.request: SSRF defence", () => {
     expect(errorCode(await host.call("http.request", { url: `${api.origin}/echo` }))).toBe("E_PERMISSION_DENIED");
     expect(api.seen).toEqual([]);
     expect(ok(await host.call("http.request", { url: `${api.origin}/json` })).body).toEqual({ hello: "world" });
+  });
+});
+
+describe("http.request: audit", () => {
+  it("records every call from its start, the refused ones too, without the credential's secret", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "weft-http-audit-")), "audit.jsonl");
+    fixture = createFixture({ permissions: { rules: [allow(`${api.origin}/**`)] }, credentials, audit: new AuditLog({ file }) });
+    await fixture.host.call("http.request", { url: `${api.origin}/echo`, credential: "api-token" }, { runId: "run-audit" });
+    await fixture.host.call("http.request", { url: `${inside.origin}/x` }, { runId: "run-audit" });
+    const records = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(records.map((r) => [r.status, r.tool, r.target])).toEqual([
+      ["started", "http.request", `${api.origin}/echo`],
+      ["completed", "http.request", `${api.origin}/echo`],
+      ["started", "http.request", `${inside.origin}/x`],
+      ["completed", "http.request", `${inside.origin}/x`],
+    ]);
+    expect(records[1].result).toMatchObject({ ok: true, status: 200, attempts: 1 });
+    expect(records[3].result).toMatchObject({ ok: false, code: "E_PRIVATE_ADDRESS" });
+    expect(readFileSync(file, "utf8")).not.toContain("tok-0123456789abcdef");
+    rmSync(dirname(file), { recursive: true, force: true });
   });
 });
 
