@@ -81,7 +81,7 @@ describe("ScenePersister", () => {
       persister.add({ seq: i - 1, ts: 1, kind: "status", status: "running" });
     }
     expect(writes).toEqual([]);
-    while (writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((await inner.loadState("s1")) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(writes).toEqual([50]);
     expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 50 });
 
