@@ -330,7 +330,8 @@ export class SceneRuntime {
 
   private admit(instanceId: string, trigger: AgentTrigger): boolean {
     if (this.current.status !== "running") return false;
-    if (this.budget.tryCharge(instanceId, trigger)) return true;
+    // Delivered again after a restore: its step was charged before the save.
+    if (trigger.resumed || this.budget.tryCharge(instanceId, trigger)) return true;
     this.setStatus("paused", { code: "STEP_BUDGET_EXHAUSTED", message: this.budget.report() });
     return false;
   }
