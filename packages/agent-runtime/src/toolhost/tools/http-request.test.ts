@@ -107,8 +107,11 @@ describe("http.request: SSRF defence", () => {
     expect(inside.seen).toEqual([]);
   });
 
-  it("refuses IPv6 loopback and IPv4-mapped literals by default", async () => {
+  it("refuses IPv6 loopback, IPv4-mapped, unspecified and numeric-form literals by default", async () => {
     const host = hostWith([]);
+    for (const form of ["0.0.0.0", "2130706433", "0x7f.1", "017700000001"]) {
+      expect(errorCode(await host.call("http.request", { url: `http://${form}:${inside.server.port}/` })), form).toBe("E_PRIVATE_ADDRESS");
+    }
     expect(errorCode(await host.call("http.request", { url: `http://[::1]:${inside.server.port}/` }))).toBe("E_PRIVATE_ADDRESS");
     expect(errorCode(await host.call("http.request", { url: `http://[::ffff:7f00:1]:${inside.server.port}/` }))).toBe("E_PRIVATE_ADDRESS");
     expect(inside.seen).toEqual([]);
