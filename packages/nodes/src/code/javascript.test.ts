@@ -8,7 +8,7 @@ const run = (code: string, input?: unknown, extra: Record<string, unknown> = {},
 describe("code:javascript", () => {
   it("gets the input as `input`, returns the result, and streams console.log lines as chunks", async () => {
     const { outputs, chunks } = await run(`console.log("items", input.items.length, { a: 1 });\nreturn { total: input.items.reduce((s, x) => s + x, 0) };`, { items: [1, 2, 3] });
-    expect(outputs).toEqual({ result: { total: 6 }, logs: ['items 3 {"a":1}'] });
+    expect(outputs).toEqual({ total: 6, result: { total: 6 }, logs: ['items 3 {"a":1}'] });
     expect(chunks).toEqual([{ log: 'items 3 {"a":1}' }]);
   });
 

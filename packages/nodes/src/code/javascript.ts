@@ -2,6 +2,13 @@ import { defineNode } from "../define-node.ts";
 import { runInSandbox } from "./quickjs-sandbox.ts";
 
 const MiB = 1024 * 1024;
+const PORT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A returned object's fields as outputs of their own (an agent sees them directly; `result` keeps the whole). */
+function fieldsOf(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter(([key]) => PORT_NAME.test(key)));
+}
 
 /**
  * A JavaScript step in QuickJS (WebAssembly). Its console output streams as chunks once the code
@@ -22,7 +29,7 @@ export const codeJavascript = defineNode(
       { id: "memoryMb", type: "integer", min: 1, max: 512, default: 64, label: "Memory (MiB)", description: "The code's heap limit (default 64 MiB)." },
     ],
     outputs: [
-      { id: "result", type: "any", label: "Result", description: "What the code returned, as JSON (functions and undefined fields dropped)." },
+      { id: "result", type: "any", label: "Result", description: "What the code returned, as JSON (functions and undefined fields dropped); a returned object's fields are outputs of their own too." },
       { id: "logs", type: "array", label: "Logs", description: "The console.log lines, in order." },
     ],
   },
@@ -34,6 +41,6 @@ export const codeJavascript = defineNode(
       signal: ctx.signal,
     });
     for (const line of run.logs) yield { log: line };
-    return { result: run.value ?? null, logs: run.logs };
+    return { ...fieldsOf(run.value), result: run.value ?? null, logs: run.logs };
   },
 );
