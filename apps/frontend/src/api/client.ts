@@ -12,6 +12,7 @@ import {
   RunResponseSchema,
   StartRunSchema,
   ValidateResponseSchema,
+  CallersSchema,
   WorkflowListSchema,
   WorkflowResponseSchema,
 } from "./schemas.ts";
@@ -127,6 +128,11 @@ export class ApiClient {
   async updateWorkflow(workflow: Workflow, baseRevision: number) {
     const r = await this.request("PUT", `/api/workflows/${enc(workflow.id)}`, WorkflowResponseSchema, { workflow, baseRevision });
     return r.ok ? ok(r.value.workflow) : r;
+  }
+
+  async workflowCallers(id: string) {
+    const r = await this.request("GET", `/api/workflows/${enc(id)}/callers`, CallersSchema);
+    return r.ok ? ok(r.value.workflows) : r;
   }
 
   async deleteWorkflow(id: string) {

@@ -18,6 +18,8 @@ export const NodesResponseSchema = z.object({ nodes: z.array(NodeSpecSchema) });
 export type { WorkflowSummary } from "@weft/types";
 export const WorkflowListSchema = z.object({ workflows: z.array(WorkflowSummarySchema) });
 export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional() });
+/** The workflows that call a skill (GET /api/workflows/:id/callers). */
+export const CallersSchema = z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) });
 export const ValidateResponseSchema = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
 export const OkSchema = z.object({ ok: z.literal(true) });
 

@@ -1,4 +1,4 @@
-import { workflowInterface, type Workflow } from "@weft/types";
+import { SKILL_NODE_TYPE, workflowInterface, type Workflow, type WorkflowNode } from "@weft/types";
 import { api } from "../api/client.ts";
 import { copySelection, parseClipText, pasteClip, type Clip } from "../lib/clipboard.ts";
 import type { Annotation, GraphCommand, Position } from "../lib/commands.ts";
@@ -8,6 +8,7 @@ import { IdAllocator, newWorkflowId } from "../lib/ids.ts";
 import { DEFAULT_NODE_SIZE } from "../lib/node-size.ts";
 import { createNode } from "../lib/node-factory.ts";
 import { nodePorts } from "../lib/ports.ts";
+import { createSkillNode, skillIdOfEntry } from "../lib/skill-entries.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";
 import { exportFileName, parseWorkflowJson, workflowToJson } from "../lib/workflow-io.ts";
 import { useNodesStore } from "../stores/nodes.ts";
@@ -39,11 +40,22 @@ export function useEditorActions() {
   const selectAfter = (flowIds: string[]) => setTimeout(() => ui.canvas?.select(flowIds), 0);
   const viewCenter = (): Position => ui.canvas?.viewCenter() ?? { x: 0, y: 0 };
 
+  /** A new node of a palette entry's type; a skill's entry (`skill:<id>`) gives a `core:skill` node calling it. */
+  function newNode(doc: Workflow, type: string, at: Position): WorkflowNode | undefined {
+    const skillId = skillIdOfEntry(type);
+    const spec = nodes.lookup(skillId === null ? type : SKILL_NODE_TYPE);
+    if (!spec) return undefined;
+    if (skillId === null) return createNode(doc, spec, at);
+    const summary = workflows.summaries.find((s) => s.id === skillId);
+    return summary ? createSkillNode(doc, spec, summary, at) : undefined;
+  }
+
   function addNode(type: string, at: Position, pending?: { from: ConnectionRequest; fromSide: "source" | "target" }): string | undefined {
     const tab = editable();
-    const spec = nodes.lookup(type);
-    if (!tab || !spec) return undefined;
-    const node = createNode(tab.doc, spec, at);
+    if (!tab) return undefined;
+    const node = newNode(tab.doc, type, at);
+    const spec = node && nodes.lookup(node.type);
+    if (!node || !spec) return undefined;
     const commands: GraphCommand[] = [{ kind: "add", elements: { nodes: [node], edges: [], annotations: [] } }];
     if (pending) {
       // Wire the new node to the port the connection was dragged from, on its first fitting port.

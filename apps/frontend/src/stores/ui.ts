@@ -50,6 +50,8 @@ export interface QuickAddState {
 export interface ConfirmRequest {
   title: string;
   message: string;
+  /** Things the question concerns, listed under the message (e.g. the workflows a deleted skill breaks). */
+  list?: string[];
   choices: { id: string; label: string; kind?: "primary" | "danger" }[];
   resolve: (choice: string | null) => void;
 }
