@@ -1,7 +1,5 @@
+import { DEMO_MODEL, DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import type { StoredLlmProfile } from "../storage/llm-profile-repository.ts";
-
-export const DEMO_PROFILE_ID = "demo";
-export const DEMO_MODEL = "weft-demo";
 
 /** The built-in profile: the embedded demo LLM, whose address is filled in at run time. */
 export function demoProfile(now: number): StoredLlmProfile {

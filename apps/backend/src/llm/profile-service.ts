@@ -3,7 +3,8 @@ import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
 import type { LlmProfileRepository, StoredLlmProfile } from "../storage/llm-profile-repository.ts";
 import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secret-box.ts";
 import { ApiError, notFound } from "../api/errors.ts";
-import { DEMO_PROFILE_ID, demoProfile } from "./demo-profile.ts";
+import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
+import { demoProfile } from "./demo-profile.ts";
 import type { CreateLlmProfile, LlmProfileView, UpdateLlmProfile } from "./profile-schemas.ts";
 
 export interface ConnectionTestView {
