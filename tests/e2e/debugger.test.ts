@@ -156,8 +156,10 @@ describe("running and debugging in the browser", () => {
     await page.locator('[data-testid="run"]').click();
     const issue = node(page, "text_transform_1").locator(".node-issues");
     await poll(() => issue.count()).toBe(1);
-    expect(await texts(page, '.vue-flow__node[data-id="text_transform_1"] .node-issues')).toContain('required input "text"');
-    expect(await texts(page, ".toast")).toMatch(/Could not start .*cannot run/);
+    // In the user's words: the node's title, not its id, and no API advice.
+    expect(await texts(page, '.vue-flow__node[data-id="text_transform_1"] .node-issues')).toContain("“Trim / change case” needs a value for “Text”");
+    expect(await texts(page, ".toast")).toMatch(/Could not start .*: “Trim \/ change case” needs a value for “Text”/);
+    expect(await texts(page, ".toast")).not.toContain("/api/");
 
     await node(page, "text_transform_1").locator(".port-row.input", { hasText: "Text" }).locator("input").fill("now it has one");
     await poll(() => issue.count(), { timeout: 5000 }).toBe(0);

@@ -88,7 +88,7 @@ describe("skills as nodes", () => {
     // Validation now flags the node that calls it.
     await page.locator(".vue-flow__pane").click({ position: { x: 20, y: 20 } });
     await page.getByRole("button", { name: "Validate" }).click();
-    await poll(() => texts(page, `.vue-flow__node[data-id="call_shout"] .node-issues`)).toContain("shout");
+    await poll(() => texts(page, `.vue-flow__node[data-id="call_shout"] .node-issues`)).toContain("calls a skill that no longer exists");
     expect(await page.getByText("No problems found.").count()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { portTypeMismatch, type Workflow } from "@weft/types";
+import { portTypeMismatch, type PortType, type Workflow } from "@weft/types";
 import type { GraphCommand } from "./commands.ts";
 import { edgeId } from "./ids.ts";
 import { findPort, nodePorts, portLabel, type SpecLookup } from "./ports.ts";
@@ -11,9 +11,10 @@ export interface ConnectionRequest {
 }
 
 /** Whether an edge may be drawn; when the input already has its one edge, `replaces` names the edge it will take the place of. */
-export type ConnectionCheck = { ok: true; replaces?: string } | { ok: false; reason: string };
+export type ConnectionCheck = { ok: true; replaces?: string } | { ok: false; reason: string; mismatch?: { from: PortType; to: PortType } };
 
 const refuse = (reason: string): ConnectionCheck => ({ ok: false, reason });
+export const withArticle = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 
 /** The editor's rule for a new edge: ports exist, types fit (`portTypeMismatch`), no self loop, no cycle, no duplicate. */
 export function checkConnection(doc: Workflow, specs: SpecLookup, request: ConnectionRequest): ConnectionCheck {
@@ -27,8 +28,9 @@ export function checkConnection(doc: Workflow, specs: SpecLookup, request: Conne
   if (!out) return refuse(`"${source}" has no output "${request.sourceHandle ?? ""}"`);
   const input = findPort(nodePorts(targetNode, specs(targetNode.type)).inputs, request.targetHandle);
   if (!input) return refuse(`"${target}" has no input "${request.targetHandle ?? ""}"`);
-  const mismatch = portTypeMismatch(out.type, input.type);
-  if (mismatch) return refuse(`${mismatch} (${portLabel(out)} → ${portLabel(input)})`);
+  if (portTypeMismatch(out.type, input.type)) {
+    return { ok: false, reason: `${withArticle(out.type)} output cannot feed ${withArticle(input.type)} input (${portLabel(out)} → ${portLabel(input)})`, mismatch: { from: out.type, to: input.type } };
+  }
   const existing = doc.edges.filter((e) => e.target === target && e.targetHandle === input.id);
   if (existing.some((e) => e.source === source && e.sourceHandle === out.id)) return refuse("these ports are already connected");
   const loop = pathBetween(doc, target, source);

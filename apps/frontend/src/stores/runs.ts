@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
 import { api, validationIssuesOf } from "../api/client.ts";
 import type { RunRecord } from "../api/schemas.ts";
+import { useIssueWords } from "../composables/useIssueWords.ts";
 import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { sameGraph, workflowFromObservations } from "../lib/run-graph.ts";
@@ -18,6 +19,7 @@ const ShownRunsSchema = z.record(z.string(), z.string());
 /** Runs: starting, cancelling, the live view of each run over the WebSocket, and run history per workflow. */
 export const useRunsStore = defineStore("runs", () => {
   const ui = useUiStore();
+  const inWords = useIssueWords();
   const workflows = useWorkflowsStore();
 
   /** Every run loaded in this page, by run id (reactive per node, so only changed nodes re-render). */
@@ -72,7 +74,15 @@ export const useRunsStore = defineStore("runs", () => {
     if (!result.ok) {
       // A graph the server refuses: its problems go onto the nodes they concern.
       tab.issues = validationIssuesOf(result.error);
-      ui.apiError(options.rerunFrom ? `Could not re-run from "${options.rerunFrom}"` : `Could not start "${doc.name}"`, result.error);
+      const doing = options.rerunFrom ? `Could not re-run from "${options.rerunFrom}"` : `Could not start "${doc.name}"`;
+      const first = tab.issues[0] && inWords(tab.issues[0], doc);
+      if (!first) ui.apiError(doing, result.error);
+      else {
+        // The API's message names ids and its own endpoints; the editor says it with titles, and shows the node.
+        const more = tab.issues.length > 1 ? ` (and ${tab.issues.length - 1} more, marked on the nodes)` : "";
+        const at = first.nodeId;
+        ui.toast("error", `${doing}: ${first.text}${more}. ${first.hint}`, result.error.code, 9000, at ? { label: "Jump to node", run: () => ui.canvas?.showNode(at) } : undefined);
+      }
       return false;
     }
     tab.issues = [];

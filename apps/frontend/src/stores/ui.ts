@@ -17,6 +17,13 @@ export interface Toast {
   kind: ToastKind;
   message: string;
   detail?: string;
+  /** A fix the toast offers (e.g. insert a converter, show the node). */
+  action?: ToastAction;
+}
+
+export interface ToastAction {
+  label: string;
+  run: () => void;
 }
 
 /** What the active canvas lets the rest of the app do to it (registered by FlowCanvas while mounted). */
@@ -38,6 +45,8 @@ export interface CanvasBridge {
   clearSelection(): void;
   /** Moves the keyboard focus to a node (once it is drawn). */
   focusNode(id: string): void;
+  /** Brings a node into view, selects it and focuses it ("jump to node"). */
+  showNode(id: string): void;
 }
 
 export interface QuickAddState {
@@ -89,9 +98,9 @@ export const useUiStore = defineStore("ui", () => {
 
   const toasts = ref<Toast[]>([]);
   let nextToast = 1;
-  function toast(kind: ToastKind, message: string, detail?: string, timeoutMs = kind === "error" ? 9000 : 4000) {
+  function toast(kind: ToastKind, message: string, detail?: string, timeoutMs = kind === "error" ? 9000 : 4000, action?: ToastAction) {
     const id = nextToast++;
-    toasts.value = [...toasts.value.slice(-4), { id, kind, message, detail }];
+    toasts.value = [...toasts.value.slice(-4), { id, kind, message, detail, ...(action ? { action } : {}) }];
     if (timeoutMs > 0) setTimeout(() => dismiss(id), timeoutMs);
     return id;
   }
