@@ -35,6 +35,10 @@ export const TOOL_ERROR_CODES = [
   "E_NETWORK",
   "E_TOO_MANY_REDIRECTS",
   "E_UNKNOWN_CREDENTIAL",
+  /** mcp:<server>.<tool>: the MCP server could not be started or reached (see Settings → MCP servers). */
+  "E_MCP_UNAVAILABLE",
+  /** mcp:<server>.<tool>: the MCP server ran the tool and reported an error. */
+  "E_MCP_TOOL_ERROR",
 ] as const;
 export const ToolErrorCodeSchema = z.enum(TOOL_ERROR_CODES);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;

@@ -6,3 +6,4 @@ export { ruleProblems, type RuleProblem } from "./permissions/rule-check.ts";
 export { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 export { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
 export { shellSandboxFromEnv } from "./shell/sandbox-setting.ts";
+export type { ToolDefinition, ToolSource } from "./tool.ts";

@@ -32,7 +32,7 @@ import { decidePermission, type PermissionDecision, type RuleLayers } from "./pe
 import { DEFAULT_COMMAND_RULES } from "./shell/allowlist.ts";
 import { SANDBOX_HELP, probeBubblewrap, type ShellSandbox } from "./shell/bubblewrap.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "./shell/environment.ts";
-import type { ToolDefinition, ToolEnv } from "./tool.ts";
+import type { ToolDefinition, ToolEnv, ToolSource } from "./tool.ts";
 import { ToolFailure, failureResult } from "./tool-failure.ts";
 import { fsApplyPatch } from "./tools/fs-apply-patch.ts";
 import { fsList } from "./tools/fs-list.ts";
@@ -113,6 +113,7 @@ export class ToolHost implements ToolHostService {
   private readonly mounts: Mounts;
   private readonly tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   private readonly sessionRules = new Map<string, PermissionRule[]>();
+  private readonly sources: ToolSource[] = [];
   private readonly logger: Logger;
   private readonly sandbox: ShellSandbox;
   /** Calls under way, so `close` can stop them and wait for their records. */
@@ -159,6 +160,21 @@ export class ToolHost implements ToolHostService {
     this.currentPolicy = PermissionPolicySchema.parse(policy);
   }
 
+  /** Adds tools found by name at call time; they go through the same permission rules and audit log. */
+  addToolSource(source: ToolSource): void {
+    this.sources.push(source);
+  }
+
+  private definitionOf(tool: string): ToolDefinition | undefined {
+    const builtin = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
+    if (builtin) return builtin;
+    for (const source of this.sources) {
+      const found = source.get(tool);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
   /** Allow rules added by `always` answers in a session. */
   sessionRulesOf(sessionId: string): readonly PermissionRule[] {
     return this.sessionRules.get(sessionId) ?? [];
@@ -194,7 +210,7 @@ export class ToolHost implements ToolHostService {
   private async run(tool: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
     const started = performance.now();
     const callId = randomUUID();
-    const definition = this.tools.get(tool) ?? this.tools.get(canonicalName(tool));
+    const definition = this.definitionOf(tool);
     const trail: CallTrail = {};
     const who = {
       callId,

@@ -38,11 +38,17 @@ export interface PlannedCall {
 }
 
 export interface ToolDefinition {
-  name: ToolName;
+  /** A built-in tool's name, or another source's (`mcp:<server>.<tool>`). */
+  name: ToolName | `${string}:${string}`;
   /** How permission rule targets match: path globs (`@project/src/**`), command or URL wildcards. */
   targetKind: TargetKind;
   /** Validates the arguments and resolves the path or command; throws `ToolFailure` on refusal. */
   plan(raw: unknown, env: ToolEnv): PlannedCall;
+}
+
+/** Tools beyond the built-in ones, found by name when called (the backend's MCP servers). */
+export interface ToolSource {
+  get(name: string): ToolDefinition | undefined;
 }
 
 function describeIssues(issues: z.core.$ZodIssue[]): string {

@@ -16,4 +16,9 @@ describe("ruleProblems", () => {
     expect(problems[0]!.message).toContain('did you mean "fs.write"?');
     expect(problems[1]!.message).toContain("shell.exec");
   });
+
+  it("accepts patterns naming MCP tools, which come and go with the configured servers", () => {
+    expect(ruleProblems([{ action: "deny", tool: "mcp.*" }, { action: "deny", tool: "mcp:memory.create-entities" }, { action: "ask", tool: "mcp:*" }])).toEqual([]);
+    expect(ruleProblems([{ action: "deny", tool: "mpc.*" }])).toHaveLength(1);
+  });
 });
