@@ -1,0 +1,137 @@
+import { ToolSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf, type Logger, type SecretRedactor } from "@weft/types";
+import { z } from "zod";
+import { ApiError } from "../api/errors.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { SettingsRepository } from "../storage/settings-repository.ts";
+import { isStdio, McpSettingsSchema, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
+import type { McpServerStatus } from "../mcp/mcp-connection.ts";
+import type { McpManager, McpToolCache } from "../mcp/mcp-manager.ts";
+
+const KEY = "mcp";
+const TOOLS_KEY = "mcp.tools";
+
+/** As stored: env and header values sealed by the SecretBox. */
+type StoredSettings = McpSettingsInput;
+
+/** What the API returns: the servers with every env and header value `null` (never sent), and each server's status. */
+export interface McpSettingsView {
+  mcpServers: Record<string, McpServerConfig>;
+  status: Record<string, McpServerStatus>;
+  updatedAt: number | null;
+}
+
+function secretsOf(config: McpServerConfig): Record<string, string | null> {
+  return isStdio(config) ? config.env : config.headers;
+}
+
+function withSecrets(config: McpServerConfig, values: Record<string, string | null>): McpServerConfig {
+  return isStdio(config) ? { ...config, env: values } : { ...config, headers: values };
+}
+
+function contextOf(server: string, name: string): string {
+  return `mcp:${server}:${name}`;
+}
+
+/**
+ * The MCP servers of the installation (Settings → MCP servers): the `mcpServers` JSON other MCP clients
+ * use, stored with env and header values encrypted, never returned, and fed to the redactor; applied to
+ * the McpManager at load and on each save.
+ */
+export class McpSettings {
+  private constructor(
+    private readonly repo: SettingsRepository,
+    private readonly box: SecretBox,
+    private readonly redactor: SecretRedactor,
+    private readonly manager: McpManager,
+    private stored: StoredSettings,
+    private updatedAt: number | null,
+  ) {}
+
+  static async load(repo: SettingsRepository, box: SecretBox, redactor: SecretRedactor, manager: McpManager, log: Logger): Promise<McpSettings> {
+    const row = await repo.get(KEY);
+    const parsed = McpSettingsSchema.safeParse(row?.value ?? {});
+    if (!parsed.success) log.error("the stored MCP server settings are invalid: no MCP server is started until they are saved again (Settings → MCP servers)", { problem: parsed.error.message });
+    const settings = new McpSettings(repo, box, redactor, manager, parsed.success ? parsed.data : { mcpServers: {} }, row?.updatedAt ?? null);
+    await manager.loadCache();
+    try {
+      await manager.configure(settings.resolved());
+    } catch (error) {
+      log.error("the stored MCP secrets cannot be read: MCP servers are off until their env and headers are entered again", { error: messageOf(error) });
+      await manager.configure([]);
+    }
+    return settings;
+  }
+
+  /** Keeps each server's last listed tools in the settings, so their node types exist before the server starts. */
+  static toolCache(repo: SettingsRepository, log: Logger): McpToolCache {
+    const Cached = z.record(z.string(), z.array(ToolSchema));
+    return {
+      async load() {
+        const row = await repo.get(TOOLS_KEY);
+        const parsed = Cached.safeParse(row?.value ?? {});
+        if (!parsed.success) log.warn("the cached MCP tool lists are unreadable; they are listed again when the servers start");
+        return parsed.success ? (parsed.data as Record<string, Tool[]>) : {};
+      },
+      async save(tools) {
+        await repo.set(TOOLS_KEY, tools);
+      },
+    };
+  }
+
+  view(): McpSettingsView {
+    const mcpServers = Object.fromEntries(
+      Object.entries(this.stored.mcpServers).map(([name, config]) => [name, withSecrets(config, Object.fromEntries(Object.keys(secretsOf(config)).map((k) => [k, null])))]),
+    );
+    return { mcpServers, status: this.manager.statuses(), updatedAt: this.updatedAt };
+  }
+
+  /**
+   * Stores and applies new settings; a `null` env or header value keeps the one stored under that name.
+   * The servers are started (a new server's tools become node types at once) before the view is returned.
+   */
+  async replace(input: McpSettingsInput): Promise<McpSettingsView> {
+    const sealed: StoredSettings = { mcpServers: {} };
+    for (const [server, config] of Object.entries(input.mcpServers)) {
+      const previous = this.stored.mcpServers[server];
+      const kept = previous ? secretsOf(previous) : {};
+      const values: Record<string, string | null> = {};
+      for (const [name, value] of Object.entries(secretsOf(config))) {
+        const old = kept[name];
+        if (value === null && (old === undefined || old === null)) {
+          const field = isStdio(config) ? "env" : "headers";
+          throw new ApiError("VALIDATION_FAILED", `body.mcpServers.${server}.${field}.${name}: null keeps the stored value, but none is stored under this name; give the value as a string.`, {
+            issues: [{ path: ["mcpServers", server, field, name], message: "no stored value to keep", code: "custom" }],
+          });
+        }
+        values[name] = value === null ? (old ?? null) : this.box.encrypt(value, contextOf(server, name));
+      }
+      sealed.mcpServers[server] = withSecrets(config, values);
+    }
+    this.updatedAt = await this.repo.set(KEY, sealed);
+    this.stored = sealed;
+    await this.manager.configure(this.resolved());
+    await this.manager.startAll();
+    return this.view();
+  }
+
+  /** The servers with their secrets decrypted (and registered with the redactor), as the manager connects to them. */
+  private resolved(): ResolvedServer[] {
+    const secrets: string[] = [];
+    const servers = Object.entries(this.stored.mcpServers).map(([name, config]): ResolvedServer => {
+      const values = Object.fromEntries(
+        Object.entries(secretsOf(config)).flatMap(([key, sealed]) => {
+          if (sealed === null) return [];
+          const plain = this.box.decrypt(sealed, contextOf(name, key));
+          secrets.push(plain);
+          return [[key, plain]];
+        }),
+      );
+      return isStdio(config)
+        ? { kind: "stdio", name, command: config.command, args: config.args, env: values, ...(config.cwd ? { cwd: config.cwd } : {}) }
+        : { kind: "http", name, url: config.url, headers: values };
+    });
+    this.redactor.set("mcp-servers", "MCP server secret", secrets);
+    return servers;
+  }
+}
