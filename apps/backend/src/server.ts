@@ -30,6 +30,10 @@ import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { withSkillCheck } from "./workflows/skill-references.ts";
+import { McpManager } from "./mcp/mcp-manager.ts";
+import { McpLayeredCatalog, mcpToolSource } from "./mcp/mcp-catalog.ts";
+import { McpSettings } from "./settings/mcp-settings.ts";
+import { mcpSettingsApi } from "./api/mcp-settings.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -95,6 +99,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const storage = openSqliteStorage(options.dataDir, redactor);
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
+  const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp")), log.child("mcp"));
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     const token = loadAccessToken(options.dataDir, options.authToken);
@@ -110,13 +115,15 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
 
-    const catalog = createBuiltinRegistry();
+    const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp"));
+    const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
     const permissionBroker = new PermissionBroker();
     const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
     const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
     const toolHost = createToolHost({ project: projectDir, pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"), process.env, credentials.resolver());
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
+    toolHost?.addToolSource(mcpToolSource(mcp));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
     const engineLog = log.child("engine");
@@ -160,7 +167,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
-        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes)],
+        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes)],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );
@@ -180,6 +187,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         const closed = server.stop(false);
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
         await toolHost?.close();
+        await mcp.stop();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
         await Promise.race([closed, Bun.sleep(2000)]);
@@ -192,6 +200,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const editorUrl = `${url}/?token=${encodeURIComponent(token.value)}`;
     return { url, editorUrl, accessToken: token.value, port, storage, projectDir, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
   } catch (error) {
+    await mcp.stop();
     await scenes?.shutdown();
     await demo?.stop();
     storage.close();
