@@ -22,9 +22,12 @@ function isPublicApi(method: string, path: string): boolean {
   return ((method === "GET" || method === "HEAD") && path === "/api/health") || (method === "POST" && path === "/api/auth/session");
 }
 
+/** The MCP endpoint: authenticated like the API, and the one place a `?token=` query is a credential. */
+export const MCP_PATH = "/mcp";
+
 /** The editor's files: public, they hold no data (a signed-out editor shows its sign-in form). */
 function isEditorFile(method: string, path: string): boolean {
-  return (method === "GET" || method === "HEAD") && path !== "/ws" && path !== "/api" && !path.startsWith("/api/");
+  return (method === "GET" || method === "HEAD") && path !== "/ws" && path !== MCP_PATH && path !== "/api" && !path.startsWith("/api/");
 }
 
 export function isSecureRequest(request: Request, url: URL): boolean {
@@ -61,9 +64,9 @@ export class TrustBoundary {
         contentType: request.headers.get("content-type"),
       });
     }
-    const principal = this.authenticate(request);
-    if (principal) setPrincipal(request, principal);
     const path = url.pathname;
+    const principal = this.authenticate(request, url);
+    if (principal) setPrincipal(request, principal);
     if (isEditorFile(request.method, path)) return this.tradeToken(request, url);
     if (principal || isPublicApi(request.method, path)) return undefined;
     throw new ApiError(
@@ -76,9 +79,12 @@ export class TrustBoundary {
     return safeEqual(candidate, this.token.value);
   }
 
-  private authenticate(request: Request): Principal | undefined {
+  private authenticate(request: Request, url: URL): Principal | undefined {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     if (bearer !== undefined) return this.tokenMatches(bearer) ? { kind: "access-token", userId: "owner", role: "owner" } : undefined;
+    // Some MCP clients are configured with a URL alone and cannot add a header; nowhere else, so the token stays out of other links.
+    const queried = url.pathname === MCP_PATH ? url.searchParams.get("token") : null;
+    if (queried !== null) return this.tokenMatches(queried) ? { kind: "access-token", userId: "owner", role: "owner" } : undefined;
     const session = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
     return session !== undefined && this.signer.verify(session) ? { kind: "session", userId: "owner", role: "owner" } : undefined;
   }
