@@ -7,6 +7,7 @@ import { annotationFlowId, DEFAULT_FRAME_SIZE, splitFlowIds } from "../lib/flow-
 import { IdAllocator, newWorkflowId } from "../lib/ids.ts";
 import { DEFAULT_NODE_SIZE } from "../lib/node-size.ts";
 import { createNode } from "../lib/node-factory.ts";
+import { recordUse } from "../lib/node-usage.ts";
 import { nodePorts } from "../lib/ports.ts";
 import { createSkillNode, skillIdOfEntry } from "../lib/skill-entries.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";
@@ -71,6 +72,7 @@ export function useEditorActions() {
       }
     }
     workflows.exec({ kind: "batch", commands }, `Add ${spec.title}`);
+    recordUse(type);
     selectAfter([node.id]);
     return node.id;
   }
