@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { createBuiltinRegistry } from "@weft/nodes";
 import type { NodeSpec, PortSpec } from "@weft/types";
 
-export const NODES_USAGE = "weft nodes [--json]   list the node types (--json: their full specs)";
+export const NODES_USAGE = "weft nodes [--json]   list the built-in node types (--json: their full specs); MCP servers' tools (mcp:<server>.<tool>) are listed by a running server: GET /api/nodes";
 
 function port(p: PortSpec): string {
   return `${p.id}:${p.type}${p.multi ? "[]" : ""}${p.required ? "*" : ""}`;
