@@ -30,6 +30,7 @@ import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { withSkillCheck } from "./workflows/skill-references.ts";
+import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { McpManager } from "./mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "./mcp/mcp-catalog.ts";
 import { McpSettings } from "./settings/mcp-settings.ts";
@@ -167,7 +168,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
-        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes)],
+        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes), mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") })],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );

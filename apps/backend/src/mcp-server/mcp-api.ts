@@ -1,0 +1,73 @@
+import { Elysia } from "elysia";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf, type Logger } from "@weft/types";
+import type { EventHub } from "../events/event-hub.ts";
+import type { RunService } from "../runs/run-service.ts";
+import type { Storage } from "../storage/storage.ts";
+import { HttpError, jsonResponse } from "../api/errors.ts";
+import { readJsonBody } from "../api/body.ts";
+import { MCP_PATH } from "../auth/trust-boundary.ts";
+import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
+import { runEnding } from "./run-ending.ts";
+
+export interface McpApiDeps {
+  storage: Storage;
+  runs: RunService;
+  hub: EventHub;
+  version: string;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
+async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  if (!(await findSkill(deps.storage, name))) {
+    throw new McpError(ErrorCode.InvalidParams, `There is no skill "${name}" in Weft; tools/list names the skills (workflows with workflow-input/-output nodes).`);
+  }
+  let runId: string;
+  try {
+    ({ runId } = await deps.runs.start({ workflowId: name, inputs }));
+  } catch (error) {
+    if (error instanceof HttpError) return refusedResult(error.code, deps.storage.redactor.text(error.message));
+    throw error;
+  }
+  // The client cancelled the call or went away: the run stops too, and ends as cancelled in the history.
+  const cancel = () => void deps.runs.cancel(runId).catch((error: unknown) => deps.log.warn("cancelling an MCP call's run failed", { runId, error: messageOf(error) }));
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    return toolResult(runId, await runEnding(deps.hub, deps.storage, runId));
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
+/** An MCP server for one request: stateless, as each call stands alone and tools/list is read afresh. */
+function skillServer(deps: McpApiDeps): Server {
+  const server = new Server({ name: "weft", title: "Weft skills", version: deps.version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await skillTools(deps.storage) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra.signal));
+  return server;
+}
+
+/**
+ * Weft's skills over MCP's Streamable HTTP at `/mcp`. The trust boundary has already checked Host,
+ * Origin and the credential. Stateless: no session, so no server-initiated GET stream and nothing
+ * to DELETE (405, as the transport spec allows); each POST's answer streams as SSE, which the
+ * response hooks leave untouched (they redact and compress JSON only).
+ */
+export function mcpApi(deps: McpApiDeps) {
+  return new Elysia().all(MCP_PATH, async ({ request }) => {
+    if (request.method !== "POST") {
+      return jsonResponse({ jsonrpc: "2.0", error: { code: ErrorCode.ConnectionClosed, message: `Weft's MCP endpoint is stateless: send JSON-RPC messages with POST; ${request.method} is not supported.` }, id: null }, 405, { allow: "POST" });
+    }
+    // Read here rather than by the transport: the API's size, depth and key checks apply to MCP too.
+    const body = await readJsonBody(request, deps.maxBodyBytes);
+    const server = skillServer(deps);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    request.signal.addEventListener("abort", () => void server.close(), { once: true });
+    return transport.handleRequest(request, { parsedBody: body });
+  });
+}

@@ -1,0 +1,48 @@
+import { RunEventSchema, type NodeError } from "@weft/types";
+import type { EventHub } from "../events/event-hub.ts";
+import type { StoredEvent } from "../storage/event-repository.ts";
+import type { Storage } from "../storage/storage.ts";
+
+/** How a run ended, as an MCP tool call reports it. */
+export type RunEnding =
+  | { status: "completed"; outputs: Record<string, unknown> }
+  | { status: "failed"; outputs: Record<string, unknown>; error: NodeError }
+  | { status: "cancelled" | "interrupted"; reason: string };
+
+/** The run's last event, when this is one. */
+function endingOf(event: StoredEvent): RunEnding | undefined {
+  if (event.type !== "run.completed" && event.type !== "run.failed" && event.type !== "run.cancelled") return undefined;
+  const parsed = RunEventSchema.safeParse(JSON.parse(event.json));
+  if (!parsed.success) return undefined;
+  const e = parsed.data;
+  if (e.type === "run.completed") return { status: "completed", outputs: e.outputs };
+  if (e.type === "run.failed") return { status: "failed", outputs: e.outputs, error: e.error };
+  if (e.type === "run.cancelled") return { status: "cancelled", reason: e.reason };
+  return undefined;
+}
+
+/**
+ * Resolves with the run's ending, from its last event as the journal publishes it (outputs come with
+ * it, so there is no wait for the run record's own update). A run already recorded as ended, before
+ * the subscription began, is answered from its record.
+ */
+export async function runEnding(hub: EventHub, storage: Storage, runId: string): Promise<RunEnding> {
+  let unsubscribe = () => {};
+  const published = new Promise<RunEnding>((resolve) => {
+    unsubscribe = hub.subscribe(runId, (events) => {
+      for (const event of events) {
+        const ending = endingOf(event);
+        if (ending) resolve(ending);
+      }
+    });
+  });
+  try {
+    const record = await storage.runs.get(runId);
+    if (record?.status === "completed") return { status: "completed", outputs: record.outputs };
+    if (record?.status === "failed") return { status: "failed", outputs: record.outputs, error: record.error ?? { code: "FAILED", message: "The run failed." } };
+    if (record?.status === "cancelled" || record?.status === "interrupted") return { status: record.status, reason: record.error?.message ?? `The run was ${record.status}.` };
+    return await published;
+  } finally {
+    unsubscribe();
+  }
+}
