@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
-import { replyChunks, sseLine, type WireReply } from "../packages/agent-runtime/src/llm/openai-wire.ts";
+import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 import { AgentProfileSchema, LlmProfileSchema, type LlmService } from "../packages/types/src/index.ts";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
@@ -24,24 +24,16 @@ const WORKFLOWS = join(import.meta.dir, "../workflows");
 const ACTION = "I will compute it.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n    <op>multiply</op>\n  </core_math>\n</ACTION>";
 const ANSWER = "6 × 7 = 42.";
 
-/** A streamed reply, written once: the server only has to pick one. */
-function encoded(text: string): string {
-  const reply: WireReply = { contentChunks: text.match(/[\s\S]{1,8}/g) ?? [], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 100, completion_tokens: 20 } };
-  const meta = { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 };
-  return [...replyChunks(reply, meta, true).map((c) => sseLine(c)), sseLine("[DONE]")].join("");
-}
-const actionBody = encoded(ACTION);
-const answerBody = encoded(ANSWER);
+const actionBody = streamedReply(ACTION, 8);
+const answerBody = streamedReply(ANSWER, 8);
 
 const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   async fetch(req) {
-    const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
-    // Observations since the user's message: nine actions, then the answer.
-    let observations = 0;
-    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
-    return new Response(observations < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody, { headers: { "content-type": "text/event-stream" } });
+    const body = (await req.json()) as { messages: WireMessage[] };
+    // Nine actions, then the answer.
+    return new Response(observationsSinceUser(body.messages) < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody, { headers: { "content-type": "text/event-stream" } });
   },
 });
 

@@ -21,20 +21,16 @@ import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
-import { replyChunks, sseLine, type WireReply } from "../packages/agent-runtime/src/llm/openai-wire.ts";
+import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 120);
 const SCENE = "town";
 
-function encoded(text: string): string {
-  const reply: WireReply = { contentChunks: [text], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 100, completion_tokens: 20 } };
-  return [...replyChunks(reply, { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 }, true).map((c) => sseLine(c)), sseLine("[DONE]")].join("");
-}
 const action = (tool: string, params: Record<string, string | number>) =>
-  encoded(`On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`).join("\n")}\n  </${tool}>\n</ACTION>`);
-const answer = encoded("Done for now.");
+  streamedReply(`On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`).join("\n")}\n  </${tool}>\n</ACTION>`);
+const answer = streamedReply("Done for now.");
 
 /** Answers at once: world-set, then publish, then a plain answer, counted from the last non-Observation user message. */
 let replies = 0;
@@ -42,9 +38,8 @@ const llm = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   async fetch(req) {
-    const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
-    let observations = 0;
-    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
+    const body = (await req.json()) as { messages: WireMessage[] };
+    const observations = observationsSinceUser(body.messages);
     const who = /You are (v\d+)/.exec(String(body.messages[0]?.content))?.[1] ?? "someone";
     const n = ++replies;
     const text = observations === 0 ? action("scene_world_set", { path: `villagers.${who}.mood`, value: n }) : observations === 1 ? action("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` }) : answer;
