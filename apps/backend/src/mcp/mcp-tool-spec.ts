@@ -7,6 +7,9 @@ export function mcpNodeType(server: string, tool: string): string {
   return `mcp:${server}.${name || "tool"}`;
 }
 
+/** The input port that passes further arguments as one object. */
+export const ARGUMENTS_PORT = "arguments";
+
 interface JsonSchemaProperty {
   type?: unknown;
   description?: unknown;
@@ -71,8 +74,6 @@ export function inputPortsOf(inputSchema: Tool["inputSchema"]): PortSpec[] {
   ports.push({ id: ARGUMENTS_PORT, type: "json", required: false, multi: false, label: "More arguments", description: "An object of further arguments, merged under the ports' values (for properties that have no port)." });
   return ports;
 }
-
-export const ARGUMENTS_PORT = "arguments";
 
 const OUTPUT_PORTS: PortSpec[] = [
   { id: "result", type: "json", label: "Result", required: false, multi: false, description: "The tool's whole result: { ok: true, content, structured } or { ok: false, error: { code, message } }." },
