@@ -100,7 +100,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const storage = openSqliteStorage(options.dataDir, redactor);
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
-  const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp")), log.child("mcp"));
+  const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     const token = loadAccessToken(options.dataDir, options.authToken);
@@ -116,7 +116,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
 
-    const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp"));
+    const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
     const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);
     const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
     const permissionBroker = new PermissionBroker();
