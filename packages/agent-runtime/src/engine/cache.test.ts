@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NodeValues, RunResult, Workflow } from "@weft/types";
-import type { CacheEntry } from "./engine-options.ts";
 import { ExecutionEngine } from "./execution-engine.ts";
-import { CacheKey } from "./cache-key.ts";
-import { LruOutputCache } from "./lru-output-cache.ts";
+import { CacheKey, LruOutputCache, type CacheEntry } from "./cache/index.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
 /** a → plus → times; b → other (independent); rnd (not idempotent) → after. */

@@ -25,13 +25,16 @@ export interface CompileResult {
   issues: ValidationIssue[];
 }
 
+/** A retrying node waits this long before its first retry unless its policy says otherwise. */
+const DEFAULT_RETRY_BACKOFF_MS = 200;
+
 function resolvePolicy(node: WorkflowNode): ResolvedPolicy {
   const p = node.policy;
   if (!p) return DEFAULT_POLICY;
   return {
     onError: p.onError ?? "continue",
     retries: p.retries ?? 0,
-    retryBackoffMs: p.retryBackoffMs ?? 200,
+    retryBackoffMs: p.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS,
     ...(p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {}),
   };
 }
@@ -56,37 +59,84 @@ function suggestionHint(suggestions: string[]): string {
 }
 
 /**
+ * What the phases of `compileGraph` build up, node by node and edge by edge. Each phase reads what
+ * the phases before it set and adds its issues; `assemble` turns a build without issues into the
+ * CompiledGraph the scheduler runs.
+ */
+export interface GraphBuild extends Omit<CompiledGraph, "size" | "withDefaults" | "requiredIds" | "singleNodeOutputs"> {
+  readonly catalog: NodeCatalog;
+  /** Node ids the schema check already reported: edges to them are not dangling too. */
+  readonly malformedNodeIds: ReadonlySet<string> | undefined;
+  readonly issues: ValidationIssue[];
+  readonly n: number;
+  readonly edges: readonly WorkflowEdge[];
+  /** Per node, its ports (undefined where its type is unknown). */
+  readonly ports: (NodePorts | undefined)[];
+  /** Per node, its incoming edges (set by linkEdges; orderNodes counts down a copy). */
+  inCount: Int32Array;
+}
+
+export function startBuild(workflow: Workflow, catalog: NodeCatalog, malformedNodeIds?: ReadonlySet<string>): GraphBuild {
+  const n = workflow.nodes.length;
+  const none = new Int32Array(0);
+  return {
+    workflow,
+    catalog,
+    malformedNodeIds,
+    issues: [],
+    n,
+    edges: workflow.edges ?? [],
+    ids: new Array<string>(n),
+    indexOf: new Map(),
+    defs: new Array<NodeDefinition>(n),
+    ports: new Array<NodePorts | undefined>(n),
+    configs: new Array<Record<string, unknown>>(n),
+    literals: new Array<NodeValues>(n),
+    policies: new Array<ResolvedPolicy>(n),
+    partial: new Uint8Array(n),
+    cacheable: new Uint8Array(n),
+    interfaceInputs: [],
+    interfaceOutputs: [],
+    inCount: none,
+    inStart: none,
+    inSrc: none,
+    inHandle: [],
+    inPort: [],
+    inMulti: new Uint8Array(0),
+    inFirst: new Uint8Array(0),
+    outStart: none,
+    outDst: none,
+  };
+}
+
+/**
  * Checks the graph of a workflow (everything but its JSON schema and its edge ids, which only the
  * document uses: see `duplicateEdgeIds`) and compiles it for the scheduler. Every problem is
  * collected. Linear in nodes + edges: maps and arrays, Kahn's algorithm, no recursion.
  */
 export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformedNodeIds?: ReadonlySet<string>): CompileResult {
-  const issues: ValidationIssue[] = [];
-  const nodes = workflow.nodes;
-  const edges: WorkflowEdge[] = workflow.edges ?? [];
-  const n = nodes.length;
+  const build = startBuild(workflow, catalog, malformedNodeIds);
+  checkNodes(build);
+  checkDuplicateIds(build);
+  linkEdges(build);
+  checkInputs(build);
+  orderNodes(build);
+  checkInterface(build);
+  return assemble(build);
+}
 
-  const ids = new Array<string>(n);
-  const indexOf = new Map<string, number>();
-  const defs = new Array<NodeDefinition>(n);
-  const ports = new Array<NodePorts | undefined>(n);
-  const configs = new Array<Record<string, unknown>>(n);
-  const literals = new Array<NodeValues>(n);
-  const policies = new Array<ResolvedPolicy>(n);
-  const partial = new Uint8Array(n);
-  const cacheable = new Uint8Array(n);
-  const interfaceInputs: InterfaceBinding[] = [];
-  const interfaceOutputs: InterfaceBinding[] = [];
-
-  for (let i = 0; i < n; i++) {
+/** Per node: its type, config, ports, policy and literal inputs (a single literal for a multi input becomes a list of one). */
+export function checkNodes(b: GraphBuild): void {
+  const { issues, catalog, ids, indexOf, defs, ports, configs, literals, policies, partial, cacheable, interfaceInputs, interfaceOutputs } = b;
+  const nodes = b.workflow.nodes;
+  for (let i = 0; i < b.n; i++) {
     const node = nodes[i];
     ids[i] = node.id;
     // One map operation per node; duplicates are looked for only when the map came out short.
     indexOf.set(node.id, i);
     const lit = node.inputs ?? EMPTY;
     literals[i] = lit;
-    const policy = resolvePolicy(node);
-    policies[i] = policy;
+    policies[i] = resolvePolicy(node);
 
     const def = catalog.get(node.type);
     if (!def) {
@@ -134,19 +184,26 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
       }
     }
   }
+}
 
-  if (indexOf.size < n) {
-    const seen = new Set<string>();
-    for (let i = 0; i < n; i++) {
-      const id = ids[i];
-      if (!seen.has(id)) {
-        seen.add(id);
-        indexOf.set(id, i);
-      } else issues.push({ code: "DUPLICATE_ID", nodeId: id, message: `two nodes have the id "${id}"`, hint: "give every node a unique id" });
-    }
+/** Two nodes with one id: the first keeps it (edges point at the first). */
+export function checkDuplicateIds(b: GraphBuild): void {
+  const { ids, indexOf } = b;
+  if (indexOf.size === b.n) return;
+  const seen = new Set<string>();
+  for (let i = 0; i < b.n; i++) {
+    const id = ids[i];
+    if (!seen.has(id)) {
+      seen.add(id);
+      indexOf.set(id, i);
+    } else b.issues.push({ code: "DUPLICATE_ID", nodeId: id, message: `two nodes have the id "${id}"`, hint: "give every node a unique id" });
   }
+}
 
-  // Edges: endpoints, ports, types; then incoming/outgoing adjacency in edge order.
+/** Edges: endpoints, ports, types; then incoming/outgoing adjacency in edge order. */
+export function linkEdges(b: GraphBuild): void {
+  const { issues, edges, indexOf, ports, policies, malformedNodeIds, n } = b;
+  const nodes = b.workflow.nodes;
   const m = edges.length;
   const edgeSrc = new Int32Array(m).fill(-1);
   const edgeDst = new Int32Array(m).fill(-1);
@@ -215,7 +272,6 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
   const inHandle = new Array<string>(linked);
   const inPort = new Array<string>(linked);
   const inMulti = new Uint8Array(linked);
-  const inFirst = new Uint8Array(linked);
   const outDst = new Int32Array(linked);
   const inFill = inStart.slice(0, n);
   const outFill = outStart.slice(0, n);
@@ -230,9 +286,15 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     inMulti[at] = edgeMulti[k];
     outDst[outFill[s]++] = t;
   }
+  // CSR adjacency: node i's incoming edges are at [inStart[i], inStart[i + 1]), its outgoing ones likewise.
+  Object.assign(b, { inCount, inStart, inSrc, inHandle, inPort, inMulti, inFirst: new Uint8Array(linked), outStart, outDst });
+}
 
-  // Per node: two edges into one single input, and required inputs with nothing to fill them.
-  for (let i = 0; i < n; i++) {
+/** Per node: two edges into one single input, and required inputs with nothing to fill them. */
+export function checkInputs(b: GraphBuild): void {
+  const { issues, ids, ports, literals, inStart, inPort, inMulti, inFirst } = b;
+  const nodes = b.workflow.nodes;
+  for (let i = 0; i < b.n; i++) {
     const from = inStart[i];
     const to = inStart[i + 1];
     if (to - from === 1) inFirst[from] = 1;
@@ -268,9 +330,12 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
       }
     }
   }
+}
 
-  // Kahn's algorithm: whatever cannot be ordered sits on or behind a cycle.
-  const pending = inCount.slice(0, n);
+/** Kahn's algorithm: whatever cannot be ordered sits on or behind a cycle, reported cycle by cycle. */
+export function orderNodes(b: GraphBuild): void {
+  const { n, ids, outStart, outDst } = b;
+  const pending = b.inCount.slice(0, n);
   const queue = new Int32Array(n);
   let tail = 0;
   for (let i = 0; i < n; i++) if (pending[i] === 0) queue[tail++] = i;
@@ -278,22 +343,25 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
     const i = queue[head];
     for (let e = outStart[i]; e < outStart[i + 1]; e++) if (--pending[outDst[e]] === 0) queue[tail++] = outDst[e];
   }
-  if (tail < n) {
-    const stuck = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (pending[i] > 0) stuck[i] = 1;
-    for (const cycle of findCycles(stuck, outStart, outDst)) {
-      const names = cycle.map((i) => ids[i]);
-      const path = [...names, names[0]].map((id) => `"${id}"`).join(" → ");
-      issues.push({
-        code: "CYCLE",
-        nodeId: names[0],
-        nodeIds: names,
-        message: `the nodes form a cycle: ${path}`,
-        hint: `a workflow must not loop back on itself: remove one of the edges along ${path}`,
-      });
-    }
+  if (tail === n) return;
+  const stuck = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (pending[i] > 0) stuck[i] = 1;
+  for (const cycle of findCycles(stuck, outStart, outDst)) {
+    const names = cycle.map((i) => ids[i]);
+    const path = [...names, names[0]].map((id) => `"${id}"`).join(" → ");
+    b.issues.push({
+      code: "CYCLE",
+      nodeId: names[0],
+      nodeIds: names,
+      message: `the nodes form a cycle: ${path}`,
+      hint: `a workflow must not loop back on itself: remove one of the edges along ${path}`,
+    });
   }
+}
 
+/** Interface names are unique among the inputs, and among the outputs. */
+export function checkInterface(b: GraphBuild): void {
+  const { ids, interfaceInputs, interfaceOutputs } = b;
   for (const list of [interfaceInputs, interfaceOutputs]) {
     const seen = new Map<string, number>();
     for (const binding of list) {
@@ -301,7 +369,7 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
       if (first === undefined) seen.set(binding.name, binding.node);
       else {
         const kind = list === interfaceInputs ? "input" : "output";
-        issues.push({
+        b.issues.push({
           code: "INVALID_INTERFACE",
           nodeId: ids[binding.node],
           message: `interface ${kind} "${binding.name}" is declared twice ("${ids[first]}" and "${ids[binding.node]}")`,
@@ -310,34 +378,18 @@ export function compileGraph(workflow: Workflow, catalog: NodeCatalog, malformed
       }
     }
   }
+}
 
-  if (issues.length > 0) return { issues };
-  const withDefaults = ports.map((p) => p!.withDefaults);
-  const requiredIds = ports.map((p) => p!.requiredIds);
+/** The CompiledGraph, when no phase found a problem. */
+export function assemble(b: GraphBuild): CompileResult {
+  if (b.issues.length > 0) return { issues: b.issues };
+  const { catalog: _catalog, malformedNodeIds: _malformed, issues, n, edges: _edges, ports, inCount: _inCount, ...parts } = b;
   const graph: CompiledGraph = {
-    workflow,
+    ...parts,
     size: n,
-    ids,
-    indexOf,
-    defs,
-    configs,
-    literals,
-    withDefaults,
-    requiredIds,
-    policies,
-    partial,
-    cacheable,
-    inStart,
-    inSrc,
-    inHandle,
-    inPort,
-    inMulti,
-    inFirst,
-    outStart,
-    outDst,
-    interfaceInputs,
-    interfaceOutputs,
-    singleNodeOutputs: n === 1 && interfaceOutputs.length === 0,
+    withDefaults: ports.map((p) => p!.withDefaults),
+    requiredIds: ports.map((p) => p!.requiredIds),
+    singleNodeOutputs: n === 1 && b.interfaceOutputs.length === 0,
   };
   return { graph, issues };
 }

@@ -1,25 +1,5 @@
-import type { CacheKey } from "./cache-key.ts";
-import type { Logger, NodeCatalog, NodeServices, NodeValues, RunEventSink, WorkflowSource } from "@weft/types";
-
-/** What an OutputCache holds under a key. */
-export interface CacheEntry {
-  readonly key: CacheKey;
-  readonly outputs: NodeValues;
-  /**
-   * A number for this entry, unique within its cache and never reused: downstream keys name their
-   * upstream keys by it, so keys stay short down a chain. A new entry under a key gets a new ref.
-   * A non-negative integer (negative refs stand for outputs that are not cached).
-   */
-  readonly ref: number;
-}
-
-/** Where outputs of cacheable nodes are kept between runs, by cache key. */
-export interface OutputCache {
-  /** The entry stored under `key` (whose key `equals` it), if any. */
-  get(key: CacheKey): CacheEntry | undefined;
-  /** Stores outputs under `key`, replacing what was there, and returns the new entry. */
-  set(key: CacheKey, outputs: NodeValues): CacheEntry;
-}
+import type { OutputCache } from "./cache/index.ts";
+import type { Logger, NodeCatalog, NodeServices, RunEventSink, WorkflowSource } from "@weft/types";
 
 export interface EngineOptions {
   /** Node types the engine can run, e.g. `createBuiltinRegistry()`. */

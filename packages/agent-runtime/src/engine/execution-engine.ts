@@ -13,15 +13,20 @@ import {
 } from "@weft/types";
 import { compileGraph, type CompileResult } from "./compile-graph.ts";
 import { downstreamOf } from "./compiled-graph.ts";
-import type { EngineOptions, OutputCache, RunOptions } from "./engine-options.ts";
+import type { EngineOptions, RunOptions } from "./engine-options.ts";
+import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
-import { LruOutputCache } from "./lru-output-cache.ts";
 import { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
 import { parseWorkflowDocument } from "./schema-issues.ts";
 import { singleNodeWorkflow } from "./single-node-workflow.ts";
 import { createSubworkflowRunner, type CheckedWorkflow } from "./subworkflow.ts";
+
+/** Asynchronous nodes one graph runs at once by default: enough to overlap I/O-bound calls (LLM, HTTP) without flooding a provider. */
+const DEFAULT_CONCURRENCY = 8;
+/** How long a cancelled run waits by default for nodes told to stop: long enough for a well-behaved node to clean up, short enough that Cancel feels immediate. */
+const DEFAULT_CANCEL_GRACE_MS = 2000;
 
 export type ValidationResult = { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
 
@@ -44,13 +49,13 @@ export class ExecutionEngine {
   private readonly subworkflows: SubworkflowRunner;
 
   constructor(options: EngineOptions) {
-    const concurrency = options.concurrency ?? 8;
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
     this.catalog = options.catalog;
     this.services = options.services ?? {};
     this.cache = options.cache ?? new LruOutputCache();
     this.concurrency = concurrency;
-    this.graceMs = options.cancelGraceMs ?? 2000;
+    this.graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     this.logger = options.logger ?? createLogger("engine");
     this.subworkflows = createSubworkflowRunner(options.workflows, (doc) => this.check(doc), (nodeType, params) => singleNodeWorkflow(this.catalog, nodeType, params));
   }

@@ -2,11 +2,14 @@
  * Finds cycles among the nodes Kahn's algorithm could not order (`stuck`), each as the node indices
  * in edge order. Iterative depth-first search with an explicit stack: graphs of any depth are fine.
  */
+/** Cycles reported at most: a tangle of many cycles is named by a few, and the search stays bounded. */
+const MAX_REPORTED_CYCLES = 20;
+
 export function findCycles(
   stuck: Uint8Array,
   outStart: Int32Array,
   outDst: Int32Array,
-  maxCycles = 20,
+  maxCycles = MAX_REPORTED_CYCLES,
 ): number[][] {
   const n = stuck.length;
   // 0 = unvisited, 1 = on the current path, 2 = done.

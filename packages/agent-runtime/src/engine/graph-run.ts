@@ -1,7 +1,7 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
-import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache-key.ts";
+import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -28,6 +28,8 @@ const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
 const NO_VALUES: NodeValues = Object.freeze({}) as NodeValues;
 /** How long a stretch of synchronous nodes may hold the event loop before the run yields once. */
 const SLICE_MS = 16;
+/** The clock is read once per this many nodes (a power of two, less one, for a mask): reading it per node costs more than a cheap node. */
+const CLOCK_CHECK_MASK = 255;
 
 /**
  * One execution of a compiled graph: a ready queue fed by in-degree counting, bounded concurrency
@@ -104,7 +106,7 @@ export class GraphRun implements ContextOwner {
       this.process(queue[this.head++]);
       // A long stretch of synchronous nodes yields once in a while so aborts and I/O get through.
       // (Read the clock here: a stretch of cache hits reads it nowhere else.)
-      if ((++count & 255) === 0 && clock.read() - sliceStart > SLICE_MS) {
+      if ((++count & CLOCK_CHECK_MASK) === 0 && clock.read() - sliceStart > SLICE_MS) {
         setImmediate(this.pump);
         break;
       }
@@ -141,6 +143,7 @@ export class GraphRun implements ContextOwner {
     this.invoke(i, inputs);
   }
 
+  /** Runs a node whose inputs are ready: from the cache if it may, else synchronously to the end when it can, else through `runAttempts` (async, retries, timeouts). */
   private invoke(i: number, inputs: NodeValues): void {
     const g = this.graph;
     const scope = this.scope;
@@ -165,20 +168,7 @@ export class GraphRun implements ContextOwner {
     const clock = scope.clock;
     const t0 = clock.last;
     const startedAt = clock.wall(t0);
-    const obs: Observation = {
-      runId: scope.runId,
-      nodeId,
-      invocationId,
-      nodeType: def.spec.type,
-      status: "completed",
-      inputs,
-      outputs: NO_VALUES,
-      chunks: NO_CHUNKS,
-      startedAt,
-      durationMs: 0,
-      cached: false,
-      attempts: 1,
-    };
+    const obs = this.observation(nodeId, invocationId, def.spec.type, "completed", inputs, NO_VALUES, startedAt, false, 1);
     const emitter = scope.emitter;
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
     const policy = g.policies[i];
@@ -217,6 +207,7 @@ export class GraphRun implements ContextOwner {
     }
   }
 
+  /** Ends a node that went asynchronous (or retried), once its attempts are over, and resumes scheduling. */
   private settle(i: number, obs: Observation, t0: number, outcome: InvocationOutcome, key: CacheKey | undefined): void {
     this.scope.clock.read();
     this.running--;
@@ -239,6 +230,42 @@ export class GraphRun implements ContextOwner {
       }
     }
     this.pump();
+  }
+
+  /**
+   * The one shape of an observation (every field, in this order) so every observation of a run
+   * shares one object layout; `error` and `skipReason` are added only where there is one.
+   */
+  private observation(
+    nodeId: string,
+    invocationId: string,
+    nodeType: string,
+    status: Observation["status"],
+    inputs: NodeValues,
+    outputs: NodeValues,
+    startedAt: number,
+    cached: boolean,
+    attempts: number,
+  ): Observation {
+    return { runId: this.scope.runId, nodeId, invocationId, nodeType, status, inputs, outputs, chunks: NO_CHUNKS, startedAt, durationMs: 0, cached, attempts };
+  }
+
+  /**
+   * The one ending of every node, whatever its outcome: its final state and outputs, its final event
+   * (read off the observation), the observation kept, and what waits on it released.
+   */
+  private settleNode(i: number, state: number, outputs: NodeValues | null, obs: Observation, causeNodeId?: string): void {
+    this.state[i] = state;
+    this.outputs[i] = outputs;
+    const emitter = this.scope.emitter;
+    if (emitter.enabled) {
+      const clock = this.scope.clock;
+      if (obs.status === "completed") emitter.nodeCompleted(obs.nodeId, obs.invocationId, obs.outputs, obs.durationMs, obs.cached, clock.wall(clock.last));
+      else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last));
+      else emitter.nodeSkipped(obs.nodeId, obs.skipReason ?? "", causeNodeId);
+    }
+    this.record(obs);
+    this.release(i);
   }
 
   private record(obs: Observation): void {
@@ -267,105 +294,53 @@ export class GraphRun implements ContextOwner {
 
   /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
   private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
-    const clock = this.scope.clock;
     obs.outputs = outputs;
-    obs.durationMs = clock.last - t0;
+    obs.durationMs = this.scope.clock.last - t0;
     // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
     this.refs[i] = key !== undefined ? this.scope.cache.set(key, outputs).ref : volatileRef();
-    this.state[i] = NodeState.Completed;
-    this.outputs[i] = outputs;
     this.collectOutputs(i, obs.inputs, outputs);
-    const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeCompleted(obs.nodeId, obs.invocationId, outputs, obs.durationMs, false, clock.wall(clock.last));
-    this.record(obs);
-    this.release(i);
+    this.settleNode(i, NodeState.Completed, outputs, obs);
   }
 
   private completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {
-    const scope = this.scope;
-    const startedAt = scope.clock.wall(scope.clock.last);
-    const obs: Observation = {
-      runId: scope.runId,
-      nodeId,
-      invocationId,
-      nodeType: this.graph.defs[i].spec.type,
-      status: "completed",
-      inputs,
-      outputs,
-      chunks: NO_CHUNKS,
-      startedAt,
-      durationMs: 0,
-      cached: true,
-      attempts: 0,
-    };
-    this.state[i] = NodeState.Completed;
-    this.outputs[i] = outputs;
+    const clock = this.scope.clock;
+    const obs = this.observation(nodeId, invocationId, this.graph.defs[i].spec.type, "completed", inputs, outputs, clock.wall(clock.last), true, 0);
     this.collectOutputs(i, inputs, outputs);
-    if (scope.emitter.enabled) scope.emitter.nodeCompleted(nodeId, invocationId, outputs, 0, true, startedAt);
-    this.record(obs);
-    this.release(i);
+    this.settleNode(i, NodeState.Completed, outputs, obs);
   }
 
   private fail(i: number, obs: Observation, t0: number, error: NodeError): void {
-    const clock = this.scope.clock;
     obs.status = "failed";
     obs.error = error;
-    obs.durationMs = clock.last - t0;
+    obs.durationMs = this.scope.clock.last - t0;
     const policy = this.graph.policies[i];
-    this.state[i] = NodeState.Failed;
+    let outputs: NodeValues | null = null;
     if (policy.onError === "route") {
-      const routed: NodeValues = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
-      obs.outputs = routed;
-      this.outputs[i] = routed;
+      outputs = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
+      obs.outputs = outputs;
       this.refs[i] = volatileRef();
     } else {
-      this.outputs[i] = null;
       this.failures.push({ nodeId: obs.nodeId, error });
     }
-    const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs, clock.wall(clock.last));
-    this.record(obs);
-    this.release(i);
+    this.settleNode(i, NodeState.Failed, outputs, obs);
     if (policy.onError === "stop") {
       this.halt({ kind: "stop", reason: `the run stopped because "${obs.nodeId}" failed (its policy is "stop")`, causeNodeId: obs.nodeId, error });
     }
   }
 
   private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
-    const clock = this.scope.clock;
     obs.status = "cancelled";
     obs.error = error;
-    obs.durationMs = clock.last - t0;
-    this.state[i] = NodeState.Cancelled;
-    this.outputs[i] = null;
-    const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.nodeFailed(obs.nodeId, obs.invocationId, error, obs.durationMs, clock.wall(clock.last));
-    this.record(obs);
-    this.release(i);
+    obs.durationMs = this.scope.clock.last - t0;
+    this.settleNode(i, NodeState.Cancelled, null, obs);
   }
 
   private skip(i: number, reason: string, causeNodeId: string | undefined): void {
     const nodeId = this.qualified(i);
-    this.state[i] = NodeState.Skipped;
-    this.outputs[i] = null;
-    const emitter = this.scope.emitter;
-    if (emitter.enabled) emitter.emit({ type: "node.skipped", nodeId, reason, ...(causeNodeId !== undefined ? { causeNodeId } : {}) });
-    this.record({
-      runId: this.scope.runId,
-      nodeId,
-      invocationId: this.scope.runId + ":" + nodeId,
-      nodeType: this.graph.workflow.nodes[i].type,
-      status: "skipped",
-      inputs: NO_VALUES,
-      outputs: NO_VALUES,
-      chunks: NO_CHUNKS,
-      skipReason: reason,
-      startedAt: this.scope.clock.wall(this.scope.clock.last),
-      durationMs: 0,
-      cached: false,
-      attempts: 0,
-    });
-    this.release(i);
+    const clock = this.scope.clock;
+    const obs = this.observation(nodeId, this.scope.runId + ":" + nodeId, this.graph.workflow.nodes[i].type, "skipped", NO_VALUES, NO_VALUES, clock.wall(clock.last), false, 0);
+    obs.skipReason = reason;
+    this.settleNode(i, NodeState.Skipped, null, obs, causeNodeId);
   }
 
   private abandon(work: Promise<unknown>): void {
@@ -386,6 +361,7 @@ export class GraphRun implements ContextOwner {
     if (!this.pumping) this.checkFinished();
   }
 
+  /** Ends the run once every node is final (or, after a halt, once nothing runs), first waiting out abandoned attempts. */
   private checkFinished(): void {
     if (this.finished || this.awaitingAbandoned) return;
     if (this.halted !== null ? this.running > 0 : this.done < this.size) return;
@@ -399,6 +375,7 @@ export class GraphRun implements ContextOwner {
     Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
   }
 
+  /** Reports the run's outcome exactly once: nodes still running after a halt are cancelled, nodes never started are skipped. */
   private finish(): void {
     if (this.finished) return;
     this.finished = true;

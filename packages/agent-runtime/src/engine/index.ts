@@ -1,4 +1,4 @@
 export { ExecutionEngine, type ValidationResult } from "./execution-engine.ts";
-export type { EngineOptions, OutputCache, RunOptions } from "./engine-options.ts";
-export { LruOutputCache } from "./lru-output-cache.ts";
+export type { EngineOptions, RunOptions } from "./engine-options.ts";
+export { LruOutputCache, type CacheEntry, type OutputCache } from "./cache/index.ts";
 export { DirectoryWorkflowSource } from "./directory-workflow-source.ts";

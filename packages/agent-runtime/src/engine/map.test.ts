@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createBuiltinRegistry } from "@weft/nodes";
 import type { Observation, WorkflowInput, WorkflowSource } from "@weft/types";
 import { ExecutionEngine } from "./execution-engine.ts";
-import { LruOutputCache } from "./lru-output-cache.ts";
+import { LruOutputCache } from "./cache/index.ts";
 
 /** A skill of one node between its interface: `item` → <type> → `out`. */
 function skillOf(id: string, type: string, port: string, outPort: string, config: Record<string, unknown> = {}, extraInputs: Record<string, unknown> = {}): WorkflowInput {

@@ -53,6 +53,10 @@ export class RunEventEmitter {
     this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs });
   }
 
+  nodeSkipped(nodeId: string, reason: string, causeNodeId: string | undefined): void {
+    this.emit({ type: "node.skipped", nodeId, reason, ...(causeNodeId !== undefined ? { causeNodeId } : {}) });
+  }
+
   /** After the final run event nothing more is emitted (e.g. by a node that ignored cancellation). */
   close(): void {
     this.closed = true;

@@ -1,5 +1,5 @@
 import type { Logger, NodeServices, NodeValues, RunResult } from "@weft/types";
-import type { OutputCache } from "./engine-options.ts";
+import type { OutputCache } from "./cache/index.ts";
 import type { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunClock } from "./run-clock.ts";
 

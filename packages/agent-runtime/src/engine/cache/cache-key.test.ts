@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
-import { createTestCatalog, workflow } from "./testing/test-nodes.ts";
+import { createTestCatalog, workflow } from "../testing/test-nodes.ts";
 import { CacheKey, cacheKey, NO_REF, volatileRef } from "./cache-key.ts";
 import { objectPart } from "./object-part.ts";
-import { compileGraph } from "./compile-graph.ts";
+import { compileGraph } from "../compile-graph.ts";
 
 const { catalog } = createTestCatalog();
 

@@ -1,6 +1,6 @@
 import type { NodeValues } from "@weft/types";
 import type { CacheKey } from "./cache-key.ts";
-import type { CacheEntry, OutputCache } from "./engine-options.ts";
+import type { CacheEntry, OutputCache } from "./output-cache.ts";
 
 /**
  * The default OutputCache: an in-memory LRU in two generations (as in quick-lru). New entries go to
@@ -8,13 +8,16 @@ import type { CacheEntry, OutputCache } from "./engine-options.ts";
  * dropped. It keeps at least the `capacity` most recently used entries and at most twice that, with
  * O(1) work per operation (evicting single oldest keys from a Map is slow on JavaScriptCore).
  */
+/** Entries kept by default: an edited workflow of a few hundred nodes keeps many versions of each node's outputs, and an entry holds only references. */
+const DEFAULT_CAPACITY = 10_000;
+
 export class LruOutputCache implements OutputCache {
   /** By key hash: an entry whose key differs from the one asked for is a miss (and is replaced by its set). */
   private current = new Map<number, CacheEntry>();
   private previous = new Map<number, CacheEntry>();
   private refs = 0;
 
-  constructor(readonly capacity = 10_000) {
+  constructor(readonly capacity = DEFAULT_CAPACITY) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LruOutputCache capacity must be a positive integer, got ${capacity}`);
   }
 

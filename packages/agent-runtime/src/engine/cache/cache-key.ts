@@ -1,5 +1,5 @@
 import type { NodeDefinition, NodeValues } from "@weft/types";
-import type { CompiledGraph } from "./compiled-graph.ts";
+import type { CompiledGraph } from "../compiled-graph.ts";
 import { finishHash, hashInteger, hashText, hashWord, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
 import { hashObjectPart, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
 

@@ -1,0 +1,4 @@
+/** The output cache: what a key is (cache-key.ts), how entries are kept (output-cache.ts, lru-output-cache.ts). See README.md. */
+export type { CacheEntry, OutputCache } from "./output-cache.ts";
+export { CacheKey, cacheKey, NO_REF, volatileRef } from "./cache-key.ts";
+export { LruOutputCache } from "./lru-output-cache.ts";
