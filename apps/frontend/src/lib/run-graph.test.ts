@@ -50,4 +50,10 @@ describe("workflowFromObservations", () => {
       ["b", "core:llm", 300],
     ]);
   });
+
+  it("gives each node the inputs of its first invocation, so an agent's tool call shows what it was given", () => {
+    const call = { ...observation("math", "core:math", 10), inputs: { a: 6, b: 7 } };
+    const wf = workflowFromObservations("single:core:math", [call, { ...observation("math", "core:math", 20), inputs: { a: 1, b: 2 } }]);
+    expect(wf.nodes[0].inputs).toEqual({ a: 6, b: 7 });
+  });
 });

@@ -13,11 +13,12 @@ const COLUMN_WIDTH = 300;
 
 /**
  * The graph of a run whose workflow was not kept (an agent's one-node tool call): the nodes it observed,
- * in the order they started, side by side. Enough to select each node and inspect what it did.
+ * in the order they started, side by side, each holding the inputs of its first invocation as its literal
+ * inputs (a one-node call has no edges, so that is exactly what it was given).
  */
 export function workflowFromObservations(workflowId: string, observations: Observation[]): Workflow {
-  const types = new Map<string, string>();
-  for (const o of [...observations].sort((a, b) => a.startedAt - b.startedAt)) if (!types.has(o.nodeId)) types.set(o.nodeId, o.nodeType);
-  const nodes = [...types].map(([id, type], i) => ({ id, type, position: { x: i * COLUMN_WIDTH, y: 0 } }));
+  const first = new Map<string, Observation>();
+  for (const o of [...observations].sort((a, b) => a.startedAt - b.startedAt)) if (!first.has(o.nodeId)) first.set(o.nodeId, o);
+  const nodes = [...first.values()].map((o, i) => ({ id: o.nodeId, type: o.nodeType, position: { x: i * COLUMN_WIDTH, y: 0 }, inputs: o.inputs }));
   return WorkflowSchema.parse({ id: workflowId, name: workflowId, nodes });
 }

@@ -223,6 +223,18 @@ export function runViewFromObservations(
   return view;
 }
 
+/** Whether a cache hit was seen live: its event carries outputs only, its inputs are in the stored observation. */
+export const hasCacheHits = (view: RunView): boolean => Object.values(view.nodes).some((n) => n.invocations.some((i) => i.cached));
+
+/** Gives each cached invocation the inputs its stored observation records (the engine keeps them; the live event does not). */
+export function fillCachedInputs(view: RunView, observations: Observation[]): void {
+  for (const o of observations) {
+    if (!o.cached) continue;
+    const inv = invocation(view, o.nodeId, o.invocationId);
+    if (inv) inv.inputs = o.inputs;
+  }
+}
+
 /** Whether the edge from `sourceNode.sourceHandle` carried a value in this run (its source produced that output). */
 export function edgeCarried(view: RunView | undefined, sourceNode: string, sourceHandle: string): boolean {
   const run = view?.nodes[sourceNode];

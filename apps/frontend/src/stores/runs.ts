@@ -8,7 +8,7 @@ import { useIssueWords } from "../composables/useIssueWords.ts";
 import { useLiveSocket } from "../composables/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { sameGraph, workflowFromObservations } from "../lib/run-graph.ts";
-import { applyRunEvent, isRunActive, newRunView, runViewFromObservations, type RunView } from "../lib/run-state.ts";
+import { applyRunEvent, fillCachedInputs, hasCacheHits, isRunActive, newRunView, runViewFromObservations, type RunView } from "../lib/run-state.ts";
 import { useUiStore } from "./ui.ts";
 import { useWorkflowsStore } from "./workflows.ts";
 
@@ -49,7 +49,14 @@ export const useRunsStore = defineStore("runs", () => {
     unsubscribers.get(view.runId)?.();
     unsubscribers.delete(view.runId);
     void loadList(view.workflowId);
+    if (hasCacheHits(view)) void loadCachedInputs(view);
     if (view.status === "failed") ui.toast("error", `Run failed: ${view.error?.message ?? "see the failed node"}`, view.error?.code);
+  }
+
+  async function loadCachedInputs(view: RunView) {
+    const result = await api.getRun(view.runId);
+    if (result.ok) fillCachedInputs(view, result.value.observations);
+    else ui.apiError(`Could not load the inputs of run ${view.runId}`, result.error);
   }
 
   /** Which run each tab shows survives a reload: a live one is followed again, a finished one shown again. */
