@@ -1,7 +1,9 @@
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TEST_TOKEN, call } from "./test-server.ts";
+import { TEST_TOKEN, call } from "./http-call.ts";
 
-const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+// Not `new URL(…, import.meta.url)`: under happy-dom, URL is the page's and refuses file URLs.
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), "../main.ts");
 
 export interface ChildServer {
   url: string;

@@ -3,13 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger, type WorkflowInput } from "@weft/types";
 import { createServer, type ServerOptions, type WeftServer } from "../server.ts";
+import { TEST_TOKEN, call } from "./http-call.ts";
+
+export { TEST_TOKEN, call };
 
 export function tempDir(prefix = "weft-backend-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** The access token test servers use (createServer refuses tokens under 16 characters). */
-export const TEST_TOKEN = "weft-test-access-token";
 
 export interface TestServer {
   server: WeftServer;
@@ -37,22 +38,6 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
     fetch: (path, init = {}) => fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${server.accessToken}`, ...(init.headers as Record<string, string> | undefined) } }),
     stop: () => server.stop(),
   };
-}
-
-/** One request as a script would send it: JSON content type on every state-changing method, unless `headers` says otherwise. */
-export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
-  if (method !== "GET" && method !== "HEAD") (init.headers as Record<string, string>)["content-type"] ??= "application/json";
-  const res = await fetch(base + path, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: res.status, body: parsed as any, headers: res.headers };
 }
 
 export function removeDir(dir: string): void {

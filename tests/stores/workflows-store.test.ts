@@ -1,0 +1,66 @@
+// @vitest-environment happy-dom
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { freshPinia } from "../../apps/frontend/src/lib/testing/fresh-pinia.ts";
+import { useWorkflowsStore } from "../../apps/frontend/src/stores/workflows.ts";
+import { startPageServer, type PageServer } from "./support/page-server.ts";
+
+let page: PageServer;
+beforeAll(async () => {
+  page = await startPageServer();
+}, 30_000);
+afterAll(() => page?.stop());
+beforeEach(() => {
+  localStorage.clear();
+  freshPinia();
+});
+
+const stored = async (id: string) => (await page.server.call("GET", `/api/workflows/${id}`)).body?.workflow;
+
+describe("workflows store against the real server", () => {
+  it("creates a tab, records edits for undo and redo, and saves it as revision 1", async () => {
+    const workflows = useWorkflowsStore();
+    const tab = workflows.create("Store test");
+    expect(workflows.isDirty(tab)).toBe(true);
+    workflows.exec({ kind: "update-meta", patch: { description: "first" } }, "Describe");
+    workflows.exec({ kind: "update-meta", patch: { description: "second" } }, "Describe again");
+    expect(workflows.undo()?.label).toBe("Describe again");
+    expect(workflows.active?.doc.description).toBe("first");
+    expect(workflows.redo()?.label).toBe("Describe again");
+    expect(await workflows.save()).toBe(true);
+    expect(workflows.isDirty(workflows.active!)).toBe(false);
+    expect(await stored(tab.id)).toMatchObject({ name: "Store test", description: "second", revision: 1 });
+  });
+
+  it("keeps a conflict on the tab and overwrites nothing when another editor saved first; 'theirs' takes the stored one", async () => {
+    const mine = useWorkflowsStore();
+    const tab = mine.create("Shared");
+    await mine.save();
+    // Another browser (its own pinia) saves the same workflow first.
+    freshPinia();
+    const theirs = useWorkflowsStore();
+    await theirs.open(tab.id);
+    theirs.exec({ kind: "update-meta", patch: { description: "theirs" } }, "Theirs");
+    expect(await theirs.save()).toBe(true);
+
+    mine.exec({ kind: "update-meta", patch: { description: "mine" } }, "Mine", { tabId: tab.id });
+    expect(await mine.save(tab.id)).toBe(false);
+    expect(mine.tab(tab.id)?.conflict?.currentRevision).toBe(2);
+    expect(await stored(tab.id)).toMatchObject({ description: "theirs", revision: 2 });
+    await mine.resolveConflict(tab.id, "theirs");
+    expect(mine.tab(tab.id)?.doc.description).toBe("theirs");
+    expect(mine.isDirty(mine.tab(tab.id)!)).toBe(false);
+  });
+
+  it("remembers the open tabs of a visit and reopens them in a new page", async () => {
+    const first = useWorkflowsStore();
+    const a = first.create("Alpha");
+    await first.save(a.id);
+    // Leaving the page writes the tabs at once (no waiting for the debounce).
+    window.dispatchEvent(new Event("pagehide"));
+    freshPinia();
+    const again = useWorkflowsStore();
+    expect(again.remembersTabs()).toBe(true);
+    await again.restore();
+    expect(again.tabs.map((t) => t.doc.name)).toEqual(["Alpha"]);
+  });
+});
