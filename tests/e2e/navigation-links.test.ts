@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { node } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
+import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+
+let weft: Weft;
+beforeAll(async () => {
+  weft = await startWeft();
+}, 120_000);
+afterAll(async () => weft?.close());
+screenshotFailures(() => weft);
+
+const notes: WorkflowInput = {
+  id: "notes",
+  name: "Notes",
+  nodes: [
+    { id: "topic", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "topic", portType: "string", required: true } },
+    { id: "fill", type: "core:text-template", position: { x: 320, y: 0 }, config: { template: "About {{0}}" } },
+    { id: "out", type: "core:workflow-output", position: { x: 640, y: 0 }, config: { name: "text", portType: "string" } },
+  ],
+  edges: [
+    { id: "e1", source: "topic", sourceHandle: "value", target: "fill", targetHandle: "values" },
+    { id: "e2", source: "fill", sourceHandle: "text", target: "out", targetHandle: "value" },
+  ],
+};
+
+const hash = (page: Page) => new URL(page.url()).hash;
+/** The active tab lies wholly inside the visible part of the tab strip. */
+async function activeInView(page: Page): Promise<boolean> {
+  const strip = await page.locator(".tab-list").boundingBox();
+  const tab = await page.locator(".tab.active").boundingBox();
+  return !!strip && !!tab && tab.x >= strip.x - 1 && tab.x + tab.width <= strip.x + strip.width + 1;
+}
+const activeTab = (page: Page) => page.locator(".tab.active").getAttribute("data-tab-id");
+
+describe("links, the tab strip and the minimap", () => {
+  it("a link to a run's node opens the workflow, shows that run and selects the node; the address follows the selection", async () => {
+    const { page } = weft;
+    await weft.createWorkflow(notes);
+    const started = await weft.api("POST", "/api/workflows/notes/runs", { inputs: { topic: "links" } });
+    expect(started.status).toBe(202);
+    const runId = started.body.runId as string;
+    await poll(async () => (await weft.api("GET", `/api/runs/${runId}`)).body.run.status, { timeout: 15_000 }).toBe("completed");
+
+    await page.goto(`${weft.url}/#/workflows/notes/runs/${runId}?node=fill`);
+    await poll(() => activeTab(page)).toBe("notes");
+    await poll(() => node(page, "fill").locator(".weft-node").getAttribute("data-status")).toBe("completed");
+    await poll(() => node(page, "fill").getAttribute("class")).toContain("selected");
+    expect(hash(page)).toBe(`#/workflows/notes/runs/${runId}?node=fill`);
+
+    await node(page, "out").click();
+    await poll(() => hash(page)).toBe(`#/workflows/notes/runs/${runId}?node=out`);
+  });
+
+  it("a link to a workflow opens it; its address is kept across a reload", async () => {
+    const { page } = weft;
+    await weft.createWorkflow({ ...notes, id: "second", name: "Second" });
+    await page.goto(`${weft.url}/#/workflows/second?node=topic`);
+    await poll(() => activeTab(page)).toBe("second");
+    await poll(() => node(page, "topic").getAttribute("class")).toContain("selected");
+    await page.reload();
+    await poll(() => activeTab(page)).toBe("second");
+    expect(hash(page)).toBe("#/workflows/second?node=topic");
+  });
+
+  it("the active tab is scrolled into view when tabs overflow, and 'All open workflows' lists every tab", async () => {
+    const { page } = weft;
+    await page.setViewportSize({ width: 1200, height: 800 });
+    for (let i = 0; i < 9; i++) await page.getByRole("button", { name: "New workflow" }).first().click();
+    const count = await page.locator(".tab").count();
+    await poll(() => activeInView(page)).toBe(true);
+
+    await page.getByRole("button", { name: /All open workflows/ }).click();
+    const items = page.locator("#all-tabs-list button");
+    expect(await items.count()).toBe(count);
+    await items.filter({ hasText: "Notes" }).click();
+    await poll(() => activeTab(page)).toBe("notes");
+    await poll(() => activeInView(page)).toBe(true);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it("the minimap folds away, and stays folded after a reload", async () => {
+    const { page } = weft;
+    await poll(() => page.locator(".minimap-canvas").count()).toBe(1);
+    await page.getByRole("button", { name: "Minimap" }).click();
+    await poll(() => page.locator(".minimap-canvas").count()).toBe(0);
+    await page.reload();
+    await poll(() => page.getByRole("button", { name: "Minimap" }).getAttribute("aria-expanded")).toBe("false");
+    expect(await page.locator(".minimap-canvas").count()).toBe(0);
+    await page.getByRole("button", { name: "Minimap" }).click();
+    await poll(() => page.locator(".minimap-canvas").count()).toBe(1);
+  });
+});
