@@ -35,7 +35,9 @@ async function showing(page: Page, view: "editor" | "scenes" | "agents" | "build
   const shown = { editor: ".main .sidebar", scenes: '[data-testid="SceneView"]', agents: '[data-testid="AgentsView"]', builder: '[data-testid="BuilderWorkbench"]' }[view];
   await poll(() => page.locator(shown).count()).toBe(1);
   if (view === "builder" && session !== undefined) await poll(() => shownSession(page)).toBe(session);
-  expect(hash(page)).toBe(view === "editor" ? "" : view === "builder" && session ? `#/builder/${session}` : `#/${view}`);
+  // The editor's address names the stored workflow on its active tab (#/workflows/:id), or nothing.
+  if (view === "editor") expect(hash(page)).toMatch(/^(#\/workflows\/[^/?]+)?$/);
+  else expect(hash(page)).toBe(view === "builder" && session ? `#/builder/${session}` : `#/${view}`);
 }
 
 /** Holds the answers to new Builder sessions until `release` is called. */
