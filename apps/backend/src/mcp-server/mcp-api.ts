@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf, type Logger } from "@weft/types";
 import type { EventHub } from "../events/event-hub.ts";
 import type { RunService } from "../runs/run-service.ts";
@@ -11,6 +12,8 @@ import { readJsonBody } from "../api/body.ts";
 import { MCP_PATH } from "../auth/trust-boundary.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
 import { runEnding } from "./run-ending.ts";
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface McpApiDeps {
   storage: Storage;
@@ -22,7 +25,7 @@ export interface McpApiDeps {
 }
 
 /** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
-async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult> {
   if (!(await findSkill(deps.storage, name))) {
     throw new McpError(ErrorCode.InvalidParams, `There is no skill "${name}" in Weft; tools/list names the skills (workflows with workflow-input/-output nodes).`);
   }
@@ -35,11 +38,14 @@ async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, 
   }
   // The client cancelled the call or went away: the run stops too, and ends as cancelled in the history.
   const cancel = () => void deps.runs.cancel(runId).catch((error: unknown) => deps.log.warn("cancelling an MCP call's run failed", { runId, error: messageOf(error) }));
-  signal.addEventListener("abort", cancel, { once: true });
+  extra.signal.addEventListener("abort", cancel, { once: true });
   try {
+    const progressToken = extra._meta?.progressToken;
+    // Tells the client at once which run to look for in Weft (and starts the answer's stream).
+    if (progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: 0, message: `Weft run ${runId} started` } });
     return toolResult(runId, await runEnding(deps.hub, deps.storage, runId));
   } finally {
-    signal.removeEventListener("abort", cancel);
+    extra.signal.removeEventListener("abort", cancel);
   }
 }
 
@@ -47,7 +53,7 @@ async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, 
 function skillServer(deps: McpApiDeps): Server {
   const server = new Server({ name: "weft", title: "Weft skills", version: deps.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await skillTools(deps.storage) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra));
   return server;
 }
 
