@@ -7,7 +7,7 @@ import { parseWith, readBody } from "./body.ts";
 import { MessageBody } from "./conversations.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
 
-const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+export const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
 /** Problems with what a profile names: workflows, node types, LLM profile must all exist; permission rules must name tools. */
 async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {

@@ -6,7 +6,7 @@ import { isSecureRequest, type TrustBoundary } from "../auth/trust-boundary.ts";
 import { readBody } from "./body.ts";
 import { ApiError, jsonResponse } from "./errors.ts";
 
-const SignInSchema = z.object({ token: z.string().min(1).max(1024) }).strict();
+export const SignInSchema = z.object({ token: z.string().min(1).max(1024) }).strict();
 
 /** The editor's sign-in: the access token traded for an HttpOnly session cookie, and sign-out. */
 export function authApi(boundary: TrustBoundary, maxBodyBytes: number) {

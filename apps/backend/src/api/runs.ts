@@ -5,7 +5,7 @@ import type { ApiDeps } from "./deps.ts";
 import { jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readBody } from "./body.ts";
 
-const StartBody = z
+export const StartBody = z
   .object({
     inputs: z.record(z.string(), z.unknown()).default({}),
     rerunFrom: z.string().min(1).optional(),
@@ -13,16 +13,16 @@ const StartBody = z
     workflow: z.unknown().optional(),
   })
   .strict();
-const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
+export const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const ListQuery = z.object({
+export const ListQuery = z.object({
   workflowId: z.string().min(1).optional(),
   status: RunStatusSchema.optional(),
   limit: integer(1, 500).default(50),
   before: integer(0, Number.MAX_SAFE_INTEGER).optional(),
 });
-const EventsQuery = z.object({
+export const EventsQuery = z.object({
   after: integer(-1, Number.MAX_SAFE_INTEGER).default(-1),
   limit: integer(1, 10_000).default(1000),
 });
