@@ -8,15 +8,15 @@ import { parseWith, readBody, readJsonBody } from "./body.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import { SKILL_CALLING_TYPES } from "../workflows/skill-references.ts";
 
-const CreateBody = z.object({ workflow: z.unknown() }).strict();
-const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
-const DuplicateBody = z
+export const CreateBody = z.object({ workflow: z.unknown() }).strict();
+export const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+export const DuplicateBody = z
   .object({
     id: z.string().min(1).max(200).regex(/^[^\s/]+$/, "contains no whitespace and no /").optional(),
     name: z.string().trim().min(1).max(300).optional(),
   })
   .strict();
-const ValidateBody = z.object({ workflow: z.unknown() }).strict();
+export const ValidateBody = z.object({ workflow: z.unknown() }).strict();
 
 function parseWorkflow(value: unknown, where: string): Workflow {
   return parseWith(WorkflowSchema, value, where);
@@ -112,7 +112,8 @@ export function workflowsApi(deps: ApiDeps) {
     .post("/api/workflows/import", async ({ request }) => {
       const workflow = parseWorkflow(await readJsonBody(request, maxBodyBytes), "body");
       const id = await freeId(workflow.id);
-      const result = await repo.create({ ...workflow, id });
+      // A copy beside the original is told apart by its name too, not only by its id.
+      const result = await repo.create({ ...workflow, id, ...(id !== workflow.id ? { name: `${workflow.name} (imported)` } : {}) });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
     })

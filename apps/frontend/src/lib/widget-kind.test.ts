@@ -18,6 +18,8 @@ describe("inline widgets", () => {
   it("shows the default as placeholder and keeps long editors on their own line", () => {
     expect(placeholderOf(widgetForPort(port({ id: "a", type: "number", default: 3 })), "number")).toBe("default: 3");
     expect(placeholderOf(widgetForPort(port({ id: "a", type: "string" })), "string")).toBe("string");
+    expect(placeholderOf(widgetForPort(port({ id: "a", type: "string", default: "" })), "string")).toBe("string");
+    expect(placeholderOf(widgetForPort(port({ id: "a", type: "string", default: " " })), "string")).toBe('default: " "');
     expect(isShortWidget({ kind: "select" })).toBe(true);
     expect(isShortWidget({ kind: "multiline" })).toBe(false);
     expect(showConfigInline("core:workflow-input", "description")).toBe(false);

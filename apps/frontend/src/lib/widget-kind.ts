@@ -41,10 +41,12 @@ export function widgetForConfig(field: ConfigField): WidgetSpec {
   return { kind: field.kind, options: field.options, min: field.min, max: field.max, language: field.language, fallback: field.default };
 }
 
-/** A short placeholder for an empty field: its default, else its type. */
+/** A short placeholder for an empty field: its default, else its type. An empty default says nothing ("default:"), so the type stands in. */
 export function placeholderOf(spec: WidgetSpec, typeName: string): string {
-  if (spec.fallback === undefined) return typeName;
-  return `default: ${typeof spec.fallback === "string" ? spec.fallback : JSON.stringify(spec.fallback)}`;
+  if (spec.fallback === undefined || spec.fallback === "") return typeName;
+  // Blank text is shown quoted: unquoted it would look like no default at all.
+  const shown = typeof spec.fallback === "string" && spec.fallback.trim() !== "" ? spec.fallback : JSON.stringify(spec.fallback);
+  return `default: ${shown}`;
 }
 
 /** Widgets that fit on one line next to their label. */
