@@ -31,6 +31,7 @@ import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { withSkillCheck } from "./workflows/skill-references.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
+import { openApiApi } from "./api/openapi.ts";
 import { McpManager } from "./mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "./mcp/mcp-catalog.ts";
 import { McpSettings } from "./settings/mcp-settings.ts";
@@ -168,7 +169,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
-        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes), mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") })],
+        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes), mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }), openApiApi(() => api.routes, pkg.version)],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );

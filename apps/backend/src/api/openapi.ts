@@ -1,0 +1,23 @@
+import { Elysia } from "elysia";
+import { jsonResponse } from "./errors.ts";
+import { API_ROUTES } from "./openapi-routes.ts";
+import { openApiDocument, type LiveRoute } from "./openapi-document.ts";
+import { referencePage } from "./openapi-reference.ts";
+
+/**
+ * `GET /api/openapi.json` and `GET /api/reference` (the same document as a page, rendered here: no
+ * script, so it works under the CSP and offline). Authenticated like the rest of /api/: the document
+ * holds no data, but it is the API of a signed-in user's install.
+ * `liveRoutes` reads the app's routes when asked, so routes added after this plugin are listed too.
+ */
+export function openApiApi(liveRoutes: () => readonly LiveRoute[], version: string) {
+  let cached: { count: number; document: Record<string, unknown> } | undefined;
+  const document = () => {
+    const live = liveRoutes();
+    if (cached?.count !== live.length) cached = { count: live.length, document: openApiDocument(API_ROUTES, live, version) };
+    return cached.document;
+  };
+  return new Elysia()
+    .get("/api/openapi.json", () => jsonResponse(document()))
+    .get("/api/reference", () => new Response(referencePage(document()), { headers: { "content-type": "text/html; charset=utf-8" } }));
+}
