@@ -104,6 +104,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/llm-profiles/:id", "llm-profiles", "Get an LLM profile"),
   route("PUT", "/api/llm-profiles/:id", "llm-profiles", "Update an LLM profile", { body: UpdateLlmProfileSchema }),
   route("DELETE", "/api/llm-profiles/:id", "llm-profiles", "Delete an LLM profile"),
+  route("POST", "/api/llm-profiles/:id/test", "llm-profiles", "Test the profile's connection with a tiny request"),
 
   route("GET", "/api/credentials", "credentials", "List credentials by name (secrets never returned)"),
   route("POST", "/api/credentials", "credentials", "Store a credential", { body: CredentialInputSchema, status: 201 }),

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import openapiTS, { astToString } from "openapi-typescript";
+import createClient from "openapi-fetch";
+import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { API_ROUTES } from "./openapi-routes.ts";
+import { UNDESCRIBED } from "./openapi-document.ts";
+
+type Operation = { [UNDESCRIBED]?: boolean; requestBody?: unknown };
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+let t: TestServer;
+let document: Document;
+beforeAll(async () => {
+  t = await startTestServer();
+  const res = await t.call("GET", "/api/openapi.json");
+  expect(res.status).toBe(200);
+  document = res.body;
+});
+afterAll(() => t.stop());
+
+const operations = () => Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+
+describe("GET /api/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    expect(document.openapi).toBe("3.1.0");
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("describes every /api/ route the server answers, and lists no route it does not", () => {
+    const undescribed = operations().filter(({ op }) => op[UNDESCRIBED]).map(({ key }) => key);
+    expect(undescribed, "routes with no entry in openapi-routes.ts").toEqual([]);
+    const listed = new Set(operations().map(({ key }) => key));
+    const stale = API_ROUTES.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`).filter((key) => !listed.has(key));
+    expect(stale, "entries in openapi-routes.ts the server does not answer").toEqual([]);
+  });
+
+  it("carries the request body schemas the handlers validate with", () => {
+    const start = document.paths["/api/workflows/{id}/runs"].post;
+    expect(start.requestBody).toMatchObject({ content: { "application/json": { schema: { type: "object", properties: { inputs: { type: "object" } }, additionalProperties: false } } } });
+  });
+
+  it("needs a credential like the rest of the API", async () => {
+    expect((await fetch(`${t.url}/api/openapi.json`)).status).toBe(401);
+    expect((await fetch(`${t.url}/api/reference`)).status).toBe(401);
+  });
+});
+
+describe("a client generated from the document", () => {
+  it("generates types for it and calls a route with a path parameter and a body", async () => {
+    const types = astToString(await openapiTS(document as unknown as Parameters<typeof openapiTS>[0]));
+    expect(types).toContain('"/api/workflows/{id}/runs"');
+    expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("notes") })).status).toBe(201);
+    const client = createClient({ baseUrl: t.url, headers: { authorization: `Bearer ${t.server.accessToken}` } });
+    const { data, response } = await client.POST("/api/workflows/{id}/runs" as never, { params: { path: { id: "notes" } }, body: { inputs: { topic: "clients" } } } as never);
+    expect(response.status).toBe(202);
+    const run = await waitForRun(t, (data as { runId: string }).runId);
+    expect(run.run.outputs).toEqual({ text: "Notes on clients" });
+  });
+});
+
+describe("GET /api/reference", () => {
+  it("is a page with every operation and no script, so the CSP's script-src 'self' holds", async () => {
+    const res = await t.fetch("/api/reference");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script/i);
+    for (const { key } of operations()) expect(html).toContain(`<code>${key.split(" ")[1]}</code>`);
+  });
+});
