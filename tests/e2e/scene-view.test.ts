@@ -93,6 +93,11 @@ describe("the Scenes view", () => {
     await poll(() => page.locator('[data-testid="SceneView"]').count()).toBe(1);
     expect(new URL(page.url()).hash).toBe("#/scenes");
     await openScene(page, "notice-board");
+    // The description (with its "Try: …") is shown whole, and the budget says what it counts.
+    const description = page.locator('[data-testid="scene-description"]');
+    expect(await description.innerText()).toContain('Try: start it and send Scribe: Post the note "The bridge is open".');
+    expect(await description.evaluate((el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1)).toBe(true);
+    expect(await page.locator('[data-testid="scene-budget"]').innerText()).toMatch(/^0 of 20 agent-to-agent deliberations$/);
     await poll(() => texts(page, '[data-testid="scene-agents"] .agent-card strong')).toBe("scribe\nherald");
     expect(await page.locator('[data-testid="chat-text"]').isDisabled()).toBe(true);
 
