@@ -1,5 +1,6 @@
 import {
   createLogger,
+  engineError,
   formatIssue,
   type Logger,
   type NodeCatalog,
@@ -32,7 +33,7 @@ export type ValidationResult = { ok: true; workflow: Workflow } | { ok: false; i
 
 function invalidWorkflowError(issues: ValidationIssue[]): NodeError {
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  return { code: "INVALID_WORKFLOW", message: `the workflow has ${count}; the first: ${formatIssue(issues[0])}`, details: { issues } };
+  return engineError("INVALID_WORKFLOW", `the workflow has ${count}; the first: ${formatIssue(issues[0])}`, { issues });
 }
 
 /**
@@ -122,7 +123,7 @@ export class ExecutionEngine {
     if (options.rerunFrom !== undefined) {
       const start = graph.indexOf.get(options.rerunFrom);
       if (start === undefined) {
-        return end("failed", {}, [], { code: "INVALID_RERUN_FROM", message: `rerunFrom names "${options.rerunFrom}", but the workflow has no node with that id` });
+        return end("failed", {}, [], engineError("INVALID_RERUN_FROM", `rerunFrom names "${options.rerunFrom}", but the workflow has no node with that id`));
       }
       forced = downstreamOf(graph, start);
     }

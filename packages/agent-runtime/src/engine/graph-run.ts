@@ -1,4 +1,4 @@
-import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, NodeFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
+import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, engineError, engineFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
 import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
@@ -63,7 +63,7 @@ export class GraphRun implements ContextOwner {
   private labelledPrefixes: Set<string> | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private resolveOutcome!: (outcome: GraphOutcome) => void;
-  private readonly onExternalAbort = () => this.halt({ kind: "cancel", reason: "the run was cancelled", error: { code: "CANCELLED", message: "the run was cancelled" } });
+  private readonly onExternalAbort = () => this.halt({ kind: "cancel", reason: "the run was cancelled", error: engineError("CANCELLED", "the run was cancelled") });
 
   constructor(
     readonly scope: RunScope,
@@ -356,7 +356,7 @@ export class GraphRun implements ContextOwner {
   private halt(halt: Halt): void {
     if (this.halted !== null || this.finished) return;
     this.halted = halt;
-    this.controller.abort(new NodeFailure("CANCELLED", halt.reason));
+    this.controller.abort(engineFailure("CANCELLED", halt.reason));
     if (this.running > 0) this.graceTimer = setTimeout(() => this.finish(), this.scope.graceMs);
     if (!this.pumping) this.checkFinished();
   }
@@ -387,7 +387,7 @@ export class GraphRun implements ContextOwner {
       const now = clock.read();
       for (const [i, obs] of this.active) {
         this.scope.logger.warn("a node did not stop after the run was cancelled; giving up on it", { nodeId: obs.nodeId, graceMs: this.scope.graceMs });
-        this.cancel(i, obs, now - (clock.wall(now) - obs.startedAt), { code: "CANCELLED", message: `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms` });
+        this.cancel(i, obs, now - (clock.wall(now) - obs.startedAt), engineError("CANCELLED", `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms`));
       }
       for (let i = 0; i < this.size; i++) {
         if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);

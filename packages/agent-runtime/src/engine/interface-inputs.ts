@@ -1,4 +1,4 @@
-import { INTERFACE_VALUE_PORT, valueMatchesPortType, type NodeError, type NodeValues } from "@weft/types";
+import { engineError, INTERFACE_VALUE_PORT, valueMatchesPortType, type NodeError, type NodeValues } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 
 export type BoundInputs = { ok: true; overrides: Map<number, NodeValues> } | { ok: false; error: NodeError };
@@ -41,7 +41,7 @@ export function bindInterfaceInputs(graph: CompiledGraph, inputs: Record<string,
     overrides.set(binding.node, { ...graph.literals[binding.node], [INTERFACE_VALUE_PORT]: value });
   }
   if (problems.length > 0) {
-    const error: NodeError = { code: "INVALID_INPUT", message: problems.map((p) => p.message).join("; "), details: { problems } };
+    const error: NodeError = engineError("INVALID_INPUT", problems.map((p) => p.message).join("; "), { problems });
     return { ok: false, error };
   }
   return { ok: true, overrides };

@@ -1,4 +1,4 @@
-import { NodeFailure, type NodeError, type NodeValues, type Observation } from "@weft/types";
+import { engineError, engineFailure, NodeFailure, type NodeError, type NodeValues, type Observation } from "@weft/types";
 import type { ResolvedPolicy } from "./compiled-graph.ts";
 import type { RunEventEmitter } from "./run-event-emitter.ts";
 
@@ -33,12 +33,12 @@ export function classifyResult(value: unknown): ResultKind {
 
 export function invalidOutputsError(value: unknown): NodeError {
   const got = value === undefined ? "nothing" : value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
-  return { code: "INVALID_OUTPUT", message: `the node returned ${got} instead of an object of outputs by port id` };
+  return engineError("INVALID_OUTPUT", `the node returned ${got} instead of an object of outputs by port id`);
 }
 
 function checkOutputs(value: unknown): NodeValues {
   if (classifyResult(value) === "outputs") return value as NodeValues;
-  throw new NodeFailure("INVALID_OUTPUT", invalidOutputsError(value).message);
+  throw engineFailure("INVALID_OUTPUT", invalidOutputsError(value).message);
 }
 
 /** A NodeFailure keeps its code (also one from another copy of the types package); anything else is NODE_ERROR. */
@@ -46,14 +46,14 @@ export function toNodeError(err: unknown): NodeError {
   if (err instanceof NodeFailure) return err.toNodeError();
   const code: unknown = err instanceof Error && err.name === "NodeFailure" ? (err as Error & { code?: unknown }).code : undefined;
   if (err instanceof Error && typeof code === "string") return { code, message: err.message };
-  if (err instanceof Error) return { code: "NODE_ERROR", message: err.message || err.name };
-  return { code: "NODE_ERROR", message: typeof err === "string" ? err : `the node threw ${String(err)}` };
+  if (err instanceof Error) return engineError("NODE_ERROR", err.message || err.name);
+  return engineError("NODE_ERROR", typeof err === "string" ? err : `the node threw ${String(err)}`);
 }
 
 function cancelledError(signal: AbortSignal): NodeError {
   const reason: unknown = signal.reason;
   if (reason instanceof NodeFailure) return reason.toNodeError();
-  return { code: "CANCELLED", message: reason instanceof Error ? reason.message : "the run was cancelled" };
+  return engineError("CANCELLED", reason instanceof Error ? reason.message : "the run was cancelled");
 }
 
 /** An AbortController for one attempt that also follows the run's signal. */
@@ -124,7 +124,7 @@ function raceTimeout(work: Promise<NodeValues>, ms: number, attempt: AttemptSign
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      const failure = new NodeFailure("TIMEOUT", `the node did not finish within ${ms} ms (policy.timeoutMs)`, { timeoutMs: ms });
+      const failure = engineFailure("TIMEOUT", `the node did not finish within ${ms} ms (policy.timeoutMs)`, { timeoutMs: ms });
       reject(failure);
       attempt.controller.abort(failure);
       host.abandon(work);
@@ -152,7 +152,7 @@ function settleAttempt(host: AttemptHost, obs: Observation, call: CallResult, at
     case "outputs":
       return Promise.resolve(value as NodeValues);
     case "invalid":
-      return Promise.reject(new NodeFailure("INVALID_OUTPUT", invalidOutputsError(value).message));
+      return Promise.reject(engineFailure("INVALID_OUTPUT", invalidOutputsError(value).message));
     case "promise":
       work = Promise.resolve(value).then(checkOutputs);
       break;

@@ -1,14 +1,10 @@
-import { NodeFailure, formatIssue, type NodeValues, type ValidationIssue, type Workflow, type WorkflowSource } from "@weft/types";
+import { engineFailure, formatIssue, messageOf, NodeFailure, type NodeValues, type ValidationIssue, type Workflow, type WorkflowSource } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { GraphRun } from "./graph-run.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
 import type { RunScope, SubworkflowRequest, SubworkflowRunner } from "./run-scope.ts";
 
 export type CheckedWorkflow = { ok: true; workflow: Workflow; graph: CompiledGraph } | { ok: false; issues: ValidationIssue[] };
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Workflows loaded and checked in a run, by id: a skill called again in the same run (core:map
@@ -17,14 +13,14 @@ function errorMessage(err: unknown): string {
 const checkedInRun = new WeakMap<RunScope, Map<string, Promise<CheckedWorkflow & { workflowId: string }>>>();
 
 async function loadAndCheck(workflows: WorkflowSource | undefined, check: (doc: unknown) => CheckedWorkflow, workflowId: string): Promise<CheckedWorkflow & { workflowId: string }> {
-  if (!workflows) throw new NodeFailure("SKILL_NOT_FOUND", `cannot load workflow "${workflowId}": the engine was given no workflow source`, { workflowId });
+  if (!workflows) throw engineFailure("SKILL_NOT_FOUND", `cannot load workflow "${workflowId}": the engine was given no workflow source`, { workflowId });
   let loaded: Workflow | undefined;
   try {
     loaded = await workflows.getWorkflow(workflowId);
   } catch (err) {
-    throw new NodeFailure("SKILL_LOAD_FAILED", `could not load workflow "${workflowId}": ${errorMessage(err)}`, { workflowId });
+    throw engineFailure("SKILL_LOAD_FAILED", `could not load workflow "${workflowId}": ${messageOf(err)}`, { workflowId });
   }
-  if (!loaded) throw new NodeFailure("SKILL_NOT_FOUND", `no saved workflow has the id "${workflowId}"`, { workflowId });
+  if (!loaded) throw engineFailure("SKILL_NOT_FOUND", `no saved workflow has the id "${workflowId}"`, { workflowId });
   return { ...check(loaded), workflowId };
 }
 
@@ -57,12 +53,12 @@ export function createSubworkflowRunner(
     const seenAt = request.stack.indexOf(stackId);
     if (seenAt >= 0) {
       const chain = [...request.stack.slice(seenAt), stackId];
-      throw new NodeFailure("SKILL_RECURSION", `workflow "${workflowId}" would call itself: ${chain.map((id) => `"${id}"`).join(" → ")}`, { chain });
+      throw engineFailure("SKILL_RECURSION", `workflow "${workflowId}" would call itself: ${chain.map((id) => `"${id}"`).join(" → ")}`, { chain });
     }
     const checked = request.asNodeType ? check(singleNode(workflowId, request.inputs)) : await checkedSkill(scope, workflows, check, workflowId);
     if (!checked.ok) {
       const first = checked.issues[0] ? formatIssue(checked.issues[0]) : "";
-      throw new NodeFailure("INVALID_WORKFLOW", `${request.asNodeType ? "node type" : "workflow"} "${workflowId}" is not valid here (${checked.issues.length} problem(s)); ${first}`, {
+      throw engineFailure("INVALID_WORKFLOW", `${request.asNodeType ? "node type" : "workflow"} "${workflowId}" is not valid here (${checked.issues.length} problem(s)); ${first}`, {
         workflowId,
         issues: checked.issues,
       });

@@ -1,3 +1,4 @@
+import { messageOf } from "@weft/types";
 import type { IncomingMessage } from "node:http";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable } from "node:stream";
@@ -128,7 +129,7 @@ function networkFailure(error: unknown, url: URL, timeoutMs: number, outer: Abor
   if (name === "TimeoutError" || name === "AbortError") {
     return new NetFailure("E_TIMEOUT", `${url.origin} did not answer within ${timeoutMs} ms. Raise the timeout if the server is slow.`, { timeoutMs });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new NetFailure("E_NETWORK", `The request to ${url.origin} failed: ${message}.`, { url: url.origin });
 }
 

@@ -1,4 +1,4 @@
-import { NodeFailure, type NodeError, type RunResult } from "@weft/types";
+import { NodeFailure, type NodeError, type RunResult, messageOf } from "@weft/types";
 import { defineNode } from "../define-node.ts";
 import { skillFailure } from "./skill.ts";
 
@@ -16,7 +16,7 @@ type ItemOutcome = { ok: true; outputs: Record<string, unknown> } | { ok: false;
 
 function failureOf(error: unknown, target: string): NodeError {
   if (error instanceof NodeFailure) return error.toNodeError();
-  return { code: "MAP_ITEM_FAILED", message: `${target} could not run: ${error instanceof Error ? error.message : String(error)}` };
+  return { code: "MAP_ITEM_FAILED", message: `${target} could not run: ${messageOf(error)}` };
 }
 
 /**

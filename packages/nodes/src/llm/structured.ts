@@ -1,4 +1,4 @@
-import { LlmError, NodeFailure, type ChatMessage, type LlmChatRequest, type LlmChatResult, type LlmService, type NodeContext, type NodeValues } from "@weft/types";
+import { LlmError, NodeFailure, type ChatMessage, type LlmChatRequest, type LlmChatResult, type LlmService, type NodeContext, type NodeValues, messageOf } from "@weft/types";
 import type { ValidateFunction } from "ajv";
 import { defineNode } from "../define-node.ts";
 import { describeSchemaErrors, schemaValidator } from "../support/json-schema-check.ts";
@@ -41,7 +41,7 @@ function problemWith(text: string, validate: ValidateFunction): { problem: strin
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { problem: `it is not JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { problem: `it is not JSON (${messageOf(error)})` };
   }
   return validate(value) ? { value } : { problem: `it does not match the schema: ${describeSchemaErrors(validate)}` };
 }

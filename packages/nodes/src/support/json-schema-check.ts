@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from "ajv";
-import { NodeFailure } from "@weft/types";
+import { NodeFailure, messageOf } from "@weft/types";
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 /** Compiled validators by schema text: a node run again with the same schema does not compile it again. */
@@ -17,7 +17,7 @@ export function schemaValidator(schema: unknown, field: string): ValidateFunctio
     try {
       validate = ajv.compile(schema);
     } catch (error) {
-      throw new NodeFailure("INVALID_CONFIG", `"${field}" is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}.`, { field });
+      throw new NodeFailure("INVALID_CONFIG", `"${field}" is not a valid JSON Schema: ${messageOf(error)}.`, { field });
     }
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, validate);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { silentLogger, type EventBusService, type JsonValue, type Logger, type RunEventDraft } from "@weft/types";
+import { silentLogger, type EventBusService, type JsonValue, type Logger, type RunEventDraft, messageOf } from "@weft/types";
 import { SceneError } from "../errors.ts";
 import { toJsonValue } from "../state/json-value.ts";
 import { assertTopic, compileTopicPattern, type TopicMatcher } from "./topic-pattern.ts";
@@ -137,7 +137,7 @@ export class EventBus implements EventBusService {
 
   private fail(sub: Subscription, event: BusEvent, err: unknown): void {
     this.failures++;
-    this.log.warn("event subscriber failed", { pattern: sub.pattern, topic: event.topic, seq: event.seq, error: err instanceof Error ? err.message : String(err) });
+    this.log.warn("event subscriber failed", { pattern: sub.pattern, topic: event.topic, seq: event.seq, error: messageOf(err) });
   }
 }
 

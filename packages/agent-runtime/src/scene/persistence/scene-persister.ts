@@ -1,4 +1,4 @@
-import { silentLogger, type Logger, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { silentLogger, type Logger, type SceneLogEntry, type SceneRuntimeState, messageOf } from "@weft/types";
 import type { SceneStateStore } from "./scene-state-store.ts";
 
 /** How long changes gather before they are written together; `flush()` writes at once. */
@@ -87,6 +87,6 @@ export class ScenePersister {
 
   private failed(err: unknown): void {
     this.lastError = err;
-    this.log.warn("saving the scene failed; will retry on the next change", { sceneId: this.sceneId, error: err instanceof Error ? err.message : String(err) });
+    this.log.warn("saving the scene failed; will retry on the next change", { sceneId: this.sceneId, error: messageOf(err) });
   }
 }

@@ -15,6 +15,7 @@ import {
   type SceneStatus,
   type SceneStatusReason,
   type ToolCall,
+  messageOf,
 } from "@weft/types";
 import { SceneError } from "../errors.ts";
 import { EventBus, type BusEvent } from "../events/event-bus.ts";
@@ -319,7 +320,7 @@ export class SceneRuntime {
         this.log.append({ kind: "deliberation.started", instanceId: id, triggerId: trigger.id, budgetUsed: this.budget.used });
       },
       onFinished: (trigger, error) => {
-        const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error);
+        const message = error === undefined ? undefined : messageOf(error);
         if (message !== undefined) this.logger.warn("deliberation failed", { instanceId: id, triggerId: trigger.id, error: message });
         this.log.append({ kind: "deliberation.finished", instanceId: id, triggerId: trigger.id, ok: message === undefined, ...(message !== undefined ? { error: message } : {}) });
         queueMicrotask(() => this.checkIdle());
@@ -397,6 +398,6 @@ function definitionPart<T>(part: string, build: () => T): T {
   try {
     return build();
   } catch (err) {
-    throw new SceneError("INVALID_SCENE", `The scene's ${part} is not valid: ${err instanceof Error ? err.message : String(err)}`);
+    throw new SceneError("INVALID_SCENE", `The scene's ${part} is not valid: ${messageOf(err)}`);
   }
 }

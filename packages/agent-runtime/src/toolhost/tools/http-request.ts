@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HTTP_BODY_TYPES, HTTP_METHODS, HTTP_RESPONSE_TYPES, type CredentialResolver, type HttpProgress, type HttpRequestOk, type ResolvedCredential } from "@weft/types";
+import { HTTP_BODY_TYPES, HTTP_METHODS, HTTP_RESPONSE_TYPES, type CredentialResolver, type HttpProgress, type HttpRequestOk, type ResolvedCredential, messageOf } from "@weft/types";
 import { safeHttpRequest } from "../../net/http-client.ts";
 import { NetFailure } from "../../net/net-failure.ts";
 import { defineTool, type ToolEnv } from "../tool.ts";
@@ -104,7 +104,7 @@ function parseBody(body: Buffer, truncated: boolean, contentType: string | undef
     return { body: JSON.parse(text), bodyType: "json" };
   } catch (error) {
     if (responseType === "auto") return { body: text, bodyType: "text" };
-    throw new ToolFailure("E_SCHEMA_VALIDATION", `The response of ${url} is not JSON (${error instanceof Error ? error.message : String(error)}); set responseType to text to get it as it is.`, {
+    throw new ToolFailure("E_SCHEMA_VALIDATION", `The response of ${url} is not JSON (${messageOf(error)}); set responseType to text to get it as it is.`, {
       preview: text.slice(0, 200),
     });
   }
