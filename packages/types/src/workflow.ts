@@ -29,6 +29,8 @@ export const WorkflowNodeSchema = z.object({
    */
   ports: z.object({ inputs: z.array(PortSpecSchema).default([]), outputs: z.array(PortSpecSchema).default([]) }).optional(),
   label: z.string().optional(),
+  /** Pinned outputs (n8n's pinned data): the engine does not run the node and hands these on instead. */
+  pinned: z.record(z.string(), z.unknown()).optional(),
   /** Editor-only state (collapsed, colour, width...). Ignored by the engine. */
   ui: z.record(z.string(), z.unknown()).optional(),
 });

@@ -17,6 +17,7 @@ import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type Resolve
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
+import { pinnedDefinition } from "./pinned.ts";
 
 const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
 
@@ -157,7 +158,9 @@ export function checkNodes(b: GraphBuild): void {
     const p = nodePorts(node, spec);
     ports[i] = p;
     if (spec.flags?.acceptsPartialInputs) partial[i] = 1;
-    if (node.policy?.cacheable ?? spec.flags?.idempotent) cacheable[i] = 1;
+    // A pinned node is not run, and its pinned outputs are never cached as what it computes.
+    if (node.pinned !== undefined) defs[i] = pinnedDefinition(spec, node.pinned);
+    else if (node.policy?.cacheable ?? spec.flags?.idempotent) cacheable[i] = 1;
 
     for (const key in lit) {
       const value = lit[key];

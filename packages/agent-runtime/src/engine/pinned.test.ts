@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import type { Workflow } from "@weft/types";
+import { ExecutionEngine } from "./execution-engine.ts";
+import { createTestCatalog, workflow } from "./testing/test-nodes.ts";
+
+/** a → plus (+10) → times (+100), with `plus` pinned or not. */
+function pipeline(pinned?: Record<string, unknown>): Workflow {
+  return workflow(
+    "pinned",
+    [
+      { id: "a", type: "test:const", config: { value: 1 } },
+      { id: "plus", type: "test:add", inputs: { b: 10 }, ...(pinned ? { pinned } : {}) },
+      { id: "times", type: "test:add", inputs: { b: 100 } },
+    ],
+    [
+      ["a", "value", "plus", "a"],
+      ["plus", "sum", "times", "a"],
+    ],
+  );
+}
+
+describe("pinned outputs", () => {
+  it("does not run a pinned node and hands its pinned outputs on", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const result = await new ExecutionEngine({ catalog }).run(pipeline({ sum: 5 }));
+    expect(result.status).toBe("completed");
+    expect(probe.executions.get("plus")).toBeUndefined();
+    expect(result.observations.find((o) => o.nodeId === "plus")?.outputs).toEqual({ sum: 5 });
+    expect(result.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 105 });
+  });
+
+  it("never caches pinned outputs as the node's own: unpinned, it runs again", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    await engine.run(pipeline({ sum: 5 }));
+    const unpinned = await engine.run(pipeline());
+    expect(probe.executions.get("plus")).toBe(1);
+    expect(unpinned.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 111 });
+    // And pinned again after a real run, the pin wins over the cache.
+    const pinnedAgain = await engine.run(pipeline({ sum: 7 }));
+    expect(pinnedAgain.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 107 });
+  });
+});
