@@ -4,7 +4,7 @@ import type { AgentProfile, AgentStatus, AgentStepTrace, Conversation, Conversat
 import type { Storage } from "../storage/storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
-import { ApiError, notFound } from "../api/errors.ts";
+import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
 
 export interface AgentServiceDeps {
@@ -51,7 +51,7 @@ export class AgentService {
 
   /** Stores the user's message and starts the agent's loop on it; resolves once the loop is under way. */
   async sendMessage(agentId: string, message: string, conversationId?: string): Promise<{ conversationId: string }> {
-    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
     const { storage } = this.deps;
     const profile = (await storage.agents.get(agentId))?.document;
     if (!profile) throw notFound("agent profile", agentId, "GET /api/agents lists them.");
@@ -59,7 +59,7 @@ export class AgentService {
       const conversation = await storage.conversations.get(conversationId);
       if (!conversation) throw notFound("conversation", conversationId, "Leave conversationId out to start a new conversation.");
       if (conversation.agentId !== undefined && conversation.agentId !== agentId) {
-        throw new ApiError("VALIDATION_FAILED", `body.conversationId: conversation "${conversationId}" belongs to agent "${conversation.agentId}", not "${agentId}".`, {
+        throw new ServiceError("VALIDATION_FAILED", `body.conversationId: conversation "${conversationId}" belongs to agent "${conversation.agentId}", not "${agentId}".`, {
           issues: [{ path: ["conversationId"], message: "belongs to another agent", code: "custom" }],
         });
       }
@@ -71,7 +71,7 @@ export class AgentService {
       this.making.set(id, making);
     }
     const agent = await making;
-    if (agent.loop) throw new ApiError("CONFLICT", `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`, { conversationId: id });
+    if (agent.loop) throw new ServiceError("CONFLICT", `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`, { conversationId: id });
     agent.loop = this.runLoop(agent, id, message);
     return { conversationId: id };
   }
@@ -109,7 +109,7 @@ export class AgentService {
     if (!created.ok) {
       journal.close(conversationId);
       const { code, message, hint } = created.error;
-      throw new ApiError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+      throw new ServiceError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
     }
     const agent: LiveAgent = { instance: created.value, profileRevision: profile.revision };
     this.live.set(conversationId, agent);

@@ -1,7 +1,8 @@
 import { Elysia, type AnyElysia, type ElysiaConfig } from "elysia";
 import { randomUUID } from "node:crypto";
 import type { ApiDeps } from "./deps.ts";
-import { ApiError, HttpError, jsonResponse } from "./errors.ts";
+import { SceneError } from "@weft/agent-runtime";
+import { ApiError, apiErrorOf, HttpError, jsonResponse } from "./errors.ts";
 import { healthApi } from "./health.ts";
 import { workflowsApi } from "./workflows.ts";
 import { runsApi } from "./runs.ts";
@@ -13,6 +14,8 @@ import { settingsApi } from "./settings.ts";
 import { frontendApi } from "./frontend.ts";
 import { authApi } from "./auth.ts";
 import { StoredRecordInvalidError } from "../storage/document-table.ts";
+import { ServiceError } from "../service-error.ts";
+import { sceneServiceError } from "../scenes/scene-errors.ts";
 import { redactedResponse } from "./redacted-response.ts";
 import { cachedAndCompressed } from "./http-caching.ts";
 import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts";
@@ -20,6 +23,9 @@ import { SECURITY_HEADERS, type TrustBoundary } from "../auth/trust-boundary.ts"
 /** Turns anything a handler threw into the API's error shape; never a stack trace to the client. */
 function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error: unknown, request: Request): Response {
   if (error instanceof HttpError) return error.toResponse();
+  // Services throw transport-free refusals; each keeps its code, message and details over HTTP.
+  if (error instanceof ServiceError) return apiErrorOf(error).toResponse();
+  if (error instanceof SceneError) return apiErrorOf(sceneServiceError(error)).toResponse();
   const path = new URL(request.url).pathname;
   if (code === "NOT_FOUND") return new ApiError("NOT_FOUND", `There is no route ${request.method} ${path}. docs/api.md lists them.`, { method: request.method, path }).toResponse();
   if (code === "PARSE") return new ApiError("INVALID_JSON", "The request body could not be parsed; send a JSON document.").toResponse();

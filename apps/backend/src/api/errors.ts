@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { notFound as serviceNotFound, validationError as serviceValidationError, type ServiceError } from "../service-error.ts";
 
 export const API_ERROR_CODES = [
   "INVALID_JSON",
@@ -76,15 +77,16 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
+/** A service's refusal as the API's answer: same code, message and details (every ServiceErrorCode is an ApiErrorCode). */
+export function apiErrorOf(error: ServiceError): ApiError {
+  return new ApiError(error.code, error.message, error.details);
+}
+
 export function notFound(kind: string, id: string, hint = ""): ApiError {
-  return new ApiError("NOT_FOUND", `No ${kind} has the id "${id}".${hint ? " " + hint : ""}`, { kind, id });
+  return apiErrorOf(serviceNotFound(kind, id, hint));
 }
 
 /** zod issues as the API reports them: where, what, and the readable summary. */
 export function validationError(error: z.ZodError, where: string): ApiError {
-  const issues = error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: i.message, code: i.code }));
-  const first = issues[0];
-  const at = first && first.path.length > 0 ? `${where}.${first.path.join(".")}` : where;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""}, see details.issues)` : "";
-  return new ApiError("VALIDATION_FAILED", `${at}: ${first?.message ?? "invalid"}${more}`, { issues });
+  return apiErrorOf(serviceValidationError(error, where));
 }

@@ -1,5 +1,5 @@
 import type { CredentialInput, CredentialResolver, CredentialSummary, Logger, ResolvedCredential, SecretRedactor } from "@weft/types";
-import { ApiError, notFound } from "../api/errors.ts";
+import { notFound, ServiceError } from "../service-error.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { CredentialRepository, StoredCredential } from "../storage/credential-repository.ts";
 
@@ -56,14 +56,14 @@ export class CredentialService {
   }
 
   async create(input: CredentialInput): Promise<CredentialSummary> {
-    if (await this.repo.get(input.name)) throw new ApiError("ALREADY_EXISTS", `A credential named "${input.name}" exists; replace it with PUT /api/credentials/${input.name}.`, { name: input.name });
-    if (input.secret === undefined) throw new ApiError("VALIDATION_FAILED", "A new credential needs its `secret`.", { field: "secret" });
+    if (await this.repo.get(input.name)) throw new ServiceError("ALREADY_EXISTS", `A credential named "${input.name}" exists; replace it with PUT /api/credentials/${input.name}.`, { name: input.name });
+    if (input.secret === undefined) throw new ServiceError("VALIDATION_FAILED", "A new credential needs its `secret`.", { field: "secret" });
     return this.store(input, input.secret, Date.now());
   }
 
   /** Replaces the credential's settings; without `secret`, the stored one is kept. */
   async update(name: string, input: CredentialInput): Promise<CredentialSummary> {
-    if (input.name !== name) throw new ApiError("VALIDATION_FAILED", `The body names "${input.name}" but the URL "${name}"; a credential keeps its name (delete it and create another to rename).`);
+    if (input.name !== name) throw new ServiceError("VALIDATION_FAILED", `The body names "${input.name}" but the URL "${name}"; a credential keeps its name (delete it and create another to rename).`);
     const existing = await this.repo.get(name);
     if (!existing) throw notFound("credential", name, " Create it with POST /api/credentials.");
     return this.store(input, input.secret ?? this.box.decrypt(existing.secretEncrypted, owner(name)), existing.createdAt);
@@ -87,7 +87,7 @@ export class CredentialService {
 
   private async store(input: CredentialInput, secret: string, createdAt: number): Promise<CredentialSummary> {
     const problem = shapeProblem(input);
-    if (problem) throw new ApiError("VALIDATION_FAILED", problem, { kind: input.kind });
+    if (problem) throw new ServiceError("VALIDATION_FAILED", problem, { kind: input.kind });
     const stored: StoredCredential = {
       name: input.name,
       kind: input.kind,

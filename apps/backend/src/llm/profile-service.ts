@@ -2,7 +2,7 @@ import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger, type S
 import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
 import type { LlmProfileRepository, StoredLlmProfile } from "../storage/llm-profile-repository.ts";
 import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secret-box.ts";
-import { ApiError, notFound } from "../api/errors.ts";
+import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import { demoProfile } from "./demo-profile.ts";
 import type { CreateLlmProfile, LlmProfileView, UpdateLlmProfile } from "./profile-schemas.ts";
@@ -98,7 +98,7 @@ export class LlmProfileService {
 
   async create(input: CreateLlmProfile): Promise<LlmProfileView> {
     const id = input.id ?? (await this.freshId(input.name));
-    if (await this.repo.get(id)) throw new ApiError("ALREADY_EXISTS", `An LLM profile with the id "${id}" exists; pick another id or update it with PUT /api/llm-profiles/${id}.`, { id });
+    if (await this.repo.get(id)) throw new ServiceError("ALREADY_EXISTS", `An LLM profile with the id "${id}" exists; pick another id or update it with PUT /api/llm-profiles/${id}.`, { id });
     const now = Date.now();
     const profile: StoredLlmProfile = {
       id,
@@ -125,12 +125,12 @@ export class LlmProfileService {
   async update(id: string, patch: UpdateLlmProfile): Promise<LlmProfileUpdateView> {
     const current = await this.require(id);
     if (current.provider === "demo" && (patch.baseUrl !== undefined || patch.model !== undefined || (patch.apiKey !== undefined && patch.apiKey !== null))) {
-      throw new ApiError("VALIDATION_FAILED", "The built-in demo profile's address, model and key are managed by Weft; create a new profile (POST /api/llm-profiles) for another endpoint.", {
+      throw new ServiceError("VALIDATION_FAILED", "The built-in demo profile's address, model and key are managed by Weft; create a new profile (POST /api/llm-profiles) for another endpoint.", {
         issues: [{ path: ["baseUrl"], message: "read-only on the demo profile", code: "custom" }],
       });
     }
     if (patch.isDefault === false && current.isDefault) {
-      throw new ApiError("VALIDATION_FAILED", "One profile is always the default: make another profile the default (isDefault: true on it) instead.", {
+      throw new ServiceError("VALIDATION_FAILED", "One profile is always the default: make another profile the default (isDefault: true on it) instead.", {
         issues: [{ path: ["isDefault"], message: "cannot unset the only default", code: "custom" }],
       });
     }
@@ -177,7 +177,7 @@ export class LlmProfileService {
   async delete(id: string): Promise<LlmProfileView> {
     const current = await this.require(id);
     if (current.provider === "demo") {
-      throw new ApiError("CONFLICT", "The built-in demo profile cannot be deleted; make another profile the default instead.", { id });
+      throw new ServiceError("CONFLICT", "The built-in demo profile cannot be deleted; make another profile the default instead.", { id });
     }
     await this.repo.delete(id);
     this.redactor.forget(id);

@@ -8,6 +8,7 @@ import type { EventHub } from "../events/event-hub.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { Storage } from "../storage/storage.ts";
 import { HttpError, jsonResponse } from "../api/errors.ts";
+import { ServiceError } from "../service-error.ts";
 import { readJsonBody } from "../api/body.ts";
 import { MCP_PATH } from "../auth/trust-boundary.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
@@ -33,7 +34,7 @@ async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, 
   try {
     ({ runId } = await deps.runs.start({ workflowId: name, inputs }));
   } catch (error) {
-    if (error instanceof HttpError) return refusedResult(error.code, deps.storage.redactor.text(error.message));
+    if (error instanceof HttpError || error instanceof ServiceError) return refusedResult(error.code, deps.storage.redactor.text(error.message));
     throw error;
   }
   // The client cancelled the call or went away: the run stops too, and ends as cancelled in the history.

@@ -1,4 +1,4 @@
-import type { RunEvent, Workflow } from "@weft/types";
+import { engineError, type RunEvent, type Workflow } from "@weft/types";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ObservationTracker } from "./observation-tracker.ts";
 
@@ -38,7 +38,7 @@ export class ExternalRunRecorder {
         this.journal.updateRun({ id: runId, status: "failed", outputs: event.outputs, error: event.error, finishedAt: event.ts, durationMs: event.durationMs });
         break;
       case "run.cancelled":
-        this.journal.updateRun({ id: runId, status: "cancelled", error: { code: "CANCELLED", message: event.reason }, finishedAt: event.ts, durationMs: event.durationMs });
+        this.journal.updateRun({ id: runId, status: "cancelled", error: engineError("CANCELLED", event.reason), finishedAt: event.ts, durationMs: event.durationMs });
         break;
       default:
         return;

@@ -5,11 +5,11 @@ import type { Logger, NodeError, Observation, RunResult, Workflow } from "@weft/
 import type { Storage } from "../storage/storage.ts";
 import type { RunListQuery, RunRecord } from "../storage/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
-import { ApiError, notFound } from "../api/errors.ts";
+import { notFound, ServiceError } from "../service-error.ts";
 import { ObservationTracker } from "./observation-tracker.ts";
 import type { RunQueue } from "./run-queue.ts";
 import { checkRunInputs } from "./check-inputs.ts";
-import { messageOf } from "@weft/types";
+import { engineError, messageOf } from "@weft/types";
 
 export interface StartRunRequest {
   workflowId: string;
@@ -34,7 +34,7 @@ export interface RunServiceDeps {
   log: Logger;
 }
 
-const INTERRUPTED: NodeError = { code: "INTERRUPTED", message: "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun)." };
+const INTERRUPTED: NodeError = engineError("INTERRUPTED", "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun).");
 
 /**
  * Runs workflows for the API: checks the request, records the run, queues it, executes it with the
@@ -48,7 +48,7 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   async start(request: StartRunRequest, sourceRunId?: string): Promise<{ runId: string; status: "queued"; queuePosition: number }> {
-    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down and accepts no new runs; retry once it is back.");
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down and accepts no new runs; retry once it is back.");
     const { storage } = this.deps;
     let candidate: unknown;
     let revision: number;
@@ -56,7 +56,7 @@ export class RunService {
       candidate = request.draft;
       const draftId = typeof request.draft === "object" && request.draft !== null ? (request.draft as { id?: unknown }).id : undefined;
       if (draftId !== request.workflowId) {
-        throw new ApiError("VALIDATION_FAILED", `body.workflow.id is ${JSON.stringify(draftId)} but the path names workflow "${request.workflowId}"; they must match.`, {
+        throw new ServiceError("VALIDATION_FAILED", `body.workflow.id is ${JSON.stringify(draftId)} but the path names workflow "${request.workflowId}"; they must match.`, {
           issues: [{ path: ["workflow", "id"], message: "must equal the workflow id in the path", code: "custom" }],
         });
       }
@@ -70,22 +70,22 @@ export class RunService {
     }
     const validation = this.deps.validator.validate(candidate);
     if (!validation.ok) {
-      throw new ApiError("VALIDATION_FAILED", `The workflow cannot run: ${validation.issues.length} problem(s), first: ${validation.issues[0]?.message ?? "invalid"}. Fix them (POST /api/workflows/validate lists them all).`, {
+      throw new ServiceError("VALIDATION_FAILED", `The workflow cannot run: ${validation.issues.length} problem(s), first: ${validation.issues[0]?.message ?? "invalid"}. Fix them (POST /api/workflows/validate lists them all).`, {
         issues: validation.issues,
       });
     }
     const workflow = validation.workflow;
     const inputIssues = checkRunInputs(workflow, request.inputs);
     if (inputIssues.length > 0) {
-      throw new ApiError("VALIDATION_FAILED", `body.${inputIssues[0].path.join(".")}: ${inputIssues.map((i) => i.message).join("; ")}.`, { issues: inputIssues });
+      throw new ServiceError("VALIDATION_FAILED", `body.${inputIssues[0].path.join(".")}: ${inputIssues.map((i) => i.message).join("; ")}.`, { issues: inputIssues });
     }
     if (request.rerunFrom !== undefined && !workflow.nodes.some((n) => n.id === request.rerunFrom)) {
-      throw new ApiError("VALIDATION_FAILED", `body.rerunFrom: workflow "${workflow.id}" has no node "${request.rerunFrom}".`, {
+      throw new ServiceError("VALIDATION_FAILED", `body.rerunFrom: workflow "${workflow.id}" has no node "${request.rerunFrom}".`, {
         issues: [{ path: ["rerunFrom"], message: "unknown node id", code: "custom" }],
       });
     }
     if (this.deps.queue.isFull()) {
-      throw new ApiError("SERVICE_UNAVAILABLE", `The run queue is full (${this.deps.queue.maxWaiting} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
+      throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${this.deps.queue.maxWaiting} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
     const record: RunRecord = { id: randomUUID(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
@@ -102,7 +102,7 @@ export class RunService {
     if (!source) throw notFound("run", runId);
     const workflow = await this.deps.storage.runs.getWorkflow(runId);
     if (!workflow) {
-      throw new ApiError("CONFLICT", `Run "${runId}" ran a workflow generated on the fly (workflow "${source.workflowId}", an agent's tool call) that was not kept; it cannot be repeated.`, {
+      throw new ServiceError("CONFLICT", `Run "${runId}" ran a workflow generated on the fly (workflow "${source.workflowId}", an agent's tool call) that was not kept; it cannot be repeated.`, {
         workflowId: source.workflowId,
       });
     }
@@ -140,7 +140,7 @@ export class RunService {
       return;
     }
     if (record.status === "cancelled") return;
-    throw new ApiError("CONFLICT", `Run "${runId}" already ended (${record.status}); there is nothing to cancel.`, { status: record.status });
+    throw new ServiceError("CONFLICT", `Run "${runId}" already ended (${record.status}); there is nothing to cancel.`, { status: record.status });
   }
 
   /** Marks runs a killed server left queued or running as interrupted, with a closing event each. */

@@ -1,6 +1,6 @@
 import { AgentInstance, ExecutionEngine, InMemoryConversationStore, type RecordedLlm } from "@weft/agent-runtime";
 import type { AgentProfile, ConversationStore, RunEventSink, Scene, Workflow } from "@weft/types";
-import { ApiError } from "../api/errors.ts";
+import { ServiceError } from "../service-error.ts";
 import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import type { Storage } from "../storage/storage.ts";
@@ -19,7 +19,7 @@ export async function loadSceneProfiles(storage: Storage, scene: Scene): Promise
     else missing.push({ path: ["agents", i, "profileId"], message: `no agent profile has the id "${agent.profileId}" (GET /api/agents lists them)` });
   }
   if (missing.length > 0) {
-    throw new ApiError("VALIDATION_FAILED", `Scene "${scene.id}" cannot run: ${missing.map((m) => m.message).join("; ")}. Create the profiles or change the scene.`, { issues: missing });
+    throw new ServiceError("VALIDATION_FAILED", `Scene "${scene.id}" cannot run: ${missing.map((m) => m.message).join("; ")}. Create the profiles or change the scene.`, { issues: missing });
   }
   return profiles;
 }
@@ -28,7 +28,7 @@ async function create(options: Parameters<typeof AgentInstance.create>[0], scene
   const created = await AgentInstance.create(options);
   if (!created.ok) {
     const { code, message, hint } = created.error;
-    throw new ApiError("VALIDATION_FAILED", `Agent "${options.instanceId}" of scene "${sceneId}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+    throw new ServiceError("VALIDATION_FAILED", `Agent "${options.instanceId}" of scene "${sceneId}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
   }
   return created.value;
 }

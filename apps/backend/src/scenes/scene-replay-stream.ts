@@ -1,6 +1,8 @@
+import { messageOf } from "@weft/types";
 import type { Logger, SceneReplayLine, SceneReplayProgress, SceneReplayResult } from "@weft/types";
-import { ApiError } from "../api/errors.ts";
-import { sceneApiError } from "./scene-api-error.ts";
+import { SceneError } from "@weft/agent-runtime";
+import { ServiceError } from "../service-error.ts";
+import { sceneServiceError } from "./scene-errors.ts";
 
 export const NDJSON = "application/x-ndjson";
 
@@ -20,11 +22,11 @@ export function replayStream(run: (onProgress: (progress: SceneReplayProgress) =
       try {
         send({ type: "result", result: await run((progress) => send({ type: "progress", progress })) });
       } catch (thrown) {
-        const error = sceneApiError(thrown);
-        if (error instanceof ApiError) send({ type: "error", error: { code: error.code, message: error.message } });
+        const error = thrown instanceof SceneError ? sceneServiceError(thrown) : thrown;
+        if (error instanceof ServiceError) send({ type: "error", error: { code: error.code, message: error.message } });
         else {
           log.error("scene replay failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-          send({ type: "error", error: { code: "INTERNAL", message: `The replay failed: ${error instanceof Error ? error.message : String(error)}` } });
+          send({ type: "error", error: { code: "INTERNAL", message: `The replay failed: ${messageOf(error)}` } });
         }
       } finally {
         open = false;

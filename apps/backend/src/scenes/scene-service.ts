@@ -1,9 +1,9 @@
+import { messageOf } from "@weft/types";
 import { randomUUID } from "node:crypto";
 import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, sceneStateDifferences, type AgentInstance } from "@weft/agent-runtime";
 import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayProgress, SceneReplayResult, SceneStateView, SceneTimeline } from "@weft/types";
-import { ApiError, notFound } from "../api/errors.ts";
+import { notFound, ServiceError } from "../service-error.ts";
 import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
-import { sceneCall } from "./scene-api-error.ts";
 import { logSignalStore } from "./log-signal-store.ts";
 import { liveStateView, savedStateView, stepsAfter } from "./scene-views.ts";
 import { decodeTimelineCursor, encodeTimelineCursor } from "./scene-timeline-cursor.ts";
@@ -50,7 +50,7 @@ export class SceneService {
         await this.open(sceneId, "restore");
         recovered.push(sceneId);
       } catch (error) {
-        this.deps.log.error("scene not resumed", { sceneId, error: error instanceof Error ? error.message : String(error) });
+        this.deps.log.error("scene not resumed", { sceneId, error: messageOf(error) });
       }
     }
     return recovered;
@@ -62,11 +62,11 @@ export class SceneService {
       const current = this.live.get(sceneId);
       const status = current?.runtime.status().status;
       if (current && status !== "stopped") {
-        throw new ApiError("CONFLICT", `Scene "${sceneId}" is already ${status}; stop it first (POST /api/scenes/${sceneId}/stop) to start a new session.`, { status });
+        throw new ServiceError("CONFLICT", `Scene "${sceneId}" is already ${status}; stop it first (POST /api/scenes/${sceneId}/stop) to start a new session.`, { status });
       }
       if (current) this.unload(sceneId);
       const live = await this.open(sceneId, "new");
-      await sceneCall(() => live.runtime.start());
+      await live.runtime.start();
       await live.runtime.persist();
       return this.state(sceneId);
     });
@@ -74,14 +74,14 @@ export class SceneService {
 
   async pause(sceneId: string): Promise<SceneStateView> {
     const live = this.require(sceneId);
-    await sceneCall(() => live.runtime.pause());
+    await live.runtime.pause();
     await live.runtime.persist();
     return this.state(sceneId);
   }
 
   async resume(sceneId: string): Promise<SceneStateView> {
     const live = this.require(sceneId);
-    await sceneCall(() => live.runtime.resume());
+    await live.runtime.resume();
     await live.runtime.persist();
     return this.state(sceneId);
   }
@@ -98,7 +98,7 @@ export class SceneService {
   /** A user message to one agent instance or to `all`; it waits in the mailboxes like any trigger. */
   async sendMessage(sceneId: string, to: string, text: string): Promise<{ triggers: AgentTrigger[] }> {
     const live = this.require(sceneId);
-    const triggers = await sceneCall(() => live.runtime.sendMessage(to, text));
+    const triggers = await live.runtime.sendMessage(to, text);
     return { triggers };
   }
 
@@ -107,7 +107,7 @@ export class SceneService {
     const live = this.require(sceneId);
     const agent = this.agent(live, instanceId);
     if (agent.pendingQuestion === undefined) {
-      throw new ApiError("CONFLICT", `Agent "${instanceId}" of scene "${sceneId}" asked nothing; send it a message instead (POST /api/scenes/${sceneId}/messages).`, { instanceId });
+      throw new ServiceError("CONFLICT", `Agent "${instanceId}" of scene "${sceneId}" asked nothing; send it a message instead (POST /api/scenes/${sceneId}/messages).`, { instanceId });
     }
     return this.sendMessage(sceneId, instanceId, text);
   }
@@ -172,7 +172,7 @@ export class SceneService {
     const scene = await this.definition(sceneId);
     const log = await this.deps.store.readLog(sceneId);
     if (!log.some((e) => e.kind === "trigger.queued" && e.trigger.kind === "user")) {
-      throw new ApiError("CONFLICT", `Scene "${sceneId}" has no recorded session with a user message to replay; start it and send a message first.`);
+      throw new ServiceError("CONFLICT", `Scene "${sceneId}" has no recorded session with a user message to replay; start it and send a message first.`);
     }
     const profiles = await loadSceneProfiles(this.deps.storage, scene);
     return async (onProgress) => {
@@ -253,7 +253,7 @@ export class SceneService {
     try {
       const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store: signalled, logger: this.deps.log });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
-      if (mode === "restore") await sceneCall(() => runtime.restoreFromStore());
+      if (mode === "restore") await runtime.restoreFromStore();
     } catch (error) {
       for (const agent of agents.values()) agent.dispose();
       throw error;
@@ -275,8 +275,8 @@ export class SceneService {
   }
 
   private async exclusive<T>(sceneId: string, work: () => Promise<T>): Promise<T> {
-    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; start the scene again once it is back.");
-    if (this.busy.has(sceneId)) throw new ApiError("CONFLICT", `Scene "${sceneId}" is being started; wait for that request to finish.`);
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; start the scene again once it is back.");
+    if (this.busy.has(sceneId)) throw new ServiceError("CONFLICT", `Scene "${sceneId}" is being started; wait for that request to finish.`);
     this.busy.add(sceneId);
     try {
       return await work();
@@ -286,9 +286,9 @@ export class SceneService {
   }
 
   private require(sceneId: string): LiveScene {
-    if (this.stopping) throw new ApiError("SERVICE_UNAVAILABLE", "The server is shutting down; try again once it is back.");
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; try again once it is back.");
     const live = this.live.get(sceneId);
-    if (!live) throw new ApiError("CONFLICT", `Scene "${sceneId}" is not running; start it with POST /api/scenes/${sceneId}/start.`, { sceneId });
+    if (!live) throw new ServiceError("CONFLICT", `Scene "${sceneId}" is not running; start it with POST /api/scenes/${sceneId}/start.`, { sceneId });
     return live;
   }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "../api/errors.ts";
+import { ServiceError } from "../service-error.ts";
 
 /**
  * Where a client's copy of a scene timeline ends: the session it belongs to, the next log entry,
@@ -30,7 +30,7 @@ export function decodeTimelineCursor(text: string): TimelineCursor {
   }
   const parsed = TimelineCursorSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ApiError("VALIDATION_FAILED", "query.since is not a timeline cursor this server gave out; pass the `cursor` of an earlier answer as it is, or read the whole timeline without `since`.", {
+    throw new ServiceError("VALIDATION_FAILED", "query.since is not a timeline cursor this server gave out; pass the `cursor` of an earlier answer as it is, or read the whole timeline without `since`.", {
       issues: [{ path: ["since"], message: "not a timeline cursor", code: "custom" }],
     });
   }

@@ -1,7 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
-import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState, messageOf } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
@@ -22,7 +22,7 @@ function parseStored<S extends z.ZodType>(schema: S, text: string, what: string)
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it was left as it is.`);
+    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
