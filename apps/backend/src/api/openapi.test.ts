@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import openapiTS, { astToString } from "openapi-typescript";
 import createClient from "openapi-fetch";
@@ -56,7 +57,7 @@ describe("a client generated from the document", () => {
     const client = createClient({ baseUrl: t.url, headers: { authorization: `Bearer ${t.server.accessToken}` } });
     const { data, response } = await client.POST("/api/workflows/{id}/runs" as never, { params: { path: { id: "notes" } }, body: { inputs: { topic: "clients" } } } as never);
     expect(response.status).toBe(202);
-    const run = await waitForRun(t, (data as { runId: string }).runId);
+    const run = await waitForRun(t, z.object({ runId: z.string() }).parse(data).runId);
     expect(run.run.outputs).toEqual({ text: "Notes on clients" });
   });
 });
