@@ -64,3 +64,23 @@ describe("workflows store against the real server", () => {
     expect(again.tabs.map((t) => t.doc.name)).toEqual(["Alpha"]);
   });
 });
+
+describe("a new workflow's id", () => {
+  it("follows the name it has at its first save, and never changes after", async () => {
+    const workflows = useWorkflowsStore();
+    const firstId = workflows.create().id;
+    expect(firstId).toMatch(/^untitled-workflow-/);
+    workflows.exec({ kind: "update-meta", patch: { name: "Weekly report" } }, "Rename");
+    expect(await workflows.save()).toBe(true);
+    const id = workflows.active!.id;
+    expect(id).toMatch(/^weekly-report-[a-z0-9]+$/);
+    expect(workflows.active!.doc.id).toBe(id);
+    expect(await stored(id)).toMatchObject({ name: "Weekly report", revision: 1 });
+    expect((await page.server.call("GET", `/api/workflows/${firstId}`)).status).toBe(404);
+    // The undo history came along with the tab.
+    expect(workflows.undo()?.label).toBe("Rename");
+    workflows.exec({ kind: "update-meta", patch: { name: "Monthly report" } }, "Rename again");
+    expect(await workflows.save()).toBe(true);
+    expect(workflows.active!.id).toBe(id);
+  });
+});

@@ -52,12 +52,15 @@ export function useHashRoute(booting: Ref<boolean>) {
     opening.value = true;
     try {
       await when(() => !booting.value);
+      // A reload comes back to the tab it left, with its own viewport: the node is selected again, not brought into view.
+      const returning = !link.run && workflows.active?.doc.id === link.workflow;
       // A run opens as the run history opens it: on its workflow's tab when that still has its graph, else read-only as it ran.
       const shown = link.run ? await runs.inspectRun(link.run) : !!(await workflows.open(link.workflow));
       if (shown && link.node) {
         const node = link.node;
         await when(() => !!ui.canvas?.sizeOf(node) || !workflows.active?.doc.nodes.some((n) => n.id === node));
-        ui.canvas?.showNode(node);
+        if (returning) ui.canvas?.select([node]);
+        else ui.canvas?.showNode(node);
       }
     } finally {
       opening.value = false;

@@ -55,7 +55,13 @@ export function edgeId(source: string, sourceHandle: string, target: string, tar
 }
 
 /** A workflow id for a new document: `name-in-kebab-case` plus a short random suffix. */
+const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "workflow";
+
 export function newWorkflowId(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "workflow";
-  return `${slug}-${Math.random().toString(36).slice(2, 8)}`;
+  return `${slugOf(name)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Whether `id` is one newWorkflowId made from this name. */
+export function idNamesWorkflow(id: string, name: string): boolean {
+  return id.startsWith(`${slugOf(name)}-`) && !id.slice(slugOf(name).length + 1).includes("-");
 }

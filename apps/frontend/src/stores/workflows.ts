@@ -7,7 +7,7 @@ import type { ApiError } from "../api/errors.ts";
 import type { WorkflowSummary } from "../api/schemas.ts";
 import { applyCommand, isEmptyCommand, type GraphCommand } from "../lib/commands.ts";
 import { deepEqual } from "../lib/deep-equal.ts";
-import { newWorkflowId } from "../lib/ids.ts";
+import { idNamesWorkflow, newWorkflowId } from "../lib/ids.ts";
 import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { useHistoryStore } from "./history.ts";
 import { useUiStore } from "./ui.ts";
@@ -31,6 +31,8 @@ export interface EditorTab {
   /** Graph problems the server found (on Run or Validate), shown on the nodes until fixed. */
   issues: ValidationIssue[];
   viewport?: { x: number; y: number; zoom: number };
+  /** The id was made from the first name (a new workflow): until it is saved, it follows the name. */
+  idFromName?: boolean;
 }
 
 const TABS_KEY = "weft.tabs";
@@ -53,8 +55,8 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   const tab = (id: string) => tabs.value.find((t) => t.id === id) ?? null;
   const isDirty = (t: EditorTab) => !t.readonly && (t.saved === null || !deepEqual(t.doc, t.saved));
 
-  function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; id?: string } = {}): EditorTab {
-    const entry: EditorTab = { id: options.id ?? doc.id, doc: markRaw(doc), saved: saved ? markRaw(saved) : null, saving: false, saveError: null, conflict: null, readonly: !!options.readonly, issues: [] };
+  function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; id?: string; idFromName?: boolean } = {}): EditorTab {
+    const entry: EditorTab = { id: options.id ?? doc.id, doc: markRaw(doc), saved: saved ? markRaw(saved) : null, saving: false, saveError: null, conflict: null, readonly: !!options.readonly, issues: [], ...(options.idFromName ? { idFromName: true } : {}) };
     tabs.value.push(entry);
     activeId.value = entry.id;
     return tabs.value[tabs.value.length - 1];
@@ -97,7 +99,22 @@ export const useWorkflowsStore = defineStore("workflows", () => {
 
   function create(name = "Untitled workflow"): EditorTab {
     const doc = WorkflowSchema.parse({ id: newWorkflowId(name), name, nodes: [] });
-    return addTab(doc, null);
+    return addTab(doc, null, { idFromName: true });
+  }
+
+  /**
+   * A new workflow renamed before its first save gets an id from its name then, once: from the first
+   * save on, the id is what links, skills and runs name, so it never changes again.
+   */
+  function idFromCurrentName(t: EditorTab) {
+    if (!t.idFromName || t.saved !== null) return;
+    t.idFromName = false;
+    if (idNamesWorkflow(t.doc.id, t.doc.name)) return;
+    const id = newWorkflowId(t.doc.name);
+    history.rename(t.id, id);
+    if (activeId.value === t.id) activeId.value = id;
+    t.id = id;
+    t.doc = markRaw({ ...t.doc, id });
   }
 
   /** Opens a document as a new, unsaved tab (import, a skill made from a selection before saving). */
@@ -171,6 +188,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   async function save(tabId = activeId.value, options: { overwrite?: boolean } = {}): Promise<boolean> {
     const t = tabId ? tab(tabId) : null;
     if (!t || t.readonly || t.saving) return false;
+    idFromCurrentName(t);
     t.saving = true;
     t.saveError = null;
     const sent = t.doc;
