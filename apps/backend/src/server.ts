@@ -13,8 +13,8 @@ import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
 import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
 import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
-import { RunService } from "./runs/run-service.ts";
-import { WorkflowCaches } from "./runs/workflow-caches.ts";
+import { createRuns } from "./runs/index.ts";
+import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
@@ -24,12 +24,12 @@ import { credentialsApi } from "./api/credentials.ts";
 import { resolveProjectDir } from "./tools/project-dir.ts";
 import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
-import { AgentService } from "./agents/agent-service.ts";
+import { createAgents } from "./agents/index.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
 import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
-import { withSkillCheck } from "./workflows/skill-references.ts";
+import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
 import { McpManager } from "./mcp/mcp-manager.ts";
@@ -129,7 +129,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
     const engineLog = log.child("engine");
-    const caches = new WorkflowCaches(64, 20_000);
+    const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
     const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
     // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
     const validator = withSkillCheck(engine, (id) => storage.workflows.revisionSync(id) !== null);
@@ -140,8 +140,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) =>
       log.error("run job failed", { runId: id, error: messageOf(error) }),
     );
-    const runs = new RunService({ storage, journal, queue, validator, engineFor, log: log.child("runs") });
-    const agents = new AgentService({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, log: log.child("agents") });
+    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, validator, engineFor, maxBodyBytes, log: log.child("runs") });
+    const { service: agents, api: agentsApi } = createAgents({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("agents") });
+    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
     scenes = createScenes({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
@@ -165,10 +166,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     });
     const builder = createBuilder({ storage, catalog, validator: engine, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(
-      { storage, catalog, validator, runs, llmProfiles, agents, permissions, caches, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
+      { storage, catalog, llmProfiles, agents, permissions, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
+        domains: [workflowsApi, runsApi, agentsApi],
         extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes), mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }), openApiApi(() => api.routes, pkg.version)],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },

@@ -4,10 +4,7 @@ import type { ApiDeps } from "./deps.ts";
 import { SceneError } from "@weft/agent-runtime";
 import { ApiError, apiErrorOf, HttpError, jsonResponse } from "./errors.ts";
 import { healthApi } from "./health.ts";
-import { workflowsApi } from "./workflows.ts";
-import { runsApi } from "./runs.ts";
 import { llmProfilesApi } from "./llm-profiles.ts";
-import { agentsApi } from "./agents.ts";
 import { scenesApi } from "./scenes.ts";
 import { conversationsApi } from "./conversations.ts";
 import { settingsApi } from "./settings.ts";
@@ -39,7 +36,7 @@ function errorResponse(deps: Pick<ApiDeps, "log">, code: string | number, error:
 }
 
 /** The HTTP API and the editor's files, one plugin per domain. */
-export function createApi(deps: ApiDeps, options: { frontendDir: string; boundary: TrustBoundary; extra?: AnyElysia[]; websocket?: ElysiaConfig<"">["websocket"] }) {
+export function createApi(deps: ApiDeps, options: { frontendDir: string; boundary: TrustBoundary; domains: AnyElysia[]; extra?: AnyElysia[]; websocket?: ElysiaConfig<"">["websocket"] }) {
   const app = new Elysia({ websocket: options.websocket })
     .onError(({ code, error, request, set }) => {
       Object.assign(set.headers, SECURITY_HEADERS);
@@ -54,13 +51,11 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; boundar
     .mapResponse(({ request, response }) => cachedAndCompressed(request, redactedResponse(response, deps.storage.redactor) ?? response))
     .use(authApi(options.boundary, deps.maxBodyBytes))
     .use(healthApi(deps))
-    .use(workflowsApi(deps))
-    .use(runsApi(deps))
     .use(llmProfilesApi(deps))
-    .use(agentsApi(deps))
     .use(scenesApi(deps))
     .use(conversationsApi(deps))
     .use(settingsApi(deps));
-  for (const plugin of options.extra ?? []) app.use(plugin);
+  // Each domain folder's routes (workflows/, runs/, agents/: `create…(deps).api`), then the extras.
+  for (const plugin of [...options.domains, ...(options.extra ?? [])]) app.use(plugin);
   return app.use(frontendApi(options.frontendDir));
 }

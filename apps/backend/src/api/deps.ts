@@ -1,9 +1,6 @@
 import type { NodeCatalog, Logger } from "@weft/types";
-import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { RunService } from "../runs/run-service.ts";
 import type { LlmProfileService } from "../llm/profile-service.ts";
-import type { WorkflowCaches } from "../runs/workflow-caches.ts";
 import type { AgentService } from "../agents/agent-service.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
 import type { PermissionSettings } from "../settings/permission-settings.ts";
@@ -12,12 +9,9 @@ import type { PermissionSettings } from "../settings/permission-settings.ts";
 export interface ApiDeps {
   storage: Storage;
   catalog: NodeCatalog;
-  validator: WorkflowValidator;
-  runs: RunService;
   llmProfiles: LlmProfileService;
   agents: AgentService;
   permissions: PermissionSettings;
-  caches: WorkflowCaches;
   /** The scene runtime: a deleted scene is stopped and its runtime state removed. */
   sceneRuntime: Pick<SceneService, "forget">;
   maxBodyBytes: number;

@@ -3,10 +3,10 @@ import { AgentProfileSchema, BuilderSettingsSchema, CredentialInputSchema, Permi
 import { CreateLlmProfileSchema, UpdateLlmProfileSchema } from "../llm/profile-schemas.ts";
 import { McpSettingsSchema } from "../mcp/mcp-config.ts";
 import { RunRecordSchema } from "../storage/run-repository.ts";
-import { CreateBody, DuplicateBody, UpdateBody, ValidateBody } from "./workflows.ts";
-import { EventsQuery, ListQuery as RunListQuery, RerunBody, StartBody } from "./runs.ts";
+import { CreateBody, DuplicateBody, UpdateBody, ValidateBody } from "../workflows/workflows-api.ts";
+import { EventsQuery, ListQuery as RunListQuery, RerunBody, StartBody } from "../runs/runs-api.ts";
 import { SignInSchema } from "./auth.ts";
-import { ConversationsQuery } from "./agents.ts";
+import { ConversationsQuery } from "../agents/agents-api.ts";
 import { MessageBody } from "./conversations.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";

@@ -1,5 +1,10 @@
 import { LruOutputCache } from "@weft/agent-runtime";
 
+/** Workflows whose caches are kept: more than one person edits and re-runs at a time; the rest start cold. */
+export const CACHED_WORKFLOWS = 64;
+/** Entries per workflow's cache: a few hundred nodes, each kept in many edited versions (an entry holds only references). */
+export const CACHE_ENTRIES_PER_WORKFLOW = 20_000;
+
 /**
  * One output cache per workflow, shared by that workflow's runs, so re-running after an edit or
  * from a node reuses the upstream outputs of earlier runs. The least recently run workflows' caches
@@ -9,8 +14,8 @@ export class WorkflowCaches {
   private readonly caches = new Map<string, LruOutputCache>();
 
   constructor(
-    private readonly maxWorkflows: number,
-    private readonly entriesPerWorkflow: number,
+    private readonly maxWorkflows = CACHED_WORKFLOWS,
+    private readonly entriesPerWorkflow = CACHE_ENTRIES_PER_WORKFLOW,
   ) {}
 
   for(workflowId: string): LruOutputCache {

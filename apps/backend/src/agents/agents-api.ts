@@ -1,16 +1,26 @@
 import { z } from "zod";
 import { AgentProfileSchema, type AgentProfile } from "@weft/types";
-import type { ApiDeps } from "./deps.ts";
-import { documentRoutes } from "./document-routes.ts";
-import { jsonResponse } from "./errors.ts";
-import { parseWith, readBody } from "./body.ts";
-import { MessageBody } from "./conversations.ts";
+import type { Logger, NodeCatalog } from "@weft/types";
+import { documentRoutes } from "../api/document-routes.ts";
+import { jsonResponse } from "../api/errors.ts";
+import { parseWith, readBody } from "../api/body.ts";
+import { MessageBody } from "../api/conversations.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { AgentService } from "./agent-service.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
+
+export interface AgentsApiDeps {
+  agents: AgentService;
+  storage: Storage;
+  catalog: NodeCatalog;
+  maxBodyBytes: number;
+  log: Logger;
+}
 
 export const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
 /** Problems with what a profile names: workflows, node types, LLM profile must all exist; permission rules must name tools. */
-async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {
+async function referenceProblems(deps: AgentsApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {
   const { storage, catalog } = deps;
   const problems: { path: (string | number)[]; message: string }[] = [];
   const workflowIds = new Set(await storage.workflows.ids());
@@ -33,7 +43,7 @@ async function referenceProblems(deps: ApiDeps, agent: AgentProfile): Promise<{ 
 }
 
 /** Agent profile CRUD, messages to an agent, and an agent's conversations. */
-export function agentsApi(deps: ApiDeps) {
+export function agentsApi(deps: AgentsApiDeps) {
   return documentRoutes<AgentProfile>({
     segment: "agents",
     key: "agent",

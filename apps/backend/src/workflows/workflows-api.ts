@@ -1,12 +1,24 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { WorkflowSchema, type Workflow } from "@weft/types";
-import type { ApiDeps } from "./deps.ts";
-import { ApiError, jsonResponse, notFound } from "./errors.ts";
-import { listAnswer } from "./document-routes.ts";
-import { parseWith, readBody, readJsonBody } from "./body.ts";
+import type { Logger } from "@weft/types";
+import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
+import { listAnswer } from "../api/document-routes.ts";
+import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
-import { SKILL_CALLING_TYPES } from "../workflows/skill-references.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { WorkflowCaches } from "../runs/workflow-caches.ts";
+import { SKILL_CALLING_TYPES } from "./skill-references.ts";
+import type { WorkflowValidator } from "./workflow-validator.ts";
+
+export interface WorkflowsApiDeps {
+  storage: Storage;
+  validator: WorkflowValidator;
+  /** A saved workflow's output cache is dropped with it. */
+  caches: WorkflowCaches;
+  maxBodyBytes: number;
+  log: Logger;
+}
 
 export const CreateBody = z.object({ workflow: z.unknown() }).strict();
 export const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
@@ -22,7 +34,7 @@ function parseWorkflow(value: unknown, where: string): Workflow {
   return parseWith(WorkflowSchema, value, where);
 }
 
-export function workflowsApi(deps: ApiDeps) {
+export function workflowsApi(deps: WorkflowsApiDeps) {
   const { storage, maxBodyBytes } = deps;
   const repo = storage.workflows;
 

@@ -1,9 +1,16 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { RunStatusSchema } from "@weft/types";
-import type { ApiDeps } from "./deps.ts";
-import { jsonResponse, notFound } from "./errors.ts";
-import { parseWith, readBody } from "./body.ts";
+import { jsonResponse, notFound } from "../api/errors.ts";
+import { parseWith, readBody } from "../api/body.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { RunService } from "./run-service.ts";
+
+export interface RunsApiDeps {
+  runs: RunService;
+  storage: Storage;
+  maxBodyBytes: number;
+}
 
 export const StartBody = z
   .object({
@@ -27,7 +34,8 @@ export const EventsQuery = z.object({
   limit: integer(1, 10_000).default(1000),
 });
 
-export function runsApi(deps: ApiDeps) {
+/** The run routes: start (a saved workflow or a draft), list, read, events, cancel, rerun. */
+export function runsApi(deps: RunsApiDeps) {
   const { runs, storage, maxBodyBytes } = deps;
 
   /** Stored events as one JSON document, spliced from their stored text (no re-encoding). */
