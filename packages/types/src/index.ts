@@ -3,6 +3,7 @@ export * from "./node-spec.ts";
 export * from "./workflow.ts";
 export * from "./interface.ts";
 export * from "./node-ports.ts";
+export * from "./schema-ports.ts";
 export * from "./json-schema.ts";
 export * from "./validation.ts";
 export * from "./run.ts";

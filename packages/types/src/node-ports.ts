@@ -2,6 +2,7 @@ import { InterfaceNodeConfigSchema, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE } 
 import { ERROR_OUTPUT_ID, type NodeSpec } from "./node-spec.ts";
 import type { PortSpec, PortType } from "./ports.ts";
 import type { WorkflowNode } from "./workflow.ts";
+import { schemaPropertyPorts } from "./schema-ports.ts";
 
 /**
  * The ports of one workflow node, the same for the engine (graph checks) and the editor (handles):
@@ -35,13 +36,15 @@ function retypeValue(ports: readonly PortSpec[], type: PortType, required?: bool
 /**
  * The ports `node` has, without the virtual `$error` output: its spec's (the spec's own arrays, so
  * callers may cache by spec), or the node's own `ports` for a spec with `dynamicPorts` or an
- * unknown type. Interface nodes type their value port by their `portType` config; a
+ * unknown type; a spec with `outputsFromSchema` adds an output per property of that schema. Interface nodes type their value port by their `portType` config; a
  * workflow-input's value input is filled by the engine, so it is never required.
  */
 export function declaredPorts(node: WorkflowNode, spec: NodeSpec | undefined): DeclaredPorts {
   if (!spec || spec.flags?.dynamicPorts) return { inputs: normalise(node.ports?.inputs), outputs: normalise(node.ports?.outputs) };
   const inputs = spec.inputs ?? NO_PORTS;
   const outputs = spec.outputs ?? NO_PORTS;
+  const schemaField = spec.flags?.outputsFromSchema;
+  if (schemaField) return { inputs, outputs: [...outputs, ...schemaPropertyPorts(node.config?.[schemaField], { taken: new Set(outputs.map((p) => p.id)) })] };
   if (node.type !== WORKFLOW_INPUT_TYPE && node.type !== WORKFLOW_OUTPUT_TYPE) return { inputs, outputs };
   const declared = InterfaceNodeConfigSchema.shape.portType.safeParse(node.config?.portType);
   const type: PortType = declared.success ? declared.data : "any";

@@ -32,6 +32,8 @@ export const NodeFlagsSchema = z.object({
   acceptsPartialInputs: z.boolean().default(false),
   /** The node's ports come from the workflow node (`ports`), not from this spec. */
   dynamicPorts: z.boolean().default(false),
+  /** A config field holding a JSON Schema: each of its top-level properties is an output too, after the spec's own. */
+  outputsFromSchema: z.string().optional(),
 });
 
 export const NodeSpecSchema = z.object({

@@ -7,10 +7,10 @@ import { sampleWorkflow, testLookup, testWorkflow } from "./testing/catalog.ts";
 describe("checkConnection", () => {
   const doc = sampleWorkflow();
 
-  it("accepts fitting types and refuses others with portTypeMismatch's reason", () => {
+  it("accepts fitting types and refuses others with portTypeMismatch's reason and the two types (for the converter offer)", () => {
     expect(checkConnection(doc, testLookup, { source: "number_1", sourceHandle: "value", target: "text_1", targetHandle: "vars" })).toEqual({ ok: true });
     const refused = checkConnection(doc, testLookup, { source: "llm_1", sourceHandle: "text", target: "add_1", targetHandle: "a" });
-    expect(refused).toEqual({ ok: false, reason: "a string output cannot feed a number input (text → a)" });
+    expect(refused).toEqual({ ok: false, reason: "a string output cannot feed a number input (text → a)", mismatch: { from: "string", to: "number" } });
   });
 
   it("refuses self loops, unknown ports and cycles, naming the cycle", () => {

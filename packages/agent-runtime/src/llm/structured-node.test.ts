@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createBuiltinRegistry } from "@weft/nodes";
-import { LlmProfileSchema } from "@weft/types";
+import { LlmProfileSchema, WorkflowSchema } from "@weft/types";
 import { ExecutionEngine } from "../engine/index.ts";
 import { ProfileLlmService, StaticLlmProfileResolver } from "./llm-service.ts";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "./testing/scripted-llm-server.ts";
@@ -70,5 +70,32 @@ describe("llm:structured", () => {
     const { result, bodies } = await runStructured([{ kind: "text", chunks: ['{"name": "Ada", "age": 36}'] }], { mode: "prompt" });
     expect(result.outputs).toMatchObject({ value: { name: "Ada", age: 36 }, mode: "prompt" });
     expect((bodies[0].messages as { content: string }[])[0].content).toContain('"required":["name","age"]');
+  });
+
+  it("gives each property of the schema on its own typed output, which edges can take and the graph check types", async () => {
+    server = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: ['{"name": "Ada", "age": 36}'] }] });
+    const profile = LlmProfileSchema.parse({ id: "main", name: "Scripted", baseUrl: server.baseUrl, model: "scripted-model", apiKey: "sk-test-structured-0001", timeoutMs: 3_000, maxRetries: 0 });
+    const engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), services: { llm: new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) }) } });
+    const workflow = (from: string) =>
+      WorkflowSchema.parse({
+      id: "typed",
+      name: "Typed",
+      nodes: [
+        { id: "who", type: "llm:structured", config: { schema: SCHEMA }, inputs: { prompt: "Who is Ada?" } },
+        { id: "older", type: "core:math", config: { op: "add" }, inputs: { b: 1 } },
+        { id: "out", type: "core:workflow-output", config: { name: "next", portType: "number" } },
+      ],
+      edges: [
+        { id: "e1", source: "who", sourceHandle: from, target: "older", targetHandle: "a" },
+        { id: "e2", source: "older", sourceHandle: "result", target: "out", targetHandle: "value" },
+      ],
+      });
+    const result = await engine.run(workflow("age"));
+    expect(result.status, JSON.stringify(result.error)).toBe("completed");
+    expect(result.outputs).toEqual({ next: 37 });
+    expect(result.observations.find((o) => o.nodeId === "who")?.outputs).toMatchObject({ name: "Ada", age: 36, value: { name: "Ada", age: 36 } });
+    const refused = engine.validate(workflow("name"));
+    expect(refused.ok).toBe(false);
+    expect(refused.ok ? [] : refused.issues.map((i) => i.code)).toContain("PORT_TYPE_MISMATCH");
   });
 });

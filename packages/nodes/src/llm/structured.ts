@@ -46,6 +46,11 @@ function problemWith(text: string, validate: ValidateFunction): { problem: strin
   return validate(value) ? { value } : { problem: `it does not match the schema: ${describeSchemaErrors(validate)}` };
 }
 
+/** An object answer's properties, each on the output port the schema gives it (see `outputsFromSchema`). */
+function propertyOutputs(value: unknown): NodeValues {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? { ...(value as NodeValues) } : {};
+}
+
 /** The conversation continued with the invalid answer and what was wrong with it. */
 function reask(messages: ChatMessage[], result: LlmChatResult, problem: string): ChatMessage[] {
   const correction = `Your answer was invalid: ${problem}. Answer again with the corrected JSON only.`;
@@ -90,7 +95,7 @@ async function structured(inputs: NodeValues, ctx: NodeContext): Promise<NodeVal
     attempts++;
     lastText = answerText(result);
     const checked = problemWith(lastText, validate);
-    if ("value" in checked) return { value: checked.value, text: lastText, attempts, mode };
+    if ("value" in checked) return { ...propertyOutputs(checked.value), value: checked.value, text: lastText, attempts, mode };
     lastProblem = checked.problem;
     ctx.log.info("the answer was invalid; asking again", { attempt: attempts, problem: lastProblem });
     messages = reask(messages, result, lastProblem);
@@ -106,7 +111,7 @@ export const llmStructured = defineNode(
     type: "llm:structured",
     title: "LLM structured output",
     description:
-      "Asks an LLM for JSON valid against a JSON Schema (set in the node) and gives the parsed value. Uses the provider's structured output where it has one, else a forced tool call or the prompt; an invalid answer is sent back to the model with what was wrong, a bounded number of times.",
+      "Asks an LLM for JSON valid against a JSON Schema (set in the node) and gives the parsed value, and each top-level property of the schema on its own typed output. Uses the provider's structured output where it has one, else a forced tool call or the prompt; an invalid answer is sent back to the model with what was wrong, a bounded number of times.",
     category: "llm",
     inputs: [
       { id: "prompt", type: "string", required: true, multiline: true, label: "Prompt", description: "What to answer, as the user's message." },
@@ -126,6 +131,7 @@ export const llmStructured = defineNode(
       { id: "model", kind: "text", default: "", label: "Model", description: "Overrides the profile's model; empty to keep it." },
       { id: "temperature", kind: "number", min: 0, max: 2, label: "Temperature", description: "0 for focused answers; empty for the profile's setting." },
     ],
+    flags: { outputsFromSchema: "schema" },
   },
   structured,
 );
