@@ -1,8 +1,10 @@
 import { parseArgs } from "node:util";
 import { createBuiltinRegistry } from "@weft/nodes";
 import type { NodeSpec, PortSpec } from "@weft/types";
+import { serverNodes } from "../support/server-nodes.ts";
 
-export const NODES_USAGE = "weft nodes [--json]   list the built-in node types (--json: their full specs); MCP servers' tools (mcp:<server>.<tool>) are listed by a running server: GET /api/nodes";
+export const NODES_USAGE =
+  "weft nodes [--json] [--server URL]   list the node types (--json: their full specs); with --server, those of a running Weft, its MCP servers' tools (mcp:<server>.<tool>) included (the token from WEFT_AUTH_TOKEN, else <WEFT_DATA_DIR or data>/access-token)";
 
 function port(p: PortSpec): string {
   return `${p.id}:${p.type}${p.multi ? "[]" : ""}${p.required ? "*" : ""}`;
@@ -16,12 +18,12 @@ function describe(spec: NodeSpec): string {
 }
 
 export async function nodesCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
+  const { values } = parseArgs({ args, options: { json: { type: "boolean" }, server: { type: "string" }, help: { type: "boolean", short: "h" } } });
   if (values.help) {
     process.stdout.write(`${NODES_USAGE}\n`);
     return 0;
   }
-  const specs = createBuiltinRegistry().list();
+  const specs = values.server ? await serverNodes(values.server, process.env) : createBuiltinRegistry().list();
   if (values.json) {
     process.stdout.write(`${JSON.stringify(specs, null, 2)}\n`);
     return 0;
