@@ -48,8 +48,8 @@ describe("/api/credentials", () => {
     expect(answer.run.status).toBe("completed");
     const observation = answer.observations.find((o: { nodeId: string }) => o.nodeId === "req");
     // The server did get the secret: the echo proves it, redacted.
-    expect(observation.outputs, JSON.stringify(observation)).toMatchObject({ ok: true });
-    expect(observation.outputs.body).toEqual({ authorization: "Bearer [redacted:credential echo-api]" });
+    expect(observation?.outputs, JSON.stringify(observation)).toMatchObject({ ok: true });
+    expect(observation?.outputs.body).toEqual({ authorization: "Bearer [redacted:credential echo-api]" });
     await t.call("GET", "/api/health");
     const answers = [answer, (await t.call("GET", `/api/runs/${started.body.runId}/events`)).body];
     for (const body of answers) expect(JSON.stringify(body)).not.toContain(SECRET);
@@ -62,6 +62,6 @@ describe("/api/credentials", () => {
     expect((await t.call("DELETE", "/api/credentials/echo-api")).status).toBe(404);
     const started = await t.call("POST", "/api/workflows/call-echo/runs", {});
     const answer = await waitForRun(t, started.body.runId);
-    expect(answer.observations.find((o: { nodeId: string }) => o.nodeId === "req").outputs.result.error.code).toBe("E_UNKNOWN_CREDENTIAL");
+    expect(answer.observations.find((o) => o.nodeId === "req")?.outputs).toMatchObject({ result: { error: { code: "E_UNKNOWN_CREDENTIAL" } } });
   });
 });

@@ -90,7 +90,7 @@ describe("a provider error that echoes the key", () => {
 
     // The error is still there to debug with: only the key is replaced, by the profile's name.
     const failed = answer.observations.find((o: { nodeId: string }) => o.nodeId === "chat");
-    expect(failed.error.message).toContain("Incorrect API key provided: [redacted:Echoing]");
+    expect(failed?.error?.message).toContain("Incorrect API key provided: [redacted:Echoing]");
     expect(JSON.stringify(answers[3])).toContain("[redacted:Echoing]");
     expect(bytes.includes(Buffer.from("[redacted:Echoing]"))).toBe(true);
   });

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, type WorkflowInput } from "@weft/types";
+import { z } from "zod";
+import { ObservationSchema, RunEventSchema, silentLogger, WorkflowSchema, type WorkflowInput } from "@weft/types";
+import { RunRecordSchema } from "../storage/run-repository.ts";
 import { createServer, type ServerOptions, type WeftServer } from "../server.ts";
 import { TEST_TOKEN, call } from "./http-call.ts";
 
@@ -96,12 +98,23 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs 
   }
 }
 
+/** The GET /api/runs/:id answer, read through the shared schemas (a queued run also has its queuePosition). */
+export const RunAnswerSchema = z.object({
+  run: RunRecordSchema.extend({ queuePosition: z.number().int().optional() }),
+  workflow: WorkflowSchema,
+  observations: z.array(ObservationSchema),
+});
+export type RunAnswer = z.infer<typeof RunAnswerSchema>;
+
+/** A page of GET /api/runs/:id/events (or /api/streams/:id/events). */
+export const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
+
 /** Waits until the run reached one of the end states and returns the GET /api/runs/:id answer. */
-export async function waitForRun(t: TestServer, runId: string, timeoutMs = 15_000): Promise<any> {
+export async function waitForRun(t: TestServer, runId: string, timeoutMs = 15_000): Promise<RunAnswer> {
   return waitFor(
     async () => {
       const res = await t.call("GET", `/api/runs/${runId}`);
-      return ["completed", "failed", "cancelled", "interrupted"].includes(res.body?.run?.status) ? res.body : undefined;
+      return ["completed", "failed", "cancelled", "interrupted"].includes(res.body?.run?.status) ? RunAnswerSchema.parse(res.body) : undefined;
     },
     timeoutMs,
     `run ${runId} to end`,
