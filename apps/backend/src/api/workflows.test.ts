@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { ValidationIssueSchema, WorkflowSchema, WorkflowSummarySchema } from "@weft/types";
 import { startTestServer, templateWorkflow, tempDir, type TestServer } from "../testing/test-server.ts";
+
+/** The answers read here, through the shared schemas. */
+const WorkflowAnswer = z.object({ workflow: WorkflowSchema });
+const WorkflowList = z.object({ workflows: z.array(WorkflowSummarySchema) });
+const ValidateAnswer = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
+/** Node specs kept whole (loose), so a leaked `execute` would show. */
+const NodeList = z.object({ nodes: z.array(z.looseObject({ type: z.string(), inputs: z.array(z.unknown()) })) });
 
 let t: TestServer;
 beforeAll(async () => {
@@ -17,19 +26,19 @@ describe("workflows API", () => {
 
     const got = await t.call("GET", "/api/workflows/crud");
     expect(got.status).toBe(200);
-    expect(got.body.workflow.nodes.map((n: any) => n.id)).toEqual(["topic", "fill", "out"]);
+    expect(WorkflowAnswer.parse(got.body).workflow.nodes.map((n) => n.id)).toEqual(["topic", "fill", "out"]);
 
     const list = await t.call("GET", "/api/workflows");
-    const summary = list.body.workflows.find((w: any) => w.id === "crud");
+    const summary = WorkflowList.parse(list.body).workflows.find((w) => w.id === "crud");
     expect(summary).toMatchObject({ revision: 1, isSkill: true });
-    expect(summary.interface.inputs.map((p: any) => p.name)).toEqual(["topic"]);
-    expect(typeof summary.updatedAt).toBe("number");
+    expect(summary?.interface.inputs.map((p) => p.name)).toEqual(["topic"]);
+    expect(typeof summary?.updatedAt).toBe("number");
 
     const renamed = { ...got.body.workflow, name: "Renamed" };
     const updated = await t.call("PUT", "/api/workflows/crud", { workflow: renamed, baseRevision: 1 });
     expect(updated.status).toBe(200);
     expect(updated.body.workflow).toMatchObject({ name: "Renamed", revision: 2 });
-    const listed = (await t.call("GET", "/api/workflows")).body.workflows.find((w: any) => w.id === "crud");
+    const listed = WorkflowList.parse((await t.call("GET", "/api/workflows")).body).workflows.find((w) => w.id === "crud");
     expect(listed).toMatchObject({ name: "Renamed", revision: 2, nodeCount: 3, isSkill: true });
   });
 
@@ -87,7 +96,7 @@ describe("workflows API", () => {
     const bad = await t.call("POST", "/api/workflows/validate", { workflow: broken });
     expect(bad.status).toBe(200);
     expect(bad.body.ok).toBe(false);
-    const codes = bad.body.issues.map((i: any) => i.code);
+    const codes = ValidateAnswer.parse(bad.body).issues.map((i) => i.code);
     expect(codes).toContain("UNKNOWN_NODE_TYPE");
     expect(codes).toContain("DANGLING_EDGE");
   });
@@ -175,10 +184,11 @@ describe("bad requests", () => {
 describe("health, nodes and the editor", () => {
   it("reports health and node specs without implementations", async () => {
     expect((await t.call("GET", "/api/health")).body).toMatchObject({ ok: true, version: expect.any(String) });
-    const nodes = (await t.call("GET", "/api/nodes")).body.nodes;
-    const template = nodes.find((n: any) => n.type === "core:text-template");
-    expect(template.inputs.length).toBeGreaterThan(0);
-    expect(template.execute).toBeUndefined();
+    const { nodes } = NodeList.parse((await t.call("GET", "/api/nodes")).body);
+    const template = nodes.find((n) => n.type === "core:text-template");
+    expect(template?.inputs.length).toBeGreaterThan(0);
+    expect(template).toBeDefined();
+    expect(template?.execute).toBeUndefined();
   });
 
   it("says how to build the editor when it is not built", async () => {
