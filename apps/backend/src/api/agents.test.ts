@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentProfileSchema, SceneSchema } from "@weft/types";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+
+/** The list answers read here, through the shared schemas. */
+const AgentList = z.object({ agents: z.array(AgentProfileSchema) });
+const SceneList = z.object({ scenes: z.array(SceneSchema) });
 
 let t: TestServer;
 beforeAll(async () => {
@@ -19,7 +25,7 @@ describe("agent profiles API", () => {
     const wrapped = await t.call("POST", "/api/agents", { agent: agent("bob") });
     expect(wrapped.status).toBe(201);
 
-    expect((await t.call("GET", "/api/agents")).body.agents.map((a: any) => a.id)).toEqual(["ada", "bob"]);
+    expect(AgentList.parse((await t.call("GET", "/api/agents")).body).agents.map((a) => a.id)).toEqual(["ada", "bob"]);
     const got = (await t.call("GET", "/api/agents/ada")).body.agent;
     const updated = await t.call("PUT", "/api/agents/ada", { agent: { ...got, persona: "Careful." }, baseRevision: 1 });
     expect(updated.body.agent).toMatchObject({ persona: "Careful.", revision: 2 });
@@ -65,6 +71,6 @@ describe("scenes API", () => {
     expect(bad.body.error.message).toContain('"who"');
     const stale = await t.call("PUT", "/api/scenes/s1", { scene: { ...ok.body.scene, name: "Old" }, baseRevision: 0 });
     expect(stale.status).toBe(409);
-    expect((await t.call("GET", "/api/scenes")).body.scenes.map((s: any) => s.name)).toEqual(["S1"]);
+    expect(SceneList.parse((await t.call("GET", "/api/scenes")).body).scenes.map((s) => s.name)).toEqual(["S1"]);
   });
 });
