@@ -124,8 +124,9 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     .post("/api/workflows/import", async ({ request }) => {
       const workflow = parseWorkflow(await readJsonBody(request, maxBodyBytes), "body");
       const id = await freeId(workflow.id);
-      // A copy beside the original is told apart by its name too, not only by its id.
-      const result = await repo.create({ ...workflow, id, ...(id !== workflow.id ? { name: `${workflow.name} (imported)` } : {}) });
+      // A copy beside an original of the same name is told apart by its name too, not only by its id.
+      const sameName = id !== workflow.id && (await repo.get(workflow.id))?.document.name === workflow.name;
+      const result = await repo.create({ ...workflow, id, ...(sameName ? { name: `${workflow.name} (imported)` } : {}) });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
     })
