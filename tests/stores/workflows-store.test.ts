@@ -55,8 +55,7 @@ describe("workflows store against the real server", () => {
     const first = useWorkflowsStore();
     const a = first.create("Alpha");
     await first.save(a.id);
-    // Leaving the page writes the tabs at once (no waiting for the debounce).
-    window.dispatchEvent(new Event("pagehide"));
+    first.rememberTabs();
     freshPinia();
     const again = useWorkflowsStore();
     expect(again.remembersTabs()).toBe(true);

@@ -254,18 +254,8 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return true;
   }
 
-  // Open tabs and unsaved drafts survive a page reload.
-  let persistTimer: ReturnType<typeof setTimeout> | null = null;
-  watch(
-    () => [activeId.value, tabs.value.map((t) => [t.id, t.doc, t.saved])],
-    () => {
-      if (persistTimer) clearTimeout(persistTimer);
-      persistTimer = setTimeout(persist, 400);
-    },
-  );
-  // A reload right after an edit must not lose it to the debounce.
-  globalThis.addEventListener?.("pagehide", () => persist());
-  function persist() {
+  /** Writes the open tabs and unsaved drafts for the next visit (when: useWorkflowMemory). */
+  function rememberTabs() {
     const memory = {
       active: activeId.value,
       tabs: tabs.value.filter((t) => !t.readonly).map((t) => (isDirty(t) ? { id: t.id, draft: { doc: t.doc, baseRevision: t.saved?.revision ?? null } } : { id: t.id })),
@@ -328,21 +318,6 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return result.value.issues;
   }
 
-  // While problems are shown, each edit is checked again (debounced), so fixed problems go away.
-  const recheckTimers = new Map<string, ReturnType<typeof setTimeout>>();
-  watch(
-    () => tabs.value.map((t) => [t.id, t.doc] as const),
-    (now, before) => {
-      const previous = new Map(before ?? []);
-      for (const [id, doc] of now) {
-        const t = tab(id);
-        if (!t || t.issues.length === 0 || previous.get(id) === doc) continue;
-        clearTimeout(recheckTimers.get(id));
-        recheckTimers.set(id, setTimeout(() => void checkIssues(id), 600));
-      }
-    },
-  );
-
   /**
    * The stored workflow was written elsewhere (the Builder AI's apply): a tab without unsaved edits
    * shows the new revision (a deleted workflow's tab closes); a tab with edits keeps them, and its
@@ -398,6 +373,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     remembersTabs,
     restore,
     checkIssues,
+    rememberTabs,
     reloadStored,
   };
 });
