@@ -20,6 +20,7 @@ import {
   type ToolHostService,
   type ToolLimits,
   type ToolResult,
+  messageOf,
 } from "@weft/types";
 import { limitsHit, redactText, summariseArgs, summariseResult } from "./audit/redact.ts";
 import type { AuditLog, AuditPermission } from "./audit/audit-log.ts";
@@ -340,7 +341,7 @@ export class ToolHost implements ToolHostService {
 
   private toFailure(error: unknown, tool: string, ctx: ToolCallContext): ToolResult {
     if (error instanceof ToolFailure) return error.toResult();
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     this.logger.error("tool failed unexpectedly", { tool, error: message });
     // System errors name real paths; the model only knows mount paths.
     return failureResult("E_INTERNAL", `${tool} failed unexpectedly: ${this.mounts.virtualise(message, ctx.sessionId ?? ctx.runId)}`);
