@@ -120,7 +120,10 @@ describe("the Builder with the built-in demo LLM", () => {
     const { sessionId, turn, changeSet } = await ask({ type: "workflow", workflowId: "summarize-skill" }, "add a regex replace node after tidy with pattern: [aeiou] and replacement: *");
     expect(turn.assistantSummary).toContain('Add a Regex replace node "regex-replace" between "tidy" and "words"');
     const { workflow } = await previewAndApply(sessionId, changeSet.id, "summarize-skill");
-    expect(workflow.nodes.find((n: { id: string }) => n.id === "regex-replace").inputs).toEqual({ pattern: "[aeiou]", replacement: "*" });
+    const inserted = workflow.nodes.find((n: { id: string }) => n.id === "regex-replace");
+    expect(inserted.inputs).toEqual({ pattern: "[aeiou]", replacement: "*" });
+    // Between tidy (500, 0) and words (750, 0) there is no room in line: the nearest free row, just below them.
+    expect(inserted.position).toEqual({ x: 625, y: 200 });
     expect(workflow.edges.filter((e: { source: string; target: string }) => e.source === "regex-replace" || e.target === "regex-replace").map((e: { source: string; target: string }) => `${e.source}→${e.target}`)).toEqual([
       "regex-replace→words",
       "tidy→regex-replace",

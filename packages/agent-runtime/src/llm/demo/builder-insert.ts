@@ -185,17 +185,24 @@ function newNode(intent: AddIntent, spec: NodeSpec, placement: Placement, env: E
 /** A node's rough footprint on the canvas: closer than this to another node, the two would overlap. */
 const FOOTPRINT = { x: 240, y: 200 };
 
-/** Between the node it follows and its first consumer, moved below or above until it overlaps no node. */
+/** Rows tried above and below the chain before giving up on a free one. */
+const MAX_ROWS = 20;
+
+/**
+ * Between the node it follows and its first consumer, in line with them when there is room, else in
+ * the nearest row (one footprint below, one above, two below…) where it overlaps no node.
+ */
 function freeSpot(placement: Placement, nodes: readonly WorkflowNode[]): { x: number; y: number } {
   const from = placement.from.node.position;
   const consumer = nodes.find((n) => n.id === placement.takeOver?.split[0].target);
-  const x = consumer ? Math.round((from.x + consumer.position.x) / 2) : from.x + 250;
+  const x = consumer ? Math.round((from.x + consumer.position.x) / 2) : from.x + FOOTPRINT.x + 10;
   const y = consumer ? Math.round((from.y + consumer.position.y) / 2) : from.y;
   const free = (dy: number) => nodes.every((n) => Math.abs(n.position.x - x) >= FOOTPRINT.x || Math.abs(n.position.y - (y + dy)) >= FOOTPRINT.y);
-  for (let step = 1; step <= 20; step++) {
-    for (const dy of [step * 160, -step * 160]) if (free(dy)) return { x, y: y + dy };
+  if (free(0)) return { x, y };
+  for (let row = 1; row <= MAX_ROWS; row++) {
+    for (const dy of [row * FOOTPRINT.y, -row * FOOTPRINT.y]) if (free(dy)) return { x, y: y + dy };
   }
-  return { x, y: y + 160 };
+  return { x, y: y + FOOTPRINT.y };
 }
 
 function uniqueId(base: string, taken: ReadonlySet<string>): string {
