@@ -13,7 +13,7 @@
 import { gcAndSweep } from "bun:jsc";
 import { createBuiltinRegistry, defineNode, NodeRegistry } from "../packages/nodes/src/index.ts";
 import { ExecutionEngine } from "../packages/agent-runtime/src/index.ts";
-import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunEvent, type RunResult, type Workflow } from "../packages/types/src/index.ts";
+import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunResult, type Workflow } from "../packages/types/src/index.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const SHAPES = ["chain", "fan"] as const;
@@ -136,7 +136,7 @@ async function runBaseline(plan: Plan): Promise<unknown> {
 async function runEngine(workflow: Workflow): Promise<unknown> {
   let events = 0;
   const engine = new ExecutionEngine({ catalog, logger: silentLogger });
-  const result = await engine.run(workflow, { onEvent: (_event: RunEvent) => void events++ });
+  const result = await engine.run(workflow, { onEvent: () => void events++ });
   if (result.status !== "completed" || result.observations.length !== workflow.nodes.length || events < 2 * workflow.nodes.length) {
     throw new Error(`engine run went wrong: ${result.status} ${JSON.stringify(result.error)}`);
   }

@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
+import type { SceneLogEntry, SceneStateView, SceneTimeline } from "../packages/types/src/index.ts";
 import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
@@ -117,11 +118,11 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
         await Bun.sleep(250);
       }
     })();
-    let state: any;
+    let state: SceneStateView;
     for (;;) {
       await Bun.sleep(100);
       state = (await child.call("GET", `/api/scenes/${SCENE}/state`)).body;
-      const settled = state.agents.every((a: any) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a: any) => a.queue.length === 0));
+      const settled = state.agents.every((a) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a) => a.queue.length === 0));
       if (settled) break;
     }
     const seconds = (performance.now() - t0) / 1000;
@@ -129,9 +130,9 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     done = true;
     await Promise.all([healthLoop, pollLoop]);
 
-    const entries: any[] = [];
+    const entries: SceneLogEntry[] = [];
     for (let from = 0; ; ) {
-      const page = (await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body;
+      const page: SceneTimeline = (await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body;
       entries.push(...page.entries);
       if (page.entries.length < 5000) break;
       from = page.nextSeq;

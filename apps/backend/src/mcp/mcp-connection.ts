@@ -114,7 +114,7 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       this.error = `${this.describe()} could not be started: ${messageOf(error)}${this.stderrNote()}. Check its settings in Settings → MCP servers.`;
       this.setState("failed");
-      throw new Error(this.error);
+      throw new Error(this.error, { cause: error });
     }
   }
 

@@ -1,5 +1,5 @@
 import { defineStore } from "pinia";
-import { computed, markRaw, ref, shallowRef, watch } from "vue";
+import { computed, markRaw, ref, shallowRef } from "vue";
 import { z } from "zod";
 import { WorkflowSchema, type ValidationIssue, type Workflow } from "@weft/types";
 import { api, revisionConflict } from "../api/client.ts";
@@ -227,6 +227,12 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     await save(tabId, { overwrite: true });
   }
 
+  /** "Decide later": the dialog closes and the edits stay; the next save meets the conflict again. */
+  function dismissConflict(tabId: string) {
+    const t = tab(tabId);
+    if (t) t.conflict = null;
+  }
+
   function setActive(id: string) {
     if (tab(id)) activeId.value = id;
   }
@@ -367,6 +373,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     redo,
     save,
     resolveConflict,
+    dismissConflict,
     setActive,
     importDocument,
     remove,

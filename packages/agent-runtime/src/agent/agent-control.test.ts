@@ -91,8 +91,7 @@ describe("permissions", () => {
     });
     const answers: Array<"once" | "reject"> = ["once", "reject"];
     const seen: Array<{ status: string; pending: number }> = [];
-    let agent: AgentInstance | undefined;
-    agent = await h.create(
+    const agent: AgentInstance = await h.create(
       { tools: ["fs:write"] },
       {
         toolHost: h.toolHost({ permissions: { rules: [{ action: "ask", tool: "fs.write" }] } }),
@@ -100,9 +99,9 @@ describe("permissions", () => {
         onEvent: (e: RunEvent) => {
           h.events.push(e);
           if (e.type !== "agent.permission.requested") return;
-          seen.push({ status: agent!.status, pending: agent!.pendingPermissions().length });
+          seen.push({ status: agent.status, pending: agent.pendingPermissions().length });
           const answer = answers.shift()!;
-          setTimeout(() => expect(agent!.answerPermission(e.requestId, answer)).toEqual({ ok: true, value: undefined }), 30);
+          setTimeout(() => expect(agent.answerPermission(e.requestId, answer)).toEqual({ ok: true, value: undefined }), 30);
         },
       },
     );

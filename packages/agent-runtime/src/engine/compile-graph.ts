@@ -13,7 +13,7 @@ import {
   type WorkflowEdge,
   type WorkflowNode,
 } from "@weft/types";
-import { DEFAULT_POLICY, type CompiledGraph, type InterfaceBinding, type ResolvedPolicy } from "./compiled-graph.ts";
+import { DEFAULT_POLICY, type CompiledGraph, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";

@@ -20,7 +20,7 @@ function quote(text: string): string {
 
 /** The outcome of one tool result as a few words: `builder.change.stage ok`, `builder.change.validate AI_REF_WORKFLOW_NOT_FOUND`. */
 function toolOutcome(message: Extract<ConversationMessage, { role: "tool" }>): string {
-  let outcome = "done";
+  let outcome: string;
   try {
     const parsed = JSON.parse(message.content) as { ok?: boolean; error?: { code?: string }; valid?: boolean; changeSetId?: string };
     if (parsed.ok === false) outcome = `failed ${parsed.error?.code ?? ""}`.trim();

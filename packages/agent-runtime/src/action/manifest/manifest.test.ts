@@ -59,7 +59,7 @@ describe("prompt rendering for the <ACTION> protocol (seed 004 §4.2)", () => {
     expect(skills).toBeGreaterThan(tools);
     const toolLines = lines.filter((l) => l.startsWith("*   `<"));
     expect(toolLines).toHaveLength(FIXTURE_NODES.length + FIXTURE_SKILLS.length);
-    for (const l of toolLines) expect(l).toMatch(/^\*   `<[A-Za-z][A-Za-z0-9_]{0,63}>`: \S/);
+    for (const l of toolLines) expect(l).toMatch(/^\* {3}`<[A-Za-z][A-Za-z0-9_]{0,63}>`: \S/);
     const paramLines = lines.filter((l) => l.startsWith("    *   `<"));
     for (const l of paramLines) expect(l).toMatch(/^ {4}\* {3}`<[A-Za-z_][A-Za-z0-9_]*>` \((string|number|integer|boolean|json|array|messages|any), (required|optional)\): \S/);
     expect(lines).toContain("*   `<world_read>`: Reads a value from the shared world state.");

@@ -24,6 +24,7 @@ function codePoint(ch: string): string {
 }
 
 /** Control characters, and characters that are invisible or reorder text, so a path reads as something it is not. */
+// eslint-disable-next-line no-control-regex, no-misleading-character-class -- matching these code points (written as escapes) is the point
 const HIDDEN_CHAR = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/u;
 
 /** Symbols drawn like `/` or `\\` that Unicode normalisation leaves alone; as names they only deceive readers. */
