@@ -1,5 +1,5 @@
 /**
- * The test command: typecheck, then vitest (under Bun, so tests use bun:sqlite and Bun.serve).
+ * The test command: typecheck and lint, then vitest (under Bun, so tests use bun:sqlite and Bun.serve).
  * Ends with the line CI reads: `N passed, N failed`.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -17,9 +17,13 @@ function run(cmd: string[]): number {
 }
 
 if (extra.length === 0) {
-  const ok = run(["bun", "run", "typecheck"]) === 0;
-  ok ? passed++ : failed++;
-  console.log(`typecheck: ${ok ? "passed" : "FAILED"}`);
+  // Typecheck and lint each count as one test, so a type error or a lint finding fails the run.
+  for (const step of ["typecheck", "lint"]) {
+    const ok = run(["bun", "run", step]) === 0;
+    if (ok) passed++;
+    else failed++;
+    console.log(`${step}: ${ok ? "passed" : "FAILED"}`);
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), "weft-vitest-"));
