@@ -77,9 +77,7 @@ try {
   while (steps < STEPS) steps += await converse();
   const totalMs = performance.now() - t0;
   const round = (n: number) => Math.round(n * 1000) / 1000;
-  console.log(
-    JSON.stringify({ bench: "agent", steps, ms_per_step: round(totalMs / steps), llm_ms_per_step: round(llmMs / steps), overhead_ms_per_step: round((totalMs - llmMs) / steps) }),
-  );
+  console.log(JSON.stringify({ bench: "agent", steps, ms_per_step: round(totalMs / steps), llm_ms_per_step: round(llmMs / steps), overhead_ms_per_step: round((totalMs - llmMs) / steps) }));
 } finally {
   storage.close();
   await server.stop(true);

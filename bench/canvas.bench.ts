@@ -69,7 +69,10 @@ async function panFps(page: Page, ms: number): Promise<{ fps: number; p95FrameMs
     w.__recording = false;
     return w.__frames;
   });
-  const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
+  const gaps = frames
+    .slice(1)
+    .map((t, i) => t - frames[i])
+    .sort((a, b) => a - b);
   const span = frames[frames.length - 1] - frames[0];
   return { fps: Math.round(((frames.length - 1) / span) * 1000), p95FrameMs: Math.round(gaps[Math.floor(gaps.length * 0.95)] ?? 0) };
 }
@@ -92,7 +95,11 @@ async function bench(count: number): Promise<void> {
   const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
   try {
     const workflow = bigWorkflow(count);
-    const created = await fetch(`${server.url}/api/workflows`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` }, body: JSON.stringify({ workflow }) });
+    const created = await fetch(`${server.url}/api/workflows`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` },
+      body: JSON.stringify({ workflow }),
+    });
     if (created.status !== 201) throw new Error(`could not store the workflow: ${await created.text()}`);
     await signInBrowser(context, server);
     const page = context.pages()[0] ?? (await context.newPage());
@@ -122,7 +129,18 @@ async function bench(count: number): Promise<void> {
     await page.waitForTimeout(500);
     const overview = await panFps(page, 3000);
     console.log(
-      JSON.stringify({ bench: "canvas", nodes: count, edges: workflow.edges?.length ?? 0, load_ms: load, rendered_at_open: renderedAtOpen, fps: working.fps, p95_frame_ms: working.p95FrameMs, fit_ms: fitMs, fps_overview: overview.fps, p95_frame_ms_overview: overview.p95FrameMs }),
+      JSON.stringify({
+        bench: "canvas",
+        nodes: count,
+        edges: workflow.edges?.length ?? 0,
+        load_ms: load,
+        rendered_at_open: renderedAtOpen,
+        fps: working.fps,
+        p95_frame_ms: working.p95FrameMs,
+        fit_ms: fitMs,
+        fps_overview: overview.fps,
+        p95_frame_ms_overview: overview.p95FrameMs,
+      }),
     );
   } finally {
     await context.close();

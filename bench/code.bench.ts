@@ -21,7 +21,16 @@ async function viaEngine(): Promise<void> {
 }
 
 async function nodeAlone(): Promise<void> {
-  const ctx = { runId: "bench", nodeId: "code", invocationId: "code-1", config: {}, signal: new AbortController().signal, log: silentLogger, services: {}, runSubworkflow: () => Promise.reject(new Error("none")) };
+  const ctx = {
+    runId: "bench",
+    nodeId: "code",
+    invocationId: "code-1",
+    config: {},
+    signal: new AbortController().signal,
+    log: silentLogger,
+    services: {},
+    runSubworkflow: () => Promise.reject(new Error("none")),
+  };
   const run = codeJavascript.execute({ code: CODE, input: { x: 1 } }, ctx) as AsyncGenerator<unknown, Record<string, unknown>, void>;
   for (let step = await run.next(); !step.done; step = await run.next());
 }

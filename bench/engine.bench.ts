@@ -13,7 +13,17 @@
 import { gcAndSweep } from "bun:jsc";
 import { createBuiltinRegistry, defineNode, NodeRegistry } from "../packages/nodes/src/index.ts";
 import { ExecutionEngine } from "../packages/agent-runtime/src/index.ts";
-import { NodeSpecSchema, silentLogger, type NodeContext, type NodeExecute, type NodeSpecInput, type NodeDefinition, type NodeValues, type RunResult, type Workflow } from "../packages/types/src/index.ts";
+import {
+  NodeSpecSchema,
+  silentLogger,
+  type NodeContext,
+  type NodeExecute,
+  type NodeSpecInput,
+  type NodeDefinition,
+  type NodeValues,
+  type RunResult,
+  type Workflow,
+} from "../packages/types/src/index.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const SHAPES = ["chain", "fan"] as const;
@@ -182,7 +192,11 @@ for (const shape of SHAPES) {
     const expected = JSON.stringify(await runBaseline(plan));
     const got = JSON.stringify(await runEngine(workflow));
     if (expected !== got) throw new Error(`engine and baseline disagree: ${got} vs ${expected}`);
-    const { engineMs, baselineMs } = await measurePair(runs, () => runEngine(workflow), () => runBaseline(plan));
+    const { engineMs, baselineMs } = await measurePair(
+      runs,
+      () => runEngine(workflow),
+      () => runBaseline(plan),
+    );
     const raw = JSON.parse(JSON.stringify(workflow));
     const schemaEngine = new ExecutionEngine({ catalog, logger: silentLogger });
     let validateMs = Infinity;
@@ -252,7 +266,16 @@ function flatWorkflow(n: number): Workflow {
 
 function mapWorkflow(n: number): Workflow {
   const items = Array.from({ length: n }, (_, i) => i);
-  return { id: `map-${n}`, name: "map", description: "", revision: 0, nodes: [{ id: "map", type: "core:map", position: { x: 0, y: 0 }, config: { workflowId: "inc3", concurrency: 8 }, inputs: { items } }], edges: [], annotations: [], tags: [] };
+  return {
+    id: `map-${n}`,
+    name: "map",
+    description: "",
+    revision: 0,
+    nodes: [{ id: "map", type: "core:map", position: { x: 0, y: 0 }, config: { workflowId: "inc3", concurrency: 8 }, inputs: { items } }],
+    edges: [],
+    annotations: [],
+    tags: [],
+  };
 }
 
 async function runChecked(workflow: Workflow): Promise<RunResult> {
@@ -271,6 +294,10 @@ for (const n of MAP_SIZES) {
   }
   const results = (await runChecked(mapped)).outputs.results as { y: number }[];
   if (results.length !== n || results[n - 1].y !== n + 2) throw new Error("map gave wrong results");
-  const { engineMs: mapMs, baselineMs: flatMs } = await measurePair(7, () => runChecked(mapped), () => runChecked(flat));
+  const { engineMs: mapMs, baselineMs: flatMs } = await measurePair(
+    7,
+    () => runChecked(mapped),
+    () => runChecked(flat),
+  );
   console.log(JSON.stringify({ bench: "engine", shape: "map", n, map_ms: round(mapMs), flat_ms: round(flatMs), ratio: round(mapMs / flatMs, 2), target_ratio: 2 }));
 }

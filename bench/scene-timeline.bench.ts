@@ -32,7 +32,11 @@ try {
   if (!template || template.role !== "assistant" || !template.agentStep) throw new Error("no recorded step to copy");
   const trace = template.agentStep;
   const copy = (n: number): ConversationMessage => ({ ...template, id: `bench-${n}`, agentStep: { ...trace, step: 100 + n, startedAt: trace.startedAt + n } });
-  for (let n = 0; n < STEPS; n += 500) await conversations.append(conversationId, Array.from({ length: Math.min(500, STEPS - n) }, (_, i) => copy(n + i)));
+  for (let n = 0; n < STEPS; n += 500)
+    await conversations.append(
+      conversationId,
+      Array.from({ length: Math.min(500, STEPS - n) }, (_, i) => copy(n + i)),
+    );
 
   const timed = async (path: string) => {
     const started = performance.now();

@@ -30,7 +30,11 @@ const BUDGET = Number(process.env.BENCH_BUDGET ?? 120);
 const SCENE = "town";
 
 const action = (tool: string, params: Record<string, string | number>) =>
-  streamedReply(`On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`).join("\n")}\n  </${tool}>\n</ACTION>`);
+  streamedReply(
+    `On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
+      .map(([k, v]) => `    <${k}>${v}</${k}>`)
+      .join("\n")}\n  </${tool}>\n</ACTION>`,
+  );
 const answer = streamedReply("Done for now.");
 
 /** Answers at once: world-set, then publish, then a plain answer, counted from the last non-Observation user message. */
@@ -43,7 +47,12 @@ const llm = Bun.serve({
     const observations = observationsSinceUser(body.messages);
     const who = /You are (v\d+)/.exec(String(body.messages[0]?.content))?.[1] ?? "someone";
     const n = ++replies;
-    const text = observations === 0 ? action("scene_world_set", { path: `villagers.${who}.mood`, value: n }) : observations === 1 ? action("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` }) : answer;
+    const text =
+      observations === 0
+        ? action("scene_world_set", { path: `villagers.${who}.mood`, value: n })
+        : observations === 1
+          ? action("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` })
+          : answer;
     return new Response(text, { headers: { "content-type": "text/event-stream" } });
   },
 });
@@ -56,7 +65,10 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
-const dbBytes = (dir: string) => readdirSync(dir).filter((f) => f.startsWith("weft.sqlite")).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+const dbBytes = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith("weft.sqlite"))
+    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
 async function setup(child: ChildServer, agents: number): Promise<void> {
   const must = async (method: string, path: string, body?: unknown) => {
@@ -131,7 +143,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     await Promise.all([healthLoop, pollLoop]);
 
     const entries: SceneLogEntry[] = [];
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       const page: SceneTimeline = (await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body;
       entries.push(...page.entries);
       if (page.entries.length < 5000) break;

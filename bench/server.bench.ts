@@ -90,7 +90,7 @@ async function wsDelivery(server: ChildServer): Promise<void> {
   const stored = await must(server, "GET", `/api/runs/${runId}/events?after=-1&limit=10000`);
   let total = stored.events.length;
   let after = stored.events.at(-1)?.seq ?? -1;
-  for (let more = stored.hasMore; more; ) {
+  for (let more = stored.hasMore; more;) {
     const page = await must(server, "GET", `/api/runs/${runId}/events?after=${after}&limit=10000`);
     total += page.events.length;
     after = page.events.at(-1)?.seq ?? after;

@@ -104,7 +104,11 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
   it("a confirmation", async () => {
     const { page } = weft;
     await sidebarTab(page, "Workflows");
-    await page.locator(".workflow-item").first().getByRole("button", { name: /^Delete/ }).click();
+    await page
+      .locator(".workflow-item")
+      .first()
+      .getByRole("button", { name: /^Delete/ })
+      .click();
     await poll(() => page.getByRole("alertdialog").count()).toBe(1);
     expect(await inBothThemes(page)).toEqual({});
     await page.getByRole("alertdialog").getByRole("button", { name: "Cancel" }).click();

@@ -20,7 +20,11 @@ beforeAll(async () => {
   // The clerk asks for a file name, writes the file under it (once the user allows it), then says so.
   llm = await startScriptedLlmServer({
     turns: [
-      { kind: "text", chunks: ["I need a name first.\n<ACTION>\n  <ask_user>\n    <question>Which file name?</question>\n  </ask_user>\n</ACTION>"], reasoning: ["The user did not say where to write."] },
+      {
+        kind: "text",
+        chunks: ["I need a name first.\n<ACTION>\n  <ask_user>\n    <question>Which file name?</question>\n  </ask_user>\n</ACTION>"],
+        reasoning: ["The user did not say where to write."],
+      },
       { kind: "text", chunks: ["<ACTION>\n  <fs_write>\n    <path>@project/notes.txt</path>\n    <content>Remember the milk</content>\n  </fs_write>\n</ACTION>"] },
       { kind: "text", chunks: ["Written to notes.txt."] },
     ],

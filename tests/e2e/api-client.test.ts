@@ -77,10 +77,13 @@ describe("ApiClient against the real backend", () => {
     expect(started.ok).toBe(true);
     if (!started.ok) return;
     const runId = started.value.runId;
-    await poll(async () => {
-      const r = await client.getRun(runId);
-      return r.ok ? r.value.run.status : "error";
-    }, { timeout: 10_000 }).toBe("completed");
+    await poll(
+      async () => {
+        const r = await client.getRun(runId);
+        return r.ok ? r.value.run.status : "error";
+      },
+      { timeout: 10_000 },
+    ).toBe("completed");
     const run = await client.getRun(runId);
     expect(run.ok && run.value.run.outputs).toEqual({ text: "DRAFT TEXT" });
     expect(run.ok && run.value.observations.map((o) => o.nodeId).sort()).toEqual(["out", "t", "up"]);
@@ -99,9 +102,12 @@ describe("ApiClient against the real backend", () => {
     const again = await client.rerun(runId);
     expect(again.ok).toBe(true);
     if (!again.ok) return;
-    await poll(async () => {
-      const r = await client.getRun(again.value.runId);
-      return r.ok ? r.value.run.outputs : null;
-    }, { timeout: 10_000 }).toEqual({ text: "DRAFT TEXT" });
+    await poll(
+      async () => {
+        const r = await client.getRun(again.value.runId);
+        return r.ok ? r.value.run.outputs : null;
+      },
+      { timeout: 10_000 },
+    ).toEqual({ text: "DRAFT TEXT" });
   });
 });

@@ -74,7 +74,10 @@ describe("the Builder AI workbench in the browser", () => {
     await poll(async () => (await weft.api("GET", "/api/builder/settings")).body.llmProfileId).toBe("scripted");
 
     llm.enqueue(
-      tools(["builder_node_read", { workflowId: "notes", nodeId: "fill" }], ["builder_change_stage", { summary: "Friendlier notes title", operations: [{ op: "node.put", workflowId: "notes", node: fill("Friendly notes about {{0}}") }] }]),
+      tools(
+        ["builder_node_read", { workflowId: "notes", nodeId: "fill" }],
+        ["builder_change_stage", { summary: "Friendlier notes title", operations: [{ op: "node.put", workflowId: "notes", node: fill("Friendly notes about {{0}}") }] }],
+      ),
       // Slow enough for the live status to show the calls made so far while the model "thinks".
       { ...tools(["builder_change_validate", {}]), delayMs: 2500 },
       say("I made the title of the notes friendlier; the change is valid and ready for you to review."),
@@ -131,7 +134,11 @@ describe("the Builder AI workbench in the browser", () => {
     const shouted = {
       ...drafts,
       nodes: [...drafts.nodes, { id: "shout", type: "core:text-transform", position: { x: 480, y: 220 }, config: { case: "upper" } }],
-      edges: [drafts.edges![0], { id: "e3", source: "fill", sourceHandle: "text", target: "shout", targetHandle: "text" }, { id: "e4", source: "shout", sourceHandle: "text", target: "out", targetHandle: "value" }],
+      edges: [
+        drafts.edges![0],
+        { id: "e3", source: "fill", sourceHandle: "text", target: "shout", targetHandle: "text" },
+        { id: "e4", source: "shout", sourceHandle: "text", target: "out", targetHandle: "value" },
+      ],
     };
     llm.enqueue(tools(["builder_change_stage", { summary: "Shout the draft", operations: [{ op: "workflow.put", workflow: shouted }] }]), say("Staged: the draft is now shouted."));
     await send(page, "Make the draft upper case.");
@@ -168,7 +175,12 @@ describe("the Builder AI workbench in the browser", () => {
     const current = (await weft.api("GET", "/api/workflows/notes")).body.workflow;
     const broken = { ...current, nodes: current.nodes.map((n: { id: string }) => (n.id === "fill" ? fill("Broken {{0}}", "core:text-templat") : n)) };
     // The server asks the model to repair an invalid change twice; this model cannot.
-    llm.enqueue(tools(["builder_change_stage", { summary: "Use another template node", operations: [{ op: "workflow.put", workflow: broken }] }]), say("Staged."), say("I could not fix it."), say("Still not fixed."));
+    llm.enqueue(
+      tools(["builder_change_stage", { summary: "Use another template node", operations: [{ op: "workflow.put", workflow: broken }] }]),
+      say("Staged."),
+      say("I could not fix it."),
+      say("Still not fixed."),
+    );
     await send(page, "Swap the template node.");
     await poll(() => page.getByTestId("builder-validation").getAttribute("data-state")).toBe("invalid");
     expect(await texts(page, '[data-testid="builder-error"]')).toContain("UNKNOWN_NODE_TYPE");

@@ -106,7 +106,9 @@ describe("authoring a workflow in the browser", () => {
 
     // Copy two connected nodes, paste them: fresh ids, the edge between them copied too.
     await node(page, text).locator(".node-title").click();
-    await node(page, transform).locator(".node-title").click({ modifiers: ["Shift"] });
+    await node(page, transform)
+      .locator(".node-title")
+      .click({ modifiers: ["Shift"] });
     await poll(() => page.locator(".vue-flow__node-weft.selected").count()).toBe(2);
     await page.keyboard.press(`${mod}+c`);
     const clipboard = await page.evaluate(() => navigator.clipboard.readText());

@@ -28,7 +28,13 @@ afterAll(async () => {
 });
 
 function socketFor(statuses: SocketStatus[] = []) {
-  return new LiveSocket({ url: server.url.replace("http", "ws") + "/ws", fetchEvents: (id, after) => client.runEvents(id, after), WebSocketImpl: ownerWebSocket(server.accessToken), onStatus: (s) => statuses.push(s), reconnectDelaysMs: [50] });
+  return new LiveSocket({
+    url: server.url.replace("http", "ws") + "/ws",
+    fetchEvents: (id, after) => client.runEvents(id, after),
+    WebSocketImpl: ownerWebSocket(server.accessToken),
+    onStatus: (s) => statuses.push(s),
+    reconnectDelaysMs: [50],
+  });
 }
 
 async function startRun(): Promise<string> {

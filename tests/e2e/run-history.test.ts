@@ -80,7 +80,10 @@ describe("run history per workflow", () => {
     // The settings it ran with, not editable.
     await page.locator(".inspector .segmented button", { hasText: "Settings" }).click();
     // (the last "Template" field is the setting; the first is the input that may replace it)
-    const template = page.locator(".inspector .field", { has: page.locator("label", { hasText: "Template" }) }).last().locator("textarea");
+    const template = page
+      .locator(".inspector .field", { has: page.locator("label", { hasText: "Template" }) })
+      .last()
+      .locator("textarea");
     expect(await template.inputValue()).toBe("Notes on {{0}}");
     expect(await template.isDisabled()).toBe(true);
 

@@ -108,7 +108,15 @@ describe("replaying a scene session in the Scenes view", () => {
     expect((await weft.api("GET", "/api/scenes/notice-board/state")).status).toBe(404);
 
     // Made again with the same id, the scene starts clean: no session, no old replay.
-    const created = await weft.api("POST", "/api/scenes", { id: "notice-board", name: "Notice board again", agents: [{ instanceId: "scribe", profileId: "scribe" }, { instanceId: "herald", profileId: "herald" }], initialWorldState: { board: { note: null } } });
+    const created = await weft.api("POST", "/api/scenes", {
+      id: "notice-board",
+      name: "Notice board again",
+      agents: [
+        { instanceId: "scribe", profileId: "scribe" },
+        { instanceId: "herald", profileId: "herald" },
+      ],
+      initialWorldState: { board: { note: null } },
+    });
     expect(created.status).toBe(201);
     await page.reload();
     await page.locator('.scene-item[data-scene-id="notice-board"]').click();

@@ -139,7 +139,7 @@ describe("the Scenes view", () => {
     // A message to everyone: each agent answers it in the timeline.
     await say(page, "all", "Good morning");
     await poll(() => texts(page, `${timeline} .tl-item`), { timeout: 15_000 }).toContain("You → all agents");
-    await poll(async () => (await page.locator(`${timeline} [data-testid="timeline-reply"]`, { hasText: 'You said: "Good morning"' }).count()), { timeout: 15_000 }).toBe(2);
+    await poll(async () => await page.locator(`${timeline} [data-testid="timeline-reply"]`, { hasText: 'You said: "Good morning"' }).count(), { timeout: 15_000 }).toBe(2);
 
     if (SCREENSHOTS) {
       await screenshotBothThemes(page, "scene-view-trace");
@@ -222,8 +222,8 @@ describe("the Scenes view", () => {
     await page.locator('[data-testid="scene-new"]').click();
     const dialog = page.locator('[data-testid="scene-create"]');
     await dialog.locator("#scene-name").fill("Pair of agents");
-    await dialog.locator('label', { hasText: "scribe" }).locator('input[type="checkbox"]').check();
-    await dialog.locator('label', { hasText: "herald" }).locator('input[type="checkbox"]').check();
+    await dialog.locator("label", { hasText: "scribe" }).locator('input[type="checkbox"]').check();
+    await dialog.locator("label", { hasText: "herald" }).locator('input[type="checkbox"]').check();
     if (SCREENSHOTS) await screenshotBothThemes(page, "scene-create");
     await dialog.locator('button[type="submit"]').click();
     await poll(() => page.locator(".scene-item.active").getAttribute("data-scene-id")).toBe("pair-of-agents");

@@ -69,7 +69,9 @@ describe("skills as nodes", () => {
     await page.keyboard.press("Escape");
 
     // Ctrl+click on the node opens the skill; so does its "Open skill" button.
-    await node(page, "call_shout").locator(".node-title").click({ modifiers: ["Control"] });
+    await node(page, "call_shout")
+      .locator(".node-title")
+      .click({ modifiers: ["Control"] });
     await poll(() => page.locator(".tab.active").textContent()).toContain("Shout");
     await page.locator(".tab", { hasText: "Caller" }).click();
     await node(page, "call_shout").getByRole("button", { name: "Open skill Shout" }).click();

@@ -15,7 +15,9 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-const writer = (turns = [say(action("scene_world_set", { path: "forecast", value: "sunny" })), say(action("scene_publish_event", { topic: "weather.reported", payload: '{"path":"forecast"}' })), say("Reported.")]): HarnessAgent => ({
+const writer = (
+  turns = [say(action("scene_world_set", { path: "forecast", value: "sunny" })), say(action("scene_publish_event", { topic: "weather.reported", payload: '{"path":"forecast"}' })), say("Reported.")],
+): HarnessAgent => ({
   instanceId: "writer",
   profile: { tools: ["scene:world-set", "scene:publish-event"] },
   turns,
@@ -25,7 +27,14 @@ const reader = (turns = [say(action("scene_world_get", { path: "forecast" })), s
   profile: { tools: ["scene:world-get", "scene:private-set"], subscribedEvents: ["weather.*"] },
   turns,
 });
-const scene = { id: "weather", name: "Weather", agents: [{ instanceId: "writer", profileId: "writer" }, { instanceId: "reader", profileId: "reader" }] };
+const scene = {
+  id: "weather",
+  name: "Weather",
+  agents: [
+    { instanceId: "writer", profileId: "writer" },
+    { instanceId: "reader", profileId: "reader" },
+  ],
+};
 
 function lastUserText(server: { chatBodies(): Record<string, unknown>[] }, index: number): string {
   const messages = server.chatBodies()[index]?.messages as Array<{ role: string; content: string }> | undefined;
@@ -83,7 +92,9 @@ describe("agents cooperating in a scene", () => {
     expect(report.unused).toEqual({});
 
     // An output recorded for another trigger than the one the replay deliberates is refused too.
-    const altered = h.runtime.log.entries().map((e) => (e.kind === "trigger.queued" && e.instanceId === "reader" && e.trigger.kind === "event" ? { ...e, trigger: { ...e.trigger, payload: { path: "elsewhere" } } } : e));
+    const altered = h.runtime.log
+      .entries()
+      .map((e) => (e.kind === "trigger.queued" && e.instanceId === "reader" && e.trigger.kind === "event" ? { ...e, trigger: { ...e.trigger, payload: { path: "elsewhere" } } } : e));
     const second = await h.replay(altered);
     expect(second.ok).toBe(false);
     expect(second.divergences[0]).toMatch(/Agent "reader" output #1 was recorded for trigger \[event weather\.reported from writer: \{"path":"elsewhere"\}\]/);
@@ -95,7 +106,15 @@ describe("bounds and concurrency", () => {
   it("a storm of agents waking each other stops at the step budget and says why", async () => {
     const volley = (tool: string, topic: string) => Array.from({ length: 8 }, () => [say(action(tool, { topic })), say("sent")]).flat();
     h = await createSceneHarness({
-      scene: { id: "storm", name: "Storm", stepBudget: 4, agents: [{ instanceId: "ann", profileId: "ann" }, { instanceId: "bob", profileId: "bob" }] },
+      scene: {
+        id: "storm",
+        name: "Storm",
+        stepBudget: 4,
+        agents: [
+          { instanceId: "ann", profileId: "ann" },
+          { instanceId: "bob", profileId: "bob" },
+        ],
+      },
       agents: [
         { instanceId: "ann", profile: { tools: ["scene:publish-event"], subscribedEvents: ["game.pong"] }, turns: volley("scene_publish_event", "game.ping") },
         { instanceId: "bob", profile: { tools: ["scene:publish-event"], subscribedEvents: ["game.ping"] }, turns: volley("scene_publish_event", "game.pong") },
@@ -152,7 +171,10 @@ describe("restart", () => {
     h = await createSceneHarness({
       scene,
       store: new FileSceneStateStore(join(dir, "live")),
-      agents: [writer(), reader([{ ...slow, delayMs: 5000 }, say(action("scene_world_get", { path: "forecast" })), say(action("scene_private_set", { path: "heard", value: "sunny" })), say("The forecast is sunny.")])],
+      agents: [
+        writer(),
+        reader([{ ...slow, delayMs: 5000 }, say(action("scene_world_get", { path: "forecast" })), say(action("scene_private_set", { path: "heard", value: "sunny" })), say("The forecast is sunny.")]),
+      ],
     });
     h.runtime.start();
     h.runtime.sendMessage("writer", "Report the weather.");

@@ -45,7 +45,10 @@ export class ConfigError extends Error {
 
 /** A comma-separated setting as its non-empty entries. */
 function list(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  return (value ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
 }
 
 export function configFromEnv(env: Record<string, string | undefined>): EnvConfig {

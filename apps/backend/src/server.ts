@@ -123,7 +123,14 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const permissionBroker = new PermissionBroker();
     const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
     const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
-    const toolHost = createToolHost({ project: projectDir, pkg: examplesDir, dataDir: options.dataDir }, permissions.current.policy, permissionBroker, log.child("tools"), process.env, credentials.resolver());
+    const toolHost = createToolHost(
+      { project: projectDir, pkg: examplesDir, dataDir: options.dataDir },
+      permissions.current.policy,
+      permissionBroker,
+      log.child("tools"),
+      process.env,
+      credentials.resolver(),
+    );
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     toolHost?.addToolSource(mcpToolSource(mcp));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
@@ -137,11 +144,20 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
 
     const hub = new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
-    const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) =>
-      log.error("run job failed", { runId: id, error: messageOf(error) }),
-    );
+    const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, validator, engineFor, maxBodyBytes, log: log.child("runs") });
-    const { service: agents, api: agentsApi } = createAgents({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("agents") });
+    const { service: agents, api: agentsApi } = createAgents({
+      storage,
+      journal,
+      catalog,
+      workflows,
+      engineFor,
+      llm,
+      ...(toolHost ? { toolHost } : {}),
+      permissionBroker,
+      maxBodyBytes,
+      log: log.child("agents"),
+    });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
     scenes = createScenes({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
     const interruptedAtStart = await runs.recoverInterrupted();
@@ -171,7 +187,15 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         boundary,
         domains: [workflowsApi, runsApi, agentsApi],
-        extra: [wsPlugin, builder.api, scenes.api, credentialsApi(credentials, maxBodyBytes), mcpSettingsApi(mcpSettings, maxBodyBytes), mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }), openApiApi(() => api.routes, pkg.version)],
+        extra: [
+          wsPlugin,
+          builder.api,
+          scenes.api,
+          credentialsApi(credentials, maxBodyBytes),
+          mcpSettingsApi(mcpSettings, maxBodyBytes),
+          mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
+          openApiApi(() => api.routes, pkg.version),
+        ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },
     );

@@ -7,9 +7,7 @@ import { builtinNodes, createBuiltinRegistry } from "./builtins.ts";
 const SRC = import.meta.dirname;
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? listFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
 }
 
 describe("built-in nodes", () => {

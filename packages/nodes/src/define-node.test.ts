@@ -57,12 +57,8 @@ describe("defineNode input and config checks", () => {
   });
 
   it("refuses missing or ill-typed settings", async () => {
-    expect((await expectFailure(runNode(echo, { text: "x" }, {}), "INVALID_CONFIG")).message).toBe(
-      'Setting "name" of test:echo is required: set it in the node\'s settings.',
-    );
-    expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", mode: "c" }), "INVALID_CONFIG")).message).toBe(
-      'Setting "mode" of test:echo must be one of "a", "b", got a string ("c").',
-    );
+    expect((await expectFailure(runNode(echo, { text: "x" }, {}), "INVALID_CONFIG")).message).toBe('Setting "name" of test:echo is required: set it in the node\'s settings.');
+    expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", mode: "c" }), "INVALID_CONFIG")).message).toBe('Setting "mode" of test:echo must be one of "a", "b", got a string ("c").');
     expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", limit: 1.5 }), "INVALID_CONFIG")).message).toContain("must be an integer");
     expect((await expectFailure(runNode(echo, { text: "x" }, { name: "n", limit: -1 }), "INVALID_CONFIG")).message).toContain("must be at least 0");
   });
@@ -93,17 +89,14 @@ describe("defineNode input and config checks", () => {
   });
 
   it("keeps an async generator streaming, with the checked inputs", async () => {
-    const counter = defineNode(
-      { type: "test:count", title: "Count", inputs: [{ id: "n", type: "integer", default: 3 }], outputs: [{ id: "total", type: "integer" }] },
-      async function* (inputs) {
-        let total = 0;
-        for (let i = 1; i <= (inputs.n as number); i++) {
-          total += i;
-          yield i;
-        }
-        return { total };
-      },
-    );
+    const counter = defineNode({ type: "test:count", title: "Count", inputs: [{ id: "n", type: "integer", default: 3 }], outputs: [{ id: "total", type: "integer" }] }, async function* (inputs) {
+      let total = 0;
+      for (let i = 1; i <= (inputs.n as number); i++) {
+        total += i;
+        yield i;
+      }
+      return { total };
+    });
     expect(await runNodeFull(counter)).toEqual({ outputs: { total: 6 }, chunks: [1, 2, 3] });
   });
 

@@ -3,12 +3,11 @@ import { NodeSpecSchema, type NodeCatalog, type NodeDefinition, type NodeSpec } 
 
 export class UnknownNodeTypeError extends Error {
   readonly code = "UNKNOWN_NODE_TYPE";
-  constructor(readonly type: string, readonly suggestions: string[]) {
-    super(
-      `Unknown node type "${type}".` +
-        (suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "") +
-        " Run `weft nodes` to list the known types.",
-    );
+  constructor(
+    readonly type: string,
+    readonly suggestions: string[],
+  ) {
+    super(`Unknown node type "${type}".` + (suggestions.length ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(" or ")}?` : "") + " Run `weft nodes` to list the known types.");
     this.name = "UnknownNodeTypeError";
   }
 }

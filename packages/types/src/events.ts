@@ -34,7 +34,16 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   /** A step of the agent loop changes phase: `deliberating` (its LLM workflow runs), `acting` (a tool runs), `done`. */
   z.object({ ...base, type: z.literal("agent.step"), agentId: z.string(), step: z.number().int(), phase: z.enum(["deliberating", "acting", "done"]) }),
   /** The model's whole reply for a step, after its deliberation run; `finishReason` as the provider gave it. */
-  z.object({ ...base, type: z.literal("agent.llm.output"), agentId: z.string(), step: z.number().int(), text: z.string(), reasoning: z.string().optional(), runId: z.string().optional(), finishReason: z.string().optional() }),
+  z.object({
+    ...base,
+    type: z.literal("agent.llm.output"),
+    agentId: z.string(),
+    step: z.number().int(),
+    text: z.string(),
+    reasoning: z.string().optional(),
+    runId: z.string().optional(),
+    finishReason: z.string().optional(),
+  }),
   /** The reply's call was read and validated and is about to run; `notes` list the repairs made (case, names). */
   z.object({ ...base, type: z.literal("agent.action.parsed"), agentId: z.string(), step: z.number().int(), toolId: z.string(), params: z.record(z.string(), z.unknown()), notes: z.array(z.string()) }),
   /** The reply's call cannot run (`code`); an agent.observation with what the model is told follows. */
@@ -66,7 +75,18 @@ export type RunEventDraft = DistributiveOmit<RunEvent, "streamId" | "seq" | "ts"
 
 export type RunEventSink = (event: RunEvent) => void;
 
-const WORKFLOW_RUN_EVENT_TYPES = ["run.started", "node.started", "node.chunk", "node.retrying", "node.completed", "node.failed", "node.skipped", "run.completed", "run.failed", "run.cancelled"] as const satisfies readonly RunEventType[];
+const WORKFLOW_RUN_EVENT_TYPES = [
+  "run.started",
+  "node.started",
+  "node.chunk",
+  "node.retrying",
+  "node.completed",
+  "node.failed",
+  "node.skipped",
+  "run.completed",
+  "run.failed",
+  "run.cancelled",
+] as const satisfies readonly RunEventType[];
 const workflowRunEventTypes: ReadonlySet<RunEventType> = new Set(WORKFLOW_RUN_EVENT_TYPES);
 
 /** The events of a workflow run; agent and scene events travel on their own streams. */

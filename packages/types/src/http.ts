@@ -41,9 +41,7 @@ export interface HttpProgress {
 export const CREDENTIAL_KINDS = ["bearer", "header", "basic"] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
-export const CredentialNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a credential name is 1–64 letters, digits, _, . or -, e.g. github-token");
+export const CredentialNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "a credential name is 1–64 letters, digits, _, . or -, e.g. github-token");
 
 /**
  * A credential as its secret is applied to a request: `bearer` → `Authorization: Bearer <secret>`;
@@ -74,7 +72,10 @@ export const CredentialInputSchema = z
   .object({
     name: CredentialNameSchema,
     kind: z.enum(CREDENTIAL_KINDS),
-    header: z.string().regex(/^[A-Za-z0-9-]+$/, "an HTTP header name such as X-Api-Key").optional(),
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, "an HTTP header name such as X-Api-Key")
+      .optional(),
     username: z.string().min(1).optional(),
     description: z.string().max(500).optional(),
     secret: z.string().min(1).max(16_384).optional(),

@@ -20,12 +20,7 @@ export const AssistantMessageSchema = z.object({
 });
 export const ToolMessageSchema = z.object({ role: z.literal("tool"), tool_call_id: z.string(), content: z.string() });
 
-export const ChatMessageSchema = z.discriminatedUnion("role", [
-  SystemMessageSchema,
-  UserMessageSchema,
-  AssistantMessageSchema,
-  ToolMessageSchema,
-]);
+export const ChatMessageSchema = z.discriminatedUnion("role", [SystemMessageSchema, UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
@@ -35,10 +30,7 @@ export const FunctionToolSchema = z.object({
 });
 export type FunctionTool = z.infer<typeof FunctionToolSchema>;
 
-export const ToolChoiceSchema = z.union([
-  z.enum(["auto", "none", "required"]),
-  z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
-]);
+export const ToolChoiceSchema = z.union([z.enum(["auto", "none", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })]);
 export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
 export const ResponseFormatSchema = z.object({
@@ -123,9 +115,7 @@ export const LlmTurnSchema = z.object({
     maxTokens: z.number().int().optional(),
     toolChoice: ToolChoiceSchema.optional(),
   }),
-  response: z
-    .object({ assistant: AssistantMessageSchema, finishReason: z.string(), usage: LlmUsageSchema.optional() })
-    .optional(),
+  response: z.object({ assistant: AssistantMessageSchema, finishReason: z.string(), usage: LlmUsageSchema.optional() }).optional(),
   error: LlmErrorInfoSchema.optional(),
   /** The provider's response as received: the assembled stream with every field it sent. */
   raw: z.unknown(),

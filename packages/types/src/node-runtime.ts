@@ -33,10 +33,7 @@ export interface NodeContext {
  * (`node.chunk` events) and returns its outputs. Omitting an output port means that branch is not
  * taken: what depends on it is skipped.
  */
-export type NodeExecute = (
-  inputs: NodeValues,
-  ctx: NodeContext,
-) => NodeValues | Promise<NodeValues> | AsyncGenerator<unknown, NodeValues, void>;
+export type NodeExecute = (inputs: NodeValues, ctx: NodeContext) => NodeValues | Promise<NodeValues> | AsyncGenerator<unknown, NodeValues, void>;
 
 export interface NodeDefinition {
   spec: NodeSpec;

@@ -2,9 +2,7 @@ import { z } from "zod";
 import { IdentifierSchema, PortSpecSchema } from "./ports.ts";
 
 /** `namespace:name`, e.g. `core:text-template`. */
-export const NodeTypeIdSchema = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]*:[a-z][a-z0-9._-]*$/, "a node type is `namespace:name` in lower case, e.g. `core:text-template`");
+export const NodeTypeIdSchema = z.string().regex(/^[a-z][a-z0-9-]*:[a-z][a-z0-9._-]*$/, "a node type is `namespace:name` in lower case, e.g. `core:text-template`");
 
 export const CONFIG_FIELD_KINDS = ["text", "multiline", "number", "integer", "boolean", "select", "json", "code"] as const;
 

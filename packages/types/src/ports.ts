@@ -5,9 +5,7 @@ export const PortTypeSchema = z.enum(PORT_TYPES);
 export type PortType = z.infer<typeof PortTypeSchema>;
 
 /** An identifier usable as a port id, config key or interface name (also a valid XML tag and JSON Schema key). */
-export const IdentifierSchema = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must start with a letter or _ and contain only letters, digits and _");
+export const IdentifierSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must start with a letter or _ and contain only letters, digits and _");
 
 export const PortSpecSchema = z.object({
   id: IdentifierSchema,

@@ -5,10 +5,7 @@ import { JsonObjectSchema, JsonValueSchema, WorldChangeSchema } from "./world.ts
 /** A topic: at least two dot-separated segments, `namespace.name` (e.g. `task.created`, `game.round.ended`). */
 export const EventTopicSchema = z
   .string()
-  .regex(
-    /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/,
-    "a topic is `namespace.name`: two or more segments of letters, digits, _ or -, joined by dots (e.g. `task.created`)",
-  );
+  .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/, "a topic is `namespace.name`: two or more segments of letters, digits, _ or -, joined by dots (e.g. `task.created`)");
 
 /**
  * A subscription pattern: a topic whose segments may be `*` (exactly one segment) or `**` (any
@@ -137,7 +134,16 @@ export const SceneLogEntrySchema = z.discriminatedUnion("kind", [
   z.object({ ...logBase, kind: z.literal("world.changed"), change: WorldChangeSchema }),
   z.object({ ...logBase, kind: z.literal("private.changed"), instanceId: z.string(), op: z.enum(["set", "delete"]), path: z.string(), after: JsonValueSchema.optional() }),
   /** Raw model output of one deliberation step, so a replay can take it from the record instead of the provider. */
-  z.object({ ...logBase, kind: z.literal("llm.output"), instanceId: z.string(), triggerId: z.string(), step: z.number().int().nonnegative(), text: z.string(), reasoning: z.string().optional(), toolCalls: z.array(ToolCallSchema).optional() }),
+  z.object({
+    ...logBase,
+    kind: z.literal("llm.output"),
+    instanceId: z.string(),
+    triggerId: z.string(),
+    step: z.number().int().nonnegative(),
+    text: z.string(),
+    reasoning: z.string().optional(),
+    toolCalls: z.array(ToolCallSchema).optional(),
+  }),
 ]);
 export type SceneLogEntry = z.infer<typeof SceneLogEntrySchema>;
 export type SceneLogKind = SceneLogEntry["kind"];

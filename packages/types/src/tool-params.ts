@@ -36,19 +36,17 @@ function settingFields(spec: NodeSpec): ConfigField[] {
  * (config fields such as `core:math`'s `op`), since a single-node call has no other way to choose them.
  */
 export function nodeToolPorts(spec: NodeSpec): PortSpec[] {
-  const settings = settingFields(spec).map(
-    (field): PortSpec => ({
-      id: field.id,
-      type: configFieldType(field),
-      description: `(setting) ${field.description ?? field.label ?? ""}`.trim(),
-      required: field.required && field.default === undefined,
-      multi: false,
-      ...(field.default !== undefined ? { default: field.default } : {}),
-      ...(field.options && field.options.length > 0 ? { options: [...field.options] } : {}),
-      ...(field.min !== undefined ? { min: field.min } : {}),
-      ...(field.max !== undefined ? { max: field.max } : {}),
-    }),
-  );
+  const settings = settingFields(spec).map((field): PortSpec => ({
+    id: field.id,
+    type: configFieldType(field),
+    description: `(setting) ${field.description ?? field.label ?? ""}`.trim(),
+    required: field.required && field.default === undefined,
+    multi: false,
+    ...(field.default !== undefined ? { default: field.default } : {}),
+    ...(field.options && field.options.length > 0 ? { options: [...field.options] } : {}),
+    ...(field.min !== undefined ? { min: field.min } : {}),
+    ...(field.max !== undefined ? { max: field.max } : {}),
+  }));
   return [...spec.inputs, ...settings];
 }
 

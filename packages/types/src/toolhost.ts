@@ -135,12 +135,30 @@ export type FsApplyPatchResult = FsApplyPatchOk | ToolFailureResult;
 /** Seed 000 §6.6: structured update of a Markdown document's YAML frontmatter. */
 export const FrontmatterUpdateSchema = z
   .object({
-    stepsCompleted: z.object({ append: z.array(z.string()) }).strict().optional(),
-    variables: z.object({ set: z.record(z.string(), z.unknown()) }).strict().optional(),
-    decisionLog: z.object({ append: z.array(z.record(z.string(), z.unknown())) }).strict().optional(),
-    artifacts: z.object({ append: z.array(z.string()) }).strict().optional(),
-    currentNodeId: z.object({ set: z.string().min(1) }).strict().optional(),
-    updatedAt: z.object({ set: z.iso.datetime({ offset: true }) }).strict().optional(),
+    stepsCompleted: z
+      .object({ append: z.array(z.string()) })
+      .strict()
+      .optional(),
+    variables: z
+      .object({ set: z.record(z.string(), z.unknown()) })
+      .strict()
+      .optional(),
+    decisionLog: z
+      .object({ append: z.array(z.record(z.string(), z.unknown())) })
+      .strict()
+      .optional(),
+    artifacts: z
+      .object({ append: z.array(z.string()) })
+      .strict()
+      .optional(),
+    currentNodeId: z
+      .object({ set: z.string().min(1) })
+      .strict()
+      .optional(),
+    updatedAt: z
+      .object({ set: z.iso.datetime({ offset: true }) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type FrontmatterUpdate = z.infer<typeof FrontmatterUpdateSchema>;
@@ -170,28 +188,56 @@ const MiB = 1024 * KiB;
 
 export const ToolLimitsSchema = z.object({
   /** Most bytes of file text one `fs.read` returns; more gives `truncated: true` and a preview. */
-  maxReadBytes: z.number().int().positive().default(128 * KiB),
+  maxReadBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(128 * KiB),
   /** Files larger than this are not read at all (`E_READ_LIMIT`). */
-  maxFileBytes: z.number().int().positive().default(32 * MiB),
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(32 * MiB),
   /** Largest content `fs.write` / `fs.apply_patch` may produce (`E_WRITE_LIMIT`). */
-  maxWriteBytes: z.number().int().positive().default(8 * MiB),
+  maxWriteBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * MiB),
   maxListEntries: z.number().int().positive().default(1000),
   maxSearchMatches: z.number().int().positive().default(200),
   maxSearchFiles: z.number().int().positive().default(5000),
   /** Files larger than this are skipped by `fs.search`. */
-  maxSearchFileBytes: z.number().int().positive().default(2 * MiB),
+  maxSearchFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(2 * MiB),
   searchTimeMs: z.number().int().positive().default(10_000),
   shellTimeoutMs: z.number().int().positive().default(3000),
   maxShellTimeoutMs: z.number().int().positive().default(60_000),
   /** Cap for stdout and for stderr, each. */
-  maxShellOutputBytes: z.number().int().positive().default(256 * KiB),
+  maxShellOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * KiB),
   maxPathBytes: z.number().int().positive().max(4096).default(1024),
   /** http.request: time limit of one attempt unless the call sets one, and the most it may set. */
   httpTimeoutMs: z.number().int().positive().default(30_000),
   maxHttpTimeoutMs: z.number().int().positive().default(300_000),
   /** http.request: largest response body kept (more is cut, `truncated: true`), and the most a call may ask for. */
-  httpResponseBytes: z.number().int().positive().default(2 * MiB),
-  maxHttpResponseBytes: z.number().int().positive().default(64 * MiB),
+  httpResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(2 * MiB),
+  maxHttpResponseBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * MiB),
   /** http.request: longest wait before a retry; a server's Retry-After asking for more ends the retries. */
   maxHttpRetryDelayMs: z.number().int().positive().default(30_000),
 });

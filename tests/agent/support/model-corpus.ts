@@ -195,7 +195,13 @@ export const NATIVE_CORPUS: CorpusCase[] = [
     message: "What is 6 times 7?",
     turns: [reply(`Let me compute.\n${MULTIPLY}`), toolCall("core_math", '{"a":6,"b":7,"op":"multiply"}'), reply(ANSWER)],
     told: [
-      { role: "user", contains: ["Observation: Error (CALL_AS_TEXT) - You wrote an <ACTION> block as text, so nothing was run", 'Call the function `core_math` with the arguments {"a":6,"b":7,"op":"multiply"} instead'] },
+      {
+        role: "user",
+        contains: [
+          "Observation: Error (CALL_AS_TEXT) - You wrote an <ACTION> block as text, so nothing was run",
+          'Call the function `core_math` with the arguments {"a":6,"b":7,"op":"multiply"} instead',
+        ],
+      },
       { role: "tool", contains: ['{"result":42}'] },
     ],
     ends: { status: "completed", exit: 0, text: ANSWER },

@@ -6,7 +6,6 @@ export function ownerFetch(token: string): (url: string, init: RequestInit) => P
   return (url, init) => fetch(url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` } });
 }
 
-
 /** A WebSocket class that sends the token, for code that takes a `WebSocketImpl`. */
 export function ownerWebSocket(token: string): typeof WebSocket {
   return class extends BunWebSocket {

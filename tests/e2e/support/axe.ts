@@ -26,5 +26,10 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
   });
   return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ rule: v.id, impact: v.impact ?? "", help: v.help, targets: v.nodes.slice(0, 6).map((n) => `${n.target.join(" ")}${n.failureSummary ? ` — ${n.failureSummary.split("\n").slice(1, 2).join("").trim()}` : ""}`) }));
+    .map((v) => ({
+      rule: v.id,
+      impact: v.impact ?? "",
+      help: v.help,
+      targets: v.nodes.slice(0, 6).map((n) => `${n.target.join(" ")}${n.failureSummary ? ` — ${n.failureSummary.split("\n").slice(1, 2).join("").trim()}` : ""}`),
+    }));
 }

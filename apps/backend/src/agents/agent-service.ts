@@ -1,6 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { AgentInstance, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
-import type { AgentProfile, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, LlmService, Logger, NodeCatalog, PermissionAnswer, PermissionRequest, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import type {
+  AgentProfile,
+  AgentStatus,
+  AgentStepTrace,
+  Conversation,
+  ConversationMessage,
+  LlmService,
+  Logger,
+  NodeCatalog,
+  PermissionAnswer,
+  PermissionRequest,
+  ToolHostService,
+  Workflow,
+  WorkflowSource,
+} from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
@@ -71,7 +85,12 @@ export class AgentService {
       this.making.set(id, making);
     }
     const agent = await making;
-    if (agent.loop) throw new ServiceError("CONFLICT", `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`, { conversationId: id });
+    if (agent.loop)
+      throw new ServiceError(
+        "CONFLICT",
+        `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`,
+        { conversationId: id },
+      );
     agent.loop = this.runLoop(agent, id, message);
     return { conversationId: id };
   }

@@ -31,7 +31,9 @@ describe("GET /api/openapi.json", () => {
   });
 
   it("describes every /api/ route the server answers, and lists no route it does not", () => {
-    const undescribed = operations().filter(({ op }) => op[UNDESCRIBED]).map(({ key }) => key);
+    const undescribed = operations()
+      .filter(({ op }) => op[UNDESCRIBED])
+      .map(({ key }) => key);
     expect(undescribed, "routes with no entry in openapi-routes.ts").toEqual([]);
     const listed = new Set(operations().map(({ key }) => key));
     const stale = API_ROUTES.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`).filter((key) => !listed.has(key));

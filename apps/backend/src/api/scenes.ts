@@ -17,7 +17,9 @@ export function scenesApi(deps: ApiDeps) {
     log: deps.log,
     check: async (scene) => {
       const profiles = new Set(await storage.agents.ids());
-      return scene.agents.flatMap((a, i) => (profiles.has(a.profileId) ? [] : [{ path: ["agents", i, "profileId"], message: `no agent profile has the id "${a.profileId}" (GET /api/agents lists them)` }]));
+      return scene.agents.flatMap((a, i) =>
+        profiles.has(a.profileId) ? [] : [{ path: ["agents", i, "profileId"], message: `no agent profile has the id "${a.profileId}" (GET /api/agents lists them)` }],
+      );
     },
   });
 }

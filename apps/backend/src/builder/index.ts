@@ -36,7 +36,14 @@ export interface Builder {
 
 /** The Builder AI (seed 001): sessions, working copies, semantic tools, validation and manual apply. */
 export function createBuilder(deps: BuilderDeps): Builder {
-  const ctx: BuilderContext = { repo: new BuilderRepository(deps.storage.db, deps.storage.redactor), storage: deps.storage, catalog: deps.catalog, validator: deps.validator, toolHost: deps.toolHost, log: deps.log };
+  const ctx: BuilderContext = {
+    repo: new BuilderRepository(deps.storage.db, deps.storage.redactor),
+    storage: deps.storage,
+    catalog: deps.catalog,
+    validator: deps.validator,
+    toolHost: deps.toolHost,
+    log: deps.log,
+  };
   const changeSets = new ChangeSetService(ctx);
   const tools: BuilderToolbox = new BuilderToolbox([contextTool(() => tools.names()), ...READ_TOOLS, ...CHANGE_TOOLS]);
   const turns = new TurnRunner({

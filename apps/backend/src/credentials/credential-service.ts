@@ -56,7 +56,8 @@ export class CredentialService {
   }
 
   async create(input: CredentialInput): Promise<CredentialSummary> {
-    if (await this.repo.get(input.name)) throw new ServiceError("ALREADY_EXISTS", `A credential named "${input.name}" exists; replace it with PUT /api/credentials/${input.name}.`, { name: input.name });
+    if (await this.repo.get(input.name))
+      throw new ServiceError("ALREADY_EXISTS", `A credential named "${input.name}" exists; replace it with PUT /api/credentials/${input.name}.`, { name: input.name });
     if (input.secret === undefined) throw new ServiceError("VALIDATION_FAILED", "A new credential needs its `secret`.", { field: "secret" });
     return this.store(input, input.secret, Date.now());
   }

@@ -101,10 +101,13 @@ export class EventJournal {
       }
       return;
     }
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush().catch(() => undefined);
-    }, this.failing ? RETRY_MS : this.options.flushMs);
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.flush().catch(() => undefined);
+      },
+      this.failing ? RETRY_MS : this.options.flushMs,
+    );
   }
 
   /** Stores everything appended so far, then publishes its events. Resolves once both are done. */

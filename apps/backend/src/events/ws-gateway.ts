@@ -86,7 +86,10 @@ export class WsGateway {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
       connection.send(
-        errorMessage("INVALID_MESSAGE", `${where}${issue?.message ?? "invalid message"}. Expected {"type":"subscribe","streamId":string,"after":integer >= -1} or {"type":"unsubscribe","streamId":string}.`),
+        errorMessage(
+          "INVALID_MESSAGE",
+          `${where}${issue?.message ?? "invalid message"}. Expected {"type":"subscribe","streamId":string,"after":integer >= -1} or {"type":"unsubscribe","streamId":string}.`,
+        ),
       );
       return;
     }

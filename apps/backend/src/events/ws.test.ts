@@ -202,7 +202,9 @@ class RawWsClient {
   static async connect(port: number): Promise<RawWsClient> {
     const socket = connect(port, "127.0.0.1");
     await new Promise<void>((resolve) => socket.once("connect", resolve));
-    socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`);
+    socket.write(
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n\r\n`,
+    );
     const client = new RawWsClient(socket);
     await client.until(() => client.headerDone);
     return client;

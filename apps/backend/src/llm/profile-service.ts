@@ -259,7 +259,12 @@ export class LlmProfileService {
   }
 
   private async freshId(name: string): Promise<string> {
-    const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48) || "profile";
+    const base =
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 48) || "profile";
     let id = base;
     for (let n = 2; await this.repo.get(id); n++) id = `${base}-${n}`;
     return id;

@@ -77,12 +77,7 @@ describe("a provider error that echoes the key", () => {
     expect(answer.run.status).toBe("failed");
     await t.call("GET", "/api/health"); // every write of the run has reached the files by now
 
-    const answers = [
-      answer,
-      (await t.call("GET", `/api/runs/${runId}`)).body,
-      (await t.call("GET", "/api/runs")).body,
-      (await t.call("GET", `/api/runs/${runId}/events`)).body,
-    ];
+    const answers = [answer, (await t.call("GET", `/api/runs/${runId}`)).body, (await t.call("GET", "/api/runs")).body, (await t.call("GET", `/api/runs/${runId}/events`)).body];
     for (const body of answers) expect(JSON.stringify(body)).not.toContain(KEY);
     const bytes = dbBytes(t.dataDir);
     expect(bytes.includes(Buffer.from(KEY))).toBe(false);

@@ -67,7 +67,11 @@ function skillServer(deps: McpApiDeps): Server {
 export function mcpApi(deps: McpApiDeps) {
   return new Elysia().all(MCP_PATH, async ({ request }) => {
     if (request.method !== "POST") {
-      return jsonResponse({ jsonrpc: "2.0", error: { code: ErrorCode.ConnectionClosed, message: `Weft's MCP endpoint is stateless: send JSON-RPC messages with POST; ${request.method} is not supported.` }, id: null }, 405, { allow: "POST" });
+      return jsonResponse(
+        { jsonrpc: "2.0", error: { code: ErrorCode.ConnectionClosed, message: `Weft's MCP endpoint is stateless: send JSON-RPC messages with POST; ${request.method} is not supported.` }, id: null },
+        405,
+        { allow: "POST" },
+      );
     }
     // Read here rather than by the transport: the API's size, depth and key checks apply to MCP too.
     const body = await readJsonBody(request, deps.maxBodyBytes);

@@ -5,9 +5,7 @@ import type { Storage } from "../storage/storage.ts";
 
 /** How a run ended, as an MCP tool call reports it. */
 export type RunEnding =
-  | { status: "completed"; outputs: Record<string, unknown> }
-  | { status: "failed"; outputs: Record<string, unknown>; error: NodeError }
-  | { status: "cancelled" | "interrupted"; reason: string };
+  { status: "completed"; outputs: Record<string, unknown> } | { status: "failed"; outputs: Record<string, unknown>; error: NodeError } | { status: "cancelled" | "interrupted"; reason: string };
 
 /** The run's last event, when this is one. */
 function endingOf(event: StoredEvent): RunEnding | undefined {

@@ -35,9 +35,7 @@ export function toolResult(runId: string, ending: RunEnding): CallToolResult {
     return { content: [{ type: "text", text: JSON.stringify(ending.outputs) }], structuredContent: ending.outputs, _meta: { "weft/runId": runId } };
   }
   const text =
-    ending.status === "failed"
-      ? `The skill failed (${ending.error.code}): ${ending.error.message} (Weft run ${runId})`
-      : `The run was ${ending.status}: ${ending.reason} (Weft run ${runId})`;
+    ending.status === "failed" ? `The skill failed (${ending.error.code}): ${ending.error.message} (Weft run ${runId})` : `The run was ${ending.status}: ${ending.reason} (Weft run ${runId})`;
   return { content: [{ type: "text", text }], isError: true, _meta: { "weft/runId": runId } };
 }
 

@@ -24,7 +24,10 @@ function nodeOf(entry: McpToolEntry): NodeDefinition {
     spec: entry.spec,
     execute: async (inputs, ctx) => {
       const host = ctx.services.toolHost;
-      if (!host) throw new NodeFailure("MISSING_SERVICE", `${type} needs the tool host (ctx.services.toolHost), which the server provides. Run it from the editor or an agent on the server.`, { service: "toolHost" });
+      if (!host)
+        throw new NodeFailure("MISSING_SERVICE", `${type} needs the tool host (ctx.services.toolHost), which the server provides. Run it from the editor or an agent on the server.`, {
+          service: "toolHost",
+        });
       const result = await host.call(type, argumentsOf(inputs), { runId: ctx.runId, signal: ctx.signal });
       if (!result.ok) return { result, ok: false };
       return { result, ok: true, text: typeof result.text === "string" ? result.text : "", ...(result.structured !== undefined ? { structured: result.structured } : {}) };

@@ -148,7 +148,10 @@ describe("MCP servers as node types", () => {
     expect(echo.run.outputs).toMatchObject({ ok: true, text: "Echo: hello over stdio" });
     // Through the tool host: audited like every other tool call.
     expect(echo.run.id).toEqual(expect.any(String));
-    const audit = readFileSync(join(t.dataDir, "audit", "tools.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { tool: string; status: string; runId?: string });
+    const audit = readFileSync(join(t.dataDir, "audit", "tools.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { tool: string; status: string; runId?: string });
     expect(audit).toContainEqual(expect.objectContaining({ tool: "mcp:everything.echo", status: "completed", runId: echo.run.id }));
     const sum = await run("mcp-sum");
     expect(sum.run.outputs.text).toContain("42");

@@ -36,7 +36,11 @@ export const McpSettingsSchema = z.strictObject({
     .superRefine((servers, ctx) => {
       for (const name of Object.keys(servers)) {
         if (SERVER_NAME.test(name)) continue;
-        ctx.addIssue({ code: "custom", path: [name], message: `"${name}" cannot name an MCP server: use lower case letters, digits and -, starting with a letter (it becomes part of the node types mcp:<server>.<tool>)` });
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `"${name}" cannot name an MCP server: use lower case letters, digits and -, starting with a letter (it becomes part of the node types mcp:<server>.<tool>)`,
+        });
       }
     }),
 });
@@ -47,7 +51,8 @@ export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
 export type McpSettingsInput = z.output<typeof McpSettingsSchema>;
 
 /** A server's settings with every secret value known (as used to connect). */
-export type ResolvedServer = { kind: "stdio"; name: string; command: string; args: string[]; env: Record<string, string>; cwd?: string } | { kind: "http"; name: string; url: string; headers: Record<string, string> };
+export type ResolvedServer =
+  { kind: "stdio"; name: string; command: string; args: string[]; env: Record<string, string>; cwd?: string } | { kind: "http"; name: string; url: string; headers: Record<string, string> };
 
 export function isStdio(config: McpServerConfig): config is StdioServerConfig {
   return "command" in config;

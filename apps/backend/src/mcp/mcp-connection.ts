@@ -95,10 +95,7 @@ export class McpConnection {
 
   private async start(): Promise<Client> {
     this.setState(this.state === "restarting" ? "restarting" : "starting");
-    const client = new Client(
-      { name: "weft", version: "1" },
-      { listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client) } } },
-    );
+    const client = new Client({ name: "weft", version: "1" }, { listChanged: { tools: { autoRefresh: false, onChanged: () => void this.refreshTools(client) } } });
     const transport = this.transport();
     client.onclose = () => this.closed(client);
     try {

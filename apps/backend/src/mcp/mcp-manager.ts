@@ -46,7 +46,8 @@ export class McpManager {
     await Promise.all(stale.map((c) => c.stop()));
     for (const connection of stale) this.connections.delete(connection.server.name);
     for (const server of servers) {
-      if (!this.connections.has(server.name)) this.connections.set(server.name, new McpConnection(server, { onTools: (name, tools) => this.toolsListed(name, tools), onStatus: () => this.changed() }, this.log));
+      if (!this.connections.has(server.name))
+        this.connections.set(server.name, new McpConnection(server, { onTools: (name, tools) => this.toolsListed(name, tools), onStatus: () => this.changed() }, this.log));
     }
     for (const name of Object.keys(this.toolsByServer)) if (!wanted.has(name)) delete this.toolsByServer[name];
     this.rebuild();
@@ -85,7 +86,8 @@ export class McpManager {
   /** Calls a tool, starting its server first if needed; never throws. */
   async call(entry: McpToolEntry, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
     const connection = this.connections.get(entry.server);
-    if (!connection) return { ok: false, error: { code: "E_MCP_UNAVAILABLE", message: `The MCP server "${entry.server}" is no longer configured. Add it again in Settings → MCP servers, or remove this node.` } };
+    if (!connection)
+      return { ok: false, error: { code: "E_MCP_UNAVAILABLE", message: `The MCP server "${entry.server}" is no longer configured. Add it again in Settings → MCP servers, or remove this node.` } };
     try {
       return toolResultOf(await connection.callTool(entry.tool, args, signal));
     } catch (error) {

@@ -3,9 +3,7 @@ import type { ToolResult } from "@weft/types";
 
 /** The text parts of an MCP answer, joined; other parts (images, resources) stay in `content`. */
 function textOf(result: CallToolResult): string {
-  return result.content
-    .flatMap((part) => (part.type === "text" ? [part.text] : []))
-    .join("\n");
+  return result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }
 
 /** An MCP tool's answer as a tool host result: an `isError` answer is a failure whose message is the server's text. */

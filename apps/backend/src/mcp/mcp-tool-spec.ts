@@ -3,7 +3,10 @@ import { schemaPropertyPorts, type NodeSpec, type PortSpec } from "@weft/types";
 
 /** `mcp:<server>.<tool>`: node types are lower case with `-`, so `create_entities` becomes `create-entities`. */
 export function mcpNodeType(server: string, tool: string): string {
-  const name = tool.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^[^a-z]+/, "");
+  const name = tool
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^[^a-z]+/, "");
   return `mcp:${server}.${name || "tool"}`;
 }
 
@@ -18,7 +21,14 @@ export const ARGUMENTS_PORT = "arguments";
 export function inputPortsOf(inputSchema: Tool["inputSchema"]): PortSpec[] {
   return [
     ...schemaPropertyPorts(inputSchema, { required: true, taken: new Set([ARGUMENTS_PORT]) }),
-    { id: ARGUMENTS_PORT, type: "json", required: false, multi: false, label: "More arguments", description: "An object of further arguments, merged under the ports' values (for properties that have no port)." },
+    {
+      id: ARGUMENTS_PORT,
+      type: "json",
+      required: false,
+      multi: false,
+      label: "More arguments",
+      description: "An object of further arguments, merged under the ports' values (for properties that have no port).",
+    },
   ];
 }
 

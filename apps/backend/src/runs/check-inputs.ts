@@ -26,7 +26,8 @@ export function checkRunInputs(workflow: Workflow, inputs: Record<string, unknow
   for (const port of declared) {
     const value = inputs[port.name] ?? port.default;
     if (value === undefined) {
-      if (port.required) issues.push({ path: ["inputs", port.name], code: "missing_input", message: `missing required input "${port.name}" (${port.type})${port.description ? `: ${port.description}` : ""}` });
+      if (port.required)
+        issues.push({ path: ["inputs", port.name], code: "missing_input", message: `missing required input "${port.name}" (${port.type})${port.description ? `: ${port.description}` : ""}` });
       continue;
     }
     if (!valueMatchesPortType(value, port.type)) {

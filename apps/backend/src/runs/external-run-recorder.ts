@@ -22,7 +22,16 @@ export class ExternalRunRecorder {
     if (event.type === "run.started" && !this.open.has(runId)) {
       this.journal.openNew(runId);
       this.journal.addRun(
-        { id: runId, workflowId: event.workflowId, workflowRevision: this.storedWorkflow(event.workflowId)?.revision ?? 0, status: "running", inputs: event.inputs, outputs: {}, createdAt: event.ts, startedAt: event.ts },
+        {
+          id: runId,
+          workflowId: event.workflowId,
+          workflowRevision: this.storedWorkflow(event.workflowId)?.revision ?? 0,
+          status: "running",
+          inputs: event.inputs,
+          outputs: {},
+          createdAt: event.ts,
+          startedAt: event.ts,
+        },
         this.storedWorkflow(event.workflowId),
       );
       this.open.set(runId, new ObservationTracker(runId, (ord, observation) => this.journal.addObservation(ord, observation)));

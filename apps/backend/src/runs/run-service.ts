@@ -70,9 +70,13 @@ export class RunService {
     }
     const validation = this.deps.validator.validate(candidate);
     if (!validation.ok) {
-      throw new ServiceError("VALIDATION_FAILED", `The workflow cannot run: ${validation.issues.length} problem(s), first: ${validation.issues[0]?.message ?? "invalid"}. Fix them (POST /api/workflows/validate lists them all).`, {
-        issues: validation.issues,
-      });
+      throw new ServiceError(
+        "VALIDATION_FAILED",
+        `The workflow cannot run: ${validation.issues.length} problem(s), first: ${validation.issues[0]?.message ?? "invalid"}. Fix them (POST /api/workflows/validate lists them all).`,
+        {
+          issues: validation.issues,
+        },
+      );
     }
     const workflow = validation.workflow;
     const inputIssues = checkRunInputs(workflow, request.inputs);

@@ -28,7 +28,10 @@ async function create(options: Parameters<typeof AgentInstance.create>[0], scene
   const created = await AgentInstance.create(options);
   if (!created.ok) {
     const { code, message, hint } = created.error;
-    throw new ServiceError("VALIDATION_FAILED", `Agent "${options.instanceId}" of scene "${sceneId}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+    throw new ServiceError("VALIDATION_FAILED", `Agent "${options.instanceId}" of scene "${sceneId}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, {
+      agentError: created.error,
+      issues: [{ path: [], message, code }],
+    });
   }
   return created.value;
 }
@@ -93,7 +96,10 @@ export async function createReplayAgents(deps: SceneAgentDeps, scene: Scene, pro
   const agents = new Map<string, AgentInstance>();
   for (const agent of scene.agents) {
     const profile = profiles.get(agent.instanceId) as AgentProfile;
-    agents.set(agent.instanceId, await create({ profile, engine, catalog: deps.catalog, workflows: deps.workflows, conversations, instanceId: agent.instanceId, llm: recorded.serviceFor(agent.instanceId) }, scene.id));
+    agents.set(
+      agent.instanceId,
+      await create({ profile, engine, catalog: deps.catalog, workflows: deps.workflows, conversations, instanceId: agent.instanceId, llm: recorded.serviceFor(agent.instanceId) }, scene.id),
+    );
   }
   return agents;
 }

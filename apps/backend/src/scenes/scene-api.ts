@@ -25,32 +25,34 @@ const TimelineQuery = z.object({
  * Live events: subscribe to the scene id on `/ws`.
  */
 export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number, log: Logger) {
-  return new Elysia()
-    .post("/api/scenes/:id/start", async ({ params }) => jsonResponse(await scenes.start(params.id)))
-    .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
-    .post("/api/scenes/:id/resume", async ({ params }) => jsonResponse(await scenes.resume(params.id)))
-    .post("/api/scenes/:id/stop", async ({ params }) => jsonResponse(await scenes.stop(params.id)))
-    .post("/api/scenes/:id/messages", async ({ params, request }) => {
-      const body = await readBody(request, MessageBody, maxBodyBytes);
-      return jsonResponse(await scenes.sendMessage(params.id, body.to, body.text), 202);
-    })
-    .post("/api/scenes/:id/agents/:instanceId/answer", async ({ params, request }) => {
-      const body = await readBody(request, AnswerBody, maxBodyBytes);
-      return jsonResponse(await scenes.answerQuestion(params.id, params.instanceId, body.text), 202);
-    })
-    .post("/api/scenes/:id/agents/:instanceId/permissions/:requestId", async ({ params, request }) => {
-      const body = await readBody(request, PermissionAnswerSchema, maxBodyBytes);
-      await scenes.answerPermission(params.id, params.instanceId, params.requestId, body);
-      return jsonResponse({ ok: true });
-    })
-    .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
-    .get("/api/scenes/:id/timeline", async ({ params, query }) => {
-      const { fromSeq, limit, since } = parseWith(TimelineQuery, query, "query");
-      return jsonResponse(await scenes.timeline(params.id, { fromSeq, limit, ...(since !== undefined ? { since } : {}) }));
-    })
-    // Asked for as NDJSON, the replay reports its progress line by line; otherwise one JSON answer at the end.
-    .post("/api/scenes/:id/replay", async ({ params, request }) => {
-      const run = await scenes.prepareReplay(params.id);
-      return request.headers.get("accept")?.includes(NDJSON) ? replayStream(run, log) : jsonResponse(await run());
-    });
+  return (
+    new Elysia()
+      .post("/api/scenes/:id/start", async ({ params }) => jsonResponse(await scenes.start(params.id)))
+      .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
+      .post("/api/scenes/:id/resume", async ({ params }) => jsonResponse(await scenes.resume(params.id)))
+      .post("/api/scenes/:id/stop", async ({ params }) => jsonResponse(await scenes.stop(params.id)))
+      .post("/api/scenes/:id/messages", async ({ params, request }) => {
+        const body = await readBody(request, MessageBody, maxBodyBytes);
+        return jsonResponse(await scenes.sendMessage(params.id, body.to, body.text), 202);
+      })
+      .post("/api/scenes/:id/agents/:instanceId/answer", async ({ params, request }) => {
+        const body = await readBody(request, AnswerBody, maxBodyBytes);
+        return jsonResponse(await scenes.answerQuestion(params.id, params.instanceId, body.text), 202);
+      })
+      .post("/api/scenes/:id/agents/:instanceId/permissions/:requestId", async ({ params, request }) => {
+        const body = await readBody(request, PermissionAnswerSchema, maxBodyBytes);
+        await scenes.answerPermission(params.id, params.instanceId, params.requestId, body);
+        return jsonResponse({ ok: true });
+      })
+      .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
+      .get("/api/scenes/:id/timeline", async ({ params, query }) => {
+        const { fromSeq, limit, since } = parseWith(TimelineQuery, query, "query");
+        return jsonResponse(await scenes.timeline(params.id, { fromSeq, limit, ...(since !== undefined ? { since } : {}) }));
+      })
+      // Asked for as NDJSON, the replay reports its progress line by line; otherwise one JSON answer at the end.
+      .post("/api/scenes/:id/replay", async ({ params, request }) => {
+        const run = await scenes.prepareReplay(params.id);
+        return request.headers.get("accept")?.includes(NDJSON) ? replayStream(run, log) : jsonResponse(await run());
+      })
+  );
 }

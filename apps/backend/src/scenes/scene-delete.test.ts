@@ -23,7 +23,15 @@ function rows(storage: Storage, sceneId: string): Record<string, number> {
 }
 const none = { scene_states: 0, scene_log: 0, scene_sessions: 0 };
 
-const board = { id: "board", name: "Board", agents: [{ instanceId: "scribe", profileId: "scribe" }, { instanceId: "herald", profileId: "herald" }], initialWorldState: { board: { note: null } } };
+const board = {
+  id: "board",
+  name: "Board",
+  agents: [
+    { instanceId: "scribe", profileId: "scribe" },
+    { instanceId: "herald", profileId: "herald" },
+  ],
+  initialWorldState: { board: { note: null } },
+};
 
 describe("deleting a scene", () => {
   it("stops it while it runs and removes its state, log and session; a scene made again with its id starts clean", async () => {

@@ -16,7 +16,12 @@ afterAll(() => t.stop());
 async function replayLines(sceneId: string): Promise<{ status: number; type: string | null; lines: SceneReplayLine[] }> {
   const res = await t.fetch(`/api/scenes/${sceneId}/replay`, { method: "POST", headers: { accept: "application/x-ndjson", "content-type": "application/json" } });
   const text = await res.text();
-  const lines = res.ok ? text.split("\n").filter(Boolean).map((l) => SceneReplayLineSchema.parse(JSON.parse(l))) : [];
+  const lines = res.ok
+    ? text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => SceneReplayLineSchema.parse(JSON.parse(l)))
+    : [];
   return { status: res.status, type: res.headers.get("content-type"), lines };
 }
 

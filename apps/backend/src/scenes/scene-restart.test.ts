@@ -11,7 +11,11 @@ import { until } from "../testing/until.ts";
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const say = (text: string): ScriptedTurn => ({ kind: "text", chunks: [text] });
 const act = (tool: string, params: Record<string, string>): ScriptedTurn =>
-  say(`Doing it.\n<ACTION>\n  <${tool}>\n${Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`).join("\n")}\n  </${tool}>\n</ACTION>`);
+  say(
+    `Doing it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
+      .map(([k, v]) => `    <${k}>${v}</${k}>`)
+      .join("\n")}\n  </${tool}>\n</ACTION>`,
+  );
 
 const cleanup: Array<() => unknown> = [];
 afterAll(async () => {
@@ -43,9 +47,13 @@ describe("a scene across a server crash", () => {
     const dataDir = tempDir("weft-scene-crash-");
     cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const servers: Record<string, ScriptedLlmServer> = {
-      writer: await startScriptedLlmServer({ turns: [act("scene_world_set", { path: "forecast", value: "sunny" }), act("scene_publish_event", { topic: "weather.reported", payload: '"see forecast"' }), say("Reported.")] }),
+      writer: await startScriptedLlmServer({
+        turns: [act("scene_world_set", { path: "forecast", value: "sunny" }), act("scene_publish_event", { topic: "weather.reported", payload: '"see forecast"' }), say("Reported.")],
+      }),
       // The first answer never comes: the server is killed while the reader waits for it.
-      reader: await startScriptedLlmServer({ turns: [{ ...say("too late"), delayMs: 60_000 }, act("scene_world_get", { path: "forecast" }), act("scene_private_set", { path: "heard", value: "sunny" }), say("The forecast is sunny.")] }),
+      reader: await startScriptedLlmServer({
+        turns: [{ ...say("too late"), delayMs: 60_000 }, act("scene_world_get", { path: "forecast" }), act("scene_private_set", { path: "heard", value: "sunny" }), say("The forecast is sunny.")],
+      }),
     };
     for (const s of Object.values(servers)) cleanup.push(() => s.stop());
 
@@ -54,10 +62,24 @@ describe("a scene across a server crash", () => {
       const llm = await child.call("POST", "/api/llm-profiles", { name: `${id}-llm`, baseUrl: servers[id]!.baseUrl, model: servers[id]!.model, maxRetries: 0 });
       expect(llm.status).toBe(201);
       const tools = id === "writer" ? ["scene:world-set", "scene:publish-event"] : ["scene:world-get", "scene:private-set"];
-      const agent = await child.call("POST", "/api/agents", { id, name: id, deliberationWorkflowId: "agent-deliberation", llmProfileId: llm.body.profile.id, tools, subscribedEvents: id === "reader" ? ["weather.*"] : [] });
+      const agent = await child.call("POST", "/api/agents", {
+        id,
+        name: id,
+        deliberationWorkflowId: "agent-deliberation",
+        llmProfileId: llm.body.profile.id,
+        tools,
+        subscribedEvents: id === "reader" ? ["weather.*"] : [],
+      });
       expect(agent.status).toBe(201);
     }
-    const scene = { id: "relay", name: "Relay", agents: [{ instanceId: "writer", profileId: "writer" }, { instanceId: "reader", profileId: "reader" }] };
+    const scene = {
+      id: "relay",
+      name: "Relay",
+      agents: [
+        { instanceId: "writer", profileId: "writer" },
+        { instanceId: "reader", profileId: "reader" },
+      ],
+    };
     expect((await child.call("POST", "/api/scenes", scene)).status).toBe(201);
     expect((await child.call("POST", "/api/scenes/relay/start")).body.status).toBe("running");
     expect((await child.call("POST", "/api/scenes/relay/messages", { to: "writer", text: "Report the weather." })).status).toBe(202);

@@ -251,7 +251,14 @@ export class SceneService {
       storeEvents: () => journal.flush(),
     });
     try {
-      const runtime = new SceneRuntime({ scene, profileOf: (id) => profileView(profiles.get(id)), deliberate: sceneDeliberate((id) => agents.get(id)), onEvent, store: signalled, logger: this.deps.log });
+      const runtime = new SceneRuntime({
+        scene,
+        profileOf: (id) => profileView(profiles.get(id)),
+        deliberate: sceneDeliberate((id) => agents.get(id)),
+        onEvent,
+        store: signalled,
+        logger: this.deps.log,
+      });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
       if (mode === "restore") await runtime.restoreFromStore();
     } catch (error) {

@@ -30,9 +30,13 @@ export function decodeTimelineCursor(text: string): TimelineCursor {
   }
   const parsed = TimelineCursorSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ServiceError("VALIDATION_FAILED", "query.since is not a timeline cursor this server gave out; pass the `cursor` of an earlier answer as it is, or read the whole timeline without `since`.", {
-      issues: [{ path: ["since"], message: "not a timeline cursor", code: "custom" }],
-    });
+    throw new ServiceError(
+      "VALIDATION_FAILED",
+      "query.since is not a timeline cursor this server gave out; pass the `cursor` of an earlier answer as it is, or read the whole timeline without `since`.",
+      {
+        issues: [{ path: ["since"], message: "not a timeline cursor", code: "custom" }],
+      },
+    );
   }
   return parsed.data;
 }

@@ -35,7 +35,11 @@ describe("SqliteSceneStateStore", () => {
     await store.appendLog("s1", [entry(0), entry(1)]);
     // A retried append after a partial failure: entries already stored keep their first version.
     await store.appendLog("s1", [entry(1, "paused"), entry(2)]);
-    expect((await store.readLog("s1")).map((e) => [e.seq, e.kind === "status" && e.status])).toEqual([[0, "running"], [1, "running"], [2, "running"]]);
+    expect((await store.readLog("s1")).map((e) => [e.seq, e.kind === "status" && e.status])).toEqual([
+      [0, "running"],
+      [1, "running"],
+      [2, "running"],
+    ]);
     expect((await store.readLog("s1", 2)).map((e) => e.seq)).toEqual([2]);
     expect((await store.readLog("s1", 1, 1)).map((e) => e.seq)).toEqual([1]);
     await store.saveSession("s1", { sessionId: "x", startedAt: 1, conversations: { ann: "c1" } });

@@ -55,7 +55,9 @@ export class SqliteSceneStateStore implements SceneStateStore {
   constructor(private readonly storage: Pick<Storage, "db" | "transaction" | "redactor">) {
     const { db } = storage;
     this.q = {
-      saveState: db.query("INSERT INTO scene_states (scene_id, status, data, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET status = excluded.status, data = excluded.data, saved_at = excluded.saved_at"),
+      saveState: db.query(
+        "INSERT INTO scene_states (scene_id, status, data, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET status = excluded.status, data = excluded.data, saved_at = excluded.saved_at",
+      ),
       loadState: db.query("SELECT data FROM scene_states WHERE scene_id = ?"),
       appendLog: db.query("INSERT OR IGNORE INTO scene_log (scene_id, seq, kind, data) VALUES (?, ?, ?, ?)"),
       readLog: db.query("SELECT data FROM scene_log WHERE scene_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),

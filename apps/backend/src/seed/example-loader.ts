@@ -13,15 +13,12 @@ export interface ExampleLoadReport {
   skipped: { file: string; reason: string }[];
 }
 
-async function loadFolder<T extends { id: string; name: string; revision: number }>(
-  folder: string,
-  schema: z.ZodType<T>,
-  repo: DocumentRepository<T>,
-  report: ExampleLoadReport,
-): Promise<number> {
+async function loadFolder<T extends { id: string; name: string; revision: number }>(folder: string, schema: z.ZodType<T>, repo: DocumentRepository<T>, report: ExampleLoadReport): Promise<number> {
   if (!existsSync(folder)) return 0;
   let count = 0;
-  for (const name of readdirSync(folder).filter((f) => f.endsWith(".json")).sort()) {
+  for (const name of readdirSync(folder)
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
     const file = join(folder, name);
     let raw: unknown;
     try {

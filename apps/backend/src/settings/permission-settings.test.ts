@@ -91,7 +91,12 @@ describe("the permission settings", () => {
   });
 
   it("denies a call a `deny` rule covers, and hides a tool denied outright from the agent", async () => {
-    const put = await t.call("PUT", "/api/settings/permissions", { rules: [{ action: "deny", tool: "fs.write", target: "@project/locked/**" }, { action: "deny", tool: "fs.read", agent: "writer" }] });
+    const put = await t.call("PUT", "/api/settings/permissions", {
+      rules: [
+        { action: "deny", tool: "fs.write", target: "@project/locked/**" },
+        { action: "deny", tool: "fs.read", agent: "writer" },
+      ],
+    });
     expect(put.status).toBe(200);
     llm.enqueue(write("@project/locked/secret.txt", "x"), say("It was denied."));
     const done = await settled(await send("writer", "Write into locked"));
@@ -108,7 +113,15 @@ describe("the permission settings", () => {
   it("refuses an invalid policy, naming the rule and the field, and changes nothing stored", async () => {
     const before = (await t.call("GET", "/api/settings/permissions")).body;
     const cases: [unknown, RegExp][] = [
-      [{ rules: [{ action: "allow", tool: "fs.read" }, { action: "maybe", tool: "fs.write" }] }, /^body\.rules\.1\.action: /],
+      [
+        {
+          rules: [
+            { action: "allow", tool: "fs.read" },
+            { action: "maybe", tool: "fs.write" },
+          ],
+        },
+        /^body\.rules\.1\.action: /,
+      ],
       [{ rules: [{ action: "deny", tool: "fs.wirte" }] }, /^body\.rules\.0\.tool: "fs\.wirte" matches none of the tools \(did you mean "fs\.write"\?\)/],
       [{ rules: [{ action: "deny", tool: "fs.write", target: "" }] }, /^body\.rules\.0\.target: a path or command wildcard/],
       [{ rules: [{ action: "deny", tol: "fs.write" }] }, /^body\.rules\.0: .*"tol"/],

@@ -13,7 +13,6 @@ export function tempDir(prefix = "weft-backend-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-
 export interface TestServer {
   server: WeftServer;
   url: string;

@@ -24,7 +24,12 @@ export const CreateBody = z.object({ workflow: z.unknown() }).strict();
 export const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
 export const DuplicateBody = z
   .object({
-    id: z.string().min(1).max(200).regex(/^[^\s/]+$/, "contains no whitespace and no /").optional(),
+    id: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\s/]+$/, "contains no whitespace and no /")
+      .optional(),
     name: z.string().trim().min(1).max(300).optional(),
   })
   .strict();

@@ -150,7 +150,11 @@ async function loadProfile(arg: string, workflowsDir: string): Promise<LoadedPro
     return { profile: checkProfile(file.document, arg), directory };
   }
   const agentsDir = join(workflowsDir, "agents");
-  const files = existsSync(agentsDir) ? readdirSync(agentsDir).filter((f) => f.endsWith(".json")).sort() : [];
+  const files = existsSync(agentsDir)
+    ? readdirSync(agentsDir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+    : [];
   const ids: string[] = [];
   for (const name of [`${arg}.json`, ...files.filter((f) => f !== `${arg}.json`)]) {
     const path = join(agentsDir, name);
@@ -191,7 +195,14 @@ function createToolHost(project: string, scratch: string, stateRoot: string, bro
     return new ToolHost({
       mounts: { project, pkg, state: stateRoot },
       gate: broker,
-      permissions: { defaultAction: "allow", rules: [{ action: "ask", tool: "fs.write" }, { action: "ask", tool: "fs.apply_patch" }, { action: "ask", tool: "shell.exec" }] },
+      permissions: {
+        defaultAction: "allow",
+        rules: [
+          { action: "ask", tool: "fs.write" },
+          { action: "ask", tool: "fs.apply_patch" },
+          { action: "ask", tool: "shell.exec" },
+        ],
+      },
       shellSandbox: shellSandboxFromEnv(process.env, createLogger("weft")),
     });
   } catch (error) {

@@ -94,10 +94,19 @@ function failure(result: AgentRunResult, llm: CliLlm): { headline: string; fix?:
   switch (error.details?.llmCode) {
     case "NETWORK":
       return partial
-        ? { headline: `the connection to the LLM at ${url} broke off after it had started answering (NETWORK).${written}`, fix: "run the agent again; if it keeps happening, check the provider's status page." }
-        : { headline: `the LLM at ${url} could not be reached (NETWORK).`, fix: env("check WEFT_LLM_BASE_URL (and that the provider is running), or unset it to use the built-in demo LLM.", error.hint) };
+        ? {
+            headline: `the connection to the LLM at ${url} broke off after it had started answering (NETWORK).${written}`,
+            fix: "run the agent again; if it keeps happening, check the provider's status page.",
+          }
+        : {
+            headline: `the LLM at ${url} could not be reached (NETWORK).`,
+            fix: env("check WEFT_LLM_BASE_URL (and that the provider is running), or unset it to use the built-in demo LLM.", error.hint),
+          };
     case "TIMEOUT":
-      return { headline: `the LLM at ${url} went ${llm.profile.timeoutMs} ms without answering (TIMEOUT).${written}`, fix: `raise WEFT_LLM_TIMEOUT_MS (now ${llm.profile.timeoutMs}), or check that the provider at ${url} is responsive.` };
+      return {
+        headline: `the LLM at ${url} went ${llm.profile.timeoutMs} ms without answering (TIMEOUT).${written}`,
+        fix: `raise WEFT_LLM_TIMEOUT_MS (now ${llm.profile.timeoutMs}), or check that the provider at ${url} is responsive.`,
+      };
     case "AUTH":
       return { headline: error.message, fix: env(`set WEFT_LLM_API_KEY to a valid key for ${url}, one that may use the model "${llm.profile.model}".`, error.hint) };
     case "MODEL_NOT_FOUND":

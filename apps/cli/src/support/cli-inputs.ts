@@ -4,9 +4,7 @@ import { CliError, EXIT_USAGE } from "./cli-error.ts";
 /** `text (string, required)`, `times (number, default 2)`. */
 export function describeInputs(ports: InterfacePort[]): string {
   if (ports.length === 0) return "it takes no inputs";
-  return ports
-    .map((p) => `${p.name} (${p.type}${p.required ? ", required" : ""}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ""})`)
-    .join(", ");
+  return ports.map((p) => `${p.name} (${p.type}${p.required ? ", required" : ""}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ""})`).join(", ");
 }
 
 /**

@@ -7,7 +7,8 @@ export function llmTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number 
   const raw = env.WEFT_LLM_TIMEOUT_MS?.trim();
   if (!raw) return undefined;
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms <= 0) throw new CliError(`WEFT_LLM_TIMEOUT_MS must be a whole number of milliseconds above 0, got "${raw}". Fix: e.g. WEFT_LLM_TIMEOUT_MS=120000, or unset it for the default.`, EXIT_USAGE);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new CliError(`WEFT_LLM_TIMEOUT_MS must be a whole number of milliseconds above 0, got "${raw}". Fix: e.g. WEFT_LLM_TIMEOUT_MS=120000, or unset it for the default.`, EXIT_USAGE);
   return ms;
 }
 
@@ -18,7 +19,10 @@ export function llmProfileFromEnv(env: NodeJS.ProcessEnv = process.env): LlmProf
   if (!baseUrl) return undefined;
   const model = env.WEFT_LLM_MODEL?.trim();
   if (!model) {
-    throw new CliError("WEFT_LLM_BASE_URL is set but WEFT_LLM_MODEL is not. Fix: set WEFT_LLM_MODEL to the model's name (e.g. gpt-4o-mini), or unset WEFT_LLM_BASE_URL to use the demo LLM.", EXIT_USAGE);
+    throw new CliError(
+      "WEFT_LLM_BASE_URL is set but WEFT_LLM_MODEL is not. Fix: set WEFT_LLM_MODEL to the model's name (e.g. gpt-4o-mini), or unset WEFT_LLM_BASE_URL to use the demo LLM.",
+      EXIT_USAGE,
+    );
   }
   const apiKey = env.WEFT_LLM_API_KEY?.trim();
   const parsed = LlmProfileSchema.safeParse({ id: "env", name: "WEFT_LLM_* environment", baseUrl, model, ...(apiKey ? { apiKey } : {}), ...(timeoutMs ? { timeoutMs } : {}), maxRetries: 1 });

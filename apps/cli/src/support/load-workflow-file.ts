@@ -46,8 +46,7 @@ export async function loadWorkflowFile(file: string | undefined, command: string
     text = await readFile(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder, not a file" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    const why = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a folder, not a file" : code === "EACCES" ? "permission denied" : (err as Error).message;
     throw new CliError(`cannot read ${file}: ${why}. Fix: give the path of a workflow .json file.`);
   }
   if (text.trim() === "") throw new CliError(`${file} is empty. Fix: a workflow file holds one JSON object with "id", "name", "nodes" and "edges".`);

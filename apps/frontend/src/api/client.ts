@@ -30,7 +30,10 @@ export interface StartRunBody {
 
 /** Typed client of the Weft HTTP API (docs/api.md). Never throws: every call gives an ApiResult. */
 export class ApiClient {
-  constructor(private readonly baseUrl = "", private readonly fetcher: Fetcher = (url, init) => fetch(url, init)) {}
+  constructor(
+    private readonly baseUrl = "",
+    private readonly fetcher: Fetcher = (url, init) => fetch(url, init),
+  ) {}
 
   /** One call: the reply checked against `schema`, any failure as an ApiError (for the clients that extend this one). */
   protected async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
@@ -64,7 +67,10 @@ export class ApiClient {
   protected async requestLines<S extends z.ZodType>(method: Method, path: string, schema: S, onLine: (line: z.infer<S>) => void): Promise<ApiResult<true>> {
     let response: Response;
     try {
-      response = await this.fetcher(this.baseUrl + path, { method, headers: method === "GET" ? { accept: "application/x-ndjson" } : { accept: "application/x-ndjson", "content-type": "application/json" } });
+      response = await this.fetcher(this.baseUrl + path, {
+        method,
+        headers: method === "GET" ? { accept: "application/x-ndjson" } : { accept: "application/x-ndjson", "content-type": "application/json" },
+      });
     } catch (error) {
       return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
     }

@@ -1,7 +1,17 @@
 import { z } from "zod";
 
 /** Codes the backend documents (docs/api.md) plus the ones this client adds for failures before a reply. */
-export const SERVER_ERROR_CODES = ["INVALID_JSON", "VALIDATION_FAILED", "NOT_FOUND", "REVISION_CONFLICT", "ALREADY_EXISTS", "CONFLICT", "PAYLOAD_TOO_LARGE", "SERVICE_UNAVAILABLE", "INTERNAL"] as const;
+export const SERVER_ERROR_CODES = [
+  "INVALID_JSON",
+  "VALIDATION_FAILED",
+  "NOT_FOUND",
+  "REVISION_CONFLICT",
+  "ALREADY_EXISTS",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "SERVICE_UNAVAILABLE",
+  "INTERNAL",
+] as const;
 export const CLIENT_ERROR_CODES = ["NETWORK_ERROR", "BAD_RESPONSE", "SERVER_ERROR"] as const;
 
 export type KnownErrorCode = (typeof SERVER_ERROR_CODES)[number] | (typeof CLIENT_ERROR_CODES)[number];

@@ -1,13 +1,5 @@
 import { z } from "zod";
-import {
-  NodeErrorSchema,
-  NodeSpecSchema,
-  ObservationSchema,
-  RunStatusSchema,
-  ValidationIssueSchema,
-  WorkflowSummarySchema,
-  WorkflowSchema,
-} from "@weft/types";
+import { NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
 
 /** Times arrive as epoch milliseconds or ISO strings; the editor works with milliseconds. */
 const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v === "number" ? v : Date.parse(v)));
@@ -34,12 +26,26 @@ export const RunRecordSchema = z.object({
   status: RunStatusSchema,
   inputs: z.record(z.string(), z.unknown()).default({}),
   outputs: z.record(z.string(), z.unknown()).default({}),
-  error: NodeErrorSchema.nullable().optional().transform((e) => e ?? undefined),
+  error: NodeErrorSchema.nullable()
+    .optional()
+    .transform((e) => e ?? undefined),
   createdAt: Timestamp,
-  startedAt: Timestamp.nullable().optional().transform((v) => v ?? undefined),
-  finishedAt: Timestamp.nullable().optional().transform((v) => v ?? undefined),
-  durationMs: z.number().nullable().optional().transform((v) => v ?? undefined),
-  queuePosition: z.number().nullable().optional().transform((v) => v ?? undefined),
+  startedAt: Timestamp.nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
+  finishedAt: Timestamp.nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
+  durationMs: z
+    .number()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
+  queuePosition: z
+    .number()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -15,7 +15,10 @@ export function useAutoLayout() {
     if (!tab || tab.readonly) return;
     const ids = splitFlowIds(ui.selection).nodes;
     const whole = ids.length <= 1;
-    workflows.exec(layoutCommand(tab.doc, (id) => ui.canvas?.sizeOf(id), whole ? [] : ids), "Auto-layout");
+    workflows.exec(
+      layoutCommand(tab.doc, (id) => ui.canvas?.sizeOf(id), whole ? [] : ids),
+      "Auto-layout",
+    );
     if (whole) setTimeout(() => ui.canvas?.fitView(), 50);
   };
 }

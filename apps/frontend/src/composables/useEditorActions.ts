@@ -62,7 +62,10 @@ export function useEditorActions() {
       // Wire the new node to the port the connection was dragged from, on its first fitting port.
       const withNode = { ...tab.doc, nodes: [...tab.doc.nodes, node] };
       const ports = nodePorts(node, spec);
-      const candidates = pending.fromSide === "source" ? ports.inputs.map((p) => ({ ...pending.from, target: node.id, targetHandle: p.id })) : ports.outputs.map((p) => ({ ...pending.from, source: node.id, sourceHandle: p.id }));
+      const candidates =
+        pending.fromSide === "source"
+          ? ports.inputs.map((p) => ({ ...pending.from, target: node.id, targetHandle: p.id }))
+          : ports.outputs.map((p) => ({ ...pending.from, source: node.id, sourceHandle: p.id }));
       for (const request of candidates) {
         const check = checkConnection(withNode, nodes.lookup, request);
         if (check.ok) {
@@ -195,7 +198,10 @@ export function useEditorActions() {
     const targets = tab.doc.nodes.filter((n) => ids.includes(n.id));
     if (targets.length === 0) return;
     const collapse = !targets.every((n) => n.ui?.collapsed === true);
-    workflows.exec({ kind: "batch", commands: targets.map((n) => ({ kind: "update-node", id: n.id, patch: { ui: { ...n.ui, collapsed: collapse } } }) as GraphCommand) }, collapse ? "Collapse" : "Expand");
+    workflows.exec(
+      { kind: "batch", commands: targets.map((n) => ({ kind: "update-node", id: n.id, patch: { ui: { ...n.ui, collapsed: collapse } } }) as GraphCommand) },
+      collapse ? "Collapse" : "Expand",
+    );
   }
 
   async function createSkill() {
@@ -206,7 +212,12 @@ export function useEditorActions() {
       ui.toast("info", "Select the nodes that should become the skill first.");
       return;
     }
-    const name = await ui.prompt({ title: "Create a skill from the selection", message: `The ${ids.length} selected node(s) become a new workflow with an interface, and are replaced here by one skill node.`, value: "New skill", check: (v) => (v.trim() ? null : "give the skill a name") });
+    const name = await ui.prompt({
+      title: "Create a skill from the selection",
+      message: `The ${ids.length} selected node(s) become a new workflow with an interface, and are replaced here by one skill node.`,
+      value: "New skill",
+      check: (v) => (v.trim() ? null : "give the skill a name"),
+    });
     if (name === null) return;
     const result = extractSkill(tab.doc, ids, nodes.lookup, { id: newWorkflowId(name), name: name.trim() });
     if (!result.ok) {

@@ -32,9 +32,7 @@ export function useHashRoute(booting: Ref<boolean>) {
     const node = ui.singleSelected;
     return { workflow: tab.doc.id, run: runs.shown[tab.id] ?? null, node: node && tab.doc.nodes.some((n) => n.id === node) ? node : null };
   });
-  const wanted = computed(() =>
-    hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null }),
-  );
+  const wanted = computed(() => hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null }));
   const plainAddress = () => location.pathname + location.search;
   const write = (hash: string, push: boolean) => (push ? history.pushState(null, "", hash || plainAddress()) : history.replaceState(history.state, "", hash || plainAddress()));
   /** The hash the app last wrote or took in: a different one is a navigation the app has not taken in yet. */

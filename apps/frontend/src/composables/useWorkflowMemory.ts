@@ -34,7 +34,10 @@ export function useWorkflowMemory(): void {
         const t = workflows.tab(id);
         if (!t || t.issues.length === 0 || previous.get(id) === doc) continue;
         clearTimeout(recheckTimers.get(id));
-        recheckTimers.set(id, setTimeout(() => void workflows.checkIssues(id), RECHECK_AFTER_MS));
+        recheckTimers.set(
+          id,
+          setTimeout(() => void workflows.checkIssues(id), RECHECK_AFTER_MS),
+        );
       }
     },
   );

@@ -33,7 +33,8 @@ const call = (toolName: string, params: Record<string, unknown>, status: "comple
   startedAt: 1,
   durationMs: 0,
 });
-const kinds = (items: ReturnType<typeof transcriptOf>) => items.map((i) => (i.kind === "step" ? `step ${i.step.step}${i.step.live ? " (live)" : ""}` : `${i.kind}: ${"text" in i ? i.text : i.status}`));
+const kinds = (items: ReturnType<typeof transcriptOf>) =>
+  items.map((i) => (i.kind === "step" ? `step ${i.step.step}${i.step.live ? " (live)" : ""}` : `${i.kind}: ${"text" in i ? i.text : i.status}`));
 
 describe("a conversation with an agent, as the chat shows it", () => {
   it("shows the user's message, each step with its Observations kept inside the step, and the final answer", () => {
@@ -67,7 +68,14 @@ describe("a conversation with an agent, as the chat shows it", () => {
 
   it("adds the message being sent and the steps under way, and says how a loop ended without an answer", () => {
     const messages = [user("u1", "Go on"), step({ step: 1, actions: [call("core_math", {}, "completed", "Observation: 1")] }), tool("o1", "Observation: 1")];
-    const going = transcriptOf({ messages, pending: "and then?", live: [{ instanceId: "calc", step: 1, phase: "done", actions: [] }, { instanceId: "calc", step: 2, phase: "deliberating", actions: [] }] });
+    const going = transcriptOf({
+      messages,
+      pending: "and then?",
+      live: [
+        { instanceId: "calc", step: 1, phase: "done", actions: [] },
+        { instanceId: "calc", step: 2, phase: "deliberating", actions: [] },
+      ],
+    });
     expect(kinds(going)).toEqual(["user: Go on", "step 1", "user: and then?", "step 2 (live)"]);
     expect(going[2]).toMatchObject({ pending: true });
 

@@ -65,7 +65,9 @@ describe("the agent profile form's draft", () => {
     expect(errors.fields).toEqual({ tools: 'unknown node type "core:mathh" (did you mean "core:math"?)', deliberationWorkflowId: 'no workflow has the id "gone"' });
     expect(errors.permissions).toEqual({ 0: { tool: '"fs.wirte" matches none of the tools' } });
     expect(errors.general).toEqual(["the deliberation workflow lacks the messages input"]);
-    expect(agentErrorsOf({ code: "ALREADY_EXISTS", status: 409, message: 'An agent profile with the id "calculator" exists; pick another id.' }).fields).toEqual({ id: 'An agent profile with the id "calculator" exists; pick another id.' });
+    expect(agentErrorsOf({ code: "ALREADY_EXISTS", status: 409, message: 'An agent profile with the id "calculator" exists; pick another id.' }).fields).toEqual({
+      id: 'An agent profile with the id "calculator" exists; pick another id.',
+    });
     expect(agentErrorsOf({ code: "NETWORK_ERROR", status: 0, message: "Could not reach the server." }).general).toEqual(["Could not reach the server. Is the Weft server running?"]);
   });
 });

@@ -25,7 +25,20 @@ export interface AgentDraft {
 }
 
 /** Form fields a problem can be shown at. */
-export const AGENT_FIELDS = ["id", "name", "persona", "deliberationWorkflowId", "protocol", "tools", "skills", "llmProfileId", "maxSteps", "subscribedEvents", "initialPrivateState", "permissions"] as const;
+export const AGENT_FIELDS = [
+  "id",
+  "name",
+  "persona",
+  "deliberationWorkflowId",
+  "protocol",
+  "tools",
+  "skills",
+  "llmProfileId",
+  "maxSteps",
+  "subscribedEvents",
+  "initialPrivateState",
+  "permissions",
+] as const;
 export type AgentField = (typeof AGENT_FIELDS)[number];
 
 /** What is wrong with a draft, placed where the user can fix it. */
@@ -62,7 +75,21 @@ export function draftOfAgent(agent: AgentProfile): AgentDraft {
 
 /** A new agent: the usual deliberation workflow, the `<ACTION>` protocol, nothing else chosen yet. */
 export function blankAgentDraft(deliberationWorkflowId: string): AgentDraft {
-  return { id: "", name: "", persona: "", deliberationWorkflowId, protocol: "action-xml", tools: [], skills: [], llmProfileId: "", maxSteps: 8, subscribedEvents: "", initialPrivateState: "", permissions: [], revision: 0 };
+  return {
+    id: "",
+    name: "",
+    persona: "",
+    deliberationWorkflowId,
+    protocol: "action-xml",
+    tools: [],
+    skills: [],
+    llmProfileId: "",
+    maxSteps: 8,
+    subscribedEvents: "",
+    initialPrivateState: "",
+    permissions: [],
+    revision: 0,
+  };
 }
 
 /** The id a new agent gets from its name when none is typed: `My Helper` → `my-helper`. */
@@ -87,7 +114,7 @@ export function profileOfDraft(draft: AgentDraft): ProfileResult {
   if (draft.initialPrivateState.trim()) {
     try {
       const parsed: unknown = JSON.parse(draft.initialPrivateState);
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) errors.fields.initialPrivateState = "A JSON object, e.g. {\"mood\": \"calm\"}.";
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) errors.fields.initialPrivateState = 'A JSON object, e.g. {"mood": "calm"}.';
       else initialPrivateState = parsed as Record<string, unknown>;
     } catch (error) {
       errors.fields.initialPrivateState = `Not valid JSON: ${messageOf(error)}`;

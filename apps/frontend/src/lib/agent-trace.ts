@@ -3,8 +3,7 @@ import type { LiveStep } from "./agent-live.ts";
 
 /** How one action of a step was read: the call (tool or skill, with its parameters), or why it was refused. */
 export type TraceParse =
-  | { kind: "call"; name: string; toolKind?: "tool" | "skill"; params: Record<string, unknown>; notes: string[] }
-  | { kind: "error"; code: string; message: string; where?: string };
+  { kind: "call"; name: string; toolKind?: "tool" | "skill"; params: Record<string, unknown>; notes: string[] } | { kind: "error"; code: string; message: string; where?: string };
 
 export interface TraceAction {
   parse: TraceParse;
@@ -60,7 +59,12 @@ export function traceOfRecorded(trace: AgentStepTrace, key: string): TraceStep {
       parse:
         a.parse.kind === "call"
           ? { kind: "call", name: a.parse.toolName, toolKind: a.parse.toolKind, params: a.parse.params, notes: a.parse.notes }
-          : { kind: "error", code: a.parse.code, message: a.parse.message, ...(a.parse.line !== undefined ? { where: `line ${a.parse.line}${a.parse.column !== undefined ? `, column ${a.parse.column}` : ""}` } : {}) },
+          : {
+              kind: "error",
+              code: a.parse.code,
+              message: a.parse.message,
+              ...(a.parse.line !== undefined ? { where: `line ${a.parse.line}${a.parse.column !== undefined ? `, column ${a.parse.column}` : ""}` } : {}),
+            },
       status: a.status,
       ok: a.ok,
       ...(a.runId ? { runId: a.runId } : {}),

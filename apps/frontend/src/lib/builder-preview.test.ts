@@ -47,7 +47,12 @@ describe("the preview canvas model", () => {
 
   it("has no canvas for other objects, and draws a deleted workflow from its stored version", () => {
     expect(graphDiffView({ type: "agent", before: {}, after: {}, graph: undefined })).toBeNull();
-    const deleted = graphDiffView({ type: "workflow", before, after: null, graph: { ...graph, nodes: { added: [], removed: before.nodes, changed: [], unchanged: 0 }, edges: { added: [], removed: before.edges, changed: [], unchanged: 0 } } });
+    const deleted = graphDiffView({
+      type: "workflow",
+      before,
+      after: null,
+      graph: { ...graph, nodes: { added: [], removed: before.nodes, changed: [], unchanged: 0 }, edges: { added: [], removed: before.edges, changed: [], unchanged: 0 } },
+    });
     expect([...deleted!.nodeMarks.values()]).toEqual(["removed", "removed", "removed"]);
     expect(deleted!.doc.nodes).toHaveLength(3);
   });

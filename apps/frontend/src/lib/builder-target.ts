@@ -47,7 +47,9 @@ export function targetFromFields(type: BuilderTargetType, id: string, nodeId: st
     case "scene":
       return { ok: true, target: { type, sceneId: main } };
     case "asset":
-      return ASSET_PATH_PATTERN.test(main) ? { ok: true, target: { type, path: main } } : { ok: false, reason: "An asset path starts with @project/ (editable) or @pkg/ (read-only), e.g. @project/prompts/intro.md." };
+      return ASSET_PATH_PATTERN.test(main)
+        ? { ok: true, target: { type, path: main } }
+        : { ok: false, reason: "An asset path starts with @project/ (editable) or @pkg/ (read-only), e.g. @project/prompts/intro.md." };
     default: {
       const never: never = type;
       return never;

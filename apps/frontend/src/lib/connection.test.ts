@@ -16,8 +16,18 @@ describe("checkConnection", () => {
   it("refuses self loops, unknown ports and cycles, naming the cycle", () => {
     expect(checkConnection(doc, testLookup, { source: "add_1", sourceHandle: "sum", target: "add_1", targetHandle: "a" })).toMatchObject({ ok: false, reason: "a node cannot feed itself" });
     expect(checkConnection(doc, testLookup, { source: "add_1", sourceHandle: "nope", target: "number_1", targetHandle: "value" })).toMatchObject({ ok: false, reason: '"add_1" has no output "nope"' });
-    const chain = applyCommand(doc, { kind: "add", elements: { nodes: [{ id: "add_2", type: "core:add", position: { x: 0, y: 0 }, config: {}, inputs: {} }], edges: [{ id: "e", source: "add_1", sourceHandle: "sum", target: "add_2", targetHandle: "a" }], annotations: [] } }).doc;
-    expect(checkConnection(chain, testLookup, { source: "add_2", sourceHandle: "sum", target: "number_1", targetHandle: "value" })).toEqual({ ok: false, reason: "this edge would make a cycle: number_1 → add_1 → add_2 → number_1" });
+    const chain = applyCommand(doc, {
+      kind: "add",
+      elements: {
+        nodes: [{ id: "add_2", type: "core:add", position: { x: 0, y: 0 }, config: {}, inputs: {} }],
+        edges: [{ id: "e", source: "add_1", sourceHandle: "sum", target: "add_2", targetHandle: "a" }],
+        annotations: [],
+      },
+    }).doc;
+    expect(checkConnection(chain, testLookup, { source: "add_2", sourceHandle: "sum", target: "number_1", targetHandle: "value" })).toEqual({
+      ok: false,
+      reason: "this edge would make a cycle: number_1 → add_1 → add_2 → number_1",
+    });
   });
 
   it("a single input already fed is replaced; a multi input takes several edges in order", () => {
@@ -53,7 +63,13 @@ describe("checkConnection", () => {
         { id: "s", type: "core:skill", config: { workflowId: "x" }, ports: { inputs: [{ id: "q", type: "boolean" }], outputs: [] } },
       ],
     });
-    expect(checkConnection(wf, testLookup, { source: "in", sourceHandle: "value", target: "t", targetHandle: "template" })).toMatchObject({ ok: false, reason: expect.stringContaining("a number output cannot feed a string input") });
-    expect(checkConnection(wf, testLookup, { source: "in", sourceHandle: "value", target: "s", targetHandle: "q" })).toMatchObject({ ok: false, reason: expect.stringContaining("a number output cannot feed a boolean input") });
+    expect(checkConnection(wf, testLookup, { source: "in", sourceHandle: "value", target: "t", targetHandle: "template" })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("a number output cannot feed a string input"),
+    });
+    expect(checkConnection(wf, testLookup, { source: "in", sourceHandle: "value", target: "s", targetHandle: "q" })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("a number output cannot feed a boolean input"),
+    });
   });
 });

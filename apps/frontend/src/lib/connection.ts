@@ -29,7 +29,11 @@ export function checkConnection(doc: Workflow, specs: SpecLookup, request: Conne
   const input = findPort(nodePorts(targetNode, specs(targetNode.type)).inputs, request.targetHandle);
   if (!input) return refuse(`"${target}" has no input "${request.targetHandle ?? ""}"`);
   if (portTypeMismatch(out.type, input.type)) {
-    return { ok: false, reason: `${withArticle(out.type)} output cannot feed ${withArticle(input.type)} input (${portLabel(out)} → ${portLabel(input)})`, mismatch: { from: out.type, to: input.type } };
+    return {
+      ok: false,
+      reason: `${withArticle(out.type)} output cannot feed ${withArticle(input.type)} input (${portLabel(out)} → ${portLabel(input)})`,
+      mismatch: { from: out.type, to: input.type },
+    };
   }
   const existing = doc.edges.filter((e) => e.target === target && e.targetHandle === input.id);
   if (existing.some((e) => e.source === source && e.sourceHandle === out.id)) return refuse("these ports are already connected");

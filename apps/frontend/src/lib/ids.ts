@@ -55,7 +55,12 @@ export function edgeId(source: string, sourceHandle: string, target: string, tar
 }
 
 /** A workflow id for a new document: `name-in-kebab-case` plus a short random suffix. */
-const slugOf = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "workflow";
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 40) || "workflow";
 
 export function newWorkflowId(name: string): string {
   return `${slugOf(name)}-${Math.random().toString(36).slice(2, 8)}`;

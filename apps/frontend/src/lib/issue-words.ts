@@ -39,7 +39,8 @@ export function issueInWords(issue: ValidationIssue, doc: Workflow, titleOf: (no
       }
       break;
     case "CYCLE":
-      if (issue.nodeIds?.length) return { nodeId, text: `These nodes form a loop: ${[...issue.nodeIds, issue.nodeIds[0]].map(named).join(" → ")}`, hint: "Remove one of the connections along the loop." };
+      if (issue.nodeIds?.length)
+        return { nodeId, text: `These nodes form a loop: ${[...issue.nodeIds, issue.nodeIds[0]].map(named).join(" → ")}`, hint: "Remove one of the connections along the loop." };
       break;
     case "SKILL_NOT_FOUND":
       if (issue.nodeId) return { nodeId, text: `${named(issue.nodeId)} calls a skill that no longer exists`, hint: "Choose another skill on the node, or delete the node." };

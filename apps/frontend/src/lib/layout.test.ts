@@ -7,7 +7,10 @@ import { sampleWorkflow } from "./testing/catalog.ts";
 describe("auto-layout", () => {
   it("places every edge left to right and keeps the graph's top-left corner", () => {
     const doc = sampleWorkflow();
-    const laid = applyCommand(doc, layoutCommand(doc, () => ({ width: 200, height: 100 }))).doc;
+    const laid = applyCommand(
+      doc,
+      layoutCommand(doc, () => ({ width: 200, height: 100 })),
+    ).doc;
     const at = new Map(laid.nodes.map((n) => [n.id, n.position]));
     for (const e of laid.edges) expect(at.get(e.target)!.x).toBeGreaterThan(at.get(e.source)!.x + 200);
     expect(Math.min(...laid.nodes.map((n) => n.position.x))).toBe(0);
@@ -18,7 +21,10 @@ describe("auto-layout", () => {
     const nodes = Array.from({ length: 300 }, (_, i) => ({ id: `n${i}`, type: "core:text-transform", position: { x: i * 10, y: 0 }, config: {}, inputs: {} }));
     const edges = nodes.slice(1).map((n, i) => ({ id: `e${i}`, source: `n${i}`, sourceHandle: "text", target: n.id, targetHandle: "text" }));
     const doc = { ...sampleWorkflow(), nodes, edges };
-    const laid = applyCommand(doc, layoutCommand(doc, () => ({ width: 220, height: 120 }))).doc;
+    const laid = applyCommand(
+      doc,
+      layoutCommand(doc, () => ({ width: 220, height: 120 })),
+    ).doc;
     const xs = laid.nodes.map((n) => n.position.x);
     const ys = laid.nodes.map((n) => n.position.y);
     const width = Math.max(...xs) + 220;

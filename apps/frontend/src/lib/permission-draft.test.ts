@@ -3,7 +3,13 @@ import { blankRule, draftErrorsOf, draftOf, moveRule, policyOf } from "./permiss
 
 describe("the permissions form's draft", () => {
   it("round-trips a policy, leaving empty patterns out (the tool then means every tool)", () => {
-    const draft = draftOf({ defaultAction: "ask", rules: [{ action: "allow", tool: "*" }, { action: "deny", tool: "fs.write", target: "@project/locked/**", agent: "intern-*" }] });
+    const draft = draftOf({
+      defaultAction: "ask",
+      rules: [
+        { action: "allow", tool: "*" },
+        { action: "deny", tool: "fs.write", target: "@project/locked/**", agent: "intern-*" },
+      ],
+    });
     expect(draft.rules.map((r) => r.tool)).toEqual(["", "fs.write"]);
     draft.rules.push({ ...blankRule("ask"), tool: "  shell.exec ", target: " git * " });
     expect(policyOf(draft)).toEqual({
@@ -13,7 +19,14 @@ describe("the permissions form's draft", () => {
   });
 
   it("moves rules up and down, never past either end", () => {
-    const draft = draftOf({ defaultAction: "allow", rules: [{ action: "allow", tool: "a" }, { action: "ask", tool: "b" }, { action: "deny", tool: "c" }] });
+    const draft = draftOf({
+      defaultAction: "allow",
+      rules: [
+        { action: "allow", tool: "a" },
+        { action: "ask", tool: "b" },
+        { action: "deny", tool: "c" },
+      ],
+    });
     moveRule(draft, 2, -1);
     moveRule(draft, 0, -1);
     moveRule(draft, 2, 1);

@@ -94,7 +94,17 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
     case "node.started": {
       const run = nodeRun(view, event.nodeId);
       const existing = invocation(view, event.nodeId, event.invocationId);
-      const fresh: Invocation = { invocationId: event.invocationId, status: "running", attempt: event.attempt, inputs: event.inputs, chunks: [], text: "", retries: existing?.retries ?? [], startedAt: event.ts, cached: false };
+      const fresh: Invocation = {
+        invocationId: event.invocationId,
+        status: "running",
+        attempt: event.attempt,
+        inputs: event.inputs,
+        chunks: [],
+        text: "",
+        retries: existing?.retries ?? [],
+        startedAt: event.ts,
+        cached: false,
+      };
       if (existing) Object.assign(existing, fresh);
       else run.invocations.push(fresh);
       run.status = "running";
@@ -191,7 +201,17 @@ function settle(view: RunView, notRun: NodeRunStatus) {
 
 /** A finished (or persisted) run rebuilt from its observations: what the debugger shows for a past run. */
 export function runViewFromObservations(
-  run: { id: string; workflowId: string; workflowRevision?: number; status: RunStatus; inputs: Record<string, unknown>; outputs: Record<string, unknown>; error?: NodeError; startedAt?: number; durationMs?: number },
+  run: {
+    id: string;
+    workflowId: string;
+    workflowRevision?: number;
+    status: RunStatus;
+    inputs: Record<string, unknown>;
+    outputs: Record<string, unknown>;
+    error?: NodeError;
+    startedAt?: number;
+    durationMs?: number;
+  },
   observations: Observation[],
 ): RunView {
   const view = newRunView(run.id, run.workflowId, [], run.status);

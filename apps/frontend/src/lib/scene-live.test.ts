@@ -39,15 +39,20 @@ describe("the scene's live events folded into the view", () => {
 
   it("pairs a refusal with its Observation and tracks every agent status, each with the seq that set it", () => {
     const live = newSceneLive();
-    const events = stream([
-      { type: "agent.step", agentId: "herald", step: 4, phase: "deliberating" },
-      { type: "agent.action.rejected", agentId: "herald", step: 4, code: "UNKNOWN_TOOL", message: "no tool called shout" },
-      { type: "agent.observation", agentId: "herald", step: 4, text: "Observation: Error (UNKNOWN_TOOL)", ok: false },
-      { type: "agent.permission.requested", agentId: "scribe", requestId: "r1", tool: "fs.write", target: "@project/a.txt" },
-      { type: "agent.finished", agentId: "herald", status: "waiting_user", text: "Which city?" },
-    ], 10);
+    const events = stream(
+      [
+        { type: "agent.step", agentId: "herald", step: 4, phase: "deliberating" },
+        { type: "agent.action.rejected", agentId: "herald", step: 4, code: "UNKNOWN_TOOL", message: "no tool called shout" },
+        { type: "agent.observation", agentId: "herald", step: 4, text: "Observation: Error (UNKNOWN_TOOL)", ok: false },
+        { type: "agent.permission.requested", agentId: "scribe", requestId: "r1", tool: "fs.write", target: "@project/a.txt" },
+        { type: "agent.finished", agentId: "herald", status: "waiting_user", text: "Which city?" },
+      ],
+      10,
+    );
     for (const e of events) applySceneEvent(live, e);
-    expect(live.steps[0]?.actions).toEqual([{ parse: { kind: "error", code: "UNKNOWN_TOOL", message: "no tool called shout" }, observation: { text: "Observation: Error (UNKNOWN_TOOL)", ok: false } }]);
+    expect(live.steps[0]?.actions).toEqual([
+      { parse: { kind: "error", code: "UNKNOWN_TOOL", message: "no tool called shout" }, observation: { text: "Observation: Error (UNKNOWN_TOOL)", ok: false } },
+    ]);
     // The end of an agent's loop is not the end of its deliberation in the scene: the state read tells that.
     expect(live.statuses).toEqual({ herald: { status: "deliberating", seq: 10 }, scribe: { status: "waiting_permission", seq: 13 } });
 

@@ -14,7 +14,7 @@ describe("replay progress and result in words", () => {
   it("names world and private places, and lists divergences and unused outputs", () => {
     expect(differencePlace({ path: "board.note" })).toBe("board.note");
     expect(differencePlace({ instanceId: "ann", path: "" })).toBe("ann (private) · (the whole state)");
-    const result = { divergences: ["Agent \"ann\" asked for output #3"], unused: { bob: 1, cid: 2 } } as unknown as SceneReplayResult;
+    const result = { divergences: ['Agent "ann" asked for output #3'], unused: { bob: 1, cid: 2 } } as unknown as SceneReplayResult;
     expect(replayWarnings(result)).toEqual(['Agent "ann" asked for output #3', "bob left 1 recorded model output unused.", "cid left 2 recorded model outputs unused."]);
   });
 });

@@ -18,7 +18,13 @@ const entries: SceneLogEntry[] = [
   { seq: 3, ts: 101, kind: "deliberation.started", instanceId: "scribe", triggerId: "t1", budgetUsed: 0 },
   { seq: 4, ts: 150, kind: "world.changed", change: { seq: 1, op: "set", path: "board.note", before: null, after: "Open", agentId: "scribe", ts: 150 } },
   { seq: 5, ts: 151, kind: "event", topic: "world.note-posted", payload: "Open", source: "scribe", eventSeq: 1 },
-  { seq: 6, ts: 151, kind: "trigger.queued", instanceId: "herald", trigger: { id: "t2", at: 151, coalesced: 0, kind: "event", topic: "world.note-posted", payload: "Open", source: "scribe", eventSeq: 1 } },
+  {
+    seq: 6,
+    ts: 151,
+    kind: "trigger.queued",
+    instanceId: "herald",
+    trigger: { id: "t2", at: 151, coalesced: 0, kind: "event", topic: "world.note-posted", payload: "Open", source: "scribe", eventSeq: 1 },
+  },
   { seq: 7, ts: 152, kind: "deliberation.started", instanceId: "herald", triggerId: "t2", budgetUsed: 1 },
   { seq: 8, ts: 180, kind: "llm.output", instanceId: "scribe", triggerId: "t1", step: 1, text: "raw" },
   { seq: 9, ts: 181, kind: "deliberation.finished", instanceId: "scribe", triggerId: "t1", ok: true },
@@ -48,12 +54,17 @@ describe("the scene timeline", () => {
       "user",
     ]);
     const users = items.filter((i) => i.kind === "user");
-    expect(users).toMatchObject([{ to: "scribe", text: "Post it" }, { to: "all", text: "hello" }]);
+    expect(users).toMatchObject([
+      { to: "scribe", text: "Post it" },
+      { to: "all", text: "hello" },
+    ]);
     expect(items.find((i) => i.kind === "woke" && i.instanceId === "herald")).toMatchObject({ trigger: { kind: "event", topic: "world.note-posted" } });
   });
 
   it("keeps what was said, done and changed in the compact view, failures included", () => {
-    const compact = buildTimeline(entries, []).filter(isCompact).map((i) => i.kind);
+    const compact = buildTimeline(entries, [])
+      .filter(isCompact)
+      .map((i) => i.kind);
     expect(compact).toEqual(["status", "user", "world", "event", "finished", "user"]);
   });
 

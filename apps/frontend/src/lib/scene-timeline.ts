@@ -84,7 +84,10 @@ export function buildTimeline(entries: readonly SceneLogEntry[], steps: readonly
   }
   for (const s of steps) items.push({ kind: "step", key: `step-${s.conversationId}-${s.trace.step}`, ts: s.trace.startedAt, step: s });
   // Stable: entries keep their log order when times are equal, and come before a step starting then.
-  return items.map((item, index) => ({ item, index })).sort((a, b) => a.item.ts - b.item.ts || a.index - b.index).map((x) => x.item);
+  return items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => a.item.ts - b.item.ts || a.index - b.index)
+    .map((x) => x.item);
 }
 
 /** The world changes of the session, newest first. */

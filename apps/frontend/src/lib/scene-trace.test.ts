@@ -30,9 +30,31 @@ describe("an agent's trace", () => {
         recorded({
           step: 1,
           output: { text: "<ACTION>…</ACTION>", reasoning: "look first", toolCalls: [] },
-          actions: [{ parse: { kind: "call", toolId: "scene:world-get", toolKind: "tool", toolName: "scene_world_get", params: {}, notes: [] }, status: "completed", ok: true, runId: "act-1", observation: "Observation: ok", startedAt: 1001, durationMs: 1 }],
+          actions: [
+            {
+              parse: { kind: "call", toolId: "scene:world-get", toolKind: "tool", toolName: "scene_world_get", params: {}, notes: [] },
+              status: "completed",
+              ok: true,
+              runId: "act-1",
+              observation: "Observation: ok",
+              startedAt: 1001,
+              durationMs: 1,
+            },
+          ],
         }),
-        recorded({ step: 2, actions: [{ parse: { kind: "error", code: "MALFORMED_XML", message: "unclosed tag", line: 3, column: 7 }, status: "rejected", ok: false, observation: "Observation: Error", startedAt: 1002, durationMs: 0 }] }),
+        recorded({
+          step: 2,
+          actions: [
+            {
+              parse: { kind: "error", code: "MALFORMED_XML", message: "unclosed tag", line: 3, column: 7 },
+              status: "rejected",
+              ok: false,
+              observation: "Observation: Error",
+              startedAt: 1002,
+              durationMs: 0,
+            },
+          ],
+        }),
         { instanceId: "scribe", conversationId: "c2", trace: recorded({ step: 9 }).trace },
       ],
       [{ instanceId: "herald", step: 3, phase: "acting", text: "calling", runId: "delib-3", actions: [{ parse: { kind: "call", toolId: "scene:world-set", params: { path: "a" } } }] }],
@@ -42,7 +64,11 @@ describe("an agent's trace", () => {
       [2, false, "running"],
       [3, true, "acting"],
     ]);
-    expect(steps[0]).toMatchObject({ deliberationRunId: "delib-1", reasoning: "look first", actions: [{ parse: { kind: "call", name: "scene_world_get", toolKind: "tool" }, runId: "act-1", observation: "Observation: ok" }] });
+    expect(steps[0]).toMatchObject({
+      deliberationRunId: "delib-1",
+      reasoning: "look first",
+      actions: [{ parse: { kind: "call", name: "scene_world_get", toolKind: "tool" }, runId: "act-1", observation: "Observation: ok" }],
+    });
     expect(steps[1]?.actions[0]).toMatchObject({ parse: { kind: "error", code: "MALFORMED_XML", where: "line 3, column 7" }, status: "rejected" });
     expect(steps[2]).toMatchObject({ deliberationRunId: "delib-3", actions: [{ parse: { kind: "call", name: "scene:world-set" }, status: "running" }] });
   });

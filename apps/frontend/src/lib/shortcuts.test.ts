@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { comboLabel, matchShortcut, SHORTCUTS } from "./shortcuts.ts";
 
-const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; shiftKey: boolean; altKey: boolean }> = {}) => ({ key: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, ...mods });
+const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; shiftKey: boolean; altKey: boolean }> = {}) => ({
+  key: k,
+  ctrlKey: false,
+  metaKey: false,
+  shiftKey: false,
+  altKey: false,
+  ...mods,
+});
 
 describe("shortcuts", () => {
   it("maps keys to actions, with and without modifiers", () => {
@@ -19,10 +26,11 @@ describe("shortcuts", () => {
 
   it("no two shortcuts share a key combination", () => {
     const seen = new Set<string>();
-    for (const s of SHORTCUTS) for (const c of s.combos) {
-      const label = comboLabel(c);
-      expect(seen.has(label), label).toBe(false);
-      seen.add(label);
-    }
+    for (const s of SHORTCUTS)
+      for (const c of s.combos) {
+        const label = comboLabel(c);
+        expect(seen.has(label), label).toBe(false);
+        seen.add(label);
+      }
   });
 });

@@ -47,7 +47,15 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { action: "save", combos: [{ key: "s", mod: true }], description: "Save the workflow", group: "File" },
   { action: "newWorkflow", combos: [{ key: "n", alt: true }], description: "New workflow in a new tab", group: "File" },
   { action: "undo", combos: [{ key: "z", mod: true }], description: "Undo", group: "Edit" },
-  { action: "redo", combos: [{ key: "z", mod: true, shift: true }, { key: "y", mod: true }], description: "Redo", group: "Edit" },
+  {
+    action: "redo",
+    combos: [
+      { key: "z", mod: true, shift: true },
+      { key: "y", mod: true },
+    ],
+    description: "Redo",
+    group: "Edit",
+  },
   { action: "copy", combos: [{ key: "c", mod: true }], description: "Copy the selection (also as JSON to the system clipboard)", group: "Edit", clipboardEvent: true },
   { action: "cut", combos: [{ key: "x", mod: true }], description: "Cut the selection", group: "Edit", clipboardEvent: true },
   { action: "paste", combos: [{ key: "v", mod: true }], description: "Paste nodes (from this or another tab, or JSON)", group: "Edit", clipboardEvent: true },

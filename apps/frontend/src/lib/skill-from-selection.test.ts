@@ -12,7 +12,14 @@ describe("create a skill from a selection", () => {
     // select number_2 and add_1: number_1 → add_1.a is cut (an input); nothing reads add_1 (no output yet)
     const doc = applyCommand(sampleWorkflow(), {
       kind: "add",
-      elements: { nodes: [{ id: "join_1", type: "core:join", position: { x: 600, y: 250 }, config: {}, inputs: {} }, { id: "t2", type: "core:text-template", position: { x: 600, y: 400 }, config: {}, inputs: {} }], edges: [{ id: "add_1.sum->t2.vars", source: "add_1", sourceHandle: "sum", target: "t2", targetHandle: "vars" }], annotations: [] },
+      elements: {
+        nodes: [
+          { id: "join_1", type: "core:join", position: { x: 600, y: 250 }, config: {}, inputs: {} },
+          { id: "t2", type: "core:text-template", position: { x: 600, y: 400 }, config: {}, inputs: {} },
+        ],
+        edges: [{ id: "add_1.sum->t2.vars", source: "add_1", sourceHandle: "sum", target: "t2", targetHandle: "vars" }],
+        annotations: [],
+      },
     }).doc;
     const result = extractSkill(doc, ["number_2", "add_1"], testLookup, { id: "adder", name: "Adder" });
     expect(result.ok).toBe(true);
@@ -42,7 +49,13 @@ describe("create a skill from a selection", () => {
   });
 
   it("choosing a skill sets the node's ports from the workflow interface and drops edges to ports that vanished", () => {
-    const skill = testWorkflow({ id: "sk", nodes: [{ id: "i", type: "core:workflow-input", config: { name: "question", portType: "string" } }, { id: "o", type: "core:workflow-output", config: { name: "answer", portType: "string" } }] });
+    const skill = testWorkflow({
+      id: "sk",
+      nodes: [
+        { id: "i", type: "core:workflow-input", config: { name: "question", portType: "string" } },
+        { id: "o", type: "core:workflow-output", config: { name: "answer", portType: "string" } },
+      ],
+    });
     const doc = testWorkflow({
       nodes: [
         { id: "t", type: "core:text-template" },

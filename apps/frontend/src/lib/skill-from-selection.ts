@@ -1,13 +1,4 @@
-import {
-  SKILL_NODE_TYPE,
-  WORKFLOW_INPUT_TYPE,
-  WORKFLOW_OUTPUT_TYPE,
-  workflowInterface,
-  type PortType,
-  type Workflow,
-  type WorkflowEdge,
-  type WorkflowNode,
-} from "@weft/types";
+import { SKILL_NODE_TYPE, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, workflowInterface, type PortType, type Workflow, type WorkflowEdge, type WorkflowNode } from "@weft/types";
 import type { GraphCommand } from "./commands.ts";
 import { IdAllocator, edgeId } from "./ids.ts";
 import { findPort, nodePorts, type SpecLookup } from "./ports.ts";
@@ -101,15 +92,34 @@ export function extractSkill(doc: Workflow, selected: string[], specs: SpecLooku
     skillNodes.push({ id, type: WORKFLOW_OUTPUT_TYPE, position: { x: maxX + 360, y: minY + i * 140 }, config: { name: g.name, portType: g.type, required: false, description: "" }, inputs: {} });
     skillEdges.push({ id: edgeId(g.node, g.handle, id, outputIn), source: g.node, sourceHandle: g.handle, target: id, targetHandle: outputIn });
   });
-  const skill: Workflow = { id: target.id, name: target.name, description: `Made from ${nodes.length} node(s) of "${doc.name}".`, revision: 0, nodes: skillNodes, edges: skillEdges, annotations: [], tags: [] };
+  const skill: Workflow = {
+    id: target.id,
+    name: target.name,
+    description: `Made from ${nodes.length} node(s) of "${doc.name}".`,
+    revision: 0,
+    nodes: skillNodes,
+    edges: skillEdges,
+    annotations: [],
+    tags: [],
+  };
 
   const parentIds = IdAllocator.forWorkflow(doc);
   const skillNodeId = parentIds.next("skill");
   const center = { x: Math.round(xs.reduce((a, b) => a + b, 0) / xs.length), y: Math.round(ys.reduce((a, b) => a + b, 0) / ys.length) };
-  const skillNode: WorkflowNode = { id: skillNodeId, type: SKILL_NODE_TYPE, position: center, config: { workflowId: target.id }, inputs: {}, ports: interfacePorts(workflowInterface(skill)), label: target.name };
+  const skillNode: WorkflowNode = {
+    id: skillNodeId,
+    type: SKILL_NODE_TYPE,
+    position: center,
+    config: { workflowId: target.id },
+    inputs: {},
+    ports: interfacePorts(workflowInterface(skill)),
+    label: target.name,
+  };
   const rewired: WorkflowEdge[] = [
     ...incoming.map((g) => ({ id: edgeId(g.node, g.handle, skillNodeId, g.name), source: g.node, sourceHandle: g.handle, target: skillNodeId, targetHandle: g.name })),
-    ...outgoing.flatMap((g) => g.edges.map((e) => ({ id: edgeId(skillNodeId, g.name, e.target, e.targetHandle), source: skillNodeId, sourceHandle: g.name, target: e.target, targetHandle: e.targetHandle }))),
+    ...outgoing.flatMap((g) =>
+      g.edges.map((e) => ({ id: edgeId(skillNodeId, g.name, e.target, e.targetHandle), source: skillNodeId, sourceHandle: g.name, target: e.target, targetHandle: e.targetHandle })),
+    ),
   ];
   const command: GraphCommand = {
     kind: "batch",

@@ -22,9 +22,7 @@ export function setSkillCommand(doc: Workflow, node: WorkflowNode, skill: Pick<W
   const ports = interfacePorts(workflowInterface(skill));
   const inputIds = new Set(ports.inputs.map((p) => p.id));
   const outputIds = new Set(ports.outputs.map((p) => p.id));
-  const stale = doc.edges
-    .filter((e) => (e.target === node.id && !inputIds.has(e.targetHandle)) || (e.source === node.id && !outputIds.has(e.sourceHandle)))
-    .map((e) => e.id);
+  const stale = doc.edges.filter((e) => (e.target === node.id && !inputIds.has(e.targetHandle)) || (e.source === node.id && !outputIds.has(e.sourceHandle))).map((e) => e.id);
   const literals = Object.fromEntries(Object.entries(node.inputs).filter(([k]) => inputIds.has(k)));
   return {
     kind: "batch",

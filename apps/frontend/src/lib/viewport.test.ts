@@ -4,12 +4,16 @@ import { DEFAULT_NODE_SIZE } from "./node-size.ts";
 import { fittingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
 import { testWorkflow } from "./testing/catalog.ts";
 
-const grid = (count: number) =>
-  testWorkflow({ nodes: Array.from({ length: count }, (_, i) => ({ id: `n${i}`, type: "core:add", position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 220 } })) });
+const grid = (count: number) => testWorkflow({ nodes: Array.from({ length: count }, (_, i) => ({ id: `n${i}`, type: "core:add", position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 220 } })) });
 
 describe("opening viewport", () => {
   it("fits a small graph in the canvas, centred, never zoomed in past 1", () => {
-    const doc = testWorkflow({ nodes: [{ id: "a", type: "core:add", position: { x: 100, y: 100 } }, { id: "b", type: "core:add", position: { x: 700, y: 400 } }] });
+    const doc = testWorkflow({
+      nodes: [
+        { id: "a", type: "core:add", position: { x: 100, y: 100 } },
+        { id: "b", type: "core:add", position: { x: 700, y: 400 } },
+      ],
+    });
     const v = fittingViewport(doc, { width: 700, height: 500 });
     const width = 600 + DEFAULT_NODE_SIZE.width;
     const height = 300 + DEFAULT_NODE_SIZE.height;

@@ -12,7 +12,11 @@ export interface Viewport {
  * so the first render already has its final zoom: a large graph then starts as light nodes instead
  * of being rendered in full first and again after Vue Flow's own fitView.
  */
-export function fittingViewport(doc: Pick<Workflow, "nodes" | "annotations">, size: { width: number; height: number }, options: { padding?: number; minZoom?: number; maxZoom?: number } = {}): Viewport {
+export function fittingViewport(
+  doc: Pick<Workflow, "nodes" | "annotations">,
+  size: { width: number; height: number },
+  options: { padding?: number; minZoom?: number; maxZoom?: number } = {},
+): Viewport {
   const boxes = [
     ...doc.nodes.map((n) => ({ x: n.position.x, y: n.position.y, ...DEFAULT_NODE_SIZE })),
     ...doc.annotations.map((a) => ({ x: a.position.x, y: a.position.y, width: a.size?.width ?? 200, height: a.size?.height ?? 80 })),

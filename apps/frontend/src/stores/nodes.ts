@@ -22,9 +22,7 @@ export const useNodesStore = defineStore("nodes", () => {
       if (list) list.push(spec);
       else groups.set(spec.category, [spec]);
     }
-    return [...groups.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([category, list]) => ({ category, specs: list.sort((a, b) => a.title.localeCompare(b.title)) }));
+    return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([category, list]) => ({ category, specs: list.sort((a, b) => a.title.localeCompare(b.title)) }));
   });
 
   const lookup = (type: string): NodeSpec | undefined => byType.value.get(type);

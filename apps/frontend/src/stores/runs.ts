@@ -94,7 +94,13 @@ export const useRunsStore = defineStore("runs", () => {
     }
     tab.issues = [];
     if (options.inputs) writeLocal(INPUTS_KEY(doc.id), options.inputs);
-    follow(tabId, result.value.runId, doc.id, doc.nodes.map((n) => n.id), { snapshot: doc, revision: tab.saved?.revision });
+    follow(
+      tabId,
+      result.value.runId,
+      doc.id,
+      doc.nodes.map((n) => n.id),
+      { snapshot: doc, revision: tab.saved?.revision },
+    );
     return true;
   }
 

@@ -6,9 +6,7 @@ import { describeApiError } from "../api/errors.ts";
 
 /** A replay of one scene's recorded session: under way with its progress, or its result, or why it failed. */
 export type SceneReplayRun = { sceneId: string; sessionId: string | undefined } & (
-  | { phase: "running"; progress: SceneReplayProgress | null }
-  | { phase: "done"; result: SceneReplayResult }
-  | { phase: "failed"; message: string }
+  { phase: "running"; progress: SceneReplayProgress | null } | { phase: "done"; result: SceneReplayResult } | { phase: "failed"; message: string }
 );
 
 /**

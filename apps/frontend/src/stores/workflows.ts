@@ -56,7 +56,17 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   const isDirty = (t: EditorTab) => !t.readonly && (t.saved === null || !deepEqual(t.doc, t.saved));
 
   function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; id?: string; idFromName?: boolean } = {}): EditorTab {
-    const entry: EditorTab = { id: options.id ?? doc.id, doc: markRaw(doc), saved: saved ? markRaw(saved) : null, saving: false, saveError: null, conflict: null, readonly: !!options.readonly, issues: [], ...(options.idFromName ? { idFromName: true } : {}) };
+    const entry: EditorTab = {
+      id: options.id ?? doc.id,
+      doc: markRaw(doc),
+      saved: saved ? markRaw(saved) : null,
+      saving: false,
+      saveError: null,
+      conflict: null,
+      readonly: !!options.readonly,
+      issues: [],
+      ...(options.idFromName ? { idFromName: true } : {}),
+    };
     tabs.value.push(entry);
     activeId.value = entry.id;
     return tabs.value[tabs.value.length - 1];

@@ -36,7 +36,9 @@ describe("formatObservation", () => {
     expect(formatObservation({ kind: "failure", toolName: "fs_read_one", error: { code: "NOT_FOUND", message: "no such file: a.ts" } })).toBe(
       "Observation: Error - Tool `fs_read_one` failed [NOT_FOUND]: no such file: a.ts",
     );
-    expect(formatObservation({ kind: "failure", toolName: "t", status: "cancelled", error: { code: "CANCELLED", message: "stopped" } })).toBe("Observation: Error - Tool `t` was cancelled [CANCELLED]: stopped");
+    expect(formatObservation({ kind: "failure", toolName: "t", status: "cancelled", error: { code: "CANCELLED", message: "stopped" } })).toBe(
+      "Observation: Error - Tool `t` was cancelled [CANCELLED]: stopped",
+    );
   });
 
   it("passes a parse error's message to the model with its code", () => {

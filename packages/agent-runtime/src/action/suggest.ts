@@ -5,7 +5,10 @@ const MAX_COMPARED_LENGTH = 96;
 
 /** `playerId`, `player_id`, `Player-ID` all normalise to `playerid`. */
 export function normalizeName(name: string): string {
-  return name.slice(0, MAX_COMPARED_LENGTH).toLowerCase().replace(/[^a-z0-9]/g, "");
+  return name
+    .slice(0, MAX_COMPARED_LENGTH)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
 }
 
 /**

@@ -78,7 +78,15 @@ export const FIXTURE_NODES = [
     ],
   }),
   node({ type: "clock:now", title: "Now", description: "The current time.", inputs: [] }),
-  node({ type: "llm:chat", title: "Chat", description: "Asks an LLM.", inputs: [{ id: "messages", type: "messages", required: true }, { id: "strict", type: "boolean" }] }),
+  node({
+    type: "llm:chat",
+    title: "Chat",
+    description: "Asks an LLM.",
+    inputs: [
+      { id: "messages", type: "messages", required: true },
+      { id: "strict", type: "boolean" },
+    ],
+  }),
   node({ type: "data:list", title: "List", description: "Takes a list.", inputs: [{ id: "values", type: "array", required: true }] }),
 ];
 
@@ -87,10 +95,7 @@ function skill(id: string, description: string, inputs: Array<{ name: string; po
     id,
     name: id,
     description,
-    nodes: [
-      ...inputs.map((config, i) => ({ id: `in${i}`, type: "core:workflow-input", config })),
-      { id: "out", type: "core:workflow-output", config: { name: "result", portType: "string" } },
-    ],
+    nodes: [...inputs.map((config, i) => ({ id: `in${i}`, type: "core:workflow-input", config })), { id: "out", type: "core:workflow-output", config: { name: "result", portType: "string" } }],
   });
 }
 

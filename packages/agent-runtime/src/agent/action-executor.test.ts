@@ -28,7 +28,10 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe("ActionExecutor", () => {
   it("runs an atomic tool as a single-node workflow, settings going to the node's config", async () => {
-    const outcome = await executor.execute({ toolId: "core:math", toolKind: "tool", toolName: "core_math", params: { a: 6, b: 7, op: "multiply" } }, { runId: "run-math", onEvent: (e) => events.push(e) });
+    const outcome = await executor.execute(
+      { toolId: "core:math", toolKind: "tool", toolName: "core_math", params: { a: 6, b: 7, op: "multiply" } },
+      { runId: "run-math", onEvent: (e) => events.push(e) },
+    );
     expect(outcome).toMatchObject({ status: "completed", ok: true, runId: "run-math", result: { result: 42 } });
     expect(outcome.observation).toBe('Observation: Tool `core_math` executed successfully. Result: {"result":42}');
     expect(events[0]).toMatchObject({ type: "run.started", runId: "run-math", workflowId: "single:core:math", streamId: "run-math", seq: 0 });

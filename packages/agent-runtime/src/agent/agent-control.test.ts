@@ -16,12 +16,15 @@ describe("cancellation", () => {
       turns: [{ kind: "text", chunks: ["I am thinking ", "about ", "it ", "very ", "slowly ", "indeed."], chunkDelayMs: 250 }, say("Here is the answer.")],
     });
     const controller = new AbortController();
-    const agent = await h.create({}, {
-      onRunEvent: (e: RunEvent) => {
-        h.runEvents.push(e);
-        if (e.type === "node.chunk" && !controller.signal.aborted) controller.abort();
+    const agent = await h.create(
+      {},
+      {
+        onRunEvent: (e: RunEvent) => {
+          h.runEvents.push(e);
+          if (e.type === "node.chunk" && !controller.signal.aborted) controller.abort();
+        },
       },
-    });
+    );
     const sent = await agent.sendMessage("Think.", { signal: controller.signal });
     if (!sent.ok) throw new Error(sent.error.message);
     expect(sent.value.status).toBe("cancelled");
@@ -49,12 +52,15 @@ describe("cancellation", () => {
 
   it("aborts a running action: its run is cancelled and the model is told so", async () => {
     h = await createAgentHarness({ turns: [say(action("core_delay", { ms: "60000" }))] });
-    const agent = await h.create({ tools: ["core:delay"] }, {
-      onEvent: (e: RunEvent) => {
-        h.events.push(e);
-        if (e.type === "agent.step" && e.phase === "acting") setTimeout(() => agent.cancel(), 50);
+    const agent = await h.create(
+      { tools: ["core:delay"] },
+      {
+        onEvent: (e: RunEvent) => {
+          h.events.push(e);
+          if (e.type === "agent.step" && e.phase === "acting") setTimeout(() => agent.cancel(), 50);
+        },
       },
-    });
+    );
     // The delay is a minute, twice the test's timeout: only a cancellation that reaches the node ends it in time.
     const sent = await agent.sendMessage("wait a minute");
     if (!sent.ok) throw new Error(sent.error.message);
@@ -144,8 +150,18 @@ describe("permissions", () => {
 
   it("applies the profile's own rules after the settings': they win, and a tool they deny is hidden", async () => {
     h = await createAgentHarness({ turns: [say(action("fs_write", { path: "@project/mine.txt", content: "free" })), say("Done.")] });
-    const host = h.toolHost({ permissions: { rules: [{ action: "ask", tool: "fs.write" }, { action: "deny", tool: "fs.read" }] } });
-    const writer = await h.create({ id: "writer", tools: ["fs:write", "fs:read"], permissions: [{ action: "allow", tool: "fs.write", target: "@project/**" }] }, { toolHost: host, permissionBroker: h.broker });
+    const host = h.toolHost({
+      permissions: {
+        rules: [
+          { action: "ask", tool: "fs.write" },
+          { action: "deny", tool: "fs.read" },
+        ],
+      },
+    });
+    const writer = await h.create(
+      { id: "writer", tools: ["fs:write", "fs:read"], permissions: [{ action: "allow", tool: "fs.write", target: "@project/**" }] },
+      { toolHost: host, permissionBroker: h.broker },
+    );
     expect(writer.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "ask_user"]);
     const sent = await writer.sendMessage("Write it");
     if (!sent.ok) throw new Error(sent.error.message);
@@ -153,7 +169,17 @@ describe("permissions", () => {
     expect(sent.value.steps[0]!.actions[0]).toMatchObject({ ok: true, permissions: [] });
     expect(readFileSync(join(h.dirs.project, "mine.txt"), "utf8")).toBe("free");
 
-    const reader = await h.create({ id: "reader", tools: ["fs:write", "fs:read"], permissions: [{ action: "deny", tool: "fs:write" }, { action: "allow", tool: "fs.read" }] }, { toolHost: host });
+    const reader = await h.create(
+      {
+        id: "reader",
+        tools: ["fs:write", "fs:read"],
+        permissions: [
+          { action: "deny", tool: "fs:write" },
+          { action: "allow", tool: "fs.read" },
+        ],
+      },
+      { toolHost: host },
+    );
     expect(reader.manifest.entries.map((e) => e.id)).toEqual(["fs:read", "ask_user"]);
   });
 
@@ -162,7 +188,12 @@ describe("permissions", () => {
     const host = h.toolHost();
     const agent = await h.create({ tools: ["fs:write", "fs:read"] }, { toolHost: host, permissionBroker: h.broker });
     expect(agent.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "fs:read", "ask_user"]);
-    host.setPolicy({ rules: [{ action: "deny", tool: "fs.read" }, { action: "deny", tool: "fs.write", target: "@project/*.txt" }] });
+    host.setPolicy({
+      rules: [
+        { action: "deny", tool: "fs.read" },
+        { action: "deny", tool: "fs.write", target: "@project/*.txt" },
+      ],
+    });
     expect(agent.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "ask_user"]);
     const sent = await agent.sendMessage("Write a");
     if (!sent.ok) throw new Error(sent.error.message);
@@ -195,7 +226,16 @@ describe("failures as values", () => {
     expect(await AgentInstance.create({ ...base, profile: { ...profile, deliberationWorkflowId: "missing" } })).toMatchObject({ ok: false, error: { code: "DELIBERATION_WORKFLOW_NOT_FOUND" } });
     expect(await AgentInstance.create({ ...base, profile: { ...profile, maxSteps: 0 } })).toMatchObject({ ok: false, error: { code: "INVALID_PROFILE" } });
 
-    const plain: Workflow = { id: "plain", name: "Plain", description: "", revision: 0, nodes: [{ id: "t", type: "core:const-text", position: { x: 0, y: 0 }, config: {}, inputs: {} }], edges: [], annotations: [], tags: [] };
+    const plain: Workflow = {
+      id: "plain",
+      name: "Plain",
+      description: "",
+      revision: 0,
+      nodes: [{ id: "t", type: "core:const-text", position: { x: 0, y: 0 }, config: {}, inputs: {} }],
+      edges: [],
+      annotations: [],
+      tags: [],
+    };
     const withPlain: WorkflowSource = { getWorkflow: async (id) => (id === "plain" ? plain : h.workflows.getWorkflow(id)) };
     expect(await AgentInstance.create({ ...base, workflows: withPlain, profile: { ...profile, skills: ["plain"] } })).toMatchObject({ ok: false, error: { code: "NOT_A_SKILL" } });
     const bad = await AgentInstance.create({ ...base, workflows: withPlain, profile: { ...profile, deliberationWorkflowId: "plain" } });

@@ -146,7 +146,13 @@ export class AgentInstance {
     this.steps = saved?.steps ?? stepsInLog;
     this.question = saved?.pendingQuestion;
     this.logger = options.logger ?? silentLogger;
-    this.executor = new ActionExecutor({ engine: options.engine, catalog: options.catalog, workflows: options.workflows, ...(options.outputStore ? { outputStore: options.outputStore } : {}), ...(options.observationChars ? { observationChars: options.observationChars } : {}) });
+    this.executor = new ActionExecutor({
+      engine: options.engine,
+      catalog: options.catalog,
+      workflows: options.workflows,
+      ...(options.outputStore ? { outputStore: options.outputStore } : {}),
+      ...(options.observationChars ? { observationChars: options.observationChars } : {}),
+    });
     this.protocol = profile.protocol === "openai-tools" ? nativeProtocol : xmlProtocol;
     this.permissionsPending = new PendingPermissions({ onRequested: (r) => this.onPermissionRequested(r), onAnswered: (r, a) => this.onPermissionAnswered(r, a) });
     this.detach = options.permissionBroker?.attach(conversationId, this.permissionsPending);
@@ -157,7 +163,11 @@ export class AgentInstance {
     const parsed = AgentProfileSchema.safeParse(options.profile);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(profile)"}: ${i.message}`).join("; ");
-      return fail(agentError("INVALID_PROFILE", `The agent profile is invalid: ${problems}.`, "Fix these fields of the profile.", { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) }));
+      return fail(
+        agentError("INVALID_PROFILE", `The agent profile is invalid: ${problems}.`, "Fix these fields of the profile.", {
+          issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+        }),
+      );
     }
     const profile = parsed.data;
     const agentId = options.instanceId ?? profile.id;
@@ -236,7 +246,14 @@ export class AgentInstance {
     if (!parsed.success) return fail(agentError("INVALID_PERMISSION_ANSWER", `"${String(typeof answer === "string" ? answer : answer.answer)}" is not an answer; use once, always or reject.`));
     if (!this.permissionsPending.answer(requestId, parsed.data)) {
       const open = this.permissionsPending.list().map((r) => r.requestId);
-      return fail(agentError("UNKNOWN_PERMISSION_REQUEST", `No open permission question "${requestId}" in conversation ${this.conversationId}.`, open.length > 0 ? `Open questions: ${open.join(", ")}.` : "Nothing is waiting for permission now.", { requestId }));
+      return fail(
+        agentError(
+          "UNKNOWN_PERMISSION_REQUEST",
+          `No open permission question "${requestId}" in conversation ${this.conversationId}.`,
+          open.length > 0 ? `Open questions: ${open.join(", ")}.` : "Nothing is waiting for permission now.",
+          { requestId },
+        ),
+      );
     }
     return ok(undefined);
   }
@@ -293,7 +310,12 @@ export class AgentInstance {
     }
     this.currentStatus = result.status;
     this.reason = result.reason;
-    this.events.emit({ type: "agent.finished", agentId: this.agentId, status: result.status, ...(result.text ?? result.question ?? result.reason ? { text: result.text ?? result.question ?? result.reason } : {}) });
+    this.events.emit({
+      type: "agent.finished",
+      agentId: this.agentId,
+      status: result.status,
+      ...((result.text ?? result.question ?? result.reason) ? { text: result.text ?? result.question ?? result.reason } : {}),
+    });
     await this.save();
     return result;
   }
@@ -333,7 +355,13 @@ export class AgentInstance {
 
   private onPermissionRequested(request: PermissionRequest): void {
     this.currentStatus = "waiting_permission";
-    this.events.emit({ type: "agent.permission.requested", agentId: this.agentId, requestId: request.requestId, tool: request.tool, ...(request.target !== undefined ? { target: request.target } : {}) });
+    this.events.emit({
+      type: "agent.permission.requested",
+      agentId: this.agentId,
+      requestId: request.requestId,
+      tool: request.tool,
+      ...(request.target !== undefined ? { target: request.target } : {}),
+    });
   }
 
   private onPermissionAnswered(request: PermissionRequest, answer: PermissionAnswer): void {

@@ -68,16 +68,30 @@ export async function resolveAgentEntries(profile: AgentProfile, sources: Pick<A
     try {
       workflow = await sources.workflows.getWorkflow(id);
     } catch (error) {
-      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The skill "${id}" of agent "${profile.id}" could not be loaded: ${messageOf(error)}`, "Fix or remove the workflow file it names.", { skill: id }));
+      return fail(
+        agentError("WORKFLOW_SOURCE_FAILED", `The skill "${id}" of agent "${profile.id}" could not be loaded: ${messageOf(error)}`, "Fix or remove the workflow file it names.", { skill: id }),
+      );
     }
     if (!workflow) {
-      return fail(agentError("UNKNOWN_SKILL", `Agent "${profile.id}" lists the skill "${id}", but there is no workflow with that id.`, "Save a workflow with that id, or remove it from the profile's skills list.", { skill: id }));
+      return fail(
+        agentError(
+          "UNKNOWN_SKILL",
+          `Agent "${profile.id}" lists the skill "${id}", but there is no workflow with that id.`,
+          "Save a workflow with that id, or remove it from the profile's skills list.",
+          { skill: id },
+        ),
+      );
     }
     if (!isSkill(workflow)) {
       return fail(
-        agentError("NOT_A_SKILL", `The workflow "${id}" has no interface, so agent "${profile.id}" cannot call it as a skill.`, "Add core:workflow-input and core:workflow-output nodes to it, or remove it from the profile's skills list.", {
-          skill: id,
-        }),
+        agentError(
+          "NOT_A_SKILL",
+          `The workflow "${id}" has no interface, so agent "${profile.id}" cannot call it as a skill.`,
+          "Add core:workflow-input and core:workflow-output nodes to it, or remove it from the profile's skills list.",
+          {
+            skill: id,
+          },
+        ),
       );
     }
     entries.push(skillEntryFromWorkflow(workflow));
@@ -85,4 +99,3 @@ export async function resolveAgentEntries(profile: AgentProfile, sources: Pick<A
   entries.push(ASK_USER_ENTRY);
   return ok(entries);
 }
-

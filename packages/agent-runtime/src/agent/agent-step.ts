@@ -1,4 +1,14 @@
-import { LLM_ERROR_CODES, type AgentActionTrace, type AgentStatus, type AgentStepTrace, type ConversationAssistantMessage, type ConversationMessage, type LlmErrorCode, type NodeError, messageOf } from "@weft/types";
+import {
+  LLM_ERROR_CODES,
+  type AgentActionTrace,
+  type AgentStatus,
+  type AgentStepTrace,
+  type ConversationAssistantMessage,
+  type ConversationMessage,
+  type LlmErrorCode,
+  type NodeError,
+  messageOf,
+} from "@weft/types";
 import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
@@ -18,8 +28,7 @@ export interface StepResult {
   error?: AgentError;
 }
 
-const EMPTY_REPLY =
-  "Observation: Error (EMPTY_REPLY) - Your reply was empty: no text and no action. Answer in plain text, or call one tool or skill.";
+const EMPTY_REPLY = "Observation: Error (EMPTY_REPLY) - Your reply was empty: no text and no action. Answer in plain text, or call one tool or skill.";
 
 const CONTINUE =
   "Observation: Your reply was cut off at the output limit (finish_reason: length) before it was complete. Continue exactly where it stopped, without repeating what you already wrote, and keep the rest short.";
@@ -45,7 +54,15 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
   }
   const privateState = env.services.privateState?.snapshot() ?? {};
   const world = env.services.world?.snapshot();
-  const { inputs } = buildAgentContext({ protocol: env.profile.protocol, manifest: env.manifest, persona: env.profile.persona, history, privateState, ...(world !== undefined ? { world } : {}), ...env.context });
+  const { inputs } = buildAgentContext({
+    protocol: env.profile.protocol,
+    manifest: env.manifest,
+    persona: env.profile.persona,
+    history,
+    privateState,
+    ...(world !== undefined ? { world } : {}),
+    ...env.context,
+  });
   const runId = crypto.randomUUID();
   const outcome = await env.deliberation.run(env.engine, inputs, { runId, signal: env.signal, services: env.services, ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}) });
   const deliberation = { runId, status: outcome.ok ? ("completed" as const) : outcome.status, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error }) };
@@ -72,9 +89,20 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [{ ...entry, agentStep: t }]);
   }
 
-  env.events.emit({ type: "agent.llm.output", agentId: env.agentId, step, text: output.text, runId, ...(output.reasoning ? { reasoning: output.reasoning } : {}), ...(output.finishReason ? { finishReason: output.finishReason } : {}) });
+  env.events.emit({
+    type: "agent.llm.output",
+    agentId: env.agentId,
+    step,
+    text: output.text,
+    runId,
+    ...(output.reasoning ? { reasoning: output.reasoning } : {}),
+    ...(output.finishReason ? { finishReason: output.finishReason } : {}),
+  });
   const read = env.protocol.read(output, env.manifest);
-  const assistant = assistantMessage({ text: read.keptText ?? output.text, toolCalls: env.profile.protocol === "openai-tools" ? output.toolCalls : [], ...(output.reasoning ? { reasoning: output.reasoning } : {}) }, { ...meta, runId });
+  const assistant = assistantMessage(
+    { text: read.keptText ?? output.text, toolCalls: env.profile.protocol === "openai-tools" ? output.toolCalls : [], ...(output.reasoning ? { reasoning: output.reasoning } : {}) },
+    { ...meta, runId },
+  );
   const cutOff = output.finishReason === "length" && output.toolCalls.length === 0 && (read.actions.length === 0 || read.callAsText);
   const repeatedCallAsText = read.callAsText && memory.refusedCallAsText;
   memory.refusedCallAsText = read.callAsText && !repeatedCallAsText && !cutOff;
@@ -93,7 +121,13 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
       return finish(env, step, { trace: t, status: "cut_off", reason: error.message, text, error }, [{ ...assistant, agentStep: t }]);
     }
     env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: CONTINUE, ok: false });
-    const t = trace({ responseText: read.responseText, notes: [...read.notes, `The reply was cut off at the output limit; the model was asked to continue (${memory.continuations} of ${MAX_CONTINUATIONS}).`], actions: [], mistakes: noMistakes, status: "running" });
+    const t = trace({
+      responseText: read.responseText,
+      notes: [...read.notes, `The reply was cut off at the output limit; the model was asked to continue (${memory.continuations} of ${MAX_CONTINUATIONS}).`],
+      actions: [],
+      mistakes: noMistakes,
+      status: "running",
+    });
     return finish(env, step, { trace: t, status: "running" }, [{ ...assistant, agentStep: t }, userMessage(CONTINUE, meta)]);
   }
 
@@ -109,9 +143,24 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     const verdict = memory.mistakes.record("EMPTY_REPLY", "an empty reply");
     const observation = verdict.kind === "mistake" && verdict.firmer ? `${EMPTY_REPLY}\n${verdict.firmer}` : EMPTY_REPLY;
     env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: observation, ok: false });
-    const action: AgentActionTrace = { parse: { kind: "error", code: "EMPTY_REPLY", message: EMPTY_REPLY }, status: "rejected", ok: false, observation, permissions: [], startedAt: Date.now(), durationMs: 0 };
+    const action: AgentActionTrace = {
+      parse: { kind: "error", code: "EMPTY_REPLY", message: EMPTY_REPLY },
+      status: "rejected",
+      ok: false,
+      observation,
+      permissions: [],
+      startedAt: Date.now(),
+      durationMs: 0,
+    };
     const status = verdict.kind === "stuck" ? "stuck" : "running";
-    const t = trace({ responseText: "", notes: read.notes, actions: [action], mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) });
+    const t = trace({
+      responseText: "",
+      notes: read.notes,
+      actions: [action],
+      mistakes: { consecutive: verdict.consecutive, identical: verdict.identical },
+      status,
+      ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}),
+    });
     return finish(env, step, { trace: t, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) }, [{ ...assistant, agentStep: t }, userMessage(observation, meta)]);
   }
 
@@ -122,7 +171,14 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
   emitObservations(env, step, acted);
   const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? "waiting_user" : "running";
   const reason = status === "cancelled" ? "The run was cancelled while an action ran." : verdict.kind === "stuck" ? verdict.reason : undefined;
-  const t = trace({ responseText: read.responseText, notes: read.notes, actions: acted.traces, mistakes: { consecutive: verdict.consecutive, identical: verdict.identical }, status, ...(reason ? { reason } : {}) });
+  const t = trace({
+    responseText: read.responseText,
+    notes: read.notes,
+    actions: acted.traces,
+    mistakes: { consecutive: verdict.consecutive, identical: verdict.identical },
+    status,
+    ...(reason ? { reason } : {}),
+  });
   const entries = [{ ...assistant, agentStep: t }, ...env.protocol.observationEntries(acted.observations, meta)];
   return finish(env, step, { trace: t, status, ...(reason ? { reason } : {}), ...(acted.question ? { question: acted.question } : {}) }, entries);
 }
@@ -193,9 +249,17 @@ function deliberationError(error: NodeError, workflowId: string, partialText: st
   if (code) {
     const hint = causeHint(error);
     const partial = partialText !== "" ? { partialText } : {};
-    return agentError("LLM_FAILED", `The LLM call failed (${code}): ${providerSaid(error.message, hint)}`, hint, { llmCode: code, workflowId, ...partial, ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}) });
+    return agentError("LLM_FAILED", `The LLM call failed (${code}): ${providerSaid(error.message, hint)}`, hint, {
+      llmCode: code,
+      workflowId,
+      ...partial,
+      ...(typeof cause.profileId === "string" ? { profileId: cause.profileId } : {}),
+    });
   }
-  return agentError("DELIBERATION_FAILED", `The deliberation workflow "${workflowId}" failed (${error.code}): ${error.message}`, "Open the deliberation run to see which node failed and why.", { nodeErrorCode: error.code, workflowId });
+  return agentError("DELIBERATION_FAILED", `The deliberation workflow "${workflowId}" failed (${error.code}): ${error.message}`, "Open the deliberation run to see which node failed and why.", {
+    nodeErrorCode: error.code,
+    workflowId,
+  });
 }
 
 /**

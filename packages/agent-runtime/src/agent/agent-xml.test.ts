@@ -31,7 +31,10 @@ describe("the <ACTION> loop over a real LLM connection", () => {
     expect(math!.responseText).toBe("I will multiply first.");
     expect(math!.actions[0]).toMatchObject({ status: "completed", ok: true, parse: { kind: "call", toolId: "core:math", toolKind: "tool", params: { a: 6, b: 7, op: "multiply" } } });
     expect(math!.actions[0]!.observation).toBe('Observation: Tool `core_math` executed successfully. Result: {"result":42}');
-    expect(skill!.actions[0]).toMatchObject({ status: "completed", parse: { kind: "call", toolId: "summarize-skill", toolKind: "skill", params: { text: "one two three four five six", maxWords: 3 } } });
+    expect(skill!.actions[0]).toMatchObject({
+      status: "completed",
+      parse: { kind: "call", toolId: "summarize-skill", toolKind: "skill", params: { text: "one two three four five six", maxWords: 3 } },
+    });
     expect(skill!.actions[0]!.observation).toContain('"summary":"one two three"');
     expect(final!.actions).toEqual([]);
 

@@ -1,5 +1,16 @@
 import { z } from "zod";
-import { ToolCallSchema, workflowInterface, type ChatMessage, type FunctionTool, type NodeError, type NodeServices, type RunEventSink, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
+import {
+  ToolCallSchema,
+  workflowInterface,
+  type ChatMessage,
+  type FunctionTool,
+  type NodeError,
+  type NodeServices,
+  type RunEventSink,
+  type Workflow,
+  type WorkflowSource,
+  messageOf,
+} from "@weft/types";
 import type { ExecutionEngine } from "../engine/index.ts";
 import { agentError, fail, ok, type AgentResult } from "./errors.ts";
 
@@ -43,10 +54,20 @@ export class Deliberation {
     try {
       workflow = await workflows.getWorkflow(id);
     } catch (error) {
-      return fail(agentError("WORKFLOW_SOURCE_FAILED", `The deliberation workflow "${id}" could not be loaded: ${messageOf(error)}`, "Fix the workflow file, or point deliberationWorkflowId at another workflow."));
+      return fail(
+        agentError(
+          "WORKFLOW_SOURCE_FAILED",
+          `The deliberation workflow "${id}" could not be loaded: ${messageOf(error)}`,
+          "Fix the workflow file, or point deliberationWorkflowId at another workflow.",
+        ),
+      );
     }
     if (!workflow) {
-      return fail(agentError("DELIBERATION_WORKFLOW_NOT_FOUND", `There is no deliberation workflow "${id}".`, 'Save it, or set deliberationWorkflowId to "agent-deliberation", the default one.', { workflowId: id }));
+      return fail(
+        agentError("DELIBERATION_WORKFLOW_NOT_FOUND", `There is no deliberation workflow "${id}".`, 'Save it, or set deliberationWorkflowId to "agent-deliberation", the default one.', {
+          workflowId: id,
+        }),
+      );
     }
     const iface = workflowInterface(workflow);
     const input = (name: string) => iface.inputs.find((p) => p.name === name);
@@ -62,9 +83,14 @@ export class Deliberation {
     if (unknownRequired.length > 0) problems.push(`no required inputs besides system, messages and tools (it requires ${unknownRequired.join(", ")})`);
     if (problems.length > 0) {
       return fail(
-        agentError("INVALID_DELIBERATION_WORKFLOW", `The deliberation workflow "${id}" needs ${problems.join(", ")}.`, "Start from workflows/agent-deliberation.json: it wires these to an llm:chat node.", {
-          workflowId: id,
-        }),
+        agentError(
+          "INVALID_DELIBERATION_WORKFLOW",
+          `The deliberation workflow "${id}" needs ${problems.join(", ")}.`,
+          "Start from workflows/agent-deliberation.json: it wires these to an llm:chat node.",
+          {
+            workflowId: id,
+          },
+        ),
       );
     }
     return ok(new Deliberation(workflow, Boolean(input("system")), Boolean(input("tools"))));
@@ -99,12 +125,20 @@ export class Deliberation {
     const out = run.outputs;
     const toolCalls = out.toolCalls === undefined || out.toolCalls === null ? { success: true as const, data: [] } : ToolCallsSchema.safeParse(out.toolCalls);
     if (!toolCalls.success) {
-      const error: NodeError = { code: "INVALID_DELIBERATION_OUTPUT", message: `the deliberation workflow's "toolCalls" output is not a list of tool calls: ${toolCalls.error.issues[0]?.message ?? "wrong shape"}` };
+      const error: NodeError = {
+        code: "INVALID_DELIBERATION_OUTPUT",
+        message: `the deliberation workflow's "toolCalls" output is not a list of tool calls: ${toolCalls.error.issues[0]?.message ?? "wrong shape"}`,
+      };
       return { ok: false, runId: options.runId, durationMs, status: "failed", error, partial: { text: textOf(out.text), toolCalls: [] } };
     }
     const reasoning = textOf(out.reasoning);
     const finishReason = finishReasonOf(out, run.observations);
-    return { ok: true, runId: options.runId, durationMs, output: { text: textOf(out.text), ...(reasoning ? { reasoning } : {}), toolCalls: toolCalls.data, ...(finishReason ? { finishReason } : {}) } };
+    return {
+      ok: true,
+      runId: options.runId,
+      durationMs,
+      output: { text: textOf(out.text), ...(reasoning ? { reasoning } : {}), toolCalls: toolCalls.data, ...(finishReason ? { finishReason } : {}) },
+    };
   }
 }
 

@@ -51,4 +51,3 @@ export function agentError(code: AgentErrorCode, message: string, hint?: string,
 
 export const ok = <T>(value: T): AgentResult<T> => ({ ok: true, value });
 export const fail = <T = never>(error: AgentError): AgentResult<T> => ({ ok: false, error });
-

@@ -28,7 +28,10 @@ export const nativeProtocol: AgentProtocolAdapter = {
       const entryMeta = { ...meta, ...(o.runId ? { runId: o.runId } : {}) };
       // A mistake without a call (an empty reply) has no tool_call_id to answer.
       if (o.callId === undefined) return userMessage(o.observation, entryMeta);
-      const message = toolResultMessage({ toolCallId: o.callId, result: o.observation, toolName: o.toolName, ...(o.durationMs !== undefined ? { durationMs: Math.round(o.durationMs) } : {}) }, entryMeta);
+      const message = toolResultMessage(
+        { toolCallId: o.callId, result: o.observation, toolName: o.toolName, ...(o.durationMs !== undefined ? { durationMs: Math.round(o.durationMs) } : {}) },
+        entryMeta,
+      );
       return o.fullResultRef ? { ...message, fullOutputPath: o.fullResultRef } : message;
     });
   },

@@ -32,7 +32,10 @@ describe("agents in a scene", () => {
     expect(agents.get("a1")!.privateState.get("seen")).toBeUndefined();
     expect(scene.log.entries().some((e) => e.kind === "deliberation.finished" && e.ok)).toBe(true);
     const outputs = scene.log.entries().filter((e) => e.kind === "llm.output");
-    expect(outputs.map((e) => e.kind === "llm.output" && [e.instanceId, e.triggerId, e.step])).toEqual([["a1", "t1", 1], ["a1", "t1", 2]]);
+    expect(outputs.map((e) => e.kind === "llm.output" && [e.instanceId, e.triggerId, e.step])).toEqual([
+      ["a1", "t1", 1],
+      ["a1", "t1", 2],
+    ]);
     expect(outputs[1]).toMatchObject({ text: "It is sunny." });
   });
 

@@ -41,7 +41,11 @@ export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance 
     // Only answered steps: a step whose LLM call failed has no output a replay could serve.
     for (const step of sent.value.steps) {
       if (step.deliberation.status !== "completed") continue;
-      context.recordLlmOutput(step.step, { text: step.output.text, ...(step.output.reasoning ? { reasoning: step.output.reasoning } : {}), ...(step.output.toolCalls.length > 0 ? { toolCalls: step.output.toolCalls } : {}) });
+      context.recordLlmOutput(step.step, {
+        text: step.output.text,
+        ...(step.output.reasoning ? { reasoning: step.output.reasoning } : {}),
+        ...(step.output.toolCalls.length > 0 ? { toolCalls: step.output.toolCalls } : {}),
+      });
     }
     if (sent.value.status === "failed") throw new Error(sent.value.error ? `${sent.value.error.code}: ${sent.value.error.message}` : (sent.value.reason ?? "the agent's loop failed"));
   };

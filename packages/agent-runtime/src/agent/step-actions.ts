@@ -80,7 +80,10 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       out.traces.push({ ...callId, parse, status: "rejected", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
       observe({ ...callId, toolName, observation });
       const message = action.parsed.message.replace(/\b(line|column)\s+\d+/gi, "$1");
-      out.failures.push({ signature: `reject:${action.parsed.code}:${action.parsed.toolId ?? ""}:${message}`, what: `an action refused as ${action.parsed.code} (${clip(action.parsed.message, 160)})` });
+      out.failures.push({
+        signature: `reject:${action.parsed.code}:${action.parsed.toolId ?? ""}:${message}`,
+        what: `an action refused as ${action.parsed.code} (${clip(action.parsed.message, 160)})`,
+      });
       continue;
     }
     const call = action.parsed;
@@ -120,7 +123,14 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       startedAt: result.startedAt,
       durationMs: result.durationMs,
     });
-    observe({ ...callId, toolName: call.toolName, observation, durationMs: result.durationMs, ...(result.runId ? { runId: result.runId } : {}), ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}) });
+    observe({
+      ...callId,
+      toolName: call.toolName,
+      observation,
+      durationMs: result.durationMs,
+      ...(result.runId ? { runId: result.runId } : {}),
+      ...(result.fullResultRef ? { fullResultRef: result.fullResultRef } : {}),
+    });
     if (result.status === "cancelled" || env.signal.aborted) out.cancelled = true;
     else if (!result.ok) {
       const code = result.error?.code ?? "FAILED";

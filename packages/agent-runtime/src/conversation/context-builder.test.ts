@@ -47,10 +47,7 @@ describe("buildContext", () => {
   });
 
   it("always keeps the latest user message, even before the window", () => {
-    const long = history([
-      userMessage("Do the long task", at(1)),
-      ...Array.from({ length: 10 }, (_, i) => assistantMessage({ text: `step ${i}`, toolCalls: [] }, at(2 + i))),
-    ]);
+    const long = history([userMessage("Do the long task", at(1)), ...Array.from({ length: 10 }, (_, i) => assistantMessage({ text: `step ${i}`, toolCalls: [] }, at(2 + i)))]);
     const { messages, debug } = buildContext({ mode: "agent", history: long, budget: { maxMessages: 3 } });
     expect(withoutPrefix(messages, debug.prefixMessages).map((m) => m.content)).toEqual(["Do the long task", "step 7", "step 8", "step 9"]);
     expect(debug.pinnedLatestUserId).toBe("m1");
@@ -134,13 +131,22 @@ describe("buildContext", () => {
 
     expect(withoutPrefix(agent.messages, agent.debug.prefixMessages)).toEqual(withoutPrefix(chat.messages, chat.debug.prefixMessages));
     expect(withoutPrefix(run.messages, run.debug.prefixMessages)).toEqual(withoutPrefix(chat.messages, chat.debug.prefixMessages));
-    const prefixText = (r: typeof chat) => r.messages.slice(0, r.debug.prefixMessages).map((m) => m.content).join("\n---\n");
+    const prefixText = (r: typeof chat) =>
+      r.messages
+        .slice(0, r.debug.prefixMessages)
+        .map((m) => m.content)
+        .join("\n---\n");
     expect(prefixText(chat)).not.toContain(persona);
     expect(prefixText(chat)).toContain("MODE\n- active: chat\n");
     expect(prefixText(agent)).toContain(persona);
     expect(prefixText(agent)).toContain("- active: agent");
     expect(prefixText(run)).toContain(persona);
-    expect(run.messages.slice(0, run.debug.prefixMessages).filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+    expect(
+      run.messages
+        .slice(0, run.debug.prefixMessages)
+        .filter((m) => m.role === "user")
+        .map((m) => m.content),
+    ).toEqual([
       "RUN_DIRECTIVE\n- runType: weft-workflow\n- intent: start\n- workflow: wf-1\n- state: @state/workflow.md\n- currentNodeId: step-01",
       "NODE_BRIEF\n- currentNodeId: step-01\n- allowedNext:\n  - step-02 (label=next)",
     ]);

@@ -181,12 +181,7 @@ export function buildContext(input: BuildContextInput): BuildContextResult {
   return { messages: [...prefix, ...historyMessages], debug };
 }
 
-function makeUnit(
-  history: readonly ConversationMessage[],
-  i: number,
-  pending: Map<string, number>,
-  convert: ToChatOptions,
-): Unit {
+function makeUnit(history: readonly ConversationMessage[], i: number, pending: Map<string, number>, convert: ToChatOptions): Unit {
   const entry = history[i];
   const messages: ChatMessage[] = [toChatMessage(entry, convert)];
   const indices = [i];

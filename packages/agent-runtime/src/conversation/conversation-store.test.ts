@@ -43,7 +43,10 @@ describe("log entries as OpenAI messages", () => {
   it("convert deterministically; a failed call keeps its partial text and an LLM_ERROR block", () => {
     const failed = llmErrorMessage({ code: "NETWORK", message: "connection reset", hint: "retry", status: 502, partialText: "Half" }, { id: "e1", createdAt: "t" });
     expect(failed).toEqual({ id: "e1", createdAt: "t", role: "assistant", content: "Half", llmError: { code: "NETWORK", message: "connection reset", hint: "retry", status: 502 } });
-    expect(toChatMessage(failed)).toEqual({ role: "assistant", content: "Half\n\nLLM_ERROR\n- code: NETWORK\n- message: connection reset\n- partialOutput: the text above was cut off by this error; continue from where it stops" });
+    expect(toChatMessage(failed)).toEqual({
+      role: "assistant",
+      content: "Half\n\nLLM_ERROR\n- code: NETWORK\n- message: connection reset\n- partialOutput: the text above was cut off by this error; continue from where it stops",
+    });
     expect(toChatMessage(failed)).toEqual(toChatMessage(structuredClone(failed)));
     const empty = llmErrorMessage({ code: "AUTH", message: "bad key", hint: "fix" });
     expect(toChatMessage(empty).content).toBe("LLM_ERROR\n- code: AUTH\n- message: bad key");

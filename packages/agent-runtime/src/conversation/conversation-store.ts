@@ -1,11 +1,4 @@
-import {
-  ConversationMessageSchema,
-  ConversationSchema,
-  type Conversation,
-  type ConversationMessage,
-  type ConversationMode,
-  type ConversationStore,
-} from "@weft/types";
+import { ConversationMessageSchema, ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
 
 export type ConversationStoreErrorCode = "CONVERSATION_NOT_FOUND" | "CONVERSATION_EXISTS" | "INVALID_MESSAGE" | "DUPLICATE_MESSAGE_ID";
 
@@ -31,10 +24,7 @@ export function validateMessages(conversationId: string, messages: readonly unkn
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue.path.length > 0 ? issue.path.join(".") : "(message)";
-      throw new ConversationStoreError(
-        "INVALID_MESSAGE",
-        `Message #${index} for conversation "${conversationId}" is invalid at ${path}: ${issue.message}. Nothing was appended.`,
-      );
+      throw new ConversationStoreError("INVALID_MESSAGE", `Message #${index} for conversation "${conversationId}" is invalid at ${path}: ${issue.message}. Nothing was appended.`);
     }
     const id = parsed.data.id;
     if (existingIds.has(id) || seen.has(id)) {

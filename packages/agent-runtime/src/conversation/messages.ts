@@ -1,13 +1,4 @@
-import type {
-  ChatMessage,
-  ConversationAssistantMessage,
-  ConversationMessage,
-  ConversationMode,
-  ConversationToolMessage,
-  ConversationUserMessage,
-  LlmChatResult,
-  LlmErrorInfo,
-} from "@weft/types";
+import type { ChatMessage, ConversationAssistantMessage, ConversationMessage, ConversationMode, ConversationToolMessage, ConversationUserMessage, LlmChatResult, LlmErrorInfo } from "@weft/types";
 
 /** Where and when an entry was made; `id` and `createdAt` are generated when absent. */
 export interface MessageMeta {
@@ -48,10 +39,7 @@ export function assistantMessage(result: Pick<LlmChatResult, "text" | "toolCalls
 }
 
 /** A tool result (seed 000 §7): objects are stored as their JSON text. */
-export function toolResultMessage(
-  input: { toolCallId: string; result: unknown; toolName?: string; durationMs?: number },
-  meta: MessageMeta = {},
-): ConversationToolMessage {
+export function toolResultMessage(input: { toolCallId: string; result: unknown; toolName?: string; durationMs?: number }, meta: MessageMeta = {}): ConversationToolMessage {
   const out: ConversationToolMessage = {
     ...base(meta),
     role: "tool",
@@ -114,8 +102,7 @@ export function toChatMessage(message: ConversationMessage, options: ToChatOptio
     }
     case "tool": {
       const threshold = options.toolOutputThresholdChars ?? Infinity;
-      const content =
-        message.content.length > threshold ? previewToolOutput(message, options.toolOutputPreviewChars ?? 1_500) : message.content;
+      const content = message.content.length > threshold ? previewToolOutput(message, options.toolOutputPreviewChars ?? 1_500) : message.content;
       return { role: "tool", tool_call_id: message.tool_call_id, content };
     }
     default: {

@@ -6,8 +6,7 @@ export const DEFAULT_BASE_RULES: Record<ConversationMode, string> = {
   chat: "You are a helpful assistant inside Weft. Use the tools you are given when they help; otherwise answer directly and concisely.",
   agent:
     "You are an agent inside Weft. Act through the tools and skills you are given, one action at a time, and read each observation before the next step. When no action is needed, answer in plain text.",
-  run:
-    "You are executing a Weft workflow run. Follow RUN_DIRECTIVE and NODE_BRIEF, act only through the tools you are given, write outputs where the brief says, and keep the run state up to date.",
+  run: "You are executing a Weft workflow run. Follow RUN_DIRECTIVE and NODE_BRIEF, act only through the tools you are given, write outputs where the brief says, and keep the run state up to date.",
 };
 
 export class RunContextMissingError extends Error {

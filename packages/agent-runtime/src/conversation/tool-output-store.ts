@@ -37,11 +37,7 @@ export class FileToolOutputStore implements ToolOutputStore {
  * Saves a large tool result's full output and records where, so the context builder can send a
  * preview plus that path. Results at or under the threshold are returned unchanged.
  */
-export async function storeLargeToolOutput(
-  message: ConversationToolMessage,
-  store: ToolOutputStore,
-  thresholdChars: number,
-): Promise<ConversationToolMessage> {
+export async function storeLargeToolOutput(message: ConversationToolMessage, store: ToolOutputStore, thresholdChars: number): Promise<ConversationToolMessage> {
   if (message.content.length <= thresholdChars || message.fullOutputPath) return message;
   return { ...message, fullOutputPath: await store.save(message.tool_call_id, message.content) };
 }

@@ -26,8 +26,16 @@ function pipeline(aValue = 1): Workflow {
   );
 }
 
-const cachedIds = (result: RunResult) => result.observations.filter((o) => o.cached).map((o) => o.nodeId).sort();
-const executedIds = (result: RunResult) => result.observations.filter((o) => !o.cached).map((o) => o.nodeId).sort();
+const cachedIds = (result: RunResult) =>
+  result.observations
+    .filter((o) => o.cached)
+    .map((o) => o.nodeId)
+    .sort();
+const executedIds = (result: RunResult) =>
+  result.observations
+    .filter((o) => !o.cached)
+    .map((o) => o.nodeId)
+    .sort();
 
 describe("ExecutionEngine caching", () => {
   it("re-running an unchanged workflow executes no idempotent node", async () => {
@@ -42,8 +50,19 @@ describe("ExecutionEngine caching", () => {
     expect(cachedIds(second)).toEqual(["a", "b", "other", "plus", "times"]);
     expect(probe.executions.get("plus")).toBe(1);
     expect(probe.executions.get("rnd")).toBe(2);
-    expect(log.ofType("node.completed").filter((e) => e.cached).map((e) => e.nodeId).sort()).toEqual(["a", "b", "other", "plus", "times"]);
-    expect(log.ofType("node.started").map((e) => e.nodeId).sort()).toEqual(["after", "rnd"]);
+    expect(
+      log
+        .ofType("node.completed")
+        .filter((e) => e.cached)
+        .map((e) => e.nodeId)
+        .sort(),
+    ).toEqual(["a", "b", "other", "plus", "times"]);
+    expect(
+      log
+        .ofType("node.started")
+        .map((e) => e.nodeId)
+        .sort(),
+    ).toEqual(["after", "rnd"]);
     expect(second.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 111 });
   });
 
@@ -85,7 +104,10 @@ describe("ExecutionEngine caching", () => {
   it("never serves a non-idempotent node from the cache unless its policy opts in", async () => {
     const { catalog, probe } = createTestCatalog();
     const engine = new ExecutionEngine({ catalog });
-    const optIn = workflow("opt-in", [{ id: "rnd", type: "test:random", policy: { cacheable: true } }, { id: "rnd2", type: "test:random" }]);
+    const optIn = workflow("opt-in", [
+      { id: "rnd", type: "test:random", policy: { cacheable: true } },
+      { id: "rnd2", type: "test:random" },
+    ]);
     const first = await engine.run(optIn);
     const second = await engine.run(optIn);
     expect(cachedIds(second)).toEqual(["rnd"]);
@@ -120,7 +142,12 @@ describe("ExecutionEngine caching", () => {
     const { catalog } = createTestCatalog();
     const cache = new LruOutputCache(100);
     const engine = new ExecutionEngine({ catalog, cache });
-    await engine.run(workflow("w", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "f", type: "test:fail" }]));
+    await engine.run(
+      workflow("w", [
+        { id: "c", type: "test:const", config: { value: 1 } },
+        { id: "f", type: "test:fail" },
+      ]),
+    );
     expect(cache.size).toBe(1);
   });
 });
@@ -186,7 +213,14 @@ describe("cache keys in runs", () => {
   it("downstream of a node that is not cached never come from the cache", async () => {
     const { catalog, probe } = createTestCatalog();
     const engine = new ExecutionEngine({ catalog });
-    const wf = workflow("rnd", [{ id: "rnd", type: "test:random" }, { id: "after", type: "test:add", inputs: { b: 1 } }], [["rnd", "value", "after", "a"]]);
+    const wf = workflow(
+      "rnd",
+      [
+        { id: "rnd", type: "test:random" },
+        { id: "after", type: "test:add", inputs: { b: 1 } },
+      ],
+      [["rnd", "value", "after", "a"]],
+    );
     await engine.run(wf);
     await engine.run(wf);
     expect(probe.executions.get("after")).toBe(2);

@@ -80,11 +80,15 @@ describe("ExecutionEngine cancellation", () => {
 
   it("cancels inside a skill: the inner nodes get the signal too", async () => {
     const { catalog, probe } = createTestCatalog();
-    const skill = workflow("inner", [
-      { id: "in", type: "core:workflow-input", config: { name: "x" } },
-      { id: "wait", type: "test:delay", inputs: { ms: 300 } },
-      { id: "out", type: "core:workflow-output", config: { name: "y" } },
-    ], [["wait", "value", "out", "value"]]);
+    const skill = workflow(
+      "inner",
+      [
+        { id: "in", type: "core:workflow-input", config: { name: "x" } },
+        { id: "wait", type: "test:delay", inputs: { ms: 300 } },
+        { id: "out", type: "core:workflow-output", config: { name: "y" } },
+      ],
+      [["wait", "value", "out", "value"]],
+    );
     const outer = workflow("outer", [{ id: "call", type: "core:skill", config: { workflowId: "inner" }, ports: { inputs: [], outputs: [{ id: "y", type: "any" }] } }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);

@@ -44,7 +44,13 @@ describe("compileGraph phases", () => {
     /** Constants named `sources`, each wired into `target`.`port` (a node of `type`). */
     function fanIn(type: string, target: string, port: string, sources: string[]): GraphBuild {
       const nodes = [...sources.map((id) => ({ id, type: "test:const", config: { value: id } })), { id: target, type }];
-      return throughInputs(workflow("w", nodes, sources.map((id): [string, string, string, string] => [id, "value", target, port])));
+      return throughInputs(
+        workflow(
+          "w",
+          nodes,
+          sources.map((id): [string, string, string, string] => [id, "value", target, port]),
+        ),
+      );
     }
 
     /** a, b, c → upper.text (single) */
@@ -71,7 +77,16 @@ describe("compileGraph phases", () => {
 
     /** a → add.a (required); add.b has a default */
     it("accepts a required input filled by an edge or by a literal", () => {
-      const byEdge = throughInputs(workflow("w", [{ id: "a", type: "test:const", config: { value: 1 } }, { id: "s", type: "test:add" }], [["a", "value", "s", "a"]]));
+      const byEdge = throughInputs(
+        workflow(
+          "w",
+          [
+            { id: "a", type: "test:const", config: { value: 1 } },
+            { id: "s", type: "test:add" },
+          ],
+          [["a", "value", "s", "a"]],
+        ),
+      );
       expect(byEdge.issues).toEqual([]);
       const byLiteral = throughInputs(workflow("w", [{ id: "u", type: "test:upper", inputs: { text: "hi" } }]));
       expect(byLiteral.issues).toEqual([]);

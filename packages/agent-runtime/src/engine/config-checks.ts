@@ -1,13 +1,5 @@
 import type { z } from "zod";
-import {
-  InterfaceNodeConfigSchema,
-  WORKFLOW_INPUT_TYPE,
-  valueMatchesPortType,
-  type ConfigField,
-  type NodeSpec,
-  type ValidationIssue,
-  type WorkflowNode,
-} from "@weft/types";
+import { InterfaceNodeConfigSchema, WORKFLOW_INPUT_TYPE, valueMatchesPortType, type ConfigField, type NodeSpec, type ValidationIssue, type WorkflowNode } from "@weft/types";
 
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 

@@ -58,7 +58,11 @@ export class ExecutionEngine {
     this.concurrency = concurrency;
     this.graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     this.logger = options.logger ?? createLogger("engine");
-    this.subworkflows = createSubworkflowRunner(options.workflows, (doc) => this.check(doc), (nodeType, params) => singleNodeWorkflow(this.catalog, nodeType, params));
+    this.subworkflows = createSubworkflowRunner(
+      options.workflows,
+      (doc) => this.check(doc),
+      (nodeType, params) => singleNodeWorkflow(this.catalog, nodeType, params),
+    );
   }
 
   /** Checks a workflow document (schema and graph) and reports every problem at once. */

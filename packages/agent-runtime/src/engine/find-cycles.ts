@@ -5,12 +5,7 @@
 /** Cycles reported at most: a tangle of many cycles is named by a few, and the search stays bounded. */
 const MAX_REPORTED_CYCLES = 20;
 
-export function findCycles(
-  stuck: Uint8Array,
-  outStart: Int32Array,
-  outDst: Int32Array,
-  maxCycles = MAX_REPORTED_CYCLES,
-): number[][] {
+export function findCycles(stuck: Uint8Array, outStart: Int32Array, outDst: Int32Array, maxCycles = MAX_REPORTED_CYCLES): number[][] {
   const n = stuck.length;
   // 0 = unvisited, 1 = on the current path, 2 = done.
   const colour = new Uint8Array(n);

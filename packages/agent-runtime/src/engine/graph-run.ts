@@ -22,7 +22,6 @@ export interface GraphRunOptions {
   forward?: (observation: Observation) => void;
 }
 
-
 /** Shared placeholders (frozen): most observations have no chunks, and outputs arrive later. */
 const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
 const NO_VALUES: NodeValues = Object.freeze({}) as NodeValues;

@@ -30,8 +30,7 @@ const SKILLS: Record<string, WorkflowInput> = {
 function setup() {
   const cache = new LruOutputCache();
   const engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), cache, workflows: { getWorkflow: async (id) => SKILLS[id] } as WorkflowSource });
-  const mapOver = (config: Record<string, unknown>, items: unknown[]) =>
-    engine.validate({ id: "main", name: "main", nodes: [{ id: "map", type: "core:map", config, inputs: { items } }], edges: [] });
+  const mapOver = (config: Record<string, unknown>, items: unknown[]) => engine.validate({ id: "main", name: "main", nodes: [{ id: "map", type: "core:map", config, inputs: { items } }], edges: [] });
   return { engine, mapOver };
 }
 

@@ -5,10 +5,7 @@ import type { RunEventEmitter } from "./run-event-emitter.ts";
 /** What `execute` gave back, or what it threw. */
 export type CallResult = { threw: false; value: unknown } | { threw: true; error: unknown };
 
-export type InvocationOutcome =
-  | { kind: "completed"; outputs: NodeValues }
-  | { kind: "failed"; error: NodeError }
-  | { kind: "cancelled"; error: NodeError };
+export type InvocationOutcome = { kind: "completed"; outputs: NodeValues } | { kind: "failed"; error: NodeError } | { kind: "cancelled"; error: NodeError };
 
 /** What the attempt loop needs from the graph run. */
 export interface AttemptHost {
@@ -167,13 +164,7 @@ function settleAttempt(host: AttemptHost, obs: Observation, call: CallResult, at
  * Settles a node invocation that did not finish synchronously: awaits it (streaming its chunks),
  * enforces the timeout per attempt, and retries with exponential backoff. Never rejects.
  */
-export async function runAttempts(
-  host: AttemptHost,
-  obs: Observation,
-  policy: ResolvedPolicy,
-  firstCall: CallResult,
-  firstSignal: AttemptSignal | undefined,
-): Promise<InvocationOutcome> {
+export async function runAttempts(host: AttemptHost, obs: Observation, policy: ResolvedPolicy, firstCall: CallResult, firstSignal: AttemptSignal | undefined): Promise<InvocationOutcome> {
   let call = firstCall;
   let attemptSignal = firstSignal;
   for (let attempt = 1; ; attempt++) {

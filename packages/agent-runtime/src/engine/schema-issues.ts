@@ -20,7 +20,12 @@ export interface ParsedDocument {
 }
 
 function describePath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? "the document" : path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+  return path.length === 0
+    ? "the document"
+    : path
+        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+        .join("")
+        .replace(/^\./, "");
 }
 
 function hintFor(issue: z.core.$ZodIssue, where: string): string {

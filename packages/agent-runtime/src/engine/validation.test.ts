@@ -133,7 +133,17 @@ describe("ExecutionEngine.validate", () => {
       edges: [{ id: "e", source: "broken", sourceHandle: "sum", target: "ok", targetHandle: "a" }, { id: "f" }],
     });
     const schema = issues.filter((i) => i.code === "SCHEMA");
-    expect(schema.map((i) => i.path)).toEqual([["id"], ["nodes", 0, "id"], ["nodes", 1, "type"], ["nodes", 3, "position", "x"], ["nodes", 3, "position", "y"], ["edges", 1, "source"], ["edges", 1, "sourceHandle"], ["edges", 1, "target"], ["edges", 1, "targetHandle"]]);
+    expect(schema.map((i) => i.path)).toEqual([
+      ["id"],
+      ["nodes", 0, "id"],
+      ["nodes", 1, "type"],
+      ["nodes", 3, "position", "x"],
+      ["nodes", 3, "position", "y"],
+      ["edges", 1, "source"],
+      ["edges", 1, "sourceHandle"],
+      ["edges", 1, "target"],
+      ["edges", 1, "targetHandle"],
+    ]);
     expect(schema[3]).toMatchObject({ nodeId: "broken", hint: expect.stringContaining("number") });
     expect(issues).toContainEqual(expect.objectContaining({ code: "UNKNOWN_NODE_TYPE", nodeId: "ok" }));
     // The edge from the malformed node is not called dangling: that node exists, it is just malformed.
@@ -175,9 +185,17 @@ describe("ExecutionEngine.validate", () => {
     expect(issuesOf(doc({ inputs: [{ id: "other", type: "string" }], outputs: [] }))).toEqual([
       expect.objectContaining({ code: "UNKNOWN_PORT", nodeId: "skill", hint: expect.stringContaining('"other"') }),
     ]);
-    expect(issuesOf(doc({ inputs: [{ id: "text", type: "string" }, { id: "n", type: "number", required: true }], outputs: [] }))).toEqual([
-      expect.objectContaining({ code: "MISSING_REQUIRED_INPUT", nodeId: "skill" }),
-    ]);
+    expect(
+      issuesOf(
+        doc({
+          inputs: [
+            { id: "text", type: "string" },
+            { id: "n", type: "number", required: true },
+          ],
+          outputs: [],
+        }),
+      ),
+    ).toEqual([expect.objectContaining({ code: "MISSING_REQUIRED_INPUT", nodeId: "skill" })]);
   });
 
   it("checks interface nodes: typed value ports, duplicate names, defaults of the wrong type", () => {

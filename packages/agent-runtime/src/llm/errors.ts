@@ -1,9 +1,4 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError, type LlmErrorCode, messageOf } from "@weft/types";
 
 /** What the classifier needs to know about the call that failed, to write a useful hint. */
@@ -84,7 +79,6 @@ function inStreamError(error: APIError, make: (code: LlmErrorCode, message: stri
 function isQuota(error: APIError): boolean {
   return /insufficient_quota|billing|quota_exceeded|credit/.test(`${String(error.code ?? "")} ${String(error.type ?? "")}`.toLowerCase());
 }
-
 
 export function streamEndedEarly(ctx: FailureContext, chunksSeen: number): LlmError {
   const partial = {

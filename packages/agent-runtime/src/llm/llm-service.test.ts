@@ -11,7 +11,12 @@ afterEach(async () => {
 
 describe("ProfileLlmService", () => {
   it("uses the default profile unless the request names another, with each profile's settings", async () => {
-    server = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: ["a"] }, { kind: "text", chunks: ["b"] }] });
+    server = await startScriptedLlmServer({
+      turns: [
+        { kind: "text", chunks: ["a"] },
+        { kind: "text", chunks: ["b"] },
+      ],
+    });
     const profiles = [
       LlmProfileSchema.parse({ id: "fast", name: "Fast", baseUrl: server.baseUrl, model: "small", apiKey: "k-fast", temperature: 0.1 }),
       LlmProfileSchema.parse({ id: "deep", name: "Deep", baseUrl: server.baseUrl, model: "large", apiKey: "k-deep" }),

@@ -1,14 +1,4 @@
-import {
-  silentLogger,
-  type LlmCallOptions,
-  type LlmChatRequest,
-  type LlmChatResult,
-  type LlmProfile,
-  type LlmProfileResolver,
-  type LlmService,
-  type LlmTurn,
-  type Logger,
-} from "@weft/types";
+import { silentLogger, type LlmCallOptions, type LlmChatRequest, type LlmChatResult, type LlmProfile, type LlmProfileResolver, type LlmService, type LlmTurn, type Logger } from "@weft/types";
 import { profileNotFound } from "./errors.ts";
 import { OpenAiCompatibleProvider } from "./openai-compatible-provider.ts";
 
@@ -46,7 +36,10 @@ export class StaticLlmProfileResolver implements LlmProfileResolver {
   private readonly byId = new Map<string, LlmProfile>();
 
   /** The first profile is the default unless `defaultId` names another. */
-  constructor(profiles: readonly LlmProfile[], private readonly defaultId = profiles[0]?.id) {
+  constructor(
+    profiles: readonly LlmProfile[],
+    private readonly defaultId = profiles[0]?.id,
+  ) {
     for (const profile of profiles) this.byId.set(profile.id, profile);
   }
 

@@ -94,13 +94,7 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
     expect(first.message.reasoning_content).toBe("Need the file.");
 
     const older: ChatMessage = { role: "assistant", content: "earlier answer", reasoning_content: "old thoughts" };
-    const history: ChatMessage[] = [
-      { role: "user", content: "first question" },
-      older,
-      ...ask,
-      first.message,
-      { role: "tool", tool_call_id: "c1", content: '{"ok":true}' },
-    ];
+    const history: ChatMessage[] = [{ role: "user", content: "first question" }, older, ...ask, first.message, { role: "tool", tool_call_id: "c1", content: '{"ok":true}' }];
     success(await provider.complete({ messages: history }));
     const sent = server.chatBodies()[1].messages as Array<Record<string, unknown>>;
     expect(sent[1]).toEqual({ role: "assistant", content: "earlier answer" });
@@ -109,7 +103,15 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
 
   it("never sends reasoning back to a provider that does not want it", async () => {
     const { server, provider } = await setup([{ kind: "text", chunks: ["ok"] }], { passBackReasoning: false });
-    success(await provider.complete({ messages: [...ask, { role: "assistant", content: null, reasoning_content: "secret chain", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: "c1", content: "{}" }] }));
+    success(
+      await provider.complete({
+        messages: [
+          ...ask,
+          { role: "assistant", content: null, reasoning_content: "secret chain", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+          { role: "tool", tool_call_id: "c1", content: "{}" },
+        ],
+      }),
+    );
     expect(JSON.stringify(server.chatBodies()[0])).not.toContain("secret chain");
   });
 
@@ -175,7 +177,10 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
   });
 
   it("retries a 5xx answer before anything was streamed", async () => {
-    const { provider } = await setup([{ kind: "http_error", status: 503, message: "overloaded" }, { kind: "text", chunks: ["up again"] }]);
+    const { provider } = await setup([
+      { kind: "http_error", status: 503, message: "overloaded" },
+      { kind: "text", chunks: ["up again"] },
+    ]);
     expect(success(await provider.complete({ messages: ask })).text).toBe("up again");
   });
 
@@ -251,7 +256,10 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
   });
 
   it("tests a connection with a one-token request", async () => {
-    const { server, provider } = await setup([{ kind: "text", chunks: ["p"], model: "served-model" }, { kind: "http_error", status: 401, message: "bad key" }]);
+    const { server, provider } = await setup([
+      { kind: "text", chunks: ["p"], model: "served-model" },
+      { kind: "http_error", status: 401, message: "bad key" },
+    ]);
     const ok = await provider.testConnection();
     expect(ok).toMatchObject({ ok: true, model: "served-model" });
     expect(server.chatBodies()[0].max_tokens).toBe(1);
@@ -281,12 +289,18 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
   });
 
   it("retries a stream that breaks before its first token; after tokens it keeps them and says the connection broke off", async () => {
-    const before = await setup([{ kind: "disconnect", chunks: [], cutAfterMs: 20 }, { kind: "text", chunks: ["fine"] }]);
+    const before = await setup([
+      { kind: "disconnect", chunks: [], cutAfterMs: 20 },
+      { kind: "text", chunks: ["fine"] },
+    ]);
     expect(success(await before.provider.complete({ messages: ask })).text).toBe("fine");
     expect(before.server.chatBodies()).toHaveLength(2);
     await before.server.stop();
 
-    const after = await setup([{ kind: "disconnect", chunks: ["The answer", " is"], cutAfterMs: 20 }, { kind: "text", chunks: ["never asked"] }]);
+    const after = await setup([
+      { kind: "disconnect", chunks: ["The answer", " is"], cutAfterMs: 20 },
+      { kind: "text", chunks: ["never asked"] },
+    ]);
     const error = failure(await after.provider.complete({ messages: ask }));
     expect(error.code).toBe("NETWORK");
     expect(error.partialText).toBe("The answer is");

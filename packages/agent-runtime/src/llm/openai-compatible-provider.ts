@@ -39,9 +39,7 @@ export type ProviderRequest = Omit<LlmChatRequest, "profileId">;
 /** Errors are values: the turn record is there either way. */
 export type LlmOutcome = { ok: true; result: LlmChatResult; turn: LlmTurn } | { ok: false; error: LlmError; turn: LlmTurn };
 
-export type ConnectionTestResult =
-  | { ok: true; latencyMs: number; model: string }
-  | { ok: false; latencyMs: number; error: LlmErrorInfo };
+export type ConnectionTestResult = { ok: true; latencyMs: number; model: string } | { ok: false; latencyMs: number; error: LlmErrorInfo };
 
 type AttemptResult = { ok: true; assembler: StreamAssembler } | { ok: false; error: LlmError; assembler: StreamAssembler };
 
@@ -150,17 +148,10 @@ export class OpenAiCompatibleProvider {
     const started = performance.now();
     const outcome = await this.complete({ messages: [{ role: "user", content: "ping" }], maxTokens: 1 }, { signal });
     const latencyMs = Math.round(performance.now() - started);
-    return outcome.ok
-      ? { ok: true, latencyMs, model: outcome.result.model }
-      : { ok: false, latencyMs, error: outcome.error.toInfo() };
+    return outcome.ok ? { ok: true, latencyMs, model: outcome.result.model } : { ok: false, latencyMs, error: outcome.error.toInfo() };
   }
 
-  private async attempt(
-    body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
-    model: string,
-    turnId: string,
-    options: LlmCallOptions,
-  ): Promise<AttemptResult> {
+  private async attempt(body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, model: string, turnId: string, options: LlmCallOptions): Promise<AttemptResult> {
     const assembler = new StreamAssembler(`call_${turnId.slice(0, 8)}`);
     const controller = new AbortController();
     const { signal, onChunk } = options;

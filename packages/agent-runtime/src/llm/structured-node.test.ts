@@ -78,17 +78,17 @@ describe("llm:structured", () => {
     const engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), services: { llm: new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) }) } });
     const workflow = (from: string) =>
       WorkflowSchema.parse({
-      id: "typed",
-      name: "Typed",
-      nodes: [
-        { id: "who", type: "llm:structured", config: { schema: SCHEMA }, inputs: { prompt: "Who is Ada?" } },
-        { id: "older", type: "core:math", config: { op: "add" }, inputs: { b: 1 } },
-        { id: "out", type: "core:workflow-output", config: { name: "next", portType: "number" } },
-      ],
-      edges: [
-        { id: "e1", source: "who", sourceHandle: from, target: "older", targetHandle: "a" },
-        { id: "e2", source: "older", sourceHandle: "result", target: "out", targetHandle: "value" },
-      ],
+        id: "typed",
+        name: "Typed",
+        nodes: [
+          { id: "who", type: "llm:structured", config: { schema: SCHEMA }, inputs: { prompt: "Who is Ada?" } },
+          { id: "older", type: "core:math", config: { op: "add" }, inputs: { b: 1 } },
+          { id: "out", type: "core:workflow-output", config: { name: "next", portType: "number" } },
+        ],
+        edges: [
+          { id: "e1", source: "who", sourceHandle: from, target: "older", targetHandle: "a" },
+          { id: "e2", source: "older", sourceHandle: "result", target: "out", targetHandle: "value" },
+        ],
       });
     const result = await engine.run(workflow("age"));
     expect(result.status, JSON.stringify(result.error)).toBe("completed");

@@ -14,7 +14,15 @@ const engine = new ExecutionEngine({ catalog: createBuiltinRegistry() });
 function sceneWith(woken: string[] = []) {
   const events: RunEvent[] = [];
   const runtime = new SceneRuntime({
-    scene: { id: "nodes", name: "Nodes", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "listener" }], initialWorldState: { tags: ["a"], team: { name: "red", size: 2 }, label: "x" } },
+    scene: {
+      id: "nodes",
+      name: "Nodes",
+      agents: [
+        { instanceId: "ann", profileId: "p" },
+        { instanceId: "bob", profileId: "listener" },
+      ],
+      initialWorldState: { tags: ["a"], team: { name: "red", size: 2 }, label: "x" },
+    },
     profileOf: (_id, agent) => (agent.profileId === "listener" ? { subscribedEvents: ["task.*"] } : {}),
     deliberate: async (id, trigger: AgentTrigger) => {
       woken.push(`${id} ${trigger.kind === "event" ? `${trigger.topic} ${JSON.stringify(trigger.payload)} from ${trigger.source}` : trigger.kind}`);

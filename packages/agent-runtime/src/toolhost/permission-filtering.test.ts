@@ -57,7 +57,13 @@ describe("a path-scoped deny", () => {
 
   it("refuses shell commands that name a denied path or work inside one", async () => {
     const fx = fixture(denySecret);
-    for (const args of [{ command: "cat secret/key.txt" }, { command: "cat @project/secret/key.txt" }, { command: "grep -r TOKEN secret" }, { command: "ls", cwd: "@project/secret" }, { command: "cat key.txt", cwd: "@project/secret" }]) {
+    for (const args of [
+      { command: "cat secret/key.txt" },
+      { command: "cat @project/secret/key.txt" },
+      { command: "grep -r TOKEN secret" },
+      { command: "ls", cwd: "@project/secret" },
+      { command: "cat key.txt", cwd: "@project/secret" },
+    ]) {
       const result = await fx.host.call("shell.exec", args, ctx);
       expect(result, JSON.stringify(args)).toMatchObject({ ok: false, error: { code: "E_PERMISSION_DENIED" } });
       expect(resultText(result)).not.toContain(HIDDEN);
@@ -82,7 +88,15 @@ describe("a path-scoped deny", () => {
   });
 
   it("does not let the default action hide paths: a default-deny policy still lists what fs.list is allowed on", async () => {
-    const fx = createFixture({ permissions: { defaultAction: "deny", rules: [{ action: "allow", tool: "fs.list" }, { action: "allow", tool: "fs.search" }] } });
+    const fx = createFixture({
+      permissions: {
+        defaultAction: "deny",
+        rules: [
+          { action: "allow", tool: "fs.list" },
+          { action: "allow", tool: "fs.search" },
+        ],
+      },
+    });
     fixtures.push(fx);
     fx.put("project/a.txt", "TOKEN\n");
     expect(await fx.host.call("fs.list", {}, ctx)).toMatchObject({ ok: true, entries: ["a.txt"] });

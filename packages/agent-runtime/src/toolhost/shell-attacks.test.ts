@@ -58,7 +58,13 @@ describe("the allowlist", () => {
 describe("git", () => {
   it("never runs core.fsmonitor from a bare-repository layout written with fs.write, under a policy allowing only that", async () => {
     const host = fixture({
-      permissions: { defaultAction: "deny", rules: [{ action: "allow", tool: "fs.write" }, { action: "allow", tool: "shell.exec", target: "git status" }] },
+      permissions: {
+        defaultAction: "deny",
+        rules: [
+          { action: "allow", tool: "fs.write" },
+          { action: "allow", tool: "shell.exec", target: "git status" },
+        ],
+      },
     });
     const canary = join(host.project, "PWNED");
     const write = (path: string, content: string) => host.host.call("fs.write", { path, content }, { runId: "r" });

@@ -57,7 +57,10 @@ describe("a folder swapped for a symlink while tools run", () => {
     // The race really happened: some calls saw the real folder, some the link (or the moment between).
     expect(counts.ok ?? 0).toBeGreaterThan(0);
     expect(counts.E_SANDBOX_VIOLATION ?? 0).toBeGreaterThan(0);
-    expect(Object.keys(counts).filter((code) => !["ok", "E_SANDBOX_VIOLATION", "ENOENT"].includes(code)), JSON.stringify(results.filter((r) => !r.ok).slice(0, 3))).toEqual([]);
+    expect(
+      Object.keys(counts).filter((code) => !["ok", "E_SANDBOX_VIOLATION", "ENOENT"].includes(code)),
+      JSON.stringify(results.filter((r) => !r.ok).slice(0, 3)),
+    ).toEqual([]);
   });
 
   it("never lets a write land outside", async () => {

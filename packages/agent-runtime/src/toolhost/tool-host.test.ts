@@ -134,8 +134,7 @@ describe("permissions in ToolHost.call", () => {
 
   it("gives up waiting for an answer when the call is cancelled", async () => {
     const gate: PermissionGate = {
-      request: (_request, options) =>
-        new Promise((_resolve, reject) => options?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true })),
+      request: (_request, options) => new Promise((_resolve, reject) => options?.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true })),
     };
     const fx = fixture({ gate, permissions: { defaultAction: "ask" } });
     const controller = new AbortController();
@@ -167,7 +166,12 @@ describe("the audit trail of ToolHost.call", () => {
     const base = fixture();
     const fx = fixture({
       gate,
-      permissions: { rules: [{ tool: "shell.exec", action: "ask" }, { tool: "fs.read", target: "@project/private/**", action: "deny" }] },
+      permissions: {
+        rules: [
+          { tool: "shell.exec", action: "ask" },
+          { tool: "fs.read", target: "@project/private/**", action: "deny" },
+        ],
+      },
       limits: { maxReadBytes: 10 },
       audit: new AuditLog({ file: join(base.base, "audit/tools.jsonl") }),
     });
@@ -179,7 +183,14 @@ describe("the audit trail of ToolHost.call", () => {
     await fx.host.call("nope", {}, {});
     const records = auditRecords(base);
     expect(records.map((r) => r.tool)).toEqual(["fs.read", "fs.write", "fs.read", "shell.exec", "nope"]);
-    expect(records[0]).toMatchObject({ runId: "run-1", agentId: "ann", target: "@project/a.txt", permission: { decision: "allow", source: "default" }, limits: ["truncated"], result: { ok: true, truncated: true, bytes: 17 } });
+    expect(records[0]).toMatchObject({
+      runId: "run-1",
+      agentId: "ann",
+      target: "@project/a.txt",
+      permission: { decision: "allow", source: "default" },
+      limits: ["truncated"],
+      result: { ok: true, truncated: true, bytes: 17 },
+    });
     expect(records[1].args).toMatchObject({ path: "@project/key.txt", content: { bytes: Buffer.byteLength("OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234") } });
     expect(records[2]).toMatchObject({ permission: { decision: "deny", source: "rule 2" }, result: { ok: false, code: "E_PERMISSION_DENIED" } });
     expect(records[3]).toMatchObject({ permission: { decision: "ask", source: "rule 1", answer: "once" }, target: "grep --api-key=[REDACTED] -c x a.txt" });

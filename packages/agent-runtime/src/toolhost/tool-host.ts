@@ -260,20 +260,28 @@ export class ToolHost implements ToolHostService {
       case "allow":
         return;
       case "deny":
-        throw new ToolFailure("E_PERMISSION_DENIED", `${definition.name} on ${target} is denied by the permission settings (${permission.source}). Do not retry it; choose another way or ask the user.`, {
-          tool: definition.name,
-          target,
-        });
+        throw new ToolFailure(
+          "E_PERMISSION_DENIED",
+          `${definition.name} on ${target} is denied by the permission settings (${permission.source}). Do not retry it; choose another way or ask the user.`,
+          {
+            tool: definition.name,
+            target,
+          },
+        );
       case "ask": {
         const answer = await this.ask(definition, target, args, ctx);
         permission.answer = answer.answer;
         if (answer.answer === "reject") {
           const feedback = answer.feedback?.trim();
-          throw new ToolFailure("E_PERMISSION_DENIED", `The user rejected ${definition.name} on ${target}.${feedback ? ` Their feedback: ${feedback}` : " Do not retry the same call; change the approach or ask the user."}`, {
-            tool: definition.name,
-            target,
-            ...(feedback ? { feedback } : {}),
-          });
+          throw new ToolFailure(
+            "E_PERMISSION_DENIED",
+            `The user rejected ${definition.name} on ${target}.${feedback ? ` Their feedback: ${feedback}` : " Do not retry the same call; change the approach or ask the user."}`,
+            {
+              tool: definition.name,
+              target,
+              ...(feedback ? { feedback } : {}),
+            },
+          );
         }
         if (answer.answer === "always" && sessionId) {
           const rules = this.sessionRules.get(sessionId) ?? [];

@@ -55,12 +55,7 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
   return issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(arguments)"}: ${i.message}`).join("; ");
 }
 
-export function defineTool<S extends z.ZodType>(spec: {
-  name: ToolName;
-  targetKind: TargetKind;
-  args: S;
-  plan(args: z.output<S>, env: ToolEnv): PlannedCall;
-}): ToolDefinition {
+export function defineTool<S extends z.ZodType>(spec: { name: ToolName; targetKind: TargetKind; args: S; plan(args: z.output<S>, env: ToolEnv): PlannedCall }): ToolDefinition {
   return {
     name: spec.name,
     targetKind: spec.targetKind,

@@ -54,13 +54,16 @@ describe("code:javascript sandbox escapes", () => {
   });
 
   it("finds nothing of the host through globals or prototype tricks", async () => {
-    const { outputs } = await run(`
+    const { outputs } = await run(
+      `
       const viaFunction = Function("return typeof process + ',' + typeof require + ',' + typeof fetch")();
       const viaConstructor = input.constructor.constructor("return this")();
       const names = Object.getOwnPropertyNames(viaConstructor).filter((n) => /process|require|fetch|Bun|os|std|import/i.test(n));
       Object.prototype.polluted = "yes";
       return { viaFunction, names, sameGlobal: viaConstructor === globalThis };
-    `, {});
+    `,
+      {},
+    );
     expect(outputs.result).toEqual({ viaFunction: "undefined,undefined,undefined", names: [], sameGlobal: true });
     // The pollution stayed inside its own VM: neither the host nor the next run sees it.
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

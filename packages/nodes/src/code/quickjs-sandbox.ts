@@ -62,9 +62,13 @@ function failure(error: VmError, limits: SandboxLimits, state: RunState): NodeFa
   }
   if (/out of memory/i.test(error.message) || error.empty || state.memoryFull()) {
     const thrown = error.empty ? " (or it threw null or undefined, which looks the same)" : "";
-    return new NodeFailure("CODE_MEMORY_LIMIT", `The code used more than its ${Math.round(limits.memoryBytes / 1024 / 1024)} MiB of memory and was stopped${thrown}. Build smaller values, or raise memoryMb.`, {
-      memoryBytes: limits.memoryBytes,
-    });
+    return new NodeFailure(
+      "CODE_MEMORY_LIMIT",
+      `The code used more than its ${Math.round(limits.memoryBytes / 1024 / 1024)} MiB of memory and was stopped${thrown}. Build smaller values, or raise memoryMb.`,
+      {
+        memoryBytes: limits.memoryBytes,
+      },
+    );
   }
   const line = userLine(error.stack);
   const where = line !== undefined ? ` at line ${line}` : "";
@@ -74,7 +78,7 @@ function failure(error: VmError, limits: SandboxLimits, state: RunState): NodeFa
 
 function formatLogArgument(ctx: QuickJSContext, handle: QuickJSHandle): string {
   const value: unknown = ctx.dump(handle);
-  return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 }
 
 /**
@@ -147,7 +151,8 @@ export async function runInSandbox(code: string, input: unknown, limits: Sandbox
         settled.error.dispose();
         throw failure(error, limits, state);
       }
-      if (settled.type === "pending") throw new NodeFailure("CODE_ERROR", "The code's promise never settled: the sandbox has no timers or I/O, so there is nothing to wait for. Return a value instead.");
+      if (settled.type === "pending")
+        throw new NodeFailure("CODE_ERROR", "The code's promise never settled: the sandbox has no timers or I/O, so there is nothing to wait for. Return a value instead.");
       returned = settled.value;
     }
     const stringify = evaluate("(v) => JSON.stringify(v)");

@@ -5,7 +5,11 @@ import { coerceText, interfaceConfigFields, readInterfaceConfig } from "./interf
 describe("interface node config", () => {
   it("declares the fields of InterfaceNodeConfigSchema", () => {
     const schemaKeys = Object.keys(InterfaceNodeConfigSchema.shape).sort();
-    expect(interfaceConfigFields("input").map((f) => f.id).sort()).toEqual(schemaKeys);
+    expect(
+      interfaceConfigFields("input")
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual(schemaKeys);
     expect(interfaceConfigFields("output").map((f) => f.id)).toEqual(["name", "portType", "description"]);
   });
 

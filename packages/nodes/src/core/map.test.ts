@@ -13,13 +13,18 @@ describe("core:map", () => {
 
   it("calls the runtime once per item with the item, the shared inputs and its index as label, and keeps item order", async () => {
     const calls: unknown[] = [];
-    const outputs = await runNode(coreMap, { items: [3, 1, 2], inputs: { unit: "s" } }, { workflowId: "wait", concurrency: 3 }, {
-      runSubworkflow: async (workflowId, inputs, options) => {
-        calls.push({ workflowId, inputs, label: options?.label });
-        await Bun.sleep(Number(inputs.item));
-        return done({ waited: inputs.item });
+    const outputs = await runNode(
+      coreMap,
+      { items: [3, 1, 2], inputs: { unit: "s" } },
+      { workflowId: "wait", concurrency: 3 },
+      {
+        runSubworkflow: async (workflowId, inputs, options) => {
+          calls.push({ workflowId, inputs, label: options?.label });
+          await Bun.sleep(Number(inputs.item));
+          return done({ waited: inputs.item });
+        },
       },
-    });
+    );
     expect(outputs).toEqual({ results: [{ waited: 3 }, { waited: 1 }, { waited: 2 }], errors: [] });
     expect(calls).toContainEqual({ workflowId: "wait", inputs: { unit: "s", item: 1 }, label: "1" });
   });

@@ -36,7 +36,14 @@ export const coreMap = defineNode(
       { id: "nodeType", kind: "text", label: "Node type", description: "A node type to run per item, e.g. text:transform (instead of a skill)." },
       { id: "itemInput", kind: "text", default: "item", label: "Item input", description: "The skill's interface input (or the node's input) that gets the item." },
       { id: "concurrency", kind: "integer", default: 4, min: 1, max: 64, label: "At once", description: "How many items run at the same time." },
-      { id: "onError", kind: "select", default: "stop", options: [...ERROR_POLICIES], label: "On error", description: "stop: fail at the first failed item; skip: leave failed items out; collect: null in their place." },
+      {
+        id: "onError",
+        kind: "select",
+        default: "stop",
+        options: [...ERROR_POLICIES],
+        label: "On error",
+        description: "stop: fail at the first failed item; skip: leave failed items out; collect: null in their place.",
+      },
     ],
     inputs: [
       { id: "items", type: "array", required: true, label: "Items", description: "The list; each item is one call." },
@@ -56,7 +63,8 @@ export const coreMap = defineNode(
     const target = workflowId || nodeType;
     const items = inputs.items as unknown[];
     const shared = inputs.inputs ?? {};
-    if (typeof shared !== "object" || Array.isArray(shared)) throw new NodeFailure("INVALID_INPUT", "Shared inputs must be an object of input names to values, e.g. {\"style\": \"short\"}.", { port: "inputs" });
+    if (typeof shared !== "object" || Array.isArray(shared))
+      throw new NodeFailure("INVALID_INPUT", 'Shared inputs must be an object of input names to values, e.g. {"style": "short"}.', { port: "inputs" });
     const itemInput = String(ctx.config.itemInput);
     const policy = ctx.config.onError as ErrorPolicy;
     const concurrency = Number(ctx.config.concurrency);
@@ -98,7 +106,10 @@ export const coreMap = defineNode(
     if (ctx.signal.aborted) throw new NodeFailure("CANCELLED", `core:map was cancelled after ${outcomes.filter(Boolean).length} of ${items.length} items.`);
     if (firstFailure) {
       const { index, error } = firstFailure;
-      throw new NodeFailure("MAP_ITEM_FAILED", `Item ${index} of ${items.length} failed in ${target}: ${error.message} (set On error to skip or collect to go on past failed items).`, { index, cause: error });
+      throw new NodeFailure("MAP_ITEM_FAILED", `Item ${index} of ${items.length} failed in ${target}: ${error.message} (set On error to skip or collect to go on past failed items).`, {
+        index,
+        cause: error,
+      });
     }
     const errors: ItemError[] = [];
     const results: unknown[] = [];

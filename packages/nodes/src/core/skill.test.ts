@@ -12,7 +12,21 @@ function result(status: RunResult["status"], extra: Partial<RunResult> = {}): Ru
 }
 
 function observation(nodeId: string, status: Observation["status"], error?: Observation["error"]): Observation {
-  return { runId: "sub-1", nodeId, invocationId: "i", nodeType: "core:json-parse", status, inputs: {}, outputs: {}, chunks: [], startedAt: 0, durationMs: 0, cached: false, attempts: 1, ...(error ? { error } : {}) };
+  return {
+    runId: "sub-1",
+    nodeId,
+    invocationId: "i",
+    nodeType: "core:json-parse",
+    status,
+    inputs: {},
+    outputs: {},
+    chunks: [],
+    startedAt: 0,
+    durationMs: 0,
+    cached: false,
+    attempts: 1,
+    ...(error ? { error } : {}),
+  };
 }
 
 function recorder(answer: RunResult): { calls: Array<{ id: string; inputs: NodeValues; options?: SubworkflowOptions }>; run: RunSubworkflow } {
@@ -54,9 +68,7 @@ describe("core:skill", () => {
     const broken: RunSubworkflow = async () => {
       throw new Error("workflow store offline");
     };
-    expect((await expectFailure(runNode(skill, {}, { workflowId: "w" }, { runSubworkflow: broken }), "SKILL_FAILED")).message).toBe(
-      'Skill "w" could not run: workflow store offline',
-    );
+    expect((await expectFailure(runNode(skill, {}, { workflowId: "w" }, { runSubworkflow: broken }), "SKILL_FAILED")).message).toBe('Skill "w" could not run: workflow store offline');
     const recursion: RunSubworkflow = async () => {
       throw new NodeFailure("SKILL_RECURSION", 'workflow "w" would call itself: "w" → "w"', { chain: ["w", "w"] });
     };

@@ -33,8 +33,7 @@ export const skill = defineNode(
   {
     type: SKILL_NODE_TYPE,
     title: "Skill",
-    description:
-      "Runs another saved workflow (a skill) by id as part of this run: its interface inputs are this node's inputs and its interface outputs are this node's outputs.",
+    description: "Runs another saved workflow (a skill) by id as part of this run: its interface inputs are this node's inputs and its interface outputs are this node's outputs.",
     category: "interface",
     config: [
       {

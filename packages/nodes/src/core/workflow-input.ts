@@ -7,8 +7,7 @@ export const workflowInput = defineNode(
   {
     type: WORKFLOW_INPUT_TYPE,
     title: "Workflow input",
-    description:
-      "Declares one named input of the workflow's interface (making the workflow callable as a skill) and outputs the value the run was given for it, or the configured default.",
+    description: "Declares one named input of the workflow's interface (making the workflow callable as a skill) and outputs the value the run was given for it, or the configured default.",
     category: "interface",
     inputs: [
       {
@@ -27,21 +26,16 @@ export const workflowInput = defineNode(
     const given = inputs.value ?? config.default;
     if (given === undefined || given === null) {
       if (config.required) {
-        throw new NodeFailure(
-          "MISSING_INPUT",
-          `Workflow input "${config.name}" is required: give the run a value for "${config.name}", or set a default on its input node.`,
-          { input: config.name },
-        );
+        throw new NodeFailure("MISSING_INPUT", `Workflow input "${config.name}" is required: give the run a value for "${config.name}", or set a default on its input node.`, { input: config.name });
       }
       return { value: null };
     }
     const value = coerceText(given, config.portType);
     if (!valueMatchesPortType(value, config.portType)) {
-      throw new NodeFailure(
-        "INVALID_INPUT",
-        `Workflow input "${config.name}" expects a value of type ${config.portType}, got ${describeValue(given)}.`,
-        { input: config.name, expected: config.portType },
-      );
+      throw new NodeFailure("INVALID_INPUT", `Workflow input "${config.name}" expects a value of type ${config.portType}, got ${describeValue(given)}.`, {
+        input: config.name,
+        expected: config.portType,
+      });
     }
     return { value };
   },

@@ -21,11 +21,7 @@ export const fsApplyPatch = defineNode(
       },
       { id: "ifMatchSha256", type: "string", label: "If SHA-256 is", description: "Only change the file when its current SHA-256 is this (from fs:read)." },
     ],
-    outputs: [
-      RESULT_PORT,
-      OK_PORT,
-      { id: "sha256", type: "string", label: "SHA-256", description: "Digest of the file's new content." },
-    ],
+    outputs: [RESULT_PORT, OK_PORT, { id: "sha256", type: "string", label: "SHA-256", description: "Digest of the file's new content." }],
   },
   async (inputs, ctx) => {
     const frontmatter = inputs.frontmatterUpdate;

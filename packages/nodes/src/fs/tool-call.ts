@@ -6,13 +6,7 @@ import { NodeFailure, type NodeContext, type ToolCallContext, type ToolName, typ
  * so the tool's own defaults apply. Without a tool host the node cannot run: that is a NodeFailure
  * `MISSING_SERVICE` saying where it can.
  */
-export async function callToolHost(
-  ctx: NodeContext,
-  nodeType: string,
-  tool: ToolName,
-  inputs: Record<string, unknown>,
-  extra: Pick<ToolCallContext, "onProgress"> = {},
-): Promise<ToolResult> {
+export async function callToolHost(ctx: NodeContext, nodeType: string, tool: ToolName, inputs: Record<string, unknown>, extra: Pick<ToolCallContext, "onProgress"> = {}): Promise<ToolResult> {
   const host = ctx.services.toolHost;
   if (!host) {
     throw new NodeFailure(

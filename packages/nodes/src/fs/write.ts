@@ -12,7 +12,14 @@ export const fsWrite = defineNode(
     inputs: [
       { id: "path", type: "string", required: true, label: "Path", description: "The file, as a mount path, e.g. @project/notes/summary.md." },
       { id: "content", type: "string", required: true, multiline: true, label: "Content", description: "The text to write." },
-      { id: "mode", type: "string", default: "overwrite", options: ["create", "overwrite", "append"], label: "Mode", description: "create: fail if the file exists; overwrite: replace it; append: add to its end." },
+      {
+        id: "mode",
+        type: "string",
+        default: "overwrite",
+        options: ["create", "overwrite", "append"],
+        label: "Mode",
+        description: "create: fail if the file exists; overwrite: replace it; append: add to its end.",
+      },
       { id: "ifMatchSha256", type: "string", label: "If SHA-256 is", description: "Only write when the file's current SHA-256 is this (from fs:read); otherwise fail with E_PRECONDITION_FAILED." },
       { id: "createDirs", type: "boolean", default: true, label: "Create folders", description: "Create missing parent folders." },
     ],

@@ -21,7 +21,20 @@ describe("http:request", () => {
               ctx?.onProgress?.({ receivedBytes: 2 });
               await Bun.sleep(1);
               ctx?.onProgress?.({ receivedBytes: 3 });
-              return { ok: true, status: 201, statusText: "Created", url: String(args.url), redirects: [], headers: {}, body: { tool }, bodyType: "json", bytes: 3, truncated: false, attempts: 1, durationMs: 1 };
+              return {
+                ok: true,
+                status: 201,
+                statusText: "Created",
+                url: String(args.url),
+                redirects: [],
+                headers: {},
+                body: { tool },
+                bodyType: "json",
+                bytes: 3,
+                truncated: false,
+                attempts: 1,
+                durationMs: 1,
+              };
             },
           },
         },

@@ -39,12 +39,18 @@ export const httpRequest = defineNode(
     const progress: Record<string, unknown>[] = [];
     let wake: (() => void) | undefined;
     let settled: { result: ToolResult } | { error: unknown } | undefined;
-    void callToolHost(ctx, "http:request", "http.request", { ...inputs }, {
-      onProgress: (p) => {
-        progress.push(p);
-        wake?.();
+    void callToolHost(
+      ctx,
+      "http:request",
+      "http.request",
+      { ...inputs },
+      {
+        onProgress: (p) => {
+          progress.push(p);
+          wake?.();
+        },
       },
-    })
+    )
       .then(
         (result) => (settled = { result }),
         (error: unknown) => (settled = { error }),

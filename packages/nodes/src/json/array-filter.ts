@@ -9,7 +9,7 @@ export const arrayFilter = defineNode(
     type: "core:array-filter",
     title: "Filter array",
     description:
-      "Keeps the items of an array whose value at a path (e.g. status, or user.age; empty for the item itself) equals a given value, or — when no value is given — is truthy (not false, null, 0, empty text, \"false\", an empty array or object). Invert keeps the others.",
+      'Keeps the items of an array whose value at a path (e.g. status, or user.age; empty for the item itself) equals a given value, or — when no value is given — is truthy (not false, null, 0, empty text, "false", an empty array or object). Invert keeps the others.',
     category: "data",
     inputs: [
       { id: "items", type: "array", required: true, label: "Array", description: "The array to filter." },

@@ -5,7 +5,7 @@ import { jsonStringify } from "./json-stringify.ts";
 describe("core:json-stringify", () => {
   it("writes compact JSON by default", async () => {
     expect(await runNode(jsonStringify, { value: { a: [1, "x"], b: null } })).toEqual({ text: '{"a":[1,"x"],"b":null}' });
-    expect(await runNode(jsonStringify, { value: "q\"uote" })).toEqual({ text: '"q\\"uote"' });
+    expect(await runNode(jsonStringify, { value: 'q"uote' })).toEqual({ text: '"q\\"uote"' });
   });
   it("indents when asked", async () => {
     expect(await runNode(jsonStringify, { value: { a: 1 }, indent: 2 })).toEqual({ text: '{\n  "a": 1\n}' });

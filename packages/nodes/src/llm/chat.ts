@@ -26,7 +26,7 @@ export const llmChat = defineNode(
     outputs: [
       { id: "text", type: "string", label: "Text", description: "The answer's text (empty when the model only called tools)." },
       { id: "reasoning", type: "string", label: "Reasoning", description: "The model's reasoning, for providers that send it (DeepSeek); never part of the text." },
-      { id: "toolCalls", type: "array", label: "Tool calls", description: "Complete tool calls: [{id, type: \"function\", function: {name, arguments}}]." },
+      { id: "toolCalls", type: "array", label: "Tool calls", description: 'Complete tool calls: [{id, type: "function", function: {name, arguments}}].' },
       { id: "usage", type: "json", label: "Usage", description: "{promptTokens, completionTokens, totalTokens} when the provider reports them, else null." },
       { id: "finishReason", type: "string", label: "Finish reason", description: "stop, length, tool_calls, content_filter, …" },
       { id: "message", type: "json", label: "Assistant message", description: "The answer as an assistant message, ready to append to a conversation." },
@@ -105,11 +105,7 @@ function buildRequest(inputs: NodeValues, config: Record<string, unknown>): LlmC
   if (inputs.messages !== undefined) messages.push(...readMessages(inputs.messages as unknown[], "messages"));
   if (typeof inputs.prompt === "string" && inputs.prompt.trim() !== "") messages.push({ role: "user", content: inputs.prompt });
   if (!messages.some((m) => m.role !== "system")) {
-    throw new NodeFailure(
-      "INVALID_INPUT",
-      "llm:chat has nothing to answer: connect `messages` (a conversation with at least one user message) or set `prompt`.",
-      { port: "prompt" },
-    );
+    throw new NodeFailure("INVALID_INPUT", "llm:chat has nothing to answer: connect `messages` (a conversation with at least one user message) or set `prompt`.", { port: "prompt" });
   }
   const request: LlmChatRequest = { messages };
   if (inputs.tools !== undefined && inputs.tools !== null) {

@@ -48,7 +48,13 @@ export const llmContextWindow = defineNode(
       { id: "maxTokens", kind: "integer", min: 1, label: "Max tokens (estimated)", description: "Optional cap on the history's estimated tokens." },
       { id: "toolOutputThresholdChars", kind: "integer", default: 8_000, min: 1, label: "Preview tool outputs over", description: "Longer tool results are sent as a preview." },
       { id: "toolOutputPreviewChars", kind: "integer", default: 1_500, min: 1, label: "Preview length", description: "Characters of a long tool result that are sent." },
-      { id: "passBackReasoning", kind: "boolean", default: false, label: "Pass back reasoning", description: "Send assistant reasoning back (providers that require it, e.g. DeepSeek thinking mode)." },
+      {
+        id: "passBackReasoning",
+        kind: "boolean",
+        default: false,
+        label: "Pass back reasoning",
+        description: "Send assistant reasoning back (providers that require it, e.g. DeepSeek thinking mode).",
+      },
     ],
     flags: { idempotent: false },
   },
@@ -126,10 +132,9 @@ function readHistory(list: unknown[]): ConversationMessage[] {
     const chat = ChatMessageSchema.safeParse(item);
     if (chat.success) return { ...chat.data, id: `history-${index}`, createdAt: new Date(0).toISOString() } as ConversationMessage;
     const issue = chat.error.issues[0];
-    throw new NodeFailure(
-      "INVALID_MESSAGE",
-      `Message ${index} of history is not a valid chat message${issue.path.length ? ` (field "${issue.path.join(".")}")` : ""}: ${issue.message}.`,
-      { port: "history", index },
-    );
+    throw new NodeFailure("INVALID_MESSAGE", `Message ${index} of history is not a valid chat message${issue.path.length ? ` (field "${issue.path.join(".")}")` : ""}: ${issue.message}.`, {
+      port: "history",
+      index,
+    });
   });
 }

@@ -32,7 +32,10 @@ function requestFor(mode: Mode, schema: Record<string, unknown>, messages: ChatM
 function answerText(result: LlmChatResult): string {
   const call = result.toolCalls.find((c) => c.function.name === TOOL_NAME) ?? result.toolCalls[0];
   if (call) return call.function.arguments;
-  return result.text.trim().replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, "$1").trim();
+  return result.text
+    .trim()
+    .replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, "$1")
+    .trim();
 }
 
 /** What was wrong with an answer, in words the model can act on; undefined when it is valid. */
@@ -63,7 +66,10 @@ async function structured(inputs: NodeValues, ctx: NodeContext): Promise<NodeVal
   const validate = schemaValidator(ctx.config.schema, "schema");
   const schema = ctx.config.schema as Record<string, unknown>;
   const llm: LlmService | undefined = ctx.services.llm;
-  if (!llm) throw new NodeFailure("MISSING_SERVICE", "llm:structured needs the LLM service (ctx.services.llm), which the server provides from its LLM profiles. Run it from the editor, the CLI or an agent.", { service: "llm" });
+  if (!llm)
+    throw new NodeFailure("MISSING_SERVICE", "llm:structured needs the LLM service (ctx.services.llm), which the server provides from its LLM profiles. Run it from the editor, the CLI or an agent.", {
+      service: "llm",
+    });
   let messages: ChatMessage[] = [];
   if (typeof inputs.system === "string" && inputs.system.trim() !== "") messages.push({ role: "system", content: inputs.system });
   messages.push({ role: "user", content: String(inputs.prompt) });
@@ -100,10 +106,14 @@ async function structured(inputs: NodeValues, ctx: NodeContext): Promise<NodeVal
     ctx.log.info("the answer was invalid; asking again", { attempt: attempts, problem: lastProblem });
     messages = reask(messages, result, lastProblem);
   }
-  throw new NodeFailure("INVALID_LLM_OUTPUT", `The LLM gave no valid answer in ${attempts} attempt(s); the last: ${lastProblem}. Simplify the schema, make the prompt clearer, or allow more re-asks.`, {
-    attempts,
-    lastAnswer: lastText.slice(0, 2000),
-  });
+  throw new NodeFailure(
+    "INVALID_LLM_OUTPUT",
+    `The LLM gave no valid answer in ${attempts} attempt(s); the last: ${lastProblem}. Simplify the schema, make the prompt clearer, or allow more re-asks.`,
+    {
+      attempts,
+      lastAnswer: lastText.slice(0, 2000),
+    },
+  );
 }
 
 export const llmStructured = defineNode(
@@ -124,8 +134,22 @@ export const llmStructured = defineNode(
       { id: "mode", type: "string", label: "Mode", description: "How the JSON was asked for: json_schema, tool or prompt." },
     ],
     config: [
-      { id: "schema", kind: "json", required: true, default: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }, label: "JSON Schema", description: "The schema the answer must be valid against." },
-      { id: "mode", kind: "select", options: [...MODES], default: "auto", label: "Mode", description: "auto: the provider's structured output, falling back to a forced tool call, then to the prompt." },
+      {
+        id: "schema",
+        kind: "json",
+        required: true,
+        default: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+        label: "JSON Schema",
+        description: "The schema the answer must be valid against.",
+      },
+      {
+        id: "mode",
+        kind: "select",
+        options: [...MODES],
+        default: "auto",
+        label: "Mode",
+        description: "auto: the provider's structured output, falling back to a forced tool call, then to the prompt.",
+      },
       { id: "maxReasks", kind: "integer", min: 0, max: 5, default: 2, label: "Re-asks", description: "How many times an invalid answer is sent back for correction." },
       { id: "profileId", kind: "text", default: "", label: "LLM profile", description: "Which LLM profile to use; empty for the default one." },
       { id: "model", kind: "text", default: "", label: "Model", description: "Overrides the profile's model; empty to keep it." },

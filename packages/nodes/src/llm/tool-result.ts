@@ -11,7 +11,12 @@ export const llmToolResult = defineNode(
     category: "llm",
     inputs: [
       { id: "messages", type: "messages", label: "Messages", description: "The conversation ending with the assistant's tool calls." },
-      { id: "toolCall", type: "json", label: "Tool call", description: 'The call being answered, e.g. one item of llm:chat\'s toolCalls: {"id", "type": "function", "function": {"name", "arguments"}}.' },
+      {
+        id: "toolCall",
+        type: "json",
+        label: "Tool call",
+        description: 'The call being answered, e.g. one item of llm:chat\'s toolCalls: {"id", "type": "function", "function": {"name", "arguments"}}.',
+      },
       { id: "toolCallId", type: "string", label: "Tool call id", description: "The id of the call being answered, when `toolCall` is not connected." },
       { id: "result", type: "any", required: true, label: "Result", description: "What the tool returned." },
     ],

@@ -11,11 +11,7 @@ function order(a: unknown, b: unknown, op: Operator): number {
   if ((typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string")) {
     return a < b ? -1 : a > b ? 1 : 0;
   }
-  throw new NodeFailure(
-    "INVALID_INPUT",
-    `"${op}" compares two numbers or two texts, but got ${describeValue(a)} and ${describeValue(b)}. Convert one side first, or use "==".`,
-    { operator: op },
-  );
+  throw new NodeFailure("INVALID_INPUT", `"${op}" compares two numbers or two texts, but got ${describeValue(a)} and ${describeValue(b)}. Convert one side first, or use "==".`, { operator: op });
 }
 
 function contains(a: unknown, b: unknown): boolean {

@@ -6,7 +6,7 @@ export const ifElse = defineNode(
     type: "core:if-else",
     title: "If / else",
     description:
-      "Routes a value to the `true` or the `false` output depending on a condition; only that output is produced, so the nodes after the other one are skipped. The condition counts as false when it is false, null, 0, empty text, \"false\", \"0\", an empty array or an empty object.",
+      'Routes a value to the `true` or the `false` output depending on a condition; only that output is produced, so the nodes after the other one are skipped. The condition counts as false when it is false, null, 0, empty text, "false", "0", an empty array or an empty object.',
     category: "logic",
     inputs: [
       { id: "condition", type: "any", required: true, label: "Condition", description: "Decides the branch." },

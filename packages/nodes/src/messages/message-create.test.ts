@@ -9,7 +9,12 @@ describe("core:message-create", () => {
   it("appends to a connected conversation without changing it", async () => {
     const history = [{ role: "system", content: "Be brief." }];
     const out = await runNode(messageCreate, { content: "Sure.", messages: history }, { role: "assistant" });
-    expect(out).toEqual({ messages: [{ role: "system", content: "Be brief." }, { role: "assistant", content: "Sure." }] });
+    expect(out).toEqual({
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "assistant", content: "Sure." },
+      ],
+    });
     expect(history).toHaveLength(1);
   });
   it("refuses an invalid role, missing content and a malformed history", async () => {

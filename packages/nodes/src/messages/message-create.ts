@@ -6,8 +6,7 @@ export const messageCreate = defineNode(
   {
     type: "core:message-create",
     title: "Chat message",
-    description:
-      "Creates one chat message (system, user or assistant) from a text and appends it to a message list (an empty one when none is connected), giving the list to pass to an LLM.",
+    description: "Creates one chat message (system, user or assistant) from a text and appends it to a message list (an empty one when none is connected), giving the list to pass to an LLM.",
     category: "messages",
     inputs: [
       { id: "content", type: "string", required: true, multiline: true, label: "Content", description: "The message text." },

@@ -6,7 +6,14 @@ import { privateGet } from "./private-get.ts";
 
 const runtime = () =>
   new SceneRuntime({
-    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "spy" }, { instanceId: "bob", profileId: "p" }] },
+    scene: {
+      id: "s",
+      name: "s",
+      agents: [
+        { instanceId: "ann", profileId: "spy" },
+        { instanceId: "bob", profileId: "p" },
+      ],
+    },
     profileOf: (_id, agent) => (agent.profileId === "spy" ? { initialPrivateState: { secret: { code: 42 } } } : {}),
     deliberate: async () => {},
   });

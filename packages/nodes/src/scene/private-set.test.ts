@@ -6,7 +6,14 @@ import { privateSet } from "./private-set.ts";
 
 const runtime = () =>
   new SceneRuntime({
-    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "p" }] },
+    scene: {
+      id: "s",
+      name: "s",
+      agents: [
+        { instanceId: "ann", profileId: "p" },
+        { instanceId: "bob", profileId: "p" },
+      ],
+    },
     profileOf: () => ({}),
     deliberate: async () => {},
   });

@@ -9,7 +9,13 @@ export const privateSet = defineNode(
     category: "scene",
     inputs: [
       { id: "path", type: "string", required: true, label: "Path", description: "Where to write: keys joined by dots, array indexes in brackets." },
-      { id: "value", type: "json", required: true, label: "Value", description: "The JSON value to store. Text that is JSON is stored as that value (6 a number, true a boolean, \"6\" text); other text is stored as it is." },
+      {
+        id: "value",
+        type: "json",
+        required: true,
+        label: "Value",
+        description: 'The JSON value to store. Text that is JSON is stored as that value (6 a number, true a boolean, "6" text); other text is stored as it is.',
+      },
     ],
     outputs: [{ id: "value", type: "json", label: "Value", description: "The value now stored at the path." }],
     flags: { idempotent: false },

@@ -8,7 +8,14 @@ import { publishEvent } from "./publish-event.ts";
 function scene() {
   const woken: string[] = [];
   const runtime = new SceneRuntime({
-    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "listener" }] },
+    scene: {
+      id: "s",
+      name: "s",
+      agents: [
+        { instanceId: "ann", profileId: "p" },
+        { instanceId: "bob", profileId: "listener" },
+      ],
+    },
     profileOf: (_id, agent) => (agent.profileId === "listener" ? { subscribedEvents: ["task.*"] } : {}),
     deliberate: async (id, t: AgentTrigger) => {
       if (t.kind === "event") woken.push(`${id} got ${t.topic} ${JSON.stringify(t.payload)} from ${t.source}`);

@@ -5,8 +5,7 @@ export const publishEvent = defineNode(
   {
     type: "scene:publish-event",
     title: "Publish scene event",
-    description:
-      "Publishes an event on the scene's event bus; every agent subscribed to a matching topic is woken with it. The topic is namespace.name, e.g. task.created. Only works inside a scene.",
+    description: "Publishes an event on the scene's event bus; every agent subscribed to a matching topic is woken with it. The topic is namespace.name, e.g. task.created. Only works inside a scene.",
     category: "scene",
     inputs: [
       { id: "topic", type: "string", required: true, label: "Topic", description: "namespace.name: two or more segments of letters, digits, _ or - joined by dots (no wildcards)." },

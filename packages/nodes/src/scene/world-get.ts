@@ -5,8 +5,7 @@ export const worldGet = defineNode(
   {
     type: "scene:world-get",
     title: "Read world state",
-    description:
-      'Reads the scene\'s shared world state at a path, e.g. score, players[0].name or items["key.with.dots"]. An empty path gives the whole world state. Only works inside a scene.',
+    description: 'Reads the scene\'s shared world state at a path, e.g. score, players[0].name or items["key.with.dots"]. An empty path gives the whole world state. Only works inside a scene.',
     category: "scene",
     inputs: [
       { id: "path", type: "string", default: "", label: "Path", description: "Where to read: keys joined by dots, array indexes in brackets; empty for everything." },

@@ -30,7 +30,14 @@ describe("scene:world-set", () => {
 
   it("stores JSON text as the value it stands for (an <ACTION> gives text), other text as it is", async () => {
     const { runtime, services } = scene();
-    for (const [path, value] of [["n", "6"], ["ok", "true"], ["none", "null"], ["quoted", '"6"'], ["word", "sunny"], ["list", "[1, 2]"]]) {
+    for (const [path, value] of [
+      ["n", "6"],
+      ["ok", "true"],
+      ["none", "null"],
+      ["quoted", '"6"'],
+      ["word", "sunny"],
+      ["list", "[1, 2]"],
+    ]) {
       await runNode(worldSet, { path, value }, {}, { services });
     }
     expect(runtime.world.snapshot()).toEqual({ score: 3, n: 6, ok: true, none: null, quoted: "6", word: "sunny", list: [1, 2] });

@@ -9,7 +9,10 @@ function scene() {
     scene: {
       id: "s",
       name: "s",
-      agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "p" }],
+      agents: [
+        { instanceId: "ann", profileId: "p" },
+        { instanceId: "bob", profileId: "p" },
+      ],
       initialWorldState: { score: 1, tags: ["a"], team: { name: "red", colors: { main: "red" } }, label: "x" },
     },
     profileOf: () => ({}),

@@ -15,7 +15,13 @@ describe("readMessages", () => {
   it("names the message and the field that is wrong", () => {
     let failure: unknown;
     try {
-      readMessages([{ role: "user", content: "a" }, { role: "tool", content: "x" }], "lists[1]");
+      readMessages(
+        [
+          { role: "user", content: "a" },
+          { role: "tool", content: "x" },
+        ],
+        "lists[1]",
+      );
     } catch (e) {
       failure = e;
     }

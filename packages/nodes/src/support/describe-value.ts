@@ -11,7 +11,12 @@ export function describeValue(value: unknown): string {
     case "boolean":
       return `the boolean ${value}`;
     case "object":
-      return `an object with keys ${Object.keys(value as object).slice(0, 5).map((k) => JSON.stringify(k)).join(", ") || "(none)"}`;
+      return `an object with keys ${
+        Object.keys(value as object)
+          .slice(0, 5)
+          .map((k) => JSON.stringify(k))
+          .join(", ") || "(none)"
+      }`;
     default:
       return `a ${typeof value}`;
   }

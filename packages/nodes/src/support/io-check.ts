@@ -37,11 +37,11 @@ export function checkInputs(spec: NodeSpec, inputs: NodeValues): NodeValues {
       }
       items.forEach((item, index) => {
         if (item === undefined || item === null || valueMatchesPortType(item, port.type)) return;
-        throw new NodeFailure(
-          "INVALID_INPUT",
-          `${portName(spec, port)} expects ${article(port.type)} in every position, but item ${index} is ${describeValue(item)}.`,
-          { port: port.id, index, expected: port.type },
-        );
+        throw new NodeFailure("INVALID_INPUT", `${portName(spec, port)} expects ${article(port.type)} in every position, but item ${index} is ${describeValue(item)}.`, {
+          port: port.id,
+          index,
+          expected: port.type,
+        });
       });
       out[port.id] = items;
       continue;

@@ -13,11 +13,11 @@ export function compileRegex(pattern: string, flags: string): RegExp {
     validator.validateFlags(flags);
   } catch (error) {
     const reason = error instanceof RegExpSyntaxError ? stripPrefix(error.message) : String(error);
-    throw new NodeFailure(
-      "INVALID_REGEX",
-      `Invalid regular expression flags ${JSON.stringify(flags)} for /${pattern}/: ${reason}. Use a combination of d, g, i, m, s, u, v, y, each at most once.`,
-      { pattern, flags, reason },
-    );
+    throw new NodeFailure("INVALID_REGEX", `Invalid regular expression flags ${JSON.stringify(flags)} for /${pattern}/: ${reason}. Use a combination of d, g, i, m, s, u, v, y, each at most once.`, {
+      pattern,
+      flags,
+      reason,
+    });
   }
   try {
     validator.validatePattern(pattern, 0, pattern.length, { unicode: flags.includes("u"), unicodeSets: flags.includes("v") });
@@ -25,11 +25,12 @@ export function compileRegex(pattern: string, flags: string): RegExp {
     if (!(error instanceof RegExpSyntaxError)) throw error;
     const position = Math.min(error.index, pattern.length);
     const reason = stripPrefix(error.message);
-    throw new NodeFailure(
-      "INVALID_REGEX",
-      `Invalid regular expression /${pattern}/ at position ${position}: ${reason}.\n  ${pattern}\n  ${" ".repeat(position)}^`,
-      { pattern, flags, position, reason },
-    );
+    throw new NodeFailure("INVALID_REGEX", `Invalid regular expression /${pattern}/ at position ${position}: ${reason}.\n  ${pattern}\n  ${" ".repeat(position)}^`, {
+      pattern,
+      flags,
+      position,
+      reason,
+    });
   }
   try {
     return new RegExp(pattern, flags);

@@ -5,8 +5,7 @@ export const regexMatch = defineNode(
   {
     type: "core:regex-match",
     title: "Regex match",
-    description:
-      "Searches a text with a JavaScript regular expression: tells whether it matches, and gives the first match, its capture groups and every match.",
+    description: "Searches a text with a JavaScript regular expression: tells whether it matches, and gives the first match, its capture groups and every match.",
     category: "text",
     inputs: [
       { id: "text", type: "string", required: true, label: "Text", description: "The text to search." },

@@ -5,8 +5,7 @@ export const regexReplace = defineNode(
   {
     type: "core:regex-replace",
     title: "Regex replace",
-    description:
-      "Replaces matches of a JavaScript regular expression in a text. The replacement may use $1, $2 … for capture groups, $<name> for named groups and $& for the whole match.",
+    description: "Replaces matches of a JavaScript regular expression in a text. The replacement may use $1, $2 … for capture groups, $<name> for named groups and $& for the whole match.",
     category: "text",
     inputs: [
       { id: "text", type: "string", required: true, label: "Text", description: "The text to change." },

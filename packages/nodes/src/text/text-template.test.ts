@@ -19,9 +19,7 @@ describe("core:text-template", () => {
 
   it("fails on a missing variable, naming it and the known ones", async () => {
     const failure = await expectFailure(runNode(textTemplate, { vars: { topic: "x" }, values: ["v"] }, { template: "{{topic}} {{tone}} {{5}}" }), "MISSING_VARIABLE");
-    expect(failure.message).toBe(
-      'Template variables {{tone}}, {{5}} have no value. Known: topic, 0. Add them to "vars" (or connect "values"), or set "Missing variable" to blank.',
-    );
+    expect(failure.message).toBe('Template variables {{tone}}, {{5}} have no value. Known: topic, 0. Add them to "vars" (or connect "values"), or set "Missing variable" to blank.');
     expect(failure.details).toEqual({ missing: ["tone", "5"], known: ["topic", "0"] });
   });
 

@@ -20,7 +20,7 @@ export const textTemplate = defineNode(
       "Fills a text template: each {{name}} placeholder is replaced by that key of `vars` (dotted paths such as {{user.name}} work), and {{0}}, {{1}}, … by the values connected to `values`, in order. Objects and arrays are written as JSON.",
     category: "text",
     inputs: [
-      { id: "vars", type: "json", label: "Variables", description: "An object whose keys are the placeholder names, e.g. {\"topic\": \"weaving\"}." },
+      { id: "vars", type: "json", label: "Variables", description: 'An object whose keys are the placeholder names, e.g. {"topic": "weaving"}.' },
       { id: "values", type: "any", multi: true, label: "Values", description: "Positional values, used as {{0}}, {{1}}, … in the order they are connected." },
       {
         id: "template",
@@ -57,9 +57,7 @@ export const textTemplate = defineNode(
     const values = inputs.values as unknown[];
     const missing: string[] = [];
     const text = template.replace(PLACEHOLDER, (whole, name: string) => {
-      const found = /^\d+$/.test(name)
-        ? { found: Number(name) < values.length && values[Number(name)] !== undefined, value: values[Number(name)] }
-        : getAtPath(vars, parsePath(name));
+      const found = /^\d+$/.test(name) ? { found: Number(name) < values.length && values[Number(name)] !== undefined, value: values[Number(name)] } : getAtPath(vars, parsePath(name));
       if (found.found) return render(found.value);
       missing.push(name);
       return ctx.config.onMissing === "keep" ? whole : "";

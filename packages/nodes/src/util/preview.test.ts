@@ -7,9 +7,7 @@ describe("core:preview", () => {
     const log = recordingLogger();
     const value = { list: [1, 2], text: "x" };
     expect(await runNode(previewNode, { value }, { label: "after parse" }, { log, nodeId: "p1" })).toEqual({ value });
-    expect(log.entries).toEqual([
-      { level: "debug", scope: "test", message: "preview", fields: { nodeId: "p1", label: "after parse", value: '{"list":[1,2],"text":"x"}' } },
-    ]);
+    expect(log.entries).toEqual([{ level: "debug", scope: "test", message: "preview", fields: { nodeId: "p1", label: "after parse", value: '{"list":[1,2],"text":"x"}' } }]);
   });
   it("shortens long values in the log, never in the output", async () => {
     const log = recordingLogger();

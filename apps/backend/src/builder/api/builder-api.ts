@@ -53,7 +53,12 @@ export function builderApi(deps: BuilderApiDeps) {
     })
     .get("/sessions", async ({ query }) => {
       const q = parseWith(ListQuery, query, "query");
-      const list = ctx.repo.listSessions({ ...(q.targetType ? { targetType: q.targetType } : {}), ...(q.targetId ? { targetKey: q.targetId } : {}), ...(q.status ? { status: q.status } : {}), limit: q.limit });
+      const list = ctx.repo.listSessions({
+        ...(q.targetType ? { targetType: q.targetType } : {}),
+        ...(q.targetId ? { targetKey: q.targetId } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        limit: q.limit,
+      });
       return jsonResponse({ sessions: list.map((s) => sessionView(s, sessions.isBusy(s.id))) });
     })
     .get("/sessions/:id", async ({ params, query }) => {

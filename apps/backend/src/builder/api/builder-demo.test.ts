@@ -124,10 +124,11 @@ describe("the Builder with the built-in demo LLM", () => {
     expect(inserted.inputs).toEqual({ pattern: "[aeiou]", replacement: "*" });
     // Between tidy (500, 0) and words (750, 0) there is no room in line: the nearest free row, just below them.
     expect(inserted.position).toEqual({ x: 625, y: 200 });
-    expect(workflow.edges.filter((e: { source: string; target: string }) => e.source === "regex-replace" || e.target === "regex-replace").map((e: { source: string; target: string }) => `${e.source}→${e.target}`)).toEqual([
-      "regex-replace→words",
-      "tidy→regex-replace",
-    ]);
+    expect(
+      workflow.edges
+        .filter((e: { source: string; target: string }) => e.source === "regex-replace" || e.target === "regex-replace")
+        .map((e: { source: string; target: string }) => `${e.source}→${e.target}`),
+    ).toEqual(["regex-replace→words", "tidy→regex-replace"]);
   });
 
   it("removes a node and bridges the gap it leaves", async () => {

@@ -72,7 +72,9 @@ describe("Builder AI: stage → validate → preview → apply", () => {
     expect(f.llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     const system = (body.messages as { role: string; content: string }[])[0];
     expect(system.role).toBe("system");
-    const positions = ["## Core identity", "## Domain persona", "## Guardrails", "## Output contract", "## Entry strategy", "## Mode strategy", "## Context digest", "## Apply policy"].map((h) => system.content.indexOf(h));
+    const positions = ["## Core identity", "## Domain persona", "## Guardrails", "## Output contract", "## Entry strategy", "## Mode strategy", "## Context digest", "## Apply policy"].map((h) =>
+      system.content.indexOf(h),
+    );
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(PROMPT_LAYERS).toHaveLength(8);

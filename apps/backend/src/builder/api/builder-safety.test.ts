@@ -37,7 +37,11 @@ describe("the model cannot apply", () => {
   it("refuses builder.change.apply with AI_TOOL_FORBIDDEN as a tool result, and nothing stored changes", async () => {
     const id = await session();
     const before = businessSnapshot(f.t.dataDir, f.projectDir);
-    f.llm.enqueue(stageFill("Applied by the model?"), toolTurn(["builder_change_apply", { sessionId: id, changeSetId: "latest", confirmSource: "ui_manual_apply" }]), textTurn("I could not apply it."));
+    f.llm.enqueue(
+      stageFill("Applied by the model?"),
+      toolTurn(["builder_change_apply", { sessionId: id, changeSetId: "latest", confirmSource: "ui_manual_apply" }]),
+      textTurn("I could not apply it."),
+    );
     const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change the template and apply it yourself." });
     expect(sent.body.turn.toolCalls.map((c: { name: string; ok: boolean; code?: string }) => [c.name, c.ok, c.code])).toEqual([
       ["builder.change.stage", true, undefined],
@@ -91,7 +95,16 @@ describe("cancel", () => {
     const id = await session({ scope: { extra: [{ type: "asset", id: "@project/notes/" }] } });
     const before = businessSnapshot(f.t.dataDir, f.projectDir);
     f.llm.enqueue(
-      toolTurn(["builder_change_stage", { summary: "template and a style guide", operations: [{ op: "node.put", workflowId, node: fillNode("Cancelled {{0}}") }, { op: "asset.put", path: "@project/notes/style.md", content: "# Style\nShort lines.\n" }] }]),
+      toolTurn([
+        "builder_change_stage",
+        {
+          summary: "template and a style guide",
+          operations: [
+            { op: "node.put", workflowId, node: fillNode("Cancelled {{0}}") },
+            { op: "asset.put", path: "@project/notes/style.md", content: "# Style\nShort lines.\n" },
+          ],
+        },
+      ]),
       toolTurn(["builder_change_validate", {}]),
       textTurn("Staged."),
     );
@@ -159,7 +172,15 @@ describe("stale revisions (warning-first)", () => {
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ applied: false, requiresConfirmation: true, changeSetId });
     expect(first.body.warnings).toEqual([
-      expect.objectContaining({ code: "AI_REVISION_BASE_MISMATCH", field: `workflows["${workflowId}"].revision`, provided: 1, current: 2, blocking: false, objectType: "workflow", objectKey: workflowId }),
+      expect.objectContaining({
+        code: "AI_REVISION_BASE_MISMATCH",
+        field: `workflows["${workflowId}"].revision`,
+        provided: 1,
+        current: 2,
+        blocking: false,
+        objectType: "workflow",
+        objectKey: workflowId,
+      }),
     ]);
     const untouched = (await f.call("GET", `/api/workflows/${workflowId}`)).body.workflow;
     expect(untouched).toMatchObject({ revision: 2, description: "edited in the editor" });
@@ -185,7 +206,16 @@ describe("apply is all or nothing", () => {
     writeFileSync(join(f.projectDir, "docs", "readme.md"), "old text\n");
     const renamed = { ...notesWorkflow(workflowId), name: "boom" };
     f.llm.enqueue(
-      toolTurn(["builder_change_stage", { summary: "rename and document", operations: [{ op: "workflow.put", workflow: renamed }, { op: "asset.put", path: "@project/docs/readme.md", content: "new text\n" }] }]),
+      toolTurn([
+        "builder_change_stage",
+        {
+          summary: "rename and document",
+          operations: [
+            { op: "workflow.put", workflow: renamed },
+            { op: "asset.put", path: "@project/docs/readme.md", content: "new text\n" },
+          ],
+        },
+      ]),
       textTurn("Staged."),
     );
     const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Rename it and document it." });

@@ -86,7 +86,9 @@ describe("reference integrity", () => {
 
     const del = await open({ type: "workflow", workflowId: "notes" });
     const deleted = await stage(del, [{ op: "workflow.delete", workflowId: "notes" }]);
-    expect(deleted.latestChangeSet.validation.errors).toEqual([expect.objectContaining({ code: "AI_REF_BROKEN_BY_DELETE", objectKey: "notes", message: expect.stringContaining('agent profile "writer"') })]);
+    expect(deleted.latestChangeSet.validation.errors).toEqual([
+      expect.objectContaining({ code: "AI_REF_BROKEN_BY_DELETE", objectKey: "notes", message: expect.stringContaining('agent profile "writer"') }),
+    ]);
   });
 
   it("checks an agent's deliberation workflow, skills and tools", async () => {
@@ -106,7 +108,17 @@ describe("assets", () => {
   it("refuses unsafe and read-only paths with the ToolHost's reasons", async () => {
     mkdirSync(join(f.projectDir, "linked"), { recursive: true });
     symlinkSync("/etc", join(f.projectDir, "linked", "etc"));
-    const id = await open({ type: "asset", path: "@project/guides/tone.md" }, { scope: { extra: [{ type: "asset", id: "@project/" }, { type: "asset", id: "@pkg/" }] } });
+    const id = await open(
+      { type: "asset", path: "@project/guides/tone.md" },
+      {
+        scope: {
+          extra: [
+            { type: "asset", id: "@project/" },
+            { type: "asset", id: "@pkg/" },
+          ],
+        },
+      },
+    );
     const report = (
       await stage(id, [
         { op: "asset.put", path: "@project/../escape.md", content: "x" },

@@ -93,13 +93,17 @@ export class ApplyOrchestrator {
 
   async apply(sessionId: string, request: ApplyRequest): Promise<ApplyResult> {
     if (request.confirmSource !== APPLY_CONFIRM_SOURCE) {
-      throw new BuilderError("AI_CONFIRM_SOURCE_REQUIRED", `Apply needs confirmSource "${APPLY_CONFIRM_SOURCE}": only the user's confirmation in the workbench applies a change.`, { expected: APPLY_CONFIRM_SOURCE });
+      throw new BuilderError("AI_CONFIRM_SOURCE_REQUIRED", `Apply needs confirmSource "${APPLY_CONFIRM_SOURCE}": only the user's confirmation in the workbench applies a change.`, {
+        expected: APPLY_CONFIRM_SOURCE,
+      });
     }
     const session = this.changeSets.requireActive(sessionId);
     this.changeSets.requireOpen(session, request.changeSetId);
     const cs = await this.changeSets.validate(sessionId, request.changeSetId);
     if (!cs.validation?.valid) {
-      throw new BuilderError("AI_CHANGESET_INVALID", `Change set ${cs.id} does not pass validation (${cs.validation?.errors.length ?? 0} errors); nothing was applied.`, { errors: cs.validation?.errors ?? [] });
+      throw new BuilderError("AI_CHANGESET_INVALID", `Change set ${cs.id} does not pass validation (${cs.validation?.errors.length ?? 0} errors); nothing was applied.`, {
+        errors: cs.validation?.errors ?? [],
+      });
     }
     const assets = assetsFor(this.ctx, session);
     const planned = await this.plan(cs, viewOf(this.ctx, session, cs.entries));
@@ -219,7 +223,11 @@ export class ApplyOrchestrator {
         }
         const stored = repositoryOf(storage, entry).revisionSync(entry.key);
         if (stored !== seen) {
-          throw new BuilderError("AI_APPLY_CONFLICT", `${fieldOf(entry)} changed while the change was being applied (now ${stored ?? "deleted"}); nothing was applied. Review the preview and apply again.`, { field: fieldOf(entry), current: stored });
+          throw new BuilderError(
+            "AI_APPLY_CONFLICT",
+            `${fieldOf(entry)} changed while the change was being applied (now ${stored ?? "deleted"}); nothing was applied. Review the preview and apply again.`,
+            { field: fieldOf(entry), current: stored },
+          );
         }
         const next = entry.value === null ? null : (stored ?? 0) + 1;
         writeDocument(storage, entry, next);
@@ -230,7 +238,12 @@ export class ApplyOrchestrator {
       repo.updateChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
       repo.clearOverlay(session.id);
       repo.updateSession({ ...fresh, updatedAt: now });
-      repo.appendAudit(session.id, "ai.apply.succeeded", { changeSetId: cs.id, version: cs.version, confirmSource: APPLY_CONFIRM_SOURCE, objects, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) }, now);
+      repo.appendAudit(
+        session.id,
+        "ai.apply.succeeded",
+        { changeSetId: cs.id, version: cs.version, confirmSource: APPLY_CONFIRM_SOURCE, objects, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) },
+        now,
+      );
       return newRevision;
     });
   }

@@ -32,7 +32,10 @@ export class ChangeSetService {
     const wanted = id ?? session.latestChangeSetId;
     const cs = wanted === undefined ? undefined : this.ctx.repo.getChangeSet(wanted);
     if (!cs || cs.sessionId !== session.id) {
-      throw new BuilderError("NOT_FOUND", wanted === undefined ? "Nothing has been staged in this session yet." : `Builder session "${session.id}" has no change set "${wanted}".`, { kind: "change set", id: wanted ?? null });
+      throw new BuilderError("NOT_FOUND", wanted === undefined ? "Nothing has been staged in this session yet." : `Builder session "${session.id}" has no change set "${wanted}".`, {
+        kind: "change set",
+        id: wanted ?? null,
+      });
     }
     return cs;
   }
@@ -40,10 +43,14 @@ export class ChangeSetService {
   requireOpen(session: SessionRecord, id?: string): ChangeSetRecord {
     const cs = this.require(session, id);
     if (cs.status === "superseded") {
-      throw new BuilderError("AI_CHANGESET_SUPERSEDED", `Change set ${cs.id} (version ${cs.version}) was replaced by a later stage (${session.latestChangeSetId}); use the latest one.`, { latestChangeSetId: session.latestChangeSetId ?? null });
+      throw new BuilderError("AI_CHANGESET_SUPERSEDED", `Change set ${cs.id} (version ${cs.version}) was replaced by a later stage (${session.latestChangeSetId}); use the latest one.`, {
+        latestChangeSetId: session.latestChangeSetId ?? null,
+      });
     }
     if (!isOpenChangeSet(cs)) {
-      throw new BuilderError("AI_CHANGESET_NOT_APPLICABLE", `Change set ${cs.id} is ${cs.status}${cs.statusReason ? ` (${cs.statusReason})` : ""}; stage a new change to continue.`, { status: cs.status });
+      throw new BuilderError("AI_CHANGESET_NOT_APPLICABLE", `Change set ${cs.id} is ${cs.status}${cs.statusReason ? ` (${cs.statusReason})` : ""}; stage a new change to continue.`, {
+        status: cs.status,
+      });
     }
     return cs;
   }
@@ -100,12 +107,17 @@ export class ChangeSetService {
       if (report.valid) delete next.statusReason;
       else next.statusReason = "invalid";
       repo.updateChangeSet(next);
-      repo.appendAudit(sessionId, report.valid ? "ai.validation.passed" : "ai.validation.failed", {
-        changeSetId: cs.id,
-        version: cs.version,
-        errors: report.errors.map((e) => e.code),
-        warnings: report.warnings.map((w) => w.code),
-      }, now);
+      repo.appendAudit(
+        sessionId,
+        report.valid ? "ai.validation.passed" : "ai.validation.failed",
+        {
+          changeSetId: cs.id,
+          version: cs.version,
+          errors: report.errors.map((e) => e.code),
+          warnings: report.warnings.map((w) => w.code),
+        },
+        now,
+      );
       return next;
     });
   }

@@ -2,10 +2,7 @@ import { createHash } from "node:crypto";
 import { FsReadOkSchema, type ToolCallContext, type ToolHostService, type ToolResult } from "@weft/types";
 
 /** A file as apply and preview need it: whole, with its hash; or known not to exist; or refused with the tool host's reason. */
-export type AssetState =
-  | { kind: "file"; path: string; sha256: string; content: string }
-  | { kind: "missing"; path: string }
-  | { kind: "refused"; path: string; code: string; message: string };
+export type AssetState = { kind: "file"; path: string; sha256: string; content: string } | { kind: "missing"; path: string } | { kind: "refused"; path: string; code: string; message: string };
 
 const NO_TOOL_HOST = "The file tools are not available in this server (see the server log), so assets cannot be read or written.";
 const STATE_REFUSED = "@state/ holds the private files of runs; the Builder reads @project/ and @pkg/ and writes @project/ only.";
@@ -32,7 +29,8 @@ export class AssetAccess {
   async read(path: string, window: { offset?: number; limit?: number } = {}): Promise<ToolResult> {
     if (!this.toolHost) return { ok: false, error: { code: "E_INTERNAL", message: NO_TOOL_HOST } };
     // Checked here because the tool host would open (and create) a @state/ folder for the session.
-    if (path.startsWith("@state/") || path === "@state") return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: ${STATE_REFUSED}`, details: { path } } };
+    if (path.startsWith("@state/") || path === "@state")
+      return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: ${STATE_REFUSED}`, details: { path } } };
     return this.toolHost.call("fs.read", { path, ...window }, this.ctx);
   }
 
@@ -43,7 +41,12 @@ export class AssetAccess {
       const read = FsReadOkSchema.safeParse(result);
       if (!read.success) return { kind: "refused", path, code: "E_INTERNAL", message: "The tool host answered fs.read in an unexpected shape." };
       if (read.data.truncated) {
-        return { kind: "refused", path: read.data.path, code: "AI_ASSET_TOO_LARGE", message: `${read.data.path} is ${read.data.bytes} bytes, more than one read returns; the Builder edits smaller text files only.` };
+        return {
+          kind: "refused",
+          path: read.data.path,
+          code: "AI_ASSET_TOO_LARGE",
+          message: `${read.data.path} is ${read.data.bytes} bytes, more than one read returns; the Builder edits smaller text files only.`,
+        };
       }
       return { kind: "file", path: read.data.path, sha256: read.data.sha256, content: read.data.content };
     }
@@ -55,7 +58,8 @@ export class AssetAccess {
   /** Writes the whole file atomically, only if it is still as expected (`null`: it must not exist yet). */
   async write(path: string, content: string, expectedSha256: string | null): Promise<ToolResult> {
     if (!this.toolHost) return { ok: false, error: { code: "E_INTERNAL", message: NO_TOOL_HOST } };
-    if (!path.startsWith("@project/")) return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: the Builder writes assets in @project/ only.`, details: { path } } };
+    if (!path.startsWith("@project/"))
+      return { ok: false, error: { code: "E_SANDBOX_VIOLATION", message: `Refused path ${JSON.stringify(path)}: the Builder writes assets in @project/ only.`, details: { path } } };
     const guard = expectedSha256 === null ? { mode: "create" } : { mode: "overwrite", ifMatchSha256: expectedSha256 };
     return this.toolHost.call("fs.write", { path, content, ...guard }, this.ctx);
   }

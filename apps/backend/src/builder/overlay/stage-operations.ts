@@ -52,7 +52,15 @@ export async function stageOperations(view: EffectiveView, operations: readonly 
     if (!now.value) return missing("workflow", id, at);
     const next = edit(now.value);
     if (typeof next === "string") {
-      errors.push({ code: "AI_PART_NOT_FOUND", stage: "shape", message: `operations.${at}: ${next}`, hint: "read the workflow with builder_workflow_read and use ids it has", objectType: "workflow", objectKey: id, path: `operations.${at}` });
+      errors.push({
+        code: "AI_PART_NOT_FOUND",
+        stage: "shape",
+        message: `operations.${at}: ${next}`,
+        hint: "read the workflow with builder_workflow_read and use ids it has",
+        objectType: "workflow",
+        objectKey: id,
+        path: `operations.${at}`,
+      });
       return;
     }
     put("workflow", id, now.base, next);

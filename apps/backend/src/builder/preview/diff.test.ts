@@ -18,7 +18,12 @@ const wf = (input: Partial<WorkflowInput>) =>
 describe("preview diffs", () => {
   it("compares id-keyed arrays by id, so reordering is no change and edits name the element", () => {
     const before = wf({});
-    const after = wf({ nodes: [{ id: "b", type: "core:text-template", config: { template: "<{{0}}>" } }, { id: "a", type: "core:const-text", config: { value: "x" } }] });
+    const after = wf({
+      nodes: [
+        { id: "b", type: "core:text-template", config: { template: "<{{0}}>" } },
+        { id: "a", type: "core:const-text", config: { value: "x" } },
+      ],
+    });
     expect(jsonDiff(before, after)).toEqual([{ op: "replace", path: "nodes[id=b].config.template", before: "{{0}}", after: "<{{0}}>" }]);
     expect(jsonDiff({ tags: ["a", "b"] }, { tags: ["a"] })).toEqual([{ op: "remove", path: "tags[1]", before: "b" }]);
     expect(jsonDiff({ "odd key": 1 }, { "odd key": 2 })).toEqual([{ op: "replace", path: '["odd key"]', before: 1, after: 2 }]);

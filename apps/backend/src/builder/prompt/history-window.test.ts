@@ -6,8 +6,21 @@ let n = 0;
 const at = () => new Date(1_700_000_000_000 + n * 1000).toISOString();
 const user = (content: string): ConversationMessage => ({ id: `m${++n}`, createdAt: at(), role: "user", content });
 const reply = (content: string): ConversationMessage => ({ id: `m${++n}`, createdAt: at(), role: "assistant", content });
-const call = (id: string, name: string): ConversationMessage => ({ id: `m${++n}`, createdAt: at(), role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: "{}" } }] });
-const result = (id: string, name: string, content: unknown): ConversationMessage => ({ id: `m${++n}`, createdAt: at(), role: "tool", tool_call_id: id, toolName: name, content: JSON.stringify(content) });
+const call = (id: string, name: string): ConversationMessage => ({
+  id: `m${++n}`,
+  createdAt: at(),
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id, type: "function", function: { name, arguments: "{}" } }],
+});
+const result = (id: string, name: string, content: unknown): ConversationMessage => ({
+  id: `m${++n}`,
+  createdAt: at(),
+  role: "tool",
+  tool_call_id: id,
+  toolName: name,
+  content: JSON.stringify(content),
+});
 
 function turn(i: number): ConversationMessage[] {
   return [user(`question ${i}`), call(`c${i}`, "builder_change_stage"), result(`c${i}`, "builder.change.stage", { ok: true, changeSetId: `cs_${i}` }), reply(`answer ${i}`)];
@@ -38,7 +51,13 @@ describe("history window", () => {
 
   it("summarises failed tools by their code and shortens long messages", () => {
     const long = "x".repeat(500);
-    const log = [user(long), call("a", "builder_change_apply"), result("a", "builder.change.apply", { ok: false, error: { code: "AI_TOOL_FORBIDDEN" } }), reply("no"), ...[2, 3, 4, 5, 6, 7].flatMap(turn)];
+    const log = [
+      user(long),
+      call("a", "builder_change_apply"),
+      result("a", "builder.change.apply", { ok: false, error: { code: "AI_TOOL_FORBIDDEN" } }),
+      reply("no"),
+      ...[2, 3, 4, 5, 6, 7].flatMap(turn),
+    ];
     const summary = historyWindow(log).summary!;
     expect(summary).toContain("tools: builder.change.apply failed AI_TOOL_FORBIDDEN");
     expect(summary).toContain(`"${"x".repeat(160)}…"`);

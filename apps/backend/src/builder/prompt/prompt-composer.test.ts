@@ -11,7 +11,12 @@ function input(session: Partial<ComposeInput["session"]> = {}, extra: Partial<Co
     maxRepairRounds: 2,
     contextEnvelope: { targetLabel: 'workflow "notes"', targetRevision: 3, referencedAssetPaths: [] },
   };
-  return { session: { ...base, ...session } as Pick<SessionRecord, "id" | "target" | "mode" | "scope" | "contextEnvelope" | "maxRepairRounds">, targetState: { exists: true, storedRevision: 3 }, workingCopy: [], ...extra };
+  return {
+    session: { ...base, ...session } as Pick<SessionRecord, "id" | "target" | "mode" | "scope" | "contextEnvelope" | "maxRepairRounds">,
+    targetState: { exists: true, storedRevision: 3 },
+    workingCopy: [],
+    ...extra,
+  };
 }
 
 describe("prompt composer", () => {
@@ -31,7 +36,7 @@ describe("prompt composer", () => {
     const agent = composePromptLayers(input({ target: { type: "agent", agentId: "writer" } }));
     const create = composePromptLayers(input({ mode: "create" }));
     const layer = (ls: typeof workflow, id: string) => ls.find((l) => l.id === id)!.text;
-    expect(layer(node, "3-entry-strategy")).toContain('Change this node only');
+    expect(layer(node, "3-entry-strategy")).toContain("Change this node only");
     expect(layer(workflow, "3-entry-strategy")).not.toContain("Change this node only");
     expect(layer(agent, "0B-domain-persona")).toContain("deliberationWorkflowId");
     expect(layer(workflow, "0B-domain-persona")).toContain("core:workflow-input");
@@ -44,7 +49,7 @@ describe("prompt composer", () => {
       input(
         { contextEnvelope: { targetLabel: "asset @project/a.md", targetRevision: "ab", referencedAssetPaths: ["@project/a.md", "@pkg/b.md"] } },
         {
-          historySummary: "Summary of 2 earlier turns of this session:\n- user \"hi\"",
+          historySummary: 'Summary of 2 earlier turns of this session:\n- user "hi"',
           latestChangeSet: { id: "cs_9", version: 4, status: "rejected", summary: "loop", errorCount: 2 },
           workingCopy: [{ type: "workflow", key: "notes", deleted: false }],
         },

@@ -46,8 +46,7 @@ const AGENT_FACTS =
   "Weft facts: an agent profile is { id, name, persona, deliberationWorkflowId, tools: node types, skills: workflow ids, protocol: action-xml | openai-tools, maxSteps, subscribedEvents, initialPrivateState, llmProfileId? }. Its deliberation workflow ends in an LLM call; tools and skills are what it may act with.";
 const SCENE_FACTS =
   "Weft facts: a scene is { id, name, description, agents: [{ instanceId, profileId, initialPrivateState?, mailbox? }], initialWorldState, triggers: event { topic } or timer { everyMs, message }, stepBudget, mailbox, echoOwnEvents }. Every profileId names an agent profile.";
-const ASSET_FACTS =
-  "Assets are text files: @project/… (the user's files, writable through a change) and @pkg/… (installed packages, read-only). A change writes a whole file with asset.put.";
+const ASSET_FACTS = "Assets are text files: @project/… (the user's files, writable through a change) and @pkg/… (installed packages, read-only). A change writes a whole file with asset.put.";
 
 function persona(target: BuilderTarget): string {
   switch (target.type) {

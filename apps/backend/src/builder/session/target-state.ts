@@ -17,7 +17,8 @@ export async function targetState(view: EffectiveView, target: BuilderTarget): P
     case "workflow":
     case "agent":
     case "scene": {
-      const [type, id] = target.type === "workflow" ? (["workflow", target.workflowId] as const) : target.type === "agent" ? (["agent", target.agentId] as const) : (["scene", target.sceneId] as const);
+      const [type, id] =
+        target.type === "workflow" ? (["workflow", target.workflowId] as const) : target.type === "agent" ? (["agent", target.agentId] as const) : (["scene", target.sceneId] as const);
       const doc = await view.document(type, id);
       return { exists: doc.value !== undefined, source: doc.source, storedRevision: doc.storedRevision, snapshot: doc.value ?? null };
     }

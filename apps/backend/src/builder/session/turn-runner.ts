@@ -11,7 +11,6 @@ import { APPLY_TOOL, type BuilderToolbox } from "../tools/tool-registry.ts";
 import type { BuilderLlm } from "./builder-llm.ts";
 import { targetState } from "./target-state.ts";
 
-
 export interface TurnRunnerDeps {
   ctx: BuilderContext;
   changeSets: ChangeSetService;

@@ -78,7 +78,9 @@ export function fillNode(template: string) {
 export function businessSnapshot(dataDir: string, projectDir: string): string {
   const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
   try {
-    const tables = Object.fromEntries(["workflows", "agent_profiles", "scenes"].map((table) => [table, db.query(`SELECT id, name, revision, data, created_at, updated_at FROM ${table} ORDER BY id`).all()]));
+    const tables = Object.fromEntries(
+      ["workflows", "agent_profiles", "scenes"].map((table) => [table, db.query(`SELECT id, name, revision, data, created_at, updated_at FROM ${table} ORDER BY id`).all()]),
+    );
     return JSON.stringify({ tables, files: filesOf(projectDir) });
   } finally {
     db.close();

@@ -33,9 +33,14 @@ const stage = defineTool({
   async run(request, env) {
     const outcome = await env.changeSets.stage(env.session.id, request);
     if (!outcome.ok) {
-      return failure("AI_STAGE_REFUSED", `Nothing was staged: ${outcome.errors.length} operation${outcome.errors.length === 1 ? "" : "s"} could not be applied.\n${outcome.errors.map(formatBuilderIssue).join("\n")}`, "fix the operations and stage again", {
-        errors: outcome.errors,
-      });
+      return failure(
+        "AI_STAGE_REFUSED",
+        `Nothing was staged: ${outcome.errors.length} operation${outcome.errors.length === 1 ? "" : "s"} could not be applied.\n${outcome.errors.map(formatBuilderIssue).join("\n")}`,
+        "fix the operations and stage again",
+        {
+          errors: outcome.errors,
+        },
+      );
     }
     const cs = outcome.changeSet;
     return {

@@ -11,11 +11,25 @@ function notFound(kind: string, id: string): ToolOutcome {
 }
 
 function portsOf(spec: NodeSpec) {
-  const port = (p: NodeSpec["inputs"][number]) => ({ id: p.id, type: p.type, required: p.required, multi: p.multi, ...(p.default !== undefined ? { default: p.default } : {}), ...(p.description ? { description: p.description } : {}) });
+  const port = (p: NodeSpec["inputs"][number]) => ({
+    id: p.id,
+    type: p.type,
+    required: p.required,
+    multi: p.multi,
+    ...(p.default !== undefined ? { default: p.default } : {}),
+    ...(p.description ? { description: p.description } : {}),
+  });
   return {
     inputs: spec.inputs.map(port),
     outputs: spec.outputs.map((p) => ({ id: p.id, type: p.type, ...(p.description ? { description: p.description } : {}) })),
-    config: spec.config.map((c) => ({ id: c.id, kind: c.kind, required: c.required, ...(c.default !== undefined ? { default: c.default } : {}), ...(c.options ? { options: c.options } : {}), ...(c.description ? { description: c.description } : {}) })),
+    config: spec.config.map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      required: c.required,
+      ...(c.default !== undefined ? { default: c.default } : {}),
+      ...(c.options ? { options: c.options } : {}),
+      ...(c.description ? { description: c.description } : {}),
+    })),
   };
 }
 
@@ -107,7 +121,11 @@ const assetRead = defineTool({
     const { state, source } = await view.asset(path);
     if (source === "stored") {
       const result = await view.assets.read(path, { ...(offset ? { offset } : {}), ...(limit ? { limit } : {}) });
-      return result.ok ? { ...result, source } : result.error.code === "ENOENT" ? failure("ENOENT", result.error.message, "check the path with builder_refs_find, or create the asset with asset.put") : failure(result.error.code, result.error.message, "use a path inside @project/ or @pkg/", result.error.details);
+      return result.ok
+        ? { ...result, source }
+        : result.error.code === "ENOENT"
+          ? failure("ENOENT", result.error.message, "check the path with builder_refs_find, or create the asset with asset.put")
+          : failure(result.error.code, result.error.message, "use a path inside @project/ or @pkg/", result.error.details);
     }
     if (state.kind !== "file") return failure("ENOENT", `${state.path} is deleted in this session's working copy.`, "stage it again with asset.put to bring it back");
     const lines = state.content.split(/(?<=\n)/);
@@ -130,7 +148,7 @@ const refsFind = defineTool({
 const catalogList = defineTool({
   name: "builder.catalog.list",
   description: "List the node types (atomic tools) workflows can use. With a query (words in the type, title or description) or a category, you get their ports and config fields.",
-  args: z.object({ query: z.string().max(200).optional().describe("words that must all appear, e.g. \"text template\""), category: z.string().max(100).optional() }).strict(),
+  args: z.object({ query: z.string().max(200).optional().describe('words that must all appear, e.g. "text template"'), category: z.string().max(100).optional() }).strict(),
   async run({ query, category }, env) {
     const words = (query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
     const specs = env.ctx.catalog
@@ -141,19 +159,12 @@ const catalogList = defineTool({
     return {
       ok: true,
       count: specs.length,
-      nodeTypes: specs.map((s) => (detailed ? { type: s.type, title: s.title, category: s.category, description: s.description, ...portsOf(s) } : { type: s.type, title: s.title, category: s.category })),
+      nodeTypes: specs.map((s) =>
+        detailed ? { type: s.type, title: s.title, category: s.category, description: s.description, ...portsOf(s) } : { type: s.type, title: s.title, category: s.category },
+      ),
       ...(detailed ? {} : { hint: "More than 20 types match: narrow with query or category to see ports and config fields." }),
     };
   },
 });
 
-export const READ_TOOLS: readonly BuilderTool[] = [
-  objectsList,
-  workflowRead,
-  nodeRead,
-  agentRead,
-  sceneRead,
-  assetRead,
-  refsFind,
-  catalogList,
-];
+export const READ_TOOLS: readonly BuilderTool[] = [objectsList, workflowRead, nodeRead, agentRead, sceneRead, assetRead, refsFind, catalogList];

@@ -107,7 +107,11 @@ export class BuilderToolbox {
     if (name === APPLY_TOOL) {
       return {
         name,
-        outcome: failure("AI_TOOL_FORBIDDEN", "builder.change.apply is not available to the model: only the user applies a change, from the workbench.", "stop; tell the user the change is ready to review in the preview and to click Apply"),
+        outcome: failure(
+          "AI_TOOL_FORBIDDEN",
+          "builder.change.apply is not available to the model: only the user applies a change, from the workbench.",
+          "stop; tell the user the change is ready to review in the preview and to click Apply",
+        ),
       };
     }
     const tool = this.byWire.get(wireName(name).toLowerCase());

@@ -25,7 +25,11 @@ function nodeScopeIssues(before: Workflow, after: Workflow, nodeId: string): Bui
     const now = afterEdges.get(id);
     if (was && now && jsonEqual(was, now)) continue;
     if ((!was || touchesOwnPart(was)) && (!now || touchesOwnPart(now))) continue;
-    issues.push({ ...base, edgeId: id, message: `edge "${id}" between other nodes is ${!now ? "removed" : !was ? "added" : "changed"}, but this session may only wire node "${nodeId}" and new nodes` });
+    issues.push({
+      ...base,
+      edgeId: id,
+      message: `edge "${id}" between other nodes is ${!now ? "removed" : !was ? "added" : "changed"}, but this session may only wire node "${nodeId}" and new nodes`,
+    });
   }
   const fields = (wf: Workflow) => ({ name: wf.name, description: wf.description, tags: wf.tags, annotations: wf.annotations });
   if (!jsonEqual(fields(before), fields(after))) {
@@ -63,7 +67,14 @@ export async function boundaryStage(ctx: ValidationContext): Promise<Findings> {
       const stored = await ctx.view.repository("workflow").get(entry.key);
       if (!stored) continue;
       if (entry.value === null) {
-        out.errors.push({ code: "AI_IMPACT_OUT_OF_SCOPE", stage: "boundary", message: `workflow "${entry.key}" is deleted, but this session may change only node "${target.nodeId}"`, hint: WIDEN_HINT, objectType: "workflow", objectKey: entry.key });
+        out.errors.push({
+          code: "AI_IMPACT_OUT_OF_SCOPE",
+          stage: "boundary",
+          message: `workflow "${entry.key}" is deleted, but this session may change only node "${target.nodeId}"`,
+          hint: WIDEN_HINT,
+          objectType: "workflow",
+          objectKey: entry.key,
+        });
       } else {
         out.errors.push(...nodeScopeIssues(stored.document, entry.value, target.nodeId));
       }

@@ -11,7 +11,12 @@ export async function pathStage(ctx: ValidationContext): Promise<Findings> {
     if (entry.type !== "asset") continue;
     const where = { stage: "path" as const, objectType: "asset" as const, objectKey: entry.key };
     if (!ctx.view.assets.available) {
-      out.errors.push({ code: "AI_ASSETS_UNAVAILABLE", message: "the file tools are not available in this server, so assets cannot be written", hint: "remove the asset from the change set; the server log says why the tools are off", ...where });
+      out.errors.push({
+        code: "AI_ASSETS_UNAVAILABLE",
+        message: "the file tools are not available in this server, so assets cannot be written",
+        hint: "remove the asset from the change set; the server log says why the tools are off",
+        ...where,
+      });
       continue;
     }
     const stored = await ctx.view.assets.state(entry.key);
@@ -26,7 +31,12 @@ export async function pathStage(ctx: ValidationContext): Promise<Findings> {
       continue;
     }
     if (stored.path.startsWith("@pkg/")) {
-      out.errors.push({ code: "AI_PATH_READ_ONLY", message: `${stored.path} is in @pkg/, the installed packages, which are read-only`, hint: `write a copy under @project/ instead, e.g. @project/${stored.path.slice("@pkg/".length)}`, ...where });
+      out.errors.push({
+        code: "AI_PATH_READ_ONLY",
+        message: `${stored.path} is in @pkg/, the installed packages, which are read-only`,
+        hint: `write a copy under @project/ instead, e.g. @project/${stored.path.slice("@pkg/".length)}`,
+        ...where,
+      });
     } else if (!stored.path.startsWith("@project/")) {
       out.errors.push({ code: "AI_PATH_UNSAFE", message: `${stored.path} is not in @project/, the only place assets are written`, hint: "use a path starting with @project/", ...where });
     } else if (stored.path.split("/").includes(".git")) {

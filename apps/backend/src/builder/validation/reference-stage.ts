@@ -133,7 +133,7 @@ function checkSkills(wf: Workflow, byId: Map<string, Workflow>, calls: Map<strin
       code: "AI_SKILL_PORTS_STALE",
       stage: "references",
       message: `node "${node.id}" has ports that differ from the interface of the skill "${skill.id}"`,
-      hint: "stage the node again without \"ports\": they are then taken from the skill's interface",
+      hint: 'stage the node again without "ports": they are then taken from the skill\'s interface',
       objectType: "workflow",
       objectKey: wf.id,
       nodeId: node.id,

@@ -38,12 +38,26 @@ export async function shapeStage(ctx: ValidationContext): Promise<Findings> {
     const parsed = schemaOf(entry).safeParse(entry.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        out.errors.push({ code: "AI_SHAPE_INVALID", stage: "shape", message: issue.message, hint: `correct ${issue.path.join(".") || "the document"} and stage it again`, path: issue.path.join("."), ...where });
+        out.errors.push({
+          code: "AI_SHAPE_INVALID",
+          stage: "shape",
+          message: issue.message,
+          hint: `correct ${issue.path.join(".") || "the document"} and stage it again`,
+          path: issue.path.join("."),
+          ...where,
+        });
       }
       continue;
     }
     if (entry.value.id !== entry.key) {
-      out.errors.push({ code: "AI_SHAPE_INVALID", stage: "shape", message: `the document's id "${entry.value.id}" differs from "${entry.key}"`, hint: "keep the id; to rename, stage a new document and delete the old one", path: "id", ...where });
+      out.errors.push({
+        code: "AI_SHAPE_INVALID",
+        stage: "shape",
+        message: `the document's id "${entry.value.id}" differs from "${entry.key}"`,
+        hint: "keep the id; to rename, stage a new document and delete the old one",
+        path: "id",
+        ...where,
+      });
     }
     const stored = await ctx.view.repository(entry.type).get(entry.key);
     if (stored && jsonEqual({ ...stored.document, revision: 0 }, { ...entry.value, revision: 0 })) {

@@ -1,13 +1,5 @@
 import { z } from "zod";
-import {
-  PortTypeSchema,
-  interfaceInputsJsonSchema,
-  nodeToolPorts,
-  portsJsonSchema,
-  workflowInterface,
-  type NodeSpec,
-  type Workflow,
-} from "@weft/types";
+import { PortTypeSchema, interfaceInputsJsonSchema, nodeToolPorts, portsJsonSchema, workflowInterface, type NodeSpec, type Workflow } from "@weft/types";
 import { baseToolName } from "./safe-name.ts";
 
 /** One parameter of a tool, as the prompt shows it and the parser converts it. */

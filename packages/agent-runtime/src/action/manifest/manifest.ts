@@ -4,9 +4,7 @@ import { skillEntryFromWorkflow, toolEntryFromNodeSpec, type ManifestEntry } fro
 import { assignToolNames } from "./safe-name.ts";
 
 /** How a tag written by the model maps to a manifest entry. */
-export type ToolResolution =
-  | { found: true; entry: ManifestEntry; /** set when the match needed a repair (letter case) */ repair?: string }
-  | { found: false; suggestions: ManifestEntry[] };
+export type ToolResolution = { found: true; entry: ManifestEntry; /** set when the match needed a repair (letter case) */ repair?: string } | { found: false; suggestions: ManifestEntry[] };
 
 /**
  * The tools and skills one agent may call, with unique LLM-safe names. Lookup is by safe name or by

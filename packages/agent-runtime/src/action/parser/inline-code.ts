@@ -19,7 +19,7 @@ export function inlineCodeSpans(text: string, from: number, to: number): Array<[
   });
   const pointer = new Map<number, number>();
   const spans: Array<[number, number]> = [];
-  for (let i = 0; i < runs.length; ) {
+  for (let i = 0; i < runs.length;) {
     const run = runs[i]!;
     const list = byLength.get(run.len)!;
     let p = pointer.get(run.len) ?? 0;

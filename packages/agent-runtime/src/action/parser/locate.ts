@@ -123,7 +123,14 @@ class Scanner {
       } else if (m[3]!.toLowerCase() !== "action") {
         if (m[2]) continue; // a stray reasoning close tag
         const end = this.reasoningEnd(at, m[3]!);
-        this.noteQuoted("reasoning", at, end, `inside a <${m[3]}> block`, "was reasoning and was not executed; write the <ACTION> block after your reasoning", end === this.text.length && this.tailQuoted);
+        this.noteQuoted(
+          "reasoning",
+          at,
+          end,
+          `inside a <${m[3]}> block`,
+          "was reasoning and was not executed; write the <ACTION> block after your reasoning",
+          end === this.text.length && this.tailQuoted,
+        );
         token.lastIndex = floor = this.floor = end;
       } else if (++this.actionTags > MAX_ACTION_TAGS) {
         this.overflow = true;
@@ -269,7 +276,7 @@ export function locateAction(text: string): LocateOutput {
     lines: s.lines,
   });
   let strayClose: number | undefined;
-  for (let found = s.next(start, true); found; ) {
+  for (let found = s.next(start, true); found;) {
     if (found.closing) {
       strayClose ??= found.at;
       found = s.next(found.at + 2);

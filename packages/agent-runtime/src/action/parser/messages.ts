@@ -83,13 +83,7 @@ export function invalidParamsMessage(
     const where = i.param ? at(positionOf(i.param)) : "";
     return `- ${i.path}${where}: ${i.message}`;
   });
-  return [
-    `Invalid parameters for \`${entry.name}\`:`,
-    ...lines,
-    parameterList(entry),
-    "Nothing was executed. Write it like this:",
-    correctedExample(entry, raw, issues, style),
-  ].join("\n");
+  return [`Invalid parameters for \`${entry.name}\`:`, ...lines, parameterList(entry), "Nothing was executed. Write it like this:", correctedExample(entry, raw, issues, style)].join("\n");
 }
 
 export function unknownToolMessage(
@@ -101,7 +95,18 @@ export function unknownToolMessage(
   style: ExampleStyle = "xml",
 ): string {
   const near = suggestions[0];
-  const head = `Unknown tool ${style === "xml" ? `<${tag}>` : `\`${tag}\``}${at(position)}.${near ? ` Did you mean \`${near.name}\`${suggestions.length > 1 ? ` (or ${suggestions.slice(1).map((s) => `\`${s.name}\``).join(", ")})` : ""}?` : ""}`;
+  const head = `Unknown tool ${style === "xml" ? `<${tag}>` : `\`${tag}\``}${at(position)}.${
+    near
+      ? ` Did you mean \`${near.name}\`${
+          suggestions.length > 1
+            ? ` (or ${suggestions
+                .slice(1)
+                .map((s) => `\`${s.name}\``)
+                .join(", ")})`
+            : ""
+        }?`
+      : ""
+  }`;
   const rule = style === "xml" ? "The tag inside <ACTION> must be the exact name of one tool or skill." : "The function name must be the exact name of one tool or skill.";
   const parts = [head, knownTools(manifest), `${rule} Nothing was executed.`];
   if (near) parts.push(parameterList(near), "Write it like this:", correctedExample(near, raw, [], style));

@@ -44,7 +44,10 @@ export function readToolParams(tool: XmlElement, entry: ManifestEntry, notes: st
     setOwn(raw, only, textValue(tool.children, notes, `<${tool.name}>`));
     notes.push(`The text inside <${tool.name}> was read as its only parameter <${only}>; write it as <${only}>…</${only}>.`);
   } else if (strayText) {
-    issues.push({ path: `<${tool.name}>`, message: `contains text outside any parameter tag; put every value inside its parameter tag, e.g. <${entry.params[0]?.name ?? "param"}>…</${entry.params[0]?.name ?? "param"}>` });
+    issues.push({
+      path: `<${tool.name}>`,
+      message: `contains text outside any parameter tag; put every value inside its parameter tag, e.g. <${entry.params[0]?.name ?? "param"}>…</${entry.params[0]?.name ?? "param"}>`,
+    });
   }
   return { raw, issues };
 }
@@ -75,7 +78,14 @@ export function checkParams(given: Record<string, unknown>, entry: ManifestEntry
   const explained = new Set<string>();
   for (const key of unknown) {
     // A typo of a missing required parameter is the likeliest reading; then any unused name.
-    const near = nearestNames(key, missing, 1)[0] ?? nearestNames(key, known.filter((k) => !Object.hasOwn(raw, k)), 1)[0] ?? nearestNames(key, known, 1)[0];
+    const near =
+      nearestNames(key, missing, 1)[0] ??
+      nearestNames(
+        key,
+        known.filter((k) => !Object.hasOwn(raw, k)),
+        1,
+      )[0] ??
+      nearestNames(key, known, 1)[0];
     if (near) explained.add(near);
     issues.push({
       param: key,
@@ -103,7 +113,11 @@ function repairCase(raw: Record<string, unknown>, known: readonly string[], orig
     out ??= { ...raw };
     delete out[key];
     setOwn(out, name, raw[key]);
-    notes.push(origin === "xml" ? `The parameter <${key}> was matched to <${name}> ignoring letter case; write <${name}> exactly.` : `The argument \`${key}\` was matched to \`${name}\` ignoring letter case; write \`${name}\` exactly.`);
+    notes.push(
+      origin === "xml"
+        ? `The parameter <${key}> was matched to <${name}> ignoring letter case; write <${name}> exactly.`
+        : `The argument \`${key}\` was matched to \`${name}\` ignoring letter case; write \`${name}\` exactly.`,
+    );
   }
   return out ?? raw;
 }

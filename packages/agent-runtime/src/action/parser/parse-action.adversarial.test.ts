@@ -216,7 +216,7 @@ describe("hostile input", () => {
   });
 
   it("pathological markdown and tags stay fast enough to finish (linear scans)", () => {
-    const backticks = Array.from({ length: 2000 }, (_, i) => "`".repeat(i % 50 + 1) + "x").join("");
+    const backticks = Array.from({ length: 2000 }, (_, i) => "`".repeat((i % 50) + 1) + "x").join("");
     expect(parse(backticks + act("<clock_now/>")).kind).toBe("call");
     const flood = parse("<ACTION> ".repeat(50_000));
     expect(flood.kind === "error" && flood.message).toContain("more than 64 <ACTION> tags");

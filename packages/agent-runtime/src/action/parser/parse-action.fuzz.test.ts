@@ -25,14 +25,83 @@ function assertSafe(text: string): void {
 }
 
 const TOKENS = [
-  "<ACTION>", "</ACTION>", "<action>", "</Action>", "<ACTION/>", "<ACTION", "<![CDATA[", "]]>", "]]]]><![CDATA[>", "<!--", "-->",
-  "<think>", "</think>", "<thinking>", "```", "```xml\n", "~~~", "`", "\n", " ", "x", "42", "true", "&", "&amp;", "&lt;", "&#60;", "&#x1F600;",
-  "<", ">", "/>", "=", '"', "'", "<?xml version=\"1.0\"?>", "<!DOCTYPE x>", "<item>", "</item>",
-  "<world_read>", "</world_read>", "<path>", "</path>", "<default_value>", "</default_value>",
-  "<math_add>", "</math_add>", "<a>", "</a>", "<b>", "</b>", "<precision>", "</precision>",
-  "<text_join>", "</text_join>", "<parts>", "</parts>", "<clock_now/>", "<clock_now>", "</clock_now>",
-  "<world_update>", "</world_update>", "<action>set</action>", "<value>", "</value>", '{"a": 1}', "[1, 2]",
-  "<llm_chat>", "</llm_chat>", "<messages>", "</messages>", "<role>", "</role>", "user", "<__proto__>", "<constructor>", "😀", "你好",
+  "<ACTION>",
+  "</ACTION>",
+  "<action>",
+  "</Action>",
+  "<ACTION/>",
+  "<ACTION",
+  "<![CDATA[",
+  "]]>",
+  "]]]]><![CDATA[>",
+  "<!--",
+  "-->",
+  "<think>",
+  "</think>",
+  "<thinking>",
+  "```",
+  "```xml\n",
+  "~~~",
+  "`",
+  "\n",
+  " ",
+  "x",
+  "42",
+  "true",
+  "&",
+  "&amp;",
+  "&lt;",
+  "&#60;",
+  "&#x1F600;",
+  "<",
+  ">",
+  "/>",
+  "=",
+  '"',
+  "'",
+  '<?xml version="1.0"?>',
+  "<!DOCTYPE x>",
+  "<item>",
+  "</item>",
+  "<world_read>",
+  "</world_read>",
+  "<path>",
+  "</path>",
+  "<default_value>",
+  "</default_value>",
+  "<math_add>",
+  "</math_add>",
+  "<a>",
+  "</a>",
+  "<b>",
+  "</b>",
+  "<precision>",
+  "</precision>",
+  "<text_join>",
+  "</text_join>",
+  "<parts>",
+  "</parts>",
+  "<clock_now/>",
+  "<clock_now>",
+  "</clock_now>",
+  "<world_update>",
+  "</world_update>",
+  "<action>set</action>",
+  "<value>",
+  "</value>",
+  '{"a": 1}',
+  "[1, 2]",
+  "<llm_chat>",
+  "</llm_chat>",
+  "<messages>",
+  "</messages>",
+  "<role>",
+  "</role>",
+  "user",
+  "<__proto__>",
+  "<constructor>",
+  "😀",
+  "你好",
 ];
 
 const VALID = [
@@ -100,11 +169,23 @@ describe("parseAction under fuzzing", () => {
 
   it("arbitrary strings", () => {
     fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 400 }), assertSafe), { numRuns: 400 });
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 200 }).map((s) => `<ACTION>${s}</ACTION>`), assertSafe), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 200 }).map((s) => `<ACTION>${s}</ACTION>`),
+        assertSafe,
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("soups of protocol tokens", () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((t) => t.join("")), assertSafe), { numRuns: 1500 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((t) => t.join("")),
+        assertSafe,
+      ),
+      { numRuns: 1500 },
+    );
   });
 
   it("mutated valid actions", () => {

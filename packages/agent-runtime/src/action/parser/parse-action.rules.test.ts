@@ -193,9 +193,7 @@ describe("text the model did not mean as an action is never executed", () => {
     const fenced = parse("```\n" + act("<clock_now/>") + "\n```") as Extract<ParseResult, { kind: "text" }>;
     expect(fenced.notes[0]).toContain("inside a Markdown code block (line 1) was an example");
     const unclosed = parse("I use <think> tags.\n" + act("<clock_now/>")) as Extract<ParseResult, { kind: "text" }>;
-    expect(unclosed.notes[0]).toBe(
-      "An <ACTION> tag inside a <think> block (opened at line 1 and never closed) was reasoning and was not executed; write the <ACTION> block after your reasoning.",
-    );
+    expect(unclosed.notes[0]).toBe("An <ACTION> tag inside a <think> block (opened at line 1 and never closed) was reasoning and was not executed; write the <ACTION> block after your reasoning.");
   });
 
   it("a </think> inside an action's value is not the end of headless reasoning", () => {

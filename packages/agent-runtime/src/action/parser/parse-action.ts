@@ -1,15 +1,7 @@
 import type { ManifestEntry } from "../manifest/entry.ts";
 import { Manifest } from "../manifest/manifest.ts";
 import { MAX_ACTION_TAGS, locateAction, type LocateOutput } from "./locate.ts";
-import {
-  emptyActionMessage,
-  invalidParamsMessage,
-  malformedMessage,
-  multipleToolsMessage,
-  textInsteadOfToolMessage,
-  truncatedMessage,
-  unknownToolMessage,
-} from "./messages.ts";
+import { emptyActionMessage, invalidParamsMessage, malformedMessage, multipleToolsMessage, textInsteadOfToolMessage, truncatedMessage, unknownToolMessage } from "./messages.ts";
 import { setOwn } from "./coerce.ts";
 import { checkParams, readToolParams } from "./params.ts";
 import { LineIndex, describePosition, type Position } from "./positions.ts";
@@ -30,7 +22,13 @@ export function parseAction(text: string, tools: Manifest | readonly ManifestEnt
   } catch (err) {
     // A defect here must cost one observation, not the agent loop.
     const reason = messageOf(err);
-    return { kind: "error", code: "MALFORMED_XML", message: `Your <ACTION> block could not be read (${reason}). Nothing was executed. Write one <ACTION> block with one tool tag and its parameters as child tags.`, responseText: "", trailingText: "" };
+    return {
+      kind: "error",
+      code: "MALFORMED_XML",
+      message: `Your <ACTION> block could not be read (${reason}). Nothing was executed. Write one <ACTION> block with one tool tag and its parameters as child tags.`,
+      responseText: "",
+      trailingText: "",
+    };
   }
 }
 
@@ -85,11 +83,19 @@ function parseLocated(text: string, manifest: Manifest, loc: LocateOutput): Pars
     case "none":
       if (located.strayClose !== undefined) {
         const p = ctx.position(located.strayClose);
-        return ctx.error("MALFORMED_XML", malformedMessage("found </ACTION> without an opening <ACTION> tag. Open the block with <ACTION> before the tool tag.", p, ctx.guessEntry(0)), located.strayClose);
+        return ctx.error(
+          "MALFORMED_XML",
+          malformedMessage("found </ACTION> without an opening <ACTION> tag. Open the block with <ACTION> before the tool tag.", p, ctx.guessEntry(0)),
+          located.strayClose,
+        );
       }
       return { kind: "text", responseText: loc.responseText, notes: located.notes, quoted: loc.quoted };
     case "broken-open":
-      return ctx.error("MALFORMED_XML", malformedMessage("the <ACTION tag is not closed with '>' before the next tag; write <ACTION> exactly.", ctx.position(located.openStart), ctx.guessEntry(located.openStart + 1)), located.openStart);
+      return ctx.error(
+        "MALFORMED_XML",
+        malformedMessage("the <ACTION tag is not closed with '>' before the next tag; write <ACTION> exactly.", ctx.position(located.openStart), ctx.guessEntry(located.openStart + 1)),
+        located.openStart,
+      );
     case "unclosed": {
       const entry = ctx.guessEntry(located.openStart + 1);
       return ctx.error("TRUNCATED", truncatedMessage(located.what, ctx.position(located.at), entry), located.at, entry?.id);
@@ -114,14 +120,25 @@ function parseBlock(ctx: BlockContext, openStart: number, contentStart: number, 
   const notes = [...ctx.loc.located.notes, ...read.repairs];
 
   const elements = read.root.children.filter((n): n is XmlElement => n.kind === "element");
-  const looseText = textValue(read.root.children.filter((n) => n.kind !== "element"), [], "<ACTION>");
+  const looseText = textValue(
+    read.root.children.filter((n) => n.kind !== "element"),
+    [],
+    "<ACTION>",
+  );
   if (elements.length === 0) {
     if (looseText === "") return ctx.error("EMPTY_ACTION", emptyActionMessage(ctx.position(openStart), manifest), openStart);
     return ctx.error("MALFORMED_XML", textInsteadOfToolMessage(looseText, ctx.position(contentStart), manifest), contentStart);
   }
   if (elements.length > 1) {
     const second = ctx.find(elements[1]!.name, contentStart + 1, contentEnd);
-    return ctx.error("MULTIPLE_TOOLS", multipleToolsMessage(elements.map((e) => e.name), ctx.position(openStart)), second ?? openStart);
+    return ctx.error(
+      "MULTIPLE_TOOLS",
+      multipleToolsMessage(
+        elements.map((e) => e.name),
+        ctx.position(openStart),
+      ),
+      second ?? openStart,
+    );
   }
   if (looseText !== "") notes.push(`Text inside <ACTION> outside the tool tag was ignored: ${JSON.stringify(looseText.slice(0, 60))}${looseText.length > 60 ? "…" : ""}.`);
   return toolCall(ctx, elements[0]!, contentStart, contentEnd, notes);
@@ -170,15 +187,18 @@ function toolCall(ctx: BlockContext, tool: XmlElement, contentStart: number, con
     const from = toolAt() + 1;
     const offsetOf = (param: string | undefined) => (param === undefined ? undefined : ctx.find(param, from, contentEnd));
     // In the order the model wrote them; problems with no tag (missing parameters) last.
-    const issues = [...read.issues, ...checked.issues]
-      .map((issue, i) => ({ issue, i, at: offsetOf(issue.param) ?? Number.MAX_SAFE_INTEGER }))
-      .sort((a, b) => a.at - b.at || a.i - b.i);
+    const issues = [...read.issues, ...checked.issues].map((issue, i) => ({ issue, i, at: offsetOf(issue.param) ?? Number.MAX_SAFE_INTEGER })).sort((a, b) => a.at - b.at || a.i - b.i);
     const positionOf = (param: string) => {
       const o = offsetOf(param);
       return o === undefined ? undefined : ctx.position(o);
     };
     const firstAt = issues[0]!.at === Number.MAX_SAFE_INTEGER ? from - 1 : issues[0]!.at;
-    const message = invalidParamsMessage(entry, issues.map((x) => x.issue), checked.raw, positionOf);
+    const message = invalidParamsMessage(
+      entry,
+      issues.map((x) => x.issue),
+      checked.raw,
+      positionOf,
+    );
     return ctx.error("INVALID_PARAMS", message, firstAt, entry.id);
   }
   return {

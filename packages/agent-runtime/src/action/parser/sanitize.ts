@@ -30,9 +30,7 @@ const ENTITY = /&(?:#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9._-]*);/y;
 const SPECIAL = /[<&]/g;
 
 function canStartTag(code: number): boolean {
-  return (
-    (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 58 || code === 47 || code === 33 || code === 63 || code >= 0xc0
-  );
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 58 || code === 47 || code === 33 || code === 63 || code >= 0xc0;
 }
 
 export function sanitizeActionXml(content: string): SanitizeOutcome {

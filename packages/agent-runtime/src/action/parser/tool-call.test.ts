@@ -56,7 +56,11 @@ describe("native tool calls (openai-tools protocol)", () => {
   it("tell cut-off JSON (TRUNCATED) from broken JSON (INVALID_PARAMS)", () => {
     expect(parseToolCallArguments(toolCall("world_read", '{"path": "a.b'), manifest)).toMatchObject({ kind: "error", code: "TRUNCATED", toolId: "world:read" });
     expect(parseToolCallArguments(toolCall("world_read", "{path: 'a'}"), manifest)).toMatchObject({ kind: "error", code: "INVALID_PARAMS" });
-    expect(parseToolCallArguments(toolCall("world_read", '["a"]'), manifest)).toMatchObject({ kind: "error", code: "INVALID_PARAMS", message: expect.stringContaining("must be a JSON object of parameters, got an array") });
+    expect(parseToolCallArguments(toolCall("world_read", '["a"]'), manifest)).toMatchObject({
+      kind: "error",
+      code: "INVALID_PARAMS",
+      message: expect.stringContaining("must be a JSON object of parameters, got an array"),
+    });
   });
 });
 

@@ -23,7 +23,14 @@ export function parseToolCallArguments(toolCall: Pick<ToolCall, "function">, too
       return { ...base, kind: "error", code: "UNKNOWN_TOOL", message: unknownToolMessage(name, undefined, manifest, resolved.suggestions, raw, "json") };
     }
     const entry = resolved.entry;
-    if (!args.ok) return { ...base, kind: "error", code: args.code, message: `${args.message} Nothing was executed. Call \`${entry.name}\` again with its complete arguments as one JSON object.`, toolId: entry.id };
+    if (!args.ok)
+      return {
+        ...base,
+        kind: "error",
+        code: args.code,
+        message: `${args.message} Nothing was executed. Call \`${entry.name}\` again with its complete arguments as one JSON object.`,
+        toolId: entry.id,
+      };
     const notes: string[] = resolved.repair ? [resolved.repair.replace(/<([^>]+)>/g, "`$1`")] : [];
     const checked = checkParams(args.value, entry, "json", notes);
     if (checked.issues.length > 0) {

@@ -40,7 +40,18 @@ describe("cache keys", () => {
   });
 
   it("hold scalar entries as they are, nested values as JSON (hashed when long), and read back as text", () => {
-    const key = keyOf(workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add", inputs: { b: 2 } }], [["c", "value", "n", "a"]]), "n", { c: 7 });
+    const key = keyOf(
+      workflow(
+        "k",
+        [
+          { id: "c", type: "test:const", config: { value: 1 } },
+          { id: "n", type: "test:add", inputs: { b: 2 } },
+        ],
+        [["c", "value", "n", "a"]],
+      ),
+      "n",
+      { c: 7 },
+    );
     expect(key.toString()).toBe(`test:add@${catalog.require("test:add").spec.version}|{}|{"b":2}|a<value:7`);
     expect(objectPart({ b: "x", a: 1, c: undefined })).toEqual(["a", 1, "b", "x"]);
     expect(objectPart({ a: { b: 1 } })).toBe('{"a":{"b":1}}');
@@ -51,18 +62,34 @@ describe("cache keys", () => {
   });
 
   it("tell apart values of different types and nested values from scalars", () => {
-    const keys = [{ p: 1 }, { p: "1" }, { p: true }, { p: "true" }, { p: null }, { p: "null" }, { p: 1.5 }, { p: 2 ** 40 }, { p: [1] }, { p: "[1]" }, { p: 0.1 + 0.2 }, { p: 0.3 }].map((config) => keyOf(add(config, {}), "n"));
+    const keys = [{ p: 1 }, { p: "1" }, { p: true }, { p: "true" }, { p: null }, { p: "null" }, { p: 1.5 }, { p: 2 ** 40 }, { p: [1] }, { p: "[1]" }, { p: 0.1 + 0.2 }, { p: 0.3 }].map((config) =>
+      keyOf(add(config, {}), "n"),
+    );
     for (let x = 0; x < keys.length; x++) for (let y = x + 1; y < keys.length; y++) expect(differ(keys[x], keys[y]), `${keys[x]} vs ${keys[y]}`).toBe(true);
   });
 
   it("tell apart upstream refs, ports, config and literal inputs", () => {
-    const wf = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]);
+    const wf = workflow(
+      "k",
+      [
+        { id: "c", type: "test:const", config: { value: 1 } },
+        { id: "n", type: "test:add" },
+      ],
+      [["c", "value", "n", "a"]],
+    );
     const base = keyOf(wf, "n", { c: 7 });
     expect(same(keyOf(wf, "n", { c: 7 }), base)).toBe(true);
     expect(differ(keyOf(wf, "n", { c: 8 }), base)).toBe(true);
     expect(differ(keyOf(wf, "n", { c: 7 + 2 ** 32 }), base)).toBe(true);
     expect(differ(keyOf(wf, "n", { c: volatileRef() }), base)).toBe(true);
-    const b = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add", inputs: { a: 0 } }], [["c", "value", "n", "b"]]);
+    const b = workflow(
+      "k",
+      [
+        { id: "c", type: "test:const", config: { value: 1 } },
+        { id: "n", type: "test:add", inputs: { a: 0 } },
+      ],
+      [["c", "value", "n", "b"]],
+    );
     expect(differ(keyOf(b, "n", { c: 7 }), base)).toBe(true);
     // Config and literal inputs are parts of their own.
     expect(differ(keyOf(add({ b: 2 }, {}), "n"), keyOf(add({}, { b: 2 }), "n"))).toBe(true);
@@ -91,7 +118,14 @@ describe("cache keys", () => {
   });
 
   it("spread over the hash space: 100,000 refs under one node give 100,000 hashes", () => {
-    const wf = workflow("k", [{ id: "c", type: "test:const", config: { value: 1 } }, { id: "n", type: "test:add" }], [["c", "value", "n", "a"]]);
+    const wf = workflow(
+      "k",
+      [
+        { id: "c", type: "test:const", config: { value: 1 } },
+        { id: "n", type: "test:add" },
+      ],
+      [["c", "value", "n", "a"]],
+    );
     const graph = compileGraph(wf, catalog).graph!;
     const refs = new Float64Array(graph.size);
     const hashes = new Set<number>();

@@ -25,13 +25,10 @@ export function createTestCatalog(): { catalog: NodeRegistry; probe: TestProbe }
   let concurrent = 0;
   const catalog = new NodeRegistry();
   catalog.registerAll([
-    defineNode(
-      { type: "test:const", title: "Constant", outputs: [{ id: "value", type: "any" }], config: [{ id: "value", kind: "json" }], flags: { idempotent: true } },
-      (_inputs, ctx) => {
-        count(probe, ctx.nodeId);
-        return { value: ctx.config.value };
-      },
-    ),
+    defineNode({ type: "test:const", title: "Constant", outputs: [{ id: "value", type: "any" }], config: [{ id: "value", kind: "json" }], flags: { idempotent: true } }, (_inputs, ctx) => {
+      count(probe, ctx.nodeId);
+      return { value: ctx.config.value };
+    }),
     defineNode(
       {
         type: "test:add",
@@ -226,14 +223,11 @@ export function createTestCatalog(): { catalog: NodeRegistry; probe: TestProbe }
       },
       (inputs) => ({ value: inputs.value }),
     ),
-    defineNode(
-      { type: "core:skill", title: "Skill", config: [{ id: "workflowId", kind: "text", required: true }], flags: { dynamicPorts: true } },
-      async (inputs, ctx) => {
-        const result = await ctx.runSubworkflow(ctx.config.workflowId as string, inputs, { signal: ctx.signal });
-        if (result.status !== "completed") throw new NodeFailure(result.error?.code ?? "SKILL_FAILED", result.error?.message ?? `skill ${result.status}`);
-        return result.outputs;
-      },
-    ),
+    defineNode({ type: "core:skill", title: "Skill", config: [{ id: "workflowId", kind: "text", required: true }], flags: { dynamicPorts: true } }, async (inputs, ctx) => {
+      const result = await ctx.runSubworkflow(ctx.config.workflowId as string, inputs, { signal: ctx.signal });
+      if (result.status !== "completed") throw new NodeFailure(result.error?.code ?? "SKILL_FAILED", result.error?.message ?? `skill ${result.status}`);
+      return result.outputs;
+    }),
   ]);
   return { catalog, probe };
 }

@@ -34,7 +34,9 @@ export function parseActionManifest(text: string): ManifestTool[] | null {
     const param = PARAM_LINE.exec(line);
     if (param && current) {
       const description = line.slice(param[0].length).replace(/^:\s*/, "").trim();
-      const options = OPTIONS.exec(description)?.[1]?.match(/"[^"]*"/g)?.map((o) => o.slice(1, -1));
+      const options = OPTIONS.exec(description)?.[1]
+        ?.match(/"[^"]*"/g)
+        ?.map((o) => o.slice(1, -1));
       current.params.push({ name: param[1], type: param[2], required: param[3] !== "optional", description, ...(options ? { enum: options } : {}) });
       continue;
     }

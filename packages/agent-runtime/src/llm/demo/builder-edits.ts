@@ -60,7 +60,11 @@ function draftSet(intent: Extract<BuilderIntent, { kind: "set" }>, env: EditEnv)
     if (!value.ok) return refuse(`${port.id} of node "${node.id}" ${value.reason}.`);
     return nodeChange(env, `Set input ${port.id} of node "${node.id}" to ${shown}`, { ...node, inputs: { ...node.inputs, [port.id]: value.value } });
   }
-  const settings = [...(facts.spec?.config ?? []).map((c) => c.id), ...facts.inputs.filter((p) => !env.workflow.edges.some((e) => e.target === node.id && e.targetHandle === p.id)).map((p) => p.id), "label"];
+  const settings = [
+    ...(facts.spec?.config ?? []).map((c) => c.id),
+    ...facts.inputs.filter((p) => !env.workflow.edges.some((e) => e.target === node.id && e.targetHandle === p.id)).map((p) => p.id),
+    "label",
+  ];
   return refuse(`Node "${node.id}" (${node.type}) has no setting "${intent.setting}". It has: ${settings.join(", ")}.`);
 }
 

@@ -65,13 +65,19 @@ export function draftInsert(intent: AddIntent, env: EditEnv): Draft {
     anchors = [node];
   }
   const side = anchor.side;
-  const neighbours = anchors.flatMap((a) => (side === "after" ? workflow.edges.filter((e) => e.source === a.id).map((e) => e.target) : workflow.edges.filter((e) => e.target === a.id).map((e) => e.source)));
+  const neighbours = anchors.flatMap((a) =>
+    side === "after" ? workflow.edges.filter((e) => e.source === a.id).map((e) => e.target) : workflow.edges.filter((e) => e.target === a.id).map((e) => e.source),
+  );
   const read = env.reads.nodes([...anchors.map((a) => a.id), ...neighbours], true);
   if (!read.ok) return read.draft;
   const { facts, catalog } = read.value;
 
   // Types with inputs to wire: constants and interface nodes do not go between two nodes.
-  const some = catalog.filter((e) => e.category !== "constants" && e.category !== "interface").slice(0, 12).map((e) => e.title).join(", ");
+  const some = catalog
+    .filter((e) => e.category !== "constants" && e.category !== "interface")
+    .slice(0, 12)
+    .map((e) => e.title)
+    .join(", ");
   if (!intent.what) return refuse(`Which kind of node? Name its type, e.g. "add a preview node after <node>". Some types: ${some}.`);
   const chosen = chooseNodeType(intent.what, catalog);
   if (!chosen) return refuse(`No node type matches "${intent.what}". Some types: ${some}.`);
@@ -149,7 +155,11 @@ function newNode(intent: AddIntent, spec: NodeSpec, placement: Placement, env: E
   const config: Record<string, unknown> = {};
   const inputs: Record<string, unknown> = {};
   let label: string = spec.title;
-  const words = new Set(normalisePhrase(intent.what).toLowerCase().split(/[^a-z0-9]+/));
+  const words = new Set(
+    normalisePhrase(intent.what)
+      .toLowerCase()
+      .split(/[^a-z0-9]+/),
+  );
   for (const field of spec.config) {
     const option = field.kind === "select" ? field.options?.find((o) => o !== field.default && words.has(String(o).toLowerCase())) : undefined;
     if (option !== undefined) config[field.id] = option;
@@ -168,7 +178,9 @@ function newNode(intent: AddIntent, spec: NodeSpec, placement: Placement, env: E
       if (!value.ok) return refuse(`${port.id} of a ${spec.title} node ${value.reason}.`);
       inputs[port.id] = value.value;
     } else {
-      return refuse(`A ${spec.title} node has no setting "${name}". It has: ${[...spec.config.map((c) => c.id), ...spec.inputs.filter((p) => p.id !== placement.input.id).map((p) => p.id), "label"].join(", ")}.`);
+      return refuse(
+        `A ${spec.title} node has no setting "${name}". It has: ${[...spec.config.map((c) => c.id), ...spec.inputs.filter((p) => p.id !== placement.input.id).map((p) => p.id), "label"].join(", ")}.`,
+      );
     }
   }
   const missing = [
@@ -176,7 +188,9 @@ function newNode(intent: AddIntent, spec: NodeSpec, placement: Placement, env: E
     ...spec.inputs.filter((p) => p.required && p.default === undefined && p.id !== placement.input.id && !(p.id in inputs)).map((p) => p.id),
   ];
   if (missing.length > 0) {
-    return refuse(`A ${spec.title} node needs ${missing.join(" and ")}: say it with the request, e.g. "add a ${intent.what || spec.title.toLowerCase()} node after ${placement.from.node.id} with ${missing.map((m) => `${m}: …`).join(", ")}".`);
+    return refuse(
+      `A ${spec.title} node needs ${missing.join(" and ")}: say it with the request, e.g. "add a ${intent.what || spec.title.toLowerCase()} node after ${placement.from.node.id} with ${missing.map((m) => `${m}: …`).join(", ")}".`,
+    );
   }
   const id = uniqueId(spec.type.slice(spec.type.indexOf(":") + 1), new Set(env.workflow.nodes.map((n) => n.id)));
   return { id, type: spec.type, position: freeSpot(placement, env.workflow.nodes), config, inputs, label };

@@ -37,7 +37,12 @@ describe("the demo Builder's intents", () => {
       values: { pattern: "\\s+", replacement: "-" },
     });
     expect(parseBuilderIntent("add a delay node")).toEqual({ kind: "add", what: "delay", values: {} });
-    expect(parseBuilderIntent("Add a new text transform node to the workflow's output with case=lower")).toEqual({ kind: "add", what: "text transform", anchor: { side: "output" }, values: { case: "lower" } });
+    expect(parseBuilderIntent("Add a new text transform node to the workflow's output with case=lower")).toEqual({
+      kind: "add",
+      what: "text transform",
+      anchor: { side: "output" },
+      values: { case: "lower" },
+    });
   });
 
   it("removes a node by id or label, or the session's node", () => {

@@ -104,7 +104,10 @@ function parseAdd(text: string): BuilderIntent | null {
     anchor ??= { side: "output" };
     rest = rest.slice(0, output.index) + rest.slice(output.index + output[0].length);
   }
-  const what = `${m[1]} ${rest}`.replace(/[.,;:!?]+/g, " ").replace(/\s+/g, " ").trim();
+  const what = `${m[1]} ${rest}`
+    .replace(/[.,;:!?]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return { kind: "add", what, ...(anchor ? { anchor } : {}), values };
 }
 

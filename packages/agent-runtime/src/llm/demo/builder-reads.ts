@@ -10,10 +10,7 @@ export interface PlannedCall {
 }
 
 /** How far a change request got: reads still needed, a refusal in plain words, or the change to stage. */
-export type Draft =
-  | { kind: "need"; calls: PlannedCall[] }
-  | { kind: "refuse"; text: string }
-  | { kind: "change"; summary: string; operations: Record<string, unknown>[] };
+export type Draft = { kind: "need"; calls: PlannedCall[] } | { kind: "refuse"; text: string } | { kind: "change"; summary: string; operations: Record<string, unknown>[] };
 
 /** One node as `builder_node_read` showed it: the node, its type's spec (absent for an unknown type) and its real ports. */
 export interface NodeFacts {

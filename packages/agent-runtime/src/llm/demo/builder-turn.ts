@@ -19,7 +19,6 @@ export const BUILDER_TOOLS = {
 } as const;
 export type BuilderToolKey = keyof typeof BUILDER_TOOLS;
 
-
 export interface OfferedTool {
   /** The name as offered, to call it by. */
   name: string;

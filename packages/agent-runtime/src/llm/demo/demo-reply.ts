@@ -83,14 +83,7 @@ function actionAnswer(toolName: string, description: string, params: readonly Pa
   const args = deriveArguments(params, question);
   const purpose = description ? ` (${lowerFirst(description.replace(/\.$/, ""))})` : "";
   const lines = Object.entries(args).map(([name, value]) => `        <${name}>${xmlValue(value)}</${name}>`);
-  return [
-    `To answer this I will use the \`${toolName}\` tool${purpose}.`,
-    "<ACTION>",
-    `    <${toolName}>`,
-    ...lines,
-    `    </${toolName}>`,
-    "</ACTION>",
-  ].join("\n");
+  return [`To answer this I will use the \`${toolName}\` tool${purpose}.`, "<ACTION>", `    <${toolName}>`, ...lines, `    </${toolName}>`, "</ACTION>"].join("\n");
 }
 
 /** Plain text when it is safe in XML, otherwise CDATA (objects and arrays as JSON). */
@@ -116,9 +109,7 @@ function finalAnswer(messages: readonly DemoMessage[], question: string): string
   });
   const topic = question ? ` for "${clip(question, 120)}"` : "";
   const failed = parts.some((p) => p.includes("` failed: "));
-  return failed
-    ? `I could not complete the request${topic}: ${parts.join("; ")}. Please check the input and try again.`
-    : `Here is what I found${topic}: ${parts.join("; ")}.`;
+  return failed ? `I could not complete the request${topic}: ${parts.join("; ")}. Please check the input and try again.` : `Here is what I found${topic}: ${parts.join("; ")}.`;
 }
 
 /** The error message of a failed ToolResult or an "Error" observation; undefined on success. */

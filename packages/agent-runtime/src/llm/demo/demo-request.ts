@@ -6,9 +6,7 @@ const ContentPartSchema = z.looseObject({ type: z.string(), text: z.string().opt
 export const DemoMessageSchema = z.looseObject({
   role: z.enum(["system", "developer", "user", "assistant", "tool"]),
   content: z.union([z.string(), z.null(), z.array(ContentPartSchema)]).optional(),
-  tool_calls: z
-    .array(z.looseObject({ id: z.string(), type: z.string().optional(), function: z.object({ name: z.string(), arguments: z.string() }) }))
-    .optional(),
+  tool_calls: z.array(z.looseObject({ id: z.string(), type: z.string().optional(), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
   tool_call_id: z.string().optional(),
 });
 export type DemoMessage = z.infer<typeof DemoMessageSchema>;
@@ -24,9 +22,7 @@ export const DemoRequestSchema = z.looseObject({
       }),
     )
     .optional(),
-  tool_choice: z
-    .union([z.enum(["auto", "none", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })])
-    .optional(),
+  tool_choice: z.union([z.enum(["auto", "none", "required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })]).optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
   n: z.number().int().min(1).max(128).nullable().optional(),

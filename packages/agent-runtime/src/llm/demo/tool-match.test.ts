@@ -85,11 +85,11 @@ describe("the demo LLM's tool matching", () => {
     const prompt = [
       "You have access to the following tools and skills:",
       "*   `<core_math>`: Computes a number from a and b.",
-      '    *   `<a>` (number, required): First operand.',
-      '    *   `<b>` (number, optional): Second operand.',
+      "    *   `<a>` (number, required): First operand.",
+      "    *   `<b>` (number, optional): Second operand.",
       '    *   `<op>` (string, optional): (setting) Which operation. One of: "add", "subtract", "multiply", "divide". Default: "add".',
       "*   `<core_text_transform>`: Trims white space from a text and changes its case.",
-      '    *   `<text>` (string, required): The text to transform.',
+      "    *   `<text>` (string, required): The text to transform.",
       '    *   `<trim>` (string, optional): (setting) Which ends to strip. One of: "none", "both", "start", "end". Default: "both".',
       '    *   `<case>` (string, optional): (setting) How to change letter case. One of: "keep", "upper", "lower". Default: "keep".',
     ].join("\n");

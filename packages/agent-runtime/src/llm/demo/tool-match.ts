@@ -175,8 +175,7 @@ function explicitValue(message: string, name: string, type: string): string | un
   const spelled = [name, name.replace(/_/g, " ")].map(escapeRegExp);
   for (const n of spelled) {
     const m =
-      new RegExp(String.raw`\b${n}\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|${unquoted})`, "i").exec(message) ??
-      new RegExp(String.raw`\b${n}\s+is\s+(?:"([^"]*)"|'([^']*)'|([^\s,;]+))`, "i").exec(message);
+      new RegExp(String.raw`\b${n}\s*[:=]\s*(?:"([^"]*)"|'([^']*)'|${unquoted})`, "i").exec(message) ?? new RegExp(String.raw`\b${n}\s+is\s+(?:"([^"]*)"|'([^']*)'|([^\s,;]+))`, "i").exec(message);
     if (m) return (m[1] ?? m[2] ?? m[3]).trim();
   }
   return undefined;

@@ -1,16 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  approxTokens,
-  errorBody,
-  modelsBody,
-  replyChunks,
-  replyCompletion,
-  splitEvenly,
-  sseLine,
-  type WireMeta,
-  type WireReply,
-} from "../openai-wire.ts";
+import { approxTokens, errorBody, modelsBody, replyChunks, replyCompletion, splitEvenly, sseLine, type WireMeta, type WireReply } from "../openai-wire.ts";
 
 /**
  * A real OpenAI-compatible HTTP server whose answers are scripted, one turn per
@@ -119,12 +109,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
     await answer(turn, request, res, served);
   }
 
-  async function answer(
-    turn: ScriptedTurn,
-    request: { stream?: boolean; stream_options?: { include_usage?: boolean }; model?: string },
-    res: ServerResponse,
-    index: number,
-  ): Promise<void> {
+  async function answer(turn: ScriptedTurn, request: { stream?: boolean; stream_options?: { include_usage?: boolean }; model?: string }, res: ServerResponse, index: number): Promise<void> {
     const meta: WireMeta = { id: `chatcmpl-scripted-${index}`, model: request.model ?? model, created: 1_700_000_000 + index };
     switch (turn.kind) {
       case "http_error":
@@ -173,8 +158,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
     baseUrl: `${url}/v1`,
     model,
     requests,
-    chatBodies: () =>
-      requests.filter((r) => r.path === "/v1/chat/completions" && typeof r.body === "object" && r.body !== null).map((r) => r.body as Record<string, unknown>),
+    chatBodies: () => requests.filter((r) => r.path === "/v1/chat/completions" && typeof r.body === "object" && r.body !== null).map((r) => r.body as Record<string, unknown>),
     enqueue: (...turns) => void queue.push(...turns),
     pending: () => queue.length,
     stop: () =>
@@ -188,9 +172,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
 function toReply(turn: Extract<ScriptedTurn, { kind: "text" | "tool_calls" }>, responseId: string): WireReply {
   const contentChunks = turn.kind === "text" ? turn.chunks : (turn.text ?? []);
   const toolCalls =
-    turn.kind === "tool_calls"
-      ? turn.calls.map((c, i) => ({ id: c.id ?? `call_${responseId}_${i}`, name: c.name, argumentChunks: splitEvenly(c.arguments, c.argumentChunks ?? 3) }))
-      : [];
+    turn.kind === "tool_calls" ? turn.calls.map((c, i) => ({ id: c.id ?? `call_${responseId}_${i}`, name: c.name, argumentChunks: splitEvenly(c.arguments, c.argumentChunks ?? 3) })) : [];
   const completion = [...contentChunks, ...toolCalls.flatMap((c) => c.argumentChunks)].join("");
   return {
     contentChunks,

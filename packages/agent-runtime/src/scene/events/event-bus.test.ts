@@ -82,7 +82,10 @@ describe("EventBus", () => {
 
     await expect(bus.publish("score", 1)).rejects.toMatchObject({ code: "INVALID_TOPIC", message: expect.stringContaining("namespace.name") });
     await expect(bus.publish("task.*", 1)).rejects.toThrow(/Wildcards are for subscriptions/);
-    await expect(bus.publish("x.y", { f: () => 1 })).rejects.toMatchObject({ code: "NOT_JSON", message: expect.stringContaining('Cannot store the value at f as the payload of "x.y": it is a function') });
+    await expect(bus.publish("x.y", { f: () => 1 })).rejects.toMatchObject({
+      code: "NOT_JSON",
+      message: expect.stringContaining('Cannot store the value at f as the payload of "x.y": it is a function'),
+    });
     await expect(bus.publish("score.changed", { by: "two" })).rejects.toMatchObject({ code: "INVALID_PAYLOAD", message: expect.stringContaining("by:") });
     expect(drafts).toHaveLength(1);
     expect(bus.lastSeq).toBe(1);

@@ -96,7 +96,7 @@ export class EventBus implements EventBusService {
 
   private accept(topic: string, payload: unknown, source: string): BusEvent {
     assertTopic(topic);
-    if (typeof source !== "string" || source.length === 0) throw new SceneError("INVALID_SOURCE", "An event source must be a non-empty string (an agent instance id, \"user\" or \"system\").");
+    if (typeof source !== "string" || source.length === 0) throw new SceneError("INVALID_SOURCE", 'An event source must be a non-empty string (an agent instance id, "user" or "system").');
     const json = toJsonValue(payload ?? null, "", `as the payload of "${topic}"`);
     const schema = this.options.payloadSchemas?.[topic];
     if (schema) {

@@ -88,7 +88,9 @@ export class RecordedLlm {
     const recorded = this.outputs.get(instanceId)?.[index];
     const trigger = this.current.get(instanceId);
     if (!recorded) {
-      return this.diverged(`Agent "${instanceId}" asked the LLM for output #${index + 1}, but the record holds only ${index} for it (last message: ${JSON.stringify(lastText(request)).slice(0, 200)}).`);
+      return this.diverged(
+        `Agent "${instanceId}" asked the LLM for output #${index + 1}, but the record holds only ${index} for it (last message: ${JSON.stringify(lastText(request)).slice(0, 200)}).`,
+      );
     }
     const expected = this.signatures.get(`${instanceId}/${recorded.triggerId}`);
     const actual = trigger ? triggerSignature(trigger) : undefined;

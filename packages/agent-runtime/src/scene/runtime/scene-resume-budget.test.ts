@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { SceneInput } from "@weft/types";
 import { SceneRuntime, type Deliberate } from "./scene-runtime.ts";
 
-const scene: SceneInput = { id: "s1", name: "Pair", agents: [{ instanceId: "ann", profileId: "p" }, { instanceId: "bob", profileId: "p" }], stepBudget: 5 };
+const scene: SceneInput = {
+  id: "s1",
+  name: "Pair",
+  agents: [
+    { instanceId: "ann", profileId: "p" },
+    { instanceId: "bob", profileId: "p" },
+  ],
+  stepBudget: 5,
+};
 const create = (deliberate: Deliberate) => new SceneRuntime({ scene, profileOf: (id) => ({ subscribedEvents: id === "bob" ? ["ping.*"] : [] }), deliberate });
 
 describe("SceneRuntime restore and the step budget", () => {

@@ -42,9 +42,7 @@ export class SceneRouter {
 
   /** Instance ids to wake for an event, in the scene's agent order. */
   targets(topic: string, source: string): string[] {
-    return this.routes
-      .filter((r) => (this.scene.echoOwnEvents || r.instanceId !== source) && r.matchers.some((m) => m(topic)))
-      .map((r) => r.instanceId);
+    return this.routes.filter((r) => (this.scene.echoOwnEvents || r.instanceId !== source) && r.matchers.some((m) => m(topic))).map((r) => r.instanceId);
   }
 
   /** The patterns an agent listens to (profile subscriptions and scene event triggers). */

@@ -69,10 +69,21 @@ describe("SceneRuntime routing", () => {
   it("refuses an invalid scene, an unknown profile and a bad subscription pattern, naming them", () => {
     const profiles = { p: {}, bad: { subscribedEvents: ["task..x"] } };
     const make = (scene: SceneInput) => () => setup({ scene, profiles });
-    expect(make({ id: "s", name: "n", agents: [{ instanceId: "a", profileId: "p" }, { instanceId: "a", profileId: "p" }] })).toThrow(/instance id "a" is used twice/);
+    expect(
+      make({
+        id: "s",
+        name: "n",
+        agents: [
+          { instanceId: "a", profileId: "p" },
+          { instanceId: "a", profileId: "p" },
+        ],
+      }),
+    ).toThrow(/instance id "a" is used twice/);
     expect(make(sceneOf({ a: "p" }, { triggers: [{ kind: "timer", everyMs: 5, instanceIds: ["zz"] }] }))).toThrow(/unknown instance "zz"; the scene's agents are: a/);
     expect(make(sceneOf({ a: "nope" }))).toThrow(expect.objectContaining({ code: "UNKNOWN_PROFILE", message: expect.stringContaining('"nope"') }));
-    expect(make(sceneOf({ a: "p" }, { initialWorldState: { when: new Date(0) } }))).toThrow(expect.objectContaining({ code: "INVALID_SCENE", message: expect.stringContaining("initialWorldState is not valid") }));
+    expect(make(sceneOf({ a: "p" }, { initialWorldState: { when: new Date(0) } }))).toThrow(
+      expect.objectContaining({ code: "INVALID_SCENE", message: expect.stringContaining("initialWorldState is not valid") }),
+    );
     expect(make({ id: "s", name: "n", agents: [{ instanceId: "a", profileId: "p", initialPrivateState: { f: Number.NaN } }] })).toThrow(/initialPrivateState of "a" is not valid.*NaN/);
     expect(make(sceneOf({ a: "bad" }))).toThrow(expect.objectContaining({ code: "INVALID_PATTERN", message: expect.stringContaining('Agent "a" (profile "bad")') }));
   });
@@ -259,15 +270,7 @@ describe("SceneRuntime records", () => {
     runtime.start();
     runtime.sendMessage("ann", "dig");
     await runtime.whenIdle();
-    expect(runtime.log.entries().map((e) => e.kind)).toEqual([
-      "status",
-      "trigger.queued",
-      "deliberation.started",
-      "world.changed",
-      "private.changed",
-      "llm.output",
-      "deliberation.finished",
-    ]);
+    expect(runtime.log.entries().map((e) => e.kind)).toEqual(["status", "trigger.queued", "deliberation.started", "world.changed", "private.changed", "llm.output", "deliberation.finished"]);
     const finished = runtime.log.entries().at(-1);
     expect(finished).toMatchObject({ kind: "deliberation.finished", instanceId: "ann", ok: false, error: "then it broke" });
     expect(runtime.log.entries().map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6]);

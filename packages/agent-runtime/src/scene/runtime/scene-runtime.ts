@@ -124,7 +124,17 @@ export class SceneRuntime {
     this.clock = options.clock ?? Date.now;
     const emit = (draft: RunEventDraft) => this.emit(draft);
     this.log = new SceneLog({ clock: this.clock });
-    this.world = definitionPart("initialWorldState", () => new WorldState({ initial: scene.initialWorldState, emit, clock: this.clock, historyLimit: options.worldHistoryLimit, onChange: (change) => this.log.append({ kind: "world.changed", change }) }));
+    this.world = definitionPart(
+      "initialWorldState",
+      () =>
+        new WorldState({
+          initial: scene.initialWorldState,
+          emit,
+          clock: this.clock,
+          historyLimit: options.worldHistoryLimit,
+          onChange: (change) => this.log.append({ kind: "world.changed", change }),
+        }),
+    );
     this.bus = new EventBus({ emit, payloadSchemas: options.payloadSchemas, logger: this.logger, clock: this.clock });
     this.bus.subscribe("**", (event) => this.route(event));
 
@@ -132,7 +142,9 @@ export class SceneRuntime {
     for (const agent of scene.agents) {
       const profile = options.profileOf(agent.instanceId, agent);
       if (!profile) {
-        throw new SceneError("UNKNOWN_PROFILE", `No agent profile "${agent.profileId}" for instance "${agent.instanceId}": create that profile or change the scene's profileId.`, { instanceId: agent.instanceId });
+        throw new SceneError("UNKNOWN_PROFILE", `No agent profile "${agent.profileId}" for instance "${agent.instanceId}": create that profile or change the scene's profileId.`, {
+          instanceId: agent.instanceId,
+        });
       }
       profiles.set(agent.instanceId, profile);
       this.addAgent(agent, profile);
@@ -296,7 +308,10 @@ export class SceneRuntime {
     const id = agent.instanceId;
     const initial = { ...(profile.initialPrivateState ?? {}), ...(agent.initialPrivateState ?? {}) };
     const onChange = (c: JsonStateChange) => this.log.append({ kind: "private.changed", instanceId: id, op: c.op, path: c.path, ...(c.after !== undefined ? { after: c.after } : {}) });
-    this.privates.set(id, definitionPart(`initialPrivateState of "${id}"`, () => new PrivateState(id, initial, onChange)));
+    this.privates.set(
+      id,
+      definitionPart(`initialPrivateState of "${id}"`, () => new PrivateState(id, initial, onChange)),
+    );
     const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
     const run = (trigger: AgentTrigger, signal: AbortSignal) =>
       this.options.deliberate(id, trigger, {
@@ -378,7 +393,10 @@ export class SceneRuntime {
   private requireInstance(instanceId: string): void {
     if (this.mailboxes.has(instanceId)) return;
     const known = [...this.mailboxes.keys()];
-    throw new SceneError("UNKNOWN_INSTANCE", `Unknown agent instance ${JSON.stringify(instanceId)}; this scene's agents are: ${known.join(", ") || "(none)"}${known.length ? ' (or "all")' : ""}.`, { instanceId, known });
+    throw new SceneError("UNKNOWN_INSTANCE", `Unknown agent instance ${JSON.stringify(instanceId)}; this scene's agents are: ${known.join(", ") || "(none)"}${known.length ? ' (or "all")' : ""}.`, {
+      instanceId,
+      known,
+    });
   }
 
   private requireTimer(id: string): IntervalTimer {

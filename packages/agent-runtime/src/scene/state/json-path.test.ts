@@ -50,7 +50,10 @@ describe("parsePath", () => {
     expect(formatPath(["a", "b", 2, "c"])).toBe("a.b[2].c");
     expect(formatPath(["x.y", 0, 'q"\\'])).toBe('["x.y"][0]["q\\"\\\\"]');
     expect(formatPath(["team", "John Smith"])).toBe('team["John Smith"]');
-    const segment = fc.oneof(fc.nat({ max: 1000 }), fc.string({ minLength: 1 }).filter((s) => s !== "__proto__"));
+    const segment = fc.oneof(
+      fc.nat({ max: 1000 }),
+      fc.string({ minLength: 1 }).filter((s) => s !== "__proto__"),
+    );
     fc.assert(
       fc.property(fc.array(segment as fc.Arbitrary<PathSegment>, { maxLength: 6 }), (segments) => {
         expect(parsePath(formatPath(segments))).toEqual(segments);

@@ -101,7 +101,11 @@ export class JsonState {
 function asRootObject(value: unknown, path: string): JsonObject {
   const json = toJsonValue(value, path);
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new WorldStateError("PATH_CONFLICT", path, `The whole state must be an object (got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}); set a key inside it instead, e.g. "value".`);
+    throw new WorldStateError(
+      "PATH_CONFLICT",
+      path,
+      `The whole state must be an object (got ${Array.isArray(json) ? "an array" : json === null ? "null" : typeof json}); set a key inside it instead, e.g. "value".`,
+    );
   }
   return json;
 }

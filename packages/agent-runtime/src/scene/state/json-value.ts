@@ -24,7 +24,7 @@ export function toJsonValue(value: unknown, path: string, label = `for path ${JS
       case "number":
         return Number.isFinite(v) ? v : fail(`${v} is not a finite number`);
       case "undefined":
-        return fail("it is undefined (use null for \"no value\", or delete the key)");
+        return fail('it is undefined (use null for "no value", or delete the key)');
       case "function":
         return fail("it is a function");
       case "bigint":

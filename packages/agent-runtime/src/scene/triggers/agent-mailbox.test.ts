@@ -36,14 +36,19 @@ describe("AgentMailbox", () => {
     let maxActive = 0;
     const done: string[] = [];
     const { hooks } = recorder();
-    const mailbox = new AgentMailbox("ann", { capacity: 50, overflow: "drop-newest" }, async (t) => {
-      active++;
-      maxActive = Math.max(maxActive, active);
-      await new Promise((r) => setTimeout(r, 0));
-      await Promise.resolve();
-      done.push(topicOf(t));
-      active--;
-    }, hooks);
+    const mailbox = new AgentMailbox(
+      "ann",
+      { capacity: 50, overflow: "drop-newest" },
+      async (t) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await new Promise((r) => setTimeout(r, 0));
+        await Promise.resolve();
+        done.push(topicOf(t));
+        active--;
+      },
+      hooks,
+    );
     const topics = Array.from({ length: 12 }, (_, i) => `e.n${i}`);
     for (const t of topics) mailbox.push(event(t));
     expect(mailbox.busy).toBe(true);
@@ -56,9 +61,14 @@ describe("AgentMailbox", () => {
 
   it("reports a failed deliberation and goes on with the next trigger", async () => {
     const { log, hooks } = recorder();
-    const mailbox = new AgentMailbox("ann", { capacity: 5, overflow: "drop-oldest" }, async (t) => {
-      if (topicOf(t) === "e.bad") throw new Error("model exploded");
-    }, hooks);
+    const mailbox = new AgentMailbox(
+      "ann",
+      { capacity: 5, overflow: "drop-oldest" },
+      async (t) => {
+        if (topicOf(t) === "e.bad") throw new Error("model exploded");
+      },
+      hooks,
+    );
     mailbox.push(event("e.bad"));
     mailbox.push(event("e.good"));
     await until(() => log.length === 6);
@@ -93,13 +103,18 @@ describe("AgentMailbox", () => {
   it("close aborts the running deliberation, waits for it, and starts nothing more", async () => {
     let sawAbort = false;
     const { log, hooks } = recorder();
-    const mailbox = new AgentMailbox("ann", { capacity: 5, overflow: "drop-oldest" }, (_t, signal) =>
-      new Promise<void>((resolve) => {
-        signal.addEventListener("abort", () => {
-          sawAbort = true;
-          resolve();
-        });
-      }), hooks);
+    const mailbox = new AgentMailbox(
+      "ann",
+      { capacity: 5, overflow: "drop-oldest" },
+      (_t, signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener("abort", () => {
+            sawAbort = true;
+            resolve();
+          });
+        }),
+      hooks,
+    );
     mailbox.push(event("e.long"));
     mailbox.push(event("e.next"));
     await until(() => log.includes("started e.long"));
@@ -122,9 +137,14 @@ describe("AgentMailbox", () => {
     expect(saved.queue.map(topicOf)).toEqual(["e.two"]);
 
     const order: string[] = [];
-    const second = new AgentMailbox("ann", { capacity: 5, overflow: "drop-oldest" }, async (t) => {
-      order.push(topicOf(t));
-    }, hooks);
+    const second = new AgentMailbox(
+      "ann",
+      { capacity: 5, overflow: "drop-oldest" },
+      async (t) => {
+        order.push(topicOf(t));
+      },
+      hooks,
+    );
     second.load(saved);
     second.pump();
     await until(() => order.length === 2);

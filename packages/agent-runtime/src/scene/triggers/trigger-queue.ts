@@ -1,10 +1,7 @@
 import type { AgentTrigger, MailboxConfig } from "@weft/types";
 
 /** What happened to a trigger offered to a full or non-full queue. */
-export type EnqueueOutcome =
-  | { kind: "queued"; evicted?: AgentTrigger }
-  | { kind: "coalesced"; replaced: AgentTrigger }
-  | { kind: "refused" };
+export type EnqueueOutcome = { kind: "queued"; evicted?: AgentTrigger } | { kind: "coalesced"; replaced: AgentTrigger } | { kind: "refused" };
 
 /** Triggers that may stand for one another when coalescing: same event topic, or same timer. */
 function coalesceKey(t: AgentTrigger): string | undefined {

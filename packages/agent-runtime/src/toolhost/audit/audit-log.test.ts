@@ -11,7 +11,17 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function record(i: number): AuditCompleted {
-  return { status: "completed", ts: new Date(0).toISOString(), callId: `call-${i}`, tool: "fs.read", target: `@project/file-${i}.txt`, args: { path: `@project/file-${i}.txt` }, result: { ok: true }, durationMs: i, limits: [] };
+  return {
+    status: "completed",
+    ts: new Date(0).toISOString(),
+    callId: `call-${i}`,
+    tool: "fs.read",
+    target: `@project/file-${i}.txt`,
+    args: { path: `@project/file-${i}.txt` },
+    result: { ok: true },
+    durationMs: i,
+    limits: [],
+  };
 }
 
 function lines(file: string): AuditCompleted[] {
@@ -56,7 +66,18 @@ describe("AuditLog", () => {
   });
 
   it("never throws at the caller when the file cannot be written", async () => {
-    const log = new AuditLog({ file: join("/proc/self/not-writable", "audit.jsonl"), logger: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } } });
+    const log = new AuditLog({
+      file: join("/proc/self/not-writable", "audit.jsonl"),
+      logger: {
+        debug() {},
+        info() {},
+        warn() {},
+        error() {},
+        child() {
+          return this;
+        },
+      },
+    });
     await expect(log.append(record(1))).resolves.toBeUndefined();
   });
 });

@@ -151,7 +151,10 @@ export class AuditLog {
   private async write(line: string): Promise<void> {
     if (this.size === undefined) {
       await fs.promises.mkdir(dirname(this.file), { recursive: true });
-      this.size = await fs.promises.stat(this.file).then((s) => s.size, () => 0);
+      this.size = await fs.promises.stat(this.file).then(
+        (s) => s.size,
+        () => 0,
+      );
     }
     const bytes = Buffer.byteLength(line, "utf8");
     if (this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate();

@@ -36,7 +36,13 @@ describe("summariseArgs", () => {
 
 describe("result summaries", () => {
   it("keep descriptive fields and counts, never content", () => {
-    expect(summariseResult({ ok: true, path: "@project/a", content: "secret", bytes: 6, sha256: "abc", truncated: false })).toEqual({ ok: true, path: "@project/a", bytes: 6, sha256: "abc", truncated: false });
+    expect(summariseResult({ ok: true, path: "@project/a", content: "secret", bytes: 6, sha256: "abc", truncated: false })).toEqual({
+      ok: true,
+      path: "@project/a",
+      bytes: 6,
+      sha256: "abc",
+      truncated: false,
+    });
     expect(summariseResult({ ok: true, matches: [1, 2], stdout: "ééé", exitCode: 0 })).toEqual({ ok: true, matchesCount: 2, stdoutBytes: 6, exitCode: 0 });
     expect(summariseResult({ ok: false, error: { code: "E_TIMEOUT", message: "slow", details: { stdout: "secret" } } })).toEqual({ ok: false, code: "E_TIMEOUT", message: "slow" });
   });

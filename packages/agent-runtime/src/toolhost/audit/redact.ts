@@ -68,9 +68,27 @@ export function summariseArgs(args: Record<string, unknown>): Record<string, unk
 }
 
 const RESULT_FIELDS = [
-  "path", "bytes", "bytesWritten", "sha256", "sha256Before", "sha256After", "created", "applied", "truncated",
-  "lineStart", "lineEnd", "totalLines", "cwd", "exitCode", "signal", "stdoutTruncated", "stderrTruncated", "killedBy", "durationMs",
-  "status", "attempts",
+  "path",
+  "bytes",
+  "bytesWritten",
+  "sha256",
+  "sha256Before",
+  "sha256After",
+  "created",
+  "applied",
+  "truncated",
+  "lineStart",
+  "lineEnd",
+  "totalLines",
+  "cwd",
+  "exitCode",
+  "signal",
+  "stdoutTruncated",
+  "stderrTruncated",
+  "killedBy",
+  "durationMs",
+  "status",
+  "attempts",
 ] as const;
 
 /** What a result says, without its content: the fields that describe it, and counts. */

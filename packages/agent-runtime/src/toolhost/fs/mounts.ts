@@ -70,7 +70,10 @@ export class Mounts {
   rootOf(mount: MountName, scope: string | undefined, pathForErrors: string): string {
     if (mount !== "state") return this.roots[mount];
     if (scope === undefined) {
-      throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(pathForErrors)}: @state/ is private to a run and this call has no run id. Call the tool from within a run.`, { path: pathForErrors, rule: "state-needs-run" });
+      throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(pathForErrors)}: @state/ is private to a run and this call has no run id. Call the tool from within a run.`, {
+        path: pathForErrors,
+        rule: "state-needs-run",
+      });
     }
     if (!SCOPE_ID.test(scope)) throw new ToolFailure("E_INTERNAL", `The run or session id ${JSON.stringify(scope)} cannot name a @state/ folder (letters, digits, '.', '_' and '-' only).`);
     const folder = join(this.roots.state, scope);
@@ -90,10 +93,16 @@ export class Mounts {
     const virtual = parseVirtualPath(path, options.maxPathBytes);
     if (options.intent === "write") {
       if (virtual.mount === "pkg") {
-        throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(path)}: @pkg/ is read-only. Write to @project/ (the user's files) or @state/ (this run's private files) instead.`, { path, rule: "pkg-read-only" });
+        throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(path)}: @pkg/ is read-only. Write to @project/ (the user's files) or @state/ (this run's private files) instead.`, {
+          path,
+          rule: "pkg-read-only",
+        });
       }
       if (virtual.segments.includes(".git")) {
-        throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(path)}: files inside .git/ belong to version control and are never written by tools.`, { path, rule: "git-internals" });
+        throw new ToolFailure("E_SANDBOX_VIOLATION", `Refused path ${JSON.stringify(path)}: files inside .git/ belong to version control and are never written by tools.`, {
+          path,
+          rule: "git-internals",
+        });
       }
     }
     const root = this.rootOf(virtual.mount, options.stateScope, path);

@@ -35,13 +35,7 @@ function assertValidDocument(located: Located, data: Uint8Array): void {
  * file run one after another and none is lost), read the current content, check the
  * preconditions, compute the new content, check limits and frontmatter, and replace atomically.
  */
-export function mutateFile(
-  queue: PathQueue,
-  limits: ToolLimits,
-  located: Located,
-  options: MutateOptions,
-  change: (current: Buffer | null) => Uint8Array,
-): Promise<MutateOutcome> {
+export function mutateFile(queue: PathQueue, limits: ToolLimits, located: Located, options: MutateOptions, change: (current: Buffer | null) => Uint8Array): Promise<MutateOutcome> {
   const path = located.virtual.text;
   if (located.virtual.segments.length === 0) return Promise.reject(new ToolFailure("EISDIR", `${path} is a mount's root folder; name a file inside it.`, { path }));
   return queue.run(located.real, async () => {

@@ -54,7 +54,11 @@ export function assertDescriptorAt(fd: number, expected: string, located: Locate
     throw sandbox(located, "its real location could not be verified", "Try again.");
   }
   if (actual !== expected) {
-    throw sandbox(located, "it resolved to a different real location than its path says (a symbolic link, or the folder was replaced while it was being opened)", "Use the real path of the file, without links.");
+    throw sandbox(
+      located,
+      "it resolved to a different real location than its path says (a symbolic link, or the folder was replaced while it was being opened)",
+      "Use the real path of the file, without links.",
+    );
   }
 }
 
@@ -211,11 +215,15 @@ export async function readFileSecure(located: Located, limit: number): Promise<{
     if (!opened) return null;
     try {
       if (opened.stat.size > limit) {
-        throw new ToolFailure("E_READ_LIMIT", `${located.virtual.text} is ${opened.stat.size} bytes, over the limit of ${limit}. Use fs.search to find the part you need, then fs.read with offset and limit.`, {
-          path: located.virtual.text,
-          bytes: opened.stat.size,
-          limit,
-        });
+        throw new ToolFailure(
+          "E_READ_LIMIT",
+          `${located.virtual.text} is ${opened.stat.size} bytes, over the limit of ${limit}. Use fs.search to find the part you need, then fs.read with offset and limit.`,
+          {
+            path: located.virtual.text,
+            bytes: opened.stat.size,
+            limit,
+          },
+        );
       }
       return { data: await readAll(opened.fd, opened.stat.size, limit), stat: opened.stat };
     } finally {

@@ -54,7 +54,11 @@ export function parseVirtualPath(path: string, maxPathBytes: number): VirtualPat
   if (path.includes("\\")) throw violation(path, "it contains a backslash", "Separate folders with `/`, e.g. @project/src/a.ts.");
   const escape = /%[0-9a-fA-F]{2}/.exec(path);
   if (escape) {
-    throw violation(path, `it contains the percent escape ${escape[0]}; paths are never URL-decoded, and escapes are refused so that encoded \`..\` or \`/\` cannot slip through`, "Write the characters themselves.");
+    throw violation(
+      path,
+      `it contains the percent escape ${escape[0]}; paths are never URL-decoded, and escapes are refused so that encoded \`..\` or \`/\` cannot slip through`,
+      "Write the characters themselves.",
+    );
   }
   if (path.startsWith("/")) throw violation(path, "it is an absolute path; only mount paths are visible", MOUNT_HINT);
   if (path.startsWith("~")) throw violation(path, "it refers to a home folder; only mount paths are visible", MOUNT_HINT);

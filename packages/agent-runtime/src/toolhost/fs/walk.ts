@@ -27,10 +27,7 @@ const YIELD_EVERY = 200;
  * (never following a symlink, which is reported as an entry and not entered). The root
  * descriptor stays the caller's to close.
  */
-export async function* walkDirectory(
-  rootFd: number,
-  options: { recursive: boolean; signal?: AbortSignal },
-): AsyncGenerator<WalkEntry, void, void> {
+export async function* walkDirectory(rootFd: number, options: { recursive: boolean; signal?: AbortSignal }): AsyncGenerator<WalkEntry, void, void> {
   let seen = 0;
   async function* visit(dirFd: number, prefix: string): AsyncGenerator<WalkEntry, void, void> {
     const names = fs.readdirSync(procPath(dirFd)).sort();

@@ -26,10 +26,14 @@ function parseBlocks(patch: string, path: string): Block[] {
     const end = lines.findIndex((l, k) => k > start && REPLACE.test(l));
     const nextStart = lines.findIndex((l, k) => k > start && SEARCH.test(l));
     if (divider === -1 || end === -1 || divider > end || (nextStart !== -1 && nextStart < end)) {
-      throw new ToolFailure("E_SCHEMA_VALIDATION", `Search/replace block ${blocks.length + 1} (line ${start + 1} of the patch) is malformed: it needs a \`=======\` line and then a \`>>>>>>> REPLACE\` line.`, {
-        path,
-        block: blocks.length + 1,
-      });
+      throw new ToolFailure(
+        "E_SCHEMA_VALIDATION",
+        `Search/replace block ${blocks.length + 1} (line ${start + 1} of the patch) is malformed: it needs a \`=======\` line and then a \`>>>>>>> REPLACE\` line.`,
+        {
+          path,
+          block: blocks.length + 1,
+        },
+      );
     }
     blocks.push({ search: lines.slice(start + 1, divider).join("\n"), replace: lines.slice(divider + 1, end).join("\n"), line: start + 1 });
     i = end;
@@ -82,11 +86,15 @@ export function applySearchReplace(original: string | null, patch: string, path:
     }
     if (found.length > 1) {
       const lines = found.map((at) => lineOf(text, at));
-      throw new ToolFailure("E_PATCH_FAILED", `${label}: the SEARCH text occurs ${found.length} times (lines ${lines.join(", ")}); include more surrounding lines so it occurs once. Nothing was changed.`, {
-        path,
-        block: index + 1,
-        lines,
-      });
+      throw new ToolFailure(
+        "E_PATCH_FAILED",
+        `${label}: the SEARCH text occurs ${found.length} times (lines ${lines.join(", ")}); include more surrounding lines so it occurs once. Nothing was changed.`,
+        {
+          path,
+          block: index + 1,
+          lines,
+        },
+      );
     }
     const loose = looseMatchLine(text, block.search);
     const changedEarlier = text !== source && source.includes(search);
@@ -95,7 +103,11 @@ export function applySearchReplace(original: string | null, patch: string, path:
       : loose !== undefined
         ? `it matches line ${loose} only when whitespace is ignored; copy the lines exactly, with their indentation`
         : "read the file again and copy the lines exactly";
-    throw new ToolFailure("E_PATCH_FAILED", `${label}: the SEARCH text was not found in ${path}; ${why}. Nothing was changed.`, { path, block: index + 1, ...(loose !== undefined ? { looseMatchLine: loose } : {}) });
+    throw new ToolFailure("E_PATCH_FAILED", `${label}: the SEARCH text was not found in ${path}; ${why}. Nothing was changed.`, {
+      path,
+      block: index + 1,
+      ...(loose !== undefined ? { looseMatchLine: loose } : {}),
+    });
   });
   return { text, applied: blocks.length };
 }

@@ -92,12 +92,16 @@ export function applyUnifiedDiff(original: string | null, patchText: string, pat
     const at = plan.oldSide.length === 0 ? Math.min(Math.max(stated, min), lines.length) : locate(lines, plan.oldSide, Math.max(stated, 0), min);
     if (at === undefined) {
       const reason = mismatch(lines, plan.oldSide, stated);
-      throw new ToolFailure("E_PATCH_FAILED", `Hunk ${index + 1} of ${hunks.length} (${header(hunk)}) does not apply to ${path}: ${reason}, and its lines were not found anywhere else. Nothing was changed; read the file again and rebuild the patch.`, {
-        path,
-        hunk: index + 1,
-        header: header(hunk),
-        reason,
-      });
+      throw new ToolFailure(
+        "E_PATCH_FAILED",
+        `Hunk ${index + 1} of ${hunks.length} (${header(hunk)}) does not apply to ${path}: ${reason}, and its lines were not found anywhere else. Nothing was changed; read the file again and rebuild the patch.`,
+        {
+          path,
+          hunk: index + 1,
+          header: header(hunk),
+          reason,
+        },
+      );
     }
     const replaced = lines.slice(at, at + plan.oldSide.length);
     const next: Line[] = plan.newSide.map((entry) => (entry.kind === "keep" ? { ...replaced[entry.oldIndex] } : { text: entry.text, eol }));

@@ -18,7 +18,13 @@ describe("ruleProblems", () => {
   });
 
   it("accepts patterns naming MCP tools, which come and go with the configured servers", () => {
-    expect(ruleProblems([{ action: "deny", tool: "mcp.*" }, { action: "deny", tool: "mcp:memory.create-entities" }, { action: "ask", tool: "mcp:*" }])).toEqual([]);
+    expect(
+      ruleProblems([
+        { action: "deny", tool: "mcp.*" },
+        { action: "deny", tool: "mcp:memory.create-entities" },
+        { action: "ask", tool: "mcp:*" },
+      ]),
+    ).toEqual([]);
     expect(ruleProblems([{ action: "deny", tool: "mpc.*" }])).toHaveLength(1);
   });
 });

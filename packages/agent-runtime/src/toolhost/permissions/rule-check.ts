@@ -20,7 +20,10 @@ export function ruleProblems(rules: readonly PermissionRule[]): RuleProblem[] {
   const problems: RuleProblem[] = [];
   rules.forEach((rule, index) => {
     if (MCP_PATTERN.test(rule.tool) || toolsMatching(rule.tool, TOOL_NAMES).length > 0) return;
-    const nearest = closest(rule.tool.toLowerCase(), TOOL_NAMES.flatMap((t) => toolNameForms(t)));
+    const nearest = closest(
+      rule.tool.toLowerCase(),
+      TOOL_NAMES.flatMap((t) => toolNameForms(t)),
+    );
     problems.push({
       index,
       field: "tool",

@@ -17,8 +17,7 @@ describe("decidePermission", () => {
       { tool: "*", agent: "intern-*", action: "deny" },
     ],
   });
-  const decide = (tool: string, target?: string, agentId?: string) =>
-    decidePermission(settings, { tool, target, targetKind: tool === "shell.exec" ? "command" : "path", agentId }).action;
+  const decide = (tool: string, target?: string, agentId?: string) => decidePermission(settings, { tool, target, targetKind: tool === "shell.exec" ? "command" : "path", agentId }).action;
 
   it("lets the last matching rule win", () => {
     expect(decide("fs.read", "@project/a.md")).toBe("allow");
@@ -54,7 +53,10 @@ describe("decidePermission", () => {
 
   it("puts an agent's own rules after the settings and before the session", () => {
     const query = { tool: "fs.write", target: "@project/a.md", targetKind: "path" as const };
-    const agentRules = [{ tool: "fs.write", action: "allow" as const }, { tool: "fs.write", target: "@project/locked/**", action: "deny" as const }];
+    const agentRules = [
+      { tool: "fs.write", action: "allow" as const },
+      { tool: "fs.write", target: "@project/locked/**", action: "deny" as const },
+    ];
     expect(decidePermission(settings, query, { agentRules })).toEqual({ action: "allow", source: { kind: "agent", index: 0 } });
     expect(decidePermission(settings, { ...query, target: "@project/locked/x" }, { agentRules }).action).toBe("deny");
     // A settings deny is overridden by the agent's allow; an `always` answer comes last of all.
@@ -83,18 +85,35 @@ describe("visibleTools", () => {
 
   it("hides tools denied whatever their target", () => {
     expect(visibleTools([{ tool: "shell.*", action: "deny" }], tools)).toEqual(["fs:read", "fs:write", "fs:apply-patch", "core:text-template"]);
-    expect(visibleTools([{ tool: "fs.write", action: "deny" }, { tool: "fs.apply_patch", action: "deny" }], tools)).toEqual(["fs:read", "shell:exec", "core:text-template"]);
+    expect(
+      visibleTools(
+        [
+          { tool: "fs.write", action: "deny" },
+          { tool: "fs.apply_patch", action: "deny" },
+        ],
+        tools,
+      ),
+    ).toEqual(["fs:read", "shell:exec", "core:text-template"]);
   });
 
   it("keeps a tool that some later rule still allows for a target", () => {
-    const rules = [{ tool: "fs.write", action: "deny" as const }, { tool: "fs.write", target: "@state/**", action: "allow" as const }];
+    const rules = [
+      { tool: "fs.write", action: "deny" as const },
+      { tool: "fs.write", target: "@state/**", action: "allow" as const },
+    ];
     expect(visibleTools(rules, tools)).toContain("fs:write");
     // An allow for a target that a later tool-wide deny overrides does not keep it.
     expect(visibleTools([rules[1], rules[0]], tools)).not.toContain("fs:write");
   });
 
   it("uses the default and agent scopes", () => {
-    const settings = policy({ defaultAction: "deny", rules: [{ tool: "fs.read", action: "allow" }, { tool: "shell.exec", agent: "ops", action: "ask" }] });
+    const settings = policy({
+      defaultAction: "deny",
+      rules: [
+        { tool: "fs.read", action: "allow" },
+        { tool: "shell.exec", agent: "ops", action: "ask" },
+      ],
+    });
     expect(visibleTools(settings, tools)).toEqual(["fs:read"]);
     expect(visibleTools(settings, tools, { agentId: "ops" })).toEqual(["fs:read", "shell:exec"]);
   });

@@ -135,11 +135,7 @@ export function toolsMatching(pattern: string, toolNames: readonly string[]): st
  * target (the last rule for the whole tool, or the default, is `deny`, and no later rule allows or
  * asks for some target of it).
  */
-export function visibleTools(
-  rules: readonly PermissionRule[] | PermissionPolicy,
-  toolNames: readonly string[],
-  options: { agentId?: string; defaultAction?: PermissionAction } = {},
-): string[] {
+export function visibleTools(rules: readonly PermissionRule[] | PermissionPolicy, toolNames: readonly string[], options: { agentId?: string; defaultAction?: PermissionAction } = {}): string[] {
   const list = Array.isArray(rules) ? (rules as readonly PermissionRule[]) : (rules as PermissionPolicy).rules;
   const fallback = options.defaultAction ?? (Array.isArray(rules) ? "allow" : (rules as PermissionPolicy).defaultAction);
   return toolNames.filter((tool) => {

@@ -2,25 +2,27 @@ import { CommandRuleSchema, type CommandRule, type CommandRuleInput } from "@wef
 import { ToolFailure } from "../tool-failure.ts";
 
 /** Read-only tools the shell may run unless the settings say otherwise (seed 002 §5.2). */
-export const DEFAULT_COMMAND_RULES: CommandRule[] = ([
-  { command: "ls", deniedArgs: ["-L", "--dereference"] },
-  { command: "cat" },
-  { command: "head" },
-  { command: "tail", deniedArgs: ["-f", "-F", "--follow", "--retry"] },
-  // --files0-from reads the names of the files to count from a file, where no argument check sees them.
-  { command: "wc", deniedArgs: ["--files0-from"] },
-  { command: "grep", deniedArgs: ["-R", "--dereference-recursive"] },
-  {
-    command: "find",
-    deniedArgs: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-L", "-H", "-follow", "-files0-from"],
-  },
-  { command: "pwd" },
-  {
-    command: "git",
-    subcommands: ["status", "log", "diff", "show"],
-    deniedArgs: ["--output", "--ext-diff", "--textconv", "--no-index", "--exec-path", "--git-dir", "--work-tree", "--upload-pack", "--paginate"],
-  },
-] satisfies CommandRuleInput[]).map((rule) => CommandRuleSchema.parse(rule));
+export const DEFAULT_COMMAND_RULES: CommandRule[] = (
+  [
+    { command: "ls", deniedArgs: ["-L", "--dereference"] },
+    { command: "cat" },
+    { command: "head" },
+    { command: "tail", deniedArgs: ["-f", "-F", "--follow", "--retry"] },
+    // --files0-from reads the names of the files to count from a file, where no argument check sees them.
+    { command: "wc", deniedArgs: ["--files0-from"] },
+    { command: "grep", deniedArgs: ["-R", "--dereference-recursive"] },
+    {
+      command: "find",
+      deniedArgs: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-L", "-H", "-follow", "-files0-from"],
+    },
+    { command: "pwd" },
+    {
+      command: "git",
+      subcommands: ["status", "log", "diff", "show"],
+      deniedArgs: ["--output", "--ext-diff", "--textconv", "--no-index", "--exec-path", "--git-dir", "--work-tree", "--upload-pack", "--paginate"],
+    },
+  ] satisfies CommandRuleInput[]
+).map((rule) => CommandRuleSchema.parse(rule));
 
 function describe(rules: CommandRule[]): string {
   return rules.map((r) => (r.subcommands ? `${r.command} (${r.subcommands.join("|")})` : r.command)).join(", ");
@@ -50,10 +52,14 @@ export function assertAllowed(argv: string[], rules: CommandRule[], commandText:
   }
   const rule = rules.find((r) => r.command === program);
   if (!rule) {
-    throw new ToolFailure("E_COMMAND_NOT_ALLOWED", `Refused command ${JSON.stringify(commandText)}: \`${program}\` is not on the allowlist. Allowed: ${describe(rules)}. For files, use the fs.* tools.`, {
-      command: commandText,
-      allowed: rules.map((r) => r.command),
-    });
+    throw new ToolFailure(
+      "E_COMMAND_NOT_ALLOWED",
+      `Refused command ${JSON.stringify(commandText)}: \`${program}\` is not on the allowlist. Allowed: ${describe(rules)}. For files, use the fs.* tools.`,
+      {
+        command: commandText,
+        allowed: rules.map((r) => r.command),
+      },
+    );
   }
   if (rule.subcommands && !rule.subcommands.includes(rest[0] ?? "")) {
     throw new ToolFailure("E_COMMAND_NOT_ALLOWED", `Refused command ${JSON.stringify(commandText)}: \`${program}\` may only run ${rule.subcommands.map((s) => `\`${program} ${s}\``).join(", ")}.`, {
@@ -65,10 +71,14 @@ export function assertAllowed(argv: string[], rules: CommandRule[], commandText:
   for (const arg of rest) {
     const denied = rule.deniedArgs.find((d) => matchesDenied(arg, d));
     if (denied) {
-      throw new ToolFailure("E_COMMAND_NOT_ALLOWED", `Refused command ${JSON.stringify(commandText)}: the option \`${denied}\` of \`${program}\` is not allowed (it can follow links, read names of files from a file, write files or run other programs)${arg === denied ? "" : `; \`${arg}\` is read as \`${denied}\``}. Leave it out, or use the fs.* tools.`, {
-        command: commandText,
-        option: denied,
-      });
+      throw new ToolFailure(
+        "E_COMMAND_NOT_ALLOWED",
+        `Refused command ${JSON.stringify(commandText)}: the option \`${denied}\` of \`${program}\` is not allowed (it can follow links, read names of files from a file, write files or run other programs)${arg === denied ? "" : `; \`${arg}\` is read as \`${denied}\``}. Leave it out, or use the fs.* tools.`,
+        {
+          command: commandText,
+          option: denied,
+        },
+      );
     }
   }
   return rule;

@@ -23,7 +23,11 @@ export interface ArgumentContext {
 const MOUNT_ARG = /^@(project|pkg|state)(\/|$)/;
 
 function refuse(ctx: ArgumentContext, arg: string, rule: string, fix: string): ToolFailure {
-  return new ToolFailure("E_SANDBOX_VIOLATION", `Refused command ${JSON.stringify(ctx.commandText)}: the argument ${JSON.stringify(arg)} ${rule}. ${fix}`, { command: ctx.commandText, argument: arg, rule });
+  return new ToolFailure("E_SANDBOX_VIOLATION", `Refused command ${JSON.stringify(ctx.commandText)}: the argument ${JSON.stringify(arg)} ${rule}. ${fix}`, {
+    command: ctx.commandText,
+    argument: arg,
+    rule,
+  });
 }
 
 /** Refuses a path below `base` that passes through a symbolic link (existing parts only). */

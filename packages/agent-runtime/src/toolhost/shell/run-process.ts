@@ -62,11 +62,7 @@ function killGroup(pid: number | undefined): void {
  * environment. Output beyond the cap, the timeout or the abort signal kill the whole group; when
  * the program exits, whatever it left running in its group is killed too.
  */
-export function runProcess(
-  executable: string,
-  argv: string[],
-  options: { cwd: string; env: Record<string, string>; limits: ProcessLimits; signal?: AbortSignal },
-): Promise<ProcessOutcome> {
+export function runProcess(executable: string, argv: string[], options: { cwd: string; env: Record<string, string>; limits: ProcessLimits; signal?: AbortSignal }): Promise<ProcessOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(executable, argv.slice(1), {

@@ -168,7 +168,10 @@ describe("fs.apply_patch updateFrontmatter (seed 000 §6.6)", () => {
     for (const update of [{}, { stepsCompleted: ["x"] }, { updatedAt: { set: "yesterday" } }, { unknownKey: { set: 1 } }]) {
       expect(await patch({ path: "@project/s.md", operation: "updateFrontmatter", update })).toMatchObject({ ok: false, error: { code: "E_SCHEMA_VALIDATION" } });
     }
-    expect(await patch({ path: "@project/s.md", patch: "x", operation: "updateFrontmatter", update: { currentNodeId: { set: "a" } } })).toMatchObject({ ok: false, error: { code: "E_SCHEMA_VALIDATION" } });
+    expect(await patch({ path: "@project/s.md", patch: "x", operation: "updateFrontmatter", update: { currentNodeId: { set: "a" } } })).toMatchObject({
+      ok: false,
+      error: { code: "E_SCHEMA_VALIDATION" },
+    });
     expect(onDisk("s.md")).toBe(STATE);
   });
 });

@@ -26,13 +26,13 @@ export const FsApplyPatchArgsSchema = z
   .strict()
   .superRefine((args, ctx) => {
     if ((args.patch === undefined) === (args.operation === undefined)) {
-      ctx.addIssue({ code: "custom", message: "give either `patch` or `operation: \"updateFrontmatter\"` with `update`, not both or neither" });
+      ctx.addIssue({ code: "custom", message: 'give either `patch` or `operation: "updateFrontmatter"` with `update`, not both or neither' });
     }
     if (args.operation === "updateFrontmatter" && (args.update === undefined || Object.keys(args.update).length === 0)) {
       ctx.addIssue({ code: "custom", path: ["update"], message: "updateFrontmatter needs a non-empty `update`" });
     }
     if (args.operation === undefined && args.update !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["update"], message: "`update` belongs with `operation: \"updateFrontmatter\"`" });
+      ctx.addIssue({ code: "custom", path: ["update"], message: '`update` belongs with `operation: "updateFrontmatter"`' });
     }
   });
 

@@ -122,7 +122,11 @@ async function searchFolder(dirFd: number, located: Located, run: SearchRun, env
 
 async function searchFile(located: Located, run: SearchRun, env: ToolEnv): Promise<void> {
   if (env.pathRules.blocks(SEARCH_TOOLS, located.virtual.text)) {
-    throw new ToolFailure("E_PERMISSION_DENIED", `fs.search on ${located.virtual.text} is denied: the permission settings keep this file from ${SEARCH_TOOLS.join(" or ")}. Do not retry it; search other files or ask the user.`, { path: located.virtual.text });
+    throw new ToolFailure(
+      "E_PERMISSION_DENIED",
+      `fs.search on ${located.virtual.text} is denied: the permission settings keep this file from ${SEARCH_TOOLS.join(" or ")}. Do not retry it; search other files or ask the user.`,
+      { path: located.virtual.text },
+    );
   }
   const dirFd = openDirectory(located, { depth: located.virtual.segments.length - 1 });
   try {

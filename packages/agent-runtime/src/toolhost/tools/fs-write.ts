@@ -3,18 +3,13 @@ import type { FsWriteOk } from "@weft/types";
 import { mutateFile } from "../fs/mutate-file.ts";
 import { defineTool } from "../tool.ts";
 
-export const Sha256Schema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, "a SHA-256 as 64 hex digits, as fs.read returns it");
+export const Sha256Schema = z.string().regex(/^[0-9a-fA-F]{64}$/, "a SHA-256 as 64 hex digits, as fs.read returns it");
 
 export const FsWriteArgsSchema = z
   .object({
     path: z.string().describe("File to write, as a mount path in @project/ or @state/, e.g. @project/notes/summary.md"),
     content: z.string().describe("The text to write"),
-    mode: z
-      .enum(["create", "overwrite", "append"])
-      .default("overwrite")
-      .describe("create: fail if the file exists; overwrite: replace it (default); append: add to its end"),
+    mode: z.enum(["create", "overwrite", "append"]).default("overwrite").describe("create: fail if the file exists; overwrite: replace it (default); append: add to its end"),
     ifMatchSha256: Sha256Schema.optional().describe("Only write if the file's current content has this SHA-256 (from fs.read), so a change made meanwhile is not lost"),
     createDirs: z.boolean().default(true).describe("Create missing parent folders (default true)"),
   })

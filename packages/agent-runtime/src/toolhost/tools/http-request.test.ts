@@ -131,7 +131,10 @@ describe("http.request: audit", () => {
     fixture = createFixture({ permissions: { rules: [allow(`${api.origin}/**`)] }, credentials, audit: new AuditLog({ file }) });
     await fixture.host.call("http.request", { url: `${api.origin}/echo`, credential: "api-token" }, { runId: "run-audit" });
     await fixture.host.call("http.request", { url: `${inside.origin}/x` }, { runId: "run-audit" });
-    const records = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(records.map((r) => [r.status, r.tool, r.target])).toEqual([
       ["started", "http.request", `${api.origin}/echo`],
       ["completed", "http.request", `${api.origin}/echo`],

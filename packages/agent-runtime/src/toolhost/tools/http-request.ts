@@ -9,7 +9,10 @@ export const HttpRequestArgsSchema = z
   .object({
     method: z.enum(HTTP_METHODS).default("GET"),
     url: z.string().min(1).max(8192).describe("An http:// or https:// URL"),
-    query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe("Query parameters added to the URL"),
+    query: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe("Query parameters added to the URL"),
     headers: z.record(z.string(), z.string()).optional(),
     body: z.unknown().optional().describe("The request body: a value sent as JSON, text, or an object sent as a form"),
     bodyType: z.enum(HTTP_BODY_TYPES).default("json"),
@@ -50,7 +53,7 @@ function encodeBody(args: HttpRequestArgs): { bytes?: Uint8Array; contentType?: 
     case "text":
       return { bytes: Buffer.from(typeof args.body === "string" ? args.body : JSON.stringify(args.body), "utf8"), contentType: "text/plain; charset=utf-8" };
     case "form": {
-      if (typeof args.body !== "object" || Array.isArray(args.body)) throw new ToolFailure("E_SCHEMA_VALIDATION", "A form body is an object of field names to values, e.g. {\"q\": \"weft\"}.");
+      if (typeof args.body !== "object" || Array.isArray(args.body)) throw new ToolFailure("E_SCHEMA_VALIDATION", 'A form body is an object of field names to values, e.g. {"q": "weft"}.');
       const form = new URLSearchParams();
       for (const [name, value] of Object.entries(args.body)) form.append(name, typeof value === "string" ? value : JSON.stringify(value));
       return { bytes: Buffer.from(form.toString(), "utf8"), contentType: "application/x-www-form-urlencoded" };
@@ -93,7 +96,11 @@ async function resolveCredential(name: string, store: CredentialResolver | undef
   const credential = await store.resolve(name);
   if (credential) return credential;
   const names = await store.names();
-  throw new ToolFailure("E_UNKNOWN_CREDENTIAL", `There is no credential named "${name}". ${names.length > 0 ? `Known: ${names.join(", ")}.` : "None is stored yet;"} Add it under Settings → Credentials.`, { credential: name });
+  throw new ToolFailure(
+    "E_UNKNOWN_CREDENTIAL",
+    `There is no credential named "${name}". ${names.length > 0 ? `Known: ${names.join(", ")}.` : "None is stored yet;"} Add it under Settings → Credentials.`,
+    { credential: name },
+  );
 }
 
 function parseBody(body: Buffer, truncated: boolean, contentType: string | undefined, responseType: HttpRequestArgs["responseType"], url: string): Pick<HttpRequestOk, "body" | "bodyType"> {
@@ -130,7 +137,9 @@ async function execute(args: HttpRequestArgs, url: URL, env: ToolEnv): Promise<H
       gate: (hop) => {
         // The first URL passed the tool host's permission check; a redirect must pass the rules too.
         if (hop.href !== url.href && !env.urlRules.permits(hop.href)) {
-          throw new NetFailure("E_PERMISSION_DENIED", `${url.href} redirected to ${hop.href}, which the permission rules do not allow. Request it directly to be asked, or add an allow rule.`, { redirect: hop.href });
+          throw new NetFailure("E_PERMISSION_DENIED", `${url.href} redirected to ${hop.href}, which the permission rules do not allow. Request it directly to be asked, or add an allow rule.`, {
+            redirect: hop.href,
+          });
         }
         return env.urlRules.scopeOf(hop.href);
       },

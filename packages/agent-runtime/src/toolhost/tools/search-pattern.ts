@@ -37,7 +37,11 @@ function assertNoNestedRepetition(pattern: string): void {
     },
   });
   if (nested) {
-    throw new ToolFailure("E_SCHEMA_VALIDATION", `The pattern repeats a group that repeats itself (${nested}), which can take exponential time. Simplify it (e.g. \`(ab)+\` instead of \`(a+b?)+\`) or search literally.`, { pattern });
+    throw new ToolFailure(
+      "E_SCHEMA_VALIDATION",
+      `The pattern repeats a group that repeats itself (${nested}), which can take exponential time. Simplify it (e.g. \`(ab)+\` instead of \`(a+b?)+\`) or search literally.`,
+      { pattern },
+    );
   }
 }
 

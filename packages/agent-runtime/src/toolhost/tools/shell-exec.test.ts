@@ -70,7 +70,7 @@ describe("shell.exec", () => {
       "ls & touch pwned",
       "ls `touch pwned`",
       "ls $(touch pwned)",
-      "ls \"$(touch pwned)\"",
+      'ls "$(touch pwned)"',
       "ls > pwned",
       "ls\ntouch pwned",
       "touch pwned",

@@ -15,7 +15,11 @@ import { ToolFailure } from "../tool-failure.ts";
 
 export const ShellExecArgsSchema = z
   .object({
-    command: z.string().min(1).max(4096).describe("The command line, e.g. `git status --short` or `grep -n TODO src/app.ts`. No shell: pipes, redirections, `;`, `&&`, wildcards and variables are refused"),
+    command: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe("The command line, e.g. `git status --short` or `grep -n TODO src/app.ts`. No shell: pipes, redirections, `;`, `&&`, wildcards and variables are refused"),
     args: z.array(z.string().max(4096)).max(200).optional().describe("Arguments given one by one, taken literally; then `command` is the program name alone"),
     cwd: z.string().default("@project/").describe("Working folder, as a mount path (default @project/)"),
     timeoutMs: z.number().int().min(1).optional().describe("Time limit in milliseconds (default 3000, capped by the host)"),
@@ -73,13 +77,19 @@ export const shellExec = defineTool({
         });
         if (sandboxed) environment.PATH = sandboxPath(environment.PATH);
         const executable = Bun.which(argv[0], { PATH: environment.PATH });
-        if (!executable) throw new ToolFailure("ENOENT", `\`${argv[0]}\` is allowed but not installed on this machine${sandboxed ? " (in a system folder: /usr, /bin)" : ""}.`, { command: commandText });
+        if (!executable)
+          throw new ToolFailure("ENOENT", `\`${argv[0]}\` is allowed but not installed on this machine${sandboxed ? " (in a system folder: /usr, /bin)" : ""}.`, { command: commandText });
         const outcome = await start(executable, mapped, env, cwd, environment, { timeoutMs, maxOutputBytes: env.limits.maxShellOutputBytes });
         const max = env.limits.maxShellOutputBytes;
         const stdout = env.mounts.virtualise(outcome.stdout.toString("utf8"), env.stateScope) + (outcome.stdoutTruncated ? truncationMarker(max) : "");
         const stderr = env.mounts.virtualise(outcome.stderr.toString("utf8"), env.stateScope) + (outcome.stderrTruncated ? truncationMarker(max) : "");
         if (outcome.endedBy === "timeout") {
-          throw new ToolFailure("E_TIMEOUT", `\`${commandText}\` did not finish within ${timeoutMs} ms and was stopped with everything it started.`, { command: commandText, timeoutMs, stdout, stderr });
+          throw new ToolFailure("E_TIMEOUT", `\`${commandText}\` did not finish within ${timeoutMs} ms and was stopped with everything it started.`, {
+            command: commandText,
+            timeoutMs,
+            stdout,
+            stderr,
+          });
         }
         if (outcome.endedBy === "abort") throw new ToolFailure("E_ABORTED", `\`${commandText}\` was cancelled.`, { command: commandText });
         return {
