@@ -12,14 +12,12 @@ import { nodePorts } from "../lib/ports.ts";
 import { createSkillNode, skillIdOfEntry } from "../lib/skill-entries.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";
 import { exportFileName, parseWorkflowJson, workflowToJson } from "../lib/workflow-io.ts";
+import { useClipStore } from "../stores/clip.ts";
 import { useNodesStore } from "../stores/nodes.ts";
 import { useRunsStore } from "../stores/runs.ts";
 import { useUiStore } from "../stores/ui.ts";
 import { useWorkflowsStore } from "../stores/workflows.ts";
 import { useAutoLayout } from "./useAutoLayout.ts";
-
-/** The clip of the last Copy in this page: pasting works between tabs even where the system clipboard is closed. */
-let memoryClip: Clip | null = null;
 
 /** Every user action of the editor, shared by the toolbar, menus and keyboard shortcuts. */
 export function useEditorActions() {
@@ -27,6 +25,7 @@ export function useEditorActions() {
   const nodes = useNodesStore();
   const runs = useRunsStore();
   const ui = useUiStore();
+  const clips = useClipStore();
 
   const editable = () => {
     const tab = workflows.active;
@@ -119,8 +118,9 @@ export function useEditorActions() {
     if (!tab) return null;
     const selection = selected();
     if (selection.nodes.length + selection.annotations.length === 0) return null;
-    memoryClip = copySelection(tab.doc, selection);
-    return memoryClip;
+    const clip = copySelection(tab.doc, selection);
+    clips.keep(clip);
+    return clip;
   }
 
   function cut(): Clip | null {
@@ -139,7 +139,7 @@ export function useEditorActions() {
 
   /** Pastes clipboard text (system clipboard), else the last copy of this page. */
   function paste(text?: string) {
-    let clip = memoryClip;
+    let clip = clips.clip;
     if (text !== undefined && text.trim()) {
       const parsed = parseClipText(text);
       if (!parsed.ok) {
