@@ -1,5 +1,5 @@
 import { defineStore } from "pinia";
-import { markRaw, reactive, ref, shallowReactive, watch } from "vue";
+import { markRaw, reactive, ref, shallowReactive } from "vue";
 import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
 import { api, validationIssuesOf } from "../api/client.ts";
@@ -65,7 +65,6 @@ export const useRunsStore = defineStore("runs", () => {
     for (const [tabId, runId] of Object.entries(shown)) if (runId && !tabId.startsWith("run:")) remembered[tabId] = runId;
     writeLocal(SHOWN_RUNS_KEY, remembered);
   }
-  watch(shown, rememberShown, { deep: true });
 
   const lastInputs = (workflowId: string): Record<string, unknown> => readLocal(INPUTS_KEY(workflowId), z.record(z.string(), z.unknown())) ?? {};
 
@@ -217,5 +216,5 @@ export const useRunsStore = defineStore("runs", () => {
 
   const snapshotOf = (runId: string) => snapshots.get(runId);
 
-  return { views, shown, lists, socketStatus, starting, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf };
+  return { views, shown, lists, socketStatus, starting, rememberShown, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf };
 });

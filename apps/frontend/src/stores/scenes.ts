@@ -114,24 +114,23 @@ export const useScenesStore = defineStore("scenes", () => {
 
   function onEvent(sceneId: string, event: RunEvent) {
     if (sceneId !== selectedId.value) return;
-    rememberSeen(sceneId, event.seq);
+    noteSeen(sceneId, event.seq);
     if (applySceneEvent(live, event) && event.seq > (state.value?.streamSeq ?? -1)) requestRefresh();
   }
 
-  let seenTimer: ReturnType<typeof setTimeout> | null = null;
-  const seenNow: Record<string, number> = {};
-  /** Written a little later, in batches: an older position only replays a few events more. */
-  function rememberSeen(sceneId: string, seq: number) {
-    seenNow[sceneId] = seq;
-    seenTimer ??= setTimeout(() => {
-      seenTimer = null;
-      writeLocal(SEEN_KEY, { ...(readLocal(SEEN_KEY, SeenSchema) ?? {}), ...seenNow });
-    }, 300);
+  /** The last event seen of each scene's stream in this page; `useSceneMemory` writes it for the next visit. */
+  const seen = reactive<Record<string, number>>({});
+  function noteSeen(sceneId: string, seq: number) {
+    seen[sceneId] = seq;
+  }
+  /** Writes the positions seen in this page over the stored ones. */
+  function rememberSeen() {
+    writeLocal(SEEN_KEY, { ...(readLocal(SEEN_KEY, SeenSchema) ?? {}), ...seen });
   }
 
   /** Drops the remembered stream positions of scenes that `keep` says are gone. */
   function forgetSeen(keep: (sceneId: string) => boolean) {
-    for (const id of Object.keys(seenNow)) if (!keep(id)) delete seenNow[id];
+    for (const id of Object.keys(seen)) if (!keep(id)) delete seen[id];
     const stored = readLocal(SEEN_KEY, SeenSchema) ?? {};
     const kept = Object.fromEntries(Object.entries(stored).filter(([id]) => keep(id)));
     if (Object.keys(kept).length !== Object.keys(stored).length) writeLocal(SEEN_KEY, kept);
@@ -269,6 +268,9 @@ export const useScenesStore = defineStore("scenes", () => {
     sideTab,
     focus,
     socketStatus,
+    seen,
+    noteSeen,
+    rememberSeen,
     loadList,
     select,
     control,

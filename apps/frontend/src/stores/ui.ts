@@ -1,15 +1,17 @@
 import { defineStore } from "pinia";
-import { computed, markRaw, ref, shallowRef, watch } from "vue";
+import { computed, markRaw, ref, shallowRef } from "vue";
 import { z } from "zod";
 import type { ApiError } from "../api/errors.ts";
 import { describeApiError } from "../api/errors.ts";
 import type { ConnectionRequest } from "../lib/connection.ts";
 import type { Position } from "../lib/commands.ts";
 import type { Size } from "../lib/node-size.ts";
-import { readLocal, writeLocal } from "../lib/local-store.ts";
+import { readLocal } from "../lib/local-store.ts";
 import { routeFromHash, type AppView } from "../lib/route.ts";
 
 export type Theme = "light" | "dark";
+/** Where the chosen theme is kept between visits (`useThemeMemory` writes it). */
+export const THEME_KEY = "weft.theme";
 export type ToastKind = "error" | "warning" | "info" | "success";
 
 export interface Toast {
@@ -85,15 +87,7 @@ type SidebarTab = "nodes" | "workflows" | "history";
 
 /** Theme, panels, dialogs, toasts and the selection of the active canvas. */
 export const useUiStore = defineStore("ui", () => {
-  const theme = ref<Theme>(readLocal("weft.theme", z.enum(["light", "dark"])) ?? (globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
-  watch(
-    theme,
-    (t) => {
-      document.documentElement.dataset.theme = t;
-      writeLocal("weft.theme", t);
-    },
-    { immediate: true },
-  );
+  const theme = ref<Theme>(readLocal(THEME_KEY, z.enum(["light", "dark"])) ?? (globalThis.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
   const toggleTheme = () => (theme.value = theme.value === "dark" ? "light" : "dark");
 
   const toasts = ref<Toast[]>([]);
