@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { chainWorkflow, delayChainWorkflow, startTestServer, TEST_TOKEN, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
-import { contiguousFrom, TestWsClient } from "../testing/ws-client.ts";
+import { z } from "zod";
+import type { WorkflowInput } from "@weft/types";
+import { chainWorkflow, delayChainWorkflow, EventsPageSchema, startTestServer, TEST_TOKEN, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { contiguousFrom, EventMessageSchema, messageType, TestWsClient } from "../testing/ws-client.ts";
+
+/** The server's answer to a bad message. */
+const ErrorMessageSchema = z.object({ type: z.literal("error"), error: z.object({ code: z.string(), message: z.string() }) });
+/** The server's word to a client that fell behind. */
+const ResyncMessageSchema = z.object({ type: z.literal("resync"), streamId: z.string(), lastSeq: z.number().int(), reason: z.string() });
 
 let t: TestServer;
 const clients: TestWsClient[] = [];
@@ -25,7 +32,7 @@ afterAll(async () => {
 async function runToEnd(workflowId: string): Promise<{ runId: string; total: number }> {
   const { body } = await t.call("POST", `/api/workflows/${workflowId}/runs`, {});
   await waitForRun(t, body.runId);
-  const events = (await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body.events;
+  const events = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body).events;
   return { runId: body.runId, total: events.length };
 }
 
@@ -45,7 +52,7 @@ describe("/ws live events", () => {
     const c = await client();
     c.subscribe(runId, 99);
     const events = await c.waitForRunEnd(runId);
-    expect(events[0].seq).toBe(100);
+    expect(events[0]?.seq).toBe(100);
     expect(events).toHaveLength(total - 100);
     expect(contiguousFrom(events, 99)).toBe(true);
   });
@@ -56,8 +63,8 @@ describe("/ws live events", () => {
     a.subscribe(body.runId);
     b.subscribe(body.runId);
     const [ea, eb] = await Promise.all([a.waitForRunEnd(body.runId), b.waitForRunEnd(body.runId)]);
-    const stored = (await t.call("GET", `/api/runs/${body.runId}/events`)).body.events;
-    expect(ea.map((e) => e.seq)).toEqual(stored.map((e: any) => e.seq));
+    const stored = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events`)).body).events;
+    expect(ea.map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
     expect(eb).toEqual(ea);
     expect(contiguousFrom(ea, -1)).toBe(true);
   });
@@ -68,7 +75,7 @@ describe("/ws live events", () => {
     first.subscribe(body.runId);
     const seen = await first.waitFor((c) => (c.events(body.runId).length >= 10 ? c.events(body.runId) : undefined));
     first.close();
-    const lastSeq = seen.at(-1).seq;
+    const lastSeq = seen.at(-1)!.seq;
     const status = (await t.call("GET", `/api/runs/${body.runId}`)).body.run.status;
     expect(status).toBe("running"); // the reconnect really happens mid-run
     await Bun.sleep(100); // events keep coming while nobody listens
@@ -77,8 +84,8 @@ describe("/ws live events", () => {
     const rest = await second.waitForRunEnd(body.runId);
     const all = [...seen, ...rest];
     expect(contiguousFrom(all, -1)).toBe(true);
-    const stored = (await t.call("GET", `/api/runs/${body.runId}/events`)).body.events;
-    expect(all.map((e) => e.seq)).toEqual(stored.map((e: any) => e.seq));
+    const stored = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events`)).body).events;
+    expect(all.map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
   });
 
   it("has no gap or duplicate at the seam between stored and live events, whenever a client joins", async () => {
@@ -86,14 +93,14 @@ describe("/ws live events", () => {
     const joiners: { c: TestWsClient; after: number }[] = [];
     for (let i = 0; i < 8; i++) {
       const c = await client();
-      const stored = (await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body.events;
-      const after = stored.length > 0 ? stored[Math.floor(stored.length / 2)].seq : -1;
+      const stored = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body).events;
+      const after = stored.length > 0 ? stored[Math.floor(stored.length / 2)]!.seq : -1;
       c.subscribe(body.runId, after);
       joiners.push({ c, after });
       await Bun.sleep(15);
     }
     await waitForRun(t, body.runId, 30_000);
-    const total = (await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body.events.length;
+    const total = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body).events.length;
     for (const { c, after } of joiners) {
       const events = await c.waitForRunEnd(body.runId, 20_000);
       expect(events).toHaveLength(total - after - 1);
@@ -108,16 +115,16 @@ describe("/ws live events", () => {
     c.send({ type: "subscribe", streamId: "no-such-run", after: -1 });
     c.send({ type: "subscribe", streamId: "x", after: -5 });
     const errors = await c.waitFor((cl) => {
-      const e = cl.messages.filter((m) => m.type === "error");
+      const e = cl.messages.filter((m) => messageType(m) === "error").map((m) => ErrorMessageSchema.parse(m));
       return e.length >= 4 ? e : undefined;
     });
     expect(errors.map((e) => e.error.code)).toEqual(["INVALID_JSON", "INVALID_MESSAGE", "NOT_FOUND", "INVALID_MESSAGE"]);
-    expect(errors[1].error.message).toContain("streamId");
+    expect(errors[1]?.error.message).toContain("streamId");
     const { runId } = await runToEnd("chain");
     c.subscribe(runId, 290);
     expect((await c.waitForRunEnd(runId)).length).toBeGreaterThan(0);
     c.send({ type: "unsubscribe", streamId: runId });
-    await c.waitFor((cl) => cl.messages.find((m) => m.type === "unsubscribed"));
+    await c.waitFor((cl) => cl.messages.find((m) => messageType(m) === "unsubscribed"));
   });
 });
 
@@ -130,15 +137,15 @@ describe("slow clients", () => {
       const { body } = await slow.call("POST", "/api/workflows/big/runs", {});
       raw.send({ type: "subscribe", streamId: body.runId, after: -1 });
       // Caught up and live (the run is still in its first delay), then it stops reading.
-      await raw.readUntil((m) => m.type === "event" && m.event.type === "node.started");
+      await raw.readUntil((m) => messageType(m) === "event" && EventMessageSchema.parse(m).event.type === "node.started");
       raw.pause();
       await waitForRun(slow, body.runId, 30_000);
       await Bun.sleep(200);
       raw.resume();
-      const messages = await raw.readUntil((m) => m.type === "resync");
-      const resync = messages.at(-1);
-      expect(resync).toMatchObject({ type: "resync", streamId: body.runId });
-      const events = messages.filter((m) => m.type === "event").map((m) => m.event);
+      const messages = await raw.readUntil((m) => messageType(m) === "resync");
+      expect(messages.at(-1)).toMatchObject({ type: "resync", streamId: body.runId });
+      const resync = ResyncMessageSchema.parse(messages.at(-1));
+      const events = messages.filter((m) => messageType(m) === "event").map((m) => EventMessageSchema.parse(m).event);
       expect(contiguousFrom(events, -1)).toBe(true);
       expect(resync.lastSeq).toBe(events.at(-1)?.seq ?? -1);
       expect(resync.reason).toContain(`/api/streams/${body.runId}/events?after=${resync.lastSeq}`);
@@ -156,7 +163,7 @@ describe("across server restarts", () => {
     await first.call("POST", "/api/workflows", { workflow: chainWorkflow("c", 50) });
     const { body } = await first.call("POST", "/api/workflows/c/runs", {});
     await waitForRun(first, body.runId);
-    const before = (await first.call("GET", `/api/runs/${body.runId}/events`)).body.events;
+    const before = EventsPageSchema.parse((await first.call("GET", `/api/runs/${body.runId}/events`)).body).events;
     await first.stop();
     const second = await startTestServer({ dataDir });
     try {
@@ -173,8 +180,8 @@ describe("across server restarts", () => {
 
 /** A first delay, then a chain of `n` nodes whose every event carries about `bytes` of text. */
 function bigEventsWorkflow(id: string, n: number, bytes: number) {
-  const nodes: any[] = [{ id: "wait", type: "core:delay", inputs: { ms: 300, value: "w".repeat(bytes) } }];
-  const edges: any[] = [];
+  const nodes: WorkflowInput["nodes"] = [{ id: "wait", type: "core:delay", inputs: { ms: 300, value: "w".repeat(bytes) } }];
+  const edges: NonNullable<WorkflowInput["edges"]> = [];
   for (let i = 0; i < n; i++) {
     nodes.push({ id: `n${i}`, type: "core:text-template", config: { template: "{{0}}" } });
     edges.push({ id: `e${i}`, source: i === 0 ? "wait" : `n${i - 1}`, sourceHandle: i === 0 ? "value" : "text", target: `n${i}`, targetHandle: "values" });
@@ -188,7 +195,7 @@ function bigEventsWorkflow(id: string, n: number, bytes: number) {
  */
 class RawWsClient {
   private buffer = Buffer.alloc(0);
-  private readonly parsed: any[] = [];
+  private readonly parsed: unknown[] = [];
   private wake: (() => void) | undefined;
 
   private constructor(private readonly socket: Socket) {
@@ -266,7 +273,7 @@ class RawWsClient {
     }
   }
 
-  async readUntil(stop: (message: any) => boolean): Promise<any[]> {
+  async readUntil(stop: (message: unknown) => boolean): Promise<unknown[]> {
     await this.until(() => this.parsed.some(stop));
     return this.parsed.slice(0, this.parsed.findIndex(stop) + 1);
   }

@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { startScriptedLlmServer } from "@weft/agent-runtime";
+import { SceneSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneStateView } from "@weft/types";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { until } from "../testing/until.ts";
@@ -13,11 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const settled = (s: any) => s.agents.every((a: any) => a.status === "idle" && a.queue.length === 0 && a.inFlight === null);
+/** The notice board's world: the note on its board. */
+const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }) });
+const SceneAnswerSchema = z.object({ scene: SceneSchema });
+const sceneState = async () => SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/notice-board/state")).body);
+const sceneTimeline = async () => SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/notice-board/timeline")).body);
+
+const settled = (s: SceneStateView) => s.agents.every((a) => a.status === "idle" && a.queue.length === 0 && a.inFlight === null);
 
 describe("the example scene with the demo LLM", () => {
   it("is loaded on first start; Scribe posts the note, Herald is woken by the event, reads the world and answers", async () => {
-    expect((await t.call("GET", "/api/scenes/notice-board")).body.scene.agents.map((a: any) => a.profileId)).toEqual(["scribe", "herald"]);
+    expect(SceneAnswerSchema.parse((await t.call("GET", "/api/scenes/notice-board")).body).scene.agents.map((a) => a.profileId)).toEqual(["scribe", "herald"]);
     const ws = await TestWsClient.connect(t.url);
     ws.subscribe("notice-board");
 
@@ -29,32 +37,32 @@ describe("the example scene with the demo LLM", () => {
     expect(sent.body.triggers).toMatchObject([{ kind: "user", to: "scribe" }]);
 
     const state = await until("the scene to settle with Herald's answer", async () => {
-      const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-      const timeline = (await t.call("GET", "/api/scenes/notice-board/timeline")).body;
-      const heraldDone = timeline.steps.some((st: any) => st.instanceId === "herald" && st.trace.status === "completed");
+      const s = await sceneState();
+      const timeline = await sceneTimeline();
+      const heraldDone = timeline.steps.some((st) => st.instanceId === "herald" && st.trace.status === "completed");
       return settled(s) && heraldDone ? s : undefined;
     });
     expect(state.world).toEqual({ board: { note: "The bridge is open" } });
     expect(state.worldChanges).toMatchObject([{ path: "board.note", after: "The bridge is open", agentId: "scribe" }]);
     expect(state.budget).toEqual({ limit: 20, used: 1 });
 
-    const timeline = (await t.call("GET", "/api/scenes/notice-board/timeline")).body;
-    const kinds = timeline.entries.map((e: any) => e.kind);
+    const timeline = await sceneTimeline();
+    const kinds = timeline.entries.map((e) => e.kind);
     expect(kinds).toContain("llm.output");
-    expect(timeline.entries.find((e: any) => e.kind === "event")).toMatchObject({ topic: "world.note-posted", source: "scribe", payload: "The bridge is open" });
-    const herald = timeline.steps.filter((s: any) => s.instanceId === "herald");
-    expect(herald[0].trace.actions[0]).toMatchObject({ ok: true, parse: { toolName: "scene_world_get" } });
-    expect(herald.at(-1).trace.responseText).toContain("The bridge is open");
-    const runId = herald[0].trace.deliberation.runId;
+    expect(timeline.entries.find((e) => e.kind === "event")).toMatchObject({ topic: "world.note-posted", source: "scribe", payload: "The bridge is open" });
+    const herald = timeline.steps.filter((s) => s.instanceId === "herald");
+    expect(herald[0]?.trace.actions[0]).toMatchObject({ ok: true, parse: { toolName: "scene_world_get" } });
+    expect(herald.at(-1)?.trace.responseText).toContain("The bridge is open");
+    const runId = herald[0]!.trace.deliberation.runId;
     await until("the deliberation run to be stored", async () => ((await t.call("GET", `/api/runs/${runId}`)).status === 200 ? true : undefined));
 
     const live = await ws.waitFor((c) => {
       const events = c.events("notice-board");
       return events.some((e) => e.type === "agent.finished" && e.agentId === "herald") ? events : undefined;
     });
-    expect(live.map((e: any) => e.seq)).toEqual(live.map((_: any, i: number) => i));
-    expect(live.some((e: any) => e.type === "world.changed" && e.path === "board.note")).toBe(true);
-    expect(live.some((e: any) => e.type === "scene.event" && e.topic === "world.note-posted")).toBe(true);
+    expect(live.map((e) => e.seq)).toEqual(live.map((_, i) => i));
+    expect(live.some((e) => e.type === "world.changed" && e.path === "board.note")).toBe(true);
+    expect(live.some((e) => e.type === "scene.event" && e.topic === "world.note-posted")).toBe(true);
     ws.close();
 
     const replay = await t.call("POST", "/api/scenes/notice-board/replay");
@@ -74,14 +82,14 @@ describe("scene controls", () => {
     expect((await t.call("POST", "/api/scenes/notice-board/pause")).body.status).toBe("paused");
     const queued = await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Paused news"' });
     expect(queued.status).toBe(202);
-    const paused = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-    expect(paused.agents.find((a: any) => a.instanceId === "scribe").queue).toMatchObject([{ kind: "user", text: 'Post the note "Paused news"' }]);
-    expect(paused.world.board.note).toBe("The bridge is open");
+    const paused = await sceneState();
+    expect(paused.agents.find((a) => a.instanceId === "scribe")?.queue).toMatchObject([{ kind: "user", text: 'Post the note "Paused news"' }]);
+    expect(BoardWorldSchema.parse(paused.world).board.note).toBe("The bridge is open");
 
     expect((await t.call("POST", "/api/scenes/notice-board/resume")).body.status).toBe("running");
     await until("the queued note to be posted", async () => {
-      const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-      return s.world.board.note === "Paused news" && settled(s) ? s : undefined;
+      const s = await sceneState();
+      return BoardWorldSchema.parse(s.world).board.note === "Paused news" && settled(s) ? s : undefined;
     });
     const stopped = await t.call("POST", "/api/scenes/notice-board/stop");
     expect(stopped.body).toMatchObject({ status: "stopped" });
@@ -91,7 +99,7 @@ describe("scene controls", () => {
     const restarted = await t.call("POST", "/api/scenes/notice-board/start");
     expect(restarted.body).toMatchObject({ status: "running", world: { board: { note: null } } });
     expect(restarted.body.sessionId).not.toBe(stopped.body.sessionId);
-    expect((await t.call("GET", "/api/scenes/notice-board/timeline")).body.entries.map((e: any) => e.seq).slice(0, 1)).toEqual([0]);
+    expect((await sceneTimeline()).entries.map((e) => e.seq).slice(0, 1)).toEqual([0]);
     await t.call("POST", "/api/scenes/notice-board/stop");
   });
 });

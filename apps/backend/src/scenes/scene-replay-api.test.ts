@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SceneReplayLineSchema, type SceneReplayLine } from "@weft/types";
+import { SceneReplayLineSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneReplayLine } from "@weft/types";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
 
@@ -29,10 +29,10 @@ async function recordSession(note: string) {
   await t.call("POST", "/api/scenes/notice-board/start");
   await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: `Post the note "${note}"` });
   await until("Herald to answer", async () => {
-    const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-    const steps = (await t.call("GET", "/api/scenes/notice-board/timeline")).body.steps;
-    const idle = s.agents.every((a: any) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
-    return idle && steps.some((st: any) => st.instanceId === "herald" && st.trace.responseText.includes(note)) ? true : undefined;
+    const s = SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/notice-board/state")).body);
+    const steps = SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/notice-board/timeline")).body).steps;
+    const idle = s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
+    return idle && steps.some((st) => st.instanceId === "herald" && st.trace.responseText.includes(note)) ? true : undefined;
   });
   await t.call("POST", "/api/scenes/notice-board/stop");
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
+import { SceneRuntimeStateSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
@@ -23,11 +24,11 @@ afterAll(async () => {
 });
 
 /** The scene state as the server last saved it, read straight from its SQLite file. */
-function savedState(dataDir: string, sceneId: string): any {
+function savedState(dataDir: string, sceneId: string): SceneRuntimeState | undefined {
   const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
   try {
     const row = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(sceneId) as { data: string } | null;
-    return row ? JSON.parse(row.data) : undefined;
+    return row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined;
   } finally {
     db.close();
   }
@@ -86,7 +87,7 @@ describe("a scene across a server crash", () => {
 
     await until("the reader's deliberation to be saved as in flight", () => {
       const saved = savedState(dataDir, "relay");
-      return saved?.mailboxes.reader.inFlight && saved.mailboxes.writer.inFlight === null && saved.world.document.forecast === "sunny" ? saved : undefined;
+      return saved?.mailboxes.reader?.inFlight && saved.mailboxes.writer?.inFlight === null && saved.world.document.forecast === "sunny" ? saved : undefined;
     });
     expect(servers.reader!.chatBodies()).toHaveLength(1);
     child.proc.kill("SIGKILL");
@@ -94,19 +95,19 @@ describe("a scene across a server crash", () => {
 
     child = await serve(dataDir);
     const done = await until("the resumed reader to finish", async () => {
-      const s = (await child.call("GET", "/api/scenes/relay/state")).body;
-      return s.agents.find((a: any) => a.instanceId === "reader")?.privateState.heard === "sunny" && s.agents.every((a: any) => a.status === "idle" && a.inFlight === null) ? s : undefined;
+      const s = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/relay/state")).body);
+      return s.agents.find((a) => a.instanceId === "reader")?.privateState.heard === "sunny" && s.agents.every((a) => a.status === "idle" && a.inFlight === null) ? s : undefined;
     });
     expect(done).toMatchObject({ status: "running", live: true, world: { forecast: "sunny" } });
     expect(servers.reader!.chatBodies()).toHaveLength(4);
     expect(servers.writer!.chatBodies()).toHaveLength(3);
 
-    const timeline = (await child.call("GET", "/api/scenes/relay/timeline")).body;
-    expect(timeline.entries.map((e: any) => e.seq)).toEqual(timeline.entries.map((_: any, i: number) => i));
-    const restored = timeline.entries.findIndex((e: any) => e.kind === "status" && e.reason?.code === "RESTORED");
+    const timeline = SceneTimelineSchema.parse((await child.call("GET", "/api/scenes/relay/timeline")).body);
+    expect(timeline.entries.map((e) => e.seq)).toEqual(timeline.entries.map((_, i) => i));
+    const restored = timeline.entries.findIndex((e) => e.kind === "status" && e.reason?.code === "RESTORED");
     expect(restored).toBeGreaterThan(0);
-    expect(timeline.entries.slice(restored).find((e: any) => e.kind === "deliberation.started")).toMatchObject({ instanceId: "reader" });
-    expect(timeline.entries.filter((e: any) => e.kind === "world.changed")).toHaveLength(1);
-    expect(timeline.steps.filter((s: any) => s.instanceId === "reader").at(-1).trace.responseText).toBe("The forecast is sunny.");
+    expect(timeline.entries.slice(restored).find((e) => e.kind === "deliberation.started")).toMatchObject({ instanceId: "reader" });
+    expect(timeline.entries.filter((e) => e.kind === "world.changed")).toHaveLength(1);
+    expect(timeline.steps.filter((s) => s.instanceId === "reader").at(-1)?.trace.responseText).toBe("The forecast is sunny.");
   });
 });

@@ -1,8 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SceneStateViewSchema } from "@weft/types";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { until } from "../testing/until.ts";
+
+/** The notice board's world: the note on its board. */
+const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }) });
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -25,8 +30,8 @@ describe("the scene state's stream position and the log signal", () => {
     expect(started.streamSeq).toBeGreaterThanOrEqual(-1);
     await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Seq test"' });
     const settled = await until("Herald to answer and the stream to be stored", async () => {
-      const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-      const done = s.agents.every((a: any) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && s.world.board.note === "Seq test";
+      const s = SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/notice-board/state")).body);
+      const done = s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && BoardWorldSchema.parse(s.world).board.note === "Seq test";
       return done && s.streamSeq === (await lastStored("notice-board")) && s.streamSeq > started.streamSeq ? s : undefined;
     });
 

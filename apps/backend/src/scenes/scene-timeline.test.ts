@@ -1,7 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SceneStateViewSchema, SceneTimelineSchema, type SceneStepView } from "@weft/types";
+import { ErrorBodySchema } from "../testing/error-body.ts";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
+
+/** The notice board's world: the note on its board. */
+const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }).optional() });
+/** What starting a scene answers: its new session. */
+const StartedSchema = z.object({ sessionId: z.string() });
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -14,18 +22,18 @@ afterAll(() => t.stop());
 const timeline = async (query = "") => {
   const r = await t.call("GET", `/api/scenes/notice-board/timeline${query}`);
   expect(r.status).toBe(200);
-  return r.body;
+  return SceneTimelineSchema.parse(r.body);
 };
-const stepKey = (s: any) => `${s.conversationId}/${s.trace.step}`;
+const stepKey = (s: SceneStepView) => `${s.conversationId}/${s.trace.step}`;
 
 /** Posts a note through Scribe and waits until Herald has answered it and the scene is idle again. */
 async function postNote(note: string) {
   expect((await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: `Post the note "${note}"` })).status).toBe(202);
   await until(`the note "${note}" to be answered`, async () => {
-    const s = (await t.call("GET", "/api/scenes/notice-board/state")).body;
-    const idle = s.agents.every((a: any) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
-    const answered = (await timeline()).steps.some((st: any) => st.instanceId === "herald" && st.trace.responseText.includes(note));
-    return idle && answered && s.world.board.note === note ? true : undefined;
+    const s = SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/notice-board/state")).body);
+    const idle = s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
+    const answered = (await timeline()).steps.some((st) => st.instanceId === "herald" && st.trace.responseText.includes(note));
+    return idle && answered && BoardWorldSchema.parse(s.world).board?.note === note ? true : undefined;
   });
 }
 
@@ -36,11 +44,11 @@ describe("the incremental timeline", () => {
     expect(never.sessionId).toBeUndefined();
     expect(await timeline(`?since=${never.cursor}`)).toMatchObject({ entries: [], steps: [], reset: false });
 
-    const started = (await t.call("POST", "/api/scenes/notice-board/start")).body;
+    const started = StartedSchema.parse((await t.call("POST", "/api/scenes/notice-board/start")).body);
     // The cursor of "no session yet" is of another session now: everything of the new one comes back.
     const first = await timeline(`?since=${never.cursor}`);
     expect(first).toMatchObject({ sessionId: started.sessionId, reset: true });
-    expect(first.entries[0].seq).toBe(0);
+    expect(first.entries[0]?.seq).toBe(0);
 
     await postNote("One");
     const full1 = await timeline();
@@ -52,16 +60,16 @@ describe("the incremental timeline", () => {
     const delta = await timeline(`?since=${full1.cursor}`);
     const full2 = await timeline();
     expect(delta.reset).toBe(false);
-    expect(delta.entries[0].seq).toBe(full1.nextSeq);
+    expect(delta.entries[0]?.seq).toBe(full1.nextSeq);
     expect([...full1.entries, ...delta.entries]).toEqual(full2.entries);
     // Only the new steps, and together with the earlier ones exactly the session's steps.
     expect(delta.steps.length).toBeGreaterThan(0);
-    expect(delta.steps.some((s: any) => full1.steps.some((o: any) => stepKey(o) === stepKey(s)))).toBe(false);
+    expect(delta.steps.some((s) => full1.steps.some((o) => stepKey(o) === stepKey(s)))).toBe(false);
     expect([...full1.steps, ...delta.steps].map(stepKey).sort()).toEqual(full2.steps.map(stepKey).sort());
-    expect(delta.steps.some((s: any) => s.trace.responseText.includes("Two"))).toBe(true);
+    expect(delta.steps.some((s) => s.trace.responseText.includes("Two"))).toBe(true);
 
     // Paged: each page's cursor reads on where the page ended; the steps come once.
-    const pages: any[] = [];
+    const pages: z.infer<typeof SceneTimelineSchema>[] = [];
     let cursor = full1.cursor;
     for (;;) {
       const page = await timeline(`?since=${cursor}&limit=3`);
@@ -75,18 +83,18 @@ describe("the incremental timeline", () => {
 
     // A new session: the old cursor gets the new session from its start, marked as a reset.
     await t.call("POST", "/api/scenes/notice-board/stop");
-    const restarted = (await t.call("POST", "/api/scenes/notice-board/start")).body;
+    const restarted = StartedSchema.parse((await t.call("POST", "/api/scenes/notice-board/start")).body);
     const after = await timeline(`?since=${full2.cursor}`);
     expect(after).toMatchObject({ sessionId: restarted.sessionId, reset: true, steps: [] });
     expect(after.sessionId).not.toBe(started.sessionId);
-    expect(after.entries[0].seq).toBe(0);
+    expect(after.entries[0]?.seq).toBe(0);
     await t.call("POST", "/api/scenes/notice-board/stop");
   });
 
   it("refuses a cursor it did not give out", async () => {
     const r = await t.call("GET", "/api/scenes/notice-board/timeline?since=bm90LWEtY3Vyc29y");
     expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("since") });
+    expect(ErrorBodySchema.parse(r.body).error).toMatchObject({ code: "VALIDATION_FAILED", message: expect.stringContaining("since") });
     expect((await t.call("GET", "/api/scenes/ghost/timeline?since=x")).status).toBe(404);
   });
 });

@@ -1,9 +1,20 @@
+import { z } from "zod";
+import { RunEventSchema, type RunEvent } from "@weft/types";
 import { BunWebSocket } from "./bun-websocket.ts";
 import { TEST_TOKEN } from "./test-server.ts";
 
+/** A `/ws` event message: the stored event it carries, read through the shared schema. */
+export const EventMessageSchema = z.object({ type: z.literal("event"), event: RunEventSchema });
+
+/** The `type` of any `/ws` message, for picking messages out of `messages`. */
+export function messageType(message: unknown): string | undefined {
+  const parsed = z.object({ type: z.string() }).safeParse(message);
+  return parsed.success ? parsed.data.type : undefined;
+}
+
 /** A real WebSocket client for tests: records every message and waits for the ones it needs. */
 export class TestWsClient {
-  readonly messages: any[] = [];
+  readonly messages: unknown[] = [];
   private readonly socket: WebSocket;
   private waiters: (() => void)[] = [];
   closed = false;
@@ -47,8 +58,12 @@ export class TestWsClient {
   }
 
   /** Events received for a stream, in arrival order. */
-  events(streamId: string): any[] {
-    return this.messages.filter((m) => m.type === "event" && m.event.streamId === streamId).map((m) => m.event);
+  events(streamId: string): RunEvent[] {
+    return this.messages.flatMap((m) => {
+      if (messageType(m) !== "event") return [];
+      const { event } = EventMessageSchema.parse(m);
+      return event.streamId === streamId ? [event] : [];
+    });
   }
 
   async waitFor<T>(pick: (client: TestWsClient) => T | undefined, timeoutMs = 10_000, what = "message"): Promise<T> {
@@ -70,7 +85,7 @@ export class TestWsClient {
   }
 
   /** Waits for the stream's terminal run event and returns all its events. */
-  async waitForRunEnd(streamId: string, timeoutMs = 15_000): Promise<any[]> {
+  async waitForRunEnd(streamId: string, timeoutMs = 15_000): Promise<RunEvent[]> {
     return this.waitFor(
       (c) => {
         const events = c.events(streamId);
