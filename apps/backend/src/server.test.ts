@@ -1,8 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { openSqliteStorage } from "./storage/storage.ts";
-import { slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
+import { LlmProfileListSchema } from "./testing/llm-profile-view.ts";
+import { RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
 import { spawnServer, type ChildServer } from "./testing/child-server.ts";
+
+/** GET /api/workflows, as far as these tests read it. */
+const WorkflowListSchema = z.object({ workflows: z.array(z.object({ id: z.string() })) });
 
 const children: ChildServer[] = [];
 afterEach(async () => {
@@ -45,8 +50,8 @@ describe("persistence across restarts", () => {
       expect((await second.call("GET", "/api/workflows/keep")).body.workflow).toMatchObject({ name: "Kept", revision: 2 });
       expect((await second.call("GET", "/api/agents/helper")).body.agent).toMatchObject({ name: "Helper", revision: 1 });
       expect((await second.call("GET", "/api/scenes/room")).body.scene.agents).toHaveLength(1);
-      const profiles = (await second.call("GET", "/api/llm-profiles")).body.profiles;
-      expect(profiles.find((p: any) => p.id === "local")).toMatchObject({ apiKeyMasked: "sk-…5678" });
+      const profiles = LlmProfileListSchema.parse((await second.call("GET", "/api/llm-profiles")).body).profiles;
+      expect(profiles.find((p) => p.id === "local")).toMatchObject({ apiKeyMasked: "sk-…5678" });
       expect((await second.call("GET", `/api/runs/${run.runId}`)).body).toEqual(done);
       expect(second.server.interruptedAtStart).toEqual([]);
     } finally {
@@ -80,18 +85,18 @@ describe("the repository's examples", () => {
     const repoExamples = fileURLToPath(new URL("../../../workflows", import.meta.url));
     const t = await startTestServer({ examplesDir: repoExamples });
     try {
-      const listed = (await t.call("GET", "/api/workflows")).body.workflows.map((w: any) => w.id);
+      const listed = WorkflowListSchema.parse((await t.call("GET", "/api/workflows")).body).workflows.map((w) => w.id);
       expect(listed).toEqual(expect.arrayContaining(["calls-skill", "summarize-skill"]));
       const started = await t.call("POST", "/api/workflows/calls-skill/runs", { inputs: { article: "Warp threads run lengthwise. Weft threads cross them. The loom holds both." } });
       expect(started.status).toBe(202);
       const done = await waitFor(async () => {
         const res = await t.call("GET", `/api/runs/${started.body.runId}`);
-        return ["completed", "failed"].includes(res.body.run.status) ? res.body : undefined;
+        return ["completed", "failed"].includes(res.body.run.status) ? RunAnswerSchema.parse(res.body) : undefined;
       });
       expect(done.run.status).toBe("completed");
       expect(typeof done.run.outputs.report).toBe("string");
       // The skill's own nodes ran inside this run, namespaced under the calling node.
-      expect(done.observations.some((o: any) => o.nodeId.startsWith("headline/"))).toBe(true);
+      expect(done.observations.some((o) => o.nodeId.startsWith("headline/"))).toBe(true);
     } finally {
       await t.stop();
     }

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentProfileSchema, SceneSchema } from "@weft/types";
+import { ErrorBodySchema } from "../testing/error-body.ts";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
 
 /** The list answers read here, through the shared schemas. */
 const AgentList = z.object({ agents: z.array(AgentProfileSchema) });
 const SceneList = z.object({ scenes: z.array(SceneSchema) });
+/** The `details` of a VALIDATION_FAILED answer: one issue per refused field. */
+const IssuesSchema = z.object({ issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })) });
 
 let t: TestServer;
 beforeAll(async () => {
@@ -42,9 +45,10 @@ describe("agent profiles API", () => {
   it("refuses profiles whose references do not exist, naming each, and stores nothing", async () => {
     const res = await t.call("POST", "/api/agents", agent("ghost", { deliberationWorkflowId: "missing", skills: ["nope"], tools: ["core:text-templat"], llmProfileId: "none" }));
     expect(res.status).toBe(400);
-    const paths = res.body.error.details.issues.map((i: any) => i.path.join("."));
+    const { issues } = IssuesSchema.parse(ErrorBodySchema.parse(res.body).error.details);
+    const paths = issues.map((i) => i.path.join("."));
     expect(paths).toEqual(["deliberationWorkflowId", "skills.0", "tools.0", "llmProfileId"]);
-    expect(res.body.error.details.issues[2].message).toContain('"core:text-template"');
+    expect(issues[2]?.message).toContain('"core:text-template"');
     expect((await t.call("GET", "/api/agents/ghost")).status).toBe(404);
   });
 

@@ -1,16 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import { startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
+import { AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema } from "@weft/types";
+import { EventsPageSchema, RunAnswerSchema, startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
 import { contiguousFrom, TestWsClient } from "../testing/ws-client.ts";
+
+/** GET /api/conversations/:id: the conversation, its messages and steps, and the agent's state in it. */
+const ConversationAnswerSchema = z.object({
+  conversation: ConversationSchema,
+  messages: z.array(ConversationMessageSchema),
+  steps: z.array(AgentStepTraceSchema),
+  agent: z.object({ status: z.string(), running: z.boolean() }).optional(),
+});
+type ConversationAnswer = z.infer<typeof ConversationAnswerSchema>;
+const ConversationListSchema = z.object({ conversations: z.array(ConversationSchema) });
+/** GET /api/runs/:id of a step's action: a single-tool run has no stored workflow to show. */
+const ActionRunAnswerSchema = RunAnswerSchema.partial({ workflow: true });
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
-async function settled(t: TestServer, conversationId: string, steps: number): Promise<any> {
+async function settled(t: TestServer, conversationId: string, steps: number): Promise<ConversationAnswer> {
   return waitFor(
     async () => {
       const res = await t.call("GET", `/api/conversations/${conversationId}`);
-      return res.body.agent && !res.body.agent.running && res.body.steps.length >= steps ? res.body : undefined;
+      if (res.status !== 200) return undefined;
+      const answer = ConversationAnswerSchema.parse(res.body);
+      return answer.agent && !answer.agent.running && answer.steps.length >= steps ? answer : undefined;
     },
     20_000,
     `conversation ${conversationId} to settle`,
@@ -44,21 +60,22 @@ describe("agent messages (with the demo LLM)", () => {
     expect(conversation.conversation).toMatchObject({ id: conversationId, agentId: "text-helper" });
     expect(conversation.agent).toMatchObject({ status: "completed", running: false });
     expect(conversation.messages[0]).toMatchObject({ role: "user", content: "Please uppercase this text: hello weft" });
-    expect(conversation.messages.at(-1).role).toBe("assistant");
+    expect(conversation.messages.at(-1)?.role).toBe("assistant");
     const [first, last] = [conversation.steps[0], conversation.steps.at(-1)];
-    expect(first.actions[0]).toMatchObject({ status: "completed", ok: true, parse: { kind: "call", toolId: "core:text-transform" } });
-    expect(last.status).toBe("completed");
+    expect(first?.actions[0]).toMatchObject({ status: "completed", ok: true, parse: { kind: "call", toolId: "core:text-transform" } });
+    expect(last?.status).toBe("completed");
 
     // The runs behind the steps are stored like any run: the deliberation and the action.
-    const deliberation = (await t.call("GET", `/api/runs/${first.deliberation.runId}`)).body;
+    const deliberation = RunAnswerSchema.parse((await t.call("GET", `/api/runs/${first!.deliberation.runId}`)).body);
     expect(deliberation.run).toMatchObject({ workflowId: "agent-deliberation", status: "completed" });
     expect(deliberation.observations.length).toBeGreaterThan(0);
-    const action = (await t.call("GET", `/api/runs/${first.actions[0].runId}`)).body;
+    const actionRunId = first!.actions[0]!.runId;
+    const action = ActionRunAnswerSchema.parse((await t.call("GET", `/api/runs/${actionRunId}`)).body);
     expect(action.run).toMatchObject({ workflowId: "single:core:text-transform", status: "completed" });
-    const actionEvents = (await t.call("GET", `/api/runs/${first.actions[0].runId}/events`)).body.events;
-    expect(actionEvents.map((e: any) => e.type)).toEqual(expect.arrayContaining(["run.started", "run.completed"]));
-    expect((await t.call("POST", `/api/runs/${first.actions[0].runId}/rerun`)).status).toBe(409);
-    expect((await t.call("GET", "/api/agents/text-helper/conversations")).body.conversations.map((c: any) => c.id)).toEqual([conversationId]);
+    const actionEvents = EventsPageSchema.parse((await t.call("GET", `/api/runs/${actionRunId}/events`)).body).events;
+    expect(actionEvents.map((e) => e.type)).toEqual(expect.arrayContaining(["run.started", "run.completed"]));
+    expect((await t.call("POST", `/api/runs/${actionRunId}/rerun`)).status).toBe(409);
+    expect(ConversationListSchema.parse((await t.call("GET", "/api/agents/text-helper/conversations")).body).conversations.map((c) => c.id)).toEqual([conversationId]);
   });
 
   it("continues the conversation, also after a restart, numbering steps and events on", async () => {
@@ -69,17 +86,17 @@ describe("agent messages (with the demo LLM)", () => {
     await t.stop();
 
     t = await startTestServer({ dataDir, examplesDir: EXAMPLES });
-    const restored = (await t.call("GET", `/api/conversations/${conversationId}`)).body;
+    const restored = ConversationAnswerSchema.parse((await t.call("GET", `/api/conversations/${conversationId}`)).body);
     expect(restored.messages).toEqual(second.messages);
     expect(restored.steps).toEqual(second.steps);
     expect(restored.agent).toMatchObject({ status: "completed", running: false });
 
     await t.call("POST", "/api/agents/text-helper/messages", { message: "Uppercase once more: again", conversationId });
     const third = await settled(t, conversationId, second.steps.length + 1);
-    expect(third.steps.map((s: any) => s.step)).toEqual(third.steps.map((_: any, i: number) => i + 1));
-    const events = (await t.call("GET", `/api/streams/${conversationId}/events?limit=10000`)).body.events;
+    expect(third.steps.map((s) => s.step)).toEqual(third.steps.map((_, i) => i + 1));
+    const events = EventsPageSchema.parse((await t.call("GET", `/api/streams/${conversationId}/events?limit=10000`)).body).events;
     expect(contiguousFrom(events, -1)).toBe(true);
-    expect(events.filter((e: any) => e.type === "agent.finished")).toHaveLength(3);
+    expect(events.filter((e) => e.type === "agent.finished")).toHaveLength(3);
   });
 
   it("refuses bad messages precisely", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { capturingLogger, dbBytes } from "../testing/leak-probes.ts";
+import { LlmProfileListSchema } from "../testing/llm-profile-view.ts";
 
 const KEY = "sk-live-Q7f3ZpXw9LmN2bV8cR4tY6uH1jK5sD0aTopSecretKey9f2c";
 
@@ -104,13 +105,13 @@ describe("LLM profiles", () => {
   it("keeps exactly one default profile", async () => {
     const made = await t.call("PUT", `/api/llm-profiles/${id}`, { isDefault: true });
     expect(made.body.profile.isDefault).toBe(true);
-    const all = (await t.call("GET", "/api/llm-profiles")).body.profiles;
-    expect(all.filter((p: any) => p.isDefault).map((p: any) => p.id)).toEqual([id]);
+    const all = LlmProfileListSchema.parse((await t.call("GET", "/api/llm-profiles")).body).profiles;
+    expect(all.filter((p) => p.isDefault).map((p) => p.id)).toEqual([id]);
     expect((await t.call("PUT", `/api/llm-profiles/${id}`, { isDefault: false })).status).toBe(400);
     const other = await t.call("POST", "/api/llm-profiles", { name: "Temp", baseUrl: llm.baseUrl, model: "m", isDefault: true });
     expect((await t.call("DELETE", `/api/llm-profiles/${other.body.profile.id}`)).status).toBe(200);
-    const after = (await t.call("GET", "/api/llm-profiles")).body.profiles;
-    expect(after.filter((p: any) => p.isDefault)).toHaveLength(1);
+    const after = LlmProfileListSchema.parse((await t.call("GET", "/api/llm-profiles")).body).profiles;
+    expect(after.filter((p) => p.isDefault)).toHaveLength(1);
   });
 
   it("refuses bad profile requests precisely and changes nothing", async () => {
@@ -168,8 +169,8 @@ describe("master key", () => {
     await first.stop();
     const second = await startTestServer({ dataDir, demoLlm: false, secret: "a different secret entirely" });
     try {
-      const listed = (await second.call("GET", "/api/llm-profiles")).body.profiles.find((p: any) => p.id === created.body.profile.id);
-      expect(listed.apiKeyMasked).toBe("sk-…9f2c");
+      const listed = LlmProfileListSchema.parse((await second.call("GET", "/api/llm-profiles")).body).profiles.find((p) => p.id === created.body.profile.id);
+      expect(listed?.apiKeyMasked).toBe("sk-…9f2c");
       const test = (await second.call("POST", `/api/llm-profiles/${created.body.profile.id}/test`)).body;
       expect(test).toMatchObject({ ok: false, error: { code: "AUTH" } });
       expect(test.error.message).toContain("master key");
