@@ -51,7 +51,19 @@ export async function dragFromPalette(page: Page, type: string, to: { x: number;
   return added[0] as string;
 }
 
+/** Resolves once the canvas holds still (an animated fit or "jump to node" has ended), so positions read next stay true. */
+export async function viewSettled(page: Page): Promise<void> {
+  let last: string | null = null;
+  await poll(async () => {
+    const now = (await page.locator(".vue-flow__transformationpane").getAttribute("style")) ?? "";
+    const still = now === last;
+    last = now;
+    return still;
+  }).toBe(true);
+}
+
 export async function connect(page: Page, from: [string, string], to: [string, string], options: { release?: boolean } = {}) {
+  await viewSettled(page);
   await drag(page, await centerOf(handle(page, from[0], from[1], "output")), await centerOf(handle(page, to[0], to[1], "input")), options);
 }
 
