@@ -21,7 +21,8 @@ import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
-import type { SceneLogEntry, SceneStateView, SceneTimeline } from "../packages/types/src/index.ts";
+import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
+import { SceneStateViewSchema, SceneTimelineSchema, type SceneLogEntry, type SceneStateView, type SceneTimeline } from "../packages/types/src/index.ts";
 import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
@@ -76,7 +77,7 @@ async function setup(child: ChildServer, agents: number): Promise<void> {
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const profile = await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "bench-model", maxRetries: 0 });
+  const profile = ProfileIdAnswerSchema.parse(await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "bench-model", maxRetries: 0 }));
   const ids = Array.from({ length: agents }, (_, i) => `v${i + 1}`);
   for (const id of ids) {
     await must("POST", "/api/agents", {
@@ -126,14 +127,14 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
         const res = await child.call("GET", `/api/scenes/${SCENE}/timeline${cursor ? `?since=${encodeURIComponent(cursor)}` : ""}`);
         polls.push(performance.now() - s);
         pollBytesMax = Math.max(pollBytesMax, JSON.stringify(res.body).length);
-        cursor = res.body.cursor;
+        cursor = CursorSchema.parse(res.body).cursor;
         await Bun.sleep(250);
       }
     })();
     let state: SceneStateView;
     for (;;) {
       await Bun.sleep(100);
-      state = (await child.call("GET", `/api/scenes/${SCENE}/state`)).body;
+      state = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/state`)).body);
       const settled = state.agents.every((a) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a) => a.queue.length === 0));
       if (settled) break;
     }
@@ -144,7 +145,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
 
     const entries: SceneLogEntry[] = [];
     for (let from = 0; ;) {
-      const page: SceneTimeline = (await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body;
+      const page: SceneTimeline = SceneTimelineSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body);
       entries.push(...page.entries);
       if (page.entries.length < 5000) break;
       from = page.nextSeq;
@@ -153,7 +154,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     const steps = count("llm.output");
     // Every event the server stored for the scene by now must reach the subscriber.
     await Bun.sleep(300);
-    const expected = (await child.call("GET", `/api/scenes/${SCENE}/state`)).body.streamSeq + 1;
+    const expected = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/state`)).body).streamSeq + 1;
     const deadline = Date.now() + 10_000;
     while (new Set(ws.events(SCENE).map((e) => e.seq)).size < expected && Date.now() < deadline) await Bun.sleep(50);
     const streamed = ws.events(SCENE);
@@ -162,7 +163,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     ws.close();
 
     const r0 = performance.now();
-    const replay = (await child.call("POST", `/api/scenes/${SCENE}/replay`)).body;
+    const replay = ReplaySummarySchema.parse((await child.call("POST", `/api/scenes/${SCENE}/replay`)).body);
     const replayMs = performance.now() - r0;
     await child.call("POST", `/api/scenes/${SCENE}/stop`);
     child.proc.kill("SIGTERM");

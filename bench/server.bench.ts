@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { chainWorkflow, templateWorkflow, TEST_TOKEN } from "../apps/backend/src/testing/test-server.ts";
 import { BunWebSocket } from "../apps/backend/src/testing/bun-websocket.ts";
+import { RunStatusSchema, SeqPageSchema, StartedRunSchema } from "../apps/backend/src/testing/answers.ts";
 
 const RUN_STARTS = 2000;
 const PARALLEL = 32;
@@ -30,7 +31,7 @@ async function must(server: ChildServer, method: string, path: string, body?: un
 
 async function waitRun(server: ChildServer, runId: string): Promise<void> {
   for (;;) {
-    const { run } = await must(server, "GET", `/api/runs/${runId}`);
+    const { run } = RunStatusSchema.parse(await must(server, "GET", `/api/runs/${runId}`));
     if (!["queued", "running"].includes(run.status)) return;
     await Bun.sleep(50);
   }
@@ -45,7 +46,7 @@ async function runStarts(server: ChildServer): Promise<void> {
     Array.from({ length: PARALLEL }, async () => {
       while (next < RUN_STARTS) {
         next++;
-        const body = await must(server, "POST", "/api/workflows/bench-small/runs", { inputs: { topic: "bench" } }, 202);
+        const body = StartedRunSchema.parse(await must(server, "POST", "/api/workflows/bench-small/runs", { inputs: { topic: "bench" } }, 202));
         ids.push(body.runId);
       }
     }),
@@ -67,7 +68,7 @@ async function wsDelivery(server: ChildServer): Promise<void> {
     }),
   );
   const started = performance.now();
-  const { runId } = await must(server, "POST", "/api/workflows/bench-chain/runs", {}, 202);
+  const { runId } = StartedRunSchema.parse(await must(server, "POST", "/api/workflows/bench-chain/runs", {}, 202));
   const results = await Promise.all(
     sockets.map(
       (ws) =>
@@ -87,16 +88,16 @@ async function wsDelivery(server: ChildServer): Promise<void> {
     ),
   );
   const ms = Math.max(...results.map((r) => r.ms));
-  const stored = await must(server, "GET", `/api/runs/${runId}/events?after=-1&limit=10000`);
+  const stored = SeqPageSchema.parse(await must(server, "GET", `/api/runs/${runId}/events?after=-1&limit=10000`));
   let total = stored.events.length;
   let after = stored.events.at(-1)?.seq ?? -1;
   for (let more = stored.hasMore; more;) {
-    const page = await must(server, "GET", `/api/runs/${runId}/events?after=${after}&limit=10000`);
+    const page = SeqPageSchema.parse(await must(server, "GET", `/api/runs/${runId}/events?after=${after}&limit=10000`));
     total += page.events.length;
     after = page.events.at(-1)?.seq ?? after;
     more = page.hasMore;
   }
-  const { run } = await must(server, "GET", `/api/runs/${runId}`);
+  const { run } = RunStatusSchema.parse(await must(server, "GET", `/api/runs/${runId}`));
   const allDelivered = results.every((r) => r.count === total && r.contiguous);
   for (const ws of sockets) ws.close();
   console.log(
@@ -106,7 +107,7 @@ async function wsDelivery(server: ChildServer): Promise<void> {
       nodes: NODES,
       subscribers: SUBSCRIBERS,
       run_status: run.status,
-      run_ms: Math.round(run.durationMs),
+      run_ms: Math.round(run.durationMs ?? NaN),
       events: total,
       delivered: results.reduce((n, r) => n + r.count, 0),
       all_delivered: allDelivered,
@@ -118,7 +119,7 @@ async function wsDelivery(server: ChildServer): Promise<void> {
 }
 
 async function getRunLatency(server: ChildServer): Promise<void> {
-  const { runId } = await must(server, "POST", "/api/workflows/bench-small/runs", { inputs: { topic: "latency" } }, 202);
+  const { runId } = StartedRunSchema.parse(await must(server, "POST", "/api/workflows/bench-small/runs", { inputs: { topic: "latency" } }, 202));
   await waitRun(server, runId);
   const times: number[] = [];
   for (let i = 0; i < GETS; i++) {

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WorkflowAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 import { freshPinia } from "../../apps/frontend/src/lib/testing/fresh-pinia.ts";
 import { useWorkflowsStore } from "../../apps/frontend/src/stores/workflows.ts";
 import { startPageServer, type PageServer } from "./support/page-server.ts";
@@ -14,7 +15,8 @@ beforeEach(() => {
   freshPinia();
 });
 
-const stored = async (id: string) => (await page.server.call("GET", `/api/workflows/${id}`)).body?.workflow;
+/** The workflow as the server stored it (GET /api/workflows/:id), read through the shared schema. */
+const stored = async (id: string) => WorkflowAnswerSchema.parse((await page.server.call("GET", `/api/workflows/${id}`)).body).workflow;
 
 describe("workflows store against the real server", () => {
   it("creates a tab, records edits for undo and redo, and saves it as revision 1", async () => {

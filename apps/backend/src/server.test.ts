@@ -1,13 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { WorkflowSchema } from "@weft/types";
 import { openSqliteStorage } from "./storage/storage.ts";
 import { LlmProfileListSchema } from "./testing/llm-profile-view.ts";
-import { RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
+import { EventsPageSchema, RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
 import { spawnServer, type ChildServer } from "./testing/child-server.ts";
 
 /** GET /api/workflows, as far as these tests read it. */
 const WorkflowListSchema = z.object({ workflows: z.array(z.object({ id: z.string() })) });
+/** POST /api/workflows/:id/runs (and a rerun): the new run. */
+const StartedRunSchema = z.object({ runId: z.string() });
+/** Just the status of a GET /api/runs/:id answer, whatever state the run is in. */
+const RunStatusSchema = z.object({ run: z.object({ status: z.string() }) });
 
 const children: ChildServer[] = [];
 afterEach(async () => {
@@ -23,7 +28,8 @@ async function waitForStatus(s: Pick<ChildServer, "call">, runId: string, status
   return waitFor(
     async () => {
       const res = await s.call("GET", `/api/runs/${runId}`);
-      return statuses.includes(res.body?.run?.status) ? res.body : undefined;
+      const probe = RunStatusSchema.safeParse(res.body);
+      return probe.success && statuses.includes(probe.data.run.status) ? res.body : undefined;
     },
     timeoutMs,
     `run ${runId} to be ${statuses.join("/")}`,
@@ -110,29 +116,31 @@ describe("a real server process", () => {
     children.push(first);
     await first.call("POST", "/api/workflows", { workflow: templateWorkflow("quick") });
     await first.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
-    const quick = (await first.call("POST", "/api/workflows/quick/runs", { inputs: { topic: "felt" } })).body;
+    const quick = StartedRunSchema.parse((await first.call("POST", "/api/workflows/quick/runs", { inputs: { topic: "felt" } })).body);
     const quickDone = await waitForStatus(first, quick.runId, ["completed"]);
-    const long = (await first.call("POST", "/api/workflows/long/runs", {})).body;
+    const long = StartedRunSchema.parse((await first.call("POST", "/api/workflows/long/runs", {})).body);
     await waitForStatus(first, long.runId, ["running"]);
     first.proc.kill(9);
     expect(await first.proc.exited).not.toBe(0);
 
     const second = await spawnServer(dataDir);
     children.push(second);
-    const after = (await second.call("GET", `/api/runs/${long.runId}`)).body;
+    const after = RunAnswerSchema.parse((await second.call("GET", `/api/runs/${long.runId}`)).body);
     expect(after.run).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
-    const events = (await second.call("GET", `/api/runs/${long.runId}/events`)).body.events;
-    expect(events[0].type).toBe("run.started");
+    const events = EventsPageSchema.parse((await second.call("GET", `/api/runs/${long.runId}/events`)).body).events;
+    expect(events[0]?.type).toBe("run.started");
     expect(events.at(-1)).toMatchObject({ type: "run.cancelled", seq: events.length - 1 });
-    expect(events.at(-1).reason).toContain("interrupted");
+    const cancelled = events.at(-1);
+    expect(cancelled?.type === "run.cancelled" ? cancelled.reason : undefined).toContain("interrupted");
     expect((await second.call("GET", `/api/runs/${quick.runId}`)).body).toEqual(quickDone);
-    expect((await second.call("GET", "/api/workflows/long")).body.workflow.nodes).toHaveLength(2);
+    expect(z.object({ workflow: WorkflowSchema }).parse((await second.call("GET", "/api/workflows/long")).body).workflow.nodes).toHaveLength(2);
 
     const rerun = await second.call("POST", `/api/runs/${long.runId}/rerun`);
     expect(rerun.status).toBe(202);
-    await waitForStatus(second, rerun.body.runId, ["running"]);
-    await second.call("POST", `/api/runs/${rerun.body.runId}/cancel`);
-    expect((await waitForStatus(second, rerun.body.runId, ["cancelled"])).run.sourceRunId).toBe(long.runId);
+    const rerunId = StartedRunSchema.parse(rerun.body).runId;
+    await waitForStatus(second, rerunId, ["running"]);
+    await second.call("POST", `/api/runs/${rerunId}/cancel`);
+    expect(RunAnswerSchema.parse(await waitForStatus(second, rerunId, ["cancelled"])).run.sourceRunId).toBe(long.runId);
   });
 
   it("on SIGTERM lets short runs finish, stops long ones as interrupted, flushes their events and exits 0", async () => {
@@ -141,8 +149,8 @@ describe("a real server process", () => {
     children.push(server);
     await server.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 400) });
     await server.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
-    const short = (await server.call("POST", "/api/workflows/short/runs", {})).body;
-    const long = (await server.call("POST", "/api/workflows/long/runs", {})).body;
+    const short = StartedRunSchema.parse((await server.call("POST", "/api/workflows/short/runs", {})).body);
+    const long = StartedRunSchema.parse((await server.call("POST", "/api/workflows/long/runs", {})).body);
     await waitForStatus(server, long.runId, ["running"]);
     await waitForStatus(server, short.runId, ["running", "completed"]);
     server.proc.kill("SIGTERM");

@@ -3,11 +3,15 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
 import { SceneRuntimeStateSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
+
+/** POST /api/llm-profiles: the new profile, as far as this test reads it. */
+const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const say = (text: string): ScriptedTurn => ({ kind: "text", chunks: [text] });
@@ -67,7 +71,7 @@ describe("a scene across a server crash", () => {
         id,
         name: id,
         deliberationWorkflowId: "agent-deliberation",
-        llmProfileId: llm.body.profile.id,
+        llmProfileId: ProfileAnswerSchema.parse(llm.body).profile.id,
         tools,
         subscribedEvents: id === "reader" ? ["weather.*"] : [],
       });
@@ -82,7 +86,7 @@ describe("a scene across a server crash", () => {
       ],
     };
     expect((await child.call("POST", "/api/scenes", scene)).status).toBe(201);
-    expect((await child.call("POST", "/api/scenes/relay/start")).body.status).toBe("running");
+    expect(SceneStateViewSchema.parse((await child.call("POST", "/api/scenes/relay/start")).body).status).toBe("running");
     expect((await child.call("POST", "/api/scenes/relay/messages", { to: "writer", text: "Report the weather." })).status).toBe(202);
 
     await until("the reader's deliberation to be saved as in flight", () => {

@@ -16,5 +16,5 @@ export async function call(base: string, method: string, path: string, body?: un
   } catch {
     // not JSON: keep the text
   }
-  return { status: res.status, body: parsed as any, headers: res.headers };
+  return { status: res.status, body: parsed, headers: res.headers };
 }

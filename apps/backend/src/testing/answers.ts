@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { WorkflowSchema } from "@weft/types";
+
+/**
+ * Small answer schemas for tests and benches that read only a part of an answer (and for code
+ * outside the backend's package, which cannot import zod itself).
+ */
+
+/** POST /api/workflows/:id/runs, a rerun: the new run's id. */
+export const StartedRunSchema = z.object({ runId: z.string() });
+/** GET /api/runs/:id, whatever state the run is in: its status (and duration once it ended). */
+export const RunStatusSchema = z.object({ run: z.object({ status: z.string(), durationMs: z.number().optional() }) });
+/** GET /api/workflows/:id. */
+export const WorkflowAnswerSchema = z.object({ workflow: WorkflowSchema });
+/** POST /api/llm-profiles and friends: the profile's id. */
+export const ProfileIdAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
+/** A page of a run's events, as far as counting them goes. */
+export const SeqPageSchema = z.object({ events: z.array(z.object({ seq: z.number() })), hasMore: z.boolean() });
+/** GET /api/scenes/:id/timeline, as far as a poller goes: where to read on. */
+export const CursorSchema = z.object({ cursor: z.string() });
+/** POST /api/scenes/:id/replay, as far as a bench reports it. */
+export const ReplaySummarySchema = z.object({ matches: z.unknown(), differences: z.unknown() }).partial();
