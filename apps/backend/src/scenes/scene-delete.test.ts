@@ -1,8 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SceneStateViewSchema } from "@weft/types";
 import { openSqliteStorage, type Storage } from "../storage/storage.ts";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+
+/** The board's world: the note on it, if the board is there. */
+const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }).optional() });
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -37,24 +43,29 @@ describe("deleting a scene", () => {
   it("stops it while it runs and removes its state, log and session; a scene made again with its id starts clean", async () => {
     const t = await serve(tempDir());
     expect((await t.call("POST", "/api/scenes", board)).status).toBe(201);
-    const started = (await t.call("POST", "/api/scenes/board/start")).body;
+    const started = SceneStateViewSchema.parse((await t.call("POST", "/api/scenes/board/start")).body);
     await t.call("POST", "/api/scenes/board/messages", { to: "scribe", text: 'Post the note "Soon gone"' });
-    await until("the note", async () => ((await t.call("GET", "/api/scenes/board/state")).body.world.board?.note === "Soon gone" ? true : undefined));
+    await until("the note", async () =>
+      BoardWorldSchema.parse(SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/board/state")).body).world).board?.note === "Soon gone" ? true : undefined,
+    );
     expect(rows(t.server.storage, "board")).toMatchObject({ scene_states: 1, scene_sessions: 1 });
 
     expect((await t.call("DELETE", "/api/scenes/board")).status).toBe(200);
     expect(rows(t.server.storage, "board")).toEqual(none);
     expect((await t.call("GET", "/api/scenes/board/state")).status).toBe(404);
     // Its runtime is gone with it.
-    expect((await t.call("POST", "/api/scenes/board/messages", { to: "scribe", text: "hello?" })).body.error).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("not running") });
+    expect(ErrorBodySchema.parse((await t.call("POST", "/api/scenes/board/messages", { to: "scribe", text: "hello?" })).body).error).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("not running"),
+    });
 
     expect((await t.call("POST", "/api/scenes", board)).status).toBe(201);
-    const fresh = (await t.call("GET", "/api/scenes/board/state")).body;
+    const fresh = SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/board/state")).body);
     expect(fresh).toMatchObject({ live: false, status: "idle", world: { board: { note: null } } });
     expect(fresh.sessionId).toBeUndefined();
     expect((await t.call("GET", "/api/scenes/board/timeline")).body).toMatchObject({ entries: [], steps: [] });
     // The agents' conversations of the deleted session stay readable.
-    const conversationId = started.agents[0].conversationId;
+    const conversationId = started.agents[0]?.conversationId;
     expect((await t.call("GET", `/api/conversations/${conversationId}`)).status).toBe(200);
     expect((await t.call("DELETE", "/api/scenes/board")).status).toBe(200);
   });

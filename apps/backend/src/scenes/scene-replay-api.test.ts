@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SceneReplayLineSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneReplayLine } from "@weft/types";
+import { z } from "zod";
+import { SceneReplayLineSchema, SceneReplayResultSchema, SceneSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneReplayLine } from "@weft/types";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
 
@@ -65,15 +66,16 @@ describe("replaying a scene session over the API", () => {
 
   it("reports where the replayed state differs from the recorded one, with both values", async () => {
     // The replay starts from the definition as it is now: an edited initial world shows as a difference.
-    const current = (await t.call("GET", "/api/scenes/notice-board")).body.scene;
+    const current = z.object({ scene: SceneSchema }).parse((await t.call("GET", "/api/scenes/notice-board")).body).scene;
     const edited = { ...current, initialWorldState: { board: { note: null, pinned: true } } };
     expect((await t.call("PUT", "/api/scenes/notice-board", { scene: edited, baseRevision: current.revision })).status).toBe(200);
 
     const r = await t.call("POST", "/api/scenes/notice-board/replay");
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ ok: true, matches: false, differences: [{ path: "board.pinned", replayed: true }] });
-    expect(r.body.differences[0]).not.toHaveProperty("recorded");
-    expect(r.body.recorded.world).toEqual({ board: { note: "The bridge is open" } });
-    expect(r.body.world).toEqual({ board: { note: "The bridge is open", pinned: true } });
+    const result = SceneReplayResultSchema.parse(r.body);
+    expect(result.differences[0]).not.toHaveProperty("recorded");
+    expect(result.recorded.world).toEqual({ board: { note: "The bridge is open" } });
+    expect(result.world).toEqual({ board: { note: "The bridge is open", pinned: true } });
   });
 });

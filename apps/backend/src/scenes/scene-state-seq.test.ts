@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { SceneStateViewSchema } from "@weft/types";
-import { startTestServer, type TestServer } from "../testing/test-server.ts";
+import { SceneStateViewSchema, SceneTimelineSchema } from "@weft/types";
+import { EventsPageSchema, startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { until } from "../testing/until.ts";
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const lastStored = async (streamId: string) => {
-  const events = (await t.call("GET", `/api/streams/${streamId}/events?limit=10000`)).body.events as { seq: number }[];
+  const events = EventsPageSchema.parse((await t.call("GET", `/api/streams/${streamId}/events?limit=10000`)).body).events;
   return events.at(-1)?.seq ?? -1;
 };
 
@@ -26,7 +26,7 @@ describe("the scene state's stream position and the log signal", () => {
   it("is -1 before the scene ever ran, then the last stored event; `scene.log` says how far the stored log reaches", async () => {
     expect((await t.call("GET", "/api/scenes/notice-board/state")).body).toMatchObject({ live: false, streamSeq: -1 });
 
-    const started = (await t.call("POST", "/api/scenes/notice-board/start")).body;
+    const started = SceneStateViewSchema.parse((await t.call("POST", "/api/scenes/notice-board/start")).body);
     expect(started.streamSeq).toBeGreaterThanOrEqual(-1);
     await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Seq test"' });
     const settled = await until("Herald to answer and the stream to be stored", async () => {
@@ -36,10 +36,10 @@ describe("the scene state's stream position and the log signal", () => {
     });
 
     // The stream says when the log is stored: the last entry (an agent's finished deliberation) comes with no other event.
-    const timeline = (await t.call("GET", "/api/scenes/notice-board/timeline")).body;
+    const timeline = SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/notice-board/timeline")).body);
     expect(timeline.entries.at(-1)).toMatchObject({ kind: "deliberation.finished" });
-    const stream = (await t.call("GET", "/api/streams/notice-board/events?limit=10000")).body.events as { type: string; nextSeq?: number }[];
-    const signals = stream.filter((e) => e.type === "scene.log").map((e) => e.nextSeq as number);
+    const stream = EventsPageSchema.parse((await t.call("GET", "/api/streams/notice-board/events?limit=10000")).body).events;
+    const signals = stream.flatMap((e) => (e.type === "scene.log" ? [e.nextSeq] : []));
     expect(signals.at(-1)).toBe(timeline.nextSeq);
     expect(signals).toEqual([...signals].sort((a, b) => a - b));
 
@@ -48,10 +48,10 @@ describe("the scene state's stream position and the log signal", () => {
     ws.subscribe("notice-board", settled.streamSeq);
     await t.call("POST", "/api/scenes/notice-board/pause");
     const next = await ws.waitFor((c) => (c.events("notice-board").some((e) => e.type === "scene.status" && e.status === "paused") ? c.events("notice-board") : undefined));
-    expect(next[0].seq).toBe(settled.streamSeq + 1);
+    expect(next[0]?.seq).toBe(settled.streamSeq + 1);
     ws.close();
 
-    const stopped = (await t.call("POST", "/api/scenes/notice-board/stop")).body;
+    const stopped = SceneStateViewSchema.parse((await t.call("POST", "/api/scenes/notice-board/stop")).body);
     expect(stopped.streamSeq).toBeGreaterThan(settled.streamSeq);
   });
 });
