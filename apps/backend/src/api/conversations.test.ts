@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import { AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema } from "@weft/types";
+import { AgentProfileSchema, AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema } from "@weft/types";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { ProfileIdAnswerSchema } from "../testing/answers.ts";
 import { EventsPageSchema, RunAnswerSchema, startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
 import { contiguousFrom, TestWsClient } from "../testing/ws-client.ts";
 
@@ -14,6 +16,8 @@ const ConversationAnswerSchema = z.object({
   agent: z.object({ status: z.string(), running: z.boolean() }).optional(),
 });
 type ConversationAnswer = z.infer<typeof ConversationAnswerSchema>;
+/** POST /api/agents/:id/messages: the conversation the message went to. */
+const SentSchema = z.object({ conversationId: z.string() });
 const ConversationListSchema = z.object({ conversations: z.array(ConversationSchema) });
 /** GET /api/runs/:id of a step's action: a single-tool run has no stored workflow to show. */
 const ActionRunAnswerSchema = RunAnswerSchema.partial({ workflow: true });
@@ -46,7 +50,7 @@ describe("agent messages (with the demo LLM)", () => {
     const ws = await TestWsClient.connect(t.url);
     const sent = await t.call("POST", "/api/agents/text-helper/messages", { message: "Please uppercase this text: hello weft" });
     expect(sent.status).toBe(202);
-    conversationId = sent.body.conversationId;
+    conversationId = SentSchema.parse(sent.body).conversationId;
     ws.subscribe(conversationId);
     const events = await ws.waitFor((c) => {
       const list = c.events(conversationId);
@@ -110,7 +114,7 @@ describe("agent messages (with the demo LLM)", () => {
     ];
     for (const [path, body, status, code] of cases) {
       const res = await t.call("POST", path, body);
-      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status, code });
+      expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status, code });
     }
     expect((await t.call("GET", "/api/conversations/nope")).status).toBe(404);
     expect((await t.call("POST", "/api/conversations/nope/cancel")).status).toBe(404);
@@ -133,21 +137,22 @@ describe("a busy agent", () => {
 
   it("refuses a second message while it works (409), and stops when cancelled", async () => {
     const profile = await t.call("POST", "/api/llm-profiles", { name: "Slow", baseUrl: llm.baseUrl, model: "slow", timeoutMs: 30_000 });
-    const base = (await t.call("GET", "/api/agents/text-helper")).body.agent;
-    await t.call("PUT", "/api/agents/text-helper", { agent: { ...base, llmProfileId: profile.body.profile.id }, baseRevision: base.revision });
+    const base = z.object({ agent: AgentProfileSchema }).parse((await t.call("GET", "/api/agents/text-helper")).body).agent;
+    await t.call("PUT", "/api/agents/text-helper", { agent: { ...base, llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id }, baseRevision: base.revision });
     llm.enqueue({ kind: "text", chunks: ["I am ", "thinking"], delayMs: 10_000 });
     const first = await t.call("POST", "/api/agents/text-helper/messages", { message: "Take your time" });
-    const id = first.body.conversationId;
+    const id = SentSchema.parse(first.body).conversationId;
     await waitFor(async () => (llm.requests.length > 0 ? true : undefined));
     const second = await t.call("POST", "/api/agents/text-helper/messages", { message: "Are you there?", conversationId: id });
     expect(second.status).toBe(409);
-    expect(second.body.error.code).toBe("CONFLICT");
+    expect(ErrorBodySchema.parse(second.body).error.code).toBe("CONFLICT");
     expect((await t.call("POST", `/api/conversations/${id}/cancel`)).body).toEqual({ ok: true });
     const done = await waitFor(async () => {
       const res = await t.call("GET", `/api/conversations/${id}`);
-      return res.body.agent?.running === false ? res.body : undefined;
+      const answer = res.status === 200 ? ConversationAnswerSchema.parse(res.body) : undefined;
+      return answer?.agent?.running === false ? answer : undefined;
     });
-    expect(done.agent.status).toBe("cancelled");
+    expect(done.agent?.status).toBe("cancelled");
     expect(llm.requests[0].clientClosedEarly).toBe(true);
   });
 });

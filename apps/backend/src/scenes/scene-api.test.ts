@@ -2,7 +2,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startScriptedLlmServer } from "@weft/agent-runtime";
-import { SceneSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneStateView } from "@weft/types";
+import { AgentTriggerSchema, SceneSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneStateView } from "@weft/types";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { ProfileIdAnswerSchema } from "../testing/answers.ts";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { until } from "../testing/until.ts";
@@ -18,6 +20,10 @@ afterAll(() => t.stop());
 /** The notice board's world: the note on its board. */
 const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }) });
 const SceneAnswerSchema = z.object({ scene: SceneSchema });
+/** POST /api/scenes/:id/messages: the triggers it queued. */
+const SentSchema = z.object({ triggers: z.array(AgentTriggerSchema) });
+const errorOf = (body: unknown) => ErrorBodySchema.parse(body).error;
+const stateOf = (body: unknown) => SceneStateViewSchema.parse(body);
 const sceneState = async () => SceneStateViewSchema.parse((await t.call("GET", "/api/scenes/notice-board/state")).body);
 const sceneTimeline = async () => SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/notice-board/timeline")).body);
 
@@ -34,7 +40,7 @@ describe("the example scene with the demo LLM", () => {
     expect(started.body).toMatchObject({ sceneId: "notice-board", status: "running", live: true, world: { board: { note: null } } });
     const sent = await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "The bridge is open"' });
     expect(sent.status).toBe(202);
-    expect(sent.body.triggers).toMatchObject([{ kind: "user", to: "scribe" }]);
+    expect(SentSchema.parse(sent.body).triggers).toMatchObject([{ kind: "user", to: "scribe" }]);
 
     const state = await until("the scene to settle with Herald's answer", async () => {
       const s = await sceneState();
@@ -73,32 +79,35 @@ describe("the example scene with the demo LLM", () => {
 
 describe("scene controls", () => {
   it("pauses, resumes and stops; refuses what does not fit the scene's state with precise errors", async () => {
-    expect((await t.call("POST", "/api/scenes/notice-board/messages", { to: "nobody", text: "hi" })).body.error).toMatchObject({ code: "NOT_FOUND", details: { sceneError: "UNKNOWN_INSTANCE" } });
+    expect(errorOf((await t.call("POST", "/api/scenes/notice-board/messages", { to: "nobody", text: "hi" })).body)).toMatchObject({ code: "NOT_FOUND", details: { sceneError: "UNKNOWN_INSTANCE" } });
     expect((await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: "  " })).status).toBe(400);
-    expect((await t.call("POST", "/api/scenes/notice-board/start")).body.error).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("already running") });
-    expect((await t.call("POST", "/api/scenes/notice-board/agents/herald/answer", { text: "yes" })).body.error).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("asked nothing") });
+    expect(errorOf((await t.call("POST", "/api/scenes/notice-board/start")).body)).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("already running") });
+    expect(errorOf((await t.call("POST", "/api/scenes/notice-board/agents/herald/answer", { text: "yes" })).body)).toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("asked nothing"),
+    });
     expect((await t.call("POST", "/api/scenes/notice-board/agents/herald/permissions/nope", { answer: "once" })).status).toBe(404);
 
-    expect((await t.call("POST", "/api/scenes/notice-board/pause")).body.status).toBe("paused");
+    expect(stateOf((await t.call("POST", "/api/scenes/notice-board/pause")).body).status).toBe("paused");
     const queued = await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Paused news"' });
     expect(queued.status).toBe(202);
     const paused = await sceneState();
     expect(paused.agents.find((a) => a.instanceId === "scribe")?.queue).toMatchObject([{ kind: "user", text: 'Post the note "Paused news"' }]);
     expect(BoardWorldSchema.parse(paused.world).board.note).toBe("The bridge is open");
 
-    expect((await t.call("POST", "/api/scenes/notice-board/resume")).body.status).toBe("running");
+    expect(stateOf((await t.call("POST", "/api/scenes/notice-board/resume")).body).status).toBe("running");
     await until("the queued note to be posted", async () => {
       const s = await sceneState();
       return BoardWorldSchema.parse(s.world).board.note === "Paused news" && settled(s) ? s : undefined;
     });
     const stopped = await t.call("POST", "/api/scenes/notice-board/stop");
     expect(stopped.body).toMatchObject({ status: "stopped" });
-    expect((await t.call("POST", "/api/scenes/notice-board/resume")).body.error).toMatchObject({ code: "CONFLICT", details: { sceneError: "INVALID_TRANSITION" } });
+    expect(errorOf((await t.call("POST", "/api/scenes/notice-board/resume")).body)).toMatchObject({ code: "CONFLICT", details: { sceneError: "INVALID_TRANSITION" } });
     expect((await t.call("POST", "/api/scenes/ghost/start")).status).toBe(404);
 
     const restarted = await t.call("POST", "/api/scenes/notice-board/start");
     expect(restarted.body).toMatchObject({ status: "running", world: { board: { note: null } } });
-    expect(restarted.body.sessionId).not.toBe(stopped.body.sessionId);
+    expect(stateOf(restarted.body).sessionId).not.toBe(stateOf(stopped.body).sessionId);
     expect((await sceneTimeline()).entries.map((e) => e.seq).slice(0, 1)).toEqual([0]);
     await t.call("POST", "/api/scenes/notice-board/stop");
   });
@@ -115,22 +124,28 @@ describe("questions of agents in a scene", () => {
     });
     try {
       const profile = await t.call("POST", "/api/llm-profiles", { name: "scripted-asker", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
-      await t.call("POST", "/api/agents", { id: "asker", name: "Asker", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id, tools: ["scene:world-set"] });
+      await t.call("POST", "/api/agents", {
+        id: "asker",
+        name: "Asker",
+        deliberationWorkflowId: "agent-deliberation",
+        llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id,
+        tools: ["scene:world-set"],
+      });
       await t.call("POST", "/api/scenes", { id: "asking", name: "Asking", agents: [{ instanceId: "asker", profileId: "asker" }] });
       await t.call("POST", "/api/scenes/asking/start");
       await t.call("POST", "/api/scenes/asking/messages", { to: "asker", text: "Remember my city." });
 
       const waiting = await until("the agent to ask", async () => {
-        const s = (await t.call("GET", "/api/scenes/asking/state")).body;
-        return s.agents[0].status === "waiting_user" ? s.agents[0] : undefined;
+        const s = stateOf((await t.call("GET", "/api/scenes/asking/state")).body);
+        return s.agents[0]?.status === "waiting_user" ? s.agents[0] : undefined;
       });
       expect(waiting).toMatchObject({ pendingQuestion: "Which city?", inFlight: null });
       expect((await t.call("POST", "/api/scenes/asking/agents/asker/answer", { text: "Oslo" })).status).toBe(202);
       const done = await until("the answer to be used", async () => {
-        const s = (await t.call("GET", "/api/scenes/asking/state")).body;
+        const s = stateOf((await t.call("GET", "/api/scenes/asking/state")).body);
         return s.world.city === "Oslo" && settled(s) ? s : undefined;
       });
-      expect(done.agents[0].pendingQuestion).toBeUndefined();
+      expect(done.agents[0]?.pendingQuestion).toBeUndefined();
       const answered = llm.chatBodies()[1]!.messages as Array<{ role: string; content: string }>;
       expect(JSON.stringify(answered.at(-1))).toContain("Oslo");
       await t.call("POST", "/api/scenes/asking/stop");
