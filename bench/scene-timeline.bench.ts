@@ -6,7 +6,7 @@
  * Prints one JSON line.
  */
 import { fileURLToPath } from "node:url";
-import type { ConversationMessage } from "../packages/types/src/index.ts";
+import { SceneStateViewSchema, SceneTimelineSchema, type ConversationMessage } from "../packages/types/src/index.ts";
 import { removeDir, startTestServer } from "../apps/backend/src/testing/test-server.ts";
 import { until } from "../apps/backend/src/testing/until.ts";
 
@@ -19,15 +19,15 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const t = await startTestServer({ examplesDir: EXAMPLES });
 try {
   const conversations = t.server.storage.conversations;
-  const state = (await t.call("POST", "/api/scenes/notice-board/start")).body;
+  const state = SceneStateViewSchema.parse((await t.call("POST", "/api/scenes/notice-board/start")).body);
   await t.call("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Bench"' });
   await until("the exchange to be recorded", async () => {
-    const steps = (await t.call("GET", "/api/scenes/notice-board/timeline")).body.steps as unknown[];
+    const steps = SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/notice-board/timeline")).body).steps;
     return steps.length >= 4 ? true : undefined;
   });
   await t.call("POST", "/api/scenes/notice-board/stop");
 
-  const conversationId = state.agents[0].conversationId as string;
+  const conversationId = state.agents[0]?.conversationId as string;
   const template = (await conversations.messages(conversationId)).find((m) => m.role === "assistant" && m.agentStep);
   if (!template || template.role !== "assistant" || !template.agentStep) throw new Error("no recorded step to copy");
   const trace = template.agentStep;

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { WorkflowSchema } from "@weft/types";
+import { AgentProfileSchema, SceneSchema, WorkflowSchema } from "@weft/types";
+import { RunStatusSchema, StartedRunSchema, WorkflowAnswerSchema } from "./testing/answers.ts";
 import { openSqliteStorage } from "./storage/storage.ts";
 import { LlmProfileListSchema } from "./testing/llm-profile-view.ts";
 import { EventsPageSchema, RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
@@ -9,10 +10,6 @@ import { spawnServer, type ChildServer } from "./testing/child-server.ts";
 
 /** GET /api/workflows, as far as these tests read it. */
 const WorkflowListSchema = z.object({ workflows: z.array(z.object({ id: z.string() })) });
-/** POST /api/workflows/:id/runs (and a rerun): the new run. */
-const StartedRunSchema = z.object({ runId: z.string() });
-/** Just the status of a GET /api/runs/:id answer, whatever state the run is in. */
-const RunStatusSchema = z.object({ run: z.object({ status: z.string() }) });
 
 const children: ChildServer[] = [];
 afterEach(async () => {
@@ -47,15 +44,15 @@ describe("persistence across restarts", () => {
     const scene = await first.call("POST", "/api/scenes", { id: "room", name: "Room", agents: [{ instanceId: "h1", profileId: "helper" }] });
     expect(scene.status).toBe(201);
     await first.call("POST", "/api/llm-profiles", { name: "Local", baseUrl: "http://127.0.0.1:1/v1", model: "m", apiKey: "sk-abcdefgh12345678" });
-    const run = (await first.call("POST", "/api/workflows/keep/runs", { inputs: { topic: "twill" } })).body;
+    const run = StartedRunSchema.parse((await first.call("POST", "/api/workflows/keep/runs", { inputs: { topic: "twill" } })).body);
     const done = await waitForStatus(first, run.runId, ["completed"]);
     await first.stop();
 
     const second = await startTestServer({ dataDir });
     try {
-      expect((await second.call("GET", "/api/workflows/keep")).body.workflow).toMatchObject({ name: "Kept", revision: 2 });
-      expect((await second.call("GET", "/api/agents/helper")).body.agent).toMatchObject({ name: "Helper", revision: 1 });
-      expect((await second.call("GET", "/api/scenes/room")).body.scene.agents).toHaveLength(1);
+      expect(WorkflowAnswerSchema.parse((await second.call("GET", "/api/workflows/keep")).body).workflow).toMatchObject({ name: "Kept", revision: 2 });
+      expect(z.object({ agent: AgentProfileSchema }).parse((await second.call("GET", "/api/agents/helper")).body).agent).toMatchObject({ name: "Helper", revision: 1 });
+      expect(z.object({ scene: SceneSchema }).parse((await second.call("GET", "/api/scenes/room")).body).scene.agents).toHaveLength(1);
       const profiles = LlmProfileListSchema.parse((await second.call("GET", "/api/llm-profiles")).body).profiles;
       expect(profiles.find((p) => p.id === "local")).toMatchObject({ apiKeyMasked: "sk-…5678" });
       expect((await second.call("GET", `/api/runs/${run.runId}`)).body).toEqual(done);
@@ -78,7 +75,7 @@ describe("persistence across restarts", () => {
     await first.stop();
     const second = await startTestServer({ dataDir, examplesDir: examples });
     try {
-      expect((await second.call("GET", "/api/workflows/example")).body.workflow).toMatchObject({ name: "Edited", revision: 2 });
+      expect(WorkflowAnswerSchema.parse((await second.call("GET", "/api/workflows/example")).body).workflow).toMatchObject({ name: "Edited", revision: 2 });
       expect((await second.call("GET", "/api/agents/ex-agent")).status).toBe(404);
     } finally {
       await second.stop();
@@ -95,9 +92,10 @@ describe("the repository's examples", () => {
       expect(listed).toEqual(expect.arrayContaining(["calls-skill", "summarize-skill"]));
       const started = await t.call("POST", "/api/workflows/calls-skill/runs", { inputs: { article: "Warp threads run lengthwise. Weft threads cross them. The loom holds both." } });
       expect(started.status).toBe(202);
+      const runId = StartedRunSchema.parse(started.body).runId;
       const done = await waitFor(async () => {
-        const res = await t.call("GET", `/api/runs/${started.body.runId}`);
-        return ["completed", "failed"].includes(res.body.run.status) ? RunAnswerSchema.parse(res.body) : undefined;
+        const res = await t.call("GET", `/api/runs/${runId}`);
+        return ["completed", "failed"].includes(RunStatusSchema.parse(res.body).run.status) ? RunAnswerSchema.parse(res.body) : undefined;
       });
       expect(done.run.status).toBe("completed");
       expect(typeof done.run.outputs.report).toBe("string");

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import { z } from "zod";
 import type { WorkflowInput } from "@weft/types";
+import { RunStatusSchema, StartedRunSchema } from "../testing/answers.ts";
 import { chainWorkflow, delayChainWorkflow, EventsPageSchema, startTestServer, TEST_TOKEN, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { contiguousFrom, EventMessageSchema, messageType, TestWsClient } from "../testing/ws-client.ts";
 
@@ -30,7 +31,7 @@ afterAll(async () => {
 });
 
 async function runToEnd(workflowId: string): Promise<{ runId: string; total: number }> {
-  const { body } = await t.call("POST", `/api/workflows/${workflowId}/runs`, {});
+  const body = StartedRunSchema.parse((await t.call("POST", `/api/workflows/${workflowId}/runs`, {})).body);
   await waitForRun(t, body.runId);
   const events = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body).events;
   return { runId: body.runId, total: events.length };
@@ -59,7 +60,7 @@ describe("/ws live events", () => {
 
   it("delivers the same complete sequence to two clients watching one run live", async () => {
     const [a, b] = [await client(), await client()];
-    const { body } = await t.call("POST", "/api/workflows/steady/runs", {});
+    const body = StartedRunSchema.parse((await t.call("POST", "/api/workflows/steady/runs", {})).body);
     a.subscribe(body.runId);
     b.subscribe(body.runId);
     const [ea, eb] = await Promise.all([a.waitForRunEnd(body.runId), b.waitForRunEnd(body.runId)]);
@@ -70,13 +71,13 @@ describe("/ws live events", () => {
   });
 
   it("loses nothing when a client reconnects mid-run with its last seq", async () => {
-    const { body } = await t.call("POST", "/api/workflows/steady/runs", {});
+    const body = StartedRunSchema.parse((await t.call("POST", "/api/workflows/steady/runs", {})).body);
     const first = await client();
     first.subscribe(body.runId);
     const seen = await first.waitFor((c) => (c.events(body.runId).length >= 10 ? c.events(body.runId) : undefined));
     first.close();
     const lastSeq = seen.at(-1)!.seq;
-    const status = (await t.call("GET", `/api/runs/${body.runId}`)).body.run.status;
+    const status = RunStatusSchema.parse((await t.call("GET", `/api/runs/${body.runId}`)).body).run.status;
     expect(status).toBe("running"); // the reconnect really happens mid-run
     await Bun.sleep(100); // events keep coming while nobody listens
     const second = await client();
@@ -89,7 +90,7 @@ describe("/ws live events", () => {
   });
 
   it("has no gap or duplicate at the seam between stored and live events, whenever a client joins", async () => {
-    const { body } = await t.call("POST", "/api/workflows/chain2k/runs", {});
+    const body = StartedRunSchema.parse((await t.call("POST", "/api/workflows/chain2k/runs", {})).body);
     const joiners: { c: TestWsClient; after: number }[] = [];
     for (let i = 0; i < 8; i++) {
       const c = await client();
@@ -134,7 +135,7 @@ describe("slow clients", () => {
     try {
       await slow.call("POST", "/api/workflows", { workflow: bigEventsWorkflow("big", 1500, 8 * 1024) });
       const raw = await RawWsClient.connect(slow.port());
-      const { body } = await slow.call("POST", "/api/workflows/big/runs", {});
+      const body = StartedRunSchema.parse((await slow.call("POST", "/api/workflows/big/runs", {})).body);
       raw.send({ type: "subscribe", streamId: body.runId, after: -1 });
       // Caught up and live (the run is still in its first delay), then it stops reading.
       await raw.readUntil((m) => messageType(m) === "event" && EventMessageSchema.parse(m).event.type === "node.started");
@@ -161,7 +162,7 @@ describe("across server restarts", () => {
     const dataDir = tempDir();
     const first = await startTestServer({ dataDir });
     await first.call("POST", "/api/workflows", { workflow: chainWorkflow("c", 50) });
-    const { body } = await first.call("POST", "/api/workflows/c/runs", {});
+    const body = StartedRunSchema.parse((await first.call("POST", "/api/workflows/c/runs", {})).body);
     await waitForRun(first, body.runId);
     const before = EventsPageSchema.parse((await first.call("GET", `/api/runs/${body.runId}/events`)).body).events;
     await first.stop();

@@ -113,7 +113,8 @@ export async function waitForRun(t: TestServer, runId: string, timeoutMs = 15_00
   return waitFor(
     async () => {
       const res = await t.call("GET", `/api/runs/${runId}`);
-      return ["completed", "failed", "cancelled", "interrupted"].includes(res.body?.run?.status) ? RunAnswerSchema.parse(res.body) : undefined;
+      const probe = z.object({ run: z.object({ status: z.string() }) }).safeParse(res.body);
+      return probe.success && ["completed", "failed", "cancelled", "interrupted"].includes(probe.data.run.status) ? RunAnswerSchema.parse(res.body) : undefined;
     },
     timeoutMs,
     `run ${runId} to end`,

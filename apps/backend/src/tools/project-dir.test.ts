@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Logger } from "@weft/types";
 import { configFromEnv } from "../config.ts";
+import { StartedRunSchema } from "../testing/answers.ts";
 import { startTestServer, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 
 const servers: TestServer[] = [];
@@ -22,7 +23,7 @@ describe("the @project/ folder", () => {
     expect(relative(t.dataDir, t.server.projectDir).startsWith("..")).toBe(true);
     await t.call("POST", "/api/workflows", { workflow: { id: "w", name: "W", nodes: [{ id: "w", type: "fs:write", inputs: { path: "@project/out.txt", content: "woven" } }], edges: [] } });
     const run = await t.call("POST", "/api/workflows/w/runs", {});
-    expect((await waitForRun(t, run.body.runId)).run.status).toBe("completed");
+    expect((await waitForRun(t, StartedRunSchema.parse(run.body).runId)).run.status).toBe("completed");
     expect(readFileSync(join(t.server.projectDir, "out.txt"), "utf8")).toBe("woven");
     expect(existsSync(join(t.dataDir, "project"))).toBe(false);
   });
