@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { StartedRunSchema, WorkflowAnswerSchema } from "../testing/answers.ts";
 import { EventsPageSchema, RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
+
+/** GET /api/runs, as far as these tests read it. */
+const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string() })) });
+/** GET /api/runs/:id, whatever state the run is in: its status and place in the queue. */
+const runState = (body: unknown) => z.object({ run: z.object({ status: z.string(), queuePosition: z.number().int().optional() }) }).parse(body).run;
 
 let t: TestServer;
 beforeAll(async () => {
@@ -40,12 +48,12 @@ describe("runs API", () => {
     expect(tail.events.map((e) => e.seq)).toEqual([6]);
     expect(tail.hasMore).toBe(true);
 
-    const history = (await t.call("GET", "/api/runs?workflowId=notes&limit=5")).body.runs;
-    expect(history[0].id).toBe(started.runId);
+    const history = RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=notes&limit=5")).body).runs;
+    expect(history[0]?.id).toBe(started.runId);
   });
 
   it("refuses bad run requests with 4xx and creates no run", async () => {
-    const before = (await t.call("GET", "/api/runs?limit=500")).body.runs.length;
+    const before = RunListSchema.parse((await t.call("GET", "/api/runs?limit=500")).body).runs.length;
     const cases: [string, unknown, number, string][] = [
       ["/api/workflows/notes/runs", { inputs: { topic: 42 } }, 400, "VALIDATION_FAILED"],
       ["/api/workflows/notes/runs", { inputs: {} }, 400, "VALIDATION_FAILED"],
@@ -59,11 +67,11 @@ describe("runs API", () => {
     ];
     for (const [path, body, status, code] of cases) {
       const res = await t.call("POST", path, body);
-      expect({ path, body, status: res.status, code: res.body.error?.code }).toEqual({ path, body, status, code });
+      expect({ path, body, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, body, status, code });
     }
     const missingInput = await t.call("POST", "/api/workflows/notes/runs", { inputs: {} });
-    expect(missingInput.body.error.message).toContain('missing required input "topic"');
-    expect((await t.call("GET", "/api/runs?limit=500")).body.runs.length).toBe(before);
+    expect(ErrorBodySchema.parse(missingInput.body).error.message).toContain('missing required input "topic"');
+    expect(RunListSchema.parse((await t.call("GET", "/api/runs?limit=500")).body).runs.length).toBe(before);
     expect((await t.call("GET", "/api/runs?limit=0")).status).toBe(400);
     expect((await t.call("GET", "/api/runs?status=sleeping")).status).toBe(400);
     expect((await t.call("GET", "/api/runs/nope")).status).toBe(404);
@@ -77,14 +85,14 @@ describe("runs API", () => {
     const started = await startRun("notes", { workflow: draft, inputs: { topic: "yarn" } });
     const { run } = await waitForRun(t, started.runId);
     expect(run.outputs).toEqual({ text: "Draft about yarn" });
-    expect((await t.call("GET", "/api/workflows/notes")).body.workflow.nodes[1].config.template).toBe("Notes on {{0}}");
+    expect(WorkflowAnswerSchema.parse((await t.call("GET", "/api/workflows/notes")).body).workflow.nodes[1]?.config?.template).toBe("Notes on {{0}}");
   });
 
   it("answers GET /api/runs/:id with the workflow exactly as the run ran it, also after the workflow changed", async () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("snap") });
     const started = await startRun("snap", { inputs: { topic: "weft" } });
     await waitForRun(t, started.runId);
-    const stored = (await t.call("GET", "/api/workflows/snap")).body.workflow;
+    const stored = WorkflowAnswerSchema.parse((await t.call("GET", "/api/workflows/snap")).body).workflow;
     const edited = templateWorkflow("snap", "Edited {{0}}");
     expect((await t.call("PUT", "/api/workflows/snap", { workflow: { ...edited, revision: stored.revision }, baseRevision: stored.revision })).status).toBe(200);
 
@@ -99,15 +107,15 @@ describe("runs API", () => {
   it("queues runs beyond the concurrency limit, shows their place and cancels them", async () => {
     const slow = await startRun("slow");
     expect(slow.queuePosition).toBe(0);
-    await waitFor(async () => ((await t.call("GET", `/api/runs/${slow.runId}`)).body.run.status === "running" ? true : undefined));
+    await waitFor(async () => (runState((await t.call("GET", `/api/runs/${slow.runId}`)).body).status === "running" ? true : undefined));
     const second = await startRun("notes", { inputs: { topic: "a" } });
     const third = await startRun("notes", { inputs: { topic: "b" } });
     expect([second.queuePosition, third.queuePosition]).toEqual([1, 2]);
-    expect((await t.call("GET", `/api/runs/${third.runId}`)).body.run).toMatchObject({ status: "queued", queuePosition: 2 });
+    expect(runState((await t.call("GET", `/api/runs/${third.runId}`)).body)).toMatchObject({ status: "queued", queuePosition: 2 });
 
     expect((await t.call("POST", `/api/runs/${second.runId}/cancel`)).body).toEqual({ ok: true });
-    expect((await t.call("GET", `/api/runs/${second.runId}`)).body.run.status).toBe("cancelled");
-    expect((await t.call("GET", `/api/runs/${third.runId}`)).body.run.queuePosition).toBe(1);
+    expect(runState((await t.call("GET", `/api/runs/${second.runId}`)).body).status).toBe("cancelled");
+    expect(runState((await t.call("GET", `/api/runs/${third.runId}`)).body).queuePosition).toBe(1);
 
     expect((await t.call("POST", `/api/runs/${slow.runId}/cancel`)).body).toEqual({ ok: true });
     const cancelled = await waitForRun(t, slow.runId);
@@ -154,7 +162,7 @@ describe("runs API", () => {
     await waitForRun(t, first.runId);
     const res = await t.call("POST", `/api/runs/${first.runId}/rerun`);
     expect(res.status).toBe(202);
-    const { run } = await waitForRun(t, res.body.runId);
+    const { run } = await waitForRun(t, StartedRunSchema.parse(res.body).runId);
     expect(run).toMatchObject({ sourceRunId: first.runId, inputs: { topic: "silk" }, outputs: { text: "Notes on silk" } });
   });
 });
