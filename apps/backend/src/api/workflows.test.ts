@@ -3,12 +3,20 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ValidationIssueSchema, WorkflowSchema, WorkflowSummarySchema } from "@weft/types";
+import { ErrorBodySchema } from "../testing/error-body.ts";
 import { startTestServer, templateWorkflow, tempDir, type TestServer } from "../testing/test-server.ts";
 
 /** The answers read here, through the shared schemas. */
 const WorkflowAnswer = z.object({ workflow: WorkflowSchema });
 const WorkflowList = z.object({ workflows: z.array(WorkflowSummarySchema) });
 const ValidateAnswer = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
+/** POST /api/workflows/import: the stored workflow, and the id it came with when that was taken. */
+const ImportAnswer = WorkflowAnswer.extend({ renamedFrom: z.string().optional() });
+/** A REVISION_CONFLICT's details: the current revision and workflow. */
+const ConflictDetails = z.object({ currentRevision: z.number().int(), current: WorkflowSchema });
+/** A VALIDATION_FAILED's details: one issue per refused field. */
+const IssueDetails = z.object({ issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])) })) });
+const errorOf = (body: unknown) => ErrorBodySchema.parse(body).error;
 /** Node specs kept whole (loose), so a leaked `execute` would show. */
 const NodeList = z.object({ nodes: z.array(z.looseObject({ type: z.string(), inputs: z.array(z.unknown()) })) });
 
@@ -22,7 +30,7 @@ describe("workflows API", () => {
   it("creates, reads, lists and updates a workflow with revisions", async () => {
     const created = await t.call("POST", "/api/workflows", { workflow: templateWorkflow("crud") });
     expect(created.status).toBe(201);
-    expect(created.body.workflow.revision).toBe(1);
+    expect(WorkflowAnswer.parse(created.body).workflow.revision).toBe(1);
 
     const got = await t.call("GET", "/api/workflows/crud");
     expect(got.status).toBe(200);
@@ -34,27 +42,27 @@ describe("workflows API", () => {
     expect(summary?.interface.inputs.map((p) => p.name)).toEqual(["topic"]);
     expect(typeof summary?.updatedAt).toBe("number");
 
-    const renamed = { ...got.body.workflow, name: "Renamed" };
+    const renamed = { ...WorkflowAnswer.parse(got.body).workflow, name: "Renamed" };
     const updated = await t.call("PUT", "/api/workflows/crud", { workflow: renamed, baseRevision: 1 });
     expect(updated.status).toBe(200);
-    expect(updated.body.workflow).toMatchObject({ name: "Renamed", revision: 2 });
+    expect(WorkflowAnswer.parse(updated.body).workflow).toMatchObject({ name: "Renamed", revision: 2 });
     const listed = WorkflowList.parse((await t.call("GET", "/api/workflows")).body).workflows.find((w) => w.id === "crud");
     expect(listed).toMatchObject({ name: "Renamed", revision: 2, nodeCount: 3, isSkill: true });
   });
 
   it("refuses a stale revision with 409 and the current version, overwriting nothing", async () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("race") });
-    const base = (await t.call("GET", "/api/workflows/race")).body.workflow;
+    const base = WorkflowAnswer.parse((await t.call("GET", "/api/workflows/race")).body).workflow;
     const first = await t.call("PUT", "/api/workflows/race", { workflow: { ...base, name: "Alice's edit" }, baseRevision: 1 });
     expect(first.status).toBe(200);
 
     const second = await t.call("PUT", "/api/workflows/race", { workflow: { ...base, name: "Bob's edit" }, baseRevision: 1 });
     expect(second.status).toBe(409);
-    expect(second.body.error.code).toBe("REVISION_CONFLICT");
-    expect(second.body.error.details.currentRevision).toBe(2);
-    expect(second.body.error.details.current.name).toBe("Alice's edit");
+    expect(errorOf(second.body).code).toBe("REVISION_CONFLICT");
+    expect(ConflictDetails.parse(errorOf(second.body).details).currentRevision).toBe(2);
+    expect(ConflictDetails.parse(errorOf(second.body).details).current.name).toBe("Alice's edit");
 
-    const stored = (await t.call("GET", "/api/workflows/race")).body.workflow;
+    const stored = WorkflowAnswer.parse((await t.call("GET", "/api/workflows/race")).body).workflow;
     expect(stored).toMatchObject({ name: "Alice's edit", revision: 2 });
   });
 
@@ -62,8 +70,8 @@ describe("workflows API", () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("taken", "first {{0}}") });
     const again = await t.call("POST", "/api/workflows", { workflow: templateWorkflow("taken", "second {{0}}") });
     expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe("ALREADY_EXISTS");
-    const stored = (await t.call("GET", "/api/workflows/taken")).body.workflow;
+    expect(errorOf(again.body).code).toBe("ALREADY_EXISTS");
+    const stored = WorkflowAnswer.parse((await t.call("GET", "/api/workflows/taken")).body).workflow;
     expect(stored.nodes[1].config.template).toBe("first {{0}}");
   });
 
@@ -71,9 +79,9 @@ describe("workflows API", () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("orig") });
     const dup = await t.call("POST", "/api/workflows/orig/duplicate");
     expect(dup.status).toBe(201);
-    expect(dup.body.workflow).toMatchObject({ id: "orig-copy", name: "Notes (copy)", revision: 1 });
+    expect(WorkflowAnswer.parse(dup.body).workflow).toMatchObject({ id: "orig-copy", name: "Notes (copy)", revision: 1 });
     const dup2 = await t.call("POST", "/api/workflows/orig/duplicate", { id: "orig-b", name: "B" });
-    expect(dup2.body.workflow).toMatchObject({ id: "orig-b", name: "B" });
+    expect(WorkflowAnswer.parse(dup2.body).workflow).toMatchObject({ id: "orig-b", name: "B" });
 
     const exported = await t.fetch("/api/workflows/orig/export");
     expect(exported.headers.get("content-disposition")).toBe('attachment; filename="orig.json"');
@@ -82,9 +90,9 @@ describe("workflows API", () => {
 
     const imported = await t.call("POST", "/api/workflows/import", file);
     expect(imported.status).toBe(201);
-    expect(imported.body.workflow.id).toBe("orig-2");
-    expect(imported.body.renamedFrom).toBe("orig");
-    expect((await t.call("GET", "/api/workflows/orig")).body.workflow.revision).toBe(1);
+    expect(ImportAnswer.parse(imported.body).workflow.id).toBe("orig-2");
+    expect(ImportAnswer.parse(imported.body).renamedFrom).toBe("orig");
+    expect(WorkflowAnswer.parse((await t.call("GET", "/api/workflows/orig")).body).workflow.revision).toBe(1);
   });
 
   it("validates a workflow and lists every problem", async () => {
@@ -95,7 +103,7 @@ describe("workflows API", () => {
     broken.edges!.push({ id: "dangling", source: "nowhere", sourceHandle: "x", target: "out", targetHandle: "value" });
     const bad = await t.call("POST", "/api/workflows/validate", { workflow: broken });
     expect(bad.status).toBe(200);
-    expect(bad.body.ok).toBe(false);
+    expect(ValidateAnswer.parse(bad.body).ok).toBe(false);
     const codes = ValidateAnswer.parse(bad.body).issues.map((i) => i.code);
     expect(codes).toContain("UNKNOWN_NODE_TYPE");
     expect(codes).toContain("DANGLING_EDGE");
@@ -110,12 +118,12 @@ describe("workflows API", () => {
 
     await t.call("DELETE", "/api/workflows/callee");
     const checked = await t.call("POST", "/api/workflows/validate", { workflow: caller });
-    expect(checked.body.ok).toBe(false);
-    expect(checked.body.issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
+    expect(ValidateAnswer.parse(checked.body).ok).toBe(false);
+    expect(ValidateAnswer.parse(checked.body).issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
     // A run is refused up front, with the same issue, instead of failing at the node.
     const run = await t.call("POST", "/api/workflows/caller/runs", { inputs: {} });
     expect(run.status).toBe(400);
-    expect(run.body.error.details.issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
+    expect(z.object({ issues: z.array(ValidationIssueSchema) }).parse(errorOf(run.body).details).issues).toMatchObject([{ code: "SKILL_NOT_FOUND", nodeId: "call" }]);
   });
 
   it("deletes, then answers 404 for the id", async () => {
@@ -123,7 +131,7 @@ describe("workflows API", () => {
     expect((await t.call("DELETE", "/api/workflows/gone")).body).toEqual({ ok: true });
     const res = await t.call("GET", "/api/workflows/gone");
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe("NOT_FOUND");
+    expect(errorOf(res.body).code).toBe("NOT_FOUND");
     expect((await t.call("DELETE", "/api/workflows/gone")).status).toBe(404);
   });
 });
@@ -153,9 +161,9 @@ describe("bad requests", () => {
     ];
     for (const [method, path, body, status, code] of cases) {
       const res = await t.call(method, path, body);
-      expect({ method, path, status: res.status, code: res.body?.error?.code }).toEqual({ method, path, status, code });
-      expect(typeof res.body.error.message).toBe("string");
-      expect(res.body.error.message).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
+      expect({ method, path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ method, path, status, code });
+      expect(typeof errorOf(res.body).message).toBe("string");
+      expect(errorOf(res.body).message).not.toMatch(/\bat .+:\d+:\d+/); // no stack trace
     }
     expect(await snapshot()).toBe(before);
   });
@@ -163,8 +171,8 @@ describe("bad requests", () => {
   it("names the wrong field in a validation error", async () => {
     const res = await t.call("POST", "/api/workflows", { workflow: { id: "x", name: "X", nodes: [{ id: "a", type: "Bad Type" }] } });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain("body.workflow.nodes.0.type");
-    expect(res.body.error.details.issues[0].path).toEqual(["nodes", 0, "type"]);
+    expect(errorOf(res.body).message).toContain("body.workflow.nodes.0.type");
+    expect(IssueDetails.parse(errorOf(res.body).details).issues[0]?.path).toEqual(["nodes", 0, "type"]);
   });
 
   it("refuses a large body sent without Content-Length (chunked) with 413", async () => {
