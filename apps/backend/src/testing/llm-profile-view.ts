@@ -1,7 +1,10 @@
 import { z } from "zod";
 
-/** An LLM profile as the API shows it (`LlmProfileView`): the fields tests read, the key only as its mask. */
-export const LlmProfileViewSchema = z.object({
+/**
+ * An LLM profile as the API shows it (`LlmProfileView`): the fields tests read, the key only as its
+ * mask. Loose: every other field is kept, so a test can see that no `apiKey` came back.
+ */
+export const LlmProfileViewSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   isDefault: z.boolean(),
@@ -11,3 +14,7 @@ export const LlmProfileViewSchema = z.object({
 });
 /** GET /api/llm-profiles. */
 export const LlmProfileListSchema = z.object({ profiles: z.array(LlmProfileViewSchema) });
+/** GET, POST and PUT /api/llm-profiles(/:id). */
+export const LlmProfileAnswerSchema = z.object({ profile: LlmProfileViewSchema });
+/** POST /api/llm-profiles/:id/test: whether the connection works, else why, with a hint. */
+export const LlmProfileTestSchema = z.object({ ok: z.boolean(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional() });
