@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
 import { readJsonBody } from "./body.ts";
 import { ApiError } from "./errors.ts";
 
@@ -30,8 +31,8 @@ describe("request bodies that would break storage are refused at the door", () =
     const deep = `{"workflow":{"id":"deep","name":"Deep","nodes":[{"id":"n","type":"core:const-json","config":{"value":${nested(1000)}}}],"edges":[]}}`;
     const res = await t.call("POST", "/api/workflows", deep);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "JSON_TOO_DEEP", details: { limit: 64 } });
-    expect(res.body.error.message).toContain("deeper than 64 levels");
+    expect(ErrorBodySchema.parse(res.body).error).toMatchObject({ code: "JSON_TOO_DEEP", details: { limit: 64 } });
+    expect(ErrorBodySchema.parse(res.body).error.message).toContain("deeper than 64 levels");
     expect((await t.call("GET", "/api/workflows/deep")).status).toBe(404);
     expect((await t.call("GET", "/api/workflows")).status).toBe(200);
   });
@@ -55,8 +56,8 @@ describe("request bodies that would break storage are refused at the door", () =
       const workflow = JSON.stringify(templateWorkflow("proto")).replace('"config":{"template"', `"config":{"${key}":{"polluted":true},"template"`);
       const res = await t.call("POST", "/api/workflows", `{"workflow":${workflow}}`);
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: "FORBIDDEN_KEY", details: { key, path: ["workflow", "nodes", 1, "config", key] } });
-      expect(res.body.error.message).toContain(`body.workflow.nodes.1.config.${key}`);
+      expect(ErrorBodySchema.parse(res.body).error).toMatchObject({ code: "FORBIDDEN_KEY", details: { key, path: ["workflow", "nodes", 1, "config", key] } });
+      expect(ErrorBodySchema.parse(res.body).error.message).toContain(`body.workflow.nodes.1.config.${key}`);
     }
     // Spelt with escapes, it is the same key once parsed.
     const escaped = await refusal('{"a":[{"\\u005f_proto__":1}]}');
@@ -89,7 +90,7 @@ describe("request bodies that would break storage are refused at the door", () =
     ];
     for (const [method, path] of routes) {
       const res = await t.call(method, path, nested(100));
-      expect({ path, status: res.status, code: res.body?.error?.code }).toEqual({ path, status: 400, code: "JSON_TOO_DEEP" });
+      expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status: 400, code: "JSON_TOO_DEEP" });
     }
   });
 });

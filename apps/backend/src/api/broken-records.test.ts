@@ -4,6 +4,13 @@ import { join } from "node:path";
 import type { Logger } from "@weft/types";
 import { DATABASE_FILE } from "../storage/storage.ts";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+import { z } from "zod";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+
+/** The records a list left out, each kept whole (loose) to be compared as it came. */
+const SkippedSchema = z.array(z.looseObject({ id: z.string() })).optional();
+/** GET /api/workflows: the readable workflows, and the stored ones that did not read. */
+const WorkflowListAnswer = z.object({ workflows: z.array(z.object({ id: z.string() })), skipped: SkippedSchema });
 
 const warnings: string[] = [];
 const logger: Logger = { debug: () => {}, info: () => {}, warn: (m, f) => void warnings.push(`${m} ${JSON.stringify(f ?? {})}`), error: () => {}, child: () => logger };
@@ -36,14 +43,15 @@ describe("a stored record that does not read never breaks a list", () => {
     ]);
     const res = await t.call("GET", "/api/workflows");
     expect(res.status).toBe(200);
-    expect(res.body.workflows.map((w: { id: string }) => w.id)).toEqual(["good"]);
-    expect(res.body.skipped.map((s: { id: string }) => s.id).sort()).toEqual(["broken", "deep"]);
-    expect(res.body.skipped[0]).toMatchObject({ code: "STORED_RECORD_INVALID", message: expect.stringMatching(/Fix or delete it/) });
+    const listed = WorkflowListAnswer.parse(res.body);
+    expect(listed.workflows.map((w) => w.id)).toEqual(["good"]);
+    expect(listed.skipped?.map((s) => s.id).sort()).toEqual(["broken", "deep"]);
+    expect(listed.skipped?.[0]).toMatchObject({ code: "STORED_RECORD_INVALID", message: expect.stringMatching(/Fix or delete it/) });
     expect(warnings.some((w) => w.includes("left out of a list") && w.includes('"broken"'))).toBe(true);
     // The record itself still says what is wrong, and can be deleted to clear it.
-    expect((await t.call("GET", "/api/workflows/broken")).body.error.code).toBe("STORED_RECORD_INVALID");
+    expect(ErrorBodySchema.parse((await t.call("GET", "/api/workflows/broken")).body).error.code).toBe("STORED_RECORD_INVALID");
     expect((await t.call("DELETE", "/api/workflows/broken")).status).toBe(200);
-    expect((await t.call("GET", "/api/workflows")).body.skipped.map((s: { id: string }) => s.id)).toEqual(["deep"]);
+    expect(WorkflowListAnswer.parse((await t.call("GET", "/api/workflows")).body).skipped?.map((s) => s.id)).toEqual(["deep"]);
   });
 
   it("agents and scenes: the same", async () => {
@@ -57,8 +65,14 @@ describe("a stored record that does not read never breaks a list", () => {
     ]) {
       const res = await t.call("GET", path);
       expect(res.status).toBe(200);
-      expect(res.body[key].map((d: { id: string }) => d.id)).toEqual([good]);
-      expect(res.body.skipped).toEqual([{ id: bad, code: "STORED_RECORD_INVALID", message: expect.stringContaining(`"${bad}"`) }]);
+      const listed = z.looseObject({ skipped: SkippedSchema }).parse(res.body);
+      expect(
+        z
+          .array(z.object({ id: z.string() }))
+          .parse(listed[key])
+          .map((d) => d.id),
+      ).toEqual([good]);
+      expect(listed.skipped).toEqual([{ id: bad, code: "STORED_RECORD_INVALID", message: expect.stringContaining(`"${bad}"`) }]);
     }
   });
 
@@ -67,7 +81,7 @@ describe("a stored record that does not read never breaks a list", () => {
     try {
       const res = await fresh.call("GET", "/api/workflows");
       expect(res.status).toBe(200);
-      expect(res.body.skipped).toBeUndefined();
+      expect(WorkflowListAnswer.parse(res.body).skipped).toBeUndefined();
     } finally {
       await fresh.stop();
     }

@@ -2,6 +2,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { startTestServer, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { z } from "zod";
+import { StartedRunSchema } from "../testing/answers.ts";
+
+/** GET /api/settings/mcp: the `everything` server's status, kept whole (loose). */
+const mcpStatus = (body: unknown) => z.object({ status: z.record(z.string(), z.looseObject({ state: z.string() })) }).parse(body).status.everything;
 
 const EVERYTHING = join(fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/", import.meta.url)), "server-everything/dist/index.js");
 const SECRET = "mcp-env-secret-9a8b7c6d5e";
@@ -20,10 +25,13 @@ describe("an MCP server after Weft restarts", () => {
     await t.stop();
 
     t = await startTestServer({ dataDir });
-    expect((await t.call("GET", "/api/settings/mcp")).body.status.everything).toMatchObject({ state: "idle", restarts: 0 });
-    const types = ((await t.call("GET", "/api/nodes")).body.nodes as { type: string }[]).map((n) => n.type);
+    expect(mcpStatus((await t.call("GET", "/api/settings/mcp")).body)).toMatchObject({ state: "idle", restarts: 0 });
+    const types = z
+      .object({ nodes: z.array(z.object({ type: z.string() })) })
+      .parse((await t.call("GET", "/api/nodes")).body)
+      .nodes.map((n) => n.type);
     expect(types).toContain("mcp:everything.get-env");
-    expect((await t.call("GET", "/api/settings/mcp")).body.status.everything.state).toBe("idle");
+    expect(mcpStatus((await t.call("GET", "/api/settings/mcp")).body)?.state).toBe("idle");
 
     const workflow = {
       id: "env",
@@ -36,10 +44,10 @@ describe("an MCP server after Weft restarts", () => {
     };
     expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
     const started = await t.call("POST", "/api/workflows/env/runs", { inputs: {} });
-    const done = await waitForRun(t, started.body.runId, 30_000);
+    const done = await waitForRun(t, StartedRunSchema.parse(started.body).runId, 30_000);
     expect(done.run.status).toBe("completed");
     expect(done.run.outputs.text).toContain("API_TOKEN");
     expect(done.run.outputs.text).not.toContain(SECRET);
-    expect((await t.call("GET", "/api/settings/mcp")).body.status.everything.state).toBe("ready");
+    expect(mcpStatus((await t.call("GET", "/api/settings/mcp")).body)?.state).toBe("ready");
   }, 60_000);
 });
