@@ -4,7 +4,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
+import { z } from "zod";
 import { startTestServer, tempDir, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema, StartedRunSchema } from "../testing/answers.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+
+/** One MCP server's status in GET/PUT /api/settings/mcp, kept whole (loose). */
+const McpServerStatusSchema = z.looseObject({ state: z.string(), restarts: z.number().int(), pid: z.number().int().optional(), lastCrash: z.string().optional() });
+/** GET/PUT /api/settings/mcp: the configured servers (secrets masked) and each one's status. */
+const McpSettingsSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()), status: z.record(z.string(), McpServerStatusSchema) });
+/** GET /api/nodes, as far as the MCP node types go. */
+const NodeListSchema = z.object({ nodes: z.array(z.object({ type: z.string(), inputs: z.array(z.looseObject({})) })) });
 
 const MODULES = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/", import.meta.url));
 const EVERYTHING = join(MODULES, "server-everything/dist/index.js");
@@ -66,16 +76,18 @@ describe("MCP servers as node types", () => {
   const run = async (workflowId: string) => {
     const started = await t.call("POST", `/api/workflows/${workflowId}/runs`, { inputs: {} });
     expect(started.status).toBe(202);
-    return waitForRun(t, started.body.runId, 30_000);
+    return waitForRun(t, StartedRunSchema.parse(started.body).runId, 30_000);
   };
-  const status = async () => (await t.call("GET", "/api/settings/mcp")).body.status;
+  const status = async () => McpSettingsSchema.parse((await t.call("GET", "/api/settings/mcp")).body).status;
   const converse = async (agent: string, message: string) => {
     const sent = await t.call("POST", `/api/agents/${agent}/messages`, { message });
     expect(sent.status).toBe(202);
     return waitFor(
       async () => {
-        const res = await t.call("GET", `/api/conversations/${sent.body.conversationId}`);
-        return res.body.agent && !res.body.agent.running && res.body.steps.length > 0 ? res.body : undefined;
+        const res = await t.call("GET", `/api/conversations/${SentMessageSchema.parse(sent.body).conversationId}`);
+        const answer = ConversationAnswerSchema.parse(res.body);
+        // The steps stay whole: they are searched as text.
+        return answer.agent && !answer.agent.running && answer.steps.length > 0 ? z.looseObject({ steps: z.array(z.unknown()) }).parse(res.body) : undefined;
       },
       30_000,
       "the conversation to settle",
@@ -106,33 +118,34 @@ describe("MCP servers as node types", () => {
       },
     });
     expect(put.status).toBe(200);
-    expect(put.body.status).toMatchObject({
+    expect(McpSettingsSchema.parse(put.body).status).toMatchObject({
       everything: { state: "ready", transport: "stdio", restarts: 0, pid: expect.any(Number) },
       memory: { state: "ready", transport: "stdio" },
       remote: { state: "ready", transport: "http" },
     });
     const get = await t.call("GET", "/api/settings/mcp");
-    expect(get.body.mcpServers.remote).toEqual({ url: remoteUrl, headers: { Authorization: null } });
+    const settings = McpSettingsSchema.parse(get.body);
+    expect(settings.mcpServers.remote).toEqual({ url: remoteUrl, headers: { Authorization: null } });
     expect(JSON.stringify(get.body)).not.toContain(TOKEN);
 
     // null keeps the stored secret; a null with nothing stored is refused, saying how to fix it.
-    const refused = await t.call("PUT", "/api/settings/mcp", { mcpServers: { ...get.body.mcpServers, remote: { url: remoteUrl, headers: { Authorization: null, "X-New": null } } } });
+    const refused = await t.call("PUT", "/api/settings/mcp", { mcpServers: { ...settings.mcpServers, remote: { url: remoteUrl, headers: { Authorization: null, "X-New": null } } } });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toContain("body.mcpServers.remote.headers.X-New");
+    expect(ErrorBodySchema.parse(refused.body).error.message).toContain("body.mcpServers.remote.headers.X-New");
   }, 60_000);
 
   it("refuses a server that is neither stdio nor HTTP, and a name that cannot be part of a node type", async () => {
     const neither = await t.call("PUT", "/api/settings/mcp", { mcpServers: { other: { args: ["a"] } } });
     expect(neither.status).toBe(400);
-    expect(neither.body.error.message).toContain("needs either `command`");
+    expect(ErrorBodySchema.parse(neither.body).error.message).toContain("needs either `command`");
     const badName = await t.call("PUT", "/api/settings/mcp", { mcpServers: { "My Server": { command: "x" } } });
     expect(badName.status).toBe(400);
-    expect(badName.body.error.message).toContain("lower case");
-    expect(Object.keys((await t.call("GET", "/api/settings/mcp")).body.mcpServers)).toEqual(["everything", "memory", "remote"]);
+    expect(ErrorBodySchema.parse(badName.body).error.message).toContain("lower case");
+    expect(Object.keys(McpSettingsSchema.parse((await t.call("GET", "/api/settings/mcp")).body).mcpServers)).toEqual(["everything", "memory", "remote"]);
   });
 
   it("lists each tool as a node type mcp:<server>.<tool> with ports from its input schema", async () => {
-    const nodes: { type: string; inputs: { id: string; type: string; required: boolean }[] }[] = (await t.call("GET", "/api/nodes")).body.nodes;
+    const nodes = NodeListSchema.parse((await t.call("GET", "/api/nodes")).body).nodes;
     const byType = new Map(nodes.map((n) => [n.type, n]));
     expect(byType.get("mcp:everything.echo")?.inputs).toContainEqual(expect.objectContaining({ id: "message", type: "string", required: true }));
     expect(byType.get("mcp:remote.get-sum")?.inputs).toEqual(expect.arrayContaining([expect.objectContaining({ id: "a", type: "number" }), expect.objectContaining({ id: "b", type: "number" })]));
@@ -162,7 +175,7 @@ describe("MCP servers as node types", () => {
 
   it("lets agents call MCP tools in both protocols", async () => {
     const profile = await t.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
-    const base = { deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id };
+    const base = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id };
     expect((await t.call("POST", "/api/agents", { id: "mcp-xml", name: "MCP XML", ...base, protocol: "action-xml", tools: ["mcp:everything.get-sum"] })).status).toBe(201);
     expect((await t.call("POST", "/api/agents", { id: "mcp-native", name: "MCP native", ...base, protocol: "openai-tools", tools: ["mcp:remote.echo"] })).status).toBe(201);
 
@@ -186,11 +199,11 @@ describe("MCP servers as node types", () => {
   }, 60_000);
 
   it("restarts a crashed stdio server, its restart visible in the status, and its tools work again", async () => {
-    const before = (await status()).everything;
-    process.kill(before.pid, "SIGKILL");
+    const before = (await status()).everything!;
+    process.kill(before.pid!, "SIGKILL");
     const after = await waitFor(
       async () => {
-        const now = (await status()).everything;
+        const now = (await status()).everything!;
         return now.restarts === before.restarts + 1 && now.state === "ready" ? now : undefined;
       },
       20_000,
@@ -203,7 +216,7 @@ describe("MCP servers as node types", () => {
 
   it("stops every stdio server with Weft: no process is left behind", async () => {
     const all = await status();
-    const pids = [all.everything.pid, all.memory.pid] as number[];
+    const pids = [all.everything?.pid, all.memory?.pid] as number[];
     expect(pids.every(alive)).toBe(true);
     await t.stop();
     expect(pids.filter(alive)).toEqual([]);

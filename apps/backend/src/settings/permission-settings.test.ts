@@ -3,9 +3,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
+import { z } from "zod";
 import { silentLogger } from "@weft/types";
 import { openSqliteStorage } from "../storage/storage.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
+import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
 import { PermissionSettings } from "./permission-settings.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
@@ -28,13 +31,13 @@ describe("the permission settings", () => {
   const send = async (agent: string, message: string): Promise<string> => {
     const sent = await t.call("POST", `/api/agents/${agent}/messages`, { message });
     expect(sent.status).toBe(202);
-    return sent.body.conversationId;
+    return SentMessageSchema.parse(sent.body).conversationId;
   };
   const settled = (conversationId: string) =>
     waitFor(
       async () => {
-        const res = await t.call("GET", `/api/conversations/${conversationId}`);
-        return res.body.agent && !res.body.agent.running && res.body.steps.length > 0 ? res.body : undefined;
+        const answer = ConversationAnswerSchema.parse((await t.call("GET", `/api/conversations/${conversationId}`)).body);
+        return answer.agent && !answer.agent.running && answer.steps.length > 0 ? answer : undefined;
       },
       20_000,
       `conversation ${conversationId} to settle`,
@@ -42,8 +45,8 @@ describe("the permission settings", () => {
   const question = (conversationId: string) =>
     waitFor(
       async () => {
-        const res = await t.call("GET", `/api/conversations/${conversationId}`);
-        return res.body.agent?.pendingPermissions?.[0];
+        const answer = ConversationAnswerSchema.parse((await t.call("GET", `/api/conversations/${conversationId}`)).body);
+        return answer.agent?.pendingPermissions?.[0];
       },
       20_000,
       "a permission question",
@@ -54,7 +57,7 @@ describe("the permission settings", () => {
     await start();
     const profile = await t.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
     expect(profile.status).toBe(201);
-    const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: profile.body.profile.id, tools: ["fs:write", "fs:read"] };
+    const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write", "fs:read"] };
     expect((await t.call("POST", "/api/agents", { id: "writer", name: "Writer", ...agent })).status).toBe(201);
     expect((await t.call("POST", "/api/agents", { id: "trusted", name: "Trusted", ...agent, permissions: [{ action: "allow", tool: "fs.write" }] })).status).toBe(201);
   }, 30_000);
@@ -79,14 +82,14 @@ describe("the permission settings", () => {
     expect(existsSync(join(projectDir, "asked.txt"))).toBe(false);
     expect((await t.call("POST", `/api/conversations/${conversationId}/permissions/${asked.requestId}`, { answer: "once" })).status).toBe(200);
     const done = await settled(conversationId);
-    expect(done.steps[0].actions[0]).toMatchObject({ ok: true, permissions: [{ tool: "fs.write", answer: "once" }] });
+    expect(done.steps[0]?.actions[0]).toMatchObject({ ok: true, permissions: [{ tool: "fs.write", answer: "once" }] });
     expect(readFileSync(join(projectDir, "asked.txt"), "utf8")).toBe("approved");
   });
 
   it("lets an agent's own rules win over the settings'", async () => {
     llm.enqueue(write("@project/trusted.txt", "mine"), say("Written."));
     const done = await settled(await send("trusted", "Write mine to trusted.txt"));
-    expect(done.steps[0].actions[0]).toMatchObject({ ok: true, permissions: [] });
+    expect(done.steps[0]?.actions[0]).toMatchObject({ ok: true, permissions: [] });
     expect(readFileSync(join(projectDir, "trusted.txt"), "utf8")).toBe("mine");
   });
 
@@ -100,9 +103,9 @@ describe("the permission settings", () => {
     expect(put.status).toBe(200);
     llm.enqueue(write("@project/locked/secret.txt", "x"), say("It was denied."));
     const done = await settled(await send("writer", "Write into locked"));
-    const refused = done.steps[0].actions[0];
+    const refused = done.steps[0]?.actions[0];
     expect(refused).toMatchObject({ ok: false, error: { code: "E_PERMISSION_DENIED" } });
-    expect(refused.observation).toContain("denied by the permission settings (rule 1)");
+    expect(refused?.observation).toContain("denied by the permission settings (rule 1)");
     expect(existsSync(join(projectDir, "locked", "secret.txt"))).toBe(false);
     // The system prompt of that conversation offered fs_write but not fs_read.
     const system = String((llm.chatBodies().at(-2)!.messages as { content: string }[])[0]!.content);
@@ -111,7 +114,9 @@ describe("the permission settings", () => {
   });
 
   it("refuses an invalid policy, naming the rule and the field, and changes nothing stored", async () => {
-    const before = (await t.call("GET", "/api/settings/permissions")).body;
+    const raw = (await t.call("GET", "/api/settings/permissions")).body;
+    // Kept whole (loose) for the equality below; the policy and its time are read from it.
+    const before = z.looseObject({ policy: z.unknown(), updatedAt: z.unknown() }).parse(raw);
     const cases: [unknown, RegExp][] = [
       [
         {
@@ -131,15 +136,15 @@ describe("the permission settings", () => {
     for (const [body, message] of cases) {
       const res = await t.call("PUT", "/api/settings/permissions", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.error.code).toBe("VALIDATION_FAILED");
-      expect(res.body.error.message).toMatch(message);
+      expect(ErrorBodySchema.parse(res.body).error.code).toBe("VALIDATION_FAILED");
+      expect(ErrorBodySchema.parse(res.body).error.message).toMatch(message);
     }
-    expect((await t.call("GET", "/api/settings/permissions")).body).toEqual(before);
+    expect((await t.call("GET", "/api/settings/permissions")).body).toEqual(raw);
     expect(await t.server.storage.settings.get("permissions")).toEqual({ value: before.policy, updatedAt: before.updatedAt });
     // An agent profile's rules are checked the same way.
     const agent = await t.call("POST", "/api/agents", { id: "typo", name: "Typo", deliberationWorkflowId: "agent-deliberation", tools: [], permissions: [{ action: "deny", tool: "shel.exec" }] });
     expect(agent.status).toBe(400);
-    expect(agent.body.error.message).toMatch(/^body\.permissions\.0\.tool: "shel\.exec" matches none of the tools \(did you mean "shell\.exec"\?\)/);
+    expect(ErrorBodySchema.parse(agent.body).error.message).toMatch(/^body\.permissions\.0\.tool: "shel\.exec" matches none of the tools \(did you mean "shell\.exec"\?\)/);
   });
 
   it("keeps the policy across a restart and applies it from the start", async () => {
@@ -154,7 +159,7 @@ describe("the permission settings", () => {
     const asked = await question(conversationId);
     expect((await t.call("POST", `/api/conversations/${conversationId}/permissions/${asked.requestId}`, { answer: "reject", feedback: "Not now." })).status).toBe(200);
     const done = await settled(conversationId);
-    expect(done.steps[0].actions[0].observation).toContain("The user rejected fs.write on @project/after-restart.txt. Their feedback: Not now.");
+    expect(done.steps[0]?.actions[0]?.observation).toContain("The user rejected fs.write on @project/after-restart.txt. Their feedback: Not now.");
     expect(existsSync(join(projectDir, "after-restart.txt"))).toBe(false);
   });
 });

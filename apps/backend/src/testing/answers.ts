@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WorkflowSchema } from "@weft/types";
+import { AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema, WorkflowSchema } from "@weft/types";
 
 /**
  * Small answer schemas for tests and benches that read only a part of an answer (and for code
@@ -20,3 +20,12 @@ export const SeqPageSchema = z.object({ events: z.array(z.object({ seq: z.number
 export const CursorSchema = z.object({ cursor: z.string() });
 /** POST /api/scenes/:id/replay, as far as a bench reports it. */
 export const ReplaySummarySchema = z.object({ matches: z.unknown(), differences: z.unknown() }).partial();
+/** GET /api/conversations/:id: the conversation, its messages and steps, and the agent's state in it (its questions kept whole). */
+export const ConversationAnswerSchema = z.object({
+  conversation: ConversationSchema,
+  messages: z.array(ConversationMessageSchema),
+  steps: z.array(AgentStepTraceSchema),
+  agent: z.object({ status: z.string(), running: z.boolean(), pendingPermissions: z.array(z.looseObject({})).optional() }).optional(),
+});
+/** POST /api/agents/:id/messages: the conversation the message went to. */
+export const SentMessageSchema = z.object({ conversationId: z.string() });
