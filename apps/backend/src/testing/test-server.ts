@@ -19,7 +19,7 @@ export interface TestServer {
   dataDir: string;
   port(): number;
   /** fetch against the server as its owner (the access token), JSON body in and parsed JSON out. */
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: unknown; headers: Headers }>;
   /** A raw fetch of `path` as the owner (the token added to `init`'s headers), for answers that are not JSON. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
