@@ -49,7 +49,10 @@ describe("problems in the user's words", () => {
 
     // A refused connection offers the same fix in its message.
     const before = await edgeCount(page);
-    await connect(page, ["txt", "value"], ["len2", "items"]);
+    // Released only once the canvas shows the refusal under the pointer: the drop is then surely on the port.
+    await connect(page, ["txt", "value"], ["len2", "items"], { release: false });
+    await poll(() => texts(page, ".connection-refusal")).toContain("a string output cannot feed an array input");
+    await page.mouse.up();
     await poll(() => texts(page, ".toast")).toContain("Not connected: a string output cannot feed an array input");
     await page.locator(".toast").getByRole("button", { name: "Insert Split text" }).click();
     await poll(() => node(page, "text_split_2").count()).toBe(1);
