@@ -8,6 +8,11 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   WEFT_HOST: z.string().min(1).default("127.0.0.1"),
   WEFT_DATA_DIR: z.string().min(1).default("data"),
+  // Unset or empty: SQLite in the data folder. The URL is never echoed back in an error (it may hold a password).
+  WEFT_DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || /^postgres(ql)?:\/\//.test(v), { message: "must be a postgres:// or postgresql:// URL" }),
   WEFT_SECRET: z.string().optional(),
   WEFT_AUTH_TOKEN: z.string().optional(),
   WEFT_ALLOWED_HOSTS: z.string().optional(),
@@ -26,6 +31,8 @@ export interface EnvConfig {
   port: number;
   hostname: string;
   dataDir: string;
+  /** WEFT_DATABASE_URL: PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
   secret?: string;
   authToken?: string;
   allowedHosts: string[];
@@ -62,6 +69,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     port: e.PORT,
     hostname: e.WEFT_HOST,
     dataDir: resolve(e.WEFT_DATA_DIR),
+    ...(e.WEFT_DATABASE_URL ? { databaseUrl: e.WEFT_DATABASE_URL } : {}),
     ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
     ...(e.WEFT_AUTH_TOKEN ? { authToken: e.WEFT_AUTH_TOKEN } : {}),
     allowedHosts: list(e.WEFT_ALLOWED_HOSTS),

@@ -19,6 +19,7 @@ let server: WeftServer;
 try {
   server = await createServer({
     dataDir: config.dataDir,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     port: config.port,
     hostname: config.hostname,
     ...(config.secret ? { secret: config.secret } : {}),

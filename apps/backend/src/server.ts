@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource, messageOf } from "@weft/types";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
-import { openSqliteStorage, type Storage } from "./storage/storage.ts";
+import { openStorage, type Storage } from "./storage/storage.ts";
+import { requireSqlite } from "./storage/sql-handle.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
 import { LlmProfileService } from "./llm/profile-service.ts";
@@ -41,6 +42,8 @@ import pkg from "../package.json" with { type: "json" };
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
   dataDir: string;
+  /** `postgres://…` (WEFT_DATABASE_URL): store everything in PostgreSQL instead of `<dataDir>/weft.sqlite`. */
+  databaseUrl?: string;
   /** 0 picks a free port. Default 3000. */
   port?: number;
   /** Default 127.0.0.1. Another address exposes Weft beyond this machine: see allowedHosts. */
@@ -98,7 +101,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const log = redactingLogger(options.logger ?? createLogger("weft"), redactor);
   const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
   mkdirSync(options.dataDir, { recursive: true });
-  const storage = openSqliteStorage(options.dataDir, redactor);
+  const storage = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
@@ -112,7 +115,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(new SqliteCredentialRepository(storage.db), box, redactor, log.child("credentials"));
+    const credentials = new CredentialService(new SqliteCredentialRepository(requireSqlite(storage.sql, "Credentials").db), box, redactor, log.child("credentials"));
     await credentials.redactStoredSecrets();
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
@@ -139,7 +142,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
     const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
     // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
-    const validator = withSkillCheck(engine, (id) => storage.workflows.revisionSync(id) !== null);
+    const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
     const hub = new EventHub();
@@ -221,7 +224,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
         await demo?.stop();
-        storage.close();
+        await storage.close();
       })());
 
     log.info("listening", { url, dataDir: options.dataDir });
@@ -231,7 +234,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await mcp.stop();
     await scenes?.shutdown();
     await demo?.stop();
-    storage.close();
+    await storage.close();
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SceneStateViewSchema } from "@weft/types";
 import { openSqliteStorage, type Storage } from "../storage/storage.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
@@ -24,7 +25,7 @@ async function serve(dataDir: string): Promise<TestServer> {
 
 /** The scene's rows in each runtime table. */
 function rows(storage: Storage, sceneId: string): Record<string, number> {
-  const count = (table: string) => (storage.db.query(`SELECT count(*) AS n FROM ${table} WHERE scene_id = ?`).get(sceneId) as { n: number }).n;
+  const count = (table: string) => (requireSqlite(storage.sql, "test").db.query(`SELECT count(*) AS n FROM ${table} WHERE scene_id = ?`).get(sceneId) as { n: number }).n;
   return { scene_states: count("scene_states"), scene_log: count("scene_log"), scene_sessions: count("scene_sessions") };
 }
 const none = { scene_states: 0, scene_log: 0, scene_sessions: 0 };

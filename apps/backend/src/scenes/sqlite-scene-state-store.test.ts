@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import { openSqliteStorage } from "../storage/storage.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 
@@ -22,7 +23,7 @@ const entry = (seq: number, status: "running" | "paused" = "running"): SceneLogE
 /** The store on the server storage's own connection, as the server builds it. */
 function open() {
   const storage = openSqliteStorage(tempDir("weft-scene-store-"));
-  return { db: storage.db, storage, store: new SqliteSceneStateStore(storage) };
+  return { db: requireSqlite(storage.sql, "test").db, storage, store: new SqliteSceneStateStore(storage) };
 }
 
 describe("SqliteSceneStateStore", () => {
@@ -68,12 +69,12 @@ describe("SqliteSceneStateStore", () => {
   it("writes on the storage's connection: an append joins the storage's transaction and rolls back with it", async () => {
     const { storage, store } = open();
     await store.appendLog("s1", [entry(0)]);
-    expect(() =>
-      storage.transaction(() => {
-        void store.appendLog("s1", [entry(1), entry(2)]);
+    await expect(
+      storage.transaction(async () => {
+        await store.appendLog("s1", [entry(1), entry(2)]);
         throw new Error("the outer work failed");
       }),
-    ).toThrow("the outer work failed");
+    ).rejects.toThrow("the outer work failed");
     expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0]);
     storage.close();
   });

@@ -1,8 +1,9 @@
-import type { Statement } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState, messageOf } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -52,8 +53,11 @@ export class SqliteSceneStateStore implements SceneStateStore {
   private readonly clearState: Statement<unknown, [string]>;
   private readonly clearSession: Statement<unknown, [string]>;
 
-  constructor(private readonly storage: Pick<Storage, "db" | "transaction" | "redactor">) {
-    const { db } = storage;
+  private readonly db: Database;
+
+  constructor(private readonly storage: Pick<Storage, "sql" | "redactor">) {
+    const { db } = requireSqlite(storage.sql, "The scene state store");
+    this.db = db;
     this.q = {
       saveState: db.query(
         "INSERT INTO scene_states (scene_id, status, data, saved_at) VALUES (?, ?, ?, ?) ON CONFLICT (scene_id) DO UPDATE SET status = excluded.status, data = excluded.data, saved_at = excluded.saved_at",
@@ -90,16 +94,18 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     if (this.frozen || entries.length === 0) return;
-    this.storage.transaction(() => this.writeLog(sceneId, entries));
+    this.db.transaction(() => this.writeLog(sceneId, entries)).immediate();
   }
 
   /** The log entries and the state they lead to, in one transaction. */
   async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
-    this.storage.transaction(() => {
-      this.writeLog(sceneId, entries);
-      this.q.saveState.run(state.sceneId, state.status, this.storage.redactor.json(JSON.stringify(state)), state.savedAt);
-    });
+    this.db
+      .transaction(() => {
+        this.writeLog(sceneId, entries);
+        this.q.saveState.run(state.sceneId, state.status, this.storage.redactor.json(JSON.stringify(state)), state.savedAt);
+      })
+      .immediate();
   }
 
   private writeLog(sceneId: string, entries: readonly SceneLogEntry[]): void {
@@ -127,18 +133,22 @@ export class SqliteSceneStateStore implements SceneStateStore {
 
   /** Forgets a scene's state and log (a new session starts from the definition). */
   async clear(sceneId: string): Promise<void> {
-    this.storage.transaction(() => {
-      this.clearLog.run(sceneId);
-      this.clearState.run(sceneId);
-    });
+    this.db
+      .transaction(() => {
+        this.clearLog.run(sceneId);
+        this.clearState.run(sceneId);
+      })
+      .immediate();
   }
 
   /** Forgets everything of a deleted scene: state, log and session. */
   async forget(sceneId: string): Promise<void> {
-    this.storage.transaction(() => {
-      this.clearLog.run(sceneId);
-      this.clearState.run(sceneId);
-      this.clearSession.run(sceneId);
-    });
+    this.db
+      .transaction(() => {
+        this.clearLog.run(sceneId);
+        this.clearState.run(sceneId);
+        this.clearSession.run(sceneId);
+      })
+      .immediate();
   }
 }

@@ -34,13 +34,18 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
   update(document: T, baseRevision: number): Promise<UpdateResult<T>>;
   delete(id: string): Promise<boolean>;
   ids(): Promise<string[]>;
-  /** The stored revision, or null when not stored. Synchronous, for use inside `Storage.transaction`. */
-  revisionSync(id: string): number | null;
+  /** The stored revision, or null when not stored (inside `Storage.transaction`, what the transaction sees). */
+  revision(id: string): Promise<number | null>;
   /**
    * Stores the document at exactly `revision`, inserting or replacing it, inside `Storage.transaction`
    * (the caller has compared the stored revision first, e.g. the Builder's apply).
    */
+  put(document: T, revision: number): Promise<void>;
+  /** @deprecated SQLite only, for the Builder until it uses `revision` inside the async `Storage.transaction`. */
+  revisionSync(id: string): number | null;
+  /** @deprecated SQLite only, for the Builder until it uses `put` inside the async `Storage.transaction`. */
   putSync(document: T, revision: number): void;
+  /** @deprecated SQLite only, for the Builder until it uses `delete` inside the async `Storage.transaction`. */
   deleteSync(id: string): boolean;
 }
 
@@ -156,6 +161,14 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
 
   async delete(id: string): Promise<boolean> {
     return this.deleteSync(id);
+  }
+
+  async revision(id: string): Promise<number | null> {
+    return this.revisionSync(id);
+  }
+
+  async put(document: T, revision: number): Promise<void> {
+    this.putSync(document, revision);
   }
 
   revisionSync(id: string): number | null {

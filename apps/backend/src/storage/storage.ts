@@ -15,6 +15,10 @@ import { SqliteConversationRepository, type ConversationRepository } from "./con
 import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./agent-session-repository.ts";
 import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
 import { SqliteSettingsRepository, type SettingsRepository } from "./settings-repository.ts";
+import { SqliteGate } from "./sqlite-gate.ts";
+import type { SqlHandle, SqliteHandle } from "./sql-handle.ts";
+
+export type { SqlHandle } from "./sql-handle.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
@@ -46,18 +50,36 @@ export interface Storage {
   /** Stores events, observations and run status changes in one transaction. */
   writeBatch(batch: WriteBatch): Promise<void>;
   /**
-   * Runs `work` in one SQLite transaction (BEGIN IMMEDIATE; nested calls become savepoints): all of
-   * it is stored, or none. Only synchronous writes (the repositories' `…Sync` methods, statements on `db`) belong in it.
+   * Runs `work` in one transaction: all of it is stored, or none (it rolls back when `work` throws).
+   * Every repository call awaited inside it, and every statement on `sql` (SQLite: `db`; PostgreSQL:
+   * `current()`), joins it; a nested call becomes a savepoint. SQLite: BEGIN IMMEDIATE, one transaction
+   * at a time, other callers' storage calls wait until it ends — so the body must only await storage
+   * calls (awaiting anything that itself waits for storage outside the body never ends).
    */
-  transaction<T>(work: () => T): T;
-  /** The connection, for modules with tables of their own (the Builder): their writes join `transaction`. */
-  readonly db: Database;
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** The connection, for modules with tables of their own (Builder, scenes, accounts, credentials). */
+  readonly sql: SqlHandle;
   /**
    * What runtime records (runs, observations, events, conversations, agent steps and sessions) pass
    * before they are written: every stored secret replaced. User documents are stored as given.
    */
   readonly redactor: SecretRedactor;
-  close(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Wraps a SQLite repository so that each of its calls waits for another caller's open transaction
+ * (see SqliteGate). Members named `…Sync` and the listed synchronous ones are passed through as they are.
+ */
+function gated<T extends object>(repository: T, gate: SqliteGate, synchronous: readonly string[] = []): T {
+  return new Proxy(repository, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== "function" || typeof key !== "string" || key.endsWith("Sync") || synchronous.includes(key)) return value;
+      const method = value as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => gate.run(() => method.apply(target, args));
+    },
+  });
 }
 
 class SqliteStorage implements Storage {
@@ -73,24 +95,29 @@ class SqliteStorage implements Storage {
   readonly agentSessions: AgentSessionRepository;
   readonly agentSteps: AgentStepRepository;
   readonly settings: SettingsRepository;
+  readonly sql: SqliteHandle;
+  private readonly gate: SqliteGate;
   private readonly writeAll: (batch: WriteBatch) => void;
 
   constructor(
-    readonly db: Database,
+    private readonly db: Database,
     readonly redactor: SecretRedactor,
   ) {
-    this.workflows = sqliteWorkflowRepository(db);
-    this.agents = sqliteAgentProfileRepository(db);
-    this.scenes = sqliteSceneRepository(db);
-    this.runs = new SqliteRunRepository(db, redactor);
-    this.observations = new SqliteObservationRepository(db, redactor);
-    this.events = new SqliteEventRepository(db);
-    this.llmProfiles = new SqliteLlmProfileRepository(db);
-    this.meta = new SqliteMetaRepository(db);
-    this.conversations = new SqliteConversationRepository(db, redactor);
-    this.agentSessions = new SqliteAgentSessionRepository(db, redactor);
-    this.agentSteps = new SqliteAgentStepRepository(db, redactor);
-    this.settings = new SqliteSettingsRepository(db);
+    const gate = new SqliteGate(db);
+    this.gate = gate;
+    this.sql = { engine: "sqlite", db, gate: (work) => gate.run(work) };
+    this.workflows = gated(sqliteWorkflowRepository(db), gate, ["isStored"]);
+    this.agents = gated(sqliteAgentProfileRepository(db), gate);
+    this.scenes = gated(sqliteSceneRepository(db), gate);
+    this.runs = gated(new SqliteRunRepository(db, redactor), gate);
+    this.observations = gated(new SqliteObservationRepository(db, redactor), gate);
+    this.events = gated(new SqliteEventRepository(db), gate);
+    this.llmProfiles = gated(new SqliteLlmProfileRepository(db), gate);
+    this.meta = gated(new SqliteMetaRepository(db), gate);
+    this.conversations = gated(new SqliteConversationRepository(db, redactor), gate);
+    this.agentSessions = gated(new SqliteAgentSessionRepository(db, redactor), gate);
+    this.agentSteps = gated(new SqliteAgentStepRepository(db, redactor), gate);
+    this.settings = gated(new SqliteSettingsRepository(db), gate);
     this.writeAll = db.transaction((batch: WriteBatch) => {
       for (const run of batch.newRuns) this.runs.createSync(run.record, run.workflow);
       this.events.appendSync(batch.events);
@@ -101,14 +128,14 @@ class SqliteStorage implements Storage {
   }
 
   async writeBatch(batch: WriteBatch): Promise<void> {
-    this.writeAll(batch);
+    await this.gate.run(() => this.writeAll(batch));
   }
 
-  transaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.transaction(work);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }
@@ -118,4 +145,17 @@ export function openSqliteStorage(dataDir: string, redactor = new SecretRedactor
   const db = openDatabase(join(dataDir, DATABASE_FILE));
   runMigrations(db);
   return new SqliteStorage(db, redactor);
+}
+
+export interface StorageOptions {
+  /** Where the SQLite file lives (and the server's other files). */
+  dataDir: string;
+  /** `postgres://…` (WEFT_DATABASE_URL) selects PostgreSQL; unset, SQLite in `<dataDir>/weft.sqlite`. */
+  databaseUrl?: string;
+  redactor?: SecretRedactor;
+}
+
+/** Opens the storage the options select, migrated to the latest schema. */
+export async function openStorage(options: StorageOptions): Promise<Storage> {
+  return openSqliteStorage(options.dataDir, options.redactor);
 }

@@ -7,6 +7,12 @@ export interface WorkflowRepository extends DocumentRepository<Workflow> {
   summaries(): Promise<Listing<WorkflowSummary>>;
   /** The workflows with a node that calls `skillId` (`config.workflowId` of one of `callingTypes`), by name. */
   callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]>;
+  /**
+   * Whether a workflow of that id is stored, synchronously, for the validators' skill check. SQLite:
+   * exact. PostgreSQL: from this process's writes and a list re-read every few seconds, so a workflow
+   * another process created a moment ago may not be known yet.
+   */
+  isStored(id: string): boolean;
 }
 
 interface SummaryRow {
@@ -45,6 +51,10 @@ class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements 
         SELECT 1 FROM json_each(data, '$.nodes') AS node
         WHERE node.value ->> '$.config.workflowId' = ?1 AND node.value ->> '$.type' IN (SELECT value FROM json_each(?2)))
       ORDER BY name COLLATE NOCASE, id`);
+  }
+
+  isStored(id: string): boolean {
+    return this.revisionSync(id) !== null;
   }
 
   async callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]> {

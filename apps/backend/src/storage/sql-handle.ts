@@ -1,0 +1,43 @@
+import type { Database } from "bun:sqlite";
+import type { SQL } from "bun";
+
+/**
+ * The storage's connection, for modules with tables of their own (Builder, scenes, accounts,
+ * credentials): they switch exhaustively on `engine` to pick their SQLite or PostgreSQL implementation,
+ * and their writes join `Storage.transaction` on both engines.
+ */
+export type SqlHandle = SqliteHandle | PostgresHandle;
+
+export interface SqliteHandle {
+  engine: "sqlite";
+  db: Database;
+  /**
+   * Runs `work` once no other caller's `Storage.transaction` holds the connection (at once when none
+   * does, or when called inside that transaction). SQLite has one connection: a statement run while
+   * another caller's transaction is open would join it, and vanish if it rolls back. Statements on
+   * `db` outside `Storage.transaction` go through here.
+   */
+  gate<T>(work: () => T): Promise<Awaited<T>>;
+}
+
+export interface PostgresHandle {
+  engine: "postgres";
+  /** The pool. */
+  sql: SQL;
+  /** The open `Storage.transaction` of this async context, or the pool outside one: run every statement on this. */
+  current(): SQL;
+}
+
+/** A module that has only a SQLite implementation so far was given a PostgreSQL storage. */
+export class StorageEngineUnsupportedError extends Error {
+  readonly code = "STORAGE_ENGINE_UNSUPPORTED";
+  constructor(what: string, engine: SqlHandle["engine"]) {
+    super(`${what} does not support the ${engine} storage engine yet.`);
+  }
+}
+
+/** The SQLite connection, for code that has no PostgreSQL implementation yet. */
+export function requireSqlite(handle: SqlHandle, what: string): SqliteHandle {
+  if (handle.engine !== "sqlite") throw new StorageEngineUnsupportedError(what, handle.engine);
+  return handle;
+}

@@ -1,0 +1,92 @@
+import type { Database } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/**
+ * Async transactions on SQLite's single connection. `transaction(work)` runs BEGIN IMMEDIATE,
+ * awaits `work` and COMMITs (ROLLBACK when it throws). While it awaits, every other caller's storage
+ * call waits in `run` (statements would otherwise join the open transaction and be lost with its
+ * rollback), and transactions run one at a time; calls made inside the body (the same async context)
+ * pass at once, and a nested transaction becomes a savepoint. Calls already running when a transaction
+ * asks for the connection finish first (they are synchronous but for a few microtasks).
+ *
+ * So the body must only await storage calls: awaiting a storage call started outside it would wait
+ * for the body to end, forever.
+ */
+export class SqliteGate {
+  private readonly context = new AsyncLocalStorage<number>();
+  private open: number | undefined;
+  private waitingTransactions = 0;
+  private running = 0;
+  private waiters: Array<() => void> = [];
+  private nextId = 1;
+  private savepoints = 0;
+
+  constructor(private readonly db: Database) {}
+
+  private inside(): boolean {
+    return this.open !== undefined && this.context.getStore() === this.open;
+  }
+
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Runs `work` (synchronously when nothing is open) once no other caller's transaction is open or waiting. */
+  async run<T>(work: () => T): Promise<Awaited<T>> {
+    if (this.inside()) return await work();
+    while (this.open !== undefined || this.waitingTransactions > 0) await this.changed();
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+      if (this.running === 0) this.notify();
+    }
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inside()) return await this.savepoint(work);
+    this.waitingTransactions++;
+    try {
+      while (this.open !== undefined || this.running > 0) await this.changed();
+    } finally {
+      this.waitingTransactions--;
+    }
+    const id = this.nextId++;
+    this.open = id;
+    try {
+      this.db.run("BEGIN IMMEDIATE");
+      try {
+        const result = await this.context.run(id, work);
+        this.db.run("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.run("ROLLBACK");
+        throw error;
+      }
+    } finally {
+      this.open = undefined;
+      this.notify();
+    }
+  }
+
+  private async savepoint<T>(work: () => Promise<T>): Promise<T> {
+    const name = `weft_sp_${++this.savepoints}`;
+    this.db.run(`SAVEPOINT ${name}`);
+    try {
+      const result = await work();
+      this.db.run(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      this.db.run(`ROLLBACK TO ${name}`);
+      this.db.run(`RELEASE ${name}`);
+      throw error;
+    }
+  }
+}
