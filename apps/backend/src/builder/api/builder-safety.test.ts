@@ -2,7 +2,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { API_KEY, builderRows, businessSnapshot, fillNode, notesWorkflow, startBuilderFixture, textTurn, toolTurn, type BuilderFixture } from "../testing/builder-fixture.ts";
+import { BuilderApplyResponseSchema, BuilderSessionDetailSchema, BuilderSessionStateSchema, BuilderTurnResponseSchema, ChangePreviewSchema, ValidationReportSchema } from "@weft/types";
+import { WorkflowAnswerSchema } from "../../testing/answers.ts";
+import { ErrorBodySchema } from "../../testing/error-body.ts";
+import {
+  API_KEY,
+  AppliedObjectsSchema,
+  AuditAnswerSchema,
+  builderRows,
+  businessSnapshot,
+  ChangeSetListSchema,
+  fillNode,
+  notesWorkflow,
+  startBuilderFixture,
+  textTurn,
+  toolTurn,
+  type BuilderFixture,
+} from "../testing/builder-fixture.ts";
 
 let f: BuilderFixture;
 let wfCount = 0;
@@ -28,8 +44,21 @@ beforeEach(async () => {
 async function session(extra: Record<string, unknown> = {}): Promise<string> {
   const created = await f.call("POST", "/api/builder/sessions", { target: { type: "workflow", workflowId }, mode: "optimize", llmProfileId: f.profileId, ...extra });
   expect(created.status).toBe(201);
-  return created.body.session.id;
+  return BuilderSessionStateSchema.parse(created.body).session.id;
 }
+
+/** One user message to the session: the answer with its turn. */
+async function send(sessionId: string, content: string) {
+  return BuilderTurnResponseSchema.parse((await f.call("POST", `/api/builder/sessions/${sessionId}/messages`, { content })).body);
+}
+
+/** The session's audit events. */
+async function auditOf(sessionId: string) {
+  return AuditAnswerSchema.parse((await f.call("GET", `/api/builder/sessions/${sessionId}/audit`)).body).events;
+}
+
+const storedWorkflow = async (id: string) => WorkflowAnswerSchema.parse((await f.call("GET", `/api/workflows/${id}`)).body).workflow;
+const errorOf = (body: unknown) => ErrorBodySchema.parse(body).error;
 
 const stageFill = (template: string) => toolTurn(["builder_change_stage", { summary: `template: ${template}`, operations: [{ op: "node.put", workflowId, node: fillNode(template) }] }]);
 
@@ -42,8 +71,8 @@ describe("the model cannot apply", () => {
       toolTurn(["builder_change_apply", { sessionId: id, changeSetId: "latest", confirmSource: "ui_manual_apply" }]),
       textTurn("I could not apply it."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change the template and apply it yourself." });
-    expect(sent.body.turn.toolCalls.map((c: { name: string; ok: boolean; code?: string }) => [c.name, c.ok, c.code])).toEqual([
+    const sent = await send(id, "Change the template and apply it yourself.");
+    expect(sent.turn.toolCalls.map((c) => [c.name, c.ok, c.code])).toEqual([
       ["builder.change.stage", true, undefined],
       ["builder.change.apply", false, "AI_TOOL_FORBIDDEN"],
     ]);
@@ -51,8 +80,8 @@ describe("the model cannot apply", () => {
     expect(toolMessage.role).toBe("tool");
     expect(JSON.parse(toolMessage.content)).toMatchObject({ ok: false, error: { code: "AI_TOOL_FORBIDDEN" } });
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
-    expect(sent.body.latestChangeSet.status).toBe("validated"); // validated by the server at the end of the turn, never applied
-    const audit = (await f.call("GET", `/api/builder/sessions/${id}/audit`)).body.events.map((e: { type: string }) => e.type);
+    expect(sent.latestChangeSet?.status).toBe("validated"); // validated by the server at the end of the turn, never applied
+    const audit = (await auditOf(id)).map((e) => e.type);
     expect(audit).toContain("ai.tool.forbidden");
     expect(audit).not.toContain("ai.apply.succeeded");
   });
@@ -74,8 +103,8 @@ describe("tool calls the model gets wrong", () => {
       },
       textTurn("Sorry."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Look around." });
-    expect(sent.body.turn.toolCalls.map((c: { name: string; code?: string }) => [c.name, c.code])).toEqual([
+    const sent = await send(id, "Look around.");
+    expect(sent.turn.toolCalls.map((c) => [c.name, c.code])).toEqual([
       ["builder.workflow.read", undefined],
       ["builder_change_publish", "AI_TOOL_UNKNOWN"],
       ["builder.node.read", "AI_TOOL_ARGS_INVALID"],
@@ -108,23 +137,24 @@ describe("cancel", () => {
       toolTurn(["builder_change_validate", {}]),
       textTurn("Staged."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Add a style guide." });
-    expect(sent.body.latestChangeSet.status).toBe("validated");
+    const sent = await send(id, "Add a style guide.");
+    expect(sent.latestChangeSet?.status).toBe("validated");
     expect(builderRows(f.t.dataDir, "builder_working_copy", id)).toHaveLength(2);
 
     const cancelled = await f.call("POST", `/api/builder/sessions/${id}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body.session.status).toBe("cancelled");
-    expect(cancelled.body.latestChangeSet).toMatchObject({ status: "rejected", statusReason: "cancelled" });
+    const state = BuilderSessionStateSchema.parse(cancelled.body);
+    expect(state.session.status).toBe("cancelled");
+    expect(state.latestChangeSet).toMatchObject({ status: "rejected", statusReason: "cancelled" });
     expect(builderRows(f.t.dataDir, "builder_working_copy", id)).toEqual([]);
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
     expect(existsSync(join(f.projectDir, "notes", "style.md"))).toBe(false);
 
-    const apply = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply" });
+    const apply = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.latestChangeSet?.id, confirmSource: "ui_manual_apply" });
     expect(apply.status).toBe(409);
-    expect(apply.body.error.code).toBe("AI_SESSION_NOT_ACTIVE");
+    expect(errorOf(apply.body).code).toBe("AI_SESSION_NOT_ACTIVE");
     const message = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "more" });
-    expect(message.body.error.code).toBe("AI_SESSION_NOT_ACTIVE");
+    expect(errorOf(message.body).code).toBe("AI_SESSION_NOT_ACTIVE");
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
   });
 
@@ -135,20 +165,20 @@ describe("cancel", () => {
     const pending = f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change it." });
     const requests = f.llm.requests.length;
     for (let i = 0; i < 200 && f.llm.requests.length === requests; i++) await Bun.sleep(10);
-    expect((await f.call("GET", `/api/builder/sessions/${id}`)).body.session.busy).toBe(true);
+    expect(BuilderSessionDetailSchema.parse((await f.call("GET", `/api/builder/sessions/${id}`)).body).session.busy).toBe(true);
     const busy = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "again" });
     expect(busy.status).toBe(409);
-    expect(busy.body.error.code).toBe("AI_SESSION_BUSY");
+    expect(errorOf(busy.body).code).toBe("AI_SESSION_BUSY");
 
     const started = performance.now();
-    expect((await f.call("POST", `/api/builder/sessions/${id}/cancel`)).body.session.status).toBe("cancelled");
-    const sent = await pending;
+    expect(BuilderSessionStateSchema.parse((await f.call("POST", `/api/builder/sessions/${id}/cancel`)).body).session.status).toBe("cancelled");
+    const sent = BuilderTurnResponseSchema.parse((await pending).body);
     expect(performance.now() - started).toBeLessThan(4000);
-    expect(sent.body.turn.status).toBe("cancelled");
+    expect(sent.turn.status).toBe("cancelled");
     const aborted = f.llm.requests.at(-1)!;
     for (let i = 0; i < 100 && !aborted.clientClosedEarly; i++) await Bun.sleep(10);
     expect(aborted.clientClosedEarly).toBe(true);
-    expect(sent.body.latestChangeSet).toBeNull();
+    expect(sent.latestChangeSet).toBeNull();
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
   });
 });
@@ -157,21 +187,21 @@ describe("stale revisions (warning-first)", () => {
   it("warns naming the field, applies nothing until the user confirms, then applies and keeps the overwritten version in the audit", async () => {
     const id = await session();
     f.llm.enqueue(stageFill("From the Builder {{0}}"), toolTurn(["builder_change_validate", {}]), textTurn("Ready."));
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change the template." });
-    const changeSetId = sent.body.latestChangeSet.id;
+    const sent = await send(id, "Change the template.");
+    const changeSetId = sent.latestChangeSet!.id;
 
     // Someone saves the workflow in the editor meanwhile.
-    const current = (await f.call("GET", `/api/workflows/${workflowId}`)).body.workflow;
+    const current = await storedWorkflow(workflowId);
     const edited = { ...current, description: "edited in the editor" };
-    expect((await f.call("PUT", `/api/workflows/${workflowId}`, { workflow: edited, baseRevision: 1 })).body.workflow.revision).toBe(2);
+    expect(WorkflowAnswerSchema.parse((await f.call("PUT", `/api/workflows/${workflowId}`, { workflow: edited, baseRevision: 1 })).body).workflow.revision).toBe(2);
 
-    const preview = await f.call("GET", `/api/builder/sessions/${id}/change-sets/${changeSetId}/preview`);
-    expect(preview.body.objects[0]).toMatchObject({ baseRevision: 1, storedRevision: 2, stale: true });
+    const preview = ChangePreviewSchema.parse((await f.call("GET", `/api/builder/sessions/${id}/change-sets/${changeSetId}/preview`)).body);
+    expect(preview.objects[0]).toMatchObject({ baseRevision: 1, storedRevision: 2, stale: true });
 
-    const first = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply", revisionBase: preview.body.revisionBase });
+    const first = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply", revisionBase: preview.revisionBase });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ applied: false, requiresConfirmation: true, changeSetId });
-    expect(first.body.warnings).toEqual([
+    expect(BuilderApplyResponseSchema.parse(first.body).warnings).toEqual([
       expect.objectContaining({
         code: "AI_REVISION_BASE_MISMATCH",
         field: `workflows["${workflowId}"].revision`,
@@ -182,20 +212,21 @@ describe("stale revisions (warning-first)", () => {
         objectKey: workflowId,
       }),
     ]);
-    const untouched = (await f.call("GET", `/api/workflows/${workflowId}`)).body.workflow;
-    expect(untouched).toMatchObject({ revision: 2, description: "edited in the editor" });
+    const untouched = (await f.call("GET", `/api/workflows/${workflowId}`)).body;
+    expect(untouched).toMatchObject({ workflow: { revision: 2, description: "edited in the editor" } });
 
-    const confirmed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply", revisionBase: preview.body.revisionBase, confirmStale: true });
+    const confirmed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply", revisionBase: preview.revisionBase, confirmStale: true });
     expect(confirmed.body).toMatchObject({ applied: true, sessionStatus: "active", newRevision: { workflows: { [workflowId]: 3 } } });
-    expect(confirmed.body.warnings).toHaveLength(1);
-    expect(confirmed.body.warnings[0].field).toBe(`workflows["${workflowId}"].revision`);
-    const stored = (await f.call("GET", `/api/workflows/${workflowId}`)).body.workflow;
+    const { warnings } = BuilderApplyResponseSchema.parse(confirmed.body);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].field).toBe(`workflows["${workflowId}"].revision`);
+    const stored = await storedWorkflow(workflowId);
     expect(stored.revision).toBe(3);
-    expect(stored.nodes.find((n: { id: string }) => n.id === "fill").config.template).toBe("From the Builder {{0}}");
-    const events = (await f.call("GET", `/api/builder/sessions/${id}/audit`)).body.events;
-    expect(events.map((e: { type: string }) => e.type)).toContain("ai.apply.revision_mismatch");
-    const succeeded = events.find((e: { type: string }) => e.type === "ai.apply.succeeded");
-    expect(succeeded.data.objects[0].before).toMatchObject({ revision: 2, description: "edited in the editor" });
+    expect(stored.nodes.find((n) => n.id === "fill")?.config.template).toBe("From the Builder {{0}}");
+    const events = await auditOf(id);
+    expect(events.map((e) => e.type)).toContain("ai.apply.revision_mismatch");
+    const succeeded = events.find((e) => e.type === "ai.apply.succeeded");
+    expect(AppliedObjectsSchema.parse(succeeded?.data).objects[0].before).toMatchObject({ revision: 2, description: "edited in the editor" });
   });
 });
 
@@ -218,29 +249,30 @@ describe("apply is all or nothing", () => {
       ]),
       textTurn("Staged."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Rename it and document it." });
-    expect(sent.body.latestChangeSet.status).toBe("validated");
+    const sent = await send(id, "Rename it and document it.");
+    const changeSetId = sent.latestChangeSet?.id;
+    expect(sent.latestChangeSet?.status).toBe("validated");
     const before = businessSnapshot(f.t.dataDir, f.projectDir);
 
     // A real SQLite failure inside apply's transaction, after the asset was written.
     const db = new Database(join(f.t.dataDir, "weft.sqlite"));
     db.run("CREATE TRIGGER refuse_boom BEFORE UPDATE ON workflows WHEN NEW.name = 'boom' BEGIN SELECT RAISE(ABORT, 'the disk says no'); END");
-    const failed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply" });
+    const failed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply" });
     expect(failed.status).toBe(500);
-    expect(failed.body.error).toMatchObject({ code: "AI_APPLY_FAILED", details: { cause: expect.stringContaining("the disk says no"), leftoverFiles: [] } });
+    expect(errorOf(failed.body)).toMatchObject({ code: "AI_APPLY_FAILED", details: { cause: expect.stringContaining("the disk says no"), leftoverFiles: [] } });
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
     expect(readFileSync(join(f.projectDir, "docs", "readme.md"), "utf8")).toBe("old text\n");
-    const after = (await f.call("GET", `/api/builder/sessions/${id}`)).body;
+    const after = BuilderSessionDetailSchema.parse((await f.call("GET", `/api/builder/sessions/${id}`)).body);
     expect(after.session.status).toBe("active");
-    expect(after.latestChangeSet.status).toBe("validated");
+    expect(after.latestChangeSet?.status).toBe("validated");
     expect(builderRows(f.t.dataDir, "builder_working_copy", id)).toHaveLength(2);
 
     db.run("DROP TRIGGER refuse_boom");
     db.close();
-    const applied = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply" });
+    const applied = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply" });
     expect(applied.body).toMatchObject({ applied: true, newRevision: { workflows: { [workflowId]: 2 } } });
     expect(readFileSync(join(f.projectDir, "docs", "readme.md"), "utf8")).toBe("new text\n");
-    expect((await f.call("GET", `/api/workflows/${workflowId}`)).body.workflow.name).toBe("boom");
+    expect((await storedWorkflow(workflowId)).name).toBe("boom");
   });
 
   it("warns about an asset changed on disk since it was staged, naming its hash field", async () => {
@@ -248,14 +280,14 @@ describe("apply is all or nothing", () => {
     mkdirSync(join(f.projectDir, "docs"), { recursive: true });
     writeFileSync(join(f.projectDir, "docs", "guide.md"), "v1\n");
     f.llm.enqueue(toolTurn(["builder_change_stage", { summary: "guide", operations: [{ op: "asset.put", path: "@project/docs/guide.md", content: "builder\n" }] }]), textTurn("Staged."));
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Rewrite the guide." });
+    const changeSetId = (await send(id, "Rewrite the guide.")).latestChangeSet?.id;
     writeFileSync(join(f.projectDir, "docs", "guide.md"), "edited by hand\n");
-    const first = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply" });
+    const first = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply" });
     expect(first.body).toMatchObject({ applied: false, requiresConfirmation: true });
-    expect(first.body.warnings).toEqual([expect.objectContaining({ field: 'assets["@project/docs/guide.md"].sha256', blocking: false })]);
+    expect(BuilderApplyResponseSchema.parse(first.body).warnings).toEqual([expect.objectContaining({ field: 'assets["@project/docs/guide.md"].sha256', blocking: false })]);
     expect(readFileSync(join(f.projectDir, "docs", "guide.md"), "utf8")).toBe("edited by hand\n");
-    const confirmed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply", confirmStale: true });
-    expect(confirmed.body.applied).toBe(true);
+    const confirmed = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId, confirmSource: "ui_manual_apply", confirmStale: true });
+    expect(BuilderApplyResponseSchema.parse(confirmed.body).applied).toBe(true);
     expect(readFileSync(join(f.projectDir, "docs", "guide.md"), "utf8")).toBe("builder\n");
   });
 });
@@ -278,8 +310,8 @@ describe("invalid changes", () => {
       toolTurn(["builder_change_validate", {}]),
       textTurn("It has problems."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Make it loop." });
-    expect(sent.body.turn.repairRounds).toBe(0);
+    const sent = await send(id, "Make it loop.");
+    expect(sent.turn.repairRounds).toBe(0);
     const result = JSON.parse((f.llm.chatBodies().at(-1)!.messages as { content: string }[]).at(-1)!.content);
     expect(result).toMatchObject({ ok: true, valid: false, status: "rejected", meta: { allowWrite: false } });
     const unknown = result.errors.find((e: { code: string }) => e.code === "UNKNOWN_NODE_TYPE");
@@ -289,10 +321,15 @@ describe("invalid changes", () => {
     expect(cycle).toMatchObject({ stage: "graph", nodeIds: expect.arrayContaining(["fill"]) });
     expect(typeof cycle.hint).toBe("string");
 
-    const apply = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.body.latestChangeSet.id, confirmSource: "ui_manual_apply" });
+    const apply = await f.call("POST", `/api/builder/sessions/${id}/apply`, { changeSetId: sent.latestChangeSet?.id, confirmSource: "ui_manual_apply" });
     expect(apply.status).toBe(422);
-    expect(apply.body.error.code).toBe("AI_CHANGESET_INVALID");
-    expect(apply.body.error.details.errors.map((e: { code: string }) => e.code)).toEqual(expect.arrayContaining(["UNKNOWN_NODE_TYPE", "CYCLE"]));
+    const refusal = errorOf(apply.body);
+    expect(refusal.code).toBe("AI_CHANGESET_INVALID");
+    expect(
+      ValidationReportSchema.pick({ errors: true })
+        .parse(refusal.details)
+        .errors.map((e) => e.code),
+    ).toEqual(expect.arrayContaining(["UNKNOWN_NODE_TYPE", "CYCLE"]));
     expect(businessSnapshot(f.t.dataDir, f.projectDir)).toBe(before);
   });
 
@@ -305,21 +342,21 @@ describe("invalid changes", () => {
       toolTurn(["builder_change_validate", {}]),
       textTurn("Fixed the node type."),
     );
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change the template." });
-    expect(sent.body.turn).toMatchObject({ status: "completed", repairRounds: 1, assistantSummary: "Fixed the node type." });
-    expect(sent.body.latestChangeSet).toMatchObject({ version: 2, status: "validated" });
+    const sent = await send(id, "Change the template.");
+    expect(sent.turn).toMatchObject({ status: "completed", repairRounds: 1, assistantSummary: "Fixed the node type." });
+    expect(sent.latestChangeSet).toMatchObject({ version: 2, status: "validated" });
     const repairPrompt = (f.llm.chatBodies().at(-3)!.messages as { role: string; content: string }[]).at(-1)!;
     expect(repairPrompt.role).toBe("user");
     expect(repairPrompt.content).toMatch(/^\[Builder validation\] Change set cs_\S+ \(version 1\) did not pass validation:/);
     expect(repairPrompt.content).toContain("[UNKNOWN_NODE_TYPE]");
-    const sets = (await f.call("GET", `/api/builder/sessions/${id}/change-sets`)).body.changeSets;
-    expect(sets.map((s: { version: number; status: string }) => [s.version, s.status])).toEqual([
+    const sets = ChangeSetListSchema.parse((await f.call("GET", `/api/builder/sessions/${id}/change-sets`)).body).changeSets;
+    expect(sets.map((s) => [s.version, s.status])).toEqual([
       [1, "superseded"],
       [2, "validated"],
     ]);
-    expect(sets[0].validation.errors[0].code).toBe("UNKNOWN_NODE_TYPE");
-    const pane = (await f.call("GET", `/api/builder/sessions/${id}`)).body.messages;
-    expect(pane.filter((m: { kind: string }) => m.kind === "repair_request")).toHaveLength(1);
+    expect(sets[0].validation?.errors[0].code).toBe("UNKNOWN_NODE_TYPE");
+    const pane = BuilderSessionDetailSchema.parse((await f.call("GET", `/api/builder/sessions/${id}`)).body).messages;
+    expect(pane.filter((m) => m.kind === "repair_request")).toHaveLength(1);
   });
 });
 
@@ -327,12 +364,12 @@ describe("the API key", () => {
   it("reaches the provider, and an error echoing it comes back masked in every answer and is not stored in the database", async () => {
     const id = await session();
     f.llm.enqueue({ kind: "http_error", status: 401, message: `Incorrect API key provided: ${API_KEY}`, code: "invalid_api_key" });
-    const sent = await f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Hello" });
+    const sent = await send(id, "Hello");
     expect(f.llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(sent.body.turn).toMatchObject({ status: "failed", error: { code: "AI_PROVIDER_ERROR", llmCode: "AUTH" } });
-    expect(sent.body.turn.error.message).toContain("Incorrect API key provided: [redacted:Scripted]");
-    const pane = await f.call("GET", `/api/builder/sessions/${id}`);
-    expect(pane.body.messages.at(-1)).toMatchObject({ kind: "error", code: "AUTH" });
+    expect(sent.turn).toMatchObject({ status: "failed", error: { code: "AI_PROVIDER_ERROR", llmCode: "AUTH" } });
+    expect(sent.turn.error?.message).toContain("Incorrect API key provided: [redacted:Scripted]");
+    const pane = BuilderSessionDetailSchema.parse((await f.call("GET", `/api/builder/sessions/${id}`)).body);
+    expect(pane.messages.at(-1)).toMatchObject({ kind: "error", code: "AUTH" });
     for (const file of ["weft.sqlite", "weft.sqlite-wal"].map((n) => join(f.t.dataDir, n)).filter((p) => existsSync(p))) {
       expect(readFileSync(file).includes(Buffer.from(API_KEY))).toBe(false);
     }

@@ -1,17 +1,36 @@
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
+import { BuilderApplyResponseSchema, BuilderChangeSetSchema, BuilderObjectTypeSchema, ObjectRevisionSchema, type RevisionBase } from "@weft/types";
 import { startTestServer, tempDir, templateWorkflow, type TestServer } from "../../testing/test-server.ts";
+import { AuditEventTypeSchema } from "../domain/records.ts";
 
 /** The key of the test LLM profile: it must reach the scripted server and never come back in any answer. */
 export const API_KEY = "sk-builder-Zq8Lm3Xp7Wn2Rt5Yv9Kc4Hd6Jf1Gs0TopSecret7e1a";
 
 export interface Answer {
   status: number;
-  // Tests read arbitrary JSON answers.
-  body: any;
+  /** The parsed JSON (or the text, when it is not JSON): read it through the answer's schema. */
+  body: unknown;
   text: string;
+}
+
+/** GET /api/builder/sessions/:id/audit: the session's events, each one's data left whole. */
+export const AuditAnswerSchema = z.object({ events: z.array(z.object({ id: z.number(), type: AuditEventTypeSchema, data: z.record(z.string(), z.unknown()), at: z.number() })) });
+/** GET /api/builder/sessions/:id/change-sets: the session's change sets, oldest first. */
+export const ChangeSetListSchema = z.object({ changeSets: z.array(BuilderChangeSetSchema) });
+/** The data of an `ai.apply.succeeded` event: each object applied, with the stored version it replaced (`before`). */
+export const AppliedObjectsSchema = z.object({
+  objects: z.array(z.object({ type: BuilderObjectTypeSchema, key: z.string(), from: ObjectRevisionSchema, to: ObjectRevisionSchema, before: z.unknown() })),
+});
+
+/** The new revisions of an apply that went through (the test fails on an apply held for confirmation). */
+export function newRevisionOf(body: unknown): RevisionBase {
+  const answer = BuilderApplyResponseSchema.parse(body);
+  if (!answer.applied) throw new Error(`the apply was held for confirmation: ${JSON.stringify(answer.warnings)}`);
+  return answer.newRevision;
 }
 
 /** A real server with its SQLite file and @project/ folder in temp folders, and a scripted OpenAI-compatible LLM behind a profile with a key. */
