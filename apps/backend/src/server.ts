@@ -30,6 +30,7 @@ import { createScenes, type Scenes } from "./scenes/index.ts";
 import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
+import { createAccounts } from "./accounts/index.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
@@ -37,6 +38,7 @@ import { McpManager } from "./mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "./mcp/mcp-catalog.ts";
 import { McpSettings } from "./settings/mcp-settings.ts";
 import { mcpSettingsApi } from "./api/mcp-settings.ts";
+import { createOps, embeddedQueueProbe } from "./ops/index.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface ServerOptions {
@@ -88,6 +90,8 @@ export interface WeftServer {
   demoLlmBaseUrl?: string;
   /** Runs found unfinished at start (a previous process died) and marked interrupted. */
   interruptedAtStart: string[];
+  /** Every route the app registered (method and Elysia pattern), for the test that each has a rule in auth/route-rules.ts. */
+  routes(): { method: string; path: string }[];
   /** Graceful stop: refuse new work, let runs finish (or stop them), flush events, close. */
   stop(): Promise<void>;
 }
@@ -109,7 +113,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     const token = loadAccessToken(options.dataDir, options.authToken);
     redactor.set("access-token", "access token", [token.value]);
-    const boundary = new TrustBoundary(token, new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins }));
+    const accounts = await createAccounts({ sql: storage.sql, maxBodyBytes, log: log.child("accounts") });
+    const site = new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
+    const boundary = new TrustBoundary(token, site, accounts.service);
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
@@ -148,6 +154,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const hub = new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
+    // Metrics from the stored events (the hub's tap), health from the database and the queue.
+    const ops = createOps({ storage, queue: embeddedQueueProbe(queue), version: pkg.version });
+    hub.tap(ops.observe);
     const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, validator, engineFor, maxBodyBytes, log: log.child("runs") });
     const { service: agents, api: agentsApi } = createAgents({
       storage,
@@ -194,9 +203,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           wsPlugin,
           builder.api,
           scenes.api,
+          accounts.api,
           credentialsApi(credentials, maxBodyBytes),
           mcpSettingsApi(mcpSettings, maxBodyBytes),
           mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
+          ops.api,
           openApiApi(() => api.routes, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
@@ -229,7 +240,18 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
 
     log.info("listening", { url, dataDir: options.dataDir });
     const editorUrl = `${url}/?token=${encodeURIComponent(token.value)}`;
-    return { url, editorUrl, accessToken: token.value, port, storage, projectDir, ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}), interruptedAtStart, stop };
+    return {
+      url,
+      editorUrl,
+      accessToken: token.value,
+      port,
+      storage,
+      projectDir,
+      ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}),
+      interruptedAtStart,
+      routes: () => api.routes.map((r) => ({ method: r.method, path: r.path })),
+      stop,
+    };
   } catch (error) {
     await mcp.stop();
     await scenes?.shutdown();

@@ -1,22 +1,87 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { principalOf } from "../auth/principal.ts";
-import { clearedSessionCookie, sessionCookie } from "../auth/session-cookie.ts";
+import { principalOf, type Principal } from "../auth/principal.ts";
+import { SESSION_COOKIE, clearedSessionCookie, cookieValue, sessionCookie } from "../auth/session-cookie.ts";
 import { isSecureRequest, type TrustBoundary } from "../auth/trust-boundary.ts";
+import { MIN_PASSWORD_LENGTH, SignInRefusedError } from "../accounts/account-service.ts";
 import { readBody } from "./body.ts";
 import { ApiError, jsonResponse } from "./errors.ts";
 
-export const SignInSchema = z.object({ token: z.string().min(1).max(1024) }).strict();
+export const PasswordSchema = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
 
-/** The editor's sign-in: the access token traded for an HttpOnly session cookie, and sign-out. */
+/** Either the access token (the bootstrap owner's sign-in) or a user's username and password. */
+export const SignInSchema = z.union([z.object({ token: z.string().min(1).max(1024) }).strict(), z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict()]);
+export const PasswordChangeSchema = z.object({ currentPassword: z.string().min(1).max(256), newPassword: PasswordSchema }).strict();
+export const TokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+
+export const PrincipalViewSchema = z.object({
+  kind: z.enum(["access-token", "session", "personal-token"]),
+  userId: z.string(),
+  username: z.string(),
+  name: z.string(),
+  role: z.enum(["owner", "editor", "viewer"]),
+});
+
+/** Present on every route but the public ones: the trust boundary refused the request otherwise. */
+function signedIn(request: Request): Principal {
+  const principal = principalOf(request);
+  if (!principal) throw new ApiError("UNAUTHENTICATED", "Sign in first.");
+  return principal;
+}
+
+/**
+ * The editor's sign-in (username and password, or the access token) traded for an HttpOnly session
+ * cookie, sign-out, the user's own password, and their personal API tokens.
+ */
 export function authApi(boundary: TrustBoundary, maxBodyBytes: number) {
+  const accounts = boundary.accounts;
+  const withCookie = async (request: Request, userId: string) => {
+    const cookie = sessionCookie(await accounts.openSession(userId), isSecureRequest(request, new URL(request.url)));
+    return jsonResponse({ ok: true }, 200, { "set-cookie": cookie, "cache-control": "no-store" });
+  };
   return new Elysia()
     .post("/api/auth/session", async ({ request }) => {
-      const { token } = await readBody(request, SignInSchema, maxBodyBytes);
-      if (!boundary.tokenMatches(token)) throw new ApiError("UNAUTHENTICATED", "That is not this Weft's access token. Copy it again from the link Weft printed at start (the part after ?token=).");
-      const cookie = sessionCookie(boundary.signer.issue(), isSecureRequest(request, new URL(request.url)));
-      return jsonResponse({ ok: true }, 200, { "set-cookie": cookie, "cache-control": "no-store" });
+      const body = await readBody(request, SignInSchema, maxBodyBytes);
+      if ("token" in body) {
+        if (!boundary.tokenMatches(body.token))
+          throw new ApiError("UNAUTHENTICATED", "That is not this Weft's access token. Copy it again from the link Weft printed at start (the part after ?token=).");
+        return withCookie(request, accounts.bootstrapPrincipal().userId);
+      }
+      try {
+        const user = await accounts.verifyPassword(body.username, body.password);
+        return await withCookie(request, user.id);
+      } catch (error) {
+        if (error instanceof SignInRefusedError) throw new ApiError("UNAUTHENTICATED", error.message, { reason: "WRONG_CREDENTIALS" });
+        throw error;
+      }
     })
-    .get("/api/auth/session", ({ request }) => jsonResponse({ principal: principalOf(request) }, 200, { "cache-control": "no-store" }))
-    .delete("/api/auth/session", () => jsonResponse({ ok: true }, 200, { "set-cookie": clearedSessionCookie() }));
+    .get("/api/auth/session", async ({ request }) => {
+      const principal = signedIn(request);
+      const user = await accounts.getUser(principal.userId);
+      return jsonResponse({ principal: { ...principal, name: user.name } }, 200, { "cache-control": "no-store" });
+    })
+    .delete("/api/auth/session", async ({ request }) => {
+      // Ends the session on the server too: a copied cookie opens nothing afterwards.
+      const session = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
+      if (session !== undefined) await accounts.endSession(session);
+      return jsonResponse({ ok: true }, 200, { "set-cookie": clearedSessionCookie() });
+    })
+    .put("/api/auth/password", async ({ request }) => {
+      const principal = signedIn(request);
+      const body = await readBody(request, PasswordChangeSchema, maxBodyBytes);
+      await accounts.changeOwnPassword(principal.userId, body.currentPassword, body.newPassword);
+      // Every session ended with the old password; this browser goes on in a new one.
+      return principal.kind === "session" ? withCookie(request, principal.userId) : jsonResponse({ ok: true });
+    })
+    .get("/api/auth/tokens", async ({ request }) => jsonResponse({ tokens: await accounts.listTokens(signedIn(request).userId) }, 200, { "cache-control": "no-store" }))
+    .post("/api/auth/tokens", async ({ request }) => {
+      const principal = signedIn(request);
+      const { name } = await readBody(request, TokenCreateSchema, maxBodyBytes);
+      const created = await accounts.createToken(principal.userId, name);
+      return jsonResponse({ token: created.token, secret: created.secret }, 201, { "cache-control": "no-store" });
+    })
+    .delete("/api/auth/tokens/:id", async ({ request, params }) => {
+      await accounts.revokeToken(signedIn(request).userId, params.id);
+      return jsonResponse({ ok: true });
+    });
 }

@@ -5,7 +5,9 @@ import { McpSettingsSchema } from "../mcp/mcp-config.ts";
 import { RunRecordSchema } from "../storage/run-repository.ts";
 import { CreateBody, DuplicateBody, UpdateBody, ValidateBody } from "../workflows/workflows-api.ts";
 import { EventsQuery, ListQuery as RunListQuery, RerunBody, StartBody } from "../runs/runs-api.ts";
-import { SignInSchema } from "./auth.ts";
+import { PasswordChangeSchema, PrincipalViewSchema, SignInSchema, TokenCreateSchema } from "./auth.ts";
+import { UserCreateSchema, UserUpdateSchema } from "../accounts/users-api.ts";
+import { TokenViewSchema, UserViewSchema } from "../accounts/account-records.ts";
 import { ConversationsQuery } from "../agents/agents-api.ts";
 import { MessageBody } from "./conversations.ts";
 
@@ -52,9 +54,24 @@ export const API_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/openapi.json", "health", "This OpenAPI document"),
   route("GET", "/api/reference", "health", "This document as a browsable page (HTML)"),
 
-  route("GET", "/api/auth/session", "auth", "Who is signed in"),
-  route("POST", "/api/auth/session", "auth", "Trade the access token for a session cookie (public)", { body: SignInSchema }),
-  route("DELETE", "/api/auth/session", "auth", "Sign out"),
+  route("GET", "/api/auth/session", "auth", "Who is signed in, with their role", { response: z.object({ principal: PrincipalViewSchema }) }),
+  route("POST", "/api/auth/session", "auth", "Sign in with username and password, or the access token, for a session cookie (public)", { body: SignInSchema }),
+  route("DELETE", "/api/auth/session", "auth", "Sign out (ends the session on the server)"),
+  route("PUT", "/api/auth/password", "auth", "Change your own password (ends your other sessions)", { body: PasswordChangeSchema }),
+  route("GET", "/api/auth/tokens", "auth", "Your personal API tokens (never their secrets)", { response: z.object({ tokens: z.array(TokenViewSchema) }) }),
+  route("POST", "/api/auth/tokens", "auth", "Create a personal API token: the secret is in this answer only", {
+    body: TokenCreateSchema,
+    status: 201,
+    response: z.object({ token: TokenViewSchema, secret: z.string() }),
+  }),
+  route("DELETE", "/api/auth/tokens/:id", "auth", "Revoke one of your personal API tokens"),
+  route("GET", "/api/users", "users", "List users (owners)", { response: z.object({ users: z.array(UserViewSchema) }) }),
+  route("POST", "/api/users", "users", "Create a user with a role and password (owners)", { body: UserCreateSchema, status: 201, response: z.object({ user: UserViewSchema }) }),
+  route("PUT", "/api/users/:id", "users", "Change a user's name, role or password (owners; a new password ends their sessions)", {
+    body: UserUpdateSchema,
+    response: z.object({ user: UserViewSchema }),
+  }),
+  route("DELETE", "/api/users/:id", "users", "Delete a user with their sessions and tokens (owners)"),
 
   route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema) }) }),
   route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, status: 201 }),

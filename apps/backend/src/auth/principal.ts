@@ -1,12 +1,16 @@
+import type { Role } from "../accounts/roles.ts";
+
 /**
- * Who a request acts for. Today every principal is the install's owner (the access token and the
- * sessions it opens); user accounts add more kinds and roles without changing the callers.
+ * Who a request acts for: the install's access token (the bootstrap owner), a user's session cookie,
+ * or a user's personal API token. The role is read from the user at each request, so a change applies at once.
  */
 export interface Principal {
-  kind: "access-token" | "session";
+  kind: "access-token" | "session" | "personal-token";
   /** Stable id of the user; "owner" for the install's token. */
   userId: string;
-  role: "owner";
+  /** The user's login name ("owner" for the bootstrap owner). */
+  username: string;
+  role: Role;
 }
 
 const principals = new WeakMap<Request, Principal>();
@@ -18,4 +22,9 @@ export function setPrincipal(request: Request, principal: Principal): void {
 /** The principal the trust boundary found for this request; undefined only on the public routes. */
 export function principalOf(request: Request): Principal | undefined {
   return principals.get(request);
+}
+
+/** The user a request acts for, for records that name who did something (runs, the tool audit log). */
+export function actorOf(request: Request): string | undefined {
+  return principals.get(request)?.userId;
 }

@@ -62,14 +62,17 @@ describe("who may call", () => {
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/workflows?tab=2");
     const cookie = res.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^weft_session=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+/);
+    expect(cookie).toMatch(/^weft_session=s1\.[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+/);
     const session = cookie.split(";")[0];
     expect((await send("/api/workflows", { headers: { cookie: session } })).status).toBe(200);
-    expect(await (await send("/api/auth/session", { headers: { cookie: session } })).json()).toEqual({ principal: { kind: "session", userId: "owner", role: "owner" } });
+    expect(await (await send("/api/auth/session", { headers: { cookie: session } })).json()).toEqual({
+      principal: { kind: "session", userId: "owner", username: "owner", name: "Owner", role: "owner" },
+    });
     // A forged or altered cookie opens nothing.
     const forged = session.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
     expect((await send("/api/workflows", { headers: { cookie: forged } })).status).toBe(401);
     expect((await send("/api/workflows", { headers: { cookie: "weft_session=v1.zzzzzz.abc" } })).status).toBe(401);
+    expect((await send("/api/workflows", { headers: { cookie: "weft_session=s1.not-a-session-anyone-opened" } })).status).toBe(401);
     // A wrong token in the link signs nothing in.
     const wrong = await send("/?token=wrong-token-wrong-token");
     expect(wrong.headers.get("set-cookie")).toBeNull();
@@ -85,6 +88,8 @@ describe("who may call", () => {
     expect((await send("/api/runs", { headers: { cookie: session } })).status).toBe(200);
     const out = await send("/api/auth/session", { method: "DELETE", headers: { cookie: session, "content-type": "application/json" } });
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    // Ended on the server too: the same cookie, kept by someone, opens nothing any more.
+    expect((await send("/api/runs", { headers: { cookie: session } })).status).toBe(401);
   });
 
   it("keeps the token in a 0600 file that survives a restart, and sessions with it", async () => {

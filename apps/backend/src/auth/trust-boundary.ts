@@ -1,7 +1,10 @@
 import { ApiError } from "../api/errors.ts";
+import type { AccountService } from "../accounts/account-service.ts";
+import { ROLE_DUTIES, roleAtLeast } from "../accounts/roles.ts";
 import type { AccessToken } from "./access-token.ts";
 import { setPrincipal, type Principal } from "./principal.ts";
-import { SESSION_COOKIE, SessionSigner, cookieValue, safeEqual, sessionCookie } from "./session-cookie.ts";
+import { RouteRules } from "./route-rules.ts";
+import { SESSION_COOKIE, cookieValue, safeEqual, sessionCookie } from "./session-cookie.ts";
 import type { SitePolicy } from "./site-policy.ts";
 
 /** Sent with every answer: the editor is never framed, sniffed, or told where it was opened from. */
@@ -17,16 +20,11 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** Routes anyone who reaches the server may call: the health probe and the sign-in itself. */
-function isPublicApi(method: string, path: string): boolean {
-  return ((method === "GET" || method === "HEAD") && path === "/api/health") || (method === "POST" && path === "/api/auth/session");
-}
-
 /** The MCP endpoint: authenticated like the API, and the one place a `?token=` query is a credential. */
 export const MCP_PATH = "/mcp";
 
-/** The editor's files: public, they hold no data (a signed-out editor shows its sign-in form). */
-function isEditorFile(method: string, path: string): boolean {
+/** Where `/?token=…` may be traded for a session: the editor's pages, not the API. */
+function isEditorPage(method: string, path: string): boolean {
   return (method === "GET" || method === "HEAD") && path !== "/ws" && path !== MCP_PATH && path !== "/api" && !path.startsWith("/api/");
 }
 
@@ -36,20 +34,19 @@ export function isSecureRequest(request: Request, url: URL): boolean {
 
 /**
  * Every request passes here before routing (the `/ws` upgrade too): Host, Origin, Content-Type,
- * then who is calling. A refusal is an ApiError with its HTTP status; a pass records the principal.
+ * then who is calling, then whether their role may call this route (route-rules.ts). A refusal is an
+ * ApiError with its HTTP status; a pass records the principal.
  */
 export class TrustBoundary {
-  readonly signer: SessionSigner;
-
   constructor(
     private readonly token: AccessToken,
     private readonly site: SitePolicy,
-  ) {
-    this.signer = new SessionSigner(token.value);
-  }
+    readonly accounts: AccountService,
+    private readonly rules = new RouteRules(),
+  ) {}
 
   /** A Response to send instead of routing (a refusal, or the token-for-cookie trade), or undefined to go on. */
-  check(request: Request): Response | undefined {
+  async check(request: Request): Promise<Response | undefined> {
     const url = new URL(request.url);
     const host = request.headers.get("host");
     if (!this.site.hostAllowed(host)) {
@@ -65,41 +62,61 @@ export class TrustBoundary {
       });
     }
     const path = url.pathname;
-    const principal = this.authenticate(request, url);
+    const principal = await this.authenticate(request, url);
     if (principal) setPrincipal(request, principal);
-    if (isEditorFile(request.method, path)) return this.tradeToken(request, url);
-    if (principal || isPublicApi(request.method, path)) return undefined;
-    throw new ApiError(
-      "UNAUTHENTICATED",
-      `Sign in first: open the editor link Weft printed when it started, or send "Authorization: Bearer <token>". The token is ${this.token.source === "env" ? "the value of WEFT_AUTH_TOKEN" : `in ${this.token.file}`}.`,
-    );
+    const access = this.rules.accessFor(request.method, path, request.headers.get("upgrade")?.toLowerCase() === "websocket");
+    if (access === "public") return isEditorPage(request.method, path) ? this.tradeToken(request, url) : undefined;
+    if (!principal) {
+      throw new ApiError(
+        "UNAUTHENTICATED",
+        `Sign in first: with your username and password on the editor's login page, the editor link Weft printed when it started, or "Authorization: Bearer <token>" (a personal API token, or the access token ${this.token.source === "env" ? "in WEFT_AUTH_TOKEN" : `in ${this.token.file}`}).`,
+      );
+    }
+    if (!roleAtLeast(principal.role, access)) {
+      const article = principal.role === "owner" || principal.role === "editor" ? "an" : "a";
+      throw new ApiError(
+        "FORBIDDEN",
+        `${request.method} ${path} needs the ${access} role; you (${principal.username}) are ${article} ${principal.role}, who may ${ROLE_DUTIES[principal.role]}. Ask an owner for another role.`,
+        {
+          required: access,
+          role: principal.role,
+        },
+      );
+    }
+    return undefined;
   }
 
   tokenMatches(candidate: string): boolean {
     return safeEqual(candidate, this.token.value);
   }
 
-  private authenticate(request: Request, url: URL): Principal | undefined {
+  /** The access token (the bootstrap owner) or a personal API token. */
+  private bearer(value: string): Promise<Principal | undefined> | Principal | undefined {
+    return this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : this.accounts.tokenPrincipal(value);
+  }
+
+  private async authenticate(request: Request, url: URL): Promise<Principal | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-    if (bearer !== undefined) return this.tokenMatches(bearer) ? { kind: "access-token", userId: "owner", role: "owner" } : undefined;
+    if (bearer !== undefined) return this.bearer(bearer);
     // Some MCP clients are configured with a URL alone and cannot add a header; nowhere else, so the token stays out of other links.
     const queried = url.pathname === MCP_PATH ? url.searchParams.get("token") : null;
-    if (queried !== null) return this.tokenMatches(queried) ? { kind: "access-token", userId: "owner", role: "owner" } : undefined;
+    if (queried !== null) return this.bearer(queried);
     const session = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
-    return session !== undefined && this.signer.verify(session) ? { kind: "session", userId: "owner", role: "owner" } : undefined;
+    return session === undefined ? undefined : this.accounts.sessionPrincipal(session);
   }
 
   /**
    * `/?token=…` (the link printed at start): with the right token, a session cookie and a redirect to
    * the same page without the token, so it leaves the address bar and the history.
    */
-  private tradeToken(request: Request, url: URL): Response | undefined {
+  private async tradeToken(request: Request, url: URL): Promise<Response | undefined> {
     const given = url.searchParams.get("token");
     if (given === null || !this.tokenMatches(given)) return undefined;
     url.searchParams.delete("token");
+    const session = await this.accounts.openSession(this.accounts.bootstrapPrincipal().userId);
     return new Response(null, {
       status: 303,
-      headers: { location: url.pathname + url.search, "set-cookie": sessionCookie(this.signer.issue(), isSecureRequest(request, url)), "cache-control": "no-store", ...SECURITY_HEADERS },
+      headers: { location: url.pathname + url.search, "set-cookie": sessionCookie(session, isSecureRequest(request, url)), "cache-control": "no-store", ...SECURITY_HEADERS },
     });
   }
 }
