@@ -5,14 +5,14 @@ import type { OverlayEntry } from "./domain/change-set.ts";
 import type { SessionRecord } from "./domain/records.ts";
 import { AssetAccess } from "./overlay/asset-access.ts";
 import { EffectiveView } from "./overlay/effective-view.ts";
-import type { BuilderRepository } from "./storage/builder-repository.ts";
+import type { BuilderStore } from "./storage/builder-store.ts";
 
 /** The tool host's `agentId` for the Builder's file access: permission rules and the audit log name it. */
 export const BUILDER_TOOL_AGENT = "builder-ai";
 
 /** What the Builder's services share: its own store, the server's store, node types and the engine's checks. */
 export interface BuilderContext {
-  repo: BuilderRepository;
+  store: BuilderStore;
   storage: Storage;
   catalog: NodeCatalog;
   validator: WorkflowValidator;
@@ -25,6 +25,6 @@ export function assetsFor(ctx: BuilderContext, session: Pick<SessionRecord, "id"
 }
 
 /** The session's effective view: its live working copy, or the given entries (a change set's snapshot), over the store. */
-export function viewOf(ctx: BuilderContext, session: Pick<SessionRecord, "id">, entries: readonly OverlayEntry[] = ctx.repo.overlay(session.id)): EffectiveView {
-  return new EffectiveView(entries, ctx.storage, assetsFor(ctx, session));
+export async function viewOf(ctx: BuilderContext, session: Pick<SessionRecord, "id">, entries?: readonly OverlayEntry[]): Promise<EffectiveView> {
+  return new EffectiveView(entries ?? (await ctx.store.overlay(session.id)), ctx.storage, assetsFor(ctx, session));
 }

@@ -27,8 +27,8 @@ const changeSetIdOf = (param: string) => (param === "latest" ? undefined : param
 export function builderApi(deps: BuilderApiDeps) {
   const { ctx, sessions, changeSets, apply, conversations, maxBodyBytes } = deps;
 
-  const current = (session: SessionRecord): BuilderSessionState => {
-    const latest = session.latestChangeSetId ? ctx.repo.getChangeSet(session.latestChangeSetId) : undefined;
+  const current = async (session: SessionRecord): Promise<BuilderSessionState> => {
+    const latest = session.latestChangeSetId ? await ctx.store.getChangeSet(session.latestChangeSetId) : undefined;
     return { session: sessionView(session, sessions.isBusy(session.id)), latestChangeSet: latest ? changeSetView(latest) : null };
   };
 
@@ -45,15 +45,15 @@ export function builderApi(deps: BuilderApiDeps) {
       const body = await readBody(request, CreateSessionBody, maxBodyBytes);
       const { message, ...input } = body;
       const session = await sessions.create(input);
-      if (message === undefined) return jsonResponse(current(session), 201);
+      if (message === undefined) return jsonResponse(await current(session), 201);
       // A turn can outlast Bun's idle timeout; the client waits for the answer.
       server?.timeout(request, 0);
       const turn = await sessions.message(session.id, message);
-      return jsonResponse({ ...current(changeSets.requireSession(session.id)), turn }, 201);
+      return jsonResponse({ ...(await current(await changeSets.requireSession(session.id))), turn }, 201);
     })
     .get("/sessions", async ({ query }) => {
       const q = parseWith(ListQuery, query, "query");
-      const list = ctx.repo.listSessions({
+      const list = await ctx.store.listSessions({
         ...(q.targetType ? { targetType: q.targetType } : {}),
         ...(q.targetId ? { targetKey: q.targetId } : {}),
         ...(q.status ? { status: q.status } : {}),
@@ -62,35 +62,37 @@ export function builderApi(deps: BuilderApiDeps) {
       return jsonResponse({ sessions: list.map((s) => sessionView(s, sessions.isBusy(s.id))) });
     })
     .get("/sessions/:id", async ({ params, query }) => {
-      const session = changeSets.requireSession(params.id);
+      const session = await changeSets.requireSession(params.id);
       const q = parseWith(SessionQuery, query, "query");
       const messages = paneMessages(await conversations.messages(session.conversationId));
-      return jsonResponse({ ...current(session), messages: q.messages === 0 ? [] : messages.slice(-q.messages), totalMessages: messages.length });
+      return jsonResponse({ ...(await current(session)), messages: q.messages === 0 ? [] : messages.slice(-q.messages), totalMessages: messages.length });
     })
     .post("/sessions/:id/messages", async ({ params, request, server }) => {
       const body = await readBody(request, MessageBody, maxBodyBytes);
       server?.timeout(request, 0);
       const turn = await sessions.message(params.id, body.content);
-      return jsonResponse({ ...current(changeSets.requireSession(params.id)), turn });
+      return jsonResponse({ ...(await current(await changeSets.requireSession(params.id))), turn });
     })
-    .post("/sessions/:id/interrupt", async ({ params }) => jsonResponse({ interrupted: sessions.interrupt(params.id) }))
-    .post("/sessions/:id/cancel", async ({ params }) => jsonResponse(current(sessions.cancel(params.id))))
+    .post("/sessions/:id/interrupt", async ({ params }) => jsonResponse({ interrupted: await sessions.interrupt(params.id) }))
+    .post("/sessions/:id/cancel", async ({ params }) => jsonResponse(await current(await sessions.cancel(params.id))))
     .put("/sessions/:id/scope", async ({ params, request }) => {
       const scope = await readBody(request, SessionScopeSchema, maxBodyBytes);
-      return jsonResponse(current(sessions.setScope(params.id, scope)));
+      return jsonResponse(await current(await sessions.setScope(params.id, scope)));
     })
     .get("/sessions/:id/change-sets", async ({ params }) => {
-      const session = changeSets.requireSession(params.id);
-      return jsonResponse({ changeSets: ctx.repo.listChangeSets(session.id).map(changeSetView) });
+      const session = await changeSets.requireSession(params.id);
+      return jsonResponse({ changeSets: (await ctx.store.listChangeSets(session.id)).map(changeSetView) });
     })
-    .get("/sessions/:id/change-sets/:csId", async ({ params }) => jsonResponse({ changeSet: changeSetView(changeSets.require(changeSets.requireSession(params.id), changeSetIdOf(params.csId))) }))
+    .get("/sessions/:id/change-sets/:csId", async ({ params }) =>
+      jsonResponse({ changeSet: changeSetView(await changeSets.require(await changeSets.requireSession(params.id), changeSetIdOf(params.csId))) }),
+    )
     .get("/sessions/:id/change-sets/:csId/preview", async ({ params }) => {
-      const session = changeSets.requireSession(params.id);
-      const cs = changeSets.require(session, changeSetIdOf(params.csId));
-      return jsonResponse(await previewChangeSet(viewOf(ctx, session, cs.entries), cs));
+      const session = await changeSets.requireSession(params.id);
+      const cs = await changeSets.require(session, changeSetIdOf(params.csId));
+      return jsonResponse(await previewChangeSet(await viewOf(ctx, session, cs.entries), cs));
     })
     .post("/sessions/:id/change-sets/:csId/validate", async ({ params }) => jsonResponse({ changeSet: changeSetView(await changeSets.validate(params.id, changeSetIdOf(params.csId))) }))
-    .post("/sessions/:id/change-sets/:csId/discard", async ({ params }) => jsonResponse({ changeSet: changeSetView(changeSets.discard(params.id, changeSetIdOf(params.csId))) }))
+    .post("/sessions/:id/change-sets/:csId/discard", async ({ params }) => jsonResponse({ changeSet: changeSetView(await changeSets.discard(params.id, changeSetIdOf(params.csId))) }))
     .post("/sessions/:id/apply", async ({ params, request }) => {
       const body = await readBody(request, ApplyBody, maxBodyBytes);
       const result = await apply.apply(params.id, {
@@ -99,11 +101,11 @@ export function builderApi(deps: BuilderApiDeps) {
         confirmStale: body.confirmStale,
         ...(body.revisionBase ? { revisionBase: body.revisionBase } : {}),
       });
-      return jsonResponse({ ...result, ...current(changeSets.requireSession(params.id)) });
+      return jsonResponse({ ...result, ...(await current(await changeSets.requireSession(params.id))) });
     })
     .get("/sessions/:id/audit", async ({ params, query }) => {
-      const session = changeSets.requireSession(params.id);
+      const session = await changeSets.requireSession(params.id);
       const q = parseWith(AuditQuery, query, "query");
-      return jsonResponse({ events: ctx.repo.listAudit(session.id, q.after, q.limit) });
+      return jsonResponse({ events: await ctx.store.listAudit(session.id, q.after, q.limit) });
     });
 }

@@ -7,6 +7,7 @@ import { BuilderError } from "../domain/errors.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import { sha256Text, type AssetAccess } from "../overlay/asset-access.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
+import type { DocumentRepository } from "../../storage/document-table.ts";
 import type { Storage } from "../../storage/storage.ts";
 
 const revisions = z.record(z.string(), z.number().int().min(0).nullable());
@@ -37,7 +38,7 @@ interface Planned {
 
 const PLURAL: Record<OverlayEntry["type"], keyof RevisionBase> = { workflow: "workflows", agent: "agents", scene: "scenes", asset: "assets" };
 
-function fieldOf(entry: OverlayEntry): string {
+function fieldOf(entry: Pick<OverlayEntry, "type" | "key">): string {
   return `${PLURAL[entry.type]}[${JSON.stringify(entry.key)}].${entry.type === "asset" ? "sha256" : "revision"}`;
 }
 
@@ -58,19 +59,56 @@ function repositoryOf(storage: Storage, entry: DocumentEntry) {
   }
 }
 
-/** Stores the entry's document at `revision`, or deletes it (`value` null), through the storage's repositories (inside its transaction). */
-function writeDocument(storage: Storage, entry: DocumentEntry, revision: number | null): void {
-  if (entry.value === null || revision === null) {
-    repositoryOf(storage, entry).deleteSync(entry.key);
-    return;
+/** The change's revision field moved while apply ran: nothing is applied. */
+function conflict(entry: Pick<OverlayEntry, "type" | "key">, current: number | null): BuilderError {
+  return new BuilderError("AI_APPLY_CONFLICT", `${fieldOf(entry)} changed while the change was being applied (now ${current ?? "deleted"}); nothing was applied. Review the preview and apply again.`, {
+    field: fieldOf(entry),
+    current,
+  });
+}
+
+/**
+ * Writes one document over `stored` (the revision apply found; null: none), inside the storage's
+ * transaction: create at revision 1, update only from `stored` (optimistic, so a writer on another
+ * connection that got in first makes it a conflict), or delete. Returns the new revision.
+ */
+async function writeWith<T extends { id: string; revision: number }>(
+  repo: DocumentRepository<T>,
+  entry: { type: DocumentEntry["type"]; key: string; value: T | null },
+  stored: number | null,
+): Promise<number | null> {
+  if (entry.value === null) {
+    if (stored !== null && !(await repo.delete(entry.key))) throw conflict(entry, null);
+    return null;
   }
+  if (stored === null) {
+    const created = await repo.create(entry.value);
+    if (created.kind === "created") return created.record.document.revision;
+    throw conflict(entry, await repo.revision(entry.key));
+  }
+  const updated = await repo.update(entry.value, stored);
+  switch (updated.kind) {
+    case "updated":
+      return updated.record.document.revision;
+    case "conflict":
+      throw conflict(entry, updated.current.document.revision);
+    case "not-found":
+      throw conflict(entry, null);
+    default: {
+      const never: never = updated;
+      return never;
+    }
+  }
+}
+
+function writeDocument(storage: Storage, entry: DocumentEntry, stored: number | null): Promise<number | null> {
   switch (entry.type) {
     case "workflow":
-      return storage.workflows.putSync(entry.value, revision);
+      return writeWith(storage.workflows, entry, stored);
     case "agent":
-      return storage.agents.putSync(entry.value, revision);
+      return writeWith(storage.agents, entry, stored);
     case "scene":
-      return storage.scenes.putSync(entry.value, revision);
+      return writeWith(storage.scenes, entry, stored);
     default: {
       const never: never = entry;
       return never;
@@ -82,7 +120,7 @@ function writeDocument(storage: Storage, entry: DocumentEntry, revision: number 
  * Apply (seed 001 §9), only ever from the user's request: re-validate against the store as it is
  * now, compare revisions (a stale base is a non-blocking warning the user confirms), write assets
  * through the ToolHost, then every document, the change set's status, the audit event and the
- * working-copy reset in one SQLite transaction of the server's storage. A failure rolls back (assets are restored) and is
+ * working-copy reset in one transaction of the server's storage (SQLite or PostgreSQL). A failure rolls back (assets are restored) and is
  * reported as AI_APPLY_FAILED / AI_APPLY_CONFLICT with its cause; the session stays active.
  */
 export class ApplyOrchestrator {
@@ -97,8 +135,8 @@ export class ApplyOrchestrator {
         expected: APPLY_CONFIRM_SOURCE,
       });
     }
-    const session = this.changeSets.requireActive(sessionId);
-    this.changeSets.requireOpen(session, request.changeSetId);
+    const session = await this.changeSets.requireActive(sessionId);
+    await this.changeSets.requireOpen(session, request.changeSetId);
     const cs = await this.changeSets.validate(sessionId, request.changeSetId);
     if (!cs.validation?.valid) {
       throw new BuilderError("AI_CHANGESET_INVALID", `Change set ${cs.id} does not pass validation (${cs.validation?.errors.length ?? 0} errors); nothing was applied.`, {
@@ -106,21 +144,21 @@ export class ApplyOrchestrator {
       });
     }
     const assets = assetsFor(this.ctx, session);
-    const planned = await this.plan(cs, viewOf(this.ctx, session, cs.entries));
+    const planned = await this.plan(cs, await viewOf(this.ctx, session, cs.entries));
     const warnings = this.compare(planned, request.revisionBase);
     if (warnings.length > 0 && request.confirmStale !== true) {
-      this.ctx.repo.appendAudit(sessionId, "ai.apply.revision_mismatch", { changeSetId: cs.id, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) });
+      await this.ctx.store.appendAudit(sessionId, "ai.apply.revision_mismatch", { changeSetId: cs.id, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) });
       return { applied: false, requiresConfirmation: true, changeSetId: cs.id, warnings };
     }
 
     const written = await this.writeAssets(session, cs, planned, assets);
     try {
-      const newRevision = this.commit(session, cs, planned, warnings, written);
+      const newRevision = await this.commit(session, cs, planned, warnings, written);
       return { applied: true, sessionStatus: "active", changeSetId: cs.id, newRevision, warnings };
     } catch (error) {
       const leftoverFiles = await this.restoreAssets(written, assets);
       const cause = messageOf(error);
-      this.ctx.repo.appendAudit(sessionId, "ai.apply.failed", { changeSetId: cs.id, cause, leftoverFiles });
+      await this.ctx.store.appendAudit(sessionId, "ai.apply.failed", { changeSetId: cs.id, cause, leftoverFiles });
       if (error instanceof BuilderError) throw new BuilderError(error.code, error.message, { ...error.details, leftoverFiles });
       this.ctx.log.error("builder apply failed", { sessionId, changeSetId: cs.id, cause });
       throw new BuilderError("AI_APPLY_FAILED", `Applying ${cs.id} failed and was rolled back: ${cause}`, { cause, leftoverFiles });
@@ -176,7 +214,7 @@ export class ApplyOrchestrator {
       if (!result.ok) {
         const leftoverFiles = await this.restoreAssets(written, assets);
         const cause = `${entry.key}: ${result.error.code} ${result.error.message}`;
-        this.ctx.repo.appendAudit(session.id, "ai.apply.failed", { changeSetId: cs.id, cause, leftoverFiles });
+        await this.ctx.store.appendAudit(session.id, "ai.apply.failed", { changeSetId: cs.id, cause, leftoverFiles });
         const conflict = result.error.code === "E_PRECONDITION_FAILED" || result.error.code === "EEXIST";
         throw new BuilderError(conflict ? "AI_APPLY_CONFLICT" : "AI_APPLY_FAILED", `Applying ${cs.id} stopped, nothing stored was changed: ${cause}`, { cause, path: entry.key, leftoverFiles });
       }
@@ -206,11 +244,11 @@ export class ApplyOrchestrator {
     return leftover;
   }
 
-  private commit(session: SessionRecord, cs: ChangeSetRecord, planned: readonly Planned[], warnings: readonly RevisionWarning[], written: readonly Planned[]): RevisionBase {
-    const { repo, storage } = this.ctx;
-    return storage.transaction(() => {
-      const fresh = this.changeSets.requireActive(session.id);
-      const current = this.changeSets.requireOpen(fresh, cs.id);
+  private async commit(session: SessionRecord, cs: ChangeSetRecord, planned: readonly Planned[], warnings: readonly RevisionWarning[], written: readonly Planned[]): Promise<RevisionBase> {
+    const { store, storage } = this.ctx;
+    return store.transaction(async () => {
+      const fresh = await this.changeSets.lockActive(session.id);
+      const current = await this.changeSets.requireOpen(fresh, cs.id);
       const now = Date.now();
       const newRevision: RevisionBase = { workflows: {}, agents: {}, scenes: {}, assets: {} };
       const objects: Record<string, unknown>[] = [];
@@ -221,24 +259,17 @@ export class ApplyOrchestrator {
           objects.push({ type: "asset", key: entry.key, from: seen, to: newRevision.assets[entry.key], before });
           continue;
         }
-        const stored = repositoryOf(storage, entry).revisionSync(entry.key);
-        if (stored !== seen) {
-          throw new BuilderError(
-            "AI_APPLY_CONFLICT",
-            `${fieldOf(entry)} changed while the change was being applied (now ${stored ?? "deleted"}); nothing was applied. Review the preview and apply again.`,
-            { field: fieldOf(entry), current: stored },
-          );
-        }
-        const next = entry.value === null ? null : (stored ?? 0) + 1;
-        writeDocument(storage, entry, next);
+        const stored = await repositoryOf(storage, entry).revision(entry.key);
+        if (stored !== seen) throw conflict(entry, stored);
+        const next = await writeDocument(storage, entry, stored);
         newRevision[PLURAL[entry.type] as "workflows" | "agents" | "scenes"][entry.key] = next;
         objects.push({ type: entry.type, key: entry.key, from: stored, to: next, before });
       }
       const appliedRevisions = objects.map((o) => ({ type: o.type as OverlayEntry["type"], key: o.key as string, revision: o.to as number | string | null }));
-      repo.updateChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
-      repo.clearOverlay(session.id);
-      repo.updateSession({ ...fresh, updatedAt: now });
-      repo.appendAudit(
+      await store.updateChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
+      await store.clearOverlay(session.id);
+      await store.updateSession({ ...fresh, updatedAt: now });
+      await store.appendAudit(
         session.id,
         "ai.apply.succeeded",
         { changeSetId: cs.id, version: cs.version, confirmSource: APPLY_CONFIRM_SOURCE, objects, warnings: warnings.map((w) => ({ field: w.field, provided: w.provided, current: w.current })) },

@@ -13,14 +13,25 @@ export type StageOutcome = { ok: true; changeSet: ChangeSetRecord; notes: string
 export class ChangeSetService {
   constructor(private readonly ctx: BuilderContext) {}
 
-  requireSession(sessionId: string): SessionRecord {
-    const session = this.ctx.repo.getSession(sessionId);
+  async requireSession(sessionId: string): Promise<SessionRecord> {
+    return this.found(sessionId, await this.ctx.store.getSession(sessionId));
+  }
+
+  async requireActive(sessionId: string): Promise<SessionRecord> {
+    return this.active(sessionId, await this.requireSession(sessionId));
+  }
+
+  /** `requireActive` inside a transaction: the session stays locked until it ends, so its writers take turns (see BuilderStore.lockSession). */
+  async lockActive(sessionId: string): Promise<SessionRecord> {
+    return this.active(sessionId, this.found(sessionId, await this.ctx.store.lockSession(sessionId)));
+  }
+
+  private found(sessionId: string, session: SessionRecord | undefined): SessionRecord {
     if (!session) throw new BuilderError("NOT_FOUND", `No Builder session has the id "${sessionId}". GET /api/builder/sessions lists them.`, { kind: "builder session", id: sessionId });
     return session;
   }
 
-  requireActive(sessionId: string): SessionRecord {
-    const session = this.requireSession(sessionId);
+  private active(sessionId: string, session: SessionRecord): SessionRecord {
     if (session.status !== "active") {
       throw new BuilderError("AI_SESSION_NOT_ACTIVE", `Builder session "${sessionId}" is ${session.status}; start a new session to make more changes.`, { status: session.status });
     }
@@ -28,9 +39,9 @@ export class ChangeSetService {
   }
 
   /** The change set `id` of this session, or its latest one when `id` is absent. */
-  require(session: SessionRecord, id?: string): ChangeSetRecord {
+  async require(session: SessionRecord, id?: string): Promise<ChangeSetRecord> {
     const wanted = id ?? session.latestChangeSetId;
-    const cs = wanted === undefined ? undefined : this.ctx.repo.getChangeSet(wanted);
+    const cs = wanted === undefined ? undefined : await this.ctx.store.getChangeSet(wanted);
     if (!cs || cs.sessionId !== session.id) {
       throw new BuilderError("NOT_FOUND", wanted === undefined ? "Nothing has been staged in this session yet." : `Builder session "${session.id}" has no change set "${wanted}".`, {
         kind: "change set",
@@ -40,8 +51,8 @@ export class ChangeSetService {
     return cs;
   }
 
-  requireOpen(session: SessionRecord, id?: string): ChangeSetRecord {
-    const cs = this.require(session, id);
+  async requireOpen(session: SessionRecord, id?: string): Promise<ChangeSetRecord> {
+    const cs = await this.require(session, id);
     if (cs.status === "superseded") {
       throw new BuilderError("AI_CHANGESET_SUPERSEDED", `Change set ${cs.id} (version ${cs.version}) was replaced by a later stage (${session.latestChangeSetId}); use the latest one.`, {
         latestChangeSetId: session.latestChangeSetId ?? null,
@@ -57,29 +68,29 @@ export class ChangeSetService {
 
   /** Adds operations to the working copy and records the result as the session's new change set. */
   async stage(sessionId: string, request: StageRequest): Promise<StageOutcome> {
-    const session = this.requireActive(sessionId);
-    const staged = await stageOperations(viewOf(this.ctx, session), request.operations);
+    const session = await this.requireActive(sessionId);
+    const staged = await stageOperations(await viewOf(this.ctx, session), request.operations);
     if (!staged.ok) return staged;
-    const { repo } = this.ctx;
-    const changeSet = repo.transaction(() => {
+    const { store } = this.ctx;
+    const changeSet = await store.transaction(async () => {
       // Re-read: the session may have been cancelled while the operations were being worked out.
-      const fresh = this.requireActive(sessionId);
+      const fresh = await this.lockActive(sessionId);
       const now = Date.now();
-      repo.putOverlay(sessionId, staged.entries, now);
-      for (const open of repo.openChangeSets(sessionId)) repo.updateChangeSet({ ...open, status: "superseded", updatedAt: now });
+      await store.putOverlay(sessionId, staged.entries, now);
+      for (const open of await store.openChangeSets(sessionId)) await store.updateChangeSet({ ...open, status: "superseded", updatedAt: now });
       const record: ChangeSetRecord = {
         id: `cs_${randomUUID()}`,
         sessionId,
-        version: repo.nextVersion(sessionId),
+        version: await store.nextVersion(sessionId),
         status: "staged",
         summary: request.summary,
         operations: request.operations,
-        entries: repo.overlay(sessionId),
+        entries: await store.overlay(sessionId),
         createdAt: now,
         updatedAt: now,
       };
-      repo.insertChangeSet(record);
-      repo.updateSession({ ...fresh, latestChangeSetId: record.id, updatedAt: now });
+      await store.insertChangeSet(record);
+      await store.updateSession({ ...fresh, latestChangeSetId: record.id, updatedAt: now });
       return record;
     });
     return { ok: true, changeSet, notes: staged.notes };
@@ -87,27 +98,29 @@ export class ChangeSetService {
 
   /** Runs the validation pipeline on a change set and records the report (`validated`, or `rejected` as invalid). */
   async validate(sessionId: string, changeSetId?: string): Promise<ChangeSetRecord> {
-    const session = this.requireActive(sessionId);
-    const cs = this.requireOpen(session, changeSetId);
+    const session = await this.requireActive(sessionId);
+    const cs = await this.requireOpen(session, changeSetId);
     const report = await validateChange({
       session,
       entries: cs.entries,
-      view: viewOf(this.ctx, session, cs.entries),
+      view: await viewOf(this.ctx, session, cs.entries),
       catalog: this.ctx.catalog,
       validator: this.ctx.validator,
       llmProfileExists: async (id) => (await this.ctx.storage.llmProfiles.get(id)) !== undefined,
     });
-    const { repo } = this.ctx;
-    return repo.transaction(() => {
-      const current = repo.getChangeSet(cs.id);
+    const { store } = this.ctx;
+    return store.transaction(async () => {
+      // The session's lock first, so an apply or stage of this session cannot change the change set under this write.
+      await store.lockSession(sessionId);
+      const current = await store.getChangeSet(cs.id);
       // Superseded or applied meanwhile: its status is no longer the validation's to set.
       if (!current || !isOpenChangeSet(current)) return { ...cs, validation: report };
       const now = Date.now();
       const next: ChangeSetRecord = { ...current, validation: report, updatedAt: now, status: report.valid ? "validated" : "rejected" };
       if (report.valid) delete next.statusReason;
       else next.statusReason = "invalid";
-      repo.updateChangeSet(next);
-      repo.appendAudit(
+      await store.updateChangeSet(next);
+      await store.appendAudit(
         sessionId,
         report.valid ? "ai.validation.passed" : "ai.validation.failed",
         {
@@ -123,17 +136,17 @@ export class ChangeSetService {
   }
 
   /** Drops the working copy and rejects the latest change set: reads show the stored objects again. */
-  discard(sessionId: string, changeSetId?: string): ChangeSetRecord {
-    const { repo } = this.ctx;
-    return repo.transaction(() => {
-      const session = this.requireActive(sessionId);
-      const cs = this.requireOpen(session, changeSetId);
+  async discard(sessionId: string, changeSetId?: string): Promise<ChangeSetRecord> {
+    const { store } = this.ctx;
+    return store.transaction(async () => {
+      const session = await this.lockActive(sessionId);
+      const cs = await this.requireOpen(session, changeSetId);
       const now = Date.now();
       const next: ChangeSetRecord = { ...cs, status: "rejected", statusReason: "discarded", updatedAt: now };
-      repo.updateChangeSet(next);
-      repo.clearOverlay(sessionId);
-      repo.updateSession({ ...session, updatedAt: now });
-      repo.appendAudit(sessionId, "ai.change.discarded", { changeSetId: cs.id, version: cs.version }, now);
+      await store.updateChangeSet(next);
+      await store.clearOverlay(sessionId);
+      await store.updateSession({ ...session, updatedAt: now });
+      await store.appendAudit(sessionId, "ai.change.discarded", { changeSetId: cs.id, version: cs.version }, now);
       return next;
     });
   }

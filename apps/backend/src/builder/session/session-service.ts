@@ -6,6 +6,7 @@ import type { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import { describeTarget } from "../domain/target.ts";
+import type { EffectiveView } from "../overlay/effective-view.ts";
 import { mentionedAssetPaths } from "../references/references.ts";
 import { targetState } from "./target-state.ts";
 import type { TurnRunner } from "./turn-runner.ts";
@@ -49,7 +50,7 @@ export class SessionService {
   async create(input: CreateSessionInput): Promise<SessionRecord> {
     if (input.llmProfileId !== undefined) await this.requireProfile(input.llmProfileId);
     const id = `bs_${randomUUID()}`;
-    const view = viewOf(this.ctx, { id }, []);
+    const view = await viewOf(this.ctx, { id }, []);
     const state = await targetState(view, input.target);
     await this.checkTarget(input, state.exists, view);
     const label = describeTarget(input.target);
@@ -72,14 +73,15 @@ export class SessionService {
       createdAt: now,
       updatedAt: now,
     };
-    this.ctx.repo.transaction(() => {
-      this.ctx.repo.insertSession(session);
-      this.ctx.repo.appendAudit(id, "ai.session.created", { target: input.target, mode: input.mode }, now);
+    const { store } = this.ctx;
+    await store.transaction(async () => {
+      await store.insertSession(session);
+      await store.appendAudit(id, "ai.session.created", { target: input.target, mode: input.mode }, now);
     });
     return session;
   }
 
-  private async checkTarget(input: CreateSessionInput, exists: boolean, view: ReturnType<typeof viewOf>): Promise<void> {
+  private async checkTarget(input: CreateSessionInput, exists: boolean, view: EffectiveView): Promise<void> {
     const { target, mode } = input;
     const label = describeTarget(target);
     if (target.type === "node" && !(await view.workflow(target.workflowId)).value) {
@@ -95,7 +97,7 @@ export class SessionService {
 
   /** Runs one user message to the end (model replies, tool calls, repair rounds). One at a time per session. */
   async message(sessionId: string, text: string): Promise<BuilderTurn> {
-    this.changeSets.requireActive(sessionId);
+    await this.changeSets.requireActive(sessionId);
     if (this.running.has(sessionId)) {
       throw new BuilderError("AI_SESSION_BUSY", "This session is still working on the previous message; wait for it, or stop it with POST …/interrupt.", { sessionId });
     }
@@ -109,37 +111,37 @@ export class SessionService {
   }
 
   /** Stops the running turn, if any; the session stays active. */
-  interrupt(sessionId: string): boolean {
-    this.changeSets.requireSession(sessionId);
+  async interrupt(sessionId: string): Promise<boolean> {
+    await this.changeSets.requireSession(sessionId);
     const controller = this.running.get(sessionId);
     controller?.abort();
     return controller !== undefined;
   }
 
   /** Seed 001 §5.2 cancel: the session ends, its working copy is discarded, nothing stored is touched. */
-  cancel(sessionId: string): SessionRecord {
-    const { repo } = this.ctx;
+  async cancel(sessionId: string): Promise<SessionRecord> {
+    const { store } = this.ctx;
     this.running.get(sessionId)?.abort();
-    return repo.transaction(() => {
-      const session = this.changeSets.requireActive(sessionId);
+    return store.transaction(async () => {
+      const session = await this.changeSets.lockActive(sessionId);
       const now = Date.now();
-      for (const open of repo.openChangeSets(sessionId)) repo.updateChangeSet({ ...open, status: "rejected", statusReason: "cancelled", updatedAt: now });
-      repo.clearOverlay(sessionId);
+      for (const open of await store.openChangeSets(sessionId)) await store.updateChangeSet({ ...open, status: "rejected", statusReason: "cancelled", updatedAt: now });
+      await store.clearOverlay(sessionId);
       const next: SessionRecord = { ...session, status: "cancelled", updatedAt: now };
-      repo.updateSession(next);
-      repo.appendAudit(sessionId, "ai.session.cancelled", {}, now);
+      await store.updateSession(next);
+      await store.appendAudit(sessionId, "ai.session.cancelled", {}, now);
       return next;
     });
   }
 
   /** Widens or narrows what the session may change beyond its target. */
-  setScope(sessionId: string, scope: SessionScope): SessionRecord {
-    const { repo } = this.ctx;
-    return repo.transaction(() => {
-      const session = this.changeSets.requireActive(sessionId);
+  async setScope(sessionId: string, scope: SessionScope): Promise<SessionRecord> {
+    const { store } = this.ctx;
+    return store.transaction(async () => {
+      const session = await this.changeSets.lockActive(sessionId);
       const home = targetObject(session.target);
       const next: SessionRecord = { ...session, scope: { extra: scope.extra.filter((l) => !(l.type === home.type && l.id === home.id)) }, updatedAt: Date.now() };
-      repo.updateSession(next);
+      await store.updateSession(next);
       return next;
     });
   }

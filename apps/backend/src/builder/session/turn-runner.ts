@@ -44,19 +44,19 @@ export class TurnRunner {
 
   async run(sessionId: string, text: string, signal: AbortSignal): Promise<BuilderTurn> {
     const { ctx, changeSets, conversations } = this.deps;
-    const first = changeSets.requireActive(sessionId);
+    const first = await changeSets.requireActive(sessionId);
     const conversationId = first.conversationId;
     const meta: MessageMeta = { mode: "chat", ...(first.target.type === "workflow" || first.target.type === "node" ? { workflowId: first.target.workflowId } : {}) };
     await conversations.append(conversationId, [userMessage(text, meta)]);
-    ctx.repo.appendAudit(sessionId, "ai.message.sent", { chars: text.length });
-    const versionAtStart = ctx.repo.nextVersion(sessionId) - 1;
+    await ctx.store.appendAudit(sessionId, "ai.message.sent", { chars: text.length });
+    const versionAtStart = (await ctx.store.nextVersion(sessionId)) - 1;
     const profileId = await this.deps.profileFor(first);
     const result: BuilderTurn = { status: "completed", assistantSummary: "", toolCalls: [], repairRounds: 0 };
 
     try {
       for (let call = 0; call < this.deps.maxModelCalls; call++) {
         if (signal.aborted) return { ...result, status: "cancelled" };
-        const session = changeSets.requireActive(sessionId);
+        const session = await changeSets.requireActive(sessionId);
         const outcome = await this.deps.llm.chat(profileId, await this.request(session), signal);
         if (!outcome.ok) {
           await conversations.append(conversationId, [llmErrorMessage(outcome.error, meta)]);
@@ -87,7 +87,7 @@ export class TurnRunner {
     const { ctx, changeSets, toolbox, conversations } = this.deps;
     for (const call of calls) {
       const started = performance.now();
-      const session = changeSets.requireActive(sessionId);
+      const session = await changeSets.requireActive(sessionId);
       const { name, outcome } = signal.aborted
         ? { name: call.function.name, outcome: { ok: false as const, error: { code: "E_ABORTED", message: "The turn was stopped before this call ran.", hint: "ask the user whether to go on" } } }
         : await toolbox.call(call.function.name, call.function.arguments, { session, ctx, changeSets });
@@ -96,16 +96,16 @@ export class TurnRunner {
       if (!outcome.ok) summary.code = outcome.error.code;
       if (outcome.ok && typeof outcome.changeSetId === "string") summary.changeSetId = outcome.changeSetId;
       result.toolCalls.push(summary);
-      ctx.repo.appendAudit(sessionId, name === APPLY_TOOL ? "ai.tool.forbidden" : "ai.tool.called", { tool: name, ok: outcome.ok, ...(summary.code ? { code: summary.code } : {}) });
+      await ctx.store.appendAudit(sessionId, name === APPLY_TOOL ? "ai.tool.forbidden" : "ai.tool.called", { tool: name, ok: outcome.ok, ...(summary.code ? { code: summary.code } : {}) });
     }
   }
 
   /** The change set staged in this turn if it is invalid, validating it first when the model did not. */
   private async invalidChangeOfTurn(sessionId: string, versionAtStart: number): Promise<ChangeSetRecord | undefined> {
     const { changeSets } = this.deps;
-    const session = changeSets.requireActive(sessionId);
+    const session = await changeSets.requireActive(sessionId);
     if (!session.latestChangeSetId) return undefined;
-    let cs = changeSets.require(session);
+    let cs = await changeSets.require(session);
     if (cs.version <= versionAtStart) return undefined;
     if (cs.status === "staged") cs = await changeSets.validate(sessionId, cs.id);
     return cs.status === "rejected" && cs.statusReason === "invalid" ? cs : undefined;
@@ -114,8 +114,8 @@ export class TurnRunner {
   private async request(session: SessionRecord): Promise<ProviderRequest> {
     const { ctx, conversations, toolbox } = this.deps;
     const window = historyWindow(await conversations.messages(session.conversationId));
-    const view = viewOf(ctx, session);
-    const latest = session.latestChangeSetId ? ctx.repo.getChangeSet(session.latestChangeSetId) : undefined;
+    const view = await viewOf(ctx, session);
+    const latest = session.latestChangeSetId ? await ctx.store.getChangeSet(session.latestChangeSetId) : undefined;
     const layers = composePromptLayers({
       session,
       targetState: await targetState(view, session.target),

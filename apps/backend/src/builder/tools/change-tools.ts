@@ -81,7 +81,7 @@ const discard = defineTool({
   description: "Discard the working copy and its latest change set; reads show the stored objects again.",
   args: z.object({ changeSetId: z.string().min(1).optional() }).strict(),
   async run({ changeSetId }, env) {
-    const cs = env.changeSets.discard(env.session.id, changeSetId);
+    const cs = await env.changeSets.discard(env.session.id, changeSetId);
     return { ok: true, discarded: true, changeSetId: cs.id };
   },
 });

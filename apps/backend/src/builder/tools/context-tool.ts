@@ -14,10 +14,10 @@ export function contextTool(toolNames: () => string[]): BuilderTool {
     args: z.object({}).strict(),
     async run(_args, env) {
       const { session } = env;
-      const view = viewOf(env.ctx, session);
+      const view = await viewOf(env.ctx, session);
       const target = await targetState(view, session.target);
       const refs = await findReferences(view, targetObject(session.target));
-      const latest = session.latestChangeSetId ? env.ctx.repo.getChangeSet(session.latestChangeSetId) : undefined;
+      const latest = session.latestChangeSetId ? await env.ctx.store.getChangeSet(session.latestChangeSetId) : undefined;
       return {
         ok: true,
         session_meta: { sessionId: session.id, target: session.target, mode: session.mode, status: session.status, scope: session.scope, label: session.contextEnvelope.targetLabel },

@@ -38,7 +38,7 @@ const objectsList = defineTool({
   description: "List the workflows, agent profiles or scenes that exist (the working copy over the store), optionally filtered by words in their id or name.",
   args: z.object({ type: z.enum(["workflow", "agent", "scene"]), query: z.string().max(200).optional().describe("words in the id or name") }).strict(),
   async run({ type, query }, env) {
-    const view = viewOf(env.ctx, env.session);
+    const view = await viewOf(env.ctx, env.session);
     const needle = query?.toLowerCase().trim() ?? "";
     const docs = (await view.all(type)).filter((d) => !needle || d.id.toLowerCase().includes(needle) || d.name.toLowerCase().includes(needle));
     const items = docs.map((d) => {
@@ -58,7 +58,7 @@ const workflowRead = defineTool({
   description: "Read a workflow as this session sees it (its staged version when there is one), with its interface.",
   args: z.object({ workflowId: Id }).strict(),
   async run({ workflowId }, env) {
-    const wf = await viewOf(env.ctx, env.session).workflow(workflowId);
+    const wf = await (await viewOf(env.ctx, env.session)).workflow(workflowId);
     if (!wf.value) return notFound("workflow", workflowId);
     return { ok: true, source: wf.source, storedRevision: wf.storedRevision, workflow: wf.value, interface: workflowInterface(wf.value) };
   },
@@ -69,7 +69,7 @@ const nodeRead = defineTool({
   description: "Read one node of a workflow: the node, its node type's ports and config fields, and the edges into and out of it.",
   args: z.object({ workflowId: Id, nodeId: Id }).strict(),
   async run({ workflowId, nodeId }, env) {
-    const wf = await viewOf(env.ctx, env.session).workflow(workflowId);
+    const wf = await (await viewOf(env.ctx, env.session)).workflow(workflowId);
     if (!wf.value) return notFound("workflow", workflowId);
     const node = wf.value.nodes.find((n) => n.id === nodeId);
     if (!node) return failure("AI_OBJECT_NOT_FOUND", `Workflow "${workflowId}" has no node "${nodeId}".`, `its nodes are: ${wf.value.nodes.map((n) => n.id).join(", ")}`);
@@ -91,7 +91,7 @@ const agentRead = defineTool({
   description: "Read an agent profile as this session sees it (its staged version when there is one).",
   args: z.object({ agentId: Id }).strict(),
   async run({ agentId }, env) {
-    const doc = await viewOf(env.ctx, env.session).document("agent", agentId);
+    const doc = await (await viewOf(env.ctx, env.session)).document("agent", agentId);
     return doc.value ? { ok: true, source: doc.source, storedRevision: doc.storedRevision, agent: doc.value } : notFound("agent profile", agentId);
   },
 });
@@ -101,7 +101,7 @@ const sceneRead = defineTool({
   description: "Read a scene as this session sees it (its staged version when there is one).",
   args: z.object({ sceneId: Id }).strict(),
   async run({ sceneId }, env) {
-    const doc = await viewOf(env.ctx, env.session).document("scene", sceneId);
+    const doc = await (await viewOf(env.ctx, env.session)).document("scene", sceneId);
     return doc.value ? { ok: true, source: doc.source, storedRevision: doc.storedRevision, scene: doc.value } : notFound("scene", sceneId);
   },
 });
@@ -117,7 +117,7 @@ const assetRead = defineTool({
     })
     .strict(),
   async run({ path, offset, limit }, env) {
-    const view = viewOf(env.ctx, env.session);
+    const view = await viewOf(env.ctx, env.session);
     const { state, source } = await view.asset(path);
     if (source === "stored") {
       const result = await view.assets.read(path, { ...(offset ? { offset } : {}), ...(limit ? { limit } : {}) });
@@ -140,7 +140,7 @@ const refsFind = defineTool({
   description: "Find references: which workflows, agents and scenes point at an object (inbound), and what it points at (outbound, with whether each exists).",
   args: z.object({ locator: ObjectLocatorSchema.describe("{ type: workflow | agent | scene | asset, id: the id, or the asset path }") }).strict(),
   async run({ locator }, env) {
-    const report = await findReferences(viewOf(env.ctx, env.session), locator);
+    const report = await findReferences(await viewOf(env.ctx, env.session), locator);
     return { ok: true, locator, ...report };
   },
 });

@@ -1,0 +1,86 @@
+import type { z } from "zod";
+import type { SessionStatus } from "@weft/types";
+import { StoredRecordInvalidError } from "../../storage/document-table.ts";
+import type { OverlayEntry } from "../domain/change-set.ts";
+import { AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
+
+/** The server storage's transaction (Storage.transaction), which the Builder's writes join. */
+export type Transact = <T>(work: () => Promise<T>) => Promise<T>;
+
+export interface SessionFilter {
+  targetType?: string;
+  targetKey?: string;
+  status?: SessionStatus;
+  limit: number;
+}
+
+/**
+ * The Builder's own tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working
+ * copy and the audit events. One interface, on SQLite and on PostgreSQL; both live on the server
+ * storage's connection, so `transaction` spans these tables and the stored documents (apply writes both, all or nothing).
+ */
+export interface BuilderStore {
+  /**
+   * Runs `work` in the server storage's transaction: every write in it, the Builder's and the documents',
+   * is stored, or none. `work` awaits only storage calls (no model or file I/O), and opens no nested transaction.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  insertSession(session: SessionRecord): Promise<void>;
+  updateSession(session: SessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * The session, read to be changed: inside `transaction` the session stays locked until it ends, so two
+   * writers of one session (a stage and an apply) take turns on PostgreSQL; SQLite's transactions take turns already.
+   */
+  lockSession(id: string): Promise<SessionRecord | undefined>;
+  /** Newest first (by `updatedAt`). */
+  listSessions(filter: SessionFilter): Promise<SessionRecord[]>;
+  insertChangeSet(changeSet: ChangeSetRecord): Promise<void>;
+  updateChangeSet(changeSet: ChangeSetRecord): Promise<void>;
+  getChangeSet(id: string): Promise<ChangeSetRecord | undefined>;
+  /** By version. */
+  listChangeSets(sessionId: string): Promise<ChangeSetRecord[]>;
+  /** Change sets that can still be validated, applied or discarded (see `isOpenChangeSet`). */
+  openChangeSets(sessionId: string): Promise<ChangeSetRecord[]>;
+  nextVersion(sessionId: string): Promise<number>;
+  /** The session's working copy, by object type then key. */
+  overlay(sessionId: string): Promise<OverlayEntry[]>;
+  /** Inserts or replaces each entry (by type and key). */
+  putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void>;
+  clearOverlay(sessionId: string): Promise<void>;
+  appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at?: number): Promise<void>;
+  /** The session's events after `afterId`, oldest first. */
+  listAudit(sessionId: string, afterId: number, limit: number): Promise<AuditEvent[]>;
+}
+
+/** Parses a stored JSON record; one that no longer matches its schema is a StoredRecordInvalidError naming it. */
+export function decodeRecord<S extends z.ZodType>(schema: S, table: string, id: string, text: string): z.output<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new StoredRecordInvalidError(table, id, "not JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new StoredRecordInvalidError(table, id, parsed.error.issues[0]?.message ?? "invalid");
+  return parsed.data;
+}
+
+/** An audit row as both engines read it (PostgreSQL returns its BIGINT columns as strings). */
+export interface AuditRow {
+  id: number | string;
+  session_id: string;
+  type: string;
+  data: string;
+  created_at: number | string;
+}
+
+export function decodeAudit(row: AuditRow): AuditEvent {
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id,
+    type: AuditEventTypeSchema.parse(row.type),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    at: Number(row.created_at),
+  };
+}
