@@ -14,6 +14,7 @@ export type { SceneStateStore } from "./persistence/scene-state-store.ts";
 export { FileSceneStateStore } from "./persistence/file-scene-state-store.ts";
 export { SceneRuntime, type SceneRuntimeOptions, type ScenePeerProfile, type Deliberate, type DeliberationContext, type RecordedLlmOutput, type SceneStatusInfo } from "./runtime/scene-runtime.ts";
 export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
+export { recordedTriggerScript } from "./replay/trigger-script.ts";
 export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";
 export { sceneStateDifferences, MAX_DIFFERENCES, type SceneStates } from "./replay/state-diff.ts";
 export { RecordedEffectOrder, type EffectGate, type SceneEffectKind } from "./replay/effect-order.ts";

@@ -3,6 +3,7 @@ import { SceneError } from "../errors.ts";
 import type { SceneRuntime } from "../runtime/scene-runtime.ts";
 import type { RecordedEffectOrder } from "./effect-order.ts";
 import type { RecordedLlm } from "./recorded-llm.ts";
+import { recordedTriggerScript } from "./trigger-script.ts";
 
 /** A user message of the recorded session, as the replay sends it again. */
 export interface RecordedUserMessage {
@@ -46,11 +47,12 @@ export function recordedUserMessages(log: readonly SceneLogEntry[]): RecordedUse
 /**
  * Replays a recorded session in a fresh runtime of the same scene whose agents take their model
  * outputs from `recorded` (wire it with `sceneDeliberate(agentFor, { replay: recorded })` and
- * `recorded.serviceFor(instanceId)` as each agent's LLM): the user messages are sent again one at
- * a time, each once the scene has settled, and the resulting states are reported. With `effects`
- * (also given to the runtime as its `effectGate`), agents' world writes and publishes follow the
- * recorded order. Timer ticks are not replayed: build the replay runtime without timer triggers.
- * `onProgress` hears how far it is at the start, after each output served and each message settled.
+ * `recorded.serviceFor(instanceId)` as each agent's LLM): each agent deliberates the triggers it
+ * took in the session, in that order (`recordedTriggerScript`: user messages, events as they were
+ * merged, timer ticks), and the resulting states are reported. With `effects` (also given to the
+ * runtime as its `effectGate`), agents' world writes and publishes follow the recorded order. Build
+ * the replay runtime without timer triggers (recorded ticks come from the script).
+ * `onProgress` hears how far it is at the start, after each output served and at the end.
  */
 export async function replayScene(
   runtime: SceneRuntime,
@@ -72,13 +74,13 @@ export async function replayScene(
   const unwatch = onProgress ? recorded.onServed(report) : undefined;
   try {
     report();
+    // Each agent takes the triggers it took in the session, whatever the timing now: the user's
+    // messages are among them, so they are not sent again.
+    runtime.followScript(recordedTriggerScript(log));
     runtime.start();
-    for (const message of messages) {
-      runtime.sendMessage(message.to, message.text);
-      await runtime.whenIdle();
-      messagesDone++;
-      report();
-    }
+    await runtime.whenIdle();
+    messagesDone = messages.length;
+    report();
     await runtime.stop();
   } finally {
     unwatch?.();

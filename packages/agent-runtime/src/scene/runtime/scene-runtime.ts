@@ -110,6 +110,8 @@ export class SceneRuntime {
   private readonly services = new Map<string, NodeServices>();
   private readonly persister?: ScenePersister;
   private idleWaiters: Array<() => void> = [];
+  /** Set by `followScript` (a replay): mailboxes hold the recorded triggers; nothing is routed to them or charged. */
+  private scripted = false;
   private readonly logger: Logger;
   private readonly clock: () => number;
 
@@ -261,6 +263,22 @@ export class SceneRuntime {
     this.log.append({ kind: "llm.output", instanceId, triggerId, step, text, ...(reasoning !== undefined ? { reasoning } : {}), ...(toolCalls && toolCalls.length > 0 ? { toolCalls } : {}) });
   }
 
+  /**
+   * A replay: each agent deliberates exactly the given triggers, in this order (see
+   * `recordedTriggerScript`); published events and user messages no longer reach mailboxes and
+   * nothing is charged to the step budget. Call it on a fresh runtime, before `start`.
+   */
+  followScript(script: ReadonlyMap<string, readonly AgentTrigger[]>): void {
+    if (this.current.status !== "idle" || this.log.nextSeq > 0) {
+      throw new SceneError("INVALID_TRANSITION", "followScript() needs a fresh runtime: create a new SceneRuntime for the replay and give it the script before it starts.");
+    }
+    this.scripted = true;
+    for (const [id, triggers] of script) {
+      // An agent the scene no longer has: its recorded outputs stay unused, which the replay reports.
+      this.mailboxes.get(id)?.load({ queue: [...triggers], inFlight: null, delivered: 0, dropped: 0, coalesced: 0 });
+    }
+  }
+
   /** Resolves once no agent deliberates and none has a trigger it could start now. */
   whenIdle(): Promise<void> {
     return new Promise((resolve) => {
@@ -346,6 +364,7 @@ export class SceneRuntime {
 
   private admit(instanceId: string, trigger: AgentTrigger): boolean {
     if (this.current.status !== "running") return false;
+    if (this.scripted) return true;
     // Delivered again after a restore: its step was charged before the save.
     if (trigger.resumed || this.budget.tryCharge(instanceId, trigger)) return true;
     this.setStatus("paused", { code: "STEP_BUDGET_EXHAUSTED", message: this.budget.report() });
@@ -359,6 +378,7 @@ export class SceneRuntime {
   }
 
   private deliver(instanceIds: readonly string[], body: TriggerBody): AgentTrigger[] {
+    if (this.scripted) return [];
     const at = this.clock();
     return instanceIds.map((id) => {
       const trigger = { ...body, id: `t${++this.counters.trigger}`, at, coalesced: 0 } as AgentTrigger;
