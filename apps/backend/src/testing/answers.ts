@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema, WorkflowSchema } from "@weft/types";
+import { AgentProfileSchema, AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema, CredentialSummarySchema, SceneSchema, WorkflowSchema } from "@weft/types";
 
 /**
  * Small answer schemas for tests and benches that read only a part of an answer (and for code
@@ -29,3 +29,9 @@ export const ConversationAnswerSchema = z.object({
 });
 /** POST /api/agents/:id/messages: the conversation the message went to. */
 export const SentMessageSchema = z.object({ conversationId: z.string() });
+/** GET /api/agents/:id. */
+export const AgentAnswerSchema = z.object({ agent: AgentProfileSchema });
+/** GET /api/scenes/:id. */
+export const SceneAnswerSchema = z.object({ scene: SceneSchema });
+/** GET /api/credentials: the summaries, never a secret. */
+export const CredentialListSchema = z.object({ credentials: z.array(CredentialSummarySchema) });
