@@ -1,4 +1,4 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import type { z } from "zod";
 
 /** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
@@ -82,6 +82,25 @@ interface Row {
   updated_at: number;
 }
 
+/** Columns a document kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
+export interface DerivedColumns<T> {
+  names: readonly string[];
+  values(document: T): Array<string | number | null>;
+}
+
+/** Decodes a stored document's JSON text against its schema, or says why it does not read. */
+export function decodeDocument<T>(table: string, id: string, data: string, schema: z.ZodType<T>): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(data);
+  } catch {
+    throw new StoredRecordInvalidError(table, id, "not JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new StoredRecordInvalidError(table, id, parsed.error.issues[0]?.message ?? "invalid");
+  return parsed.data;
+}
+
 /**
  * A SQLite table of JSON documents with `id`, `name`, `revision`: the one implementation behind the
  * workflow, agent profile and scene repositories. Documents are re-parsed on read so defaults
@@ -91,39 +110,35 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   private readonly selectAll: Statement<Row, []>;
   private readonly selectOne: Statement<Row, [string]>;
   private readonly selectIds: Statement<{ id: string }, []>;
-  private readonly insert: Statement<unknown, [string, string, number, string, number, number]>;
-  private readonly updateIf: Statement<unknown, [string, number, string, number, string, number]>;
+  private readonly insert: Statement<unknown, SQLQueryBindings[]>;
+  private readonly updateIf: Statement<unknown, SQLQueryBindings[]>;
   private readonly selectRevision: Statement<{ revision: number }, [string]>;
-  private readonly upsert: Statement<unknown, [string, string, number, string, number, number]>;
+  private readonly upsert: Statement<unknown, SQLQueryBindings[]>;
   private readonly remove: Statement<unknown, [string]>;
 
   constructor(
     db: Database,
     private readonly table: string,
     private readonly schema: z.ZodType<T>,
+    private readonly derived: DerivedColumns<T> = { names: [], values: () => [] },
   ) {
+    const extra = derived.names.map((name) => `, ${name}`).join("");
+    const extraParams = derived.names.map(() => ", ?").join("");
+    const extraSet = derived.names.map((name) => `, ${name} = excluded.${name}`).join("");
     this.selectAll = db.query(`SELECT id, data, created_at, updated_at FROM ${table} ORDER BY name COLLATE NOCASE, id`);
     this.selectOne = db.query(`SELECT id, data, created_at, updated_at FROM ${table} WHERE id = ?`);
     this.selectIds = db.query(`SELECT id FROM ${table} ORDER BY id`);
-    this.insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`);
-    this.updateIf = db.query(`UPDATE ${table} SET name = ?, revision = ?, data = ?, updated_at = ? WHERE id = ? AND revision = ?`);
+    this.insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at${extra}) VALUES (?, ?, ?, ?, ?, ?${extraParams}) ON CONFLICT (id) DO NOTHING`);
+    this.updateIf = db.query(`UPDATE ${table} SET name = ?, revision = ?, data = ?, updated_at = ?${derived.names.map((name) => `, ${name} = ?`).join("")} WHERE id = ? AND revision = ?`);
     this.selectRevision = db.query(`SELECT revision FROM ${table} WHERE id = ?`);
     this.upsert = db.query(
-      `INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, revision = excluded.revision, data = excluded.data, updated_at = excluded.updated_at`,
+      `INSERT INTO ${table} (id, name, revision, data, created_at, updated_at${extra}) VALUES (?, ?, ?, ?, ?, ?${extraParams}) ON CONFLICT (id) DO UPDATE SET name = excluded.name, revision = excluded.revision, data = excluded.data, updated_at = excluded.updated_at${extraSet}`,
     );
     this.remove = db.query(`DELETE FROM ${table} WHERE id = ?`);
   }
 
   private decode(row: Row): StoredDocument<T> {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(row.data);
-    } catch {
-      throw new StoredRecordInvalidError(this.table, row.id, "not JSON");
-    }
-    const parsed = this.schema.safeParse(raw);
-    if (!parsed.success) throw new StoredRecordInvalidError(this.table, row.id, parsed.error.issues[0]?.message ?? "invalid");
-    return { document: parsed.data, createdAt: row.created_at, updatedAt: row.updated_at };
+    return { document: decodeDocument(this.table, row.id, row.data, this.schema), createdAt: row.created_at, updatedAt: row.updated_at };
   }
 
   async list(): Promise<Listing<StoredDocument<T>>> {
@@ -142,7 +157,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   async create(document: T): Promise<CreateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: 1 };
-    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now);
+    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now, ...this.derived.values(stored));
     if (result.changes === 0) return { kind: "exists" };
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
@@ -150,7 +165,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   async update(document: T, baseRevision: number): Promise<UpdateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
-    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, stored.id, baseRevision);
+    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, ...this.derived.values(stored), stored.id, baseRevision);
     if (result.changes === 1) {
       const row = this.selectOne.get(stored.id);
       return { kind: "updated", record: { document: stored, createdAt: row?.created_at ?? now, updatedAt: now } };
@@ -178,7 +193,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   putSync(document: T, revision: number): void {
     const now = Date.now();
     const stored = { ...document, revision };
-    this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now);
+    this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now, ...this.derived.values(stored));
   }
 
   deleteSync(id: string): boolean {

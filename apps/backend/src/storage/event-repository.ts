@@ -24,7 +24,7 @@ export class SqliteEventRepository implements EventRepository {
   private readonly selectLast: Statement<{ seq: number | null }, [string]>;
   private readonly insert: Statement<unknown, [string, number, string, string]>;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.selectAfter = db.query("SELECT seq, type, data FROM events WHERE stream_id = ? AND seq > ? ORDER BY seq LIMIT ?");
     this.selectLast = db.query("SELECT max(seq) AS seq FROM events WHERE stream_id = ?");
     this.insert = db.query("INSERT INTO events (stream_id, seq, type, data) VALUES (?, ?, ?, ?)");
@@ -47,7 +47,8 @@ export class SqliteEventRepository implements EventRepository {
     for (const e of events) this.insert.run(e.streamId, e.seq, e.type, e.json);
   }
 
+  /** All or nothing: a seq already stored for its stream refuses the whole append. */
   async append(events: StoredEvent[]): Promise<void> {
-    this.appendSync(events);
+    this.db.transaction(() => this.appendSync(events))();
   }
 }

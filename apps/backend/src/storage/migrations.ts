@@ -163,6 +163,19 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: "who started a run; workflow list summaries in their own columns",
+    // Summary columns stay NULL for rows written before this migration; the workflow list fills them on first read.
+    sql: `
+      ALTER TABLE runs ADD COLUMN created_by TEXT;
+      ALTER TABLE workflows ADD COLUMN description TEXT;
+      ALTER TABLE workflows ADD COLUMN tags TEXT;
+      ALTER TABLE workflows ADD COLUMN node_count INTEGER;
+      ALTER TABLE workflows ADD COLUMN is_skill INTEGER;
+      ALTER TABLE workflows ADD COLUMN interface TEXT;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -15,6 +15,8 @@ export const RunRecordSchema = z.object({
   rerunFrom: z.string().optional(),
   /** The run this one repeats (`POST /api/runs/:id/rerun`). */
   sourceRunId: z.string().optional(),
+  /** The user who started the run (their account id); absent for runs from before accounts, or started by the system. */
+  createdBy: z.string().optional(),
   createdAt: z.number(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
@@ -66,13 +68,14 @@ interface Row {
   error: string | null;
   rerun_from: string | null;
   source_run_id: string | null;
+  created_by: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
   duration_ms: number | null;
 }
 
-const COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_at, started_at, finished_at, duration_ms";
+const COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms";
 
 function decode(row: Row): RunRecord {
   const record: RunRecord = {
@@ -87,6 +90,7 @@ function decode(row: Row): RunRecord {
   if (row.error !== null) record.error = JSON.parse(row.error) as NodeError;
   if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
   if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
+  if (row.created_by !== null) record.createdBy = row.created_by;
   if (row.started_at !== null) record.startedAt = row.started_at;
   if (row.finished_at !== null) record.finishedAt = row.finished_at;
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
@@ -105,7 +109,7 @@ export class SqliteRunRepository implements RunRepository {
     private readonly redactor: SecretRedactor,
   ) {
     this.insertStmt = db.query(
-      `INSERT INTO runs (${COLUMNS}, workflow) VALUES ($id, $workflowId, $workflowRevision, $status, $inputs, $outputs, $error, $rerunFrom, $sourceRunId, $createdAt, $startedAt, $finishedAt, $durationMs, $workflow)`,
+      `INSERT INTO runs (${COLUMNS}, workflow) VALUES ($id, $workflowId, $workflowRevision, $status, $inputs, $outputs, $error, $rerunFrom, $sourceRunId, $createdBy, $createdAt, $startedAt, $finishedAt, $durationMs, $workflow)`,
     );
     this.selectOne = db.query(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
     this.selectWorkflow = db.query("SELECT workflow FROM runs WHERE id = ?");
@@ -130,6 +134,7 @@ export class SqliteRunRepository implements RunRepository {
       error: record.error ? this.redactor.json(JSON.stringify(record.error)) : null,
       rerunFrom: record.rerunFrom ?? null,
       sourceRunId: record.sourceRunId ?? null,
+      createdBy: record.createdBy ?? null,
       createdAt: record.createdAt,
       startedAt: record.startedAt ?? null,
       finishedAt: record.finishedAt ?? null,

@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
-import { isSkill, workflowInterface, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { listReadable, SqliteDocumentTable, StoredRecordInvalidError, type DocumentRepository, type Listing } from "./document-table.ts";
+import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
+import { decodeDocument, listReadable, SqliteDocumentTable, type DocumentRepository, type Listing } from "./document-table.ts";
+import { SUMMARY_COLUMN_NAMES, summaryColumns, summaryFrom } from "./workflow-summary.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
@@ -17,33 +18,39 @@ export interface WorkflowRepository extends DocumentRepository<Workflow> {
 
 interface SummaryRow {
   id: string;
+  name: string;
+  revision: number;
   updated_at: number;
-  /** The document without its nodes, edges and annotations; null when `data` is not JSON (or too deep for SQLite's JSON functions). */
-  head: string | null;
+  data: string | null;
+  description: string | null;
+  tags: string | null;
   node_count: number | null;
-  /** The workflow input and output nodes (the interface), as a JSON array. */
-  interface_nodes: string | null;
+  is_skill: number | null;
+  interface: string | null;
 }
 
 /**
- * Workflows in SQLite. The list reads only what it shows: SQLite cuts the stored JSON down to the
- * document's fields and its interface nodes, so a list does not parse and validate every node of
- * every workflow (a 1,000-node workflow took longer to decode than the rest of the request).
+ * Workflows in SQLite. The list reads the summary columns written with each workflow; a row written
+ * before those columns existed (schema 7) is decoded once and its columns filled in.
  */
 class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements WorkflowRepository {
-  private readonly selectSummaries: Statement<SummaryRow, [string, string]>;
+  private readonly selectSummaries: Statement<SummaryRow, []>;
+  private readonly fillSummary: Statement<unknown, [string, string, number, number, string, string, number]>;
   private readonly selectCallers: Statement<{ id: string; name: string }, [string, string]>;
 
   constructor(db: Database) {
-    super(db, "workflows", WorkflowSchema);
+    super(db, "workflows", WorkflowSchema, {
+      names: SUMMARY_COLUMN_NAMES,
+      values: (wf) => {
+        const c = summaryColumns(wf);
+        return [c.description, c.tags, c.nodeCount, c.isSkill ? 1 : 0, c.interface];
+      },
+    });
+    // `data` only for rows whose summary is not filled in yet.
     this.selectSummaries = db.query(`
-      SELECT id, updated_at,
-        CASE WHEN json_valid(data) THEN json_remove(data, '$.nodes', '$.edges', '$.annotations') END AS head,
-        CASE WHEN json_valid(data) THEN json_array_length(data, '$.nodes') END AS node_count,
-        CASE WHEN json_valid(data) AND json_type(data, '$.nodes') = 'array' THEN
-          (SELECT json_group_array(json(node.value)) FROM json_each(data, '$.nodes') AS node WHERE node.value ->> '$.type' IN (?1, ?2))
-        END AS interface_nodes
+      SELECT id, name, revision, updated_at, CASE WHEN node_count IS NULL THEN data END AS data, description, tags, node_count, is_skill, interface
       FROM workflows ORDER BY name COLLATE NOCASE, id`);
+    this.fillSummary = db.query("UPDATE workflows SET description = ?, tags = ?, node_count = ?, is_skill = ?, interface = ? WHERE id = ? AND revision = ?");
     // The calling types come as a JSON array, so one statement serves any list of them.
     this.selectCallers = db.query(`
       SELECT id, name FROM workflows
@@ -62,23 +69,15 @@ class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements 
   }
 
   async summaries(): Promise<Listing<WorkflowSummary>> {
-    return listReadable(this.selectSummaries.all(WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE), (row) => {
-      if (row.head === null) throw new StoredRecordInvalidError("workflows", row.id, "not JSON, or nested deeper than the 1,000 levels SQLite reads");
-      // The same schema as a full read, so defaults and checks apply alike to what the list shows.
-      const parsed = WorkflowSchema.safeParse({ ...JSON.parse(row.head), nodes: row.interface_nodes === null ? null : JSON.parse(row.interface_nodes) });
-      if (!parsed.success) throw new StoredRecordInvalidError("workflows", row.id, parsed.error.issues[0]?.message ?? "invalid");
-      const wf = parsed.data;
-      return {
-        id: wf.id,
-        name: wf.name,
-        description: wf.description,
-        revision: wf.revision,
-        tags: wf.tags,
-        nodeCount: row.node_count ?? 0,
-        updatedAt: row.updated_at,
-        isSkill: isSkill(wf),
-        interface: workflowInterface(wf),
-      };
+    return listReadable(this.selectSummaries.all(), (row) => {
+      if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
+        const wf = decodeDocument("workflows", row.id, row.data ?? "", WorkflowSchema);
+        const c = summaryColumns(wf);
+        this.fillSummary.run(c.description, c.tags, c.nodeCount, c.isSkill ? 1 : 0, c.interface, row.id, row.revision);
+        return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: row.updated_at, columns: c });
+      }
+      const columns = { description: row.description, tags: row.tags, nodeCount: row.node_count, isSkill: row.is_skill === 1, interface: row.interface };
+      return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: row.updated_at, columns });
     });
   }
 }

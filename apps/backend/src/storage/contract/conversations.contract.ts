@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { AgentSessionState, AgentStepTrace, ConversationMessage } from "@weft/types";
+import { redactorWith, storageOpener, type StorageHarness } from "./harness.ts";
+
+const user = (id: string, content: string): ConversationMessage => ({ id, role: "user", content, createdAt: "2026-01-01T00:00:00.000Z" });
+
+function step(conversationId: string, n: number, text = `step ${n}`): AgentStepTrace {
+  return {
+    step: n,
+    agentId: "agent",
+    conversationId,
+    protocol: "action-xml",
+    startedAt: 1000 + n,
+    durationMs: 5,
+    deliberation: { runId: `run-${n}`, status: "completed", durationMs: 4 },
+    output: { text, toolCalls: [] },
+    responseText: text,
+    notes: [],
+    actions: [],
+    mistakes: { consecutive: 0, identical: 0 },
+    status: "running",
+  };
+}
+
+function session(conversationId: string, steps: number, extra: Partial<AgentSessionState> = {}): AgentSessionState {
+  return { agentId: "agent", conversationId, status: "waiting_user", steps, nextEventSeq: steps * 3, privateState: { mood: "ok", n: steps }, updatedAt: 5000 + steps, ...extra };
+}
+
+export function conversationsContract(harness: StorageHarness): void {
+  describe(`storage contract (${harness.engine}): conversations`, () => {
+    const { fresh } = storageOpener(harness);
+
+    it("create (refusing a taken id), get, set the mode, list an agent's conversations newest first", async () => {
+      const storage = await fresh();
+      const c1 = await storage.conversations.create({ id: "c1", title: "first", agentId: "agent" });
+      expect(c1).toMatchObject({ id: "c1", title: "first", agentId: "agent", activeMode: "chat" });
+      await expect(storage.conversations.create({ id: "c1" })).rejects.toMatchObject({ code: "CONVERSATION_EXISTS" });
+      const generated = await storage.conversations.create({});
+      expect(generated.id).not.toBe("");
+      await Bun.sleep(2);
+      await storage.conversations.create({ id: "c2", agentId: "agent" });
+      await Bun.sleep(2);
+      const moded = await storage.conversations.setActiveMode("c1", "run");
+      expect(moded.activeMode).toBe("run");
+      expect(await storage.conversations.get("c1")).toEqual(moded);
+      expect(await storage.conversations.get("none")).toBeUndefined();
+      expect((await storage.conversations.listByAgent("agent", 10)).map((c) => c.id)).toEqual(["c1", "c2"]);
+      expect((await storage.conversations.listByAgent("agent", 1)).map((c) => c.id)).toEqual(["c1"]);
+      await expect(storage.conversations.setActiveMode("none", "run")).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
+    });
+
+    it("append messages in order, numbered from 0; refuse a duplicate id or an invalid message, appending none of them", async () => {
+      const storage = await fresh(redactorWith("sk-conversation-secret"));
+      await storage.conversations.create({ id: "c" });
+      await storage.conversations.append("c", [user("m1", "hello"), user("m2", "the key is sk-conversation-secret")]);
+      await storage.conversations.append("c", [user("m3", "third")]);
+      await expect(storage.conversations.append("c", [user("m4", "x"), user("m1", "again")])).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE_ID" });
+      await expect(storage.conversations.append("c", [user("m5", "x"), { id: "bad" } as unknown as ConversationMessage])).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
+      await expect(storage.conversations.append("none", [user("m", "x")])).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
+      const messages = await storage.conversations.messages("c");
+      expect(messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+      expect(JSON.stringify(messages)).not.toContain("sk-conversation-secret");
+      expect((await storage.conversations.messagesAfter("c", 0)).map((m) => [m.seq, m.message.id])).toEqual([
+        [1, "m2"],
+        [2, "m3"],
+      ]);
+      expect(await storage.conversations.messagesAfter("c", 2)).toEqual([]);
+      await expect(storage.conversations.messages("none")).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
+    });
+  });
+
+  describe(`storage contract (${harness.engine}): agent sessions and steps`, () => {
+    const { fresh } = storageOpener(harness);
+
+    it("save and load a session, replacing the earlier one", async () => {
+      const storage = await fresh();
+      expect(await storage.agentSessions.load("c")).toBeUndefined();
+      await storage.agentSessions.save(session("c", 1));
+      const later = session("c", 2, { status: "completed", pendingQuestion: { question: "why?", step: 2, toolName: "ask_user" } });
+      await storage.agentSessions.save(later);
+      expect(await storage.agentSessions.load("c")).toEqual(later);
+    });
+
+    it("save steps by number (a step saved again replaces it) and list them in order", async () => {
+      const storage = await fresh(redactorWith("sk-step-secret"));
+      await storage.agentSteps.save("c", [step("c", 2), step("c", 1)]);
+      await storage.agentSteps.save("c", [step("c", 2, "redone with sk-step-secret"), step("c", 3)]);
+      await storage.agentSteps.save("other", [step("other", 1)]);
+      const steps = await storage.agentSteps.list("c");
+      expect(steps.map((s) => [s.step, s.responseText])).toEqual([
+        [1, "step 1"],
+        [2, "redone with [redacted:contract secret]"],
+        [3, "step 3"],
+      ]);
+      expect(await storage.agentSteps.list("none")).toEqual([]);
+    });
+  });
+}

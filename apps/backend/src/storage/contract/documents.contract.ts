@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { isSkill, workflowInterface, type AgentProfile, type Scene, type Workflow } from "@weft/types";
+import type { DocumentRepository } from "../document-table.ts";
+import type { Storage } from "../storage.ts";
+import { agentProfile, scene, skill, storageOpener, workflow, type StorageHarness } from "./harness.ts";
+
+interface Kind<T extends { id: string; name: string; revision: number }> {
+  label: string;
+  repository(storage: Storage): DocumentRepository<T>;
+  make(id: string, name: string): T;
+  rename(document: T, name: string): T;
+}
+
+function describeDocuments<T extends { id: string; name: string; revision: number }>(harness: StorageHarness, kind: Kind<T>): void {
+  describe(`storage contract (${harness.engine}): ${kind.label}`, () => {
+    const { fresh, database } = storageOpener(harness);
+
+    it("create at revision 1, refuse a taken id, get, and list by name (case-insensitive) then id", async () => {
+      const repo = kind.repository(await fresh());
+      const created = await repo.create(kind.make("b", "beta"));
+      expect(created.kind).toBe("created");
+      if (created.kind !== "created") return;
+      expect(created.record.document.revision).toBe(1);
+      expect(created.record.createdAt).toBe(created.record.updatedAt);
+      expect(await repo.create(kind.make("b", "other"))).toEqual({ kind: "exists" });
+      await repo.create(kind.make("a", "Alpha"));
+      await repo.create(kind.make("c", "alpha"));
+      expect((await repo.get("b"))?.document).toEqual(created.record.document);
+      expect(await repo.get("missing")).toBeUndefined();
+      const listing = await repo.list();
+      expect(listing.skipped).toEqual([]);
+      expect(listing.items.map((r) => r.document.id)).toEqual(["a", "c", "b"]);
+      expect(await repo.ids()).toEqual(["a", "b", "c"]);
+    });
+
+    it("update only from the stored revision: a stale base is a conflict with the current record, an unknown id not-found", async () => {
+      const repo = kind.repository(await fresh());
+      await repo.create(kind.make("d", "one"));
+      const first = await repo.update(kind.rename(kind.make("d", "one"), "two"), 1);
+      expect(first.kind).toBe("updated");
+      if (first.kind === "updated") expect(first.record.document).toMatchObject({ name: "two", revision: 2 });
+      const stale = await repo.update(kind.rename(kind.make("d", "one"), "three"), 1);
+      expect(stale.kind).toBe("conflict");
+      if (stale.kind === "conflict") expect(stale.current.document).toMatchObject({ name: "two", revision: 2 });
+      expect((await repo.get("d"))?.document).toMatchObject({ name: "two", revision: 2 });
+      expect(await repo.update(kind.make("nope", "x"), 1)).toEqual({ kind: "not-found" });
+    });
+
+    it("revision, put at an exact revision and delete", async () => {
+      const repo = kind.repository(await fresh());
+      expect(await repo.revision("e")).toBeNull();
+      await repo.put(kind.make("e", "put"), 7);
+      expect(await repo.revision("e")).toBe(7);
+      expect((await repo.get("e"))?.document).toMatchObject({ name: "put", revision: 7 });
+      await repo.put(kind.rename(kind.make("e", "put"), "again"), 8);
+      expect((await repo.get("e"))?.document).toMatchObject({ name: "again", revision: 8 });
+      expect(await repo.delete("e")).toBe(true);
+      expect(await repo.delete("e")).toBe(false);
+      expect(await repo.get("e")).toBeUndefined();
+    });
+
+    it("two storages on one database updating from the same revision: exactly one wins, the other sees a conflict", async () => {
+      const db = await database();
+      const [one, two] = [kind.repository(await db.open()), kind.repository(await db.open())];
+      await one.create(kind.make("race", "start"));
+      for (let round = 1; round <= 5; round++) {
+        const results = await Promise.all([one.update(kind.rename(kind.make("race", "x"), `one-${round}`), round), two.update(kind.rename(kind.make("race", "x"), `two-${round}`), round)]);
+        expect(results.map((r) => r.kind).sort()).toEqual(["conflict", "updated"]);
+        const winner = results.find((r) => r.kind === "updated");
+        const stored = await two.get("race");
+        expect(stored?.document.revision).toBe(round + 1);
+        if (winner?.kind === "updated") expect(stored?.document.name).toBe(winner.record.document.name);
+      }
+    });
+  });
+}
+
+export function documentsContract(harness: StorageHarness): void {
+  describeDocuments<Workflow>(harness, { label: "workflows", repository: (s) => s.workflows, make: (id, name) => workflow({ id, name, nodes: [] }), rename: (d, name) => ({ ...d, name }) });
+  describeDocuments<AgentProfile>(harness, { label: "agent profiles", repository: (s) => s.agents, make: agentProfile, rename: (d, name) => ({ ...d, name }) });
+  describeDocuments<Scene>(harness, { label: "scene documents", repository: (s) => s.scenes, make: scene, rename: (d, name) => ({ ...d, name }) });
+}
+
+export function workflowsContract(harness: StorageHarness): void {
+  describe(`storage contract (${harness.engine}): workflow summaries and callers`, () => {
+    const { fresh } = storageOpener(harness);
+
+    it("summaries match the whole stored documents, in the list's order, and follow updates", async () => {
+      const storage = await fresh();
+      await storage.workflows.create(skill("b-skill", "beta", 40));
+      await storage.workflows.create(workflow({ id: "a-plain", name: "Alpha", description: "plain", tags: ["x", "y"], nodes: [{ id: "x", type: "core:text-transform" }] }));
+      await storage.workflows.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
+      const whole = (await storage.workflows.list()).items.map(({ document: wf, updatedAt }) => ({
+        id: wf.id,
+        name: wf.name,
+        description: wf.description,
+        revision: wf.revision,
+        tags: wf.tags,
+        nodeCount: wf.nodes.length,
+        updatedAt,
+        isSkill: isSkill(wf),
+        interface: workflowInterface(wf),
+      }));
+      const summaries = await storage.workflows.summaries();
+      expect(summaries.skipped).toEqual([]);
+      expect(summaries.items.map((s) => s.id)).toEqual(["a-plain", "b-skill", "empty"]);
+      expect(summaries.items).toEqual(whole);
+      expect(summaries.items[1]).toMatchObject({ nodeCount: 42, isSkill: true, description: "beta described", tags: ["a"] });
+      await storage.workflows.update(workflow({ id: "empty", name: "gamma", description: "now a skill", nodes: skill("x", "x").nodes }), 1);
+      await storage.workflows.put(workflow({ id: "a-plain", name: "Alpha", nodes: [] }), 5);
+      const after = (await storage.workflows.summaries()).items;
+      expect(after.find((s) => s.id === "empty")).toMatchObject({ revision: 2, description: "now a skill", nodeCount: 2, isSkill: true });
+      expect(after.find((s) => s.id === "a-plain")).toMatchObject({ revision: 5, nodeCount: 0, isSkill: false, tags: [] });
+    });
+
+    it("callersOf finds the workflows whose nodes call a skill through one of the calling types; isStored knows what this storage wrote", async () => {
+      const storage = await fresh();
+      await storage.workflows.create(skill("s", "skill"));
+      await storage.workflows.create(workflow({ id: "c1", name: "Caller", nodes: [{ id: "n", type: "core:call-workflow", config: { workflowId: "s" } }] }));
+      await storage.workflows.create(workflow({ id: "c2", name: "another caller", nodes: [{ id: "n", type: "agent:skill", config: { workflowId: "s" } }] }));
+      await storage.workflows.create(workflow({ id: "c3", name: "other type", nodes: [{ id: "n", type: "core:text-transform", config: { workflowId: "s" } }] }));
+      expect(await storage.workflows.callersOf("s", ["core:call-workflow", "agent:skill"])).toEqual([
+        { id: "c2", name: "another caller" },
+        { id: "c1", name: "Caller" },
+      ]);
+      expect(await storage.workflows.callersOf("s", ["core:call-workflow"])).toEqual([{ id: "c1", name: "Caller" }]);
+      expect(await storage.workflows.callersOf("none", ["core:call-workflow"])).toEqual([]);
+      expect(storage.workflows.isStored("s")).toBe(true);
+      expect(storage.workflows.isStored("missing")).toBe(false);
+      await storage.workflows.delete("s");
+      expect(storage.workflows.isStored("s")).toBe(false);
+    });
+  });
+}

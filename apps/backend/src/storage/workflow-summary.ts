@@ -1,0 +1,45 @@
+import { isSkill, workflowInterface, WorkflowInterfaceSchema, type Workflow, type WorkflowSummary } from "@weft/types";
+import { z } from "zod";
+
+/**
+ * The workflow list's summary kept in columns beside the document (both engines), written with every
+ * workflow write, so listing reads a few columns instead of decoding every stored workflow.
+ */
+export interface SummaryColumns {
+  description: string;
+  /** JSON array of strings. */
+  tags: string;
+  nodeCount: number;
+  isSkill: boolean;
+  /** JSON of the WorkflowInterface. */
+  interface: string;
+}
+
+export const SUMMARY_COLUMN_NAMES = ["description", "tags", "node_count", "is_skill", "interface"] as const;
+
+export function summaryColumns(workflow: Workflow): SummaryColumns {
+  return {
+    description: workflow.description,
+    tags: JSON.stringify(workflow.tags),
+    nodeCount: workflow.nodes.length,
+    isSkill: isSkill(workflow),
+    interface: JSON.stringify(workflowInterface(workflow)),
+  };
+}
+
+const TagsSchema = z.array(z.string());
+
+/** A summary from its stored columns (written by `summaryColumns`, so checked only for shape). */
+export function summaryFrom(row: { id: string; name: string; revision: number; updatedAt: number; columns: SummaryColumns }): WorkflowSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.columns.description,
+    revision: row.revision,
+    tags: TagsSchema.parse(JSON.parse(row.columns.tags)),
+    nodeCount: row.columns.nodeCount,
+    updatedAt: row.updatedAt,
+    isSkill: row.columns.isSkill,
+    interface: WorkflowInterfaceSchema.parse(JSON.parse(row.columns.interface)),
+  };
+}
