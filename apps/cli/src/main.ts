@@ -1,9 +1,11 @@
 #!/usr/bin/env bun
-/** The `weft` command line: validate and run workflow files, list node types. */
+/** The `weft` command line: validate and run workflow files, list node types, run a queue worker. */
 import { agentCommand, AGENT_USAGE } from "./commands/agent.ts";
+import { compactCommand, COMPACT_USAGE } from "./commands/compact.ts";
 import { nodesCommand, NODES_USAGE } from "./commands/nodes.ts";
 import { runCommand, RUN_USAGE } from "./commands/run.ts";
 import { validateCommand, VALIDATE_USAGE } from "./commands/validate.ts";
+import { workerCommand, WORKER_USAGE } from "./commands/worker.ts";
 import { CliError, EXIT_FAILED, EXIT_USAGE } from "./support/cli-error.ts";
 import { messageOf } from "@weft/types";
 
@@ -13,6 +15,8 @@ const USAGE = `weft — check and run Weft workflows
   ${RUN_USAGE}
   ${NODES_USAGE}
   ${AGENT_USAGE}
+  ${WORKER_USAGE}
+  ${COMPACT_USAGE}
 
 Skills called by a workflow are looked up in the folder of its file.`;
 
@@ -27,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       return nodesCommand(rest);
     case "agent":
       return agentCommand(rest);
+    case "worker":
+      return workerCommand(rest);
+    case "compact":
+      return compactCommand(rest);
     case "help":
     case "--help":
     case "-h":
@@ -36,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${USAGE}\n`);
       return EXIT_USAGE;
     default:
-      throw new CliError(`unknown command "${command}". The commands are validate, run, nodes and agent.\n\n${USAGE}`, EXIT_USAGE);
+      throw new CliError(`unknown command "${command}". The commands are validate, run, nodes, agent and compact.\n\n${USAGE}`, EXIT_USAGE);
   }
 }
 

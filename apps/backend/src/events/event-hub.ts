@@ -5,6 +5,15 @@ export type EventListener = (events: StoredEvent[]) => void;
 /** In-process fan-out of events that are already persisted, by stream. */
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
+  private readonly taps = new Set<EventListener>();
+
+  /** Every published batch, whatever its streams (metrics); called after the streams' own listeners. */
+  tap(listener: EventListener): () => void {
+    this.taps.add(listener);
+    return () => {
+      this.taps.delete(listener);
+    };
+  }
 
   subscribe(streamId: string, listener: EventListener): () => void {
     let set = this.listeners.get(streamId);
@@ -30,6 +39,7 @@ export class EventHub {
       if (!set) continue;
       for (const listener of [...set]) listener(list);
     }
+    for (const tap of this.taps) tap(events);
   }
 
   listenerCount(streamId: string): number {

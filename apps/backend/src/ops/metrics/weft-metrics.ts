@@ -1,0 +1,139 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { StoredEvent } from "../../storage/event-repository.ts";
+import type { RunQueueProbe } from "../queue-probe.ts";
+
+/** Seconds. Runs last from a millisecond (a template) to minutes (an agent's deliberation). */
+const RUN_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Seconds. Most nodes are sub-millisecond; LLM calls and HTTP requests take seconds. */
+const NODE_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120];
+
+/** The final status a run event announces; the label of `weft_runs_finished_total`. */
+type FinalRunStatus = "completed" | "failed" | "cancelled";
+
+/** Only these events are decoded: the others pass by with a look at their `type`. */
+const OBSERVED = new Set(["run.started", "node.started", "node.completed", "node.failed", "run.completed", "run.failed", "run.cancelled"]);
+
+interface DecodedEvent {
+  type: string;
+  streamId: string;
+  invocationId?: string;
+  nodeType?: string;
+  durationMs?: number;
+  cached?: boolean;
+}
+
+/**
+ * The server's Prometheus metrics, in a registry of its own (several servers may share a process in
+ * tests). Run and node figures are fed from the events the journal has stored (the hub's tap), so a
+ * scrape costs no database query; queue depth and workers are read from the run queue when scraped.
+ */
+export class WeftMetrics {
+  readonly registry = new Registry();
+  private readonly runsStarted: Counter;
+  private readonly runsFinished: Counter<"status">;
+  private readonly runDuration: Histogram<"status">;
+  private readonly nodeDuration: Histogram<"node_type" | "status">;
+  private readonly nodeCacheHits: Counter;
+  /** Per run stream: the node type of each started invocation, until its final event (node.completed has no type). */
+  private readonly invocationTypes = new Map<string, Map<string, string>>();
+
+  constructor(queue: RunQueueProbe, options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.runsStarted = new Counter({ name: "weft_runs_started_total", help: "Runs that started executing (run.started events).", registers });
+    this.runsFinished = new Counter({ name: "weft_runs_finished_total", help: "Runs that ended, by final status.", labelNames: ["status"], registers });
+    this.runDuration = new Histogram({ name: "weft_run_duration_seconds", help: "Duration of finished runs, by final status.", labelNames: ["status"], buckets: RUN_BUCKETS, registers });
+    this.nodeDuration = new Histogram({
+      name: "weft_node_duration_seconds",
+      help: "Duration of executed node invocations (cache hits excluded), by node type and outcome.",
+      labelNames: ["node_type", "status"],
+      buckets: NODE_BUCKETS,
+      registers,
+    });
+    this.nodeCacheHits = new Counter({ name: "weft_node_cache_hits_total", help: "Node invocations served from the output cache.", registers });
+    for (const status of ["completed", "failed", "cancelled"] satisfies FinalRunStatus[]) this.runsFinished.labels(status).inc(0);
+    new Gauge({
+      name: "weft_runs_active",
+      help: "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).",
+      registers,
+      collect: async function (this: Gauge) {
+        this.set(await queue.active());
+      },
+    });
+    new Gauge({
+      name: "weft_queue_depth",
+      help: "Runs waiting for a free slot (embedded mode) or a worker (queue mode).",
+      registers,
+      collect: async function (this: Gauge) {
+        this.set(await queue.waiting());
+      },
+    });
+    new Gauge({
+      name: "weft_workers_active",
+      help: "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.",
+      registers,
+      collect: async function (this: Gauge) {
+        this.set(await queue.workers());
+      },
+    });
+    new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "weft_" });
+  }
+
+  /** The hub's tap: called with every batch of events once it is stored. A malformed event is skipped, never thrown. */
+  readonly observe = (events: readonly StoredEvent[]): void => {
+    for (const stored of events) {
+      if (!OBSERVED.has(stored.type)) continue;
+      let event: DecodedEvent;
+      try {
+        event = JSON.parse(stored.json) as DecodedEvent;
+      } catch {
+        continue;
+      }
+      this.count(stored.streamId, stored.type, event);
+    }
+  };
+
+  private count(streamId: string, type: string, event: DecodedEvent): void {
+    switch (type) {
+      case "run.started":
+        this.runsStarted.inc();
+        return;
+      case "node.started":
+        if (event.invocationId !== undefined && event.nodeType !== undefined) this.typesOf(streamId).set(event.invocationId, event.nodeType);
+        return;
+      case "node.completed":
+      case "node.failed": {
+        const nodeType = event.invocationId !== undefined ? this.invocationTypes.get(streamId)?.get(event.invocationId) : undefined;
+        if (event.invocationId !== undefined) this.invocationTypes.get(streamId)?.delete(event.invocationId);
+        if (event.cached === true) {
+          this.nodeCacheHits.inc();
+          return;
+        }
+        if (typeof event.durationMs === "number") this.nodeDuration.labels(nodeType ?? "unknown", type === "node.completed" ? "completed" : "failed").observe(event.durationMs / 1000);
+        return;
+      }
+      case "run.completed":
+      case "run.failed":
+      case "run.cancelled": {
+        this.invocationTypes.delete(streamId);
+        const status: FinalRunStatus = type === "run.completed" ? "completed" : type === "run.failed" ? "failed" : "cancelled";
+        this.runsFinished.labels(status).inc();
+        if (typeof event.durationMs === "number") this.runDuration.labels(status).observe(event.durationMs / 1000);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private typesOf(streamId: string): Map<string, string> {
+    let types = this.invocationTypes.get(streamId);
+    if (!types) this.invocationTypes.set(streamId, (types = new Map()));
+    return types;
+  }
+
+  /** The exposition text (Prometheus text format 0.0.4) and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,18 @@
+import { Elysia } from "elysia";
+import { jsonResponse } from "../api/errors.ts";
+import type { HealthReporter } from "./health/health-report.ts";
+import { metricsApi } from "./metrics/metrics-api.ts";
+import type { WeftMetrics } from "./metrics/weft-metrics.ts";
+
+/**
+ * `GET /api/health` (public: the trust boundary lets it through; it answers 503 when the database or
+ * Redis does not) and `GET /metrics` (authenticated).
+ */
+export function opsApi(health: HealthReporter, metrics: WeftMetrics) {
+  return new Elysia()
+    .get("/api/health", async () => {
+      const report = await health.report();
+      return jsonResponse(report, report.ok ? 200 : 503);
+    })
+    .use(metricsApi(metrics));
+}
