@@ -14,11 +14,20 @@ export function onSignedOut(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Trades the access token for the server's session cookie (HttpOnly: the page never holds it). */
-export async function signIn(token: string, fetcher: typeof fetch = fetch): Promise<ApiResult<true>> {
+/** What the login page sends: a user's username and password, or the install's access token. */
+export type Credentials = { token: string } | { username: string; password: string };
+
+/** Trades the credentials for the server's session cookie (HttpOnly: the page never holds it). A bare string is the access token. */
+export async function signIn(credentials: Credentials | string, fetcher: typeof fetch = fetch): Promise<ApiResult<true>> {
+  const sent =
+    typeof credentials === "string"
+      ? { token: credentials.trim() }
+      : "token" in credentials
+        ? { token: credentials.token.trim() }
+        : { username: credentials.username.trim(), password: credentials.password };
   let response: Response;
   try {
-    response = await fetcher("/api/auth/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: token.trim() }) });
+    response = await fetcher("/api/auth/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(sent) });
   } catch (error) {
     return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
   }

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+import { call } from "../testing/http-call.ts";
+import { createTestUser, signInWithPassword } from "../testing/users.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
+import { TokenViewSchema, UserViewSchema } from "./account-records.ts";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.stop());
+
+const Users = z.object({ users: z.array(UserViewSchema) });
+const Tokens = z.object({ tokens: z.array(TokenViewSchema) });
+const CreatedToken = z.object({ token: TokenViewSchema, secret: z.string() });
+const Session = z.object({ principal: z.object({ kind: z.string(), userId: z.string(), username: z.string(), name: z.string(), role: z.string() }) });
+
+const db = () => requireSqlite(t.server.storage.sql, "accounts test").db;
+
+describe("users", () => {
+  it("are created by owners with a role and an argon2id password hash; the answer never holds the hash", async () => {
+    const created = await t.call("POST", "/api/users", { username: "Alice", name: "Alice A.", role: "editor", password: "correct horse battery" });
+    expect(created.status).toBe(201);
+    const user = UserViewSchema.strict().parse(z.object({ user: z.unknown() }).parse(created.body).user);
+    expect(user).toMatchObject({ username: "alice", name: "Alice A.", role: "editor", hasPassword: true });
+    const row = db().query("SELECT password_hash FROM users WHERE id = ?").get(user.id) as { password_hash: string };
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    expect(readFileSync(join(t.dataDir, "weft.sqlite")).includes("correct horse battery")).toBe(false);
+    const listed = Users.parse((await t.call("GET", "/api/users")).body).users;
+    expect(listed.map((u) => [u.username, u.role])).toEqual([
+      ["owner", "owner"],
+      ["alice", "editor"],
+    ]);
+    expect(JSON.stringify((await t.call("GET", "/api/users")).body)).not.toContain("argon2");
+  });
+
+  it("refuses a taken username, a short password and an unknown role, creating nothing", async () => {
+    const taken = await t.call("POST", "/api/users", { username: "ALICE", role: "viewer", password: "another long one" });
+    expect(taken.status).toBe(409);
+    expect(ErrorBodySchema.parse(taken.body).error.message).toContain('"alice" exists already');
+    expect((await t.call("POST", "/api/users", { username: "bob", role: "viewer", password: "short" })).status).toBe(400);
+    expect((await t.call("POST", "/api/users", { username: "bob", role: "admin", password: "long enough pw" })).status).toBe(400);
+    expect(Users.parse((await t.call("GET", "/api/users")).body).users.map((u) => u.username)).toEqual(["owner", "alice"]);
+  });
+
+  it("keep the bootstrap owner: never deleted or demoted", async () => {
+    expect((await t.call("DELETE", "/api/users/owner")).status).toBe(409);
+    expect((await t.call("PUT", "/api/users/owner", { role: "viewer" })).status).toBe(409);
+    expect(Users.parse((await t.call("GET", "/api/users")).body).users[0]).toMatchObject({ id: "owner", role: "owner" });
+  });
+});
+
+describe("signing in with a password", () => {
+  it("opens a session naming the user; a wrong password or unknown user gets the same clear refusal and no cookie", async () => {
+    for (const [username, password] of [
+      ["alice", "wrong password here"],
+      ["nobody", "correct horse battery"],
+    ]) {
+      const res = await fetch(`${t.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, password }) });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(ErrorBodySchema.parse(await res.json()).error.message).toBe("Wrong username or password.");
+    }
+    const session = await signInWithPassword(t.url, "Alice", "correct horse battery");
+    expect(session?.cookie).toMatch(/^weft_session=s1\./);
+    const me = Session.parse((await call(t.url, "GET", "/api/auth/session", undefined, session)).body).principal;
+    expect(me).toMatchObject({ kind: "session", username: "alice", name: "Alice A.", role: "editor" });
+    // The cookie's secret is stored only as its hash.
+    const secret = session?.cookie.split("=")[1] ?? "";
+    expect(db().query("SELECT count(*) AS n FROM user_sessions WHERE hash = ?").get(secret)).toEqual({ n: 0 });
+  });
+
+  it("ends sessions on sign-out, on a password change by an owner, and when the user is deleted", async () => {
+    const kim = await createTestUser(t, "kim", "viewer");
+    expect((await kim.call("GET", "/api/workflows")).status).toBe(200);
+    const second = await signInWithPassword(t.url, "kim", kim.password);
+    expect((await call(t.url, "DELETE", "/api/auth/session", undefined, second)).status).toBe(200);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, second)).status).toBe(401);
+    expect((await kim.call("GET", "/api/workflows")).status).toBe(200);
+
+    expect((await t.call("PUT", `/api/users/${kim.id}`, { password: "a brand new password" })).status).toBe(200);
+    expect((await kim.call("GET", "/api/workflows")).status).toBe(401);
+    expect(await signInWithPassword(t.url, "kim", kim.password)).toBeUndefined();
+    const fresh = await signInWithPassword(t.url, "kim", "a brand new password");
+    expect((await call(t.url, "GET", "/api/workflows", undefined, fresh)).status).toBe(200);
+
+    expect((await t.call("DELETE", `/api/users/${kim.id}`)).status).toBe(200);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, fresh)).status).toBe(401);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, kim.bearer)).status).toBe(401);
+    expect((await t.call("DELETE", `/api/users/${kim.id}`)).status).toBe(404);
+  });
+
+  it("applies a role change at the next request of an open session", async () => {
+    const lee = await createTestUser(t, "lee", "viewer");
+    expect((await lee.call("POST", "/api/workflows", { workflow: templateWorkflow("by-lee") })).status).toBe(403);
+    expect((await t.call("PUT", `/api/users/${lee.id}`, { role: "editor" })).status).toBe(200);
+    expect((await lee.call("POST", "/api/workflows", { workflow: templateWorkflow("by-lee") })).status).toBe(201);
+    expect((await t.call("PUT", `/api/users/${lee.id}`, { role: "viewer" })).status).toBe(200);
+    expect((await lee.call("DELETE", "/api/workflows/by-lee")).status).toBe(403);
+    expect((await t.call("GET", "/api/workflows/by-lee")).status).toBe(200);
+  });
+
+  it("lets a user change their own password only with the current one; other sessions end, this one goes on", async () => {
+    const mo = await createTestUser(t, "mo", "editor");
+    const other = await signInWithPassword(t.url, "mo", mo.password);
+    const wrong = await mo.call("PUT", "/api/auth/password", { currentPassword: "not it at all", newPassword: "mo's second password" });
+    expect(wrong.status).toBe(400);
+    expect(ErrorBodySchema.parse(wrong.body).error.message).toContain("current password is not right");
+    const res = await fetch(`${t.url}/api/auth/password`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", ...mo.session },
+      body: JSON.stringify({ currentPassword: mo.password, newPassword: "mo's second password" }),
+    });
+    expect(res.status).toBe(200);
+    const renewed = { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] };
+    expect((await call(t.url, "GET", "/api/workflows", undefined, renewed)).status).toBe(200);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, other)).status).toBe(401);
+    expect((await mo.call("GET", "/api/workflows")).status).toBe(401);
+    expect(await signInWithPassword(t.url, "mo", "mo's second password")).toBeDefined();
+  });
+});
+
+describe("personal API tokens", () => {
+  it("are shown once, stored hashed, act with the user's role, and stop working when revoked", async () => {
+    const ana = await createTestUser(t, "ana", "editor");
+    const res = await ana.call("POST", "/api/auth/tokens", { name: "laptop script" });
+    expect(res.status).toBe(201);
+    const { token, secret } = CreatedToken.parse(res.body);
+    expect(secret).toMatch(/^weft_pat_[A-Za-z0-9_-]{40,}$/);
+    const listed = await ana.call("GET", "/api/auth/tokens");
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    expect(Tokens.parse(listed.body).tokens.map((t) => t.name)).toEqual(["test", "laptop script"]);
+    expect(readFileSync(join(t.dataDir, "weft.sqlite")).includes(secret)).toBe(false);
+
+    const bearer = { authorization: `Bearer ${secret}` };
+    const me = Session.parse((await call(t.url, "GET", "/api/auth/session", undefined, bearer)).body).principal;
+    expect(me).toMatchObject({ kind: "personal-token", username: "ana", role: "editor" });
+    expect((await call(t.url, "PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [] }, bearer)).status).toBe(403);
+    expect(Tokens.parse((await ana.call("GET", "/api/auth/tokens")).body).tokens.find((t) => t.id === token.id)?.lastUsedAt).toEqual(expect.any(Number));
+
+    // Another user cannot revoke it; its owner can.
+    const other = await createTestUser(t, "ben", "owner");
+    expect((await other.call("DELETE", `/api/auth/tokens/${token.id}`)).status).toBe(404);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(200);
+    expect((await ana.call("DELETE", `/api/auth/tokens/${token.id}`)).status).toBe(200);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(401);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, { authorization: "Bearer weft_pat_guessed" })).status).toBe(401);
+  });
+});

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { createTestUser, type TestUser } from "../testing/users.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { TestWsClient } from "../testing/ws-client.ts";
+import { StartedRunSchema } from "../testing/answers.ts";
+import { ROUTE_RULES, RouteRules } from "./route-rules.ts";
+
+let t: TestServer;
+let editor: TestUser;
+let viewer: TestUser;
+beforeAll(async () => {
+  t = await startTestServer();
+  editor = await createTestUser(t, "edna", "editor");
+  viewer = await createTestUser(t, "vic", "viewer");
+  expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("notes") })).status).toBe(201);
+});
+afterAll(() => t.stop());
+
+const rules = new RouteRules();
+const key = (method: string, path: string) => `${method} ${path}`;
+
+/** Rules for routes another helper registers later (they are listed ahead so the route is never open). */
+const NOT_YET_REGISTERED = new Set(["GET /metrics"]);
+
+describe("the rule table", () => {
+  it("has a rule for every route the real server registers", () => {
+    const routes = t.server.routes();
+    expect(routes.length).toBeGreaterThan(80);
+    const missing = routes.filter((r) => rules.ruleFor(r.method, r.path) === undefined).map((r) => key(r.method, r.path));
+    expect(missing, "routes with no rule in auth/route-rules.ts: add one with the least role that may call it").toEqual([]);
+  });
+
+  it("names no route the server does not register", () => {
+    const registered = new Set(t.server.routes().map((r) => key(r.method, r.path)));
+    const stale = ROUTE_RULES.map((r) => key(r.method, r.path)).filter((k) => !registered.has(k) && !NOT_YET_REGISTERED.has(k));
+    expect(stale).toEqual([]);
+  });
+
+  it("applies each rule to a request for its route (parameters filled in), and owner to one no rule names", () => {
+    for (const r of ROUTE_RULES) {
+      if (r.path === "/*") continue;
+      const path = r.path.replace(/:\w+/g, "x1");
+      const method = r.method === "ALL" || r.method === "WS" ? "GET" : r.method;
+      expect(rules.accessFor(method, path, r.method === "WS"), key(r.method, r.path)).toBe(r.access);
+    }
+    expect(rules.accessFor("GET", "/workflows/anything", false)).toBe("public");
+    expect(rules.accessFor("GET", "/api/no-such-route", false)).toBe("owner");
+    expect(rules.accessFor("PATCH", "/api/workflows/x1", false)).toBe("owner");
+    expect(rules.accessFor("HEAD", "/api/health", false)).toBe("public");
+  });
+});
+
+const Listed = z.object({ workflows: z.array(z.object({ id: z.string() })) });
+const Runs = z.object({ runs: z.array(z.object({ id: z.string(), createdBy: z.string().optional() })) });
+const Users = z.object({ users: z.array(z.object({ id: z.string(), username: z.string(), role: z.string() })) });
+
+async function refusal(res: { status: number; body: unknown }, status = 403) {
+  expect(res.status).toBe(status);
+  return ErrorBodySchema.parse(res.body).error;
+}
+
+describe("a viewer", () => {
+  it("reads workflows and runs, and watches a run's events over /ws", async () => {
+    expect((await viewer.call("GET", "/api/workflows")).status).toBe(200);
+    const started = await t.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "bees" } });
+    const { runId } = StartedRunSchema.parse(started.body);
+    await waitForRun(t, runId);
+    expect((await viewer.call("GET", `/api/runs/${runId}`)).status).toBe(200);
+    const ws = await TestWsClient.connect(t.url, viewer.session);
+    try {
+      ws.send({ type: "subscribe", streamId: runId, after: -1 });
+      const events = await ws.waitForRunEnd(runId);
+      expect(events.at(-1)?.type).toBe("run.completed");
+    } finally {
+      ws.close();
+    }
+  });
+
+  it("gets 403 on a write of each domain, and nothing is created or changed", async () => {
+    const before = Listed.parse((await t.call("GET", "/api/workflows")).body).workflows.map((w) => w.id);
+    const error = await refusal(await viewer.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer") }));
+    expect(error.code).toBe("FORBIDDEN");
+    expect(error.message).toContain("needs the editor role");
+    expect(error.message).toContain("vic");
+    await refusal(await viewer.call("DELETE", "/api/workflows/notes"));
+    await refusal(await viewer.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "wasps" } }));
+    await refusal(await viewer.call("POST", "/api/agents", { id: "by-viewer", name: "V", deliberationWorkflowId: "notes" }));
+    await refusal(await viewer.call("POST", "/api/scenes", { id: "by-viewer", name: "V", agents: [] }));
+    await refusal(await viewer.call("POST", "/api/llm-profiles", { name: "by-viewer", baseUrl: "http://127.0.0.1:1/v1", model: "m" }));
+    await refusal(await viewer.call("POST", "/api/users", { username: "by-viewer", role: "owner", password: "long-enough-pw" }));
+    // The same with the viewer's personal token: it carries the viewer's role, no more.
+    await refusal(await t.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer-token") }, viewer.bearer));
+
+    expect(Listed.parse((await t.call("GET", "/api/workflows")).body).workflows.map((w) => w.id)).toEqual(before);
+    const runs = Runs.parse((await t.call("GET", "/api/runs")).body).runs;
+    expect(runs).toHaveLength(1);
+    expect((await t.call("GET", "/api/agents/by-viewer")).status).toBe(404);
+    expect((await t.call("GET", "/api/scenes/by-viewer")).status).toBe(404);
+    expect(JSON.stringify((await t.call("GET", "/api/llm-profiles")).body)).not.toContain("by-viewer");
+    expect(Users.parse((await t.call("GET", "/api/users")).body).users.map((u) => u.username)).not.toContain("by-viewer");
+  });
+});
+
+describe("an editor", () => {
+  it("changes and runs workflows (the check above can pass)", async () => {
+    expect((await editor.call("POST", "/api/workflows", { workflow: templateWorkflow("by-editor") })).status).toBe(201);
+    const started = await editor.call("POST", "/api/workflows/by-editor/runs", { inputs: { topic: "moths" } });
+    expect(started.status).toBe(202);
+    await waitForRun(t, StartedRunSchema.parse(started.body).runId);
+    expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("by-editor-token") }, editor.bearer)).status).toBe(201);
+  });
+
+  it("gets 403 on owner-only routes, and nothing changes", async () => {
+    const permissions = (await t.call("GET", "/api/settings/permissions")).body;
+    const profiles = (await t.call("GET", "/api/llm-profiles")).body;
+    const credentials = (await t.call("GET", "/api/credentials")).body;
+    const mcp = (await t.call("GET", "/api/settings/mcp")).body;
+    const users = (await t.call("GET", "/api/users")).body;
+
+    expect((await refusal(await editor.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [] }))).message).toContain("needs the owner role");
+    await refusal(await editor.call("POST", "/api/llm-profiles", { name: "by-editor", baseUrl: "http://127.0.0.1:1/v1", model: "m" }));
+    await refusal(await editor.call("POST", "/api/credentials", { name: "by-editor", kind: "bearer", secret: "s".repeat(16) }));
+    await refusal(await editor.call("PUT", "/api/settings/mcp", { mcpServers: { evil: { command: "sh" } } }));
+    await refusal(await editor.call("GET", "/api/users"));
+    await refusal(await editor.call("POST", "/api/users", { username: "by-editor", role: "owner", password: "long-enough-pw" }));
+    await refusal(await editor.call("PUT", `/api/users/${editor.id}`, { role: "owner" }));
+    await refusal(await editor.call("DELETE", `/api/users/${viewer.id}`));
+
+    expect((await t.call("GET", "/api/settings/permissions")).body).toEqual(permissions);
+    expect((await t.call("GET", "/api/llm-profiles")).body).toEqual(profiles);
+    expect((await t.call("GET", "/api/credentials")).body).toEqual(credentials);
+    expect((await t.call("GET", "/api/settings/mcp")).body).toEqual(mcp);
+    expect((await t.call("GET", "/api/users")).body).toEqual(users);
+    expect((await editor.call("GET", "/api/auth/session")).body).toMatchObject({ principal: { role: "editor" } });
+
+    // The owner's same request passes: the refusals above were the role's.
+    expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [] })).status).toBe(200);
+    expect((await t.call("PUT", "/api/settings/permissions", z.object({ policy: z.unknown() }).parse(permissions).policy)).status).toBe(200);
+  });
+});
+
+describe("unknown routes", () => {
+  it("answer 401 signed out, 403 below owner, 404 to an owner", async () => {
+    expect((await fetch(`${t.url}/api/no-such-route`)).status).toBe(401);
+    expect((await viewer.call("GET", "/api/no-such-route")).status).toBe(403);
+    expect((await t.call("GET", "/api/no-such-route")).status).toBe(404);
+  });
+});
