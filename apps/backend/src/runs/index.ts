@@ -1,16 +1,36 @@
+import type { ExecutionEngine } from "@weft/agent-runtime";
 import { RunService, type RunServiceDeps } from "./run-service.ts";
+import { RunExecutor } from "./run-executor.ts";
+import { LocalRunDispatcher, type RunDispatcher } from "./run-dispatcher.ts";
+import type { RunQueue } from "./run-queue.ts";
 import { runsApi } from "./runs-api.ts";
 
 export { RunService } from "./run-service.ts";
+export { RunExecutor } from "./run-executor.ts";
+export type { RunDispatcher } from "./run-dispatcher.ts";
 
 export interface Runs {
   service: RunService;
+  /** Executes runs in this process: the embedded mode's runs, and the closing of runs that never started. */
+  executor: RunExecutor;
   /** The Elysia plugin with the run routes. */
   api: ReturnType<typeof runsApi>;
 }
 
-/** Workflow runs: the service that checks, records, queues and runs them, and its routes. */
-export function createRuns(deps: RunServiceDeps & { maxBodyBytes: number }): Runs {
-  const service = new RunService(deps);
-  return { service, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };
+export type RunsDeps = Omit<RunServiceDeps, "dispatcher" | "executor"> & {
+  /** The engine a run of this workflow uses (its output cache is the workflow's). */
+  engineFor(workflowId: string): ExecutionEngine;
+  /** The embedded mode's line, used unless `dispatcher` is given. */
+  queue: RunQueue;
+  /** Another dispatcher (the queue mode's); it gets this process's executor to close runs that never started. */
+  dispatcher?: (executor: RunExecutor) => RunDispatcher;
+  maxBodyBytes: number;
+};
+
+/** Workflow runs: the service that checks, records and dispatches them, and its routes. */
+export function createRuns(deps: RunsDeps): Runs {
+  const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, log: deps.log });
+  const dispatcher = deps.dispatcher ? deps.dispatcher(executor) : new LocalRunDispatcher(deps.queue, executor);
+  const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor });
+  return { service, executor, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };
 }

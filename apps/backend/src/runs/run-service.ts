@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { ExecutionEngine } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
-import type { Logger, NodeError, Observation, RunResult, Workflow } from "@weft/types";
+import type { Logger, Observation, Workflow } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { RunListQuery, RunRecord } from "../storage/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
-import { ObservationTracker } from "./observation-tracker.ts";
-import type { RunQueue } from "./run-queue.ts";
+import { messageOf } from "@weft/types";
+import type { RunDispatcher } from "./run-dispatcher.ts";
+import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
-import { engineError, messageOf } from "@weft/types";
 
 export interface StartRunRequest {
   workflowId: string;
@@ -27,23 +26,20 @@ export interface RunView extends RunRecord {
 export interface RunServiceDeps {
   storage: Storage;
   journal: EventJournal;
-  queue: RunQueue;
+  /** Where recorded runs go: this process's queue (embedded mode) or the BullMQ queue (queue mode). */
+  dispatcher: RunDispatcher;
+  /** Ends runs that never reached an engine (cancelled while waiting, left over by a dead process). */
+  executor: RunExecutor;
   validator: WorkflowValidator;
-  /** The engine a run of this workflow uses (its output cache is the workflow's). */
-  engineFor(workflowId: string): ExecutionEngine;
   log: Logger;
 }
 
-const INTERRUPTED: NodeError = engineError("INTERRUPTED", "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun).");
-
 /**
- * Runs workflows for the API: checks the request, records the run, queues it, executes it with the
- * engine, and journals its events, observations and status as it goes.
+ * Runs workflows for the API: checks the request, records the run and hands it to the dispatcher,
+ * which executes it here or on a queue worker (see `run-executor.ts`).
  */
 export class RunService {
   private stopping = false;
-  /** Runs whose cancellation a client asked for (as opposed to the shutdown stopping them). */
-  private readonly cancelRequested = new Set<string>();
 
   constructor(private readonly deps: RunServiceDeps) {}
 
@@ -88,15 +84,24 @@ export class RunService {
         issues: [{ path: ["rerunFrom"], message: "unknown node id", code: "custom" }],
       });
     }
-    if (this.deps.queue.isFull()) {
-      throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${this.deps.queue.maxWaiting} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
+    const line = await this.deps.dispatcher.isFull();
+    if (line.full) {
+      throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
     const record: RunRecord = { id: randomUUID(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     await storage.runs.create(record, workflow);
-    const queuePosition = this.deps.queue.enqueue(record.id, (signal) => this.execute(record, workflow, signal));
+    let queuePosition: number;
+    try {
+      queuePosition = await this.deps.dispatcher.dispatch(record, workflow);
+    } catch (error) {
+      // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
+      this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
+      await this.deps.executor.finishUnstarted(record.id, "interrupted", "interrupted: the run could not be queued", INTERRUPTED);
+      throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
+    }
     return { runId: record.id, status: "queued", queuePosition };
   }
 
@@ -127,31 +132,42 @@ export class RunService {
 
   private view(record: RunRecord): RunView {
     if (record.status !== "queued") return record;
-    const position = this.deps.queue.position(record.id);
+    const position = this.deps.dispatcher.position(record.id);
     return position === undefined ? record : { ...record, queuePosition: position };
   }
 
   async cancel(runId: string): Promise<void> {
     const record = await this.deps.storage.runs.get(runId);
     if (!record) throw notFound("run", runId);
-    if (this.deps.queue.removeWaiting(runId)) {
-      await this.finishUnstarted(runId, "cancelled", "cancelled before it started");
-      return;
+    if (record.status === "queued" || record.status === "running") {
+      const outcome = await this.deps.dispatcher.cancel(runId);
+      switch (outcome) {
+        case "removed":
+          await this.deps.executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
+          return;
+        case "signalled":
+          return;
+        case "unknown":
+          break;
+        default: {
+          const never: never = outcome;
+          return never;
+        }
+      }
     }
-    if (this.deps.queue.isRunning(runId)) {
-      this.cancelRequested.add(runId);
-      this.deps.queue.abort(runId, "cancelled by request");
-      return;
-    }
-    if (record.status === "cancelled") return;
-    throw new ServiceError("CONFLICT", `Run "${runId}" already ended (${record.status}); there is nothing to cancel.`, { status: record.status });
+    // It ended meanwhile, or nobody holds it: answer from what is stored now.
+    const now = (await this.deps.storage.runs.get(runId)) ?? record;
+    if (now.status === "cancelled") return;
+    throw new ServiceError("CONFLICT", `Run "${runId}" already ended (${now.status}); there is nothing to cancel.`, { status: now.status });
   }
 
   /** Marks runs a killed server left queued or running as interrupted, with a closing event each. */
   async recoverInterrupted(): Promise<string[]> {
+    // In the queue mode unfinished runs may be running on live workers; the workers' stalled-job handling ends those of dead ones.
+    if (!this.deps.dispatcher.ownsUnfinishedRuns) return [];
     const unfinished = await this.deps.storage.runs.listUnfinished();
     for (const run of unfinished) {
-      await this.finishUnstarted(run.id, "interrupted", `interrupted: the server stopped while this run was ${run.status}`, INTERRUPTED, run.startedAt);
+      await this.deps.executor.finishUnstarted(run.id, "interrupted", `interrupted: the server stopped while this run was ${run.status}`, INTERRUPTED, run.startedAt);
     }
     return unfinished.map((r) => r.id);
   }
@@ -159,67 +175,7 @@ export class RunService {
   /** Stops taking runs, lets running ones finish for `graceMs`, then stops them; queued ones end interrupted. */
   async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
-    const { queue } = this.deps;
-    for (const id of queue.takeWaiting()) await this.finishUnstarted(id, "interrupted", "interrupted: the server shut down before this run started", INTERRUPTED);
-    if (queue.runningCount > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([queue.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-      clearTimeout(timer);
-      for (const id of queue.runningIds()) queue.abort(id, "the server is shutting down");
-      await queue.idle();
-    }
+    await this.deps.dispatcher.shutdown(graceMs);
     await this.deps.journal.flush();
-  }
-
-  /** Ends a run that never reached the engine (or whose process died) with a closing event. */
-  private async finishUnstarted(runId: string, status: "cancelled" | "interrupted", reason: string, error?: NodeError, startedAt?: number): Promise<void> {
-    const { journal } = this.deps;
-    const now = Date.now();
-    await journal.open(runId);
-    journal.append(runId, { type: "run.cancelled", runId, reason, durationMs: startedAt !== undefined ? now - startedAt : 0 });
-    journal.updateRun({ id: runId, status, finishedAt: now, ...(error ? { error } : {}) });
-    await journal.flush();
-    journal.close(runId);
-  }
-
-  private async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal): Promise<void> {
-    const { journal } = this.deps;
-    const runId = record.id;
-    await journal.open(runId);
-    journal.updateRun({ id: runId, status: "running", startedAt: Date.now() });
-    const tracker = new ObservationTracker(runId, (ord, observation) => journal.addObservation(ord, observation));
-    let result: RunResult;
-    try {
-      result = await this.deps.engineFor(workflow.id).run(workflow, {
-        runId,
-        inputs: record.inputs,
-        signal,
-        ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
-        onEvent: (event) => tracker.onEvent(journal.append(runId, event)),
-      });
-    } catch (thrown) {
-      // The engine reports failures in its result; reaching this is a bug, recorded rather than lost.
-      const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${messageOf(thrown)}` };
-      this.deps.log.error("engine threw", { runId, error: error.message });
-      journal.append(runId, { type: "run.failed", runId, error, outputs: {}, durationMs: 0 });
-      journal.updateRun({ id: runId, status: "failed", finishedAt: Date.now(), error });
-      await journal.flush();
-      journal.close(runId);
-      return;
-    }
-    const interrupted = result.status === "cancelled" && this.stopping && !this.cancelRequested.has(runId);
-    this.cancelRequested.delete(runId);
-    journal.replaceObservations(runId, result.observations);
-    const error = interrupted ? INTERRUPTED : result.error;
-    journal.updateRun({
-      id: runId,
-      status: interrupted ? "interrupted" : result.status,
-      outputs: result.outputs,
-      finishedAt: Date.now(),
-      durationMs: result.durationMs,
-      ...(error ? { error } : {}),
-    });
-    await journal.flush();
-    journal.close(runId);
   }
 }

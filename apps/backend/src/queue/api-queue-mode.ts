@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import type { Logger } from "@weft/types";
+import type { EventRepository } from "../storage/event-repository.ts";
+import type { RunDispatcher } from "../runs/run-dispatcher.ts";
+import type { RunQueueProbe } from "../ops/queue-probe.ts";
+import { bullConnection, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { EventRelay, RelayingEventHub } from "./event-relay.ts";
+import { QueueRunDispatcher } from "./queue-dispatcher.ts";
+import { queueModeProbe } from "./queue-probe.ts";
+
+/** What an API process needs in the queue mode: its hub, its dispatcher, a probe for metrics and health. */
+export interface ApiQueueMode {
+  /** Announces this process's events and delivers the other processes' (use it instead of a plain `EventHub`). */
+  hub: RelayingEventHub;
+  /** Runs go to BullMQ instead of this process's `RunQueue`. */
+  dispatcher: RunDispatcher;
+  /** Queue depth, active runs and workers, read from BullMQ. */
+  probe: RunQueueProbe;
+  close(): Promise<void>;
+}
+
+/** Connects an API process to Redis: the run queue, the event relay in both directions, the cancel channel. */
+export async function startApiQueueMode(options: { redisUrl: string; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
+  const origin = `api-${randomUUID()}`;
+  const redis = openRedis(options.redisUrl, `${origin}:commands`);
+  const subscriber = openRedis(options.redisUrl, `${origin}:events`);
+  const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl), prefix: QUEUE_PREFIX });
+  try {
+    await queue.waitUntilReady();
+    const hub = new RelayingEventHub(origin, redis, options.log.child("relay"));
+    const relay = new EventRelay(hub, options.events, subscriber, options.log.child("relay"));
+    await relay.start();
+    return {
+      hub,
+      dispatcher: new QueueRunDispatcher(queue, redis, options.maxWaiting),
+      probe: queueModeProbe(queue, redis),
+      async close() {
+        await relay.stop();
+        await queue.close();
+        await redis.quit().catch(() => undefined);
+      },
+    };
+  } catch (error) {
+    await queue.close().catch(() => undefined);
+    redis.disconnect();
+    subscriber.disconnect();
+    throw error;
+  }
+}

@@ -1,0 +1,124 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { messageOf, type Logger } from "@weft/types";
+import { EventHub } from "../events/event-hub.ts";
+import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
+import { EVENTS_CHANNEL } from "./queue-names.ts";
+
+/** What goes over Redis: only which seqs are new per stream. The events themselves are read from the shared database. */
+const AnnouncementSchema = z.object({
+  origin: z.string(),
+  streams: z.array(z.tuple([z.string(), z.number().int(), z.number().int()])),
+});
+type Announcement = z.infer<typeof AnnouncementSchema>;
+
+/**
+ * The event hub of a process in the queue mode: besides delivering its own persisted events to its
+ * own subscribers, it announces them on Redis so every other API process can deliver them too.
+ * The journal publishes only after storing, so an announced seq is always readable.
+ */
+export class RelayingEventHub extends EventHub {
+  constructor(
+    /** This process, so it ignores its own announcements. */
+    readonly origin: string,
+    private readonly redis: Redis,
+    private readonly log: Logger,
+  ) {
+    super();
+  }
+
+  override publish(events: StoredEvent[]): void {
+    super.publish(events);
+    if (events.length === 0) return;
+    const range = new Map<string, [number, number]>();
+    for (const e of events) {
+      const r = range.get(e.streamId);
+      if (r) r[1] = Math.max(r[1], e.seq);
+      else range.set(e.streamId, [e.seq, e.seq]);
+    }
+    const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]) };
+    // A lost announcement costs only latency: subscribers catch up from storage on the next one, or on resubscribe.
+    this.redis.publish(EVENTS_CHANNEL, JSON.stringify(announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
+  }
+
+  /** Events another process stored and announced: delivered to this process's subscribers only, not announced again. */
+  deliverRelayed(events: StoredEvent[]): void {
+    super.publish(events);
+  }
+}
+
+interface Following {
+  /** Highest seq handed to the hub. */
+  delivered: number;
+  /** Highest seq announced. */
+  target: number;
+  reading: boolean;
+}
+
+/**
+ * Listens for other processes' announcements and, for streams somebody here follows, reads the new
+ * events from storage and hands them to the hub. Order, gaps and duplicates are the subscriptions'
+ * business (`StreamSubscription` skips what it sent and reads storage when a seq is missing), so a
+ * lost or late announcement delays events but never loses or repeats one.
+ */
+export class EventRelay {
+  private readonly streams = new Map<string, Following>();
+  private stopped = false;
+
+  constructor(
+    private readonly hub: RelayingEventHub,
+    private readonly events: EventRepository,
+    /** A connection of its own: in subscriber mode Redis takes no other commands. */
+    private readonly subscriber: Redis,
+    private readonly log: Logger,
+    private readonly pageSize = 500,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscriber.on("message", (channel: string, text: string) => {
+      if (channel === EVENTS_CHANNEL) this.onAnnouncement(text);
+    });
+    await this.subscriber.subscribe(EVENTS_CHANNEL);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscriber.quit().catch(() => undefined);
+  }
+
+  private onAnnouncement(text: string): void {
+    let announcement: Announcement;
+    try {
+      announcement = AnnouncementSchema.parse(JSON.parse(text));
+    } catch (error) {
+      this.log.warn("ignoring a malformed event announcement", { error: messageOf(error) });
+      return;
+    }
+    if (announcement.origin === this.hub.origin || this.stopped) return;
+    for (const [streamId, first, last] of announcement.streams) {
+      if (this.hub.listenerCount(streamId) === 0) continue;
+      let following = this.streams.get(streamId);
+      if (!following) this.streams.set(streamId, (following = { delivered: first - 1, target: last, reading: false }));
+      following.target = Math.max(following.target, last);
+      if (!following.reading) void this.pump(streamId, following);
+    }
+  }
+
+  private async pump(streamId: string, following: Following): Promise<void> {
+    following.reading = true;
+    try {
+      while (!this.stopped && following.delivered < following.target && this.hub.listenerCount(streamId) > 0) {
+        const page = await this.events.listAfter(streamId, following.delivered, this.pageSize);
+        if (page.length === 0) break;
+        this.hub.deliverRelayed(page);
+        following.delivered = page[page.length - 1].seq;
+      }
+    } catch (error) {
+      this.log.warn("reading relayed events failed", { streamId, error: messageOf(error) });
+    } finally {
+      following.reading = false;
+      // Forgotten once caught up, so streams nobody follows any more cost nothing; the next announcement starts over.
+      if (following.delivered >= following.target || this.hub.listenerCount(streamId) === 0) this.streams.delete(streamId);
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorkflowInput } from "@weft/types";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
+import { EventsPageSchema, RunAnswerSchema, removeDir, slowWorkflow, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
+import { StartedRunSchema } from "../testing/answers.ts";
+import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
+import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+
+/**
+ * Queue mode end to end: real Redis, the shared database, two API processes and two `weft worker`
+ * processes, all spawned as the user would run them.
+ */
+describe("queue mode", () => {
+  let redis: TestRedis;
+  let database: QueueTestDatabase;
+  let dataDir: string;
+  let apiA: ChildServer;
+  let apiB: ChildServer;
+  const workers: ChildWorker[] = [];
+  let env: Record<string, string>;
+
+  const startRun = async (api: ChildServer, workflowId: string, inputs: Record<string, unknown> = {}) => {
+    const res = await api.call("POST", `/api/workflows/${workflowId}/runs`, { inputs });
+    expect(res.status).toBe(202);
+    return StartedRunSchema.parse(res.body).runId;
+  };
+  const runStatus = async (api: ChildServer, runId: string) => RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run;
+  const waitForStatus = (api: ChildServer, runId: string, statuses: string[], timeoutMs = 20_000) =>
+    waitFor(
+      async () => {
+        const run = await runStatus(api, runId);
+        return statuses.includes(run.status) ? run : undefined;
+      },
+      timeoutMs,
+      `run ${runId} to be ${statuses.join(" or ")}`,
+    );
+  const storedEvents = async (api: ChildServer, runId: string) => EventsPageSchema.parse((await api.call("GET", `/api/runs/${runId}/events?after=-1&limit=1000`)).body).events;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    database = await queueTestDatabase();
+    dataDir = tempDir("weft-queue-");
+    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    apiA = await spawnServer(dataDir, env);
+    apiB = await spawnServer(dataDir, env);
+    workers.push(await spawnWorker(env, ["--concurrency", "1"]), await spawnWorker(env, ["--concurrency", "1"]));
+    for (const workflow of [templateWorkflow("notes"), slowWorkflow("slow", 30_000), slowWorkflow("short", 400)] satisfies WorkflowInput[]) {
+      expect((await apiA.call("POST", "/api/workflows", { workflow })).status).toBeLessThan(300);
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const w of workers) w.proc.kill("SIGKILL");
+    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
+    await Promise.all([...workers.map((w) => w.proc.exited), ...[apiA, apiB].map((api) => api?.proc.exited)]);
+    await redis?.stop();
+    await database?.stop();
+    removeDir(dataDir);
+  });
+
+  it("executes runs on both workers; their events reach /ws subscribers of the API that started them and of another API", async () => {
+    const wsA = await TestWsClient.connect(apiA.url);
+    const wsB = await TestWsClient.connect(apiB.url);
+    try {
+      // Short delays with one slot per worker: both workers must take some.
+      const runIds = await Promise.all(Array.from({ length: 6 }, () => startRun(apiA, "short")));
+      for (const id of runIds) {
+        wsA.subscribe(id);
+        wsB.subscribe(id);
+      }
+      for (const id of runIds) {
+        const seenOnA = await wsA.waitForRunEnd(id, 20_000);
+        const seenOnB = await wsB.waitForRunEnd(id, 20_000);
+        const stored = await storedEvents(apiA, id);
+        expect(stored.at(-1)?.type).toBe("run.completed");
+        // What each API pushed is exactly what is stored: every seq once, in order.
+        expect(seenOnA.map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
+        expect(seenOnB.map((e) => e.seq)).toEqual(stored.map((e) => e.seq));
+        expect(contiguousFrom(seenOnB, -1)).toBe(true);
+        expect((await runStatus(apiB, id)).status).toBe("completed");
+      }
+      const taken = workers.map((w) => w.runsTaken().filter((id) => runIds.includes(id)).length);
+      expect(taken[0] + taken[1]).toBe(6);
+      expect(taken[0]).toBeGreaterThan(0);
+      expect(taken[1]).toBeGreaterThan(0);
+    } finally {
+      wsA.close();
+      wsB.close();
+    }
+  }, 60_000);
+
+  it("delivers the outputs a worker computed, and a late subscriber on another API resumes by seq without gaps", async () => {
+    const runId = await startRun(apiB, "notes", { topic: "queues" });
+    const run = await waitForStatus(apiA, runId, ["completed", "failed"]);
+    expect(run.status).toBe("completed");
+    expect(run.outputs).toEqual({ text: "Notes on queues" });
+    const stored = await storedEvents(apiA, runId);
+    const ws = await TestWsClient.connect(apiA.url);
+    try {
+      ws.subscribe(runId, 1);
+      const resumed = await ws.waitForRunEnd(runId);
+      expect(resumed.map((e) => e.seq)).toEqual(stored.filter((e) => e.seq > 1).map((e) => e.seq));
+    } finally {
+      ws.close();
+    }
+  }, 30_000);
+
+  it("cancelling through either API stops the run on the worker that holds it", async () => {
+    const runId = await startRun(apiA, "slow");
+    await waitForStatus(apiA, runId, ["running"]);
+    const ws = await TestWsClient.connect(apiA.url);
+    try {
+      ws.subscribe(runId);
+      const cancelled = await apiB.call("POST", `/api/runs/${runId}/cancel`);
+      expect(cancelled.status).toBeLessThan(300);
+      const events = await ws.waitForRunEnd(runId, 10_000);
+      expect(events.at(-1)?.type).toBe("run.cancelled");
+      const run = await waitForStatus(apiA, runId, ["cancelled", "completed", "failed", "interrupted"], 10_000);
+      expect(run.status).toBe("cancelled");
+      // 30 s of delay stopped well before its end.
+      expect((run.finishedAt ?? 0) - (run.startedAt ?? 0)).toBeLessThan(10_000);
+    } finally {
+      ws.close();
+    }
+  }, 30_000);
+
+  it("a run cancelled while it waits for a worker never starts", async () => {
+    // Both workers busy (one slot each), so the third run waits in Redis.
+    const busy = await Promise.all([startRun(apiA, "slow"), startRun(apiA, "slow")]);
+    await Promise.all(busy.map((id) => waitForStatus(apiA, id, ["running"])));
+    const waiting = await startRun(apiA, "notes", { topic: "never" });
+    const res = await apiA.call("POST", `/api/runs/${waiting}/cancel`);
+    expect(res.status).toBeLessThan(300);
+    const run = await waitForStatus(apiA, waiting, ["cancelled", "completed", "failed", "interrupted"]);
+    expect(run.status).toBe("cancelled");
+    expect(run.startedAt).toBeUndefined();
+    for (const id of busy) expect((await apiA.call("POST", `/api/runs/${id}/cancel`)).status).toBeLessThan(300);
+    for (const id of busy) expect((await waitForStatus(apiA, id, ["cancelled"])).status).toBe("cancelled");
+    expect(workers.flatMap((w) => w.runsTaken())).not.toContain(waiting);
+  }, 40_000);
+
+  it("a worker killed with SIGKILL mid-run: its run ends interrupted (found stalled by the other worker), never stuck running", async () => {
+    const runId = await startRun(apiA, "slow");
+    await waitForStatus(apiA, runId, ["running"]);
+    const holder = await waitFor(async () => workers.find((w) => w.runsTaken().includes(runId)), 5000, "the worker holding the run");
+    const survivor = workers.find((w) => w !== holder);
+    if (!survivor) throw new Error("expected two workers");
+    holder.proc.kill("SIGKILL");
+    await holder.proc.exited;
+    workers.splice(workers.indexOf(holder), 1);
+    const run = await waitForStatus(apiB, runId, ["interrupted", "completed", "failed", "cancelled"], 20_000);
+    expect(run.status).toBe("interrupted");
+    expect(run.error?.code).toBe("INTERRUPTED");
+    expect(survivor.runsTaken()).toContain(runId);
+    const events = await storedEvents(apiA, runId);
+    expect(contiguousFrom(events, -1)).toBe(true);
+    expect(events.at(-1)?.type).toBe("run.cancelled");
+    // Queue mode keeps working with one worker left.
+    const next = await startRun(apiB, "notes", { topic: "after" });
+    expect((await waitForStatus(apiA, next, ["completed", "failed"])).status).toBe("completed");
+  }, 60_000);
+
+  it("SIGTERM lets a worker finish its running run, then it exits", async () => {
+    const worker = workers[0];
+    const runId = await startRun(apiA, "short");
+    await waitFor(async () => (worker.runsTaken().includes(runId) ? true : undefined), 10_000, "the worker to take the run");
+    worker.proc.kill("SIGTERM");
+    expect(await worker.proc.exited).toBe(0);
+    const run = await waitForStatus(apiA, runId, ["completed", "interrupted", "failed", "cancelled"]);
+    expect(run.status).toBe("completed");
+    workers.splice(0, 1);
+  }, 30_000);
+});

@@ -1,0 +1,143 @@
+import { Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import type { RunExecutor } from "../runs/run-executor.ts";
+import { bullConnection, QUEUE_PREFIX, RUN_QUEUE, RunJobDataSchema, type RunJobData } from "./queue-names.ts";
+import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
+
+const WORKER_LOST: NodeError = engineError("INTERRUPTED", "The worker running this run stopped before it finished (killed or lost); re-run it (POST /api/runs/:id/rerun).");
+const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow was not stored with it, so no worker can execute it.");
+
+export interface RunWorkerOptions {
+  redisUrl: string;
+  /** Jobs executed at once by this process. */
+  concurrency: number;
+  /**
+   * How long a job's lock lasts without renewal (BullMQ renews it at half this while the process
+   * lives). A killed worker's jobs are found stalled within about twice this. Default 30 s.
+   */
+  lockMs?: number;
+}
+
+export interface RunWorkerDeps {
+  storage: Storage;
+  executor: RunExecutor;
+  /** For reading cancel requests (a normal connection). */
+  redis: Redis;
+  /** A connection of its own for the cancel channel. */
+  subscriber: Redis;
+  log: Logger;
+}
+
+/**
+ * Takes run jobs off the BullMQ queue and executes them with this process's engine. Each job names a
+ * run recorded by an API process; the run's events go through this process's journal into the shared
+ * database, announced on Redis for every API's subscribers.
+ *
+ * A job BullMQ hands over a second time was stalled: the worker that held it died (SIGKILL, lost
+ * machine). Such a run is already `running` in storage, with part of its events; it is ended
+ * `interrupted` rather than executed again, so nothing it did (tool calls, messages) is repeated unasked.
+ */
+export class RunWorker {
+  private readonly held = new Map<string, AbortController>();
+  private worker: Worker<RunJobData> | undefined;
+  private stopListening: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly options: RunWorkerOptions,
+    private readonly deps: RunWorkerDeps,
+  ) {}
+
+  /** Runs being executed here now. */
+  get activeCount(): number {
+    return this.held.size;
+  }
+
+  async start(): Promise<void> {
+    this.stopListening = await listenForCancels(this.deps.subscriber, (runId) => this.cancel(runId));
+    const lockDuration = this.options.lockMs ?? 30_000;
+    this.worker = new Worker<RunJobData>(RUN_QUEUE, (job) => this.process(job), {
+      connection: bullConnection(this.options.redisUrl),
+      prefix: QUEUE_PREFIX,
+      concurrency: this.options.concurrency,
+      lockDuration,
+      stalledInterval: lockDuration,
+      // Once handed over again after a stall, the job only closes the run (see above), so one more is enough.
+      maxStalledCount: 1,
+    });
+    this.worker.on("error", (error) => this.deps.log.error("queue worker error", { error: messageOf(error) }));
+    this.worker.on("failed", (job, error) => this.deps.log.warn("run job failed", { runId: job?.id, error: messageOf(error) }));
+    await this.worker.waitUntilReady();
+  }
+
+  /**
+   * Stops taking jobs and lets the running ones finish for `graceMs`; then stops them (they end
+   * `interrupted`, their jobs completed) so the process can exit. Nothing is left `running`.
+   */
+  async stop(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const closed = worker.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = await Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.deps.executor.beginShutdown();
+      for (const controller of this.held.values()) controller.abort(new Error("the worker is shutting down"));
+      await closed;
+    }
+    await this.stopListening?.();
+  }
+
+  private cancel(runId: string): void {
+    const controller = this.held.get(runId);
+    if (!controller) return;
+    this.deps.executor.markCancelRequested(runId);
+    controller.abort(new Error("cancelled by request"));
+  }
+
+  private async process(job: Job<RunJobData>): Promise<void> {
+    const { runId } = RunJobDataSchema.parse(job.data);
+    const { storage, executor, log } = this.deps;
+    // Held before the cancel key is read: a request that comes later arrives as a message.
+    const controller = new AbortController();
+    this.held.set(runId, controller);
+    this.deps.log.info("run taken", { runId, attempt: job.attemptsStarted });
+    try {
+      const record = await storage.runs.get(runId);
+      if (!record) {
+        log.warn("run job for a run that does not exist", { runId });
+        return;
+      }
+      switch (record.status) {
+        case "queued":
+          break;
+        case "running":
+          await executor.finishUnstarted(runId, "interrupted", "interrupted: the worker running it stopped", WORKER_LOST, record.startedAt);
+          return;
+        case "completed":
+        case "failed":
+        case "cancelled":
+        case "interrupted":
+          return;
+        default: {
+          const never: never = record.status;
+          return never;
+        }
+      }
+      if (controller.signal.aborted || (await cancelRequested(this.deps.redis, runId))) {
+        await executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
+        return;
+      }
+      const workflow = await storage.runs.getWorkflow(runId);
+      if (!workflow) {
+        await executor.finishUnstarted(runId, "interrupted", "interrupted: its workflow was not stored", NO_WORKFLOW);
+        return;
+      }
+      await executor.execute(record, workflow, controller.signal);
+    } finally {
+      this.held.delete(runId);
+    }
+  }
+}

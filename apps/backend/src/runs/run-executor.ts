@@ -1,0 +1,92 @@
+import type { ExecutionEngine } from "@weft/agent-runtime";
+import type { Logger, NodeError, RunResult, Workflow } from "@weft/types";
+import type { RunRecord } from "../storage/run-repository.ts";
+import type { EventJournal } from "../events/event-journal.ts";
+import { ObservationTracker } from "./observation-tracker.ts";
+import { engineError, messageOf } from "@weft/types";
+
+export const INTERRUPTED: NodeError = engineError("INTERRUPTED", "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun).");
+
+export interface RunExecutorDeps {
+  journal: EventJournal;
+  /** The engine a run of this workflow uses (its output cache is the workflow's, in this process). */
+  engineFor(workflowId: string): ExecutionEngine;
+  log: Logger;
+}
+
+/**
+ * Executes recorded runs with the engine and journals their events, observations and status as they
+ * go. The same code runs a run in the API process (the embedded mode) and in a queue worker: whoever
+ * executes a run is the only writer of its event stream while it runs.
+ */
+export class RunExecutor {
+  private stopping = false;
+  /** Runs whose cancellation a client asked for (as opposed to a shutdown stopping them). */
+  private readonly cancelRequested = new Set<string>();
+
+  constructor(private readonly deps: RunExecutorDeps) {}
+
+  /** From now on a run stopped by its signal ends `interrupted` unless a client asked to cancel it. */
+  beginShutdown(): void {
+    this.stopping = true;
+  }
+
+  /** Call before aborting a run's signal for a client: it then ends `cancelled`, not `interrupted`. */
+  markCancelRequested(runId: string): void {
+    this.cancelRequested.add(runId);
+  }
+
+  /** Ends a run that never reached the engine (or whose process died) with a closing event. */
+  async finishUnstarted(runId: string, status: "cancelled" | "interrupted", reason: string, error?: NodeError, startedAt?: number): Promise<void> {
+    const { journal } = this.deps;
+    const now = Date.now();
+    await journal.open(runId);
+    journal.append(runId, { type: "run.cancelled", runId, reason, durationMs: startedAt !== undefined ? now - startedAt : 0 });
+    journal.updateRun({ id: runId, status, finishedAt: now, ...(error ? { error } : {}) });
+    await journal.flush();
+    journal.close(runId);
+  }
+
+  /** Runs the workflow to its end (or until `signal` aborts) and stores the outcome; never throws for a failed run. */
+  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal): Promise<void> {
+    const { journal } = this.deps;
+    const runId = record.id;
+    await journal.open(runId);
+    journal.updateRun({ id: runId, status: "running", startedAt: Date.now() });
+    const tracker = new ObservationTracker(runId, (ord, observation) => journal.addObservation(ord, observation));
+    let result: RunResult;
+    try {
+      result = await this.deps.engineFor(workflow.id).run(workflow, {
+        runId,
+        inputs: record.inputs,
+        signal,
+        ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
+        onEvent: (event) => tracker.onEvent(journal.append(runId, event)),
+      });
+    } catch (thrown) {
+      // The engine reports failures in its result; reaching this is a bug, recorded rather than lost.
+      const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${messageOf(thrown)}` };
+      this.deps.log.error("engine threw", { runId, error: error.message });
+      journal.append(runId, { type: "run.failed", runId, error, outputs: {}, durationMs: 0 });
+      journal.updateRun({ id: runId, status: "failed", finishedAt: Date.now(), error });
+      await journal.flush();
+      journal.close(runId);
+      this.cancelRequested.delete(runId);
+      return;
+    }
+    const interrupted = result.status === "cancelled" && this.stopping && !this.cancelRequested.has(runId);
+    this.cancelRequested.delete(runId);
+    journal.replaceObservations(runId, result.observations);
+    const error = interrupted ? INTERRUPTED : result.error;
+    journal.updateRun({
+      id: runId,
+      status: interrupted ? "interrupted" : result.status,
+      outputs: result.outputs,
+      finishedAt: Date.now(),
+      durationMs: result.durationMs,
+      ...(error ? { error } : {}),
+    });
+    await journal.flush();
+    journal.close(runId);
+  }
+}
