@@ -13,6 +13,11 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === "" || /^postgres(ql)?:\/\//.test(v), { message: "must be a postgres:// or postgresql:// URL" }),
+  // Set: queue mode (runs go to BullMQ, `weft worker` processes execute them). Never echoed back either.
+  WEFT_REDIS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || /^rediss?:\/\//.test(v), { message: "must be a redis:// or rediss:// URL" }),
   WEFT_SECRET: z.string().optional(),
   WEFT_AUTH_TOKEN: z.string().optional(),
   WEFT_ALLOWED_HOSTS: z.string().optional(),
@@ -33,6 +38,8 @@ export interface EnvConfig {
   dataDir: string;
   /** WEFT_DATABASE_URL: PostgreSQL instead of SQLite. */
   databaseUrl?: string;
+  /** WEFT_REDIS_URL: queue mode. */
+  redisUrl?: string;
   secret?: string;
   authToken?: string;
   allowedHosts: string[];
@@ -70,6 +77,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     hostname: e.WEFT_HOST,
     dataDir: resolve(e.WEFT_DATA_DIR),
     ...(e.WEFT_DATABASE_URL ? { databaseUrl: e.WEFT_DATABASE_URL } : {}),
+    ...(e.WEFT_REDIS_URL ? { redisUrl: e.WEFT_REDIS_URL } : {}),
     ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
     ...(e.WEFT_AUTH_TOKEN ? { authToken: e.WEFT_AUTH_TOKEN } : {}),
     allowedHosts: list(e.WEFT_ALLOWED_HOSTS),

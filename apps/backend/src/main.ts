@@ -20,6 +20,7 @@ try {
   server = await createServer({
     dataDir: config.dataDir,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     port: config.port,
     hostname: config.hostname,
     ...(config.secret ? { secret: config.secret } : {}),

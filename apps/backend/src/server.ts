@@ -15,6 +15,7 @@ import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
 import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
+import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
@@ -46,6 +47,8 @@ export interface ServerOptions {
   dataDir: string;
   /** `postgres://…` (WEFT_DATABASE_URL): store everything in PostgreSQL instead of `<dataDir>/weft.sqlite`. */
   databaseUrl?: string;
+  /** WEFT_REDIS_URL: queue mode — runs go to BullMQ for `weft worker` processes; events and cancels travel through Redis. */
+  redisUrl?: string;
   /** 0 picks a free port. Default 3000. */
   port?: number;
   /** Default 127.0.0.1. Another address exposes Weft beyond this machine: see allowedHosts. */
@@ -108,6 +111,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const storage = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
+  let queueMode: ApiQueueMode | undefined;
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
@@ -151,13 +155,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
-    const hub = new EventHub();
+    // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
+    queueMode = options.redisUrl ? await startApiQueueMode({ redisUrl: options.redisUrl, events: storage.events, maxWaiting: options.maxQueuedRuns ?? 10_000, log: log.child("queue") }) : undefined;
+    const dispatcher = queueMode?.dispatcher;
+    const hub = queueMode?.hub ?? new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
     const ops = createOps({ storage, queue: embeddedQueueProbe(queue), version: pkg.version });
     hub.tap(ops.observe);
-    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, validator, engineFor, maxBodyBytes, log: log.child("runs") });
+    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, ...(dispatcher ? { dispatcher: () => dispatcher } : {}), validator, engineFor, maxBodyBytes, log: log.child("runs") });
     const { service: agents, api: agentsApi } = createAgents({
       storage,
       journal,
@@ -235,6 +242,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
         await demo?.stop();
+        await queueMode?.close();
         await storage.close();
       })());
 
@@ -256,6 +264,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await mcp.stop();
     await scenes?.shutdown();
     await demo?.stop();
+    await queueMode?.close();
     await storage.close();
     throw error;
   }
