@@ -6,4 +6,5 @@ source scripts/ensure-bun.sh
 bun install --frozen-lockfile >&2
 source scripts/ensure-chromium.sh
 source scripts/ensure-bubblewrap.sh
+source scripts/ensure-redis.sh
 exec bun scripts/run-tests.ts "$@"
