@@ -162,7 +162,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"));
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
-    const ops = createOps({ storage, queue: embeddedQueueProbe(queue), version: pkg.version });
+    const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version });
     hub.tap(ops.observe);
     const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, ...(dispatcher ? { dispatcher: () => dispatcher } : {}), validator, engineFor, maxBodyBytes, log: log.child("runs") });
     const { service: agents, api: agentsApi } = createAgents({
