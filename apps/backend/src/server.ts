@@ -5,7 +5,6 @@ import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeSe
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { openStorage, type Storage } from "./storage/storage.ts";
-import { requireSqlite } from "./storage/sql-handle.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
 import { LlmProfileService } from "./llm/profile-service.ts";
@@ -21,7 +20,7 @@ import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
 import { CredentialService } from "./credentials/credential-service.ts";
-import { SqliteCredentialRepository } from "./storage/credential-repository.ts";
+import { createCredentialRepository } from "./storage/credential-repository.ts";
 import { credentialsApi } from "./api/credentials.ts";
 import { resolveProjectDir } from "./tools/project-dir.ts";
 import { PermissionSettings } from "./settings/permission-settings.ts";
@@ -125,7 +124,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(new SqliteCredentialRepository(requireSqlite(storage.sql, "Credentials").db), box, redactor, log.child("credentials"));
+    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
     await credentials.redactStoredSecrets();
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));

@@ -1,5 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
 import { CREDENTIAL_KINDS, type CredentialKind } from "@weft/types";
+import type { PostgresHandle, SqlHandle, SqliteHandle } from "./sql-handle.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
 export interface StoredCredential {
@@ -28,8 +29,9 @@ interface Row {
   username: string | null;
   description: string;
   secret_encrypted: string;
-  created_at: number;
-  updated_at: number;
+  /** PostgreSQL returns BIGINT as a string. */
+  created_at: number | string;
+  updated_at: number | string;
 }
 
 function decode(row: Row): StoredCredential {
@@ -41,18 +43,20 @@ function decode(row: Row): StoredCredential {
     ...(row.username !== null ? { username: row.username } : {}),
     description: row.description,
     secretEncrypted: row.secret_encrypted,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   };
 }
 
+/** The credentials in SQLite, on the storage's connection: each statement passes its gate (see SqliteHandle.gate). */
 export class SqliteCredentialRepository implements CredentialRepository {
   private readonly all: Statement<Row, []>;
   private readonly one: Statement<Row, [string]>;
   private readonly upsert: Statement<unknown, [string, string, string | null, string | null, string, string, number, number]>;
   private readonly remove: Statement<unknown, [string]>;
 
-  constructor(db: Database) {
+  constructor(private readonly handle: SqliteHandle) {
+    const { db } = handle;
     this.all = db.query("SELECT * FROM credentials ORDER BY name");
     this.one = db.query("SELECT * FROM credentials WHERE name = ?");
     this.upsert = db.query(
@@ -64,19 +68,80 @@ export class SqliteCredentialRepository implements CredentialRepository {
   }
 
   async list(): Promise<StoredCredential[]> {
-    return this.all.all().map(decode);
+    return (await this.handle.gate(() => this.all.all())).map(decode);
   }
 
   async get(name: string): Promise<StoredCredential | undefined> {
-    const row = this.one.get(name);
+    const row = await this.handle.gate(() => this.one.get(name));
     return row ? decode(row) : undefined;
   }
 
   async save(c: StoredCredential): Promise<void> {
-    this.upsert.run(c.name, c.kind, c.header ?? null, c.username ?? null, c.description, c.secretEncrypted, c.createdAt, c.updatedAt);
+    await this.handle.gate(() => this.upsert.run(c.name, c.kind, c.header ?? null, c.username ?? null, c.description, c.secretEncrypted, c.createdAt, c.updatedAt));
   }
 
   async delete(name: string): Promise<boolean> {
-    return this.remove.run(name).changes > 0;
+    return (await this.handle.gate(() => this.remove.run(name))).changes > 0;
   }
 }
+
+/**
+ * The credentials in PostgreSQL, every statement on `current()` (inside Storage.transaction, its
+ * connection). Names are ordered byte-wise (COLLATE "C"), as SQLite orders them.
+ */
+export class PostgresCredentialRepository implements CredentialRepository {
+  constructor(private readonly handle: PostgresHandle) {}
+
+  async list(): Promise<StoredCredential[]> {
+    const rows = (await this.handle.current()`SELECT * FROM credentials ORDER BY name COLLATE "C"`) as Row[];
+    return rows.map(decode);
+  }
+
+  async get(name: string): Promise<StoredCredential | undefined> {
+    const [row] = (await this.handle.current()`SELECT * FROM credentials WHERE name = ${name}`) as Row[];
+    return row ? decode(row) : undefined;
+  }
+
+  async save(c: StoredCredential): Promise<void> {
+    await this.handle.current()`INSERT INTO credentials (name, kind, header, username, description, secret_encrypted, created_at, updated_at)
+      VALUES (${c.name}, ${c.kind}, ${c.header ?? null}, ${c.username ?? null}, ${c.description}, ${c.secretEncrypted}, ${c.createdAt}, ${c.updatedAt})
+      ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, header = excluded.header, username = excluded.username, description = excluded.description,
+        secret_encrypted = excluded.secret_encrypted, updated_at = excluded.updated_at`;
+  }
+
+  async delete(name: string): Promise<boolean> {
+    const result = await this.handle.current()`DELETE FROM credentials WHERE name = ${name}`;
+    return result.count > 0;
+  }
+}
+
+/** The credential repository on the storage's engine and connection. */
+export function createCredentialRepository(handle: SqlHandle): CredentialRepository {
+  switch (handle.engine) {
+    case "sqlite":
+      return new SqliteCredentialRepository(handle);
+    case "postgres":
+      return new PostgresCredentialRepository(handle);
+    default: {
+      const never: never = handle;
+      return never;
+    }
+  }
+}
+
+/** The credentials table in PostgreSQL (registered in postgres/migrations.ts); SQLite's is migration 6 of migrations.ts. */
+export const CREDENTIALS_POSTGRES_MIGRATION = {
+  name: "credentials for http.request",
+  sql: `
+    CREATE TABLE credentials (
+      name TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      header TEXT,
+      username TEXT,
+      description TEXT NOT NULL DEFAULT '',
+      secret_encrypted TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    );
+  `,
+};
