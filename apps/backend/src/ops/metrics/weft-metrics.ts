@@ -22,6 +22,35 @@ interface DecodedEvent {
   cached?: boolean;
 }
 
+/** Queue depth, active runs, workers and the mode, read from the probe at each scrape. */
+function queueGauges(queue: RunQueueProbe, registers: Registry[]): void {
+  new Gauge({
+    name: "weft_runs_active",
+    help: "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).",
+    registers,
+    collect: async function (this: Gauge) {
+      this.set(await queue.active());
+    },
+  });
+  new Gauge({
+    name: "weft_queue_depth",
+    help: "Runs waiting for a free slot (embedded mode) or a worker (queue mode).",
+    registers,
+    collect: async function (this: Gauge) {
+      this.set(await queue.waiting());
+    },
+  });
+  new Gauge({
+    name: "weft_workers_active",
+    help: "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.",
+    registers,
+    collect: async function (this: Gauge) {
+      this.set(await queue.workers());
+    },
+  });
+  new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
+}
+
 /**
  * The server's Prometheus metrics, in a registry of its own (several servers may share a process in
  * tests). Run and node figures are fed from the events the journal has stored (the hub's tap), so a
@@ -37,7 +66,8 @@ export class WeftMetrics {
   /** Per run stream: the node type of each started invocation, until its final event (node.completed has no type). */
   private readonly invocationTypes = new Map<string, Map<string, string>>();
 
-  constructor(queue: RunQueueProbe, options: { defaultMetrics?: boolean } = {}) {
+  /** Without `queue` (a worker process), the queue gauges are left to the API process that owns the queue. */
+  constructor(queue: RunQueueProbe | undefined, options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     this.runsStarted = new Counter({ name: "weft_runs_started_total", help: "Runs that started executing (run.started events).", registers });
     this.runsFinished = new Counter({ name: "weft_runs_finished_total", help: "Runs that ended, by final status.", labelNames: ["status"], registers });
@@ -51,31 +81,7 @@ export class WeftMetrics {
     });
     this.nodeCacheHits = new Counter({ name: "weft_node_cache_hits_total", help: "Node invocations served from the output cache.", registers });
     for (const status of ["completed", "failed", "cancelled"] satisfies FinalRunStatus[]) this.runsFinished.labels(status).inc(0);
-    new Gauge({
-      name: "weft_runs_active",
-      help: "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).",
-      registers,
-      collect: async function (this: Gauge) {
-        this.set(await queue.active());
-      },
-    });
-    new Gauge({
-      name: "weft_queue_depth",
-      help: "Runs waiting for a free slot (embedded mode) or a worker (queue mode).",
-      registers,
-      collect: async function (this: Gauge) {
-        this.set(await queue.waiting());
-      },
-    });
-    new Gauge({
-      name: "weft_workers_active",
-      help: "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.",
-      registers,
-      collect: async function (this: Gauge) {
-        this.set(await queue.workers());
-      },
-    });
-    new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
+    if (queue) queueGauges(queue, registers);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "weft_" });
   }
 
