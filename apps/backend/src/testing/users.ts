@@ -16,6 +16,9 @@ export interface TestUser {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; headers: Headers }>;
 }
 
+/** `GET /api/users`, for tests that read who exists. */
+export const UserListAnswerSchema = z.object({ users: z.array(z.object({ id: z.string(), username: z.string(), role: z.string() })) });
+
 const CreatedUser = z.object({ user: z.object({ id: z.string() }) });
 const CreatedToken = z.object({ secret: z.string() });
 

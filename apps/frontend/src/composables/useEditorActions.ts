@@ -12,6 +12,7 @@ import { nodePorts } from "../lib/ports.ts";
 import { createSkillNode, skillIdOfEntry } from "../lib/skill-entries.ts";
 import { extractSkill } from "../lib/skill-from-selection.ts";
 import { exportFileName, parseWorkflowJson, workflowToJson } from "../lib/workflow-io.ts";
+import { useAccountStore, VIEWER_NOTE } from "../stores/account.ts";
 import { useClipStore } from "../stores/clip.ts";
 import { useNodesStore } from "../stores/nodes.ts";
 import { useRunsStore } from "../stores/runs.ts";
@@ -26,6 +27,13 @@ export function useEditorActions() {
   const runs = useRunsStore();
   const ui = useUiStore();
   const clips = useClipStore();
+  const account = useAccountStore();
+  /** Saving and running need the editor role: a viewer's shortcut says why instead of a refusal from the server. */
+  const mayChange = () => {
+    if (account.can("editor")) return true;
+    ui.toast("info", VIEWER_NOTE);
+    return false;
+  };
 
   const editable = () => {
     const tab = workflows.active;
@@ -236,6 +244,7 @@ export function useEditorActions() {
   }
 
   function run() {
+    if (!mayChange()) return;
     const tab = editable();
     if (!tab) return;
     if (workflowInterface(tab.doc).inputs.length > 0) ui.runDialogOpen = true;
@@ -243,6 +252,7 @@ export function useEditorActions() {
   }
 
   function runFromSelected() {
+    if (!mayChange()) return;
     const tab = editable();
     if (!tab) return;
     const ids = selected().nodes;
@@ -298,7 +308,7 @@ export function useEditorActions() {
     cancelRun,
     exportJson,
     importFile,
-    save: () => workflows.save(),
+    save: () => (mayChange() ? workflows.save() : undefined),
     undo: () => workflows.undo(),
     redo: () => workflows.redo(),
     newWorkflow: () => workflows.create(),

@@ -4,6 +4,9 @@ import type { ApiError } from "../api/errors.ts";
 
 const RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
 
+/** What the editor tells a viewer who reaches for Save or Run. */
+export const VIEWER_NOTE = "You are a viewer: you can read workflows and watch runs. Ask an owner for the editor role to save or run.";
+
 /** Who is signed in and what their role lets them do; the server checks every request itself, this only shapes the editor. */
 export const useAccountStore = defineStore("account", {
   state: () => ({ me: null as Principal | null, error: null as ApiError | null }),
