@@ -1,0 +1,51 @@
+import type { Observation } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import type { EventRepository } from "../storage/event-repository.ts";
+import type { ObservationRepository } from "../storage/observation-repository.ts";
+import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
+import { hydratePayloads, hydratePayloadText } from "./payload-refs.ts";
+import type { PayloadStore } from "./payload-store.ts";
+
+/**
+ * The storage as its readers need it when the journal stores large values once (`payload-refs.ts`):
+ * events, observations and runs read back whole, so the run debugger, the stream's catch-up and
+ * the runs API answer what they always did. Everything else is the storage itself.
+ */
+export function withPayloadReads(storage: Storage, payloads: PayloadStore): Storage {
+  const { load } = payloads;
+  const events = override<EventRepository>(storage.events, {
+    listAfter: async (streamId, after, limit) => {
+      const page = await storage.events.listAfter(streamId, after, limit);
+      return Promise.all(page.map(async (e) => ({ ...e, json: await hydratePayloadText(e.json, load) })));
+    },
+  });
+  const observations = override<ObservationRepository>(storage.observations, {
+    listByRun: async (runId) => hydratePayloads<Observation[]>(await storage.observations.listByRun(runId), load),
+  });
+  const runs = override<RunRepository>(storage.runs, {
+    get: async (id) => {
+      const run = await storage.runs.get(id);
+      return run && hydratePayloads<RunRecord>(run, load);
+    },
+    list: async (query) => hydratePayloads<RunRecord[]>(await storage.runs.list(query), load),
+    listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
+  });
+  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations, runs };
+  return through(storage, replaced);
+}
+
+/** The repository with some methods replaced; the others called on it as they are. */
+function override<T extends object>(target: T, methods: Partial<T>): T {
+  return through(target, methods as Partial<Record<PropertyKey, unknown>>);
+}
+
+function through<T extends object>(target: T, replaced: Partial<Record<PropertyKey, unknown>>): T {
+  return new Proxy(target, {
+    get(inner, key) {
+      if (Object.hasOwn(replaced, key)) return replaced[key];
+      const value: unknown = Reflect.get(inner, key, inner);
+      // Bound to the real object: its methods may use private fields a proxy does not have.
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(inner) : value;
+    },
+  });
+}

@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { SecretRedactor, silentLogger, type Observation, type RunEvent } from "@weft/types";
+import { openSqliteStorage, type Storage } from "../storage/storage.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
+import { tempDir } from "../testing/test-server.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventJournal } from "./event-journal.ts";
+import { withPayloadReads } from "./payload-reads.ts";
+import { compactPayload, hydratePayloads, MIN_REF_BYTES, PAYLOAD_REF_KEY, type PayloadSink } from "./payload-refs.ts";
+import { PayloadStore } from "./payload-store.ts";
+
+const opened: Storage[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+
+const system = `You are a villager. ${"Act through the tools you are given. ".repeat(40)}`;
+const history = (n: number) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"a fairly long line of chat ".repeat(12)}` }));
+
+/** What the journal stores for one agent step: the run, its input node and its LLM node carry the same prompt and history. */
+function step(journal: EventJournal, runId: string, messages: unknown[]): void {
+  const inputs = { system, messages };
+  journal.openNew(runId);
+  journal.append(runId, { type: "run.started", runId, workflowId: "agent-deliberation", nodeCount: 2, inputs } as unknown as RunEvent);
+  journal.append(runId, { type: "node.started", nodeId: "in", invocationId: `${runId}:in`, nodeType: "core:workflow-input", inputs, attempt: 1 } as unknown as RunEvent);
+  journal.append(runId, { type: "node.completed", nodeId: "in", invocationId: `${runId}:in`, outputs: inputs, durationMs: 1, cached: false } as unknown as RunEvent);
+  const observation: Observation = {
+    runId,
+    nodeId: "llm",
+    invocationId: `${runId}:llm`,
+    nodeType: "llm:chat",
+    status: "completed",
+    inputs,
+    outputs: { text: "ok" },
+    chunks: [],
+    startedAt: 1,
+    durationMs: 1,
+    cached: false,
+    attempts: 1,
+  };
+  journal.addObservation(0, observation);
+}
+
+function tableBytes(storage: Storage, table: string): number {
+  return (requireSqlite(storage.sql, "test").db.query(`SELECT coalesce(sum(length(data)), 0) AS n FROM ${table}`).get() as { n: number }).n;
+}
+
+describe("large values stored once", () => {
+  it("references each large value by its content and gives it back whole", async () => {
+    const texts = new Map<string, string>();
+    const sink: PayloadSink = { put: (json) => (texts.set(`id${texts.size}`, json), `id${texts.size - 1}`) };
+    const value = { system, messages: history(3), small: { n: 1 } };
+    const compact = compactPayload(value, sink, (j) => j) as Record<string, unknown>;
+    expect(compact).toEqual({ [PAYLOAD_REF_KEY]: expect.any(String) });
+    expect(compactPayload({ n: 1 }, sink, (j) => j)).toEqual({ n: 1 });
+    expect(JSON.stringify(compact).length).toBeLessThan(MIN_REF_BYTES);
+    const back = await hydratePayloads(compact, async (ids) => new Map(ids.map((id) => [id, texts.get(id) as string])));
+    expect(back).toEqual(value);
+    expect(await hydratePayloads({ x: { [PAYLOAD_REF_KEY]: "gone" } }, async () => new Map())).toEqual({ x: { $weftPayloadMissing: "gone" } });
+  });
+
+  it("stores a step's prompt and history once across events, observations and the run, and readers get every record as it was sent", async () => {
+    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    opened.push(raw);
+    const payloads = new PayloadStore(raw.sql);
+    const storage = withPayloadReads(raw, payloads);
+    const hub = new EventHub();
+    const live: string[] = [];
+    hub.subscribe("r2", (events) => live.push(...events.map((e) => e.json)));
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    journal.addRun({ id: "r1", workflowId: "agent-deliberation", workflowRevision: 0, status: "running", inputs: { system, messages: history(40) }, outputs: {}, createdAt: 1 }, undefined);
+    step(journal, "r1", history(40));
+    await journal.flush();
+    const first = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads");
+    // The next step: one more message in the history, the same prompt.
+    step(journal, "r2", history(41));
+    await journal.flush();
+    const second = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads") - first;
+    const whole = JSON.stringify({ system, messages: history(41) }).length;
+    expect(second).toBeLessThan(whole / 2);
+
+    const events = await storage.events.listAfter("r2", -1, 10);
+    expect(events.map((e) => e.json)).toEqual(live);
+    expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(41) } });
+    expect(JSON.parse(events[2]!.json)).toMatchObject({ type: "node.completed", outputs: { system, messages: history(41) } });
+    expect((await storage.observations.listByRun("r2"))[0]?.inputs).toEqual({ system, messages: history(41) });
+    expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
+    // Stored, the records reference the values.
+    expect(JSON.stringify(await raw.events.listAfter("r2", -1, 10))).toContain(PAYLOAD_REF_KEY);
+  });
+
+  it("redacts a stored secret inside a referenced value", async () => {
+    const redactor = new SecretRedactor();
+    redactor.set("k", "api key", ["sk-secret-123456"]);
+    const raw = openSqliteStorage(tempDir(), redactor);
+    opened.push(raw);
+    const payloads = new PayloadStore(raw.sql);
+    const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    step(journal, "r1", [{ role: "user", content: `my key is sk-secret-123456 ${"x".repeat(400)}` }]);
+    await journal.flush();
+    const db = requireSqlite(raw.sql, "test").db;
+    const all = (db.query("SELECT group_concat(data) AS t FROM payloads").get() as { t: string }).t + (db.query("SELECT group_concat(data) AS t FROM events").get() as { t: string }).t;
+    expect(all).not.toContain("sk-secret-123456");
+  });
+});
+
+describe("long texts", () => {
+  it("share their unchanged beginning: two prompts that differ at the end store the common pieces once", async () => {
+    const texts = new Map<string, string>();
+    const sink: PayloadSink = {
+      put: (json) => {
+        const id = `id${[...texts.values()].indexOf(json) >= 0 ? [...texts.values()].indexOf(json) : texts.size}`;
+        texts.set(id, json);
+        return id;
+      },
+    };
+    const manual = Array.from({ length: 8 }, (_, i) => `Rule ${i}: ${"act through the tools ".repeat(20)}`).join("\n\n");
+    const a = `${manual}\n\nWORLD_STATE\n{"mood": 1}`;
+    const b = `${manual}\n\nWORLD_STATE\n{"mood": 2}`;
+    compactPayload(a, sink, (j) => j);
+    const before = [...texts.values()].join("").length;
+    const compact = compactPayload(b, sink, (j) => j);
+    expect([...texts.values()].join("").length - before).toBeLessThan(300);
+    expect(await hydratePayloads({ system: compact }, async (ids) => new Map(ids.map((id) => [id, texts.get(id) as string])))).toEqual({ system: b });
+  });
+});

@@ -1,0 +1,118 @@
+import type { Statement } from "bun:sqlite";
+import type { SqlHandle, SqliteHandle, PostgresHandle } from "../storage/sql-handle.ts";
+import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
+
+/** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
+const KNOWN_LIMIT = 200_000;
+/** SQLite's host-parameter limit is far above this; PostgreSQL gets the same batches. */
+const LOAD_BATCH = 500;
+
+/**
+ * The texts that stored records reference (`payload-refs.ts`), once each, by content id, in the
+ * server's database. Texts are only added, never changed (same id, same text), so they are written
+ * before the records that reference them, in a transaction of their own: a crash in between leaves
+ * an unreferenced text, never a reference without its text.
+ */
+export class PayloadStore implements PayloadSink {
+  private pending: PayloadBlob[] = [];
+  private readonly known = new Set<string>();
+  private readonly engine: SqliteEngine | PostgresEngine;
+
+  constructor(sql: SqlHandle) {
+    switch (sql.engine) {
+      case "sqlite":
+        this.engine = new SqliteEngine(sql);
+        break;
+      case "postgres":
+        this.engine = new PostgresEngine(sql);
+        break;
+      default: {
+        const never: never = sql;
+        throw new Error(`unknown storage engine ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  put(json: string): string {
+    const id = payloadId(json);
+    if (!this.known.has(id)) {
+      if (this.known.size >= KNOWN_LIMIT) this.known.clear();
+      this.known.add(id);
+      this.pending.push({ id, json });
+    }
+    return id;
+  }
+
+  /** Writes the texts added since the last call; on failure they stay waiting for the next one. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const blobs = this.pending;
+    this.pending = [];
+    try {
+      await this.engine.write(blobs);
+    } catch (error) {
+      this.pending = [...blobs, ...this.pending];
+      throw error;
+    }
+  }
+
+  readonly load: PayloadLoader = async (ids) => {
+    const out = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
+      for (const row of await this.engine.read(ids.slice(i, i + LOAD_BATCH))) out.set(row.id, row.json);
+    }
+    return out;
+  };
+}
+
+class SqliteEngine {
+  private readonly insert: Statement<unknown, [string, string]>;
+
+  constructor(private readonly sql: SqliteHandle) {
+    // Kept out of the numbered migrations: the table belongs to this module and only ever gains rows.
+    // Rows in insertion order and the random ids in an index of their own: keyed by id, the table's
+    // pages would split at random places and stay half empty.
+    sql.db.run("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)");
+    this.insert = sql.db.query("INSERT OR IGNORE INTO payloads (id, data) VALUES (?, ?)");
+  }
+
+  async write(blobs: PayloadBlob[]): Promise<void> {
+    const { db } = this.sql;
+    await this.sql.gate(() => db.transaction(() => blobs.forEach((b) => this.insert.run(b.id, b.json))).immediate());
+  }
+
+  async read(ids: string[]): Promise<Array<{ id: string; json: string }>> {
+    const { db } = this.sql;
+    return this.sql.gate(() => db.query<{ id: string; json: string }, string[]>(`SELECT id, data AS json FROM payloads WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids));
+  }
+}
+
+class PostgresEngine {
+  private ready: Promise<unknown> | undefined;
+
+  constructor(private readonly handle: PostgresHandle) {}
+
+  private table(): Promise<unknown> {
+    this.ready ??= this.handle.sql`CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, data TEXT NOT NULL)`.then(
+      (r: unknown) => r,
+      (error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      },
+    );
+    return this.ready;
+  }
+
+  async write(blobs: PayloadBlob[]): Promise<void> {
+    await this.table();
+    const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
+    const sql = this.handle.current();
+    await sql`INSERT INTO payloads ${sql(rows, "id", "data")} ON CONFLICT (id) DO NOTHING`;
+  }
+
+  async read(ids: string[]): Promise<Array<{ id: string; json: string }>> {
+    await this.table();
+    const sql = this.handle.current();
+    return (await sql`SELECT id, data AS json FROM payloads WHERE id IN ${sql(ids)}`) as Array<{ id: string; json: string }>;
+  }
+}
