@@ -5,7 +5,6 @@ import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeSe
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { openStorage, type Storage } from "./storage/storage.ts";
-import { requireSqlite } from "./storage/sql-handle.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { SecretBox } from "./secrets/secret-box.ts";
 import { LlmProfileService } from "./llm/profile-service.ts";
@@ -17,12 +16,13 @@ import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
 import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
+import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { createToolHost } from "./tools/tool-host-setup.ts";
 import { CredentialService } from "./credentials/credential-service.ts";
-import { SqliteCredentialRepository } from "./storage/credential-repository.ts";
+import { createCredentialRepository } from "./storage/credential-repository.ts";
 import { credentialsApi } from "./api/credentials.ts";
 import { resolveProjectDir } from "./tools/project-dir.ts";
 import { PermissionSettings } from "./settings/permission-settings.ts";
@@ -48,6 +48,8 @@ export interface ServerOptions {
   dataDir: string;
   /** `postgres://…` (WEFT_DATABASE_URL): store everything in PostgreSQL instead of `<dataDir>/weft.sqlite`. */
   databaseUrl?: string;
+  /** WEFT_REDIS_URL: queue mode — runs go to BullMQ for `weft worker` processes; events and cancels travel through Redis. */
+  redisUrl?: string;
   /** 0 picks a free port. Default 3000. */
   port?: number;
   /** Default 127.0.0.1. Another address exposes Weft beyond this machine: see allowedHosts. */
@@ -113,6 +115,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const storage = withPayloadReads(opened, payloads);
   let demo: DemoLlm | undefined;
   let scenes: Scenes | undefined;
+  let queueMode: ApiQueueMode | undefined;
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
@@ -126,7 +129,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(new SqliteCredentialRepository(requireSqlite(storage.sql, "Credentials").db), box, redactor, log.child("credentials"));
+    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
     await credentials.redactStoredSecrets();
     const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
     await loadExamplesOnce(storage, examplesDir, log.child("examples"));
@@ -156,13 +159,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
-    const hub = new EventHub();
+    // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
+    queueMode = options.redisUrl ? await startApiQueueMode({ redisUrl: options.redisUrl, events: storage.events, maxWaiting: options.maxQueuedRuns ?? 10_000, log: log.child("queue") }) : undefined;
+    const dispatcher = queueMode?.dispatcher;
+    const hub = queueMode?.hub ?? new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"), payloads);
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
-    const ops = createOps({ storage, queue: embeddedQueueProbe(queue), version: pkg.version });
+    const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version });
     hub.tap(ops.observe);
-    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, validator, engineFor, maxBodyBytes, log: log.child("runs") });
+    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, ...(dispatcher ? { dispatcher: () => dispatcher } : {}), validator, engineFor, maxBodyBytes, log: log.child("runs") });
     const { service: agents, api: agentsApi } = createAgents({
       storage,
       journal,
@@ -240,6 +246,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
         await demo?.stop();
+        await queueMode?.close();
         await storage.close();
       })());
 
@@ -261,6 +268,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await mcp.stop();
     await scenes?.shutdown();
     await demo?.stop();
+    await queueMode?.close();
     await storage.close();
     throw error;
   }
