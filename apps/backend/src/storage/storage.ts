@@ -16,6 +16,7 @@ import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./age
 import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
 import { SqliteSettingsRepository, type SettingsRepository } from "./settings-repository.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
+import { openPostgresStorage } from "./postgres/postgres-storage.ts";
 import type { SqlHandle, SqliteHandle } from "./sql-handle.ts";
 
 export type { SqlHandle } from "./sql-handle.ts";
@@ -157,5 +158,6 @@ export interface StorageOptions {
 
 /** Opens the storage the options select, migrated to the latest schema. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
+  if (options.databaseUrl) return await openPostgresStorage(options.databaseUrl, options.redactor);
   return openSqliteStorage(options.dataDir, options.redactor);
 }
