@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything the tests need (bun, dependencies, chromium), then runs the typecheck and every test.
+# Installs everything the tests need (bun, dependencies, chromium, bubblewrap, redis, postgresql), then runs the typecheck and every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-bun.sh
@@ -7,4 +7,5 @@ bun install --frozen-lockfile >&2
 source scripts/ensure-chromium.sh
 source scripts/ensure-bubblewrap.sh
 source scripts/ensure-redis.sh
+source scripts/ensure-postgres.sh
 exec bun scripts/run-tests.ts "$@"
