@@ -11,7 +11,7 @@ accountsContract({
   async fresh() {
     const db = openDatabase(":memory:");
     // No other caller shares this connection: the gate runs each statement at once.
-    const repository = new SqliteAccountRepository({ db, gate: async (work) => await work() });
+    const repository = new SqliteAccountRepository({ db, gate: async <T>(work: () => T): Promise<Awaited<T>> => await work() });
     return { repository, close: async () => db.close() };
   },
 });

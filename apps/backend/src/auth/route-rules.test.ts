@@ -54,6 +54,7 @@ describe("the rule table", () => {
 
 const Listed = z.object({ workflows: z.array(z.object({ id: z.string() })) });
 const Runs = z.object({ runs: z.array(z.object({ id: z.string(), createdBy: z.string().optional() })) });
+const RunAnswer = z.object({ run: z.object({ createdBy: z.string().optional() }) });
 const Users = z.object({ users: z.array(z.object({ id: z.string(), username: z.string(), role: z.string() })) });
 
 async function refusal(res: { status: number; body: unknown }, status = 403) {
@@ -108,7 +109,12 @@ describe("an editor", () => {
     expect((await editor.call("POST", "/api/workflows", { workflow: templateWorkflow("by-editor") })).status).toBe(201);
     const started = await editor.call("POST", "/api/workflows/by-editor/runs", { inputs: { topic: "moths" } });
     expect(started.status).toBe(202);
-    await waitForRun(t, StartedRunSchema.parse(started.body).runId);
+    const { runId } = StartedRunSchema.parse(started.body);
+    await waitForRun(t, runId);
+    // The run names who started it; a rerun names who asked for it.
+    expect(RunAnswer.parse((await t.call("GET", `/api/runs/${runId}`)).body).run.createdBy).toBe(editor.id);
+    const again = StartedRunSchema.parse((await t.call("POST", `/api/runs/${runId}/rerun`, {})).body).runId;
+    expect(RunAnswer.parse((await t.call("GET", `/api/runs/${again}`)).body).run.createdBy).toBe("owner");
     expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("by-editor-token") }, editor.bearer)).status).toBe(201);
   });
 

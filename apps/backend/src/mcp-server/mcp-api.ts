@@ -11,6 +11,7 @@ import { HttpError, jsonResponse } from "../api/errors.ts";
 import { ServiceError } from "../service-error.ts";
 import { readJsonBody } from "../api/body.ts";
 import { MCP_PATH } from "../auth/trust-boundary.ts";
+import { actorOf } from "../auth/principal.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
 import { runEnding } from "./run-ending.ts";
 
@@ -26,13 +27,13 @@ export interface McpApiDeps {
 }
 
 /** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
-async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult> {
+async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, unknown>, extra: CallExtra, createdBy: string | undefined): Promise<CallToolResult> {
   if (!(await findSkill(deps.storage, name))) {
     throw new McpError(ErrorCode.InvalidParams, `There is no skill "${name}" in Weft; tools/list names the skills (workflows with workflow-input/-output nodes).`);
   }
   let runId: string;
   try {
-    ({ runId } = await deps.runs.start({ workflowId: name, inputs }));
+    ({ runId } = await deps.runs.start({ workflowId: name, inputs, createdBy }));
   } catch (error) {
     if (error instanceof HttpError || error instanceof ServiceError) return refusedResult(error.code, deps.storage.redactor.text(error.message));
     throw error;
@@ -51,10 +52,10 @@ async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, 
 }
 
 /** An MCP server for one request: stateless, as each call stands alone and tools/list is read afresh. */
-function skillServer(deps: McpApiDeps): Server {
+function skillServer(deps: McpApiDeps, createdBy: string | undefined): Server {
   const server = new Server({ name: "weft", title: "Weft skills", version: deps.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await skillTools(deps.storage) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra, createdBy));
   return server;
 }
 
@@ -75,7 +76,8 @@ export function mcpApi(deps: McpApiDeps) {
     }
     // Read here rather than by the transport: the API's size, depth and key checks apply to MCP too.
     const body = await readJsonBody(request, deps.maxBodyBytes);
-    const server = skillServer(deps);
+    // Runs the MCP client starts name the user its token belongs to.
+    const server = skillServer(deps, actorOf(request));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     request.signal.addEventListener("abort", () => void server.close(), { once: true });

@@ -16,6 +16,8 @@ export interface StartRunRequest {
   rerunFrom?: string;
   /** An unsaved version of the workflow to run instead of the stored one. */
   draft?: unknown;
+  /** The user who started it (the API request's principal), recorded as the run's `createdBy`. */
+  createdBy?: string;
 }
 
 export interface RunView extends RunRecord {
@@ -92,6 +94,7 @@ export class RunService {
     const record: RunRecord = { id: randomUUID(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
+    if (request.createdBy !== undefined) record.createdBy = request.createdBy;
     await storage.runs.create(record, workflow);
     let queuePosition: number;
     try {
@@ -106,7 +109,7 @@ export class RunService {
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */
-  async rerun(runId: string, options: { rerunFrom?: string }): Promise<{ runId: string; status: "queued"; queuePosition: number }> {
+  async rerun(runId: string, options: { rerunFrom?: string; createdBy?: string }): Promise<{ runId: string; status: "queued"; queuePosition: number }> {
     const source = await this.deps.storage.runs.get(runId);
     if (!source) throw notFound("run", runId);
     const workflow = await this.deps.storage.runs.getWorkflow(runId);
@@ -115,7 +118,7 @@ export class RunService {
         workflowId: source.workflowId,
       });
     }
-    return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: options.rerunFrom }, runId);
+    return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: options.rerunFrom, createdBy: options.createdBy }, runId);
   }
 
   /** A run with its observations and the workflow exactly as it ran (absent for one generated on the fly). */

@@ -4,6 +4,7 @@ import { RunStatusSchema } from "@weft/types";
 import { jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import type { Storage } from "../storage/storage.ts";
+import { actorOf } from "../auth/principal.ts";
 import type { RunService } from "./run-service.ts";
 
 export interface RunsApiDeps {
@@ -57,6 +58,7 @@ export function runsApi(deps: RunsApiDeps) {
         inputs: body.inputs,
         ...(body.rerunFrom !== undefined ? { rerunFrom: body.rerunFrom } : {}),
         ...(body.workflow !== undefined ? { draft: body.workflow } : {}),
+        createdBy: actorOf(request),
       });
       return jsonResponse(started, 202);
     })
@@ -76,6 +78,6 @@ export function runsApi(deps: RunsApiDeps) {
     })
     .post("/api/runs/:id/rerun", async ({ params, request }) => {
       const body = await readBody(request, RerunBody, maxBodyBytes, { allowEmpty: true });
-      return jsonResponse(await runs.rerun(params.id, body), 202);
+      return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
     });
 }
