@@ -69,6 +69,22 @@ export function conversationsContract(harness: StorageHarness): void {
     });
   });
 
+  describe(`storage contract (${harness.engine}): conversations from two storages`, () => {
+    const { database } = storageOpener(harness);
+
+    it("appends to one conversation from two storages at once are numbered one after the other, none lost", async () => {
+      const db = await database();
+      const [one, two] = [await db.open(), await db.open()];
+      await one.conversations.create({ id: "shared" });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).conversations.append("shared", [user(`m${i}a`, "a"), user(`m${i}b`, "b")])));
+      const numbered = await two.conversations.messagesAfter("shared", -1);
+      expect(numbered.map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(new Set(numbered.map((m) => m.message.id)).size).toBe(20);
+      // The two messages of each append stay together.
+      for (let i = 0; i < 20; i += 2) expect(numbered[i + 1].message.id).toBe(numbered[i].message.id.replace(/a$/, "b"));
+    });
+  });
+
   describe(`storage contract (${harness.engine}): agent sessions and steps`, () => {
     const { fresh } = storageOpener(harness);
 

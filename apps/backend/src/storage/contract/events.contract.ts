@@ -35,6 +35,16 @@ export function eventsContract(harness: StorageHarness): void {
       expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.seq)).toEqual([0, 1]);
     });
 
+    it("two storages writing the same seqs of one stream at once: each seq stored once, one append refused whole", async () => {
+      const db = await database();
+      const [one, two] = [await db.open(), await db.open()];
+      const results = await Promise.allSettled([one.events.append([event("s", 0), event("s", 1, "one")]), two.events.append([event("s", 0), event("s", 1, "two")])]);
+      expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      const stored = await two.events.listAfter("s", -1, 10);
+      expect(stored.map((e) => e.seq)).toEqual([0, 1]);
+      expect(stored[1].type).toBe(results[0].status === "fulfilled" ? "one" : "two");
+    });
+
     it("two storages appending to different streams at once: every stream complete and gap-free", async () => {
       const db = await database();
       const [one, two] = [await db.open(), await db.open()];
