@@ -38,9 +38,9 @@ export interface CompactionCutoffs {
 
 export function cutoffsOf(policy: RetentionPolicy, now: number): CompactionCutoffs {
   return {
-    ...(policy.runsMaxAgeDays !== undefined ? { runsBefore: now - policy.runsMaxAgeDays * DAY_MS } : {}),
+    ...(policy.runsMaxAgeDays !== undefined ? { runsBefore: Math.floor(now - policy.runsMaxAgeDays * DAY_MS) } : {}),
     ...(policy.runsPerWorkflow !== undefined ? { runsPerWorkflow: policy.runsPerWorkflow } : {}),
-    ...(policy.sceneLogMaxAgeDays !== undefined ? { scenesBefore: now - policy.sceneLogMaxAgeDays * DAY_MS } : {}),
+    ...(policy.sceneLogMaxAgeDays !== undefined ? { scenesBefore: Math.floor(now - policy.sceneLogMaxAgeDays * DAY_MS) } : {}),
   };
 }
 
