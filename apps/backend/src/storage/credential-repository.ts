@@ -1,5 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import { CREDENTIAL_KINDS, type CredentialKind } from "@weft/types";
+import type { PostgresMigration } from "./postgres/migrations.ts";
 import type { PostgresHandle, SqlHandle, SqliteHandle } from "./sql-handle.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
@@ -129,10 +130,11 @@ export function createCredentialRepository(handle: SqlHandle): CredentialReposit
   }
 }
 
-/** The credentials table in PostgreSQL (registered in postgres/migrations.ts); SQLite's is migration 6 of migrations.ts. */
-export const CREDENTIALS_POSTGRES_MIGRATION = {
-  name: "credentials for http.request",
-  sql: `
+/** The credentials table in PostgreSQL, append-only (registered in postgres/migrations.ts); SQLite's is migration 6 of migrations.ts. */
+export const CREDENTIALS_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    id: "credentials-001 credentials for http.request",
+    sql: `
     CREATE TABLE credentials (
       name TEXT PRIMARY KEY,
       kind TEXT NOT NULL,
@@ -144,4 +146,5 @@ export const CREDENTIALS_POSTGRES_MIGRATION = {
       updated_at BIGINT NOT NULL
     );
   `,
-};
+  },
+];

@@ -1,3 +1,5 @@
+import type { PostgresMigration } from "../../storage/postgres/migrations.ts";
+
 /**
  * The Builder AI's tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working
  * copy (the overlay over the stored objects) and the audit events. SQLite: registered in storage/migrations.ts.
@@ -47,12 +49,13 @@ export const BUILDER_MIGRATION = {
 };
 
 /**
- * The same tables in PostgreSQL (registered in storage/postgres/migrations.ts). Times are epoch
- * milliseconds (BIGINT); records stay JSON text, decoded by the same schemas as on SQLite.
+ * The same tables in PostgreSQL, append-only (registered in storage/postgres/migrations.ts). Times are
+ * epoch milliseconds (BIGINT); records stay JSON text, decoded by the same schemas as on SQLite.
  */
-export const BUILDER_POSTGRES_MIGRATION = {
-  name: "builder ai sessions, change sets, working copies, audit events",
-  sql: `
+export const BUILDER_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    id: "builder-001 sessions, change sets, working copies, audit events",
+    sql: `
     CREATE TABLE builder_sessions (
       id TEXT PRIMARY KEY,
       target_type TEXT NOT NULL,
@@ -91,4 +94,5 @@ export const BUILDER_POSTGRES_MIGRATION = {
     );
     CREATE INDEX builder_audit_by_session ON builder_audit_events (session_id, id);
   `,
-};
+  },
+];
