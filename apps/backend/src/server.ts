@@ -33,6 +33,7 @@ import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
+import { toolCallsByUser } from "./accounts/tool-calls-by-user.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
@@ -151,7 +152,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     toolHost?.addToolSource(mcpToolSource(mcp));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
-    const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
+    // The audit log names the user whose run made each tool call.
+    const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
     const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
@@ -168,7 +170,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
     const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version });
     hub.tap(ops.observe);
-    const { service: runs, api: runsApi } = createRuns({ storage, journal, queue, ...(dispatcher ? { dispatcher: () => dispatcher } : {}), validator, engineFor, maxBodyBytes, log: log.child("runs") });
+    const { service: runs, api: runsApi } = createRuns({
+      storage,
+      journal,
+      queue,
+      ...(dispatcher ? { dispatcher: () => dispatcher } : {}),
+      validator,
+      engineFor,
+      maxBodyBytes,
+      log: log.child("runs"),
+    });
     const { service: agents, api: agentsApi } = createAgents({
       storage,
       journal,

@@ -322,6 +322,8 @@ export interface PermissionGate {
 export interface ToolCallContext {
   runId?: string;
   agentId?: string;
+  /** The user on whose behalf the call runs (the run's `createdBy`), named in the audit log. */
+  userId?: string;
   /**
    * A session spanning several runs (an agent's conversation): groups `always` answers and names
    * the @state/ folder, so state survives from one run to the next. Defaults to the run id.

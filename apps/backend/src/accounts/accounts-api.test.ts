@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
+import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { StartedRunSchema } from "../testing/answers.ts";
 import { call } from "../testing/http-call.ts";
 import { createTestUser, signInWithPassword } from "../testing/users.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
@@ -150,5 +151,25 @@ describe("personal API tokens", () => {
     expect((await ana.call("DELETE", `/api/auth/tokens/${token.id}`)).status).toBe(200);
     expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(401);
     expect((await call(t.url, "GET", "/api/workflows", undefined, { authorization: "Bearer weft_pat_guessed" })).status).toBe(401);
+  });
+});
+
+describe("the tool audit log", () => {
+  it("names the user whose run made each tool call", async () => {
+    const eve = await createTestUser(t, "eve", "editor");
+    const workflow = { id: "writer", name: "Writer", nodes: [{ id: "w", type: "fs:write", inputs: { path: "@project/by-eve.txt", content: "hello" } }], edges: [] };
+    const started = await eve.call("POST", "/api/workflows/writer/runs", { workflow });
+    expect(started.status).toBe(202);
+    const { runId } = StartedRunSchema.parse(started.body);
+    await waitForRun(t, runId);
+    const lines = readFileSync(join(t.dataDir, "audit", "tools.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    const records = lines.map((line) => z.object({ status: z.string(), runId: z.string().optional(), userId: z.string().optional(), tool: z.string() }).parse(JSON.parse(line)));
+    const ofRun = records.filter((r) => r.runId === runId);
+    expect(ofRun.map((r) => [r.status, r.tool, r.userId])).toEqual([
+      ["started", "fs.write", eve.id],
+      ["completed", "fs.write", eve.id],
+    ]);
   });
 });

@@ -217,6 +217,7 @@ export class ToolHost implements ToolHostService {
       callId,
       ...(ctx.runId ? { runId: ctx.runId } : {}),
       ...(ctx.agentId ? { agentId: ctx.agentId } : {}),
+      ...(ctx.userId ? { userId: ctx.userId } : {}),
       tool: definition?.name ?? tool,
       ...(definition && definition.name !== tool ? { requestedTool: tool } : {}),
     };

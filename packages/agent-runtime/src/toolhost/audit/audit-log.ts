@@ -16,6 +16,8 @@ const callFields = {
   callId: z.string(),
   runId: z.string().optional(),
   agentId: z.string().optional(),
+  /** The user who started the run the call belongs to, when a user did (see ToolCallContext.userId). */
+  userId: z.string().optional(),
   tool: z.string(),
   /** The name the caller used, when it had to be repaired (`FS.Read` → `fs.read`). */
   requestedTool: z.string().optional(),
