@@ -69,6 +69,10 @@ async function submit(api: ChildServer, workflowId: string, inputs: (i: number) 
 /** The run records, straight from the database the processes share. */
 interface RunsReader {
   ended(workflowId: string): Promise<number>;
+  /** Event and observation rows stored for the workflow's runs. */
+  rowsOf(workflowId: string): Promise<{ events: number; observations: number }>;
+  /** PostgreSQL only: commits and row changes so far in this database (pg_stat_database). */
+  activity(): Promise<Record<string, number> | undefined>;
   rows(workflowId: string): Promise<RunTimes[]>;
   forget(workflowId: string): Promise<void>;
   close(): Promise<void>;
@@ -81,6 +85,22 @@ function postgresReader(url: string): RunsReader {
   return {
     ended: async (id) => ((await sql.unsafe(`SELECT count(*)::int AS n FROM runs WHERE workflow_id = $1 AND status IN (${FINISHED_SQL})`, [id])) as { n: number }[])[0].n,
     rows: async (id) => (await sql.unsafe("SELECT status, created_at, started_at, finished_at FROM runs WHERE workflow_id = $1", [id])) as RunTimes[],
+    rowsOf: async (id) => {
+      const [row] = (await sql.unsafe(
+        "SELECT (SELECT count(*)::int FROM events WHERE stream_id IN (SELECT id FROM runs WHERE workflow_id = $1)) AS events, (SELECT count(*)::int FROM observations WHERE run_id IN (SELECT id FROM runs WHERE workflow_id = $1)) AS observations",
+        [id],
+      )) as { events: number; observations: number }[];
+      return row;
+    },
+    activity: async () => {
+      // Cumulative statistics reach pg_stat_database when each backend reports them (about every second).
+      await Bun.sleep(1500);
+      await sql.unsafe("SELECT pg_stat_clear_snapshot()");
+      const [row] = (await sql.unsafe(
+        "SELECT xact_commit::float8 AS commits, tup_inserted::float8 AS inserted, tup_updated::float8 AS updated, tup_deleted::float8 AS deleted FROM pg_stat_database WHERE datname = current_database()",
+      )) as Record<string, number>[];
+      return row;
+    },
     forget: async (id) => {
       await sql.unsafe("DELETE FROM runs WHERE workflow_id = $1", [id]);
     },
@@ -94,11 +114,34 @@ function sqliteReader(file: string): RunsReader {
   return {
     ended: async (id) => (db.query(`SELECT count(*) AS n FROM runs WHERE workflow_id = ? AND status IN (${FINISHED_SQL})`).get(id) as { n: number }).n,
     rows: async (id) => db.query("SELECT status, created_at, started_at, finished_at FROM runs WHERE workflow_id = ?").all(id) as RunTimes[],
+    rowsOf: async (id) =>
+      db
+        .query(
+          "SELECT (SELECT count(*) FROM events WHERE stream_id IN (SELECT id FROM runs WHERE workflow_id = ?1)) AS events, (SELECT count(*) FROM observations WHERE run_id IN (SELECT id FROM runs WHERE workflow_id = ?1)) AS observations",
+        )
+        .get(id) as { events: number; observations: number },
+    activity: async () => undefined,
     forget: async (id) => {
       db.query("DELETE FROM runs WHERE workflow_id = ?").run(id);
     },
     close: async () => db.close(),
   };
+}
+
+/** Redis commands executed so far (INFO commandstats; commands run inside BullMQ's Lua scripts count too), and script calls. */
+function redisCommands(url: string): { commands: number; scripts: number; publishes: number } {
+  const text = Bun.spawnSync(["redis-cli", "-u", url, "INFO", "commandstats"]).stdout.toString();
+  let commands = 0;
+  let scripts = 0;
+  let publishes = 0;
+  for (const match of text.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
+    const calls = Number(match[2]);
+    if (match[1] === "info") continue;
+    commands += calls;
+    if (match[1] === "evalsha" || match[1] === "eval") scripts += calls;
+    if (match[1] === "publish") publishes += calls;
+  }
+  return { commands, scripts, publishes };
 }
 
 /** Waits until `count` runs of the workflow have ended; returns their records. */
@@ -166,10 +209,38 @@ async function measure(config: Config, cluster: TestPostgres | undefined, redis:
     await reader.forget("serial");
 
     const lines: Record<string, unknown>[] = [];
+    const redisBefore = config.mode === "queue" ? redisCommands(redis.url) : undefined;
+    const dbBefore = await reader.activity();
     const t0 = performance.now();
     await submit(api, "short", (i) => ({ topic: `t${i}` }), SHORT_RUNS);
     const submitMs = performance.now() - t0;
-    lines.push(summary(config, "short", await finishedRuns(reader, "short", SHORT_RUNS, 300_000), { submit_per_s: round(SHORT_RUNS / (submitMs / 1000)) }));
+    const shortRuns = await finishedRuns(reader, "short", SHORT_RUNS, 300_000);
+    const redisAfter = config.mode === "queue" ? redisCommands(redis.url) : undefined;
+    const dbAfter = await reader.activity();
+    const rows = await reader.rowsOf("short");
+    const perRun = (after: number, before: number) => round((after - before) / SHORT_RUNS);
+    lines.push(
+      summary(config, "short", shortRuns, {
+        submit_per_s: round(SHORT_RUNS / (submitMs / 1000)),
+        events_per_run: round(rows.events / SHORT_RUNS),
+        observations_per_run: round(rows.observations / SHORT_RUNS),
+        ...(redisBefore && redisAfter
+          ? {
+              redis_commands_per_run: perRun(redisAfter.commands, redisBefore.commands),
+              redis_scripts_per_run: perRun(redisAfter.scripts, redisBefore.scripts),
+              redis_publishes_per_run: perRun(redisAfter.publishes, redisBefore.publishes),
+            }
+          : {}),
+        ...(dbBefore && dbAfter
+          ? {
+              db_commits_per_run: perRun(dbAfter.commits, dbBefore.commits),
+              db_rows_inserted_per_run: perRun(dbAfter.inserted, dbBefore.inserted),
+              db_rows_updated_per_run: perRun(dbAfter.updated, dbBefore.updated),
+              db_rows_deleted_per_run: perRun(dbAfter.deleted, dbBefore.deleted),
+            }
+          : {}),
+      }),
+    );
 
     await submit(api, "delay", () => ({}), DELAY_RUNS);
     lines.push(summary(config, "delay", await finishedRuns(reader, "delay", DELAY_RUNS, 300_000), { delay_ms: DELAY_MS, slots: config.mode === "queue" ? config.workers * CONCURRENCY : CONCURRENCY }));
