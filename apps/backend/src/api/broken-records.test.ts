@@ -35,7 +35,7 @@ function writeRows(table: string, rows: [id: string, data: string][]): void {
 const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
 
 describe("a stored record that does not read never breaks a list", () => {
-  it("workflows: a broken and a 1,500-level-deep row are left out and reported, the others listed", async () => {
+  it("workflows: a broken row is left out and reported, the others listed (also one 1,500 levels deep, too deep for SQLite's JSON functions)", async () => {
     expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("good") })).status).toBe(201);
     writeRows("workflows", [
       ["broken", "{not json"],
@@ -44,14 +44,15 @@ describe("a stored record that does not read never breaks a list", () => {
     const res = await t.call("GET", "/api/workflows");
     expect(res.status).toBe(200);
     const listed = WorkflowListAnswer.parse(res.body);
-    expect(listed.workflows.map((w) => w.id)).toEqual(["good"]);
-    expect(listed.skipped?.map((s) => s.id).sort()).toEqual(["broken", "deep"]);
+    // The list reads summary columns; a row written without them is decoded whole once, as a GET would.
+    expect(listed.workflows.map((w) => w.id)).toEqual(["deep", "good"]);
+    expect(listed.skipped?.map((s) => s.id)).toEqual(["broken"]);
     expect(listed.skipped?.[0]).toMatchObject({ code: "STORED_RECORD_INVALID", message: expect.stringMatching(/Fix or delete it/) });
     expect(warnings.some((w) => w.includes("left out of a list") && w.includes('"broken"'))).toBe(true);
     // The record itself still says what is wrong, and can be deleted to clear it.
     expect(ErrorBodySchema.parse((await t.call("GET", "/api/workflows/broken")).body).error.code).toBe("STORED_RECORD_INVALID");
     expect((await t.call("DELETE", "/api/workflows/broken")).status).toBe(200);
-    expect(WorkflowListAnswer.parse((await t.call("GET", "/api/workflows")).body).skipped?.map((s) => s.id)).toEqual(["deep"]);
+    expect(WorkflowListAnswer.parse((await t.call("GET", "/api/workflows")).body).skipped).toBeUndefined();
   });
 
   it("agents and scenes: the same", async () => {
