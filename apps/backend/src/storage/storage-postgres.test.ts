@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SQL } from "bun";
 import { openPostgresStorage } from "./postgres/postgres-storage.ts";
-import { allPostgresMigrations, runPostgresMigrations } from "./postgres/migrations.ts";
+import { allPostgresMigrations, PostgresSchemaTooNewError, runPostgresMigrations } from "./postgres/migrations.ts";
 import { storageContract } from "./contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 
@@ -58,6 +58,19 @@ describe("PostgreSQL migrations", () => {
       await expect(runPostgresMigrations(pool, steps)).rejects.toThrow();
       const [{ count }] = await pool<{ count: number }[]>`SELECT count(*)::int AS count FROM information_schema.tables WHERE table_name IN ('t1', 't2', 'schema_migrations')`;
       expect(count).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("refuse a database migrated by a newer Weft instead of changing it", async () => {
+    const url = await createTestDatabase(cluster.url);
+    const pool = new SQL(url, { max: 1 });
+    try {
+      await runPostgresMigrations(pool);
+      await pool`INSERT INTO schema_migrations (id, applied_at) VALUES ('core-999 from the future', 1)`;
+      await expect(runPostgresMigrations(pool)).rejects.toBeInstanceOf(PostgresSchemaTooNewError);
+      await expect(openPostgresStorage(url)).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("core-999 from the future") });
     } finally {
       await pool.close();
     }

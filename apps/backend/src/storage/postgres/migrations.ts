@@ -155,6 +155,14 @@ export function allPostgresMigrations(): PostgresMigration[] {
   return [...CORE_POSTGRES_MIGRATIONS, ...MODULE_MIGRATIONS.flat()];
 }
 
+/** The database has schema steps this Weft does not know: a newer Weft wrote it. */
+export class PostgresSchemaTooNewError extends Error {
+  readonly code = "SCHEMA_TOO_NEW";
+  constructor(unknown: string[]) {
+    super(`The database has schema steps this Weft does not know (${unknown.join(", ")}): a newer Weft migrated it. Upgrade Weft or point WEFT_DATABASE_URL at another database.`);
+  }
+}
+
 /** Arbitrary but fixed: the advisory lock key all Weft processes take while migrating. */
 const MIGRATION_LOCK = 0x7765_6674;
 
@@ -169,6 +177,9 @@ export async function runPostgresMigrations(sql: SQL, migrations: readonly Postg
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`;
     const done = new Set((await tx<{ id: string }[]>`SELECT id FROM schema_migrations`).map((r) => r.id));
+    const known = new Set(migrations.map((m) => m.id));
+    const unknown = [...done].filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new PostgresSchemaTooNewError(unknown.sort());
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.id)) continue;

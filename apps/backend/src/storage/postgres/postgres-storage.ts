@@ -4,7 +4,7 @@ import type { Storage, WriteBatch } from "../storage.ts";
 import type { AgentProfileRepository } from "../agent-profile-repository.ts";
 import type { SceneRepository } from "../scene-repository.ts";
 import { PostgresConnection } from "./connection.ts";
-import { runPostgresMigrations } from "./migrations.ts";
+import { PostgresSchemaTooNewError, runPostgresMigrations } from "./migrations.ts";
 import { PostgresWorkflowRepository } from "./workflow-repository.ts";
 import { postgresAgentProfileRepository } from "./agent-profile-repository.ts";
 import { postgresSceneRepository } from "./scene-repository.ts";
@@ -102,6 +102,7 @@ export async function openPostgresStorage(url: string, redactor = new SecretReda
     return storage;
   } catch (error) {
     await sql.close({ timeout: 1 }).catch(() => undefined);
+    if (error instanceof PostgresSchemaTooNewError) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new PostgresUnavailableError(`Could not open the PostgreSQL storage at ${describeDatabaseUrl(url)}: ${redactor.text(detail.replaceAll(url, describeDatabaseUrl(url)))}`);
   }
