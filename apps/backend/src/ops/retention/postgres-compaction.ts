@@ -31,7 +31,9 @@ export async function compactPostgres(sql: SQL, cutoffs: CompactionCutoffs, dryR
         report.runEvents = await deleted(tx, "DELETE FROM events WHERE stream_id IN (SELECT id FROM compact_runs)", []);
         report.runs = await deleted(tx, "DELETE FROM runs WHERE id IN (SELECT id FROM compact_runs)", []);
       }
-      if (cutoffs.scenesBefore !== undefined) {
+      // Scene tables come with the scenes' own PostgreSQL migration; without them there are no scene logs to remove.
+      const [tables] = (await tx.unsafe("SELECT to_regclass('scene_log') IS NOT NULL AND to_regclass('scene_states') IS NOT NULL AS present")) as { present: boolean }[];
+      if (cutoffs.scenesBefore !== undefined && tables?.present === true) {
         const resting = `SELECT scene_id FROM scene_states WHERE status IN (${quoted(RESTING_SCENE_STATUSES)}) AND saved_at < $1::bigint`;
         const counted = (await tx.unsafe(`SELECT count(DISTINCT scene_id)::int AS n FROM scene_log WHERE scene_id IN (${resting})`, [cutoffs.scenesBefore])) as { n: number }[];
         report.sceneLogs = counted[0]?.n ?? 0;
@@ -50,6 +52,6 @@ export async function compactPostgres(sql: SQL, cutoffs: CompactionCutoffs, dryR
     if (!(error instanceof DryRunRollback)) throw error;
     return report;
   }
-  await sql.unsafe("ANALYZE runs, observations, events, scene_log");
+  await sql.unsafe("ANALYZE runs, observations, events");
   return report;
 }
