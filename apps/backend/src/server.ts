@@ -34,6 +34,7 @@ import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
 import { toolCallsByUser } from "./accounts/tool-calls-by-user.ts";
+import { WsAccess } from "./auth/ws-access.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
@@ -208,9 +209,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
       log.child("ws"),
     );
+    const wsAccess = new WsAccess((request) => boundary.principalFor(request));
     const wsPlugin = new Elysia().ws("/ws", {
       open: (ws) => gateway.open(eventSocketOf(ws.raw)),
-      message: (ws, message) => gateway.message(eventSocketOf(ws.raw), message),
+      // Each subscription is authorized again: a session ended since the upgrade subscribes to nothing.
+      message: (ws, message) =>
+        wsAccess.message(ws.raw, { request: ws.data.request, send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) }, () => gateway.message(eventSocketOf(ws.raw), message)),
       drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
       close: (ws) => gateway.close(eventSocketOf(ws.raw)),
     });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
-import { createTestUser, type TestUser } from "../testing/users.ts";
+import { createTestUser, signInWithPassword, type TestUser } from "../testing/users.ts";
+import { call } from "../testing/http-call.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
@@ -79,8 +80,27 @@ describe("a viewer", () => {
     }
   });
 
+  it("is refused further subscriptions on an open socket once their session ends", async () => {
+    const started = StartedRunSchema.parse((await t.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "ants" } })).body);
+    await waitForRun(t, started.runId);
+    const session = await signInWithPassword(t.url, viewer.username, viewer.password);
+    const ws = await TestWsClient.connect(t.url, session);
+    try {
+      ws.send({ type: "subscribe", streamId: started.runId, after: -1 });
+      expect((await ws.waitForRunEnd(started.runId)).length).toBeGreaterThan(0);
+      expect((await call(t.url, "DELETE", "/api/auth/session", undefined, session)).status).toBe(200);
+      ws.send({ type: "subscribe", streamId: "another-stream", after: -1 });
+      await ws.waitFor((c) => (c.closed ? true : undefined), 5000, "the socket to close");
+      expect(ws.closeCode).toBe(4401);
+      expect(JSON.stringify(ws.messages.at(-1))).toContain("UNAUTHENTICATED");
+    } finally {
+      ws.close();
+    }
+  });
+
   it("gets 403 on a write of each domain, and nothing is created or changed", async () => {
     const before = Listed.parse((await t.call("GET", "/api/workflows")).body).workflows.map((w) => w.id);
+    const runsBefore = Runs.parse((await t.call("GET", "/api/runs")).body).runs.length;
     const error = await refusal(await viewer.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer") }));
     expect(error.code).toBe("FORBIDDEN");
     expect(error.message).toContain("needs the editor role");
@@ -95,8 +115,7 @@ describe("a viewer", () => {
     await refusal(await t.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer-token") }, viewer.bearer));
 
     expect(Listed.parse((await t.call("GET", "/api/workflows")).body).workflows.map((w) => w.id)).toEqual(before);
-    const runs = Runs.parse((await t.call("GET", "/api/runs")).body).runs;
-    expect(runs).toHaveLength(1);
+    expect(Runs.parse((await t.call("GET", "/api/runs")).body).runs).toHaveLength(runsBefore);
     expect((await t.call("GET", "/api/agents/by-viewer")).status).toBe(404);
     expect((await t.call("GET", "/api/scenes/by-viewer")).status).toBe(404);
     expect(JSON.stringify((await t.call("GET", "/api/llm-profiles")).body)).not.toContain("by-viewer");

@@ -95,6 +95,11 @@ export class TrustBoundary {
     return this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : this.accounts.tokenPrincipal(value);
   }
 
+  /** Who the request's credential signs in now (the WebSocket checks it again for each message). */
+  principalFor(request: Request): Promise<Principal | undefined> {
+    return this.authenticate(request, new URL(request.url));
+  }
+
   private async authenticate(request: Request, url: URL): Promise<Principal | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     if (bearer !== undefined) return this.bearer(bearer);
