@@ -117,6 +117,26 @@ export function transactionsContract(harness: StorageHarness): void {
       expect([await storage.meta.get("inside"), await storage.meta.get("outside"), await storage.meta.get("second")]).toEqual([undefined, "1", "1"]);
     });
 
+    it("transaction: a callback the body scheduled that runs after it ended writes outside it", async () => {
+      const storage = await fresh();
+      let later: Promise<void> | undefined;
+      await storage.transaction(async () => {
+        await storage.meta.set("inside", "1");
+        later = new Promise<void>((resolve, reject) => setTimeout(() => storage.meta.set("later", "1").then(resolve, reject), 30));
+      });
+      await later;
+      expect([await storage.meta.get("inside"), await storage.meta.get("later")]).toEqual(["1", "1"]);
+      // And a transaction that rolled back does not take such a later write with it.
+      await expect(
+        storage.transaction(async () => {
+          later = new Promise<void>((resolve, reject) => setTimeout(() => storage.meta.set("after rollback", "1").then(resolve, reject), 30));
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      await later;
+      expect(await storage.meta.get("after rollback")).toBe("1");
+    });
+
     it("two storages on one database: a revision check and write inside transactions never lose an update", async () => {
       const db = await database();
       const [one, two] = [await db.open(), await db.open()];

@@ -9,21 +9,42 @@ import type { PostgresHandle } from "../sql-handle.ts";
  */
 export class PostgresConnection implements PostgresHandle {
   readonly engine = "postgres";
-  private readonly context = new AsyncLocalStorage<TransactionSQL>();
+  private readonly context = new AsyncLocalStorage<OpenTransaction>();
 
   constructor(readonly sql: SQL) {}
 
   current(): SQL {
-    return this.context.getStore() ?? this.sql;
+    return this.open()?.tx ?? this.sql;
+  }
+
+  /**
+   * The transaction of this async context while it is open. A callback the body scheduled (a timer, a
+   * flush) keeps the context after the transaction ended: it then runs on the pool.
+   */
+  private open(): OpenTransaction | undefined {
+    const store = this.context.getStore();
+    return store?.open ? store : undefined;
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
-    const open = this.context.getStore();
+    const outer = this.open();
     // `begin`'s and `savepoint`'s callbacks answer `work`'s promise; the wrapper keeps T from being unwrapped as an array of promises.
-    const wrapped = async (tx: TransactionSQL) => ({ value: await this.context.run(tx, work) });
-    const result = open ? await open.savepoint(wrapped) : await this.sql.begin(wrapped);
+    const wrapped = async (tx: TransactionSQL) => {
+      const opened: OpenTransaction = { tx, open: true };
+      try {
+        return { value: await this.context.run(opened, work) };
+      } finally {
+        opened.open = false;
+      }
+    };
+    const result = outer ? await outer.tx.savepoint(wrapped) : await this.sql.begin(wrapped);
     return result.value;
   }
+}
+
+interface OpenTransaction {
+  tx: TransactionSQL;
+  open: boolean;
 }
 
 /** A row's BIGINT (epoch milliseconds), which the driver hands over as text. */
