@@ -24,12 +24,6 @@ export default tseslint.config(
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
     },
   },
-  {
-    // The last two test clients with `any` bodies (the Builder fixture's answers, the e2e `api<T = any>`);
-    // every other test reads `unknown` bodies through the shared schemas (#21).
-    files: ["apps/backend/src/builder/testing/builder-fixture.ts", "tests/e2e/support/weft.ts"],
-    rules: { "@typescript-eslint/no-explicit-any": "off" },
-  },
   // Last, so formatting-only rules (from any preset above) are left to prettier.
   prettier,
 );

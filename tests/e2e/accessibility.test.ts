@@ -1,22 +1,18 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { seriousViolations, type AxeFinding } from "./support/axe.ts";
 import { node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
 /** The repository's examples: workflows, skills, agents and scenes, so every list has rows. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   await weft.page.goto(weft.url);
   await weft.page.locator(".vue-flow__node-weft").first().waitFor();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 /** axe over the page as shown, in the light theme and then the dark one (the themes are CSS variables under `data-theme`). */
 async function inBothThemes(page: Page): Promise<Record<string, AxeFinding[]>> {

@@ -1,22 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { BuilderSessionListSchema } from "../../packages/types/src/index.ts";
+import { AgentAnswerSchema, ConversationAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 
 /** The repository's examples: the calculator agent (native tool calls), its deliberation workflow and skills. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   // The clerk asks for a file name, writes the file under it (once the user allows it), then says so.
   llm = await startScriptedLlmServer({
     turns: [
@@ -30,12 +30,10 @@ beforeAll(async () => {
     ],
   });
   await addScriptedAgent(weft, llm, { id: "clerk", name: "Clerk", tools: ["fs:write"] });
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
 async function openAgents(page: Page) {
   await page.locator('[data-testid="view-agents"]').click();
@@ -54,7 +52,7 @@ async function say(page: Page, text: string) {
 }
 
 const step = (page: Page, n: number) => page.locator(`[data-testid="chat-items"] [data-testid="trace-step"][data-step="${n}"]`);
-const stored = async (id: string) => (await weft.api("GET", `/api/agents/${id}`)).body?.agent;
+const stored = async (id: string) => (await weft.read(`/api/agents/${id}`, AgentAnswerSchema)).agent;
 
 describe("the Agents view", () => {
   it("talks to the calculator: each step's output, parsed action and Observation, the answer, the action's run in the debugger", async () => {
@@ -85,8 +83,8 @@ describe("the Agents view", () => {
     if (SCREENSHOTS) await screenshotBothThemes(page, "agents-chat");
 
     // The recorded step names the run that did the multiplication: the link opens exactly that run.
-    const conversation = (await weft.api("GET", `/api/conversations/${conversationId}`)).body;
-    const actionRun = conversation.steps[0].actions[0].runId as string;
+    const conversation = await weft.read(`/api/conversations/${conversationId}`, ConversationAnswerSchema);
+    const actionRun = conversation.steps[0].actions[0].runId;
     await step(page, 1).getByTestId("open-action-run").click();
     await poll(() => page.locator('[data-testid="view-editor"]').getAttribute("class")).toContain("active");
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(actionRun);
@@ -213,7 +211,7 @@ describe("the Agents view", () => {
     await selectAgent(page, "greeter");
     await page.getByTestId("agent-ask-builder").click();
     await poll(() => page.locator('[data-testid="view-builder"]').getAttribute("class")).toContain("active");
-    await poll(async () => (await weft.api("GET", "/api/builder/sessions?targetType=agent&targetId=greeter")).body.sessions.length).toBe(1);
+    await poll(async () => (await weft.read("/api/builder/sessions?targetType=agent&targetId=greeter", BuilderSessionListSchema)).sessions.length).toBe(1);
   });
 
   it("deletes an agent only once the user confirms", async () => {

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   await weft.createWorkflow(grid(400, 20));
   await weft.createWorkflow(chain(300));
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 /** Rows of `columns` text nodes, each row a chain. */
 function grid(count: number, columns: number): WorkflowInput {

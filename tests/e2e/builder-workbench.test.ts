@@ -1,41 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "../../packages/agent-runtime/src/index.ts";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { notesWorkflow } from "./support/notes.ts";
+import { useWeft } from "./support/weft.ts";
+import { BuilderSessionDetailSchema, BuilderSessionListSchema, BuilderSettingsSchema } from "../../packages/types/src/index.ts";
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
+const weft = useWeft({}, async () => {
   llm = await startScriptedLlmServer({ model: "builder-e2e" });
-  weft = await startWeft();
   const profile = await weft.api("POST", "/api/llm-profiles", { id: "scripted", name: "Scripted", baseUrl: llm.baseUrl, model: "builder-e2e", apiKey: "sk-builder-e2e-0123456789", maxRetries: 0 });
   if (profile.status !== 201) throw new Error(`could not create the LLM profile: ${JSON.stringify(profile.body)}`);
   await weft.createWorkflow(notes);
   await weft.createWorkflow(drafts);
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
-/** topic → "Notes on {{0}}" → text. */
-const notes: WorkflowInput = {
-  id: "notes",
-  name: "Notes",
-  nodes: [
-    { id: "topic", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "topic", portType: "string", required: true } },
-    { id: "fill", type: "core:text-template", position: { x: 320, y: 0 }, config: { template: "Notes on {{0}}" } },
-    { id: "out", type: "core:workflow-output", position: { x: 640, y: 0 }, config: { name: "text", portType: "string" } },
-  ],
-  edges: [
-    { id: "e1", source: "topic", sourceHandle: "value", target: "fill", targetHandle: "values" },
-    { id: "e2", source: "fill", sourceHandle: "text", target: "out", targetHandle: "value" },
-  ],
-};
+const notes = notesWorkflow("Notes on {{0}}");
 const drafts: WorkflowInput = { ...notes, id: "drafts", name: "Drafts" };
 
 /** A model turn calling Builder tools by their wire names. */
@@ -71,7 +56,7 @@ describe("the Builder AI workbench in the browser", () => {
 
     // The user's LLM profile for the Builder (the demo LLM is the default until changed).
     await page.getByTestId("builder-profile").selectOption("scripted");
-    await poll(async () => (await weft.api("GET", "/api/builder/settings")).body.llmProfileId).toBe("scripted");
+    await poll(async () => (await weft.read("/api/builder/settings", BuilderSettingsSchema)).llmProfileId).toBe("scripted");
 
     llm.enqueue(
       tools(
@@ -105,13 +90,13 @@ describe("the Builder AI workbench in the browser", () => {
     expect(conversation).not.toContain('"op"');
 
     // Nothing is stored before apply.
-    expect((await weft.api("GET", "/api/workflows/notes")).body.workflow).toMatchObject({ revision: 1 });
+    expect((await weft.api("GET", "/api/workflows/notes")).body).toMatchObject({ workflow: { revision: 1 } });
     await page.getByTestId("builder-apply").click();
     await page.getByTestId("builder-applied").waitFor();
     expect(await page.getByTestId("builder-applied").textContent()).toContain("revision 2");
-    const stored = (await weft.api("GET", "/api/workflows/notes")).body.workflow;
+    const stored = await weft.storedWorkflow("notes");
     expect(stored.revision).toBe(2);
-    expect(stored.nodes.find((n: { id: string }) => n.id === "fill").config.template).toBe("Friendly notes about {{0}}");
+    expect(stored.nodes.find((n) => n.id === "fill")?.config.template).toBe("Friendly notes about {{0}}");
 
     // The editor's open tab took the new revision: it shows the change, and saving from it is not a conflict.
     await page.getByTestId("view-editor").click();
@@ -120,7 +105,7 @@ describe("the Builder AI workbench in the browser", () => {
     expect(await page.getByTestId("dirty-marker").count()).toBe(0);
     await template.fill("Edited after the Builder: {{0}}");
     await page.getByTestId("save").click();
-    await poll(async () => (await weft.api("GET", "/api/workflows/notes")).body.workflow.revision).toBe(3);
+    await poll(async () => (await weft.storedWorkflow("notes")).revision).toBe(3);
     expect(await page.locator(".dialog").count()).toBe(0);
   });
 
@@ -156,10 +141,10 @@ describe("the Builder AI workbench in the browser", () => {
     expect(await page.getByTestId("builder-input").isDisabled()).toBe(true);
 
     expect((await weft.api("GET", "/api/workflows/drafts")).body).toEqual(before);
-    const sessions = (await weft.api("GET", "/api/builder/sessions?targetType=workflow&targetId=drafts")).body.sessions;
+    const { sessions } = await weft.read("/api/builder/sessions?targetType=workflow&targetId=drafts", BuilderSessionListSchema);
     expect(sessions).toHaveLength(1);
     expect(sessions[0].status).toBe("cancelled");
-    const session = (await weft.api("GET", `/api/builder/sessions/${sessions[0].id}`)).body;
+    const session = await weft.read(`/api/builder/sessions/${sessions[0].id}`, BuilderSessionDetailSchema);
     expect(session.latestChangeSet).toMatchObject({ status: "rejected", statusReason: "cancelled" });
   });
 
@@ -172,8 +157,8 @@ describe("the Builder AI workbench in the browser", () => {
     await picker.getByTestId("builder-start").click();
     await poll(() => texts(page, '[data-testid="builder-target"]')).toContain("workflow");
 
-    const current = (await weft.api("GET", "/api/workflows/notes")).body.workflow;
-    const broken = { ...current, nodes: current.nodes.map((n: { id: string }) => (n.id === "fill" ? fill("Broken {{0}}", "core:text-templat") : n)) };
+    const current = await weft.storedWorkflow("notes");
+    const broken = { ...current, nodes: current.nodes.map((n) => (n.id === "fill" ? fill("Broken {{0}}", "core:text-templat") : n)) };
     // The server asks the model to repair an invalid change twice; this model cannot.
     llm.enqueue(
       tools(["builder_change_stage", { summary: "Use another template node", operations: [{ op: "workflow.put", workflow: broken }] }]),
@@ -187,7 +172,7 @@ describe("the Builder AI workbench in the browser", () => {
     expect(await texts(page, '[data-testid="builder-error"]')).toContain("Fix:");
     expect(await page.getByTestId("builder-apply").isDisabled()).toBe(true);
     await poll(() => page.locator(".msg.repair_request").count()).toBe(2);
-    expect((await weft.api("GET", "/api/workflows/notes")).body.workflow.revision).toBe(current.revision);
+    expect((await weft.storedWorkflow("notes")).revision).toBe(current.revision);
 
     // A valid change, then someone saves the workflow elsewhere before the user applies it.
     llm.enqueue(tools(["builder_change_stage", { summary: "Shorter template", operations: [{ op: "node.put", workflowId: "notes", node: fill("On {{0}}") }] }]), say("Fixed: a shorter template."));
@@ -200,13 +185,13 @@ describe("the Builder AI workbench in the browser", () => {
     await warnings.waitFor();
     expect(await warnings.locator("li").getAttribute("data-field")).toBe('workflows["notes"].revision');
     expect(await warnings.textContent()).toContain(`staged on revision ${current.revision}, stored now revision ${current.revision + 1}`);
-    expect((await weft.api("GET", "/api/workflows/notes")).body.workflow.revision).toBe(current.revision + 1);
+    expect((await weft.storedWorkflow("notes")).revision).toBe(current.revision + 1);
 
     await page.getByTestId("builder-apply-anyway").click();
     await page.getByTestId("builder-applied").waitFor();
-    const stored = (await weft.api("GET", "/api/workflows/notes")).body.workflow;
+    const stored = await weft.storedWorkflow("notes");
     expect(stored.revision).toBe(current.revision + 2);
-    expect(stored.nodes.find((n: { id: string }) => n.id === "fill").config.template).toBe("On {{0}}");
+    expect(stored.nodes.find((n) => n.id === "fill")?.config.template).toBe("On {{0}}");
 
     // The session is in the address: a reload comes back to it, conversation and all.
     expect(new URL(page.url()).hash).toMatch(/^#\/builder\/bs_/);

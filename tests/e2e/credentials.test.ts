@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { CredentialListSchema } from "../../apps/backend/src/testing/answers.ts";
 
 const SECRET = "ghp-e2e-Secret-Value-9Xk2Lq7Wm4";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({});
-}, 120_000);
-afterAll(async () => {
-  await weft?.close();
-});
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 describe("Settings → Credentials", () => {
   it("adds a credential whose secret is stored but never shown again, edits it keeping the secret, and deletes it", async () => {
@@ -34,7 +28,9 @@ describe("Settings → Credentials", () => {
     await section.getByTestId("credential-save").click();
     await poll(() => section.getByTestId("credential-github").innerText()).toContain("the GitHub API");
     const listed = await weft.api("GET", "/api/credentials");
-    expect(listed.body.credentials).toEqual([expect.objectContaining({ name: "github", kind: "header", header: "X-Api-Key", hasSecret: true, description: "the GitHub API" })]);
+    expect(CredentialListSchema.parse(listed.body).credentials).toEqual([
+      expect.objectContaining({ name: "github", kind: "header", header: "X-Api-Key", hasSecret: true, description: "the GitHub API" }),
+    ]);
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);
 
     await section.getByRole("button", { name: "Delete github" }).click();

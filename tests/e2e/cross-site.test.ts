@@ -1,24 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { poll } from "./support/poll.ts";
-import { CHROMIUM, CHROMIUM_ARGS, screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { CHROMIUM, CHROMIUM_ARGS, useWeft } from "./support/weft.ts";
+import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
 
-let weft: Weft;
 let evil: ReturnType<typeof Bun.serve>;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   // A hostile page on another origin: another port of the same loopback address (same site, so a
   // SameSite cookie still goes along) and, by a second name, another site.
   evil = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(ATTACK_PAGE, { headers: { "content-type": "text/html" } }) });
-}, 120_000);
+});
 afterAll(async () => {
   await evil?.stop(true);
-  await weft?.close();
 });
-screenshotFailures(() => weft);
 
 /** Everything a page may send without CORS permission: simple fetches, a form, a beacon, and a JSON fetch that needs a preflight. */
 const ATTACK_PAGE = `<!doctype html><meta charset="utf-8"><title>cute cats</title><body><script>
@@ -76,7 +73,7 @@ describe("a hostile page in the user's signed-in browser", () => {
     for (const site of ["same-site", "cross-site"]) {
       for (const how of ["plain", "json", "beacon", "form"]) expect(existsSync(join(project, `${site}-${how}`)), `${site}-${how}`).toBe(false);
     }
-    expect((await weft.api("GET", "/api/runs")).body.runs).toEqual([]);
+    expect((await weft.read("/api/runs", RunListSchema)).runs).toEqual([]);
     expect((await weft.api("GET", "/api/workflows/planted")).status).toBe(404);
 
     // The same draft from the editor's own page runs: the checks above could have seen a write.

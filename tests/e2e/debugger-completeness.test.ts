@@ -1,21 +1,17 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
 /** The repository's examples: the calculator agent answers "multiply" with one core:math tool call. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   await weft.createWorkflow(chain);
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 /** "ada" → UPPER → "Hi {{0}}": the second run takes both from the cache. */
 const chain: WorkflowInput = {

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { clearPaletteSearch, node, searchPalette, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   await weft.createWorkflow(debugWorkflow);
   await weft.createWorkflow(slowWorkflow);
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 
@@ -121,8 +118,8 @@ describe("running and debugging in the browser", () => {
     await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toMatch(/^(completed|failed)$/);
     expect(await status("shout")).toBe("cached");
 
-    const runs = await weft.api("GET", "/api/runs?workflowId=debug-me");
-    const older = runs.body.runs[1].id as string;
+    const runs = await weft.read("/api/runs?workflowId=debug-me", RunListSchema);
+    const older = runs.runs[1].id;
     await page.locator(`[data-testid="run-history"] li[data-run-id="${older}"]`).click();
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(older);
     expect(await status("shout")).toBe("completed");

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   // Two workflows, the first with an input (so Run asks for it): two tabs, a list to delete from.
   await weft.createWorkflow({
     id: "asks",
@@ -16,9 +14,7 @@ beforeAll(async () => {
   await weft.createWorkflow({ id: "plain", name: "Plain", nodes: [], edges: [] });
   await weft.page.goto(weft.url);
   await weft.page.locator(".vue-flow").waitFor();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 const focusIsIn = (dialog: Locator) => dialog.evaluate((el) => el.contains(document.activeElement));
 const hasFocus = (control: Locator) => control.evaluate((el) => el === document.activeElement);

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 describe("smaller things of issue 17", () => {
   it("an empty field whose default is empty text shows its type, not a bare 'default:'", async () => {
@@ -25,7 +20,7 @@ describe("smaller things of issue 17", () => {
     await weft.createWorkflow(doc);
     const imported = await weft.api("POST", "/api/workflows/import", doc);
     expect(imported.status).toBe(201);
-    expect(imported.body.workflow).toMatchObject({ id: "twin-2", name: "Twin (imported)" });
+    expect(imported.body).toMatchObject({ workflow: { id: "twin-2", name: "Twin (imported)" } });
   });
 
   it("the new agent's disabled Save button says what is missing", async () => {

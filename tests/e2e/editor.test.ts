@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { centerOf, connect, drag, dragFromPalette, edgeCount, emptyCanvasPoint, handle, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { WorkflowAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 const mod = process.platform === "darwin" ? "Meta" : "Control";
 
@@ -54,8 +50,9 @@ describe("authoring a workflow in the browser", () => {
     const tabId = await page.locator(".tab.active").getAttribute("data-tab-id");
     const stored = await weft.api("GET", `/api/workflows/${tabId}`);
     expect(stored.status).toBe(200);
-    expect(stored.body.workflow.revision).toBe(1);
-    expect(stored.body.workflow.nodes.find((n: { id: string }) => n.id === text).config.value).toBe("hello weft");
+    const { workflow } = WorkflowAnswerSchema.parse(stored.body);
+    expect(workflow.revision).toBe(1);
+    expect(workflow.nodes.find((n) => n.id === text)?.config.value).toBe("hello weft");
 
     await page.reload();
     await poll(() => node(page, text).locator("textarea").inputValue()).toBe("hello weft");
@@ -138,7 +135,7 @@ describe("authoring a workflow in the browser", () => {
     const { page } = weft;
     await page.locator(".tab").first().click();
     const id = (await page.locator(".tab.active").getAttribute("data-tab-id"))!;
-    const stored = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+    const stored = await weft.storedWorkflow(id);
 
     // Someone else saves first.
     const theirs = { ...stored, name: "Saved elsewhere" };
@@ -148,20 +145,20 @@ describe("authoring a workflow in the browser", () => {
     await page.locator(".workflow-settings input").first().fill("My name");
     await page.keyboard.press(`${mod}+s`);
     await poll(() => texts(page, ".conflict-dialog")).toContain("was changed elsewhere");
-    expect((await weft.api("GET", `/api/workflows/${id}`)).body.workflow.name).toBe("Saved elsewhere");
+    expect((await weft.storedWorkflow(id)).name).toBe("Saved elsewhere");
 
     await page.locator(".conflict-dialog button", { hasText: "Reload theirs" }).click();
     await poll(() => page.locator(".workflow-settings input").first().inputValue()).toBe("Saved elsewhere");
     expect(await page.locator('.tab.active [data-testid="dirty-marker"]').count()).toBe(0);
 
     // Again, and this time keep mine.
-    const current = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+    const current = await weft.storedWorkflow(id);
     await weft.api("PUT", `/api/workflows/${id}`, { workflow: { ...current, name: "Elsewhere again" }, baseRevision: current.revision });
     await page.locator(".workflow-settings input").first().fill("Mine wins");
     await page.keyboard.press(`${mod}+s`);
     await page.locator(".conflict-dialog button", { hasText: "Overwrite with mine" }).click();
     await poll(() => page.locator('.tab.active [data-testid="dirty-marker"]').count()).toBe(0);
-    const after = (await weft.api("GET", `/api/workflows/${id}`)).body.workflow;
+    const after = await weft.storedWorkflow(id);
     expect(after).toMatchObject({ name: "Mine wins", revision: current.revision + 2 });
   });
 });

@@ -1,26 +1,22 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { WorkflowListSchema } from "../../apps/frontend/src/api/schemas.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft({ examplesDir: EXAMPLES });
 
 describe("the example workflows", () => {
   it("open with no node drawn over another", async () => {
     const { page } = weft;
-    const listed = await weft.api<{ workflows: { id: string; name: string; nodeCount: number }[] }>("GET", "/api/workflows");
-    expect(listed.body.workflows.length).toBeGreaterThanOrEqual(5);
+    const listed = await weft.read("/api/workflows", WorkflowListSchema);
+    expect(listed.workflows.length).toBeGreaterThanOrEqual(5);
     await page.goto(weft.url);
     await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
     const overlaps: string[] = [];
-    for (const { id, name, nodeCount } of listed.body.workflows) {
+    for (const { id, name, nodeCount } of listed.workflows) {
       await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
       await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe(name);
       await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(nodeCount);

@@ -1,44 +1,30 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
-import { ownerFetch, ownerWebSocket } from "./support/as-owner.ts";
-import { silentLogger, WorkflowSchema, type RunEvent } from "../../packages/types/src/index.ts";
-import { createServer, type WeftServer } from "../../apps/backend/src/server.ts";
-import { ApiClient } from "../../apps/frontend/src/api/client.ts";
+import { ownerWebSocket } from "./support/as-owner.ts";
+import { useServedApi } from "./support/served-api.ts";
+import { WorkflowSchema, type RunEvent } from "../../packages/types/src/index.ts";
 import { LiveSocket, type SocketStatus } from "../../apps/frontend/src/lib/live-socket.ts";
 
-let server: WeftServer;
-let client: ApiClient;
-const dirs: string[] = [];
-beforeAll(async () => {
-  for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(tmpdir(), "weft-live-")));
-  server = await createServer({ dataDir: dirs[0], examplesDir: dirs[1], port: 0, logger: silentLogger, shutdownGraceMs: 200 });
-  client = new ApiClient(server.url, ownerFetch(server.accessToken));
+const served = useServedApi(async ({ client }) => {
   // Six waits in a row: a run long enough to drop the connection in its middle.
   const nodes = Array.from({ length: 6 }, (_, i) => ({ id: `d${i}`, type: "core:delay", inputs: i === 0 ? { value: "x", ms: 120 } : { ms: 120 } }));
   const edges = nodes.slice(1).map((n, i) => ({ id: `e${i}`, source: `d${i}`, sourceHandle: "value", target: n.id, targetHandle: "value" }));
   const created = await client.createWorkflow(WorkflowSchema.parse({ id: "waits", name: "Waits", nodes, edges }));
   if (!created.ok) throw new Error(created.error.message);
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 function socketFor(statuses: SocketStatus[] = []) {
   return new LiveSocket({
-    url: server.url.replace("http", "ws") + "/ws",
-    fetchEvents: (id, after) => client.runEvents(id, after),
-    WebSocketImpl: ownerWebSocket(server.accessToken),
+    url: served.server.url.replace("http", "ws") + "/ws",
+    fetchEvents: (id, after) => served.client.runEvents(id, after),
+    WebSocketImpl: ownerWebSocket(served.server.accessToken),
     onStatus: (s) => statuses.push(s),
     reconnectDelaysMs: [50],
   });
 }
 
 async function startRun(): Promise<string> {
-  const started = await client.startRun("waits", {});
+  const started = await served.client.startRun("waits", {});
   if (!started.ok) throw new Error(started.error.message);
   return started.value.runId;
 }
@@ -63,7 +49,7 @@ describe("LiveSocket against the real /ws", () => {
     expect(dropped).toBe(true);
     expect(statuses.filter((s) => s === "open").length).toBeGreaterThanOrEqual(2); // it reconnected
     expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i));
-    const stored = await client.runEvents(runId, -1);
+    const stored = await served.client.runEvents(runId, -1);
     expect(stored.ok && stored.value.map((e) => `${e.seq}:${e.type}`)).toEqual(seen.map((e) => `${e.seq}:${e.type}`));
     expect(seen.filter((e) => e.type === "node.completed")).toHaveLength(6);
   });

@@ -1,27 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/llm/testing/scripted-llm-server.ts";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
 const CHUNKS = ["Weaving ", "is ", "the ", "craft ", "of ", "crossing ", "two ", "threads."];
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
+const weft = useWeft({}, async () => {
   // A real OpenAI-compatible server that writes its answer slowly: two chunks, a pause, then the rest one by one.
   llm = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: CHUNKS, chunkDelayMs: 250, stall: { afterChunks: 3, ms: 2500 } }] });
-  weft = await startWeft();
   const profile = await weft.api("POST", "/api/llm-profiles", { id: "scripted", name: "Scripted", baseUrl: llm.baseUrl, model: llm.model, apiKey: "sk-test" });
   expect(profile.status).toBe(201);
   await weft.createWorkflow(writer);
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
 const writer: WorkflowInput = {
   id: "writer",

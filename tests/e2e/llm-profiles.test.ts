@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/llm/testing/scripted-llm-server.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { LlmProfileAnswerSchema, LlmProfileListSchema } from "../../apps/backend/src/testing/llm-profile-view.ts";
 
 const KEY = "sk-e2e-0123456789abcdefghijklmnop9f2c";
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
+const weft = useWeft({}, async () => {
   llm = await startScriptedLlmServer({ model: "gpt-e2e" });
-  weft = await startWeft();
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
 /** Settings → LLM profiles in the browser, against the real server and a local OpenAI-compatible endpoint. */
 describe("LLM profiles settings", () => {
@@ -38,7 +35,7 @@ describe("LLM profiles settings", () => {
     expect(await page.locator("#lp-key").getAttribute("placeholder")).toContain("sk-…9f2c");
     expect(await page.content()).not.toContain(KEY);
     const stored = await weft.api("GET", "/api/llm-profiles/hosted");
-    expect(stored.body.profile).toMatchObject({ baseUrl: llm.baseUrl, model: "gpt-e2e", hasApiKey: true });
+    expect(LlmProfileAnswerSchema.parse(stored.body).profile).toMatchObject({ baseUrl: llm.baseUrl, model: "gpt-e2e", hasApiKey: true });
     expect(JSON.stringify(stored.body)).not.toContain(KEY);
 
     llm.enqueue({ kind: "text", chunks: ["pong"] });
@@ -56,14 +53,14 @@ describe("LLM profiles settings", () => {
 
   it("refuses a bad base URL with the server's words, and stores nothing", async () => {
     const { page } = weft;
-    const before = (await weft.api("GET", "/api/llm-profiles")).body.profiles.length;
+    const before = (await weft.read("/api/llm-profiles", LlmProfileListSchema)).profiles.length;
     await page.getByTestId("new-profile").click();
     await page.locator("#lp-name").fill("Broken");
     await page.locator("#lp-url").fill("ftp://example.com");
     await page.locator("#lp-model").fill("m");
     await page.getByTestId("save-profile").click();
     await expect.poll(() => page.getByTestId("profile-error").textContent()).toMatch(/http:\/\/ or https:\/\//);
-    expect((await weft.api("GET", "/api/llm-profiles")).body.profiles.length).toBe(before);
+    expect((await weft.read("/api/llm-profiles", LlmProfileListSchema)).profiles.length).toBe(before);
   });
 
   it("warns that a changed address clears the key, clears it on save, and the new address never gets the old key", async () => {
@@ -95,13 +92,13 @@ describe("LLM profiles settings", () => {
     await dialog.locator('li[data-profile="hosted"]').click();
     await page.getByLabel("default profile").check();
     await page.getByTestId("save-profile").click();
-    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).body.profile.isDefault).toBe(true);
+    await expect.poll(async () => (await weft.read("/api/llm-profiles/hosted", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
     await dialog.locator('li[data-profile="hosted"] .badge').waitFor();
 
     await dialog.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
     await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).status).toBe(404);
-    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/demo")).body.profile.isDefault).toBe(true);
+    await expect.poll(async () => (await weft.read("/api/llm-profiles/demo", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
   });

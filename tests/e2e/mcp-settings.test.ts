@@ -1,20 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./support/axe.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { NodesResponseSchema } from "../../apps/frontend/src/api/schemas.ts";
 
 const EVERYTHING = fileURLToPath(new URL("../../apps/backend/node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const SECRET = "mcp-e2e-Secret-Value-4Hq8Zr";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({});
-}, 120_000);
-afterAll(async () => {
-  await weft?.close();
-});
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 describe("Settings → MCP servers", () => {
   it("saves pasted mcpServers JSON, shows the server running with its tools, never shows the env value again, and passes axe", async () => {
@@ -35,7 +29,7 @@ describe("Settings → MCP servers", () => {
     await section.getByTestId("mcp-save").click();
     expect(await section.getByRole("alert").innerText()).toContain("not JSON");
 
-    const nodes = await weft.api("GET", "/api/nodes");
-    expect(nodes.body.nodes.map((n: { type: string }) => n.type)).toContain("mcp:everything.echo");
+    const nodes = await weft.read("/api/nodes", NodesResponseSchema);
+    expect(nodes.nodes.map((n) => n.type)).toContain("mcp:everything.echo");
   });
 });

@@ -1,30 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { notesWorkflow, runToEnd } from "./support/notes.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft();
 
-const notes: WorkflowInput = {
-  id: "notes",
-  name: "Notes",
-  nodes: [
-    { id: "topic", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "topic", portType: "string", required: true } },
-    { id: "fill", type: "core:text-template", position: { x: 320, y: 0 }, config: { template: "About {{0}}" } },
-    { id: "out", type: "core:workflow-output", position: { x: 640, y: 0 }, config: { name: "text", portType: "string" } },
-  ],
-  edges: [
-    { id: "e1", source: "topic", sourceHandle: "value", target: "fill", targetHandle: "values" },
-    { id: "e2", source: "fill", sourceHandle: "text", target: "out", targetHandle: "value" },
-  ],
-};
+const notes = notesWorkflow("About {{0}}");
 
 const hash = (page: Page) => new URL(page.url()).hash;
 /** The active tab lies wholly inside the visible part of the tab strip. */
@@ -39,10 +22,7 @@ describe("links, the tab strip and the minimap", () => {
   it("a link to a run's node opens the workflow, shows that run and selects the node; the address follows the selection", async () => {
     const { page } = weft;
     await weft.createWorkflow(notes);
-    const started = await weft.api("POST", "/api/workflows/notes/runs", { inputs: { topic: "links" } });
-    expect(started.status).toBe(202);
-    const runId = started.body.runId as string;
-    await poll(async () => (await weft.api("GET", `/api/runs/${runId}`)).body.run.status, { timeout: 15_000 }).toBe("completed");
+    const runId = await runToEnd(weft, "notes", { topic: "links" });
 
     await page.goto(`${weft.url}/#/workflows/notes/runs/${runId}?node=fill`);
     await poll(() => activeTab(page)).toBe("notes");

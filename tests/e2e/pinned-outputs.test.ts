@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 import { greetingWorkflow, runAndWait } from "./support/two-step-run.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   await weft.createWorkflow(greetingWorkflow("pin-me", "Pin me"));
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 describe("pinned outputs", () => {
   it("pins a node's output from its run, uses it in the next runs whatever its inputs, and unpins it", async () => {

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { centerOf, drag, emptyCanvasPoint, handle, node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft, type Weft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 const options = (weft: Weft) => weft.page.locator("#quick-add-results [role=option] .quick-add-title").allTextContents();
 

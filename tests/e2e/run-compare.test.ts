@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 import { greetingWorkflow, runAndWait } from "./support/two-step-run.ts";
+import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   await weft.createWorkflow(greetingWorkflow("compare-me", "Compare me"));
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+});
 
 describe("comparing runs", () => {
   it("shows one node's output in the run shown against an earlier run, as a line diff", async () => {
@@ -22,8 +19,8 @@ describe("comparing runs", () => {
     await runAndWait(page, 1);
     await node(page, "shout").locator(".port-row.input textarea, .port-row.input input").first().fill("bob");
     await runAndWait(page, 2);
-    const runs = await weft.api("GET", "/api/runs?workflowId=compare-me");
-    const first = runs.body.runs[1].id as string;
+    const runs = await weft.read("/api/runs?workflowId=compare-me", RunListSchema);
+    const first = runs.runs[1].id;
 
     await node(page, "greet").locator(".node-title").click();
     const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });

@@ -1,41 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { describe, expect, it } from "vitest";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { notesWorkflow, runToEnd } from "./support/notes.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
 let firstRun = "";
 let secondRun = "";
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
-
-function notes(template: string): WorkflowInput {
-  return {
-    id: "notes",
-    name: "Notes",
-    nodes: [
-      { id: "topic", type: "core:workflow-input", position: { x: 0, y: 0 }, config: { name: "topic", portType: "string", required: true } },
-      { id: "fill", type: "core:text-template", position: { x: 320, y: 0 }, config: { template } },
-      { id: "out", type: "core:workflow-output", position: { x: 640, y: 0 }, config: { name: "text", portType: "string" } },
-    ],
-    edges: [
-      { id: "e1", source: "topic", sourceHandle: "value", target: "fill", targetHandle: "values" },
-      { id: "e2", source: "fill", sourceHandle: "text", target: "out", targetHandle: "value" },
-    ],
-  };
-}
-
-async function runToEnd(inputs: Record<string, unknown>): Promise<string> {
-  const started = await weft.api("POST", "/api/workflows/notes/runs", { inputs });
-  expect(started.status).toBe(202);
-  const runId = started.body.runId as string;
-  await poll(async () => (await weft.api("GET", `/api/runs/${runId}`)).body.run.status, { timeout: 15_000 }).toBe("completed");
-  return runId;
-}
+const weft = useWeft();
 
 const status = (id: string) => node(weft.page, id).locator(".weft-node").getAttribute("data-status", { timeout: 2000 });
 const activeTab = () => weft.page.locator(".tab.active").getAttribute("data-tab-id");
@@ -52,12 +23,12 @@ async function inspectNode(id: string) {
 describe("run history per workflow", () => {
   it("opens a run of an earlier session on the canvas as it ran, read-only, though the workflow changed since", async () => {
     // Both runs happen before the browser opens: nothing of them is in the page's memory.
-    await weft.createWorkflow(notes("Notes on {{0}}"));
-    firstRun = await runToEnd({ topic: "looms" });
-    const edited = notes("Edited {{0}}");
+    await weft.createWorkflow(notesWorkflow("Notes on {{0}}"));
+    firstRun = await runToEnd(weft, "notes", { topic: "looms" });
+    const edited = notesWorkflow("Edited {{0}}");
     edited.nodes.push({ id: "extra", type: "core:const-text", position: { x: 0, y: 420 }, config: { value: "added later" } });
     expect((await weft.api("PUT", "/api/workflows/notes", { workflow: { ...edited, revision: 1 }, baseRevision: 1 })).status).toBe(200);
-    secondRun = await runToEnd({ topic: "looms" });
+    secondRun = await runToEnd(weft, "notes", { topic: "looms" });
 
     const { page } = weft;
     await page.goto(weft.url);

@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { PermissionSettingsSchema } from "../../apps/frontend/src/api/settings.ts";
 
 /** The repository's examples, for the agent deliberation workflow. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
@@ -19,22 +20,18 @@ const write = (path: string, content: string) => ({
   chunks: [`I will write it.\n<ACTION>\n  <fs_write>\n    <path>${path}</path>\n    <content>${content}</content>\n  </fs_write>\n</ACTION>`],
 });
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   // The filer writes a report (the user allows it), then a second file (the user rejects it), then says so.
   llm = await startScriptedLlmServer({
     turns: [write("@project/report.txt", "Quarterly numbers"), write("@project/second.txt", "More numbers"), { kind: "text", chunks: ["The second file was refused; I stopped there."] }],
   });
   await addScriptedAgent(weft, llm, { id: "filer", name: "Filer", tools: ["fs:write"] });
   expect((await weft.api("POST", "/api/scenes", { id: "filing", name: "Filing", agents: [{ instanceId: "filer", profileId: "filer" }] })).status).toBe(201);
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
 const card = (page: Page) => page.locator('.agent-card[data-agent="filer"]');
 const request = (page: Page) => card(page).locator('[data-testid="agent-permission"]');
@@ -75,7 +72,7 @@ describe("permission rules, from the settings to a scene agent's card", () => {
 
     await rule(page, 0).getByTestId("perm-tool").fill("fs.write");
     await page.getByTestId("perm-save").click();
-    await poll(async () => (await weft.api("GET", "/api/settings/permissions")).body.policy).toEqual({
+    await poll(async () => (await weft.read("/api/settings/permissions", PermissionSettingsSchema)).policy).toEqual({
       defaultAction: "allow",
       rules: [
         { action: "ask", tool: "fs.write" },

@@ -1,22 +1,16 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page, Route } from "playwright-core";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { SceneAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 
 /** The repository's examples: the notice-board scene with Scribe and Herald on the demo LLM. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
-}, 120_000);
-afterAll(async () => {
-  await weft?.close();
-});
-screenshotFailures(() => weft);
+const weft = useWeft({ examplesDir: EXAMPLES });
 
 const verdict = (page: Page) => page.locator('[data-testid="replay-verdict"]');
 const seenPositions = (page: Page) => page.evaluate(() => JSON.parse(localStorage.getItem("weft.scenes.seen") ?? "{}") as Record<string, number>);
@@ -77,7 +71,7 @@ describe("replaying a scene session in the Scenes view", () => {
     if (SCREENSHOTS) await screenshotBothThemes(page, "scene-replay-same");
 
     // The definition is edited after the session: the replay starts from the new initial world and ends elsewhere.
-    const current = (await weft.api("GET", "/api/scenes/notice-board")).body.scene;
+    const current = (await weft.read("/api/scenes/notice-board", SceneAnswerSchema)).scene;
     const edited = { ...current, initialWorldState: { board: { note: null, pinned: true } } };
     expect((await weft.api("PUT", "/api/scenes/notice-board", { scene: edited, baseRevision: current.revision })).status).toBe(200);
     await page.locator('[data-testid="replay-run"]').click();

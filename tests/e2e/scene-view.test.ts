@@ -1,20 +1,20 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { SceneStateViewSchema, SceneTimelineSchema } from "../../packages/types/src/index.ts";
+import { SceneAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 
 /** The repository's examples: the notice-board scene, its agents Scribe and Herald, their skill and deliberation workflow. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
 let llm: ScriptedLlmServer;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   // Lets a test cut the page's WebSocket and keep it from reconnecting for a while, as a network outage would.
   await weft.context.addInitScript(() => {
     const w = window as unknown as { WebSocket: typeof WebSocket; blockSockets?: boolean; sockets: WebSocket[] };
@@ -37,12 +37,10 @@ beforeAll(async () => {
   });
   await addScriptedAgent(weft, llm, { id: "asker", name: "Asker", tools: ["scene:world-set"] });
   expect((await weft.api("POST", "/api/scenes", { id: "asking", name: "Asking", agents: [{ instanceId: "asker", profileId: "asker" }] })).status).toBe(201);
-}, 120_000);
+});
 afterAll(async () => {
-  await weft?.close();
   await llm?.stop();
 });
-screenshotFailures(() => weft);
 
 /** The rendered text of each match (with the spaces and line breaks a reader sees), joined by lines. */
 const shown = async (page: Page, selector: string) => (await page.locator(selector).evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText))).join("\n");
@@ -163,14 +161,14 @@ describe("the Scenes view", () => {
     });
     await poll(() => page.locator('[data-testid="scene-reconnecting"]').count()).toBe(1);
     expect((await weft.api("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Market on Sunday"' })).status).toBe(202);
-    await poll(async () => (await weft.api("GET", "/api/scenes/notice-board/state")).body.world.board.note, { timeout: 15_000 }).toBe("Market on Sunday");
+    await poll(async () => (await weft.read("/api/scenes/notice-board/state", SceneStateViewSchema)).world, { timeout: 15_000 }).toMatchObject({ board: { note: "Market on Sunday" } });
     await page.evaluate(() => ((window as unknown as { blockSockets: boolean }).blockSockets = false));
     await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 15_000 }).toContain('"Market on Sunday"');
     await poll(() => page.locator('[data-testid="scene-reconnecting"]').count()).toBe(0);
     await poll(() => page.locator(`${timeline} .tl-user`, { hasText: 'Post the note "Market on Sunday"' }).count()).toBe(1);
 
     // From the trace into the debugger: the deliberation run as it ran, its nodes' statuses on the canvas.
-    const steps = (await weft.api("GET", "/api/scenes/notice-board/timeline")).body.steps as { instanceId: string; trace: { step: number; deliberation: { runId: string } } }[];
+    const { steps } = await weft.read("/api/scenes/notice-board/timeline", SceneTimelineSchema);
     const runId = steps.find((s) => s.instanceId === "herald" && s.trace.step === 1)?.trace.deliberation.runId;
     expect(runId).toBeTruthy();
     await card(page, "herald").locator('[data-testid="agent-trace"]').click();
@@ -228,7 +226,7 @@ describe("the Scenes view", () => {
     await dialog.locator('button[type="submit"]').click();
     await poll(() => page.locator(".scene-item.active").getAttribute("data-scene-id")).toBe("pair-of-agents");
     await poll(() => texts(page, '[data-testid="scene-agents"] .agent-card strong')).toBe("scribe\nherald");
-    expect((await weft.api("GET", "/api/scenes/pair-of-agents")).body.scene.agents).toEqual([
+    expect((await weft.read("/api/scenes/pair-of-agents", SceneAnswerSchema)).scene.agents).toEqual([
       { instanceId: "scribe", profileId: "scribe" },
       { instanceId: "herald", profileId: "herald" },
     ]);

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { centerOf, drag, emptyCanvasPoint, handle, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
-}, 120_000);
-afterAll(async () => weft?.close());
-screenshotFailures(() => weft);
+const weft = useWeft();
 
 const shout: WorkflowInput = {
   id: "shout",

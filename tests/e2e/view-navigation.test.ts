@@ -1,29 +1,24 @@
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page, Route } from "playwright-core";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { BuilderSessionListSchema, BuilderSessionStateSchema } from "../../packages/types/src/index.ts";
 
 /** The repository's examples: the calculator agent and a few workflows to point Builder sessions at. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
-let weft: Weft;
 let sessionA: string;
 let sessionB: string;
-beforeAll(async () => {
-  weft = await startWeft({ examplesDir: EXAMPLES });
+const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   const made = async (workflowId: string) => {
     const res = await weft.api("POST", "/api/builder/sessions", { target: { type: "workflow", workflowId } });
     expect(res.status).toBe(201);
-    return res.body.session.id as string;
+    return BuilderSessionStateSchema.parse(res.body).session.id;
   };
   sessionA = await made("branch");
   sessionB = await made("text-pipeline");
-}, 120_000);
-afterAll(async () => {
-  await weft?.close();
 });
-screenshotFailures(() => weft);
 
 const hash = (page: Page) => new URL(page.url()).hash;
 const shownView = (page: Page) => page.locator('.topbar [data-testid^="view-"].active').getAttribute("data-testid");
@@ -71,10 +66,10 @@ describe("view navigation and the address", () => {
     await page.evaluate(() => (location.hash = "#/scenes"));
     await showing(page, "scenes");
     await hold.release();
-    await poll(async () => (await weft.api("GET", "/api/builder/sessions?targetType=agent&targetId=calculator")).body.sessions.length).toBe(1);
+    await poll(async () => (await weft.read("/api/builder/sessions?targetType=agent&targetId=calculator", BuilderSessionListSchema)).sessions.length).toBe(1);
     // The answer is read in the page too: the Builder keeps the new session, the page stays where the user went.
     await page.getByTestId("view-builder").click();
-    const created = (await weft.api("GET", "/api/builder/sessions?targetType=agent&targetId=calculator")).body.sessions[0].id;
+    const created = (await weft.read("/api/builder/sessions?targetType=agent&targetId=calculator", BuilderSessionListSchema)).sessions[0].id;
     await showing(page, "builder", created);
     await page.goBack();
     await showing(page, "scenes");

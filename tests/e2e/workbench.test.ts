@@ -1,22 +1,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { centerOf, dragFromPalette, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { useWeft } from "./support/weft.ts";
+import { WorkflowListSchema } from "../../apps/frontend/src/api/schemas.ts";
 
-let weft: Weft;
 let files: string;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   files = mkdtempSync(join(tmpdir(), "weft-e2e-files-"));
   await weft.createWorkflow(greeter);
-}, 120_000);
-screenshotFailures(() => weft);
+});
 afterAll(async () => {
-  await weft?.close();
   rmSync(files, { recursive: true, force: true });
 });
 
@@ -111,11 +108,11 @@ describe("workflows, interfaces and skills in the browser", () => {
     // The new skill node took the selection's place (skill_1 was the id of the node it replaced).
     expect(await node(page, "skill_2").count()).toBe(1);
     expect(await page.locator(".vue-flow__edge").count()).toBe(1); // still fed by the interface input
-    const list = (await weft.api("GET", "/api/workflows")).body.workflows as { id: string; name: string; isSkill: boolean }[];
+    const list = (await weft.read("/api/workflows", WorkflowListSchema)).workflows;
     const made = list.find((w) => w.name === "Wrapped greeter");
     expect(made?.isSkill).toBe(true);
-    const inner = (await weft.api("GET", `/api/workflows/${made!.id}`)).body.workflow;
-    expect(inner.nodes.map((n: { type: string }) => n.type).sort()).toEqual(["core:skill", "core:workflow-input"]);
+    const inner = await weft.storedWorkflow(made!.id);
+    expect(inner.nodes.map((n) => n.type).sort()).toEqual(["core:skill", "core:workflow-input"]);
 
     // Collapse and undo it, from the keyboard.
     await node(page, "skill_2").locator(".node-title").click();

@@ -3,13 +3,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { silentLogger, type WorkflowInput } from "../../../packages/types/src/index.ts";
+import { silentLogger, type Workflow, type WorkflowInput } from "../../../packages/types/src/index.ts";
+import { WorkflowAnswerSchema } from "../../../apps/backend/src/testing/answers.ts";
 import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
 import { buildFrontend } from "./build-frontend.ts";
+import { useStarted } from "./lifecycle.ts";
 
 export const CHROMIUM = process.env.WEFT_CHROMIUM ?? "/usr/bin/chromium";
 // STACK.md pitfall 4: without the networking flags Chromium floods the closed network.
 export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** What reads an answer: a schema of @weft/types, of the editor's api/ or of the backend's testing/answers.ts (zod's `parse`). */
+export interface Parser<T> {
+  parse(value: unknown): T;
+}
+
+export interface WeftOptions {
+  viewport?: { width: number; height: number };
+  examplesDir?: string;
+}
 
 export interface Weft {
   server: WeftServer;
@@ -18,14 +30,18 @@ export interface Weft {
   dataDir: string;
   context: BrowserContext;
   page: Page;
-  /** JSON in, JSON out, against the real API. */
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** JSON in, JSON out, against the real API: the body as parsed JSON (undefined when empty), to read through a schema. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** GET `path` and read the answer through `schema`; an answer that does not fit fails with its status and text. */
+  read<T>(path: string, schema: Parser<T>): Promise<T>;
   createWorkflow(workflow: WorkflowInput): Promise<void>;
+  /** The workflow as stored now. */
+  storedWorkflow(id: string): Promise<Workflow>;
   close(): Promise<void>;
 }
 
 /** The built editor served by the real backend (temp data folder, free port) and a headless Chromium on it. */
-export async function startWeft(options: { viewport?: { width: number; height: number }; examplesDir?: string } = {}): Promise<Weft> {
+export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
   await buildFrontend();
   const dataDir = mkdtempSync(join(tmpdir(), "weft-e2e-data-"));
   // Without a folder of examples the server starts empty; a given one (e.g. the repository's workflows/) is only read.
@@ -44,12 +60,25 @@ export async function startWeft(options: { viewport?: { width: number; height: n
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   await signInBrowser(context, server);
   const page = context.pages()[0] ?? (await context.newPage());
-  const api = async (method: string, path: string, body?: unknown) => {
+  const send = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { authorization: `Bearer ${server.accessToken}` };
     if (method !== "GET") headers["content-type"] = "application/json";
     const res = await fetch(server.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    return { status: res.status, body: parsed, text };
+  };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const { status, body: answer } = await send(method, path, body);
+    return { status, body: answer };
+  };
+  const read = async <T>(path: string, schema: Parser<T>): Promise<T> => {
+    const { status, body, text } = await send("GET", path);
+    try {
+      return schema.parse(body);
+    } catch (error) {
+      throw new Error(`GET ${path} answered ${status} ${text.slice(0, 400)}, which does not fit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   };
   return {
     server,
@@ -58,9 +87,13 @@ export async function startWeft(options: { viewport?: { width: number; height: n
     context,
     page,
     api,
+    read,
     async createWorkflow(workflow) {
       const res = await api("POST", "/api/workflows", { workflow });
       if (res.status !== 201) throw new Error(`could not create ${workflow.id}: ${JSON.stringify(res.body)}`);
+    },
+    async storedWorkflow(id) {
+      return (await read(`/api/workflows/${encodeURIComponent(id)}`, WorkflowAnswerSchema)).workflow;
     },
     async close() {
       await context.close();
@@ -76,6 +109,21 @@ export async function signInBrowser(context: BrowserContext, server: WeftServer)
   const cookie = /^weft_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
   if (!res.ok || !cookie) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
   await context.addCookies([{ name: "weft_session", value: cookie, url: server.url, httpOnly: true, sameSite: "Strict" }]);
+}
+
+/**
+ * Weft for the tests of a file: started before them (then `setup`, in the same hook), closed after them, and a
+ * screenshot of the page after a failed test. The handle reads the started Weft, so use it in tests and hooks.
+ */
+export function useWeft(options: WeftOptions = {}, setup?: (weft: Weft) => Promise<void>): Weft {
+  const weft = useStarted(
+    "Weft",
+    () => startWeft(options),
+    (started) => started.close(),
+    setup,
+  );
+  screenshotFailures(weft.current);
+  return weft.handle;
 }
 
 /** After a failed test, a screenshot of the page goes to <tmp>/weft-e2e-failures/ (its path is printed). */

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger } from "../../../packages/types/src/index.ts";
+import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
+import { ApiClient } from "../../../apps/frontend/src/api/client.ts";
+import { ownerFetch } from "./as-owner.ts";
+import { useStarted } from "./lifecycle.ts";
+
+/** The real backend without a browser (temp data and examples folders, free port) and the editor's API client on it, as the owner. */
+export interface ServedApi {
+  server: WeftServer;
+  client: ApiClient;
+}
+
+/**
+ * The backend and its client for the tests of a file: started before them (then `setup`, in the same hook) and
+ * stopped after them, its folders removed. The handle reads the started server, so use it in tests and hooks.
+ */
+export function useServedApi(setup?: (served: ServedApi) => Promise<void>): ServedApi {
+  const dirs: string[] = [];
+  const start = async (): Promise<ServedApi> => {
+    for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(tmpdir(), "weft-e2e-api-")));
+    const server = await createServer({ dataDir: dirs[0], examplesDir: dirs[1], port: 0, logger: silentLogger, shutdownGraceMs: 200 });
+    return { server, client: new ApiClient(server.url, ownerFetch(server.accessToken)) };
+  };
+  const stop = async ({ server }: ServedApi) => {
+    await server.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  };
+  return useStarted("the server", start, stop, setup, 60_000).handle;
+}
