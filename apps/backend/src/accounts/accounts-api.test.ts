@@ -76,6 +76,21 @@ describe("signing in with a password", () => {
     expect(db().query("SELECT count(*) AS n FROM user_sessions WHERE hash = ?").get(secret)).toEqual({ n: 0 });
   });
 
+  it("refuses a username after 10 wrong passwords with 429, even the right one, and leaves other users alone", async () => {
+    const tom = await createTestUser(t, "tom", "viewer");
+    const other = await createTestUser(t, "ola", "viewer");
+    for (let i = 0; i < 10; i++) expect(await signInWithPassword(t.url, "tom", `wrong guess ${i}`)).toBeUndefined();
+    const res = await fetch(`${t.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "TOM", password: tom.password }) });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    const error = ErrorBodySchema.parse(await res.json()).error;
+    expect(error.code).toBe("TOO_MANY_REQUESTS");
+    expect(error.message).toMatch(/Too many wrong passwords for "tom"; try again in 15 minutes/);
+    expect(await signInWithPassword(t.url, "ola", other.password)).toBeDefined();
+    // Sessions already open are not affected.
+    expect((await tom.call("GET", "/api/workflows")).status).toBe(200);
+  });
+
   it("ends sessions on sign-out, on a password change by an owner, and when the user is deleted", async () => {
     const kim = await createTestUser(t, "kim", "viewer");
     expect((await kim.call("GET", "/api/workflows")).status).toBe(200);

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { principalOf, type Principal } from "../auth/principal.ts";
 import { SESSION_COOKIE, clearedSessionCookie, cookieValue, sessionCookie } from "../auth/session-cookie.ts";
 import { isSecureRequest, type TrustBoundary } from "../auth/trust-boundary.ts";
-import { MIN_PASSWORD_LENGTH, SignInRefusedError } from "../accounts/account-service.ts";
+import { MIN_PASSWORD_LENGTH, SignInRefusedError, normaliseUsername } from "../accounts/account-service.ts";
+import { SignInThrottle } from "../accounts/sign-in-throttle.ts";
 import { readBody } from "./body.ts";
 import { ApiError, jsonResponse } from "./errors.ts";
 
@@ -33,7 +34,7 @@ function signedIn(request: Request): Principal {
  * The editor's sign-in (username and password, or the access token) traded for an HttpOnly session
  * cookie, sign-out, the user's own password, and their personal API tokens.
  */
-export function authApi(boundary: TrustBoundary, maxBodyBytes: number) {
+export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle = new SignInThrottle()) {
   const accounts = boundary.accounts;
   const withCookie = async (request: Request, userId: string) => {
     const cookie = sessionCookie(await accounts.openSession(userId), isSecureRequest(request, new URL(request.url)));
@@ -47,12 +48,22 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number) {
           throw new ApiError("UNAUTHENTICATED", "That is not this Weft's access token. Copy it again from the link Weft printed at start (the part after ?token=).");
         return withCookie(request, accounts.bootstrapPrincipal().userId);
       }
+      const username = normaliseUsername(body.username);
+      const wait = throttle.waitFor(username);
+      if (wait > 0) {
+        const minutes = Math.ceil(wait / 60_000);
+        throw new ApiError("TOO_MANY_REQUESTS", `Too many wrong passwords for "${username}"; try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask an owner to set a new password.`, {
+          retryAfterMs: wait,
+        });
+      }
       try {
-        const user = await accounts.verifyPassword(body.username, body.password);
+        const user = await accounts.verifyPassword(username, body.password);
+        throttle.succeeded(username);
         return await withCookie(request, user.id);
       } catch (error) {
-        if (error instanceof SignInRefusedError) throw new ApiError("UNAUTHENTICATED", error.message, { reason: "WRONG_CREDENTIALS" });
-        throw error;
+        if (!(error instanceof SignInRefusedError)) throw error;
+        throttle.failed(username);
+        throw new ApiError("UNAUTHENTICATED", error.message, { reason: "WRONG_CREDENTIALS" });
       }
     })
     .get("/api/auth/session", async ({ request }) => {
