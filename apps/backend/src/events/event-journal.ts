@@ -20,6 +20,27 @@ export interface JournalOptions {
 export type JournalEvent = RunEventDraft | RunEvent;
 
 /**
+ * A stream whose events wait for their owner's commit instead of the journal's timer: a scene's,
+ * so that its events are stored in one transaction with the scene state and log they announce
+ * (after a crash the stream holds exactly the changes the saved state has).
+ */
+export interface HeldStream {
+  /**
+   * Cuts the stream here (call it when taking the snapshot the events lead to): returns the write
+   * of every event held so far together with `within` (the owner's own writes) in one transaction.
+   * If it fails, the events are held again, in front, for the next cut.
+   */
+  cut(): (within: () => Promise<void>) => Promise<void>;
+  /** Stops holding: what is held is stored with the next flush, later events as usual. */
+  release(): void;
+}
+
+interface Held {
+  live: StoredEvent[];
+  stored: StoredEvent[];
+}
+
+/**
  * The single writer of events: numbers them per stream, stores them in batches (one transaction
  * per flush, together with the observations and run updates that go with them) and only then
  * hands them to the hub for live delivery, so nothing is ever sent that is not persisted.
@@ -29,6 +50,7 @@ export class EventJournal {
   private pending: WriteBatch = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
   /** The pending events as live subscribers get them: whole, where the stored ones may reference their large values. */
   private live: StoredEvent[] = [];
+  private readonly held = new Map<string, Held>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private microtaskQueued = false;
   /** Set while storage refuses writes: retries then wait instead of spinning. */
@@ -80,8 +102,15 @@ export class EventJournal {
     // Redacted here, once: this text is what live subscribers receive, and what is stored unless it references payloads.
     const live = { streamId, seq, type: stamped.type, json: this.storage.redactor.json(JSON.stringify(stamped)) };
     const compact = this.compactEvent(stamped);
+    const stored = compact === stamped ? live : { ...live, json: this.storage.redactor.json(JSON.stringify(compact)) };
+    const held = this.held.get(streamId);
+    if (held) {
+      held.live.push(live);
+      held.stored.push(stored);
+      return stamped;
+    }
     this.live.push(live);
-    this.pending.events.push(compact === stamped ? live : { ...live, json: this.storage.redactor.json(JSON.stringify(compact)) });
+    this.pending.events.push(stored);
     this.schedule();
     return stamped;
   }
@@ -146,43 +175,84 @@ export class EventJournal {
     );
   }
 
+  /** Holds the stream's events until its owner cuts them (see HeldStream). Open the stream first. */
+  hold(streamId: string): HeldStream {
+    const held: Held = { live: [], stored: [] };
+    this.held.set(streamId, held);
+    return {
+      cut: () => {
+        const live = held.live.splice(0);
+        const stored = held.stored.splice(0);
+        return (within) => this.enqueue(() => this.writePending({ held, live, stored, within }));
+      },
+      release: () => {
+        if (this.held.get(streamId) !== held) return;
+        this.held.delete(streamId);
+        this.live.push(...held.live.splice(0));
+        this.pending.events.push(...held.stored.splice(0));
+        this.schedule();
+      },
+    };
+  }
+
   /** Stores everything appended so far, then publishes its events. Resolves once both are done. */
   flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const run = this.chain.then(() => this.writePending());
+    return this.enqueue(() => this.writePending());
+  }
+
+  /** Writes run one after another, in the order asked. */
+  private enqueue(write: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(write);
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async writePending(): Promise<void> {
-    const batch = this.pending;
-    if (batch.newRuns.length + batch.events.length + batch.observations.length + batch.finalObservations.length + batch.runUpdates.length === 0) return;
-    const live = this.live;
+  /** Stores what waits (and a held stream's cut with its owner's writes, in one transaction), then publishes. */
+  private async writePending(cut?: { held: Held; live: StoredEvent[]; stored: StoredEvent[]; within: () => Promise<void> }): Promise<void> {
+    const pending = this.pending;
+    const pendingLive = this.live;
+    if (!cut && pending.newRuns.length + pending.events.length + pending.observations.length + pending.finalObservations.length + pending.runUpdates.length === 0) return;
+    const batch = cut ? { ...pending, events: [...pending.events, ...cut.stored] } : pending;
     this.pending = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
     this.live = [];
-    try {
-      // The referenced texts first (their own transaction): a crash after it leaves unreferenced texts only.
+    const write = async () => {
+      // The referenced texts first: without a transaction around all, a crash after them leaves unreferenced texts only.
       await this.payloads?.flush();
       await this.storage.writeBatch(batch);
+      await cut?.within();
+    };
+    try {
+      await (cut ? this.storage.transaction(write) : write());
     } catch (error) {
       // Put the batch back in front so the next flush retries it in order; the transaction was all or nothing.
       this.pending = {
-        newRuns: [...batch.newRuns, ...this.pending.newRuns],
-        events: [...batch.events, ...this.pending.events],
-        observations: [...batch.observations, ...this.pending.observations],
-        finalObservations: [...batch.finalObservations, ...this.pending.finalObservations],
-        runUpdates: [...batch.runUpdates, ...this.pending.runUpdates],
+        newRuns: [...pending.newRuns, ...this.pending.newRuns],
+        events: [...pending.events, ...this.pending.events],
+        observations: [...pending.observations, ...this.pending.observations],
+        finalObservations: [...pending.finalObservations, ...this.pending.finalObservations],
+        runUpdates: [...pending.runUpdates, ...this.pending.runUpdates],
       };
-      this.live = [...live, ...this.live];
+      this.live = [...pendingLive, ...this.live];
+      if (cut) {
+        // Held again, in front, for the owner's next cut; once released, with the next flush.
+        if ([...this.held.values()].includes(cut.held)) {
+          cut.held.live.unshift(...cut.live);
+          cut.held.stored.unshift(...cut.stored);
+        } else {
+          this.pending.events.push(...cut.stored);
+          this.live.push(...cut.live);
+        }
+      }
       this.failing = true;
       this.log.error("storing events failed; will retry", { error: messageOf(error), events: batch.events.length });
       this.schedule();
       throw error;
     }
     this.failing = false;
-    this.hub.publish(live);
+    this.hub.publish(cut ? [...pendingLive, ...cut.live] : pendingLive);
   }
 }

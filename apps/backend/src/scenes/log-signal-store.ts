@@ -1,26 +1,29 @@
 import type { SceneStateStore } from "@weft/agent-runtime";
 import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
+import type { HeldStream } from "../events/event-journal.ts";
 
 export interface LogSignalOptions {
   /** Hears the log's next seq after each batch of entries is written. */
   onStored: (nextSeq: number) => void;
   /** False once the session was unloaded: writes are dropped then. */
   accepts: () => boolean;
-  /** Stores the events emitted so far (the journal's flush); runs before each commit of log and state. */
-  storeEvents: () => Promise<void>;
+  /** The scene's stream, held by the journal: its events are stored in each commit's transaction. */
+  events: HeldStream;
 }
 
 /**
  * The store as one loaded session of a scene uses it. Writes are dropped once `accepts()` is false
  * (the session was unloaded: its scene deleted, or a new session started), so a runtime winding down
- * cannot write into what came after it. The scene's events are stored before the log and state
- * they announce, so after a crash the stream holds every change the saved state has. After each
- * batch of log entries is written `onStored` hears the log's next seq, so the scene's stream can say
- * when the timeline (and the state it led to) can be read: some log entries, e.g. a finished
- * deliberation, come with no event of their own.
+ * cannot write into what came after it. The scene's events are held by the journal and stored in
+ * the same transaction as the log entries and state they lead to (cut when the state's snapshot is
+ * taken), so after a crash the stream holds exactly the changes the saved state has: none lost,
+ * none that a resumed deliberation would make again. With each commit `onStored` hears the log's
+ * next seq (its event is stored in that transaction too), so the scene's stream can say when the
+ * timeline (and the state it led to) can be read: some log entries, e.g. a finished deliberation,
+ * come with no event of their own. A stopped session's stream is released to the journal's flushes.
  */
 export function logSignalStore(inner: SceneStateStore, options: LogSignalOptions): SceneStateStore {
-  const { onStored, accepts, storeEvents } = options;
+  const { onStored, accepts, events } = options;
   const signal = (entries: readonly SceneLogEntry[]) => {
     const last = entries.at(-1);
     if (last) onStored(last.seq + 1);
@@ -37,15 +40,24 @@ export function logSignalStore(inner: SceneStateStore, options: LogSignalOptions
       signal(entries);
     },
     async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState) {
-      if (!accepts()) return;
-      await storeEvents();
-      if (!accepts()) return;
-      if (inner.commit) await inner.commit(sceneId, entries, state);
-      else {
-        await inner.appendLog(sceneId, entries);
-        await inner.saveState(state);
+      // Called right after the snapshot was taken: the events held so far are those this state has seen.
+      if (accepts()) signal(entries);
+      const write = events.cut();
+      if (!accepts()) {
+        // An unloaded session's last events are stored all the same, so the stream has no gap.
+        events.release();
+        await write(async () => undefined);
+        return;
       }
-      signal(entries);
+      await write(async () => {
+        if (!accepts()) return;
+        if (inner.commit) await inner.commit(sceneId, entries, state);
+        else {
+          await inner.appendLog(sceneId, entries);
+          await inner.saveState(state);
+        }
+      });
+      if (state.status === "stopped") events.release();
     },
   };
 }

@@ -248,7 +248,7 @@ export class SceneService {
         if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
       },
       accepts: () => !live?.closed,
-      storeEvents: () => journal.flush(),
+      events: journal.hold(sceneId),
     });
     try {
       const runtime = new SceneRuntime({

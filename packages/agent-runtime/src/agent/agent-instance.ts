@@ -86,6 +86,8 @@ export interface AgentRunOptions {
   signal?: AbortSignal;
   /** Services for this loop only (a scene's, per trigger), over the instance's. */
   services?: NodeServices;
+  /** Wraps the loop's LLM for this loop only (a scene records each answer, or serves recorded ones after a crash). */
+  llm?: (llm: LlmService) => LlmService;
 }
 
 /** How a loop ended. */
@@ -275,7 +277,7 @@ export class AgentInstance {
     this.currentStatus = "running";
     this.reason = undefined;
     const memory = new LoopMemory(this.options.mistakes);
-    const env = this.environment(signal, options.services);
+    const env = this.environment(signal, options.services, options.llm);
     const steps: AgentStepTrace[] = [];
     let result: AgentRunResult | undefined;
     try {
@@ -320,11 +322,12 @@ export class AgentInstance {
     return result;
   }
 
-  private environment(signal: AbortSignal, callServices: NodeServices | undefined): StepEnvironment {
+  private environment(signal: AbortSignal, callServices: NodeServices | undefined, wrapLlm: ((llm: LlmService) => LlmService) | undefined): StepEnvironment {
     const o = this.options;
     const services: NodeServices = { ...o.services, ...callServices };
     services.privateState ??= this.ownPrivateState;
     if (o.llm) services.llm = boundLlm(o.llm, this.profile.llmProfileId);
+    if (wrapLlm && services.llm) services.llm = wrapLlm(services.llm);
     const agentRules = this.profile.permissions ?? [];
     if (o.toolHost) services.toolHost = withCallContext(o.toolHost, { agentId: this.agentId, sessionId: this.conversationId, ...(agentRules.length > 0 ? { agentRules } : {}) });
     return {

@@ -28,7 +28,7 @@ export interface SceneDeliberateOptions {
 /**
  * The scene's `deliberate` hook run by AgentInstances: each trigger becomes a message to the
  * instance's agent, whose loop then uses the scene's world, events and private state. Every step's
- * model output goes into the scene log (for replay). A loop that fails (not one that stops on an
+ * model output goes into the scene log as it arrives (for replay and for resuming after a crash). A loop that fails (not one that stops on an
  * answer, a question or its limits) fails the deliberation, so the scene log records why.
  */
 export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance | undefined, options: SceneDeliberateOptions = {}): Deliberate {
@@ -36,17 +36,9 @@ export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance 
     const agent = agentFor(instanceId);
     if (!agent) throw new Error(`The scene has no agent instance "${instanceId}" to wake.`);
     options.replay?.begin(instanceId, trigger);
-    const sent = await agent.sendMessage(triggerMessage(trigger), { signal: context.signal, services: context.services });
+    // Each model answer is recorded in the scene log as it arrives (context.llm), so a crash mid-loop keeps what was answered.
+    const sent = await agent.sendMessage(triggerMessage(trigger), { signal: context.signal, services: context.services, llm: context.llm });
     if (!sent.ok) throw new Error(`${sent.error.code}: ${sent.error.message}`);
-    // Only answered steps: a step whose LLM call failed has no output a replay could serve.
-    for (const step of sent.value.steps) {
-      if (step.deliberation.status !== "completed") continue;
-      context.recordLlmOutput(step.step, {
-        text: step.output.text,
-        ...(step.output.reasoning ? { reasoning: step.output.reasoning } : {}),
-        ...(step.output.toolCalls.length > 0 ? { toolCalls: step.output.toolCalls } : {}),
-      });
-    }
     if (sent.value.status === "failed") throw new Error(sent.value.error ? `${sent.value.error.code}: ${sent.value.error.message}` : (sent.value.reason ?? "the agent's loop failed"));
   };
 }

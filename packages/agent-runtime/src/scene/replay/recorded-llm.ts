@@ -99,22 +99,7 @@ export class RecordedLlm {
     }
     this.served.set(instanceId, index + 1);
     for (const listener of this.listeners) listener();
-    if (recorded.reasoning) onChunk?.({ kind: "reasoning", text: recorded.reasoning });
-    if (recorded.text) onChunk?.({ kind: "text", text: recorded.text });
-    const toolCalls = recorded.toolCalls ?? [];
-    return {
-      text: recorded.text,
-      ...(recorded.reasoning ? { reasoning: recorded.reasoning } : {}),
-      toolCalls,
-      finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-      model: "replay",
-      message: {
-        role: "assistant",
-        content: recorded.text,
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        ...(recorded.reasoning ? { reasoning_content: recorded.reasoning } : {}),
-      },
-    };
+    return recordedAnswer(recorded, onChunk);
   }
 
   private diverged(message: string): never {
@@ -126,4 +111,24 @@ export class RecordedLlm {
 function lastText(request: LlmChatRequest): string {
   const last = request.messages.at(-1);
   return last && typeof last.content === "string" ? last.content : "";
+}
+
+/** A recorded model output answered as the provider would have: its chunks, then the result. */
+export function recordedAnswer(recorded: Pick<LlmOutputEntry, "text" | "reasoning" | "toolCalls">, onChunk?: (chunk: LlmStreamChunk) => void): LlmChatResult {
+  if (recorded.reasoning) onChunk?.({ kind: "reasoning", text: recorded.reasoning });
+  if (recorded.text) onChunk?.({ kind: "text", text: recorded.text });
+  const toolCalls = recorded.toolCalls ?? [];
+  return {
+    text: recorded.text,
+    ...(recorded.reasoning ? { reasoning: recorded.reasoning } : {}),
+    toolCalls,
+    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+    model: "replay",
+    message: {
+      role: "assistant",
+      content: recorded.text,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      ...(recorded.reasoning ? { reasoning_content: recorded.reasoning } : {}),
+    },
+  };
 }

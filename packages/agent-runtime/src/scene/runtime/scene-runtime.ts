@@ -3,6 +3,7 @@ import {
   SceneSchema,
   silentLogger,
   type AgentTrigger,
+  type LlmService,
   type Logger,
   type NodeServices,
   type RunEvent,
@@ -21,6 +22,7 @@ import { SceneError } from "../errors.ts";
 import { EventBus, type BusEvent } from "../events/event-bus.ts";
 import { SceneLog } from "../log/scene-log.ts";
 import type { EffectGate } from "../replay/effect-order.ts";
+import { recordedAnswer } from "../replay/recorded-llm.ts";
 import { ScenePersister } from "../persistence/scene-persister.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 import type { JsonStateChange } from "../state/json-state.ts";
@@ -31,6 +33,7 @@ import { IntervalTimer } from "../triggers/interval-timer.ts";
 import { MergedTriggers } from "../triggers/merged-triggers.ts";
 import { StepBudget } from "../triggers/step-budget.ts";
 import { agentServices } from "./agent-services.ts";
+import { resumePlans, type ResumePlan } from "./resume-plan.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
 import { SceneRouter } from "./scene-router.ts";
 
@@ -48,6 +51,12 @@ export interface DeliberationContext {
   services: NodeServices;
   /** Records one step's model output in the scene log (under this trigger), so a replay can serve it. */
   recordLlmOutput(step: number, output: RecordedLlmOutput): void;
+  /**
+   * The model as this deliberation must use it, around the agent's own: each answer goes into the
+   * scene log as soon as it arrives (committed with the effects that follow it), and a deliberation
+   * resumed after a crash gets the answers recorded before the crash again instead of asking anew.
+   */
+  llm(inner: LlmService): LlmService;
 }
 
 /** A model output as the scene log keeps it. */
@@ -112,6 +121,8 @@ export class SceneRuntime {
   private idleWaiters: Array<() => void> = [];
   /** Set by `followScript` (a replay): mailboxes hold the recorded triggers; nothing is routed to them or charged. */
   private scripted = false;
+  /** Deliberations cut off by a crash, by instance: what they had done (see `restoreFromStore`). */
+  private resumes = new Map<string, ResumePlan>();
   private readonly logger: Logger;
   private readonly clock: () => number;
 
@@ -309,10 +320,19 @@ export class SceneRuntime {
     this.setStatus(saved.status, saved.status === "running" ? { code: "RESTORED", message: "Restored from a saved state." } : saved.reason);
   }
 
-  /** Loads the scene's saved state from the store and continues it; false when none was saved. */
+  /**
+   * Loads the scene's saved state from the store and continues it; false when none was saved. A
+   * deliberation the save caught in flight resumes from the committed log: its recorded model
+   * answers are served again and the world writes, publishes and private writes it had made are not
+   * made twice (effects exactly once, as far as the scene's own services go).
+   */
   async restoreFromStore(): Promise<boolean> {
-    const state = await this.options.store?.loadState(this.scene.id);
-    if (!state) return false;
+    const store = this.options.store;
+    const state = await store?.loadState(this.scene.id);
+    if (!store || !state) return false;
+    const inFlight = new Map<string, string>();
+    for (const [id, mailbox] of Object.entries(state.mailboxes)) if (mailbox.inFlight) inFlight.set(id, mailbox.inFlight.id);
+    if (inFlight.size > 0) this.resumes = resumePlans(await store.readLog(this.scene.id), inFlight);
     this.restore(state);
     return true;
   }
@@ -331,13 +351,18 @@ export class SceneRuntime {
       definitionPart(`initialPrivateState of "${id}"`, () => new PrivateState(id, initial, onChange)),
     );
     const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
-    const run = (trigger: AgentTrigger, signal: AbortSignal) =>
-      this.options.deliberate(id, trigger, {
+    const run = (trigger: AgentTrigger, signal: AbortSignal) => {
+      const plan = trigger.resumed ? this.takeResumePlan(id, trigger.id) : undefined;
+      const done = plan ? { count: plan.effects } : undefined;
+      const services = done ? agentServices(id, this.world, this.bus, this.privateState(id), () => this.current.status === "stopped", this.options.effectGate, done) : this.servicesFor(id);
+      return this.options.deliberate(id, trigger, {
         sceneId: this.scene.id,
         signal,
-        services: this.servicesFor(id),
+        services,
         recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
+        llm: (inner) => this.deliberationLlm(id, trigger.id, inner, plan?.outputs ?? []),
       });
+    };
     const merges = new MergedTriggers();
     const mailbox = new AgentMailbox(id, config, run, {
       admit: (trigger) => this.admit(id, trigger),
@@ -360,6 +385,29 @@ export class SceneRuntime {
       },
     });
     this.mailboxes.set(id, mailbox);
+  }
+
+  private takeResumePlan(instanceId: string, triggerId: string): ResumePlan | undefined {
+    const plan = this.resumes.get(instanceId);
+    if (plan?.triggerId !== triggerId) return undefined;
+    this.resumes.delete(instanceId);
+    return plan;
+  }
+
+  /** One deliberation's model: recorded answers first (a resumed one), then the agent's, each answer logged as it arrives. */
+  private deliberationLlm(instanceId: string, triggerId: string, inner: LlmService, recorded: readonly RecordedLlmOutput[]): LlmService {
+    const served = [...recorded];
+    let step = 0;
+    return {
+      chat: async (request, options) => {
+        step++;
+        const again = served.shift();
+        if (again) return recordedAnswer(again, options?.onChunk);
+        const result = await inner.chat(request, options);
+        this.recordLlmOutput(instanceId, triggerId, step, result.text, result.reasoning || undefined, result.toolCalls);
+        return result;
+      },
+    };
   }
 
   private admit(instanceId: string, trigger: AgentTrigger): boolean {

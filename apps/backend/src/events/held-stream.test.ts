@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger, type RunEventDraft } from "@weft/types";
+import { openSqliteStorage, type Storage } from "../storage/storage.ts";
+import { requireSqlite } from "../storage/sql-handle.ts";
+import { tempDir } from "../testing/test-server.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventJournal } from "./event-journal.ts";
+
+const opened: Storage[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+
+const status = (status: "running" | "paused"): RunEventDraft => ({ type: "scene.status", status }) as RunEventDraft;
+
+describe("a held stream (a scene's)", () => {
+  it("stores its events only with the owner's cut, in one transaction with the owner's writes, and holds them again when that fails", async () => {
+    const storage = openSqliteStorage(tempDir());
+    opened.push(storage);
+    const db = requireSqlite(storage.sql, "test").db;
+    db.run("CREATE TABLE owner (n INTEGER)");
+    const hub = new EventHub();
+    const live: number[] = [];
+    hub.subscribe("s", (events) => live.push(...events.map((e) => e.seq)));
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 1 }, silentLogger);
+    await journal.open("s");
+    const held = journal.hold("s");
+    journal.append("s", status("running"));
+    journal.append("s", status("paused"));
+    await journal.flush();
+    await Bun.sleep(20);
+    expect(await storage.events.listAfter("s", -1, 10)).toEqual([]);
+    expect(live).toEqual([]);
+
+    const failing = held.cut();
+    journal.append("s", status("running"));
+    await expect(
+      failing(async () => {
+        db.run("INSERT INTO owner VALUES (1)");
+        throw new Error("the owner's write failed");
+      }),
+    ).rejects.toThrow("the owner's write failed");
+    expect(await storage.events.listAfter("s", -1, 10)).toEqual([]);
+    expect(db.query("SELECT count(*) AS n FROM owner").get()).toEqual({ n: 0 });
+
+    // The next cut takes the events the failed one had, in order, and the one appended since.
+    await held.cut()(async () => {
+      db.run("INSERT INTO owner VALUES (2)");
+    });
+    expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(db.query("SELECT n FROM owner").all()).toEqual([{ n: 2 }]);
+    expect(live).toEqual([0, 1, 2]);
+
+    held.release();
+    journal.append("s", status("paused"));
+    await journal.flush();
+    expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+  });
+});

@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { LlmChatRequest, LlmService, SceneInput } from "@weft/types";
+import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
+import { SceneRuntime, type Deliberate } from "./scene-runtime.ts";
+
+const scene: SceneInput = { id: "tally", name: "Tally", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { n: 0 } };
+const request: LlmChatRequest = { messages: [{ role: "user", content: "go" }] };
+
+/** A model that answers "<name> 1", "<name> 2", … and counts its calls. */
+function countingLlm(name: string): LlmService & { calls: number } {
+  const llm = {
+    calls: 0,
+    chat: async () => {
+      llm.calls++;
+      const text = `${name} ${llm.calls}`;
+      return { text, toolCalls: [], finishReason: "stop" as const, model: "test", message: { role: "assistant" as const, content: text } };
+    },
+  };
+  return llm;
+}
+
+/** Two steps, each an answer then a world write; the second step waits for `gate` (where the crash happens). */
+function twoSteps(llm: LlmService, gate: Promise<void>, answers: string[]): Deliberate {
+  return async (_id, _trigger, ctx) => {
+    const model = ctx.llm(llm);
+    answers.push((await model.chat(request)).text);
+    await ctx.services.world!.update("n", (n) => (n as number) + 1);
+    await ctx.services.privateState!.set("seen", true);
+    await gate;
+    answers.push((await model.chat(request)).text);
+    await ctx.services.world!.update("n", (n) => (n as number) + 1);
+    await ctx.services.events!.publish("tally.done", null);
+  };
+}
+
+const folders: string[] = [];
+afterEach(async () => {
+  for (const f of folders.splice(0)) await rm(f, { recursive: true, force: true });
+});
+
+describe("a deliberation cut off by a crash", () => {
+  it("resumes from the committed log: recorded answers served again, committed effects not made twice", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "weft-scene-resume-"));
+    folders.push(dir);
+    const first = countingLlm("before");
+    const answers: string[] = [];
+    let reachedGate = false;
+    const never = new Promise<void>(() => undefined);
+    const crashed = new SceneRuntime({
+      scene,
+      profileOf: () => ({}),
+      deliberate: async (id, trigger, ctx) => {
+        await twoSteps(
+          first,
+          never.finally(() => undefined),
+          answers,
+        )(id, trigger, {
+          ...ctx,
+          services: {
+            ...ctx.services,
+            privateState: {
+              ...ctx.services.privateState!,
+              set: async (path, value) => {
+                await ctx.services.privateState!.set(path, value);
+                reachedGate = true;
+              },
+            },
+          },
+        });
+      },
+      store: new FileSceneStateStore(dir),
+      persistEveryMs: 5,
+    });
+    crashed.start();
+    crashed.sendMessage("ann", "count");
+    while (!reachedGate) await Bun.sleep(1);
+    // What a kill -9 leaves: the last commit (the answer, the write and the private write of step 1).
+    await crashed.persist();
+
+    const second = countingLlm("after");
+    const resumedAnswers: string[] = [];
+    const restarted = new SceneRuntime({ scene, profileOf: () => ({}), deliberate: twoSteps(second, Promise.resolve(), resumedAnswers), store: new FileSceneStateStore(dir), persistEveryMs: 5 });
+    expect(await restarted.restoreFromStore()).toBe(true);
+    await restarted.whenIdle();
+    await restarted.persist();
+
+    // Step 1's answer came from the record; only step 2 asked the model.
+    expect(answers).toEqual(["before 1"]);
+    expect(resumedAnswers).toEqual(["before 1", "after 1"]);
+    expect(second.calls).toBe(1);
+    // Step 1's write is in the restored state and was not made again.
+    expect(restarted.world.snapshot()).toEqual({ n: 2 });
+    const log = await new FileSceneStateStore(dir).readLog("tally");
+    expect(log.filter((e) => e.kind === "world.changed").map((e) => e.kind === "world.changed" && e.change.after)).toEqual([1, 2]);
+    expect(log.filter((e) => e.kind === "private.changed")).toHaveLength(1);
+    expect(log.filter((e) => e.kind === "llm.output").map((e) => e.kind === "llm.output" && e.text)).toEqual(["before 1", "after 1"]);
+    expect(log.filter((e) => e.kind === "event")).toHaveLength(1);
+    await restarted.stop();
+  });
+});
