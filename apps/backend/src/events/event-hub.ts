@@ -7,7 +7,7 @@ export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly taps = new Set<EventListener>();
 
-  /** Every published batch, whatever its streams (metrics); called after the streams' own listeners. */
+  /** Every batch this process stores (`publish`), whatever its streams (metrics); called after the streams' own listeners. */
   tap(listener: EventListener): () => void {
     this.taps.add(listener);
     return () => {
@@ -25,8 +25,18 @@ export class EventHub {
     };
   }
 
-  /** Events of one or more streams, each stream's in seq order. */
+  /** Events this process stored, of one or more streams, each stream's in seq order: to the streams' listeners, then the taps. */
   publish(events: StoredEvent[]): void {
+    this.deliver(events);
+    if (events.length === 0) return;
+    for (const tap of this.taps) tap(events);
+  }
+
+  /**
+   * To the streams' listeners only, not the taps: for events another process stored and announced
+   * (the queue mode's relay), which that process's own taps (metrics) already counted.
+   */
+  protected deliver(events: StoredEvent[]): void {
     if (events.length === 0) return;
     const byStream = new Map<string, StoredEvent[]>();
     for (const e of events) {
@@ -39,7 +49,6 @@ export class EventHub {
       if (!set) continue;
       for (const listener of [...set]) listener(list);
     }
-    for (const tap of this.taps) tap(events);
   }
 
   listenerCount(streamId: string): number {
