@@ -147,7 +147,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     for (let from = 0; ;) {
       const page: SceneTimeline = SceneTimelineSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body);
       entries.push(...page.entries);
-      if (page.entries.length < 5000) break;
+      if (page.entries.length < 5000 && page.more !== true) break;
       from = page.nextSeq;
     }
     const count = (kind: string) => entries.filter((e) => e.kind === kind).length;

@@ -55,6 +55,7 @@ export type SceneStepView = z.infer<typeof SceneStepViewSchema>;
  * `GET /api/scenes/:id/timeline`: the session log and the agents' step traces. With `since` (the
  * `cursor` of an earlier answer) only what was stored after it comes back, to append; `reset` says
  * the answer replaces what the client holds instead (a first read, or a new session since the cursor).
+ * An answer is bounded in bytes (`maxBytes`): `more` says it was cut there; read on with `since: cursor`.
  */
 export const SceneTimelineSchema = z.object({
   /** The session the entries and steps belong to; absent when the scene never ran. */
@@ -62,12 +63,14 @@ export const SceneTimelineSchema = z.object({
   entries: z.array(SceneLogEntrySchema),
   /** Pass as `fromSeq` to read on. */
   nextSeq: z.number().int().nonnegative(),
-  /** Steps recorded after the cursor (every step without one), oldest first; a recorded step never changes. */
+  /** Steps recorded after the cursor (from the session's first without one), oldest first; a recorded step never changes. */
   steps: z.array(SceneStepViewSchema),
   /** Pass as `since` to read only what is new after this answer. */
   cursor: z.string(),
-  /** True: `steps` are all of the session's (and `entries` start at `fromSeq`, 0 after a session change); false: append both. */
+  /** True: `steps` start at the session's first (and `entries` at `fromSeq`, 0 after a session change); false: append both. */
   reset: z.boolean(),
+  /** True: the answer reached its byte bound before what is stored now; read on with `since: cursor` (the rest is appended). */
+  more: z.boolean().optional(),
 });
 export type SceneTimeline = z.infer<typeof SceneTimelineSchema>;
 

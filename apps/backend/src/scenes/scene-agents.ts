@@ -5,6 +5,7 @@ import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { SceneSession } from "./sqlite-scene-state-store.ts";
+import { turnTakingLlm, type SceneTurns } from "./scene-turns.ts";
 
 /** A scene's agents need what a standalone agent needs. */
 export type SceneAgentDeps = AgentServiceDeps;
@@ -39,9 +40,18 @@ async function create(options: Parameters<typeof AgentInstance.create>[0], scene
 /**
  * The live agents of a scene session: each instance continues its session conversation, records
  * its deliberation and action runs like any other run, and sends its `agent.*` events to `onEvent`
- * (the scene's stream).
+ * (the scene's stream). The processing of each model reply waits for a turn (`turns`), so the
+ * scene's work interleaves with the server's requests.
  */
-export async function createSceneAgents(deps: SceneAgentDeps, scene: Scene, profiles: Map<string, AgentProfile>, session: SceneSession, onEvent: RunEventSink): Promise<Map<string, AgentInstance>> {
+export async function createSceneAgents(
+  deps: SceneAgentDeps,
+  scene: Scene,
+  profiles: Map<string, AgentProfile>,
+  session: SceneSession,
+  onEvent: RunEventSink,
+  turns: SceneTurns,
+): Promise<Map<string, AgentInstance>> {
+  const llm = turnTakingLlm(deps.llm, turns);
   const snapshots = new Map<string, Workflow>();
   for (const profile of profiles.values()) {
     for (const id of [profile.deliberationWorkflowId, ...profile.skills]) {
@@ -66,7 +76,7 @@ export async function createSceneAgents(deps: SceneAgentDeps, scene: Scene, prof
             conversations: deps.storage.conversations,
             conversationId,
             instanceId: agent.instanceId,
-            llm: deps.llm,
+            llm,
             ...(deps.toolHost ? { toolHost: deps.toolHost } : {}),
             permissionBroker: deps.permissionBroker,
             stateStore: deps.storage.agentSessions,
@@ -88,9 +98,9 @@ export async function createSceneAgents(deps: SceneAgentDeps, scene: Scene, prof
 /**
  * The agents of a replay: their model outputs come from the record, their conversations live in
  * memory (the stored session is not touched) and they get no tool host, so file and shell tools
- * are not run a second time.
+ * are not run a second time. Like live agents, each served output is processed in a turn of its own.
  */
-export async function createReplayAgents(deps: SceneAgentDeps, scene: Scene, profiles: Map<string, AgentProfile>, recorded: RecordedLlm): Promise<Map<string, AgentInstance>> {
+export async function createReplayAgents(deps: SceneAgentDeps, scene: Scene, profiles: Map<string, AgentProfile>, recorded: RecordedLlm, turns: SceneTurns): Promise<Map<string, AgentInstance>> {
   const conversations: ConversationStore = new InMemoryConversationStore();
   const engine = new ExecutionEngine({ catalog: deps.catalog, workflows: deps.workflows });
   const agents = new Map<string, AgentInstance>();
@@ -98,7 +108,10 @@ export async function createReplayAgents(deps: SceneAgentDeps, scene: Scene, pro
     const profile = profiles.get(agent.instanceId) as AgentProfile;
     agents.set(
       agent.instanceId,
-      await create({ profile, engine, catalog: deps.catalog, workflows: deps.workflows, conversations, instanceId: agent.instanceId, llm: recorded.serviceFor(agent.instanceId) }, scene.id),
+      await create(
+        { profile, engine, catalog: deps.catalog, workflows: deps.workflows, conversations, instanceId: agent.instanceId, llm: turnTakingLlm(recorded.serviceFor(agent.instanceId), turns) },
+        scene.id,
+      ),
     );
   }
   return agents;

@@ -4,6 +4,7 @@ import { PermissionAnswerSchema, type Logger } from "@weft/types";
 import { parseWith, readBody } from "../api/body.ts";
 import { jsonResponse } from "../api/errors.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
+import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
 import type { SceneService } from "./scene-service.ts";
 
 const MessageBody = z.object({
@@ -17,6 +18,8 @@ const TimelineQuery = z.object({
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
   /** The `cursor` of an earlier answer: only what is new after it. */
   since: z.string().min(1).optional(),
+  /** Entries and steps together stay within this many bytes of JSON (one larger item comes alone); `more` says when cut. */
+  maxBytes: z.coerce.number().int().min(TIMELINE_BYTES_RANGE.min).max(TIMELINE_BYTES_RANGE.max).default(TIMELINE_MAX_BYTES),
 });
 
 /**
@@ -46,8 +49,10 @@ export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number, log:
       })
       .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
       .get("/api/scenes/:id/timeline", async ({ params, query }) => {
-        const { fromSeq, limit, since } = parseWith(TimelineQuery, query, "query");
-        return jsonResponse(await scenes.timeline(params.id, { fromSeq, limit, ...(since !== undefined ? { since } : {}) }));
+        const { fromSeq, limit, since, maxBytes } = parseWith(TimelineQuery, query, "query");
+        const page = await scenes.timeline(params.id, { fromSeq, limit, maxBytes, ...(since !== undefined ? { since } : {}) });
+        // Sent as the page built it: its items were serialized once, to measure them against maxBytes.
+        return new Response(page.json, { headers: { "content-type": "application/json; charset=utf-8" } });
       })
       // Asked for as NDJSON, the replay reports its progress line by line; otherwise one JSON answer at the end.
       .post("/api/scenes/:id/replay", async ({ params, request }) => {

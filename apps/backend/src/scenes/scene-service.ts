@@ -1,13 +1,15 @@
 import { messageOf } from "@weft/types";
 import { randomUUID } from "node:crypto";
-import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, sceneStateDifferences, type AgentInstance } from "@weft/agent-runtime";
-import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayProgress, SceneReplayResult, SceneStateView, SceneTimeline } from "@weft/types";
+import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, sceneStateDifferences, type AgentInstance, type Deliberate } from "@weft/agent-runtime";
+import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayProgress, SceneReplayResult, SceneStateView } from "@weft/types";
 import { notFound, ServiceError } from "../service-error.ts";
 import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
 import { logSignalStore } from "./log-signal-store.ts";
 import { liveStateView, savedStateView, stepsAfter } from "./scene-views.ts";
 import { decodeTimelineCursor, encodeTimelineCursor } from "./scene-timeline-cursor.ts";
+import { TIMELINE_MAX_BYTES, TimelinePageBuilder, type TimelinePage } from "./scene-timeline-page.ts";
 import type { SceneSession, SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+import { SceneTurns } from "./scene-turns.ts";
 
 export interface SceneServiceDeps extends SceneAgentDeps {
   store: SqliteSceneStateStore;
@@ -32,6 +34,8 @@ interface LiveScene {
 export class SceneService {
   private readonly live = new Map<string, LiveScene>();
   private readonly busy = new Set<string>();
+  /** Every scene's agents (and replays) take turns on the event loop; see scene-turns.ts. */
+  private readonly turns = new SceneTurns();
   private stopping = false;
 
   constructor(private readonly deps: SceneServiceDeps) {}
@@ -128,11 +132,12 @@ export class SceneService {
   }
 
   /**
-   * The session log from `fromSeq` (at most `limit` entries) and every agent's step traces; with
-   * `since` (an earlier answer's cursor) only the entries and steps stored after it, unless the
-   * session changed since: then everything of the new one, with `reset`.
+   * The session log from `fromSeq` (at most `limit` entries) and the agents' step traces, together
+   * at most `maxBytes` of JSON (`more` when cut there); with `since` (an earlier answer's cursor) only
+   * the entries and steps stored after it, unless the session changed since: then the new one's from
+   * its start, with `reset`.
    */
-  async timeline(sceneId: string, query: { fromSeq: number; limit: number; since?: string }): Promise<SceneTimeline> {
+  async timeline(sceneId: string, query: { fromSeq: number; limit: number; since?: string; maxBytes?: number }): Promise<TimelinePage> {
     await this.definition(sceneId);
     // The log is saved in batches: what the live scene logged so far is written before it is read.
     await this.live.get(sceneId)?.runtime.persist();
@@ -142,19 +147,22 @@ export class SceneService {
       const sessionId = session?.sessionId ?? null;
       const incremental = cursor !== undefined && cursor.s === sessionId;
       const fromSeq = incremental ? cursor.l : cursor ? 0 : query.fromSeq;
-      const entries = await this.deps.store.readLog(sceneId, fromSeq, query.limit);
-      const { steps, positions } = session ? await stepsAfter(this.deps.storage, session, incremental ? cursor.m : {}) : { steps: [], positions: {} };
+      const page = new TimelinePageBuilder(query.maxBytes ?? TIMELINE_MAX_BYTES);
+      let nextSeq = fromSeq;
+      for (const entry of await this.deps.store.readLog(sceneId, fromSeq, query.limit)) {
+        if (!page.addEntry(entry)) break;
+        nextSeq = entry.seq + 1;
+      }
+      const after = incremental ? cursor.m : {};
+      const positions = session ? await stepsAfter(this.deps.storage, session, after, page) : {};
       // A new session started while this was read: what was read may mix both; read the new one.
       if (attempt < 3 && ((await this.session(sceneId))?.sessionId ?? null) !== sessionId) continue;
-      const nextSeq = entries.length > 0 ? (entries.at(-1)?.seq ?? 0) + 1 : fromSeq;
-      return {
+      return page.finish({
         ...(sessionId !== null ? { sessionId } : {}),
-        entries,
         nextSeq,
-        steps,
         cursor: encodeTimelineCursor({ s: sessionId, l: nextSeq, m: positions }),
         reset: !incremental,
-      };
+      });
     }
   }
 
@@ -180,12 +188,12 @@ export class SceneService {
       const recordedState = live ? live.runtime.serialize() : await this.deps.store.loadState(sceneId);
       const recorded = new RecordedLlm(log);
       const effects = new RecordedEffectOrder(log);
-      const agents = await createReplayAgents(this.deps, scene, profiles, recorded);
+      const agents = await createReplayAgents(this.deps, scene, profiles, recorded, this.turns);
       try {
         const runtime = new SceneRuntime({
           scene: { ...scene, triggers: scene.triggers.filter((t) => t.kind !== "timer") },
           profileOf: (id) => profileView(profiles.get(id)),
-          deliberate: sceneDeliberate((id) => agents.get(id), { replay: recorded }),
+          deliberate: this.inTurn(sceneDeliberate((id) => agents.get(id), { replay: recorded })),
           effectGate: effects,
           logger: this.deps.log,
         });
@@ -241,7 +249,7 @@ export class SceneService {
     const onEvent = (event: RunEvent) => {
       if (!live?.closed) journal.append(sceneId, event);
     };
-    const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent);
+    const agents = await createSceneAgents(this.deps, scene, profiles, session, onEvent, this.turns);
     // Not while shutting down: the store is frozen then and writes nothing.
     const signalled = logSignalStore(store, {
       onStored: (nextSeq) => {
@@ -254,7 +262,7 @@ export class SceneService {
       const runtime = new SceneRuntime({
         scene,
         profileOf: (id) => profileView(profiles.get(id)),
-        deliberate: sceneDeliberate((id) => agents.get(id)),
+        deliberate: this.inTurn(sceneDeliberate((id) => agents.get(id))),
         onEvent,
         store: signalled,
         logger: this.deps.log,
@@ -267,6 +275,17 @@ export class SceneService {
     }
     this.live.set(sceneId, live);
     return live;
+  }
+
+  /**
+   * A deliberation starts in a turn of its own: a published event wakes every subscriber at once,
+   * and their starts (context building, the workflow's first nodes) must not all run in the publisher's turn.
+   */
+  private inTurn(deliberate: Deliberate): Deliberate {
+    return async (instanceId, trigger, context) => {
+      await this.turns.turn();
+      return deliberate(instanceId, trigger, context);
+    };
   }
 
   private async session(sceneId: string): Promise<SceneSession | undefined> {

@@ -91,6 +91,41 @@ describe("the incremental timeline", () => {
     await t.call("POST", "/api/scenes/notice-board/stop");
   });
 
+  it("bounds each answer in bytes; reading on by cursor gives the rest once, in order", async () => {
+    await t.call("POST", "/api/scenes/notice-board/start");
+    await postNote("Bounded");
+    await postNote("Bounded again");
+    const whole = await timeline();
+    expect(whole.more).toBe(false);
+    expect(whole.steps.length).toBeGreaterThanOrEqual(8);
+
+    const maxBytes = 4096;
+    const pages: z.infer<typeof SceneTimelineSchema>[] = [];
+    let query = `?maxBytes=${maxBytes}`;
+    for (let i = 0; i < 500; i++) {
+      const res = await t.fetch(`/api/scenes/notice-board/timeline${query}`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const page = SceneTimelineSchema.parse(JSON.parse(text));
+      pages.push(page);
+      // Within the bound and its envelope (session, cursor), unless one item larger than the bound came alone.
+      const items = page.entries.length + page.steps.length;
+      expect(items).toBeGreaterThan(0);
+      if (items > 1) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxBytes + 1024);
+      query = `?maxBytes=${maxBytes}&since=${page.cursor}`;
+      if (!page.more) break;
+    }
+    expect(pages.length).toBeGreaterThan(2);
+    expect(pages.at(-1)?.more).toBe(false);
+    expect(pages.slice(1).every((p) => !p.reset)).toBe(true);
+    expect(pages.flatMap((p) => p.entries)).toEqual(whole.entries);
+    const read = pages.flatMap((p) => p.steps);
+    expect(read.map(stepKey).sort()).toEqual(whole.steps.map(stepKey).sort());
+    expect(new Set(read.map(stepKey)).size).toBe(read.length);
+    expect((await t.call("GET", "/api/scenes/notice-board/timeline?maxBytes=10")).status).toBe(400);
+    await t.call("POST", "/api/scenes/notice-board/stop");
+  });
+
   it("refuses a cursor it did not give out", async () => {
     const r = await t.call("GET", "/api/scenes/notice-board/timeline?since=bm90LWEtY3Vyc29y");
     expect(r.status).toBe(400);

@@ -1,7 +1,8 @@
 import type { AgentInstance, SceneRuntime } from "@weft/agent-runtime";
-import type { AgentStatus, Scene, SceneAgentStatus, SceneAgentView, SceneRuntimeState, SceneStateView, SceneStepView } from "@weft/types";
+import type { AgentStatus, Scene, SceneAgentStatus, SceneAgentView, SceneRuntimeState, SceneStateView } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { SceneSession } from "./sqlite-scene-state-store.ts";
+import type { TimelinePageBuilder } from "./scene-timeline-page.ts";
 
 const RECENT_CHANGES = 100;
 
@@ -76,19 +77,21 @@ export function savedStateView(scene: Scene, saved: SceneRuntimeState | undefine
 }
 
 /**
- * The recorded steps of the session's agents in messages after `after` (conversation id → last
- * message seq read; a conversation not in it is read from its start), oldest first, with the last
- * message seq now read per conversation. Messages are only appended, so a step once read never changes.
+ * Adds the recorded steps of the session's agents in messages after `after` (conversation id → last
+ * message seq read; a conversation not in it is read from its start) to `page` while they fit, and
+ * answers the last message seq now read per conversation: a step that did not fit is read again next
+ * time. Messages are only appended, so a step once read never changes. Once the page is full, the
+ * remaining conversations are not read at all.
  */
-export async function stepsAfter(storage: Storage, session: SceneSession, after: Readonly<Record<string, number>>): Promise<{ steps: SceneStepView[]; positions: Record<string, number> }> {
-  const steps: SceneStepView[] = [];
+export async function stepsAfter(storage: Storage, session: SceneSession, after: Readonly<Record<string, number>>, page: TimelinePageBuilder): Promise<Record<string, number>> {
   const positions: Record<string, number> = {};
+  for (const conversationId of Object.values(session.conversations)) positions[conversationId] = after[conversationId] ?? -1;
   for (const [instanceId, conversationId] of Object.entries(session.conversations)) {
-    positions[conversationId] = after[conversationId] ?? -1;
-    for (const { seq, message } of await storage.conversations.messagesAfter(conversationId, positions[conversationId])) {
+    if (page.full) break;
+    for (const { seq, message } of await storage.conversations.messagesAfter(conversationId, positions[conversationId] ?? -1)) {
+      if (message.role === "assistant" && message.agentStep && !page.addStep({ instanceId, conversationId, trace: message.agentStep })) break;
       positions[conversationId] = seq;
-      if (message.role === "assistant" && message.agentStep) steps.push({ instanceId, conversationId, trace: message.agentStep });
     }
   }
-  return { steps: steps.sort((a, b) => a.trace.startedAt - b.trace.startedAt), positions };
+  return positions;
 }
