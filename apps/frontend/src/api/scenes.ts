@@ -62,7 +62,8 @@ export class SceneApi extends ApiClient {
       if (!r.ok) return r;
       pages.push(r.value);
       cursor = r.value.cursor;
-      if (r.value.entries.length < TIMELINE_PAGE) return ok(combineTimelinePages(pages));
+      // A page cut at the server's byte bound says `more`, whatever its number of entries.
+      if (r.value.entries.length < TIMELINE_PAGE && r.value.more !== true) return ok(combineTimelinePages(pages));
     }
   }
 
