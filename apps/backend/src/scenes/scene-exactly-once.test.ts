@@ -1,0 +1,151 @@
+import { Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { replyChunks, sseLine } from "../../../../packages/agent-runtime/src/llm/openai-wire.ts";
+import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { tempDir } from "../testing/test-server.ts";
+import { until } from "../testing/until.ts";
+
+const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
+const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
+const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
+
+const cleanup: Array<() => unknown> = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+const reply = (text: string) =>
+  [
+    ...replyChunks(
+      { contentChunks: [text], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 10, completion_tokens: 5 } },
+      { id: "c", model: "m", created: 1 },
+      true,
+    ).map((c) => sseLine(c)),
+    sseLine("[DONE]"),
+  ].join("");
+const action = (tool: string, params: Record<string, string>) =>
+  reply(
+    `On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
+      .map(([k, v]) => `    <${k}>${v}</${k}>`)
+      .join("\n")}\n  </${tool}>\n</ACTION>`,
+  );
+
+/**
+ * An agent's model that decides by where the turn is, as a real one would: no observation since the
+ * message → count a visit in the world; one → announce it; then answer. Its second request ever
+ * hangs (the server is killed while waiting for it). A deliberation redone from scratch after the
+ * restart would be told to count again — the write this test must not see twice.
+ */
+function townModel() {
+  let requests = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
+      requests++;
+      if (requests === 2) await Bun.sleep(60_000);
+      let observations = 0;
+      for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
+      const text =
+        observations === 0
+          ? action("scene_world_set", { path: `visits.r${requests}`, value: "1" })
+          : observations === 1
+            ? action("scene_publish_event", { topic: "town.counted", payload: "{}" })
+            : reply("Counted.");
+      return new Response(text, { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
+}
+
+function saved(dataDir: string): { state: SceneRuntimeState | undefined; log: SceneLogEntry[] } {
+  const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
+  try {
+    const row = db.query("SELECT data FROM scene_states WHERE scene_id = 'town'").get() as { data: string } | null;
+    const log = (db.query("SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq").all() as Array<{ data: string }>).map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data)));
+    return { state: row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined, log };
+  } finally {
+    db.close();
+  }
+}
+
+async function serve(dataDir: string): Promise<ChildServer> {
+  const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
+  cleanup.push(async () => {
+    child.proc.kill("SIGKILL");
+    await child.proc.exited;
+  });
+  return child;
+}
+
+async function stream(child: ChildServer): Promise<RunEvent[]> {
+  return EventsPageSchema.parse((await child.call("GET", "/api/streams/town/events?limit=5000")).body).events;
+}
+
+const worldChanges = (events: RunEvent[]) => events.flatMap((e) => (e.type === "world.changed" ? [`${e.path}=${JSON.stringify(e.value)}`] : []));
+const loggedChanges = (log: SceneLogEntry[]) => log.flatMap((e) => (e.kind === "world.changed" ? [`${e.change.path}=${JSON.stringify(e.change.after)}`] : []));
+
+describe("a scene killed with SIGKILL mid-deliberation", () => {
+  it("applies no world write twice after the restart, and its event stream holds exactly the committed changes", async () => {
+    const dataDir = tempDir("weft-scene-once-");
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const model = townModel();
+    cleanup.push(() => model.stop());
+
+    let child = await serve(dataDir);
+    const llm = ProfileAnswerSchema.parse((await child.call("POST", "/api/llm-profiles", { name: "town", baseUrl: model.baseUrl, model: "m", maxRetries: 0 })).body);
+    expect(
+      (
+        await child.call("POST", "/api/agents", {
+          id: "clerk",
+          name: "clerk",
+          deliberationWorkflowId: "agent-deliberation",
+          llmProfileId: llm.profile.id,
+          tools: ["scene:world-set", "scene:publish-event"],
+          maxSteps: 4,
+        })
+      ).status,
+    ).toBe(201);
+    expect((await child.call("POST", "/api/scenes", { id: "town", name: "Town", agents: [{ instanceId: "clerk", profileId: "clerk" }] })).status).toBe(201);
+    expect((await child.call("POST", "/api/scenes/town/start")).status).toBe(200);
+    expect((await child.call("POST", "/api/scenes/town/messages", { to: "clerk", text: "Count the visitors." })).status).toBe(202);
+
+    // Killed once the first step's write is committed and the model is asked for the second step.
+    await until("the first write to be committed while the clerk still deliberates", () => {
+      const { state } = saved(dataDir);
+      return state?.mailboxes.clerk?.inFlight && model.requests() === 2 && (state.world.document.visits as Record<string, unknown> | undefined)?.r1 === 1 ? state : undefined;
+    });
+    child.proc.kill("SIGKILL");
+    await child.proc.exited;
+    const before = saved(dataDir);
+    expect(loggedChanges(before.log)).toEqual(["visits.r1=1"]);
+
+    child = await serve(dataDir);
+    // The stream after the crash holds exactly what the saved state had: nothing stored that was not committed with it.
+    expect(worldChanges(await stream(child))).toEqual(loggedChanges(saved(dataDir).log).slice(0, 1));
+    await until("the resumed clerk to finish", async () => {
+      const s = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/town/state")).body);
+      return s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && saved(dataDir).log.some((e) => e.kind === "deliberation.finished") ? s : undefined;
+    });
+    await child.call("POST", "/api/scenes/town/stop");
+
+    const after = saved(dataDir);
+    // The first step's answer came from the record (not asked again) and its write was not made twice.
+    expect(loggedChanges(after.log)).toEqual(["visits.r1=1"]);
+    expect(after.state?.world.document).toEqual({ visits: { r1: 1 } });
+    expect(after.log.filter((e) => e.kind === "event" && e.topic === "town.counted")).toHaveLength(1);
+    expect(after.log.filter((e) => e.kind === "llm.output")).toHaveLength(3);
+    expect(model.requests()).toBe(4);
+    // Every committed change is in the stream, once, in order, without gaps.
+    const events = await stream(child);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(worldChanges(events)).toEqual(loggedChanges(after.log));
+    expect(events.filter((e) => e.type === "scene.event" && e.topic === "town.counted")).toHaveLength(1);
+  });
+});
