@@ -4,10 +4,13 @@ import type { Logger } from "@weft/types";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
-import { bullConnection, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
 import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
+
+/** How long closing waits for Redis before it just drops the connections. */
+const CLOSE_WAIT_MS = 2000;
 
 /** What an API process needs in the queue mode: its hub, its dispatcher, a probe for metrics and health. */
 export interface ApiQueueMode {
@@ -23,9 +26,11 @@ export interface ApiQueueMode {
 /** Connects an API process to Redis: the run queue, the event relay in both directions, the cancel channel. */
 export async function startApiQueueMode(options: { redisUrl: string; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
   const origin = `api-${randomUUID()}`;
-  const redis = openRedis(options.redisUrl, `${origin}:commands`);
-  const subscriber = openRedis(options.redisUrl, `${origin}:events`);
+  const log = options.log;
+  const redis = openRedis(options.redisUrl, `${origin}:commands`, log);
+  const subscriber = openRedis(options.redisUrl, `${origin}:events`, log);
   const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl), prefix: QUEUE_PREFIX });
+  queue.on("error", errorReporter("run queue", log));
   try {
     await queue.waitUntilReady();
     const hub = new RelayingEventHub(origin, redis, options.log.child("relay"));
@@ -36,9 +41,16 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
       dispatcher: new QueueRunDispatcher(queue, redis, options.maxWaiting),
       probe: queueModeProbe(queue, redis),
       async close() {
-        await relay.stop();
-        await queue.close();
-        await redis.quit().catch(() => undefined);
+        // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
+        const closed = Promise.all([relay.stop(), queue.close(), redis.quit()]).then(
+          () => true,
+          () => false,
+        );
+        if (!(await Promise.race([closed, Bun.sleep(CLOSE_WAIT_MS).then(() => false)]))) {
+          void queue.disconnect().catch(() => undefined);
+          redis.disconnect();
+          subscriber.disconnect();
+        }
       },
     };
   } catch (error) {

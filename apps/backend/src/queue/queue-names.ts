@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { z } from "zod";
+import { messageOf, type Logger } from "@weft/types";
 
 /** BullMQ's key prefix and queue name: every Weft key in Redis starts with `weft:`. */
 export const QUEUE_PREFIX = "weft";
@@ -22,8 +23,27 @@ export const cancelKey = (runId: string) => `weft:cancel:${runId}`;
  * A Redis connection for Weft's own commands and pub/sub. `maxRetriesPerRequest: null` as BullMQ
  * requires for its blocking connections; the same here so a Redis restart delays, rather than drops, a command.
  */
-export function openRedis(url: string, name: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+export function openRedis(url: string, name: string, log: Logger): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+  redis.on("error", errorReporter(`redis connection ${name}`, log));
+  return redis;
+}
+
+/** Errors of one connection logged at most every this often (ioredis retries every few hundred ms while Redis is away). */
+const ERROR_LOG_INTERVAL_MS = 30_000;
+
+/**
+ * An "error" listener for a Redis connection, BullMQ queue or worker: without one they print
+ * "Unhandled error event" on every retry; with it, one warning per outage-sized interval.
+ */
+export function errorReporter(what: string, log: Logger): (error: Error) => void {
+  let lastLogged = 0;
+  return (error: Error) => {
+    const now = Date.now();
+    if (now - lastLogged < ERROR_LOG_INTERVAL_MS) return;
+    lastLogged = now;
+    log.warn(`${what} failed; retrying`, { error: messageOf(error) });
+  };
 }
 
 /** BullMQ's connection options for `url`. */

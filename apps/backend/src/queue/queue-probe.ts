@@ -3,19 +3,37 @@ import type { Redis } from "ioredis";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
 import type { RunJobData } from "./queue-names.ts";
 
+/** Commands wait out a Redis reconnect rather than fail (maxRetriesPerRequest: null); metrics and health must not wait with them. */
+const PROBE_TIMEOUT_MS = 1000;
+
+export class QueueProbeTimeoutError extends Error {
+  readonly code = "QUEUE_UNREACHABLE";
+}
+
+async function within<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new QueueProbeTimeoutError(`Redis did not answer ${what} within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)));
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * The queue mode's numbers for metrics and health, asked of Redis when read: jobs waiting, jobs
- * held by workers, and worker processes connected (BullMQ names its workers' connections).
+ * The queue mode's numbers for metrics and health, asked of Redis when read: jobs waiting, jobs held
+ * by workers, and worker processes connected (BullMQ names its workers' connections). Each answer
+ * comes within a second or rejects with `QueueProbeTimeoutError`.
  */
 export function queueModeProbe(queue: Queue<RunJobData>, redis: Redis): RunQueueProbe {
   return {
     mode: "queue",
-    waiting: () => queue.getWaitingCount(),
-    active: () => queue.getActiveCount(),
-    workers: () => queue.getWorkersCount(),
+    waiting: () => within("the waiting count", queue.getWaitingCount()),
+    active: () => within("the active count", queue.getActiveCount()),
+    workers: () => within("the worker count", queue.getWorkersCount()),
     redisReachable: async () => {
       try {
-        return (await redis.ping()) === "PONG";
+        return (await within("PING", redis.ping())) === "PONG";
       } catch {
         return false;
       }

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
-import { bullConnection, QUEUE_PREFIX, RUN_QUEUE, RunJobDataSchema, type RunJobData } from "./queue-names.ts";
+import { bullConnection, errorReporter, QUEUE_PREFIX, RUN_QUEUE, RunJobDataSchema, type RunJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
 
 const WORKER_LOST: NodeError = engineError("INTERRUPTED", "The worker running this run stopped before it finished (killed or lost); re-run it (POST /api/runs/:id/rerun).");
@@ -66,7 +66,7 @@ export class RunWorker {
       // Once handed over again after a stall, the job only closes the run (see above), so one more is enough.
       maxStalledCount: 1,
     });
-    this.worker.on("error", (error) => this.deps.log.error("queue worker error", { error: messageOf(error) }));
+    this.worker.on("error", errorReporter("queue worker", this.deps.log));
     this.worker.on("failed", (job, error) => this.deps.log.warn("run job failed", { runId: job?.id, error: messageOf(error) }));
     await this.worker.waitUntilReady();
   }

@@ -5,12 +5,11 @@ import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
 import { openStorage, type Storage } from "../storage/storage.ts";
-import { requireSqlite } from "../storage/sql-handle.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
 import { SecretBox } from "../secrets/secret-box.ts";
 import { LlmProfileService } from "../llm/profile-service.ts";
 import { CredentialService } from "../credentials/credential-service.ts";
-import { SqliteCredentialRepository } from "../storage/credential-repository.ts";
+import { createCredentialRepository } from "../storage/credential-repository.ts";
 import { McpManager } from "../mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "../mcp/mcp-catalog.ts";
 import { McpSettings } from "../settings/mcp-settings.ts";
@@ -18,6 +17,8 @@ import { PermissionSettings } from "../settings/permission-settings.ts";
 import { createToolHost } from "../tools/tool-host-setup.ts";
 import { resolveProjectDir } from "../tools/project-dir.ts";
 import { EventJournal } from "../events/event-journal.ts";
+import { PayloadStore } from "../events/payload-store.ts";
+import { withPayloadReads } from "../events/payload-reads.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../runs/workflow-caches.ts";
 import { openRedis } from "./queue-names.ts";
@@ -71,11 +72,14 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
   mkdirSync(options.dataDir, { recursive: true });
-  const storage = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
+  const opened = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
+  // As in the API: large values are stored once and referenced, and every reader gets them whole.
+  const payloads = new PayloadStore(opened.sql);
+  const storage = withPayloadReads(opened, payloads);
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   let demo: DemoLlm | undefined;
-  const redis = openRedis(options.redisUrl, `${id}:commands`);
-  const subscriber = openRedis(options.redisUrl, `${id}:cancel`);
+  const redis = openRedis(options.redisUrl, `${id}:commands`, log.child("queue"));
+  const subscriber = openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
   try {
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
@@ -83,7 +87,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     // The API creates the default profiles; a worker only reads them.
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(new SqliteCredentialRepository(requireSqlite(storage.sql, "Credentials")), box, redactor, log.child("credentials"));
+    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
     await credentials.redactStoredSecrets();
     await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
     const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);
@@ -108,7 +112,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
     const hub = new RelayingEventHub(id, redis, log.child("relay"));
-    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"));
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
     const executor = new RunExecutor({ journal, engineFor, log: log.child("runs") });
     const worker = new RunWorker(
       { redisUrl: options.redisUrl, concurrency: options.concurrency ?? 4, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { silentLogger } from "@weft/types";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { queueModeProbe } from "./queue-probe.ts";
+
+describe("queueModeProbe", () => {
+  let redis: TestRedis;
+  let client: Redis;
+  let queue: Queue<RunJobData>;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = openRedis(redis.url, "probe-test", silentLogger);
+    queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
+    queue.on("error", errorReporter("queue", silentLogger));
+  });
+
+  afterAll(async () => {
+    // Redis is gone by now: drop the connections rather than close them gracefully.
+    // (A command that timed out is still queued in the connection, and disconnect waits for it: bounded here.)
+    await Promise.race([queue.disconnect(), Bun.sleep(500)]);
+    client.disconnect();
+    await redis.stop();
+  });
+
+  it("reads queue depth, active jobs and connected workers from Redis, and says when Redis is gone", async () => {
+    const probe = queueModeProbe(queue, client);
+    expect(probe.mode).toBe("queue");
+    await queue.add(RUN_JOB, { runId: "a" }, { jobId: "a" });
+    await queue.add(RUN_JOB, { runId: "b" }, { jobId: "b" });
+    expect(await probe.waiting()).toBe(2);
+    expect(await probe.workers()).toBe(0);
+    expect(await probe.redisReachable()).toBe(true);
+
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = new Worker<RunJobData>(RUN_QUEUE, () => held, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX, concurrency: 1 });
+    try {
+      await waitUntil(async () => (await probe.active()) === 1);
+      expect(await probe.waiting()).toBe(1);
+      expect(await probe.workers()).toBe(1);
+    } finally {
+      release();
+      await worker.close();
+    }
+
+    await redis.stop();
+    const started = Date.now();
+    expect(await probe.redisReachable()).toBe(false);
+    await expect(probe.waiting()).rejects.toMatchObject({ code: "QUEUE_UNREACHABLE" });
+    expect(Date.now() - started).toBeLessThan(5000);
+  }, 20_000);
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(20);
+  }
+}
