@@ -66,8 +66,9 @@ export class AccountService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Creates the bootstrap owner on first start (the access token's user). */
+  /** Creates the bootstrap owner on first start (the access token's user), and clears out expired sessions. */
   async ensureBootstrapOwner(): Promise<void> {
+    await this.repository.deleteExpiredSessions(this.now());
     if (await this.repository.getUser(BOOTSTRAP_OWNER_ID)) return;
     const at = this.now();
     await this.repository.insertUser({ id: BOOTSTRAP_OWNER_ID, username: "owner", name: "Owner", role: "owner", passwordHash: null, createdAt: at, updatedAt: at });

@@ -152,6 +152,11 @@ export class PostgresAccountRepository implements AccountRepository {
     return rows.length;
   }
 
+  async deleteExpiredSessions(now: number): Promise<number> {
+    const rows: { hash: string }[] = await this.sql`DELETE FROM user_sessions WHERE expires_at <= ${now} RETURNING hash`;
+    return rows.length;
+  }
+
   async insertToken(token: TokenRecord): Promise<void> {
     await this.sql`INSERT INTO user_tokens (id, user_id, name, hash, created_at, last_used_at)
       VALUES (${token.id}, ${token.userId}, ${token.name}, ${token.hash}, ${token.createdAt}, ${token.lastUsedAt})`;

@@ -128,6 +128,10 @@ export class SqliteAccountRepository implements AccountRepository {
     });
   }
 
+  deleteExpiredSessions(now: number): Promise<number> {
+    return this.gate(() => this.db.query("DELETE FROM user_sessions WHERE expires_at <= ?").run(now).changes);
+  }
+
   insertToken(token: TokenRecord): Promise<void> {
     return this.gate(() => {
       this.db

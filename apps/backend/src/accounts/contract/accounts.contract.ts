@@ -66,7 +66,9 @@ export function accountsContract(harness: AccountsHarness): void {
       await repo.deleteSession("h2");
       expect(await repo.sessionUser("h2", 1700)).toBeUndefined();
       await repo.insertSession({ hash: "h3", userId: "u1", createdAt: 1000, expiresAt: 9000 });
-      expect(await repo.deleteSessionsOf("u1")).toBe(2);
+      expect(await repo.deleteExpiredSessions(2000)).toBe(1);
+      expect((await repo.sessionUser("h3", 1700))?.id).toBe("u1");
+      expect(await repo.deleteSessionsOf("u1")).toBe(1);
       expect(await repo.sessionUser("h3", 1700)).toBeUndefined();
     });
 
