@@ -13,6 +13,8 @@
  * server CPU ms per step (the child's utime+stime), health p50/p99, storage bytes per step (the
  * SQLite file after a clean shutdown, less its size before the scene; `tables` splits it), timeline
  * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
+ * Then the crash case (`measureCrash`, BENCH_CRASH_AGENTS=25 by default, empty to skip): SIGKILL
+ * mid-scene, restart, effects applied twice, stream against the committed log, replay.
  */
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -22,7 +24,16 @@ import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
 import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
-import { SceneStateViewSchema, SceneTimelineSchema, type SceneLogEntry, type SceneStateView, type SceneTimeline } from "../packages/types/src/index.ts";
+import {
+  SceneLogEntrySchema,
+  SceneRuntimeStateSchema,
+  SceneStateViewSchema,
+  SceneTimelineSchema,
+  type SceneLogEntry,
+  type SceneRuntimeState,
+  type SceneStateView,
+  type SceneTimeline,
+} from "../packages/types/src/index.ts";
 import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
@@ -210,8 +221,127 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
   }
 }
 
+/** The scene's log and state as the server last committed them, read from its SQLite file. */
+function committed(dataDir: string): { log: SceneLogEntry[]; state: SceneRuntimeState | undefined } {
+  const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
+  try {
+    const rows = db.query("SELECT data FROM scene_log WHERE scene_id = ? ORDER BY seq").all(SCENE) as Array<{ data: string }>;
+    const state = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(SCENE) as { data: string } | null;
+    return { log: rows.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))), state: state ? SceneRuntimeStateSchema.parse(JSON.parse(state.data)) : undefined };
+  } catch {
+    return { log: [], state: undefined };
+  } finally {
+    db.close();
+  }
+}
+
+/** Effects per deliberation: each world write and publish counted under the trigger its agent was deliberating. */
+function effectsPerTrigger(log: readonly SceneLogEntry[]): Map<string, { world: number; events: number }> {
+  const current = new Map<string, string>();
+  const out = new Map<string, { world: number; events: number }>();
+  const count = (agent: string | undefined, kind: "world" | "events") => {
+    const trigger = agent === undefined ? undefined : current.get(agent);
+    if (trigger === undefined) return;
+    const key = `${agent}/${trigger}`;
+    const c = out.get(key) ?? { world: 0, events: 0 };
+    c[kind]++;
+    out.set(key, c);
+  };
+  for (const e of log) {
+    if (e.kind === "deliberation.started") current.set(e.instanceId, e.triggerId);
+    else if (e.kind === "world.changed") count(e.change.agentId, "world");
+    else if (e.kind === "event") count(e.source, "events");
+  }
+  return out;
+}
+
+/**
+ * The crash case: the scene is killed (SIGKILL) once a third of its budget is spent, the server
+ * started again on the same data, and the scene left to finish. Reports deliberations cut off,
+ * effects applied twice (a deliberation of this bench writes the world once and publishes once),
+ * whether the stream holds exactly the committed world changes, and whether the replay matched.
+ */
+async function measureCrash(agents: number): Promise<Record<string, unknown>> {
+  const dataDir = tempDir("weft-scene-crash-bench-");
+  const env = { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" };
+  let child = await spawnServer(dataDir, env);
+  try {
+    await setup(child, agents);
+    await child.call("POST", `/api/scenes/${SCENE}/start`);
+    await child.call("POST", `/api/scenes/${SCENE}/messages`, { to: "all", text: "Good morning, town." });
+    let atKill = committed(dataDir);
+    while ((atKill.state?.budget.used ?? 0) < BUDGET / 3) {
+      await Bun.sleep(10);
+      atKill = committed(dataDir);
+    }
+    child.proc.kill("SIGKILL");
+    await child.proc.exited;
+    atKill = committed(dataDir);
+    const cutOff = Object.values(atKill.state?.mailboxes ?? {}).filter((m) => m.inFlight !== null).length;
+
+    const r0 = performance.now();
+    child = await spawnServer(dataDir, env);
+    const healthyMs = performance.now() - r0;
+    for (;;) {
+      await Bun.sleep(100);
+      const state = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/state`)).body);
+      if (state.agents.every((a) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a) => a.queue.length === 0))) break;
+    }
+    const replay = ReplaySummarySchema.parse((await child.call("POST", `/api/scenes/${SCENE}/replay`)).body);
+    await child.call("POST", `/api/scenes/${SCENE}/stop`);
+    const stream: Array<{ seq: number; type: string; path?: unknown; value?: unknown }> = [];
+    for (let after = -1; ;) {
+      const page = StreamPageSchema.parse((await child.call("GET", `/api/streams/${SCENE}/events?after=${after}&limit=5000`)).body);
+      stream.push(...page.events);
+      if (!page.hasMore || page.events.length === 0) break;
+      after = page.events.at(-1)!.seq;
+    }
+    child.proc.kill("SIGTERM");
+    await child.proc.exited;
+
+    const { log } = committed(dataDir);
+    const effects = [...effectsPerTrigger(log).values()];
+    const logWorld = log.flatMap((e) => (e.kind === "world.changed" ? [`${e.change.path}=${JSON.stringify(e.change.after)}`] : []));
+    const streamWorld = stream.flatMap((e) => (e.type === "world.changed" ? [`${String(e.path)}=${JSON.stringify(e.value)}`] : []));
+    return {
+      bench: "scene-crash",
+      agents,
+      budget: BUDGET,
+      killed_at_budget_used: atKill.state?.budget.used ?? 0,
+      deliberations_cut_off: cutOff,
+      restart_to_healthy_ms: round(healthyMs),
+      deliberations: log.filter((e) => e.kind === "deliberation.started").length,
+      world_writes_applied_twice: effects.filter((c) => c.world > 1).length,
+      publishes_applied_twice: effects.filter((c) => c.events > 1).length,
+      world_changes_in_log: logWorld.length,
+      world_changes_in_stream: streamWorld.length,
+      stream_matches_log: JSON.stringify(logWorld) === JSON.stringify(streamWorld),
+      stream_gaps: stream.filter((e, i) => e.seq !== i).length,
+      replay_matched: replay.matches === true,
+      replay_differences: Array.isArray(replay.differences) ? replay.differences.length : replay,
+    };
+  } finally {
+    if (child.proc.exitCode === null) {
+      child.proc.kill("SIGKILL");
+      await child.proc.exited;
+    }
+    removeDir(dataDir);
+  }
+}
+
+/** GET /api/streams/:id/events, as far as the crash case reads it. */
+const StreamPageSchema = {
+  parse(body: unknown): { events: Array<{ seq: number; type: string; path?: unknown; value?: unknown }>; hasMore: boolean } {
+    const page = body as { events?: unknown; hasMore?: unknown };
+    if (!Array.isArray(page?.events) || typeof page.hasMore !== "boolean") throw new Error(`not an events page: ${JSON.stringify(body).slice(0, 200)}`);
+    return { events: page.events as Array<{ seq: number; type: string; path?: unknown; value?: unknown }>, hasMore: page.hasMore };
+  },
+};
+const CRASH_AGENTS = (process.env.BENCH_CRASH_AGENTS ?? "25").split(",").filter(Boolean).map(Number);
+
 try {
   for (const agents of SIZES) console.log(JSON.stringify(await measure(agents)));
+  for (const agents of CRASH_AGENTS) console.log(JSON.stringify(await measureCrash(agents)));
 } finally {
   await llm.stop(true);
 }
