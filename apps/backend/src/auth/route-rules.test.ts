@@ -111,6 +111,13 @@ describe("a viewer", () => {
     await refusal(await viewer.call("POST", "/api/scenes", { id: "by-viewer", name: "V", agents: [] }));
     await refusal(await viewer.call("POST", "/api/llm-profiles", { name: "by-viewer", baseUrl: "http://127.0.0.1:1/v1", model: "m" }));
     await refusal(await viewer.call("POST", "/api/users", { username: "by-viewer", role: "owner", password: "long-enough-pw" }));
+    const builderBefore = (await t.call("GET", "/api/builder/sessions")).body;
+    const permissionsBefore = (await t.call("GET", "/api/settings/permissions")).body;
+    await refusal(await viewer.call("POST", "/api/builder/sessions", { target: { type: "workflow", id: "notes" } }));
+    await refusal(await viewer.call("POST", "/api/agents/helper/messages", { content: "hello" }));
+    await refusal(await viewer.call("POST", "/api/scenes/room/start", {}));
+    await refusal(await viewer.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [] }));
+    await refusal(await viewer.call("POST", "/api/credentials", { name: "by-viewer", kind: "bearer", secret: "s".repeat(16) }));
     // The same with the viewer's personal token: it carries the viewer's role, no more.
     await refusal(await t.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer-token") }, viewer.bearer));
 
@@ -120,6 +127,9 @@ describe("a viewer", () => {
     expect((await t.call("GET", "/api/scenes/by-viewer")).status).toBe(404);
     expect(JSON.stringify((await t.call("GET", "/api/llm-profiles")).body)).not.toContain("by-viewer");
     expect(Users.parse((await t.call("GET", "/api/users")).body).users.map((u) => u.username)).not.toContain("by-viewer");
+    expect((await t.call("GET", "/api/builder/sessions")).body).toEqual(builderBefore);
+    expect((await t.call("GET", "/api/settings/permissions")).body).toEqual(permissionsBefore);
+    expect(JSON.stringify((await t.call("GET", "/api/credentials")).body)).not.toContain("by-viewer");
   });
 });
 
