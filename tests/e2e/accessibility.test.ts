@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { seriousViolations, type AxeFinding } from "./support/axe.ts";
+import { seriousInBothThemes } from "./support/axe.ts";
 import { node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
@@ -14,36 +14,24 @@ const weft = useWeft({ examplesDir: EXAMPLES }, async () => {
   await weft.page.locator(".vue-flow__node-weft").first().waitFor();
 });
 
-/** axe over the page as shown, in the light theme and then the dark one (the themes are CSS variables under `data-theme`). */
-async function inBothThemes(page: Page): Promise<Record<string, AxeFinding[]>> {
-  const found: Record<string, AxeFinding[]> = {};
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    const violations = await seriousViolations(page);
-    if (violations.length) found[theme] = violations;
-  }
-  await page.evaluate(() => (document.documentElement.dataset.theme = "light"));
-  return found;
-}
-
 const sidebarTab = (page: Page, name: string) => page.locator(".sidebar-tabs button", { hasText: name }).click();
 const view = (page: Page, id: string) => page.getByTestId(`view-${id}`).click();
 
 describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme", () => {
   it("the editor with the node palette", async () => {
     await sidebarTab(weft.page, "Nodes");
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the workflow list", async () => {
     await sidebarTab(weft.page, "Workflows");
     await poll(() => weft.page.locator(".workflow-item").count()).toBeGreaterThan(0);
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the undo history", async () => {
     await sidebarTab(weft.page, "History");
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the inspector of a selected node", async () => {
@@ -51,7 +39,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     const first = await page.locator(".vue-flow__node-weft").first().getAttribute("data-id");
     await node(page, first ?? "").click();
     await poll(() => page.locator(".inspector select, .inspector input").count()).toBeGreaterThan(0);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
   });
 
   it("a node's menu and its Connect… dialog", async () => {
@@ -59,10 +47,10 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     const first = page.locator(".vue-flow__node-weft").first();
     await first.click({ button: "right" });
     await poll(() => page.getByRole("menu").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByRole("menuitem", { name: "Connect…" }).click();
     await poll(() => page.locator(".connect-dialog").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.press("Escape");
     await poll(() => page.locator(".connect-dialog").count()).toBe(0);
   });
@@ -71,7 +59,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     const { page } = weft;
     await page.locator(".vue-flow__pane").dblclick({ position: { x: 40, y: 40 } });
     await poll(() => page.locator(".quick-add").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.press("Escape");
     await poll(() => page.locator(".quick-add").count()).toBe(0);
   });
@@ -80,7 +68,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     const { page } = weft;
     await page.getByRole("button", { name: "Help" }).click();
     await poll(() => page.locator(".help-panel").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.press("Escape");
     await poll(() => page.locator(".help-panel").count()).toBe(0);
   });
@@ -92,7 +80,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     await poll(() => page.locator(".tab.active").textContent()).toMatch(/summar/i);
     await page.getByTestId("run").click();
     await poll(() => page.locator(".run-dialog").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.press("Escape");
     await poll(() => page.locator(".run-dialog").count()).toBe(0);
   });
@@ -106,7 +94,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
       .getByRole("button", { name: /^Delete/ })
       .click();
     await poll(() => page.getByRole("alertdialog").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByRole("alertdialog").getByRole("button", { name: "Cancel" }).click();
   });
 
@@ -114,7 +102,7 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     const { page } = weft;
     await page.getByTestId("settings").click();
     await poll(() => page.locator(".settings-dialog").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.press("Escape");
     await poll(() => page.locator(".settings-dialog").count()).toBe(0);
   });
@@ -122,19 +110,19 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
   it("the scenes view", async () => {
     await view(weft.page, "scenes");
     await poll(() => weft.page.getByTestId("SceneView").count()).toBe(1);
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the agents view", async () => {
     await view(weft.page, "agents");
     await poll(() => weft.page.getByTestId("AgentsView").count()).toBe(1);
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the Builder", async () => {
     await view(weft.page, "builder");
     await poll(() => weft.page.getByTestId("BuilderWorkbench").count()).toBe(1);
-    expect(await inBothThemes(weft.page)).toEqual({});
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
   it("the sign-in dialog", async () => {
@@ -142,6 +130,6 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     await context.clearCookies();
     await page.reload();
     await poll(() => page.locator(".sign-in").count()).toBe(1);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
   });
 });

@@ -1,35 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
-import { seriousViolations, type AxeFinding } from "./support/axe.ts";
-import { screenshotFailures, startWeft, type Weft } from "./support/weft.ts";
+import { seriousInBothThemes } from "./support/axe.ts";
+import { openSettingsTab } from "./support/settings.ts";
+import { useWeft } from "./support/weft.ts";
 import { templateWorkflow } from "../../apps/backend/src/testing/test-server.ts";
 import { UserListAnswerSchema as Users } from "../../apps/backend/src/testing/users.ts";
 import { RunListSchema as Runs } from "../../apps/frontend/src/api/schemas.ts";
 
-let weft: Weft;
-beforeAll(async () => {
-  weft = await startWeft();
+const weft = useWeft({}, async () => {
   await weft.createWorkflow(templateWorkflow("notes"));
   const viewer = await weft.api("POST", "/api/users", { username: "vic", role: "viewer", password: "vic's password" });
   expect(viewer.status).toBe(201);
-}, 120_000);
-afterAll(async () => {
-  await weft?.close();
 });
-screenshotFailures(() => weft);
-
-/** WCAG AA (axe-core) in both themes: the serious and critical findings, by theme. */
-async function inBothThemes(page: Page): Promise<Record<string, AxeFinding[]>> {
-  const found: Record<string, AxeFinding[]> = {};
-  for (const theme of ["light", "dark"]) {
-    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
-    const violations = await seriousViolations(page);
-    if (violations.length) found[theme] = violations;
-  }
-  await page.evaluate(() => (document.documentElement.dataset.theme = "light"));
-  return found;
-}
 
 const loginDialog = () => weft.page.getByRole("dialog", { name: "Sign in to Weft" });
 
@@ -47,16 +29,14 @@ describe("accounts in the editor", () => {
     await page.getByTestId("user-menu").click();
     expect(await page.getByTestId("user-role").innerText()).toBe("owner");
     await page.keyboard.press("Escape");
-    await page.getByTestId("settings").click();
-    await page.getByTestId("settings-tab-users").click();
-    const users = page.getByTestId("users-settings");
+    const users = await openSettingsTab(page, "users", "users-settings");
     await users.getByTestId("user-username").fill("edna");
     await users.getByTestId("user-role").selectOption("editor");
     await users.getByTestId("user-password").fill("edna's password");
     await users.getByTestId("user-create").click();
     await poll(() => users.getByTestId("user-edna").count()).toBe(1);
     expect(Users.parse((await weft.api("GET", "/api/users")).body).users.map((u) => [u.username, u.role])).toContainEqual(["edna", "editor"]);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByTestId("settings-close").click();
   });
 
@@ -64,7 +44,7 @@ describe("accounts in the editor", () => {
     const { page } = weft;
     await page.getByTestId("user-menu").click();
     expect(await page.getByTestId("user-menu").getAttribute("aria-expanded")).toBe("true");
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByTestId("user-menu-account").click();
     const dialog = page.getByTestId("account-dialog");
     await dialog.getByTestId("token-name").fill("ci");
@@ -74,7 +54,7 @@ describe("accounts in the editor", () => {
     expect(secret).toMatch(/^weft_pat_/);
     const res = await fetch(`${weft.url}/api/auth/session`, { headers: { authorization: `Bearer ${secret}` } });
     expect(res.status).toBe(200);
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await dialog.getByRole("button", { name: "Revoke ci" }).click();
     await poll(async () => (await fetch(`${weft.url}/api/auth/session`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
     await page.keyboard.press("Escape");
@@ -98,7 +78,7 @@ describe("accounts in the editor", () => {
     expect(await page.getByTestId("save").isDisabled()).toBe(true);
     expect(await page.getByTestId("run").getAttribute("title")).toContain("Ask an owner for the editor role");
     // Before any run exists: a run row of the run panel has a finding of its own (label-content-name-mismatch), not this page's.
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
 
     // The keyboard shortcut is refused by the server, with a message that says why; no run is made.
     const before = Runs.parse((await weft.api("GET", "/api/runs")).body).runs.length;
@@ -128,7 +108,7 @@ describe("accounts in the editor", () => {
     // The password is cleared and focused for the next try.
     expect(await dialog.getByLabel("Password").inputValue()).toBe("");
     expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("password");
-    expect(await inBothThemes(page)).toEqual({});
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.keyboard.type("edna's password");
     await page.keyboard.press("Enter");
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
+import { openSettingsTab } from "./support/settings.ts";
 import { useWeft } from "./support/weft.ts";
 import { CredentialListSchema } from "../../apps/backend/src/testing/answers.ts";
 
@@ -11,9 +12,7 @@ describe("Settings → Credentials", () => {
   it("adds a credential whose secret is stored but never shown again, edits it keeping the secret, and deletes it", async () => {
     const { page } = weft;
     await page.goto(weft.url);
-    await page.getByTestId("settings").click();
-    await page.getByTestId("settings-tab-credentials").click();
-    const section = page.getByTestId("credentials");
+    const section = await openSettingsTab(page, "credentials", "credentials");
     await section.getByTestId("credential-name").fill("github");
     await section.getByTestId("credential-kind").selectOption("header");
     await section.getByLabel("Header name").fill("X-Api-Key");

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { node, texts } from "./support/canvas.ts";
+import { inspectRun, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -26,13 +26,6 @@ const chain: WorkflowInput = {
 
 const status = (page: Page, id: string) => node(page, id).locator(".weft-node").getAttribute("data-status", { timeout: 2000 });
 
-async function inspectRunOf(page: Page, id: string) {
-  await node(page, id).locator(".node-title").click();
-  await poll(() => texts(page, ".inspector-title")).toBeTruthy();
-  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
-  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
-}
-
 describe("the debugger shows what every node got", () => {
   it("shows the inputs a cached node was computed from, in the live run", async () => {
     const { page } = weft;
@@ -46,11 +39,11 @@ describe("the debugger shows what every node got", () => {
       await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 15_000 }).toBe("completed");
     }
     expect(await status(page, "greet")).toBe("cached");
-    await inspectRunOf(page, "greet");
+    await inspectRun(page, "greet");
     await poll(() => texts(page, '[data-testid="inspector-status"]')).toBe("cached");
     // Its input is the upstream text, not an empty object.
     await poll(() => texts(page, '[data-testid="inspector-inputs"]')).toContain('"ADA"');
-    await inspectRunOf(page, "shout");
+    await inspectRun(page, "shout");
     await poll(() => texts(page, '[data-testid="inspector-inputs"]')).toContain('"ada"');
   });
 

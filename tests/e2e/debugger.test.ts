@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { clearPaletteSearch, node, searchPalette, texts } from "./support/canvas.ts";
+import { clearPaletteSearch, inspectRun, node, searchPalette, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
@@ -57,14 +57,6 @@ async function openWorkflow(id: string) {
   await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(1);
 }
 
-async function inspectRunOf(id: string) {
-  const { page } = weft;
-  await node(page, id).locator(".node-title").click();
-  await poll(() => texts(page, ".inspector-title")).toBe(id);
-  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
-  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
-}
-
 describe("running and debugging in the browser", () => {
   it("runs with interface inputs and shows every node's status, outputs, error and skip reason", async () => {
     const { page } = weft;
@@ -90,19 +82,19 @@ describe("running and debugging in the browser", () => {
     // The failed node says why on the canvas itself.
     expect(await texts(page, '.vue-flow__node[data-id="parse"] .node-run')).toMatch(/\w+: .+/);
 
-    await inspectRunOf("shout");
+    await inspectRun(page, "shout");
     await poll(() => texts(page, '[data-testid="inspector-status"]')).toBe("completed");
     expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"HELLO, GRACE!"');
     expect(await texts(page, '[data-testid="node-run-details"]')).toContain('"Hello, Grace!"'); // its input
 
-    await inspectRunOf("parse");
+    await inspectRun(page, "parse");
     const error = await texts(page, '[data-testid="inspector-error"]');
     expect(error).toMatch(/[A-Z_]+: .*JSON/i);
 
-    await inspectRunOf("pick");
+    await inspectRun(page, "pick");
     expect(await texts(page, ".skip-reason")).toContain("parse");
 
-    await inspectRunOf("reply");
+    await inspectRun(page, "reply");
     expect(await texts(page, '[data-testid="node-run-details"]')).toMatch(/Streamed \(\d+ chunks\)/);
 
     expect(await texts(page, '[data-testid="run-outputs"]')).toContain('"HELLO, GRACE!"');
@@ -138,7 +130,7 @@ describe("running and debugging in the browser", () => {
     await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 10_000 }).toBe("completed");
     expect(await status("first")).toBe("completed");
     expect(await status("second")).toBe("completed");
-    await inspectRunOf("second");
+    await inspectRun(page, "second");
     expect(await page.locator(".invocation-tabs").count()).toBe(0); // one invocation, not a replayed duplicate
     expect(await texts(page, '[data-testid="inspector-outputs"]')).toContain('"x"');
   });

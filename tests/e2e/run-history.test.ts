@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { node, texts } from "./support/canvas.ts";
+import { inspectRun, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { notesWorkflow, runToEnd } from "./support/notes.ts";
 import { useWeft } from "./support/weft.ts";
@@ -10,15 +10,6 @@ const weft = useWeft();
 
 const status = (id: string) => node(weft.page, id).locator(".weft-node").getAttribute("data-status", { timeout: 2000 });
 const activeTab = () => weft.page.locator(".tab.active").getAttribute("data-tab-id");
-
-/** Selects a node and shows what it did in the run on the canvas. */
-async function inspectNode(id: string) {
-  const { page } = weft;
-  await node(page, id).locator(".node-title").click();
-  await poll(() => texts(page, ".inspector-title")).toBe(id);
-  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
-  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
-}
 
 describe("run history per workflow", () => {
   it("opens a run of an earlier session on the canvas as it ran, read-only, though the workflow changed since", async () => {
@@ -46,7 +37,7 @@ describe("run history per workflow", () => {
     expect(await node(page, "extra").count()).toBe(0);
     expect(await status("fill")).toBe("completed");
     expect(await status("out")).toBe("completed");
-    await inspectNode("fill");
+    await inspectRun(weft.page, "fill");
     await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Notes on looms"');
     // The settings it ran with, not editable.
     await page.locator(".inspector .segmented button", { hasText: "Settings" }).click();
@@ -64,7 +55,7 @@ describe("run history per workflow", () => {
     await poll(() => activeTab()).toBe("notes");
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(secondRun);
     expect(await status("extra")).toBe("completed");
-    await inspectNode("fill");
+    await inspectRun(weft.page, "fill");
     await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Edited looms"');
   });
 
@@ -74,7 +65,7 @@ describe("run history per workflow", () => {
     await poll(() => activeTab()).toBe("notes");
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(secondRun);
     await poll(() => status("fill")).toBe("completed");
-    await inspectNode("fill");
+    await inspectRun(weft.page, "fill");
     await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain('"Edited looms"');
 
     // An edit after the run: the canvas no longer is the graph it ran, and the banner offers that graph.

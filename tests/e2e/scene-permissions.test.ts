@@ -8,6 +8,7 @@ import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
+import { openSettingsTab } from "./support/settings.ts";
 import { useWeft } from "./support/weft.ts";
 import { PermissionSettingsSchema } from "../../apps/frontend/src/api/settings.ts";
 
@@ -47,9 +48,7 @@ describe("permission rules, from the settings to a scene agent's card", () => {
   it("edits the rules in Settings → Permissions, with the server's refusals shown on the rule", async () => {
     const { page } = weft;
     await page.goto(weft.url);
-    await page.getByTestId("settings").click();
-    await page.getByTestId("settings-tab-permissions").click();
-    const section = page.getByTestId("permissions");
+    const section = await openSettingsTab(page, "permissions", "permissions");
     await poll(() => section.locator(".perm-empty").count()).toBe(1);
 
     // Three rules, the last one misspelt; the middle one moved to the end, the first removed.

@@ -33,3 +33,15 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
       targets: v.nodes.slice(0, 6).map((n) => `${n.target.join(" ")}${n.failureSummary ? ` — ${n.failureSummary.split("\n").slice(1, 2).join("").trim()}` : ""}`),
     }));
 }
+
+/** axe over the page as shown, in the light theme and then the dark one (the themes are CSS variables under `data-theme`): the findings by theme. */
+export async function seriousInBothThemes(page: Page): Promise<Record<string, AxeFinding[]>> {
+  const found: Record<string, AxeFinding[]> = {};
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    const violations = await seriousViolations(page);
+    if (violations.length) found[theme] = violations;
+  }
+  await page.evaluate(() => (document.documentElement.dataset.theme = "light"));
+  return found;
+}

@@ -80,3 +80,11 @@ export const edgeCount = (page: Page) => page.locator(".vue-flow__edge").count()
 export async function texts(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).allTextContents()).join("\n");
 }
+
+/** Selects a node and shows, in the inspector's Run tab, what it did in the run on the canvas. */
+export async function inspectRun(page: Page, id: string): Promise<void> {
+  await node(page, id).locator(".node-title").click();
+  await poll(() => texts(page, ".inspector-title")).toBe(id);
+  const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
+  if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
+}
