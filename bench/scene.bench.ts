@@ -200,9 +200,12 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
       health_p50_ms: round(quantile(health, 0.5)),
       health_p99_ms: round(quantile(health, 0.99)),
       health_max_ms: round(Math.max(...health)),
+      // How many health answers came back while the scene ran: a stalled server answers few (p99 of one is its max).
+      health_samples: health.length,
       bytes_per_step: Math.round(bytes / steps),
       tables,
       timeline_poll_p99_ms: round(quantile(polls, 0.99)),
+      timeline_polls: polls.length,
       timeline_poll_max_bytes: pollBytesMax,
       events_delivered: delivered,
       events_expected: expected,
