@@ -3,6 +3,9 @@ import { configFromEnv, ConfigError } from "./config.ts";
 import { createServer, type WeftServer } from "./server.ts";
 import { AccessTokenError } from "./auth/access-token.ts";
 import { MasterKeyError } from "./secrets/master-key.ts";
+import { describeDatabaseUrl, PostgresUnavailableError } from "./storage/postgres/postgres-storage.ts";
+import { PostgresSchemaTooNewError } from "./storage/postgres/migrations.ts";
+import { SchemaTooNewError } from "./storage/migrations.ts";
 
 /** `bun apps/backend/src/main.ts`: Weft's server with the settings of the environment. */
 const log = createLogger("weft");
@@ -38,11 +41,17 @@ try {
   });
 } catch (error) {
   // Settings the user must fix: their message, not a stack trace.
-  if (!(error instanceof AccessTokenError || error instanceof MasterKeyError)) throw error;
+  const mustFix =
+    error instanceof AccessTokenError ||
+    error instanceof MasterKeyError ||
+    error instanceof PostgresUnavailableError ||
+    error instanceof PostgresSchemaTooNewError ||
+    error instanceof SchemaTooNewError;
+  if (!mustFix) throw error;
   console.error(error.message);
   process.exit(2);
 }
-console.log(`Weft is running on ${server.url} (data: ${config.dataDir})`);
+console.log(`Weft is running on ${server.url} (data: ${config.dataDir}${config.databaseUrl ? `, database: ${describeDatabaseUrl(config.databaseUrl)}` : ""})`);
 console.log(`Open the editor: ${server.editorUrl}`);
 if (!isLoopbackBind(config.hostname) && config.allowedHosts.length === 0) {
   console.warn(`Weft listens on ${config.hostname}, but browsers may only reach it by a loopback name until WEFT_ALLOWED_HOSTS lists the names they use.`);
