@@ -14,6 +14,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
  */
 export class SqliteGate {
   private readonly context = new AsyncLocalStorage<number>();
+  /** Set while a call let through by `run` is under way, so storage calls it makes itself pass too (they would wait for a transaction that waits for it). */
+  private readonly passing = new AsyncLocalStorage<{ active: boolean }>();
   private open: number | undefined;
   private waitingTransactions = 0;
   private running = 0;
@@ -39,12 +41,14 @@ export class SqliteGate {
 
   /** Runs `work` (synchronously when nothing is open) once no other caller's transaction is open or waiting. */
   async run<T>(work: () => T): Promise<Awaited<T>> {
-    if (this.inside()) return await work();
+    if (this.inside() || this.passing.getStore()?.active) return await work();
     while (this.open !== undefined || this.waitingTransactions > 0) await this.changed();
     this.running++;
+    const pass = { active: true };
     try {
-      return await work();
+      return await this.passing.run(pass, work);
     } finally {
+      pass.active = false;
       this.running--;
       if (this.running === 0) this.notify();
     }
