@@ -27,9 +27,13 @@ export interface ApiQueueMode {
 export async function startApiQueueMode(options: { redisUrl: string; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
   const origin = `api-${randomUUID()}`;
   const log = options.log;
-  const redis = openRedis(options.redisUrl, `${origin}:commands`, log);
-  const subscriber = openRedis(options.redisUrl, `${origin}:events`, log);
-  const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl), prefix: QUEUE_PREFIX });
+  // Fail fast: with Redis away, starting or cancelling a run answers 503 at once rather than hanging the request.
+  const redis = await openRedis(options.redisUrl, `${origin}:commands`, log, "fail-fast");
+  const subscriber = await openRedis(options.redisUrl, `${origin}:events`, log).catch((error: unknown) => {
+    redis.disconnect();
+    throw error;
+  });
+  const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
   queue.on("error", errorReporter("run queue", log));
   try {
     await queue.waitUntilReady();

@@ -141,6 +141,20 @@ describe("queue mode", () => {
     expect(workers.flatMap((w) => w.runsTaken())).not.toContain(waiting);
   }, 40_000);
 
+  it("an API process starting while a worker runs a run leaves it running (it is not the API's to interrupt)", async () => {
+    const runId = await startRun(apiA, "slow");
+    await waitForStatus(apiA, runId, ["running"]);
+    const apiC = await spawnServer(dataDir, env);
+    try {
+      expect((await runStatus(apiC, runId)).status).toBe("running");
+      expect((await apiC.call("POST", `/api/runs/${runId}/cancel`)).status).toBeLessThan(300);
+      expect((await waitForStatus(apiA, runId, ["cancelled", "interrupted", "completed", "failed"])).status).toBe("cancelled");
+    } finally {
+      apiC.proc.kill("SIGKILL");
+      await apiC.proc.exited;
+    }
+  }, 40_000);
+
   it("a worker killed with SIGKILL mid-run: its run ends interrupted (found stalled by the other worker), never stuck running", async () => {
     const runId = await startRun(apiA, "slow");
     await waitForStatus(apiA, runId, ["running"]);

@@ -20,13 +20,50 @@ export const CANCEL_CHANNEL = "weft:cancel";
 export const cancelKey = (runId: string) => `weft:cancel:${runId}`;
 
 /**
- * A Redis connection for Weft's own commands and pub/sub. `maxRetriesPerRequest: null` as BullMQ
- * requires for its blocking connections; the same here so a Redis restart delays, rather than drops, a command.
+ * How a connection behaves while Redis is away. "wait": commands wait for it to come back (workers,
+ * subscribers; what BullMQ requires of its blocking connections). "fail-fast": commands fail at once,
+ * so an API request gets a 503 instead of hanging.
  */
-export function openRedis(url: string, name: string, log: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, connectionName: name, lazyConnect: false });
+export type RedisPatience = "wait" | "fail-fast";
+
+const patienceOptions = (patience: RedisPatience) => (patience === "wait" ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+
+/** A Redis connection for Weft's own commands and pub/sub; resolves once it is ready (or rejects after `READY_TIMEOUT_MS`). */
+export async function openRedis(url: string, name: string, log: Logger, patience: RedisPatience = "wait"): Promise<Redis> {
+  const redis = new Redis(url, { ...patienceOptions(patience), connectionName: name, lazyConnect: false });
   redis.on("error", errorReporter(`redis connection ${name}`, log));
+  if (redis.status === "ready") return redis;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      redis.once("ready", () => resolve());
+      timer = setTimeout(() => reject(new RedisUnreachableError(`Redis at ${redactUrl(url)} did not answer within ${READY_TIMEOUT_MS / 1000} s.`)), READY_TIMEOUT_MS);
+    });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
   return redis;
+}
+
+const READY_TIMEOUT_MS = 20_000;
+
+/** Redis did not answer when a process started in queue mode. */
+export class RedisUnreachableError extends Error {
+  readonly code = "REDIS_UNREACHABLE";
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparsable URL)";
+  }
 }
 
 /** Errors of one connection logged at most every this often (ioredis retries every few hundred ms while Redis is away). */
@@ -46,7 +83,7 @@ export function errorReporter(what: string, log: Logger): (error: Error) => void
   };
 }
 
-/** BullMQ's connection options for `url`. */
-export function bullConnection(url: string): { url: string; maxRetriesPerRequest: null } {
-  return { url, maxRetriesPerRequest: null };
+/** BullMQ's connection options for `url` (a worker's must "wait"; see `RedisPatience`). */
+export function bullConnection(url: string, patience: RedisPatience = "wait"): { url: string; maxRetriesPerRequest: number | null; enableOfflineQueue?: boolean } {
+  return { url, ...patienceOptions(patience) };
 }

@@ -13,7 +13,7 @@ describe("queueModeProbe", () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    client = openRedis(redis.url, "probe-test", silentLogger);
+    client = await openRedis(redis.url, "probe-test", silentLogger);
     queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
     queue.on("error", errorReporter("queue", silentLogger));
   });

@@ -21,6 +21,7 @@ import { PayloadStore } from "../events/payload-store.ts";
 import { withPayloadReads } from "../events/payload-reads.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../runs/workflow-caches.ts";
+import type { Redis } from "ioredis";
 import { openRedis } from "./queue-names.ts";
 import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
@@ -78,9 +79,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const storage = withPayloadReads(opened, payloads);
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   let demo: DemoLlm | undefined;
-  const redis = openRedis(options.redisUrl, `${id}:commands`, log.child("queue"));
-  const subscriber = openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
+  let redis: Redis | undefined;
+  let subscriber: Redis | undefined;
   try {
+    const commands = (redis = await openRedis(options.redisUrl, `${id}:commands`, log.child("queue")));
+    subscriber = await openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;
@@ -111,12 +114,12 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
-    const hub = new RelayingEventHub(id, redis, log.child("relay"));
+    const hub = new RelayingEventHub(id, commands, log.child("relay"));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
     const executor = new RunExecutor({ journal, engineFor, log: log.child("runs") });
     const worker = new RunWorker(
       { redisUrl: options.redisUrl, concurrency: options.concurrency ?? 4, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { storage, executor, redis, subscriber, log: log.child("queue") },
+      { storage, executor, redis: commands, subscriber, log: log.child("queue") },
     );
     await worker.start();
     log.info("worker ready", { id, concurrency: options.concurrency ?? 4 });
@@ -129,15 +132,15 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         await toolHost?.close();
         await mcp.stop();
         await demo?.stop();
-        await redis.quit().catch(() => undefined);
+        await commands.quit().catch(() => undefined);
         await storage.close();
       })());
     return { id, storage, worker, stop };
   } catch (error) {
     await mcp.stop();
     await demo?.stop();
-    redis.disconnect();
-    subscriber.disconnect();
+    redis?.disconnect();
+    subscriber?.disconnect();
     await storage.close();
     throw error;
   }

@@ -86,7 +86,13 @@ export class RunService {
         issues: [{ path: ["rerunFrom"], message: "unknown node id", code: "custom" }],
       });
     }
-    const line = await this.deps.dispatcher.isFull();
+    let line: { full: boolean; limit: number };
+    try {
+      line = await this.deps.dispatcher.isFull();
+    } catch (error) {
+      this.deps.log.error("the run queue cannot be read", { error: messageOf(error) });
+      throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE" });
+    }
     if (line.full) {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
