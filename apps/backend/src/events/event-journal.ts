@@ -6,6 +6,7 @@ import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
 import { compactFields } from "./payload-refs.ts";
 import type { PayloadStore } from "./payload-store.ts";
+import type { PayloadBlob } from "./payload-refs.ts";
 
 const RETRY_MS = 250;
 
@@ -219,15 +220,18 @@ export class EventJournal {
     const batch = cut ? { ...pending, events: [...pending.events, ...cut.stored] } : pending;
     this.pending = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
     this.live = [];
+    let texts: PayloadBlob[] = [];
     const write = async () => {
       // The referenced texts first: without a transaction around all, a crash after them leaves unreferenced texts only.
-      await this.payloads?.flush();
+      texts = (await this.payloads?.flush()) ?? [];
       await this.storage.writeBatch(batch);
       await cut?.within();
     };
     try {
       await (cut ? this.storage.transaction(write) : write());
     } catch (error) {
+      // Rolled back with the transaction: the texts go again with the next write.
+      if (cut) this.payloads?.restore(texts);
       // Put the batch back in front so the next flush retries it in order; the transaction was all or nothing.
       this.pending = {
         newRuns: [...pending.newRuns, ...this.pending.newRuns],

@@ -43,9 +43,12 @@ export class PayloadStore implements PayloadSink {
     return id;
   }
 
-  /** Writes the texts added since the last call; on failure they stay waiting for the next one. */
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
+  /**
+   * Writes the texts added since the last call and returns them; on failure they stay waiting for
+   * the next call. Inside a transaction that later rolls back, give them back with `restore`.
+   */
+  async flush(): Promise<PayloadBlob[]> {
+    if (this.pending.length === 0) return [];
     const blobs = this.pending;
     this.pending = [];
     try {
@@ -54,6 +57,12 @@ export class PayloadStore implements PayloadSink {
       this.pending = [...blobs, ...this.pending];
       throw error;
     }
+    return blobs;
+  }
+
+  /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */
+  restore(blobs: readonly PayloadBlob[]): void {
+    this.pending = [...blobs, ...this.pending];
   }
 
   readonly load: PayloadLoader = async (ids) => {
@@ -87,31 +96,21 @@ class SqliteEngine {
   }
 }
 
-class PostgresEngine {
-  private ready: Promise<unknown> | undefined;
+/** The payloads table in PostgreSQL, append-only (registered in storage/postgres/migrations.ts). */
+export const PAYLOAD_POSTGRES_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
+  { id: "payloads-001 large values stored once", sql: "CREATE TABLE payloads (id TEXT PRIMARY KEY, data TEXT NOT NULL)" },
+];
 
+class PostgresEngine {
   constructor(private readonly handle: PostgresHandle) {}
 
-  private table(): Promise<unknown> {
-    this.ready ??= this.handle.sql`CREATE TABLE IF NOT EXISTS payloads (id TEXT PRIMARY KEY, data TEXT NOT NULL)`.then(
-      (r: unknown) => r,
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready;
-  }
-
   async write(blobs: PayloadBlob[]): Promise<void> {
-    await this.table();
     const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
     const sql = this.handle.current();
     await sql`INSERT INTO payloads ${sql(rows, "id", "data")} ON CONFLICT (id) DO NOTHING`;
   }
 
   async read(ids: string[]): Promise<Array<{ id: string; json: string }>> {
-    await this.table();
     const sql = this.handle.current();
     return (await sql`SELECT id, data AS json FROM payloads WHERE id IN ${sql(ids)}`) as Array<{ id: string; json: string }>;
   }

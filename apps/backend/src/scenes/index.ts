@@ -1,10 +1,13 @@
 import type { SceneAgentDeps } from "./scene-agents.ts";
 import { sceneRuntimeApi } from "./scene-api.ts";
 import { SceneService } from "./scene-service.ts";
-import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+import { createSceneStore } from "./create-scene-store.ts";
 
 export { SceneService } from "./scene-service.ts";
-export { SqliteSceneStateStore, type SceneSession } from "./sqlite-scene-state-store.ts";
+export { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+export { PostgresSceneStateStore } from "./postgres-scene-state-store.ts";
+export { createSceneStore } from "./create-scene-store.ts";
+export type { SceneSession, SceneStore } from "./scene-store.ts";
 
 export interface Scenes {
   service: SceneService;
@@ -16,9 +19,9 @@ export interface Scenes {
   shutdown(): Promise<void>;
 }
 
-/** The scene runtime of the server; its tables live on the storage's connection (like the Builder's). */
+/** The scene runtime of the server; its tables live on the storage's connection and engine (like the Builder's). */
 export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }): Scenes {
-  const service = new SceneService({ ...deps, store: new SqliteSceneStateStore(deps.storage) });
+  const service = new SceneService({ ...deps, store: createSceneStore(deps.storage) });
   return {
     service,
     api: sceneRuntimeApi(service, deps.maxBodyBytes, deps.log),

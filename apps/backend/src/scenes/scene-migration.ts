@@ -26,3 +26,30 @@ export const SCENE_MIGRATION = {
     );
   `,
 };
+
+/** The same tables in PostgreSQL, append-only (registered in storage/postgres/migrations.ts). */
+export const SCENE_POSTGRES_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
+  {
+    id: "scenes-001 scene runtime state, session log and sessions",
+    sql: `
+      CREATE TABLE scene_states (
+        scene_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        data TEXT NOT NULL,
+        saved_at BIGINT NOT NULL
+      );
+      CREATE TABLE scene_log (
+        scene_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (scene_id, seq)
+      );
+      CREATE TABLE scene_sessions (
+        scene_id TEXT PRIMARY KEY,
+        data TEXT NOT NULL,
+        started_at BIGINT NOT NULL
+      );
+    `,
+  },
+];

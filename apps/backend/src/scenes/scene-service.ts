@@ -8,11 +8,11 @@ import { logSignalStore } from "./log-signal-store.ts";
 import { liveStateView, savedStateView, stepsAfter } from "./scene-views.ts";
 import { decodeTimelineCursor, encodeTimelineCursor } from "./scene-timeline-cursor.ts";
 import { TIMELINE_MAX_BYTES, TimelinePageBuilder, type TimelinePage } from "./scene-timeline-page.ts";
-import type { SceneSession, SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+import type { SceneSession, SceneStore } from "./scene-store.ts";
 import { SceneTurns } from "./scene-turns.ts";
 
 export interface SceneServiceDeps extends SceneAgentDeps {
-  store: SqliteSceneStateStore;
+  store: SceneStore;
 }
 
 interface LiveScene {
