@@ -93,11 +93,11 @@ function postgresReader(url: string): RunsReader {
       return row;
     },
     activity: async () => {
-      // Cumulative statistics reach pg_stat_database when each backend reports them (about every second).
-      await Bun.sleep(1500);
+      // A backend reports its statistics to pg_stat_database once idle for 10 s (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).
+      await Bun.sleep(11_000);
       await sql.unsafe("SELECT pg_stat_clear_snapshot()");
       const [row] = (await sql.unsafe(
-        "SELECT xact_commit::float8 AS commits, tup_inserted::float8 AS inserted, tup_updated::float8 AS updated, tup_deleted::float8 AS deleted FROM pg_stat_database WHERE datname = current_database()",
+        "SELECT xact_commit::float8 AS commits, tup_inserted::float8 AS inserted, tup_updated::float8 AS updated, tup_deleted::float8 AS deleted, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal FROM pg_stat_database WHERE datname = current_database()",
       )) as Record<string, number>[];
       return row;
     },
@@ -233,7 +233,9 @@ async function measure(config: Config, cluster: TestPostgres | undefined, redis:
           : {}),
         ...(dbBefore && dbAfter
           ? {
-              db_commits_per_run: perRun(dbAfter.commits, dbBefore.commits),
+              // Every autocommit statement is a transaction: reads (the bench's own polling too) are counted here.
+              db_transactions_per_run: perRun(dbAfter.commits, dbBefore.commits),
+              db_wal_bytes_per_run: Math.round((dbAfter.wal - dbBefore.wal) / SHORT_RUNS),
               db_rows_inserted_per_run: perRun(dbAfter.inserted, dbBefore.inserted),
               db_rows_updated_per_run: perRun(dbAfter.updated, dbBefore.updated),
               db_rows_deleted_per_run: perRun(dbAfter.deleted, dbBefore.deleted),
