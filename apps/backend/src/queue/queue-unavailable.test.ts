@@ -22,7 +22,12 @@ describe("queue mode without Redis", () => {
   });
 
   it("answers 503 QUEUE_UNAVAILABLE at once, leaves no run waiting for nobody, and still stops promptly", async () => {
+    // Queued while Redis is there; no worker runs, so it waits.
+    const queued = z.object({ runId: z.string() }).parse((await t.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "q" } })).body).runId;
     await redis.stop();
+    const cancel = await t.call("POST", `/api/runs/${queued}/cancel`);
+    expect(cancel.status).toBe(503);
+    expect(JSON.stringify(cancel.body)).toContain("QUEUE_UNAVAILABLE");
     const started = Date.now();
     const res = await t.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "x" } });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -32,7 +37,7 @@ describe("queue mode without Redis", () => {
     expect(JSON.stringify(body)).toContain("QUEUE_UNAVAILABLE");
     // Refused before it was recorded (or, had Redis gone between the checks, recorded and ended interrupted).
     const runs = RunListSchema.parse((await t.call("GET", "/api/runs")).body).runs;
-    expect(runs.filter((r) => r.status === "queued" || r.status === "running")).toEqual([]);
+    expect(runs.filter((r) => r.id !== queued && (r.status === "queued" || r.status === "running"))).toEqual([]);
     const stopping = Date.now();
     await t.stop();
     expect(Date.now() - stopping).toBeLessThan(10_000);

@@ -6,7 +6,7 @@ import type { RunListQuery, RunRecord } from "../storage/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
-import type { RunDispatcher } from "./run-dispatcher.ts";
+import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 
@@ -149,7 +149,13 @@ export class RunService {
     const record = await this.deps.storage.runs.get(runId);
     if (!record) throw notFound("run", runId);
     if (record.status === "queued" || record.status === "running") {
-      const outcome = await this.deps.dispatcher.cancel(runId);
+      let outcome: DispatchCancel;
+      try {
+        outcome = await this.deps.dispatcher.cancel(runId);
+      } catch (error) {
+        this.deps.log.error("cancelling through the run queue failed", { runId, error: messageOf(error) });
+        throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is unreachable, so run "${runId}" could not be cancelled; retry shortly.`, { reason: "QUEUE_UNAVAILABLE" });
+      }
       switch (outcome) {
         case "removed":
           await this.deps.executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
