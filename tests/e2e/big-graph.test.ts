@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { openFromList } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -29,9 +30,7 @@ function chain(count: number): WorkflowInput {
 }
 
 async function openWorkflow(page: Page, id: string) {
-  await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-  await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
-  await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+  await openFromList(page, id);
   await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(0);
   await page.locator(".vue-flow__pane").click({ position: { x: 12, y: 12 } });
 }

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "../../packages/agent-runtime/src/index.ts";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { node, texts } from "./support/canvas.ts";
+import { node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { notesWorkflow } from "./support/notes.ts";
 import { useWeft } from "./support/weft.ts";
@@ -28,12 +28,6 @@ const tools = (...calls: [string, unknown][]): ScriptedTurn => ({ kind: "tool_ca
 const say = (text: string, delayMs?: number): ScriptedTurn => ({ kind: "text", chunks: [text], ...(delayMs ? { delayMs } : {}) });
 const fill = (template: string, type = "core:text-template") => ({ id: "fill", type, position: { x: 320, y: 0 }, config: { template }, inputs: {} });
 
-async function openInEditor(page: Page, workflowId: string) {
-  await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-  await page.locator(`.workflow-item[data-workflow-id="${workflowId}"]`).click();
-  await page.locator(`.tab.active[data-tab-id="${workflowId}"]`).waitFor();
-}
-
 async function send(page: Page, text: string) {
   await page.getByTestId("builder-input").fill(text);
   await page.getByTestId("builder-send").click();
@@ -46,7 +40,7 @@ describe("the Builder AI workbench in the browser", () => {
   it("stages, validates, previews and applies a change to a node, and the editor shows it", async () => {
     const { page } = weft;
     await page.goto(weft.url);
-    await openInEditor(page, "notes");
+    await openFromList(page, "notes");
 
     // Entered from the node's context menu: the session's target is that node.
     await node(page, "fill").locator(".node-header").click({ button: "right" });
@@ -111,7 +105,7 @@ describe("the Builder AI workbench in the browser", () => {
 
   it("previews added and removed nodes and edges, and cancelling leaves everything untouched", async () => {
     const { page } = weft;
-    await openInEditor(page, "drafts");
+    await openFromList(page, "drafts");
     const before = (await weft.api("GET", "/api/workflows/drafts")).body;
     await page.locator('.workflow-item[data-workflow-id="drafts"]').getByTestId("ask-builder-workflow").click();
     await poll(() => texts(page, '[data-testid="builder-target"]')).toContain("drafts");

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { inspectRun, node, texts } from "./support/canvas.ts";
+import { inspectRun, node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -30,8 +30,7 @@ describe("the debugger shows what every node got", () => {
   it("shows the inputs a cached node was computed from, in the live run", async () => {
     const { page } = weft;
     await page.goto(weft.url);
-    await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-    await page.locator('.workflow-item[data-workflow-id="cached-chain"]').click();
+    await openFromList(page, "cached-chain");
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
     for (let run = 0; run < 2; run++) {
       await page.locator('[data-testid="run"]').click();

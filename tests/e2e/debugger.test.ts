@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { clearPaletteSearch, inspectRun, node, searchPalette, texts } from "./support/canvas.ts";
+import { clearPaletteSearch, inspectRun, node, openFromList, searchPalette, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
@@ -51,9 +51,7 @@ const status = (id: string) => node(weft.page, id).locator(".weft-node").getAttr
 
 async function openWorkflow(id: string) {
   const { page } = weft;
-  await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-  await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
-  await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+  await openFromList(page, id);
   await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(1);
 }
 

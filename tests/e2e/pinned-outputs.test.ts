@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { node, texts } from "./support/canvas.ts";
+import { node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { greetingWorkflow, runAndWait } from "./support/two-step-run.ts";
@@ -13,8 +13,7 @@ describe("pinned outputs", () => {
     const { page } = weft;
     const greeted = () => texts(page, '[data-testid="run-outputs"], .vue-flow__node[data-id="greet"] .node-run');
     await page.goto(weft.url);
-    await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-    await page.locator('.workflow-item[data-workflow-id="pin-me"]').click();
+    await openFromList(page, "pin-me");
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
     await runAndWait(page, 1);
 

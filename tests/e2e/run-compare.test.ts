@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { node, texts } from "./support/canvas.ts";
+import { node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { greetingWorkflow, runAndWait } from "./support/two-step-run.ts";
@@ -13,8 +13,7 @@ describe("comparing runs", () => {
   it("shows one node's output in the run shown against an earlier run, as a line diff", async () => {
     const { page } = weft;
     await page.goto(weft.url);
-    await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
-    await page.locator('.workflow-item[data-workflow-id="compare-me"]').click();
+    await openFromList(page, "compare-me");
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
     await runAndWait(page, 1);
     await node(page, "shout").locator(".port-row.input textarea, .port-row.input input").first().fill("bob");

@@ -88,3 +88,10 @@ export async function inspectRun(page: Page, id: string): Promise<void> {
   const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
   if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
 }
+
+/** Opens a stored workflow from the sidebar's workflow list and waits until its tab is the active one. */
+export async function openFromList(page: Page, id: string): Promise<void> {
+  await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
+  await page.locator(`.workflow-item[data-workflow-id="${id}"]`).click();
+  await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+}

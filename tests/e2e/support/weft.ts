@@ -127,7 +127,7 @@ export function useWeft(options: WeftOptions = {}, setup?: (weft: Weft) => Promi
 }
 
 /** After a failed test, a screenshot of the page goes to <tmp>/weft-e2e-failures/ (its path is printed). */
-export function screenshotFailures(current: () => Weft | undefined): void {
+function screenshotFailures(current: () => Weft | undefined): void {
   afterEach(async (context) => {
     const page = current()?.page;
     if (context.task.result?.state !== "fail" || !page) return;
