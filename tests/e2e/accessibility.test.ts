@@ -85,6 +85,15 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     await poll(() => page.locator(".run-dialog").count()).toBe(0);
   });
 
+  it("the run history of a workflow that has run", async () => {
+    const { page } = weft;
+    expect((await weft.api("POST", "/api/workflows/text-pipeline/runs", { inputs: { topic: "looms" } })).status).toBe(202);
+    await sidebarTab(page, "Workflows");
+    await page.locator('.workflow-item[data-workflow-id="text-pipeline"]').click();
+    await poll(() => page.locator('[data-testid="run-history"] li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await seriousInBothThemes(page)).toEqual({});
+  });
+
   it("a confirmation", async () => {
     const { page } = weft;
     await sidebarTab(page, "Workflows");
