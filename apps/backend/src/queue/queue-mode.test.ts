@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { WorkflowInput } from "@weft/types";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
@@ -81,6 +83,8 @@ describe("queue mode", () => {
         expect(contiguousFrom(seenOnB, -1)).toBe(true);
         expect((await runStatus(apiB, id)).status).toBe("completed");
       }
+      // On PostgreSQL no process fell back to a SQLite file of its own.
+      if (database.engine === "postgres") expect(existsSync(join(dataDir, "weft.sqlite"))).toBe(false);
       const taken = workers.map((w) => w.runsTaken().filter((id) => runIds.includes(id)).length);
       expect(taken[0] + taken[1]).toBe(6);
       expect(taken[0]).toBeGreaterThan(0);
