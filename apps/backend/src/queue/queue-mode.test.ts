@@ -190,4 +190,20 @@ describe("queue mode", () => {
     expect(run.status).toBe("completed");
     workers.splice(0, 1);
   }, 30_000);
+
+  it("SIGTERM with a run longer than the grace period: the run ends interrupted and the worker exits", async () => {
+    const worker = await spawnWorker({ ...env, WEFT_SHUTDOWN_GRACE_MS: "300" }, ["--concurrency", "1"]);
+    workers.push(worker);
+    const runId = await startRun(apiA, "slow");
+    await waitFor(async () => (worker.runsTaken().includes(runId) ? true : undefined), 10_000, "the worker to take the run");
+    await waitForStatus(apiA, runId, ["running"]);
+    const signalled = Date.now();
+    worker.proc.kill("SIGTERM");
+    expect(await worker.proc.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    const run = await waitForStatus(apiB, runId, ["interrupted", "completed", "failed", "cancelled"]);
+    expect(run.status).toBe("interrupted");
+    expect(run.error?.code).toBe("INTERRUPTED");
+    workers.splice(workers.indexOf(worker), 1);
+  }, 30_000);
 });
