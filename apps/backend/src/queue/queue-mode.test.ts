@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { WorkflowInput } from "@weft/types";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
+import { TestWsClient, contiguousFrom, messageType } from "../testing/ws-client.ts";
 import { EventsPageSchema, RunAnswerSchema, removeDir, slowWorkflow, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
 import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
@@ -135,8 +135,18 @@ describe("queue mode", () => {
     const busy = await Promise.all([startRun(apiA, "slow"), startRun(apiA, "slow")]);
     await Promise.all(busy.map((id) => waitForStatus(apiA, id, ["running"])));
     const waiting = await startRun(apiA, "notes", { topic: "never" });
-    const res = await apiA.call("POST", `/api/runs/${waiting}/cancel`);
-    expect(res.status).toBeLessThan(300);
+    // API A closes the run itself (no worker took it); API B's subscriber gets that event through the relay.
+    const wsB = await TestWsClient.connect(apiB.url);
+    try {
+      wsB.subscribe(waiting);
+      await wsB.waitFor((c) => (c.messages.some((m) => messageType(m) === "subscribed") ? true : undefined), 5000, "subscribed");
+      const res = await apiA.call("POST", `/api/runs/${waiting}/cancel`);
+      expect(res.status).toBeLessThan(300);
+      const events = await wsB.waitForRunEnd(waiting, 10_000);
+      expect(events.map((e) => e.type)).toEqual(["run.cancelled"]);
+    } finally {
+      wsB.close();
+    }
     const run = await waitForStatus(apiA, waiting, ["cancelled", "completed", "failed", "interrupted"]);
     expect(run.status).toBe("cancelled");
     expect(run.startedAt).toBeUndefined();
