@@ -5,6 +5,8 @@ import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
 import { compactFields } from "./payload-refs.ts";
+import { observationStub } from "./observation-refs.ts";
+import { envelopeFree } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
 import type { PayloadBlob } from "./payload-refs.ts";
 
@@ -102,8 +104,7 @@ export class EventJournal {
     const stamped = { ...event, streamId, seq, ts } as RunEvent;
     // Redacted here, once: this text is what live subscribers receive, and what is stored unless it references payloads.
     const live = { streamId, seq, type: stamped.type, json: this.storage.redactor.json(JSON.stringify(stamped)) };
-    const compact = this.compactEvent(stamped);
-    const stored = compact === stamped ? live : { ...live, json: this.storage.redactor.json(JSON.stringify(compact)) };
+    const stored = this.payloads ? { ...live, json: this.storage.redactor.json(envelopeFree(this.compactEvent(stamped))) } : live;
     const held = this.held.get(streamId);
     if (held) {
       held.live.push(live);
@@ -123,7 +124,8 @@ export class EventJournal {
   }
 
   addObservation(ord: number, observation: Observation): void {
-    this.pending.observations.push({ ord, observation: this.compactObservation(observation) });
+    // With payloads on, readers go through withPayloadReads, which fills the stub from the node's events.
+    this.pending.observations.push({ ord, observation: this.payloads ? observationStub(observation) : observation });
     this.schedule();
   }
 

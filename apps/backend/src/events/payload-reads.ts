@@ -4,11 +4,14 @@ import type { EventRepository } from "../storage/event-repository.ts";
 import type { ObservationRepository } from "../storage/observation-repository.ts";
 import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
 import { hydratePayloads, hydratePayloadText } from "./payload-refs.ts";
+import { fillFromEvents, isObservationStub } from "./observation-refs.ts";
+import { withEnvelope } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
 
 /**
- * The storage as its readers need it when the journal stores large values once (`payload-refs.ts`):
- * events, observations and runs read back whole, so the run debugger, the stream's catch-up and
+ * The storage as its readers need it when the journal stores large values once (`payload-refs.ts`)
+ * and a running run's observations as references to its events (`observation-refs.ts`): events,
+ * observations and runs read back whole, so the run debugger, the stream's catch-up and
  * the runs API answer what they always did. Everything else is the storage itself.
  */
 export function withPayloadReads(storage: Storage, payloads: PayloadStore): Storage {
@@ -16,11 +19,15 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
   const events = override<EventRepository>(storage.events, {
     listAfter: async (streamId, after, limit) => {
       const page = await storage.events.listAfter(streamId, after, limit);
-      return Promise.all(page.map(async (e) => ({ ...e, json: await hydratePayloadText(e.json, load) })));
+      return Promise.all(page.map(async (e) => ({ ...e, json: await hydratePayloadText(withEnvelope(e), load) })));
     },
   });
   const observations = override<ObservationRepository>(storage.observations, {
-    listByRun: async (runId) => hydratePayloads<Observation[]>(await storage.observations.listByRun(runId), load),
+    listByRun: async (runId) => {
+      const stored = await storage.observations.listByRun(runId);
+      const filled = stored.some(isObservationStub) ? fillFromEvents(stored, await allEventTexts(storage.events, runId)) : stored;
+      return hydratePayloads<Observation[]>(filled, load);
+    },
   });
   const runs = override<RunRepository>(storage.runs, {
     get: async (id) => {
@@ -32,6 +39,19 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
   });
   const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations, runs };
   return through(storage, replaced);
+}
+
+const EVENT_PAGE = 2000;
+
+/** Every stored event text of a stream, in order (references left for the caller to resolve). */
+async function allEventTexts(events: EventRepository, streamId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let after = -1; ;) {
+    const page = await events.listAfter(streamId, after, EVENT_PAGE);
+    out.push(...page.map(withEnvelope));
+    if (page.length < EVENT_PAGE) return out;
+    after = page.at(-1)!.seq;
+  }
 }
 
 /** The repository with some methods replaced; the others called on it as they are. */

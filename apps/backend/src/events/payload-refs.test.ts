@@ -24,6 +24,9 @@ function step(journal: EventJournal, runId: string, messages: unknown[]): void {
   journal.append(runId, { type: "run.started", runId, workflowId: "agent-deliberation", nodeCount: 2, inputs } as unknown as RunEvent);
   journal.append(runId, { type: "node.started", nodeId: "in", invocationId: `${runId}:in`, nodeType: "core:workflow-input", inputs, attempt: 1 } as unknown as RunEvent);
   journal.append(runId, { type: "node.completed", nodeId: "in", invocationId: `${runId}:in`, outputs: inputs, durationMs: 1, cached: false } as unknown as RunEvent);
+  journal.append(runId, { type: "node.started", nodeId: "llm", invocationId: `${runId}:llm`, nodeType: "llm:chat", inputs, attempt: 1 } as unknown as RunEvent);
+  journal.append(runId, { type: "node.chunk", nodeId: "llm", invocationId: `${runId}:llm`, index: 0, chunk: "o" } as unknown as RunEvent);
+  journal.append(runId, { type: "node.completed", nodeId: "llm", invocationId: `${runId}:llm`, outputs: { text: "ok" }, durationMs: 1, cached: false } as unknown as RunEvent);
   const observation: Observation = {
     runId,
     nodeId: "llm",
@@ -32,7 +35,7 @@ function step(journal: EventJournal, runId: string, messages: unknown[]): void {
     status: "completed",
     inputs,
     outputs: { text: "ok" },
-    chunks: [],
+    chunks: ["o"],
     startedAt: 1,
     durationMs: 1,
     cached: false,
@@ -80,10 +83,27 @@ describe("large values stored once", () => {
     expect(second).toBeLessThan(whole / 2);
 
     const events = await storage.events.listAfter("r2", -1, 10);
-    expect(events.map((e) => e.json)).toEqual(live);
+    expect(events.map((e) => JSON.parse(e.json) as unknown)).toEqual(live.map((j) => JSON.parse(j) as unknown));
     expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(41) } });
     expect(JSON.parse(events[2]!.json)).toMatchObject({ type: "node.completed", outputs: { system, messages: history(41) } });
-    expect((await storage.observations.listByRun("r2"))[0]?.inputs).toEqual({ system, messages: history(41) });
+    // The observation row refers to its node's events; the reader gets it whole.
+    expect(await storage.observations.listByRun("r2")).toEqual([
+      {
+        runId: "r2",
+        nodeId: "llm",
+        invocationId: "r2:llm",
+        nodeType: "llm:chat",
+        status: "completed",
+        inputs: { system, messages: history(41) },
+        outputs: { text: "ok" },
+        chunks: ["o"],
+        startedAt: 1,
+        durationMs: 1,
+        cached: false,
+        attempts: 1,
+      },
+    ]);
+    expect(JSON.stringify(await raw.observations.listByRun("r2")).length).toBeLessThan(300);
     expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
     // Stored, the records reference the values.
     expect(JSON.stringify(await raw.events.listAfter("r2", -1, 10))).toContain(PAYLOAD_REF_KEY);
