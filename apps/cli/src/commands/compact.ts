@@ -7,7 +7,7 @@ import { keepsEverything, loadRetentionPolicy, RetentionPolicySchema, saveRetent
 import { CliError, EXIT_USAGE } from "../support/cli-error.ts";
 
 export const COMPACT_USAGE =
-  "weft compact [--runs-days N] [--runs-per-workflow N] [--scene-log-days N] [--save] [--dry-run] [--json]   remove old runs and scene logs by the retention settings (stored ones, or these flags; --save stores them), then reclaim the space (WEFT_DATA_DIR / WEFT_DATABASE_URL select the database)";
+  "weft compact [--runs-days N] [--runs-per-workflow N] [--scene-log-days N] [--save] [--payloads] [--dry-run] [--json]   remove old runs and scene logs by the retention settings (stored ones, or these flags; --save stores them), then reclaim the space; --payloads also removes stored payloads nothing references (stop every Weft process first). WEFT_DATA_DIR / WEFT_DATABASE_URL select the database";
 
 function limit(name: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
@@ -35,6 +35,7 @@ export async function compactCommand(args: string[], env: Record<string, string 
       "scene-log-days": { type: "string" },
       save: { type: "boolean" },
       "dry-run": { type: "boolean" },
+      payloads: { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -60,7 +61,7 @@ export async function compactCommand(args: string[], env: Record<string, string 
   try {
     const policy = merged(await loadRetentionPolicy(storage.settings), flags);
     if (values.save) await saveRetentionPolicy(storage.settings, policy);
-    const report = await compact(storage.sql, policy, { dryRun: values["dry-run"] ?? false });
+    const report = await compact(storage.sql, policy, { dryRun: values["dry-run"] ?? false, payloads: values.payloads ?? false });
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ policy, ...report })}\n`);
     } else {

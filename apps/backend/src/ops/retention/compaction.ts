@@ -22,6 +22,8 @@ export interface CompactReport {
   sceneLogEntries: number;
   /** Scene stream events older than the scene-log limit (each stream keeps its last event, so numbering goes on). */
   sceneEvents: number;
+  /** Stored payloads no remaining record references (only with the payload sweep, `weft compact --payloads`). */
+  payloads: number;
   /** SQLite: the file's size before and after VACUUM (absent on a dry run). */
   bytesBefore?: number;
   bytesAfter?: number;
@@ -51,6 +53,7 @@ export function describeReport(report: CompactReport): string {
     `${report.runs} run(s) with ${report.observations} observation(s) and ${report.runEvents} event(s)`,
     `${report.sceneLogEntries} scene log entr${report.sceneLogEntries === 1 ? "y" : "ies"} of ${report.sceneLogs} scene(s)`,
     `${report.sceneEvents} scene event(s)`,
+    `${report.payloads} unreferenced payload(s)`,
   ];
   const size = report.bytesBefore !== undefined && report.bytesAfter !== undefined ? `; the database file went from ${mib(report.bytesBefore)} to ${mib(report.bytesAfter)}` : "";
   return `${report.engine}: ${verb} ${parts.join(", ")}${size}.`;

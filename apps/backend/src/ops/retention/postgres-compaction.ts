@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { sweepPostgres } from "./payload-sweep.ts";
 import { FINISHED_RUN_STATUSES, RESTING_SCENE_STATUSES, type CompactionCutoffs, type CompactReport } from "./compaction.ts";
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
@@ -15,8 +16,8 @@ async function deleted(tx: SQL, statement: string, params: unknown[]): Promise<n
  * Removes on PostgreSQL what the cutoffs let go, in one transaction (rolled back on a dry run), then
  * ANALYZE. Plain DELETEs: autovacuum reuses the space, and a VACUUM FULL would lock the tables.
  */
-export async function compactPostgres(sql: SQL, cutoffs: CompactionCutoffs, dryRun: boolean): Promise<CompactReport> {
-  const report: CompactReport = { engine: "postgres", dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0 };
+export async function compactPostgres(sql: SQL, cutoffs: CompactionCutoffs, dryRun: boolean, payloads: boolean): Promise<CompactReport> {
+  const report: CompactReport = { engine: "postgres", dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0, payloads: 0 };
   try {
     await sql.begin(async (tx) => {
       if (cutoffs.runsBefore !== undefined || cutoffs.runsPerWorkflow !== undefined) {
@@ -46,12 +47,13 @@ export async function compactPostgres(sql: SQL, cutoffs: CompactionCutoffs, dryR
           [cutoffs.scenesBefore],
         );
       }
+      if (payloads) report.payloads = await sweepPostgres(tx);
       if (dryRun) throw new DryRunRollback();
     });
   } catch (error) {
     if (!(error instanceof DryRunRollback)) throw error;
     return report;
   }
-  await sql.unsafe("ANALYZE runs, observations, events");
+  await sql.unsafe(payloads ? "ANALYZE runs, observations, events, payloads" : "ANALYZE runs, observations, events");
   return report;
 }

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { sweepSqlite } from "./payload-sweep.ts";
 import { FINISHED_RUN_STATUSES, RESTING_SCENE_STATUSES, type CompactionCutoffs, type CompactReport } from "./compaction.ts";
 
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
@@ -8,13 +9,14 @@ const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join("
  * ANALYZE and VACUUM give the space back to the file system. Statements on `db` directly: the CLI
  * owns this connection; a running server's own connection waits on the file lock (busy_timeout).
  */
-export function compactSqlite(db: Database, cutoffs: CompactionCutoffs, dryRun: boolean): CompactReport {
-  const report: CompactReport = { engine: "sqlite", dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0 };
+export function compactSqlite(db: Database, cutoffs: CompactionCutoffs, dryRun: boolean, payloads: boolean): CompactReport {
+  const report: CompactReport = { engine: "sqlite", dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0, payloads: 0 };
   const bytesBefore = fileBytes(db);
   db.exec("BEGIN IMMEDIATE");
   try {
     removeRuns(db, cutoffs, report);
     removeSceneLogs(db, cutoffs, report);
+    if (payloads) report.payloads = sweepSqlite(db);
     db.exec(dryRun ? "ROLLBACK" : "COMMIT");
   } catch (error) {
     db.exec("ROLLBACK");
