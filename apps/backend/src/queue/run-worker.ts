@@ -67,6 +67,11 @@ export class RunWorker {
       maxStalledCount: 1,
     });
     this.worker.on("error", errorReporter("queue worker", this.deps.log));
+    // The lock expired while this process still ran the job (its event loop stalled): another worker may
+    // have taken it over and closed the run. Stop it here without writing under seqs that worker uses.
+    this.worker.on("lockRenewalFailed", (jobIds) => {
+      for (const runId of jobIds) this.lose(runId);
+    });
     this.worker.on("failed", (job, error) => this.deps.log.warn("run job failed", { runId: job?.id, error: messageOf(error) }));
     await this.worker.waitUntilReady();
   }
@@ -88,6 +93,14 @@ export class RunWorker {
       await closed;
     }
     await this.stopListening?.();
+  }
+
+  private lose(runId: string): void {
+    const controller = this.held.get(runId);
+    if (!controller) return;
+    this.deps.log.warn("lost the lock of a running run; stopping it here", { runId });
+    this.deps.executor.markLost(runId);
+    controller.abort(new Error("the worker lost this run's lock"));
   }
 
   private cancel(runId: string): void {

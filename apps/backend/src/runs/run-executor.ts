@@ -23,6 +23,8 @@ export class RunExecutor {
   private stopping = false;
   /** Runs whose cancellation a client asked for (as opposed to a shutdown stopping them). */
   private readonly cancelRequested = new Set<string>();
+  /** Runs this process no longer owns (a queue worker lost the job's lock): nothing more of theirs is journaled. */
+  private readonly lost = new Set<string>();
 
   constructor(private readonly deps: RunExecutorDeps) {}
 
@@ -34,6 +36,15 @@ export class RunExecutor {
   /** Call before aborting a run's signal for a client: it then ends `cancelled`, not `interrupted`. */
   markCancelRequested(runId: string): void {
     this.cancelRequested.add(runId);
+  }
+
+  /**
+   * Call before aborting a run this process no longer owns: another process may be closing it and
+   * numbering its events already, so from now on its events, observations and status are dropped here
+   * rather than written under the same seqs.
+   */
+  markLost(runId: string): void {
+    this.lost.add(runId);
   }
 
   /** Ends a run that never reached the engine (or whose process died) with a closing event. */
@@ -61,9 +72,12 @@ export class RunExecutor {
         inputs: record.inputs,
         signal,
         ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
-        onEvent: (event) => tracker.onEvent(journal.append(runId, event)),
+        onEvent: (event) => {
+          if (!this.lost.has(runId)) tracker.onEvent(journal.append(runId, event));
+        },
       });
     } catch (thrown) {
+      if (this.forget(runId)) return;
       // The engine reports failures in its result; reaching this is a bug, recorded rather than lost.
       const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${messageOf(thrown)}` };
       this.deps.log.error("engine threw", { runId, error: error.message });
@@ -74,6 +88,7 @@ export class RunExecutor {
       this.cancelRequested.delete(runId);
       return;
     }
+    if (this.forget(runId)) return;
     const interrupted = result.status === "cancelled" && this.stopping && !this.cancelRequested.has(runId);
     this.cancelRequested.delete(runId);
     journal.replaceObservations(runId, result.observations);
@@ -88,5 +103,14 @@ export class RunExecutor {
     });
     await journal.flush();
     journal.close(runId);
+  }
+
+  /** True (and the run released here) when the run was lost: its end is another process's to record. */
+  private forget(runId: string): boolean {
+    if (!this.lost.delete(runId)) return false;
+    this.cancelRequested.delete(runId);
+    this.deps.journal.close(runId);
+    this.deps.log.warn("run lost to another process; its end is not recorded here", { runId });
+    return true;
   }
 }
