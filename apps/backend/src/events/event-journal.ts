@@ -4,7 +4,7 @@ import type { StoredEvent } from "../storage/event-repository.ts";
 import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
-import { compactFields } from "./payload-refs.ts";
+import { compactFields, compactPayload } from "./payload-refs.ts";
 import { observationStub } from "./observation-refs.ts";
 import { envelopeFree } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
@@ -86,7 +86,14 @@ export class EventJournal {
 
   /** Records a run started outside the API; it is stored with (before) its first events. */
   addRun(record: RunRecord, workflow: Workflow | undefined): void {
-    this.pending.newRuns.push({ record: this.payloads ? { ...record, inputs: this.compact(record.inputs), outputs: this.compact(record.outputs) } : record, workflow });
+    if (!this.payloads) {
+      this.pending.newRuns.push({ record, workflow });
+    } else {
+      // An agent's runs all snapshot the same deliberation workflow: stored once, the run's row holds its reference
+      // (withPayloadReads reads it back whole). Typed as the Workflow it stands for.
+      const snapshot = workflow === undefined ? undefined : (compactPayload(workflow, this.payloads, (json) => this.storage.redactor.json(json)) as Workflow);
+      this.pending.newRuns.push({ record: { ...record, inputs: this.compact(record.inputs), outputs: this.compact(record.outputs) }, workflow: snapshot });
+    }
     this.schedule();
   }
 

@@ -1,9 +1,10 @@
-import type { Observation } from "@weft/types";
+import { WorkflowSchema, type Observation } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { ObservationRepository } from "../storage/observation-repository.ts";
 import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
-import { hydratePayloads, hydratePayloadText } from "./payload-refs.ts";
+import { hydratePayloads, hydratePayloadText, PAYLOAD_REF_KEY } from "./payload-refs.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
@@ -36,12 +37,36 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
     },
     list: async (query) => hydratePayloads<RunRecord[]>(await storage.runs.list(query), load),
     listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
+    getWorkflow: async (id) => {
+      // The snapshot may be a reference (an agent's run): read the column as stored, resolve it, then check it.
+      const text = await storedRunWorkflow(storage.sql, id);
+      if (text === undefined || !text.includes(PAYLOAD_REF_KEY)) return storage.runs.getWorkflow(id);
+      return WorkflowSchema.parse(await hydratePayloads(JSON.parse(text) as unknown, load));
+    },
   });
   const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations, runs };
   return through(storage, replaced);
 }
 
 const EVENT_PAGE = 2000;
+
+/** A run's workflow column as stored (undefined without the run). */
+async function storedRunWorkflow(sql: SqlHandle, runId: string): Promise<string | undefined> {
+  switch (sql.engine) {
+    case "sqlite": {
+      const { db } = sql;
+      return (await sql.gate(() => db.query<{ workflow: string }, [string]>("SELECT workflow FROM runs WHERE id = ?").get(runId)))?.workflow;
+    }
+    case "postgres": {
+      const [row] = (await sql.current()`SELECT workflow FROM runs WHERE id = ${runId}`) as Array<{ workflow: string }>;
+      return row?.workflow;
+    }
+    default: {
+      const never: never = sql;
+      return never;
+    }
+  }
+}
 
 /** Every stored event text of a stream, in order (references left for the caller to resolve). */
 async function allEventTexts(events: EventRepository, streamId: string): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SecretRedactor, silentLogger, type Observation, type RunEvent } from "@weft/types";
+import { SecretRedactor, silentLogger, WorkflowSchema, type Observation, type RunEvent } from "@weft/types";
 import { openSqliteStorage, type Storage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -71,7 +71,14 @@ describe("large values stored once", () => {
     const live: string[] = [];
     hub.subscribe("r2", (events) => live.push(...events.map((e) => e.json)));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
-    journal.addRun({ id: "r1", workflowId: "agent-deliberation", workflowRevision: 0, status: "running", inputs: { system, messages: history(40) }, outputs: {}, createdAt: 1 }, undefined);
+    const deliberation = WorkflowSchema.parse({
+      id: "agent-deliberation",
+      name: "Deliberate",
+      nodes: [{ id: "in", type: "core:workflow-input", config: { name: "messages", portType: "json" } }],
+      description: "x".repeat(300),
+    });
+    journal.addRun({ id: "r1", workflowId: "agent-deliberation", workflowRevision: 0, status: "running", inputs: { system, messages: history(40) }, outputs: {}, createdAt: 1 }, deliberation);
+    journal.addRun({ id: "r0", workflowId: "agent-deliberation", workflowRevision: 0, status: "running", inputs: {}, outputs: {}, createdAt: 1 }, deliberation);
     step(journal, "r1", history(40));
     await journal.flush();
     const first = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads");
@@ -105,6 +112,10 @@ describe("large values stored once", () => {
     ]);
     expect(JSON.stringify(await raw.observations.listByRun("r2")).length).toBeLessThan(300);
     expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
+    // Both runs' snapshots are one stored text; each reads back whole.
+    expect(await storage.runs.getWorkflow("r0")).toEqual(deliberation);
+    expect(await storage.runs.getWorkflow("r1")).toEqual(deliberation);
+    expect(await storage.runs.getWorkflow("nope")).toBeUndefined();
     // Stored, the records reference the values.
     expect(JSON.stringify(await raw.events.listAfter("r2", -1, 10))).toContain(PAYLOAD_REF_KEY);
   });

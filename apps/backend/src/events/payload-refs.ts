@@ -19,6 +19,8 @@ export const PAYLOAD_REF_KEY = "$weftPayload";
 export const TEXT_PIECES_KEY = "$weftText";
 /** Shorter values stay inline: a reference costs ~40 bytes. */
 export const MIN_REF_BYTES = 256;
+/** Texts from this long are referenced: a model's answer is repeated in half a dozen events of its step. */
+const MIN_TEXT_REF_BYTES = 128;
 /** Items of a list (messages of a history) are referenced from this size, so each is stored once however often the list is. */
 const MIN_ITEM_REF_BYTES = 64;
 /** Texts from this long are cut into pieces at paragraph breaks, so a prompt whose end changes shares its beginning. */
@@ -68,7 +70,7 @@ export function payloadId(json: string): string {
 export function compactPayload(value: unknown, sink: PayloadSink, redact: (json: string) => string, depth = 0, min = MIN_REF_BYTES): unknown {
   if (value === null || (typeof value !== "object" && typeof value !== "string")) return value;
   if (typeof value === "string") {
-    if (value.length < min) return value;
+    if (value.length < Math.min(min, MIN_TEXT_REF_BYTES)) return value;
     return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact) : ref(sink.put(redact(JSON.stringify(value))));
   }
   const text = JSON.stringify(value);
