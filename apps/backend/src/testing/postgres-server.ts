@@ -59,6 +59,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A detached shell that stops the cluster once this process is gone, however it ended (a test worker
+ * killed by a timeout runs no exit hook): no cluster outlives its test run.
+ */
+function watchdog(root: string, pgCtl: string): void {
+  const stop = asClusterOwner([pgCtl, "-D", join(root, "data"), "-m", "immediate", "stop"])
+    .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
+    .join(" ");
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; if [ -d '${root}' ]; then ${stop} >/dev/null 2>&1; rm -rf '${root}'; fi`;
+  const proc = Bun.spawn(["setsid", "sh", "-c", script], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  proc.unref();
+}
+
 const running = new Set<string>();
 let exitHookInstalled = false;
 
@@ -100,6 +113,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         continue;
       }
       stopOnExit(root, pgCtl);
+      watchdog(root, pgCtl);
       const url = `postgres://weft@127.0.0.1:${port}/postgres`;
       return {
         url,
