@@ -10,8 +10,8 @@ export interface WorkflowRepository extends DocumentRepository<Workflow> {
   callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]>;
   /**
    * Whether a workflow of that id is stored, synchronously, for the validators' skill check. SQLite:
-   * exact. PostgreSQL: from this process's writes and a list re-read every few seconds, so a workflow
-   * another process created a moment ago may not be known yet.
+   * exact. PostgreSQL: from this process's writes and the ids other processes' commits announce, so a
+   * workflow another process created is known a moment (one notification) after its commit.
    */
   isStored(id: string): boolean;
 }

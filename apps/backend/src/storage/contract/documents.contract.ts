@@ -83,7 +83,7 @@ export function documentsContract(harness: StorageHarness): void {
 
 export function workflowsContract(harness: StorageHarness): void {
   describe(`storage contract (${harness.engine}): workflow summaries and callers`, () => {
-    const { fresh } = storageOpener(harness);
+    const { fresh, database } = storageOpener(harness);
 
     it("summaries match the whole stored documents, in the list's order, and follow updates", async () => {
       const storage = await fresh();
@@ -129,6 +129,32 @@ export function workflowsContract(harness: StorageHarness): void {
       expect(storage.workflows.isStored("missing")).toBe(false);
       await storage.workflows.delete("s");
       expect(storage.workflows.isStored("s")).toBe(false);
+    });
+
+    it("isStored learns what another storage on the database committed, and not what it rolled back", async () => {
+      const db = await database();
+      const [one, two] = [await db.open(), await db.open()];
+      const soon = async (check: () => boolean) => {
+        for (const deadline = Date.now() + 2000; !check() && Date.now() < deadline;) await Bun.sleep(20);
+        return check();
+      };
+      await two.workflows.create(workflow({ id: "elsewhere", name: "made by another process", nodes: [] }));
+      expect(await soon(() => one.workflows.isStored("elsewhere"))).toBe(true);
+      await expect(
+        two.transaction(async () => {
+          await two.workflows.create(workflow({ id: "rolled-back", name: "never committed", nodes: [] }));
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      await two.workflows.delete("elsewhere");
+      expect(await soon(() => !one.workflows.isStored("elsewhere"))).toBe(true);
+      expect(one.workflows.isStored("rolled-back")).toBe(false);
+      expect(two.workflows.isStored("rolled-back")).toBe(false);
+      // A workflow committed by a transaction is known to its own storage too.
+      await two.transaction(async () => {
+        await two.workflows.create(workflow({ id: "in-transaction", name: "committed", nodes: [] }));
+      });
+      expect(await soon(() => two.workflows.isStored("in-transaction") && one.workflows.isStored("in-transaction"))).toBe(true);
     });
   });
 }

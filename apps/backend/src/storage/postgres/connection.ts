@@ -17,6 +17,11 @@ export class PostgresConnection implements PostgresHandle {
     return this.open()?.tx ?? this.sql;
   }
 
+  /** Whether this async context is inside an open `transaction`. */
+  inTransaction(): boolean {
+    return this.open() !== undefined;
+  }
+
   /**
    * The transaction of this async context while it is open. A callback the body scheduled (a timer, a
    * flush) keeps the context after the transaction ended: it then runs on the pool.

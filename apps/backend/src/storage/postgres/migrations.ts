@@ -145,6 +145,24 @@ export const CORE_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    id: "core-002 workflow ids announced",
+    // Every process keeps the stored workflow ids for the validators' synchronous skill check
+    // (workflows.isStored); a NOTIFY on commit tells them of ids other processes added or removed.
+    sql: `
+      CREATE FUNCTION weft_workflows_announce() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM pg_notify('weft_workflows', '-' || OLD.id);
+        ELSE
+          PERFORM pg_notify('weft_workflows', '+' || NEW.id);
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER workflows_announce AFTER INSERT OR DELETE ON workflows FOR EACH ROW EXECUTE FUNCTION weft_workflows_announce();
+    `,
+  },
 ];
 
 /**

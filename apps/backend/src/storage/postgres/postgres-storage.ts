@@ -70,7 +70,7 @@ class PostgresStorage implements Storage {
   }
 
   async close(): Promise<void> {
-    this.workflows.close();
+    await this.workflows.close();
     await this.sql.sql.close({ timeout: 5 });
   }
 }

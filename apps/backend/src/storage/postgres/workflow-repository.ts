@@ -27,8 +27,10 @@ function callsOf(workflow: Workflow): string {
   return JSON.stringify(calls);
 }
 
-/** How often the id cache behind `isStored` re-reads the ids other processes may have changed. */
-const ID_REFRESH_MS = 3000;
+/** The channel the `workflows` trigger announces added ("+id") and removed ("-id") workflow ids on. */
+const ID_CHANNEL = "weft_workflows";
+/** A full re-read of the ids besides the announcements, in case one was missed. */
+const ID_REFRESH_MS = 60_000;
 
 /**
  * Workflows in PostgreSQL: the summary columns and the calls are written with every workflow, so
@@ -37,6 +39,7 @@ const ID_REFRESH_MS = 3000;
 export class PostgresWorkflowRepository extends PostgresDocumentTable<Workflow> implements WorkflowRepository {
   private known = new Set<string>();
   private refresher: ReturnType<typeof setInterval> | undefined;
+  private subscription: { unlisten(): Promise<void> } | undefined;
 
   constructor(pg: PostgresConnection) {
     super(pg, "workflows", WorkflowSchema, {
@@ -48,15 +51,31 @@ export class PostgresWorkflowRepository extends PostgresDocumentTable<Workflow> 
     });
   }
 
-  /** Loads the ids `isStored` answers from, and keeps re-reading them (stopped by `close`). */
+  /**
+   * Loads the ids `isStored` answers from and follows what other processes commit (announced by a
+   * trigger; the ids are read again whenever the listening connection (re)connects, and every minute).
+   * Stopped by `close`.
+   */
   async start(): Promise<void> {
+    this.subscription = await this.pg.sql.listen(
+      ID_CHANNEL,
+      (payload) => this.announced(payload),
+      () => void this.refreshIds().catch(() => undefined),
+    );
     await this.refreshIds();
     this.refresher = setInterval(() => void this.refreshIds().catch(() => undefined), ID_REFRESH_MS);
     this.refresher.unref?.();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.refresher) clearInterval(this.refresher);
+    await this.subscription?.unlisten();
+  }
+
+  private announced(payload: string): void {
+    const id = payload.slice(1);
+    if (payload.startsWith("+")) this.known.add(id);
+    else if (payload.startsWith("-")) this.known.delete(id);
   }
 
   private async refreshIds(): Promise<void> {
@@ -66,6 +85,8 @@ export class PostgresWorkflowRepository extends PostgresDocumentTable<Workflow> 
   }
 
   protected override written(id: string, stored: boolean): void {
+    // Inside a transaction the write may still roll back: its commit's announcement tells.
+    if (this.pg.inTransaction()) return;
     if (stored) this.known.add(id);
     else this.known.delete(id);
   }
