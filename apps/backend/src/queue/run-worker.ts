@@ -63,8 +63,9 @@ export class RunWorker {
       concurrency: this.options.concurrency,
       lockDuration,
       stalledInterval: lockDuration,
-      // Once handed over again after a stall, the job only closes the run (see above), so one more is enough.
-      maxStalledCount: 1,
+      // Handed over again after a stall, the job only closes the run (see above). Past this count BullMQ
+      // fails the job and nobody would close the run: 2 lets the closing worker die too, once.
+      maxStalledCount: 2,
     });
     this.worker.on("error", errorReporter("queue worker", this.deps.log));
     // The lock expired while this process still ran the job (its event loop stalled): another worker may
