@@ -36,6 +36,11 @@ export interface HeldStream {
   cut(): (within: () => Promise<void>) => Promise<void>;
   /** Stops holding: what is held is stored with the next flush, later events as usual. */
   release(): void;
+  /**
+   * Stops holding and drops what is held (never numbered in storage: the stream has no gap). For a
+   * server shutting down, whose saved state must not fall behind its stream.
+   */
+  discard(): void;
 }
 
 interface Held {
@@ -201,6 +206,14 @@ export class EventJournal {
         this.live.push(...held.live.splice(0));
         this.pending.events.push(...held.stored.splice(0));
         this.schedule();
+      },
+      discard: () => {
+        if (this.held.get(streamId) !== held) return;
+        this.held.delete(streamId);
+        held.live.length = 0;
+        held.stored.length = 0;
+        // Numbering starts again from what is stored when the stream is opened next.
+        this.nextSeq.delete(streamId);
       },
     };
   }

@@ -56,4 +56,24 @@ describe("a held stream (a scene's)", () => {
     await journal.flush();
     expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
   });
+
+  it("drops what is held when discarded (a shutdown), and numbers the stream on from what is stored", async () => {
+    const storage = openSqliteStorage(tempDir());
+    opened.push(storage);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1 }, silentLogger);
+    await journal.open("s");
+    const held = journal.hold("s");
+    journal.append("s", status("running"));
+    await held.cut()(async () => undefined);
+    journal.append("s", status("paused"));
+    held.discard();
+    await journal.flush();
+    await journal.open("s");
+    journal.append("s", status("running"));
+    await journal.flush();
+    expect((await storage.events.listAfter("s", -1, 10)).map((e) => [e.seq, JSON.parse(e.json).status])).toEqual([
+      [0, "running"],
+      [1, "running"],
+    ]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { SceneStateStore } from "@weft/agent-runtime";
+import type { SceneStore } from "./scene-store.ts";
 import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import type { HeldStream } from "../events/event-journal.ts";
 
@@ -22,7 +23,7 @@ export interface LogSignalOptions {
  * timeline (and the state it led to) can be read: some log entries, e.g. a finished deliberation,
  * come with no event of their own. A stopped session's stream is released to the journal's flushes.
  */
-export function logSignalStore(inner: SceneStateStore, options: LogSignalOptions): SceneStateStore {
+export function logSignalStore(inner: SceneStore, options: LogSignalOptions): SceneStateStore {
   const { onStored, accepts, events } = options;
   const signal = (entries: readonly SceneLogEntry[]) => {
     const last = entries.at(-1);
@@ -44,6 +45,8 @@ export function logSignalStore(inner: SceneStateStore, options: LogSignalOptions
       if (accepts()) signal(entries);
       const write = events.cut();
       if (!accepts()) {
+        // Shutting down (the store is frozen): the saved state stays what it was, and so does the stream.
+        if (inner.isFrozen()) return events.discard();
         // An unloaded session's last events are stored all the same, so the stream has no gap.
         events.release();
         await write(async () => undefined);

@@ -22,6 +22,10 @@ export class PostgresSceneStateStore implements SceneStore {
     this.frozen = true;
   }
 
+  isFrozen(): boolean {
+    return this.frozen;
+  }
+
   async saveState(state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
     await this.writeState(state);

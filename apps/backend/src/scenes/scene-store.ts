@@ -19,6 +19,7 @@ export type SceneSession = z.infer<typeof SceneSessionSchema>;
 export interface SceneStore extends SceneStateStore {
   /** Ignores every later write: on shutdown the saved state must stay what it was while the scene ran. */
   freeze(): void;
+  isFrozen(): boolean;
   /** Appends the entries and saves the state they lead to, in one transaction (the caller's, when one is open). */
   commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void>;
   /** Stored entries with `seq >= fromSeq`, oldest first, at most `limit` (all by default). */

@@ -49,6 +49,10 @@ export class SqliteSceneStateStore implements SceneStore {
     this.frozen = true;
   }
 
+  isFrozen(): boolean {
+    return this.frozen;
+  }
+
   async saveState(state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
     await this.handle.gate(() => this.writeState(state));
