@@ -80,7 +80,7 @@ describe("deleting a scene", () => {
 
     const storage = openSqliteStorage(dataDir);
     expect(rows(storage, "board")).toMatchObject({ scene_states: 1, scene_sessions: 1 });
-    expect(storage.scenes.deleteSync("board")).toBe(true);
+    expect(await storage.scenes.delete("board")).toBe(true);
     storage.close();
 
     const second = await serve(dataDir);

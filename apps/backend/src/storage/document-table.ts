@@ -41,12 +41,6 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
    * (the caller has compared the stored revision first, e.g. the Builder's apply).
    */
   put(document: T, revision: number): Promise<void>;
-  /** @deprecated SQLite only, for the Builder until it uses `revision` inside the async `Storage.transaction`. */
-  revisionSync(id: string): number | null;
-  /** @deprecated SQLite only, for the Builder until it uses `put` inside the async `Storage.transaction`. */
-  putSync(document: T, revision: number): void;
-  /** @deprecated SQLite only, for the Builder until it uses `delete` inside the async `Storage.transaction`. */
-  deleteSync(id: string): boolean;
 }
 
 /** A record read back from the database does not match its schema any more. */
@@ -186,17 +180,17 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
     this.putSync(document, revision);
   }
 
-  revisionSync(id: string): number | null {
+  protected revisionSync(id: string): number | null {
     return this.selectRevision.get(id)?.revision ?? null;
   }
 
-  putSync(document: T, revision: number): void {
+  protected putSync(document: T, revision: number): void {
     const now = Date.now();
     const stored = { ...document, revision };
     this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now, ...this.derived.values(stored));
   }
 
-  deleteSync(id: string): boolean {
+  protected deleteSync(id: string): boolean {
     return this.remove.run(id).changes > 0;
   }
 }

@@ -71,7 +71,7 @@ describe("workflow summaries", () => {
     const renamed = { ...stored, name: "Second name", nodes: stored.nodes.filter((n) => n.type !== "core:workflow-output").slice(1) };
     expect((await repo.update(renamed, 1)).kind).toBe("updated");
     expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Second name", revision: 2, nodeCount: 3, isSkill: false }]);
-    repo.putSync({ ...renamed, name: "Third name" }, 7);
+    await repo.put({ ...renamed, name: "Third name" }, 7);
     expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Third name", revision: 7 }]);
     expect((await repo.summaries()).items).toEqual(await fromWholeDocuments(repo));
     await repo.delete("s");

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import { decodeDocument, listReadable, type CreateResult, type DocumentRepository, type Listing, type StoredDocument, type UpdateResult } from "../document-table.ts";
-import { StorageEngineUnsupportedError } from "../sql-handle.ts";
 import { num, type PostgresConnection } from "./connection.ts";
 
 interface Row {
@@ -132,17 +131,5 @@ export class PostgresDocumentTable<T extends { id: string; name: string; revisio
   protected written(id: string, stored: boolean): void {
     void id;
     void stored;
-  }
-
-  revisionSync(): number | null {
-    throw new StorageEngineUnsupportedError("revisionSync", "postgres");
-  }
-
-  putSync(): void {
-    throw new StorageEngineUnsupportedError("putSync", "postgres");
-  }
-
-  deleteSync(): boolean {
-    throw new StorageEngineUnsupportedError("deleteSync", "postgres");
   }
 }
