@@ -150,7 +150,11 @@ describe("personal API tokens", () => {
     expect(secret).toMatch(/^weft_pat_[A-Za-z0-9_-]{40,}$/);
     const listed = await ana.call("GET", "/api/auth/tokens");
     expect(JSON.stringify(listed.body)).not.toContain(secret);
-    expect(Tokens.parse(listed.body).tokens.map((t) => t.name)).toEqual(["test", "laptop script"]);
+    expect(
+      Tokens.parse(listed.body)
+        .tokens.map((t) => t.name)
+        .sort(),
+    ).toEqual(["laptop script", "test"]);
     expect(readFileSync(join(t.dataDir, "weft.sqlite")).includes(secret)).toBe(false);
 
     const bearer = { authorization: `Bearer ${secret}` };
