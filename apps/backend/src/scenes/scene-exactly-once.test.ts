@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,7 @@ import { replyChunks, sseLine } from "../../../../packages/agent-runtime/src/llm
 import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
+import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { until } from "../testing/until.ts";
 
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
@@ -64,19 +66,57 @@ function townModel() {
   return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
 }
 
-function saved(dataDir: string): { state: SceneRuntimeState | undefined; log: SceneLogEntry[] } {
-  const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
-  try {
-    const row = db.query("SELECT data FROM scene_states WHERE scene_id = 'town'").get() as { data: string } | null;
-    const log = (db.query("SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq").all() as Array<{ data: string }>).map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data)));
-    return { state: row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined, log };
-  } finally {
-    db.close();
-  }
+/** Where the server keeps its data: a SQLite file in its folder, or a PostgreSQL database. */
+interface Engine {
+  name: "sqlite" | "postgres";
+  env(): Promise<Record<string, string>>;
+  saved(dataDir: string): Promise<{ state: SceneRuntimeState | undefined; log: SceneLogEntry[] }>;
 }
 
-async function serve(dataDir: string): Promise<ChildServer> {
-  const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
+const parse = (state: string | undefined, log: Array<{ data: string }>) => ({
+  state: state ? SceneRuntimeStateSchema.parse(JSON.parse(state)) : undefined,
+  log: log.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))),
+});
+
+const sqlite: Engine = {
+  name: "sqlite",
+  env: async () => ({}),
+  async saved(dataDir) {
+    const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
+    try {
+      const row = db.query("SELECT data FROM scene_states WHERE scene_id = 'town'").get() as { data: string } | null;
+      return parse(row?.data, db.query("SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq").all() as Array<{ data: string }>);
+    } finally {
+      db.close();
+    }
+  },
+};
+
+let cluster: TestPostgres | undefined;
+let databaseUrl = "";
+const postgres: Engine = {
+  name: "postgres",
+  async env() {
+    cluster ??= await startPostgres();
+    databaseUrl = await createTestDatabase(cluster.url);
+    cleanup.unshift(() => cluster?.stop());
+    return { WEFT_DATABASE_URL: databaseUrl };
+  },
+  async saved() {
+    const sql = new SQL(databaseUrl, { max: 1 });
+    try {
+      const exists = (await sql`SELECT to_regclass('scene_states') IS NOT NULL AS present`) as Array<{ present: boolean }>;
+      if (!exists[0]?.present) return { state: undefined, log: [] };
+      const [row] = (await sql`SELECT data FROM scene_states WHERE scene_id = 'town'`) as Array<{ data: string }>;
+      return parse(row?.data, (await sql`SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq`) as Array<{ data: string }>);
+    } finally {
+      await sql.close();
+    }
+  },
+};
+
+async function serve(dataDir: string, env: Record<string, string>): Promise<ChildServer> {
+  const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off", ...env });
   cleanup.push(async () => {
     child.proc.kill("SIGKILL");
     await child.proc.exited;
@@ -91,14 +131,16 @@ async function stream(child: ChildServer): Promise<RunEvent[]> {
 const worldChanges = (events: RunEvent[]) => events.flatMap((e) => (e.type === "world.changed" ? [`${e.path}=${JSON.stringify(e.value)}`] : []));
 const loggedChanges = (log: SceneLogEntry[]) => log.flatMap((e) => (e.kind === "world.changed" ? [`${e.change.path}=${JSON.stringify(e.change.after)}`] : []));
 
-describe("a scene killed with SIGKILL mid-deliberation", () => {
+describe.each([sqlite, postgres])("a scene killed with SIGKILL mid-deliberation ($name)", (engine) => {
   it("applies no world write twice after the restart, and its event stream holds exactly the committed changes", async () => {
+    const env = await engine.env();
+    const saved = (dir: string) => engine.saved(dir);
     const dataDir = tempDir("weft-scene-once-");
     cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const model = townModel();
     cleanup.push(() => model.stop());
 
-    let child = await serve(dataDir);
+    let child = await serve(dataDir, env);
     const llm = ProfileAnswerSchema.parse((await child.call("POST", "/api/llm-profiles", { name: "town", baseUrl: model.baseUrl, model: "m", maxRetries: 0 })).body);
     expect(
       (
@@ -117,25 +159,25 @@ describe("a scene killed with SIGKILL mid-deliberation", () => {
     expect((await child.call("POST", "/api/scenes/town/messages", { to: "clerk", text: "Count the visitors." })).status).toBe(202);
 
     // Killed once the first step's write is committed and the model is asked for the second step.
-    await until("the first write to be committed while the clerk still deliberates", () => {
-      const { state } = saved(dataDir);
+    await until("the first write to be committed while the clerk still deliberates", async () => {
+      const { state } = await saved(dataDir);
       return state?.mailboxes.clerk?.inFlight && model.requests() === 2 && (state.world.document.visits as Record<string, unknown> | undefined)?.r1 === 1 ? state : undefined;
     });
     child.proc.kill("SIGKILL");
     await child.proc.exited;
-    const before = saved(dataDir);
+    const before = await saved(dataDir);
     expect(loggedChanges(before.log)).toEqual(["visits.r1=1"]);
 
-    child = await serve(dataDir);
+    child = await serve(dataDir, env);
     // The stream after the crash holds exactly what the saved state had: nothing stored that was not committed with it.
-    expect(worldChanges(await stream(child))).toEqual(loggedChanges(saved(dataDir).log).slice(0, 1));
+    expect(worldChanges(await stream(child))).toEqual(loggedChanges((await saved(dataDir)).log).slice(0, 1));
     await until("the resumed clerk to finish", async () => {
       const s = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/town/state")).body);
-      return s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && saved(dataDir).log.some((e) => e.kind === "deliberation.finished") ? s : undefined;
+      return s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && (await saved(dataDir)).log.some((e) => e.kind === "deliberation.finished") ? s : undefined;
     });
     await child.call("POST", "/api/scenes/town/stop");
 
-    const after = saved(dataDir);
+    const after = await saved(dataDir);
     // The first step's answer came from the record (not asked again) and its write was not made twice.
     expect(loggedChanges(after.log)).toEqual(["visits.r1=1"]);
     expect(after.state?.world.document).toEqual({ visits: { r1: 1 } });
