@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { WorkflowInput } from "@weft/types";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { TEST_TOKEN } from "../testing/http-call.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient, contiguousFrom, messageType } from "../testing/ws-client.ts";
 import { EventsPageSchema, RunAnswerSchema, removeDir, slowWorkflow, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
@@ -108,6 +112,21 @@ describe("queue mode", () => {
       expect(resumed.map((e) => e.seq)).toEqual(stored.filter((e) => e.seq > 1).map((e) => e.seq));
     } finally {
       ws.close();
+    }
+  }, 30_000);
+
+  it("a skill called over MCP runs on a worker and the call answers with its outputs", async () => {
+    const client = new Client({ name: "weft-queue-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${apiB.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } } }));
+    try {
+      const result = (await client.callTool({ name: "notes", arguments: { topic: "MCP" } })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: "Notes on MCP" });
+      const runId = result._meta?.["weft/runId"];
+      expect(typeof runId).toBe("string");
+      await waitFor(async () => (workers.some((w) => w.runsTaken().includes(String(runId))) ? true : undefined), 5000, "a worker's log of the run");
+    } finally {
+      await client.close();
     }
   }, 30_000);
 
