@@ -47,6 +47,8 @@ interface LiveAgent {
   instance: AgentInstance;
   profileRevision: number;
   loop?: Promise<void>;
+  /** The user whose message the current loop answers: its runs and tool calls name them. */
+  startedBy?: string;
 }
 
 /**
@@ -63,8 +65,11 @@ export class AgentService {
 
   constructor(private readonly deps: AgentServiceDeps) {}
 
-  /** Stores the user's message and starts the agent's loop on it; resolves once the loop is under way. */
-  async sendMessage(agentId: string, message: string, conversationId?: string): Promise<{ conversationId: string }> {
+  /**
+   * Stores the user's message and starts the agent's loop on it; resolves once the loop is under way.
+   * `createdBy` (the request's user) is recorded on the runs the loop causes and named on its tool calls.
+   */
+  async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
     const { storage } = this.deps;
     const profile = (await storage.agents.get(agentId))?.document;
@@ -91,6 +96,8 @@ export class AgentService {
         `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`,
         { conversationId: id },
       );
+    // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
+    agent.startedBy = createdBy;
     agent.loop = this.runLoop(agent, id, message);
     return { conversationId: id };
   }
@@ -108,7 +115,13 @@ export class AgentService {
       const stored = await storage.workflows.get(id);
       if (stored) snapshots.set(id, stored.document);
     }
-    const recorder = new ExternalRunRecorder(journal, (workflowId) => snapshots.get(workflowId));
+    // `agent` is assigned below, before any loop (and so any run) starts.
+    let agent: LiveAgent | undefined;
+    const recorder = new ExternalRunRecorder(
+      journal,
+      (workflowId) => snapshots.get(workflowId),
+      () => agent?.startedBy,
+    );
     await journal.open(conversationId);
     const created = await AgentInstance.create({
       profile,
@@ -130,7 +143,7 @@ export class AgentService {
       const { code, message, hint } = created.error;
       throw new ServiceError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
     }
-    const agent: LiveAgent = { instance: created.value, profileRevision: profile.revision };
+    agent = { instance: created.value, profileRevision: profile.revision };
     this.live.set(conversationId, agent);
     this.evictIdle(conversationId);
     return agent;
@@ -152,7 +165,7 @@ export class AgentService {
 
   private async runLoop(agent: LiveAgent, conversationId: string, message: string): Promise<void> {
     try {
-      const outcome = await agent.instance.sendMessage(message);
+      const outcome = await agent.instance.sendMessage(message, agent.startedBy !== undefined ? { userId: agent.startedBy } : {});
       if (!outcome.ok) {
         this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
         return;

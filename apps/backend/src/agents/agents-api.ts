@@ -8,6 +8,7 @@ import { MessageBody } from "../api/conversations.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { AgentService } from "./agent-service.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
+import { actorOf } from "../auth/principal.ts";
 
 export interface AgentsApiDeps {
   agents: AgentService;
@@ -57,7 +58,7 @@ export function agentsApi(deps: AgentsApiDeps) {
   })
     .post("/api/agents/:id/messages", async ({ params, request }) => {
       const body = await readBody(request, MessageBody, deps.maxBodyBytes);
-      return jsonResponse(await deps.agents.sendMessage(params.id, body.message, body.conversationId), 202);
+      return jsonResponse(await deps.agents.sendMessage(params.id, body.message, body.conversationId, actorOf(request)), 202);
     })
     .get("/api/agents/:id/conversations", async ({ params, query }) => {
       const { limit } = parseWith(ConversationsQuery, query, "query");

@@ -14,6 +14,8 @@ export class ExternalRunRecorder {
     private readonly journal: EventJournal,
     /** The stored workflow a run started, when the run's workflow is a stored one (for its snapshot). */
     private readonly storedWorkflow: (workflowId: string) => Workflow | undefined,
+    /** The user a run starting now was caused by (who sent the agent the message), recorded as its `createdBy`. */
+    private readonly createdBy: () => string | undefined = () => undefined,
   ) {}
 
   /** A RunEventSink for the runs of one agent (every event of a run, in order, on the run's stream). */
@@ -21,6 +23,7 @@ export class ExternalRunRecorder {
     const runId = event.streamId;
     if (event.type === "run.started" && !this.open.has(runId)) {
       this.journal.openNew(runId);
+      const createdBy = this.createdBy();
       this.journal.addRun(
         {
           id: runId,
@@ -31,6 +34,7 @@ export class ExternalRunRecorder {
           outputs: {},
           createdAt: event.ts,
           startedAt: event.ts,
+          ...(createdBy !== undefined ? { createdBy } : {}),
         },
         this.storedWorkflow(event.workflowId),
       );

@@ -88,6 +88,8 @@ export interface AgentRunOptions {
   services?: NodeServices;
   /** Wraps the loop's LLM for this loop only (a scene records each answer, or serves recorded ones after a crash). */
   llm?: (llm: LlmService) => LlmService;
+  /** The user this loop acts for (who sent the message): named on its tool calls, so the audit log says who they were for. */
+  userId?: string;
 }
 
 /** How a loop ended. */
@@ -277,7 +279,7 @@ export class AgentInstance {
     this.currentStatus = "running";
     this.reason = undefined;
     const memory = new LoopMemory(this.options.mistakes);
-    const env = this.environment(signal, options.services, options.llm);
+    const env = this.environment(signal, options);
     const steps: AgentStepTrace[] = [];
     let result: AgentRunResult | undefined;
     try {
@@ -322,14 +324,20 @@ export class AgentInstance {
     return result;
   }
 
-  private environment(signal: AbortSignal, callServices: NodeServices | undefined, wrapLlm: ((llm: LlmService) => LlmService) | undefined): StepEnvironment {
+  private environment(signal: AbortSignal, { services: callServices, llm: wrapLlm, userId }: AgentRunOptions): StepEnvironment {
     const o = this.options;
     const services: NodeServices = { ...o.services, ...callServices };
     services.privateState ??= this.ownPrivateState;
     if (o.llm) services.llm = boundLlm(o.llm, this.profile.llmProfileId);
     if (wrapLlm && services.llm) services.llm = wrapLlm(services.llm);
     const agentRules = this.profile.permissions ?? [];
-    if (o.toolHost) services.toolHost = withCallContext(o.toolHost, { agentId: this.agentId, sessionId: this.conversationId, ...(agentRules.length > 0 ? { agentRules } : {}) });
+    if (o.toolHost)
+      services.toolHost = withCallContext(o.toolHost, {
+        agentId: this.agentId,
+        sessionId: this.conversationId,
+        ...(userId !== undefined ? { userId } : {}),
+        ...(agentRules.length > 0 ? { agentRules } : {}),
+      });
     return {
       agentId: this.agentId,
       conversationId: this.conversationId,
