@@ -1,17 +1,13 @@
-import type { z } from "zod";
 import {
   SceneSchema,
   silentLogger,
   type AgentTrigger,
-  type LlmService,
   type Logger,
   type NodeServices,
   type RunEvent,
   type RunEventDraft,
-  type RunEventSink,
   type Scene,
   type SceneAgent,
-  type SceneInput,
   type SceneRuntimeState,
   type SceneStatus,
   type SceneStatusReason,
@@ -21,10 +17,7 @@ import {
 import { SceneError } from "../errors.ts";
 import { EventBus, type BusEvent } from "../events/event-bus.ts";
 import { SceneLog } from "../log/scene-log.ts";
-import type { EffectGate } from "../replay/effect-order.ts";
-import { recordedAnswer } from "../replay/recorded-llm.ts";
 import { ScenePersister } from "../persistence/scene-persister.ts";
-import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 import type { JsonStateChange } from "../state/json-state.ts";
 import { PrivateState } from "../state/private-state.ts";
 import { WorldState } from "../state/world-state.ts";
@@ -34,70 +27,16 @@ import { MergedTriggers } from "../triggers/merged-triggers.ts";
 import { StepBudget } from "../triggers/step-budget.ts";
 import { agentServices } from "./agent-services.ts";
 import { resumePlans, type ResumePlan } from "./resume-plan.ts";
+import { deliberationLlm } from "./deliberation-llm.ts";
+import type { SceneRuntimeOptions, SceneStatusInfo, ScenePeerProfile } from "./scene-runtime-types.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
 import { SceneRouter } from "./scene-router.ts";
 
-/** What the scene needs from an agent's profile. */
-export interface ScenePeerProfile {
-  subscribedEvents?: readonly string[];
-  initialPrivateState?: Record<string, unknown>;
-}
-
-export interface DeliberationContext {
-  sceneId: string;
-  /** Aborted when the scene stops. */
-  signal: AbortSignal;
-  /** World, events and private state bound to this agent; the AgentInstance adds the LLM and tool host. */
-  services: NodeServices;
-  /** Records one step's model output in the scene log (under this trigger), so a replay can serve it. */
-  recordLlmOutput(step: number, output: RecordedLlmOutput): void;
-  /**
-   * The model as this deliberation must use it, around the agent's own: each answer goes into the
-   * scene log as soon as it arrives (committed with the effects that follow it), and a deliberation
-   * resumed after a crash gets the answers recorded before the crash again instead of asking anew.
-   */
-  llm(inner: LlmService): LlmService;
-}
-
-/** A model output as the scene log keeps it. */
-export interface RecordedLlmOutput {
-  text: string;
-  reasoning?: string;
-  toolCalls?: ToolCall[];
-}
-
-/** One deliberation of one agent for one trigger (the AgentInstance's loop plugs in here). */
-export type Deliberate = (instanceId: string, trigger: AgentTrigger, context: DeliberationContext) => Promise<void>;
+export type { DeliberationContext, Deliberate, RecordedLlmOutput, SceneRuntimeOptions, SceneStatusInfo, ScenePeerProfile } from "./scene-runtime-types.ts";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A trigger before the runtime numbers it. */
 type TriggerBody = DistributiveOmit<AgentTrigger, "id" | "at" | "coalesced" | "resumed">;
-
-export interface SceneRuntimeOptions {
-  scene: SceneInput;
-  profileOf: (instanceId: string, agent: SceneAgent) => ScenePeerProfile | undefined;
-  deliberate: Deliberate;
-  /** Every scene event, stamped with the scene id as its stream and a sequence number. */
-  onEvent?: RunEventSink;
-  /** When given, the state and log are saved in the background, `persistEveryMs` apart (`persist()` waits). */
-  store?: SceneStateStore;
-  /** How long changes gather before one save of log and state; default 100 ms. */
-  persistEveryMs?: number;
-  /** Payload schemas by exact topic. */
-  payloadSchemas?: Record<string, z.ZodType>;
-  logger?: Logger;
-  clock?: () => number;
-  worldHistoryLimit?: number;
-  /** Holds agents' world writes and publishes until their turn (a replay following the recorded order). */
-  effectGate?: EffectGate;
-}
-
-export interface SceneStatusInfo {
-  status: SceneStatus;
-  reason?: SceneStatusReason;
-  budget: { limit: number; used: number };
-  agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
-}
 
 /**
  * A scene at run time: its world state, event bus, agents' private states, mailboxes and timers.
@@ -360,7 +299,7 @@ export class SceneRuntime {
         signal,
         services,
         recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
-        llm: (inner) => this.deliberationLlm(id, trigger.id, inner, plan?.outputs ?? []),
+        llm: (inner) => deliberationLlm(inner, plan?.outputs ?? [], (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls)),
       });
     };
     const merges = new MergedTriggers();
@@ -392,22 +331,6 @@ export class SceneRuntime {
     if (plan?.triggerId !== triggerId) return undefined;
     this.resumes.delete(instanceId);
     return plan;
-  }
-
-  /** One deliberation's model: recorded answers first (a resumed one), then the agent's, each answer logged as it arrives. */
-  private deliberationLlm(instanceId: string, triggerId: string, inner: LlmService, recorded: readonly RecordedLlmOutput[]): LlmService {
-    const served = [...recorded];
-    let step = 0;
-    return {
-      chat: async (request, options) => {
-        step++;
-        const again = served.shift();
-        if (again) return recordedAnswer(again, options?.onChunk);
-        const result = await inner.chat(request, options);
-        this.recordLlmOutput(instanceId, triggerId, step, result.text, result.reasoning || undefined, result.toolCalls);
-        return result;
-      },
-    };
   }
 
   private admit(instanceId: string, trigger: AgentTrigger): boolean {

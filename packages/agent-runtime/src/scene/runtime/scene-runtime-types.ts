@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { AgentTrigger, LlmService, Logger, NodeServices, RunEventSink, SceneAgent, SceneInput, SceneStatus, SceneStatusReason, ToolCall } from "@weft/types";
+import type { EffectGate } from "../replay/effect-order.ts";
+import type { SceneStateStore } from "../persistence/scene-state-store.ts";
+
+/** What the scene needs from an agent's profile. */
+export interface ScenePeerProfile {
+  subscribedEvents?: readonly string[];
+  initialPrivateState?: Record<string, unknown>;
+}
+
+export interface DeliberationContext {
+  sceneId: string;
+  /** Aborted when the scene stops. */
+  signal: AbortSignal;
+  /** World, events and private state bound to this agent; the AgentInstance adds the LLM and tool host. */
+  services: NodeServices;
+  /** Records one step's model output in the scene log (under this trigger), so a replay can serve it. */
+  recordLlmOutput(step: number, output: RecordedLlmOutput): void;
+  /**
+   * The model as this deliberation must use it, around the agent's own: each answer goes into the
+   * scene log as soon as it arrives (committed with the effects that follow it), and a deliberation
+   * resumed after a crash gets the answers recorded before the crash again instead of asking anew.
+   */
+  llm(inner: LlmService): LlmService;
+}
+
+/** A model output as the scene log keeps it. */
+export interface RecordedLlmOutput {
+  text: string;
+  reasoning?: string;
+  toolCalls?: ToolCall[];
+}
+
+/** One deliberation of one agent for one trigger (the AgentInstance's loop plugs in here). */
+export type Deliberate = (instanceId: string, trigger: AgentTrigger, context: DeliberationContext) => Promise<void>;
+
+export interface SceneRuntimeOptions {
+  scene: SceneInput;
+  profileOf: (instanceId: string, agent: SceneAgent) => ScenePeerProfile | undefined;
+  deliberate: Deliberate;
+  /** Every scene event, stamped with the scene id as its stream and a sequence number. */
+  onEvent?: RunEventSink;
+  /** When given, the state and log are saved in the background, `persistEveryMs` apart (`persist()` waits). */
+  store?: SceneStateStore;
+  /** How long changes gather before one save of log and state; default 100 ms. */
+  persistEveryMs?: number;
+  /** Payload schemas by exact topic. */
+  payloadSchemas?: Record<string, z.ZodType>;
+  logger?: Logger;
+  clock?: () => number;
+  worldHistoryLimit?: number;
+  /** Holds agents' world writes and publishes until their turn (a replay following the recorded order). */
+  effectGate?: EffectGate;
+}
+
+export interface SceneStatusInfo {
+  status: SceneStatus;
+  reason?: SceneStatusReason;
+  budget: { limit: number; used: number };
+  agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
+}
