@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { z } from "zod";
+import { flag, num, optionalNum } from "./row-values.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
 export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
@@ -40,7 +41,8 @@ export interface LlmProfileRepository {
   setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void>;
 }
 
-interface Row {
+/** A profile's row as both engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL. */
+export interface LlmProfileRow {
   id: string;
   name: string;
   provider: string;
@@ -51,16 +53,16 @@ interface Row {
   timeout_ms: number;
   temperature: number | null;
   context_window: number | null;
-  pass_back_reasoning: number;
+  pass_back_reasoning: number | boolean;
   max_retries: number;
-  is_default: number;
+  is_default: number | boolean;
   health_status: string;
-  last_tested_at: number | null;
-  created_at: number;
-  updated_at: number;
+  last_tested_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
 }
 
-function decode(row: Row): StoredLlmProfile {
+export function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   const profile: StoredLlmProfile = {
     id: row.id,
     name: row.name,
@@ -68,25 +70,75 @@ function decode(row: Row): StoredLlmProfile {
     baseUrl: row.base_url,
     model: row.model,
     timeoutMs: row.timeout_ms,
-    passBackReasoning: row.pass_back_reasoning === 1,
+    passBackReasoning: flag(row.pass_back_reasoning),
     maxRetries: row.max_retries,
-    isDefault: row.is_default === 1,
+    isDefault: flag(row.is_default),
     healthStatus: (HEALTH_STATUSES as readonly string[]).includes(row.health_status) ? (row.health_status as HealthStatus) : "unknown",
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
   };
   if (row.api_key_encrypted !== null) profile.apiKeyEncrypted = row.api_key_encrypted;
   if (row.api_key_masked !== null) profile.apiKeyMasked = row.api_key_masked;
   if (row.temperature !== null) profile.temperature = row.temperature;
   if (row.context_window !== null) profile.contextWindow = row.context_window;
-  if (row.last_tested_at !== null) profile.lastTestedAt = row.last_tested_at;
+  const lastTestedAt = optionalNum(row.last_tested_at);
+  if (lastTestedAt !== undefined) profile.lastTestedAt = lastTestedAt;
   return profile;
 }
 
+const COLUMNS = [
+  "id",
+  "name",
+  "provider",
+  "base_url",
+  "model",
+  "api_key_encrypted",
+  "api_key_masked",
+  "timeout_ms",
+  "temperature",
+  "context_window",
+  "pass_back_reasoning",
+  "max_retries",
+  "is_default",
+  "health_status",
+  "last_tested_at",
+  "created_at",
+  "updated_at",
+] as const;
+
+/** Insert or replace (all but `created_at`), written with the engine's placeholder for the n-th of `llmProfileValues`. */
+export function llmProfileUpsertSql(placeholder: (n: number) => string): string {
+  const replaced = COLUMNS.filter((c) => c !== "id" && c !== "created_at").map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO llm_profiles (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => placeholder(i + 1)).join(", ")}) ON CONFLICT (id) DO UPDATE SET ${replaced.join(", ")}`;
+}
+
+/** The profile's values in the upsert's column order (flags as booleans: SQLite stores them as 1/0). */
+export function llmProfileValues(p: StoredLlmProfile): Array<string | number | boolean | null> {
+  return [
+    p.id,
+    p.name,
+    p.provider,
+    p.baseUrl,
+    p.model,
+    p.apiKeyEncrypted ?? null,
+    p.apiKeyMasked ?? null,
+    p.timeoutMs,
+    p.temperature ?? null,
+    p.contextWindow ?? null,
+    p.passBackReasoning,
+    p.maxRetries,
+    p.isDefault,
+    p.healthStatus,
+    p.lastTestedAt ?? null,
+    p.createdAt,
+    p.updatedAt,
+  ];
+}
+
 export class SqliteLlmProfileRepository implements LlmProfileRepository {
-  private readonly selectAll: Statement<Row, []>;
-  private readonly selectOne: Statement<Row, [string]>;
-  private readonly selectDefault: Statement<Row, []>;
+  private readonly selectAll: Statement<LlmProfileRow, []>;
+  private readonly selectOne: Statement<LlmProfileRow, [string]>;
+  private readonly selectDefault: Statement<LlmProfileRow, []>;
   private readonly upsert: Statement;
   private readonly clearDefault: Statement<unknown, [string]>;
   private readonly remove: Statement<unknown, [string]>;
@@ -96,56 +148,30 @@ export class SqliteLlmProfileRepository implements LlmProfileRepository {
     this.selectAll = db.query("SELECT * FROM llm_profiles ORDER BY is_default DESC, name COLLATE NOCASE, id");
     this.selectOne = db.query("SELECT * FROM llm_profiles WHERE id = ?");
     this.selectDefault = db.query("SELECT * FROM llm_profiles WHERE is_default = 1 LIMIT 1");
-    this.upsert = db.query(
-      `INSERT INTO llm_profiles (id, name, provider, base_url, model, api_key_encrypted, api_key_masked, timeout_ms, temperature, context_window, pass_back_reasoning, max_retries, is_default, health_status, last_tested_at, created_at, updated_at)
-       VALUES ($id, $name, $provider, $baseUrl, $model, $apiKeyEncrypted, $apiKeyMasked, $timeoutMs, $temperature, $contextWindow, $passBackReasoning, $maxRetries, $isDefault, $healthStatus, $lastTestedAt, $createdAt, $updatedAt)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, provider = excluded.provider, base_url = excluded.base_url, model = excluded.model,
-         api_key_encrypted = excluded.api_key_encrypted, api_key_masked = excluded.api_key_masked, timeout_ms = excluded.timeout_ms,
-         temperature = excluded.temperature, context_window = excluded.context_window,
-         pass_back_reasoning = excluded.pass_back_reasoning, max_retries = excluded.max_retries, is_default = excluded.is_default,
-         health_status = excluded.health_status, last_tested_at = excluded.last_tested_at, updated_at = excluded.updated_at`,
-    );
+    this.upsert = db.query(llmProfileUpsertSql(() => "?"));
     this.clearDefault = db.query("UPDATE llm_profiles SET is_default = 0 WHERE id <> ?");
     this.remove = db.query("DELETE FROM llm_profiles WHERE id = ?");
     this.health = db.query("UPDATE llm_profiles SET health_status = ?, last_tested_at = ? WHERE id = ?");
   }
 
   async list(): Promise<StoredLlmProfile[]> {
-    return this.selectAll.all().map(decode);
+    return this.selectAll.all().map(decodeLlmProfile);
   }
 
   async get(id: string): Promise<StoredLlmProfile | undefined> {
     const row = this.selectOne.get(id);
-    return row ? decode(row) : undefined;
+    return row ? decodeLlmProfile(row) : undefined;
   }
 
   async getDefault(): Promise<StoredLlmProfile | undefined> {
     const row = this.selectDefault.get();
-    return row ? decode(row) : undefined;
+    return row ? decodeLlmProfile(row) : undefined;
   }
 
   async save(p: StoredLlmProfile): Promise<void> {
     this.db.transaction(() => {
       if (p.isDefault) this.clearDefault.run(p.id);
-      this.upsert.run({
-        id: p.id,
-        name: p.name,
-        provider: p.provider,
-        baseUrl: p.baseUrl,
-        model: p.model,
-        apiKeyEncrypted: p.apiKeyEncrypted ?? null,
-        apiKeyMasked: p.apiKeyMasked ?? null,
-        timeoutMs: p.timeoutMs,
-        temperature: p.temperature ?? null,
-        contextWindow: p.contextWindow ?? null,
-        passBackReasoning: p.passBackReasoning ? 1 : 0,
-        maxRetries: p.maxRetries,
-        isDefault: p.isDefault ? 1 : 0,
-        healthStatus: p.healthStatus,
-        lastTestedAt: p.lastTestedAt ?? null,
-        createdAt: p.createdAt,
-        updatedAt: p.updatedAt,
-      });
+      this.upsert.run(...llmProfileValues(p));
     })();
   }
 

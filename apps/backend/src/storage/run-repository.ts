@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
+import { num, optionalNum } from "./row-values.ts";
 
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({
@@ -58,7 +59,8 @@ export interface RunRepository {
   listUnfinished(): Promise<RunRecord[]>;
 }
 
-interface Row {
+/** A run's row as both engines read it (PostgreSQL hands its BIGINT times over as text). */
+export interface RunRow {
   id: string;
   workflow_id: string;
   workflow_revision: number;
@@ -69,15 +71,16 @@ interface Row {
   rerun_from: string | null;
   source_run_id: string | null;
   created_by: string | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
+  created_at: number | string;
+  started_at: number | string | null;
+  finished_at: number | string | null;
   duration_ms: number | null;
 }
 
-const COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms";
+/** The columns of a RunRow, in the order `runInsertValues` answers them. */
+export const RUN_COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms";
 
-function decode(row: Row): RunRecord {
+export function decodeRun(row: RunRow): RunRecord {
   const record: RunRecord = {
     id: row.id,
     workflowId: row.workflow_id,
@@ -85,62 +88,80 @@ function decode(row: Row): RunRecord {
     status: RunStatusSchema.parse(row.status),
     inputs: JSON.parse(row.inputs) as Record<string, unknown>,
     outputs: JSON.parse(row.outputs) as Record<string, unknown>,
-    createdAt: row.created_at,
+    createdAt: num(row.created_at),
   };
   if (row.error !== null) record.error = JSON.parse(row.error) as NodeError;
   if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
   if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
   if (row.created_by !== null) record.createdBy = row.created_by;
-  if (row.started_at !== null) record.startedAt = row.started_at;
-  if (row.finished_at !== null) record.finishedAt = row.finished_at;
+  const startedAt = optionalNum(row.started_at);
+  const finishedAt = optionalNum(row.finished_at);
+  if (startedAt !== undefined) record.startedAt = startedAt;
+  if (finishedAt !== undefined) record.finishedAt = finishedAt;
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
   return record;
 }
 
+/** A new run's values for RUN_COLUMNS and then `workflow` (its JSON text, "null" when not kept); runtime JSON redacted. */
+export function runInsertValues(record: RunRecord, workflow: Workflow | undefined, redactor: SecretRedactor): Array<string | number | null> {
+  return [
+    record.id,
+    record.workflowId,
+    record.workflowRevision,
+    record.status,
+    redactor.json(JSON.stringify(record.inputs)),
+    redactor.json(JSON.stringify(record.outputs)),
+    record.error ? redactor.json(JSON.stringify(record.error)) : null,
+    record.rerunFrom ?? null,
+    record.sourceRunId ?? null,
+    record.createdBy ?? null,
+    record.createdAt,
+    record.startedAt ?? null,
+    record.finishedAt ?? null,
+    record.durationMs ?? null,
+    workflow === undefined ? "null" : JSON.stringify(workflow),
+  ];
+}
+
+/** An update's values, in order: id, status, started_at, finished_at, duration_ms, outputs, error (null keeps the stored value). */
+export function runUpdateValues(update: RunUpdate, redactor: SecretRedactor): Array<string | number | null> {
+  return [
+    update.id,
+    update.status,
+    update.startedAt ?? null,
+    update.finishedAt ?? null,
+    update.durationMs ?? null,
+    update.outputs ? redactor.json(JSON.stringify(update.outputs)) : null,
+    update.error ? redactor.json(JSON.stringify(update.error)) : null,
+  ];
+}
+
 export class SqliteRunRepository implements RunRepository {
   private readonly insertStmt: Statement;
-  private readonly selectOne: Statement<Row, [string]>;
+  private readonly selectOne: Statement<RunRow, [string]>;
   private readonly selectWorkflow: Statement<{ workflow: string }, [string]>;
   private readonly updateStmt: Statement;
-  private readonly selectUnfinished: Statement<Row, []>;
+  private readonly selectUnfinished: Statement<RunRow, []>;
 
   constructor(
     private readonly db: Database,
     private readonly redactor: SecretRedactor,
   ) {
-    this.insertStmt = db.query(
-      `INSERT INTO runs (${COLUMNS}, workflow) VALUES ($id, $workflowId, $workflowRevision, $status, $inputs, $outputs, $error, $rerunFrom, $sourceRunId, $createdBy, $createdAt, $startedAt, $finishedAt, $durationMs, $workflow)`,
-    );
-    this.selectOne = db.query(`SELECT ${COLUMNS} FROM runs WHERE id = ?`);
+    this.insertStmt = db.query(`INSERT INTO runs (${RUN_COLUMNS}, workflow) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.selectOne = db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`);
     this.selectWorkflow = db.query("SELECT workflow FROM runs WHERE id = ?");
     this.updateStmt = db.query(
-      `UPDATE runs SET status = $status,
-         started_at = coalesce($startedAt, started_at), finished_at = coalesce($finishedAt, finished_at),
-         duration_ms = coalesce($durationMs, duration_ms), outputs = coalesce($outputs, outputs), error = coalesce($error, error)
-       WHERE id = $id`,
+      `UPDATE runs SET status = ?2,
+         started_at = coalesce(?3, started_at), finished_at = coalesce(?4, finished_at),
+         duration_ms = coalesce(?5, duration_ms), outputs = coalesce(?6, outputs), error = coalesce(?7, error)
+       WHERE id = ?1`,
     );
-    this.selectUnfinished = db.query(`SELECT ${COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at`);
+    this.selectUnfinished = db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at`);
   }
 
   /** Synchronous form, for the batched writer's transaction. */
   createSync(record: RunRecord, workflow: Workflow | undefined): void {
-    this.insertStmt.run({
-      id: record.id,
-      workflowId: record.workflowId,
-      workflowRevision: record.workflowRevision,
-      status: record.status,
-      inputs: this.redactor.json(JSON.stringify(record.inputs)),
-      outputs: this.redactor.json(JSON.stringify(record.outputs)),
-      error: record.error ? this.redactor.json(JSON.stringify(record.error)) : null,
-      rerunFrom: record.rerunFrom ?? null,
-      sourceRunId: record.sourceRunId ?? null,
-      createdBy: record.createdBy ?? null,
-      createdAt: record.createdAt,
-      startedAt: record.startedAt ?? null,
-      finishedAt: record.finishedAt ?? null,
-      durationMs: record.durationMs ?? null,
-      workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
-    });
+    this.insertStmt.run(...runInsertValues(record, workflow, this.redactor));
   }
 
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
@@ -149,7 +170,7 @@ export class SqliteRunRepository implements RunRepository {
 
   async get(id: string): Promise<RunRecord | undefined> {
     const row = this.selectOne.get(id);
-    return row ? decode(row) : undefined;
+    return row ? decodeRun(row) : undefined;
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
@@ -172,21 +193,13 @@ export class SqliteRunRepository implements RunRepository {
       where.push("created_at < $before");
       params.before = query.before;
     }
-    const sql = `SELECT ${COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
-    return (this.db.query(sql).all(params) as Row[]).map(decode);
+    const sql = `SELECT ${RUN_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
+    return (this.db.query(sql).all(params) as RunRow[]).map(decodeRun);
   }
 
   /** Synchronous form, for the batched writer's transaction. */
   updateSync(update: RunUpdate): void {
-    this.updateStmt.run({
-      id: update.id,
-      status: update.status,
-      startedAt: update.startedAt ?? null,
-      finishedAt: update.finishedAt ?? null,
-      durationMs: update.durationMs ?? null,
-      outputs: update.outputs ? this.redactor.json(JSON.stringify(update.outputs)) : null,
-      error: update.error ? this.redactor.json(JSON.stringify(update.error)) : null,
-    });
+    this.updateStmt.run(...runUpdateValues(update, this.redactor));
   }
 
   async update(update: RunUpdate): Promise<void> {
@@ -194,6 +207,6 @@ export class SqliteRunRepository implements RunRepository {
   }
 
   async listUnfinished(): Promise<RunRecord[]> {
-    return this.selectUnfinished.all().map(decode);
+    return this.selectUnfinished.all().map(decodeRun);
   }
 }

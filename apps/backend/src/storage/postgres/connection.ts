@@ -51,12 +51,3 @@ interface OpenTransaction {
   tx: TransactionSQL;
   open: boolean;
 }
-
-/** A row's BIGINT (epoch milliseconds), which the driver hands over as text. */
-export function num(value: unknown): number {
-  return typeof value === "number" ? value : Number(value);
-}
-
-export function optionalNum(value: unknown): number | undefined {
-  return value === null || value === undefined ? undefined : num(value);
-}

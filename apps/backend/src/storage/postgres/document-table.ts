@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { decodeDocument, listReadable, type CreateResult, type DocumentRepository, type Listing, type StoredDocument, type UpdateResult } from "../document-table.ts";
-import { num, type PostgresConnection } from "./connection.ts";
+import type { PostgresConnection } from "./connection.ts";
+import { num } from "../row-values.ts";
 
 interface Row {
   id: string;

@@ -1,5 +1,6 @@
 import type { SettingsRepository, StoredSetting } from "../settings-repository.ts";
-import { num, type PostgresConnection } from "./connection.ts";
+import type { PostgresConnection } from "./connection.ts";
+import { num } from "../row-values.ts";
 
 export class PostgresSettingsRepository implements SettingsRepository {
   constructor(private readonly pg: PostgresConnection) {}

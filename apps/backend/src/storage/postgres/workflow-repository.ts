@@ -2,7 +2,8 @@ import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types
 import { listReadable, type Listing } from "../document-table.ts";
 import type { WorkflowRepository } from "../workflow-repository.ts";
 import { SUMMARY_COLUMN_NAMES, summaryColumns, summaryFrom } from "../workflow-summary.ts";
-import { num, type PostgresConnection } from "./connection.ts";
+import type { PostgresConnection } from "./connection.ts";
+import { num } from "../row-values.ts";
 import { PostgresDocumentTable } from "./document-table.ts";
 
 interface SummaryRow {
