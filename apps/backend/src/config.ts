@@ -13,6 +13,8 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === "" || /^postgres(ql)?:\/\//.test(v), { message: "must be a postgres:// or postgresql:// URL" }),
+  // PostgreSQL connections this process may open (API or worker): processes × this must fit max_connections.
+  WEFT_DB_POOL_SIZE: positiveInt.max(1000).default(10),
   // Set: queue mode (runs go to BullMQ, `weft worker` processes execute them). Never echoed back either.
   WEFT_REDIS_URL: z
     .string()
@@ -38,6 +40,8 @@ export interface EnvConfig {
   dataDir: string;
   /** WEFT_DATABASE_URL: PostgreSQL instead of SQLite. */
   databaseUrl?: string;
+  /** WEFT_DB_POOL_SIZE: PostgreSQL connections per process (ignored on SQLite). */
+  dbPoolSize: number;
   /** WEFT_REDIS_URL: queue mode. */
   redisUrl?: string;
   secret?: string;
@@ -77,6 +81,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     hostname: e.WEFT_HOST,
     dataDir: resolve(e.WEFT_DATA_DIR),
     ...(e.WEFT_DATABASE_URL ? { databaseUrl: e.WEFT_DATABASE_URL } : {}),
+    dbPoolSize: e.WEFT_DB_POOL_SIZE,
     ...(e.WEFT_REDIS_URL ? { redisUrl: e.WEFT_REDIS_URL } : {}),
     ...(e.WEFT_SECRET ? { secret: e.WEFT_SECRET } : {}),
     ...(e.WEFT_AUTH_TOKEN ? { authToken: e.WEFT_AUTH_TOKEN } : {}),

@@ -23,6 +23,7 @@ try {
   server = await createServer({
     dataDir: config.dataDir,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    dbPoolSize: config.dbPoolSize,
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     port: config.port,
     hostname: config.hostname,

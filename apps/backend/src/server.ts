@@ -50,6 +50,8 @@ export interface ServerOptions {
   dataDir: string;
   /** `postgres://…` (WEFT_DATABASE_URL): store everything in PostgreSQL instead of `<dataDir>/weft.sqlite`. */
   databaseUrl?: string;
+  /** WEFT_DB_POOL_SIZE: PostgreSQL connections in this process's pool (default 10). */
+  dbPoolSize?: number;
   /** WEFT_REDIS_URL: queue mode — runs go to BullMQ for `weft worker` processes; events and cancels travel through Redis. */
   redisUrl?: string;
   /** 0 picks a free port. Default 3000. */
@@ -111,7 +113,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const log = redactingLogger(options.logger ?? createLogger("weft"), redactor);
   const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
   mkdirSync(options.dataDir, { recursive: true });
-  const opened = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
+  const opened = await openStorage({
+    dataDir: options.dataDir,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
+    redactor,
+  });
   // Large values of runs, observations and events are stored once and referenced; every reader gets them whole.
   const payloads = new PayloadStore(opened.sql);
   const storage = withPayloadReads(opened, payloads);

@@ -31,6 +31,8 @@ export interface WorkerProcessOptions {
   dataDir: string;
   /** WEFT_DATABASE_URL: the API's PostgreSQL database. */
   databaseUrl?: string;
+  /** WEFT_DB_POOL_SIZE: PostgreSQL connections in this worker's pool (default 10). */
+  dbPoolSize?: number;
   /** WEFT_REDIS_URL: the API's Redis. */
   redisUrl: string;
   /** WEFT_SECRET: the master key passphrase; workers on other machines need it (or a copy of the key file). */
@@ -73,7 +75,12 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
   mkdirSync(options.dataDir, { recursive: true });
-  const opened = await openStorage({ dataDir: options.dataDir, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), redactor });
+  const opened = await openStorage({
+    dataDir: options.dataDir,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
+    redactor,
+  });
   // As in the API: large values are stored once and referenced, and every reader gets them whole.
   const payloads = new PayloadStore(opened.sql);
   const storage = withPayloadReads(opened, payloads);

@@ -153,11 +153,13 @@ export interface StorageOptions {
   dataDir: string;
   /** `postgres://…` (WEFT_DATABASE_URL) selects PostgreSQL; unset, SQLite in `<dataDir>/weft.sqlite`. */
   databaseUrl?: string;
+  /** PostgreSQL connections in this process's pool (WEFT_DB_POOL_SIZE); default 10. Not used by SQLite. */
+  poolSize?: number;
   redactor?: SecretRedactor;
 }
 
 /** Opens the storage the options select, migrated to the latest schema. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  if (options.databaseUrl) return await openPostgresStorage(options.databaseUrl, options.redactor);
+  if (options.databaseUrl) return await openPostgresStorage(options.databaseUrl, options.redactor, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {});
   return openSqliteStorage(options.dataDir, options.redactor);
 }

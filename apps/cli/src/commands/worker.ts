@@ -38,6 +38,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     dataDir: config.dataDir,
     redisUrl: config.redisUrl,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    dbPoolSize: config.dbPoolSize,
     ...(config.secret ? { secret: config.secret } : {}),
     ...(config.examplesDir ? { examplesDir: config.examplesDir } : {}),
     projectDir: config.projectDir,
