@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
-import { RoleSchema } from "./roles.ts";
+import { tokenOf, userOf, type TokenRow, type UserRow } from "./account-rows.ts";
 import { ACCOUNTS_MODULE } from "./account-migrations.ts";
 
 /** The PostgreSQL connection as the storage shares it (structurally `PostgresHandle` of storage/sql-handle.ts). */
@@ -61,36 +61,6 @@ export async function migratePostgresAccounts(sql: SQL): Promise<void> {
       await tx`INSERT INTO module_schema (module, version) VALUES (${ACCOUNTS_MODULE}, ${step.version}) ON CONFLICT (module) DO UPDATE SET version = excluded.version`;
     }
   });
-}
-
-interface UserRow {
-  id: string;
-  username: string;
-  name: string;
-  role: string;
-  password_hash: string | null;
-  created_at: string | number;
-  updated_at: string | number;
-}
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  name: string;
-  hash: string;
-  created_at: string | number;
-  last_used_at: string | number | null;
-}
-
-// BIGINT arrives as a string (it may exceed 2^53); these are millisecond times, well inside.
-const num = (value: string | number): number => Number(value);
-
-function userOf(row: UserRow): UserRecord {
-  return { id: row.id, username: row.username, name: row.name, role: RoleSchema.parse(row.role), passwordHash: row.password_hash, createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
-}
-
-function tokenOf(row: TokenRow): TokenRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, hash: row.hash, createdAt: num(row.created_at), lastUsedAt: row.last_used_at === null ? null : num(row.last_used_at) };
 }
 
 /** Users, sessions and personal tokens in PostgreSQL (call `migratePostgresAccounts` first). */

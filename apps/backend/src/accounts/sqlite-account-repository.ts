@@ -1,37 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
-import { RoleSchema } from "./roles.ts";
+import { tokenOf, userOf, type TokenRow, type UserRow } from "./account-rows.ts";
 import { migrateSqliteAccounts } from "./account-migrations.ts";
 
-interface UserRow {
-  id: string;
-  username: string;
-  name: string;
-  role: string;
-  password_hash: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  name: string;
-  hash: string;
-  created_at: number;
-  last_used_at: number | null;
-}
-
 const USER_COLUMNS = "u.id, u.username, u.name, u.role, u.password_hash, u.created_at, u.updated_at";
-
-function userOf(row: UserRow): UserRecord {
-  // The CHECK constraint keeps other roles out; parsing says so to the type checker too.
-  return { id: row.id, username: row.username, name: row.name, role: RoleSchema.parse(row.role), passwordHash: row.password_hash, createdAt: row.created_at, updatedAt: row.updated_at };
-}
-
-function tokenOf(row: TokenRow): TokenRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, hash: row.hash, createdAt: row.created_at, lastUsedAt: row.last_used_at };
-}
 
 /**
  * The SQLite connection as the storage shares it (structurally `SqliteHandle` of storage/sql-handle.ts):
