@@ -46,7 +46,17 @@ export interface HeldStream {
 interface Held {
   live: StoredEvent[];
   stored: StoredEvent[];
+  timer?: ReturnType<typeof setTimeout>;
 }
+
+/**
+ * How long held events may wait for their owner's cut before those that change no state are stored
+ * on their own: an agent's permission question or a status line must reach the client even when the
+ * scene logs nothing more for a while. Events that announce a state change (the owner commits them
+ * within its persist interval) always wait for the cut, and so does everything after them.
+ */
+const HELD_MAX_WAIT_MS = 250;
+const STATE_EVENT_TYPES: ReadonlySet<string> = new Set(["world.changed", "scene.event", "scene.status"]);
 
 /**
  * The single writer of events: numbers them per stream, stores them in batches (one transaction
@@ -121,6 +131,7 @@ export class EventJournal {
     if (held) {
       held.live.push(live);
       held.stored.push(stored);
+      held.timer ??= setTimeout(() => this.storeStateless(held), HELD_MAX_WAIT_MS);
       return stamped;
     }
     this.live.push(live);
@@ -196,6 +207,8 @@ export class EventJournal {
     this.held.set(streamId, held);
     return {
       cut: () => {
+        clearTimeout(held.timer);
+        held.timer = undefined;
         const live = held.live.splice(0);
         const stored = held.stored.splice(0);
         return (within) => this.enqueue(() => this.writePending({ held, live, stored, within }));
@@ -203,6 +216,7 @@ export class EventJournal {
       release: () => {
         if (this.held.get(streamId) !== held) return;
         this.held.delete(streamId);
+        clearTimeout(held.timer);
         this.live.push(...held.live.splice(0));
         this.pending.events.push(...held.stored.splice(0));
         this.schedule();
@@ -210,12 +224,25 @@ export class EventJournal {
       discard: () => {
         if (this.held.get(streamId) !== held) return;
         this.held.delete(streamId);
+        clearTimeout(held.timer);
         held.live.length = 0;
         held.stored.length = 0;
         // Numbering starts again from what is stored when the stream is opened next.
         this.nextSeq.delete(streamId);
       },
     };
+  }
+
+  /** The held events before the first that announces a state change, stored with the next flush (see HELD_MAX_WAIT_MS). */
+  private storeStateless(held: Held): void {
+    held.timer = undefined;
+    if (![...this.held.values()].includes(held)) return;
+    const stateful = held.stored.findIndex((e) => STATE_EVENT_TYPES.has(e.type));
+    const count = stateful < 0 ? held.stored.length : stateful;
+    if (count === 0) return;
+    this.live.push(...held.live.splice(0, count));
+    this.pending.events.push(...held.stored.splice(0, count));
+    this.schedule();
   }
 
   /** Stores everything appended so far, then publishes its events. Resolves once both are done. */

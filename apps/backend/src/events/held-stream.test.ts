@@ -76,4 +76,19 @@ describe("a held stream (a scene's)", () => {
       [1, "running"],
     ]);
   });
+
+  it("stores events that change no state on their own when no cut comes for a while, up to the first that does", async () => {
+    const storage = openSqliteStorage(tempDir());
+    opened.push(storage);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1 }, silentLogger);
+    await journal.open("s");
+    const held = journal.hold("s");
+    journal.append("s", { type: "scene.log", nextSeq: 1 } as RunEventDraft);
+    journal.append("s", { type: "world.changed", path: "x", value: 1 } as RunEventDraft);
+    journal.append("s", { type: "scene.log", nextSeq: 2 } as RunEventDraft);
+    await Bun.sleep(400);
+    expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.type)).toEqual(["scene.log"]);
+    await held.cut()(async () => undefined);
+    expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.type)).toEqual(["scene.log", "world.changed", "scene.log"]);
+  });
 });
