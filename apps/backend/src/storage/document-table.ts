@@ -32,7 +32,11 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
   create(document: T): Promise<CreateResult<T>>;
   /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`. */
   update(document: T, baseRevision: number): Promise<UpdateResult<T>>;
-  delete(id: string): Promise<boolean>;
+  /**
+   * Deletes the document; with `expectedRevision`, only while the stored revision is still that one
+   * (one statement, so a writer that got in first makes it return false, as for a missing id).
+   */
+  delete(id: string, expectedRevision?: number): Promise<boolean>;
   ids(): Promise<string[]>;
   /** The stored revision, or null when not stored (inside `Storage.transaction`, what the transaction sees). */
   revision(id: string): Promise<number | null>;
@@ -82,8 +86,11 @@ export interface DerivedColumns<T> {
   values(document: T): Array<string | number | null>;
 }
 
-/** Decodes a stored document's JSON text against its schema, or says why it does not read. */
-export function decodeDocument<T>(table: string, id: string, data: string, schema: z.ZodType<T>): T {
+/**
+ * Decodes a stored record's JSON text (a document, a Builder session…) against its schema; one that
+ * no longer reads is a StoredRecordInvalidError naming the table and id.
+ */
+export function decodeStoredJson<T>(table: string, id: string, data: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
     raw = JSON.parse(data);
@@ -109,6 +116,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
   private readonly selectRevision: Statement<{ revision: number }, [string]>;
   private readonly upsert: Statement<unknown, SQLQueryBindings[]>;
   private readonly remove: Statement<unknown, [string]>;
+  private readonly removeIf: Statement<unknown, [string, number]>;
 
   constructor(
     db: Database,
@@ -129,10 +137,11 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
       `INSERT INTO ${table} (id, name, revision, data, created_at, updated_at${extra}) VALUES (?, ?, ?, ?, ?, ?${extraParams}) ON CONFLICT (id) DO UPDATE SET name = excluded.name, revision = excluded.revision, data = excluded.data, updated_at = excluded.updated_at${extraSet}`,
     );
     this.remove = db.query(`DELETE FROM ${table} WHERE id = ?`);
+    this.removeIf = db.query(`DELETE FROM ${table} WHERE id = ? AND revision = ?`);
   }
 
   private decode(row: Row): StoredDocument<T> {
-    return { document: decodeDocument(this.table, row.id, row.data, this.schema), createdAt: row.created_at, updatedAt: row.updated_at };
+    return { document: decodeStoredJson(this.table, row.id, row.data, this.schema), createdAt: row.created_at, updatedAt: row.updated_at };
   }
 
   async list(): Promise<Listing<StoredDocument<T>>> {
@@ -168,8 +177,8 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
     return current ? { kind: "conflict", current } : { kind: "not-found" };
   }
 
-  async delete(id: string): Promise<boolean> {
-    return this.deleteSync(id);
+  async delete(id: string, expectedRevision?: number): Promise<boolean> {
+    return this.deleteSync(id, expectedRevision);
   }
 
   async revision(id: string): Promise<number | null> {
@@ -190,7 +199,7 @@ export class SqliteDocumentTable<T extends { id: string; name: string; revision:
     this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now, ...this.derived.values(stored));
   }
 
-  protected deleteSync(id: string): boolean {
-    return this.remove.run(id).changes > 0;
+  protected deleteSync(id: string, expectedRevision?: number): boolean {
+    return (expectedRevision === undefined ? this.remove.run(id) : this.removeIf.run(id, expectedRevision)).changes > 0;
   }
 }

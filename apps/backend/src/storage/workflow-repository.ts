@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { decodeDocument, listReadable, SqliteDocumentTable, type DocumentRepository, type Listing } from "./document-table.ts";
+import { decodeStoredJson, listReadable, SqliteDocumentTable, type DocumentRepository, type Listing } from "./document-table.ts";
 import { SUMMARY_COLUMN_NAMES, summaryColumns, summaryFrom } from "./workflow-summary.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
@@ -71,7 +71,7 @@ class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements 
   async summaries(): Promise<Listing<WorkflowSummary>> {
     return listReadable(this.selectSummaries.all(), (row) => {
       if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
-        const wf = decodeDocument("workflows", row.id, row.data ?? "", WorkflowSchema);
+        const wf = decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema);
         const c = summaryColumns(wf);
         this.fillSummary.run(c.description, c.tags, c.nodeCount, c.isSkill ? 1 : 0, c.interface, row.id, row.revision);
         return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: row.updated_at, columns: c });

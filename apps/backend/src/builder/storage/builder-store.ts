@@ -1,6 +1,5 @@
-import type { z } from "zod";
 import type { SessionStatus } from "@weft/types";
-import { StoredRecordInvalidError } from "../../storage/document-table.ts";
+import { num } from "../../storage/row-values.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import { AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 
@@ -53,19 +52,6 @@ export interface BuilderStore {
   listAudit(sessionId: string, afterId: number, limit: number): Promise<AuditEvent[]>;
 }
 
-/** Parses a stored JSON record; one that no longer matches its schema is a StoredRecordInvalidError naming it. */
-export function decodeRecord<S extends z.ZodType>(schema: S, table: string, id: string, text: string): z.output<S> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new StoredRecordInvalidError(table, id, "not JSON");
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new StoredRecordInvalidError(table, id, parsed.error.issues[0]?.message ?? "invalid");
-  return parsed.data;
-}
-
 /** An audit row as both engines read it (PostgreSQL returns its BIGINT columns as strings). */
 export interface AuditRow {
   id: number | string;
@@ -77,10 +63,10 @@ export interface AuditRow {
 
 export function decodeAudit(row: AuditRow): AuditEvent {
   return {
-    id: Number(row.id),
+    id: num(row.id),
     sessionId: row.session_id,
     type: AuditEventTypeSchema.parse(row.type),
     data: JSON.parse(row.data) as Record<string, unknown>,
-    at: Number(row.created_at),
+    at: num(row.created_at),
   };
 }

@@ -3,7 +3,8 @@ import { isOpenChangeSet, targetObject, type SecretRedactor } from "@weft/types"
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import type { PostgresHandle } from "../../storage/sql-handle.ts";
-import { decodeAudit, decodeRecord, type AuditRow, type BuilderStore, type SessionFilter, type Transact } from "./builder-store.ts";
+import { decodeStoredJson } from "../../storage/document-table.ts";
+import { decodeAudit, type AuditRow, type BuilderStore, type SessionFilter, type Transact } from "./builder-store.ts";
 
 interface DataRow {
   id: string;
@@ -44,13 +45,13 @@ export class PostgresBuilderStore implements BuilderStore {
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const [row] = (await this.sql`SELECT data FROM builder_sessions WHERE id = ${id}`) as { data: string }[];
-    return row ? decodeRecord(SessionRecordSchema, "builder_sessions", id, row.data) : undefined;
+    return row ? decodeStoredJson("builder_sessions", id, row.data, SessionRecordSchema) : undefined;
   }
 
   /** FOR UPDATE: the row lock lasts until the surrounding transaction ends (outside one, the statement's own). */
   async lockSession(id: string): Promise<SessionRecord | undefined> {
     const [row] = (await this.sql`SELECT data FROM builder_sessions WHERE id = ${id} FOR UPDATE`) as { data: string }[];
-    return row ? decodeRecord(SessionRecordSchema, "builder_sessions", id, row.data) : undefined;
+    return row ? decodeStoredJson("builder_sessions", id, row.data, SessionRecordSchema) : undefined;
   }
 
   async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
@@ -60,7 +61,7 @@ export class PostgresBuilderStore implements BuilderStore {
     const rows = (await this.sql`SELECT id, data FROM builder_sessions
       WHERE (${type}::text IS NULL OR target_type = ${type}) AND (${key}::text IS NULL OR target_key = ${key}) AND (${status}::text IS NULL OR status = ${status})
       ORDER BY updated_at DESC, created_at DESC, id LIMIT ${filter.limit}`) as DataRow[];
-    return rows.map((row) => decodeRecord(SessionRecordSchema, "builder_sessions", row.id, row.data));
+    return rows.map((row) => decodeStoredJson("builder_sessions", row.id, row.data, SessionRecordSchema));
   }
 
   async insertChangeSet(cs: ChangeSetRecord): Promise<void> {
@@ -74,18 +75,18 @@ export class PostgresBuilderStore implements BuilderStore {
 
   async getChangeSet(id: string): Promise<ChangeSetRecord | undefined> {
     const [row] = (await this.sql`SELECT data FROM builder_change_sets WHERE id = ${id}`) as { data: string }[];
-    return row ? decodeRecord(ChangeSetRecordSchema, "builder_change_sets", id, row.data) : undefined;
+    return row ? decodeStoredJson("builder_change_sets", id, row.data, ChangeSetRecordSchema) : undefined;
   }
 
   async listChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
     const rows = (await this.sql`SELECT id, data FROM builder_change_sets WHERE session_id = ${sessionId} ORDER BY version`) as DataRow[];
-    return rows.map((row) => decodeRecord(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data));
+    return rows.map((row) => decodeStoredJson("builder_change_sets", row.id, row.data, ChangeSetRecordSchema));
   }
 
   async openChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
     const rows = (await this.sql`SELECT id, data FROM builder_change_sets
       WHERE session_id = ${sessionId} AND status IN ('staged', 'validated', 'rejected') ORDER BY version`) as DataRow[];
-    return rows.map((row) => decodeRecord(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data)).filter(isOpenChangeSet);
+    return rows.map((row) => decodeStoredJson("builder_change_sets", row.id, row.data, ChangeSetRecordSchema)).filter(isOpenChangeSet);
   }
 
   async nextVersion(sessionId: string): Promise<number> {
@@ -96,7 +97,7 @@ export class PostgresBuilderStore implements BuilderStore {
   async overlay(sessionId: string): Promise<OverlayEntry[]> {
     const rows = (await this.sql`SELECT object_type, object_key, entry FROM builder_working_copy
       WHERE session_id = ${sessionId} ORDER BY object_type COLLATE "C", object_key COLLATE "C"`) as { object_type: string; object_key: string; entry: string }[];
-    return rows.map((row) => decodeRecord(OverlayEntrySchema, "builder_working_copy", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry));
+    return rows.map((row) => decodeStoredJson("builder_working_copy", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
   }
 
   async putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void> {

@@ -3,7 +3,8 @@ import { isOpenChangeSet, targetObject, type SecretRedactor } from "@weft/types"
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import type { SqliteHandle } from "../../storage/sql-handle.ts";
-import { decodeAudit, decodeRecord, type AuditRow, type BuilderStore, type SessionFilter, type Transact } from "./builder-store.ts";
+import { decodeStoredJson } from "../../storage/document-table.ts";
+import { decodeAudit, type AuditRow, type BuilderStore, type SessionFilter, type Transact } from "./builder-store.ts";
 
 /**
  * The Builder's tables in SQLite, as prepared statements on the server storage's connection. Each
@@ -79,7 +80,7 @@ export class SqliteBuilderStore implements BuilderStore {
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const row = await this.handle.gate(() => this.q.selectSession.get(id));
-    return row ? decodeRecord(SessionRecordSchema, "builder_sessions", id, row.data) : undefined;
+    return row ? decodeStoredJson("builder_sessions", id, row.data, SessionRecordSchema) : undefined;
   }
 
   /** A plain read: SQLite's write transactions (BEGIN IMMEDIATE) already run one at a time. */
@@ -89,7 +90,7 @@ export class SqliteBuilderStore implements BuilderStore {
 
   async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
     const rows = await this.handle.gate(() => this.q.listSessions.all(filter.targetType ?? null, filter.targetKey ?? null, filter.status ?? null, filter.limit));
-    return rows.map((row) => decodeRecord(SessionRecordSchema, "builder_sessions", row.id, row.data));
+    return rows.map((row) => decodeStoredJson("builder_sessions", row.id, row.data, SessionRecordSchema));
   }
 
   async insertChangeSet(changeSet: ChangeSetRecord): Promise<void> {
@@ -104,17 +105,17 @@ export class SqliteBuilderStore implements BuilderStore {
 
   async getChangeSet(id: string): Promise<ChangeSetRecord | undefined> {
     const row = await this.handle.gate(() => this.q.selectChangeSet.get(id));
-    return row ? decodeRecord(ChangeSetRecordSchema, "builder_change_sets", id, row.data) : undefined;
+    return row ? decodeStoredJson("builder_change_sets", id, row.data, ChangeSetRecordSchema) : undefined;
   }
 
   async listChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
     const rows = await this.handle.gate(() => this.q.listChangeSets.all(sessionId));
-    return rows.map((row) => decodeRecord(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data));
+    return rows.map((row) => decodeStoredJson("builder_change_sets", row.id, row.data, ChangeSetRecordSchema));
   }
 
   async openChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
     const rows = await this.handle.gate(() => this.q.openChangeSets.all(sessionId));
-    return rows.map((row) => decodeRecord(ChangeSetRecordSchema, "builder_change_sets", row.id, row.data)).filter(isOpenChangeSet);
+    return rows.map((row) => decodeStoredJson("builder_change_sets", row.id, row.data, ChangeSetRecordSchema)).filter(isOpenChangeSet);
   }
 
   async nextVersion(sessionId: string): Promise<number> {
@@ -124,7 +125,7 @@ export class SqliteBuilderStore implements BuilderStore {
 
   async overlay(sessionId: string): Promise<OverlayEntry[]> {
     const rows = await this.handle.gate(() => this.q.selectOverlay.all(sessionId));
-    return rows.map((row) => decodeRecord(OverlayEntrySchema, "builder_working_copy", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry));
+    return rows.map((row) => decodeStoredJson("builder_working_copy", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
   }
 
   async putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { decodeDocument, listReadable, type CreateResult, type DocumentRepository, type Listing, type StoredDocument, type UpdateResult } from "../document-table.ts";
+import { decodeStoredJson, listReadable, type CreateResult, type DocumentRepository, type Listing, type StoredDocument, type UpdateResult } from "../document-table.ts";
 import type { PostgresConnection } from "./connection.ts";
 import { num } from "../row-values.ts";
 
@@ -44,7 +44,7 @@ export class PostgresDocumentTable<T extends { id: string; name: string; revisio
   }
 
   private decode(row: Row): StoredDocument<T> {
-    return { document: decodeDocument(this.table, row.id, row.data, this.schema), createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
+    return { document: decodeStoredJson(this.table, row.id, row.data, this.schema), createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
   }
 
   /** The same order as SQLite's `name COLLATE NOCASE, id`, whatever the database's collation. */
@@ -100,9 +100,13 @@ export class PostgresDocumentTable<T extends { id: string; name: string; revisio
     return current ? { kind: "conflict", current } : { kind: "not-found" };
   }
 
-  async delete(id: string): Promise<boolean> {
-    const result = await this.pg.current().unsafe(`DELETE FROM ${this.table} WHERE id = $1`, [id]);
-    this.written(id, false);
+  async delete(id: string, expectedRevision?: number): Promise<boolean> {
+    const result =
+      expectedRevision === undefined
+        ? await this.pg.current().unsafe(`DELETE FROM ${this.table} WHERE id = $1`, [id])
+        : await this.pg.current().unsafe(`DELETE FROM ${this.table} WHERE id = $1 AND revision = $2`, [id, expectedRevision]);
+    // A conditional delete that matched nothing may have left the row (at another revision) in place.
+    if (result.count > 0 || expectedRevision === undefined) this.written(id, false);
     return result.count > 0;
   }
 
