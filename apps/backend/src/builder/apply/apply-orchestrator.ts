@@ -69,8 +69,9 @@ function conflict(entry: Pick<OverlayEntry, "type" | "key">, current: number | n
 
 /**
  * Writes one document over `stored` (the revision apply found; null: none), inside the storage's
- * transaction: create at revision 1, update only from `stored` (optimistic, so a writer on another
- * connection that got in first makes it a conflict), or delete. Returns the new revision.
+ * transaction: create at revision 1, update or delete only from `stored` (optimistic, in the same
+ * statement, so a writer on another connection that got in first makes it a conflict). Returns the
+ * new revision.
  */
 async function writeWith<T extends { id: string; revision: number }>(
   repo: DocumentRepository<T>,
@@ -78,7 +79,7 @@ async function writeWith<T extends { id: string; revision: number }>(
   stored: number | null,
 ): Promise<number | null> {
   if (entry.value === null) {
-    if (stored !== null && !(await repo.delete(entry.key))) throw conflict(entry, null);
+    if (stored !== null && !(await repo.delete(entry.key, stored))) throw conflict(entry, await repo.revision(entry.key));
     return null;
   }
   if (stored === null) {

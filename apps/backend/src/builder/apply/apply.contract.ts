@@ -42,6 +42,37 @@ async function snapshot(storage: Storage, builder: ReturnType<typeof builderOn>,
   };
 }
 
+/**
+ * `storage` whose workflow repository lets `intrude` write right after apply read a revision: the
+ * moment between apply's check and its write, where another process's change must still be noticed.
+ */
+function racedAfterRevision(storage: Storage, intrude: (id: string, revision: number) => Promise<void>): Storage {
+  let armed = true;
+  const workflows = new Proxy(storage.workflows, {
+    get(target, prop) {
+      if (prop === "revision") {
+        return async (id: string) => {
+          const revision = await target.revision(id);
+          if (armed && revision !== null) {
+            armed = false;
+            await intrude(id, revision);
+          }
+          return revision;
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(storage, {
+    get(target, prop) {
+      if (prop === "workflows") return workflows;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /** Apply writes documents and the Builder's tables in one transaction of the server storage, on every engine. */
 export function applyContract(harness: StorageHarness): void {
   describe(`Builder apply (${harness.engine})`, () => {
@@ -81,6 +112,32 @@ export function applyContract(harness: StorageHarness): void {
       expect((await builder.store.getChangeSet(changeSetId))?.status).toBe("applied");
       expect(await builder.store.overlay("s1")).toEqual([]);
       expect((await builder.store.listAudit("s1", 0, 100)).map((e) => e.type).at(-1)).toBe("ai.apply.succeeded");
+    });
+
+    it("a delete loses to a change made between apply's revision check and its write: AI_APPLY_CONFLICT, nothing applied", async () => {
+      const db = await database();
+      const first = await db.open();
+      // On PostgreSQL the change comes from another connection while apply's transaction is open. SQLite's
+      // transaction keeps other connections' writes out, so there it is made on the transaction's own
+      // connection: either way the stored revision moves after apply checked it.
+      const other = harness.engine === "postgres" ? await db.open() : first;
+      await first.workflows.create(notes());
+      const storage = racedAfterRevision(first, async (id, revision) => {
+        const updated = await other.workflows.update(notes("Changed meanwhile"), revision);
+        expect({ id, kind: updated.kind }).toEqual({ id: "notes", kind: "updated" });
+      });
+      const builder = builderOn(storage);
+      await builder.store.insertSession(sessionRecord("sd"));
+      const outcome = await builder.changeSets.stage("sd", { summary: "delete notes", operations: [{ op: "workflow.delete", workflowId: "notes" }] });
+      if (!outcome.ok) throw new Error(`not staged: ${JSON.stringify(outcome.errors)}`);
+      const failed = await builder.apply.apply("sd", { changeSetId: outcome.changeSet.id, confirmSource: APPLY_CONFIRM_SOURCE }).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(BuilderError);
+      expect(failed).toMatchObject({ code: "AI_APPLY_CONFLICT", details: { field: 'workflows["notes"].revision', current: 2 } });
+      // On SQLite the change was part of apply's transaction and is rolled back with it.
+      const kept = harness.engine === "postgres" ? { name: "Changed meanwhile", revision: 2 } : { name: "Notes", revision: 1 };
+      expect((await first.workflows.get("notes"))?.document).toMatchObject(kept);
+      expect((await builder.store.listChangeSets("sd")).map((c) => c.status)).not.toContain("applied");
+      expect(await builder.store.overlay("sd")).toHaveLength(1);
     });
 
     it("two sessions applying to one workflow at once from two storages: one wins, the other changes nothing (no lost update)", async () => {
