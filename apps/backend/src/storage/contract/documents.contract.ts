@@ -59,6 +59,36 @@ function describeDocuments<T extends { id: string; name: string; revision: numbe
       expect(await repo.get("e")).toBeUndefined();
     });
 
+    it("delete with an expected revision deletes only that revision, in one statement", async () => {
+      const repo = kind.repository(await fresh());
+      await repo.create(kind.make("f", "one"));
+      await repo.update(kind.rename(kind.make("f", "one"), "two"), 1);
+      expect(await repo.delete("f", 1)).toBe(false);
+      expect((await repo.get("f"))?.document).toMatchObject({ name: "two", revision: 2 });
+      expect(await repo.delete("f", 2)).toBe(true);
+      expect(await repo.get("f")).toBeUndefined();
+      expect(await repo.delete("f", 2)).toBe(false);
+      expect(await repo.delete("never", 1)).toBe(false);
+    });
+
+    it("two storages on one database, one updating and one deleting from the same revision: exactly one wins", async () => {
+      const db = await database();
+      const [one, two] = [kind.repository(await db.open()), kind.repository(await db.open())];
+      for (let round = 1; round <= 5; round++) {
+        const id = `gone-${round}`;
+        await one.create(kind.make(id, "start"));
+        const [updated, deleted] = await Promise.all([one.update(kind.rename(kind.make(id, "x"), "updated"), 1), two.delete(id, 1)]);
+        const stored = await one.get(id);
+        if (deleted) {
+          expect(updated.kind).toBe("not-found");
+          expect(stored).toBeUndefined();
+        } else {
+          expect(updated.kind).toBe("updated");
+          expect(stored?.document).toMatchObject({ name: "updated", revision: 2 });
+        }
+      }
+    });
+
     it("two storages on one database updating from the same revision: exactly one wins, the other sees a conflict", async () => {
       const db = await database();
       const [one, two] = [kind.repository(await db.open()), kind.repository(await db.open())];
