@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isSkill, silentLogger, workflowInterface, WorkflowSchema, type Workflow, type WorkflowInput } from "@weft/types";
+import { silentLogger, workflowInterface, WorkflowSchema } from "@weft/types";
 import { openDatabase } from "./database.ts";
 import { runMigrations } from "./migrations.ts";
 import { StoredRecordInvalidError } from "./document-table.ts";
 import { openSqliteStorage } from "./storage.ts";
-import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
+import { sqliteWorkflowRepository } from "./workflow-repository.ts";
+import { skill, summariesOfWholeDocuments, workflow } from "./contract/harness.ts";
 import { loadExamplesOnce } from "../seed/example-loader.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 
@@ -21,33 +22,6 @@ function open() {
   return { db, repo: sqliteWorkflowRepository(db) };
 }
 
-function workflow(input: WorkflowInput): Workflow {
-  return WorkflowSchema.parse(input);
-}
-
-/** A skill: one input, one output, and `extra` plain nodes between. */
-function skill(id: string, name: string, extra = 0): Workflow {
-  const nodes: WorkflowInput["nodes"] = [{ id: "in", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } }];
-  for (let i = 0; i < extra; i++) nodes.push({ id: `t${i}`, type: "core:text-transform", config: { case: "upper" } });
-  nodes.push({ id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } });
-  return workflow({ id, name, description: `${name} described`, tags: ["a"], nodes });
-}
-
-/** The summary as computed from the whole document, as the list did before it read less. */
-async function fromWholeDocuments(repo: WorkflowRepository) {
-  return (await repo.list()).items.map(({ document: wf, updatedAt }) => ({
-    id: wf.id,
-    name: wf.name,
-    description: wf.description,
-    revision: wf.revision,
-    tags: wf.tags,
-    nodeCount: wf.nodes.length,
-    updatedAt,
-    isSkill: isSkill(wf),
-    interface: workflowInterface(wf),
-  }));
-}
-
 describe("workflow summaries", () => {
   it("match the whole stored documents, in the list's order", async () => {
     const { repo } = open();
@@ -56,7 +30,7 @@ describe("workflow summaries", () => {
     await repo.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
     const summaries = (await repo.summaries()).items;
     expect(summaries.map((s) => s.id)).toEqual(["a-plain", "b-skill", "empty"]);
-    expect(summaries).toEqual(await fromWholeDocuments(repo));
+    expect(summaries).toEqual(await summariesOfWholeDocuments(repo));
     expect(summaries[1]).toMatchObject({ nodeCount: 42, isSkill: true, description: "beta described", tags: ["a"] });
     expect(summaries[1].interface.inputs.map((p) => p.name)).toEqual(["topic"]);
     expect(summaries[1].interface.outputs.map((p) => p.name)).toEqual(["text"]);
@@ -73,7 +47,7 @@ describe("workflow summaries", () => {
     expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Second name", revision: 2, nodeCount: 3, isSkill: false }]);
     await repo.put({ ...renamed, name: "Third name" }, 7);
     expect((await repo.summaries()).items).toMatchObject([{ id: "s", name: "Third name", revision: 7 }]);
-    expect((await repo.summaries()).items).toEqual(await fromWholeDocuments(repo));
+    expect((await repo.summaries()).items).toEqual(await summariesOfWholeDocuments(repo));
     await repo.delete("s");
     expect((await repo.summaries()).items).toEqual([]);
   });
@@ -87,7 +61,7 @@ describe("workflow summaries", () => {
     const summaries = (await storage.workflows.summaries()).items;
     expect(summaries).toHaveLength(report!.loaded.workflows);
     expect(summaries.some((s) => s.isSkill)).toBe(true);
-    expect(summaries).toEqual(await fromWholeDocuments(storage.workflows));
+    expect(summaries).toEqual(await summariesOfWholeDocuments(storage.workflows));
     storage.close();
   });
 
@@ -96,7 +70,7 @@ describe("workflow summaries", () => {
     const old = { ...skill("older", "Older", 2), revision: 1 };
     db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("older", "Older", 1, JSON.stringify(old), 1, 2);
     const first = (await repo.summaries()).items;
-    expect(first).toEqual(await fromWholeDocuments(repo));
+    expect(first).toEqual(await summariesOfWholeDocuments(repo));
     expect(db.query("SELECT node_count, is_skill FROM workflows WHERE id = 'older'").get()).toEqual({ node_count: 4, is_skill: 1 });
     expect((await repo.summaries()).items).toEqual(first);
   });

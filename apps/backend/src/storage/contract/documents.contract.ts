@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isSkill, workflowInterface, type AgentProfile, type Scene, type Workflow } from "@weft/types";
+import type { AgentProfile, Scene, Workflow } from "@weft/types";
 import type { DocumentRepository } from "../document-table.ts";
 import type { Storage } from "../storage.ts";
-import { agentProfile, scene, skill, storageOpener, workflow, type StorageHarness } from "./harness.ts";
+import { agentProfile, scene, skill, storageOpener, summariesOfWholeDocuments, workflow, type StorageHarness } from "./harness.ts";
 
 interface Kind<T extends { id: string; name: string; revision: number }> {
   label: string;
@@ -120,17 +120,7 @@ export function workflowsContract(harness: StorageHarness): void {
       await storage.workflows.create(skill("b-skill", "beta", 40));
       await storage.workflows.create(workflow({ id: "a-plain", name: "Alpha", description: "plain", tags: ["x", "y"], nodes: [{ id: "x", type: "core:text-transform" }] }));
       await storage.workflows.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
-      const whole = (await storage.workflows.list()).items.map(({ document: wf, updatedAt }) => ({
-        id: wf.id,
-        name: wf.name,
-        description: wf.description,
-        revision: wf.revision,
-        tags: wf.tags,
-        nodeCount: wf.nodes.length,
-        updatedAt,
-        isSkill: isSkill(wf),
-        interface: workflowInterface(wf),
-      }));
+      const whole = await summariesOfWholeDocuments(storage.workflows);
       const summaries = await storage.workflows.summaries();
       expect(summaries.skipped).toEqual([]);
       expect(summaries.items.map((s) => s.id)).toEqual(["a-plain", "b-skill", "empty"]);

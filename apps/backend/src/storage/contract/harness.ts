@@ -1,6 +1,19 @@
 import { afterEach } from "vitest";
-import { AgentProfileSchema, SceneSchema, SecretRedactor, WorkflowSchema, type AgentProfile, type Scene, type Workflow, type WorkflowInput } from "@weft/types";
+import {
+  AgentProfileSchema,
+  isSkill,
+  SceneSchema,
+  SecretRedactor,
+  workflowInterface,
+  WorkflowSchema,
+  type AgentProfile,
+  type Scene,
+  type Workflow,
+  type WorkflowInput,
+  type WorkflowSummary,
+} from "@weft/types";
 import type { Storage } from "../storage.ts";
+import type { WorkflowRepository } from "../workflow-repository.ts";
 
 /** One empty database of the engine under test. */
 export interface ContractDatabase {
@@ -54,6 +67,21 @@ export function skill(id: string, name: string, extra = 0): Workflow {
   for (let i = 0; i < extra; i++) nodes.push({ id: `t${i}`, type: "core:text-transform", config: { case: "upper" } });
   nodes.push({ id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } });
   return workflow({ id, name, description: `${name} described`, tags: ["a"], nodes });
+}
+
+/** The workflow list's summaries as computed from the whole stored documents, in the list's order: what `summaries()` must answer. */
+export async function summariesOfWholeDocuments(repo: WorkflowRepository): Promise<WorkflowSummary[]> {
+  return (await repo.list()).items.map(({ document: wf, updatedAt }) => ({
+    id: wf.id,
+    name: wf.name,
+    description: wf.description,
+    revision: wf.revision,
+    tags: wf.tags,
+    nodeCount: wf.nodes.length,
+    updatedAt,
+    isSkill: isSkill(wf),
+    interface: workflowInterface(wf),
+  }));
 }
 
 export function agentProfile(id: string, name: string): AgentProfile {
