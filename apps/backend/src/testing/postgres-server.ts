@@ -2,7 +2,7 @@ import { SQL } from "bun";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.ts";
 
 /** A PostgreSQL cluster the tests started: a superuser `weft` with trust auth on 127.0.0.1. */
 export interface TestPostgres {
@@ -45,18 +45,6 @@ function clusterOwnerIds(): { uid: number; gid: number } | undefined {
 function run(argv: string[], what: string): void {
   const result = Bun.spawnSync(asClusterOwner(argv), { stdout: "pipe", stderr: "pipe" });
   if (result.exitCode !== 0) throw new TestPostgresError(`${what} failed (exit ${result.exitCode}): ${result.stderr.toString().trim() || result.stdout.toString().trim()}`);
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
