@@ -59,7 +59,11 @@ export async function createSceneAgents(
       if (stored) snapshots.set(id, stored.document);
     }
   }
-  const recorder = new ExternalRunRecorder(deps.journal, (workflowId) => snapshots.get(workflowId));
+  const recorder = new ExternalRunRecorder(
+    deps.journal,
+    (workflowId) => snapshots.get(workflowId),
+    () => session.startedBy,
+  );
   const agents = new Map<string, AgentInstance>();
   try {
     for (const agent of scene.agents) {

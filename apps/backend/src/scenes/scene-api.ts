@@ -6,6 +6,7 @@ import { jsonResponse } from "../api/errors.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
 import type { SceneService } from "./scene-service.ts";
+import { actorOf } from "../auth/principal.ts";
 
 const MessageBody = z.object({
   /** An agent instance id, or "all". */
@@ -30,7 +31,7 @@ const TimelineQuery = z.object({
 export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number, log: Logger) {
   return (
     new Elysia()
-      .post("/api/scenes/:id/start", async ({ params }) => jsonResponse(await scenes.start(params.id)))
+      .post("/api/scenes/:id/start", async ({ params, request }) => jsonResponse(await scenes.start(params.id, actorOf(request))))
       .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
       .post("/api/scenes/:id/resume", async ({ params }) => jsonResponse(await scenes.resume(params.id)))
       .post("/api/scenes/:id/stop", async ({ params }) => jsonResponse(await scenes.stop(params.id)))

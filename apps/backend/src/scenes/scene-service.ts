@@ -61,7 +61,7 @@ export class SceneService {
   }
 
   /** Starts a new session of the scene from its definition (the previous session's state and log are replaced). */
-  async start(sceneId: string): Promise<SceneStateView> {
+  async start(sceneId: string, startedBy?: string): Promise<SceneStateView> {
     return this.exclusive(sceneId, async () => {
       const current = this.live.get(sceneId);
       const status = current?.runtime.status().status;
@@ -69,7 +69,7 @@ export class SceneService {
         throw new ServiceError("CONFLICT", `Scene "${sceneId}" is already ${status}; stop it first (POST /api/scenes/${sceneId}/stop) to start a new session.`, { status });
       }
       if (current) this.unload(sceneId);
-      const live = await this.open(sceneId, "new");
+      const live = await this.open(sceneId, "new", startedBy);
       await live.runtime.start();
       await live.runtime.persist();
       return this.state(sceneId);
@@ -235,12 +235,13 @@ export class SceneService {
     }
   }
 
-  private async open(sceneId: string, mode: "new" | "restore"): Promise<LiveScene> {
+  /** `startedBy`: the user starting a new session (a restored one keeps the one it was saved with). */
+  private async open(sceneId: string, mode: "new" | "restore", startedBy?: string): Promise<LiveScene> {
     const { store, journal } = this.deps;
     const scene = await this.definition(sceneId);
     const profiles = await loadSceneProfiles(this.deps.storage, scene);
     const saved = mode === "restore" ? await store.loadSession(sceneId) : undefined;
-    const session: SceneSession = saved ?? { sessionId: randomUUID(), startedAt: Date.now(), conversations: {} };
+    const session: SceneSession = saved ?? { sessionId: randomUUID(), startedAt: Date.now(), conversations: {}, ...(startedBy !== undefined ? { startedBy } : {}) };
     for (const agent of scene.agents) session.conversations[agent.instanceId] ??= randomUUID();
     if (mode === "new") await store.clear(sceneId);
     await store.saveSession(sceneId, session);

@@ -7,6 +7,8 @@ export const SceneSessionSchema = z.object({
   sessionId: z.string(),
   startedAt: z.number(),
   conversations: z.record(z.string(), z.string()),
+  /** The user who started the session: the runs its agents cause name them (`createdBy`), after a restart too. */
+  startedBy: z.string().optional(),
 });
 export type SceneSession = z.infer<typeof SceneSessionSchema>;
 
