@@ -24,30 +24,18 @@ interface DecodedEvent {
 
 /** Queue depth, active runs, workers and the mode, read from the probe at each scrape. */
 function queueGauges(queue: RunQueueProbe, registers: Registry[]): void {
-  new Gauge({
-    name: "weft_runs_active",
-    help: "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).",
-    registers,
-    collect: async function (this: Gauge) {
-      this.set(await queue.active());
-    },
-  });
-  new Gauge({
-    name: "weft_queue_depth",
-    help: "Runs waiting for a free slot (embedded mode) or a worker (queue mode).",
-    registers,
-    collect: async function (this: Gauge) {
-      this.set(await queue.waiting());
-    },
-  });
-  new Gauge({
-    name: "weft_workers_active",
-    help: "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.",
-    registers,
-    collect: async function (this: Gauge) {
-      this.set(await queue.workers());
-    },
-  });
+  const probed = (name: string, help: string, read: () => Promise<number>) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect: async function (this: Gauge) {
+        this.set(await read());
+      },
+    });
+  probed("weft_runs_active", "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).", () => queue.active());
+  probed("weft_queue_depth", "Runs waiting for a free slot (embedded mode) or a worker (queue mode).", () => queue.waiting());
+  probed("weft_workers_active", "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.", () => queue.workers());
   new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
 }
 
