@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   WEFT_MAX_BODY_BYTES: positiveInt.default(5 * 1024 * 1024),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
+  // `weft worker` only: its own /metrics and /healthz listener. Empty counts as unset (not as port 0, a random one).
+  WEFT_WORKER_METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
 });
 
 export interface EnvConfig {
@@ -55,6 +57,8 @@ export interface EnvConfig {
   maxBodyBytes: number;
   shutdownGraceMs: number;
   demoLlm: boolean;
+  /** WEFT_WORKER_METRICS_PORT: a worker's metrics listener (0: a free port). */
+  workerMetricsPort?: number;
 }
 
 export class ConfigError extends Error {
@@ -94,5 +98,6 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     maxBodyBytes: e.WEFT_MAX_BODY_BYTES,
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
     demoLlm: e.WEFT_DEMO_LLM === "on",
+    ...(e.WEFT_WORKER_METRICS_PORT !== undefined ? { workerMetricsPort: e.WEFT_WORKER_METRICS_PORT } : {}),
   };
 }

@@ -1,13 +1,9 @@
 import { Elysia } from "elysia";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource, messageOf } from "@weft/types";
-import { createBuiltinRegistry } from "@weft/nodes";
-import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
+import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf } from "@weft/types";
 import { openStorage, type Storage } from "./storage/storage.ts";
-import { loadMasterKey } from "./secrets/master-key.ts";
-import { SecretBox } from "./secrets/secret-box.ts";
-import { LlmProfileService } from "./llm/profile-service.ts";
+import { createRunRuntime, type RunRuntime } from "./runtime/run-runtime.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
 import { PayloadStore } from "./events/payload-store.ts";
@@ -17,15 +13,9 @@ import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
 import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
-import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "./runs/workflow-caches.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
-import { createToolHost } from "./tools/tool-host-setup.ts";
-import { CredentialService } from "./credentials/credential-service.ts";
-import { createCredentialRepository } from "./storage/credential-repository.ts";
 import { credentialsApi } from "./api/credentials.ts";
-import { resolveProjectDir } from "./tools/project-dir.ts";
-import { PermissionSettings } from "./settings/permission-settings.ts";
 import { createBuilder } from "./builder/index.ts";
 import { createAgents } from "./agents/index.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
@@ -33,14 +23,10 @@ import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
-import { toolCallsByUser } from "./accounts/tool-calls-by-user.ts";
 import { WsAccess } from "./auth/ws-access.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
-import { McpManager } from "./mcp/mcp-manager.ts";
-import { McpLayeredCatalog, mcpToolSource } from "./mcp/mcp-catalog.ts";
-import { McpSettings } from "./settings/mcp-settings.ts";
 import { mcpSettingsApi } from "./api/mcp-settings.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -105,7 +91,6 @@ export interface WeftServer {
 }
 
 const DEFAULT_FRONTEND = fileURLToPath(new URL("../../frontend/dist", import.meta.url));
-const DEFAULT_EXAMPLES = fileURLToPath(new URL("../../../workflows", import.meta.url));
 
 export async function createServer(options: ServerOptions): Promise<WeftServer> {
   // One redactor for everything this server stores, sends and logs; the stored secrets are added as they are read.
@@ -122,52 +107,31 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   // Large values of runs, observations and events are stored once and referenced; every reader gets them whole.
   const payloads = new PayloadStore(opened.sql);
   const storage = withPayloadReads(opened, payloads);
-  let demo: DemoLlm | undefined;
+  let runtime: RunRuntime | undefined;
   let scenes: Scenes | undefined;
   let queueMode: ApiQueueMode | undefined;
-  const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   try {
-    const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     const token = loadAccessToken(options.dataDir, options.authToken);
     redactor.set("access-token", "access token", [token.value]);
     const accounts = await createAccounts({ sql: storage.sql, maxBodyBytes, log: log.child("accounts") });
     const site = new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
     const boundary = new TrustBoundary(token, site, accounts.service);
-    demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
-    const demoUrl = demo?.baseUrl;
-    const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
-    await llmProfiles.ensureDefaults();
-    await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
-    await credentials.redactStoredSecrets();
-    const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
-    await loadExamplesOnce(storage, examplesDir, log.child("examples"));
-
-    const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
-    const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);
-    const workflows: WorkflowSource = { getWorkflow: async (id) => (await storage.workflows.get(id))?.document };
-    const permissionBroker = new PermissionBroker();
-    const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
-    const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
-    const toolHost = createToolHost(
-      { project: projectDir, pkg: examplesDir, dataDir: options.dataDir },
-      permissions.current.policy,
-      permissionBroker,
-      log.child("tools"),
-      process.env,
-      credentials.resolver(),
-    );
-    if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
-    toolHost?.addToolSource(mcpToolSource(mcp));
-    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
-    // The audit log names the user whose run made each tool call.
-    const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
-    const engineLog = log.child("engine");
-    const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
-    const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
+    // The engine and its services (LLM profiles, credentials, MCP servers, tool host, caches): built as a worker builds them.
+    const rt = (runtime = await createRunRuntime({
+      storage,
+      redactor,
+      log,
+      dataDir: options.dataDir,
+      ...(options.secret !== undefined ? { secret: options.secret } : {}),
+      ...(options.examplesDir !== undefined ? { examplesDir: options.examplesDir } : {}),
+      ...(options.projectDir !== undefined ? { projectDir: options.projectDir } : {}),
+      ...(options.demoLlm !== undefined ? { demoLlm: options.demoLlm } : {}),
+      createDefaultProfiles: true,
+    }));
+    const { llmProfiles, credentials, mcpSettings, catalog, workflows, permissionBroker, permissions, projectDir, toolHost, llm, caches, engine, engineFor } = rt;
+    await loadExamplesOnce(storage, rt.examplesDir, log.child("examples"));
     // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
-    const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
 
     // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
     queueMode = options.redisUrl ? await startApiQueueMode({ redisUrl: options.redisUrl, events: storage.events, maxWaiting: options.maxQueuedRuns ?? 10_000, log: log.child("queue") }) : undefined;
@@ -261,13 +225,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       (stopping ??= (async () => {
         const closed = server.stop(false);
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
-        await toolHost?.close();
-        await mcp.stop();
+        await rt.closeTools();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");
         await Promise.race([closed, Bun.sleep(2000)]);
         await server.stop(true);
-        await demo?.stop();
+        await rt.close();
         await queueMode?.close();
         await storage.close();
       })());
@@ -281,15 +244,14 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       port,
       storage,
       projectDir,
-      ...(demoUrl ? { demoLlmBaseUrl: demoUrl } : {}),
+      ...(rt.demoLlmBaseUrl ? { demoLlmBaseUrl: rt.demoLlmBaseUrl } : {}),
       interruptedAtStart,
       routes: () => api.routes.map((r) => ({ method: r.method, path: r.path })),
       stop,
     };
   } catch (error) {
-    await mcp.stop();
     await scenes?.shutdown();
-    await demo?.stop();
+    await runtime?.close();
     await queueMode?.close();
     await storage.close();
     throw error;

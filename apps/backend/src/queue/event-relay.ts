@@ -41,9 +41,10 @@ export class RelayingEventHub extends EventHub {
     this.redis.publish(EVENTS_CHANNEL, JSON.stringify(announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
   }
 
-  /** Events another process stored and announced: delivered to this process's subscribers only, not announced again. */
+  /** Events another process stored and announced: delivered to this process's subscribers only, not to its taps, not announced again. */
   deliverRelayed(events: StoredEvent[]): void {
-    super.publish(events);
+    // Not `publish`: the taps (metrics) count only what this process stored; the writer counted these.
+    this.deliver(events);
   }
 }
 

@@ -31,12 +31,15 @@ export function queueModeProbe(queue: Queue<RunJobData>, redis: Redis): RunQueue
     waiting: () => within("the waiting count", queue.getWaitingCount()),
     active: () => within("the active count", queue.getActiveCount()),
     workers: () => within("the worker count", queue.getWorkersCount()),
-    redisReachable: async () => {
-      try {
-        return (await within("PING", redis.ping())) === "PONG";
-      } catch {
-        return false;
-      }
-    },
+    redisReachable: () => redisAnswers(redis),
   };
+}
+
+/** Whether Redis answers PING within a second (a worker's /healthz asks this too). */
+export async function redisAnswers(redis: Redis): Promise<boolean> {
+  try {
+    return (await within("PING", redis.ping())) === "PONG";
+  } catch {
+    return false;
+  }
 }

@@ -1,30 +1,19 @@
 import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
-import { createBuiltinRegistry } from "@weft/nodes";
-import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm } from "@weft/agent-runtime";
-import { createLogger, redactingLogger, SecretRedactor, type Logger, type NodeServices, type WorkflowSource } from "@weft/types";
+import { createLogger, redactingLogger, SecretRedactor, type Logger } from "@weft/types";
 import { openStorage, type Storage } from "../storage/storage.ts";
-import { loadMasterKey } from "../secrets/master-key.ts";
-import { SecretBox } from "../secrets/secret-box.ts";
-import { LlmProfileService } from "../llm/profile-service.ts";
-import { CredentialService } from "../credentials/credential-service.ts";
-import { createCredentialRepository } from "../storage/credential-repository.ts";
-import { McpManager } from "../mcp/mcp-manager.ts";
-import { McpLayeredCatalog, mcpToolSource } from "../mcp/mcp-catalog.ts";
-import { McpSettings } from "../settings/mcp-settings.ts";
-import { PermissionSettings } from "../settings/permission-settings.ts";
-import { createToolHost } from "../tools/tool-host-setup.ts";
-import { resolveProjectDir } from "../tools/project-dir.ts";
 import { EventJournal } from "../events/event-journal.ts";
 import { PayloadStore } from "../events/payload-store.ts";
 import { withPayloadReads } from "../events/payload-reads.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
-import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../runs/workflow-caches.ts";
+import { createRunRuntime, type RunRuntime } from "../runtime/run-runtime.ts";
+import { loadAccessToken } from "../auth/access-token.ts";
+import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
 import type { Redis } from "ioredis";
 import { openRedis } from "./queue-names.ts";
 import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
+import { redisAnswers } from "./queue-probe.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -47,6 +36,12 @@ export interface WorkerProcessOptions {
   lockMs?: number;
   /** How long running runs may take to finish on SIGTERM before they are stopped (`interrupted`). */
   shutdownGraceMs?: number;
+  /** WEFT_WORKER_METRICS_PORT: serve this worker's `GET /metrics` and `GET /healthz` on it (0 picks a free port). Unset: no listener. */
+  metricsPort?: number;
+  /** WEFT_HOST: the address the metrics listener binds. Default 127.0.0.1. */
+  metricsHostname?: string;
+  /** WEFT_AUTH_TOKEN: the bearer token /metrics asks for; otherwise `<dataDir>/access-token`, as the API's. */
+  authToken?: string;
   logger?: Logger;
 }
 
@@ -55,15 +50,15 @@ export interface WorkerProcess {
   id: string;
   storage: Storage;
   worker: RunWorker;
+  /** The metrics and health listener, when `metricsPort` was given. */
+  metricsUrl?: string;
   /** Stops taking jobs, lets running ones finish (bounded by shutdownGraceMs), flushes events, closes. */
   stop(): Promise<void>;
 }
 
-const DEFAULT_EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
-
 /**
- * `weft worker`: opens the API's storage, builds the engine the way the API does (same nodes, LLM
- * profiles, credentials, MCP servers and tool host) and executes run jobs from the queue.
+ * `weft worker`: opens the API's storage, builds the engine with the API's own `createRunRuntime` (same
+ * nodes, LLM profiles, credentials, MCP servers and tool host) and executes run jobs from the queue.
  *
  * Each worker keeps its own output cache per workflow (`WorkflowCaches`): a re-run reuses upstream
  * outputs only when it lands on a worker that ran that workflow before. Sharing the cache through
@@ -84,46 +79,42 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   // As in the API: large values are stored once and referenced, and every reader gets them whole.
   const payloads = new PayloadStore(opened.sql);
   const storage = withPayloadReads(opened, payloads);
-  const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
-  let demo: DemoLlm | undefined;
+  let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;
+  let ops: WorkerOps | undefined;
   try {
     const commands = (redis = await openRedis(options.redisUrl, `${id}:commands`, log.child("queue")));
     subscriber = await openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
-    const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
-    demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
-    const demoUrl = demo?.baseUrl;
-    // The API creates the default profiles; a worker only reads them.
-    const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
-    await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
-    await credentials.redactStoredSecrets();
-    await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
-    const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);
-    const workflows: WorkflowSource = { getWorkflow: async (workflowId) => (await storage.workflows.get(workflowId))?.document };
-    const permissions = await PermissionSettings.load(storage.settings, log.child("settings"));
-    const examplesDir = options.examplesDir ?? DEFAULT_EXAMPLES;
-    const projectDir = resolveProjectDir(options.dataDir, options.projectDir, log);
     // Nobody can answer a permission question in a worker: what the policy says "ask" about is refused here.
-    const toolHost = createToolHost(
-      { project: projectDir, pkg: examplesDir, dataDir: options.dataDir },
-      permissions.current.policy,
-      new PermissionBroker(),
-      log.child("tools"),
-      process.env,
-      credentials.resolver(),
-    );
-    toolHost?.addToolSource(mcpToolSource(mcp));
-    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
-    const services: NodeServices = { llm, ...(toolHost ? { toolHost } : {}) };
-    const engineLog = log.child("engine");
-    const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
-    const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
+    const rt = (runtime = await createRunRuntime({
+      storage,
+      redactor,
+      log,
+      dataDir: options.dataDir,
+      ...(options.secret !== undefined ? { secret: options.secret } : {}),
+      ...(options.examplesDir !== undefined ? { examplesDir: options.examplesDir } : {}),
+      ...(options.projectDir !== undefined ? { projectDir: options.projectDir } : {}),
+      ...(options.demoLlm !== undefined ? { demoLlm: options.demoLlm } : {}),
+      // The API creates the default profiles; a worker only reads them.
+      createDefaultProfiles: false,
+    }));
 
     const hub = new RelayingEventHub(id, commands, log.child("relay"));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
-    const executor = new RunExecutor({ journal, engineFor, log: log.child("runs") });
+    // Its runs' events reach no API process's metrics (the relay delivers them to subscribers only): the worker serves its own.
+    if (options.metricsPort !== undefined) {
+      ops = startWorkerOps({
+        hub,
+        sql: storage.sql,
+        redisReachable: () => redisAnswers(commands),
+        port: options.metricsPort,
+        ...(options.metricsHostname !== undefined ? { hostname: options.metricsHostname } : {}),
+        token: loadAccessToken(options.dataDir, options.authToken).value,
+      });
+      log.info("worker metrics listening", { url: ops.url });
+    }
+    const executor = new RunExecutor({ journal, engineFor: rt.engineFor, log: log.child("runs") });
     const worker = new RunWorker(
       { redisUrl: options.redisUrl, concurrency: options.concurrency ?? 4, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
       { storage, executor, redis: commands, subscriber, log: log.child("queue") },
@@ -136,16 +127,15 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       (stopping ??= (async () => {
         await worker.stop(options.shutdownGraceMs ?? 30_000);
         await journal.flush();
-        await toolHost?.close();
-        await mcp.stop();
-        await demo?.stop();
+        await rt.close();
+        await ops?.stop();
         await commands.quit().catch(() => undefined);
         await storage.close();
       })());
-    return { id, storage, worker, stop };
+    return { id, storage, worker, ...(ops ? { metricsUrl: ops.url } : {}), stop };
   } catch (error) {
-    await mcp.stop();
-    await demo?.stop();
+    await ops?.stop();
+    await runtime?.close();
     redis?.disconnect();
     subscriber?.disconnect();
     await storage.close();
