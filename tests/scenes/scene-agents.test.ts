@@ -91,13 +91,13 @@ describe("agents cooperating in a scene", () => {
     expect(report.divergences[0]).toMatch(/^Agent "writer" asked the LLM for output #3, but the record holds only 2/);
     expect(report.unused).toEqual({});
 
-    // An output recorded for another trigger than the one the replay deliberates is refused too.
+    // A trigger the record never published (an altered log) is refused too, and not deliberated.
     const altered = h.runtime.log
       .entries()
       .map((e) => (e.kind === "trigger.queued" && e.instanceId === "reader" && e.trigger.kind === "event" ? { ...e, trigger: { ...e.trigger, payload: { path: "elsewhere" } } } : e));
     const second = await h.replay(altered);
     expect(second.ok).toBe(false);
-    expect(second.divergences[0]).toMatch(/Agent "reader" output #1 was recorded for trigger \[event weather\.reported from writer: \{"path":"elsewhere"\}\]/);
+    expect(second.divergences[0]).toMatch(/Agent "reader" took trigger \[event weather\.reported from writer: \{"path":"elsewhere"\}\], but the record holds no such event/);
     expect(second.privateStates.reader).toEqual({});
   });
 });

@@ -4,6 +4,7 @@ import type { SceneRuntime } from "../runtime/scene-runtime.ts";
 import type { RecordedEffectOrder } from "./effect-order.ts";
 import type { RecordedLlm } from "./recorded-llm.ts";
 import { recordedTriggerScript } from "./trigger-script.ts";
+import { checkScript } from "./script-check.ts";
 
 /** A user message of the recorded session, as the replay sends it again. */
 export interface RecordedUserMessage {
@@ -70,13 +71,14 @@ export async function replayScene(
     const { used, total } = recorded.progress();
     onProgress?.({ messagesDone, messages: messages.length, outputsUsed: used, outputs: total });
   };
+  const scripted = checkScript(log, recordedTriggerScript(log));
   const detach = effects?.attach(runtime.log);
   const unwatch = onProgress ? recorded.onServed(report) : undefined;
   try {
     report();
     // Each agent takes the triggers it took in the session, whatever the timing now: the user's
     // messages are among them, so they are not sent again.
-    runtime.followScript(recordedTriggerScript(log));
+    runtime.followScript(scripted.script);
     runtime.start();
     await runtime.whenIdle();
     messagesDone = messages.length;
@@ -87,7 +89,7 @@ export async function replayScene(
     detach?.();
     effects?.dispose();
   }
-  const divergences = [...recorded.divergences, ...(effects?.divergences ?? [])];
+  const divergences = [...scripted.divergences, ...recorded.divergences, ...(effects?.divergences ?? [])];
   const unused = recorded.unused();
   const privateStates = Object.fromEntries(runtime.scene.agents.map((a) => [a.instanceId, runtime.privateState(a.instanceId).snapshot()]));
   return {
