@@ -1,0 +1,33 @@
+/** A child process a test spawned with stdout and stderr piped. */
+type Child = ReturnType<typeof Bun.spawn>;
+
+/** Gathers the child's stdout and stderr as they arrive; the answer reads everything written so far. */
+export function collectOutput(proc: Child): () => string {
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  void collect(proc.stdout as ReadableStream<Uint8Array>);
+  void collect(proc.stderr as ReadableStream<Uint8Array>);
+  return () => text;
+}
+
+/**
+ * Waits until the output announces the child is ready (`announcement`'s first group: its URL, its id),
+ * polling every 25 ms. Throws `<what> did not start` with the output when the child exits first or 20 s pass.
+ */
+export async function awaitAnnouncement(proc: Child, output: () => string, announcement: RegExp, what: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = announcement.exec(output())?.[1];
+    if (found) return found;
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${what} did not start:\n${output()}`);
+    await Bun.sleep(25);
+  }
+}
