@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, connect } from "node:net";
+import { connect } from "node:net";
+import { freePort } from "./free-port.ts";
 
 /** A redis-server the tests started, on 127.0.0.1, nothing persisted. */
 export interface TestRedis {
@@ -14,18 +15,6 @@ export interface TestRedis {
 /** redis-server is missing (scripts/ensure-redis.sh installs it), or it would not start. */
 export class TestRedisError extends Error {
   readonly code = "TEST_REDIS_UNAVAILABLE";
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** True once the server answers PING with PONG. */

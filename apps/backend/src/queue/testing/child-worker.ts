@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { awaitAnnouncement, collectOutput } from "../../testing/child-output.ts";
 
 // `bun run weft worker` runs exactly this file; spawned directly so a signal reaches the worker itself, not a `bun run` wrapper.
 const CLI = join(dirname(fileURLToPath(import.meta.url)), "../../../../cli/src/main.ts");
@@ -24,30 +25,12 @@ export async function spawnWorker(env: Record<string, string>, args: string[] = 
     stdout: "pipe",
     stderr: "pipe",
   });
-  let text = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      text += decoder.decode(value, { stream: true });
-    }
-  };
-  void collect(proc.stdout as ReadableStream<Uint8Array>);
-  void collect(proc.stderr as ReadableStream<Uint8Array>);
-  const deadline = Date.now() + 20_000;
-  let id: string | undefined;
-  while (!id) {
-    id = /weft worker (\S+) is taking runs/.exec(text)?.[1];
-    if (id) break;
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${text}`);
-    await Bun.sleep(25);
-  }
+  const output = collectOutput(proc);
+  const id = await awaitAnnouncement(proc, output, /weft worker (\S+) is taking runs/, "worker");
   return {
     proc,
     id,
-    output: () => text,
-    runsTaken: () => [...text.matchAll(/run taken \{"runId":"([^"]+)"/g)].map((m) => m[1]),
+    output,
+    runsTaken: () => [...output().matchAll(/run taken \{"runId":"([^"]+)"/g)].map((m) => m[1]),
   };
 }
