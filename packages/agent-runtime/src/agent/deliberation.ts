@@ -12,6 +12,7 @@ import {
   messageOf,
 } from "@weft/types";
 import type { ExecutionEngine } from "../engine/index.ts";
+import { freezeWorkflow } from "../engine/frozen-workflow.ts";
 import { agentError, fail, ok, type AgentResult } from "./errors.ts";
 
 /** What the LLM said in one deliberation. */
@@ -93,7 +94,8 @@ export class Deliberation {
         ),
       );
     }
-    return ok(new Deliberation(workflow, Boolean(input("system")), Boolean(input("tools"))));
+    // Run every step: a frozen copy, so the engine compiles its graph once (the source's object stays the caller's).
+    return ok(new Deliberation(freezeWorkflow(structuredClone(workflow)), Boolean(input("system")), Boolean(input("tools"))));
   }
 
   async run(engine: ExecutionEngine, inputs: DeliberationInputs, options: { runId: string; signal?: AbortSignal; onEvent?: RunEventSink; services?: NodeServices }): Promise<DeliberationOutcome> {

@@ -4,6 +4,7 @@ import {
   formatIssue,
   type Logger,
   type NodeCatalog,
+  type NodeDefinition,
   type NodeError,
   type NodeServices,
   type NodeValues,
@@ -17,6 +18,7 @@ import { downstreamOf } from "./compiled-graph.ts";
 import type { EngineOptions, RunOptions } from "./engine-options.ts";
 import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
+import { isFrozenWorkflow } from "./frozen-workflow.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
 import { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
@@ -48,6 +50,8 @@ export class ExecutionEngine {
   private readonly graceMs: number;
   private readonly logger: Logger;
   private readonly subworkflows: SubworkflowRunner;
+  /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
+  private readonly frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
 
   constructor(options: EngineOptions) {
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -80,12 +84,23 @@ export class ExecutionEngine {
     return { ok: false, issues };
   }
 
+  /** The graph `run` runs: compiled each time, or once for a workflow frozen by `freezeWorkflow`. */
+  private compileForRun(workflow: Workflow): CompileResult {
+    if (!isFrozenWorkflow(workflow)) return this.compile(workflow);
+    // A frozen workflow cannot change; its graph holds while every node type resolves to the same definition.
+    const kept = this.frozenGraphs.get(workflow);
+    if (kept && workflow.nodes.every((node, i) => this.catalog.get(node.type) === kept.defs[i])) return kept.result;
+    const result = this.compile(workflow);
+    this.frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
+    return result;
+  }
+
   /**
    * `run` takes a typed Workflow and checks its graph without re-parsing the document (the schema
    * is checked where documents come in: `validate`, the API, the CLI). Something that is not
    * shaped like a workflow at all falls back to the full check, so its problems are still named.
    */
-  private compileForRun(workflow: Workflow): CompileResult {
+  private compile(workflow: Workflow): CompileResult {
     const shaped = workflow !== null && typeof workflow === "object" && Array.isArray(workflow.nodes) && (workflow.edges === undefined || Array.isArray(workflow.edges));
     if (shaped) {
       try {

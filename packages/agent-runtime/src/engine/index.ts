@@ -1,4 +1,5 @@
 export { ExecutionEngine, type ValidationResult } from "./execution-engine.ts";
+export { freezeWorkflow } from "./frozen-workflow.ts";
 export type { EngineOptions, RunOptions } from "./engine-options.ts";
 export { LruOutputCache, type CacheEntry, type OutputCache } from "./cache/index.ts";
 export { DirectoryWorkflowSource } from "./directory-workflow-source.ts";
