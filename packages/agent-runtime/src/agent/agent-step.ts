@@ -9,7 +9,7 @@ import {
   type NodeError,
   messageOf,
 } from "@weft/types";
-import { assistantMessage, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
+import { assistantMessage, conversationHistory, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, type AgentError } from "./errors.ts";
@@ -48,7 +48,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
 
   let history: ConversationMessage[];
   try {
-    history = await env.conversations.messages(env.conversationId);
+    history = await conversationHistory(env.conversations, env.conversationId);
   } catch (error) {
     return failedBeforeDeliberation(env, step, startedAt, agentError("CONVERSATION_FAILED", `The conversation log could not be read: ${messageOf(error)}`));
   }

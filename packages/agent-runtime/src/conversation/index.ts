@@ -5,4 +5,5 @@ export { userMessage, assistantMessage, toolResultMessage, llmErrorMessage, toCh
 export { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from "./token-estimate.ts";
 export { FileToolOutputStore, storeLargeToolOutput, type ToolOutputStore } from "./tool-output-store.ts";
 export { InMemoryConversationStore, ConversationStoreError, validateMessages, type ConversationStoreErrorCode } from "./conversation-store.ts";
+export { conversationHistory, type NumberedConversationStore } from "./conversation-history.ts";
 export { createConversationService } from "./conversation-service.ts";
