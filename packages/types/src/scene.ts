@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolCallSchema } from "./llm.ts";
+import { NodeErrorSchema } from "./run.ts";
 import { JsonObjectSchema, JsonValueSchema, WorldChangeSchema } from "./world.ts";
 
 /** A topic: at least two dot-separated segments, `namespace.name` (e.g. `task.created`, `game.round.ended`). */
@@ -143,6 +144,28 @@ export const SceneLogEntrySchema = z.discriminatedUnion("kind", [
     text: z.string(),
     reasoning: z.string().optional(),
     toolCalls: z.array(ToolCallSchema).optional(),
+  }),
+  /**
+   * A tool or skill call an agent ran in a deliberation step (`step` counts the deliberation's model
+   * calls from 1, `index` the step's executed calls from 0), with what the model was told: after a
+   * crash the call is not run again, its recorded outcome is used.
+   */
+  z.object({
+    ...logBase,
+    kind: z.literal("action.completed"),
+    instanceId: z.string(),
+    triggerId: z.string(),
+    step: z.number().int().positive(),
+    index: z.number().int().nonnegative(),
+    toolId: z.string(),
+    params: JsonValueSchema,
+    status: z.enum(["completed", "failed"]),
+    ok: z.boolean(),
+    observation: z.string(),
+    runId: z.string().optional(),
+    error: NodeErrorSchema.optional(),
+    fullResultRef: z.string().optional(),
+    durationMs: z.number().nonnegative(),
   }),
 ]);
 export type SceneLogEntry = z.infer<typeof SceneLogEntrySchema>;

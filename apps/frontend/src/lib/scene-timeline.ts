@@ -26,7 +26,7 @@ export function isCompact(item: TimelineItem): boolean {
 /**
  * The timeline of a session: its log entries and its agents' recorded steps, in time order (a step
  * at its start, so the world changes and events of its action come after it). User messages sent to
- * all agents show once. The raw `llm.output` entries are left out: each step shows its output.
+ * all agents show once. The raw `llm.output` and `action.completed` entries are left out: each step shows its output and actions.
  */
 export function buildTimeline(entries: readonly SceneLogEntry[], steps: readonly SceneStepView[]): TimelineItem[] {
   const triggers = new Map<string, AgentTrigger>();
@@ -75,6 +75,7 @@ export function buildTimeline(entries: readonly SceneLogEntry[], steps: readonly
         items.push({ kind: "private", key, ts: e.ts, instanceId: e.instanceId, op: e.op, path: e.path, ...(e.after !== undefined ? { after: e.after } : {}) });
         break;
       case "llm.output":
+      case "action.completed":
         break;
       default: {
         const never: never = e;

@@ -8,6 +8,7 @@ import {
   type AgentStatus,
   type AgentStepTrace,
   type ContextBudgetInput,
+  type ConversationMessage,
   type ConversationStore,
   type LlmService,
   type Logger,
@@ -41,7 +42,7 @@ import type { AgentProtocolAdapter } from "./protocol.ts";
 import { nativeProtocol } from "./protocol-native.ts";
 import { xmlProtocol } from "./protocol-xml.ts";
 import type { PendingQuestion } from "./step-actions.ts";
-import type { PermissionRecord, StepEnvironment } from "./step-environment.ts";
+import type { ActionJournal, PermissionRecord, StepEnvironment } from "./step-environment.ts";
 
 export interface AgentInstanceOptions {
   profile: AgentProfileInput;
@@ -88,6 +89,12 @@ export interface AgentRunOptions {
   services?: NodeServices;
   /** Wraps the loop's LLM for this loop only (a scene records each answer, or serves recorded ones after a crash). */
   llm?: (llm: LlmService) => LlmService;
+  /** Wraps the conversation store for this loop only (a scene commits its effects before each step is recorded). */
+  conversations?: (store: ConversationStore) => ConversationStore;
+  /** Records this loop's tool calls, and gives back those already run before a crash (a scene's deliberation). */
+  actions?: ActionJournal;
+  /** The id of the message `sendMessage` appends (a scene names its trigger, to find it again after a crash). */
+  messageId?: string;
   /** The user this loop acts for (who sent the message): named on its tool calls, so the audit log says who they were for. */
   userId?: string;
 }
@@ -227,14 +234,19 @@ export class AgentInstance {
     const question = this.question;
     const entries = question
       ? this.protocol.observationEntries([{ ...(question.callId ? { callId: question.callId } : {}), toolName: question.toolName, observation: userAnswerObservation(question.toolName, text) }], meta)
-      : [userMessage(text, meta)];
+      : [userMessage(text, { ...meta, ...(options.messageId !== undefined ? { id: options.messageId } : {}) })];
     try {
-      await this.options.conversations.append(this.conversationId, entries);
+      await (options.conversations ? options.conversations(this.options.conversations) : this.options.conversations).append(this.conversationId, entries);
     } catch (error) {
       return fail(agentError("CONVERSATION_FAILED", `The message could not be written to the conversation log: ${messageOf(error)}`));
     }
     this.question = undefined;
     return ok(await this.loop(options));
+  }
+
+  /** The conversation's log. */
+  messages(): Promise<ConversationMessage[]> {
+    return this.options.conversations.messages(this.conversationId);
   }
 
   /** Continues the loop from the log without a new message (after `max_steps`, `stuck`, `failed`, `cancelled` or a restart). */
@@ -324,7 +336,7 @@ export class AgentInstance {
     return result;
   }
 
-  private environment(signal: AbortSignal, { services: callServices, llm: wrapLlm, userId }: AgentRunOptions): StepEnvironment {
+  private environment(signal: AbortSignal, { services: callServices, llm: wrapLlm, userId, conversations, actions }: AgentRunOptions): StepEnvironment {
     const o = this.options;
     const services: NodeServices = { ...o.services, ...callServices };
     services.privateState ??= this.ownPrivateState;
@@ -347,7 +359,7 @@ export class AgentInstance {
       engine: o.engine,
       executor: this.executor,
       protocol: this.protocol,
-      conversations: o.conversations,
+      conversations: conversations ? conversations(o.conversations) : o.conversations,
       events: this.events,
       ...(o.onRunEvent ? { onRunEvent: o.onRunEvent } : {}),
       services,
@@ -360,6 +372,7 @@ export class AgentInstance {
           return records;
         },
       },
+      ...(actions ? { actions } : {}),
       signal,
     };
   }

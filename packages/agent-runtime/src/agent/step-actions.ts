@@ -99,13 +99,17 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
     }
     const runId = crypto.randomUUID();
     env.permissions.begin();
-    const result = await env.executor.execute(call, {
-      runId,
-      signal: env.signal,
-      services: env.services,
-      resultKey: action.callId ?? runId,
-      ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}),
-    });
+    const journal = env.actions?.begin({ toolId: call.toolId, params: call.params });
+    const result =
+      journal?.recorded ??
+      (await env.executor.execute(call, {
+        runId,
+        signal: env.signal,
+        services: env.services,
+        resultKey: action.callId ?? runId,
+        ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}),
+      }));
+    if (!journal?.recorded) journal?.completed(result);
     const permissions = env.permissions.end();
     const observation = withNote(result.observation, action.note);
     out.observed.push(out.traces.length);

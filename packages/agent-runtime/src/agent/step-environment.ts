@@ -1,7 +1,7 @@
 import type { AgentActionTrace, AgentProfile, ContextBudgetInput, ConversationStore, NodeServices, RunEventSink } from "@weft/types";
 import type { Manifest } from "../action/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
-import type { ActionExecutor } from "./action-executor.ts";
+import type { ActionExecutor, ActionOutcome } from "./action-executor.ts";
 import type { AgentEventStream } from "./agent-events.ts";
 import type { Deliberation } from "./deliberation.ts";
 import type { AgentProtocolAdapter } from "./protocol.ts";
@@ -12,6 +12,15 @@ export type PermissionRecord = AgentActionTrace["permissions"][number];
 export interface PermissionRecorder {
   begin(): void;
   end(): PermissionRecord[];
+}
+
+/**
+ * Where a loop's tool calls are recorded (a scene's deliberation): called as each call is about to
+ * run, it gives the outcome of a call already run before a crash (then it is not run again) and
+ * takes the outcome of one that runs.
+ */
+export interface ActionJournal {
+  begin(call: { toolId: string; params: Record<string, unknown> }): { recorded?: ActionOutcome; completed(outcome: ActionOutcome): void };
 }
 
 /** Everything one deliberation step works with; the AgentInstance builds it for each loop. */
@@ -32,5 +41,6 @@ export interface StepEnvironment {
   services: NodeServices;
   context: { systemPrompt?: string; budget?: ContextBudgetInput; stateChars?: number };
   permissions: PermissionRecorder;
+  actions?: ActionJournal;
   signal: AbortSignal;
 }

@@ -13,6 +13,7 @@ export { SceneLog, type SceneLogOptions } from "./log/scene-log.ts";
 export type { SceneStateStore } from "./persistence/scene-state-store.ts";
 export { FileSceneStateStore } from "./persistence/file-scene-state-store.ts";
 export { SceneRuntime, type SceneRuntimeOptions, type ScenePeerProfile, type Deliberate, type DeliberationContext, type RecordedLlmOutput, type SceneStatusInfo } from "./runtime/scene-runtime.ts";
+export type { SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./runtime/scene-runtime-types.ts";
 export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
 export { recordedTriggerScript } from "./replay/trigger-script.ts";
 export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";

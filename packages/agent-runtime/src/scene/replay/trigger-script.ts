@@ -39,6 +39,7 @@ export function recordedTriggerScript(log: readonly SceneLogEntry[]): Map<string
       case "world.changed":
       case "private.changed":
       case "llm.output":
+      case "action.completed":
         break;
       default: {
         const never: never = entry;

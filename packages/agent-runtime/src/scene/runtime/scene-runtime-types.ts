@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AgentTrigger, LlmService, Logger, NodeServices, RunEventSink, SceneAgent, SceneInput, SceneStatus, SceneStatusReason, ToolCall } from "@weft/types";
+import type { AgentTrigger, ConversationStore, LlmService, Logger, NodeError, NodeServices, RunEventSink, SceneAgent, SceneInput, SceneStatus, SceneStatusReason, ToolCall } from "@weft/types";
 import type { EffectGate } from "../replay/effect-order.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 
@@ -23,6 +23,43 @@ export interface DeliberationContext {
    * resumed after a crash gets the answers recorded before the crash again instead of asking anew.
    */
   llm(inner: LlmService): LlmService;
+  /**
+   * The conversation store as this deliberation must use it: each append (the trigger's message, a
+   * step's record) waits until the scene has committed everything before it, so after a crash the
+   * conversation never holds a step whose effects the scene lost.
+   */
+  conversations(inner: ConversationStore): ConversationStore;
+  /** Where each completed tool call is logged, and taken from after a crash instead of running again. */
+  actions: SceneActionJournal;
+  /** The conversation already holds this resumed deliberation's first `steps` steps: they are not re-run. */
+  resumeAfter(steps: number): void;
+}
+
+/** A tool or skill call as the scene records it. */
+export interface SceneActionCall {
+  toolId: string;
+  params: Record<string, unknown>;
+}
+
+/** A call's outcome (the agent's `ActionOutcome`). */
+export interface SceneActionOutcome {
+  status: "completed" | "failed" | "cancelled";
+  ok: boolean;
+  runId?: string;
+  result?: unknown;
+  error?: NodeError;
+  observation: string;
+  fullResultRef?: string;
+  startedAt: number;
+  durationMs: number;
+}
+
+/**
+ * Called as each call is about to run: its outcome when a deliberation cut off by a crash had
+ * already run it (then it is not run again), and where to report the outcome of one that runs.
+ */
+export interface SceneActionJournal {
+  begin(call: SceneActionCall): { recorded?: SceneActionOutcome; completed(outcome: SceneActionOutcome): void };
 }
 
 /** A model output as the scene log keeps it. */

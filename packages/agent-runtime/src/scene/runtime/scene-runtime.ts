@@ -27,7 +27,7 @@ import { MergedTriggers } from "../triggers/merged-triggers.ts";
 import { StepBudget } from "../triggers/step-budget.ts";
 import { agentServices } from "./agent-services.ts";
 import { resumePlans, type ResumePlan } from "./resume-plan.ts";
-import { deliberationLlm } from "./deliberation-llm.ts";
+import { actionEntry, DeliberationRecord } from "./deliberation-record.ts";
 import type { SceneRuntimeOptions, SceneStatusInfo, ScenePeerProfile } from "./scene-runtime-types.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
 import { SceneRouter } from "./scene-router.ts";
@@ -292,14 +292,22 @@ export class SceneRuntime {
     const config = { ...this.scene.mailbox, ...(agent.mailbox ?? {}) };
     const run = (trigger: AgentTrigger, signal: AbortSignal) => {
       const plan = trigger.resumed ? this.takeResumePlan(id, trigger.id) : undefined;
-      const done = plan ? { count: plan.effects } : undefined;
-      const services = done ? agentServices(id, this.world, this.bus, this.privateState(id), () => this.current.status === "stopped", this.options.effectGate, done) : this.servicesFor(id);
+      const record = new DeliberationRecord(plan, {
+        output: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
+        action: (step, index, call, outcome) => void this.log.append(actionEntry(id, trigger.id, step, index, call, outcome)),
+        commit: () => this.persister?.flush(),
+        warn: (message, details) => this.logger.warn(message, { instanceId: id, triggerId: trigger.id, ...details }),
+      });
+      const services = plan ? agentServices(id, this.world, this.bus, this.privateState(id), () => this.current.status === "stopped", this.options.effectGate, record.done) : this.servicesFor(id);
       return this.options.deliberate(id, trigger, {
         sceneId: this.scene.id,
         signal,
         services,
         recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
-        llm: (inner) => deliberationLlm(inner, plan?.outputs ?? [], (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls)),
+        llm: (inner) => record.llm(inner),
+        conversations: (inner) => record.conversations(inner),
+        actions: record.actions,
+        resumeAfter: (steps) => record.resumeAfter(steps),
       });
     };
     const merges = new MergedTriggers();
