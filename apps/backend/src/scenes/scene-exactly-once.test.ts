@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -60,6 +60,29 @@ function townModel() {
           : observations === 1
             ? action("scene_publish_event", { topic: "town.counted", payload: "{}" })
             : reply("Counted.");
+      return new Response(text, { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
+}
+
+/**
+ * An agent's model that appends a line to a file in @project with a tool, then (once it has seen
+ * the call's observation) answers. Its second request ever hangs: the server is killed after the
+ * call's step was committed, while the deliberation waits for its next answer. A deliberation redone
+ * from scratch after the restart would run the call again: the second line this test must not see.
+ */
+function fileModel() {
+  let requests = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
+      requests++;
+      if (requests === 2) await Bun.sleep(60_000);
+      const observed = body.messages.at(-1)?.content?.startsWith("Observation:") ?? false;
+      const text = observed ? reply("Noted.") : action("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" });
       return new Response(text, { headers: { "content-type": "text/event-stream" } });
     },
   });
@@ -128,6 +151,24 @@ async function stream(child: ChildServer): Promise<RunEvent[]> {
   return EventsPageSchema.parse((await child.call("GET", "/api/streams/town/events?limit=5000")).body).events;
 }
 
+const ConversationAnswerSchema = z.object({ messages: z.array(z.object({ role: z.string(), content: z.string().nullable() })) });
+
+/** The user messages of the scene agent's conversation. */
+async function userMessages(child: ChildServer): Promise<string[]> {
+  const view = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/town/state")).body);
+  const conversationId = view.agents[0]?.conversationId;
+  if (!conversationId) throw new Error("the scene's agent has no conversation");
+  const { messages } = ConversationAnswerSchema.parse((await child.call("GET", `/api/conversations/${conversationId}`)).body);
+  return messages.flatMap((m) => (m.role === "user" && m.content !== null && !m.content.startsWith("Observation:") ? [m.content] : []));
+}
+
+async function settled(child: ChildServer, saved: () => Promise<{ log: SceneLogEntry[] }>): Promise<void> {
+  await until("the resumed clerk to finish", async () => {
+    const s = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/town/state")).body);
+    return s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && (await saved()).log.some((e) => e.kind === "deliberation.finished") ? s : undefined;
+  });
+}
+
 const worldChanges = (events: RunEvent[]) => events.flatMap((e) => (e.type === "world.changed" ? [`${e.path}=${JSON.stringify(e.value)}`] : []));
 const loggedChanges = (log: SceneLogEntry[]) => log.flatMap((e) => (e.kind === "world.changed" ? [`${e.change.path}=${JSON.stringify(e.change.after)}`] : []));
 
@@ -171,10 +212,8 @@ describe.each([sqlite, postgres])("a scene killed with SIGKILL mid-deliberation 
     child = await serve(dataDir, env);
     // The stream after the crash holds exactly what the saved state had: nothing stored that was not committed with it.
     expect(worldChanges(await stream(child))).toEqual(loggedChanges((await saved(dataDir)).log).slice(0, 1));
-    await until("the resumed clerk to finish", async () => {
-      const s = SceneStateViewSchema.parse((await child.call("GET", "/api/scenes/town/state")).body);
-      return s.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0) && (await saved(dataDir)).log.some((e) => e.kind === "deliberation.finished") ? s : undefined;
-    });
+    await settled(child, () => saved(dataDir));
+    expect(await userMessages(child)).toEqual(["Count the visitors."]);
     await child.call("POST", "/api/scenes/town/stop");
 
     const after = await saved(dataDir);
@@ -189,5 +228,51 @@ describe.each([sqlite, postgres])("a scene killed with SIGKILL mid-deliberation 
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(worldChanges(events)).toEqual(loggedChanges(after.log));
     expect(events.filter((e) => e.type === "scene.event" && e.topic === "town.counted")).toHaveLength(1);
+  });
+
+  it("does not run a committed tool call again after the restart: the file has its line once, the conversation the trigger once", async () => {
+    const env = await engine.env();
+    const saved = (dir: string) => engine.saved(dir);
+    const dataDir = tempDir("weft-scene-once-");
+    const projectDir = tempDir("weft-scene-once-project-");
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    cleanup.push(() => rmSync(projectDir, { recursive: true, force: true }));
+    const file = join(projectDir, "visits.txt");
+    const model = fileModel();
+    cleanup.push(() => model.stop());
+    const withProject = { ...env, WEFT_PROJECT_DIR: projectDir };
+
+    let child = await serve(dataDir, withProject);
+    const llm = ProfileAnswerSchema.parse((await child.call("POST", "/api/llm-profiles", { name: "town", baseUrl: model.baseUrl, model: "m", maxRetries: 0 })).body);
+    expect(
+      (await child.call("POST", "/api/agents", { id: "clerk", name: "clerk", deliberationWorkflowId: "agent-deliberation", llmProfileId: llm.profile.id, tools: ["fs:write"], maxSteps: 4 })).status,
+    ).toBe(201);
+    expect((await child.call("POST", "/api/scenes", { id: "town", name: "Town", agents: [{ instanceId: "clerk", profileId: "clerk" }] })).status).toBe(201);
+    expect((await child.call("POST", "/api/scenes/town/start")).status).toBe(200);
+    expect((await child.call("POST", "/api/scenes/town/messages", { to: "clerk", text: "Note the visit." })).status).toBe(202);
+
+    // Killed once the call has written its line, its step is committed and the model is asked for the next step.
+    await until("the file write to be committed while the clerk still deliberates", async () => {
+      const { state, log } = await saved(dataDir);
+      const written = existsSync(file) && readFileSync(file, "utf8") === "visit;";
+      return state?.mailboxes.clerk?.inFlight && model.requests() === 2 && written && log.some((e) => e.kind === "llm.output") ? state : undefined;
+    });
+    child.proc.kill("SIGKILL");
+    await child.proc.exited;
+
+    child = await serve(dataDir, withProject);
+    await settled(child, () => saved(dataDir));
+    // The call ran once: after the restart the clerk went on from its recorded step and only asked for its answer.
+    expect(readFileSync(file, "utf8")).toBe("visit;");
+    expect(model.requests()).toBe(3);
+    expect(await userMessages(child)).toEqual(["Note the visit."]);
+    const after = await saved(dataDir);
+    expect(after.log.filter((e) => e.kind === "action.completed").map((e) => e.kind === "action.completed" && [e.toolId, e.ok])).toEqual([["fs:write", true]]);
+    expect(after.log.filter((e) => e.kind === "deliberation.finished").map((e) => e.kind === "deliberation.finished" && e.ok)).toEqual([true]);
+    // The step done before the crash is not announced again: one observation of the call in the stream.
+    const events = await stream(child);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.filter((e) => e.type === "agent.observation").map((e) => e.type === "agent.observation" && e.ok)).toEqual([true]);
+    await child.call("POST", "/api/scenes/town/stop");
   });
 });
