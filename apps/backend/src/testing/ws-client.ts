@@ -17,6 +17,8 @@ export class TestWsClient {
   readonly messages: unknown[] = [];
   private readonly socket: WebSocket;
   private waiters: (() => void)[] = [];
+  private readonly parsed: RunEvent[] = [];
+  private parsedUpTo = 0;
   closed = false;
   closeCode: number | undefined;
 
@@ -59,11 +61,12 @@ export class TestWsClient {
 
   /** Events received for a stream, in arrival order. */
   events(streamId: string): RunEvent[] {
-    return this.messages.flatMap((m) => {
-      if (messageType(m) !== "event") return [];
-      const { event } = EventMessageSchema.parse(m);
-      return event.streamId === streamId ? [event] : [];
-    });
+    // Each message is parsed once: waiters call this on every message, and a replay brings hundreds.
+    for (; this.parsedUpTo < this.messages.length; this.parsedUpTo++) {
+      const m = this.messages[this.parsedUpTo];
+      if (messageType(m) === "event") this.parsed.push(EventMessageSchema.parse(m).event);
+    }
+    return this.parsed.filter((event) => event.streamId === streamId);
   }
 
   async waitFor<T>(pick: (client: TestWsClient) => T | undefined, timeoutMs = 10_000, what = "message"): Promise<T> {
