@@ -1,18 +1,25 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { SceneTimelineSchema } from "@weft/types";
-import { RunAnswerSchema, startTestServer, type TestServer } from "../testing/test-server.ts";
+import { RunAnswerSchema, startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { createTestUser, type TestUser } from "../testing/users.ts";
 import { until } from "../testing/until.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 /** An action run has no stored workflow to show. */
 const RunAnswer = RunAnswerSchema.partial({ workflow: true });
+const AuditLine = z.object({ status: z.string(), runId: z.string().optional(), userId: z.string().optional(), tool: z.string() });
+const projectDir = tempDir();
 
 let t: TestServer;
 let ed: TestUser;
 beforeAll(async () => {
-  t = await startTestServer({ examplesDir: EXAMPLES });
+  mkdirSync(join(projectDir, "notes"));
+  writeFileSync(join(projectDir, "notes", "a.txt"), "hello");
+  t = await startTestServer({ examplesDir: EXAMPLES, projectDir });
   ed = await createTestUser(t, "ed", "editor");
 });
 afterAll(() => t.stop());
@@ -36,5 +43,32 @@ describe("runs a scene's agents cause", () => {
       expect({ runId, createdBy: run.createdBy }).toEqual({ runId, createdBy: ed.id });
     }
     await t.call("POST", "/api/scenes/notice-board/stop");
+  });
+
+  it("tool calls the scene's agents make name the user who started the session in the audit log", async () => {
+    const scene = { id: "lister", name: "Lister", agents: [{ instanceId: "helper", profileId: "text-helper" }] };
+    expect((await t.call("POST", "/api/scenes", { scene })).status).toBe(201);
+    expect((await ed.call("POST", "/api/scenes/lister/start")).status).toBe(200);
+    expect((await t.call("POST", "/api/scenes/lister/messages", { to: "helper", text: "Please list the files in the folder notes" })).status).toBe(202);
+    const steps = await until("the helper's answer", async () => {
+      const timeline = SceneTimelineSchema.parse((await t.call("GET", "/api/scenes/lister/timeline")).body);
+      return timeline.steps.some((s) => s.instanceId === "helper" && s.trace.status === "completed") ? timeline.steps : undefined;
+    });
+    const runIds = steps.flatMap((s) => s.trace.actions.flatMap((a) => (a.runId ? [a.runId] : [])));
+    const auditFile = join(t.dataDir, "audit", "tools.jsonl");
+    const calls = await until("the audit records of the listing", async () => {
+      if (!existsSync(auditFile)) return undefined;
+      const records = readFileSync(auditFile, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => AuditLine.parse(JSON.parse(line)))
+        .filter((r) => r.runId !== undefined && runIds.includes(r.runId));
+      return records.length >= 2 ? records : undefined;
+    });
+    expect(calls.map((r) => [r.status, r.tool, r.userId])).toEqual([
+      ["started", "fs.list", ed.id],
+      ["completed", "fs.list", ed.id],
+    ]);
+    await t.call("POST", "/api/scenes/lister/stop");
   });
 });

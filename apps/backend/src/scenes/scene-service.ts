@@ -263,7 +263,7 @@ export class SceneService {
       const runtime = new SceneRuntime({
         scene,
         profileOf: (id) => profileView(profiles.get(id)),
-        deliberate: this.inTurn(sceneDeliberate((id) => agents.get(id))),
+        deliberate: this.inTurn(sceneDeliberate((id) => agents.get(id), { userId: () => session.startedBy })),
         onEvent,
         store: signalled,
         logger: this.deps.log,

@@ -23,6 +23,8 @@ export function triggerMessage(trigger: AgentTrigger): string {
 export interface SceneDeliberateOptions {
   /** Replaying a recorded session: tells the recorded LLM which trigger each deliberation is for. */
   replay?: RecordedLlm;
+  /** The user the session's work is done for (who started it): its tool calls name them in the audit log. */
+  userId?: () => string | undefined;
 }
 
 /**
@@ -41,7 +43,15 @@ export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance 
     const agent = agentFor(instanceId);
     if (!agent) throw new Error(`The scene has no agent instance "${instanceId}" to wake.`);
     options.replay?.begin(instanceId, trigger);
-    const run: AgentRunOptions = { signal: context.signal, services: context.services, llm: context.llm, conversations: context.conversations, actions: context.actions };
+    const userId = options.userId?.();
+    const run: AgentRunOptions = {
+      signal: context.signal,
+      services: context.services,
+      llm: context.llm,
+      conversations: context.conversations,
+      actions: context.actions,
+      ...(userId !== undefined ? { userId } : {}),
+    };
     const messageId = `scene-trigger:${context.sceneId}:${trigger.id}`;
     const earlier = trigger.resumed ? await stepsAfter(agent, messageId) : undefined;
     let sent: Awaited<ReturnType<AgentInstance["resume"]>>;
