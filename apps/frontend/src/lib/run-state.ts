@@ -201,17 +201,7 @@ function settle(view: RunView, notRun: NodeRunStatus) {
 
 /** A finished (or persisted) run rebuilt from its observations: what the debugger shows for a past run. */
 export function runViewFromObservations(
-  run: {
-    id: string;
-    workflowId: string;
-    workflowRevision?: number;
-    status: RunStatus;
-    inputs: Record<string, unknown>;
-    outputs: Record<string, unknown>;
-    error?: NodeError;
-    startedAt?: number;
-    durationMs?: number;
-  },
+  run: { id: string } & Pick<RunView, "workflowId" | "workflowRevision" | "status" | "inputs" | "outputs" | "error" | "startedAt" | "durationMs">,
   observations: Observation[],
 ): RunView {
   const view = newRunView(run.id, run.workflowId, [], run.status);
