@@ -27,7 +27,12 @@ function step(journal: EventJournal, runId: string, messages: unknown[]): void {
   journal.append(runId, { type: "node.started", nodeId: "llm", invocationId: `${runId}:llm`, nodeType: "llm:chat", inputs, attempt: 1 } as unknown as RunEvent);
   journal.append(runId, { type: "node.chunk", nodeId: "llm", invocationId: `${runId}:llm`, index: 0, chunk: "o" } as unknown as RunEvent);
   journal.append(runId, { type: "node.completed", nodeId: "llm", invocationId: `${runId}:llm`, outputs: { text: "ok" }, durationMs: 1, cached: false } as unknown as RunEvent);
-  const observation: Observation = {
+  journal.addObservation(0, llmObservation(runId, inputs));
+}
+
+/** The observation of a step's LLM node, as `step` stores it and a reader gets it back. */
+function llmObservation(runId: string, inputs: Record<string, unknown>): Observation {
+  return {
     runId,
     nodeId: "llm",
     invocationId: `${runId}:llm`,
@@ -41,7 +46,6 @@ function step(journal: EventJournal, runId: string, messages: unknown[]): void {
     cached: false,
     attempts: 1,
   };
-  journal.addObservation(0, observation);
 }
 
 function tableBytes(storage: Storage, table: string): number {
@@ -94,22 +98,7 @@ describe("large values stored once", () => {
     expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(41) } });
     expect(JSON.parse(events[2]!.json)).toMatchObject({ type: "node.completed", outputs: { system, messages: history(41) } });
     // The observation row refers to its node's events; the reader gets it whole.
-    expect(await storage.observations.listByRun("r2")).toEqual([
-      {
-        runId: "r2",
-        nodeId: "llm",
-        invocationId: "r2:llm",
-        nodeType: "llm:chat",
-        status: "completed",
-        inputs: { system, messages: history(41) },
-        outputs: { text: "ok" },
-        chunks: ["o"],
-        startedAt: 1,
-        durationMs: 1,
-        cached: false,
-        attempts: 1,
-      },
-    ]);
+    expect(await storage.observations.listByRun("r2")).toEqual([llmObservation("r2", { system, messages: history(41) })]);
     expect(JSON.stringify(await raw.observations.listByRun("r2")).length).toBeLessThan(300);
     expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
     // Both runs' snapshots are one stored text; each reads back whole.

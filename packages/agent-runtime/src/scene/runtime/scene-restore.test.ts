@@ -1,11 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SceneRuntimeStateSchema, type SceneInput, type SceneRuntimeState } from "@weft/types";
 import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 import { SceneRuntime, type Deliberate } from "./scene-runtime.ts";
+import { sceneFolders } from "./test-support.ts";
 
 /**
  * Two agents count to 12 together: each deliberation adds the event's number to the world total,
@@ -55,10 +53,7 @@ async function runUninterrupted() {
   return { world: runtime.world.snapshot(), ann: runtime.privateState("ann").snapshot(), bob: runtime.privateState("bob").snapshot() };
 }
 
-const folders: string[] = [];
-afterEach(async () => {
-  for (const f of folders.splice(0)) await rm(f, { recursive: true, force: true });
-});
+const sceneFolder = sceneFolders("weft-scene-");
 
 describe("SceneRuntime serialize / restore", () => {
   it("continues a scene saved in the middle of a deliberation to the same end state", async () => {
@@ -107,8 +102,7 @@ describe("SceneRuntime serialize / restore", () => {
   });
 
   it("survives a restart through a FileSceneStateStore and keeps one gap-free log", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "weft-scene-"));
-    folders.push(dir);
+    const dir = await sceneFolder();
     const expected = await runUninterrupted();
 
     const first = relay((n, runtime) => {

@@ -1,25 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { LlmChatRequest, LlmService, SceneInput } from "@weft/types";
+import { describe, expect, it } from "vitest";
+import type { LlmService, SceneInput } from "@weft/types";
 import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
 import { SceneRuntime, type Deliberate, type DeliberationContext } from "./scene-runtime.ts";
+import { countingLlm, request, sceneFolders } from "./test-support.ts";
 
 const scene: SceneInput = { id: "ledger", name: "Ledger", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { n: 0 } };
-const request: LlmChatRequest = { messages: [{ role: "user", content: "go" }] };
-
-function countingLlm(name: string): LlmService & { calls: number } {
-  const llm = {
-    calls: 0,
-    chat: async () => {
-      llm.calls++;
-      const text = `${name} ${llm.calls}`;
-      return { text, toolCalls: [], finishReason: "stop" as const, model: "test", message: { role: "assistant" as const, content: text } };
-    },
-  };
-  return llm;
-}
 
 /** A tool call as an agent's step makes it: outside the scene (a line in `file`) and in the world; its recorded outcome is used when there is one. */
 async function appendLine(ctx: DeliberationContext, file: string[], line: string): Promise<string> {
@@ -50,10 +35,7 @@ function twoSteps(llm: LlmService, gate: () => Promise<void>, file: string[], se
   };
 }
 
-const folders: string[] = [];
-afterEach(async () => {
-  for (const f of folders.splice(0)) await rm(f, { recursive: true, force: true });
-});
+const sceneFolder = sceneFolders("weft-scene-actions-");
 
 /** Runs step 1 and its call, commits, and leaves the runtime hanging at the gate (what a kill -9 leaves). */
 async function crashAfterStepOne(dir: string, file: string[]): Promise<string[]> {
@@ -86,8 +68,7 @@ describe("a tool call committed before a crash", () => {
     { how: "re-run from the trigger (the conversation lost the step)", skip: 0, seen: ["before 1", "wrote one (1 lines)", "after 1", "wrote two (2 lines)"] },
     { how: "continued after the step the conversation holds", skip: 1, seen: ["after 1", "wrote two (2 lines)"] },
   ])("is not run again when the deliberation is $how", async ({ skip, seen: expected }) => {
-    const dir = await mkdtemp(join(tmpdir(), "weft-scene-actions-"));
-    folders.push(dir);
+    const dir = await sceneFolder();
     const file: string[] = [];
     expect(await crashAfterStepOne(dir, file)).toEqual(["before 1", "wrote one (1 lines)"]);
 
@@ -122,8 +103,7 @@ describe("a tool call committed before a crash", () => {
   });
 
   it("runs when the resumed step makes another call than the recorded one", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "weft-scene-actions-"));
-    folders.push(dir);
+    const dir = await sceneFolder();
     const file: string[] = [];
     await crashAfterStepOne(dir, file);
     const deliberate: Deliberate = async (_id, _trigger, ctx) => {

@@ -1,26 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { LlmChatRequest, LlmService, SceneInput } from "@weft/types";
+import { describe, expect, it } from "vitest";
+import type { LlmService, SceneInput } from "@weft/types";
 import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
 import { SceneRuntime, type Deliberate } from "./scene-runtime.ts";
+import { countingLlm, request, sceneFolders } from "./test-support.ts";
 
 const scene: SceneInput = { id: "tally", name: "Tally", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { n: 0 } };
-const request: LlmChatRequest = { messages: [{ role: "user", content: "go" }] };
-
-/** A model that answers "<name> 1", "<name> 2", … and counts its calls. */
-function countingLlm(name: string): LlmService & { calls: number } {
-  const llm = {
-    calls: 0,
-    chat: async () => {
-      llm.calls++;
-      const text = `${name} ${llm.calls}`;
-      return { text, toolCalls: [], finishReason: "stop" as const, model: "test", message: { role: "assistant" as const, content: text } };
-    },
-  };
-  return llm;
-}
 
 /** Two steps, each an answer then a world write; the second step waits for `gate` (where the crash happens). */
 function twoSteps(llm: LlmService, gate: Promise<void>, answers: string[]): Deliberate {
@@ -36,15 +20,11 @@ function twoSteps(llm: LlmService, gate: Promise<void>, answers: string[]): Deli
   };
 }
 
-const folders: string[] = [];
-afterEach(async () => {
-  for (const f of folders.splice(0)) await rm(f, { recursive: true, force: true });
-});
+const sceneFolder = sceneFolders("weft-scene-resume-");
 
 describe("a deliberation cut off by a crash", () => {
   it("resumes from the committed log: recorded answers served again, committed effects not made twice", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "weft-scene-resume-"));
-    folders.push(dir);
+    const dir = await sceneFolder();
     const first = countingLlm("before");
     const answers: string[] = [];
     let reachedGate = false;
