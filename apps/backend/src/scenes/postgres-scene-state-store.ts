@@ -1,7 +1,7 @@
-import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import type { PostgresHandle } from "../storage/sql-handle.ts";
 import type { Storage } from "../storage/storage.ts";
-import { parseStored, SceneSessionSchema, type SceneSession, type SceneStore } from "./scene-store.ts";
+import { decodeSceneRow, FreezableSceneStore, type SceneSession, type SceneStore } from "./scene-store.ts";
 
 /** Rows per INSERT of log entries (PostgreSQL takes at most 65,535 parameters per statement). */
 const LOG_ROWS_PER_INSERT = 1000;
@@ -10,20 +10,12 @@ const LOG_ROWS_PER_INSERT = 1000;
  * The scene store on PostgreSQL (see `SceneStore`): every statement on the open `Storage.transaction`
  * of the caller's async context, or the pool. Tables from SCENE_POSTGRES_MIGRATIONS (scene-migration.ts).
  */
-export class PostgresSceneStateStore implements SceneStore {
-  private frozen = false;
-
+export class PostgresSceneStateStore extends FreezableSceneStore implements SceneStore {
   constructor(
     private readonly handle: PostgresHandle,
     private readonly storage: Pick<Storage, "redactor" | "transaction">,
-  ) {}
-
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  isFrozen(): boolean {
-    return this.frozen;
+  ) {
+    super();
   }
 
   async saveState(state: SceneRuntimeState): Promise<void> {
@@ -33,7 +25,7 @@ export class PostgresSceneStateStore implements SceneStore {
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
     const [row] = (await this.handle.current()`SELECT data FROM scene_states WHERE scene_id = ${sceneId}`) as Array<{ data: string }>;
-    return row ? parseStored(SceneRuntimeStateSchema, row.data, `state of scene "${sceneId}"`) : undefined;
+    return decodeSceneRow.state(sceneId, row);
   }
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
@@ -56,7 +48,7 @@ export class PostgresSceneStateStore implements SceneStore {
         ? await sql`SELECT data FROM scene_log WHERE scene_id = ${sceneId} AND seq >= ${fromSeq} ORDER BY seq`
         : await sql`SELECT data FROM scene_log WHERE scene_id = ${sceneId} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit}`
     ) as Array<{ data: string }>;
-    return rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
+    return decodeSceneRow.log(sceneId, rows);
   }
 
   async saveSession(sceneId: string, session: SceneSession): Promise<void> {
@@ -66,7 +58,7 @@ export class PostgresSceneStateStore implements SceneStore {
 
   async loadSession(sceneId: string): Promise<SceneSession | undefined> {
     const [row] = (await this.handle.current()`SELECT data FROM scene_sessions WHERE scene_id = ${sceneId}`) as Array<{ data: string }>;
-    return row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined;
+    return decodeSceneRow.session(sceneId, row);
   }
 
   async savedStatuses(): Promise<Array<{ sceneId: string; status: string }>> {

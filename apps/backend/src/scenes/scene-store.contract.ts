@@ -80,9 +80,11 @@ export function sceneStoreContract(harness: StorageHarness): void {
       await store.forget("s1");
       expect([await store.loadState("s1"), await store.loadSession("s1"), await store.readLog("s1")]).toEqual([undefined, undefined, []]);
       expect(await store.savedStatuses()).toEqual([{ sceneId: "s2", status: "running" }]);
+      expect((await store.loadSession("s2"))?.sessionId).toBe("x-s2");
       expect(await store.readLog("s2")).toHaveLength(1);
       store.freeze();
       await store.saveState(sceneState(9, "running", "s2"));
+      await store.appendLog("s2", [logEntry(1)]);
       await store.commit("s2", [logEntry(1)], sceneState(9, "running", "s2"));
       expect((await store.loadState("s2"))?.world.document).toEqual({ total: 1 });
       expect(await store.readLog("s2")).toHaveLength(1);

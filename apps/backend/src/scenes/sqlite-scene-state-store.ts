@@ -1,8 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
-import { SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import { requireSqlite, type SqliteHandle } from "../storage/sql-handle.ts";
-import { parseStored, SceneSessionSchema, type SceneSession, type SceneStore } from "./scene-store.ts";
+import { decodeSceneRow, FreezableSceneStore, type SceneSession, type SceneStore } from "./scene-store.ts";
 
 export { SceneSessionSchema, StoredSceneInvalidError, type SceneSession } from "./scene-store.ts";
 
@@ -10,8 +10,7 @@ export { SceneSessionSchema, StoredSceneInvalidError, type SceneSession } from "
  * The scene store on SQLite (see `SceneStore`). Statements run through the storage's gate, writes in
  * `Storage.transaction`, so they never join another caller's open transaction, and join the caller's.
  */
-export class SqliteSceneStateStore implements SceneStore {
-  private frozen = false;
+export class SqliteSceneStateStore extends FreezableSceneStore implements SceneStore {
   private readonly q: {
     saveState: Statement<unknown, [string, string, string, number]>;
     loadState: Statement<{ data: string }, [string]>;
@@ -27,6 +26,7 @@ export class SqliteSceneStateStore implements SceneStore {
   private readonly handle: SqliteHandle;
 
   constructor(private readonly storage: Pick<Storage, "sql" | "redactor" | "transaction">) {
+    super();
     this.handle = requireSqlite(storage.sql, "The SQLite scene state store");
     const db: Database = this.handle.db;
     this.q = {
@@ -45,14 +45,6 @@ export class SqliteSceneStateStore implements SceneStore {
     };
   }
 
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  isFrozen(): boolean {
-    return this.frozen;
-  }
-
   async saveState(state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
     await this.handle.gate(() => this.writeState(state));
@@ -60,7 +52,7 @@ export class SqliteSceneStateStore implements SceneStore {
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
     const row = await this.handle.gate(() => this.q.loadState.get(sceneId));
-    return row ? parseStored(SceneRuntimeStateSchema, row.data, `state of scene "${sceneId}"`) : undefined;
+    return decodeSceneRow.state(sceneId, row);
   }
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
@@ -78,7 +70,7 @@ export class SqliteSceneStateStore implements SceneStore {
 
   async readLog(sceneId: string, fromSeq = 0, limit = -1): Promise<SceneLogEntry[]> {
     const rows = await this.handle.gate(() => this.q.readLog.all(sceneId, fromSeq, limit));
-    return rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
+    return decodeSceneRow.log(sceneId, rows);
   }
 
   async saveSession(sceneId: string, session: SceneSession): Promise<void> {
@@ -87,7 +79,7 @@ export class SqliteSceneStateStore implements SceneStore {
 
   async loadSession(sceneId: string): Promise<SceneSession | undefined> {
     const row = await this.handle.gate(() => this.q.loadSession.get(sceneId));
-    return row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined;
+    return decodeSceneRow.session(sceneId, row);
   }
 
   async savedStatuses(): Promise<Array<{ sceneId: string; status: string }>> {
