@@ -34,19 +34,13 @@ import {
   type SceneStateView,
   type SceneTimeline,
 } from "../packages/types/src/index.ts";
-import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
+import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 120);
 const SCENE = "town";
 
-const action = (tool: string, params: Record<string, string | number>) =>
-  streamedReply(
-    `On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
-      .map(([k, v]) => `    <${k}>${v}</${k}>`)
-      .join("\n")}\n  </${tool}>\n</ACTION>`,
-  );
 const answer = streamedReply("Done for now.");
 
 /** Answers at once: world-set, then publish, then a plain answer, counted from the last non-Observation user message. */
@@ -61,9 +55,9 @@ const llm = Bun.serve({
     const n = ++replies;
     const text =
       observations === 0
-        ? action("scene_world_set", { path: `villagers.${who}.mood`, value: n })
+        ? streamedAction("scene_world_set", { path: `villagers.${who}.mood`, value: n })
         : observations === 1
-          ? action("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` })
+          ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` })
           : answer;
     return new Response(text, { headers: { "content-type": "text/event-stream" } });
   },

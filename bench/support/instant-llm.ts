@@ -16,6 +16,12 @@ export function streamedReply(text: string, chunkSize = Infinity): string {
   return [...replyChunks(reply, { id: "chatcmpl-bench", model: "bench-model", created: 1_700_000_000 }, true).map((c) => sseLine(c)), sseLine("[DONE]")].join("");
 }
 
+/** A streamed reply that calls `tool` with `params` the way an `<ACTION>` agent writes a call. */
+export function streamedAction(tool: string, params: Record<string, string | number>, before = "On it."): string {
+  const lines = Object.entries(params).map(([k, v]) => `    <${k}>${v}</${k}>`);
+  return streamedReply(`${before}\n<ACTION>\n  <${tool}>\n${lines.join("\n")}\n  </${tool}>\n</ACTION>`);
+}
+
 /** Observations the model got since the last real user message (an `<ACTION>` agent's step count in this turn). */
 export function observationsSinceUser(messages: readonly WireMessage[]): number {
   let observations = 0;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { replyChunks, sseLine } from "../../../../packages/agent-runtime/src/llm/openai-wire.ts";
+import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
 import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -21,21 +21,21 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-const reply = (text: string) =>
-  [
-    ...replyChunks(
-      { contentChunks: [text], reasoningChunks: [], toolCalls: [], finishReason: "stop", usage: { prompt_tokens: 10, completion_tokens: 5 } },
-      { id: "c", model: "m", created: 1 },
-      true,
-    ).map((c) => sseLine(c)),
-    sseLine("[DONE]"),
-  ].join("");
-const action = (tool: string, params: Record<string, string>) =>
-  reply(
-    `On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
-      .map(([k, v]) => `    <${k}>${v}</${k}>`)
-      .join("\n")}\n  </${tool}>\n</ACTION>`,
-  );
+/** A model server that answers each request with `answer(messages, nth)`; its second request ever hangs (the server is killed while waiting for it). */
+function hangingModel(answer: (messages: WireMessage[], nth: number) => string) {
+  let requests = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { messages: WireMessage[] };
+      requests++;
+      if (requests === 2) await Bun.sleep(60_000);
+      return new Response(answer(body.messages, requests), { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
+}
 
 /**
  * An agent's model that decides by where the turn is, as a real one would: no observation since the
@@ -44,26 +44,14 @@ const action = (tool: string, params: Record<string, string>) =>
  * restart would be told to count again — the write this test must not see twice.
  */
 function townModel() {
-  let requests = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
-      requests++;
-      if (requests === 2) await Bun.sleep(60_000);
-      let observations = 0;
-      for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "user" && body.messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
-      const text =
-        observations === 0
-          ? action("scene_world_set", { path: `visits.r${requests}`, value: "1" })
-          : observations === 1
-            ? action("scene_publish_event", { topic: "town.counted", payload: "{}" })
-            : reply("Counted.");
-      return new Response(text, { headers: { "content-type": "text/event-stream" } });
-    },
+  return hangingModel((messages, nth) => {
+    const observations = observationsSinceUser(messages);
+    return observations === 0
+      ? streamedAction("scene_world_set", { path: `visits.r${nth}`, value: "1" })
+      : observations === 1
+        ? streamedAction("scene_publish_event", { topic: "town.counted", payload: "{}" })
+        : streamedReply("Counted.");
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
 }
 
 /**
@@ -73,20 +61,9 @@ function townModel() {
  * from scratch after the restart would run the call again: the second line this test must not see.
  */
 function fileModel() {
-  let requests = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      const body = (await req.json()) as { messages: Array<{ role: string; content: string | null }> };
-      requests++;
-      if (requests === 2) await Bun.sleep(60_000);
-      const observed = body.messages.at(-1)?.content?.startsWith("Observation:") ?? false;
-      const text = observed ? reply("Noted.") : action("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" });
-      return new Response(text, { headers: { "content-type": "text/event-stream" } });
-    },
-  });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
+  return hangingModel((messages) =>
+    messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Noted.") : streamedAction("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" }),
+  );
 }
 
 /** Where the server keeps its data: a SQLite file in its folder, or a PostgreSQL database. */

@@ -1,19 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SceneStateViewSchema, type SceneStateView } from "@weft/types";
-import { observationsSinceUser, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
 import { ProfileIdAnswerSchema } from "../testing/answers.ts";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const AGENTS = 12;
-
-const action = (tool: string, params: Record<string, string | number>) =>
-  streamedReply(
-    `On it.\n<ACTION>\n  <${tool}>\n${Object.entries(params)
-      .map(([k, v]) => `    <${k}>${v}</${k}>`)
-      .join("\n")}\n  </${tool}>\n</ACTION>`,
-  );
 
 /** An instant model: each woken agent writes the world, tells the town (waking every other agent), then answers. */
 let replies = 0;
@@ -26,7 +19,11 @@ const llm = Bun.serve({
     const n = ++replies;
     const steps = observationsSinceUser(body.messages);
     const text =
-      steps === 0 ? action("scene_world_set", { path: `town.${who}`, value: n }) : steps === 1 ? action("scene_publish_event", { topic: "town.said", payload: `{"n":${n}}` }) : streamedReply("Done.");
+      steps === 0
+        ? streamedAction("scene_world_set", { path: `town.${who}`, value: n })
+        : steps === 1
+          ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"n":${n}}` })
+          : streamedReply("Done.");
     return new Response(text, { headers: { "content-type": "text/event-stream" } });
   },
 });
