@@ -1,13 +1,11 @@
 import { Elysia } from "elysia";
-import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf } from "@weft/types";
-import { openStorage, type Storage } from "./storage/storage.ts";
-import { createRunRuntime, type RunRuntime } from "./runtime/run-runtime.ts";
+import type { Storage } from "./storage/storage.ts";
+import { createRunRuntime, runtimeChoices, type RunRuntime } from "./runtime/run-runtime.ts";
+import { openProcessStorage } from "./runtime/process-storage.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
-import { PayloadStore } from "./events/payload-store.ts";
-import { withPayloadReads } from "./events/payload-reads.ts";
 import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
 import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
@@ -97,16 +95,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft"), redactor);
   const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
-  mkdirSync(options.dataDir, { recursive: true });
-  const opened = await openStorage({
-    dataDir: options.dataDir,
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
-    redactor,
-  });
-  // Large values of runs, observations and events are stored once and referenced; every reader gets them whole.
-  const payloads = new PayloadStore(opened.sql);
-  const storage = withPayloadReads(opened, payloads);
+  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor });
   let runtime: RunRuntime | undefined;
   let scenes: Scenes | undefined;
   let queueMode: ApiQueueMode | undefined;
@@ -122,10 +111,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       redactor,
       log,
       dataDir: options.dataDir,
-      ...(options.secret !== undefined ? { secret: options.secret } : {}),
-      ...(options.examplesDir !== undefined ? { examplesDir: options.examplesDir } : {}),
-      ...(options.projectDir !== undefined ? { projectDir: options.projectDir } : {}),
-      ...(options.demoLlm !== undefined ? { demoLlm: options.demoLlm } : {}),
+      ...runtimeChoices(options),
       createDefaultProfiles: true,
     }));
     const { llmProfiles, credentials, mcpSettings, catalog, workflows, permissionBroker, permissions, projectDir, toolHost, llm, caches, engine, engineFor } = rt;

@@ -1,12 +1,10 @@
-import { mkdirSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { createLogger, redactingLogger, SecretRedactor, type Logger } from "@weft/types";
-import { openStorage, type Storage } from "../storage/storage.ts";
+import type { Storage } from "../storage/storage.ts";
 import { EventJournal } from "../events/event-journal.ts";
-import { PayloadStore } from "../events/payload-store.ts";
-import { withPayloadReads } from "../events/payload-reads.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
-import { createRunRuntime, type RunRuntime } from "../runtime/run-runtime.ts";
+import { createRunRuntime, runtimeChoices, type RunRuntime } from "../runtime/run-runtime.ts";
+import { openProcessStorage } from "../runtime/process-storage.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
 import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
 import type { Redis } from "ioredis";
@@ -69,16 +67,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const id = `worker-${randomUUID()}`;
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
-  mkdirSync(options.dataDir, { recursive: true });
-  const opened = await openStorage({
-    dataDir: options.dataDir,
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
-    redactor,
-  });
-  // As in the API: large values are stored once and referenced, and every reader gets them whole.
-  const payloads = new PayloadStore(opened.sql);
-  const storage = withPayloadReads(opened, payloads);
+  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor });
   let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;
@@ -92,10 +81,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       redactor,
       log,
       dataDir: options.dataDir,
-      ...(options.secret !== undefined ? { secret: options.secret } : {}),
-      ...(options.examplesDir !== undefined ? { examplesDir: options.examplesDir } : {}),
-      ...(options.projectDir !== undefined ? { projectDir: options.projectDir } : {}),
-      ...(options.demoLlm !== undefined ? { demoLlm: options.demoLlm } : {}),
+      ...runtimeChoices(options),
       // The API creates the default profiles; a worker only reads them.
       createDefaultProfiles: false,
     }));

@@ -42,6 +42,19 @@ export interface RunRuntimeOptions {
   env?: Record<string, string | undefined>;
 }
 
+/** The runtime options an API process and a worker both take from their own options, passed on only when set. */
+export type RuntimeChoices = Pick<RunRuntimeOptions, "secret" | "examplesDir" | "projectDir" | "demoLlm">;
+
+export function runtimeChoices(options: { [K in keyof RuntimeChoices]?: RuntimeChoices[K] | undefined }): RuntimeChoices {
+  const { secret, examplesDir, projectDir, demoLlm } = options;
+  return {
+    ...(secret !== undefined ? { secret } : {}),
+    ...(examplesDir !== undefined ? { examplesDir } : {}),
+    ...(projectDir !== undefined ? { projectDir } : {}),
+    ...(demoLlm !== undefined ? { demoLlm } : {}),
+  };
+}
+
 /** What executes workflows in this process — the same for an API process and a `weft worker`. */
 export interface RunRuntime {
   llmProfiles: LlmProfileService;

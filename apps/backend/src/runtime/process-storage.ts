@@ -1,0 +1,33 @@
+import { mkdirSync } from "node:fs";
+import type { SecretRedactor } from "@weft/types";
+import { openStorage, type Storage } from "../storage/storage.ts";
+import { PayloadStore } from "../events/payload-store.ts";
+import { withPayloadReads } from "../events/payload-reads.ts";
+
+export interface ProcessStorageOptions {
+  /** The data folder (created when missing): without `databaseUrl`, the SQLite file is in it. */
+  dataDir: string;
+  /** PostgreSQL instead of SQLite. */
+  databaseUrl?: string | undefined;
+  /** PostgreSQL connections at most. */
+  dbPoolSize?: number | undefined;
+  /** The process's redactor: what is stored is redacted with it. */
+  redactor: SecretRedactor;
+}
+
+/**
+ * The storage an API process and a `weft worker` open alike: large values of runs, observations and
+ * events are stored once and referenced (`payloads`, which the event journal writes through), and
+ * every reader of `storage` gets them whole. The caller closes `storage`.
+ */
+export async function openProcessStorage(options: ProcessStorageOptions): Promise<{ storage: Storage; payloads: PayloadStore }> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const opened = await openStorage({
+    dataDir: options.dataDir,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
+    redactor: options.redactor,
+  });
+  const payloads = new PayloadStore(opened.sql);
+  return { storage: withPayloadReads(opened, payloads), payloads };
+}
