@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { privateGet } from "./private-get.ts";
 
-const runtime = () =>
-  new SceneRuntime({
-    scene: {
-      id: "s",
-      name: "s",
-      agents: [
-        { instanceId: "ann", profileId: "spy" },
-        { instanceId: "bob", profileId: "p" },
-      ],
-    },
-    profileOf: (_id, agent) => (agent.profileId === "spy" ? { initialPrivateState: { secret: { code: 42 } } } : {}),
-    deliberate: async () => {},
-  });
+const runtime = () => testScene({ ann: "spy", bob: "p" }, { profileOf: (_id, agent) => (agent.profileId === "spy" ? { initialPrivateState: { secret: { code: 42 } } } : {}) });
 
 describe("scene:private-get", () => {
   it("reads the calling agent's own state only", async () => {

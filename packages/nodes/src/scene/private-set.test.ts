@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { privateSet } from "./private-set.ts";
 
-const runtime = () =>
-  new SceneRuntime({
-    scene: {
-      id: "s",
-      name: "s",
-      agents: [
-        { instanceId: "ann", profileId: "p" },
-        { instanceId: "bob", profileId: "p" },
-      ],
-    },
-    profileOf: () => ({}),
-    deliberate: async () => {},
-  });
+const runtime = () => testScene({ ann: "p", bob: "p" });
 
 describe("scene:private-set", () => {
   it("writes the calling agent's own state, which the scene log records", async () => {

@@ -1,26 +1,20 @@
 import { describe, expect, it } from "vitest";
 import type { AgentTrigger } from "@weft/types";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { publishEvent } from "./publish-event.ts";
 
 function scene() {
   const woken: string[] = [];
-  const runtime = new SceneRuntime({
-    scene: {
-      id: "s",
-      name: "s",
-      agents: [
-        { instanceId: "ann", profileId: "p" },
-        { instanceId: "bob", profileId: "listener" },
-      ],
+  const runtime = testScene(
+    { ann: "p", bob: "listener" },
+    {
+      profileOf: (_id, agent) => (agent.profileId === "listener" ? { subscribedEvents: ["task.*"] } : {}),
+      deliberate: async (id, t: AgentTrigger) => {
+        if (t.kind === "event") woken.push(`${id} got ${t.topic} ${JSON.stringify(t.payload)} from ${t.source}`);
+      },
     },
-    profileOf: (_id, agent) => (agent.profileId === "listener" ? { subscribedEvents: ["task.*"] } : {}),
-    deliberate: async (id, t: AgentTrigger) => {
-      if (t.kind === "event") woken.push(`${id} got ${t.topic} ${JSON.stringify(t.payload)} from ${t.source}`);
-    },
-  });
+  );
   runtime.start();
   return { runtime, woken };
 }

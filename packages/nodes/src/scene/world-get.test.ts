@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { worldGet } from "./world-get.ts";
 
-const services = () =>
-  new SceneRuntime({
-    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { team: { name: "red", members: ["ann", "bob"] } } },
-    profileOf: () => ({}),
-    deliberate: async () => {},
-  }).servicesFor("ann");
+const services = () => testScene({ ann: "p" }, { initialWorldState: { team: { name: "red", members: ["ann", "bob"] } } }).servicesFor("ann");
 
 describe("scene:world-get", () => {
   it("reads a path of the shared world state, with found and a default", async () => {

@@ -1,18 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@weft/types";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { worldSet } from "./world-set.ts";
 
 function scene() {
   const events: RunEvent[] = [];
-  const runtime = new SceneRuntime({
-    scene: { id: "s", name: "s", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { score: 3 } },
-    profileOf: () => ({}),
-    deliberate: async () => {},
-    onEvent: (e) => events.push(e),
-  });
+  const runtime = testScene({ ann: "p" }, { initialWorldState: { score: 3 }, onEvent: (e) => events.push(e) });
   return { runtime, events, services: runtime.servicesFor("ann") };
 }
 

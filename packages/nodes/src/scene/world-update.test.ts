@@ -1,23 +1,10 @@
 import { describe, expect, it } from "vitest";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime } from "../../../agent-runtime/src/scene/index.ts";
 import { expectFailure, runNode } from "../testing/harness.ts";
+import { testScene } from "../testing/scene.ts";
 import { worldUpdate } from "./world-update.ts";
 
 function scene() {
-  const runtime = new SceneRuntime({
-    scene: {
-      id: "s",
-      name: "s",
-      agents: [
-        { instanceId: "ann", profileId: "p" },
-        { instanceId: "bob", profileId: "p" },
-      ],
-      initialWorldState: { score: 1, tags: ["a"], team: { name: "red", colors: { main: "red" } }, label: "x" },
-    },
-    profileOf: () => ({}),
-    deliberate: async () => {},
-  });
+  const runtime = testScene({ ann: "p", bob: "p" }, { initialWorldState: { score: 1, tags: ["a"], team: { name: "red", colors: { main: "red" } }, label: "x" } });
   return { runtime, ann: runtime.servicesFor("ann"), bob: runtime.servicesFor("bob") };
 }
 
