@@ -43,6 +43,26 @@ describe("conversationHistory", () => {
     expect(store.handedOut - before).toBe(1);
   });
 
+  it("shares what was read between wrappers that name the store they read from", async () => {
+    const store = new NumberedStore();
+    await store.create({ id: "c" });
+    await store.append("c", [say("one"), say("two")]);
+    const wrapper = (): NumberedConversationStore => ({
+      create: (input) => store.create(input),
+      get: (id) => store.get(id),
+      setActiveMode: (id, mode) => store.setActiveMode(id, mode),
+      append: (id, messages) => store.append(id, messages),
+      messages: (id) => store.messages(id),
+      messagesAfter: (id, after) => store.messagesAfter(id, after),
+      readsFrom: store,
+    });
+    await conversationHistory(wrapper(), "c");
+    const before = store.handedOut;
+    await store.append("c", [say("three")]);
+    expect((await conversationHistory(wrapper(), "c")).map((m) => m.content)).toEqual(["one", "two", "three"]);
+    expect(store.handedOut - before).toBe(1);
+  });
+
   it("takes each message once when two reads overlap", async () => {
     const store = new NumberedStore();
     await store.create({ id: "c" });

@@ -3,6 +3,11 @@ import type { ConversationMessage, ConversationStore } from "@weft/types";
 /** A store whose messages are numbered 0, 1, 2, … in log order and never change (the backend's SQLite and PostgreSQL repositories). */
 export interface NumberedConversationStore extends ConversationStore {
   messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
+  /**
+   * For a wrapper made per run whose `messages` and `messagesAfter` read from another store: that
+   * store, so that what one wrapper read is not read again through the next one.
+   */
+  readonly readsFrom?: ConversationStore;
 }
 
 function isNumbered(store: ConversationStore): store is NumberedConversationStore {
@@ -27,8 +32,9 @@ const byStore = new WeakMap<ConversationStore, Map<string, Known>>();
  */
 export async function conversationHistory(store: ConversationStore, conversationId: string): Promise<ConversationMessage[]> {
   if (!isNumbered(store)) return store.messages(conversationId);
-  let known = byStore.get(store);
-  if (!known) byStore.set(store, (known = new Map()));
+  const key = store.readsFrom ?? store;
+  let known = byStore.get(key);
+  if (!known) byStore.set(key, (known = new Map()));
   let entry = known.get(conversationId);
   if (!entry) {
     // The first read is the whole log, which also fails as `messages` does for a conversation that does not exist.
