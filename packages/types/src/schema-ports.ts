@@ -13,25 +13,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The JSON Schema types that are port types of the same name (an object is `json`). */
+const SAME_NAMED_TYPES: ReadonlySet<unknown> = new Set<PortType>(["string", "number", "integer", "boolean", "array"]);
+const isSameNamedType = (type: unknown): type is PortType => SAME_NAMED_TYPES.has(type);
+
 /** A JSON Schema type as a Weft port type; unions (other than with null) and objects are `json`. */
 export function portTypeOfSchema(schema: unknown): PortType {
   const declared = isRecord(schema) ? schema.type : undefined;
   const types = (Array.isArray(declared) ? declared : [declared]).filter((t) => t !== "null");
-  if (types.length !== 1) return "json";
-  switch (types[0]) {
-    case "string":
-      return "string";
-    case "number":
-      return "number";
-    case "integer":
-      return "integer";
-    case "boolean":
-      return "boolean";
-    case "array":
-      return "array";
-    default:
-      return "json";
-  }
+  const [type] = types;
+  return types.length === 1 && isSameNamedType(type) ? type : "json";
 }
 
 function optionsOf(values: unknown): (string | number)[] | undefined {
