@@ -27,3 +27,4 @@ export * from "./builder-issues.ts";
 export * from "./builder-session.ts";
 export * from "./builder-preview.ts";
 export * from "./message-of.ts";
+export * from "./api-error-codes.ts";

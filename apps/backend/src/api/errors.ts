@@ -1,27 +1,6 @@
 import type { z } from "zod";
+import type { ApiErrorCode } from "@weft/types";
 import { notFound as serviceNotFound, validationError as serviceValidationError, type ServiceError } from "../service-error.ts";
-
-export const API_ERROR_CODES = [
-  "INVALID_JSON",
-  "INVALID_UTF8",
-  "JSON_TOO_DEEP",
-  "FORBIDDEN_KEY",
-  "VALIDATION_FAILED",
-  "NOT_FOUND",
-  "REVISION_CONFLICT",
-  "ALREADY_EXISTS",
-  "CONFLICT",
-  "PAYLOAD_TOO_LARGE",
-  "UNAUTHENTICATED",
-  "FORBIDDEN",
-  "FORBIDDEN_ORIGIN",
-  "MISDIRECTED_HOST",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "TOO_MANY_REQUESTS",
-  "SERVICE_UNAVAILABLE",
-  "INTERNAL",
-] as const;
-export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 const STATUS: Record<ApiErrorCode, number> = {
   INVALID_JSON: 400,
@@ -63,7 +42,7 @@ export abstract class HttpError extends Error {
   }
 }
 
-/** The API's own refusals, with the statuses of API_ERROR_CODES. */
+/** The API's own refusals, with the statuses of API_ERROR_CODES (@weft/types). */
 export class ApiError extends HttpError {
   readonly status: number;
   constructor(

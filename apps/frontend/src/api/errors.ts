@@ -1,20 +1,10 @@
 import { z } from "zod";
+import type { ApiErrorCode } from "@weft/types";
 
-/** Codes the backend documents (docs/api.md) plus the ones this client adds for failures before a reply. */
-export const SERVER_ERROR_CODES = [
-  "INVALID_JSON",
-  "VALIDATION_FAILED",
-  "NOT_FOUND",
-  "REVISION_CONFLICT",
-  "ALREADY_EXISTS",
-  "CONFLICT",
-  "PAYLOAD_TOO_LARGE",
-  "SERVICE_UNAVAILABLE",
-  "INTERNAL",
-] as const;
+/** Codes this client adds for failures before a reply; the server's are `API_ERROR_CODES` (docs/api.md). */
 export const CLIENT_ERROR_CODES = ["NETWORK_ERROR", "BAD_RESPONSE", "SERVER_ERROR"] as const;
 
-export type KnownErrorCode = (typeof SERVER_ERROR_CODES)[number] | (typeof CLIENT_ERROR_CODES)[number];
+export type KnownErrorCode = ApiErrorCode | (typeof CLIENT_ERROR_CODES)[number];
 
 /** An API failure as a value: the backend's code and message (its words), the HTTP status, and details. */
 export interface ApiError {
