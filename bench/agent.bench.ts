@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
-import { observationsSinceUser, streamedReply, type WireMessage } from "./support/instant-llm.ts";
+import { observationsSinceUser, serveModel, streamedReply } from "./support/instant-llm.ts";
 import { AgentProfileSchema, LlmProfileSchema, type LlmService } from "../packages/types/src/index.ts";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
@@ -27,20 +27,13 @@ const ANSWER = "6 × 7 = 42.";
 const actionBody = streamedReply(ACTION, 8);
 const answerBody = streamedReply(ANSWER, 8);
 
-const server = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(req) {
-    const body = (await req.json()) as { messages: WireMessage[] };
-    // Nine actions, then the answer.
-    return new Response(observationsSinceUser(body.messages) < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody, { headers: { "content-type": "text/event-stream" } });
-  },
-});
+// Nine actions, then the answer.
+const server = serveModel((messages) => (observationsSinceUser(messages) < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody));
 
 const dataDir = mkdtempSync(join(tmpdir(), "weft-agent-bench-"));
 const storage = openSqliteStorage(dataDir);
 try {
-  const profile = LlmProfileSchema.parse({ id: "bench", name: "Bench", baseUrl: `http://127.0.0.1:${server.port}/v1`, model: "bench-model", maxRetries: 0 });
+  const profile = LlmProfileSchema.parse({ id: "bench", name: "Bench", baseUrl: server.baseUrl, model: "bench-model", maxRetries: 0 });
   const inner = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) });
   let llmMs = 0;
   const llm: LlmService = {
@@ -80,6 +73,6 @@ try {
   console.log(JSON.stringify({ bench: "agent", steps, ms_per_step: round(totalMs / steps), llm_ms_per_step: round(llmMs / steps), overhead_ms_per_step: round((totalMs - llmMs) / steps) }));
 } finally {
   storage.close();
-  await server.stop(true);
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -34,7 +34,7 @@ import {
   type SceneStateView,
   type SceneTimeline,
 } from "../packages/types/src/index.ts";
-import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "./support/instant-llm.ts";
+import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
@@ -45,22 +45,15 @@ const answer = streamedReply("Done for now.");
 
 /** Answers at once: world-set, then publish, then a plain answer, counted from the last non-Observation user message. */
 let replies = 0;
-const llm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(req) {
-    const body = (await req.json()) as { messages: WireMessage[] };
-    const observations = observationsSinceUser(body.messages);
-    const who = /You are (v\d+)/.exec(String(body.messages[0]?.content))?.[1] ?? "someone";
-    const n = ++replies;
-    const text =
-      observations === 0
-        ? streamedAction("scene_world_set", { path: `villagers.${who}.mood`, value: n })
-        : observations === 1
-          ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` })
-          : answer;
-    return new Response(text, { headers: { "content-type": "text/event-stream" } });
-  },
+const llm = serveModel((messages) => {
+  const observations = observationsSinceUser(messages);
+  const who = /You are (v\d+)/.exec(String(messages[0]?.content))?.[1] ?? "someone";
+  const n = ++replies;
+  return observations === 0
+    ? streamedAction("scene_world_set", { path: `villagers.${who}.mood`, value: n })
+    : observations === 1
+      ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"from":"${who}","n":${n}}` })
+      : answer;
 });
 
 const quantile = (values: number[], q: number) => (values.length === 0 ? 0 : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!);
@@ -82,7 +75,7 @@ async function setup(child: ChildServer, agents: number): Promise<void> {
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const profile = ProfileIdAnswerSchema.parse(await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "bench-model", maxRetries: 0 }));
+  const profile = ProfileIdAnswerSchema.parse(await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: llm.baseUrl, model: "bench-model", maxRetries: 0 }));
   const ids = Array.from({ length: agents }, (_, i) => `v${i + 1}`);
   for (const id of ids) {
     await must("POST", "/api/agents", {
@@ -340,5 +333,5 @@ try {
   for (const agents of SIZES) console.log(JSON.stringify(await measure(agents)));
   for (const agents of CRASH_AGENTS) console.log(JSON.stringify(await measureCrash(agents)));
 } finally {
-  await llm.stop(true);
+  await llm.stop();
 }

@@ -28,3 +28,22 @@ export function observationsSinceUser(messages: readonly WireMessage[]): number 
   for (let i = messages.length - 1; i >= 0 && messages[i]!.role === "user" && messages[i]!.content?.startsWith("Observation:"); i -= 2) observations++;
   return observations;
 }
+
+/** A local OpenAI-compatible chat endpoint: `baseUrl` for an LLM profile, `stop()` when done. */
+export interface ModelServer {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Serves `answer(messages)` (a streamed reply) for every chat request, on a free port of 127.0.0.1. */
+export function serveModel(answer: (messages: WireMessage[]) => string | Promise<string>): ModelServer {
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { messages: WireMessage[] };
+      return new Response(await answer(body.messages), { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, stop: () => server.stop(true) };
+}

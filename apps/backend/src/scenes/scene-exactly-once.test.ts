@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { observationsSinceUser, serveModel, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
 import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -24,17 +24,12 @@ afterAll(async () => {
 /** A model server that answers each request with `answer(messages, nth)`; its second request ever hangs (the server is killed while waiting for it). */
 function hangingModel(answer: (messages: WireMessage[], nth: number) => string) {
   let requests = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      const body = (await req.json()) as { messages: WireMessage[] };
-      requests++;
-      if (requests === 2) await Bun.sleep(60_000);
-      return new Response(answer(body.messages, requests), { headers: { "content-type": "text/event-stream" } });
-    },
+  const server = serveModel(async (messages) => {
+    const nth = ++requests;
+    if (nth === 2) await Bun.sleep(60_000);
+    return answer(messages, nth);
   });
-  return { baseUrl: `http://127.0.0.1:${server.port}/v1`, requests: () => requests, stop: () => server.stop(true) };
+  return { ...server, requests: () => requests };
 }
 
 /**

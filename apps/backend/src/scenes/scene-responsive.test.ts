@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SceneStateViewSchema, type SceneStateView } from "@weft/types";
-import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
 import { ProfileIdAnswerSchema } from "../testing/answers.ts";
 import { startTestServer, type TestServer } from "../testing/test-server.ts";
 
@@ -10,28 +10,21 @@ const AGENTS = 12;
 
 /** An instant model: each woken agent writes the world, tells the town (waking every other agent), then answers. */
 let replies = 0;
-const llm = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(req) {
-    const body = (await req.json()) as { messages: WireMessage[] };
-    const who = /You are (v\d+)/.exec(String(body.messages[0]?.content))?.[1] ?? "someone";
-    const n = ++replies;
-    const steps = observationsSinceUser(body.messages);
-    const text =
-      steps === 0
-        ? streamedAction("scene_world_set", { path: `town.${who}`, value: n })
-        : steps === 1
-          ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"n":${n}}` })
-          : streamedReply("Done.");
-    return new Response(text, { headers: { "content-type": "text/event-stream" } });
-  },
+const llm = serveModel((messages) => {
+  const who = /You are (v\d+)/.exec(String(messages[0]?.content))?.[1] ?? "someone";
+  const n = ++replies;
+  const steps = observationsSinceUser(messages);
+  return steps === 0
+    ? streamedAction("scene_world_set", { path: `town.${who}`, value: n })
+    : steps === 1
+      ? streamedAction("scene_publish_event", { topic: "town.said", payload: `{"n":${n}}` })
+      : streamedReply("Done.");
 });
 
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer({ examplesDir: EXAMPLES });
-  const profile = ProfileIdAnswerSchema.parse((await t.call("POST", "/api/llm-profiles", { name: "instant", baseUrl: `http://127.0.0.1:${llm.port}/v1`, model: "m", maxRetries: 0 })).body);
+  const profile = ProfileIdAnswerSchema.parse((await t.call("POST", "/api/llm-profiles", { name: "instant", baseUrl: llm.baseUrl, model: "m", maxRetries: 0 })).body);
   const ids = Array.from({ length: AGENTS }, (_, i) => `v${i + 1}`);
   for (const id of ids) {
     const agent = {
@@ -51,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.stop();
-  await llm.stop(true);
+  await llm.stop();
 });
 
 const settled = (s: SceneStateView) => s.agents.every((a) => a.inFlight === null) && (s.status === "paused" || s.agents.every((a) => a.queue.length === 0));
