@@ -10,7 +10,7 @@ export interface NumberedConversationStore extends ConversationStore {
   readonly readsFrom?: ConversationStore;
 }
 
-function isNumbered(store: ConversationStore): store is NumberedConversationStore {
+export function isNumberedStore(store: ConversationStore): store is NumberedConversationStore {
   return typeof (store as Partial<NumberedConversationStore>).messagesAfter === "function";
 }
 
@@ -31,7 +31,7 @@ const byStore = new WeakMap<ConversationStore, Map<string, Known>>();
  * the whole log again each step. The entries are shared between reads: treat them as read-only.
  */
 export async function conversationHistory(store: ConversationStore, conversationId: string): Promise<ConversationMessage[]> {
-  if (!isNumbered(store)) return store.messages(conversationId);
+  if (!isNumberedStore(store)) return store.messages(conversationId);
   const key = store.readsFrom ?? store;
   let known = byStore.get(key);
   if (!known) byStore.set(key, (known = new Map()));

@@ -1,4 +1,5 @@
 import type { ConversationStore, JsonValue, LlmService, NodeError, SceneLogDraft } from "@weft/types";
+import { isNumberedStore, type NumberedConversationStore } from "../../conversation/conversation-history.ts";
 import { recordedAnswer } from "../replay/recorded-llm.ts";
 import { effectsAfter, type RecordedAction, type ResumePlan } from "./resume-plan.ts";
 import type { RecordedLlmOutput, SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./scene-runtime-types.ts";
@@ -56,7 +57,7 @@ export class DeliberationRecord {
 
   /** Each append waits until the scene has committed what happened before it, so a crash cannot leave a step here whose effects it lost. */
   conversations(inner: ConversationStore): ConversationStore {
-    return {
+    const wrapper: ConversationStore = {
       create: (input) => inner.create(input),
       get: (id) => inner.get(id),
       setActiveMode: (id, mode) => inner.setActiveMode(id, mode),
@@ -67,6 +68,10 @@ export class DeliberationRecord {
         await inner.append(id, messages);
       },
     };
+    // Reads go to `inner` unchanged: a numbered store keeps its incremental reads (`conversationHistory`) through this per-run wrapper.
+    if (!isNumberedStore(inner)) return wrapper;
+    const numbered: NumberedConversationStore = { ...wrapper, messagesAfter: (id, after) => inner.messagesAfter(id, after), readsFrom: inner.readsFrom ?? inner };
+    return numbered;
   }
 
   readonly actions: SceneActionJournal = {
