@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LlmService, SceneInput } from "@weft/types";
 import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
 import { SceneRuntime, type Deliberate, type DeliberationContext } from "./scene-runtime.ts";
-import { countingLlm, request, sceneFolders } from "./test-support.ts";
+import { countingLlm, crashWhen, request, sceneFolders } from "./test-support.ts";
 
 const scene: SceneInput = { id: "ledger", name: "Ledger", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { n: 0 } };
 
@@ -56,10 +56,7 @@ async function crashAfterStepOne(dir: string, file: string[]): Promise<string[]>
     store: new FileSceneStateStore(dir),
     persistEveryMs: 5,
   });
-  crashed.start();
-  crashed.sendMessage("ann", "write");
-  while (!reached) await Bun.sleep(1);
-  await crashed.persist();
+  await crashWhen(crashed, "ann", "write", () => reached);
   return seen;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LlmService, SceneInput } from "@weft/types";
 import { FileSceneStateStore } from "../persistence/file-scene-state-store.ts";
 import { SceneRuntime, type Deliberate } from "./scene-runtime.ts";
-import { countingLlm, request, sceneFolders } from "./test-support.ts";
+import { countingLlm, crashWhen, request, sceneFolders } from "./test-support.ts";
 
 const scene: SceneInput = { id: "tally", name: "Tally", agents: [{ instanceId: "ann", profileId: "p" }], initialWorldState: { n: 0 } };
 
@@ -54,11 +54,8 @@ describe("a deliberation cut off by a crash", () => {
       store: new FileSceneStateStore(dir),
       persistEveryMs: 5,
     });
-    crashed.start();
-    crashed.sendMessage("ann", "count");
-    while (!reachedGate) await Bun.sleep(1);
     // What a kill -9 leaves: the last commit (the answer, the write and the private write of step 1).
-    await crashed.persist();
+    await crashWhen(crashed, "ann", "count", () => reachedGate);
 
     const second = countingLlm("after");
     const resumedAnswers: string[] = [];

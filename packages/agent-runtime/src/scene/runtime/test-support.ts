@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { LlmChatRequest, LlmService } from "@weft/types";
+import type { SceneRuntime } from "./scene-runtime.ts";
 
 /** What a test deliberation asks its model: the answer, not the question, is what these tests look at. */
 export const request: LlmChatRequest = { messages: [{ role: "user", content: "go" }] };
@@ -31,4 +32,15 @@ export function sceneFolders(prefix: string): () => Promise<string> {
     folders.push(dir);
     return dir;
   };
+}
+
+/**
+ * What a kill -9 leaves: starts the scene, sends `message` to `instanceId`, waits until `reached()`
+ * (its deliberation hangs at a gate) and saves the last commit.
+ */
+export async function crashWhen(runtime: SceneRuntime, instanceId: string, message: string, reached: () => boolean): Promise<void> {
+  runtime.start();
+  runtime.sendMessage(instanceId, message);
+  while (!reached()) await Bun.sleep(1);
+  await runtime.persist();
 }
