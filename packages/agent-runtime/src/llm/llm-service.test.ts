@@ -33,6 +33,23 @@ describe("ProfileLlmService", () => {
     expect(turns.map((t) => t.profileId)).toEqual(["deep", "fast"]);
   });
 
+  it("keeps one client per profile, and a changed profile (a new key) is used at once", async () => {
+    server = await startScriptedLlmServer({
+      turns: [
+        { kind: "text", chunks: ["a"] },
+        { kind: "text", chunks: ["b"] },
+        { kind: "text", chunks: ["c"] },
+      ],
+    });
+    let profile = LlmProfileSchema.parse({ id: "p", name: "P", baseUrl: server.baseUrl, model: "m", apiKey: "k-old" });
+    const service = new ProfileLlmService({ profiles: { resolve: async () => profile } });
+    await service.chat({ messages: [{ role: "user", content: "1" }] });
+    await service.chat({ messages: [{ role: "user", content: "2" }] });
+    profile = { ...profile, apiKey: "k-new" };
+    await service.chat({ messages: [{ role: "user", content: "3" }] });
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer k-old", "Bearer k-old", "Bearer k-new"]);
+  });
+
   it("rejects with a coded LlmError that is also a NodeFailure", async () => {
     server = await startScriptedLlmServer({ turns: [{ kind: "http_error", status: 404, message: "model gone" }] });
     const profile = LlmProfileSchema.parse({ id: "p", name: "P", baseUrl: server.baseUrl, model: "gone" });

@@ -15,6 +15,8 @@ export interface ProfileLlmServiceOptions {
  */
 export class ProfileLlmService implements LlmService {
   private readonly log: Logger;
+  /** One provider (and its HTTP client) per profile as resolved: building one per call showed in scene profiles. Keyed by content, so an edited profile gets a new one. */
+  private readonly providers = new Map<string, OpenAiCompatibleProvider>();
 
   constructor(private readonly options: ProfileLlmServiceOptions) {
     this.log = options.logger ?? silentLogger;
@@ -24,12 +26,25 @@ export class ProfileLlmService implements LlmService {
     const { profileId, ...rest } = request;
     const profile = await this.options.profiles.resolve(profileId);
     if (!profile) throw profileNotFound(profileId);
-    const outcome = await OpenAiCompatibleProvider.fromProfile(profile, this.log).complete(rest, options);
+    const outcome = await this.providerFor(profile).complete(rest, options);
     this.options.onTurn?.(outcome.turn);
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
   }
+
+  private providerFor(profile: LlmProfile): OpenAiCompatibleProvider {
+    const key = JSON.stringify(profile);
+    let provider = this.providers.get(key);
+    if (!provider) {
+      provider = OpenAiCompatibleProvider.fromProfile(profile, this.log);
+      if (this.providers.size >= MAX_PROVIDERS) this.providers.delete(this.providers.keys().next().value as string);
+    } else this.providers.delete(key);
+    this.providers.set(key, provider);
+    return provider;
+  }
 }
+
+const MAX_PROVIDERS = 32;
 
 /** Profiles held in memory: the CLI, tests, and the demo LLM default. */
 export class StaticLlmProfileResolver implements LlmProfileResolver {
