@@ -31,8 +31,10 @@ function encode(body: Bytes, encoding: Encoding, key: string | undefined): Bytes
   const cacheKey = `${encoding}:${key}`;
   const cached = key === undefined ? undefined : encodedCache.get(cacheKey);
   if (cached) return cached;
-  // Quality 5 of brotli: about gzip's speed, and still smaller than gzip -9.
-  const encoded = encoding === "br" ? new Uint8Array(brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } })) : Bun.gzipSync(body);
+  // Brotli 5 for editor files (encoded once, kept): about gzip's speed and smaller than gzip -9. API answers are
+  // encoded on every request (a polled timeline, a run list), where quality 3 costs far less CPU for a little size.
+  const quality = key === undefined ? 3 : 5;
+  const encoded = encoding === "br" ? new Uint8Array(brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: quality } })) : Bun.gzipSync(body);
   if (key === undefined) return encoded;
   if (encodedCache.size >= ENCODED_CACHE_ENTRIES) encodedCache.delete(encodedCache.keys().next().value ?? "");
   encodedCache.set(cacheKey, encoded);
