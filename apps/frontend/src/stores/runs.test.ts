@@ -1,17 +1,14 @@
 // @vitest-environment happy-dom
 import { effectScope, nextTick } from "vue";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useRunMemory } from "../composables/useRunMemory.ts";
-import { freshPinia } from "../lib/testing/fresh-pinia.ts";
+import { freshStoresEachTest } from "../lib/testing/fresh-pinia.ts";
 import { useRunsStore } from "./runs.ts";
 
 const SHOWN_RUNS_KEY = "weft.shownRuns";
 const stored = () => JSON.parse(localStorage.getItem(SHOWN_RUNS_KEY) ?? "null") as unknown;
 
-beforeEach(() => {
-  localStorage.clear();
-  freshPinia();
-});
+freshStoresEachTest();
 
 describe("runs store", () => {
   it("writes which run each tab shows only when asked, leaving out the tabs of past runs", () => {

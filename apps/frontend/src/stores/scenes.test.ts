@@ -1,18 +1,14 @@
 // @vitest-environment happy-dom
 import { effectScope, nextTick } from "vue";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useSceneMemory } from "../composables/useSceneMemory.ts";
-import { freshPinia } from "../lib/testing/fresh-pinia.ts";
+import { freshStoresEachTest } from "../lib/testing/fresh-pinia.ts";
 import { useScenesStore } from "./scenes.ts";
 
 const SEEN_KEY = "weft.scenes.seen";
 const stored = () => JSON.parse(localStorage.getItem(SEEN_KEY) ?? "null") as unknown;
 
-beforeEach(() => {
-  localStorage.clear();
-  freshPinia();
-});
-afterEach(() => void vi.useRealTimers());
+freshStoresEachTest();
 
 describe("scenes store", () => {
   it("notes the stream positions seen, and writes them over the stored ones only when asked", () => {

@@ -1,15 +1,11 @@
 // @vitest-environment happy-dom
 import { effectScope, nextTick } from "vue";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useThemeMemory } from "../composables/useThemeMemory.ts";
-import { freshPinia } from "../lib/testing/fresh-pinia.ts";
+import { freshStoresEachTest } from "../lib/testing/fresh-pinia.ts";
 import { THEME_KEY, useUiStore } from "./ui.ts";
 
-beforeEach(() => {
-  localStorage.clear();
-  freshPinia();
-});
-afterEach(() => void vi.useRealTimers());
+freshStoresEachTest();
 
 describe("ui store", () => {
   it("starts from the remembered theme and toggles it without writing anything itself", () => {
