@@ -52,7 +52,8 @@ export function reportAgentRun(result: AgentRunResult, llm: CliLlm, json: boolea
     case "cancelled":
       process.stderr.write("weft: cancelled.\n");
       return EXIT_INTERRUPTED;
-    case "failed": {
+    case "failed":
+    case "cut_off": {
       const { headline, fix } = failure(result, llm);
       process.stderr.write(`weft: ${headline}\n${fix ? `Fix: ${fix}\n` : ""}`);
       return EXIT_FAILED;
@@ -63,11 +64,6 @@ export function reportAgentRun(result: AgentRunResult, llm: CliLlm, json: boolea
     case "max_steps":
       process.stderr.write(`weft: the agent stopped (max_steps): ${result.reason ?? ""}\n`);
       return EXIT_FAILED;
-    case "cut_off": {
-      const { headline, fix } = failure(result, llm);
-      process.stderr.write(`weft: ${headline}\n${fix ? `Fix: ${fix}\n` : ""}`);
-      return EXIT_FAILED;
-    }
     case "idle":
     case "running":
     case "waiting_permission":
