@@ -11,18 +11,23 @@ afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
 
+/** A fresh SQLite storage (closed after the test) and a journal on it that flushes at once. */
+function openJournal(hub = new EventHub()): { storage: Storage; journal: EventJournal } {
+  const storage = openSqliteStorage(tempDir());
+  opened.push(storage);
+  return { storage, journal: new EventJournal(storage, hub, { maxBatch: 512, flushMs: 1 }, silentLogger) };
+}
+
 const status = (status: "running" | "paused"): RunEventDraft => ({ type: "scene.status", status }) as RunEventDraft;
 
 describe("a held stream (a scene's)", () => {
   it("stores its events only with the owner's cut, in one transaction with the owner's writes, and holds them again when that fails", async () => {
-    const storage = openSqliteStorage(tempDir());
-    opened.push(storage);
-    const db = requireSqlite(storage.sql, "test").db;
-    db.run("CREATE TABLE owner (n INTEGER)");
     const hub = new EventHub();
     const live: number[] = [];
     hub.subscribe("s", (events) => live.push(...events.map((e) => e.seq)));
-    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 1 }, silentLogger);
+    const { storage, journal } = openJournal(hub);
+    const db = requireSqlite(storage.sql, "test").db;
+    db.run("CREATE TABLE owner (n INTEGER)");
     await journal.open("s");
     const held = journal.hold("s");
     journal.append("s", status("running"));
@@ -58,9 +63,7 @@ describe("a held stream (a scene's)", () => {
   });
 
   it("drops what is held when discarded (a shutdown), and numbers the stream on from what is stored", async () => {
-    const storage = openSqliteStorage(tempDir());
-    opened.push(storage);
-    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1 }, silentLogger);
+    const { storage, journal } = openJournal();
     await journal.open("s");
     const held = journal.hold("s");
     journal.append("s", status("running"));
@@ -78,9 +81,7 @@ describe("a held stream (a scene's)", () => {
   });
 
   it("stores events that change no state on their own when no cut comes for a while, up to the first that does", async () => {
-    const storage = openSqliteStorage(tempDir());
-    opened.push(storage);
-    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1 }, silentLogger);
+    const { storage, journal } = openJournal();
     await journal.open("s");
     const held = journal.hold("s");
     journal.append("s", { type: "scene.log", nextSeq: 1 } as RunEventDraft);
