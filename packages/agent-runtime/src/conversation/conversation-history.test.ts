@@ -1,25 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ConversationMessage } from "@weft/types";
+import { NumberedStore } from "./testing/numbered-store.ts";
 import { conversationHistory, type NumberedConversationStore } from "./conversation-history.ts";
 import { InMemoryConversationStore } from "./conversation-store.ts";
 import { userMessage } from "./messages.ts";
-
-/** The in-memory store numbered as the backend's repositories are, counting the messages each read hands out. */
-class NumberedStore extends InMemoryConversationStore implements NumberedConversationStore {
-  handedOut = 0;
-
-  override async messages(conversationId: string): Promise<ConversationMessage[]> {
-    const all = await super.messages(conversationId);
-    this.handedOut += all.length;
-    return all;
-  }
-
-  async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {
-    const after = (await super.messages(conversationId)).map((message, seq) => ({ seq, message })).filter((m) => m.seq > afterSeq);
-    this.handedOut += after.length;
-    return after;
-  }
-}
 
 const say = (text: string) => userMessage(text, { mode: "agent" });
 

@@ -1,26 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ConversationMessage } from "@weft/types";
-import { conversationHistory, type NumberedConversationStore } from "../../conversation/conversation-history.ts";
-import { InMemoryConversationStore } from "../../conversation/conversation-store.ts";
+import { NumberedStore } from "../../conversation/testing/numbered-store.ts";
+import { conversationHistory } from "../../conversation/conversation-history.ts";
 import { userMessage } from "../../conversation/messages.ts";
 import { DeliberationRecord, type DeliberationSinks } from "./deliberation-record.ts";
-
-/** A store numbered as the backend's repositories are, counting the messages its reads hand out. */
-class NumberedStore extends InMemoryConversationStore implements NumberedConversationStore {
-  handedOut = 0;
-
-  override async messages(conversationId: string): Promise<ConversationMessage[]> {
-    const all = await super.messages(conversationId);
-    this.handedOut += all.length;
-    return all;
-  }
-
-  async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {
-    const after = (await super.messages(conversationId)).map((message, seq) => ({ seq, message })).filter((m) => m.seq > afterSeq);
-    this.handedOut += after.length;
-    return after;
-  }
-}
 
 const sinks: DeliberationSinks = { output: () => undefined, action: () => undefined, commit: () => undefined, warn: () => undefined };
 const say = (text: string) => userMessage(text, { mode: "agent" });
