@@ -90,5 +90,9 @@ describe("ScenePersister", () => {
     await persister.flush();
     expect(writes).toEqual([50, 1]);
     expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 51 });
+
+    // Nothing changed since: a flush writes nothing.
+    await persister.flush();
+    expect(writes).toEqual([50, 1]);
   });
 });

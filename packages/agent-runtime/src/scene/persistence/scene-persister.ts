@@ -41,11 +41,17 @@ export class ScenePersister {
     }, this.everyMs);
   }
 
-  /** Saves everything changed so far; rejects with the store's error if the last save failed. */
+  /**
+   * Saves everything changed so far; rejects with the store's error if the last save failed. Nothing
+   * changed since the last save: nothing is written (timeline reads and each conversation write call this).
+   */
   async flush(): Promise<void> {
-    // A write under way took its snapshot before this call: wait for it, then write once more.
+    // A write under way took its snapshot before this call: wait for it, then write once more if changes came meanwhile.
     if (this.loop) await this.loop;
-    this.dirty = true;
+    if (!this.dirty) {
+      if (this.lastError) throw this.lastError;
+      return;
+    }
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
