@@ -3,13 +3,18 @@ import { SceneError } from "../errors.ts";
 
 type LlmOutputEntry = Extract<SceneLogEntry, { kind: "llm.output" }>;
 
+/** What identifies a published event (and the event trigger it became) across a session and its replay. */
+export function eventSignature(topic: string, source: string, payload: unknown): string {
+  return `event ${topic} from ${source}: ${JSON.stringify(payload)}`;
+}
+
 /** What identifies a trigger across a session and its replay (trigger ids may be numbered differently). */
 export function triggerSignature(trigger: AgentTrigger): string {
   switch (trigger.kind) {
     case "user":
       return `user to ${trigger.to}: ${JSON.stringify(trigger.text)}`;
     case "event":
-      return `event ${trigger.topic} from ${trigger.source}: ${JSON.stringify(trigger.payload)}`;
+      return eventSignature(trigger.topic, trigger.source, trigger.payload);
     case "timer":
       return `timer ${trigger.timerId} tick ${trigger.tick}`;
     default: {

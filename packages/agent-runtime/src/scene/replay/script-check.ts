@@ -1,5 +1,5 @@
 import type { AgentTrigger, SceneLogEntry } from "@weft/types";
-import { triggerSignature } from "./recorded-llm.ts";
+import { eventSignature, triggerSignature } from "./recorded-llm.ts";
 
 /** A replay script with the triggers the record vouches for, and what it left out. */
 export interface CheckedScript {
@@ -16,7 +16,7 @@ export interface CheckedScript {
 export function checkScript(log: readonly SceneLogEntry[], script: ReadonlyMap<string, readonly AgentTrigger[]>): CheckedScript {
   const published = new Set<string>();
   for (const entry of log) {
-    if (entry.kind === "event") published.add(`event ${entry.topic} from ${entry.source}: ${JSON.stringify(entry.payload)}`);
+    if (entry.kind === "event") published.add(eventSignature(entry.topic, entry.source, entry.payload));
   }
   const checked = new Map<string, AgentTrigger[]>();
   const divergences: string[] = [];

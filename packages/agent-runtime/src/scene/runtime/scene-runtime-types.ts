@@ -15,8 +15,6 @@ export interface DeliberationContext {
   signal: AbortSignal;
   /** World, events and private state bound to this agent; the AgentInstance adds the LLM and tool host. */
   services: NodeServices;
-  /** Records one step's model output in the scene log (under this trigger), so a replay can serve it. */
-  recordLlmOutput(step: number, output: RecordedLlmOutput): void;
   /**
    * The model as this deliberation must use it, around the agent's own: each answer goes into the
    * scene log as soon as it arrives (committed with the effects that follow it), and a deliberation

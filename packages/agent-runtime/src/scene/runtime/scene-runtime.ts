@@ -303,7 +303,6 @@ export class SceneRuntime {
         sceneId: this.scene.id,
         signal,
         services,
-        recordLlmOutput: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
         llm: (inner) => record.llm(inner),
         conversations: (inner) => record.conversations(inner),
         actions: record.actions,
