@@ -3,7 +3,7 @@ import type { Storage } from "../storage/storage.ts";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { ObservationRepository } from "../storage/observation-repository.ts";
 import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
-import { hydratePayloads, hydratePayloadText, PAYLOAD_REF_KEY } from "./payload-refs.ts";
+import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload-refs.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
@@ -20,7 +20,8 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
   const events = override<EventRepository>(storage.events, {
     listAfter: async (streamId, after, limit) => {
       const page = await storage.events.listAfter(streamId, after, limit);
-      return Promise.all(page.map(async (e) => ({ ...e, json: await hydratePayloadText(withEnvelope(e), load) })));
+      const texts = await hydratePayloadTexts(page.map(withEnvelope), load);
+      return page.map((e, at) => ({ ...e, json: texts[at] }));
     },
   });
   const observations = override<ObservationRepository>(storage.observations, {

@@ -135,10 +135,20 @@ export async function hydratePayloads<T>(value: T, load: PayloadLoader): Promise
   return known.size === 0 ? value : (resolve(value, known) as T);
 }
 
-/** A stored record's JSON text with its references resolved; the same text when it has none. */
-export async function hydratePayloadText(json: string, load: PayloadLoader): Promise<string> {
-  if (!json.includes(`"${PAYLOAD_REF_KEY}"`) && !json.includes(`"${TEXT_PIECES_KEY}"`)) return json;
-  return JSON.stringify(await hydratePayloads(JSON.parse(json) as unknown, load));
+/**
+ * Stored records' JSON texts with their references resolved, all in one `hydratePayloads` (one query
+ * per level for the whole page, not per record); a text without references comes back as it is.
+ */
+export async function hydratePayloadTexts(texts: readonly string[], load: PayloadLoader): Promise<string[]> {
+  const withRefs = texts.flatMap((json, at) => (json.includes(`"${PAYLOAD_REF_KEY}"`) || json.includes(`"${TEXT_PIECES_KEY}"`) ? [at] : []));
+  if (withRefs.length === 0) return [...texts];
+  const values = await hydratePayloads(
+    withRefs.map((at) => JSON.parse(texts[at]) as unknown),
+    load,
+  );
+  const out = [...texts];
+  withRefs.forEach((at, k) => (out[at] = JSON.stringify(values[k])));
+  return out;
 }
 
 function refsIn(value: unknown, known: ReadonlyMap<string, unknown>, out: string[] = []): string[] {
