@@ -52,17 +52,18 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle 
       const wait = throttle.waitFor(username);
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60_000);
-        throw new ApiError("TOO_MANY_REQUESTS", `Too many wrong passwords for "${username}"; try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask an owner to set a new password.`, {
+        throw new ApiError("TOO_MANY_REQUESTS", `Too many wrong passwords for "${username}"; try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, {
           retryAfterMs: wait,
         });
       }
+      // Counted as a failure before the (slow) check, so guesses sent at once cannot all pass the limit; a success clears it.
+      throttle.failed(username);
       try {
         const user = await accounts.verifyPassword(username, body.password);
         throttle.succeeded(username);
         return await withCookie(request, user.id);
       } catch (error) {
         if (!(error instanceof SignInRefusedError)) throw error;
-        throttle.failed(username);
         throw new ApiError("UNAUTHENTICATED", error.message, { reason: "WRONG_CREDENTIALS" });
       }
     })
