@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
@@ -22,6 +23,11 @@ const CreatedToken = z.object({ token: TokenViewSchema, secret: z.string() });
 const Session = z.object({ principal: z.object({ kind: z.string(), userId: z.string(), username: z.string(), name: z.string(), role: z.string() }) });
 
 const db = () => requireSqlite(t.server.storage.sql, "accounts test").db;
+/** Everything SQLite holds on disk: the database file and its write-ahead log, where new rows sit until a checkpoint. */
+const storedBytes = (): Buffer => {
+  const file = join(t.dataDir, "weft.sqlite");
+  return Buffer.concat([readFileSync(file), existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`) : Buffer.alloc(0)]);
+};
 
 describe("users", () => {
   it("are created by owners with a role and an argon2id password hash; the answer never holds the hash", async () => {
@@ -31,7 +37,7 @@ describe("users", () => {
     expect(user).toMatchObject({ username: "alice", name: "Alice A.", role: "editor", hasPassword: true });
     const row = db().query("SELECT password_hash FROM users WHERE id = ?").get(user.id) as { password_hash: string };
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
-    expect(readFileSync(join(t.dataDir, "weft.sqlite")).includes("correct horse battery")).toBe(false);
+    expect(storedBytes().includes("correct horse battery")).toBe(false);
     const listed = Users.parse((await t.call("GET", "/api/users")).body).users;
     expect(listed.map((u) => [u.username, u.role])).toEqual([
       ["owner", "owner"],
@@ -74,6 +80,7 @@ describe("signing in with a password", () => {
     // The cookie's secret is stored only as its hash.
     const secret = session?.cookie.split("=")[1] ?? "";
     expect(db().query("SELECT count(*) AS n FROM user_sessions WHERE hash = ?").get(secret)).toEqual({ n: 0 });
+    expect(db().query("SELECT count(*) AS n FROM user_sessions WHERE hash = ?").get(createHash("sha256").update(secret).digest("hex"))).toEqual({ n: 1 });
   });
 
   it("refuses a username after 10 wrong passwords with 429, even the right one, and leaves other users alone", async () => {
@@ -89,6 +96,19 @@ describe("signing in with a password", () => {
     expect(await signInWithPassword(t.url, "ola", other.password)).toBeDefined();
     // Sessions already open are not affected.
     expect((await tom.call("GET", "/api/workflows")).status).toBe(200);
+  });
+
+  it("counts guesses sent at once: of 25 parallel wrong passwords at most 10 are checked, the rest get 429", async () => {
+    await createTestUser(t, "pat", "viewer");
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        fetch(`${t.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "pat", password: `parallel guess ${i}` }) }).then(
+          (r) => r.status,
+        ),
+      ),
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
   });
 
   it("ends sessions on sign-out, on a password change by an owner, and when the user is deleted", async () => {
@@ -155,7 +175,7 @@ describe("personal API tokens", () => {
         .tokens.map((t) => t.name)
         .sort(),
     ).toEqual(["laptop script", "test"]);
-    expect(readFileSync(join(t.dataDir, "weft.sqlite")).includes(secret)).toBe(false);
+    expect(storedBytes().includes(secret)).toBe(false);
 
     const bearer = { authorization: `Bearer ${secret}` };
     const me = Session.parse((await call(t.url, "GET", "/api/auth/session", undefined, bearer)).body).principal;
