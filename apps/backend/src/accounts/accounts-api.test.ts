@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { startTestServer, templateWorkflow, waitForRun, type TestServer } from "../testing/test-server.ts";
@@ -9,6 +9,7 @@ import { call } from "../testing/http-call.ts";
 import { createTestUser, signInWithPassword } from "../testing/users.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
+import { dbBytes } from "../testing/leak-probes.ts";
 import { TokenViewSchema, UserViewSchema } from "./account-records.ts";
 
 let t: TestServer;
@@ -23,11 +24,6 @@ const CreatedToken = z.object({ token: TokenViewSchema, secret: z.string() });
 const Session = z.object({ principal: z.object({ kind: z.string(), userId: z.string(), username: z.string(), name: z.string(), role: z.string() }) });
 
 const db = () => requireSqlite(t.server.storage.sql, "accounts test").db;
-/** Everything SQLite holds on disk: the database file and its write-ahead log, where new rows sit until a checkpoint. */
-const storedBytes = (): Buffer => {
-  const file = join(t.dataDir, "weft.sqlite");
-  return Buffer.concat([readFileSync(file), existsSync(`${file}-wal`) ? readFileSync(`${file}-wal`) : Buffer.alloc(0)]);
-};
 
 describe("users", () => {
   it("are created by owners with a role and an argon2id password hash; the answer never holds the hash", async () => {
@@ -37,7 +33,7 @@ describe("users", () => {
     expect(user).toMatchObject({ username: "alice", name: "Alice A.", role: "editor", hasPassword: true });
     const row = db().query("SELECT password_hash FROM users WHERE id = ?").get(user.id) as { password_hash: string };
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
-    expect(storedBytes().includes("correct horse battery")).toBe(false);
+    expect(dbBytes(t.dataDir).includes("correct horse battery")).toBe(false);
     const listed = Users.parse((await t.call("GET", "/api/users")).body).users;
     expect(listed.map((u) => [u.username, u.role])).toEqual([
       ["owner", "owner"],
@@ -175,7 +171,7 @@ describe("personal API tokens", () => {
         .tokens.map((t) => t.name)
         .sort(),
     ).toEqual(["laptop script", "test"]);
-    expect(storedBytes().includes(secret)).toBe(false);
+    expect(dbBytes(t.dataDir).includes(secret)).toBe(false);
 
     const bearer = { authorization: `Bearer ${secret}` };
     const me = Session.parse((await call(t.url, "GET", "/api/auth/session", undefined, bearer)).body).principal;
