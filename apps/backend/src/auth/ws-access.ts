@@ -32,6 +32,10 @@ export class WsAccess {
       peer.send(errorMessage("UNAUTHENTICATED", "Your session ended or your token was revoked; sign in again and reconnect."));
       peer.close(WS_SIGNED_OUT, "signed out");
     });
-    this.queues.set(socket, next);
+    // One failed message must not stop the socket's later ones: the chain goes on past a rejection.
+    this.queues.set(
+      socket,
+      next.catch(() => undefined),
+    );
   }
 }
