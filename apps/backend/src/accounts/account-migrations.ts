@@ -37,7 +37,7 @@ const SQLITE_MIGRATIONS: { version: number; sql: string }[] = [
   },
 ];
 
-export const ACCOUNTS_MODULE = "accounts";
+const ACCOUNTS_MODULE = "accounts";
 
 /** Brings the accounts' SQLite tables up to date, in one transaction per step. */
 export function migrateSqliteAccounts(db: Database): void {

@@ -3,7 +3,8 @@ import { SQL } from "bun";
 import { openDatabase } from "../storage/database.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { accountsContract } from "./contract/accounts.contract.ts";
-import { migratePostgresAccounts, PostgresAccountRepository } from "./postgres-account-repository.ts";
+import { PostgresAccountRepository } from "./postgres-account-repository.ts";
+import { runPostgresMigrations } from "../storage/postgres/migrations.ts";
 import { SqliteAccountRepository } from "./sqlite-account-repository.ts";
 
 accountsContract({
@@ -27,9 +28,9 @@ accountsContract({
   async fresh() {
     if (!cluster) throw new Error("the test PostgreSQL did not start");
     const sql = new SQL(await createTestDatabase(cluster.url), { max: 4 });
-    await migratePostgresAccounts(sql);
+    await runPostgresMigrations(sql);
     // Migrating twice (a second process starting) changes nothing.
-    await migratePostgresAccounts(sql);
+    await runPostgresMigrations(sql);
     return { repository: new PostgresAccountRepository({ current: () => sql }), close: () => sql.close() };
   },
 });

@@ -2,17 +2,16 @@ import type { Logger } from "@weft/types";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import type { AccountRepository } from "./account-records.ts";
 import { AccountService } from "./account-service.ts";
-import { PostgresAccountRepository, migratePostgresAccounts } from "./postgres-account-repository.ts";
+import { PostgresAccountRepository } from "./postgres-account-repository.ts";
 import { SqliteAccountRepository } from "./sqlite-account-repository.ts";
 import { usersApi } from "./users-api.ts";
 
-/** The accounts' repository on the storage's engine, its tables migrated. */
+/** The accounts' repository on the storage's engine (on PostgreSQL its tables come with the storage's migrations). */
 export async function openAccountRepository(handle: SqlHandle): Promise<AccountRepository> {
   switch (handle.engine) {
     case "sqlite":
       return new SqliteAccountRepository(handle);
     case "postgres":
-      await migratePostgresAccounts(handle.sql);
       return new PostgresAccountRepository(handle);
     default: {
       const unknown: never = handle;

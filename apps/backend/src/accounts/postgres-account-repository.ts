@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
+import type { PostgresMigration } from "../storage/postgres/migrations.ts";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
 import { tokenOf, userOf, type TokenRow, type UserRow } from "./account-rows.ts";
-import { ACCOUNTS_MODULE } from "./account-migrations.ts";
 
 /** The PostgreSQL connection as the storage shares it (structurally `PostgresHandle` of storage/sql-handle.ts). */
 export interface PostgresConnection {
@@ -9,9 +9,10 @@ export interface PostgresConnection {
   current(): SQL;
 }
 
-const MIGRATIONS: { version: number; sql: string }[] = [
+/** The accounts' PostgreSQL tables, applied with every other module's by storage/postgres/migrations.ts. */
+export const ACCOUNTS_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
-    version: 1,
+    id: "accounts-001 users, sessions, personal tokens",
     sql: `
       CREATE TABLE users (
         id TEXT PRIMARY KEY,
@@ -42,28 +43,7 @@ const MIGRATIONS: { version: number; sql: string }[] = [
   },
 ];
 
-/** An arbitrary constant: the advisory lock every process takes to migrate the accounts' tables. */
-const MIGRATION_LOCK = 0x77656674_01;
-
-/**
- * Brings the accounts' PostgreSQL tables up to date. Under a transaction-scoped advisory lock, so API and
- * worker processes starting together migrate once; versions in `module_schema`, as on SQLite.
- */
-export async function migratePostgresAccounts(sql: SQL): Promise<void> {
-  await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS module_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL)`;
-    const rows: { version: number }[] = await tx`SELECT version FROM module_schema WHERE module = ${ACCOUNTS_MODULE}`;
-    const current = rows[0]?.version ?? 0;
-    for (const step of MIGRATIONS) {
-      if (step.version <= current) continue;
-      await tx.unsafe(step.sql);
-      await tx`INSERT INTO module_schema (module, version) VALUES (${ACCOUNTS_MODULE}, ${step.version}) ON CONFLICT (module) DO UPDATE SET version = excluded.version`;
-    }
-  });
-}
-
-/** Users, sessions and personal tokens in PostgreSQL (call `migratePostgresAccounts` first). */
+/** Users, sessions and personal tokens in PostgreSQL (their tables come with the storage's migrations). */
 export class PostgresAccountRepository implements AccountRepository {
   constructor(private readonly connection: PostgresConnection) {}
 

@@ -3,6 +3,7 @@ import { BUILDER_POSTGRES_MIGRATIONS } from "../../builder/storage/builder-migra
 import { CREDENTIALS_POSTGRES_MIGRATIONS } from "../credential-repository.ts";
 import { SCENE_POSTGRES_MIGRATIONS } from "../../scenes/scene-migration.ts";
 import { PAYLOAD_POSTGRES_MIGRATIONS } from "../../events/payload-store.ts";
+import { ACCOUNTS_POSTGRES_MIGRATIONS } from "../../accounts/postgres-account-repository.ts";
 
 /** One step of a PostgreSQL schema: released steps are never edited, a change is a new step. */
 export interface PostgresMigration {
@@ -169,7 +170,13 @@ export const CORE_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
  * Other modules' tables (Builder, scenes, accounts, credentials), each module's list in its order:
  * a module adds its list here. Ids must not collide (start them with the module's name).
  */
-const MODULE_MIGRATIONS: readonly (readonly PostgresMigration[])[] = [BUILDER_POSTGRES_MIGRATIONS, CREDENTIALS_POSTGRES_MIGRATIONS, SCENE_POSTGRES_MIGRATIONS, PAYLOAD_POSTGRES_MIGRATIONS];
+const MODULE_MIGRATIONS: readonly (readonly PostgresMigration[])[] = [
+  BUILDER_POSTGRES_MIGRATIONS,
+  CREDENTIALS_POSTGRES_MIGRATIONS,
+  SCENE_POSTGRES_MIGRATIONS,
+  PAYLOAD_POSTGRES_MIGRATIONS,
+  ACCOUNTS_POSTGRES_MIGRATIONS,
+];
 
 export function allPostgresMigrations(): PostgresMigration[] {
   return [...CORE_POSTGRES_MIGRATIONS, ...MODULE_MIGRATIONS.flat()];
