@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { messageOf, type Logger } from "@weft/types";
+import { SERVICE_ERROR_CODES, ServiceError } from "../service-error.ts";
+
+/**
+ * Requests from an API process to the worker that holds a live thing — an agent's conversation or a
+ * scene — in the queue mode: "cancel", "answer this permission", "pause"... A worker that takes such
+ * a job records itself as the holder (`weft:holder:<kind>:<id>`) and listens on its own channel; the
+ * API reads the holder, publishes there and waits for the answer on its own reply channel.
+ */
+export type HeldKind = "agent" | "scene";
+
+export const holderKey = (kind: HeldKind, id: string) => `weft:holder:${kind}:${id}`;
+const requestChannel = (origin: string) => `weft:control:${origin}`;
+const replyChannel = (origin: string) => `weft:control-reply:${origin}`;
+
+const HeldKindSchema = z.enum(["agent", "scene"]);
+const ControlRequestSchema = z.object({ callId: z.string(), replyTo: z.string(), kind: HeldKindSchema, id: z.string(), op: z.string(), args: z.unknown() });
+type ControlRequest = z.infer<typeof ControlRequestSchema>;
+
+const ControlReplySchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), callId: z.string(), value: z.unknown() }),
+  z.object({ ok: z.literal(false), callId: z.string(), code: z.enum(SERVICE_ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+]);
+type ControlReply = z.infer<typeof ControlReplySchema>;
+
+/** What a worker does with a request for something it holds; a thrown `ServiceError` reaches the caller with its code. */
+export type ControlHandler = (kind: HeldKind, id: string, op: string, args: unknown) => Promise<unknown>;
+
+/** The answer to a call: the value, or that no worker holds the thing now (the caller reads storage instead). */
+export type ControlOutcome = { held: true; value: unknown } | { held: false };
+
+/** Deletes the holder key only if it still names this worker (another may have taken the thing over). */
+const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
+/** The worker's side: holds things, answers requests about them. `subscriber` must be a connection of its own. */
+export class ControlServer {
+  constructor(
+    readonly origin: string,
+    private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly handler: ControlHandler,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscriber.on("message", (channel: string, text: string) => {
+      if (channel === requestChannel(this.origin)) void this.answer(text);
+    });
+    await this.subscriber.subscribe(requestChannel(this.origin));
+  }
+
+  /** Records this worker as the holder: requests about `id` come here from now on. */
+  async hold(kind: HeldKind, id: string): Promise<void> {
+    await this.redis.set(holderKey(kind, id), this.origin);
+  }
+
+  async release(kind: HeldKind, id: string): Promise<void> {
+    await this.redis.eval(RELEASE_SCRIPT, 1, holderKey(kind, id), this.origin);
+  }
+
+  async stop(): Promise<void> {
+    await this.subscriber.quit().catch(() => undefined);
+  }
+
+  private async answer(text: string): Promise<void> {
+    let request: ControlRequest;
+    try {
+      request = ControlRequestSchema.parse(JSON.parse(text));
+    } catch (error) {
+      this.log.warn("ignored a malformed control request", { error: messageOf(error) });
+      return;
+    }
+    let reply: ControlReply;
+    try {
+      reply = { ok: true, callId: request.callId, value: await this.handler(request.kind, request.id, request.op, request.args) };
+    } catch (error) {
+      reply =
+        error instanceof ServiceError
+          ? { ok: false, callId: request.callId, code: error.code, message: error.message, details: error.details }
+          : { ok: false, callId: request.callId, code: "SERVICE_UNAVAILABLE", message: `The worker could not ${request.op} ${request.kind} "${request.id}": ${messageOf(error)}`, details: {} };
+    }
+    await this.redis.publish(request.replyTo, JSON.stringify(reply)).catch((error: unknown) => this.log.warn("sending a control reply failed", { error: messageOf(error) }));
+  }
+}
+
+/** How long a call waits for the holder's answer before it answers 503. */
+const CALL_TIMEOUT_MS = 10_000;
+
+/** The API's side: asks the holder. `subscriber` must be a connection of its own. */
+export class ControlClient {
+  private readonly waiting = new Map<string, (reply: ControlReply) => void>();
+  private readonly replies: string;
+
+  constructor(
+    origin: string,
+    private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly log: Logger,
+    private readonly timeoutMs = CALL_TIMEOUT_MS,
+  ) {
+    this.replies = replyChannel(origin);
+  }
+
+  async start(): Promise<void> {
+    this.subscriber.on("message", (channel: string, text: string) => {
+      if (channel !== this.replies) return;
+      const parsed = ControlReplySchema.safeParse(safeJson(text));
+      if (!parsed.success) {
+        this.log.warn("ignored a malformed control reply");
+        return;
+      }
+      this.waiting.get(parsed.data.callId)?.(parsed.data);
+    });
+    await this.subscriber.subscribe(this.replies);
+  }
+
+  /** The worker holding `id` now, if any. */
+  async holder(kind: HeldKind, id: string): Promise<string | undefined> {
+    return (await this.redis.get(holderKey(kind, id))) ?? undefined;
+  }
+
+  /**
+   * Sends `op` to the worker holding `id` and returns its answer; `{ held: false }` when nobody holds it.
+   * Throws the holder's `ServiceError`, or SERVICE_UNAVAILABLE when it does not answer (killed, or Redis away).
+   */
+  async call(kind: HeldKind, id: string, op: string, args: unknown = null): Promise<ControlOutcome> {
+    const holder = await this.holder(kind, id);
+    if (holder === undefined) return { held: false };
+    const callId = randomUUID();
+    const request: ControlRequest = { callId, replyTo: this.replies, kind, id, op, args };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reply = new Promise<ControlReply | undefined>((resolve) => {
+      this.waiting.set(callId, resolve);
+      timer = setTimeout(() => resolve(undefined), this.timeoutMs);
+    });
+    try {
+      const listeners = await this.redis.publish(requestChannel(holder), JSON.stringify(request));
+      // Nobody listens on the holder's channel: it stopped without releasing (killed) and no worker has taken over yet.
+      const answer = listeners === 0 ? undefined : await reply;
+      if (!answer)
+        throw new ServiceError("SERVICE_UNAVAILABLE", `The worker holding ${kind} "${id}" does not answer (it may have been stopped); try again once another worker has taken it over.`, {
+          kind,
+          id,
+          holder,
+        });
+      if (!answer.ok) throw new ServiceError(answer.code, answer.message, answer.details);
+      return { held: true, value: answer.value };
+    } finally {
+      clearTimeout(timer);
+      this.waiting.delete(callId);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.subscriber.quit().catch(() => undefined);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
