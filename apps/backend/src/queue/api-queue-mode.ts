@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import type { Logger } from "@weft/types";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
@@ -8,6 +9,7 @@ import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type
 import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
+import { ControlClient } from "./control-rpc.ts";
 
 /** How long closing waits for Redis before it just drops the connections. */
 const CLOSE_WAIT_MS = 2000;
@@ -20,6 +22,11 @@ export interface ApiQueueMode {
   dispatcher: RunDispatcher;
   /** Queue depth, active runs and workers, read from BullMQ. */
   probe: RunQueueProbe;
+  /** Requests to the worker holding an agent's conversation or a scene (see `control-rpc.ts`). */
+  control: ControlClient;
+  /** This process's command connection (fail-fast), for agents' and scenes' queues and keys. */
+  redis: Redis;
+  redisUrl: string;
   close(): Promise<void>;
 }
 
@@ -33,6 +40,11 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
     redis.disconnect();
     throw error;
   });
+  const replies = await openRedis(options.redisUrl, `${origin}:control`, log).catch((error: unknown) => {
+    redis.disconnect();
+    subscriber.disconnect();
+    throw error;
+  });
   const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
   queue.on("error", errorReporter("run queue", log));
   try {
@@ -40,13 +52,18 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
     const hub = new RelayingEventHub(origin, redis, options.log.child("relay"));
     const relay = new EventRelay(hub, options.events, subscriber, options.log.child("relay"));
     await relay.start();
+    const control = new ControlClient(origin, redis, replies, options.log.child("control"));
+    await control.start();
     return {
       hub,
       dispatcher: new QueueRunDispatcher(queue, redis, options.maxWaiting),
       probe: queueModeProbe(queue, redis),
+      control,
+      redis,
+      redisUrl: options.redisUrl,
       async close() {
         // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
-        const closed = Promise.all([relay.stop(), queue.close(), redis.quit()]).then(
+        const closed = Promise.all([relay.stop(), control.stop(), queue.close(), redis.quit()]).then(
           () => true,
           () => false,
         );
@@ -54,6 +71,7 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
           void queue.disconnect().catch(() => undefined);
           redis.disconnect();
           subscriber.disconnect();
+          replies.disconnect();
         }
       },
     };
@@ -61,6 +79,7 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
     await queue.close().catch(() => undefined);
     redis.disconnect();
     subscriber.disconnect();
+    replies.disconnect();
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import { openRedis } from "./queue-names.ts";
 import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
 import { redisAnswers } from "./queue-probe.ts";
+import { ControlServer, type ControlHandler, type HeldKind } from "./control-rpc.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -71,10 +72,26 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;
+  let controlSubscriber: Redis | undefined;
   let ops: WorkerOps | undefined;
   try {
     const commands = (redis = await openRedis(options.redisUrl, `${id}:commands`, log.child("queue")));
     subscriber = await openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
+    controlSubscriber = await openRedis(options.redisUrl, `${id}:control`, log.child("queue"));
+    // Requests from API processes about the agents and scenes this worker holds, each kind answered by its own host.
+    const controlHandlers = new Map<HeldKind, ControlHandler>();
+    const control = new ControlServer(
+      id,
+      commands,
+      controlSubscriber,
+      async (kind, heldId, op, args) => {
+        const handler = controlHandlers.get(kind);
+        if (!handler) throw new Error(`this worker hosts no ${kind}s`);
+        return handler(kind, heldId, op, args);
+      },
+      log.child("control"),
+    );
+    await control.start();
     // Nobody can answer a permission question in a worker: what the policy says "ask" about is refused here.
     const rt = (runtime = await createRunRuntime({
       storage,
@@ -112,6 +129,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const stop = () =>
       (stopping ??= (async () => {
         await worker.stop(options.shutdownGraceMs ?? 30_000);
+        await control.stop();
         await journal.flush();
         await rt.close();
         await ops?.stop();
@@ -124,6 +142,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     await runtime?.close();
     redis?.disconnect();
     subscriber?.disconnect();
+    controlSubscriber?.disconnect();
     await storage.close();
     throw error;
   }
