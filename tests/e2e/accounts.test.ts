@@ -40,6 +40,27 @@ describe("accounts in the editor", () => {
     await page.getByTestId("settings-close").click();
   });
 
+  it("lets the owner see and revoke a user's personal API token in Settings → Users", async () => {
+    const { page } = weft;
+    const created = await weft.api("POST", "/api/auth/tokens", { name: "nightly" });
+    expect(created.status).toBe(201);
+    const secret = String((created.body as { secret: unknown }).secret);
+    const bearer = { headers: { authorization: `Bearer ${secret}` } };
+    expect((await fetch(`${weft.url}/api/auth/session`, bearer)).status).toBe(200);
+
+    const users = await openSettingsTab(page, "users", "users-settings");
+    await users.getByRole("button", { name: "Personal API tokens of owner" }).click();
+    const tokens = users.getByTestId("user-tokens-owner");
+    await poll(() => tokens.getByText("nightly").count()).toBe(1);
+    expect(await tokens.innerText()).not.toContain(secret);
+    expect(await seriousInBothThemes(page)).toEqual({});
+    await tokens.getByRole("button", { name: "Revoke owner's token nightly" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
+    await poll(async () => (await fetch(`${weft.url}/api/auth/session`, bearer)).status).toBe(401);
+    await poll(() => tokens.getByText("nightly").count()).toBe(0);
+    await page.getByTestId("settings-close").click();
+  });
+
   it("gives the owner a personal API token once, from the user menu", async () => {
     const { page } = weft;
     await page.getByTestId("user-menu").click();

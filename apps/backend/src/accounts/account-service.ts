@@ -187,4 +187,15 @@ export class AccountService {
     if (!(await this.repository.deleteToken(userId, id))) throw notFound("personal token", id);
     this.log.info("personal token revoked", { userId, tokenId: id });
   }
+
+  /** An owner's view of another user's tokens: NOT_FOUND for an unknown user rather than an empty list. */
+  async listUserTokens(userId: string): Promise<TokenView[]> {
+    await this.getUser(userId);
+    return this.listTokens(userId);
+  }
+
+  async revokeUserToken(userId: string, id: string): Promise<void> {
+    await this.getUser(userId);
+    await this.revokeToken(userId, id);
+  }
 }

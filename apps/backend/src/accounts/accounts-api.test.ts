@@ -187,6 +187,28 @@ describe("personal API tokens", () => {
     expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(401);
     expect((await call(t.url, "GET", "/api/workflows", undefined, { authorization: "Bearer weft_pat_guessed" })).status).toBe(401);
   });
+
+  it("are listed and revoked by an owner for another user, never with their secrets", async () => {
+    const kim = await createTestUser(t, "kim", "editor");
+    const { token, secret } = CreatedToken.parse((await kim.call("POST", "/api/auth/tokens", { name: "ci job" })).body);
+    const kimId = Session.parse((await kim.call("GET", "/api/auth/session")).body).principal.userId;
+    const bearer = { authorization: `Bearer ${secret}` };
+
+    const listed = await t.call("GET", `/api/users/${kimId}/tokens`);
+    expect(listed.status).toBe(200);
+    expect(Tokens.parse(listed.body).tokens.map((x) => x.name)).toContain("ci job");
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    // Only owners: an editor sees neither another user's tokens nor can end them.
+    expect((await kim.call("GET", `/api/users/owner/tokens`)).status).toBe(403);
+    expect((await kim.call("DELETE", `/api/users/${kimId}/tokens/${token.id}`)).status).toBe(403);
+    expect((await t.call("GET", "/api/users/nobody/tokens")).status).toBe(404);
+    expect((await t.call("DELETE", `/api/users/owner/tokens/${token.id}`)).status).toBe(404);
+
+    expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(200);
+    expect((await t.call("DELETE", `/api/users/${kimId}/tokens/${token.id}`)).status).toBe(200);
+    expect((await call(t.url, "GET", "/api/workflows", undefined, bearer)).status).toBe(401);
+    expect(Tokens.parse((await t.call("GET", `/api/users/${kimId}/tokens`)).body).tokens.map((x) => x.id)).not.toContain(token.id);
+  });
 });
 
 describe("the tool audit log", () => {

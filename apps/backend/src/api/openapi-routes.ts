@@ -72,6 +72,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     response: z.object({ user: UserViewSchema }),
   }),
   route("DELETE", "/api/users/:id", "users", "Delete a user with their sessions and tokens (owners)"),
+  route("GET", "/api/users/:id/tokens", "users", "A user's personal API tokens, never their secrets (owners)", { response: z.object({ tokens: z.array(TokenViewSchema) }) }),
+  route("DELETE", "/api/users/:id/tokens/:tokenId", "users", "Revoke one of a user's personal API tokens (owners)"),
 
   route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema) }) }),
   route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, status: 201 }),

@@ -44,6 +44,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/users", "owner"),
   rule("PUT", "/api/users/:id", "owner"),
   rule("DELETE", "/api/users/:id", "owner"),
+  rule("GET", "/api/users/:id/tokens", "owner"),
+  rule("DELETE", "/api/users/:id/tokens/:tokenId", "owner"),
 
   ...documents("workflows"),
   rule("POST", "/api/workflows/validate", "editor"),

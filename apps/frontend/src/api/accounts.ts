@@ -68,6 +68,14 @@ export class AccountsApi extends ApiClient {
     return this.request("PUT", `/api/users/${encodeURIComponent(id)}`, z.object({ user: UserSchema }), change);
   }
 
+  userTokens(userId: string) {
+    return this.request("GET", `/api/users/${encodeURIComponent(userId)}/tokens`, z.object({ tokens: z.array(TokenSchema) }));
+  }
+
+  revokeUserToken(userId: string, tokenId: string) {
+    return this.request("DELETE", `/api/users/${encodeURIComponent(userId)}/tokens/${encodeURIComponent(tokenId)}`, OkSchema);
+  }
+
   removeUser(id: string) {
     return this.request("DELETE", `/api/users/${encodeURIComponent(id)}`, OkSchema);
   }
