@@ -12,6 +12,16 @@ export const RUN_JOB = "workflow-run";
 export const RunJobDataSchema = z.object({ runId: z.string().min(1) });
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
+/** Agents' conversation loops: a job per user message (see `agent-worker.ts`); its id is the busy marker's value. */
+export const AGENT_QUEUE = "agents";
+export const AGENT_JOB = "agent-message";
+export const AgentJobDataSchema = z.object({ agentId: z.string().min(1), conversationId: z.string().min(1), message: z.string(), createdBy: z.string().optional() });
+export type AgentJobData = z.infer<typeof AgentJobDataSchema>;
+/** Set (NX) by the API that queues a conversation's message, to its job's id; deleted when that loop ends. */
+export const agentBusyKey = (conversationId: string) => `weft:agent-busy:${conversationId}`;
+/** Set when a conversation's loop is cancelled before a worker held it (read by the worker as it takes the job). */
+export const agentCancelKey = (jobId: string) => `weft:agent-cancel:${jobId}`;
+
 /** Pub/sub channel: "these streams have new events up to seq N" (see `event-relay.ts`). */
 export const EVENTS_CHANNEL = "weft:events";
 /** Pub/sub channel: "stop run X" (see `cancel-signal.ts`). */
