@@ -22,6 +22,20 @@ export const agentBusyKey = (conversationId: string) => `weft:agent-busy:${conve
 /** Set when a conversation's loop is cancelled before a worker held it (read by the worker as it takes the job). */
 export const agentCancelKey = (jobId: string) => `weft:agent-cancel:${jobId}`;
 
+/** Scenes hosted by workers: one job per started scene, held by a worker as long as the scene is loaded there (see `scene-worker.ts`). */
+export const SCENE_QUEUE = "scenes";
+export const SCENE_JOB = "scene";
+/** A scene's job id: one per scene, so two API processes cannot start (or restore) it twice. BullMQ refuses ":" in ids. */
+export const sceneJobId = (sceneId: string) => `scene-${encodeURIComponent(sceneId)}`;
+
+/**
+ * "new": start a new session (`requestId` names the API request waiting for the outcome); "restore":
+ * continue the saved one. A started job's data is changed to "restore", so a job handed over after a
+ * stall (its worker was killed) continues the scene instead of starting it again.
+ */
+export const SceneJobDataSchema = z.object({ sceneId: z.string().min(1), mode: z.enum(["new", "restore"]), startedBy: z.string().optional(), requestId: z.string().optional() });
+export type SceneJobData = z.infer<typeof SceneJobDataSchema>;
+
 /** Pub/sub channel: "these streams have new events up to seq N" (see `event-relay.ts`). */
 export const EVENTS_CHANNEL = "weft:events";
 /** Pub/sub channel: "stop run X" (see `cancel-signal.ts`). */
