@@ -2,15 +2,19 @@ import type { SceneAgentDeps } from "./scene-agents.ts";
 import { sceneRuntimeApi } from "./scene-api.ts";
 import { SceneService } from "./scene-service.ts";
 import { createSceneStore } from "./create-scene-store.ts";
+import type { SceneHost } from "./scene-host.ts";
+import type { SceneStore } from "./scene-store.ts";
 
 export { SceneService } from "./scene-service.ts";
 export { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 export { PostgresSceneStateStore } from "./postgres-scene-state-store.ts";
 export { createSceneStore } from "./create-scene-store.ts";
 export type { SceneSession, SceneStore } from "./scene-store.ts";
+export type { SceneHost } from "./scene-host.ts";
 
 export interface Scenes {
-  service: SceneService;
+  /** Where the routes' requests go: this process's `SceneService`, or what the queue mode puts in front of it. */
+  service: SceneHost;
   /** The Elysia plugin with the scene runtime routes. */
   api: ReturnType<typeof sceneRuntimeApi>;
   /** Loads the scenes that were running or paused at the last stop; a running one goes on. */
@@ -19,9 +23,20 @@ export interface Scenes {
   shutdown(): Promise<void>;
 }
 
-/** The scene runtime of the server; its tables live on the storage's connection and engine (like the Builder's). */
-export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }): Scenes {
-  const service = new SceneService({ ...deps, store: createSceneStore(deps.storage) });
+/** A scene service on the storage's connection and engine: the API's, or a `weft worker`'s (which hosts the scenes in the queue mode). */
+export function createSceneService(deps: SceneAgentDeps, store: SceneStore = createSceneStore(deps.storage)): SceneService {
+  return new SceneService({ ...deps, store });
+}
+
+/**
+ * The scene runtime of the server; its tables live on the storage's connection and engine (like the Builder's).
+ * `hostWith`: in the queue mode, the host that has workers run the scenes, built around this process's
+ * service (which then runs none, and answers timelines, replays and saved states from storage).
+ */
+export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }, hostWith?: (local: SceneService, store: SceneStore) => SceneHost): Scenes {
+  const store = createSceneStore(deps.storage);
+  const local = createSceneService(deps, store);
+  const service = hostWith ? hostWith(local, store) : local;
   return {
     service,
     api: sceneRuntimeApi(service, deps.maxBodyBytes, deps.log),

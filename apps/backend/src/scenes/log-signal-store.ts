@@ -8,6 +8,8 @@ export interface LogSignalOptions {
   onStored: (nextSeq: number) => void;
   /** False once the session was unloaded: writes are dropped then. */
   accepts: () => boolean;
+  /** True when the session was unloaded to be continued elsewhere: its last held events are dropped, as when the store is frozen. */
+  frozen?: () => boolean;
   /** The scene's stream, held by the journal: its events are stored in each commit's transaction. */
   events: HeldStream;
 }
@@ -24,7 +26,7 @@ export interface LogSignalOptions {
  * come with no event of their own. A stopped session's stream is released to the journal's flushes.
  */
 export function logSignalStore(inner: SceneStore, options: LogSignalOptions): SceneStateStore {
-  const { onStored, accepts, events } = options;
+  const { onStored, accepts, frozen, events } = options;
   const signal = (entries: readonly SceneLogEntry[]) => {
     const last = entries.at(-1);
     if (last) onStored(last.seq + 1);
@@ -46,7 +48,7 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
       const write = events.cut();
       if (!accepts()) {
         // Shutting down (the store is frozen): the saved state stays what it was, and so does the stream.
-        if (inner.isFrozen()) return events.discard();
+        if (inner.isFrozen() || frozen?.()) return events.discard();
         // An unloaded session's last events are stored all the same, so the stream has no gap.
         events.release();
         await write(async () => undefined);

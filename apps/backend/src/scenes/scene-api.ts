@@ -5,7 +5,7 @@ import { parseWith, readBody } from "../api/body.ts";
 import { jsonResponse } from "../api/errors.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
-import type { SceneService } from "./scene-service.ts";
+import type { SceneHost } from "./scene-host.ts";
 import { actorOf } from "../auth/principal.ts";
 
 const MessageBody = z.object({
@@ -28,7 +28,7 @@ const TimelineQuery = z.object({
  * messages, answers to agents' questions and permission requests, live state, timeline, replay.
  * Live events: subscribe to the scene id on `/ws`.
  */
-export function sceneRuntimeApi(scenes: SceneService, maxBodyBytes: number, log: Logger) {
+export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Logger) {
   return (
     new Elysia()
       .post("/api/scenes/:id/start", async ({ params, request }) => jsonResponse(await scenes.start(params.id, actorOf(request))))

@@ -10,6 +10,7 @@ import { decodeTimelineCursor, encodeTimelineCursor } from "./scene-timeline-cur
 import { TIMELINE_MAX_BYTES, TimelinePageBuilder, type TimelinePage } from "./scene-timeline-page.ts";
 import type { SceneSession, SceneStore } from "./scene-store.ts";
 import { SceneTurns } from "./scene-turns.ts";
+import type { SceneHost } from "./scene-host.ts";
 
 export interface SceneServiceDeps extends SceneAgentDeps {
   store: SceneStore;
@@ -23,6 +24,8 @@ interface LiveScene {
   session: SceneSession;
   /** Set once unloaded (shutdown, a new session): its late events are not the session's any more. */
   closed: boolean;
+  /** Set when unloaded to be continued elsewhere (handed back, or lost): its last held events are dropped, as at shutdown. */
+  frozen: boolean;
 }
 
 /**
@@ -31,7 +34,7 @@ interface LiveScene {
  * (stored before they are sent); the state and session log are saved together in SQLite, at most
  * 100 ms after a change and after those events, so a scene that was running or paused when the server stopped continues on the next start.
  */
-export class SceneService {
+export class SceneService implements SceneHost {
   private readonly live = new Map<string, LiveScene>();
   private readonly busy = new Set<string>();
   /** Every scene's agents (and replays) take turns on the event loop; see scene-turns.ts. */
@@ -44,20 +47,52 @@ export class SceneService {
   async recover(): Promise<string[]> {
     const recovered: string[] = [];
     for (const { sceneId, status } of await this.deps.store.savedStatuses()) {
-      if (!(await this.deps.storage.scenes.get(sceneId))) {
-        // Its definition was deleted while it was not loaded here (e.g. by a Builder apply): nothing is left to resume.
-        await this.deps.store.forget(sceneId);
-        continue;
-      }
-      if (status !== "running" && status !== "paused") continue;
       try {
-        await this.open(sceneId, "restore");
-        recovered.push(sceneId);
+        if (await this.restore(sceneId, status)) recovered.push(sceneId);
       } catch (error) {
         this.deps.log.error("scene not resumed", { sceneId, error: messageOf(error) });
       }
     }
     return recovered;
+  }
+
+  /**
+   * Loads one scene saved as running or paused (a running one goes on at once); false when there is
+   * nothing to continue: saved stopped, never started, or its definition deleted (its saved rows go then).
+   * `savedStatus`: its status as the caller just read it from the store (else read here).
+   */
+  async restore(sceneId: string, savedStatus?: string): Promise<boolean> {
+    if (!(await this.deps.storage.scenes.get(sceneId))) {
+      // Its definition was deleted while it was not loaded here (e.g. by a Builder apply): nothing is left to resume.
+      await this.deps.store.forget(sceneId);
+      return false;
+    }
+    const status = savedStatus ?? (await this.deps.store.savedStatuses()).find((s) => s.sceneId === sceneId)?.status;
+    if (status !== "running" && status !== "paused") return false;
+    return this.exclusive(sceneId, async () => {
+      if (this.live.has(sceneId)) return true;
+      await this.open(sceneId, "restore");
+      return true;
+    });
+  }
+
+  /** What `start` refuses before it loads anything: an unknown scene, or one naming an agent profile that does not exist. */
+  async checkStartable(sceneId: string): Promise<void> {
+    await loadSceneProfiles(this.deps.storage, await this.definition(sceneId));
+  }
+
+  /**
+   * Unloads one scene so that another process can continue it: `save` (handing it back) saves it
+   * as it is first; without (its worker lost it to another) nothing more is written. Either way its
+   * deliberations are stopped here without a trace in the store or the stream, as at shutdown.
+   */
+  async release(sceneId: string, save: boolean): Promise<void> {
+    const live = this.live.get(sceneId);
+    if (!live) return;
+    if (save) await live.runtime.persist().catch((error: unknown) => this.deps.log.error("scene not saved on hand-back", { sceneId, error: messageOf(error) }));
+    live.frozen = true;
+    this.unload(sceneId);
+    await live.runtime.stop();
   }
 
   /** Starts a new session of the scene from its definition (the previous session's state and log are replaced). */
@@ -257,6 +292,7 @@ export class SceneService {
         if (!this.stopping && !live?.closed) journal.append(sceneId, { type: "scene.log", nextSeq });
       },
       accepts: () => !live?.closed,
+      frozen: () => live?.frozen === true,
       events: journal.hold(sceneId),
     });
     try {
@@ -268,7 +304,7 @@ export class SceneService {
         store: signalled,
         logger: this.deps.log,
       });
-      live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false };
+      live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false, frozen: false };
       if (mode === "restore") await runtime.restoreFromStore();
     } catch (error) {
       for (const agent of agents.values()) agent.dispose();

@@ -1,0 +1,56 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { PermissionAnswerSchema, messageOf } from "@weft/types";
+import { SERVICE_ERROR_CODES, ServiceError } from "../service-error.ts";
+
+/**
+ * What an API process asks the worker holding a scene (through `control-rpc.ts`): the op is the
+ * call's `op`, the rest its `args`. Both sides read them with this one schema.
+ */
+export const SceneControlSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("state") }),
+  z.object({ op: z.literal("pause") }),
+  z.object({ op: z.literal("resume") }),
+  z.object({ op: z.literal("stop") }),
+  z.object({ op: z.literal("forget") }),
+  z.object({ op: z.literal("sendMessage"), to: z.string(), text: z.string() }),
+  z.object({ op: z.literal("answerQuestion"), instanceId: z.string(), text: z.string() }),
+  z.object({ op: z.literal("answerPermission"), instanceId: z.string(), requestId: z.string(), answer: PermissionAnswerSchema }),
+]);
+export type SceneControl = z.infer<typeof SceneControlSchema>;
+
+/**
+ * How the start of a new session went on the worker, for the API request waiting for it: read by
+ * polling a short-lived key named after the request (the worker may answer before or after the API
+ * looks, and several API processes may wait at once).
+ */
+const StartOutcomeSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), code: z.enum(SERVICE_ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+]);
+type StartOutcome = z.infer<typeof StartOutcomeSchema>;
+
+const startKey = (requestId: string) => `weft:scene-start:${requestId}`;
+/** Long enough for any waiting request to read it; the key is not needed after that. */
+const START_OUTCOME_TTL_S = 600;
+
+/** The worker's side: the scene started (no `error`), or why not (a `ServiceError` keeps its code). */
+export async function reportStart(redis: Redis, requestId: string | undefined, error?: unknown): Promise<void> {
+  if (requestId === undefined) return;
+  const outcome: StartOutcome =
+    error === undefined
+      ? { ok: true }
+      : error instanceof ServiceError
+        ? { ok: false, code: error.code, message: error.message, details: error.details }
+        : { ok: false, code: "SERVICE_UNAVAILABLE", message: `The worker could not start the scene: ${messageOf(error)}`, details: {} };
+  await redis.set(startKey(requestId), JSON.stringify(outcome), "EX", START_OUTCOME_TTL_S);
+}
+
+/** The API's side: true once the worker reported the scene started, false while it has reported nothing; throws the refusal it reported. */
+export async function readStart(redis: Redis, requestId: string): Promise<boolean> {
+  const text = await redis.get(startKey(requestId));
+  if (text === null) return false;
+  const outcome = StartOutcomeSchema.parse(JSON.parse(text));
+  if (!outcome.ok) throw new ServiceError(outcome.code, outcome.message, outcome.details);
+  return true;
+}
