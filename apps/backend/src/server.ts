@@ -16,6 +16,7 @@ import { createApi } from "./api/app.ts";
 import { credentialsApi } from "./api/credentials.ts";
 import { createBuilder } from "./builder/index.ts";
 import { createAgents } from "./agents/index.ts";
+import { QueuedAgentHost } from "./queue/queued-agent-host.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
 import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
@@ -149,6 +150,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       permissionBroker,
       maxBodyBytes,
       log: log.child("agents"),
+      // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
+      ...(queueMode ? { host: new QueuedAgentHost({ storage, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
     });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
     scenes = createScenes({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });

@@ -1,25 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { AgentInstance, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
-import type {
-  AgentProfile,
-  AgentStatus,
-  AgentStepTrace,
-  Conversation,
-  ConversationMessage,
-  LlmService,
-  Logger,
-  NodeCatalog,
-  PermissionAnswer,
-  PermissionRequest,
-  ToolHostService,
-  Workflow,
-  WorkflowSource,
-} from "@weft/types";
+import type { AgentProfile, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
+import { busyError, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "./agent-host.ts";
+
+export type { AgentConversationState } from "./agent-host.ts";
 
 export interface AgentServiceDeps {
   storage: Storage;
@@ -31,14 +20,12 @@ export interface AgentServiceDeps {
   toolHost?: ToolHostService;
   permissionBroker: PermissionBroker;
   log: Logger;
-}
-
-/** The live state of a conversation's agent, as the API shows it. */
-export interface AgentConversationState {
-  status: AgentStatus;
-  running: boolean;
-  pendingQuestion?: string;
-  pendingPermissions: PermissionRequest[];
+  /**
+   * Keep a conversation's agent in memory after its loop (default true: a pending permission or question
+   * is answered without a reload). A queue-mode worker passes false: the next message may go to another
+   * worker, so each loop starts from the stored state and leaves nothing behind (its event numbering included).
+   */
+  keepIdle?: boolean;
 }
 
 const MAX_LIVE = 256;
@@ -57,7 +44,7 @@ interface LiveAgent {
  * restart. Conversation events go through the journal on the conversation's stream; the runs an
  * agent starts are recorded like any other run.
  */
-export class AgentService {
+export class AgentService implements AgentHost {
   private readonly live = new Map<string, LiveAgent>();
   /** Instances being made, so two messages at once to a new conversation share one agent. */
   private readonly making = new Map<string, Promise<LiveAgent>>();
@@ -68,21 +55,11 @@ export class AgentService {
   /**
    * Stores the user's message and starts the agent's loop on it; resolves once the loop is under way.
    * `createdBy` (the request's user) is recorded on the runs the loop causes and named on its tool calls.
+   * `signal` stops the loop as `cancel` does (a queue-mode worker's cancel that came before the loop).
    */
-  async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }> {
+  async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string, options: { signal?: AbortSignal } = {}): Promise<{ conversationId: string }> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
-    const { storage } = this.deps;
-    const profile = (await storage.agents.get(agentId))?.document;
-    if (!profile) throw notFound("agent profile", agentId, "GET /api/agents lists them.");
-    if (conversationId !== undefined) {
-      const conversation = await storage.conversations.get(conversationId);
-      if (!conversation) throw notFound("conversation", conversationId, "Leave conversationId out to start a new conversation.");
-      if (conversation.agentId !== undefined && conversation.agentId !== agentId) {
-        throw new ServiceError("VALIDATION_FAILED", `body.conversationId: conversation "${conversationId}" belongs to agent "${conversation.agentId}", not "${agentId}".`, {
-          issues: [{ path: ["conversationId"], message: "belongs to another agent", code: "custom" }],
-        });
-      }
-    }
+    const profile = await messageTarget(this.deps.storage, agentId, conversationId);
     const id = conversationId ?? randomUUID();
     let making = this.making.get(id);
     if (!making) {
@@ -90,16 +67,16 @@ export class AgentService {
       this.making.set(id, making);
     }
     const agent = await making;
-    if (agent.loop)
-      throw new ServiceError(
-        "CONFLICT",
-        `Agent "${agentId}" is still working in conversation "${id}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${id}/cancel).`,
-        { conversationId: id },
-      );
+    if (agent.loop) throw busyError(agentId, id);
     // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
     agent.startedBy = createdBy;
-    agent.loop = this.runLoop(agent, id, message);
+    agent.loop = this.runLoop(agent, id, message, options.signal);
     return { conversationId: id };
+  }
+
+  /** Resolves when the loop running in the conversation (if any) has ended and its events are flushed. */
+  async loopEnded(conversationId: string): Promise<void> {
+    await this.live.get(conversationId)?.loop;
   }
 
   private async agentFor(profile: AgentProfile, conversationId: string): Promise<LiveAgent> {
@@ -163,9 +140,9 @@ export class AgentService {
     }
   }
 
-  private async runLoop(agent: LiveAgent, conversationId: string, message: string): Promise<void> {
+  private async runLoop(agent: LiveAgent, conversationId: string, message: string, signal: AbortSignal | undefined): Promise<void> {
     try {
-      const outcome = await agent.instance.sendMessage(message, agent.startedBy !== undefined ? { userId: agent.startedBy } : {});
+      const outcome = await agent.instance.sendMessage(message, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), ...(signal ? { signal } : {}) });
       if (!outcome.ok) {
         this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
         return;
@@ -176,30 +153,58 @@ export class AgentService {
     } finally {
       agent.loop = undefined;
       await this.deps.journal.flush().catch(() => undefined);
+      if (this.deps.keepIdle === false && this.live.get(conversationId) === agent) {
+        agent.instance.dispose();
+        this.live.delete(conversationId);
+        this.deps.journal.close(conversationId);
+      }
     }
   }
 
-  async conversation(conversationId: string): Promise<{ conversation: Conversation; messages: ConversationMessage[]; steps: AgentStepTrace[]; agent?: AgentConversationState }> {
-    const { storage } = this.deps;
-    const conversation = await storage.conversations.get(conversationId);
-    if (!conversation) throw notFound("conversation", conversationId);
-    const [messages, steps, session] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId), storage.agentSessions.load(conversationId)]);
+  /** The state of the conversation's agent while this process has it in memory. */
+  liveState(conversationId: string): AgentConversationState | undefined {
     const live = this.live.get(conversationId);
-    let agent: AgentConversationState | undefined;
-    if (live) {
-      const question = live.instance.pendingQuestion;
-      agent = { status: live.instance.status, running: live.loop !== undefined, ...(question ? { pendingQuestion: question } : {}), pendingPermissions: live.instance.pendingPermissions() };
-    } else if (session) {
-      // A loop that was under way when the server stopped is not running any more.
-      const status: AgentStatus = session.status === "running" || session.status === "waiting_permission" ? "idle" : session.status;
-      agent = { status, running: false, ...(session.pendingQuestion ? { pendingQuestion: session.pendingQuestion.question } : {}), pendingPermissions: [] };
+    if (!live) return undefined;
+    const question = live.instance.pendingQuestion;
+    return { status: live.instance.status, running: live.loop !== undefined, ...(question ? { pendingQuestion: question } : {}), pendingPermissions: live.instance.pendingPermissions() };
+  }
+
+  /**
+   * Closes a loop its process never finished (a queue-mode worker killed mid-loop): the session says
+   * `failed` with `reason`, and an `agent.finished` event tells subscribers — unless the loop had ended
+   * (its session saved with a final status after `since`, when the message was sent). The loop is not
+   * run again: its tool calls would be repeated unasked.
+   */
+  async closeInterrupted(agentId: string, conversationId: string, reason: string, since: number): Promise<void> {
+    const { storage } = this.deps;
+    const session = await storage.agentSessions.load(conversationId);
+    if (session && session.status !== "running" && session.status !== "waiting_permission" && session.updatedAt >= since) return;
+    if (session) {
+      // The killed loop had taken the message (an answer to a pending question, too): the next message is a new one.
+      const { pendingQuestion: _answered, ...rest } = session;
+      await storage.agentSessions.save({ ...rest, status: "failed", reason, updatedAt: Date.now() });
     }
-    return { conversation, messages, steps, ...(agent ? { agent } : {}) };
+    await this.reportFailure(session?.agentId ?? agentId, conversationId, reason);
+  }
+
+  /** Tells the conversation's subscribers that a loop failed without one running to say so (`agent.finished`, `failed`). */
+  async reportFailure(agentId: string, conversationId: string, reason: string): Promise<void> {
+    const { journal } = this.deps;
+    const fresh = !this.live.has(conversationId);
+    await journal.open(conversationId);
+    journal.append(conversationId, { type: "agent.finished", agentId, status: "failed", text: reason });
+    await journal.flush();
+    if (fresh) journal.close(conversationId);
+  }
+
+  async conversation(conversationId: string): Promise<ConversationView> {
+    const { view, session } = await storedConversation(this.deps.storage, conversationId);
+    const agent = this.liveState(conversationId) ?? (session ? storedAgentState(session) : undefined);
+    return { ...view, ...(agent ? { agent } : {}) };
   }
 
   async listConversations(agentId: string, limit: number): Promise<Conversation[]> {
-    if (!(await this.deps.storage.agents.get(agentId))) throw notFound("agent profile", agentId);
-    return this.deps.storage.conversations.listByAgent(agentId, limit);
+    return listAgentConversations(this.deps.storage, agentId, limit);
   }
 
   async cancel(conversationId: string): Promise<void> {

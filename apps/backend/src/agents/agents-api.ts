@@ -6,12 +6,12 @@ import { jsonResponse } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { MessageBody } from "../api/conversations.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { AgentService } from "./agent-service.ts";
+import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
 import { actorOf } from "../auth/principal.ts";
 
 export interface AgentsApiDeps {
-  agents: AgentService;
+  agents: AgentHost;
   storage: Storage;
   catalog: NodeCatalog;
   maxBodyBytes: number;

@@ -1,7 +1,7 @@
 import type { NodeCatalog, Logger } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { LlmProfileService } from "../llm/profile-service.ts";
-import type { AgentService } from "../agents/agent-service.ts";
+import type { AgentHost } from "../agents/agent-host.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
 import type { PermissionSettings } from "../settings/permission-settings.ts";
 
@@ -10,7 +10,7 @@ export interface ApiDeps {
   storage: Storage;
   catalog: NodeCatalog;
   llmProfiles: LlmProfileService;
-  agents: AgentService;
+  agents: AgentHost;
   permissions: PermissionSettings;
   /** The scene runtime: a deleted scene is stopped and its runtime state removed. */
   sceneRuntime: Pick<SceneService, "forget">;

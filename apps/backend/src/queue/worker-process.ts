@@ -13,6 +13,8 @@ import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
 import { redisAnswers } from "./queue-probe.ts";
 import { ControlServer, type ControlHandler, type HeldKind } from "./control-rpc.ts";
+import { AgentService } from "../agents/agent-service.ts";
+import { AgentWorker } from "./agent-worker.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -27,6 +29,8 @@ export interface WorkerProcessOptions {
   secret?: string;
   /** Runs executed at once. Default 4. */
   concurrency?: number;
+  /** Agent conversation loops run at once (they mostly wait: for the LLM, for a permission). Default 16. */
+  agentConcurrency?: number;
   examplesDir?: string;
   projectDir?: string;
   /** Start an embedded demo LLM for the default profile, as the API does. Default true. */
@@ -49,6 +53,8 @@ export interface WorkerProcess {
   id: string;
   storage: Storage;
   worker: RunWorker;
+  /** Agents' conversation loops (queue "agents"). */
+  agentWorker: AgentWorker;
   /** The metrics and health listener, when `metricsPort` was given. */
   metricsUrl?: string;
   /** Stops taking jobs, lets running ones finish (bounded by shutdownGraceMs), flushes events, closes. */
@@ -92,7 +98,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       log.child("control"),
     );
     await control.start();
-    // Nobody can answer a permission question in a worker: what the policy says "ask" about is refused here.
+    // A permission question of a workflow run has nobody to answer it in a worker and is refused; an agent loop's
+    // goes to its live agent here (the broker routes it by conversation), answered through an API (`AgentWorker.control`).
     const rt = (runtime = await createRunRuntime({
       storage,
       redactor,
@@ -123,12 +130,30 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       { storage, executor, redis: commands, subscriber, log: log.child("queue") },
     );
     await worker.start();
+    const agents = new AgentService({
+      storage,
+      journal,
+      catalog: rt.catalog,
+      workflows: rt.workflows,
+      engineFor: rt.engineFor,
+      llm: rt.llm,
+      ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
+      permissionBroker: rt.permissionBroker,
+      log: log.child("agents"),
+      keepIdle: false,
+    });
+    const agentWorker = new AgentWorker(
+      { redisUrl: options.redisUrl, concurrency: options.agentConcurrency ?? 16, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
+      { agents, control, redis: commands, log: log.child("agents") },
+    );
+    controlHandlers.set("agent", agentWorker.control);
+    await agentWorker.start();
     log.info("worker ready", { id, concurrency: options.concurrency ?? 4 });
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
-        await worker.stop(options.shutdownGraceMs ?? 30_000);
+        await Promise.all([worker.stop(options.shutdownGraceMs ?? 30_000), agentWorker.stop(options.shutdownGraceMs ?? 30_000)]);
         await control.stop();
         await journal.flush();
         await rt.close();
@@ -136,7 +161,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         await commands.quit().catch(() => undefined);
         await storage.close();
       })());
-    return { id, storage, worker, ...(ops ? { metricsUrl: ops.url } : {}), stop };
+    return { id, storage, worker, agentWorker, ...(ops ? { metricsUrl: ops.url } : {}), stop };
   } catch (error) {
     await ops?.stop();
     await runtime?.close();

@@ -1,0 +1,91 @@
+import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import { notFound, ServiceError } from "../service-error.ts";
+
+/** The live state of a conversation's agent, as the API shows it. */
+export interface AgentConversationState {
+  status: AgentStatus;
+  running: boolean;
+  pendingQuestion?: string;
+  pendingPermissions: PermissionRequest[];
+  /** Why the last loop ended the way it did, when it says more than the status (e.g. its worker was killed). */
+  reason?: string;
+}
+
+/** GET /api/conversations/:id: the stored conversation, and its agent's state when it has one. */
+export interface ConversationView {
+  conversation: Conversation;
+  messages: ConversationMessage[];
+  steps: AgentStepTrace[];
+  agent?: AgentConversationState;
+}
+
+/**
+ * What the agent routes (`agents-api.ts`, `../api/conversations.ts`) work with. `AgentService` runs the
+ * loops in this process (embedded mode); `../queue/queued-agent-host.ts` sends each message to a
+ * `weft worker` and asks the worker holding a loop (queue mode). Both throw `ServiceError` only.
+ */
+export interface AgentHost {
+  /** Stores the message and starts the agent's loop on it; CONFLICT while a loop runs in that conversation. */
+  sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }>;
+  conversation(conversationId: string): Promise<ConversationView>;
+  listConversations(agentId: string, limit: number): Promise<Conversation[]>;
+  cancel(conversationId: string): Promise<void>;
+  answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void>;
+  /** Stops taking messages, gives running loops `graceMs` to end, then cancels them. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/** The profile a message goes to, checked as both hosts check it: it exists, and the conversation (if named) is its. */
+export async function messageTarget(storage: Storage, agentId: string, conversationId: string | undefined): Promise<AgentProfile> {
+  const profile = (await storage.agents.get(agentId))?.document;
+  if (!profile) throw notFound("agent profile", agentId, "GET /api/agents lists them.");
+  if (conversationId !== undefined) {
+    const conversation = await storage.conversations.get(conversationId);
+    if (!conversation) throw notFound("conversation", conversationId, "Leave conversationId out to start a new conversation.");
+    if (conversation.agentId !== undefined && conversation.agentId !== agentId) {
+      throw new ServiceError("VALIDATION_FAILED", `body.conversationId: conversation "${conversationId}" belongs to agent "${conversation.agentId}", not "${agentId}".`, {
+        issues: [{ path: ["conversationId"], message: "belongs to another agent", code: "custom" }],
+      });
+    }
+  }
+  return profile;
+}
+
+export function busyError(agentId: string, conversationId: string): ServiceError {
+  return new ServiceError(
+    "CONFLICT",
+    `Agent "${agentId}" is still working in conversation "${conversationId}"; wait for it to finish (agent.finished on /ws) or cancel it (POST /api/conversations/${conversationId}/cancel).`,
+    { conversationId },
+  );
+}
+
+/** The stored parts of a conversation and its saved agent session (404 when there is no such conversation). */
+export async function storedConversation(storage: Storage, conversationId: string): Promise<{ view: ConversationView; session: AgentSessionState | undefined }> {
+  const conversation = await storage.conversations.get(conversationId);
+  if (!conversation) throw notFound("conversation", conversationId);
+  const [messages, steps, session] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId), storage.agentSessions.load(conversationId)]);
+  return { view: { conversation, messages, steps }, session };
+}
+
+/**
+ * The agent's state as its saved session tells it, when no process runs its loop now. `running`: a loop
+ * is queued for it (queue mode); `withReason`: name why the last loop ended (the queue mode's killed workers).
+ */
+export function storedAgentState(session: AgentSessionState, options: { running?: boolean; withReason?: boolean } = {}): AgentConversationState {
+  const running = options.running ?? false;
+  // A loop that was under way when its process stopped is not running any more.
+  const status: AgentStatus = session.status === "running" || session.status === "waiting_permission" ? "idle" : session.status;
+  return {
+    status: running ? "running" : status,
+    running,
+    ...(session.pendingQuestion ? { pendingQuestion: session.pendingQuestion.question } : {}),
+    pendingPermissions: [],
+    ...(options.withReason && session.reason !== undefined && !running ? { reason: session.reason } : {}),
+  };
+}
+
+export async function listAgentConversations(storage: Storage, agentId: string, limit: number): Promise<Conversation[]> {
+  if (!(await storage.agents.get(agentId))) throw notFound("agent profile", agentId);
+  return storage.conversations.listByAgent(agentId, limit);
+}

@@ -1,0 +1,159 @@
+import { Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { messageOf, PermissionAnswerSchema, type Logger } from "@weft/types";
+import type { AgentService } from "../agents/agent-service.ts";
+import { ServiceError } from "../service-error.ts";
+import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
+import type { ControlHandler, ControlServer } from "./control-rpc.ts";
+
+/** What an API may ask the worker holding a conversation's loop (`QueuedAgentHost` sends them). */
+export const AgentControlOpSchema = z.enum(["state", "cancel", "answerPermission"]);
+export type AgentControlOp = z.infer<typeof AgentControlOpSchema>;
+export const AnswerPermissionArgsSchema = z.object({ requestId: z.string(), answer: PermissionAnswerSchema });
+
+const KILLED_REASON = "The worker running this loop stopped before it finished (killed or lost); it was not run again. Send your message again to go on.";
+
+/** Deletes a conversation's busy marker only if it still names this job (a later message may have set it since). */
+const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
+export async function releaseAgentBusy(redis: Redis, conversationId: string, jobId: string): Promise<void> {
+  await redis.eval(RELEASE_SCRIPT, 1, agentBusyKey(conversationId), jobId);
+}
+
+export interface AgentWorkerOptions {
+  redisUrl: string;
+  /** Loops run at once by this process (most of their time is spent waiting: for the LLM, a permission). */
+  concurrency: number;
+  /** As `RunWorkerOptions.lockMs`: a killed worker's loops are found stalled within about twice this. */
+  lockMs?: number;
+}
+
+export interface AgentWorkerDeps {
+  /** Built with `keepIdle: false`: every loop starts from the stored conversation and session. */
+  agents: AgentService;
+  control: ControlServer;
+  /** A normal command connection (busy markers, cancel keys). */
+  redis: Redis;
+  log: Logger;
+}
+
+/**
+ * Takes agent message jobs (queue mode) and runs each conversation's loop here, holding the
+ * conversation (`control-rpc.ts`) while it runs so that API processes can read its live state,
+ * answer its permission questions and cancel it. The loop's deliberation and action runs execute
+ * in this process; its events reach every API's /ws through the relay.
+ *
+ * A job handed over again after a stall (its worker was killed) is not run again — its tool calls
+ * would be repeated unasked: the conversation's session is closed `failed` with the reason, an
+ * `agent.finished` event says so, and the busy marker goes, so the user can send the next message.
+ */
+export class AgentWorker {
+  /** Conversations whose loops run here, and the job each belongs to. */
+  private readonly held = new Map<string, { jobId: string; controller: AbortController }>();
+  private worker: Worker<AgentJobData> | undefined;
+
+  constructor(
+    private readonly options: AgentWorkerOptions,
+    private readonly deps: AgentWorkerDeps,
+  ) {}
+
+  get activeCount(): number {
+    return this.held.size;
+  }
+
+  async start(): Promise<void> {
+    const lockDuration = this.options.lockMs ?? 30_000;
+    this.worker = new Worker<AgentJobData>(AGENT_QUEUE, (job) => this.process(job), {
+      connection: bullConnection(this.options.redisUrl),
+      prefix: QUEUE_PREFIX,
+      concurrency: this.options.concurrency,
+      lockDuration,
+      stalledInterval: lockDuration,
+      // As for runs: the second hand-over only closes the loop; 2 lets the closing worker die too, once.
+      maxStalledCount: 2,
+    });
+    this.worker.on("error", errorReporter("agent queue worker", this.deps.log));
+    // Another worker may take the job over (and close the conversation): stop the loop here.
+    this.worker.on("lockRenewalFailed", (jobIds) => {
+      for (const [conversationId, held] of this.held) {
+        if (!jobIds.includes(held.jobId)) continue;
+        this.deps.log.warn("lost the lock of an agent loop; stopping it here", { conversationId });
+        held.controller.abort();
+        void this.deps.agents.cancel(conversationId).catch(() => undefined);
+      }
+    });
+    this.worker.on("failed", (job, error) => this.deps.log.warn("agent job failed", { conversationId: job?.data.conversationId, error: messageOf(error) }));
+    await this.worker.waitUntilReady();
+  }
+
+  /** Answers an API's request about a conversation held here (`ServiceError`s reach the API with their code). */
+  readonly control: ControlHandler = async (_kind, conversationId, op, args) => {
+    const parsed = AgentControlOpSchema.safeParse(op);
+    if (!parsed.success) throw new ServiceError("VALIDATION_FAILED", `A worker cannot "${op}" an agent's conversation.`);
+    const { agents } = this.deps;
+    const which = parsed.data;
+    switch (which) {
+      case "state":
+        return agents.liveState(conversationId) ?? null;
+      case "cancel":
+        this.held.get(conversationId)?.controller.abort();
+        await agents.cancel(conversationId);
+        return null;
+      case "answerPermission": {
+        const { requestId, answer } = AnswerPermissionArgsSchema.parse(args);
+        await agents.answerPermission(conversationId, requestId, answer);
+        return null;
+      }
+      default: {
+        const never: never = which;
+        return never;
+      }
+    }
+  };
+
+  /**
+   * Stops taking jobs; running loops get `graceMs` to end, then they are cancelled (their sessions say
+   * `cancelled`, their jobs complete), so nothing is left running with nobody holding it.
+   */
+  async stop(graceMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const closed = worker.close();
+    await this.deps.agents.shutdown(graceMs);
+    await closed;
+  }
+
+  private async process(job: Job<AgentJobData>): Promise<void> {
+    const { agentId, conversationId, message, createdBy } = AgentJobDataSchema.parse(job.data);
+    const jobId = job.id ?? "";
+    const { agents, control, redis, log } = this.deps;
+    log.info("agent loop taken", { conversationId, jobId, attempt: job.attemptsStarted });
+    try {
+      if (job.stalledCounter > 0) {
+        log.warn("an agent loop's worker stopped mid-loop; closing it without running it again", { conversationId });
+        await agents.closeInterrupted(agentId, conversationId, KILLED_REASON, job.timestamp);
+        return;
+      }
+      const controller = new AbortController();
+      this.held.set(conversationId, { jobId, controller });
+      await control.hold("agent", conversationId);
+      try {
+        // Held before the cancel key is read: a cancel that comes later finds this worker holding the loop.
+        if ((await redis.get(agentCancelKey(jobId))) !== null) controller.abort();
+        await agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal });
+        await agents.loopEnded(conversationId);
+      } finally {
+        this.held.delete(conversationId);
+        await control.release("agent", conversationId);
+      }
+    } catch (error) {
+      log.error("agent loop did not run", { conversationId, error: messageOf(error) });
+      await agents.reportFailure(agentId, conversationId, `The agent's loop did not run: ${messageOf(error)}`).catch(() => undefined);
+    } finally {
+      await Promise.all([releaseAgentBusy(redis, conversationId, jobId), redis.del(agentCancelKey(jobId))]).catch((error: unknown) =>
+        log.warn("releasing a conversation's busy marker failed", { conversationId, error: messageOf(error) }),
+      );
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { messageOf, type Conversation, type Logger, type PermissionAnswer } from "@weft/types";
+import type { Storage } from "../storage/storage.ts";
+import { notFound, ServiceError } from "../service-error.ts";
+import { busyError, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "../agents/agent-host.ts";
+import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
+import type { ControlClient } from "./control-rpc.ts";
+import { releaseAgentBusy, type AgentControlOp } from "./agent-worker.ts";
+
+/** Failed jobs kept in Redis for inspection. */
+const KEEP_FAILED_JOBS = 1000;
+/**
+ * A busy marker whose job BullMQ does not know is stale (its API stopped between marking and queueing)
+ * once it is this old; younger, its job may be on its way into the queue.
+ */
+const STALE_MARKER_MS = 30_000;
+/** How long a cancel waits in Redis for a worker to take the loop it is about. */
+const CANCEL_KEY_SECONDS = 600;
+
+export interface QueuedAgentHostDeps {
+  storage: Storage;
+  /** The API's fail-fast command connection. */
+  redis: Redis;
+  redisUrl: string;
+  control: ControlClient;
+  log: Logger;
+}
+
+/**
+ * The queue mode's agents, API side: a message becomes a job on the "agents" queue, which a
+ * `weft worker` takes and runs the conversation's loop on (`agent-worker.ts`). A busy marker in Redis
+ * (SET NX, the job's id) refuses a second message while a loop is queued or running, across API
+ * processes, as `AgentService` does in one. Live state, permission answers and cancels go to the
+ * worker holding the loop (`control-rpc.ts`); with nobody holding it, the answer comes from storage.
+ */
+export class QueuedAgentHost implements AgentHost {
+  private queue: Queue<AgentJobData> | undefined;
+  private stopping = false;
+
+  constructor(private readonly deps: QueuedAgentHostDeps) {}
+
+  async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
+    const { storage, redis } = this.deps;
+    const profile = await messageTarget(storage, agentId, conversationId);
+    const id = conversationId ?? randomUUID();
+    // The time leads the id, so another API can tell a marker whose job never reached the queue (see `markBusy`).
+    const jobId = `${Date.now()}-${randomUUID()}`;
+    await this.markBusy(agentId, id, jobId);
+    try {
+      // Created here, as AgentService creates it before answering: the conversation can be read and listed at once.
+      if (conversationId === undefined) await storage.conversations.create({ id, title: profile.name, activeMode: "agent", agentId: profile.id });
+      const data: AgentJobData = { agentId, conversationId: id, message, ...(createdBy !== undefined ? { createdBy } : {}) };
+      await this.jobs().add(AGENT_JOB, data, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
+    } catch (error) {
+      await releaseAgentBusy(redis, id, jobId).catch(() => undefined);
+      if (error instanceof ServiceError) throw error;
+      this.deps.log.warn("queueing an agent message failed", { conversationId: id, error: messageOf(error) });
+      throw new ServiceError("SERVICE_UNAVAILABLE", "The agent queue is unreachable; the message was not sent. Retry shortly.", { reason: "QUEUE_UNAVAILABLE" });
+    }
+    return { conversationId: id };
+  }
+
+  async conversation(conversationId: string): Promise<ConversationView> {
+    const { view, session } = await storedConversation(this.deps.storage, conversationId);
+    let live: AgentConversationState | undefined;
+    let queued = false;
+    try {
+      const outcome = await this.ask(conversationId, "state");
+      live = outcome.held && outcome.value !== null ? (outcome.value as AgentConversationState) : undefined;
+      queued = live === undefined && (await this.deps.redis.get(agentBusyKey(conversationId))) !== null;
+    } catch (error) {
+      // The holder is gone or Redis is away: what storage says is the best answer there is.
+      this.deps.log.warn("reading an agent's live state failed; answering from storage", { conversationId, error: messageOf(error) });
+    }
+    const agent = live ?? (session ? storedAgentState(session, { running: queued, withReason: true }) : queued ? { status: "running" as const, running: true, pendingPermissions: [] } : undefined);
+    return { ...view, ...(agent ? { agent } : {}) };
+  }
+
+  listConversations(agentId: string, limit: number): Promise<Conversation[]> {
+    return listAgentConversations(this.deps.storage, agentId, limit);
+  }
+
+  async cancel(conversationId: string): Promise<void> {
+    const { storage, redis } = this.deps;
+    const jobId = await this.queueCall(() => redis.get(agentBusyKey(conversationId)));
+    if (jobId === null) {
+      if (!(await storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+      return;
+    }
+    // Read by the worker that takes the job if none holds the loop yet; the one holding it is asked below.
+    await this.queueCall(() => redis.set(agentCancelKey(jobId), "1", "EX", CANCEL_KEY_SECONDS));
+    try {
+      await this.ask(conversationId, "cancel");
+    } catch (error) {
+      // Its holder is gone: the worker that takes the stalled job over closes the loop without running it.
+      if (!(error instanceof ServiceError && error.code === "SERVICE_UNAVAILABLE")) throw error;
+    }
+  }
+
+  async answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
+    const outcome = await this.ask(conversationId, "answerPermission", { requestId, answer });
+    if (outcome.held) return;
+    if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+    throw notFound("permission request", requestId, "Nothing in this conversation waits for permission now.");
+  }
+
+  async shutdown(): Promise<void> {
+    // The loops belong to the workers: nothing here to finish.
+    this.stopping = true;
+    await this.queue?.close().catch(() => undefined);
+  }
+
+  private ask(conversationId: string, op: AgentControlOp, args: unknown = null) {
+    return this.queueCall(() => this.deps.control.call("agent", conversationId, op, args));
+  }
+
+  /** A Redis command whose failure (Redis away) answers 503; the holder's own refusals pass through. */
+  private async queueCall<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      throw new ServiceError("SERVICE_UNAVAILABLE", `The agent queue is unreachable: ${messageOf(error)}. Retry shortly.`, { reason: "QUEUE_UNAVAILABLE" });
+    }
+  }
+
+  private jobs(): Queue<AgentJobData> {
+    if (this.queue) return this.queue;
+    const queue = new Queue<AgentJobData>(AGENT_QUEUE, { connection: bullConnection(this.deps.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
+    queue.on("error", errorReporter("agent queue", this.deps.log));
+    return (this.queue = queue);
+  }
+
+  /** Marks the conversation busy for `jobId`, or refuses (CONFLICT) while another loop is queued or running in it. */
+  private async markBusy(agentId: string, conversationId: string, jobId: string): Promise<void> {
+    const { redis } = this.deps;
+    const key = agentBusyKey(conversationId);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if ((await this.queueCall(() => redis.set(key, jobId, "NX"))) === "OK") return;
+      const holder = await this.queueCall(() => redis.get(key));
+      if (holder === null) continue;
+      if (!(await this.isStale(holder))) throw busyError(agentId, conversationId);
+      this.deps.log.warn("dropped a conversation's busy marker whose message never reached the queue", { conversationId });
+      await this.queueCall(() => releaseAgentBusy(redis, conversationId, holder));
+    }
+    throw busyError(agentId, conversationId);
+  }
+
+  private async isStale(jobId: string): Promise<boolean> {
+    const markedAt = Number(jobId.split("-", 1)[0]);
+    if (!Number.isFinite(markedAt) || Date.now() - markedAt < STALE_MARKER_MS) return false;
+    const state = await this.queueCall(() => this.jobs().getJobState(jobId));
+    return state === "unknown" || state === "completed" || state === "failed";
+  }
+}
