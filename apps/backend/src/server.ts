@@ -11,6 +11,7 @@ import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
 import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
+import { QueuedSceneHost } from "./queue/queued-scene-host.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
 import { credentialsApi } from "./api/credentials.ts";
@@ -154,7 +155,12 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...(queueMode ? { host: new QueuedAgentHost({ storage, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
     });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
-    scenes = createScenes({ storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") });
+    // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
+    const hostScenes = queueMode;
+    scenes = createScenes(
+      { storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") },
+      hostScenes ? (local, store) => new QueuedSceneHost(local, store, hostScenes, log.child("scenes")) : undefined,
+    );
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
 

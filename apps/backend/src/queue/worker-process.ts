@@ -13,6 +13,8 @@ import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
 import { redisAnswers } from "./queue-probe.ts";
 import { ControlServer, type ControlHandler, type HeldKind } from "./control-rpc.ts";
+import { createSceneService } from "../scenes/index.ts";
+import { SceneWorker } from "./scene-worker.ts";
 import { AgentService } from "../agents/agent-service.ts";
 import { AgentWorker } from "./agent-worker.ts";
 
@@ -29,6 +31,8 @@ export interface WorkerProcessOptions {
   secret?: string;
   /** Runs executed at once. Default 4. */
   concurrency?: number;
+  /** Scenes held at once (a held scene mostly waits: for its agents' models, for the user). Default 64. */
+  sceneConcurrency?: number;
   /** Agent conversation loops run at once (they mostly wait: for the LLM, for a permission). Default 16. */
   agentConcurrency?: number;
   examplesDir?: string;
@@ -148,11 +152,31 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     );
     controlHandlers.set("agent", agentWorker.control);
     await agentWorker.start();
+    // Scenes run here, with their agents and all the runs those cause, while this worker holds their jobs.
+    const sceneService = createSceneService({
+      storage,
+      journal,
+      catalog: rt.catalog,
+      workflows: rt.workflows,
+      engineFor: rt.engineFor,
+      llm: rt.llm,
+      ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
+      permissionBroker: rt.permissionBroker,
+      log: log.child("scenes"),
+    });
+    const sceneWorker = new SceneWorker(
+      { redisUrl: options.redisUrl, concurrency: options.sceneConcurrency ?? 64, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
+      { service: sceneService, control, redis: commands, log: log.child("scenes") },
+    );
+    controlHandlers.set("scene", (_kind, sceneId, op, args) => sceneWorker.control(sceneId, op, args));
+    await sceneWorker.start();
     log.info("worker ready", { id, concurrency: options.concurrency ?? 4 });
 
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        // Scenes are saved and handed back at once (another worker continues them), not run to an end.
+        await sceneWorker.stop();
         await Promise.all([worker.stop(options.shutdownGraceMs ?? 30_000), agentWorker.stop(options.shutdownGraceMs ?? 30_000)]);
         await control.stop();
         await journal.flush();

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { z } from "zod";
+import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState, type SceneStateView } from "@weft/types";
+import { observationsSinceUser, serveModel, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { TestWsClient } from "../testing/ws-client.ts";
+import { removeDir, tempDir } from "../testing/test-server.ts";
+import { until } from "../testing/until.ts";
+import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
+import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import { holderKey } from "./control-rpc.ts";
+
+const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
+const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
+const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
+const ErrorAnswerSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** A model server that answers each request with `answer(messages, nth)`; with `hangOn`, that request ever waits a minute (its worker is killed meanwhile). */
+function model(answer: (messages: WireMessage[], nth: number) => string, hangOn?: number) {
+  let requests = 0;
+  const server = serveModel(async (messages) => {
+    const nth = ++requests;
+    if (nth === hangOn) await Bun.sleep(60_000);
+    return answer(messages, nth);
+  });
+  return { ...server, requests: () => requests };
+}
+
+/**
+ * Scenes in the queue mode end to end: real Redis, the shared database, two API processes and two
+ * `weft worker` processes. The workers' tools write into a project folder of their own, so a file a
+ * scene's agent wrote shows where the scene ran.
+ */
+describe("scenes in the queue mode", () => {
+  let redis: TestRedis;
+  let database: QueueTestDatabase;
+  let dataDir: string;
+  let apiProject: string;
+  let workerProject: string;
+  let apiA: ChildServer;
+  let apiB: ChildServer;
+  let keys: Redis;
+  const workers: ChildWorker[] = [];
+  const models: Array<{ stop(): Promise<void> }> = [];
+  let workerEnv: Record<string, string>;
+
+  const state = async (api: ChildServer, sceneId: string): Promise<SceneStateView> => SceneStateViewSchema.parse((await api.call("GET", `/api/scenes/${sceneId}/state`)).body);
+  const holder = async (sceneId: string) => (await keys.get(holderKey("scene", sceneId))) ?? undefined;
+  const stream = async (sceneId: string): Promise<RunEvent[]> => EventsPageSchema.parse((await apiA.call("GET", `/api/streams/${sceneId}/events?limit=5000`)).body).events;
+  const idle = (view: SceneStateView) => view.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
+
+  /** An agent profile on `baseUrl`'s model with `tools`, and a scene of one instance of it. */
+  async function sceneOf(sceneId: string, baseUrl: string, tools: string[]): Promise<void> {
+    const llm = ProfileAnswerSchema.parse((await apiA.call("POST", "/api/llm-profiles", { name: sceneId, baseUrl, model: "m", maxRetries: 0 })).body);
+    const agent = { id: `${sceneId}-agent`, name: `${sceneId} agent`, deliberationWorkflowId: "agent-deliberation", llmProfileId: llm.profile.id, tools, maxSteps: 4 };
+    expect((await apiA.call("POST", "/api/agents", agent)).status).toBe(201);
+    expect((await apiA.call("POST", "/api/scenes", { id: sceneId, name: sceneId, agents: [{ instanceId: "clerk", profileId: agent.id }] })).status).toBe(201);
+  }
+
+  /** What the database holds of the scene: its saved state and session log. */
+  async function saved(sceneId: string): Promise<{ state: SceneRuntimeState | undefined; log: SceneLogEntry[] }> {
+    const parse = (row: { data: string } | undefined, log: Array<{ data: string }>) => ({
+      state: row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined,
+      log: log.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))),
+    });
+    if (database.engine === "sqlite") {
+      const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
+      try {
+        const row = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(sceneId) as { data: string } | null;
+        return parse(row ?? undefined, db.query("SELECT data FROM scene_log WHERE scene_id = ? ORDER BY seq").all(sceneId) as Array<{ data: string }>);
+      } finally {
+        db.close();
+      }
+    }
+    const sql = new SQL(database.env.WEFT_DATABASE_URL ?? "", { max: 1 });
+    try {
+      const [row] = (await sql`SELECT data FROM scene_states WHERE scene_id = ${sceneId}`) as Array<{ data: string }>;
+      return parse(row, (await sql`SELECT data FROM scene_log WHERE scene_id = ${sceneId} ORDER BY seq`) as Array<{ data: string }>);
+    } finally {
+      await sql.close();
+    }
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    database = await queueTestDatabase();
+    dataDir = tempDir("weft-scene-queue-");
+    apiProject = tempDir("weft-scene-queue-api-project-");
+    workerProject = tempDir("weft-scene-queue-worker-project-");
+    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    workerEnv = { ...env, WEFT_PROJECT_DIR: workerProject };
+    [apiA, apiB] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject })]);
+    workers.push(...(await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)])));
+    keys = new Redis(redis.url);
+  }, 90_000);
+
+  afterAll(async () => {
+    keys?.disconnect();
+    for (const w of workers) w.proc.kill("SIGKILL");
+    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
+    await Promise.all([...workers.map((w) => w.proc.exited), ...[apiA, apiB].map((api) => api?.proc.exited)]);
+    for (const m of models) await m.stop();
+    await redis?.stop();
+    await database?.stop();
+    for (const dir of [dataDir, apiProject, workerProject]) if (dir) removeDir(dir);
+  });
+
+  it("a scene started through one API runs on a worker (its agent's file lands in the worker's folder); its events reach /ws on the other API, which pauses, resumes and stops it", async () => {
+    // Appends a line with a tool, then (having seen the call's observation) answers.
+    const office = model((messages) =>
+      messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Noted.") : streamedAction("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" }),
+    );
+    models.push(office);
+    await sceneOf("office", office.baseUrl, ["fs:write"]);
+    const file = join(workerProject, "visits.txt");
+    const wsB = await TestWsClient.connect(apiB.url);
+    try {
+      wsB.subscribe("office");
+      const started = await apiA.call("POST", "/api/scenes/office/start");
+      expect(started.status).toBe(200);
+      expect(SceneStateViewSchema.parse(started.body)).toMatchObject({ status: "running", live: true });
+      const hostId = await holder("office");
+      expect(workers.map((w) => w.id)).toContain(hostId);
+      // Starting it again through the other API is refused, as in the embedded mode.
+      const again = await apiB.call("POST", "/api/scenes/office/start");
+      expect(again.status).toBe(409);
+      expect(ErrorAnswerSchema.parse(again.body).error.message).toContain("already running");
+
+      expect((await apiA.call("POST", "/api/scenes/office/messages", { to: "clerk", text: "Note the visit." })).status).toBe(202);
+      await until("the clerk to note the visit", async () => (existsSync(file) && idle(await state(apiB, "office")) ? true : undefined));
+      expect(readFileSync(file, "utf8")).toBe("visit;");
+      // Not where the API processes' tools write: the scene did not run there.
+      expect(existsSync(join(apiProject, "visits.txt"))).toBe(false);
+      // The worker's events reached the other API's subscriber.
+      const observed = await wsB.waitFor((c) => (c.events("office").some((e) => e.type === "agent.observation") ? c.events("office") : undefined), 10_000, "the clerk's observation");
+      expect(observed.filter((e) => e.type === "agent.observation")).toHaveLength(1);
+
+      // A refusal made on the worker comes back with its code.
+      const unknown = await apiB.call("POST", "/api/scenes/office/agents/nobody/answer", { text: "yes" });
+      expect(unknown.status).toBe(404);
+      expect(ErrorAnswerSchema.parse(unknown.body).error.code).toBe("NOT_FOUND");
+
+      const paused = await apiB.call("POST", "/api/scenes/office/pause");
+      expect(SceneStateViewSchema.parse(paused.body).status).toBe("paused");
+      expect((await apiA.call("POST", "/api/scenes/office/messages", { to: "clerk", text: "Note another." })).status).toBe(202);
+      await Bun.sleep(500);
+      const requestsWhilePaused = office.requests();
+      expect(requestsWhilePaused).toBe(2);
+      expect((await state(apiA, "office")).agents[0]?.queue).toHaveLength(1);
+
+      expect(SceneStateViewSchema.parse((await apiB.call("POST", "/api/scenes/office/resume")).body).status).toBe("running");
+      await until("the second visit", async () => (readFileSync(file, "utf8") === "visit;visit;" && idle(await state(apiA, "office")) ? true : undefined));
+      expect(office.requests()).toBe(4);
+
+      expect(SceneStateViewSchema.parse((await apiB.call("POST", "/api/scenes/office/stop")).body).status).toBe("stopped");
+      // The worker lets it go: no holder, the saved state says stopped, and messages are refused.
+      await until("the worker to let the scene go", async () => ((await holder("office")) === undefined ? true : undefined));
+      expect((await state(apiA, "office")).status).toBe("stopped");
+      expect((await saved("office")).state?.status).toBe("stopped");
+      expect((await apiA.call("POST", "/api/scenes/office/messages", { to: "clerk", text: "Still there?" })).status).toBe(409);
+      // A new session starts at once after the stop.
+      expect((await apiA.call("POST", "/api/scenes/office/start")).status).toBe(200);
+      expect((await apiA.call("POST", "/api/scenes/office/stop")).status).toBe(200);
+    } finally {
+      wsB.close();
+    }
+  }, 60_000);
+
+  it("a worker killed with SIGKILL mid-deliberation: the other worker restores the scene and it goes on, no world write applied twice", async () => {
+    // No observation since the message: count a visit in the world; one: announce it; then answer. Its second request hangs.
+    const town = model((messages, nth) => {
+      const observations = observationsSinceUser(messages);
+      return observations === 0
+        ? streamedAction("scene_world_set", { path: `visits.r${nth}`, value: "1" })
+        : observations === 1
+          ? streamedAction("scene_publish_event", { topic: "town.counted", payload: "{}" })
+          : streamedReply("Counted.");
+    }, 2);
+    models.push(town);
+    await sceneOf("town", town.baseUrl, ["scene:world-set", "scene:publish-event"]);
+    expect((await apiA.call("POST", "/api/scenes/town/start")).status).toBe(200);
+    expect((await apiB.call("POST", "/api/scenes/town/messages", { to: "clerk", text: "Count the visitors." })).status).toBe(202);
+    await until("the first write to be committed while the clerk still deliberates", async () => {
+      const { state: s } = await saved("town");
+      return s?.mailboxes.clerk?.inFlight && town.requests() === 2 && (s.world.document.visits as Record<string, unknown> | undefined)?.r1 === 1 ? s : undefined;
+    });
+    const hostId = await holder("town");
+    const host = workers.find((w) => w.id === hostId);
+    const survivor = workers.find((w) => w !== host);
+    if (!host || !survivor) throw new Error(`expected the scene on one of the two workers, its holder is ${hostId}`);
+    host.proc.kill("SIGKILL");
+    await host.proc.exited;
+    workers.splice(workers.indexOf(host), 1);
+
+    await until("the other worker to hold the scene", async () => ((await holder("town")) === survivor.id ? true : undefined));
+    await until("the resumed clerk to finish", async () => (idle(await state(apiB, "town")) && (await saved("town")).log.some((e) => e.kind === "deliberation.finished") ? true : undefined));
+    const after = await saved("town");
+    const changes = after.log.flatMap((e) => (e.kind === "world.changed" ? [`${e.change.path}=${JSON.stringify(e.change.after)}`] : []));
+    // The first step's answer came from the record (not asked again), its write was not made twice, and the scene went on.
+    expect(changes).toEqual(["visits.r1=1"]);
+    expect(after.state?.world.document).toEqual({ visits: { r1: 1 } });
+    expect(after.log.filter((e) => e.kind === "event" && e.topic === "town.counted")).toHaveLength(1);
+    expect(town.requests()).toBe(4);
+    expect((await state(apiA, "town")).status).toBe("running");
+    // Every committed change is in the stream once, in order, without gaps.
+    const events = await stream("town");
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.filter((e) => e.type === "world.changed")).toHaveLength(1);
+  }, 60_000);
+
+  it("SIGTERM hands a held scene back: the worker exits, another one continues it", async () => {
+    const replacement = await spawnWorker(workerEnv);
+    workers.push(replacement);
+    const hostId = await holder("town");
+    const host = workers.find((w) => w.id === hostId);
+    if (!host) throw new Error(`the scene's holder ${hostId} is not one of the workers`);
+    host.proc.kill("SIGTERM");
+    expect(await host.proc.exited).toBe(0);
+    workers.splice(workers.indexOf(host), 1);
+    await until("the other worker to hold the scene", async () => ((await holder("town")) === replacement.id ? true : undefined));
+    // Saved running, continued running, and it answers from its new worker.
+    expect((await state(apiB, "town")).status).toBe("running");
+    expect(SceneStateViewSchema.parse((await apiA.call("POST", "/api/scenes/town/pause")).body).status).toBe("paused");
+    expect((await saved("town")).state?.world.document).toEqual({ visits: { r1: 1 } });
+    expect((await apiA.call("POST", "/api/scenes/town/stop")).status).toBe(200);
+  }, 40_000);
+});
