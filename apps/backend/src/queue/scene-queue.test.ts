@@ -16,6 +16,8 @@ import { until } from "../testing/until.ts";
 import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
 import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
 import { holderKey } from "./control-rpc.ts";
+import { Queue } from "bullmq";
+import { QUEUE_PREFIX, SCENE_QUEUE, sceneJobId } from "./queue-names.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
@@ -230,5 +232,33 @@ describe("scenes in the queue mode", () => {
     expect(SceneStateViewSchema.parse((await apiA.call("POST", "/api/scenes/town/pause")).body).status).toBe("paused");
     expect((await saved("town")).state?.world.document).toEqual({ visits: { r1: 1 } });
     expect((await apiA.call("POST", "/api/scenes/town/stop")).status).toBe(200);
+  }, 40_000);
+
+  it("an API process starting finds a scene saved running with no job (its worker and job gone) and queues it for a worker to continue", async () => {
+    const office = await apiA.call("POST", "/api/scenes/office/start");
+    expect(office.status).toBe(200);
+    const only = workers[0];
+    expect(await holder("office")).toBe(only.id);
+    only.proc.kill("SIGKILL");
+    await only.proc.exited;
+    workers.splice(0, 1);
+    // The job goes too (as when Redis lost it): BullMQ removes it once its dead worker's lock expired.
+    const scenes = new Queue(SCENE_QUEUE, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
+    try {
+      await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 10_000);
+      expect((await saved("office")).state?.status).toBe("running");
+      const apiC = await spawnServer(dataDir, { ...workerEnv, WEFT_PROJECT_DIR: apiProject });
+      try {
+        expect((await scenes.getJob(sceneJobId("office")))?.data).toEqual({ sceneId: "office", mode: "restore" });
+        workers.push(await spawnWorker(workerEnv));
+        await until("the new worker to hold the scene", async () => ((await holder("office")) === workers[0]?.id ? true : undefined));
+        expect((await apiC.call("POST", "/api/scenes/office/stop")).status).toBe(200);
+      } finally {
+        apiC.proc.kill("SIGKILL");
+        await apiC.proc.exited;
+      }
+    } finally {
+      await scenes.close();
+    }
   }, 40_000);
 });

@@ -93,6 +93,8 @@ export class SceneService implements SceneHost {
     live.frozen = true;
     this.unload(sceneId);
     await live.runtime.stop();
+    // Its stream's numbering is read from storage again if it comes back here: meanwhile another process may have added to it.
+    this.deps.journal.close(sceneId);
   }
 
   /** Starts a new session of the scene from its definition (the previous session's state and log are replaced). */
