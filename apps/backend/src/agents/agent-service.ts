@@ -183,6 +183,12 @@ export class AgentService implements AgentHost {
       // The killed loop had taken the message (an answer to a pending question, too): the next message is a new one.
       const { pendingQuestion: _answered, ...rest } = session;
       await storage.agentSessions.save({ ...rest, status: "failed", reason, updatedAt: Date.now() });
+    } else {
+      // Killed in its first step, before anything was saved: a session of its own says what happened, as AgentInstance would start it.
+      const [profile, messages, lastSeq] = await Promise.all([storage.agents.get(agentId), storage.conversations.messages(conversationId), storage.events.lastSeq(conversationId)]);
+      const steps = Math.max(0, ...messages.map((m) => (m.role === "assistant" && m.agentStep ? m.agentStep.step : 0)));
+      const privateState = profile?.document.initialPrivateState ?? {};
+      await storage.agentSessions.save({ agentId, conversationId, status: "failed", reason, steps, nextEventSeq: lastSeq + 1, privateState, updatedAt: Date.now() });
     }
     await this.reportFailure(session?.agentId ?? agentId, conversationId, reason);
   }

@@ -70,11 +70,12 @@ export class QueuedAgentHost implements AgentHost {
     try {
       const outcome = await this.ask(conversationId, "state");
       live = outcome.held && outcome.value !== null ? (outcome.value as AgentConversationState) : undefined;
-      queued = live === undefined && (await this.deps.redis.get(agentBusyKey(conversationId))) !== null;
     } catch (error) {
-      // The holder is gone or Redis is away: what storage says is the best answer there is.
+      // Its holder is gone (killed; the loop is closed once another worker finds the job stalled) or Redis is away.
       this.deps.log.warn("reading an agent's live state failed; answering from storage", { conversationId, error: messageOf(error) });
     }
+    // Queued, or held by a worker that is gone and not yet found stalled: running until a worker says otherwise.
+    if (!live) queued = (await this.deps.redis.get(agentBusyKey(conversationId)).catch(() => null)) !== null;
     const agent = live ?? (session ? storedAgentState(session, { running: queued, withReason: true }) : queued ? { status: "running" as const, running: true, pendingPermissions: [] } : undefined);
     return { ...view, ...(agent ? { agent } : {}) };
   }

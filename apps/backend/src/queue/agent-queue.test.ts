@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
+import type { RunEvent } from "@weft/types";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
+import { removeDir, tempDir, waitFor } from "../testing/test-server.ts";
+import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
+import { ErrorBodySchema } from "../testing/error-body.ts";
+import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
+import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+
+/** An `<ACTION>` calling fs.write, as the model writes it. */
+const write = (path: string, content: string): ScriptedTurn => ({
+  kind: "text",
+  chunks: [`Writing.\n<ACTION>\n  <fs_write>\n    <path>${path}</path>\n    <content>${content}</content>\n  </fs_write>\n</ACTION>`],
+});
+const ask = (question: string): ScriptedTurn => ({ kind: "text", chunks: [`<ACTION>\n  <ask_user>\n    <question>${question}</question>\n  </ask_user>\n</ACTION>`] });
+const say = (text: string, delayMs?: number): ScriptedTurn => ({ kind: "text", chunks: [text], ...(delayMs !== undefined ? { delayMs } : {}) });
+const Conversation = ConversationAnswerSchema.extend({
+  agent: z
+    .object({
+      status: z.string(),
+      running: z.boolean(),
+      pendingQuestion: z.string().optional(),
+      reason: z.string().optional(),
+      pendingPermissions: z.array(z.object({ requestId: z.string(), tool: z.string() })),
+    })
+    .optional(),
+});
+const AgentFinished = z.object({ type: z.literal("agent.finished"), status: z.string(), text: z.string().optional() });
+
+/**
+ * Agents in queue mode: real Redis, PostgreSQL, two API processes and `weft worker` processes. The
+ * API processes and the worker have different project folders, so a file an agent's tool wrote shows
+ * where its loop ran. The scripted LLM answers whichever process calls it.
+ */
+describe("agents on queue-mode workers", () => {
+  let redis: TestRedis;
+  let database: QueueTestDatabase;
+  let llm: ScriptedLlmServer;
+  let dataDir: string;
+  let apiProject: string;
+  let workerProject: string;
+  let env: Record<string, string>;
+  let apiA: ChildServer;
+  let apiB: ChildServer;
+  const workers: ChildWorker[] = [];
+
+  const send = async (api: ChildServer, agent: string, message: string, conversationId?: string) => {
+    const sent = await api.call("POST", `/api/agents/${agent}/messages`, { message, ...(conversationId ? { conversationId } : {}) });
+    expect(sent.status).toBe(202);
+    return SentMessageSchema.parse(sent.body).conversationId;
+  };
+  const read = async (api: ChildServer, conversationId: string) => Conversation.parse((await api.call("GET", `/api/conversations/${conversationId}`)).body);
+  /** The conversation once no loop runs in it and it has `steps` steps, or its agent has `status`. */
+  const settled = (api: ChildServer, conversationId: string, until: number | string, timeoutMs = 20_000) =>
+    waitFor(
+      async () => {
+        const answer = await read(api, conversationId);
+        if (!answer.agent || answer.agent.running) return undefined;
+        return (typeof until === "number" ? answer.steps.length >= until : answer.agent.status === until) ? answer : undefined;
+      },
+      timeoutMs,
+      `conversation ${conversationId} to settle`,
+    );
+  const question = (api: ChildServer, conversationId: string) => waitFor(async () => (await read(api, conversationId)).agent?.pendingPermissions[0], 20_000, "a permission question");
+  const finished = (events: RunEvent[]) => events.flatMap((e) => (e.type === "agent.finished" ? [AgentFinished.parse(e)] : []));
+
+  beforeAll(async () => {
+    [redis, database, llm] = await Promise.all([startRedis(), queueTestDatabase(), startScriptedLlmServer()]);
+    dataDir = tempDir("weft-agent-queue-");
+    apiProject = tempDir("weft-agent-queue-api-");
+    workerProject = tempDir("weft-agent-queue-worker-");
+    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    apiA = await spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject });
+    let worker: ChildWorker;
+    [apiB, worker] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject })]);
+    workers.push(worker);
+    const profile = await apiA.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0, timeoutMs: 60_000 });
+    expect(profile.status).toBe(201);
+    const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write"], maxSteps: 4 };
+    expect((await apiA.call("POST", "/api/agents", { id: "trusted", name: "Trusted", ...agent, permissions: [{ action: "allow", tool: "fs.write" }] })).status).toBe(201);
+    expect((await apiA.call("POST", "/api/agents", { id: "careful", name: "Careful", ...agent, permissions: [{ action: "ask", tool: "fs.write" }] })).status).toBe(201);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const p of [...workers, apiA, apiB]) p?.proc.kill("SIGKILL");
+    await Promise.all([...workers, apiA, apiB].map((p) => p?.proc.exited));
+    await Promise.all([redis?.stop(), database?.stop(), llm?.stop()]);
+    for (const dir of [dataDir, apiProject, workerProject]) if (dir) removeDir(dir);
+  });
+
+  it("runs a message sent to API A on the worker, its events reach API B's /ws, and the answer to ask_user continues it from storage", async () => {
+    const wsB = await TestWsClient.connect(apiB.url);
+    try {
+      llm.enqueue(write("@project/one.txt", "written on the worker"), ask("Which name?"));
+      const id = await send(apiA, "trusted", "Write one.txt, then ask me for a name");
+      wsB.subscribe(id);
+      const first = await wsB.waitFor((c) => (finished(c.events(id)).length === 1 ? c.events(id) : undefined), 20_000, "the first agent.finished on API B");
+      expect(finished(first)[0]).toMatchObject({ status: "waiting_user", text: "Which name?" });
+      // The tool ran in the worker's project folder, not the API's.
+      expect(readFileSync(join(workerProject, "one.txt"), "utf8")).toBe("written on the worker");
+      expect(existsSync(join(apiProject, "one.txt"))).toBe(false);
+      expect(workers[0].output()).toContain(`agent loop taken {"conversationId":"${id}"`);
+      const waiting = await settled(apiB, id, 2);
+      expect(waiting.agent).toMatchObject({ status: "waiting_user", running: false, pendingQuestion: "Which name?" });
+
+      // The answer is a new job; the worker keeps no agent between loops, so the question comes from the stored session.
+      llm.enqueue(say("Thank you, Ada."));
+      await send(apiB, "trusted", "Ada", id);
+      const events = await wsB.waitFor((c) => (finished(c.events(id)).length === 2 ? c.events(id) : undefined), 20_000, "the second agent.finished on API B");
+      expect(finished(events)[1]).toMatchObject({ status: "completed", text: "Thank you, Ada." });
+      expect(contiguousFrom(events, -1)).toBe(true);
+      const done = await settled(apiA, id, 3);
+      expect(done.steps.map((s) => s.step)).toEqual([1, 2, 3]);
+      expect(done.messages.some((m) => m.content?.includes("`ask_user` executed successfully") && m.content.includes('{"answer":"Ada"}'))).toBe(true);
+      expect(done.messages.some((m) => m.role === "user" && m.content === "Ada")).toBe(false);
+    } finally {
+      wsB.close();
+    }
+  }, 60_000);
+
+  it("a permission question asked on the worker is answered through API B: allowed, the file is written; refused, it is not", async () => {
+    llm.enqueue(write("@project/asked.txt", "approved"), say("Written."));
+    const allowed = await send(apiA, "careful", "Write approved to asked.txt");
+    const asked = await question(apiB, allowed);
+    expect(asked.tool).toBe("fs.write");
+    expect(existsSync(join(workerProject, "asked.txt"))).toBe(false);
+    expect((await apiB.call("POST", `/api/conversations/${allowed}/permissions/${asked.requestId}`, { answer: "once" })).status).toBe(200);
+    const done = await settled(apiA, allowed, 2);
+    expect(done.steps[0]?.actions[0]).toMatchObject({ ok: true, permissions: [{ tool: "fs.write", answer: "once" }] });
+    expect(readFileSync(join(workerProject, "asked.txt"), "utf8")).toBe("approved");
+
+    llm.enqueue(write("@project/refused.txt", "no"), say("Not written."));
+    const refused = await send(apiA, "careful", "Write no to refused.txt");
+    const second = await question(apiB, refused);
+    expect((await apiB.call("POST", `/api/conversations/${refused}/permissions/${second.requestId}`, { answer: "reject" })).status).toBe(200);
+    const after = await settled(apiA, refused, 2);
+    expect(after.steps[0]?.actions[0]).toMatchObject({ ok: false, permissions: [{ tool: "fs.write", answer: "reject" }] });
+    expect(existsSync(join(workerProject, "refused.txt"))).toBe(false);
+    // An unknown question is refused by the holder (while one waits) or from storage (after): 404 either way.
+    expect((await apiB.call("POST", `/api/conversations/${refused}/permissions/nope`, { answer: "once" })).status).toBe(404);
+  }, 60_000);
+
+  it("refuses a second message through another API while the loop runs (409), and a cancel through it stops the loop on the worker", async () => {
+    llm.enqueue(say("I am thinking", 15_000));
+    const requests = llm.requests.length;
+    const id = await send(apiA, "trusted", "Take your time");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
+    const second = await apiB.call("POST", "/api/agents/trusted/messages", { message: "Are you there?", conversationId: id });
+    expect(second.status).toBe(409);
+    expect(ErrorBodySchema.parse(second.body).error.code).toBe("CONFLICT");
+    expect((await apiB.call("POST", `/api/conversations/${id}/cancel`)).body).toEqual({ ok: true });
+    const done = await settled(apiA, id, 0, 10_000);
+    expect(done.agent?.status).toBe("cancelled");
+    expect(llm.requests.at(-1)?.clientClosedEarly).toBe(true);
+    // The busy marker is gone: the next message is taken.
+    llm.enqueue(say("Here again."));
+    await send(apiB, "trusted", "Now?", id);
+    expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Here again.");
+  }, 40_000);
+
+  it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {
+    const survivor = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject });
+    workers.push(survivor);
+    const victim = workers[0];
+    llm.enqueue(say("never delivered", 30_000));
+    const requests = llm.requests.length;
+    const id = await send(apiA, "trusted", "Think long");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "a worker to call the LLM");
+    const holder = workers.find((w) => w.output().includes(`agent loop taken {"conversationId":"${id}"`));
+    if (!holder) throw new Error("no worker announced the loop");
+    const other = holder === victim ? survivor : victim;
+    holder.proc.kill("SIGKILL");
+    await holder.proc.exited;
+    workers.splice(workers.indexOf(holder), 1);
+    const closed = await settled(apiB, id, 0, 20_000);
+    expect(closed.agent).toMatchObject({ status: "failed", running: false });
+    expect(closed.agent?.reason).toMatch(/stopped before it finished/);
+    // Not run again: the LLM got no second request for it.
+    expect(llm.requests.length).toBe(requests + 1);
+    expect(other.output()).toContain(`closing it without running it again {"conversationId":"${id}"`);
+    llm.enqueue(say("Back."));
+    await send(apiB, "trusted", "Again", id);
+    expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Back.");
+  }, 60_000);
+});
