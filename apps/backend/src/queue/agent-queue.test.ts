@@ -188,4 +188,29 @@ describe("agents on queue-mode workers", () => {
     await send(apiB, "trusted", "Again", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Back.");
   }, 60_000);
+
+  it("SIGTERM: a loop that ends within the grace period completes; one that does not is cancelled; the worker exits either way", async () => {
+    const patient = workers[0];
+    llm.enqueue(say("Done in time.", 1000));
+    const finishes = await send(apiA, "trusted", "Quick one");
+    await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 10_000, "the worker to take the loop");
+    // The next worker waits only 300 ms; it starts before the first one stops, so the queue is never without a worker.
+    const hasty = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject, WEFT_SHUTDOWN_GRACE_MS: "300" });
+    workers.push(hasty);
+    patient.proc.kill("SIGTERM");
+    expect(await patient.proc.exited).toBe(0);
+    workers.splice(workers.indexOf(patient), 1);
+    expect((await settled(apiB, finishes, "completed")).agent?.running).toBe(false);
+
+    llm.enqueue(say("too slow", 20_000));
+    const requests = llm.requests.length;
+    const cut = await send(apiA, "trusted", "Slow one");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
+    const signalled = Date.now();
+    hasty.proc.kill("SIGTERM");
+    expect(await hasty.proc.exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    workers.splice(workers.indexOf(hasty), 1);
+    expect((await settled(apiB, cut, 0, 5000)).agent?.status).toBe("cancelled");
+  }, 60_000);
 });
