@@ -58,10 +58,10 @@ describe("scenes in the queue mode", () => {
   const stream = async (sceneId: string): Promise<RunEvent[]> => EventsPageSchema.parse((await apiA.call("GET", `/api/streams/${sceneId}/events?limit=5000`)).body).events;
   const idle = (view: SceneStateView) => view.agents.every((a) => a.status === "idle" && a.inFlight === null && a.queue.length === 0);
 
-  /** An agent profile on `baseUrl`'s model with `tools`, and a scene of one instance of it. */
-  async function sceneOf(sceneId: string, baseUrl: string, tools: string[]): Promise<void> {
+  /** An agent profile on `baseUrl`'s model with `tools` (and its own permission rules), and a scene of one instance of it. */
+  async function sceneOf(sceneId: string, baseUrl: string, tools: string[], permissions: Array<{ action: string; tool: string }> = []): Promise<void> {
     const llm = ProfileAnswerSchema.parse((await apiA.call("POST", "/api/llm-profiles", { name: sceneId, baseUrl, model: "m", maxRetries: 0 })).body);
-    const agent = { id: `${sceneId}-agent`, name: `${sceneId} agent`, deliberationWorkflowId: "agent-deliberation", llmProfileId: llm.profile.id, tools, maxSteps: 4 };
+    const agent = { id: `${sceneId}-agent`, name: `${sceneId} agent`, deliberationWorkflowId: "agent-deliberation", llmProfileId: llm.profile.id, tools, permissions, maxSteps: 4 };
     expect((await apiA.call("POST", "/api/agents", agent)).status).toBe(201);
     expect((await apiA.call("POST", "/api/scenes", { id: sceneId, name: sceneId, agents: [{ instanceId: "clerk", profileId: agent.id }] })).status).toBe(201);
   }
@@ -125,12 +125,14 @@ describe("scenes in the queue mode", () => {
     const wsB = await TestWsClient.connect(apiB.url);
     try {
       wsB.subscribe("office");
-      const started = await apiA.call("POST", "/api/scenes/office/start");
-      expect(started.status).toBe(200);
-      expect(SceneStateViewSchema.parse(started.body)).toMatchObject({ status: "running", live: true });
+      // Started through both APIs at once: one job, one session; the other request is refused.
+      const starts = await Promise.all([apiA.call("POST", "/api/scenes/office/start"), apiB.call("POST", "/api/scenes/office/start")]);
+      expect(starts.map((r) => r.status).sort()).toEqual([200, 409]);
+      const started = starts.find((r) => r.status === 200);
+      expect(SceneStateViewSchema.parse(started?.body)).toMatchObject({ status: "running", live: true });
       const hostId = await holder("office");
       expect(workers.map((w) => w.id)).toContain(hostId);
-      // Starting it again through the other API is refused, as in the embedded mode.
+      // Starting it again is refused, as in the embedded mode.
       const again = await apiB.call("POST", "/api/scenes/office/start");
       expect(again.status).toBe(409);
       expect(ErrorAnswerSchema.parse(again.body).error.message).toContain("already running");
@@ -233,6 +235,25 @@ describe("scenes in the queue mode", () => {
     expect((await saved("town")).state?.world.document).toEqual({ visits: { r1: 1 } });
     expect((await apiA.call("POST", "/api/scenes/town/stop")).status).toBe(200);
   }, 40_000);
+
+  it("a permission question of a scene's agent is asked on the worker and answered through an API", async () => {
+    const vault = model((messages) =>
+      messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Stored.") : streamedAction("fs_write", { path: "@project/vault.txt", content: "approved", mode: "overwrite" }),
+    );
+    models.push(vault);
+    await sceneOf("vault", vault.baseUrl, ["fs:write"], [{ action: "ask", tool: "fs.write" }]);
+    expect((await apiA.call("POST", "/api/scenes/vault/start")).status).toBe(200);
+    expect((await apiA.call("POST", "/api/scenes/vault/messages", { to: "clerk", text: "Store it." })).status).toBe(202);
+    const asked = await until("the clerk's permission question", async () => (await state(apiB, "vault")).agents[0]?.pendingPermissions[0]);
+    expect(asked.tool).toBe("fs.write");
+    expect(existsSync(join(workerProject, "vault.txt"))).toBe(false);
+    // An unknown request is refused by the worker, with its code.
+    expect((await apiB.call("POST", "/api/scenes/vault/agents/clerk/permissions/nope", { answer: "once" })).status).toBe(404);
+    expect((await apiB.call("POST", `/api/scenes/vault/agents/clerk/permissions/${asked.requestId}`, { answer: "once" })).status).toBe(200);
+    await until("the approved write", async () => (existsSync(join(workerProject, "vault.txt")) && idle(await state(apiA, "vault")) ? true : undefined));
+    expect(readFileSync(join(workerProject, "vault.txt"), "utf8")).toBe("approved");
+    expect((await apiA.call("POST", "/api/scenes/vault/stop")).status).toBe(200);
+  }, 30_000);
 
   it("an API process starting finds a scene saved running with no job (its worker and job gone) and queues it for a worker to continue", async () => {
     const office = await apiA.call("POST", "/api/scenes/office/start");

@@ -88,12 +88,13 @@ export class SceneService implements SceneHost {
    */
   async release(sceneId: string, save: boolean): Promise<void> {
     const live = this.live.get(sceneId);
-    if (!live) return;
-    if (save) await live.runtime.persist().catch((error: unknown) => this.deps.log.error("scene not saved on hand-back", { sceneId, error: messageOf(error) }));
-    live.frozen = true;
-    this.unload(sceneId);
-    await live.runtime.stop();
-    // Its stream's numbering is read from storage again if it comes back here: meanwhile another process may have added to it.
+    if (live) {
+      if (save) await live.runtime.persist().catch((error: unknown) => this.deps.log.error("scene not saved on hand-back", { sceneId, error: messageOf(error) }));
+      live.frozen = true;
+      this.unload(sceneId);
+      await live.runtime.stop();
+    }
+    // Its stream's numbering is read from storage again if it comes back here (also after a `forget`): meanwhile another process may have added to it.
     this.deps.journal.close(sceneId);
   }
 
