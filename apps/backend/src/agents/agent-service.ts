@@ -26,6 +26,8 @@ export interface AgentServiceDeps {
    * worker, so each loop starts from the stored state and leaves nothing behind (its event numbering included).
    */
   keepIdle?: boolean;
+  /** Told of each run a loop starts (a queue-mode worker notes them, so a worker that takes over after a kill can close them). */
+  onRunStarted?: (conversationId: string, runId: string) => void;
 }
 
 const MAX_LIVE = 256;
@@ -112,7 +114,7 @@ export class AgentService implements AgentHost {
       permissionBroker: this.deps.permissionBroker,
       stateStore: storage.agentSessions,
       onEvent: (event) => void journal.append(conversationId, event),
-      onRunEvent: recorder.onEvent,
+      onRunEvent: this.runEventSink(conversationId, recorder),
       logger: this.deps.log,
     });
     if (!created.ok) {
@@ -124,6 +126,15 @@ export class AgentService implements AgentHost {
     this.live.set(conversationId, agent);
     this.evictIdle(conversationId);
     return agent;
+  }
+
+  private runEventSink(conversationId: string, recorder: ExternalRunRecorder): ExternalRunRecorder["onEvent"] {
+    const started = this.deps.onRunStarted;
+    if (!started) return recorder.onEvent;
+    return (event) => {
+      if (event.type === "run.started") started(conversationId, event.streamId);
+      recorder.onEvent(event);
+    };
   }
 
   /**

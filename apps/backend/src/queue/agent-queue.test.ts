@@ -7,7 +7,7 @@ import type { RunEvent } from "@weft/types";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
-import { removeDir, tempDir, waitFor } from "../testing/test-server.ts";
+import { removeDir, RunAnswerSchema, tempDir, waitFor } from "../testing/test-server.ts";
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
@@ -31,6 +31,9 @@ const Conversation = ConversationAnswerSchema.extend({
     })
     .optional(),
 });
+/** GET /api/runs/:id of an agent's run (its workflow snapshot is not needed here). */
+const RunAnswer = RunAnswerSchema.partial({ workflow: true });
+const RunList = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string() })) });
 const AgentFinished = z.object({ type: z.literal("agent.finished"), status: z.string(), text: z.string().optional() });
 
 /**
@@ -175,6 +178,12 @@ describe("agents on queue-mode workers", () => {
     const holder = workers.find((w) => w.output().includes(`agent loop taken {"conversationId":"${id}"`));
     if (!holder) throw new Error("no worker announced the loop");
     const other = holder === victim ? survivor : victim;
+    // The loop's deliberation run, waiting for the model on the worker about to be killed.
+    const running = await waitFor(
+      async () => RunList.parse((await apiA.call("GET", "/api/runs?workflowId=agent-deliberation&status=running")).body).runs[0],
+      5000,
+      "the loop's deliberation run to be stored",
+    );
     holder.proc.kill("SIGKILL");
     await holder.proc.exited;
     workers.splice(workers.indexOf(holder), 1);
@@ -184,6 +193,16 @@ describe("agents on queue-mode workers", () => {
     // Not run again: the LLM got no second request for it.
     expect(llm.requests.length).toBe(requests + 1);
     expect(other.output()).toContain(`closing it without running it again {"conversationId":"${id}"`);
+    // Its run is closed too, not left running.
+    const run = await waitFor(
+      async () => {
+        const { run } = RunAnswer.parse((await apiA.call("GET", `/api/runs/${running.id}`)).body);
+        return run.status === "running" ? undefined : run;
+      },
+      5000,
+      "the killed loop's run to be closed",
+    );
+    expect(run).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
     llm.enqueue(say("Back."));
     await send(apiB, "trusted", "Again", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Back.");

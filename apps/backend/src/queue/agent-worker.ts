@@ -1,8 +1,10 @@
 import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { messageOf, PermissionAnswerSchema, type Logger } from "@weft/types";
+import { engineError, messageOf, PermissionAnswerSchema, type Logger, type NodeError } from "@weft/types";
 import type { AgentService } from "../agents/agent-service.ts";
+import type { Storage } from "../storage/storage.ts";
+import type { RunExecutor } from "../runs/run-executor.ts";
 import { ServiceError } from "../service-error.ts";
 import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
 import type { ControlHandler, ControlServer } from "./control-rpc.ts";
@@ -13,6 +15,11 @@ export type AgentControlOp = z.infer<typeof AgentControlOpSchema>;
 export const AnswerPermissionArgsSchema = z.object({ requestId: z.string(), answer: PermissionAnswerSchema });
 
 const KILLED_REASON = "The worker running this loop stopped before it finished (killed or lost); it was not run again. Send your message again to go on.";
+const RUN_LOST: NodeError = engineError("INTERRUPTED", "The worker running the agent loop that started this run stopped before the run finished.");
+/** The runs a loop started (a set, named by the job), so the worker closing the loop after a kill can close them too. */
+const loopRunsKey = (jobId: string) => `weft:agent-runs:${jobId}`;
+/** Kept this long at most: a killed worker's job is found stalled within seconds to minutes. */
+const LOOP_RUNS_TTL_SECONDS = 24 * 3600;
 
 /** Deletes a conversation's busy marker only if it still names this job (a later message may have set it since). */
 const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
@@ -35,6 +42,9 @@ export interface AgentWorkerDeps {
   control: ControlServer;
   /** A normal command connection (busy markers, cancel keys). */
   redis: Redis;
+  /** To close the runs of a loop whose worker was killed (`interrupted`, as `RunWorker` closes its own). */
+  storage: Storage;
+  executor: RunExecutor;
   log: Logger;
 }
 
@@ -112,6 +122,19 @@ export class AgentWorker {
     }
   };
 
+  /** For `AgentServiceDeps.onRunStarted`: notes the run under the job of the loop that started it. */
+  readonly noteRun = (conversationId: string, runId: string): void => {
+    const held = this.held.get(conversationId);
+    if (!held) return;
+    const key = loopRunsKey(held.jobId);
+    void this.deps.redis
+      .multi()
+      .sadd(key, runId)
+      .expire(key, LOOP_RUNS_TTL_SECONDS)
+      .exec()
+      .catch((error: unknown) => this.deps.log.warn("noting an agent loop's run failed", { conversationId, runId, error: messageOf(error) }));
+  };
+
   /**
    * Stops taking jobs; running loops get `graceMs` to end, then they are cancelled (their sessions say
    * `cancelled`, their jobs complete), so nothing is left running with nobody holding it.
@@ -133,6 +156,7 @@ export class AgentWorker {
       if (job.stalledCounter > 0) {
         log.warn("an agent loop's worker stopped mid-loop; closing it without running it again", { conversationId });
         await agents.closeInterrupted(agentId, conversationId, KILLED_REASON, job.timestamp);
+        await this.closeRuns(jobId);
         return;
       }
       const controller = new AbortController();
@@ -151,9 +175,19 @@ export class AgentWorker {
       log.error("agent loop did not run", { conversationId, error: messageOf(error) });
       await agents.reportFailure(agentId, conversationId, `The agent's loop did not run: ${messageOf(error)}`).catch(() => undefined);
     } finally {
-      await Promise.all([releaseAgentBusy(redis, conversationId, jobId), redis.del(agentCancelKey(jobId))]).catch((error: unknown) =>
+      await Promise.all([releaseAgentBusy(redis, conversationId, jobId), redis.del(agentCancelKey(jobId), loopRunsKey(jobId))]).catch((error: unknown) =>
         log.warn("releasing a conversation's busy marker failed", { conversationId, error: messageOf(error) }),
       );
+    }
+  }
+
+  /** Ends the runs a killed loop left `running` (its deliberation, its action) `interrupted`; finished ones are left alone. */
+  private async closeRuns(jobId: string): Promise<void> {
+    const { redis, storage, executor } = this.deps;
+    for (const runId of await redis.smembers(loopRunsKey(jobId))) {
+      const run = await storage.runs.get(runId);
+      if (run?.status !== "running") continue;
+      await executor.finishUnstarted(runId, "interrupted", "interrupted: the worker running its agent loop stopped", RUN_LOST, run.startedAt);
     }
   }
 }

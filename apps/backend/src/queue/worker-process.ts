@@ -145,10 +145,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       permissionBroker: rt.permissionBroker,
       log: log.child("agents"),
       keepIdle: false,
+      onRunStarted: (conversationId, runId) => agentWorker.noteRun(conversationId, runId),
     });
     const agentWorker = new AgentWorker(
       { redisUrl: options.redisUrl, concurrency: options.agentConcurrency ?? 16, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { agents, control, redis: commands, log: log.child("agents") },
+      { agents, control, redis: commands, storage, executor, log: log.child("agents") },
     );
     controlHandlers.set("agent", agentWorker.control);
     await agentWorker.start();
