@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { AgentStatusSchema, PermissionRequestSchema } from "@weft/types";
 import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
@@ -11,6 +13,15 @@ export interface AgentConversationState {
   /** Why the last loop ended the way it did, when it says more than the status (e.g. its worker was killed). */
   reason?: string;
 }
+
+/** An `AgentConversationState` that crossed a process boundary (a queue-mode worker's answer). */
+export const AgentConversationStateSchema = z.object({
+  status: AgentStatusSchema,
+  running: z.boolean(),
+  pendingQuestion: z.string().optional(),
+  pendingPermissions: z.array(PermissionRequestSchema),
+  reason: z.string().optional(),
+});
 
 /** GET /api/conversations/:id: the stored conversation, and its agent's state when it has one. */
 export interface ConversationView {

@@ -4,7 +4,17 @@ import type { Redis } from "ioredis";
 import { messageOf, type Conversation, type Logger, type PermissionAnswer } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
-import { busyError, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "../agents/agent-host.ts";
+import {
+  AgentConversationStateSchema,
+  busyError,
+  listAgentConversations,
+  messageTarget,
+  storedAgentState,
+  storedConversation,
+  type AgentConversationState,
+  type AgentHost,
+  type ConversationView,
+} from "../agents/agent-host.ts";
 import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
 import type { ControlClient } from "./control-rpc.ts";
 import { releaseAgentBusy, type AgentControlOp } from "./agent-worker.ts";
@@ -69,7 +79,7 @@ export class QueuedAgentHost implements AgentHost {
     let queued = false;
     try {
       const outcome = await this.ask(conversationId, "state");
-      live = outcome.held && outcome.value !== null ? (outcome.value as AgentConversationState) : undefined;
+      live = outcome.held && outcome.value !== null ? AgentConversationStateSchema.parse(outcome.value) : undefined;
     } catch (error) {
       // Its holder is gone (killed; the loop is closed once another worker finds the job stalled) or Redis is away.
       this.deps.log.warn("reading an agent's live state failed; answering from storage", { conversationId, error: messageOf(error) });
