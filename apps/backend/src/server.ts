@@ -152,7 +152,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       maxBodyBytes,
       log: log.child("agents"),
       // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
-      ...(queueMode ? { host: new QueuedAgentHost({ storage, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
+      ...(queueMode ? { host: new QueuedAgentHost({ storage, catalog, workflows, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
     });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.

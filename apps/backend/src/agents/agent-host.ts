@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { buildAgentManifest, Deliberation, type AgentError } from "@weft/agent-runtime";
 import { AgentStatusSchema, PermissionRequestSchema } from "@weft/types";
+import type { NodeCatalog, WorkflowSource } from "@weft/types";
 import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
@@ -61,6 +63,23 @@ export async function messageTarget(storage: Storage, agentId: string, conversat
     }
   }
   return profile;
+}
+
+/** An agent whose profile names what cannot run (its deliberation workflow, a tool or skill gone): VALIDATION_FAILED. */
+export function cannotRun(profile: AgentProfile, error: AgentError): ServiceError {
+  const { code, message, hint } = error;
+  return new ServiceError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: error, issues: [{ path: [], message, code }] });
+}
+
+/**
+ * What `AgentInstance.create` checks of a profile before the agent can run, without opening a conversation:
+ * for an API process whose loops run elsewhere (queue mode), so a bad profile is refused when the message is sent.
+ */
+export async function checkRunnable(profile: AgentProfile, sources: { catalog: NodeCatalog; workflows: WorkflowSource }): Promise<void> {
+  const deliberation = await Deliberation.load(sources.workflows, profile.deliberationWorkflowId, profile.protocol);
+  if (!deliberation.ok) throw cannotRun(profile, deliberation.error);
+  const manifest = await buildAgentManifest(profile, { ...sources, agentId: profile.id });
+  if (!manifest.ok) throw cannotRun(profile, manifest.error);
 }
 
 export function busyError(agentId: string, conversationId: string): ServiceError {

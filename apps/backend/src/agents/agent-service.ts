@@ -6,7 +6,7 @@ import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
-import { busyError, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "./agent-host.ts";
+import { busyError, cannotRun, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "./agent-host.ts";
 
 export type { AgentConversationState } from "./agent-host.ts";
 
@@ -119,8 +119,7 @@ export class AgentService implements AgentHost {
     });
     if (!created.ok) {
       journal.close(conversationId);
-      const { code, message, hint } = created.error;
-      throw new ServiceError("VALIDATION_FAILED", `Agent "${profile.id}" cannot run: ${message}${hint ? ` ${hint}` : ""}`, { agentError: created.error, issues: [{ path: [], message, code }] });
+      throw cannotRun(profile, created.error);
     }
     agent = { instance: created.value, profileRevision: profile.revision };
     this.live.set(conversationId, agent);

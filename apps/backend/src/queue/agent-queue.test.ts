@@ -8,7 +8,7 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
 import { removeDir, RunAnswerSchema, tempDir, waitFor } from "../testing/test-server.ts";
-import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
+import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema, WorkflowAnswerSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
 import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
@@ -166,6 +166,29 @@ describe("agents on queue-mode workers", () => {
     await send(apiB, "trusted", "Now?", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Here again.");
   }, 40_000);
+
+  it("refuses bad messages in the API, as the embedded mode does, without queueing them", async () => {
+    // A profile whose deliberation workflow was deleted after it was saved cannot run.
+    const { workflow } = WorkflowAnswerSchema.parse((await apiA.call("GET", "/api/workflows/agent-deliberation")).body);
+    expect((await apiA.call("POST", "/api/workflows", { workflow: { ...workflow, id: "short-lived" } })).status).toBe(201);
+    const base = z.object({ agent: z.looseObject({}) }).parse((await apiA.call("GET", "/api/agents/trusted")).body).agent;
+    expect((await apiA.call("POST", "/api/agents", { ...base, id: "orphan", revision: undefined, deliberationWorkflowId: "short-lived" })).status).toBe(201);
+    expect((await apiA.call("DELETE", "/api/workflows/short-lived")).status).toBeLessThan(300);
+    llm.enqueue(say("Hello."));
+    const other = await send(apiA, "careful", "hello");
+    await settled(apiA, other, 0);
+    const cases: [string, unknown, number, string][] = [
+      ["/api/agents/nobody/messages", { message: "hi" }, 404, "NOT_FOUND"],
+      ["/api/agents/trusted/messages", { message: "hi", conversationId: "nope" }, 404, "NOT_FOUND"],
+      ["/api/agents/trusted/messages", { message: "hi", conversationId: other }, 400, "VALIDATION_FAILED"],
+      ["/api/agents/orphan/messages", { message: "hi" }, 400, "VALIDATION_FAILED"],
+    ];
+    for (const [path, body, status, code] of cases) {
+      const res = await apiB.call("POST", path, body);
+      expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status, code });
+    }
+    expect(workers.flatMap((w) => [...w.output().matchAll(/agent loop did not run/g)])).toEqual([]);
+  }, 30_000);
 
   it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {
     const survivor = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject });

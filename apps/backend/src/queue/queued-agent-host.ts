@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { messageOf, type Conversation, type Logger, type PermissionAnswer } from "@weft/types";
+import { messageOf, type Conversation, type Logger, type NodeCatalog, type PermissionAnswer, type WorkflowSource } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import {
   AgentConversationStateSchema,
   busyError,
+  checkRunnable,
   listAgentConversations,
   messageTarget,
   storedAgentState,
@@ -31,6 +32,9 @@ const CANCEL_KEY_SECONDS = 600;
 
 export interface QueuedAgentHostDeps {
   storage: Storage;
+  /** What a profile names is checked against them before a message is queued (as the embedded mode refuses it). */
+  catalog: NodeCatalog;
+  workflows: WorkflowSource;
   /** The API's fail-fast command connection. */
   redis: Redis;
   redisUrl: string;
@@ -55,6 +59,7 @@ export class QueuedAgentHost implements AgentHost {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
     const { storage, redis } = this.deps;
     const profile = await messageTarget(storage, agentId, conversationId);
+    await checkRunnable(profile, this.deps);
     const id = conversationId ?? randomUUID();
     // The time leads the id, so another API can tell a marker whose job never reached the queue (see `markBusy`).
     const jobId = `${Date.now()}-${randomUUID()}`;
