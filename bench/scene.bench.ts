@@ -10,7 +10,8 @@
  *
  * While it runs, `/api/health` is asked every 20 ms and the timeline polled by cursor every 250 ms,
  * and a WebSocket follows the scene's stream. Prints one JSON line per N: agent steps per second,
- * server CPU ms per step (the child's utime+stime), health p50/p99, storage bytes per step (the
+ * server CPU ms per step (the child's utime+stime; also split by thread name: the event loop "main",
+ * JIT compiler threads, GC helpers), health p50/p99, storage bytes per step (the
  * SQLite file after a clean shutdown, less its size before the scene; `tables` splits it), timeline
  * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
  * Then the crash case (`measureCrash`, BENCH_CRASH_AGENTS=25 by default, empty to skip): SIGKILL
@@ -64,6 +65,21 @@ function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+/** CPU ms per thread name (Linux /proc/<pid>/task), to tell the event loop from JIT and GC threads. */
+function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = tid === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "");
+      const fields = stat.split(") ")[1]!.split(" ");
+      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
 const dbBytes = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f.startsWith("weft.sqlite"))
@@ -102,6 +118,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     const pid = child.proc.pid;
     const bytesBefore = dbBytes(dataDir);
     const cpuBefore = cpuMs(pid);
+    const threadsBefore = threadCpuMs(pid);
     const t0 = performance.now();
     await child.call("POST", `/api/scenes/${SCENE}/start`);
     await child.call("POST", `/api/scenes/${SCENE}/messages`, { to: "all", text: "Good morning, town." });
@@ -138,15 +155,19 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuMs(pid) - cpuBefore;
+    const threadsAfter = threadCpuMs(pid);
+    const threadMs = [...threadsAfter].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
     done = true;
     await Promise.all([healthLoop, pollLoop]);
 
     const entries: SceneLogEntry[] = [];
-    for (let from = 0; ;) {
-      const page: SceneTimeline = SceneTimelineSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/timeline?fromSeq=${from}&limit=5000`)).body);
+    // By cursor: a page full of agent steps has no new entries, and only the cursor moves past its steps.
+    for (let cursor = ""; ;) {
+      const res = await child.call("GET", `/api/scenes/${SCENE}/timeline?${cursor ? `since=${encodeURIComponent(cursor)}` : "fromSeq=0"}&limit=5000`);
+      const page: SceneTimeline = SceneTimelineSchema.parse(res.body);
       entries.push(...page.entries);
-      if (page.entries.length < 5000 && page.more !== true) break;
-      from = page.nextSeq;
+      if (page.more !== true) break;
+      cursor = CursorSchema.parse(res.body).cursor;
     }
     const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
     const steps = count("llm.output");
@@ -184,6 +205,8 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
       seconds: round(seconds),
       steps_per_s: round(steps / seconds),
       cpu_ms_per_step: round(cpu / steps),
+      // Per thread name: the event loop ("main") against JIT compilers and GC helpers (threads that ended are not counted).
+      cpu_ms_per_step_by_thread: Object.fromEntries(threadMs.map(([name, ms]) => [name, round(ms / steps)])),
       health_p50_ms: round(quantile(health, 0.5)),
       health_p99_ms: round(quantile(health, 0.99)),
       health_max_ms: round(Math.max(...health)),
@@ -207,7 +230,9 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
       child.proc.kill("SIGKILL");
       await child.proc.exited;
     }
-    removeDir(dataDir);
+    // BENCH_KEEP=1 leaves the data directory (its path on stderr) to look into.
+    if (process.env.BENCH_KEEP === "1") console.error(`kept ${dataDir}`);
+    else removeDir(dataDir);
   }
 }
 
