@@ -27,6 +27,12 @@ export class SecretRedactor {
   private readonly byOwner = new Map<string, Entry[]>();
   /** Every owner's secrets, longest first, so a secret containing another is replaced whole. */
   private entries: Entry[] = [];
+  private changes = 0;
+
+  /** Changes with every `set`: what was redacted before may be redacted differently now (for caches of redacted text). */
+  get version(): number {
+    return this.changes;
+  }
 
   /** Sets the secrets one owner (e.g. an LLM profile id) holds, replacing what it held before; an empty list forgets them. */
   set(owner: string, label: string, secrets: readonly string[]): void {
@@ -37,6 +43,7 @@ export class SecretRedactor {
     if (entries.length === 0) this.byOwner.delete(owner);
     else this.byOwner.set(owner, entries);
     this.entries = [...this.byOwner.values()].flat().sort((a, b) => b.secret.length - a.secret.length);
+    this.changes++;
   }
 
   forget(owner: string): void {

@@ -4,7 +4,7 @@ import type { StoredEvent } from "../storage/event-repository.ts";
 import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
-import { compactFields, compactPayload } from "./payload-refs.ts";
+import { CompactionMemo, compactFields, compactPayload, MIN_REF_BYTES } from "./payload-refs.ts";
 import { observationStub } from "./observation-refs.ts";
 import { envelopeFree } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
@@ -74,6 +74,10 @@ export class EventJournal {
   /** Set while storage refuses writes: retries then wait instead of spinning. */
   private failing = false;
   private chain: Promise<void> = Promise.resolve();
+  /** Compaction results of values met before (a step's history is in several of its events), for the redaction of `memoVersion`. */
+  private readonly memo = new CompactionMemo();
+  private memoVersion = -1;
+  private readonly redact = (json: string) => this.storage.redactor.json(json);
 
   constructor(
     private readonly storage: Storage,
@@ -106,7 +110,7 @@ export class EventJournal {
     } else {
       // An agent's runs all snapshot the same deliberation workflow: stored once, the run's row holds its reference
       // (withPayloadReads reads it back whole). Typed as the Workflow it stands for.
-      const snapshot = workflow === undefined ? undefined : (compactPayload(workflow, this.payloads, (json) => this.storage.redactor.json(json)) as Workflow);
+      const snapshot = workflow === undefined ? undefined : (compactPayload(workflow, this.payloads, this.redact, 0, MIN_REF_BYTES, this.currentMemo()) as Workflow);
       this.pending.newRuns.push({ record: { ...record, inputs: this.compact(record.inputs), outputs: this.compact(record.outputs) }, workflow: snapshot });
     }
     this.schedule();
@@ -158,7 +162,17 @@ export class EventJournal {
   }
 
   private compact(fields: Record<string, unknown>): Record<string, unknown> {
-    return this.payloads ? compactFields(fields, this.payloads, (json) => this.storage.redactor.json(json)) : fields;
+    return this.payloads ? compactFields(fields, this.payloads, this.redact, this.currentMemo()) : fields;
+  }
+
+  /** The memo, emptied first when the secrets to redact changed since it was filled. */
+  private currentMemo(): CompactionMemo {
+    const version = this.storage.redactor.version;
+    if (version !== this.memoVersion) {
+      this.memo.reset();
+      this.memoVersion = version;
+    }
+    return this.memo;
   }
 
   /** The event with the large values of its inputs and outputs referenced; the same object when there are none. */

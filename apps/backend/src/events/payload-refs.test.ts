@@ -6,7 +6,7 @@ import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
-import { compactPayload, hydratePayloads, MIN_REF_BYTES, PAYLOAD_REF_KEY, type PayloadSink } from "./payload-refs.ts";
+import { CompactionMemo, compactPayload, hydratePayloads, MIN_REF_BYTES, PAYLOAD_REF_KEY, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
 
 const opened: Storage[] = [];
@@ -121,6 +121,45 @@ describe("large values stored once", () => {
     const db = requireSqlite(raw.sql, "test").db;
     const all = (db.query("SELECT group_concat(data) AS t FROM payloads").get() as { t: string }).t + (db.query("SELECT group_concat(data) AS t FROM events").get() as { t: string }).t;
     expect(all).not.toContain("sk-secret-123456");
+  });
+});
+
+describe("values handed over again", () => {
+  it("are compacted once: the memo gives the earlier result, without serializing or storing again", () => {
+    const puts: string[] = [];
+    const sink: PayloadSink = { put: (json) => (puts.push(json), `id${puts.length - 1}`) };
+    const memo = new CompactionMemo();
+    const value = { system, messages: history(5) };
+    const first = compactPayload(value, sink, (j) => j, 1, MIN_REF_BYTES, memo);
+    const stored = puts.length;
+    expect(stored).toBeGreaterThan(5);
+    expect(compactPayload(value, sink, (j) => j, 1, MIN_REF_BYTES, memo)).toBe(first);
+    // The same history in another record: its messages and the prompt are found, only the new wrapper is stored.
+    compactPayload({ messages: value.messages, system }, sink, (j) => j, 1, MIN_REF_BYTES, memo);
+    expect(puts.length).toBe(stored + 1);
+    // At another depth the result differs, so it is not taken from the memo.
+    expect(compactPayload(value, sink, (j) => j, 3, MIN_REF_BYTES, memo)).not.toBe(first);
+  });
+
+  it("are redacted with the secrets known now: a secret set after a value was stored is redacted in its next record", async () => {
+    const redactor = new SecretRedactor();
+    const raw = openSqliteStorage(tempDir(), redactor);
+    opened.push(raw);
+    const payloads = new PayloadStore(raw.sql);
+    const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    const messages = [{ role: "user", content: `my key is sk-later-123456 ${"x".repeat(400)}` }];
+    step(journal, "r1", messages);
+    await journal.flush();
+    redactor.set("k", "api key", ["sk-later-123456"]);
+    const before = (requireSqlite(raw.sql, "test").db.query("SELECT max(rowid) AS n FROM payloads").get() as { n: number }).n;
+    step(journal, "r2", messages);
+    await journal.flush();
+    const db = requireSqlite(raw.sql, "test").db;
+    const later =
+      (db.query("SELECT group_concat(data) AS t FROM payloads WHERE rowid > ?").get(before) as { t: string }).t +
+      (db.query("SELECT group_concat(data) AS t FROM events WHERE stream_id = 'r2'").get() as { t: string }).t;
+    expect(later).toContain("[redacted:api key]");
+    expect(later).not.toContain("sk-later-123456");
   });
 });
 

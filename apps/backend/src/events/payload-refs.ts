@@ -63,22 +63,72 @@ export function payloadId(json: string): string {
 }
 
 /**
+ * Results of `compactPayload` by the value they were made for, so a value handed over again costs a
+ * lookup: an agent step's history and prompt are in four or five of its events (the run's start, the
+ * input node's start and finish, the LLM node's start), and compacting it means serializing and
+ * hashing it at every level. Objects are remembered by identity, which holds because the journal's
+ * callers never change a value after handing it over (run events are stamped and stored as they are
+ * given, and the engine passes node values on without copying them); long texts by their content, a
+ * bounded number of them. A memo belongs to one sink (a hit puts nothing: the texts went there the
+ * first time) and one set of secrets: `reset` it when the redaction changes.
+ */
+export class CompactionMemo {
+  private objects = new WeakMap<object, Map<number, unknown>>();
+  private texts = new Map<string, Map<number, unknown>>();
+
+  get(value: object | string, depth: number, min: number): unknown {
+    return (typeof value === "string" ? this.texts.get(value) : this.objects.get(value))?.get(memoKey(depth, min));
+  }
+
+  set(value: object | string, depth: number, min: number, result: unknown): void {
+    let byKey = typeof value === "string" ? this.texts.get(value) : this.objects.get(value);
+    if (!byKey) {
+      byKey = new Map();
+      if (typeof value !== "string") this.objects.set(value, byKey);
+      else {
+        if (this.texts.size >= MEMO_TEXTS) this.texts.clear();
+        this.texts.set(value, byKey);
+      }
+    }
+    byKey.set(memoKey(depth, min), result);
+  }
+
+  reset(): void {
+    this.objects = new WeakMap();
+    this.texts = new Map();
+  }
+}
+
+/** Long texts remembered by content; past this many the memory starts over. */
+const MEMO_TEXTS = 512;
+const memoKey = (depth: number, min: number) => depth * 4096 + min;
+
+/**
  * The value with every part of at least `MIN_REF_BYTES` of JSON (list items from `MIN_ITEM_REF_BYTES`)
  * replaced by a reference; texts go to `sink`, after `redact`. A value smaller than that comes back
- * as it is (the same object).
+ * as it is (the same object). With a `memo` (of this sink and redaction), a value met before gives its
+ * earlier result.
  */
-export function compactPayload(value: unknown, sink: PayloadSink, redact: (json: string) => string, depth = 0, min = MIN_REF_BYTES): unknown {
+export function compactPayload(value: unknown, sink: PayloadSink, redact: (json: string) => string, depth = 0, min = MIN_REF_BYTES, memo?: CompactionMemo): unknown {
   if (value === null || (typeof value !== "object" && typeof value !== "string")) return value;
-  if (typeof value === "string") {
-    if (value.length < Math.min(min, MIN_TEXT_REF_BYTES)) return value;
-    return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact) : ref(sink.put(redact(JSON.stringify(value))));
+  if (typeof value === "string" && value.length < Math.min(min, MIN_TEXT_REF_BYTES)) return value;
+  if (memo) {
+    const known = memo.get(value, depth, min);
+    if (known !== undefined) return known;
   }
+  const result = compactNew(value, sink, redact, depth, min, memo);
+  memo?.set(value, depth, min, result);
+  return result;
+}
+
+function compactNew(value: object | string, sink: PayloadSink, redact: (json: string) => string, depth: number, min: number, memo: CompactionMemo | undefined): unknown {
+  if (typeof value === "string") return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact) : ref(sink.put(redact(JSON.stringify(value))));
   const text = JSON.stringify(value);
   if (text === undefined || text.length < min) return value;
   if (depth >= MAX_DEPTH) return ref(sink.put(redact(text)));
   const inner = Array.isArray(value)
-    ? value.map((item: unknown) => compactPayload(item, sink, redact, depth + 1, MIN_ITEM_REF_BYTES))
-    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1)]));
+    ? value.map((item: unknown) => compactPayload(item, sink, redact, depth + 1, MIN_ITEM_REF_BYTES, memo))
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo)]));
   return ref(sink.put(redact(JSON.stringify(inner))));
 }
 
@@ -96,11 +146,11 @@ function textPieces(text: string, sink: PayloadSink, redact: (json: string) => s
 }
 
 /** Each field of a record compacted (inputs, outputs: one port value per field). */
-export function compactFields(record: Record<string, unknown>, sink: PayloadSink, redact: (json: string) => string): Record<string, unknown> {
+export function compactFields(record: Record<string, unknown>, sink: PayloadSink, redact: (json: string) => string, memo?: CompactionMemo): Record<string, unknown> {
   let changed = false;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
-    const compact = compactPayload(value, sink, redact, 1);
+    const compact = compactPayload(value, sink, redact, 1, MIN_REF_BYTES, memo);
     if (compact !== value) changed = true;
     out[key] = compact;
   }
