@@ -1,4 +1,4 @@
-import { Worker, type Job } from "bullmq";
+import { WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { engineError, messageOf, PermissionAnswerSchema, type Logger, type NodeError } from "@weft/types";
@@ -62,6 +62,8 @@ export class AgentWorker {
   /** Conversations whose loops run here, and the job each belongs to. */
   private readonly held = new Map<string, { jobId: string; controller: AbortController }>();
   private worker: Worker<AgentJobData> | undefined;
+  /** Set by `stop`: a job taken from now on is handed back before its loop starts. */
+  private closing = false;
 
   constructor(
     private readonly options: AgentWorkerOptions,
@@ -74,7 +76,7 @@ export class AgentWorker {
 
   async start(): Promise<void> {
     const lockDuration = this.options.lockMs ?? 30_000;
-    this.worker = new Worker<AgentJobData>(AGENT_QUEUE, (job) => this.process(job), {
+    this.worker = new Worker<AgentJobData>(AGENT_QUEUE, (job, token) => this.process(job, token), {
       connection: bullConnection(this.options.redisUrl),
       prefix: QUEUE_PREFIX,
       concurrency: this.options.concurrency,
@@ -142,16 +144,20 @@ export class AgentWorker {
   async stop(graceMs: number): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
+    this.closing = true;
     const closed = worker.close();
     await this.deps.agents.shutdown(graceMs);
     await closed;
   }
 
-  private async process(job: Job<AgentJobData>): Promise<void> {
-    const { agentId, conversationId, message, createdBy } = AgentJobDataSchema.parse(job.data);
+  private async process(job: Job<AgentJobData>, token: string | undefined): Promise<void> {
+    const data = AgentJobDataSchema.parse(job.data);
+    const { agentId, conversationId } = data;
     const jobId = job.id ?? "";
-    const { agents, control, redis, log } = this.deps;
+    const { agents, redis, log } = this.deps;
     log.info("agent loop taken", { conversationId, jobId, attempt: job.attemptsStarted });
+    // Taken just as this worker began to stop, before its loop started: back to waiting for another worker (the busy marker stays).
+    let handBack = false;
     try {
       if (job.stalledCounter > 0) {
         log.warn("an agent loop's worker stopped mid-loop; closing it without running it again", { conversationId });
@@ -159,25 +165,47 @@ export class AgentWorker {
         await this.closeRuns(jobId);
         return;
       }
-      const controller = new AbortController();
-      this.held.set(conversationId, { jobId, controller });
-      await control.hold("agent", conversationId);
-      try {
-        // Held before the cancel key is read: a cancel that comes later finds this worker holding the loop.
-        if ((await redis.get(agentCancelKey(jobId))) !== null) controller.abort();
-        await agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal });
-        await agents.loopEnded(conversationId);
-      } finally {
-        this.held.delete(conversationId);
-        await control.release("agent", conversationId);
+      handBack = this.closing;
+      if (!handBack) handBack = !(await this.runLoop(jobId, data));
+      if (handBack) {
+        log.info("agent loop handed back: this worker is stopping", { conversationId });
+        await job.moveToWait(token);
+        throw new WaitingError();
       }
     } catch (error) {
+      if (error instanceof WaitingError) throw error;
+      handBack = false;
       log.error("agent loop did not run", { conversationId, error: messageOf(error) });
       await agents.reportFailure(agentId, conversationId, `The agent's loop did not run: ${messageOf(error)}`).catch(() => undefined);
     } finally {
-      await Promise.all([releaseAgentBusy(redis, conversationId, jobId), redis.del(agentCancelKey(jobId), loopRunsKey(jobId))]).catch((error: unknown) =>
-        log.warn("releasing a conversation's busy marker failed", { conversationId, error: messageOf(error) }),
-      );
+      if (!handBack)
+        await Promise.all([releaseAgentBusy(redis, conversationId, jobId), redis.del(agentCancelKey(jobId), loopRunsKey(jobId))]).catch((error: unknown) =>
+          log.warn("releasing a conversation's busy marker failed", { conversationId, error: messageOf(error) }),
+        );
+    }
+  }
+
+  /** Holds the conversation and runs its loop to the end; false when the service refused it because this worker is stopping. */
+  private async runLoop(jobId: string, data: AgentJobData): Promise<boolean> {
+    const { agents, control, redis } = this.deps;
+    const { agentId, conversationId, message, createdBy } = data;
+    const controller = new AbortController();
+    this.held.set(conversationId, { jobId, controller });
+    await control.hold("agent", conversationId);
+    try {
+      // Held before the cancel key is read: a cancel that comes later finds this worker holding the loop.
+      if ((await redis.get(agentCancelKey(jobId))) !== null) controller.abort();
+      try {
+        await agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal });
+      } catch (error) {
+        if (this.closing && error instanceof ServiceError && error.code === "SERVICE_UNAVAILABLE") return false;
+        throw error;
+      }
+      await agents.loopEnded(conversationId);
+      return true;
+    } finally {
+      this.held.delete(conversationId);
+      await control.release("agent", conversationId);
     }
   }
 
