@@ -255,4 +255,16 @@ describe("agents on queue-mode workers", () => {
     workers.splice(workers.indexOf(hasty), 1);
     expect((await settled(apiB, cut, 0, 5000)).agent?.status).toBe("cancelled");
   }, 60_000);
+
+  it("a message cancelled while it waits for a worker: the worker that takes it starts the loop cancelled, without calling the model", async () => {
+    expect(workers).toHaveLength(0);
+    const requests = llm.requests.length;
+    const id = await send(apiA, "trusted", "Nobody is there yet");
+    expect((await read(apiB, id)).agent).toMatchObject({ running: true });
+    expect((await apiB.call("POST", `/api/conversations/${id}/cancel`)).status).toBe(200);
+    workers.push(await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject }));
+    const done = await settled(apiA, id, "cancelled");
+    expect(done.messages[0]).toMatchObject({ role: "user", content: "Nobody is there yet" });
+    expect(llm.requests.length).toBe(requests);
+  }, 30_000);
 });
