@@ -5,7 +5,7 @@ import { createLogger, messageOf } from "@weft/types";
 import { CliError, EXIT_USAGE } from "../support/cli-error.ts";
 
 export const WORKER_USAGE =
-  "weft worker [--concurrency N]         execute queued runs (queue mode): the API's WEFT_REDIS_URL, WEFT_DATABASE_URL (or WEFT_DATA_DIR) and WEFT_SECRET; N runs at once (default WEFT_RUN_CONCURRENCY, 4); SIGTERM finishes running runs (WEFT_SHUTDOWN_GRACE_MS, default 30 s), then stops; WEFT_WORKER_METRICS_PORT serves this worker's GET /metrics (bearer: the access token, WEFT_AUTH_TOKEN) and GET /healthz on WEFT_HOST (default 127.0.0.1)";
+  "weft worker [--concurrency N]         execute queued runs, agents' conversation loops and scenes (queue mode): the API's WEFT_REDIS_URL, WEFT_DATABASE_URL (or WEFT_DATA_DIR) and WEFT_SECRET; N runs at once (default WEFT_RUN_CONCURRENCY, 4); SIGTERM finishes running runs (WEFT_SHUTDOWN_GRACE_MS, default 30 s), then stops; WEFT_WORKER_METRICS_PORT serves this worker's GET /metrics (bearer: the access token, WEFT_AUTH_TOKEN) and GET /healthz on WEFT_HOST (default 127.0.0.1)";
 
 /** Worker-only settings: how long a job's lock lasts (a killed worker's runs are found within about twice this). */
 function lockMs(env: Record<string, string | undefined>): number | undefined {
