@@ -85,14 +85,14 @@ const dbBytes = (dir: string) =>
     .filter((f) => f.startsWith("weft.sqlite"))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
-async function setup(child: ChildServer, agents: number): Promise<void> {
+async function setup(child: ChildServer, agents: number, scene = SCENE, prefix = "v"): Promise<void> {
   const must = async (method: string, path: string, body?: unknown) => {
     const res = await child.call(method, path, body);
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
   const profile = ProfileIdAnswerSchema.parse(await must("POST", "/api/llm-profiles", { name: "instant", baseUrl: llm.baseUrl, model: "bench-model", maxRetries: 0 }));
-  const ids = Array.from({ length: agents }, (_, i) => `v${i + 1}`);
+  const ids = Array.from({ length: agents }, (_, i) => `${prefix}${i + 1}`);
   for (const id of ids) {
     await must("POST", "/api/agents", {
       id,
@@ -105,14 +105,37 @@ async function setup(child: ChildServer, agents: number): Promise<void> {
       maxSteps: 4,
     });
   }
-  await must("POST", "/api/scenes", { id: SCENE, name: "Town", agents: ids.map((id) => ({ instanceId: id, profileId: id })), stepBudget: BUDGET, mailbox: { capacity: 4, overflow: "coalesce" } });
+  await must("POST", "/api/scenes", { id: scene, name: "Town", agents: ids.map((id) => ({ instanceId: id, profileId: id })), stepBudget: BUDGET, mailbox: { capacity: 4, overflow: "coalesce" } });
 }
+
+/** Waits until the scene has nothing in flight and nothing it will still take (paused by its budget, or idle). */
+async function settled(child: ChildServer, scene: string): Promise<SceneStateView> {
+  for (;;) {
+    await Bun.sleep(100);
+    const state = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${scene}/state`)).body);
+    if (state.agents.every((a) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a) => a.queue.length === 0))) return state;
+  }
+}
+
+/**
+ * BENCH_WARMUP=1: before the measured scene, the same scene with other agents (w1…wN) runs to its
+ * budget and stops, so the measurement sees a server whose code the JIT has compiled, as a server
+ * that has run for a while is, instead of one in its first seconds.
+ */
+const WARMUP = process.env.BENCH_WARMUP === "1";
 
 async function measure(agents: number): Promise<Record<string, unknown>> {
   const dataDir = tempDir("weft-scene-bench-");
   const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
   try {
     await setup(child, agents);
+    if (WARMUP) {
+      await setup(child, agents, "warmup", "w");
+      await child.call("POST", "/api/scenes/warmup/start");
+      await child.call("POST", "/api/scenes/warmup/messages", { to: "all", text: "Good morning, town." });
+      await settled(child, "warmup");
+      await child.call("POST", "/api/scenes/warmup/stop");
+    }
     const ws = await TestWsClient.connect(child.url);
     ws.subscribe(SCENE);
     const pid = child.proc.pid;
@@ -146,13 +169,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
         await Bun.sleep(250);
       }
     })();
-    let state: SceneStateView;
-    for (;;) {
-      await Bun.sleep(100);
-      state = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/state`)).body);
-      const settled = state.agents.every((a) => a.inFlight === null) && (state.status === "paused" || state.agents.every((a) => a.queue.length === 0));
-      if (settled) break;
-    }
+    await settled(child, SCENE);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuMs(pid) - cpuBefore;
     const threadsAfter = threadCpuMs(pid);
@@ -197,6 +214,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     return {
       bench: "scene",
       agents,
+      warmup: WARMUP,
       budget: BUDGET,
       steps,
       deliberations: count("deliberation.started"),
