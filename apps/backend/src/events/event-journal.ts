@@ -58,6 +58,14 @@ interface Held {
 const HELD_MAX_WAIT_MS = 250;
 const STATE_EVENT_TYPES: ReadonlySet<string> = new Set(["world.changed", "scene.event", "scene.status"]);
 
+/** The event each live StoredEvent was made from, so taps (metrics) read its fields instead of parsing its text. */
+const sources = new WeakMap<StoredEvent, RunEvent>();
+
+/** The event a stored event of this process's journal was made from (undefined for events read back or relayed). Read-only. */
+export function sourceEvent(stored: StoredEvent): RunEvent | undefined {
+  return sources.get(stored);
+}
+
 /**
  * The single writer of events: numbers them per stream, stores them in batches (one transaction
  * per flush, together with the observations and run updates that go with them) and only then
@@ -130,6 +138,7 @@ export class EventJournal {
     const stamped = { ...event, streamId, seq, ts } as RunEvent;
     // Redacted here, once: this text is what live subscribers receive, and what is stored unless it references payloads.
     const live = { streamId, seq, type: stamped.type, json: this.storage.redactor.json(JSON.stringify(stamped)) };
+    sources.set(live, stamped);
     const stored = this.payloads ? { ...live, json: this.storage.redactor.json(envelopeFree(this.compactEvent(stamped))) } : live;
     const held = this.held.get(streamId);
     if (held) {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { StoredEvent } from "../../storage/event-repository.ts";
+import { sourceEvent } from "../../events/event-journal.ts";
 import type { RunQueueProbe } from "../queue-probe.ts";
 
 /** Seconds. Runs last from a millisecond (a template) to minutes (an agent's deliberation). */
@@ -77,11 +78,14 @@ export class WeftMetrics {
   readonly observe = (events: readonly StoredEvent[]): void => {
     for (const stored of events) {
       if (!OBSERVED.has(stored.type)) continue;
-      let event: DecodedEvent;
-      try {
-        event = JSON.parse(stored.json) as DecodedEvent;
-      } catch {
-        continue;
+      // This process's own events come with the object they were made from: a node's start carries its inputs, often many KB to parse.
+      let event = sourceEvent(stored) as DecodedEvent | undefined;
+      if (event === undefined) {
+        try {
+          event = JSON.parse(stored.json) as DecodedEvent;
+        } catch {
+          continue;
+        }
       }
       this.count(stored.streamId, stored.type, event);
     }
