@@ -123,6 +123,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
 
     // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
     queueMode = options.redisUrl ? await startApiQueueMode({ redisUrl: options.redisUrl, events: storage.events, maxWaiting: options.maxQueuedRuns ?? 10_000, log: log.child("queue") }) : undefined;
+    await queueMode?.followSettings(rt);
     const dispatcher = queueMode?.dispatcher;
     const hub = queueMode?.hub ?? new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, ...options.journal }, log.child("journal"), payloads);

@@ -10,6 +10,8 @@ import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
 import { ControlClient } from "./control-rpc.ts";
+import { SettingsSignal } from "./settings-signal.ts";
+import type { RunRuntime } from "../runtime/run-runtime.ts";
 
 /** How long closing waits for Redis before it just drops the connections. */
 const CLOSE_WAIT_MS = 2000;
@@ -27,6 +29,8 @@ export interface ApiQueueMode {
   /** This process's command connection (fail-fast), for agents' and scenes' queues and keys. */
   redis: Redis;
   redisUrl: string;
+  /** Announces the settings saved here and applies those saved by other processes. */
+  followSettings(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
       control,
       redis,
       redisUrl: options.redisUrl,
+      // On the control replies' connection: it is in subscriber mode already, and each listener filters by channel.
+      followSettings: (runtime) => new SettingsSignal(origin, redis, options.log.child("settings")).follow(runtime, replies),
       async close() {
         // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
         const closed = Promise.all([relay.stop(), control.stop(), queue.close(), redis.quit()]).then(

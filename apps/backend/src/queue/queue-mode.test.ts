@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import type { WorkflowInput } from "@weft/types";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -187,6 +188,16 @@ describe("queue mode", () => {
       await apiC.proc.exited;
     }
   }, 40_000);
+
+  it("permission rules saved through one API apply in the other API at once", async () => {
+    const Policy = z.object({ policy: z.object({ rules: z.array(z.object({ action: z.string(), tool: z.string() })) }) });
+    const rules = async (api: ChildServer) => Policy.parse((await api.call("GET", "/api/settings/permissions")).body).policy.rules;
+    expect((await apiA.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [{ action: "ask", tool: "shell.exec" }] })).status).toBe(200);
+    await waitFor(async () => ((await rules(apiB)).length === 1 ? true : undefined), 5000, "API B to apply the rule saved through A");
+    expect(await rules(apiB)).toEqual([{ action: "ask", tool: "shell.exec" }]);
+    expect((await apiB.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [] })).status).toBe(200);
+    await waitFor(async () => ((await rules(apiA)).length === 0 ? true : undefined), 5000, "API A to apply the rules saved through B");
+  }, 30_000);
 
   it("a worker killed with SIGKILL mid-run: its run ends interrupted (found stalled by the other worker), never stuck running", async () => {
     const runId = await startRun(apiA, "slow");

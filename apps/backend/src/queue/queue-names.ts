@@ -38,6 +38,8 @@ export type SceneJobData = z.infer<typeof SceneJobDataSchema>;
 
 /** Pub/sub channel: "these streams have new events up to seq N" (see `event-relay.ts`). */
 export const EVENTS_CHANNEL = "weft:events";
+/** Pub/sub channel: "settings X were saved" (see `settings-signal.ts`). */
+export const SETTINGS_CHANNEL = "weft:settings";
 /** Pub/sub channel: "stop run X" (see `cancel-signal.ts`). */
 export const CANCEL_CHANNEL = "weft:cancel";
 /** Key set beside the cancel message, so a worker that takes the job just after the message still sees it. */

@@ -27,6 +27,8 @@ export interface RunWorkerDeps {
   redis: Redis;
   /** A connection of its own for the cancel channel. */
   subscriber: Redis;
+  /** Resolves once settings saved elsewhere before this job was queued apply here. */
+  settingsApplied?: () => Promise<void>;
   log: Logger;
 }
 
@@ -120,7 +122,7 @@ export class RunWorker {
     this.deps.log.info("run taken", { runId, attempt: job.attemptsStarted });
     try {
       // One round trip's time for all three: this is the queue mode's latency per run.
-      const [record, cancelAsked, workflow] = await Promise.all([storage.runs.get(runId), cancelRequested(this.deps.redis, runId), storage.runs.getWorkflow(runId)]);
+      const [record, cancelAsked, workflow] = await Promise.all([storage.runs.get(runId), cancelRequested(this.deps.redis, runId), storage.runs.getWorkflow(runId), this.deps.settingsApplied?.()]);
       if (!record) {
         log.warn("run job for a run that does not exist", { runId });
         return;

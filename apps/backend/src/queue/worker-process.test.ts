@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
@@ -123,6 +123,32 @@ describe("a worker process", () => {
       ["completed", "fs.write", eveId],
     ]);
   }, 30_000);
+
+  it("applies permission rules saved through the API at once, without a restart", async () => {
+    const runWriter = async (file: string) => {
+      const workflow = { id: `write-${file}`, name: `Write ${file}`, nodes: [{ id: "w", type: "fs:write", inputs: { path: `@project/${file}`, content: file } }], edges: [] };
+      expect((await api.call("POST", "/api/workflows", { workflow })).status).toBe(201);
+      const { runId } = StartedRunSchema.parse((await api.call("POST", `/api/workflows/${workflow.id}/runs`, { inputs: {} })).body);
+      return waitFor(
+        async () => {
+          const r = RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run;
+          return ["completed", "failed"].includes(r.status) ? r : undefined;
+        },
+        20_000,
+        `the run writing ${file} to end`,
+      );
+    };
+    const setPolicy = async (rules: unknown[]) => expect((await api.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules })).status).toBe(200);
+
+    await setPolicy([{ action: "deny", tool: "fs.write" }]);
+    // The node answers the refusal as its output (the run itself completes); the file is the effect that counts.
+    expect((await runWriter("denied.txt")).outputs).toMatchObject({ ok: false, result: { error: { code: "E_PERMISSION_DENIED" } } });
+    expect(existsSync(`${dataDir}-project/denied.txt`)).toBe(false);
+
+    await setPolicy([]);
+    expect((await runWriter("allowed.txt")).outputs).toMatchObject({ ok: true });
+    expect(readFileSync(`${dataDir}-project/allowed.txt`, "utf8")).toBe("allowed.txt");
+  }, 60_000);
 
   it("answers /healthz without a credential", async () => {
     const res = await fetch(`${workerUrl}/healthz`);

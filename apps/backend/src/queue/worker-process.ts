@@ -12,6 +12,7 @@ import { openRedis } from "./queue-names.ts";
 import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
 import { redisAnswers } from "./queue-probe.ts";
+import { SettingsSignal } from "./settings-signal.ts";
 import { ControlServer, type ControlHandler, type HeldKind } from "./control-rpc.ts";
 import { createSceneService } from "../scenes/index.ts";
 import { SceneWorker } from "./scene-worker.ts";
@@ -72,7 +73,7 @@ export interface WorkerProcess {
  * Each worker keeps its own output cache per workflow (`WorkflowCaches`): a re-run reuses upstream
  * outputs only when it lands on a worker that ran that workflow before. Sharing the cache through
  * Redis would ship every node output across the network for a saving most runs do not see.
- * Settings changed in the editor (permissions, MCP servers) reach a worker when it restarts.
+ * Settings saved in the editor (permissions, MCP servers) reach a worker at once (`settings-signal.ts`).
  */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const id = `worker-${randomUUID()}`;
@@ -114,6 +115,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       createDefaultProfiles: false,
     }));
 
+    // Settings saved in the editor apply here at once; the cancel listener shares the connection (each filters by channel).
+    const settings = await new SettingsSignal(id, commands, log.child("settings")).follow(rt, subscriber);
     const hub = new RelayingEventHub(id, commands, log.child("relay"));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
     // Its runs' events reach no API process's metrics (the relay delivers them to subscribers only): the worker serves its own.
@@ -131,7 +134,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const executor = new RunExecutor({ journal, engineFor: rt.engineFor, log: log.child("runs") });
     const worker = new RunWorker(
       { redisUrl: options.redisUrl, concurrency: options.concurrency ?? 4, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { storage, executor, redis: commands, subscriber, log: log.child("queue") },
+      { storage, executor, redis: commands, subscriber, settingsApplied: () => settings.applied(), log: log.child("queue") },
     );
     await worker.start();
     const agents = new AgentService({

@@ -122,7 +122,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       options.env ?? process.env,
       credentials.resolver(),
     );
-    // Settings saved in this process apply at once (a worker's settings change only when it restarts).
+    // Settings saved in this process apply at once; in the queue mode the others reload them (queue/settings-signal.ts).
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     toolHost?.addToolSource(mcpToolSource(mcp));
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });

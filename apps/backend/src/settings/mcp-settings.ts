@@ -39,6 +39,8 @@ function contextOf(server: string, name: string): string {
  * the McpManager at load and on each save.
  */
 export class McpSettings {
+  private readonly savedListeners: (() => Promise<void>)[] = [];
+
   private constructor(
     private readonly repo: SettingsRepository,
     private readonly box: SecretBox,
@@ -49,18 +51,30 @@ export class McpSettings {
   ) {}
 
   static async load(repo: SettingsRepository, box: SecretBox, redactor: SecretRedactor, manager: McpManager, log: Logger): Promise<McpSettings> {
-    const row = await repo.get(KEY);
+    const settings = new McpSettings(repo, box, redactor, manager, { mcpServers: {} }, null);
+    await manager.loadCache();
+    await settings.reload(log);
+    return settings;
+  }
+
+  /** Reads the stored servers and applies them: at load, and when another process saved them (queue mode). */
+  async reload(log: Logger): Promise<void> {
+    const row = await this.repo.get(KEY);
     const parsed = McpSettingsSchema.safeParse(row?.value ?? {});
     if (!parsed.success) log.error("the stored MCP server settings are invalid: no MCP server is started until they are saved again (Settings → MCP servers)", { problem: parsed.error.message });
-    const settings = new McpSettings(repo, box, redactor, manager, parsed.success ? parsed.data : { mcpServers: {} }, row?.updatedAt ?? null);
-    await manager.loadCache();
+    this.stored = parsed.success ? parsed.data : { mcpServers: {} };
+    this.updatedAt = row?.updatedAt ?? null;
     try {
-      await manager.configure(settings.resolved());
+      await this.manager.configure(this.resolved());
     } catch (error) {
       log.error("the stored MCP secrets cannot be read: MCP servers are off until their env and headers are entered again", { error: messageOf(error) });
-      await manager.configure([]);
+      await this.manager.configure([]);
     }
-    return settings;
+  }
+
+  /** Calls `listener` after each save in this process (not after a `reload`); the save answers once it is done. */
+  onSaved(listener: () => Promise<void>): void {
+    this.savedListeners.push(listener);
   }
 
   /** Keeps each server's last listed tools in the settings, so their node types exist before the server starts. */
@@ -112,6 +126,7 @@ export class McpSettings {
     this.stored = sealed;
     await this.manager.configure(this.resolved());
     await this.manager.startAll();
+    await Promise.all(this.savedListeners.map((listener) => listener()));
     return this.view();
   }
 

@@ -31,6 +31,7 @@ export function ruleIssues(rules: readonly PermissionRule[], path: (string | num
  */
 export class PermissionSettings {
   private readonly listeners: ((policy: PermissionPolicy) => void)[] = [];
+  private readonly savedListeners: (() => Promise<void>)[] = [];
 
   private constructor(
     private readonly repo: SettingsRepository,
@@ -38,13 +39,28 @@ export class PermissionSettings {
   ) {}
 
   static async load(repo: SettingsRepository, log: Logger): Promise<PermissionSettings> {
+    return new PermissionSettings(repo, await PermissionSettings.read(repo, log));
+  }
+
+  private static async read(repo: SettingsRepository, log: Logger): Promise<PermissionSettingsView> {
     const stored = await repo.get(KEY);
-    if (!stored) return new PermissionSettings(repo, { policy: DEFAULT_POLICY, updatedAt: null });
+    if (!stored) return { policy: DEFAULT_POLICY, updatedAt: null };
     const parsed = PermissionPolicySchema.safeParse(stored.value);
-    if (parsed.success) return new PermissionSettings(repo, { policy: parsed.data, updatedAt: stored.updatedAt });
+    if (parsed.success) return { policy: parsed.data, updatedAt: stored.updatedAt };
     const problem = parsed.error.issues.map((i) => `${i.path.join(".") || "(policy)"}: ${i.message}`).join("; ");
     log.error("the stored permission settings are invalid: every tool call is denied until they are saved again (Settings → Permissions)", { problem });
-    return new PermissionSettings(repo, { policy: FALLBACK_POLICY, updatedAt: stored.updatedAt });
+    return { policy: FALLBACK_POLICY, updatedAt: stored.updatedAt };
+  }
+
+  /** Reads the policy another process saved and applies it here (queue mode: API processes and workers share the database). */
+  async reload(log: Logger): Promise<void> {
+    this.view = await PermissionSettings.read(this.repo, log);
+    for (const listener of this.listeners) listener(this.view.policy);
+  }
+
+  /** Calls `listener` after each policy saved in this process (not after a `reload`); the save answers once it is done. */
+  onSaved(listener: () => Promise<void>): void {
+    this.savedListeners.push(listener);
   }
 
   get current(): PermissionSettingsView {
@@ -67,6 +83,7 @@ export class PermissionSettings {
     const updatedAt = await this.repo.set(KEY, policy);
     this.view = { policy, updatedAt };
     for (const listener of this.listeners) listener(policy);
+    await Promise.all(this.savedListeners.map((listener) => listener()));
     return this.view;
   }
 }

@@ -1,0 +1,64 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { messageOf, type Logger } from "@weft/types";
+import type { RunRuntime } from "../runtime/run-runtime.ts";
+import { SETTINGS_CHANNEL } from "./queue-names.ts";
+
+/** The settings every process applies itself: tool permissions (the tool host's policy) and MCP servers. */
+const SettingsChangeSchema = z.object({ origin: z.string(), what: z.enum(["permissions", "mcp"]) });
+type SettingsChange = z.infer<typeof SettingsChangeSchema>;
+
+/**
+ * Settings saved in one process reach the others (workers, other API processes) at once: the saver
+ * announces what changed, each other process reads it again from the shared database. Without it an
+ * agent on a worker would keep asking with a rule the user removed until the worker restarted.
+ */
+export class SettingsSignal {
+  /** The reloads under way: a job taken meanwhile waits for them (`applied`). */
+  private reloading = new Set<Promise<void>>();
+
+  constructor(
+    private readonly origin: string,
+    private readonly redis: Redis,
+    private readonly log: Logger,
+  ) {}
+
+  /** Announces this process's saves of `runtime`'s settings, and applies the other processes' ones; `subscriber` may be shared with other channels. */
+  async follow(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">, subscriber: Redis): Promise<this> {
+    runtime.permissions.onSaved(() => this.announce("permissions"));
+    runtime.mcpSettings.onSaved(() => this.announce("mcp"));
+    subscriber.on("message", (channel: string, text: string) => {
+      if (channel !== SETTINGS_CHANNEL) return;
+      let change: SettingsChange;
+      try {
+        change = SettingsChangeSchema.parse(JSON.parse(text));
+      } catch (error) {
+        this.log.warn("ignored a malformed settings announcement", { error: messageOf(error) });
+        return;
+      }
+      if (change.origin === this.origin) return;
+      const reloaded = (change.what === "permissions" ? runtime.permissions.reload(this.log) : runtime.mcpSettings.reload(this.log)).then(
+        () => this.log.info("settings saved elsewhere applied", { what: change.what }),
+        (error: unknown) => this.log.warn("applying settings saved elsewhere failed", { what: change.what, error: messageOf(error) }),
+      );
+      this.reloading.add(reloaded);
+      void reloaded.finally(() => this.reloading.delete(reloaded));
+    });
+    await subscriber.subscribe(SETTINGS_CHANNEL);
+    return this;
+  }
+
+  /**
+   * Resolves once the settings announced so far are applied. The saving request answers only after
+   * its announcement was published (Redis hands it to subscribers before the publish returns), so a
+   * run started after that answer finds the new settings here.
+   */
+  async applied(): Promise<void> {
+    await Promise.all(this.reloading);
+  }
+
+  private async announce(what: SettingsChange["what"]): Promise<void> {
+    const change: SettingsChange = { origin: this.origin, what };
+    await this.redis.publish(SETTINGS_CHANNEL, JSON.stringify(change)).catch((error: unknown) => this.log.warn("announcing a settings change failed", { what, error: messageOf(error) }));
+  }
+}
