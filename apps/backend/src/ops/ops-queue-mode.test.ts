@@ -65,6 +65,8 @@ describe("ops in queue mode", () => {
     );
     expect(sampleValue(samples, "weft_queue_mode")).toBe(1);
     expect(sampleValue(samples, "weft_workers_active")).toBe(1);
+    expect(sampleValue(samples, "weft_queue_jobs", { queue: "agents", state: "waiting" })).toBe(0);
+    expect(sampleValue(samples, "weft_queue_jobs", { queue: "scenes", state: "active" })).toBe(0);
     for (const id of runIds) await api.call("POST", `/api/runs/${id}/cancel`);
   }, 30_000);
 

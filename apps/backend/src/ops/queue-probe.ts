@@ -14,6 +14,14 @@ export interface RunQueueProbe {
   workers(): Promise<number>;
   /** Whether Redis answers; undefined in the embedded mode, which has none. */
   redisReachable(): Promise<boolean | undefined>;
+  /** Queue mode: the jobs of the agents' and scenes' queues (a conversation loop, a running scene), waiting and held by workers. */
+  otherJobs?(): Promise<QueueJobCounts[]>;
+}
+
+export interface QueueJobCounts {
+  queue: string;
+  waiting: number;
+  active: number;
 }
 
 /** The embedded mode: this process's own queue; no Redis, no workers. */

@@ -5,7 +5,7 @@ import type { Logger } from "@weft/types";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
-import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, SCENE_QUEUE, type RunJobData } from "./queue-names.ts";
 import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
@@ -51,6 +51,9 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
   });
   const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
   queue.on("error", errorReporter("run queue", log));
+  // Read-only handles for metrics: the agents' and scenes' hosts add their jobs through queues of their own.
+  const probed = [AGENT_QUEUE, SCENE_QUEUE].map((name) => new Queue(name, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
+  for (const q of probed) q.on("error", errorReporter(`${q.name} queue`, log));
   try {
     await queue.waitUntilReady();
     const hub = new RelayingEventHub(origin, redis, options.log.child("relay"));
@@ -61,7 +64,7 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
     return {
       hub,
       dispatcher: new QueueRunDispatcher(queue, redis, options.maxWaiting),
-      probe: queueModeProbe(queue, redis),
+      probe: queueModeProbe(queue, redis, probed),
       control,
       redis,
       redisUrl: options.redisUrl,
@@ -69,12 +72,12 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
       followSettings: (runtime) => new SettingsSignal(origin, redis, options.log.child("settings")).follow(runtime, replies),
       async close() {
         // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
-        const closed = Promise.all([relay.stop(), control.stop(), queue.close(), redis.quit()]).then(
+        const closed = Promise.all([relay.stop(), control.stop(), queue.close(), ...probed.map((q) => q.close()), redis.quit()]).then(
           () => true,
           () => false,
         );
         if (!(await Promise.race([closed, Bun.sleep(CLOSE_WAIT_MS).then(() => false)]))) {
-          void queue.disconnect().catch(() => undefined);
+          for (const q of [queue, ...probed]) void q.disconnect().catch(() => undefined);
           redis.disconnect();
           subscriber.disconnect();
           replies.disconnect();
@@ -82,7 +85,7 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
       },
     };
   } catch (error) {
-    await queue.close().catch(() => undefined);
+    await Promise.all([queue, ...probed].map((q) => q.close().catch(() => undefined)));
     redis.disconnect();
     subscriber.disconnect();
     replies.disconnect();

@@ -3,7 +3,7 @@ import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { silentLogger } from "@weft/types";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_JOB, RUN_QUEUE, SCENE_QUEUE, type RunJobData } from "./queue-names.ts";
 import { queueModeProbe } from "./queue-probe.ts";
 
 describe("queueModeProbe", () => {
@@ -45,6 +45,21 @@ describe("queueModeProbe", () => {
     } finally {
       release();
       await worker.close();
+    }
+
+    // The agents' and scenes' queues are counted apart from the runs.
+    const agents = new Queue(AGENT_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
+    const scenes = new Queue(SCENE_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
+    try {
+      await agents.add("loop", { n: 1 });
+      await agents.add("loop", { n: 2 });
+      await scenes.add("scene", { n: 3 });
+      expect(await queueModeProbe(queue, client, [agents, scenes]).otherJobs?.()).toEqual([
+        { queue: AGENT_QUEUE, waiting: 2, active: 0 },
+        { queue: SCENE_QUEUE, waiting: 1, active: 0 },
+      ]);
+    } finally {
+      await Promise.all([agents.close(), scenes.close()]);
     }
 
     await redis.stop();

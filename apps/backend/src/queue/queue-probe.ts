@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunQueueProbe } from "../ops/queue-probe.ts";
+import type { QueueJobCounts, RunQueueProbe } from "../ops/queue-probe.ts";
 import type { RunJobData } from "./queue-names.ts";
 
 /** Commands wait out a Redis reconnect rather than fail (maxRetriesPerRequest: null); metrics and health must not wait with them. */
@@ -25,13 +25,18 @@ async function within<T>(what: string, work: Promise<T>): Promise<T> {
  * by workers, and worker processes connected (BullMQ names its workers' connections). Each answer
  * comes within a second or rejects with `QueueProbeTimeoutError`.
  */
-export function queueModeProbe(queue: Queue<RunJobData>, redis: Redis): RunQueueProbe {
+export function queueModeProbe(queue: Queue<RunJobData>, redis: Redis, others: readonly Queue[] = []): RunQueueProbe {
   return {
     mode: "queue",
     waiting: () => within("the waiting count", queue.getWaitingCount()),
     active: () => within("the active count", queue.getActiveCount()),
     workers: () => within("the worker count", queue.getWorkersCount()),
     redisReachable: () => redisAnswers(redis),
+    otherJobs: () =>
+      within(
+        "the agents' and scenes' job counts",
+        Promise.all(others.map(async (q): Promise<QueueJobCounts> => ({ queue: q.name, waiting: await q.getWaitingCount(), active: await q.getActiveCount() }))),
+      ),
   };
 }
 

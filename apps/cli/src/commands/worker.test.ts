@@ -23,6 +23,12 @@ describe("weft worker", () => {
     const bad = await weft({ WEFT_REDIS_URL: "redis://127.0.0.1:1" }, "--concurrency", "0");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--concurrency must be an integer from 1 to 256");
+    const agents = await weft({ WEFT_REDIS_URL: "redis://127.0.0.1:1" }, "--agents", "many");
+    expect(agents.code).toBe(2);
+    expect(agents.stderr).toContain('--agents must be an integer from 1 to 1024, got "many"');
+    const scenes = await weft({ WEFT_REDIS_URL: "redis://127.0.0.1:1" }, "--scenes", "0");
+    expect(scenes.code).toBe(2);
+    expect(scenes.stderr).toContain("--scenes must be an integer from 1 to 1024");
     const url = await weft({ WEFT_REDIS_URL: "http://example.com" });
     expect(url.code).toBe(2);
     expect(url.stderr).toContain("WEFT_REDIS_URL: must be a redis:// or rediss:// URL");

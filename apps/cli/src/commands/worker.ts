@@ -5,7 +5,7 @@ import { createLogger, messageOf } from "@weft/types";
 import { CliError, EXIT_USAGE } from "../support/cli-error.ts";
 
 export const WORKER_USAGE =
-  "weft worker [--concurrency N]         execute queued runs, agents' conversation loops and scenes (queue mode): the API's WEFT_REDIS_URL, WEFT_DATABASE_URL (or WEFT_DATA_DIR) and WEFT_SECRET; N runs at once (default WEFT_RUN_CONCURRENCY, 4); SIGTERM finishes running runs (WEFT_SHUTDOWN_GRACE_MS, default 30 s), then stops; WEFT_WORKER_METRICS_PORT serves this worker's GET /metrics (bearer: the access token, WEFT_AUTH_TOKEN) and GET /healthz on WEFT_HOST (default 127.0.0.1)";
+  "weft worker [--concurrency N] [--agents N] [--scenes N]   execute queued runs, agents' conversation loops and scenes (queue mode): the API's WEFT_REDIS_URL, WEFT_DATABASE_URL (or WEFT_DATA_DIR) and WEFT_SECRET; N runs at once (default WEFT_RUN_CONCURRENCY, 4), agent loops at once (default 16), scenes held at once (default 64); SIGTERM finishes running runs (WEFT_SHUTDOWN_GRACE_MS, default 30 s), then stops; WEFT_WORKER_METRICS_PORT serves this worker's GET /metrics (bearer: the access token, WEFT_AUTH_TOKEN) and GET /healthz on WEFT_HOST (default 127.0.0.1)";
 
 /** Worker-only settings: how long a job's lock lasts (a killed worker's runs are found within about twice this). */
 function lockMs(env: Record<string, string | undefined>): number | undefined {
@@ -16,8 +16,16 @@ function lockMs(env: Record<string, string | undefined>): number | undefined {
   return value;
 }
 
+/** An optional count of jobs held at once, from 1 to 1024. */
+function slots(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 1024) throw new CliError(`${flag} must be an integer from 1 to 1024, got "${text}".`, EXIT_USAGE);
+  return value;
+}
+
 export async function workerCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { concurrency: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  const { values } = parseArgs({ args, options: { concurrency: { type: "string" }, agents: { type: "string" }, scenes: { type: "string" }, help: { type: "boolean", short: "h" } } });
   if (values.help) {
     process.stdout.write(`${WORKER_USAGE}\n`);
     return 0;
@@ -33,6 +41,9 @@ export async function workerCommand(args: string[]): Promise<number> {
   const concurrency = values.concurrency === undefined ? config.runConcurrency : Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new CliError(`--concurrency must be an integer from 1 to 256, got "${values.concurrency}".`, EXIT_USAGE);
 
+  const agentConcurrency = slots("--agents", values.agents);
+  const sceneConcurrency = slots("--scenes", values.scenes);
+
   const log = createLogger("weft-worker");
   const worker = await startWorkerProcess({
     dataDir: config.dataDir,
@@ -44,6 +55,8 @@ export async function workerCommand(args: string[]): Promise<number> {
     projectDir: config.projectDir,
     demoLlm: config.demoLlm,
     concurrency,
+    ...(agentConcurrency !== undefined ? { agentConcurrency } : {}),
+    ...(sceneConcurrency !== undefined ? { sceneConcurrency } : {}),
     ...(lockMs(process.env) !== undefined ? { lockMs: lockMs(process.env) } : {}),
     ...(process.env.WEFT_SHUTDOWN_GRACE_MS ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
     ...(config.workerMetricsPort !== undefined ? { metricsPort: config.workerMetricsPort, metricsHostname: config.hostname } : {}),

@@ -37,6 +37,20 @@ function queueGauges(queue: RunQueueProbe, registers: Registry[]): void {
   probed("weft_runs_active", "Runs executing now in this process (embedded mode) or on the queue's workers (queue mode).", () => queue.active());
   probed("weft_queue_depth", "Runs waiting for a free slot (embedded mode) or a worker (queue mode).", () => queue.waiting());
   probed("weft_workers_active", "Worker processes connected to the run queue; 0 in the embedded mode, where this process runs every run.", () => queue.workers());
+  const jobs = queue.otherJobs?.bind(queue);
+  if (jobs)
+    new Gauge({
+      name: "weft_queue_jobs",
+      help: "Queue mode: jobs of the agents' queue (one per conversation loop) and the scenes' queue (one per running scene), waiting for a worker or held by one.",
+      labelNames: ["queue", "state"],
+      registers,
+      collect: async function (this: Gauge<"queue" | "state">) {
+        for (const { queue: name, waiting, active } of await jobs()) {
+          this.set({ queue: name, state: "waiting" }, waiting);
+          this.set({ queue: name, state: "active" }, active);
+        }
+      },
+    });
   new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
 }
 
