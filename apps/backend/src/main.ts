@@ -53,6 +53,8 @@ try {
   process.exit(2);
 }
 console.log(`Weft is running on ${server.url} (data: ${config.dataDir}${config.databaseUrl ? `, database: ${describeDatabaseUrl(config.databaseUrl)}` : ""})`);
+// The URL describer drops a password, which Redis URLs carry the same way.
+if (config.redisUrl) console.log(`Queue mode: runs, agents' conversation loops and scenes go to \`weft worker\` processes through ${describeDatabaseUrl(config.redisUrl)}`);
 console.log(`Open the editor: ${server.editorUrl}`);
 if (!isLoopbackBind(config.hostname) && config.allowedHosts.length === 0) {
   console.warn(`Weft listens on ${config.hostname}, but browsers may only reach it by a loopback name until WEFT_ALLOWED_HOSTS lists the names they use.`);
