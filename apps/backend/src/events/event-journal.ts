@@ -136,10 +136,21 @@ export class EventJournal {
     this.nextSeq.set(streamId, seq + 1);
     const ts = "ts" in event && typeof event.ts === "number" ? event.ts : Date.now();
     const stamped = { ...event, streamId, seq, ts } as RunEvent;
-    // Redacted here, once: this text is what live subscribers receive, and what is stored unless it references payloads.
-    const live = { streamId, seq, type: stamped.type, json: this.storage.redactor.json(JSON.stringify(stamped)) };
+    // The text live subscribers receive (and what is stored unless it references payloads), redacted, made once when first
+    // read: most streams have no subscriber (an agent step's runs carry the whole context in four events), and the
+    // metrics tap reads the event itself (sourceEvent). Events are not changed once appended, so later gives the same text.
+    const redactor = this.storage.redactor;
+    let text: string | undefined;
+    const live: StoredEvent = {
+      streamId,
+      seq,
+      type: stamped.type,
+      get json() {
+        return (text ??= redactor.json(JSON.stringify(stamped)));
+      },
+    };
     sources.set(live, stamped);
-    const stored = this.payloads ? { ...live, json: this.storage.redactor.json(envelopeFree(this.compactEvent(stamped))) } : live;
+    const stored = this.payloads ? { streamId, seq, type: stamped.type, json: redactor.json(envelopeFree(this.compactEvent(stamped))) } : live;
     const held = this.held.get(streamId);
     if (held) {
       held.live.push(live);
