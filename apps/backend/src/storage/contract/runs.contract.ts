@@ -108,5 +108,20 @@ export function runsContract(harness: StorageHarness): void {
       expect(await storage.observations.listByRun("other")).toHaveLength(1);
       expect(await storage.observations.listByRun("none")).toEqual([]);
     });
+
+    it("a batch holding a node twice (started, then finished) stores the last, in the place of the first", async () => {
+      const storage = await fresh();
+      await storage.observations.upsert([
+        { ord: 0, observation: observation("r", "a", { status: "failed" }) },
+        { ord: 1, observation: observation("r", "b", { status: "skipped" }) },
+        { ord: 0, observation: observation("r", "a", { status: "completed", durationMs: 7 }) },
+      ]);
+      const listed = await storage.observations.listByRun("r");
+      expect(listed.map((o) => [o.invocationId, o.status])).toEqual([
+        ["a", "completed"],
+        ["b", "skipped"],
+      ]);
+      expect(listed[0]).toEqual(observation("r", "a", { status: "completed", durationMs: 7 }));
+    });
   });
 }
