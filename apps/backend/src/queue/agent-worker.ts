@@ -1,4 +1,4 @@
-import { WaitingError, Worker, type Job } from "bullmq";
+import { WaitingError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { engineError, messageOf, PermissionAnswerSchema, type Logger, type NodeError } from "@weft/types";
@@ -6,7 +6,7 @@ import type { AgentService } from "../agents/agent-service.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { ServiceError } from "../service-error.ts";
-import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
+import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
 import type { ControlHandler, ControlServer } from "./control-rpc.ts";
 
 /** What an API may ask the worker holding a conversation's loop (`QueuedAgentHost` sends them). */
@@ -28,13 +28,8 @@ export async function releaseAgentBusy(redis: Redis, conversationId: string, job
   await redis.eval(RELEASE_SCRIPT, 1, agentBusyKey(conversationId), jobId);
 }
 
-export interface AgentWorkerOptions {
-  redisUrl: string;
-  /** Loops run at once by this process (most of their time is spent waiting: for the LLM, a permission). */
-  concurrency: number;
-  /** As `RunWorkerOptions.lockMs`: a killed worker's loops are found stalled within about twice this. */
-  lockMs?: number;
-}
+/** `concurrency`: loops run at once by this process (most of their time is spent waiting: for the LLM, a permission). */
+export type AgentWorkerOptions = QueueWorkerSlots;
 
 export interface AgentWorkerDeps {
   /** Built with `keepIdle: false`: every loop starts from the stored conversation and session. */
@@ -75,17 +70,13 @@ export class AgentWorker {
   }
 
   async start(): Promise<void> {
-    const lockDuration = this.options.lockMs ?? 30_000;
-    this.worker = new Worker<AgentJobData>(AGENT_QUEUE, (job, token) => this.process(job, token), {
-      connection: bullConnection(this.options.redisUrl),
-      prefix: QUEUE_PREFIX,
-      concurrency: this.options.concurrency,
-      lockDuration,
-      stalledInterval: lockDuration,
+    this.worker = queueWorker<AgentJobData>(
+      AGENT_QUEUE,
+      (job, token) => this.process(job, token),
       // As for runs: the second hand-over only closes the loop; 2 lets the closing worker die too, once.
-      maxStalledCount: 2,
-    });
-    this.worker.on("error", errorReporter("agent queue worker", this.deps.log));
+      { ...this.options, maxStalledCount: 2, what: "agent queue worker" },
+      this.deps.log,
+    );
     // Another worker may take the job over (and close the conversation): stop the loop here.
     this.worker.on("lockRenewalFailed", (jobIds) => {
       for (const [conversationId, held] of this.held) {

@@ -1,3 +1,4 @@
+import { Worker, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
@@ -112,4 +113,34 @@ export function errorReporter(what: string, log: Logger): (error: Error) => void
 /** BullMQ's connection options for `url` (a worker's must "wait"; see `RedisPatience`). */
 export function bullConnection(url: string, patience: RedisPatience = "wait"): { url: string; maxRetriesPerRequest: number | null; enableOfflineQueue?: boolean } {
   return { url, ...patienceOptions(patience) };
+}
+
+/** What every Weft queue worker (runs, agents' loops, scenes) sets the same way. */
+export interface QueueWorkerOptions {
+  redisUrl: string;
+  concurrency: number;
+  /** How long a job's lock lasts without renewal (renewed at half this while the process lives). Default 30 s. */
+  lockMs?: number;
+  /** Hand-overs after a stall before BullMQ fails the job: what a second taking of the job does decides it. */
+  maxStalledCount: number;
+  /** Named in the warning when Redis is away. */
+  what: string;
+}
+
+/** What a process sets per queue: where Redis is, how many jobs at once, the lock time. */
+export type QueueWorkerSlots = Pick<QueueWorkerOptions, "redisUrl" | "concurrency" | "lockMs">;
+
+/** A BullMQ worker on one of Weft's queues: a killed worker's jobs are found stalled within about twice the lock time. */
+export function queueWorker<T>(queue: string, processor: Processor<T>, options: QueueWorkerOptions, log: Logger): Worker<T> {
+  const lockDuration = options.lockMs ?? 30_000;
+  const worker = new Worker<T>(queue, processor, {
+    connection: bullConnection(options.redisUrl),
+    prefix: QUEUE_PREFIX,
+    concurrency: options.concurrency,
+    lockDuration,
+    stalledInterval: lockDuration,
+    maxStalledCount: options.maxStalledCount,
+  });
+  worker.on("error", errorReporter(options.what, log));
+  return worker;
 }

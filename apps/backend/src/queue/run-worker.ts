@@ -1,24 +1,16 @@
-import { Worker, type Job } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
-import { bullConnection, errorReporter, QUEUE_PREFIX, RUN_QUEUE, RunJobDataSchema, type RunJobData } from "./queue-names.ts";
+import { queueWorker, RUN_QUEUE, RunJobDataSchema, type QueueWorkerSlots, type RunJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
 
 const WORKER_LOST: NodeError = engineError("INTERRUPTED", "The worker running this run stopped before it finished (killed or lost); re-run it (POST /api/runs/:id/rerun).");
 const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow was not stored with it, so no worker can execute it.");
 
-export interface RunWorkerOptions {
-  redisUrl: string;
-  /** Jobs executed at once by this process. */
-  concurrency: number;
-  /**
-   * How long a job's lock lasts without renewal (BullMQ renews it at half this while the process
-   * lives). A killed worker's jobs are found stalled within about twice this. Default 30 s.
-   */
-  lockMs?: number;
-}
+/** `concurrency`: runs executed at once by this process. */
+export type RunWorkerOptions = QueueWorkerSlots;
 
 export interface RunWorkerDeps {
   storage: Storage;
@@ -58,18 +50,14 @@ export class RunWorker {
 
   async start(): Promise<void> {
     this.stopListening = await listenForCancels(this.deps.subscriber, (runId) => this.cancel(runId));
-    const lockDuration = this.options.lockMs ?? 30_000;
-    this.worker = new Worker<RunJobData>(RUN_QUEUE, (job) => this.process(job), {
-      connection: bullConnection(this.options.redisUrl),
-      prefix: QUEUE_PREFIX,
-      concurrency: this.options.concurrency,
-      lockDuration,
-      stalledInterval: lockDuration,
+    this.worker = queueWorker<RunJobData>(
+      RUN_QUEUE,
+      (job) => this.process(job),
       // Handed over again after a stall, the job only closes the run (see above). Past this count BullMQ
       // fails the job and nobody would close the run: 2 lets the closing worker die too, once.
-      maxStalledCount: 2,
-    });
-    this.worker.on("error", errorReporter("queue worker", this.deps.log));
+      { ...this.options, maxStalledCount: 2, what: "queue worker" },
+      this.deps.log,
+    );
     // The lock expired while this process still ran the job (its event loop stalled): another worker may
     // have taken it over and closed the run. Stop it here without writing under seqs that worker uses.
     this.worker.on("lockRenewalFailed", (jobIds) => {

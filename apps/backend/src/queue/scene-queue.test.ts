@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState, type SceneStateView } from "@weft/types";
-import { observationsSinceUser, serveModel, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
+import { countVisitThenAnnounce, scriptedModel } from "../scenes/testing/scripted-model.ts";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
@@ -23,17 +24,6 @@ const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url)
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
 const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
 const ErrorAnswerSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-
-/** A model server that answers each request with `answer(messages, nth)`; with `hangOn`, that request ever waits a minute (its worker is killed meanwhile). */
-function model(answer: (messages: WireMessage[], nth: number) => string, hangOn?: number) {
-  let requests = 0;
-  const server = serveModel(async (messages) => {
-    const nth = ++requests;
-    if (nth === hangOn) await Bun.sleep(60_000);
-    return answer(messages, nth);
-  });
-  return { ...server, requests: () => requests };
-}
 
 /**
  * Scenes in the queue mode end to end: real Redis, the shared database, two API processes and two
@@ -116,7 +106,7 @@ describe("scenes in the queue mode", () => {
 
   it("a scene started through one API runs on a worker (its agent's file lands in the worker's folder); its events reach /ws on the other API, which pauses, resumes and stops it", async () => {
     // Appends a line with a tool, then (having seen the call's observation) answers.
-    const office = model((messages) =>
+    const office = scriptedModel((messages) =>
       messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Noted.") : streamedAction("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" }),
     );
     models.push(office);
@@ -178,15 +168,8 @@ describe("scenes in the queue mode", () => {
   }, 60_000);
 
   it("a worker killed with SIGKILL mid-deliberation: the other worker restores the scene and it goes on, no world write applied twice", async () => {
-    // No observation since the message: count a visit in the world; one: announce it; then answer. Its second request hangs.
-    const town = model((messages, nth) => {
-      const observations = observationsSinceUser(messages);
-      return observations === 0
-        ? streamedAction("scene_world_set", { path: `visits.r${nth}`, value: "1" })
-        : observations === 1
-          ? streamedAction("scene_publish_event", { topic: "town.counted", payload: "{}" })
-          : streamedReply("Counted.");
-    }, 2);
+    // Its second request hangs: the worker is killed while the clerk waits for it.
+    const town = scriptedModel(countVisitThenAnnounce, 2);
     models.push(town);
     await sceneOf("town", town.baseUrl, ["scene:world-set", "scene:publish-event"]);
     expect((await apiA.call("POST", "/api/scenes/town/start")).status).toBe(200);
@@ -237,7 +220,7 @@ describe("scenes in the queue mode", () => {
   }, 40_000);
 
   it("a permission question of a scene's agent is asked on the worker and answered through an API", async () => {
-    const vault = model((messages) =>
+    const vault = scriptedModel((messages) =>
       messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Stored.") : streamedAction("fs_write", { path: "@project/vault.txt", content: "approved", mode: "overwrite" }),
     );
     models.push(vault);

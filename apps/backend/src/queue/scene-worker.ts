@@ -1,19 +1,14 @@
-import { WaitingError, Worker, type Job } from "bullmq";
+import { WaitingError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { messageOf, type Logger } from "@weft/types";
 import { ServiceError } from "../service-error.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
-import { bullConnection, errorReporter, QUEUE_PREFIX, SCENE_QUEUE, SceneJobDataSchema, type SceneJobData } from "./queue-names.ts";
+import { queueWorker, SCENE_QUEUE, SceneJobDataSchema, type QueueWorkerSlots, type SceneJobData } from "./queue-names.ts";
 import type { ControlServer } from "./control-rpc.ts";
 import { reportStart, SceneControlSchema } from "./scene-control.ts";
 
-export interface SceneWorkerOptions {
-  redisUrl: string;
-  /** Scenes this process holds at once (a held scene's job stays active while it is loaded, running or paused). */
-  concurrency: number;
-  /** See `RunWorkerOptions.lockMs`: a killed worker's scenes are taken over within about twice this. Default 30 s. */
-  lockMs?: number;
-}
+/** `concurrency`: scenes this process holds at once (a held scene's job stays active while it is loaded, running or paused). */
+export type SceneWorkerOptions = QueueWorkerSlots;
 
 export interface SceneWorkerDeps {
   /** This worker's scene service: it hosts the scenes whose jobs this worker holds. */
@@ -61,18 +56,14 @@ export class SceneWorker {
   }
 
   async start(): Promise<void> {
-    const lockDuration = this.options.lockMs ?? 30_000;
-    this.worker = new Worker<SceneJobData>(SCENE_QUEUE, (job, token) => this.process(job, token), {
-      connection: bullConnection(this.options.redisUrl),
-      prefix: QUEUE_PREFIX,
-      concurrency: this.options.concurrency,
-      lockDuration,
-      stalledInterval: lockDuration,
+    this.worker = queueWorker<SceneJobData>(
+      SCENE_QUEUE,
+      (job, token) => this.process(job, token),
       // Each hand-over after a stall restores the scene from what was committed, which is safe to repeat;
       // past this count BullMQ fails the job (a scene that kills every worker that loads it).
-      maxStalledCount: 10,
-    });
-    this.worker.on("error", errorReporter("scene worker", this.deps.log));
+      { ...this.options, maxStalledCount: 10, what: "scene worker" },
+      this.deps.log,
+    );
     // The lock expired while this process still held the scene (its event loop stalled): another worker
     // may have restored it already. Stop it here without writing anything more.
     this.worker.on("lockRenewalFailed", (jobIds) => {

@@ -40,7 +40,7 @@ export interface WorkerProcessOptions {
   projectDir?: string;
   /** Start an embedded demo LLM for the default profile, as the API does. Default true. */
   demoLlm?: boolean;
-  /** See `RunWorkerOptions.lockMs`. */
+  /** See `QueueWorkerOptions.lockMs`. */
   lockMs?: number;
   /** How long running runs may take to finish on SIGTERM before they are stopped (`interrupted`). */
   shutdownGraceMs?: number;
@@ -132,12 +132,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       log.info("worker metrics listening", { url: ops.url });
     }
     const executor = new RunExecutor({ journal, engineFor: rt.engineFor, log: log.child("runs") });
-    const worker = new RunWorker(
-      { redisUrl: options.redisUrl, concurrency: options.concurrency ?? 4, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { storage, executor, redis: commands, subscriber, settingsApplied: () => settings.applied(), log: log.child("queue") },
-    );
-    await worker.start();
-    const agents = new AgentService({
+    const slots = (concurrency: number) => ({ redisUrl: options.redisUrl, concurrency, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) });
+    // What the agents' and the scenes' services run with: this worker's engine, tools and journal.
+    const hosting = {
       storage,
       journal,
       catalog: rt.catalog,
@@ -146,32 +143,21 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       llm: rt.llm,
       ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
       permissionBroker: rt.permissionBroker,
+    };
+    const worker = new RunWorker(slots(options.concurrency ?? 4), { storage, executor, redis: commands, subscriber, settingsApplied: () => settings.applied(), log: log.child("queue") });
+    await worker.start();
+    const agents = new AgentService({
+      ...hosting,
       log: log.child("agents"),
       keepIdle: false,
       onRunStarted: (conversationId, runId) => agentWorker.noteRun(conversationId, runId),
     });
-    const agentWorker = new AgentWorker(
-      { redisUrl: options.redisUrl, concurrency: options.agentConcurrency ?? 16, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { agents, control, redis: commands, storage, executor, log: log.child("agents") },
-    );
+    const agentWorker = new AgentWorker(slots(options.agentConcurrency ?? 16), { agents, control, redis: commands, storage, executor, log: log.child("agents") });
     controlHandlers.set("agent", agentWorker.control);
     await agentWorker.start();
     // Scenes run here, with their agents and all the runs those cause, while this worker holds their jobs.
-    const sceneService = createSceneService({
-      storage,
-      journal,
-      catalog: rt.catalog,
-      workflows: rt.workflows,
-      engineFor: rt.engineFor,
-      llm: rt.llm,
-      ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
-      permissionBroker: rt.permissionBroker,
-      log: log.child("scenes"),
-    });
-    const sceneWorker = new SceneWorker(
-      { redisUrl: options.redisUrl, concurrency: options.sceneConcurrency ?? 64, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) },
-      { service: sceneService, control, redis: commands, log: log.child("scenes") },
-    );
+    const sceneService = createSceneService({ ...hosting, log: log.child("scenes") });
+    const sceneWorker = new SceneWorker(slots(options.sceneConcurrency ?? 64), { service: sceneService, control, redis: commands, log: log.child("scenes") });
     controlHandlers.set("scene", (_kind, sceneId, op, args) => sceneWorker.control(sceneId, op, args));
     await sceneWorker.start();
     log.info("worker ready", { id, concurrency: options.concurrency ?? 4 });

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { observationsSinceUser, serveModel, streamedAction, streamedReply, type WireMessage } from "../../../../bench/support/instant-llm.ts";
+import { streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
+import { countVisitThenAnnounce, scriptedModel } from "./testing/scripted-model.ts";
 import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -21,33 +22,8 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-/** A model server that answers each request with `answer(messages, nth)`; its second request ever hangs (the server is killed while waiting for it). */
-function hangingModel(answer: (messages: WireMessage[], nth: number) => string) {
-  let requests = 0;
-  const server = serveModel(async (messages) => {
-    const nth = ++requests;
-    if (nth === 2) await Bun.sleep(60_000);
-    return answer(messages, nth);
-  });
-  return { ...server, requests: () => requests };
-}
-
-/**
- * An agent's model that decides by where the turn is, as a real one would: no observation since the
- * message → count a visit in the world; one → announce it; then answer. Its second request ever
- * hangs (the server is killed while waiting for it). A deliberation redone from scratch after the
- * restart would be told to count again — the write this test must not see twice.
- */
-function townModel() {
-  return hangingModel((messages, nth) => {
-    const observations = observationsSinceUser(messages);
-    return observations === 0
-      ? streamedAction("scene_world_set", { path: `visits.r${nth}`, value: "1" })
-      : observations === 1
-        ? streamedAction("scene_publish_event", { topic: "town.counted", payload: "{}" })
-        : streamedReply("Counted.");
-  });
-}
+/** The town agent's model (see `countVisitThenAnnounce`); its second request ever hangs: the server is killed while waiting for it. */
+const townModel = () => scriptedModel(countVisitThenAnnounce, 2);
 
 /**
  * An agent's model that appends a line to a file in @project with a tool, then (once it has seen
@@ -56,8 +32,9 @@ function townModel() {
  * from scratch after the restart would run the call again: the second line this test must not see.
  */
 function fileModel() {
-  return hangingModel((messages) =>
-    messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Noted.") : streamedAction("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" }),
+  return scriptedModel(
+    (messages) => (messages.at(-1)?.content?.startsWith("Observation:") ? streamedReply("Noted.") : streamedAction("fs_write", { path: "@project/visits.txt", content: "visit;", mode: "append" })),
+    2,
   );
 }
 
