@@ -37,10 +37,7 @@ export class SqliteObservationRepository implements ObservationRepository {
 
   /** Synchronous form, for the batched writer's transaction. */
   upsertSync(items: OrderedObservation[]): void {
-    // A batch often holds a node's observation twice (started, then finished): the last one is what the row ends up as.
-    const last = new Map<string, OrderedObservation>();
-    for (const item of items) last.set(`${item.observation.runId}\u0000${item.observation.invocationId}`, item);
-    for (const { ord, observation } of last.values()) this.upsertStmt.run(observation.runId, observation.invocationId, ord, this.redactor.json(JSON.stringify(observation)));
+    for (const { ord, observation } of items) this.upsertStmt.run(observation.runId, observation.invocationId, ord, this.redactor.json(JSON.stringify(observation)));
   }
 
   async upsert(items: OrderedObservation[]): Promise<void> {
