@@ -5,7 +5,6 @@ import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
 import { CompactionMemo, compactFields, compactPayload, MIN_REF_BYTES } from "./payload-refs.ts";
-import { observationStub } from "./observation-refs.ts";
 import { envelopeFree } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
 import type { PayloadBlob } from "./payload-refs.ts";
@@ -170,9 +169,15 @@ export class EventJournal {
     this.schedule();
   }
 
+  /**
+   * A running run's observation of a finished node. With payloads on it is not stored: readers go through
+   * withPayloadReads, which derives a running run's observations from its node events (stored in the same
+   * transaction), as it filled the stubs stored here before. An agent step's runs finish ~7 nodes: a row and an
+   * index entry each, under random run ids, were ~a fifth of the pages a busy scene writes.
+   */
   addObservation(ord: number, observation: Observation): void {
-    // With payloads on, readers go through withPayloadReads, which fills the stub from the node's events.
-    this.pending.observations.push({ ord, observation: this.payloads ? observationStub(observation) : observation });
+    if (this.payloads) return;
+    this.pending.observations.push({ ord, observation });
     this.schedule();
   }
 

@@ -1,11 +1,13 @@
-import type { Observation } from "@weft/types";
+import type { Observation, RunEvent } from "@weft/types";
+import { ObservationTracker } from "../runs/observation-tracker.ts";
 
 /**
- * A running run's observations, stored as references to its events. The node's inputs, outputs and
- * chunks are already stored in its `node.started`, `node.completed` and `node.chunk` events (written
- * in the same transaction), so the observation row keeps what identifies and summarises the node, and
- * a reader fills the rest from the events (`fillFromEvents`). A finished run's final observations
- * (`replaceObservations`) are stored whole.
+ * A running run's observations come from its events: the node's inputs, outputs and chunks are
+ * stored in its `node.started`, `node.completed` and `node.chunk` events. The journal stores no row
+ * for them (`observationsFromEvents` makes them when read); it used to store a stub per node, which
+ * keeps what identifies and summarises the node and is filled from the events (`fillFromEvents`),
+ * and such rows are still read. A finished run's final observations (`replaceObservations`) are
+ * stored whole.
  */
 export const FROM_EVENTS_KEY = "$weftFromEvents";
 
@@ -51,4 +53,15 @@ export function fillFromEvents(observations: Observation[], eventTexts: readonly
     const node = found.get(o.invocationId);
     return { ...rest, inputs: node?.inputs ?? {}, outputs: node?.outputs ?? {}, chunks: node?.chunks ?? [] } as Observation;
   });
+}
+
+/**
+ * A run's observations as the journal's ObservationTracker made them while it ran, from its stored
+ * events (whole, in seq order): the running run's rows the journal no longer stores (`addObservation`).
+ */
+export function observationsFromEvents(runId: string, eventTexts: readonly string[]): Observation[] {
+  const made: Array<{ ord: number; observation: Observation }> = [];
+  const tracker = new ObservationTracker(runId, (ord, observation) => made.push({ ord, observation }));
+  for (const text of eventTexts) tracker.onEvent(JSON.parse(text) as RunEvent);
+  return made.sort((a, b) => a.ord - b.ord).map((m) => m.observation);
 }

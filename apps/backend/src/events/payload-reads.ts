@@ -5,7 +5,7 @@ import type { ObservationRepository } from "../storage/observation-repository.ts
 import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
 import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload-refs.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
-import { fillFromEvents, isObservationStub } from "./observation-refs.ts";
+import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
 import type { PayloadStore } from "./payload-store.ts";
 
@@ -27,6 +27,8 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
   const observations = override<ObservationRepository>(storage.observations, {
     listByRun: async (runId) => {
       const stored = await storage.observations.listByRun(runId);
+      // None stored: a running run (or an agent's, never finalized), whose observations its node events hold.
+      if (stored.length === 0) return observationsFromEvents(runId, await hydratePayloadTexts(await allEventTexts(storage.events, runId), load));
       const filled = stored.some(isObservationStub) ? fillFromEvents(stored, await allEventTexts(storage.events, runId)) : stored;
       return hydratePayloads<Observation[]>(filled, load);
     },

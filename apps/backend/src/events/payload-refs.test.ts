@@ -8,6 +8,8 @@ import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
 import { CompactionMemo, compactPayload, hydratePayloads, MIN_REF_BYTES, PAYLOAD_REF_KEY, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
+import { ObservationTracker } from "../runs/observation-tracker.ts";
+import { observationStub } from "./observation-refs.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -17,35 +19,26 @@ afterEach(async () => {
 const system = `You are a villager. ${"Act through the tools you are given. ".repeat(40)}`;
 const history = (n: number) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"a fairly long line of chat ".repeat(12)}` }));
 
-/** What the journal stores for one agent step: the run, its input node and its LLM node carry the same prompt and history. */
-function step(journal: EventJournal, runId: string, messages: unknown[]): void {
+/**
+ * What the journal stores for one agent step: the run, its input node and its LLM node carry the same prompt and
+ * history. The run's observations as ExternalRunRecorder's tracker makes them while it runs are returned.
+ */
+function step(journal: EventJournal, runId: string, messages: unknown[]): Observation[] {
   const inputs = { system, messages };
+  const observed: Observation[] = [];
+  const tracker = new ObservationTracker(runId, (ord, observation) => {
+    observed[ord] = observation;
+    journal.addObservation(ord, observation);
+  });
+  const append = (event: unknown) => tracker.onEvent(journal.append(runId, event as RunEvent));
   journal.openNew(runId);
-  journal.append(runId, { type: "run.started", runId, workflowId: "agent-deliberation", nodeCount: 2, inputs } as unknown as RunEvent);
-  journal.append(runId, { type: "node.started", nodeId: "in", invocationId: `${runId}:in`, nodeType: "core:workflow-input", inputs, attempt: 1 } as unknown as RunEvent);
-  journal.append(runId, { type: "node.completed", nodeId: "in", invocationId: `${runId}:in`, outputs: inputs, durationMs: 1, cached: false } as unknown as RunEvent);
-  journal.append(runId, { type: "node.started", nodeId: "llm", invocationId: `${runId}:llm`, nodeType: "llm:chat", inputs, attempt: 1 } as unknown as RunEvent);
-  journal.append(runId, { type: "node.chunk", nodeId: "llm", invocationId: `${runId}:llm`, index: 0, chunk: "o" } as unknown as RunEvent);
-  journal.append(runId, { type: "node.completed", nodeId: "llm", invocationId: `${runId}:llm`, outputs: { text: "ok" }, durationMs: 1, cached: false } as unknown as RunEvent);
-  journal.addObservation(0, llmObservation(runId, inputs));
-}
-
-/** The observation of a step's LLM node, as `step` stores it and a reader gets it back. */
-function llmObservation(runId: string, inputs: Record<string, unknown>): Observation {
-  return {
-    runId,
-    nodeId: "llm",
-    invocationId: `${runId}:llm`,
-    nodeType: "llm:chat",
-    status: "completed",
-    inputs,
-    outputs: { text: "ok" },
-    chunks: ["o"],
-    startedAt: 1,
-    durationMs: 1,
-    cached: false,
-    attempts: 1,
-  };
+  append({ type: "run.started", runId, workflowId: "agent-deliberation", nodeCount: 2, inputs });
+  append({ type: "node.started", nodeId: "in", invocationId: `${runId}:in`, nodeType: "core:workflow-input", inputs, attempt: 1 });
+  append({ type: "node.completed", nodeId: "in", invocationId: `${runId}:in`, outputs: inputs, durationMs: 1, cached: false });
+  append({ type: "node.started", nodeId: "llm", invocationId: `${runId}:llm`, nodeType: "llm:chat", inputs, attempt: 1 });
+  append({ type: "node.chunk", nodeId: "llm", invocationId: `${runId}:llm`, index: 0, chunk: "o" });
+  append({ type: "node.completed", nodeId: "llm", invocationId: `${runId}:llm`, outputs: { text: "ok" }, durationMs: 1, cached: false });
+  return observed;
 }
 
 function tableBytes(storage: Storage, table: string): number {
@@ -87,7 +80,7 @@ describe("large values stored once", () => {
     await journal.flush();
     const first = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads");
     // The next step: one more message in the history, the same prompt.
-    step(journal, "r2", history(41));
+    const observed = step(journal, "r2", history(41));
     await journal.flush();
     const second = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads") - first;
     const whole = JSON.stringify({ system, messages: history(41) }).length;
@@ -97,9 +90,11 @@ describe("large values stored once", () => {
     expect(events.map((e) => JSON.parse(e.json) as unknown)).toEqual(live.map((j) => JSON.parse(j) as unknown));
     expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(41) } });
     expect(JSON.parse(events[2]!.json)).toMatchObject({ type: "node.completed", outputs: { system, messages: history(41) } });
-    // The observation row refers to its node's events; the reader gets it whole.
-    expect(await storage.observations.listByRun("r2")).toEqual([llmObservation("r2", { system, messages: history(41) })]);
-    expect(JSON.stringify(await raw.observations.listByRun("r2")).length).toBeLessThan(300);
+    // No observation rows: the reader makes the running run's observations from its node events, whole.
+    expect(observed.map((o) => o.nodeId)).toEqual(["in", "llm"]);
+    expect(await storage.observations.listByRun("r2")).toEqual(observed);
+    expect(observed[1]).toMatchObject({ status: "completed", inputs: { system, messages: history(41) }, outputs: { text: "ok" }, chunks: ["o"] });
+    expect(await raw.observations.listByRun("r2")).toEqual([]);
     expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
     // Both runs' snapshots are one stored text; each reads back whole.
     expect(await storage.runs.getWorkflow("r0")).toEqual(deliberation);
@@ -107,6 +102,19 @@ describe("large values stored once", () => {
     expect(await storage.runs.getWorkflow("nope")).toBeUndefined();
     // Stored, the records reference the values.
     expect(JSON.stringify(await raw.events.listAfter("r2", -1, 10))).toContain(PAYLOAD_REF_KEY);
+  });
+
+  it("reads the observation stubs earlier versions stored for a running run, filled from its events", async () => {
+    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    opened.push(raw);
+    const payloads = new PayloadStore(raw.sql);
+    const storage = withPayloadReads(raw, payloads);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    const observed = step(journal, "r1", history(3));
+    await journal.flush();
+    await raw.observations.upsert(observed.map((observation, ord) => ({ ord, observation: observationStub(observation) })));
+    expect(JSON.stringify(await raw.observations.listByRun("r1"))).not.toContain("Message 0");
+    expect(await storage.observations.listByRun("r1")).toEqual(observed);
   });
 
   it("redacts a stored secret inside a referenced value", async () => {
