@@ -21,6 +21,8 @@ export interface Parser<T> {
 export interface WeftOptions {
   viewport?: { width: number; height: number };
   examplesDir?: string;
+  /** Queue mode: runs, agents and scenes go to `weft worker` processes through this Redis. */
+  redisUrl?: string;
 }
 
 export interface Weft {
@@ -48,7 +50,7 @@ export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
   const ownExamples = options.examplesDir === undefined;
   const examplesDir = options.examplesDir ?? mkdtempSync(join(tmpdir(), "weft-e2e-examples-"));
   const profileDir = mkdtempSync(join(tmpdir(), "weft-e2e-profile-"));
-  const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger, shutdownGraceMs: 200 });
+  const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger, shutdownGraceMs: 200, ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}) });
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,

@@ -5,6 +5,7 @@ import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./erro
 import { reportSignedOut } from "./session.ts";
 import {
   HealthSchema,
+  type Health,
   NodesResponseSchema,
   OkSchema,
   RunListSchema,
@@ -107,8 +108,17 @@ export class ApiClient {
     }
   }
 
-  health() {
-    return this.request("GET", "/api/health", HealthSchema);
+  /** The health report, also when the server answers 503 with it (something it depends on is down). */
+  async health(): Promise<ApiResult<Health>> {
+    let response: Response;
+    try {
+      response = await this.fetcher(this.baseUrl + "/api/health", { method: "GET", headers: { accept: "application/json" } });
+    } catch (error) {
+      return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
+    }
+    const text = await response.text().catch(() => "");
+    const parsed = HealthSchema.safeParse(jsonOrUndefined(text));
+    return parsed.success ? ok(parsed.data) : fail(errorFromResponse(response.status, jsonOrUndefined(text), text));
   }
 
   async listNodes() {

@@ -4,7 +4,14 @@ import { NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, Va
 /** Times arrive as epoch milliseconds or ISO strings; the editor works with milliseconds. */
 const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v === "number" ? v : Date.parse(v)));
 
-export const HealthSchema = z.object({ ok: z.boolean(), version: z.string().optional() });
+/** GET /api/health: whether the server and what it depends on answer (the queue mode's Redis and workers too). */
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  version: z.string().optional(),
+  database: z.object({ engine: z.string(), reachable: z.boolean() }).optional(),
+  queue: z.object({ mode: z.enum(["embedded", "queue"]), redis: z.object({ reachable: z.boolean() }).optional(), workers: z.number().optional() }).optional(),
+});
+export type Health = z.infer<typeof HealthSchema>;
 export const NodesResponseSchema = z.object({ nodes: z.array(NodeSpecSchema) });
 
 export type { WorkflowSummary } from "@weft/types";
