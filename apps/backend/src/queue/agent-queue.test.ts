@@ -197,14 +197,14 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("never delivered", 30_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Think long");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "a worker to call the LLM");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 15_000, "a worker to call the LLM");
     const holder = workers.find((w) => w.output().includes(`agent loop taken {"conversationId":"${id}"`));
     if (!holder) throw new Error("no worker announced the loop");
     const other = holder === victim ? survivor : victim;
     // The loop's deliberation run, waiting for the model on the worker about to be killed.
     const running = await waitFor(
       async () => RunList.parse((await apiA.call("GET", "/api/runs?workflowId=agent-deliberation&status=running")).body).runs[0],
-      5000,
+      15_000,
       "the loop's deliberation run to be stored",
     );
     holder.proc.kill("SIGKILL");
@@ -222,7 +222,7 @@ describe("agents on queue-mode workers", () => {
         const { run } = RunAnswer.parse((await apiA.call("GET", `/api/runs/${running.id}`)).body);
         return run.status === "running" ? undefined : run;
       },
-      5000,
+      15_000,
       "the killed loop's run to be closed",
     );
     expect(run).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
