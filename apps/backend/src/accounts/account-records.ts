@@ -66,6 +66,8 @@ export interface UserUpdate {
 /** The accounts' storage, one implementation per engine; every method async (PostgreSQL is). */
 export interface AccountRepository {
   insertUser(user: UserRecord): Promise<void>;
+  /** Inserts the user unless one has its id already (several processes starting at once); whether it did. */
+  insertUserIfAbsent(user: UserRecord): Promise<boolean>;
   getUser(id: string): Promise<UserRecord | undefined>;
   getUserByUsername(username: string): Promise<UserRecord | undefined>;
   listUsers(): Promise<UserRecord[]>;

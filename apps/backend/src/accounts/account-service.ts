@@ -69,9 +69,9 @@ export class AccountService {
   /** Creates the bootstrap owner on first start (the access token's user), and clears out expired sessions. */
   async ensureBootstrapOwner(): Promise<void> {
     await this.repository.deleteExpiredSessions(this.now());
-    if (await this.repository.getUser(BOOTSTRAP_OWNER_ID)) return;
     const at = this.now();
-    await this.repository.insertUser({ id: BOOTSTRAP_OWNER_ID, username: "owner", name: "Owner", role: "owner", passwordHash: null, createdAt: at, updatedAt: at });
+    // If absent: API processes starting at once on one database all get here first.
+    await this.repository.insertUserIfAbsent({ id: BOOTSTRAP_OWNER_ID, username: "owner", name: "Owner", role: "owner", passwordHash: null, createdAt: at, updatedAt: at });
   }
 
   /** The principal the install's access token stands for. */

@@ -56,6 +56,13 @@ export class PostgresAccountRepository implements AccountRepository {
       VALUES (${user.id}, ${user.username}, ${user.name}, ${user.role}, ${user.passwordHash}, ${user.createdAt}, ${user.updatedAt})`;
   }
 
+  async insertUserIfAbsent(user: UserRecord): Promise<boolean> {
+    const rows: unknown[] = await this.sql`INSERT INTO users (id, username, name, role, password_hash, created_at, updated_at)
+      VALUES (${user.id}, ${user.username}, ${user.name}, ${user.role}, ${user.passwordHash}, ${user.createdAt}, ${user.updatedAt})
+      ON CONFLICT (id) DO NOTHING RETURNING id`;
+    return rows.length === 1;
+  }
+
   async getUser(id: string): Promise<UserRecord | undefined> {
     const rows: UserRow[] = await this.sql`SELECT id, username, name, role, password_hash, created_at, updated_at FROM users WHERE id = ${id}`;
     return rows[0] ? userOf(rows[0]) : undefined;

@@ -35,6 +35,15 @@ export class SqliteAccountRepository implements AccountRepository {
     });
   }
 
+  insertUserIfAbsent(user: UserRecord): Promise<boolean> {
+    return this.gate(
+      () =>
+        this.db
+          .query("INSERT INTO users (id, username, name, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+          .run(user.id, user.username, user.name, user.role, user.passwordHash, user.createdAt, user.updatedAt).changes === 1,
+    );
+  }
+
   getUser(id: string): Promise<UserRecord | undefined> {
     return this.gate(() => {
       const row = this.db.query(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ?`).get(id) as UserRow | null;

@@ -43,6 +43,15 @@ export function accountsContract(harness: AccountsHarness): void {
       expect(await repo.listUsers()).toHaveLength(2);
     });
 
+    it("inserts a user once when several callers race to create it (processes starting at once)", async () => {
+      const repo = await fresh();
+      const inserted = await Promise.all(Array.from({ length: 4 }, () => repo.insertUserIfAbsent(user("owner", "owner", "owner"))));
+      expect(inserted.filter(Boolean)).toHaveLength(1);
+      expect(await repo.insertUserIfAbsent(user("owner", "owner", "viewer"))).toBe(false);
+      expect(await repo.getUser("owner")).toMatchObject({ role: "owner" });
+      expect(await repo.listUsers()).toHaveLength(1);
+    });
+
     it("updates only the given fields, and says when there is no such user", async () => {
       const repo = await fresh();
       await repo.insertUser(user("u1", "ann"));
