@@ -14,6 +14,8 @@ const mismatched: WorkflowInput = {
     { id: "txt", type: "core:const-text", position: { x: 0, y: 0 }, config: { value: "a,b" } },
     { id: "len", type: "core:array-length", position: { x: 420, y: 0 } },
     { id: "len2", type: "core:array-length", position: { x: 420, y: 320 } },
+    // Below len2, so its port is not at the canvas's edge, where a held drag pans the canvas away from the pointer.
+    { id: "spacer", type: "core:const-number", position: { x: 420, y: 640 }, config: { value: 1 } },
   ],
   edges: [{ id: "bad", source: "txt", sourceHandle: "value", target: "len", targetHandle: "items" }],
 };
