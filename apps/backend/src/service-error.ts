@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
+import { messageOf } from "@weft/types";
 
 /** What a service can refuse with; the HTTP layer (api/errors.ts) gives each its status. */
 export const SERVICE_ERROR_CODES = ["VALIDATION_FAILED", "NOT_FOUND", "REVISION_CONFLICT", "ALREADY_EXISTS", "CONFLICT", "SERVICE_UNAVAILABLE"] as const;
@@ -30,4 +31,19 @@ export function validationError(error: z.ZodError, where: string): ServiceError 
   const at = first && first.path.length > 0 ? `${where}.${first.path.join(".")}` : where;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""}, see details.issues)` : "";
   return new ServiceError("VALIDATION_FAILED", `${at}: ${first?.message ?? "invalid"}${more}`, { issues });
+}
+
+/** A `ServiceError` as it crosses a process boundary (queue mode: a worker's refusal reaching the API with its code). */
+export const ServiceErrorWireSchema = z.object({ code: z.enum(SERVICE_ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()) });
+export type ServiceErrorWire = z.infer<typeof ServiceErrorWireSchema>;
+
+/** `error` as it travels: a `ServiceError` as it is, anything else as SERVICE_UNAVAILABLE after `context`. */
+export function serviceErrorWire(error: unknown, context: string): ServiceErrorWire {
+  return error instanceof ServiceError
+    ? { code: error.code, message: error.message, details: error.details }
+    : { code: "SERVICE_UNAVAILABLE", message: `${context}: ${messageOf(error)}`, details: {} };
+}
+
+export function serviceErrorFromWire(wire: ServiceErrorWire): ServiceError {
+  return new ServiceError(wire.code, wire.message, wire.details);
 }

@@ -6,7 +6,7 @@ import type { AgentService } from "../agents/agent-service.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { ServiceError } from "../service-error.ts";
-import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
+import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, deleteIfValue, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
 import type { ControlHandler, ControlServer } from "./control-rpc.ts";
 
 /** What an API may ask the worker holding a conversation's loop (`QueuedAgentHost` sends them). */
@@ -22,10 +22,8 @@ const loopRunsKey = (jobId: string) => `weft:agent-runs:${jobId}`;
 const LOOP_RUNS_TTL_SECONDS = 24 * 3600;
 
 /** Deletes a conversation's busy marker only if it still names this job (a later message may have set it since). */
-const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
-
 export async function releaseAgentBusy(redis: Redis, conversationId: string, jobId: string): Promise<void> {
-  await redis.eval(RELEASE_SCRIPT, 1, agentBusyKey(conversationId), jobId);
+  await deleteIfValue(redis, agentBusyKey(conversationId), jobId);
 }
 
 /** `concurrency`: loops run at once by this process (most of their time is spent waiting: for the LLM, a permission). */

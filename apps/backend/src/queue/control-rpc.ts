@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
-import { SERVICE_ERROR_CODES, ServiceError } from "../service-error.ts";
+import { ServiceError, serviceErrorFromWire, serviceErrorWire, ServiceErrorWireSchema } from "../service-error.ts";
+import { deleteIfValue } from "./queue-names.ts";
 
 /**
  * Requests from an API process to the worker that holds a live thing — an agent's conversation or a
@@ -22,7 +23,7 @@ type ControlRequest = z.infer<typeof ControlRequestSchema>;
 
 const ControlReplySchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), callId: z.string(), value: z.unknown() }),
-  z.object({ ok: z.literal(false), callId: z.string(), code: z.enum(SERVICE_ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+  ServiceErrorWireSchema.extend({ ok: z.literal(false), callId: z.string() }),
 ]);
 type ControlReply = z.infer<typeof ControlReplySchema>;
 
@@ -31,9 +32,6 @@ export type ControlHandler = (kind: HeldKind, id: string, op: string, args: unkn
 
 /** The answer to a call: the value, or that no worker holds the thing now (the caller reads storage instead). */
 export type ControlOutcome = { held: true; value: unknown } | { held: false };
-
-/** Deletes the holder key only if it still names this worker (another may have taken the thing over). */
-const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
 
 /** The worker's side: holds things, answers requests about them. `subscriber` must be a connection of its own. */
 export class ControlServer {
@@ -57,8 +55,9 @@ export class ControlServer {
     await this.redis.set(holderKey(kind, id), this.origin);
   }
 
+  /** Only while the key still names this worker: another may have taken the thing over. */
   async release(kind: HeldKind, id: string): Promise<void> {
-    await this.redis.eval(RELEASE_SCRIPT, 1, holderKey(kind, id), this.origin);
+    await deleteIfValue(this.redis, holderKey(kind, id), this.origin);
   }
 
   async stop(): Promise<void> {
@@ -77,10 +76,7 @@ export class ControlServer {
     try {
       reply = { ok: true, callId: request.callId, value: await this.handler(request.kind, request.id, request.op, request.args) };
     } catch (error) {
-      reply =
-        error instanceof ServiceError
-          ? { ok: false, callId: request.callId, code: error.code, message: error.message, details: error.details }
-          : { ok: false, callId: request.callId, code: "SERVICE_UNAVAILABLE", message: `The worker could not ${request.op} ${request.kind} "${request.id}": ${messageOf(error)}`, details: {} };
+      reply = { ok: false, callId: request.callId, ...serviceErrorWire(error, `The worker could not ${request.op} ${request.kind} "${request.id}"`) };
     }
     await this.redis.publish(request.replyTo, JSON.stringify(reply)).catch((error: unknown) => this.log.warn("sending a control reply failed", { error: messageOf(error) }));
   }
@@ -146,7 +142,7 @@ export class ControlClient {
           id,
           holder,
         });
-      if (!answer.ok) throw new ServiceError(answer.code, answer.message, answer.details);
+      if (!answer.ok) throw serviceErrorFromWire(answer);
       return { held: true, value: answer.value };
     } finally {
       clearTimeout(timer);

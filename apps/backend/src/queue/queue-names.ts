@@ -2,6 +2,7 @@ import { Worker, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
+import { ServiceError } from "../service-error.ts";
 
 /** BullMQ's key prefix and queue name: every Weft key in Redis starts with `weft:`. */
 export const QUEUE_PREFIX = "weft";
@@ -143,4 +144,24 @@ export function queueWorker<T>(queue: string, processor: Processor<T>, options: 
   });
   worker.on("error", errorReporter(options.what, log));
   return worker;
+}
+
+const DELETE_IF_VALUE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
+/** Deletes `key` only while it holds `value`: another process may have set it since (a later message, a worker that took over). */
+export async function deleteIfValue(redis: Redis, key: string, value: string): Promise<void> {
+  await redis.eval(DELETE_IF_VALUE_SCRIPT, 1, key, value);
+}
+
+/**
+ * `work` on Redis or BullMQ under a request: a failure there (Redis away) answers 503 QUEUE_UNAVAILABLE, as
+ * for runs, rather than a 500; a `ServiceError` (a worker's refusal) passes through with its code.
+ */
+export async function whileQueueReachable<T>(queue: string, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    throw new ServiceError("SERVICE_UNAVAILABLE", `The ${queue} is unreachable, so Weft could not ${what}; retry shortly.`, { reason: "QUEUE_UNAVAILABLE", error: messageOf(error) });
+  }
 }

@@ -16,7 +16,7 @@ import {
   type AgentHost,
   type ConversationView,
 } from "../agents/agent-host.ts";
-import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, type AgentJobData } from "./queue-names.ts";
+import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, whileQueueReachable, type AgentJobData } from "./queue-names.ts";
 import type { ControlClient } from "./control-rpc.ts";
 import { releaseAgentBusy, type AgentControlOp } from "./agent-worker.ts";
 
@@ -27,6 +27,8 @@ const KEEP_FAILED_JOBS = 1000;
  * once it is this old; younger, its job may be on its way into the queue.
  */
 const STALE_MARKER_MS = 30_000;
+/** What a refused send could not do (for its 503). */
+const SEND = "send the message";
 /** How long a cancel waits in Redis for a worker to take the loop it is about. */
 const CANCEL_KEY_SECONDS = 600;
 
@@ -101,13 +103,14 @@ export class QueuedAgentHost implements AgentHost {
 
   async cancel(conversationId: string): Promise<void> {
     const { storage, redis } = this.deps;
-    const jobId = await this.queueCall(() => redis.get(agentBusyKey(conversationId)));
+    const what = `cancel conversation "${conversationId}"`;
+    const jobId = await this.queueCall(what, () => redis.get(agentBusyKey(conversationId)));
     if (jobId === null) {
       if (!(await storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
       return;
     }
     // Read by the worker that takes the job if none holds the loop yet; the one holding it is asked below.
-    await this.queueCall(() => redis.set(agentCancelKey(jobId), "1", "EX", CANCEL_KEY_SECONDS));
+    await this.queueCall(what, () => redis.set(agentCancelKey(jobId), "1", "EX", CANCEL_KEY_SECONDS));
     try {
       await this.ask(conversationId, "cancel");
     } catch (error) {
@@ -130,17 +133,12 @@ export class QueuedAgentHost implements AgentHost {
   }
 
   private ask(conversationId: string, op: AgentControlOp, args: unknown = null) {
-    return this.queueCall(() => this.deps.control.call("agent", conversationId, op, args));
+    return this.queueCall(`reach the worker running conversation "${conversationId}"`, () => this.deps.control.call("agent", conversationId, op, args));
   }
 
   /** A Redis command whose failure (Redis away) answers 503; the holder's own refusals pass through. */
-  private async queueCall<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      throw new ServiceError("SERVICE_UNAVAILABLE", `The agent queue is unreachable: ${messageOf(error)}. Retry shortly.`, { reason: "QUEUE_UNAVAILABLE" });
-    }
+  private queueCall<T>(what: string, command: () => Promise<T>): Promise<T> {
+    return whileQueueReachable("agent queue", what, command);
   }
 
   private jobs(): Queue<AgentJobData> {
@@ -155,12 +153,12 @@ export class QueuedAgentHost implements AgentHost {
     const { redis } = this.deps;
     const key = agentBusyKey(conversationId);
     for (let attempt = 0; attempt < 2; attempt++) {
-      if ((await this.queueCall(() => redis.set(key, jobId, "NX"))) === "OK") return;
-      const holder = await this.queueCall(() => redis.get(key));
+      if ((await this.queueCall(SEND, () => redis.set(key, jobId, "NX"))) === "OK") return;
+      const holder = await this.queueCall(SEND, () => redis.get(key));
       if (holder === null) continue;
       if (!(await this.isStale(holder))) throw busyError(agentId, conversationId);
       this.deps.log.warn("dropped a conversation's busy marker whose message never reached the queue", { conversationId });
-      await this.queueCall(() => releaseAgentBusy(redis, conversationId, holder));
+      await this.queueCall(SEND, () => releaseAgentBusy(redis, conversationId, holder));
     }
     throw busyError(agentId, conversationId);
   }
@@ -168,7 +166,7 @@ export class QueuedAgentHost implements AgentHost {
   private async isStale(jobId: string): Promise<boolean> {
     const markedAt = Number(jobId.split("-", 1)[0]);
     if (!Number.isFinite(markedAt) || Date.now() - markedAt < STALE_MARKER_MS) return false;
-    const state = await this.queueCall(() => this.jobs().getJobState(jobId));
+    const state = await this.queueCall(SEND, () => this.jobs().getJobState(jobId));
     return state === "unknown" || state === "completed" || state === "failed";
   }
 }

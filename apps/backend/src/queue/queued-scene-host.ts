@@ -6,7 +6,7 @@ import { ServiceError } from "../service-error.ts";
 import type { SceneHost } from "../scenes/scene-host.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
 import type { SceneStore } from "../scenes/scene-store.ts";
-import { bullConnection, errorReporter, QUEUE_PREFIX, SCENE_JOB, SCENE_QUEUE, sceneJobId, type SceneJobData } from "./queue-names.ts";
+import { bullConnection, errorReporter, QUEUE_PREFIX, SCENE_JOB, SCENE_QUEUE, sceneJobId, whileQueueReachable, type SceneJobData } from "./queue-names.ts";
 import type { ApiQueueMode } from "./api-queue-mode.ts";
 import { readStart, type SceneControl } from "./scene-control.ts";
 
@@ -200,11 +200,4 @@ export class QueuedSceneHost implements SceneHost {
 }
 
 /** Redis (or BullMQ) failing under a request: a 503, as for runs, rather than a 500. */
-async function reachable<T>(what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    throw new ServiceError("SERVICE_UNAVAILABLE", `The scene queue is unreachable, so Weft could not ${what}; retry shortly.`, { reason: "QUEUE_UNAVAILABLE", error: messageOf(error) });
-  }
-}
+const reachable = <T>(what: string, work: () => Promise<T>) => whileQueueReachable("scene queue", what, work);

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { PermissionAnswerSchema, messageOf } from "@weft/types";
-import { SERVICE_ERROR_CODES, ServiceError } from "../service-error.ts";
+import { PermissionAnswerSchema } from "@weft/types";
+import { serviceErrorFromWire, serviceErrorWire, ServiceErrorWireSchema } from "../service-error.ts";
 
 /**
  * What an API process asks the worker holding a scene (through `control-rpc.ts`): the op is the
@@ -24,10 +24,7 @@ export type SceneControl = z.infer<typeof SceneControlSchema>;
  * polling a short-lived key named after the request (the worker may answer before or after the API
  * looks, and several API processes may wait at once).
  */
-const StartOutcomeSchema = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true) }),
-  z.object({ ok: z.literal(false), code: z.enum(SERVICE_ERROR_CODES), message: z.string(), details: z.record(z.string(), z.unknown()) }),
-]);
+const StartOutcomeSchema = z.discriminatedUnion("ok", [z.object({ ok: z.literal(true) }), ServiceErrorWireSchema.extend({ ok: z.literal(false) })]);
 type StartOutcome = z.infer<typeof StartOutcomeSchema>;
 
 const startKey = (requestId: string) => `weft:scene-start:${requestId}`;
@@ -37,12 +34,7 @@ const START_OUTCOME_TTL_S = 600;
 /** The worker's side: the scene started (no `error`), or why not (a `ServiceError` keeps its code). */
 export async function reportStart(redis: Redis, requestId: string | undefined, error?: unknown): Promise<void> {
   if (requestId === undefined) return;
-  const outcome: StartOutcome =
-    error === undefined
-      ? { ok: true }
-      : error instanceof ServiceError
-        ? { ok: false, code: error.code, message: error.message, details: error.details }
-        : { ok: false, code: "SERVICE_UNAVAILABLE", message: `The worker could not start the scene: ${messageOf(error)}`, details: {} };
+  const outcome: StartOutcome = error === undefined ? { ok: true } : { ok: false, ...serviceErrorWire(error, "The worker could not start the scene") };
   await redis.set(startKey(requestId), JSON.stringify(outcome), "EX", START_OUTCOME_TTL_S);
 }
 
@@ -51,6 +43,6 @@ export async function readStart(redis: Redis, requestId: string): Promise<boolea
   const text = await redis.get(startKey(requestId));
   if (text === null) return false;
   const outcome = StartOutcomeSchema.parse(JSON.parse(text));
-  if (!outcome.ok) throw new ServiceError(outcome.code, outcome.message, outcome.details);
+  if (!outcome.ok) throw serviceErrorFromWire(outcome);
   return true;
 }
