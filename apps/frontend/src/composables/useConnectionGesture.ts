@@ -47,8 +47,10 @@ export function useConnectionGesture(flow: VueFlowStore, doc: Ref<Workflow>) {
   });
   flow.onConnectEnd((event) => {
     const target = event?.target as HTMLElement | undefined;
-    const overHandle = !!target?.closest?.(".vue-flow__handle");
-    if (!connected && overHandle && refusal.value) {
+    // The refusal shown under the pointer decides, not the element released on: a held drag near the
+    // edge auto-pans the canvas away from a still pointer, and the user still saw (and meant) that port.
+    const refusedPortShown = flow.connectionStatus.value === "invalid";
+    if (!connected && refusedPortShown && refusal.value) {
       const fix = refusedMismatch && converterFix.fixFor(refusedMismatch.link, refusedMismatch.from, refusedMismatch.to);
       ui.toast("warning", `Not connected: ${refusal.value}`, undefined, fix ? 9000 : 4000, fix ?? undefined);
     } else if (!connected && connecting?.nodeId && target?.classList?.contains("vue-flow__pane") && event && "clientX" in event) {
