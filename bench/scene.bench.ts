@@ -16,6 +16,8 @@
  * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
  * Then the crash case (`measureCrash`, BENCH_CRASH_AGENTS=25 by default, empty to skip): SIGKILL
  * mid-scene, restart, effects applied twice, stream against the committed log, replay.
+ * BENCH_CPU_PROF=<dir>: the server writes a CPU profile there (`bun --cpu-prof`); read it with
+ * `bun bench/support/cpu-profile-summary.ts <dir>/<file>.cpuprofile`.
  */
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync } from "node:fs";

@@ -16,7 +16,7 @@ export interface ChildServer {
 
 /** `bun apps/backend/src/main.ts` as a real child process, on a free port, with its data in `dataDir`. */
 export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const proc = Bun.spawn(["bun", MAIN], {
+  const proc = Bun.spawn(["bun", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), MAIN], {
     env: { ...process.env, PORT: "0", WEFT_DATA_DIR: dataDir, WEFT_LOG_LEVEL: "warn", WEFT_AUTH_TOKEN: TEST_TOKEN, ...env },
     stdout: "pipe",
     stderr: "pipe",
