@@ -27,6 +27,38 @@ export const SCENE_MIGRATION = {
   `,
 };
 
+/**
+ * The state saved in parts (issue #22): a scene's state row keeps the small rest of the state (`layout`
+ * "parts"), each agent's mailbox has its own row in `scene_state_parts` (kind "mailbox", keyed by
+ * instance id; the kind leaves room for other parts), and the world's recent changes are rows of
+ * `scene_world_changes`, appended and trimmed to what the state keeps. So a step writes only what it
+ * changed. `write_mark` names the last write of a store instance (see scene-state-store-parts.ts).
+ * Rows written before (`layout` "whole": the whole state in `data`) are read as they are.
+ */
+const PARTS_TABLES = (engine: "sqlite" | "postgres") => `
+    CREATE TABLE scene_state_parts (
+      scene_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      key TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (scene_id, kind, key)
+    )${engine === "sqlite" ? " WITHOUT ROWID" : ""};
+    CREATE TABLE scene_world_changes (
+      scene_id TEXT NOT NULL,
+      seq ${engine === "sqlite" ? "INTEGER" : "BIGINT"} NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (scene_id, seq)
+    )${engine === "sqlite" ? " WITHOUT ROWID" : ""};
+    ALTER TABLE scene_states ADD COLUMN layout TEXT NOT NULL DEFAULT 'whole';
+    ALTER TABLE scene_states ADD COLUMN write_mark TEXT;
+`;
+
+export const SCENE_PARTS_MIGRATION = {
+  version: 8,
+  name: "scene state saved in parts",
+  sql: PARTS_TABLES("sqlite"),
+};
+
 /** The same tables in PostgreSQL, append-only (registered in storage/postgres/migrations.ts). */
 export const SCENE_POSTGRES_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
   {
@@ -52,4 +84,5 @@ export const SCENE_POSTGRES_MIGRATIONS: ReadonlyArray<{ id: string; sql: string 
       );
     `,
   },
+  { id: "scenes-002 scene state saved in parts", sql: PARTS_TABLES("postgres") },
 ];

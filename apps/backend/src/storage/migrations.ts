@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { BUILDER_MIGRATION } from "../builder/storage/builder-migration.ts";
-import { SCENE_MIGRATION } from "../scenes/scene-migration.ts";
+import { SCENE_MIGRATION, SCENE_PARTS_MIGRATION } from "../scenes/scene-migration.ts";
 
 interface Migration {
   version: number;
@@ -176,6 +176,7 @@ const MIGRATIONS: Migration[] = [
       ALTER TABLE workflows ADD COLUMN interface TEXT;
     `,
   },
+  SCENE_PARTS_MIGRATION,
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
