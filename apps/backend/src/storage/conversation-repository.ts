@@ -9,6 +9,13 @@ export interface ConversationRepository extends ConversationStore {
   messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
 }
 
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/** The unique index on (conversation_id, message_id) refused an insert. */
+function isDuplicateMessageId(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "SQLITE_CONSTRAINT_UNIQUE" && error.message.includes("message_id");
+}
+
 interface ConversationRow {
   data: string;
 }
@@ -22,7 +29,7 @@ export class SqliteConversationRepository implements ConversationRepository {
   private readonly selectMessages: Statement<{ data: string }, [string]>;
   private readonly selectMessagesAfter: Statement<{ seq: number; data: string }, [string, number]>;
   private readonly selectLastSeq: Statement<{ seq: number | null }, [string]>;
-  private readonly selectMessageId: Statement<{ message_id: string }, [string, string]>;
+  private readonly touchConversation: Statement<unknown, [string, number, string]>;
   private readonly insertMessage: Statement<unknown, [string, number, string, string]>;
 
   constructor(
@@ -36,7 +43,7 @@ export class SqliteConversationRepository implements ConversationRepository {
     this.selectMessages = db.query("SELECT data FROM conversation_messages WHERE conversation_id = ? ORDER BY seq");
     this.selectMessagesAfter = db.query("SELECT seq, data FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq");
     this.selectLastSeq = db.query("SELECT max(seq) AS seq FROM conversation_messages WHERE conversation_id = ?");
-    this.selectMessageId = db.query("SELECT message_id FROM conversation_messages WHERE conversation_id = ? AND message_id = ?");
+    this.touchConversation = db.query("UPDATE conversations SET data = json_set(data, '$.updatedAt', ?), updated_at = ? WHERE id = ?");
     this.insertMessage = db.query("INSERT INTO conversation_messages (conversation_id, seq, message_id, data) VALUES (?, ?, ?, ?)");
   }
 
@@ -67,14 +74,23 @@ export class SqliteConversationRepository implements ConversationRepository {
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    const current = await this.require(conversationId);
-    const existing = new Set(messages.flatMap((m) => (this.selectMessageId.get(conversationId, m.id) ? [m.id] : [])));
-    const valid = validateMessages(conversationId, messages, existing);
+    // Ids already stored are found by the unique index on insert (rolling the batch back), not by a read per message.
+    const valid = validateMessages(conversationId, messages, NO_IDS);
     const now = new Date();
     this.db.transaction(() => {
+      // updatedAt set in place: an agent appends at every step, and reading, checking and rewriting the row each time added up.
+      if (this.touchConversation.run(now.toISOString(), now.getTime(), conversationId).changes === 0) {
+        throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
+      }
       let seq = (this.selectLastSeq.get(conversationId)?.seq ?? -1) + 1;
-      for (const m of valid) this.insertMessage.run(conversationId, seq++, m.id, this.redactor.json(JSON.stringify(m)));
-      this.updateConversation.run(JSON.stringify({ ...current, updatedAt: now.toISOString() }), now.getTime(), conversationId);
+      for (const m of valid) {
+        try {
+          this.insertMessage.run(conversationId, seq++, m.id, this.redactor.json(JSON.stringify(m)));
+        } catch (error) {
+          if (isDuplicateMessageId(error)) throw new ConversationStoreError("DUPLICATE_MESSAGE_ID", `Message id "${m.id}" already exists in conversation "${conversationId}". Nothing was appended.`);
+          throw error;
+        }
+      }
     })();
   }
 

@@ -66,6 +66,7 @@ export function buildContext(input: BuildContextInput): BuildContextResult {
     toolOutputThresholdChars: budget.toolOutputThresholdChars,
     toolOutputPreviewChars: budget.toolOutputPreviewChars,
   };
+  const convertKey = `${convert.passBackReasoning}|${convert.toolOutputThresholdChars}|${convert.toolOutputPreviewChars}`;
 
   let latestUser = -1;
   for (let i = n - 1; i >= 0; i--) {
@@ -108,7 +109,7 @@ export function buildContext(input: BuildContextInput): BuildContextResult {
       continue;
     }
 
-    const unit = makeUnit(history, i, pending, convert);
+    const unit = makeUnit(history, i, pending, convert, convertKey);
     const over = limitedBy ?? exceeded(used, unit.cost, budget);
     if (over === undefined) {
       kept.push(unit);
@@ -181,25 +182,55 @@ export function buildContext(input: BuildContextInput): BuildContextResult {
   return { messages: [...prefix, ...historyMessages], debug };
 }
 
-function makeUnit(history: readonly ConversationMessage[], i: number, pending: Map<string, number>, convert: ToChatOptions): Unit {
+/** A log entry's chat message and its cost, for the conversion options of `key`. */
+interface Converted {
+  key: string;
+  message: ChatMessage;
+  cost: Cost;
+}
+
+/**
+ * Conversions of log entries met before. An agent's log is read once and shared between its steps
+ * (`conversationHistory`), so each step converts and costs only the entries new since the last one,
+ * and hands on the same message objects: what stores run records by value identity (the journal's
+ * compaction of the step's events) then finds them known instead of serializing and hashing them again.
+ */
+const conversions = new WeakMap<ConversationMessage, Converted>();
+
+function converted(entry: ConversationMessage, convert: ToChatOptions, key: string): Converted {
+  const known = conversions.get(entry);
+  if (known?.key === key) return known;
+  const message = toChatMessage(entry, convert);
+  const made = { key, message, cost: costOf([message]) };
+  conversions.set(entry, made);
+  return made;
+}
+
+function makeUnit(history: readonly ConversationMessage[], i: number, pending: Map<string, number>, convert: ToChatOptions, key: string): Unit {
   const entry = history[i];
-  const messages: ChatMessage[] = [toChatMessage(entry, convert)];
+  const first = converted(entry, convert, key);
+  const messages: ChatMessage[] = [first.message];
+  let cost = first.cost;
   const indices = [i];
   const synthetic: string[] = [];
   if (hasToolCalls(entry)) {
     for (const call of entry.tool_calls) {
       const at = pending.get(call.id);
       if (at === undefined) {
-        messages.push({ role: "tool", tool_call_id: call.id, content: abortedToolResult(call.id, call.function.name) });
+        const aborted: ChatMessage = { role: "tool", tool_call_id: call.id, content: abortedToolResult(call.id, call.function.name) };
+        messages.push(aborted);
+        cost = add(cost, costOf([aborted]));
         synthetic.push(call.id);
         continue;
       }
       pending.delete(call.id);
-      messages.push(toChatMessage(history[at], convert));
+      const result = converted(history[at], convert, key);
+      messages.push(result.message);
+      cost = add(cost, result.cost);
       indices.push(at);
     }
   }
-  return { messages, indices, synthetic, cost: costOf(messages) };
+  return { messages, indices, synthetic, cost };
 }
 
 function costOf(messages: readonly ChatMessage[]): Cost {

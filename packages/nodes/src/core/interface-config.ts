@@ -34,10 +34,18 @@ export function interfaceConfigFields(direction: "input" | "output"): ConfigFiel
   return fields;
 }
 
+/** Configs read before: a workflow's config objects are not changed once compiled, and an agent's deliberation runs its interface nodes at every step. */
+const readConfigs = new WeakMap<Record<string, unknown>, InterfaceNodeConfig>();
+
 /** The node's config as the interface contract reads it; an invalid one names the bad field. */
 export function readInterfaceConfig(nodeType: string, config: Record<string, unknown>): InterfaceNodeConfig {
+  const known = readConfigs.get(config);
+  if (known) return known;
   const parsed = InterfaceNodeConfigSchema.safeParse(config);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    readConfigs.set(config, parsed.data);
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0];
   throw new NodeFailure("INVALID_CONFIG", `Setting "${issue.path.join(".") || "config"}" of ${nodeType} is invalid: ${issue.message}.`, {
     issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),

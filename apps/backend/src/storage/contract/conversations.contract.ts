@@ -51,8 +51,12 @@ export function conversationsContract(harness: StorageHarness): void {
 
     it("append messages in order, numbered from 0; refuse a duplicate id or an invalid message, appending none of them", async () => {
       const storage = await fresh(redactorWith("sk-conversation-secret"));
-      await storage.conversations.create({ id: "c" });
+      const created = await storage.conversations.create({ id: "c" });
+      await Bun.sleep(2);
       await storage.conversations.append("c", [user("m1", "hello"), user("m2", "the key is sk-conversation-secret")]);
+      const touched = await storage.conversations.get("c");
+      expect(touched && Date.parse(touched.updatedAt) > Date.parse(created.updatedAt)).toBe(true);
+      expect(touched?.createdAt).toBe(created.createdAt);
       await storage.conversations.append("c", [user("m3", "third")]);
       await expect(storage.conversations.append("c", [user("m4", "x"), user("m1", "again")])).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE_ID" });
       await expect(storage.conversations.append("c", [user("m5", "x"), { id: "bad" } as unknown as ConversationMessage])).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
