@@ -32,6 +32,16 @@ describe("cache keys", () => {
     expect(same(keyOf(add({ y: "t", x: 1, w: null }, { b: 2 }), "n"), keyOf(add({ w: null, x: 1, y: "t" }, { b: 2 }), "n"))).toBe(true);
   });
 
+  it("of a list that reuses objects met before equal those of a fresh copy, and change with a new item", () => {
+    const hello = { role: "user", content: "hello ".repeat(30) };
+    const answer = { content: "hi", role: "assistant" };
+    const first = objectPart({ messages: [hello] });
+    const again = objectPart({ messages: [hello, answer] });
+    expect(again).toBe(objectPart({ messages: [structuredClone(hello), { role: "assistant", content: "hi" }] }));
+    expect(again).not.toBe(first);
+    expect(objectPart({ messages: [hello, answer, { role: "user", content: "more" }] })).not.toBe(again);
+  });
+
   it("change with the node type's version", () => {
     const def = catalog.require("test:add");
     const v2: NodeDefinition = { ...def, spec: { ...def.spec, version: def.spec.version + 1 } };

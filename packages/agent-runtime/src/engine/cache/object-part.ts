@@ -27,8 +27,35 @@ function sortedKeys(value: unknown): unknown {
   return out;
 }
 
+const sortingReplacer = (_key: string, v: unknown) => sortedKeys(v);
+
+/**
+ * Sorted-key JSON of values met before, by object. Values passed between nodes are never changed
+ * (the output cache already hands the same objects out again), and an agent's deliberation gets the
+ * same message objects at every step, in a new list: only the new messages are serialized again.
+ */
+const canonical = new WeakMap<object, string>();
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  let text = canonical.get(value);
+  if (text === undefined) {
+    text = Array.isArray(value) ? `[${value.map(canonicalJson).join(",")}]` : (JSON.stringify(value, sortingReplacer) ?? "null");
+    canonical.set(value, text);
+  }
+  return text;
+}
+
 function sortedJson(value: Record<string, unknown>): string {
-  const json = JSON.stringify(value, (_key, v: unknown) => sortedKeys(v)) ?? "undefined";
+  let json: string;
+  if (isPlainObject(value)) {
+    const fields: string[] = [];
+    for (const key of Object.keys(value).sort()) {
+      const v = value[key];
+      if (v !== undefined && typeof v !== "function" && typeof v !== "symbol") fields.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+    }
+    json = `{${fields.join(",")}}`;
+  } else json = JSON.stringify(value, sortingReplacer) ?? "undefined";
   return json.length <= MAX_PLAIN_JSON ? json : Bun.SHA256.hash(json, "base64");
 }
 
