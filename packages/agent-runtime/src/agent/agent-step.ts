@@ -9,7 +9,7 @@ import {
   type NodeError,
   messageOf,
 } from "@weft/types";
-import { assistantMessage, conversationHistory, llmErrorMessage, userMessage, type MessageMeta } from "../conversation/index.ts";
+import { assistantMessage, conversationHistory, llmErrorMessage, userMessage, withStepTrace, type MessageMeta } from "../conversation/index.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, type AgentError } from "./errors.ts";
@@ -86,7 +86,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     const reason = cancelled ? "The run was cancelled while the LLM was answering." : error!.message;
     const t = trace({ responseText: output.text, notes: [], actions: [], mistakes: noMistakes, status: cancelled ? "cancelled" : "failed", reason });
     const entry = failedCallEntry(outcome.error, output, cancelled, { ...meta, runId });
-    return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [{ ...entry, agentStep: t }]);
+    return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [withStepTrace(entry, t)]);
   }
 
   env.events.emit({
@@ -118,7 +118,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
         { continuations: memory.continuations - 1 },
       );
       const t = trace({ responseText: read.responseText, notes: read.notes, actions: [], mistakes: noMistakes, status: "cut_off", reason: error.message });
-      return finish(env, step, { trace: t, status: "cut_off", reason: error.message, text, error }, [{ ...assistant, agentStep: t }]);
+      return finish(env, step, { trace: t, status: "cut_off", reason: error.message, text, error }, [withStepTrace(assistant, t)]);
     }
     env.events.emit({ type: "agent.observation", agentId: env.agentId, step, text: CONTINUE, ok: false });
     const t = trace({
@@ -128,7 +128,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
       mistakes: noMistakes,
       status: "running",
     });
-    return finish(env, step, { trace: t, status: "running" }, [{ ...assistant, agentStep: t }, userMessage(CONTINUE, meta)]);
+    return finish(env, step, { trace: t, status: "running" }, [withStepTrace(assistant, t), userMessage(CONTINUE, meta)]);
   }
 
   if (read.actions.length === 0 || repeatedCallAsText) {
@@ -137,7 +137,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
       const text = memory.answer(read.responseText.trim(), output.text);
       memory.dropCut();
       const t = trace({ responseText: read.responseText, notes, actions: [], mistakes: noMistakes, status: "completed" });
-      return finish(env, step, { trace: t, status: "completed", text }, [{ ...assistant, agentStep: t }]);
+      return finish(env, step, { trace: t, status: "completed", text }, [withStepTrace(assistant, t)]);
     }
     env.events.emit({ type: "agent.action.rejected", agentId: env.agentId, step, code: "EMPTY_REPLY", message: EMPTY_REPLY });
     const verdict = memory.mistakes.record("EMPTY_REPLY", "an empty reply");
@@ -161,7 +161,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
       status,
       ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}),
     });
-    return finish(env, step, { trace: t, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) }, [{ ...assistant, agentStep: t }, userMessage(observation, meta)]);
+    return finish(env, step, { trace: t, status, ...(verdict.kind === "stuck" ? { reason: verdict.reason } : {}) }, [withStepTrace(assistant, t), userMessage(observation, meta)]);
   }
 
   memory.dropCut();
@@ -179,7 +179,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     status,
     ...(reason ? { reason } : {}),
   });
-  const entries = [{ ...assistant, agentStep: t }, ...env.protocol.observationEntries(acted.observations, meta)];
+  const entries = [withStepTrace(assistant, t), ...env.protocol.observationEntries(acted.observations, meta)];
   return finish(env, step, { trace: t, status, ...(reason ? { reason } : {}), ...(acted.question ? { question: acted.question } : {}) }, entries);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createConversationService } from "./conversation-service.ts";
-import { ConversationStoreError, InMemoryConversationStore } from "./conversation-store.ts";
+import type { ConversationMessage } from "@weft/types";
+import { ConversationStoreError, InMemoryConversationStore, validateMessages } from "./conversation-store.ts";
 import { assistantMessage, llmErrorMessage, toChatMessage, toolResultMessage, userMessage } from "./messages.ts";
 
 describe("InMemoryConversationStore", () => {
@@ -50,5 +51,18 @@ describe("log entries as OpenAI messages", () => {
     expect(toChatMessage(failed)).toEqual(toChatMessage(structuredClone(failed)));
     const empty = llmErrorMessage({ code: "AUTH", message: "bad key", hint: "fix" });
     expect(toChatMessage(empty).content).toBe("LLM_ERROR\n- code: AUTH\n- message: bad key");
+  });
+});
+
+describe("validateMessages", () => {
+  it("takes entries made by the constructors as they are, and checks anything else against the schema", () => {
+    const made = userMessage("hi");
+    expect(validateMessages("c", [made], new Set())[0]).toBe(made);
+    // A copy is not a made entry: checked, so a wrong field is refused even when it started as one.
+    const forged = { ...made, content: 5 } as unknown as ConversationMessage;
+    expect(() => validateMessages("c", [forged], new Set())).toThrow(/invalid at content/);
+    const plain = { id: "p", createdAt: new Date().toISOString(), role: "user", content: "plain" } as ConversationMessage;
+    expect(validateMessages("c", [plain], new Set())[0]).not.toBe(plain);
+    expect(() => validateMessages("c", [made], new Set([made.id]))).toThrow(ConversationStoreError);
   });
 });

@@ -1,4 +1,5 @@
 import { ConversationMessageSchema, ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
+import { isMadeEntry } from "./messages.ts";
 
 export type ConversationStoreErrorCode = "CONVERSATION_NOT_FOUND" | "CONVERSATION_EXISTS" | "INVALID_MESSAGE" | "DUPLICATE_MESSAGE_ID";
 
@@ -20,7 +21,7 @@ export function validateMessages(conversationId: string, messages: readonly unkn
   const out: ConversationMessage[] = [];
   const seen = new Set<string>();
   messages.forEach((raw, index) => {
-    const parsed = ConversationMessageSchema.safeParse(raw);
+    const parsed = isMadeEntry(raw) ? { success: true as const, data: raw } : ConversationMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue.path.length > 0 ? issue.path.join(".") : "(message)";

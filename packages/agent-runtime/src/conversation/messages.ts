@@ -1,4 +1,14 @@
-import type { ChatMessage, ConversationAssistantMessage, ConversationMessage, ConversationMode, ConversationToolMessage, ConversationUserMessage, LlmChatResult, LlmErrorInfo } from "@weft/types";
+import type {
+  AgentStepTrace,
+  ChatMessage,
+  ConversationAssistantMessage,
+  ConversationMessage,
+  ConversationMode,
+  ConversationToolMessage,
+  ConversationUserMessage,
+  LlmChatResult,
+  LlmErrorInfo,
+} from "@weft/types";
 
 /** Where and when an entry was made; `id` and `createdAt` are generated when absent. */
 export interface MessageMeta {
@@ -9,6 +19,23 @@ export interface MessageMeta {
   workflowId?: string;
   agentId?: string;
   includeInContext?: boolean;
+}
+
+/**
+ * Entries made by the constructors below: typed, so they fit the schema, and a store's check
+ * (`validateMessages`) skips them. An agent appends two or three per step, and checking a step's
+ * trace against the schema again was a tenth of what storing the step cost.
+ */
+const made = new WeakSet<object>();
+
+function mark<T extends ConversationMessage>(entry: T): T {
+  made.add(entry);
+  return entry;
+}
+
+/** Whether this object was made by one of this module's constructors. */
+export function isMadeEntry(value: unknown): value is ConversationMessage {
+  return typeof value === "object" && value !== null && made.has(value);
 }
 
 function base(meta: MessageMeta) {
@@ -22,7 +49,7 @@ function base(meta: MessageMeta) {
 }
 
 export function userMessage(content: string, meta: MessageMeta = {}): ConversationUserMessage {
-  return { ...base(meta), role: "user", content };
+  return mark({ ...base(meta), role: "user", content });
 }
 
 /** The assistant entry for a successful LLM call (text and/or tool_calls, reasoning kept apart). */
@@ -35,7 +62,7 @@ export function assistantMessage(result: Pick<LlmChatResult, "text" | "toolCalls
   if (result.toolCalls.length > 0) out.tool_calls = result.toolCalls;
   if (result.reasoning) out.reasoning_content = result.reasoning;
   if (result.turn) out.turnId = result.turn.id;
-  return out;
+  return mark(out);
 }
 
 /** A tool result (seed 000 §7): objects are stored as their JSON text. */
@@ -48,7 +75,7 @@ export function toolResultMessage(input: { toolCallId: string; result: unknown; 
   };
   if (input.toolName !== undefined) out.toolName = input.toolName;
   if (input.durationMs !== undefined) out.durationMs = input.durationMs;
-  return out;
+  return mark(out);
 }
 
 /**
@@ -59,7 +86,12 @@ export function llmErrorMessage(error: LlmErrorInfo, meta: MessageMeta = {}): Co
   const { partialText, partialReasoning, ...llmError } = error;
   const out: ConversationAssistantMessage = { ...base(meta), role: "assistant", content: partialText ?? "", llmError };
   if (partialReasoning) out.reasoning_content = partialReasoning;
-  return out;
+  return mark(out);
+}
+
+/** The assistant entry of an agent step, with the step's trace. */
+export function withStepTrace(entry: ConversationAssistantMessage, trace: AgentStepTrace): ConversationAssistantMessage {
+  return mark({ ...entry, agentStep: trace });
 }
 
 export function formatLlmErrorBlock(error: NonNullable<ConversationAssistantMessage["llmError"]>, hadPartialText: boolean): string {
