@@ -6,7 +6,7 @@
  * Every agent listens to `town.*`. Woken, it writes its mood into the world (scene:world-set), tells
  * the town (scene:publish-event, which wakes every other agent) and answers: three agent steps per
  * deliberation. Mailboxes hold 4 triggers and coalesce, so busy agents fold the town's chatter. The
- * scene's step budget (BENCH_BUDGET deliberations, default 120) ends the run; a user message to all starts it.
+ * scene's step budget (BENCH_BUDGET deliberations, default 600 as issue #22 measures) ends the run; a user message to all starts it.
  *
  * While it runs, `/api/health` is asked every 20 ms and the timeline polled by cursor every 250 ms,
  * and a WebSocket follows the scene's stream. Prints one JSON line per N: agent steps per second,
@@ -41,7 +41,7 @@ import { observationsSinceUser, serveModel, streamedAction, streamedReply } from
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
-const BUDGET = Number(process.env.BENCH_BUDGET ?? 120);
+const BUDGET = Number(process.env.BENCH_BUDGET ?? 600);
 const SCENE = "town";
 
 const answer = streamedReply("Done for now.");
