@@ -6,9 +6,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState, type SceneStateView } from "@weft/types";
+import { RunEventSchema, SceneLogEntrySchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState, type SceneStateView } from "@weft/types";
 import { streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
 import { countVisitThenAnnounce, scriptedModel } from "../scenes/testing/scripted-model.ts";
+import { readPostgresSceneState } from "../scenes/postgres-scene-state-store.ts";
+import { readSqliteSceneState } from "../scenes/sqlite-scene-state-store.ts";
 import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
@@ -58,23 +60,21 @@ describe("scenes in the queue mode", () => {
 
   /** What the database holds of the scene: its saved state and session log. */
   async function saved(sceneId: string): Promise<{ state: SceneRuntimeState | undefined; log: SceneLogEntry[] }> {
-    const parse = (row: { data: string } | undefined, log: Array<{ data: string }>) => ({
-      state: row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined,
+    const parse = (state: SceneRuntimeState | undefined, log: Array<{ data: string }>) => ({
+      state,
       log: log.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))),
     });
     if (database.engine === "sqlite") {
       const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
       try {
-        const row = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(sceneId) as { data: string } | null;
-        return parse(row ?? undefined, db.query("SELECT data FROM scene_log WHERE scene_id = ? ORDER BY seq").all(sceneId) as Array<{ data: string }>);
+        return parse(readSqliteSceneState(db, sceneId), db.query("SELECT data FROM scene_log WHERE scene_id = ? ORDER BY seq").all(sceneId) as Array<{ data: string }>);
       } finally {
         db.close();
       }
     }
     const sql = new SQL(database.env.WEFT_DATABASE_URL ?? "", { max: 1 });
     try {
-      const [row] = (await sql`SELECT data FROM scene_states WHERE scene_id = ${sceneId}`) as Array<{ data: string }>;
-      return parse(row, (await sql`SELECT data FROM scene_log WHERE scene_id = ${sceneId} ORDER BY seq`) as Array<{ data: string }>);
+      return parse(await readPostgresSceneState(sql, sceneId), (await sql`SELECT data FROM scene_log WHERE scene_id = ${sceneId} ORDER BY seq`) as Array<{ data: string }>);
     } finally {
       await sql.close();
     }

@@ -7,11 +7,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
 import { countVisitThenAnnounce, scriptedModel } from "./testing/scripted-model.ts";
-import { RunEventSchema, SceneLogEntrySchema, SceneRuntimeStateSchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { RunEventSchema, SceneLogEntrySchema, SceneStateViewSchema, type RunEvent, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { until } from "../testing/until.ts";
+import { readPostgresSceneState } from "./postgres-scene-state-store.ts";
+import { readSqliteSceneState } from "./sqlite-scene-state-store.ts";
 
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
 const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
@@ -45,8 +47,8 @@ interface Engine {
   saved(dataDir: string): Promise<{ state: SceneRuntimeState | undefined; log: SceneLogEntry[] }>;
 }
 
-const parse = (state: string | undefined, log: Array<{ data: string }>) => ({
-  state: state ? SceneRuntimeStateSchema.parse(JSON.parse(state)) : undefined,
+const parse = (state: SceneRuntimeState | undefined, log: Array<{ data: string }>) => ({
+  state,
   log: log.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))),
 });
 
@@ -56,8 +58,7 @@ const sqlite: Engine = {
   async saved(dataDir) {
     const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
     try {
-      const row = db.query("SELECT data FROM scene_states WHERE scene_id = 'town'").get() as { data: string } | null;
-      return parse(row?.data, db.query("SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq").all() as Array<{ data: string }>);
+      return parse(readSqliteSceneState(db, "town"), db.query("SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq").all() as Array<{ data: string }>);
     } finally {
       db.close();
     }
@@ -79,8 +80,7 @@ const postgres: Engine = {
     try {
       const exists = (await sql`SELECT to_regclass('scene_states') IS NOT NULL AS present`) as Array<{ present: boolean }>;
       if (!exists[0]?.present) return { state: undefined, log: [] };
-      const [row] = (await sql`SELECT data FROM scene_states WHERE scene_id = 'town'`) as Array<{ data: string }>;
-      return parse(row?.data, (await sql`SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq`) as Array<{ data: string }>);
+      return parse(await readPostgresSceneState(sql, "town"), (await sql`SELECT data FROM scene_log WHERE scene_id = 'town' ORDER BY seq`) as Array<{ data: string }>);
     } finally {
       await sql.close();
     }

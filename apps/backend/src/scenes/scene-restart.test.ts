@@ -5,10 +5,11 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
-import { SceneRuntimeStateSchema, SceneStateViewSchema, SceneTimelineSchema, type SceneRuntimeState } from "@weft/types";
+import { SceneStateViewSchema, SceneTimelineSchema, type SceneRuntimeState } from "@weft/types";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
+import { readSqliteSceneState } from "./sqlite-scene-state-store.ts";
 
 /** POST /api/llm-profiles: the new profile, as far as this test reads it. */
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
@@ -31,8 +32,7 @@ afterAll(async () => {
 function savedState(dataDir: string, sceneId: string): SceneRuntimeState | undefined {
   const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
   try {
-    const row = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(sceneId) as { data: string } | null;
-    return row ? SceneRuntimeStateSchema.parse(JSON.parse(row.data)) : undefined;
+    return readSqliteSceneState(db, sceneId);
   } finally {
     db.close();
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
-import { messageOf, SceneLogEntrySchema, SceneRuntimeStateSchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { messageOf, SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -14,7 +14,8 @@ export type SceneSession = z.infer<typeof SceneSessionSchema>;
 
 /**
  * Scenes' runtime state, session logs and sessions in the server's database, on the storage's
- * connection (writes join `Storage.transaction`). The state is replaced on each save; a log entry
+ * connection (writes join `Storage.transaction`). The state is replaced on each save (in parts: only
+ * what changed is written, see scene-state-store-parts.ts); a log entry
  * already stored under its number is kept as it is (a retried append cannot duplicate or reorder
  * entries); `commit` stores entries and the state they lead to in one transaction.
  */
@@ -48,6 +49,11 @@ export function parseStored<S extends z.ZodType>(schema: S, text: string, what: 
   } catch (error) {
     throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
   }
+  return checkStored(schema, raw, what);
+}
+
+/** `raw` (read from a stored row) checked against its schema. */
+export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -56,14 +62,13 @@ export function parseStored<S extends z.ZodType>(schema: S, text: string, what: 
   return parsed.data;
 }
 
-/** A stored row's `data` column: the JSON text of a state, log entry or session. */
+/** A stored row's `data` column: the JSON text of a log entry or session (states: `decodeStoredState`). */
 interface DataRow {
   data: string;
 }
 
 /** A scene's rows decoded the same on every engine: a row that does not fit fails with `StoredSceneInvalidError` naming the scene. */
 export const decodeSceneRow = {
-  state: (sceneId: string, row: DataRow | null | undefined): SceneRuntimeState | undefined => (row ? parseStored(SceneRuntimeStateSchema, row.data, `state of scene "${sceneId}"`) : undefined),
   log: (sceneId: string, rows: readonly DataRow[]): SceneLogEntry[] => rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`)),
   session: (sceneId: string, row: DataRow | null | undefined): SceneSession | undefined => (row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined),
 };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { SceneRuntimeState } from "@weft/types";
 import { openSqliteStorage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
-import { logEntry, sceneState } from "./scene-store.contract.ts";
+import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
 import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
@@ -39,6 +40,25 @@ describe("SqliteSceneStateStore", () => {
     await expect(store.commit("s1", [logEntry(2)], sceneState(3))).rejects.toThrow("disk full");
     expect((await store.loadState("s1"))?.world.document).toEqual({ total: 2 });
     expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0, 1]);
+    storage.close();
+  });
+
+  it("a save writes only the parts that changed: one mailbox row, the new world change", async () => {
+    const { db, storage, store } = open();
+    db.run("CREATE TABLE written (what TEXT NOT NULL)");
+    db.run("CREATE TRIGGER part_in AFTER INSERT ON scene_state_parts BEGIN INSERT INTO written VALUES ('mailbox ' || NEW.key); END");
+    db.run("CREATE TRIGGER part_up AFTER UPDATE ON scene_state_parts BEGIN INSERT INTO written VALUES ('mailbox ' || NEW.key); END");
+    db.run("CREATE TRIGGER change_in AFTER INSERT ON scene_world_changes BEGIN INSERT INTO written VALUES ('change ' || NEW.seq); END");
+    const written = () => (db.query("SELECT what FROM written ORDER BY rowid").all() as Array<{ what: string }>).map((r) => r.what);
+
+    const one: SceneRuntimeState = { ...sceneState(1), mailboxes: { ann: mailbox(0), bob: mailbox(0), cat: mailbox(0) } };
+    await store.saveState(one);
+    expect(written()).toEqual(["mailbox ann", "mailbox bob", "mailbox cat"]);
+    db.run("DELETE FROM written");
+    const two = nextState(one, { bob: mailbox(1, ["t1"]) }, [change(1)]);
+    await store.commit("s1", [logEntry(0)], two);
+    expect(written()).toEqual(["mailbox bob", "change 1"]);
+    expect(await store.loadState("s1")).toEqual(two);
     storage.close();
   });
 });

@@ -1,4 +1,4 @@
-import { SceneRuntimeStateSchema, type Scene, type SceneRuntimeState, type SceneStatus, type SceneStatusReason } from "@weft/types";
+import { SceneRuntimeStateSchema, type JsonObject, type MailboxState, type Scene, type SceneRuntimeState, type SceneStatus, type SceneStatusReason } from "@weft/types";
 import { SceneError } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { SceneLog } from "../log/scene-log.ts";
@@ -21,6 +21,38 @@ export interface SceneParts {
   counters: { trigger: number; stream: number };
 }
 
+/**
+ * The objects of the last snapshot, by the part they were taken from. A snapshot reuses them while
+ * the part is unchanged, so a store can tell what changed by identity alone and write only that
+ * (the database stores save a scene's state in parts), and an unchanged world is not copied again.
+ * Snapshots are read, never modified.
+ */
+const lastMailbox = new WeakMap<AgentMailbox, MailboxState>();
+const lastDocument = new WeakMap<WorldState, { seq: number; document: JsonObject }>();
+
+function mailboxState(mailbox: AgentMailbox): MailboxState {
+  const next = mailbox.toState();
+  const last = lastMailbox.get(mailbox);
+  // Triggers are never modified once queued (coalescing puts a new object in its place): identity tells.
+  if (last && last.inFlight === next.inFlight && last.delivered === next.delivered && last.dropped === next.dropped && last.coalesced === next.coalesced && sameItems(last.queue, next.queue))
+    return last;
+  lastMailbox.set(mailbox, next);
+  return next;
+}
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((item, i) => item === b[i]);
+
+/** The world's data; its document copied only when a change was made since the last snapshot (each change numbers it). */
+function worldData(world: WorldState): SceneRuntimeState["world"] {
+  const seq = world.version;
+  let last = lastDocument.get(world);
+  if (last?.seq !== seq) {
+    last = { seq, document: world.snapshot() };
+    lastDocument.set(world, last);
+  }
+  return { document: last.document, seq, history: [...world.history()] };
+}
+
 export function serializeScene(parts: SceneParts, current: { status: SceneStatus; reason?: SceneStatusReason }, now: number): SceneRuntimeState {
   return {
     version: 1,
@@ -28,9 +60,9 @@ export function serializeScene(parts: SceneParts, current: { status: SceneStatus
     sceneRevision: parts.scene.revision,
     status: current.status,
     ...(current.reason ? { reason: current.reason } : {}),
-    world: parts.world.toData(),
+    world: worldData(parts.world),
     privateStates: Object.fromEntries([...parts.privates].map(([id, p]) => [id, p.snapshot()])),
-    mailboxes: Object.fromEntries([...parts.mailboxes].map(([id, m]) => [id, m.toState()])),
+    mailboxes: Object.fromEntries([...parts.mailboxes].map(([id, m]) => [id, mailboxState(m)])),
     budget: { limit: parts.budget.limit, used: parts.budget.used },
     timers: [...parts.timers.values()].map((t) => ({ id: t.id, ticks: t.ticks, paused: t.isPaused })),
     counters: { trigger: parts.counters.trigger, event: parts.bus.lastSeq, log: parts.log.nextSeq, stream: parts.counters.stream },
@@ -64,6 +96,7 @@ export function restoreSceneState(parts: SceneParts, raw: unknown): { status: Sc
   }
 
   parts.world.load(state.world);
+  lastDocument.delete(parts.world);
   for (const [id, doc] of Object.entries(state.privateStates)) parts.privates.get(id)?.load(doc);
   for (const [id, mailbox] of Object.entries(state.mailboxes)) parts.mailboxes.get(id)?.load(mailbox);
   for (const t of state.timers) parts.timers.get(t.id)?.load(t);

@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
+import { checkStored, parseStored, StoredSceneInvalidError } from "./scene-store.ts";
+
+/**
+ * How a `scene_states` row holds its state: "whole", the state as one JSON text (rows written before
+ * schema 8), or "parts", the header in `data` and the mailboxes and world changes in their own rows.
+ */
+export type StateLayout = "whole" | "parts";
+
+/** The state row's `data` in the "parts" layout: the state without its mailboxes and world changes. */
+export type StateHeader = Omit<SceneRuntimeState, "mailboxes" | "world"> & { world: Omit<SceneRuntimeState["world"], "history"> };
+
+/** One write of a scene's state, as JSON texts (already redacted) for the engine to store. */
+export interface StateWrite {
+  /** Names this write: stored in the state row's `write_mark`. */
+  mark: string;
+  header: string;
+  /** Mailbox rows to insert or replace, by instance id. */
+  mailboxes: Array<[instanceId: string, text: string]>;
+  /** Mailbox rows to delete (agents no longer in the state); a whole write deletes them all first instead. */
+  droppedMailboxes: string[];
+  /** World change rows to insert or replace, by seq. */
+  changes: Array<[seq: number, text: string]>;
+  /** World change rows below this seq are deleted (the state no longer keeps them). */
+  keepChangesFrom: number;
+}
+
+/** What one store instance last wrote for a scene: objects of the runtime's snapshots, compared by identity. */
+interface Written {
+  mark: string;
+  mailboxes: ReadonlyMap<string, MailboxState>;
+  /** The newest world change written; the rows hold the changes from `keepFrom` up to it. */
+  lastChange: WorldChange | undefined;
+}
+
+/**
+ * Decides what a scene's save must write. The runtime's snapshots keep a part's object as long as it
+ * is unchanged (`serializeScene`), and world changes are never changed once made, so comparing each
+ * part with the object this store last wrote finds what changed without serializing the rest.
+ *
+ * What is remembered is trusted only while the stored row says it is still this write: each write
+ * stores a new `mark` (this instance's id and a counter never reused), and a partial write updates the
+ * state row only where it still holds the previous mark (`previousMark`). A write that rolled back
+ * (its transaction, or the caller's around it), another process writing the scene, a clear or a
+ * forget: the mark differs, the engine writes the whole state (`whole`) and the memory follows.
+ */
+export class SceneStateParts {
+  private readonly writer = randomUUID();
+  private counter = 0;
+  private readonly written = new Map<string, Written>();
+
+  constructor(private readonly encode: (value: unknown) => string) {}
+
+  /** The changes since the last write remembered for the scene, or undefined when only a whole write will do. */
+  changes(state: SceneRuntimeState): { previousMark: string; write: StateWrite } | undefined {
+    const last = this.written.get(state.sceneId);
+    if (!last) return undefined;
+    const history = state.world.history;
+    const fresh = newChanges(history, last.lastChange);
+    if (!fresh) return undefined;
+    const mailboxes: StateWrite["mailboxes"] = [];
+    for (const [id, mailbox] of Object.entries(state.mailboxes)) if (last.mailboxes.get(id) !== mailbox) mailboxes.push([id, this.encode(mailbox)]);
+    const droppedMailboxes = [...last.mailboxes.keys()].filter((id) => !Object.hasOwn(state.mailboxes, id));
+    return {
+      previousMark: last.mark,
+      write: { mark: this.nextMark(), header: this.encode(headerOf(state)), mailboxes, droppedMailboxes, changes: this.encodeChanges(fresh), keepChangesFrom: keepFrom(state) },
+    };
+  }
+
+  /** The whole state: the engine deletes the scene's part rows first. */
+  whole(state: SceneRuntimeState): StateWrite {
+    return {
+      mark: this.nextMark(),
+      header: this.encode(headerOf(state)),
+      mailboxes: Object.entries(state.mailboxes).map(([id, m]) => [id, this.encode(m)]),
+      droppedMailboxes: [],
+      changes: this.encodeChanges(state.world.history),
+      keepChangesFrom: keepFrom(state),
+    };
+  }
+
+  /**
+   * Called once the write's statements ran (in its transaction): the memory follows it. A stopped scene
+   * is not remembered (its next save, if any, writes it whole).
+   */
+  wrote(state: SceneRuntimeState, write: StateWrite): void {
+    if (state.status === "stopped") return void this.written.delete(state.sceneId);
+    this.written.set(state.sceneId, { mark: write.mark, mailboxes: new Map(Object.entries(state.mailboxes)), lastChange: state.world.history.at(-1) });
+  }
+
+  /** Forgets a scene (cleared, deleted, or a write of it failed). */
+  forget(sceneId: string): void {
+    this.written.delete(sceneId);
+  }
+
+  private nextMark(): string {
+    return `${this.writer}:${++this.counter}`;
+  }
+
+  private encodeChanges(changes: readonly WorldChange[]): StateWrite["changes"] {
+    return changes.map((c) => [c.seq, this.encode(c)]);
+  }
+}
+
+/**
+ * The world changes made since `last` (all of them when none was written), or undefined when the
+ * history is not a continuation of what was written (another runtime's, e.g. after a restore).
+ */
+function newChanges(history: readonly WorldChange[], last: WorldChange | undefined): readonly WorldChange[] | undefined {
+  if (!last) return history;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const change = history[i];
+    if (change.seq === last.seq) return change === last ? history.slice(i + 1) : undefined;
+    if (change.seq < last.seq) return undefined;
+  }
+  // More changes than the history keeps came since the last write: every kept one is new.
+  return history.length > 0 && history[0].seq > last.seq ? history : undefined;
+}
+
+/** Rows of world changes older than the oldest the state keeps are deleted. */
+const keepFrom = (state: SceneRuntimeState): number => state.world.history[0]?.seq ?? state.world.seq + 1;
+
+function headerOf(state: SceneRuntimeState): StateHeader {
+  const { mailboxes: _mailboxes, world, ...rest } = state;
+  return { ...rest, world: { document: world.document, seq: world.seq } };
+}
+
+/**
+ * A state's rows, read by one statement (one snapshot of the database on either engine): `part` "h"
+ * is the state row (`key` its layout), "m" a mailbox (`key` its instance id), "c" a world change.
+ */
+export interface StoredStateRow {
+  part: string;
+  key: string;
+  seq: number | string;
+  data: string;
+}
+
+/** The one statement reading a state's rows (`?1`/`$1` is the scene id, written by each engine). */
+export const stateRowsSql = (param: string): string =>
+  `SELECT 'h' AS part, layout AS key, 0 AS seq, data FROM scene_states WHERE scene_id = ${param}
+   UNION ALL SELECT 'm' AS part, key, 0 AS seq, data FROM scene_state_parts WHERE scene_id = ${param} AND kind = 'mailbox'
+   UNION ALL SELECT 'c' AS part, '' AS key, seq, data FROM scene_world_changes WHERE scene_id = ${param}`;
+
+const AnyJson = z.unknown();
+const JsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * A state from its rows (either layout), checked whole, or undefined when it has no state row. A row
+ * that does not fit fails with `StoredSceneInvalidError` naming the scene; nothing is changed.
+ */
+export function decodeStoredState(sceneId: string, rows: readonly StoredStateRow[]): SceneRuntimeState | undefined {
+  const head = rows.find((r) => r.part === "h");
+  if (!head) return undefined;
+  const what = `state of scene "${sceneId}"`;
+  switch (head.key) {
+    case "whole":
+      return parseStored(SceneRuntimeStateSchema, head.data, what);
+    case "parts": {
+      const header = parseStored(JsonObject, head.data, what);
+      const world = JsonObject.safeParse(header.world);
+      const mailboxes: Record<string, unknown> = {};
+      const changes: Array<{ seq: number; change: unknown }> = [];
+      for (const r of rows) {
+        if (r.part === "m") mailboxes[r.key] = parseStored(AnyJson, r.data, `mailbox "${r.key}" of scene "${sceneId}"`);
+        else if (r.part === "c") changes.push({ seq: Number(r.seq), change: parseStored(AnyJson, r.data, `world change of scene "${sceneId}"`) });
+      }
+      const history = changes.sort((a, b) => a.seq - b.seq).map((c) => c.change);
+      return checkStored(SceneRuntimeStateSchema, { ...header, world: { ...(world.success ? world.data : {}), history }, mailboxes }, what);
+    }
+    default:
+      throw new StoredSceneInvalidError(`The stored ${what} has the unknown layout "${head.key}"; it was left as it is.`);
+  }
+}
