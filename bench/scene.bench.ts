@@ -26,17 +26,9 @@ import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
+import { readSqliteSceneState } from "../apps/backend/src/scenes/sqlite-scene-state-store.ts";
 import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
-import {
-  SceneLogEntrySchema,
-  SceneRuntimeStateSchema,
-  SceneStateViewSchema,
-  SceneTimelineSchema,
-  type SceneLogEntry,
-  type SceneRuntimeState,
-  type SceneStateView,
-  type SceneTimeline,
-} from "../packages/types/src/index.ts";
+import { SceneLogEntrySchema, SceneStateViewSchema, SceneTimelineSchema, type SceneLogEntry, type SceneRuntimeState, type SceneStateView, type SceneTimeline } from "../packages/types/src/index.ts";
 import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
@@ -261,8 +253,7 @@ function committed(dataDir: string): { log: SceneLogEntry[]; state: SceneRuntime
   const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
   try {
     const rows = db.query("SELECT data FROM scene_log WHERE scene_id = ? ORDER BY seq").all(SCENE) as Array<{ data: string }>;
-    const state = db.query("SELECT data FROM scene_states WHERE scene_id = ?").get(SCENE) as { data: string } | null;
-    return { log: rows.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))), state: state ? SceneRuntimeStateSchema.parse(JSON.parse(state.data)) : undefined };
+    return { log: rows.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))), state: readSqliteSceneState(db, SCENE) };
   } catch {
     return { log: [], state: undefined };
   } finally {
