@@ -6,7 +6,7 @@ import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
-import { CompactionMemo, compactPayload, hydratePayloads, MIN_REF_BYTES, PAYLOAD_REF_KEY, type PayloadSink } from "./payload-refs.ts";
+import { CompactionMemo, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
 import { ObservationTracker } from "../runs/observation-tracker.ts";
 import { observationStub } from "./observation-refs.ts";
@@ -189,5 +189,114 @@ describe("long texts", () => {
     const compact = compactPayload(b, sink, (j) => j);
     expect([...texts.values()].join("").length - before).toBeLessThan(300);
     expect(await hydratePayloads({ system: compact }, async (ids) => new Map(ids.map((id) => [id, texts.get(id) as string])))).toEqual({ system: b });
+  });
+});
+
+/** A sink keyed by real content ids (where runs and pieces end depends on them), counting what each put adds. */
+function contentSink() {
+  const texts = new Map<string, string>();
+  let added = 0;
+  const sink: PayloadSink = {
+    put: (json) => {
+      const id = payloadId(json);
+      if (!texts.has(id)) added += json.length;
+      texts.set(id, json);
+      return id;
+    },
+  };
+  const load = async (ids: string[]) => new Map(ids.flatMap((id) => (texts.has(id) ? [[id, texts.get(id) as string] as const] : [])));
+  return { texts, sink, load, added: () => added };
+}
+
+/** Ids a reference finder that knows only `{"$weftPayload":"<id>"}` (the retention sweep's) reaches from the value. */
+function reachableIds(value: unknown, texts: ReadonlyMap<string, string>): Set<string> {
+  const found = new Set<string>();
+  const queue = [JSON.stringify(value)];
+  while (queue.length > 0) {
+    for (const match of (queue.pop() as string).matchAll(/\$weftPayload"\s*:\s*"([A-Za-z0-9_-]{22})/g)) {
+      const id = match[1] as string;
+      if (found.has(id)) continue;
+      found.add(id);
+      queue.push(texts.get(id) ?? "");
+    }
+  }
+  return found;
+}
+
+describe("growing lists", () => {
+  const message = (i: number) => ({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"chat ".repeat(30)}` });
+  const systemAt = (step: number) => ({ role: "system", content: `You are v1. The world: ${JSON.stringify({ step })} ${"rules ".repeat(40)}` });
+  const contextAt = (step: number, from = 0) => [systemAt(step), ...Array.from({ length: 80 + 2 * step - from }, (_, i) => message(from + i))];
+
+  it("store what a step adds, not the history again, whether it grows at its end or is trimmed at its front, and read back whole", async () => {
+    const { texts, sink, load, added } = contentSink();
+    const memo = new CompactionMemo();
+    const compact = (value: unknown) => compactPayload(value, sink, (j) => j, 1, MIN_REF_BYTES, memo);
+    compact(contextAt(0));
+    const perStep: number[] = [];
+    const compacted: unknown[] = [];
+    for (let step = 1; step <= 6; step++) {
+      const before = added();
+      // Steps 4 to 6: the context window drops the oldest messages after the system prompt.
+      const value = contextAt(step, step > 3 ? 4 * (step - 3) : 0);
+      compacted.push(compact(value));
+      perStep.push(added() - before);
+      expect(await hydratePayloads(compacted.at(-1), load)).toEqual(value);
+    }
+    // Two new messages and the new system message, and the list's few references: a list of ~90 item references alone
+    // is ~3.7 KB.
+    const whole = JSON.stringify(Array.from({ length: 92 }, () => ({ [PAYLOAD_REF_KEY]: "x".repeat(22) }))).length;
+    expect(whole).toBeGreaterThan(3500);
+    // Each step's own texts are ~850 bytes; a trim at the front also makes the first run of each level anew.
+    perStep.slice(0, 3).forEach((bytes) => expect(bytes).toBeLessThan(1500));
+    perStep.slice(3).forEach((bytes) => expect(bytes).toBeLessThan(2500));
+    // The stored list holds runs of items, each run's reference an ordinary one: the retention sweep, which knows only
+    // those, reaches every text the list needs.
+    expect(JSON.stringify(texts.get((compacted[0] as Record<string, string>)[PAYLOAD_REF_KEY]))).toContain(ITEMS_KEY);
+    for (const value of compacted) {
+      const reached = reachableIds(value, texts);
+      const onlyReached = async (ids: string[]) => new Map(ids.filter((id) => reached.has(id)).map((id) => [id, texts.get(id) as string] as const));
+      expect(JSON.stringify(await hydratePayloads(value, onlyReached))).not.toContain("$weftPayloadMissing");
+    }
+  });
+
+  it("read a stored run that is gone as a missing payload in its place, and leave short lists and a user's look-alike objects as they are", async () => {
+    const { texts, sink, load } = contentSink();
+    const value = contextAt(0);
+    const compact = compactPayload(value, sink, (j) => j, 1, MIN_REF_BYTES);
+    const top = JSON.parse(texts.get((compact as Record<string, string>)[PAYLOAD_REF_KEY]) as string) as unknown[];
+    const run = top.find((item) => typeof item === "object" && item !== null && ITEMS_KEY in item) as Record<string, Record<string, string>>;
+    texts.delete(run[ITEMS_KEY]![PAYLOAD_REF_KEY]!);
+    const back = (await hydratePayloads(compact, load)) as unknown[];
+    expect(back).toContainEqual({ $weftPayloadMissing: run[ITEMS_KEY]![PAYLOAD_REF_KEY] });
+    expect(back.length).toBeLessThan(value.length);
+    // Not a run: its inner value is not a reference.
+    const lookAlike = [{ [ITEMS_KEY]: [1, 2] }];
+    expect(await hydratePayloads(lookAlike, load)).toEqual(lookAlike);
+    const short = [message(1), message(2)];
+    expect(
+      await hydratePayloads(
+        compactPayload(short, sink, (j) => j, 1, MIN_REF_BYTES),
+        load,
+      ),
+    ).toEqual(short);
+  });
+});
+
+describe("long texts whose middle changes", () => {
+  it("share every piece but the one or two around the change: a world state of 50 villagers with one new mood", async () => {
+    const { sink, load, added } = contentSink();
+    const world = (moods: number[]) => JSON.stringify({ villagers: Object.fromEntries(moods.map((m, i) => [`v${i + 1}`, { mood: m }])) }, null, 1);
+    const prompt = (moods: number[]) => `You are v1, a villager.\n\nWORLD_STATE (shared by every agent in the scene)\n${world(moods)}`;
+    const moods = Array.from({ length: 50 }, (_, i) => 100 + i);
+    compactPayload(prompt(moods), sink, (j) => j);
+    expect(world(moods).length).toBeGreaterThan(1500);
+    for (const at of [3, 25, 48]) {
+      moods[at] = 1000 + at;
+      const before = added();
+      const compact = compactPayload(prompt(moods), sink, (j) => j);
+      expect(added() - before).toBeLessThan(1200);
+      expect(await hydratePayloads({ system: compact }, load)).toEqual({ system: prompt(moods) });
+    }
   });
 });

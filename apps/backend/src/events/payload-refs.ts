@@ -8,25 +8,46 @@
  * (`hydratePayloads`), so what the API and the stream answer does not change.
  *
  * Compaction goes a few levels deep below a record's field: a message list becomes a list of
- * references to its messages, so a history that grows by one message per step adds one message,
- * not the whole list again; a long text is cut into pieces at paragraph breaks, so a system prompt
- * that ends with the current world state shares its long beginning with every other step's.
+ * references to its messages, in runs stored on their own (`chunkItems`), so a history that grows
+ * by one message per step adds that message and a few references, not the whole list again; a long
+ * text is cut into pieces at content-defined line breaks (`textPieces`), so a system prompt that
+ * ends with the current world state shares all but a piece or two with every other step's.
  */
 
 /** The key of a reference object; a stored record never has another object with only this key. */
 export const PAYLOAD_REF_KEY = "$weftPayload";
 /** The key of a long text kept as pieces: `{ "$weftText": [piece | reference, …] }`, joined when read. */
 export const TEXT_PIECES_KEY = "$weftText";
+/**
+ * The key of a run of list items stored together: `{ "$weftItems": { "$weftPayload": id } }` in a list stands for
+ * the items of the list stored under id (which may hold such runs again), spliced in its place when read. The
+ * inner reference is an ordinary one, so whatever finds references in stored texts (the retention sweep) finds it.
+ */
+export const ITEMS_KEY = "$weftItems";
 /** Shorter values stay inline: a reference costs ~40 bytes. */
 export const MIN_REF_BYTES = 256;
 /** Texts from this long are referenced: a model's answer is repeated in half a dozen events of its step. */
 const MIN_TEXT_REF_BYTES = 128;
+/**
+ * A record's fields (a node's ports) are referenced from this size: an LLM node's `message` (~200 bytes) is the
+ * last item of its `messages`, stored already, and the next step's history holds it again.
+ */
+const MIN_FIELD_REF_BYTES = 128;
 /** Items of a list (messages of a history) are referenced from this size, so each is stored once however often the list is. */
 const MIN_ITEM_REF_BYTES = 64;
-/** Texts from this long are cut into pieces at paragraph breaks, so a prompt whose end changes shares its beginning. */
+/** Texts from this long are cut into pieces (`textPieces`), so a prompt whose end changes shares its beginning. */
 const MIN_TEXT_SPLIT = 1024;
-const TEXT_PIECE = 512;
+const TEXT_PIECE = 256;
+/** One line in this many ends a piece (a power of two), besides paragraph breaks. */
+const LINE_CUT_EVERY = 4;
 const MAX_DEPTH = 3;
+/** Lists of this many items (after compaction) are stored as runs of items (`chunkItems`). */
+const CHUNK_FROM_ITEMS = 8;
+/** One referenced item in this many ends a run (a power of two: the test masks a character code's low bits). */
+const CHUNK_EVERY = 4;
+/** Runs of runs (of runs…) from this many entries, up to `CHUNK_LEVELS` levels: each level leaves ~3 entries after its last run. */
+const CHUNK_LEVEL_FROM = 8;
+const CHUNK_LEVELS = 4;
 
 /** A value's text as stored once under its id. */
 export interface PayloadBlob {
@@ -42,6 +63,7 @@ export interface PayloadSink {
 
 export type PayloadRef = { [PAYLOAD_REF_KEY]: string };
 type TextPieces = { [TEXT_PIECES_KEY]: Array<string | PayloadRef> };
+type ItemsRef = { [ITEMS_KEY]: PayloadRef };
 
 function onlyKey(value: unknown, key: string): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -55,6 +77,10 @@ export function isPayloadRef(value: unknown): value is PayloadRef {
 
 function isTextPieces(value: unknown): value is TextPieces {
   return onlyKey(value, TEXT_PIECES_KEY) && Array.isArray(value[TEXT_PIECES_KEY]);
+}
+
+function isItemsRef(value: unknown): value is ItemsRef {
+  return onlyKey(value, ITEMS_KEY) && isPayloadRef(value[ITEMS_KEY]);
 }
 
 /** A content id: 128 bits of SHA-256 of the stored text, base64url (22 characters). */
@@ -127,22 +153,89 @@ function compactNew(value: object | string, sink: PayloadSink, redact: (json: st
   if (text === undefined || text.length < min) return value;
   if (depth >= MAX_DEPTH) return ref(sink.put(redact(text)));
   const inner = Array.isArray(value)
-    ? value.map((item: unknown) => compactPayload(item, sink, redact, depth + 1, MIN_ITEM_REF_BYTES, memo))
+    ? chunkItems(
+        value.map((item: unknown) => compactPayload(item, sink, redact, depth + 1, MIN_ITEM_REF_BYTES, memo)),
+        sink,
+        redact,
+        0,
+      )
     : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo)]));
   return ref(sink.put(redact(JSON.stringify(inner))));
 }
 
-/** A long text as pieces cut after a paragraph break once at least `TEXT_PIECE` long; pieces worth it referenced. */
-function textPieces(text: string, sink: PayloadSink, redact: (json: string) => string): TextPieces | PayloadRef {
+/**
+ * A long list's (compacted) items with runs of them stored on their own: a run ends after an item whose reference
+ * id has its low bits clear (one in `CHUNK_EVERY`), so where runs end depends on the items, not on their positions.
+ * Runs are grouped into runs the same way, level by level, as in a content-defined tree. An agent's history grows
+ * at its end and may lose messages at its front when the context window trims it: the runs before the change are
+ * the same texts as at the last step (stored once), and what is stored anew each step is the new messages, a run or
+ * two, and a list of ~10 entries, not N item references (~40 bytes each: ~3.4 KB for a history of 80 messages, in
+ * two lists a step, the LLM node's input and output, was a sixth of a busy scene's bytes).
+ */
+function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) => string, level: number): unknown[] {
+  if (items.length < CHUNK_FROM_ITEMS) return items;
+  // A history's first message is its system prompt, whose end (the world's state) changes at every step: it stays
+  // on its own, so that it does not change the first run with it.
+  const out: unknown[] = [items[0]];
+  let run: unknown[] = [];
+  let stored = false;
+  for (let at = 1; at < items.length; at++) {
+    const item = items[at];
+    run.push(item);
+    if (!endsRun(item, level)) continue;
+    if (run.length === 1) out.push(item);
+    else {
+      out.push({ [ITEMS_KEY]: ref(sink.put(redact(JSON.stringify(run)))) } satisfies ItemsRef);
+      stored = true;
+    }
+    run = [];
+  }
+  // No run of two items or more: a list of short items (numbers, small objects), or of rare boundaries; as it is.
+  if (!stored) return items;
+  out.push(...run);
+  return out.length >= CHUNK_LEVEL_FROM && level + 1 < CHUNK_LEVELS ? chunkItems(out, sink, redact, level + 1) : out;
+}
+
+/**
+ * Whether the item ends a run at this level: a referenced item (above the first level, a run of the level below:
+ * the items after the last run of a level change as the list grows) whose id's character at `level` has its low
+ * bits clear (ids are base64url of a hash).
+ */
+function endsRun(item: unknown, level: number): boolean {
+  const id = level === 0 ? (isPayloadRef(item) ? item[PAYLOAD_REF_KEY] : undefined) : isItemsRef(item) ? item[ITEMS_KEY][PAYLOAD_REF_KEY] : undefined;
+  return id !== undefined && (id.charCodeAt(level) & (CHUNK_EVERY - 1)) === 0;
+}
+
+/**
+ * A long text as pieces, cut after a line break once at least `TEXT_PIECE` long, where the line just ended is empty
+ * (a paragraph break) or its hash has its low bits clear (one line in `LINE_CUT_EVERY`): where a piece ends depends
+ * on the lines around it, not on its position, so a prompt whose world state changes one value shares every piece
+ * but one or two with the last step's (the state is one paragraph of ~2 KB at 50 agents). Pieces worth it are referenced.
+ */
+function textPieces(text: string, sink: PayloadSink, redact: (json: string) => string): PayloadRef {
   const pieces: string[] = [];
   let start = 0;
-  for (let at = text.indexOf("\n\n", start + TEXT_PIECE); at >= 0; at = text.indexOf("\n\n", start + TEXT_PIECE)) {
-    pieces.push(text.slice(start, at + 2));
-    start = at + 2;
+  let hash = 0;
+  let lineStart = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code !== 10) {
+      hash = (Math.imul(hash, 31) + code) | 0;
+      continue;
+    }
+    const mixed = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b);
+    if (at + 1 - start >= TEXT_PIECE && (at === lineStart || ((mixed ^ (mixed >>> 16)) & (LINE_CUT_EVERY - 1)) === 0)) {
+      pieces.push(text.slice(start, at + 1));
+      start = at + 1;
+    }
+    hash = 0;
+    lineStart = at + 1;
   }
   if (pieces.length === 0) return ref(sink.put(redact(JSON.stringify(text))));
-  pieces.push(text.slice(start));
-  return { [TEXT_PIECES_KEY]: pieces.map((p) => (p.length >= MIN_ITEM_REF_BYTES ? ref(sink.put(redact(JSON.stringify(p)))) : p)) };
+  if (start < text.length) pieces.push(text.slice(start));
+  // The list of pieces is stored too: a prompt is in four events of its step, a reference is shorter than the list.
+  const list: TextPieces = { [TEXT_PIECES_KEY]: pieces.map((p) => (p.length >= MIN_ITEM_REF_BYTES ? ref(sink.put(redact(JSON.stringify(p)))) : p)) };
+  return ref(sink.put(redact(JSON.stringify(list))));
 }
 
 /** Each field of a record compacted (inputs, outputs: one port value per field). */
@@ -150,7 +243,7 @@ export function compactFields(record: Record<string, unknown>, sink: PayloadSink
   let changed = false;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
-    const compact = compactPayload(value, sink, redact, 1, MIN_REF_BYTES, memo);
+    const compact = compactPayload(value, sink, redact, 1, MIN_FIELD_REF_BYTES, memo);
     if (compact !== value) changed = true;
     out[key] = compact;
   }
@@ -212,10 +305,13 @@ function refsIn(value: unknown, known: ReadonlyMap<string, unknown>, out: string
   return out;
 }
 
+/** A run of items read back: its items, or (a payload gone) the MissingPayload in their place. */
+const spliced = (items: unknown): unknown[] => (Array.isArray(items) ? items : [items]);
+
 function resolve(value: unknown, known: ReadonlyMap<string, unknown>): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (isPayloadRef(value)) return resolve(known.get(value[PAYLOAD_REF_KEY]), known);
   if (isTextPieces(value)) return value[TEXT_PIECES_KEY].map((piece) => resolve(piece, known)).join("");
-  if (Array.isArray(value)) return value.map((item: unknown) => resolve(item, known));
+  if (Array.isArray(value)) return value.flatMap((item: unknown) => (isItemsRef(item) ? spliced(resolve(item[ITEMS_KEY], known)) : [resolve(item, known)]));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, known)]));
 }
