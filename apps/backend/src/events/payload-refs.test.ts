@@ -300,3 +300,22 @@ describe("long texts whose middle changes", () => {
     }
   });
 });
+
+describe("what stays inline", () => {
+  it("is what serializes shorter than the threshold, whatever JSON leaves out or escapes", () => {
+    const sink: PayloadSink = { put: (json) => payloadId(json) };
+    const near = (n: number) => [
+      { text: "x".repeat(n) },
+      { text: '"'.repeat(n / 2), gone: undefined, fn: () => 1 },
+      ["y".repeat(n), undefined, null, true, 1.5],
+      { when: new Date(0), list: Array.from({ length: n / 8 }, (_, i) => i) },
+      { nested: { deeper: { text: "é\n".repeat(n / 3) } } },
+    ];
+    for (const n of [60, 120, 200, 240, 250, 260, 400]) {
+      for (const value of near(n)) {
+        const inline = (JSON.stringify(value) as string).length < MIN_REF_BYTES;
+        expect(compactPayload(value, sink, (j) => j, 0, MIN_REF_BYTES) === value).toBe(inline);
+      }
+    }
+  });
+});

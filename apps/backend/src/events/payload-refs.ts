@@ -40,6 +40,8 @@ const MIN_TEXT_SPLIT = 1024;
 const TEXT_PIECE = 256;
 /** One line in this many ends a piece (a power of two), besides paragraph breaks. */
 const LINE_CUT_EVERY = 4;
+/** The characters of a line (its end, with its length) that decide whether it ends a piece: enough to tell lines apart. */
+const LINE_HASHED = 32;
 const MAX_DEPTH = 3;
 /** Lists of this many items (after compaction) are stored as runs of items (`chunkItems`). */
 const CHUNK_FROM_ITEMS = 8;
@@ -149,9 +151,12 @@ export function compactPayload(value: unknown, sink: PayloadSink, redact: (json:
 
 function compactNew(value: object | string, sink: PayloadSink, redact: (json: string) => string, depth: number, min: number, memo: CompactionMemo | undefined): unknown {
   if (typeof value === "string") return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact) : ref(sink.put(redact(JSON.stringify(value))));
-  const text = JSON.stringify(value);
-  if (text === undefined || text.length < min) return value;
-  if (depth >= MAX_DEPTH) return ref(sink.put(redact(text)));
+  // A history of many KB is known to be over `min` after its first messages: serialized only when it may be shorter.
+  if (jsonLengthFrom(value, min) < min) {
+    const text = JSON.stringify(value);
+    if (text === undefined || text.length < min) return value;
+  }
+  if (depth >= MAX_DEPTH) return ref(sink.put(redact(JSON.stringify(value))));
   const inner = Array.isArray(value)
     ? chunkItems(
         value.map((item: unknown) => compactPayload(item, sink, redact, depth + 1, MIN_ITEM_REF_BYTES, memo)),
@@ -161,6 +166,31 @@ function compactNew(value: object | string, sink: PayloadSink, redact: (json: st
       )
     : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo)]));
   return ref(sink.put(redact(JSON.stringify(inner))));
+}
+
+/**
+ * A lower bound of the length of the value's JSON, counted until it reaches `enough` (then some number at least
+ * that). Strings count their characters and quotes, numbers, booleans and null one, what JSON leaves out (or
+ * serializes its own way, `toJSON`) nothing.
+ */
+function jsonLengthFrom(value: unknown, enough: number): number {
+  if (typeof value === "string") return value.length + 2;
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return 1;
+  if (typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") return 0;
+  let length = 2;
+  if (Array.isArray(value)) {
+    for (let at = 0; at < value.length && length < enough; at++) length += (at > 0 ? 1 : 0) + jsonLengthFrom(value[at], enough - length);
+    return length;
+  }
+  let first = true;
+  for (const key of Object.keys(value)) {
+    if (length >= enough) break;
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    length += (first ? 0 : 1) + key.length + 3 + jsonLengthFrom(item, enough - length);
+    first = false;
+  }
+  return length;
 }
 
 /**
@@ -215,27 +245,24 @@ function endsRun(item: unknown, level: number): boolean {
 function textPieces(text: string, sink: PayloadSink, redact: (json: string) => string): PayloadRef {
   const pieces: string[] = [];
   let start = 0;
-  let hash = 0;
-  let lineStart = 0;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code !== 10) {
-      hash = (Math.imul(hash, 31) + code) | 0;
-      continue;
-    }
-    const mixed = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b);
-    if (at + 1 - start >= TEXT_PIECE && (at === lineStart || ((mixed ^ (mixed >>> 16)) & (LINE_CUT_EVERY - 1)) === 0)) {
-      pieces.push(text.slice(start, at + 1));
-      start = at + 1;
-    }
-    hash = 0;
-    lineStart = at + 1;
+  for (let lineStart = 0, at = text.indexOf("\n"); at >= 0; lineStart = at + 1, at = text.indexOf("\n", lineStart)) {
+    if (at + 1 - start < TEXT_PIECE || (at !== lineStart && !endsPiece(text, lineStart, at))) continue;
+    pieces.push(text.slice(start, at + 1));
+    start = at + 1;
   }
   if (pieces.length === 0) return ref(sink.put(redact(JSON.stringify(text))));
   if (start < text.length) pieces.push(text.slice(start));
   // The list of pieces is stored too: a prompt is in four events of its step, a reference is shorter than the list.
   const list: TextPieces = { [TEXT_PIECES_KEY]: pieces.map((p) => (p.length >= MIN_ITEM_REF_BYTES ? ref(sink.put(redact(JSON.stringify(p)))) : p)) };
   return ref(sink.put(redact(JSON.stringify(list))));
+}
+
+/** Whether the line `text[from, to)` ends a piece: a hash of its last `LINE_HASHED` characters has its low bits clear. */
+function endsPiece(text: string, from: number, to: number): boolean {
+  let hash = to - from;
+  for (let at = Math.max(from, to - LINE_HASHED); at < to; at++) hash = (Math.imul(hash, 31) + text.charCodeAt(at)) | 0;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b);
+  return ((hash ^ (hash >>> 16)) & (LINE_CUT_EVERY - 1)) === 0;
 }
 
 /** Each field of a record compacted (inputs, outputs: one port value per field). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
 import { storageEngines } from "../testing/engine-harnesses.ts";
 import { PayloadStore } from "./payload-store.ts";
+import { payloadId } from "./payload-refs.ts";
 
 function payloadStoreContract(harness: StorageHarness): void {
   describe(`payload store (${harness.engine})`, () => {
@@ -13,6 +14,9 @@ function payloadStoreContract(harness: StorageHarness): void {
       const texts = Array.from({ length: 1200 }, (_, i) => JSON.stringify(`text ${i}`));
       const ids = texts.map((t) => store.put(t));
       expect(store.put(texts[0]!)).toBe(ids[0]);
+      // Ids are the content's, remembered (short texts) or computed again (long ones).
+      const long = JSON.stringify("z".repeat(5000));
+      expect([store.put(texts[3]!), store.put(long), store.put(long)]).toEqual([payloadId(texts[3]!), payloadId(long), payloadId(long)]);
       await store.flush();
       // A second process writing the same texts changes nothing.
       const again = new PayloadStore(storage.sql);

@@ -4,6 +4,9 @@ import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } fro
 
 /** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
 const KNOWN_LIMIT = 200_000;
+/** Ids of texts up to this long are remembered by text, up to this many characters in all (then the memory starts over). */
+const ID_MEMO_MAX_TEXT = 4096;
+const ID_MEMO_CHARS = 4_000_000;
 /** SQLite's host-parameter limit is far above this; PostgreSQL gets the same batches. */
 const LOAD_BATCH = 500;
 
@@ -16,6 +19,8 @@ const LOAD_BATCH = 500;
 export class PayloadStore implements PayloadSink {
   private pending: PayloadBlob[] = [];
   private readonly known = new Set<string>();
+  private readonly ids = new Map<string, string>();
+  private idChars = 0;
   private readonly engine: SqliteEngine | PostgresEngine;
 
   constructor(sql: SqlHandle) {
@@ -34,11 +39,30 @@ export class PayloadStore implements PayloadSink {
   }
 
   put(json: string): string {
-    const id = payloadId(json);
+    const id = this.idOf(json);
     if (!this.known.has(id)) {
       if (this.known.size >= KNOWN_LIMIT) this.known.clear();
       this.known.add(id);
       this.pending.push({ id, json });
+    }
+    return id;
+  }
+
+  /**
+   * The id of a text, remembered for texts put before: an agent step puts the same prompt pieces, history messages
+   * and runs of them again (only the new ones are stored, but each had to be hashed to know it): a lookup instead.
+   */
+  private idOf(json: string): string {
+    if (json.length > ID_MEMO_MAX_TEXT) return payloadId(json);
+    let id = this.ids.get(json);
+    if (id === undefined) {
+      id = payloadId(json);
+      if (this.idChars + json.length > ID_MEMO_CHARS) {
+        this.ids.clear();
+        this.idChars = 0;
+      }
+      this.ids.set(json, id);
+      this.idChars += json.length;
     }
     return id;
   }
