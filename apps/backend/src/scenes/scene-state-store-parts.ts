@@ -30,6 +30,7 @@ export interface StateWrite {
 /** What one store instance last wrote for a scene: objects of the runtime's snapshots, compared by identity. */
 interface Written {
   mark: string;
+  /** A copy of the snapshot's record: a caller saving the same record again, modified, is still seen. */
   mailboxes: ReadonlyMap<string, MailboxState>;
   /** The newest world change written; the rows hold the changes from `keepFrom` up to it. */
   lastChange: WorldChange | undefined;

@@ -4,6 +4,10 @@ import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
  * Where a scene's state and session log are kept across restarts. The state is replaced on each
  * save; the log is only appended to. The backend implements this on its database;
  * `FileSceneStateStore` keeps them in a folder.
+ *
+ * A saved state and its parts are never modified afterwards (a changed part is a new object, as
+ * `serializeScene` makes them): the backend's stores tell what changed since their last save by
+ * comparing each mailbox and world change with the object they last wrote.
  */
 export interface SceneStateStore {
   saveState(state: SceneRuntimeState): Promise<void>;
