@@ -3,40 +3,93 @@ import type { StoredEvent } from "../storage/event-repository.ts";
 
 /**
  * An event's text as stored, without what its row's columns already say: its type, stream and seq,
- * and a node's invocation id when it is `<stream>:<node>` (as it is for every node of a plain run).
- * A busy scene stores ~20 events per agent step; those fields were ~120 bytes of each. The marker
- * key comes first (`{"$e":1` or, with the invocation id left out, `{"$e":2,"nodeId":…`), so a reader
- * puts the envelope back by splicing text, without parsing (`withEnvelope`). Rows written without
- * it (before, or by a journal without payload references) are read as they are.
+ * a node's invocation id when it is `<stream>:<node>` (as it is for every node of a plain run) and a
+ * run event's `runId` when it is the stream's; and without the values most node events have (`"attempt":1`
+ * of a first start, `"cached":false` of a computed node). A busy scene stores ~25 events per agent step,
+ * most of them a run's and its nodes': those fields were ~150 bytes of each. The marker key comes first,
+ * `{"$e":<n>`, where n's low two bits say which envelope is left out (1: type, stream and seq; 2: those
+ * and the invocation id, the node id following the marker) and its higher bits which other fields; a
+ * reader puts them back by splicing text, without parsing (`withEnvelope`). Rows written without it
+ * (before, or by a journal without payload references) are read as they are.
  */
-export function envelopeFree(event: RunEvent): string {
-  const { type: _type, streamId, seq: _seq, ...rest } = event;
-  const fields = rest as Record<string, unknown>;
-  if (typeof fields.nodeId === "string" && fields.invocationId === `${streamId}:${fields.nodeId}`) {
-    const { nodeId, invocationId: _invocationId, ...others } = fields;
-    return joinFields(`{"$e":2,"nodeId":${JSON.stringify(nodeId)}`, others);
-  }
-  return joinFields(`{"$e":1`, fields);
-}
+const NODE_FORM = 2;
+const PLAIN_FORM = 1;
+const RUN_ID = 4;
+const FIRST_ATTEMPT = 8;
+const NOT_CACHED = 16;
+const KNOWN_BITS = 3 | RUN_ID | FIRST_ATTEMPT | NOT_CACHED;
 
-function joinFields(head: string, fields: Record<string, unknown>): string {
+export function envelopeFree(event: RunEvent): string {
+  const source = event as unknown as Record<string, unknown>;
+  const { streamId } = event;
+  const nodeForm = typeof source.nodeId === "string" && source.invocationId === `${streamId}:${source.nodeId}`;
+  let marker = nodeForm ? NODE_FORM : PLAIN_FORM;
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    switch (key) {
+      case "type":
+      case "streamId":
+      case "seq":
+        continue;
+      case "nodeId":
+      case "invocationId":
+        if (nodeForm) continue;
+        break;
+      case "runId":
+        if (value === streamId) {
+          marker |= RUN_ID;
+          continue;
+        }
+        break;
+      case "attempt":
+        if (value === 1) {
+          marker |= FIRST_ATTEMPT;
+          continue;
+        }
+        break;
+      case "cached":
+        if (value === false) {
+          marker |= NOT_CACHED;
+          continue;
+        }
+        break;
+    }
+    fields[key] = value;
+  }
+  const head = nodeForm ? `{"$e":${marker},"nodeId":${JSON.stringify(source.nodeId)}` : `{"$e":${marker}`;
   const body = JSON.stringify(fields);
   return body === "{}" ? `${head}}` : `${head},${body.slice(1)}`;
 }
 
-const NODE_ID = /^\{"\$e":2,"nodeId":("(?:[^"\\]|\\.)*")/;
+const MARKER = /^\{"\$e":(\d+)/;
+const NODE_ID = /^,"nodeId":("(?:[^"\\]|\\.)*")/;
 
-/** The stored event's whole text: the envelope spliced back in front. */
+/** The stored event's whole text: what was left out spliced back in (the envelope in front, default values at the end). */
 export function withEnvelope(event: StoredEvent): string {
   const { json } = event;
-  const head = `{"type":${JSON.stringify(event.type)},"streamId":${JSON.stringify(event.streamId)},"seq":${event.seq}`;
-  if (json.startsWith(`{"$e":1`)) return head + json.slice(7);
-  if (json.startsWith(`{"$e":2`)) {
-    const match = NODE_ID.exec(json);
-    if (!match) return json;
-    const nodeId = match[1] as string;
-    const invocationId = JSON.stringify(`${event.streamId}:${JSON.parse(nodeId) as string}`);
-    return `${head},"nodeId":${nodeId},"invocationId":${invocationId}${json.slice(match[0].length)}`;
+  const marker = MARKER.exec(json);
+  if (!marker) return json;
+  const bits = Number(marker[1]);
+  if ((bits & ~KNOWN_BITS) !== 0) return json;
+  let head = `{"type":${JSON.stringify(event.type)},"streamId":${JSON.stringify(event.streamId)},"seq":${event.seq}`;
+  let rest = json.slice(marker[0].length);
+  switch (bits & 3) {
+    case PLAIN_FORM:
+      break;
+    case NODE_FORM: {
+      const node = NODE_ID.exec(rest);
+      if (!node) return json;
+      const nodeId = node[1] as string;
+      head += `,"nodeId":${nodeId},"invocationId":${JSON.stringify(`${event.streamId}:${JSON.parse(nodeId) as string}`)}`;
+      rest = rest.slice(node[0].length);
+      break;
+    }
+    default:
+      return json;
   }
-  return json;
+  if (bits & RUN_ID) head += `,"runId":${JSON.stringify(event.streamId)}`;
+  const tail = (bits & FIRST_ATTEMPT ? `,"attempt":1` : "") + (bits & NOT_CACHED ? `,"cached":false` : "");
+  // `rest` is the other fields (each after a comma) and the closing brace.
+  return tail === "" ? head + rest : `${head}${rest.slice(0, -1)}${tail}}`;
 }
