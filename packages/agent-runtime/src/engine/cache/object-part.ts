@@ -5,8 +5,8 @@ type Scalar = string | number | boolean | null;
 /**
  * A config or literal-inputs object as a part of a cache key, equal for equal objects whatever
  * their key order: `EMPTY_PART` when it has nothing, its entries as sorted `[key, value, …]` when
- * every value is a scalar (the common case: no text is built), else its JSON with sorted keys (the
- * SHA-256 of it when long, so keys stay small).
+ * every value is a scalar (the common case: no text is built), else its JSON with sorted keys, a long
+ * nested value standing as its digest (`piece`), and the SHA-256 of the whole when long, so keys stay small.
  */
 export type ObjectPart = string | readonly Scalar[];
 
@@ -30,18 +30,21 @@ function sortedKeys(value: unknown): unknown {
 const sortingReplacer = (_key: string, v: unknown) => sortedKeys(v);
 
 /**
- * Sorted-key JSON of values met before, by object. Values passed between nodes are never changed
- * (the output cache already hands the same objects out again), and an agent's deliberation gets the
- * same message objects at every step, in a new list: only the new messages are serialized again.
+ * A nested value as it stands in a key's text: its sorted-key JSON, or when that is long `#` and the
+ * SHA-256 of it; remembered by object. Values passed between nodes are never changed (the output
+ * cache already hands the same objects out again), and an agent's deliberation gets the same message
+ * objects at every step in a new list: only the new messages are serialized and hashed, and the list's
+ * text is its items' digests, not their whole text again.
  */
-const canonical = new WeakMap<object, string>();
+const pieces = new WeakMap<object, string>();
 
-function canonicalJson(value: unknown): string {
+function piece(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  let text = canonical.get(value);
+  let text = pieces.get(value);
   if (text === undefined) {
-    text = Array.isArray(value) ? `[${value.map(canonicalJson).join(",")}]` : (JSON.stringify(value, sortingReplacer) ?? "null");
-    canonical.set(value, text);
+    const json = Array.isArray(value) ? `[${value.map(piece).join(",")}]` : (JSON.stringify(value, sortingReplacer) ?? "null");
+    text = json.length <= MAX_PLAIN_JSON ? json : `#${Bun.SHA256.hash(json, "base64")}`;
+    pieces.set(value, text);
   }
   return text;
 }
@@ -52,7 +55,7 @@ function sortedJson(value: Record<string, unknown>): string {
     const fields: string[] = [];
     for (const key of Object.keys(value).sort()) {
       const v = value[key];
-      if (v !== undefined && typeof v !== "function" && typeof v !== "symbol") fields.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+      if (v !== undefined && typeof v !== "function" && typeof v !== "symbol") fields.push(`${JSON.stringify(key)}:${piece(v)}`);
     }
     json = `{${fields.join(",")}}`;
   } else json = JSON.stringify(value, sortingReplacer) ?? "undefined";
