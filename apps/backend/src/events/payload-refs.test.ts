@@ -135,7 +135,7 @@ describe("large values stored once", () => {
 describe("values handed over again", () => {
   it("are compacted once: the memo gives the earlier result, without serializing or storing again", () => {
     const puts: string[] = [];
-    const sink: PayloadSink = { put: (json) => (puts.push(json), `id${puts.length - 1}`) };
+    const sink: PayloadSink = { put: (json) => (puts.push(json), payloadId(json)) };
     const memo = new CompactionMemo();
     const value = { system, messages: history(5) };
     const first = compactPayload(value, sink, (j) => j, 1, MIN_REF_BYTES, memo);
@@ -145,6 +145,14 @@ describe("values handed over again", () => {
     // The same history in another record: its messages and the prompt are found, only the new wrapper is stored.
     compactPayload({ messages: value.messages, system }, sink, (j) => j, 1, MIN_REF_BYTES, memo);
     expect(puts.length).toBe(stored + 1);
+    // A new list of the same messages (the next step's history) with one more: its runs are found, not serialized again.
+    const longer = history(40);
+    compactPayload(longer, sink, (j) => j, 1, MIN_REF_BYTES, memo);
+    const before = puts.length;
+    const next = [...longer, { role: "user", content: "one more" }];
+    expect(JSON.stringify(compactPayload(next, sink, (j) => j, 1, MIN_REF_BYTES, memo))).toContain(PAYLOAD_REF_KEY);
+    expect(puts.length).toBe(before + 1);
+    expect(puts.at(-1)).toContain(ITEMS_KEY);
     // At another depth the result differs, so it is not taken from the memo.
     expect(compactPayload(value, sink, (j) => j, 3, MIN_REF_BYTES, memo)).not.toBe(first);
   });

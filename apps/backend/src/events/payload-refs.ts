@@ -103,6 +103,8 @@ export function payloadId(json: string): string {
 export class CompactionMemo {
   private objects = new WeakMap<object, Map<number, unknown>>();
   private texts = new Map<string, Map<number, unknown>>();
+  /** Stored runs by their last item (a reference object: runs end at references). */
+  private runs = new WeakMap<object, { items: readonly unknown[]; entry: ItemsRef }>();
 
   get(value: object | string, depth: number, min: number): unknown {
     return (typeof value === "string" ? this.texts.get(value) : this.objects.get(value))?.get(memoKey(depth, min));
@@ -121,9 +123,23 @@ export class CompactionMemo {
     byKey.set(memoKey(depth, min), result);
   }
 
+  /**
+   * The stored run (`chunkItems`) of these items, when the run ending with the same last item was made of the same
+   * items (by identity: compacted items come from this memo, so an unchanged history gives the same objects again).
+   */
+  run(items: readonly unknown[]): ItemsRef | undefined {
+    const known = this.runs.get(items[items.length - 1] as object);
+    return known && known.items.length === items.length && known.items.every((item, at) => item === items[at]) ? known.entry : undefined;
+  }
+
+  setRun(items: readonly unknown[], entry: ItemsRef): void {
+    this.runs.set(items[items.length - 1] as object, { items, entry });
+  }
+
   reset(): void {
     this.objects = new WeakMap();
     this.texts = new Map();
+    this.runs = new WeakMap();
   }
 }
 
@@ -163,6 +179,7 @@ function compactNew(value: object | string, sink: PayloadSink, redact: (json: st
         sink,
         redact,
         0,
+        memo,
       )
     : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo)]));
   return ref(sink.put(redact(JSON.stringify(inner))));
@@ -202,7 +219,7 @@ function jsonLengthFrom(value: unknown, enough: number): number {
  * two, and a list of ~10 entries, not N item references (~40 bytes each: ~3.4 KB for a history of 80 messages, in
  * two lists a step, the LLM node's input and output, was a sixth of a busy scene's bytes).
  */
-function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) => string, level: number): unknown[] {
+function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) => string, level: number, memo?: CompactionMemo): unknown[] {
   if (items.length < CHUNK_FROM_ITEMS) return items;
   // A history's first message is its system prompt, whose end (the world's state) changes at every step: it stays
   // on its own, so that it does not change the first run with it.
@@ -215,7 +232,7 @@ function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) 
     if (!endsRun(item, level)) continue;
     if (run.length === 1) out.push(item);
     else {
-      out.push({ [ITEMS_KEY]: ref(sink.put(redact(JSON.stringify(run)))) } satisfies ItemsRef);
+      out.push(storedRun(run, sink, redact, memo));
       stored = true;
     }
     run = [];
@@ -223,7 +240,16 @@ function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) 
   // No run of two items or more: a list of short items (numbers, small objects), or of rare boundaries; as it is.
   if (!stored) return items;
   out.push(...run);
-  return out.length >= CHUNK_LEVEL_FROM && level + 1 < CHUNK_LEVELS ? chunkItems(out, sink, redact, level + 1) : out;
+  return out.length >= CHUNK_LEVEL_FROM && level + 1 < CHUNK_LEVELS ? chunkItems(out, sink, redact, level + 1, memo) : out;
+}
+
+/** The reference to a run of items, stored (or found in the memo: the same items as before, serialized and hashed once). */
+function storedRun(run: unknown[], sink: PayloadSink, redact: (json: string) => string, memo: CompactionMemo | undefined): ItemsRef {
+  const known = memo?.run(run);
+  if (known) return known;
+  const entry: ItemsRef = { [ITEMS_KEY]: ref(sink.put(redact(JSON.stringify(run)))) };
+  memo?.setRun(run, entry);
+  return entry;
 }
 
 /**
