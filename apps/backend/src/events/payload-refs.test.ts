@@ -10,6 +10,7 @@ import { CompactionMemo, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYT
 import { PayloadStore } from "./payload-store.ts";
 import { ObservationTracker } from "../runs/observation-tracker.ts";
 import { observationStub } from "./observation-refs.ts";
+import { sweepSqlite } from "../ops/retention/payload-sweep.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -325,5 +326,23 @@ describe("what stays inline", () => {
         expect(compactPayload(value, sink, (j) => j, 0, MIN_REF_BYTES) === value).toBe(inline);
       }
     }
+  });
+});
+
+describe("the retention sweep", () => {
+  it("keeps every run of a stored history: after a sweep, the events read back whole", async () => {
+    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    opened.push(raw);
+    const payloads = new PayloadStore(raw.sql);
+    const storage = withPayloadReads(raw, payloads);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    step(journal, "r1", history(60));
+    await journal.flush();
+    const db = requireSqlite(raw.sql, "test").db;
+    expect((db.query("SELECT count(*) AS n FROM payloads WHERE data LIKE '%$weftItems%'").get() as { n: number }).n).toBeGreaterThan(0);
+    db.query("INSERT INTO payloads (id, data) VALUES ('unreferenced-payload-0', '1')").run();
+    expect(sweepSqlite(db)).toBe(1);
+    const events = await storage.events.listAfter("r1", -1, 10);
+    expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(60) } });
   });
 });
