@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { silentLogger, type RunEvent } from "@weft/types";
 import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
 import { storageEngines } from "../testing/engine-harnesses.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { payloadId } from "./payload-refs.ts";
+import { ITEMS_KEY, payloadId, TEXT_PIECES_KEY } from "./payload-refs.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventJournal } from "./event-journal.ts";
+import { withPayloadReads } from "./payload-reads.ts";
 
 function payloadStoreContract(harness: StorageHarness): void {
   describe(`payload store (${harness.engine})`, () => {
@@ -39,6 +43,40 @@ function payloadStoreContract(harness: StorageHarness): void {
       expect(store.put(JSON.stringify("late"))).toBe(late);
       await store.flush();
       expect((await store.load([late])).get(late)).toBe(JSON.stringify("late"));
+    });
+
+    it("gives a journal's events back as they were sent: a long history in runs, a prompt in pieces, the envelope's defaults", async () => {
+      const raw = await fresh();
+      const payloads = new PayloadStore(raw.sql);
+      const storage = withPayloadReads(raw, payloads);
+      const hub = new EventHub();
+      const live: string[] = [];
+      hub.subscribe("run-1", (events) => live.push(...events.map((e) => e.json)));
+      const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+      const world = JSON.stringify({ villagers: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`v${i}`, { mood: i }])) }, null, 1);
+      const system = `You are v1.\n\n${"Act through the tools. ".repeat(40)}\n\nWORLD_STATE\n${world}`;
+      const messages = Array.from({ length: 60 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"chat ".repeat(20 + (i % 7))}` }));
+      const inputs = { system, messages };
+      journal.openNew("run-1");
+      const sent = [
+        { type: "run.started", runId: "run-1", workflowId: "agent-deliberation", nodeCount: 1, inputs },
+        { type: "node.started", nodeId: "llm", invocationId: "run-1:llm", nodeType: "llm:chat", inputs, attempt: 1 },
+        { type: "node.completed", nodeId: "llm", invocationId: "run-1:llm", outputs: { messages: [...messages, { role: "assistant", content: "ok" }] }, durationMs: 0.25, cached: false },
+        { type: "run.completed", runId: "run-1", outputs: {}, durationMs: 1 },
+      ].map((event) => journal.append("run-1", event as unknown as RunEvent));
+      await journal.flush();
+      const rows = await raw.events.listAfter("run-1", -1, 10);
+      expect(JSON.stringify(rows)).not.toContain("Message 3");
+      // As stored: the history's list holds runs of items, the prompt is a list of pieces, each one reference.
+      const started = JSON.parse(rows[0]!.json) as { inputs: Record<string, { $weftPayload: string }> };
+      const [list, pieces] = [started.inputs.messages!.$weftPayload, started.inputs.system!.$weftPayload];
+      const texts = await payloads.load([list, pieces]);
+      expect(texts.get(list)).toContain(ITEMS_KEY);
+      expect(texts.get(pieces)).toContain(TEXT_PIECES_KEY);
+      const read = (await storage.events.listAfter("run-1", -1, 10)).map((e) => JSON.parse(e.json) as unknown);
+      expect(read).toEqual(sent.map((e) => JSON.parse(JSON.stringify(e)) as unknown));
+      expect(read).toEqual(live.map((j) => JSON.parse(j) as unknown));
+      expect(await storage.observations.listByRun("run-1")).toMatchObject([{ nodeId: "llm", status: "completed", inputs }]);
     });
   });
 }
