@@ -177,6 +177,27 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   SCENE_PARTS_MIGRATION,
+  {
+    version: 9,
+    name: "conversation messages in a rowid table",
+    // WITHOUT ROWID keeps rows in the key's b-tree, where a row past ~1,000 bytes spills onto an overflow page of
+    // its own: an agent step's message with its trace (1–1.5 KB) took a 4 KB page for ~500 bytes, half of what
+    // the table held was empty space, and each insert wrote that extra page. A rowid table keeps rows up to ~4 KB
+    // in place; (conversation_id, seq) stays the primary key, now as an index.
+    sql: `
+      CREATE TABLE conversation_messages_v9 (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        message_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, seq)
+      );
+      INSERT INTO conversation_messages_v9 (conversation_id, seq, message_id, data) SELECT conversation_id, seq, message_id, data FROM conversation_messages ORDER BY conversation_id, seq;
+      DROP TABLE conversation_messages;
+      ALTER TABLE conversation_messages_v9 RENAME TO conversation_messages;
+      CREATE UNIQUE INDEX conversation_messages_by_id ON conversation_messages (conversation_id, message_id);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
