@@ -1,4 +1,5 @@
 import { createLogger, messageOf } from "@weft/types";
+import { PortInUseError } from "./port-in-use-error.ts";
 import { configFromEnv, ConfigError } from "./config.ts";
 import { createServer, type WeftServer } from "./server.ts";
 import { AccessTokenError } from "./auth/access-token.ts";
@@ -47,7 +48,8 @@ try {
     error instanceof MasterKeyError ||
     error instanceof PostgresUnavailableError ||
     error instanceof PostgresSchemaTooNewError ||
-    error instanceof SchemaTooNewError;
+    error instanceof SchemaTooNewError ||
+    error instanceof PortInUseError;
   if (!mustFix) throw error;
   console.error(error.message);
   process.exit(2);

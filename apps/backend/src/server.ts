@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { isAddressInUse, PortInUseError } from "./port-in-use-error.ts";
 import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf } from "@weft/types";
 import type { Storage } from "./storage/storage.ts";
@@ -207,7 +208,13 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       },
     );
     // Bun's own limit is only a backstop: the API refuses oversized bodies itself, with a JSON error.
-    api.listen({ port: options.port ?? 3000, hostname: options.hostname ?? "127.0.0.1", maxRequestBodySize: Math.max(maxBodyBytes * 4, 64 * 1024 * 1024) });
+    // Elysia asks Bun for SO_REUSEPORT: a second Weft started on the same port would then silently share its connections
+    // (and write the same data folder with its own numbering). Refused instead: the port is in use.
+    try {
+      api.listen({ port: options.port ?? 3000, hostname: options.hostname ?? "127.0.0.1", reusePort: false, maxRequestBodySize: Math.max(maxBodyBytes * 4, 64 * 1024 * 1024) });
+    } catch (error) {
+      throw isAddressInUse(error) ? new PortInUseError(options.hostname ?? "127.0.0.1", options.port ?? 3000) : error;
+    }
     const server = api.server;
     if (!server) throw new Error("the HTTP server did not start");
     const sceneRuntime = scenes;
