@@ -64,16 +64,52 @@ function keyHead(def: NodeDefinition): NodeKeyHead {
   return head;
 }
 
+/** A node's type and config as a key part, with the hash lanes after them. */
+interface FixedPart {
+  readonly head: NodeKeyHead;
+  readonly config: ObjectPart;
+  readonly a: number;
+  readonly b: number;
+}
+
+/**
+ * Key parts of configs and literal inputs met before, by object: a compiled graph keeps them as they
+ * are between runs (an agent's deliberation runs its frozen graph at every step), and a config's
+ * text (a prompt) would otherwise be hashed again at every node of every run.
+ */
+const fixedParts = new WeakMap<Record<string, unknown>, FixedPart>();
+const literalParts = new WeakMap<NodeValues, ObjectPart>();
+
+function fixedPart(head: NodeKeyHead, configObject: Record<string, unknown>): FixedPart {
+  let fixed = fixedParts.get(configObject);
+  if (fixed?.head !== head) {
+    const config = objectPart(configObject);
+    fixed = { head, config, a: hashObjectPart(head.a, config, LANE_A), b: hashObjectPart(head.b, config, LANE_B) };
+    fixedParts.set(configObject, fixed);
+  }
+  return fixed;
+}
+
+function literalsPart(literals: NodeValues): ObjectPart {
+  let part = literalParts.get(literals);
+  if (part === undefined) {
+    part = objectPart(literals);
+    literalParts.set(literals, part);
+  }
+  return part;
+}
+
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
  * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
  */
 export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined): CacheKey {
-  const head = keyHead(g.defs[i]);
-  const config = objectPart(g.configs[i]);
-  const literals = objectPart(override ?? g.literals[i]);
-  let a = hashObjectPart(hashObjectPart(head.a, config, LANE_A), literals, LANE_A);
-  let b = hashObjectPart(hashObjectPart(head.b, config, LANE_B), literals, LANE_B);
+  const fixed = fixedPart(keyHead(g.defs[i]), g.configs[i]);
+  const config = fixed.config;
+  const literals = override ? objectPart(override) : literalsPart(g.literals[i]);
+  let a = hashObjectPart(fixed.a, literals, LANE_A);
+  let b = hashObjectPart(fixed.b, literals, LANE_B);
+  const head = fixed.head;
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
   const edges = new Array<string | number>(3 * (to - from));
