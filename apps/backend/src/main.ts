@@ -1,4 +1,5 @@
 import { createLogger, messageOf } from "@weft/types";
+import { DataDirInUseError } from "./storage/data-dir-lock.ts";
 import { PortInUseError } from "./port-in-use-error.ts";
 import { configFromEnv, ConfigError } from "./config.ts";
 import { createServer, type WeftServer } from "./server.ts";
@@ -49,7 +50,8 @@ try {
     error instanceof PostgresUnavailableError ||
     error instanceof PostgresSchemaTooNewError ||
     error instanceof SchemaTooNewError ||
-    error instanceof PortInUseError;
+    error instanceof PortInUseError ||
+    error instanceof DataDirInUseError;
   if (!mustFix) throw error;
   console.error(error.message);
   process.exit(2);

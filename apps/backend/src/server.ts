@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { isAddressInUse, PortInUseError } from "./port-in-use-error.ts";
 import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf } from "@weft/types";
@@ -98,7 +99,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft"), redactor);
   const maxBodyBytes = options.maxBodyBytes ?? 5 * 1024 * 1024;
-  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor });
+  // One server per SQLite data folder (PostgreSQL is shared by design): a second would number the same event streams.
+  const unlock = options.databaseUrl ? () => undefined : lockDataDir(options.dataDir);
+  let opened: Awaited<ReturnType<typeof openProcessStorage>>;
+  try {
+    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const { storage, payloads } = opened;
   let runtime: RunRuntime | undefined;
   let scenes: Scenes | undefined;
   let queueMode: ApiQueueMode | undefined;
@@ -236,6 +246,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await rt.close();
         await queueMode?.close();
         await storage.close();
+        unlock();
       })());
 
     log.info("listening", { url, dataDir: options.dataDir });
@@ -257,6 +268,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await runtime?.close();
     await queueMode?.close();
     await storage.close();
+    unlock();
     throw error;
   }
 }
