@@ -109,7 +109,6 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   const literals = override ? objectPart(override) : literalsPart(g.literals[i]);
   let a = hashObjectPart(fixed.a, literals, LANE_A);
   let b = hashObjectPart(fixed.b, literals, LANE_B);
-  const head = fixed.head;
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
   const edges = new Array<string | number>(3 * (to - from));
@@ -133,7 +132,7 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
     a = hashInteger(hashWord(a, labelA, LANE_A), ref, LANE_A);
     b = hashInteger(hashWord(b, labelB, LANE_B), ref, LANE_B);
   }
-  return new CacheKey(finishHash(a, b), head.node, config, literals, edges);
+  return new CacheKey(finishHash(a, b), fixed.head.node, config, literals, edges);
 }
 
 /**

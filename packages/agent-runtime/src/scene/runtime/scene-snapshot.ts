@@ -50,7 +50,7 @@ function worldData(world: WorldState): SceneRuntimeState["world"] {
     last = { seq, document: world.snapshot() };
     lastDocument.set(world, last);
   }
-  return { document: last.document, seq, history: [...world.history()] };
+  return { document: last.document, seq, history: world.history() };
 }
 
 export function serializeScene(parts: SceneParts, current: { status: SceneStatus; reason?: SceneStatusReason }, now: number): SceneRuntimeState {

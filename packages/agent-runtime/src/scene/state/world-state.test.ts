@@ -150,7 +150,7 @@ describe("WorldState", () => {
     const world = new WorldState();
     await world.set("a", 1, "x");
     const restored = new WorldState();
-    restored.load(world.toData());
+    restored.load({ document: world.snapshot(), seq: world.version, history: world.history() });
     await restored.set("b", 2);
     expect(restored.snapshot()).toEqual({ a: 1, b: 2 });
     expect(restored.history().map((c) => c.seq)).toEqual([1, 2]);

@@ -61,17 +61,13 @@ export class WorldState implements WorldStateService {
    * copied (a scene saves them often): each is made once at commit, holds values no document
    * references, and must not be modified.
    */
-  history(): readonly Readonly<WorldChange>[] {
+  history(): Readonly<WorldChange>[] {
     return this.changes.slice();
   }
 
   /** The number of the last change (0 before any). */
   get version(): number {
     return this.seq;
-  }
-
-  toData(): WorldStateData {
-    return { document: this.snapshot(), seq: this.seq, history: this.changes.slice() };
   }
 
   /** Continues from saved data: the document, the change numbering and the history. */
