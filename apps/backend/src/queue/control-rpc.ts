@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import { ServiceError, serviceErrorFromWire, serviceErrorWire, ServiceErrorWireSchema } from "../service-error.ts";
-import { deleteIfValue } from "./queue-names.ts";
+import { channelMessage, deleteIfValue } from "./queue-names.ts";
 
 /**
  * Requests from an API process to the worker that holds a live thing — an agent's conversation or a
@@ -65,13 +65,8 @@ export class ControlServer {
   }
 
   private async answer(text: string): Promise<void> {
-    let request: ControlRequest;
-    try {
-      request = ControlRequestSchema.parse(JSON.parse(text));
-    } catch (error) {
-      this.log.warn("ignored a malformed control request", { error: messageOf(error) });
-      return;
-    }
+    const request = channelMessage(ControlRequestSchema, text, "control request", this.log);
+    if (!request) return;
     let reply: ControlReply;
     try {
       reply = { ok: true, callId: request.callId, value: await this.handler(request.kind, request.id, request.op, request.args) };

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import { EventHub } from "../events/event-hub.ts";
 import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
-import { EVENTS_CHANNEL } from "./queue-names.ts";
+import { channelMessage, EVENTS_CHANNEL } from "./queue-names.ts";
 
 /** What goes over Redis: only which seqs are new per stream. The events themselves are read from the shared database. */
 const AnnouncementSchema = z.object({
@@ -88,14 +88,8 @@ export class EventRelay {
   }
 
   private onAnnouncement(text: string): void {
-    let announcement: Announcement;
-    try {
-      announcement = AnnouncementSchema.parse(JSON.parse(text));
-    } catch (error) {
-      this.log.warn("ignoring a malformed event announcement", { error: messageOf(error) });
-      return;
-    }
-    if (announcement.origin === this.hub.origin || this.stopped) return;
+    const announcement = channelMessage(AnnouncementSchema, text, "event announcement", this.log);
+    if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;
       let following = this.streams.get(streamId);

@@ -111,6 +111,19 @@ export function errorReporter(what: string, log: Logger): (error: Error) => void
   };
 }
 
+/**
+ * A message from a Redis channel, read with its schema; a malformed one (another version's, or not Weft's) is
+ * logged as `what` and ignored: undefined.
+ */
+export function channelMessage<T>(schema: z.ZodType<T>, text: string, what: string, log: Logger): T | undefined {
+  try {
+    return schema.parse(JSON.parse(text));
+  } catch (error) {
+    log.warn(`ignored a malformed ${what}`, { error: messageOf(error) });
+    return undefined;
+  }
+}
+
 /** BullMQ's connection options for `url` (a worker's must "wait"; see `RedisPatience`). */
 export function bullConnection(url: string, patience: RedisPatience = "wait"): { url: string; maxRetriesPerRequest: number | null; enableOfflineQueue?: boolean } {
   return { url, ...patienceOptions(patience) };

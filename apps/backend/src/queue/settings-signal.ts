@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import type { RunRuntime } from "../runtime/run-runtime.ts";
-import { SETTINGS_CHANNEL } from "./queue-names.ts";
+import { channelMessage, SETTINGS_CHANNEL } from "./queue-names.ts";
 
 /** The settings every process applies itself: tool permissions (the tool host's policy) and MCP servers. */
 const SettingsChangeSchema = z.object({ origin: z.string(), what: z.enum(["permissions", "mcp"]) });
@@ -29,14 +29,8 @@ export class SettingsSignal {
     runtime.mcpSettings.onSaved(() => this.announce("mcp"));
     subscriber.on("message", (channel: string, text: string) => {
       if (channel !== SETTINGS_CHANNEL) return;
-      let change: SettingsChange;
-      try {
-        change = SettingsChangeSchema.parse(JSON.parse(text));
-      } catch (error) {
-        this.log.warn("ignored a malformed settings announcement", { error: messageOf(error) });
-        return;
-      }
-      if (change.origin === this.origin) return;
+      const change = channelMessage(SettingsChangeSchema, text, "settings announcement", this.log);
+      if (!change || change.origin === this.origin) return;
       const reloaded = (change.what === "permissions" ? runtime.permissions.reload(this.log) : runtime.mcpSettings.reload(this.log)).then(
         () => this.log.info("settings saved elsewhere applied", { what: change.what }),
         (error: unknown) => this.log.warn("applying settings saved elsewhere failed", { what: change.what, error: messageOf(error) }),
