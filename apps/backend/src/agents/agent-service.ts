@@ -214,8 +214,11 @@ export class AgentService implements AgentHost {
   }
 
   async conversation(conversationId: string): Promise<ConversationView> {
+    // The loop's state before its messages: a loop appends its messages before it says it has finished, so a
+    // finished state never comes with a log that lacks its last answer (read the other way round, it could).
+    const live = this.liveState(conversationId);
     const { view, session } = await storedConversation(this.deps.storage, conversationId);
-    const agent = this.liveState(conversationId) ?? (session ? storedAgentState(session) : undefined);
+    const agent = live ?? (session ? storedAgentState(session) : undefined);
     return { ...view, ...(agent ? { agent } : {}) };
   }
 

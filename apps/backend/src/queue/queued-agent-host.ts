@@ -81,7 +81,8 @@ export class QueuedAgentHost implements AgentHost {
   }
 
   async conversation(conversationId: string): Promise<ConversationView> {
-    const { view, session } = await storedConversation(this.deps.storage, conversationId);
+    // The loop's state before its messages: a loop appends its messages before it says it has finished, so a
+    // finished state never comes with a log that lacks its last answer (read the other way round, it could).
     let live: AgentConversationState | undefined;
     let queued = false;
     try {
@@ -93,6 +94,7 @@ export class QueuedAgentHost implements AgentHost {
     }
     // Queued, or held by a worker that is gone and not yet found stalled: running until a worker says otherwise.
     if (!live) queued = (await this.deps.redis.get(agentBusyKey(conversationId)).catch(() => null)) !== null;
+    const { view, session } = await storedConversation(this.deps.storage, conversationId);
     const agent = live ?? (session ? storedAgentState(session, { running: queued, withReason: true }) : queued ? { status: "running" as const, running: true, pendingPermissions: [] } : undefined);
     return { ...view, ...(agent ? { agent } : {}) };
   }
