@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, Observation, Workflow } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
@@ -97,7 +97,7 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
-    const record: RunRecord = { id: randomUUID(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
+    const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;

@@ -1,5 +1,6 @@
 import { ToolFailureResultSchema, type NodeCatalog, type NodeError, type NodeServices, type RunEventSink, type RunResult, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
 import { DEFAULT_OBSERVATION_CHARS, formatObservation } from "../action/index.ts";
+import { newRunId } from "../engine/run-id.ts";
 import { safeJson } from "../action/json.ts";
 import type { ToolOutputStore } from "../conversation/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
@@ -70,7 +71,7 @@ export class ActionExecutor {
   async execute(call: ActionCall, options: ActionRunOptions = {}): Promise<ActionOutcome> {
     const startedAt = Date.now();
     const t0 = performance.now();
-    const runId = options.runId ?? crypto.randomUUID();
+    const runId = options.runId ?? newRunId();
     const prepared = await this.prepare(call);
     if (!prepared.ok) {
       return { status: "failed", ok: false, error: prepared.error, observation: this.failure(call, prepared.error, "failed"), startedAt, durationMs: performance.now() - t0 };

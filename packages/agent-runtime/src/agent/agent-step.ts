@@ -10,6 +10,7 @@ import {
   messageOf,
 } from "@weft/types";
 import { assistantMessage, conversationHistory, llmErrorMessage, userMessage, withStepTrace, type MessageMeta } from "../conversation/index.ts";
+import { newRunId } from "../engine/run-id.ts";
 import { buildAgentContext } from "./agent-context.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, type AgentError } from "./errors.ts";
@@ -63,7 +64,7 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     ...(world !== undefined ? { world } : {}),
     ...env.context,
   });
-  const runId = crypto.randomUUID();
+  const runId = newRunId();
   const outcome = await env.deliberation.run(env.engine, inputs, { runId, signal: env.signal, services: env.services, ...(env.onRunEvent ? { onEvent: env.onRunEvent } : {}) });
   const deliberation = { runId, status: outcome.ok ? ("completed" as const) : outcome.status, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error }) };
   const output: LlmOutput = outcome.ok ? outcome.output : outcome.partial;

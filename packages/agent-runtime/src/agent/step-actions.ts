@@ -1,5 +1,6 @@
 import type { AgentActionTrace, AgentParseOutcome } from "@weft/types";
 import { formatObservation, type CallResult, type ErrorResult } from "../action/index.ts";
+import { newRunId } from "../engine/run-id.ts";
 import { safeJson } from "../action/json.ts";
 import { isAskUser } from "./ask-user.ts";
 import type { ObservationEntry, PlannedAction } from "./protocol.ts";
@@ -97,7 +98,7 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       acting = true;
       env.events.emit({ type: "agent.step", agentId: env.agentId, step, phase: "acting" });
     }
-    const runId = crypto.randomUUID();
+    const runId = newRunId();
     env.permissions.begin();
     const journal = env.actions?.begin({ toolId: call.toolId, params: call.params });
     const result =

@@ -1,3 +1,4 @@
+import { newRunId } from "./run-id.ts";
 import {
   createLogger,
   engineError,
@@ -115,7 +116,7 @@ export class ExecutionEngine {
 
   /** Runs a workflow. Never throws for bad graphs or inputs: they give a failed RunResult. */
   async run(workflow: Workflow, options: RunOptions = {}): Promise<RunResult> {
-    const runId = options.runId ?? crypto.randomUUID();
+    const runId = options.runId ?? newRunId();
     const startedAt = Date.now();
     const t0 = performance.now();
     const emitter = new RunEventEmitter(runId, options.onEvent, this.logger);

@@ -1,5 +1,6 @@
 export { ExecutionEngine, type ValidationResult } from "./execution-engine.ts";
 export { freezeWorkflow } from "./frozen-workflow.ts";
+export { newRunId } from "./run-id.ts";
 export type { EngineOptions, RunOptions } from "./engine-options.ts";
 export { LruOutputCache, type CacheEntry, type OutputCache } from "./cache/index.ts";
 export { DirectoryWorkflowSource } from "./directory-workflow-source.ts";
