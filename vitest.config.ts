@@ -8,6 +8,8 @@ export default defineConfig({
     pool: "threads",
     include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
+    // Removes the temp folders tempDir() made once each test file ends, a failing one's too.
+    setupFiles: ["./apps/backend/src/testing/vitest-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,17 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { z } from "zod";
 import { ObservationSchema, RunEventSchema, silentLogger, WorkflowSchema, type WorkflowInput } from "@weft/types";
 import { RunRecordSchema } from "../storage/run-repository.ts";
 import { createServer, type ServerOptions, type WeftServer } from "../server.ts";
 import { TEST_TOKEN, call } from "./http-call.ts";
+import { removeDir, tempDir } from "./temp-dirs.ts";
 
-export { TEST_TOKEN, call };
-
-export function tempDir(prefix = "weft-backend-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { TEST_TOKEN, call, removeDir, tempDir };
 
 export interface TestServer {
   server: WeftServer;
@@ -25,7 +19,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** A real server on a free loopback port, with its SQLite file in a fresh temp folder. */
+/**
+ * A real server on a free loopback port, with its SQLite file in a fresh temp folder. The folders it makes (data, examples,
+ * and the server's `<data>-project`) are removed after the test file (temp-dirs.ts), so `stop()` only stops the server.
+ */
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const examplesDir = options.examplesDir ?? tempDir("weft-examples-");
@@ -39,10 +36,6 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
     fetch: (path, init = {}) => fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${server.accessToken}`, ...(init.headers as Record<string, string> | undefined) } }),
     stop: () => server.stop(),
   };
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /** topic (string) → template "Notes on {{0}}" → output `text`. */
