@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { createFixture, type Fixture } from "../testing/fixture.ts";
 
 let fx: Fixture;
@@ -48,11 +48,11 @@ describe("fs.list", () => {
 
   it("does not enter .git and node_modules when recursive", async () => {
     const host = createFixture({ limits: { maxListEntries: 100 } });
+    onTestFinished(() => host.cleanup());
     host.put("project/src/x.ts", "x");
     host.put("project/.git/HEAD", "ref");
     host.put("project/node_modules/m/index.js", "");
     expect(await host.host.call("fs.list", { path: "@project/", recursive: true })).toMatchObject({ entries: [".git/", "node_modules/", "src/", "src/x.ts"] });
-    host.cleanup();
   });
 
   it("says when the path is a file or missing", async () => {

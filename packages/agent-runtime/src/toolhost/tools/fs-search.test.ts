@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { createFixture, type Fixture } from "../testing/fixture.ts";
 
 let fx: Fixture;
@@ -57,10 +57,10 @@ describe("fs.search", () => {
 
   it("stops at the limit of files scanned", async () => {
     const small = createFixture({ limits: { maxSearchFiles: 2 } });
+    onTestFinished(() => small.cleanup());
     for (let i = 0; i < 5; i++) small.put(`project/f${i}.txt`, "needle\n");
     const result = await small.host.call("fs.search", { pattern: "needle" });
     expect(result).toMatchObject({ ok: true, truncated: true, stats: { filesScanned: 2, matchesFound: 2 } });
-    small.cleanup();
   });
 
   it("refuses invalid and catastrophic regular expressions with a precise reason", async () => {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { createFixture, type Fixture } from "../testing/fixture.ts";
 
 let fx: Fixture;
@@ -81,6 +81,7 @@ describe("fs.write", () => {
 
   it("serialises concurrent writes to one file: no append is lost or interleaved", async () => {
     const host = createFixture({ limits: { maxWriteBytes: 1 << 20 } });
+    onTestFinished(() => host.cleanup());
     const lines = Array.from({ length: 60 }, (_, i) => `branch ${String(i).padStart(2, "0")} ${"x".repeat(200)}\n`);
     const results = await Promise.all(lines.map((line) => host.host.call("fs.write", { path: "@project/log.txt", content: line, mode: "append" }, { runId: "r" })));
     expect(results.every((r) => r.ok)).toBe(true);
@@ -89,7 +90,6 @@ describe("fs.write", () => {
     expect([...written].sort()).toEqual([...lines].sort());
     // Arrival order is kept.
     expect(written).toEqual(lines);
-    host.cleanup();
   });
 
   it("leaves the old content intact when the writing process is killed mid-write", async () => {

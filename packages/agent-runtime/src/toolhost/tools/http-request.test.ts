@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import type { CredentialResolver, HttpRequestOk, PermissionRuleInput, ToolResult } from "@weft/types";
 import { AuditLog } from "../audit/audit-log.ts";
 import { createFixture, type Fixture } from "../testing/fixture.ts";
@@ -64,14 +64,15 @@ const credentials: CredentialResolver = {
   names: async () => ["api-token"],
 };
 
-let fixture: Fixture | undefined;
+// Every fixture of a test, removed after it: a test may make more than one (each hostWith() call makes one).
+const fixtures: Fixture[] = [];
 function hostWith(rules: PermissionRuleInput[]) {
-  fixture = createFixture({ permissions: { rules }, credentials });
+  const fixture = createFixture({ permissions: { rules }, credentials });
+  fixtures.push(fixture);
   return fixture.host;
 }
 afterEach(() => {
-  fixture?.cleanup();
-  fixture = undefined;
+  for (const fixture of fixtures.splice(0)) fixture.cleanup();
   for (const s of [inside, api, other]) s.seen.length = 0;
 });
 
@@ -127,8 +128,11 @@ describe("http.request: SSRF defence", () => {
 
 describe("http.request: audit", () => {
   it("records every call from its start, the refused ones too, without the credential's secret", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "weft-http-audit-")), "audit.jsonl");
-    fixture = createFixture({ permissions: { rules: [allow(`${api.origin}/**`)] }, credentials, audit: new AuditLog({ file }) });
+    const auditDir = mkdtempSync(join(tmpdir(), "weft-http-audit-"));
+    onTestFinished(() => rmSync(auditDir, { recursive: true, force: true }));
+    const file = join(auditDir, "audit.jsonl");
+    const fixture = createFixture({ permissions: { rules: [allow(`${api.origin}/**`)] }, credentials, audit: new AuditLog({ file }) });
+    fixtures.push(fixture);
     await fixture.host.call("http.request", { url: `${api.origin}/echo`, credential: "api-token" }, { runId: "run-audit" });
     await fixture.host.call("http.request", { url: `${inside.origin}/x` }, { runId: "run-audit" });
     const records = readFileSync(file, "utf8")
@@ -144,7 +148,6 @@ describe("http.request: audit", () => {
     expect(records[1].result).toMatchObject({ ok: true, status: 200, attempts: 1 });
     expect(records[3].result).toMatchObject({ ok: false, code: "E_PRIVATE_ADDRESS" });
     expect(readFileSync(file, "utf8")).not.toContain("tok-0123456789abcdef");
-    rmSync(dirname(file), { recursive: true, force: true });
   });
 });
 

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { CommandRuleInput } from "@weft/types";
 import { DEFAULT_COMMAND_RULES } from "../shell/allowlist.ts";
 import { gitEnvironment } from "../shell/git-hardening.ts";
@@ -97,8 +97,8 @@ describe("shell.exec", () => {
       envAllowlist: ["PATH", "HOME", "LANG", "OPENAI_API_KEY", "GITHUB_TOKEN"],
       hostEnv: { PATH: process.env.PATH, HOME: "/home/user", LANG: "C.UTF-8", OPENAI_API_KEY: "sk-live-123", GITHUB_TOKEN: "ghp_x", AWS_SECRET_ACCESS_KEY: "aws", UNLISTED: "u" },
     });
+    onTestFinished(() => host.cleanup());
     const result = await exec({ command: "env" }, host.host);
-    host.cleanup();
     expect(result).toMatchObject({ ok: true, exitCode: 0 });
     if (!result.ok) return;
     const lines = (result.stdout as string).trim().split("\n");
@@ -113,6 +113,7 @@ describe("shell.exec", () => {
 
   it("stops a command at its timeout and kills every process it started", async () => {
     const host = createFixture({ commands: [...DEFAULT_COMMAND_RULES, { command: "sh" }] satisfies CommandRuleInput[] });
+    onTestFinished(() => host.cleanup());
     const seconds = uniqueSeconds();
     const started = performance.now();
     const running = exec({ command: "sh", args: ["-c", `sleep ${seconds} & sleep ${seconds} & (sleep ${seconds}; echo late) & echo started; wait`], timeoutMs: 600 }, host.host);
@@ -121,7 +122,6 @@ describe("shell.exec", () => {
     expect(processesMatching(`sleep ${seconds}`).length).toBeGreaterThanOrEqual(3);
     const result = await running;
     const elapsed = performance.now() - started;
-    host.cleanup();
     expect(result).toMatchObject({ ok: false, error: { code: "E_TIMEOUT", details: { timeoutMs: 600, stdout: "started\n" } } });
     expect(elapsed).toBeLessThan(5000);
     await new Promise((r) => setTimeout(r, 100));
@@ -130,9 +130,9 @@ describe("shell.exec", () => {
 
   it("kills what a finished command left running in the background", async () => {
     const host = createFixture({ commands: [{ command: "sh" }] });
+    onTestFinished(() => host.cleanup());
     const seconds = uniqueSeconds();
     const result = await exec({ command: "sh", args: ["-c", `sleep ${seconds} > /dev/null 2>&1 & echo $!`] }, host.host);
-    host.cleanup();
     expect(result).toMatchObject({ ok: true, exitCode: 0 });
     await new Promise((r) => setTimeout(r, 100));
     expect(processesMatching(`sleep ${seconds}`)).toEqual([]);
@@ -140,10 +140,10 @@ describe("shell.exec", () => {
 
   it("caps runaway output, marks the cut, and stops the command", async () => {
     const host = createFixture({ commands: [{ command: "yes" }], limits: { maxShellOutputBytes: 64 * 1024, shellTimeoutMs: 10_000 } });
+    onTestFinished(() => host.cleanup());
     const started = performance.now();
     const result = await exec({ command: "yes" }, host.host);
     const elapsed = performance.now() - started;
-    host.cleanup();
     expect(result).toMatchObject({ ok: true, stdoutTruncated: true, killedBy: "output-limit", signal: "SIGKILL", exitCode: null });
     expect(elapsed).toBeLessThan(5000);
     if (!result.ok) return;
@@ -155,10 +155,10 @@ describe("shell.exec", () => {
 
   it("honours the caller's abort signal", async () => {
     const host = createFixture({ commands: [{ command: "sleep" }] });
+    onTestFinished(() => host.cleanup());
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const result = await host.host.call("shell.exec", { command: "sleep 20", timeoutMs: 10_000 }, { runId: "r", signal: controller.signal });
-    host.cleanup();
     expect(result).toMatchObject({ ok: false, error: { code: "E_ABORTED" } });
   });
 
@@ -173,8 +173,8 @@ describe("shell.exec", () => {
 
   it("says when an allowlisted program is not installed", async () => {
     const host = createFixture({ commands: [{ command: "surely-not-installed-tool" }] });
+    onTestFinished(() => host.cleanup());
     const result = await exec({ command: "surely-not-installed-tool" }, host.host);
-    host.cleanup();
     expect(result).toMatchObject({ ok: false, error: { code: "ENOENT" } });
   });
 });
