@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { silentLogger } from "../../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
+import { removeDir, tempDir } from "../../../apps/backend/src/testing/temp-dirs.ts";
 import { ApiClient } from "../../../apps/frontend/src/api/client.ts";
 import { ownerFetch } from "./as-owner.ts";
 import { useStarted } from "./lifecycle.ts";
@@ -20,13 +18,15 @@ export interface ServedApi {
 export function useServedApi(setup?: (served: ServedApi) => Promise<void>): ServedApi {
   const dirs: string[] = [];
   const start = async (): Promise<ServedApi> => {
-    for (let i = 0; i < 2; i++) dirs.push(mkdtempSync(join(tmpdir(), "weft-e2e-api-")));
+    // tempDir: a start that fails half-way still has its folders removed after the file.
+    for (let i = 0; i < 2; i++) dirs.push(tempDir("weft-e2e-api-"));
     const server = await createServer({ dataDir: dirs[0], examplesDir: dirs[1], port: 0, logger: silentLogger, shutdownGraceMs: 200 });
     return { server, client: new ApiClient(server.url, ownerFetch(server.accessToken)) };
   };
   const stop = async ({ server }: ServedApi) => {
     await server.stop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    // The server's @project/ folder (<data>-project) too.
+    for (const dir of [...dirs, server.projectDir]) removeDir(dir);
   };
   return useStarted("the server", start, stop, setup, 60_000).handle;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -6,6 +6,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { silentLogger, type Workflow, type WorkflowInput } from "../../../packages/types/src/index.ts";
 import { WorkflowAnswerSchema } from "../../../apps/backend/src/testing/answers.ts";
 import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
+import { tempDir } from "../../../apps/backend/src/testing/temp-dirs.ts";
 import { buildFrontend } from "./build-frontend.ts";
 import { useStarted } from "./lifecycle.ts";
 
@@ -45,11 +46,12 @@ export interface Weft {
 /** The built editor served by the real backend (temp data folder, free port) and a headless Chromium on it. */
 export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
   await buildFrontend();
-  const dataDir = mkdtempSync(join(tmpdir(), "weft-e2e-data-"));
+  // tempDir: if the browser or the server fails to start, the folders are still removed after the file.
+  const dataDir = tempDir("weft-e2e-data-");
   // Without a folder of examples the server starts empty; a given one (e.g. the repository's workflows/) is only read.
   const ownExamples = options.examplesDir === undefined;
-  const examplesDir = options.examplesDir ?? mkdtempSync(join(tmpdir(), "weft-e2e-examples-"));
-  const profileDir = mkdtempSync(join(tmpdir(), "weft-e2e-profile-"));
+  const examplesDir = options.examplesDir ?? tempDir("weft-e2e-examples-");
+  const profileDir = tempDir("weft-e2e-profile-");
   const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger, shutdownGraceMs: 200, ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}) });
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,

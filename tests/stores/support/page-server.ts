@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "vitest";
 import { spawnServer, type ChildServer } from "../../../apps/backend/src/testing/child-server.ts";
 import { TEST_TOKEN } from "../../../apps/backend/src/testing/http-call.ts";
+import { removeDir, tempDir } from "../../../apps/backend/src/testing/temp-dirs.ts";
 
 export interface PageServer {
   server: ChildServer;
@@ -16,7 +14,8 @@ export interface PageServer {
  * go to it with the session cookie.
  */
 export async function startPageServer(): Promise<PageServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "weft-store-"));
+  // tempDir: removed after the file even when the server fails to come up or stop() is never reached.
+  const dataDir = tempDir("weft-store-");
   const server = await spawnServer(dataDir, { WEFT_DEMO_LLM: "off" });
   (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${server.url}/`);
   const res = await fetch("/api/auth/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: TEST_TOKEN }) });
@@ -26,7 +25,8 @@ export async function startPageServer(): Promise<PageServer> {
     async stop() {
       server.proc.kill();
       await server.proc.exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      // The server's @project/ folder is <data>-project, beside it.
+      for (const dir of [dataDir, `${dataDir}-project`]) removeDir(dir);
     },
   };
 }
