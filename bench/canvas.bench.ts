@@ -145,7 +145,8 @@ async function bench(count: number): Promise<void> {
   } finally {
     await context.close();
     await server.stop();
-    for (const dir of [dataDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+    // server.projectDir: the @project/ folder the server made beside the data folder.
+    for (const dir of [dataDir, server.projectDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
   }
 }
 

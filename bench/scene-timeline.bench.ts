@@ -77,5 +77,6 @@ try {
   );
 } finally {
   await t.stop();
-  removeDir(t.dataDir);
+  // The server's @project/ folder is <data>-project, beside it.
+  for (const dir of [t.dataDir, `${t.dataDir}-project`]) removeDir(dir);
 }
