@@ -211,8 +211,9 @@ describe("health, nodes and the editor", () => {
   });
 
   it("serves the built editor with an SPA fallback, and nothing outside its folder", async () => {
-    const dist = tempDir("weft-dist-");
-    mkdirSync(join(dist, "assets"));
+    // The editor's folder inside a temp folder of its own, so the file beside it is in that temp folder, not in /tmp.
+    const dist = join(tempDir("weft-dist-"), "dist");
+    mkdirSync(join(dist, "assets"), { recursive: true });
     writeFileSync(join(dist, "index.html"), "<!doctype html><title>editor</title>");
     writeFileSync(join(dist, "assets", "app.js"), "console.log('app')");
     writeFileSync(join(dist, "..", "secret.txt"), "outside");
