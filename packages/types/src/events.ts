@@ -12,14 +12,27 @@ const nodeRef = { nodeId: z.string(), invocationId: z.string() };
 export const RunEventSchema = z.discriminatedUnion("type", [
   /** The first event of a run, before any node event; `nodeCount` counts the document's nodes. */
   z.object({ ...base, type: z.literal("run.started"), runId: z.string(), workflowId: z.string(), nodeCount: z.number().int(), inputs: z.record(z.string(), z.unknown()) }),
-  /** An invocation began an attempt (`attempt` 1, then again after each node.retrying). Never sent for a cache hit. */
+  /** An invocation began an attempt (`attempt` 1, then again after each node.retrying). Never sent for a cache hit, nor for a node that completed within its call (its node.completed says so). */
   z.object({ ...base, type: z.literal("node.started"), ...nodeRef, nodeType: z.string(), inputs: z.record(z.string(), z.unknown()), attempt: z.number().int() }),
   /** A piece the node streamed, between its node.started and its final event; `index` counts from 0 per invocation. */
   z.object({ ...base, type: z.literal("node.chunk"), ...nodeRef, index: z.number().int(), chunk: z.unknown() }),
   /** The attempt failed with `error` and another comes after `delayMs`; its node.started follows with `attempt` one higher. */
   z.object({ ...base, type: z.literal("node.retrying"), ...nodeRef, attempt: z.number().int(), delayMs: z.number(), error: NodeErrorSchema }),
-  /** The invocation's outputs are final. With `cached: true` it was served from the cache and no node.started came before it. */
-  z.object({ ...base, type: z.literal("node.completed"), ...nodeRef, outputs: z.record(z.string(), z.unknown()), durationMs: z.number(), cached: z.boolean() }),
+  /**
+   * The invocation's outputs are final. With `cached: true` it was served from the cache; no node.started came before it.
+   * A node that completed within its own call (nothing to watch while it ran) has no node.started either. In both
+   * cases the event carries the `nodeType` and `inputs` a node.started would have.
+   */
+  z.object({
+    ...base,
+    type: z.literal("node.completed"),
+    ...nodeRef,
+    outputs: z.record(z.string(), z.unknown()),
+    durationMs: z.number(),
+    cached: z.boolean(),
+    nodeType: z.string().optional(),
+    inputs: z.record(z.string(), z.unknown()).optional(),
+  }),
   /** The invocation ended without outputs: it failed, timed out or was cancelled (`error.code` says which); no retry follows. */
   z.object({ ...base, type: z.literal("node.failed"), ...nodeRef, error: NodeErrorSchema, durationMs: z.number() }),
   /** The node never started: an input it needs is dead (a failed node or an untaken branch, `causeNodeId`), or the run stopped or was cancelled first. No invocationId. */

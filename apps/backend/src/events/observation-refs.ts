@@ -44,8 +44,11 @@ export function fillFromEvents(observations: Observation[], eventTexts: readonly
     found.set(event.invocationId, node);
     // The first start holds the inputs (a retry starts again with the same ones).
     if (event.type === "node.started") node.inputs ??= event.inputs ?? {};
-    else if (event.type === "node.completed") node.outputs = event.outputs ?? {};
-    else if (event.type === "node.chunk") node.chunks.push(event.chunk);
+    else if (event.type === "node.completed") {
+      node.outputs = event.outputs ?? {};
+      // A node that completed within its call has no start: its completion holds the inputs.
+      if (event.inputs !== undefined) node.inputs ??= event.inputs;
+    } else if (event.type === "node.chunk") node.chunks.push(event.chunk);
   }
   return observations.map((o) => {
     if (!isObservationStub(o)) return o;

@@ -48,7 +48,8 @@ export class ObservationTracker {
         return;
       case "node.completed":
       case "node.failed": {
-        const started = this.open.get(event.invocationId);
+        // A node that completed within its call, or from the cache, has no node.started: its completion carries what one would.
+        const started = this.open.get(event.invocationId) ?? (event.type === "node.completed" ? this.unstarted(event) : undefined);
         if (!started) return;
         this.open.delete(event.invocationId);
         const observation: Observation = {
@@ -97,5 +98,10 @@ export class ObservationTracker {
         return never;
       }
     }
+  }
+
+  private unstarted(event: Extract<RunEvent, { type: "node.completed" }>): Started | undefined {
+    if (event.inputs === undefined || event.nodeType === undefined) return undefined;
+    return { nodeId: event.nodeId, nodeType: event.nodeType, inputs: event.inputs, startedAt: event.ts - event.durationMs, attempt: event.cached ? 0 : 1, chunks: [], ord: this.nextOrd++ };
   }
 }

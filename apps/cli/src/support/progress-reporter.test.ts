@@ -57,4 +57,9 @@ describe("createProgressReporter", () => {
       '✗ failed after 12ms: [TIMEOUT] node "b" failed: too slow',
     ]);
   });
+
+  it("names the type of a node that completed within its call (it had no start line)", () => {
+    const out = feed([{ type: "node.completed", nodeId: "tidy", invocationId: "it", outputs: {}, durationMs: 0.5, cached: false, nodeType: "text:template", inputs: { text: "x" } }]);
+    expect(out).toBe("  ✓ tidy (text:template) 0.50ms\n");
+  });
 });

@@ -55,8 +55,10 @@ export function createProgressReporter(write: (text: string) => void): RunEventS
       case "node.completed": {
         closeStreamLine();
         const chunks = chunkCounts.get(event.invocationId);
+        // A node that completed within its call had no "…" line: its type is shown here.
+        const type = event.nodeType !== undefined ? ` (${event.nodeType})` : "";
         if (event.cached) write(`  ○ ${event.nodeId} cached\n`);
-        else write(`  ✓ ${event.nodeId} ${formatDuration(event.durationMs)}${chunks ? ` · ${chunks} chunk${chunks === 1 ? "" : "s"}` : ""}\n`);
+        else write(`  ✓ ${event.nodeId}${type} ${formatDuration(event.durationMs)}${chunks ? ` · ${chunks} chunk${chunks === 1 ? "" : "s"}` : ""}\n`);
         return;
       }
       case "node.failed":

@@ -9,7 +9,7 @@ function stream(drafts: RunEventDraft[]): RunEvent[] {
 
 const events = stream([
   { type: "run.started", runId: "r1", workflowId: "wf", nodeCount: 4, inputs: { name: "Ada" } },
-  { type: "node.completed", nodeId: "a", invocationId: "a#1", outputs: { text: "Hi" }, durationMs: 0, cached: true },
+  { type: "node.completed", nodeId: "a", invocationId: "a#1", outputs: { text: "Hi" }, durationMs: 0, cached: true, nodeType: "core:template", inputs: { name: "Ada" } },
   { type: "node.started", nodeId: "b", invocationId: "b#1", nodeType: "core:llm", inputs: { prompt: "Hi" }, attempt: 1 },
   { type: "node.chunk", nodeId: "b", invocationId: "b#1", index: 0, chunk: "Hel" },
   { type: "node.chunk", nodeId: "b", invocationId: "b#1", index: 1, chunk: { text: "lo" } },
@@ -34,7 +34,8 @@ describe("run view from live events", () => {
     expect(seen).toEqual(["Hel", "Hello", "Hello"]);
     expect(view.status).toBe("failed");
     expect(view.inputs).toEqual({ name: "Ada" });
-    expect(view.nodes.a).toMatchObject({ status: "cached", invocations: [{ cached: true, outputs: { text: "Hi" } }] });
+    // No node.started came for it: its inputs come with its completion.
+    expect(view.nodes.a).toMatchObject({ status: "cached", invocations: [{ cached: true, inputs: { name: "Ada" }, outputs: { text: "Hi" } }] });
     expect(view.nodes.b.status).toBe("failed");
     expect(view.nodes.b.invocations).toHaveLength(1);
     expect(view.nodes.b.invocations[0]).toMatchObject({ attempt: 2, error: { code: "NODE_ERROR", details: { line: 3 } }, durationMs: 12, retries: [{ attempt: 1, error: { code: "RATE_LIMIT" } }] });

@@ -131,8 +131,18 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
       const run = nodeRun(view, event.nodeId);
       let inv = invocation(view, event.nodeId, event.invocationId);
       if (!inv) {
-        // A cached node completes without starting.
-        inv = { invocationId: event.invocationId, status: "completed", attempt: 1, inputs: {}, chunks: [], text: "", retries: [], startedAt: event.ts, cached: event.cached };
+        // A cached node, or one that completed within its call, has no node.started: the completion carries its inputs.
+        inv = {
+          invocationId: event.invocationId,
+          status: "completed",
+          attempt: 1,
+          inputs: event.inputs ?? {},
+          chunks: [],
+          text: "",
+          retries: [],
+          startedAt: event.ts - event.durationMs,
+          cached: event.cached,
+        };
         run.invocations.push(inv);
       }
       inv.status = event.cached ? "cached" : "completed";

@@ -35,7 +35,8 @@ describe("ActionExecutor", () => {
     expect(outcome).toMatchObject({ status: "completed", ok: true, runId: "run-math", result: { result: 42 } });
     expect(outcome.observation).toBe('Observation: Tool `core_math` executed successfully. Result: {"result":42}');
     expect(events[0]).toMatchObject({ type: "run.started", runId: "run-math", workflowId: "single:core:math", streamId: "run-math", seq: 0 });
-    expect(events.find((e) => e.type === "node.started")).toMatchObject({ nodeType: "core:math", inputs: { a: 6, b: 7 } });
+    // core:math completes within its call: one node.completed, carrying its type and inputs.
+    expect(events.find((e) => e.type === "node.completed")).toMatchObject({ nodeType: "core:math", inputs: { a: 6, b: 7 }, outputs: { result: 42 } });
     expect(events.at(-1)).toMatchObject({ type: "run.completed", outputs: { result: 42 } });
   });
 

@@ -180,6 +180,8 @@ export class GraphRun implements ContextOwner {
       this.complete(i, obs, t0, call.value as NodeValues, key);
       return;
     }
+    // Not over within its call: those watching see it running from here.
+    if (emitter.enabled) emitter.flushStart();
     if (policy.retries === 0 && (kind === "threw" || kind === "invalid")) {
       attemptSignal?.dispose();
       this.fail(i, obs, t0, call.threw ? toNodeError(call.error) : invalidOutputsError(call.value));
@@ -259,7 +261,7 @@ export class GraphRun implements ContextOwner {
     const emitter = this.scope.emitter;
     if (emitter.enabled) {
       const clock = this.scope.clock;
-      if (obs.status === "completed") emitter.nodeCompleted(obs.nodeId, obs.invocationId, obs.outputs, obs.durationMs, obs.cached, clock.wall(clock.last));
+      if (obs.status === "completed") emitter.nodeCompleted(obs.nodeId, obs.invocationId, obs.nodeType, obs.inputs, obs.outputs, obs.durationMs, obs.cached, clock.wall(clock.last));
       else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last));
       else emitter.nodeSkipped(obs.nodeId, obs.skipReason ?? "", causeNodeId);
     }

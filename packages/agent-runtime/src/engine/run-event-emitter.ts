@@ -2,15 +2,32 @@ import type { Logger, NodeError, NodeValues, RunEvent, RunEventDraft, RunEventSi
 
 type Stamped = RunEventDraft & { streamId: string; seq: number; ts: number };
 
+/** A node's start not sent yet: it is sent before the next event, or folded into the node's own completion. */
+interface PendingStart {
+  nodeId: string;
+  invocationId: string;
+  nodeType: string;
+  inputs: NodeValues;
+  attempt: number;
+  ts: number;
+}
+
 /**
  * Stamps events with the run's stream id, sequence number (from 0) and time, and hands them to the
  * sink. Hot path: callers check `enabled` before building an event, the per-node events are built
  * whole (one object, one shape), and nothing is re-validated.
+ *
+ * A node's `node.started` waits until something else happens: a node that completes within its own
+ * call (an interface node, a template; nobody could have watched it run) is announced by one
+ * `node.completed` carrying its type and inputs. A busy agent step runs six such nodes per deliberation,
+ * and their starts were a quarter of the events it stored. Any other event, and `flushStart()` (the
+ * node went asynchronous), sends the waiting start first, so the order of events is kept.
  */
 export class RunEventEmitter {
   private seq = 0;
   private closed = false;
   private sinkFailed = false;
+  private pending: PendingStart | undefined;
 
   constructor(
     readonly streamId: string,
@@ -34,6 +51,7 @@ export class RunEventEmitter {
 
   emit(draft: RunEventDraft): void {
     if (this.sink === undefined || this.closed) return;
+    if (this.pending !== undefined) this.flushStart();
     const event = draft as Stamped;
     event.streamId = this.streamId;
     event.seq = this.seq++;
@@ -41,15 +59,35 @@ export class RunEventEmitter {
     this.deliver(event as RunEvent);
   }
 
+  /** The node's start, sent when anything else happens first (see the class comment). */
   nodeStarted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, attempt: number, ts: number): void {
-    this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, nodeType, inputs, attempt });
+    if (this.pending !== undefined) this.flushStart();
+    this.pending = { nodeId, invocationId, nodeType, inputs, attempt, ts };
   }
 
-  nodeCompleted(nodeId: string, invocationId: string, outputs: NodeValues, durationMs: number, cached: boolean, ts: number): void {
-    this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached });
+  /** Sends the start still waiting, if any: its node goes on asynchronously, and watchers must see it running. */
+  flushStart(): void {
+    const start = this.pending;
+    if (start === undefined) return;
+    this.pending = undefined;
+    this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ...start });
+  }
+
+  /**
+   * The node's outputs are final. When its start was not sent (it completed within its call) or the cache
+   * served it (it never started), the event carries the node's type and inputs.
+   */
+  nodeCompleted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, outputs: NodeValues, durationMs: number, cached: boolean, ts: number): void {
+    const start = this.pending;
+    const folded = start !== undefined && start.invocationId === invocationId && start.attempt === 1;
+    if (folded) this.pending = undefined;
+    else if (start !== undefined) this.flushStart();
+    if (folded || cached) this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached, nodeType, inputs });
+    else this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached });
   }
 
   nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number, ts: number): void {
+    if (this.pending !== undefined) this.flushStart();
     this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs });
   }
 

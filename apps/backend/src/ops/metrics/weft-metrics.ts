@@ -66,7 +66,7 @@ export class WeftMetrics {
   private readonly runDuration: Histogram<"status">;
   private readonly nodeDuration: Histogram<"node_type" | "status">;
   private readonly nodeCacheHits: Counter;
-  /** Per run stream: the node type of each started invocation, until its final event (node.completed has no type). */
+  /** Per run stream: the node type of each started invocation, until its final event (a node.completed after a node.started has no type). */
   private readonly invocationTypes = new Map<string, Map<string, string>>();
 
   /** Without `queue` (a worker process), the queue gauges are left to the API process that owns the queue. */
@@ -115,7 +115,7 @@ export class WeftMetrics {
         return;
       case "node.completed":
       case "node.failed": {
-        const nodeType = event.invocationId !== undefined ? this.invocationTypes.get(streamId)?.get(event.invocationId) : undefined;
+        const nodeType = event.nodeType ?? (event.invocationId !== undefined ? this.invocationTypes.get(streamId)?.get(event.invocationId) : undefined);
         if (event.invocationId !== undefined) this.invocationTypes.get(streamId)?.delete(event.invocationId);
         if (event.cached === true) {
           this.nodeCacheHits.inc();
