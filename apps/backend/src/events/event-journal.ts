@@ -309,17 +309,18 @@ export class EventJournal {
     this.pending = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
     this.live = [];
     let texts: PayloadBlob[] = [];
+    // One transaction: the referenced texts, the batch and the owner's writes commit together (a commit apiece cost
+    // a busy scene about one more commit per agent step).
     const write = async () => {
-      // The referenced texts first: without a transaction around all, a crash after them leaves unreferenced texts only.
       texts = (await this.payloads?.flush()) ?? [];
       await this.storage.writeBatch(batch);
       await cut?.within();
     };
     try {
-      await (cut ? this.storage.transaction(write) : write());
+      await this.storage.transaction(write);
     } catch (error) {
       // Rolled back with the transaction: the texts go again with the next write.
-      if (cut) this.payloads?.restore(texts);
+      this.payloads?.restore(texts);
       // Put the batch back in front so the next flush retries it in order; the transaction was all or nothing.
       this.pending = {
         newRuns: [...pending.newRuns, ...this.pending.newRuns],
