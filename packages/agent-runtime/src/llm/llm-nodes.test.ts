@@ -58,6 +58,19 @@ describe("llm:chat through the engine and the real provider", () => {
     expect(turnsSeen[0].raw).toMatchObject({ object: "chat.completion", choices: [{ finish_reason: "stop" }] });
   });
 
+  it("sends a fast stream as a few chunks: the first at once, then at most one per 50 ms, none lost", async () => {
+    const tokens = Array.from({ length: 60 }, (_, i) => `t${i} `);
+    const { engine } = await setup([{ kind: "text", chunks: tokens, chunkDelayMs: 3 }]);
+    const { result, events } = await run(engine, engine.singleNodeWorkflow("llm:chat", { prompt: "Count" }));
+    expect(result.status).toBe("completed");
+    const chunks = events.filter((e): e is Extract<RunEvent, { type: "node.chunk" }> => e.type === "node.chunk");
+    expect(chunks.map((c) => c.chunk).join("")).toBe(tokens.join(""));
+    // Sent one by one, 60 tokens over ≥180 ms were 60 events; paced, a handful (the bound leaves room for a slow machine).
+    expect(chunks.length).toBeLessThanOrEqual(15);
+    expect(chunks[0]!.chunk).toBe("t0 ");
+    for (let i = 1; i < chunks.length - 1; i++) expect(chunks[i]!.ts - chunks[i - 1]!.ts).toBeGreaterThanOrEqual(45);
+  });
+
   it("passes tools and returns assembled tool calls", async () => {
     const { server, engine } = await setup([{ kind: "tool_calls", calls: [{ id: "call_9", name: "lookup", arguments: '{"q":"loom"}' }] }]);
     const tools = [{ type: "function", function: { name: "lookup", description: "Look a word up", parameters: { type: "object", properties: { q: { type: "string" } } } } }];

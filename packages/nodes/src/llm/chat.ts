@@ -44,6 +44,9 @@ export const llmChat = defineNode(
   chat,
 );
 
+/** The shortest time between two chunks of a reply: 20 a second keeps a live view fluid. */
+const CHUNK_INTERVAL_MS = 50;
+
 async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<string, NodeValues, void> {
   // Input mistakes are reported first, even where no LLM is configured.
   const request = buildRequest(inputs, ctx.config);
@@ -59,13 +62,15 @@ async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<strin
   // Chunks arrive on the provider's schedule; they are queued and yielded as the engine pulls.
   const queue: string[] = [];
   let wake: (() => void) | undefined;
+  /** Set while a chunk waits out the interval: new text joins it, only the end of the reply cuts the wait short. */
+  let pacing = false;
   let settled = false;
   let result: LlmChatResult | undefined;
   let failure: unknown;
   const onChunk = (chunk: LlmStreamChunk) => {
     if (chunk.kind !== "text" || chunk.text === "") return;
     queue.push(chunk.text);
-    wake?.();
+    if (!pacing) wake?.();
   };
   void llm
     .chat(request, { signal: ctx.signal, onChunk })
@@ -78,11 +83,25 @@ async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<strin
       wake?.();
     });
 
+  // Whatever piled up goes out as one chunk, at most one per CHUNK_INTERVAL_MS after the first: a model streams a
+  // token every few milliseconds, and each chunk is an event every watcher gets and the run's history stores.
+  let lastYield = -Infinity;
   for (;;) {
-    // Whatever piled up since the last pull goes out as one chunk.
-    if (queue.length > 0) yield queue.splice(0).join("");
-    else if (settled) break;
-    else await new Promise<void>((resolve) => (wake = resolve));
+    const wait = lastYield + CHUNK_INTERVAL_MS - performance.now();
+    if (queue.length > 0 && (wait <= 0 || settled)) {
+      lastYield = performance.now();
+      yield queue.splice(0).join("");
+    } else if (queue.length === 0 && settled) break;
+    else {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      pacing = queue.length > 0;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (pacing) timer = setTimeout(resolve, wait);
+      });
+      clearTimeout(timer);
+      pacing = false;
+    }
     wake = undefined;
   }
   if (failure !== undefined) throw toNodeFailure(failure, request.profileId);
