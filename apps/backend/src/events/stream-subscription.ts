@@ -8,6 +8,8 @@ export interface MessageSink {
   send(message: string): boolean;
   /** True while the socket holds more unsent data than it should: stop sending until it drains. */
   congested(): boolean;
+  /** Runs `work`, whose sends leave the socket together. */
+  together(work: () => void): void;
 }
 
 export interface SubscriptionLimits {
@@ -78,10 +80,14 @@ export class StreamSubscription {
         if (this.sink.congested()) return;
         const page = await this.events.listAfter(this.streamId, this.cursor, this.limits.pageSize);
         if (this.closed) return;
-        for (const event of page) {
-          if (!this.sink.send(eventMessage(event.json))) return;
-          this.cursor = this.delivered = event.seq;
-        }
+        let sent = true;
+        this.sink.together(() => {
+          for (const event of page) {
+            if (!(sent = this.sink.send(eventMessage(event.json)))) return;
+            this.cursor = this.delivered = event.seq;
+          }
+        });
+        if (!sent) return;
         if (page.length < this.limits.pageSize && this.heardUpTo <= this.cursor) this.mode = "live";
       }
     } catch (error) {
@@ -93,6 +99,10 @@ export class StreamSubscription {
 
   private onLive(batch: StoredEvent[]): void {
     if (this.closed) return;
+    this.sink.together(() => this.deliverLive(batch));
+  }
+
+  private deliverLive(batch: StoredEvent[]): void {
     const last = batch[batch.length - 1].seq;
     if (this.mode === "catch-up") {
       this.heardUpTo = Math.max(this.heardUpTo, last);
@@ -127,6 +137,10 @@ export class StreamSubscription {
   }
 
   private sendQueued(): void {
+    this.sink.together(() => this.sendQueuedNow());
+  }
+
+  private sendQueuedNow(): void {
     while (this.queueHead < this.queue.length && !this.sink.congested()) {
       const item = this.queue[this.queueHead++];
       if (!this.sink.send(item.message)) return;

@@ -11,6 +11,11 @@ export interface EventSocket {
   send(data: string): number;
   getBufferedAmount(): number;
   close(code?: number, reason?: string): void;
+  /**
+   * Runs `work`, whose sends leave together (Bun: `cork`, one write for a batch of events). Outside Bun's own
+   * socket callbacks every send was a write of its own: a busy stream's events came one system call apiece.
+   */
+  together(work: () => void): void;
 }
 
 export interface GatewayOptions extends SubscriptionLimits {
@@ -41,6 +46,10 @@ class Connection implements MessageSink {
 
   congested(): boolean {
     return this.socket.getBufferedAmount() > this.highWater;
+  }
+
+  together(work: () => void): void {
+    this.socket.together(work);
   }
 }
 
