@@ -70,3 +70,11 @@ export function newWorkflowId(name: string): string {
 export function idNamesWorkflow(id: string, name: string): boolean {
   return id.startsWith(`${slugOf(name)}-`) && !id.slice(slugOf(name).length + 1).includes("-");
 }
+
+/**
+ * A run's id as shown in a banner or a tab: its last 8 characters. Run ids are UUIDv7s, whose first characters are
+ * the time they were made (runs made within a minute share them); the end is random.
+ */
+export function shortRunId(runId: string): string {
+  return runId.slice(-8);
+}
