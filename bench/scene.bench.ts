@@ -25,6 +25,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
+import { removeTempDirs } from "../apps/backend/src/testing/temp-dirs.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
 import { readSqliteSceneState } from "../apps/backend/src/scenes/sqlite-scene-state-store.ts";
 import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
@@ -79,6 +80,25 @@ const dbBytes = (dir: string) =>
     .filter((f) => f.startsWith("weft.sqlite"))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
+/** The servers this bench started and has not stopped yet. */
+const running = new Set<ChildServer>();
+
+async function startServer(dataDir: string, env: Record<string, string>): Promise<ChildServer> {
+  const child = await spawnServer(dataDir, env);
+  running.add(child);
+  void child.proc.exited.then(() => running.delete(child));
+  return child;
+}
+
+// Interrupted (Ctrl-C, `timeout`): Bun exits without running `finally`, so the servers and folders are taken care of here.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const child of running) child.proc.kill("SIGKILL");
+    if (process.env.BENCH_KEEP !== "1") removeTempDirs();
+    process.exit(130);
+  });
+}
+
 async function setup(child: ChildServer, agents: number, scene = SCENE, prefix = "v"): Promise<void> {
   const must = async (method: string, path: string, body?: unknown) => {
     const res = await child.call(method, path, body);
@@ -120,7 +140,7 @@ const WARMUP = process.env.BENCH_WARMUP === "1";
 
 async function measure(agents: number): Promise<Record<string, unknown>> {
   const dataDir = tempDir("weft-scene-bench-");
-  const child = await spawnServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
+  const child = await startServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
   try {
     await setup(child, agents);
     if (WARMUP) {
@@ -290,7 +310,7 @@ function effectsPerTrigger(log: readonly SceneLogEntry[]): Map<string, { world: 
 async function measureCrash(agents: number): Promise<Record<string, unknown>> {
   const dataDir = tempDir("weft-scene-crash-bench-");
   const env = { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" };
-  let child = await spawnServer(dataDir, env);
+  let child = await startServer(dataDir, env);
   try {
     await setup(child, agents);
     await child.call("POST", `/api/scenes/${SCENE}/start`);
@@ -306,7 +326,7 @@ async function measureCrash(agents: number): Promise<Record<string, unknown>> {
     const cutOff = Object.values(atKill.state?.mailboxes ?? {}).filter((m) => m.inFlight !== null).length;
 
     const r0 = performance.now();
-    child = await spawnServer(dataDir, env);
+    child = await startServer(dataDir, env);
     const healthyMs = performance.now() - r0;
     for (;;) {
       await Bun.sleep(100);
