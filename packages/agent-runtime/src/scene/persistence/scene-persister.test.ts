@@ -95,4 +95,51 @@ describe("ScenePersister", () => {
     await persister.flush();
     expect(writes).toEqual([50, 1]);
   });
+
+  it("flushSoon: callers within the gather time share one write, which holds what each had changed before it asked", async () => {
+    const inner = new FileSceneStateStore(dir);
+    const writes: number[] = [];
+    const store = Object.assign(Object.create(inner) as FileSceneStateStore, {
+      appendLog: async (sceneId: string, entries: readonly SceneLogEntry[]) => {
+        writes.push(entries.length);
+        await inner.appendLog(sceneId, entries);
+      },
+    });
+    let total = 0;
+    // A long interval: only the flushes write.
+    const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 20);
+    const asked: Array<Promise<void>> = [];
+    for (let i = 1; i <= 3; i++) {
+      total = i;
+      persister.add({ seq: i - 1, ts: 1, kind: "status", status: "running" });
+      asked.push(persister.flushSoon());
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(writes).toEqual([]);
+    await Promise.all(asked);
+    expect(writes).toEqual([3]);
+    expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 3 });
+
+    // Asked again later: another write, with what changed since.
+    total = 4;
+    persister.add({ seq: 3, ts: 1, kind: "status", status: "paused" });
+    await persister.flushSoon();
+    expect(writes).toEqual([3, 1]);
+    expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 4 });
+  });
+
+  it("flushSoon rejects every caller of a write that failed, and the entries wait for the next", async () => {
+    const blocker = join(dir, "s1");
+    await writeFile(blocker, "in the way");
+    const store = new FileSceneStateStore(dir);
+    const persister = new ScenePersister(store, "s1", () => stateWith(1), undefined, 60_000, 5);
+    persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
+    const first = persister.flushSoon();
+    const second = persister.flushSoon();
+    await expect(first).rejects.toThrow();
+    await expect(second).rejects.toThrow();
+    await rm(blocker);
+    await persister.flushSoon();
+    expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0]);
+  });
 });

@@ -5,6 +5,13 @@ import type { SceneStateStore } from "./scene-state-store.ts";
 export const DEFAULT_PERSIST_EVERY_MS = 100;
 
 /**
+ * How long `flushSoon()` waits for others to ask too. An agent's conversation write waits for the scene's commit
+ * of what came before it; one commit a write (its snapshot, its state parts, its transaction) was the largest
+ * single cost of an agent step, and agents finishing together can share one.
+ */
+export const DEFAULT_GATHER_MS = 5;
+
+/**
  * Writes a scene to its store in the background: the log entries gathered over `everyMs` are
  * appended together with the state they lead to (one store commit), so a busy scene costs one
  * state save per interval rather than one per change, and the saved state never runs ahead of or
@@ -17,6 +24,7 @@ export class ScenePersister {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private dirty = false;
   private lastError: unknown = null;
+  private gathering: Promise<void> | null = null;
 
   constructor(
     private readonly store: SceneStateStore,
@@ -24,6 +32,7 @@ export class ScenePersister {
     private readonly snapshot: () => SceneRuntimeState,
     private readonly log: Logger = silentLogger,
     private readonly everyMs = DEFAULT_PERSIST_EVERY_MS,
+    private readonly gatherMs = DEFAULT_GATHER_MS,
   ) {}
 
   add(entry: SceneLogEntry): void {
@@ -59,6 +68,18 @@ export class ScenePersister {
     this.start();
     await this.loop;
     if (this.lastError) throw this.lastError;
+  }
+
+  /**
+   * `flush()` after waiting up to `gatherMs`, so callers asking within that time share one write. Like `flush()`,
+   * it resolves once everything changed before the call is saved (the write starts after the wait).
+   */
+  flushSoon(): Promise<void> {
+    this.gathering ??= new Promise<void>((resolve) => setTimeout(resolve, this.gatherMs)).then(() => {
+      this.gathering = null;
+      return this.flush();
+    });
+    return this.gathering;
   }
 
   private start(): void {
