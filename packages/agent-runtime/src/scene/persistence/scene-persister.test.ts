@@ -28,6 +28,19 @@ const stateWith = (total: number): SceneRuntimeState => ({
   savedAt: 1,
 });
 
+/** The real store, its writes told apart by how many entries each carried. */
+function countingStore(): { inner: FileSceneStateStore; store: FileSceneStateStore; writes: number[] } {
+  const inner = new FileSceneStateStore(dir);
+  const writes: number[] = [];
+  const store = Object.assign(Object.create(inner) as FileSceneStateStore, {
+    appendLog: async (sceneId: string, entries: readonly SceneLogEntry[]) => {
+      writes.push(entries.length);
+      await inner.appendLog(sceneId, entries);
+    },
+  });
+  return { inner, store, writes };
+}
+
 describe("ScenePersister", () => {
   it("keeps log entries through a failing store and writes them all, in order, once it works again", async () => {
     // A file where the scene's folder should be: every write fails (ENOTDIR / EEXIST), even as root.
@@ -65,15 +78,7 @@ describe("ScenePersister", () => {
   });
 
   it("gathers the changes of an interval into one write of log and state, and flush writes at once", async () => {
-    const inner = new FileSceneStateStore(dir);
-    const writes: number[] = [];
-    // The real store, told apart by how many entries each write carried.
-    const store = Object.assign(Object.create(inner) as FileSceneStateStore, {
-      appendLog: async (sceneId: string, entries: readonly SceneLogEntry[]) => {
-        writes.push(entries.length);
-        await inner.appendLog(sceneId, entries);
-      },
-    });
+    const { inner, store, writes } = countingStore();
     let total = 0;
     const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 20);
     for (let i = 1; i <= 50; i++) {
@@ -97,14 +102,7 @@ describe("ScenePersister", () => {
   });
 
   it("flushSoon: callers within the gather time share one write, which holds what each had changed before it asked", async () => {
-    const inner = new FileSceneStateStore(dir);
-    const writes: number[] = [];
-    const store = Object.assign(Object.create(inner) as FileSceneStateStore, {
-      appendLog: async (sceneId: string, entries: readonly SceneLogEntry[]) => {
-        writes.push(entries.length);
-        await inner.appendLog(sceneId, entries);
-      },
-    });
+    const { inner, store, writes } = countingStore();
     let total = 0;
     // A long interval: only the flushes write.
     const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 20);
