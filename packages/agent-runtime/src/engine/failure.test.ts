@@ -115,6 +115,17 @@ describe("ExecutionEngine failures", () => {
     expect(result.observations[0].durationMs).toBeGreaterThanOrEqual(30);
   });
 
+  it("announces a retry's start as it begins, not with its end (watchers see the node running again)", async () => {
+    const { catalog } = createTestCatalog();
+    const wf = workflow("retry", [{ id: "flaky", type: "test:flaky", config: { failures: 1, succeedAfterMs: 80 }, policy: { retries: 1, retryBackoffMs: 1 } }]);
+    const seen: Array<{ type: string; attempt?: number; at: number }> = [];
+    await new ExecutionEngine({ catalog }).run(wf, { onEvent: (e) => seen.push({ type: e.type, ...("attempt" in e ? { attempt: e.attempt } : {}), at: performance.now() }) });
+    const retryStart = seen.find((e) => e.type === "node.started" && e.attempt === 2)!;
+    const completed = seen.find((e) => e.type === "node.completed")!;
+    // The second attempt sleeps 80 ms before it succeeds: its start came before that, not held back until the end.
+    expect(completed.at - retryStart.at).toBeGreaterThanOrEqual(60);
+  });
+
   it("gives up after the last retry with the last error", async () => {
     const { catalog, probe } = createTestCatalog();
     const wf = workflow("retry", [{ id: "flaky", type: "test:flaky", config: { failures: 5 }, policy: { retries: 1, retryBackoffMs: 1 } }]);

@@ -2,13 +2,12 @@ import type { Logger, NodeError, NodeValues, RunEvent, RunEventDraft, RunEventSi
 
 type Stamped = RunEventDraft & { streamId: string; seq: number; ts: number };
 
-/** A node's start not sent yet: it is sent before the next event, or folded into the node's own completion. */
+/** A node's first start not sent yet: it is sent before the next event, or folded into the node's own completion. */
 interface PendingStart {
   nodeId: string;
   invocationId: string;
   nodeType: string;
   inputs: NodeValues;
-  attempt: number;
   ts: number;
 }
 
@@ -59,10 +58,14 @@ export class RunEventEmitter {
     this.deliver(event as RunEvent);
   }
 
-  /** The node's start, sent when anything else happens first (see the class comment). */
+  /**
+   * The node's start. A first attempt's is sent when anything else happens first (see the class comment); a retry's
+   * at once (its node is running asynchronously already).
+   */
   nodeStarted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, attempt: number, ts: number): void {
     if (this.pending !== undefined) this.flushStart();
-    this.pending = { nodeId, invocationId, nodeType, inputs, attempt, ts };
+    if (attempt === 1) this.pending = { nodeId, invocationId, nodeType, inputs, ts };
+    else this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, nodeType, inputs, attempt });
   }
 
   /** Sends the start still waiting, if any: its node goes on asynchronously, and watchers must see it running. */
@@ -70,7 +73,7 @@ export class RunEventEmitter {
     const start = this.pending;
     if (start === undefined) return;
     this.pending = undefined;
-    this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ...start });
+    this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ...start, attempt: 1 });
   }
 
   /**
@@ -79,7 +82,7 @@ export class RunEventEmitter {
    */
   nodeCompleted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, outputs: NodeValues, durationMs: number, cached: boolean, ts: number): void {
     const start = this.pending;
-    const folded = start !== undefined && start.invocationId === invocationId && start.attempt === 1;
+    const folded = start !== undefined && start.invocationId === invocationId;
     if (folded) this.pending = undefined;
     else if (start !== undefined) this.flushStart();
     if (folded || cached) this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached, nodeType, inputs });

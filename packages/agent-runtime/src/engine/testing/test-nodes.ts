@@ -121,11 +121,15 @@ export function createTestCatalog(): { catalog: NodeRegistry; probe: TestProbe }
         type: "test:flaky",
         title: "Flaky",
         outputs: [{ id: "value", type: "any" }],
-        config: [{ id: "failures", kind: "integer", default: 2 }],
+        config: [
+          { id: "failures", kind: "integer", default: 2 },
+          { id: "succeedAfterMs", kind: "integer", default: 0 },
+        ],
       },
       async (_inputs, ctx) => {
         count(probe, ctx.nodeId);
         if (probe.executions.get(ctx.nodeId)! <= (ctx.config.failures as number)) throw new NodeFailure("FLAKY", `attempt ${probe.executions.get(ctx.nodeId)} failed`);
+        await new Promise((resolve) => setTimeout(resolve, (ctx.config.succeedAfterMs as number | undefined) ?? 0));
         return { value: "ok" };
       },
     ),
