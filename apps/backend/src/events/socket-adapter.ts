@@ -4,7 +4,7 @@ import type { EventSocket } from "./ws-gateway.ts";
 interface RawSocket {
   send(data: string): unknown;
   close(code?: number, reason?: string): void;
-  cork?(callback: () => unknown): unknown;
+  cork?<T>(callback: () => T): T;
 }
 
 const adapted = new WeakMap<object, EventSocket>();
@@ -21,10 +21,7 @@ export function eventSocketOf(raw: RawSocket): EventSocket {
     },
     getBufferedAmount: () => buffered.getBufferedAmount?.() ?? 0,
     close: (code, reason) => raw.close(code, reason),
-    together: (work) => {
-      if (raw.cork) raw.cork(work);
-      else work();
-    },
+    together: (work) => (raw.cork ? raw.cork(work) : work()),
   };
   adapted.set(raw, socket);
   return socket;

@@ -22,7 +22,7 @@ function recordingSink(): MessageSink & { sent: Array<{ group: number; message: 
     together: (work) => {
       current = ++group;
       try {
-        work();
+        return work();
       } finally {
         current = 0;
       }

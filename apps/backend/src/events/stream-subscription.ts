@@ -8,8 +8,8 @@ export interface MessageSink {
   send(message: string): boolean;
   /** True while the socket holds more unsent data than it should: stop sending until it drains. */
   congested(): boolean;
-  /** Runs `work`, whose sends leave the socket together. */
-  together(work: () => void): void;
+  /** Runs `work`, whose sends leave the socket together, and returns what it returns. */
+  together<T>(work: () => T): T;
 }
 
 export interface SubscriptionLimits {
@@ -80,12 +80,12 @@ export class StreamSubscription {
         if (this.sink.congested()) return;
         const page = await this.events.listAfter(this.streamId, this.cursor, this.limits.pageSize);
         if (this.closed) return;
-        let sent = true;
-        this.sink.together(() => {
+        const sent = this.sink.together(() => {
           for (const event of page) {
-            if (!(sent = this.sink.send(eventMessage(event.json)))) return;
+            if (!this.sink.send(eventMessage(event.json))) return false;
             this.cursor = this.delivered = event.seq;
           }
+          return true;
         });
         if (!sent) return;
         if (page.length < this.limits.pageSize && this.heardUpTo <= this.cursor) this.mode = "live";

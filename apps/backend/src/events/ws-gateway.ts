@@ -15,7 +15,7 @@ export interface EventSocket {
    * Runs `work`, whose sends leave together (Bun: `cork`, one write for a batch of events). Outside Bun's own
    * socket callbacks every send was a write of its own: a busy stream's events came one system call apiece.
    */
-  together(work: () => void): void;
+  together<T>(work: () => T): T;
 }
 
 export interface GatewayOptions extends SubscriptionLimits {
@@ -48,8 +48,8 @@ class Connection implements MessageSink {
     return this.socket.getBufferedAmount() > this.highWater;
   }
 
-  together(work: () => void): void {
-    this.socket.together(work);
+  together<T>(work: () => T): T {
+    return this.socket.together(work);
   }
 }
 
