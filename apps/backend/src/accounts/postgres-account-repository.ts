@@ -59,8 +59,12 @@ export class PostgresAccountRepository implements AccountRepository {
   async insertUserIfAbsent(user: UserRecord): Promise<boolean> {
     const rows: unknown[] = await this.sql`INSERT INTO users (id, username, name, role, password_hash, created_at, updated_at)
       VALUES (${user.id}, ${user.username}, ${user.name}, ${user.role}, ${user.passwordHash}, ${user.createdAt}, ${user.updatedAt})
-      ON CONFLICT (id) DO NOTHING RETURNING id`;
-    return rows.length === 1;
+      ON CONFLICT DO NOTHING RETURNING id`;
+    if (rows.length === 1) return true;
+    // No conflict target: a racing insert of the same user can trip the username index before the id one, which
+    // `ON CONFLICT (id)` does not catch. Only the same id means the user is present; a taken username stays an error.
+    if (await this.getUser(user.id)) return false;
+    throw new Error(`username "${user.username}" is taken by another user`);
   }
 
   async getUser(id: string): Promise<UserRecord | undefined> {
