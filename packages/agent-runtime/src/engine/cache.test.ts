@@ -141,6 +141,25 @@ describe("ExecutionEngine caching", () => {
     expect(cachedIds(third)).toEqual(["in", "up"]);
   });
 
+  it("keeps no entries for interface nodes that no cacheable node reads (their key would hash the whole value)", async () => {
+    const { catalog } = createTestCatalog();
+    const cache = new KeyRecordingCache(100);
+    const engine = new ExecutionEngine({ catalog, cache });
+    const wf = workflow(
+      "pass-through",
+      [
+        { id: "in", type: "core:workflow-input", config: { name: "text", portType: "string" } },
+        { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+      ],
+      [["in", "value", "out", "value"]],
+    );
+    await engine.run(wf, { inputs: { text: "a" } });
+    const again = await engine.run(wf, { inputs: { text: "a" } });
+    expect(again.outputs).toEqual({ text: "a" });
+    expect(cachedIds(again)).toEqual([]);
+    expect(cache.stored).toEqual([]);
+  });
+
   it("does not cache failures, and uses the cache it is given", async () => {
     const { catalog } = createTestCatalog();
     const cache = new LruOutputCache(100);

@@ -386,6 +386,7 @@ export function checkInterface(b: GraphBuild): void {
 /** The CompiledGraph, when no phase found a problem. */
 export function assemble(b: GraphBuild): CompileResult {
   if (b.issues.length > 0) return { issues: b.issues };
+  uncacheInterfaces(b);
   const { catalog: _catalog, malformedNodeIds: _malformed, issues, n, edges: _edges, ports, inCount: _inCount, ...parts } = b;
   const graph: CompiledGraph = {
     ...parts,
@@ -395,4 +396,20 @@ export function assemble(b: GraphBuild): CompileResult {
     singleNodeOutputs: n === 1 && b.interfaceOutputs.length === 0,
   };
   return { graph, issues };
+}
+
+/**
+ * Interface nodes pass their value on: a cache hit saves them nothing, and their key hashes the whole
+ * value (an agent step's prompt and history, at every step). They keep a key only where a cacheable
+ * node reads them, whose own key is built on theirs (so a run with the same inputs hits its cache).
+ * Outputs first: an input may feed an output directly.
+ */
+function uncacheInterfaces(b: GraphBuild): void {
+  const { cacheable, outStart, outDst } = b;
+  for (const binding of [...b.interfaceOutputs, ...b.interfaceInputs]) {
+    const i = binding.node;
+    let read = false;
+    for (let e = outStart[i]; e < outStart[i + 1] && !read; e++) read = cacheable[outDst[e]] === 1;
+    if (!read) cacheable[i] = 0;
+  }
 }
