@@ -1,4 +1,4 @@
-import type { SceneStateStore } from "@weft/agent-runtime";
+import type { CommitRider, SceneStateStore } from "@weft/agent-runtime";
 import type { SceneStore } from "./scene-store.ts";
 import type { SceneLogEntry, SceneRuntimeState } from "@weft/types";
 import type { HeldStream } from "../events/event-journal.ts";
@@ -42,11 +42,12 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
       await inner.appendLog(sceneId, entries);
       signal(entries);
     },
-    async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState) {
+    async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState, riders: readonly CommitRider[]) {
       // Called right after the snapshot was taken: the events held so far are those this state has seen.
       if (accepts()) signal(entries);
       const write = events.cut();
       if (!accepts()) {
+        // The riders (conversation steps) are dropped with the state: a step is kept only with the effects it saw.
         // Shutting down (the store is frozen): the saved state stays what it was, and so does the stream.
         if (inner.isFrozen() || frozen?.()) return events.discard();
         // An unloaded session's last events are stored all the same, so the stream has no gap.
@@ -61,6 +62,7 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
           await inner.appendLog(sceneId, entries);
           await inner.saveState(state);
         }
+        for (const ride of riders) await ride();
       });
       if (state.status === "stopped") events.release();
     },

@@ -10,7 +10,7 @@ export { AgentMailbox, type MailboxHooks, type RunDeliberation } from "./trigger
 export { StepBudget } from "./triggers/step-budget.ts";
 export { IntervalTimer } from "./triggers/interval-timer.ts";
 export { SceneLog, type SceneLogOptions } from "./log/scene-log.ts";
-export type { SceneStateStore } from "./persistence/scene-state-store.ts";
+export type { CommitRider, SceneStateStore } from "./persistence/scene-state-store.ts";
 export { FileSceneStateStore } from "./persistence/file-scene-state-store.ts";
 export { SceneRuntime, type SceneRuntimeOptions, type ScenePeerProfile, type Deliberate, type DeliberationContext, type RecordedLlmOutput, type SceneStatusInfo } from "./runtime/scene-runtime.ts";
 export type { SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./runtime/scene-runtime-types.ts";

@@ -140,4 +140,36 @@ describe("ScenePersister", () => {
     await persister.flushSoon();
     expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0]);
   });
+
+  it("flushSoon(work): the work runs after the write that holds what changed before it asked; its failure is its caller's alone", async () => {
+    const { inner, store, writes } = countingStore();
+    let total = 0;
+    const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 10);
+    const seen: Array<unknown> = [];
+    total = 1;
+    persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
+    const ok = persister.flushSoon(async () => void seen.push((await inner.loadState("s1"))?.world.document));
+    const failing = persister.flushSoon(async () => {
+      throw new Error("duplicate message id");
+    });
+    await expect(failing).rejects.toThrow("duplicate message id");
+    await ok;
+    // One write for both, and the work saw its state saved.
+    expect(writes).toEqual([1]);
+    expect(seen).toEqual([{ total: 1 }]);
+    // Work with nothing changed still runs.
+    let ran = false;
+    await persister.flushSoon(async () => void (ran = true));
+    expect(ran).toBe(true);
+  });
+
+  it("flushSoon(work): a failed write rejects the work's caller without running it", async () => {
+    const blocker = join(dir, "s1");
+    await writeFile(blocker, "in the way");
+    const persister = new ScenePersister(new FileSceneStateStore(dir), "s1", () => stateWith(1), undefined, 60_000, 5);
+    persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
+    let ran = false;
+    await expect(persister.flushSoon(async () => void (ran = true))).rejects.toThrow();
+    expect(ran).toBe(false);
+  });
 });

@@ -1,11 +1,11 @@
 import { silentLogger, type Logger, type SceneLogEntry, type SceneRuntimeState, messageOf } from "@weft/types";
-import type { SceneStateStore } from "./scene-state-store.ts";
+import type { CommitRider, SceneStateStore } from "./scene-state-store.ts";
 
 /** How long changes gather before they are written together; `flush()` writes at once. */
 export const DEFAULT_PERSIST_EVERY_MS = 100;
 
 /**
- * How long `flushSoon()` waits for others to ask too. An agent's conversation write waits for the scene's commit
+ * How long `flushSoon()` waits for others to ask too. An agent's conversation write goes with the scene's commit
  * of what came before it; one commit a write (its snapshot, its state parts, its transaction) was the largest
  * single cost of an agent step, and agents finishing together can share one.
  */
@@ -25,6 +25,7 @@ export class ScenePersister {
   private dirty = false;
   private lastError: unknown = null;
   private gathering: Promise<void> | null = null;
+  private riders: Rider[] = [];
 
   constructor(
     private readonly store: SceneStateStore,
@@ -57,7 +58,7 @@ export class ScenePersister {
   async flush(): Promise<void> {
     // A write under way took its snapshot before this call: wait for it, then write once more if changes came meanwhile.
     if (this.loop) await this.loop;
-    if (!this.dirty) {
+    if (!this.due) {
       if (this.lastError) throw this.lastError;
       return;
     }
@@ -72,14 +73,22 @@ export class ScenePersister {
 
   /**
    * `flush()` after waiting up to `gatherMs`, so callers asking within that time share one write. Like `flush()`,
-   * it resolves once everything changed before the call is saved (the write starts after the wait).
+   * it resolves once everything changed before the call is saved (the write starts after the wait). `work` is
+   * stored with that write, after it (`CommitRider`): the answer is then its outcome, or the write's failure.
    */
-  flushSoon(): Promise<void> {
+  flushSoon(work?: () => Promise<void>): Promise<void> {
     this.gathering ??= new Promise<void>((resolve) => setTimeout(resolve, this.gatherMs)).then(() => {
       this.gathering = null;
       return this.flush();
     });
-    return this.gathering;
+    if (!work) return this.gathering;
+    // Its rider's outcome answers the caller; a failed write reaches it through `run`.
+    this.gathering.catch(() => undefined);
+    return new Promise<void>((resolve, reject) => this.riders.push({ work, resolve, reject, failed: false, error: undefined }));
+  }
+
+  private get due(): boolean {
+    return this.dirty || this.riders.length > 0;
   }
 
   private start(): void {
@@ -92,28 +101,52 @@ export class ScenePersister {
   }
 
   private async run(): Promise<void> {
-    if (!this.dirty) return;
+    if (!this.due) return;
     this.dirty = false;
     // Taken together, so a saved state never runs ahead of the log entries written before it.
     const entries = this.buffer.splice(0);
+    const riders = this.riders.splice(0);
     const state = this.snapshot();
+    const rides: CommitRider[] = riders.map((rider) => async () => {
+      try {
+        await rider.work();
+      } catch (error) {
+        rider.failed = true;
+        rider.error = error;
+      }
+    });
     try {
-      if (this.store.commit) await this.store.commit(this.sceneId, entries, state);
+      if (this.store.commit) await this.store.commit(this.sceneId, entries, state, rides);
       else {
         await this.store.appendLog(this.sceneId, entries);
         entries.length = 0;
         await this.store.saveState(state);
+        for (const ride of rides) await ride();
       }
     } catch (err) {
       this.buffer.unshift(...entries);
       this.dirty = true;
+      for (const rider of riders) rider.reject(err);
       return this.failed(err);
     }
     this.lastError = null;
+    for (const rider of riders) {
+      if (rider.failed) rider.reject(rider.error);
+      else rider.resolve();
+    }
   }
 
   private failed(err: unknown): void {
     this.lastError = err;
     this.log.warn("saving the scene failed; will retry on the next change", { sceneId: this.sceneId, error: messageOf(err) });
   }
+}
+
+/** Work waiting for the next write (`flushSoon`), and how to answer its caller. */
+interface Rider {
+  work: () => Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  failed: boolean;
+  error: unknown;
 }

@@ -18,7 +18,16 @@ export interface SceneStateStore {
   readLog(sceneId: string, fromSeq?: number): Promise<SceneLogEntry[]>;
   /**
    * Appends the entries and saves the state they lead to as one unit (a crash keeps both or
-   * neither). Stores without it get `appendLog` then `saveState`.
+   * neither), then runs `riders` in the same transaction. Stores without it get `appendLog`, then
+   * `saveState`, then the riders.
    */
-  commit?(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void>;
+  commit?(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState, riders: readonly CommitRider[]): Promise<void>;
 }
+
+/**
+ * Work stored with a scene's commit, after the state it saves: an agent's conversation step, so the step and the
+ * effects it saw are kept together (one transaction, where the store has them). A rider never throws (its failure
+ * goes to whoever asked for it, see `ScenePersister.flushSoon`) and is atomic on its own, so one failing leaves the
+ * commit and the other riders as they are. A store that drops a commit (shutting down) drops its riders with it.
+ */
+export type CommitRider = () => Promise<void>;

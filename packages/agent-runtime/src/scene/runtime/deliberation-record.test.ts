@@ -4,7 +4,7 @@ import { conversationHistory } from "../../conversation/conversation-history.ts"
 import { userMessage } from "../../conversation/messages.ts";
 import { DeliberationRecord, type DeliberationSinks } from "./deliberation-record.ts";
 
-const sinks: DeliberationSinks = { output: () => undefined, action: () => undefined, commit: () => undefined, warn: () => undefined };
+const sinks: DeliberationSinks = { output: () => undefined, action: () => undefined, commit: (work) => work(), warn: () => undefined };
 const say = (text: string) => userMessage(text, { mode: "agent" });
 
 describe("a deliberation's conversation store", () => {

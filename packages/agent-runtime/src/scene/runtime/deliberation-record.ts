@@ -9,8 +9,8 @@ export interface DeliberationSinks {
   output(step: number, output: RecordedLlmOutput): void;
   /** Logs one completed tool call of a step. */
   action(step: number, index: number, call: SceneActionCall, outcome: SceneActionOutcome): void;
-  /** Resolves once everything logged so far is committed; undefined when the scene keeps no store (nothing to wait for). */
-  commit(): Promise<void> | undefined;
+  /** Runs `work` once everything logged so far is committed, with that commit where the scene keeps a store (`CommitRider`). */
+  commit(work: () => Promise<void>): Promise<void>;
   warn(message: string, details: Record<string, unknown>): void;
 }
 
@@ -55,18 +55,14 @@ export class DeliberationRecord {
     };
   }
 
-  /** Each append waits until the scene has committed what happened before it, so a crash cannot leave a step here whose effects it lost. */
+  /** Each append is stored with the scene's commit of what happened before it, so a crash cannot leave a step here whose effects it lost. */
   conversations(inner: ConversationStore): ConversationStore {
     const wrapper: ConversationStore = {
       create: (input) => inner.create(input),
       get: (id) => inner.get(id),
       setActiveMode: (id, mode) => inner.setActiveMode(id, mode),
       messages: (id) => inner.messages(id),
-      append: async (id, messages) => {
-        const committed = this.sinks.commit();
-        if (committed) await committed;
-        await inner.append(id, messages);
-      },
+      append: (id, messages) => this.sinks.commit(() => inner.append(id, messages)),
     };
     // Reads go to `inner` unchanged: a numbered store keeps its incremental reads (`conversationHistory`) through this per-run wrapper.
     if (!isNumberedStore(inner)) return wrapper;

@@ -295,7 +295,7 @@ export class SceneRuntime {
       const record = new DeliberationRecord(plan, {
         output: (step, output) => this.recordLlmOutput(id, trigger.id, step, output.text, output.reasoning, output.toolCalls),
         action: (step, index, call, outcome) => void this.log.append(actionEntry(id, trigger.id, step, index, call, outcome)),
-        commit: () => this.persister?.flushSoon(),
+        commit: (work) => (this.persister ? this.persister.flushSoon(work) : work()),
         warn: (message, details) => this.logger.warn(message, { instanceId: id, triggerId: trigger.id, ...details }),
       });
       const services = plan ? agentServices(id, this.world, this.bus, this.privateState(id), () => this.current.status === "stopped", this.options.effectGate, record.done) : this.servicesFor(id);
