@@ -42,7 +42,7 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
       await inner.appendLog(sceneId, entries);
       signal(entries);
     },
-    async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState, riders: readonly CommitRider[]) {
+    async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState | undefined, riders: readonly CommitRider[]) {
       // Called right after the snapshot was taken: the events held so far are those this state has seen.
       if (accepts()) signal(entries);
       const write = events.cut();
@@ -57,14 +57,15 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
       }
       await write(async () => {
         if (!accepts()) return;
-        if (inner.commit) await inner.commit(sceneId, entries, state);
-        else {
+        // Without a state nothing changed since the last commit: only the riders.
+        if (state && inner.commit) await inner.commit(sceneId, entries, state);
+        else if (state) {
           await inner.appendLog(sceneId, entries);
           await inner.saveState(state);
         }
         for (const ride of riders) await ride();
       });
-      if (state.status === "stopped") events.release();
+      if (state?.status === "stopped") events.release();
     },
   };
 }

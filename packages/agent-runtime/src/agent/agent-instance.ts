@@ -91,6 +91,8 @@ export interface AgentRunOptions {
   llm?: (llm: LlmService) => LlmService;
   /** Wraps the conversation store for this loop only (a scene commits its effects before each step is recorded). */
   conversations?: (store: ConversationStore) => ConversationStore;
+  /** Wraps the session store for this loop only (a scene saves the counters with its commit). */
+  sessions?: (store: AgentStateStore) => AgentStateStore;
   /** Records this loop's tool calls, and gives back those already run before a crash (a scene's deliberation). */
   actions?: ActionJournal;
   /** The id of the message `sendMessage` appends (a scene names its trigger, to find it again after a crash). */
@@ -313,7 +315,7 @@ export class AgentInstance {
             ...(step.question ? { question: step.question.question } : {}),
             ...(step.error ? { error: step.error } : {}),
           };
-        } else await this.save();
+        } else await this.save(options);
       }
       result ??= {
         conversationId: this.conversationId,
@@ -332,7 +334,7 @@ export class AgentInstance {
       status: result.status,
       ...((result.text ?? result.question ?? result.reason) ? { text: result.text ?? result.question ?? result.reason } : {}),
     });
-    await this.save();
+    await this.save(options);
     return result;
   }
 
@@ -394,9 +396,10 @@ export class AgentInstance {
     if (this.permissionsPending.size === 0 && this.currentStatus === "waiting_permission") this.currentStatus = "running";
   }
 
-  private async save(): Promise<void> {
-    const store = this.options.stateStore;
-    if (!store) return;
+  private async save(options: AgentRunOptions): Promise<void> {
+    const inner = this.options.stateStore;
+    if (!inner) return;
+    const store = options.sessions ? options.sessions(inner) : inner;
     try {
       await store.save({
         agentId: this.agentId,

@@ -49,6 +49,7 @@ export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance 
       services: context.services,
       llm: context.llm,
       conversations: context.conversations,
+      sessions: context.sessions,
       actions: context.actions,
       ...(userId !== undefined ? { userId } : {}),
     };

@@ -144,7 +144,8 @@ describe("ScenePersister", () => {
   it("flushSoon(work): the work runs after the write that holds what changed before it asked; its failure is its caller's alone", async () => {
     const { inner, store, writes } = countingStore();
     let total = 0;
-    const persister = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 10);
+    let snapshots = 0;
+    const persister = new ScenePersister(store, "s1", () => (snapshots++, stateWith(total)), undefined, 60_000, 10);
     const seen: Array<unknown> = [];
     total = 1;
     persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
@@ -157,10 +158,12 @@ describe("ScenePersister", () => {
     // One write for both, and the work saw its state saved.
     expect(writes).toEqual([1]);
     expect(seen).toEqual([{ total: 1 }]);
-    // Work with nothing changed still runs.
+    // Work with nothing changed still runs, without a snapshot or a write of the state.
     let ran = false;
     await persister.flushSoon(async () => void (ran = true));
     expect(ran).toBe(true);
+    expect(snapshots).toBe(1);
+    expect(writes).toEqual([1]);
   });
 
   it("flushSoon(work): a failed write rejects the work's caller without running it", async () => {

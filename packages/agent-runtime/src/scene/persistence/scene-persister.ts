@@ -102,11 +102,13 @@ export class ScenePersister {
 
   private async run(): Promise<void> {
     if (!this.due) return;
+    // Nothing changed since the last write: only riders (a session save after a step), no snapshot to take.
+    const changed = this.dirty;
     this.dirty = false;
     // Taken together, so a saved state never runs ahead of the log entries written before it.
     const entries = this.buffer.splice(0);
     const riders = this.riders.splice(0);
-    const state = this.snapshot();
+    const state = changed ? this.snapshot() : undefined;
     const rides: CommitRider[] = riders.map((rider) => async () => {
       try {
         await rider.work();
@@ -118,14 +120,16 @@ export class ScenePersister {
     try {
       if (this.store.commit) await this.store.commit(this.sceneId, entries, state, rides);
       else {
-        await this.store.appendLog(this.sceneId, entries);
-        entries.length = 0;
-        await this.store.saveState(state);
+        if (state) {
+          await this.store.appendLog(this.sceneId, entries);
+          entries.length = 0;
+          await this.store.saveState(state);
+        }
         for (const ride of rides) await ride();
       }
     } catch (err) {
       this.buffer.unshift(...entries);
-      this.dirty = true;
+      this.dirty ||= changed;
       for (const rider of riders) rider.reject(err);
       return this.failed(err);
     }

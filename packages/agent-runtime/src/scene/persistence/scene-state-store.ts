@@ -18,10 +18,10 @@ export interface SceneStateStore {
   readLog(sceneId: string, fromSeq?: number): Promise<SceneLogEntry[]>;
   /**
    * Appends the entries and saves the state they lead to as one unit (a crash keeps both or
-   * neither), then runs `riders` in the same transaction. Stores without it get `appendLog`, then
-   * `saveState`, then the riders.
+   * neither), then runs `riders` in the same transaction; without a state (nothing changed since the
+   * last commit) only the riders. Stores without it get `appendLog`, then `saveState`, then the riders.
    */
-  commit?(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState, riders: readonly CommitRider[]): Promise<void>;
+  commit?(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState | undefined, riders: readonly CommitRider[]): Promise<void>;
 }
 
 /**

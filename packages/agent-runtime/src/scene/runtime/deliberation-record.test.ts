@@ -21,3 +21,32 @@ describe("a deliberation's conversation store", () => {
     expect(store.handedOut - before).toBe(1);
   });
 });
+
+describe("a deliberation's session store", () => {
+  it("saves with the scene's next commit without waiting for it, and a failed save is a warning", async () => {
+    const saved: number[] = [];
+    const commits: Array<() => Promise<void>> = [];
+    const warnings: string[] = [];
+    const record = new DeliberationRecord(undefined, {
+      ...sinks,
+      commit: (work) => new Promise<void>((resolve, reject) => commits.push(() => work().then(resolve, reject))),
+      warn: (message) => void warnings.push(message),
+    });
+    const sessions = record.sessions({ load: async () => undefined, save: async (state) => void saved.push(state.steps) });
+    const state = { agentId: "a", conversationId: "c", status: "running" as const, steps: 3, nextEventSeq: 0, privateState: {}, updatedAt: 1 };
+    await sessions.save(state);
+    expect(saved).toEqual([]);
+    await commits[0]!();
+    expect(saved).toEqual([3]);
+
+    const failing = new DeliberationRecord(undefined, { ...sinks, warn: (message) => void warnings.push(message) }).sessions({
+      load: async () => undefined,
+      save: async () => {
+        throw new Error("disk full");
+      },
+    });
+    await failing.save(state);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(warnings).toEqual(["agent session state not saved"]);
+  });
+});

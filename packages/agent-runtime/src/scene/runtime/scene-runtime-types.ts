@@ -1,5 +1,19 @@
 import type { z } from "zod";
-import type { AgentTrigger, ConversationStore, LlmService, Logger, NodeError, NodeServices, RunEventSink, SceneAgent, SceneInput, SceneStatus, SceneStatusReason, ToolCall } from "@weft/types";
+import type {
+  AgentSessionState,
+  AgentTrigger,
+  ConversationStore,
+  LlmService,
+  Logger,
+  NodeError,
+  NodeServices,
+  RunEventSink,
+  SceneAgent,
+  SceneInput,
+  SceneStatus,
+  SceneStatusReason,
+  ToolCall,
+} from "@weft/types";
 import type { EffectGate } from "../replay/effect-order.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 
@@ -27,6 +41,8 @@ export interface DeliberationContext {
    * conversation never holds a step whose effects the scene lost.
    */
   conversations(inner: ConversationStore): ConversationStore;
+  /** The agent's session store as this deliberation must use it: its counters are saved with the scene's next commit. */
+  sessions(inner: SessionStore): SessionStore;
   /** Where each completed tool call is logged, and taken from after a crash instead of running again. */
   actions: SceneActionJournal;
   /** The conversation already holds this resumed deliberation's first `steps` steps: they are not re-run. */
@@ -94,4 +110,10 @@ export interface SceneStatusInfo {
   reason?: SceneStatusReason;
   budget: { limit: number; used: number };
   agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
+}
+
+/** An agent's session store (structurally the agent's `AgentStateStore`): its counters, private state and pending question. */
+export interface SessionStore {
+  load(conversationId: string): Promise<AgentSessionState | undefined>;
+  save(state: AgentSessionState): Promise<void>;
 }

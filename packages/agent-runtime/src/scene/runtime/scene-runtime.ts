@@ -305,6 +305,7 @@ export class SceneRuntime {
         services,
         llm: (inner) => record.llm(inner),
         conversations: (inner) => record.conversations(inner),
+        sessions: (inner) => record.sessions(inner),
         actions: record.actions,
         resumeAfter: (steps) => record.resumeAfter(steps),
       });
