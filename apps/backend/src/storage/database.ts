@@ -4,7 +4,10 @@ import { dirname } from "node:path";
 
 /**
  * Opens the SQLite file with the settings every repository relies on: WAL (readers never block the
- * writer), NORMAL sync (durable across a process crash, which is what SIGKILL is), foreign keys on.
+ * writer), NORMAL sync (durable across a process crash, which is what SIGKILL is), foreign keys on,
+ * temporary storage in memory: every savepoint (a nested `Storage.transaction`, e.g. a conversation
+ * step inside a scene's commit) keeps its undo pages in a sub-journal, which was otherwise a temporary
+ * file opened, written and closed each time (~1,700 writes a second in a busy scene).
  */
 export function openDatabase(file: string): Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
@@ -13,5 +16,6 @@ export function openDatabase(file: string): Database {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA temp_store = MEMORY");
   return db;
 }
