@@ -1,6 +1,6 @@
 /**
  * `bun bench/scene.bench.ts`: a Smallville-like scene on the real server (a child process, as users
- * run it) with N agents (5, 25, 50 by default; BENCH_AGENTS=5,25 to choose) and an instant
+ * run it) with N agents (5, 25, 50 by default; BENCH_AGENTS=5,25 to choose, empty for the crash case only) and an instant
  * OpenAI-compatible LLM server in this process, so every millisecond measured is Weft's own.
  *
  * Every agent listens to `town.*`. Woken, it writes its mood into the world (scene:world-set), tells
@@ -32,7 +32,7 @@ import { SceneLogEntrySchema, SceneStateViewSchema, SceneTimelineSchema, type Sc
 import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "./support/instant-llm.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
-const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").map(Number);
+const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").filter(Boolean).map(Number);
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 600);
 const SCENE = "town";
 
