@@ -5,10 +5,15 @@ import { messageOf } from "@weft/types";
  * functions and symbols are named, cycles are cut, `undefined` becomes `null`.
  */
 export function safeJson(value: unknown, indent?: number): string {
+  // Without a replacer first: JSON.stringify's fast path, and what a replacer changes (bigints) makes it throw.
   try {
-    return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v), indent) ?? "null";
+    return JSON.stringify(value, undefined, indent) ?? "null";
   } catch {
-    return tolerantJson(value, indent);
+    try {
+      return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v), indent) ?? "null";
+    } catch {
+      return tolerantJson(value, indent);
+    }
   }
 }
 
