@@ -310,6 +310,22 @@ describe("long texts whose middle changes", () => {
   });
 });
 
+describe("long texts with a memo", () => {
+  it("serialize and store only the pieces not met before, and read back whole", async () => {
+    const { sink, load } = contentSink();
+    const puts: string[] = [];
+    const counting: PayloadSink = { put: (json) => (puts.push(json), sink.put(json)) };
+    const memo = new CompactionMemo();
+    const lines = (from: number) => Array.from({ length: 60 }, (_, i) => `line ${i} of the prompt, with enough text to make pieces: ${i === 30 ? from : i}`).join("\n");
+    compactPayload(lines(1), counting, (j) => j, 0, MIN_REF_BYTES, memo);
+    const before = puts.length;
+    const changed = compactPayload(lines(2), counting, (j) => j, 0, MIN_REF_BYTES, memo);
+    // The changed piece and the new list of pieces: the others come from the memo, not serialized or put again.
+    expect(puts.length - before).toBe(2);
+    expect(await hydratePayloads({ system: changed }, load)).toEqual({ system: lines(2) });
+  });
+});
+
 describe("what stays inline", () => {
   it("is what serializes shorter than the threshold, whatever JSON leaves out or escapes", () => {
     const sink: PayloadSink = { put: (json) => payloadId(json) };

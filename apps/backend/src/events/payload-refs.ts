@@ -105,6 +105,8 @@ export class CompactionMemo {
   private texts = new Map<string, Map<number, unknown>>();
   /** Stored runs by their last item (a reference object: runs end at references). */
   private runs = new WeakMap<object, { items: readonly unknown[]; entry: ItemsRef }>();
+  /** References to the pieces of long texts by piece: a prompt whose world state changed keeps all pieces but one or two. */
+  private pieces = new Map<string, PayloadRef>();
 
   get(value: object | string, depth: number, min: number): unknown {
     return (typeof value === "string" ? this.texts.get(value) : this.objects.get(value))?.get(memoKey(depth, min));
@@ -136,15 +138,27 @@ export class CompactionMemo {
     this.runs.set(items[items.length - 1] as object, { items, entry });
   }
 
+  piece(text: string): PayloadRef | undefined {
+    return this.pieces.get(text);
+  }
+
+  setPiece(text: string, entry: PayloadRef): void {
+    if (this.pieces.size >= MEMO_PIECES) this.pieces.clear();
+    this.pieces.set(text, entry);
+  }
+
   reset(): void {
     this.objects = new WeakMap();
     this.texts = new Map();
     this.runs = new WeakMap();
+    this.pieces = new Map();
   }
 }
 
 /** Long texts remembered by content; past this many the memory starts over. */
 const MEMO_TEXTS = 512;
+/** Pieces of long texts remembered (~15 per prompt: a few prompts per agent of a 50-agent scene). */
+const MEMO_PIECES = 8192;
 const memoKey = (depth: number, min: number) => depth * 4096 + min;
 
 /**
@@ -166,7 +180,7 @@ export function compactPayload(value: unknown, sink: PayloadSink, redact: (json:
 }
 
 function compactNew(value: object | string, sink: PayloadSink, redact: (json: string) => string, depth: number, min: number, memo: CompactionMemo | undefined): unknown {
-  if (typeof value === "string") return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact) : ref(sink.put(redact(JSON.stringify(value))));
+  if (typeof value === "string") return value.length >= MIN_TEXT_SPLIT ? textPieces(value, sink, redact, memo) : ref(sink.put(redact(JSON.stringify(value))));
   // A history of many KB is known to be over `min` after its first messages: serialized only when it may be shorter.
   if (jsonLengthFrom(value, min) < min) {
     const text = JSON.stringify(value);
@@ -268,7 +282,7 @@ function endsRun(item: unknown, level: number): boolean {
  * on the lines around it, not on its position, so a prompt whose world state changes one value shares every piece
  * but one or two with the last step's (the state is one paragraph of ~2 KB at 50 agents). Pieces worth it are referenced.
  */
-function textPieces(text: string, sink: PayloadSink, redact: (json: string) => string): PayloadRef {
+function textPieces(text: string, sink: PayloadSink, redact: (json: string) => string, memo: CompactionMemo | undefined): PayloadRef {
   const pieces: string[] = [];
   let start = 0;
   for (let lineStart = 0, at = text.indexOf("\n"); at >= 0; lineStart = at + 1, at = text.indexOf("\n", lineStart)) {
@@ -279,8 +293,17 @@ function textPieces(text: string, sink: PayloadSink, redact: (json: string) => s
   if (pieces.length === 0) return ref(sink.put(redact(JSON.stringify(text))));
   if (start < text.length) pieces.push(text.slice(start));
   // The list of pieces is stored too: a prompt is in four events of its step, a reference is shorter than the list.
-  const list: TextPieces = { [TEXT_PIECES_KEY]: pieces.map((p) => (p.length >= MIN_ITEM_REF_BYTES ? ref(sink.put(redact(JSON.stringify(p)))) : p)) };
+  const list: TextPieces = { [TEXT_PIECES_KEY]: pieces.map((p) => (p.length >= MIN_ITEM_REF_BYTES ? pieceRef(p, sink, redact, memo) : p)) };
   return ref(sink.put(redact(JSON.stringify(list))));
+}
+
+/** A piece's reference, serialized, redacted and hashed once while the memo remembers it. */
+function pieceRef(piece: string, sink: PayloadSink, redact: (json: string) => string, memo: CompactionMemo | undefined): PayloadRef {
+  const known = memo?.piece(piece);
+  if (known) return known;
+  const entry = ref(sink.put(redact(JSON.stringify(piece))));
+  memo?.setPiece(piece, entry);
+  return entry;
 }
 
 /** Whether the line `text[from, to)` ends a piece: a hash of its last `LINE_HASHED` characters has its low bits clear. */
