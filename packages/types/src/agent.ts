@@ -133,3 +133,12 @@ export const AgentSessionStateSchema = z.object({
   updatedAt: z.number(),
 });
 export type AgentSessionState = z.infer<typeof AgentSessionStateSchema>;
+
+/**
+ * Where an agent keeps what it needs to continue a conversation (private state, pending question,
+ * step and event counters): in memory (`InMemoryAgentStateStore`), or in the backend's database.
+ */
+export interface AgentStateStore {
+  load(conversationId: string): Promise<AgentSessionState | undefined>;
+  save(state: AgentSessionState): Promise<void>;
+}

@@ -1,6 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { AgentSessionStateSchema, type AgentSessionState, type SecretRedactor } from "@weft/types";
-import type { AgentStateStore } from "@weft/agent-runtime";
+import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore, type SecretRedactor } from "@weft/types";
 
 /** What an agent needs to continue a conversation (counters, private state, a pending question). */
 export type AgentSessionRepository = AgentStateStore;

@@ -5,6 +5,7 @@ import {
   type AgentProfile,
   type AgentProfileInput,
   type AgentSessionState,
+  type AgentStateStore,
   type AgentStatus,
   type AgentStepTrace,
   type ContextBudgetInput,
@@ -30,7 +31,6 @@ import { ToolHost, withCallContext } from "../toolhost/index.ts";
 import { ActionExecutor } from "./action-executor.ts";
 import { AgentEventStream } from "./agent-events.ts";
 import { permittedManifest, resolveAgentEntries } from "./agent-manifest.ts";
-import type { AgentStateStore } from "./agent-state-store.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { userAnswerObservation } from "./ask-user.ts";
 import { Deliberation } from "./deliberation.ts";

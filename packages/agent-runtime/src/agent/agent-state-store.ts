@@ -1,14 +1,6 @@
-import { AgentSessionStateSchema, type AgentSessionState } from "@weft/types";
+import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore } from "@weft/types";
 
-/**
- * Where an agent keeps what it needs to continue a conversation (private state, pending question,
- * step and event counters): in memory here, in the backend's database behind the same interface.
- */
-export interface AgentStateStore {
-  load(conversationId: string): Promise<AgentSessionState | undefined>;
-  save(state: AgentSessionState): Promise<void>;
-}
-
+/** The agent's `AgentStateStore` in memory. */
 export class InMemoryAgentStateStore implements AgentStateStore {
   private readonly states = new Map<string, string>();
 

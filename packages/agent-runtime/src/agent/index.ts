@@ -6,6 +6,6 @@ export { Deliberation, type DeliberationInputs, type DeliberationOutcome, type L
 export { ASK_USER_ENTRY, ASK_USER_ID } from "./ask-user.ts";
 export { MistakeTracker, type MistakeLimits, type MistakeVerdict } from "./mistake-tracker.ts";
 export { PermissionBroker, PendingPermissions } from "./permission-broker.ts";
-export { InMemoryAgentStateStore, type AgentStateStore } from "./agent-state-store.ts";
+export { InMemoryAgentStateStore } from "./agent-state-store.ts";
 export { AGENT_ERROR_CODES, type AgentError, type AgentErrorCode, type AgentResult } from "./errors.ts";
 export { sceneDeliberate, triggerMessage, type SceneDeliberateOptions } from "./scene-bridge.ts";

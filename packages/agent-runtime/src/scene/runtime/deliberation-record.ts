@@ -1,8 +1,8 @@
-import { messageOf, type ConversationStore, type JsonValue, type LlmService, type NodeError, type SceneLogDraft } from "@weft/types";
+import { messageOf, type AgentStateStore, type ConversationStore, type JsonValue, type LlmService, type NodeError, type SceneLogDraft } from "@weft/types";
 import { isNumberedStore, type NumberedConversationStore } from "../../conversation/conversation-history.ts";
 import { recordedAnswer } from "../replay/recorded-llm.ts";
 import { effectsAfter, type RecordedAction, type ResumePlan } from "./resume-plan.ts";
-import type { RecordedLlmOutput, SceneActionCall, SceneActionJournal, SceneActionOutcome, SessionStore } from "./scene-runtime-types.ts";
+import type { RecordedLlmOutput, SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./scene-runtime-types.ts";
 
 export interface DeliberationSinks {
   /** Logs one model answer (step from 1). */
@@ -74,7 +74,7 @@ export class DeliberationRecord {
    * Session saves go with the scene's next commit, after the step they count, and are not waited for: the agent
    * goes on at once (a lost save costs only the counters, which the conversation's steps give back on resume).
    */
-  sessions(inner: SessionStore): SessionStore {
+  sessions(inner: AgentStateStore): AgentStateStore {
     return {
       load: (id) => inner.load(id),
       save: async (state) => {

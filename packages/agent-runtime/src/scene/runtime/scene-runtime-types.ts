@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type {
-  AgentSessionState,
+  AgentStateStore,
   AgentTrigger,
   ConversationStore,
   LlmService,
@@ -42,7 +42,7 @@ export interface DeliberationContext {
    */
   conversations(inner: ConversationStore): ConversationStore;
   /** The agent's session store as this deliberation must use it: its counters are saved with the scene's next commit. */
-  sessions(inner: SessionStore): SessionStore;
+  sessions(inner: AgentStateStore): AgentStateStore;
   /** Where each completed tool call is logged, and taken from after a crash instead of running again. */
   actions: SceneActionJournal;
   /** The conversation already holds this resumed deliberation's first `steps` steps: they are not re-run. */
@@ -110,10 +110,4 @@ export interface SceneStatusInfo {
   reason?: SceneStatusReason;
   budget: { limit: number; used: number };
   agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
-}
-
-/** An agent's session store (structurally the agent's `AgentStateStore`): its counters, private state and pending question. */
-export interface SessionStore {
-  load(conversationId: string): Promise<AgentSessionState | undefined>;
-  save(state: AgentSessionState): Promise<void>;
 }
