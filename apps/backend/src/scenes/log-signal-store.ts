@@ -58,11 +58,7 @@ export function logSignalStore(inner: SceneStore, options: LogSignalOptions): Sc
       await write(async () => {
         if (!accepts()) return;
         // Without a state nothing changed since the last commit: only the riders.
-        if (state && inner.commit) await inner.commit(sceneId, entries, state);
-        else if (state) {
-          await inner.appendLog(sceneId, entries);
-          await inner.saveState(state);
-        }
+        if (state) await inner.commit(sceneId, entries, state);
         for (const ride of riders) await ride();
       });
       if (state?.status === "stopped") events.release();
