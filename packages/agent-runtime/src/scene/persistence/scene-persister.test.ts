@@ -28,6 +28,16 @@ const stateWith = (total: number): SceneRuntimeState => ({
   savedAt: 1,
 });
 
+/**
+ * A file where the scene's folder should be: every write of scene "s1" fails (ENOTDIR / EEXIST), even as root.
+ * Gives back the function that removes it.
+ */
+async function blockScene(): Promise<() => Promise<void>> {
+  const blocker = join(dir, "s1");
+  await writeFile(blocker, "in the way");
+  return () => rm(blocker);
+}
+
 /** The real store, its writes told apart by how many entries each carried. */
 function countingStore(): { inner: FileSceneStateStore; store: FileSceneStateStore; writes: number[] } {
   const inner = new FileSceneStateStore(dir);
@@ -43,9 +53,7 @@ function countingStore(): { inner: FileSceneStateStore; store: FileSceneStateSto
 
 describe("ScenePersister", () => {
   it("keeps log entries through a failing store and writes them all, in order, once it works again", async () => {
-    // A file where the scene's folder should be: every write fails (ENOTDIR / EEXIST), even as root.
-    const blocker = join(dir, "s1");
-    await writeFile(blocker, "in the way");
+    const unblock = await blockScene();
     const store = new FileSceneStateStore(dir);
     let total = 0;
     const persister = new ScenePersister(store, "s1", () => stateWith(total));
@@ -56,7 +64,7 @@ describe("ScenePersister", () => {
     }
     await expect(persister.flush()).rejects.toThrow();
 
-    await rm(blocker);
+    await unblock();
     total = 4;
     persister.add({ seq: 3, ts: 1, kind: "status", status: "paused" });
     await persister.flush();
@@ -126,17 +134,20 @@ describe("ScenePersister", () => {
     expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 4 });
   });
 
-  it("flushSoon rejects every caller of a write that failed, and the entries wait for the next", async () => {
-    const blocker = join(dir, "s1");
-    await writeFile(blocker, "in the way");
+  it("flushSoon rejects every caller of a write that failed, without running their work, and the entries wait for the next", async () => {
+    const unblock = await blockScene();
     const store = new FileSceneStateStore(dir);
     const persister = new ScenePersister(store, "s1", () => stateWith(1), undefined, 60_000, 5);
     persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
+    let ran = false;
     const first = persister.flushSoon();
     const second = persister.flushSoon();
+    const withWork = persister.flushSoon(async () => void (ran = true));
     await expect(first).rejects.toThrow();
     await expect(second).rejects.toThrow();
-    await rm(blocker);
+    await expect(withWork).rejects.toThrow();
+    expect(ran).toBe(false);
+    await unblock();
     await persister.flushSoon();
     expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0]);
   });
@@ -164,15 +175,5 @@ describe("ScenePersister", () => {
     expect(ran).toBe(true);
     expect(snapshots).toBe(1);
     expect(writes).toEqual([1]);
-  });
-
-  it("flushSoon(work): a failed write rejects the work's caller without running it", async () => {
-    const blocker = join(dir, "s1");
-    await writeFile(blocker, "in the way");
-    const persister = new ScenePersister(new FileSceneStateStore(dir), "s1", () => stateWith(1), undefined, 60_000, 5);
-    persister.add({ seq: 0, ts: 1, kind: "status", status: "running" });
-    let ran = false;
-    await expect(persister.flushSoon(async () => void (ran = true))).rejects.toThrow();
-    expect(ran).toBe(false);
   });
 });
