@@ -137,9 +137,10 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await queueMode?.followSettings(rt);
     const dispatcher = queueMode?.dispatcher;
     const hub = queueMode?.hub ?? new EventHub();
-    // 20 ms, a frame's time for whoever watches: each flush is a commit rewriting the same hot pages, and in a busy
-    // scene the scene's own commits (every few ms) carry the waiting events anyway (bench:scene: half the WAL writes).
-    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 20, ...options.journal }, log.child("journal"), payloads);
+    // Waiting events are written 5 ms after the first when the journal was idle (a watcher sees them at once), but at
+    // most once per 50 ms: each write is a commit rewriting the same hot pages, and in a busy scene the scene's own
+    // commits carry the waiting events anyway.
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, spacingMs: 50, ...options.journal }, log.child("journal"), payloads);
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
     const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version });

@@ -61,6 +61,20 @@ describe("EventJournal", () => {
     expect(checks.every(Boolean)).toBe(true);
   });
 
+  it("writes at most once per spacingMs while busy, and flushMs after an event when it was idle", async () => {
+    const { storage, batches } = countingStorage();
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1, spacingMs: 1_000 }, silentLogger);
+    await journal.open("run-s");
+    journal.append("run-s", chunk(0));
+    // Idle: written by the timer (no flush asked), long before spacingMs would allow.
+    while (batches.length === 0) await Bun.sleep(5);
+    journal.append("run-s", chunk(1));
+    await Bun.sleep(300);
+    expect(batches).toHaveLength(1);
+    while (batches.length === 1) await Bun.sleep(5);
+    expect(batches[1]!.events.map((e) => e.seq)).toEqual([1]);
+  });
+
   it("continues a stream's numbering after it was closed (a conversation that goes on later)", async () => {
     const { storage } = countingStorage();
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);

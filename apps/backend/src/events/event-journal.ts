@@ -14,8 +14,14 @@ const RETRY_MS = 250;
 export interface JournalOptions {
   /** Flush as soon as this many events wait. */
   maxBatch: number;
-  /** Otherwise flush this long after the first waiting event. */
+  /** Otherwise flush this long after the first waiting event… */
   flushMs: number;
+  /**
+   * …and no sooner than this after the last write began. A write is a commit, whose cost is mostly the pages it
+   * touches whatever it holds: under load writes then come at most this often, while an idle journal still flushes
+   * after `flushMs`. 0 when not given.
+   */
+  spacingMs?: number;
 }
 
 /** An event with its sequence number not yet assigned (the journal numbers every stream). */
@@ -77,6 +83,7 @@ export class EventJournal {
   private live: StoredEvent[] = [];
   private readonly held = new Map<string, Held>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastWriteAt = -Infinity;
   private microtaskQueued = false;
   /** Set while storage refuses writes: retries then wait instead of spinning. */
   private failing = false;
@@ -236,7 +243,7 @@ export class EventJournal {
         this.timer = undefined;
         void this.flush().catch(() => undefined);
       },
-      this.failing ? RETRY_MS : this.options.flushMs,
+      this.failing ? RETRY_MS : Math.max(this.options.flushMs, this.lastWriteAt + (this.options.spacingMs ?? 0) - Date.now()),
     );
   }
 
@@ -308,6 +315,12 @@ export class EventJournal {
     const batch = cut ? { ...pending, events: [...pending.events, ...cut.stored] } : pending;
     this.pending = { newRuns: [], events: [], observations: [], finalObservations: [], runUpdates: [] };
     this.live = [];
+    this.lastWriteAt = Date.now();
+    // A held stream's cut takes everything waiting too: the timer set for it would only write what came since.
+    if (this.timer && !this.failing) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     let texts: PayloadBlob[] = [];
     // One transaction: the referenced texts, the batch and the owner's writes commit together (a commit apiece cost
     // a busy scene about one more commit per agent step).

@@ -62,6 +62,25 @@ describe("a held stream (a scene's)", () => {
     expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2, 3]);
   });
 
+  it("a cut stores the journal's waiting events too, and events after it wait spacingMs from that write, not the earlier timer", async () => {
+    const storage = openSqliteStorage(tempDir());
+    opened.push(storage);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 200, spacingMs: 1_000 }, silentLogger);
+    await journal.open("s");
+    await journal.open("r");
+    const held = journal.hold("s");
+    journal.append("r", { type: "node.chunk", nodeId: "n", invocationId: "i", index: 0, chunk: "a" });
+    journal.append("s", status("running"));
+    await held.cut()(async () => undefined);
+    expect((await storage.events.listAfter("r", -1, 10)).map((e) => e.seq)).toEqual([0]);
+    journal.append("r", { type: "node.chunk", nodeId: "n", invocationId: "i", index: 1, chunk: "b" });
+    // Past the 200 ms timer set for the first event, short of 1 s after the cut's write.
+    await Bun.sleep(500);
+    expect((await storage.events.listAfter("r", -1, 10)).map((e) => e.seq)).toEqual([0]);
+    await journal.flush();
+    expect((await storage.events.listAfter("r", -1, 10)).map((e) => e.seq)).toEqual([0, 1]);
+  });
+
   it("drops what is held when discarded (a shutdown), and numbers the stream on from what is stored", async () => {
     const { storage, journal } = openJournal();
     await journal.open("s");

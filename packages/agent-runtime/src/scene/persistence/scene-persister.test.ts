@@ -134,6 +134,31 @@ describe("ScenePersister", () => {
     expect((await inner.loadState("s1"))?.world.document).toEqual({ total: 4 });
   });
 
+  it("flushSoon writes no sooner than spacingMs after the last write began, and after gatherMs when there was none", async () => {
+    const { store, writes } = countingStore();
+    let total = 0;
+    // A minute apart: the first write would never come if spacing held it too.
+    const idle = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 5, 60_000);
+    total = 1;
+    idle.add({ seq: 0, ts: 1, kind: "status", status: "running" });
+    await idle.flushSoon();
+    expect(writes).toEqual([1]);
+
+    const busy = new ScenePersister(store, "s1", () => stateWith(total), undefined, 60_000, 5, 1_000);
+    total = 2;
+    busy.add({ seq: 1, ts: 1, kind: "status", status: "running" });
+    await busy.flushSoon();
+    expect(writes).toEqual([1, 1]);
+    total = 3;
+    busy.add({ seq: 2, ts: 1, kind: "status", status: "paused" });
+    const next = busy.flushSoon();
+    // Well past gatherMs, well short of spacingMs: not written yet (a slow machine only makes this later).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(writes).toEqual([1, 1]);
+    await next;
+    expect(writes).toEqual([1, 1, 1]);
+  });
+
   it("flushSoon rejects every caller of a write that failed, without running their work, and the entries wait for the next", async () => {
     const unblock = await blockScene();
     const store = new FileSceneStateStore(dir);

@@ -12,6 +12,14 @@ export const DEFAULT_PERSIST_EVERY_MS = 100;
 export const DEFAULT_GATHER_MS = 5;
 
 /**
+ * `flushSoon()` writes no sooner than this after the last write began. A commit costs mostly the pages it touches
+ * (each agent's conversation, each run's events, whatever it holds), so in a busy scene fewer, larger commits cost
+ * less per step: at 50 agents a commit every 20 ms wrote 13 pages per step to SQLite's WAL where one every ~7 ms
+ * wrote 21. A scene whose last write is older waits only `gatherMs`.
+ */
+export const DEFAULT_WRITE_SPACING_MS = 20;
+
+/**
  * Writes a scene to its store in the background: the log entries gathered over `everyMs` are
  * appended together with the state they lead to (one store commit), so a busy scene costs one
  * state save per interval rather than one per change, and the saved state never runs ahead of or
@@ -26,6 +34,7 @@ export class ScenePersister {
   private lastError: unknown = null;
   private gathering: Promise<void> | null = null;
   private riders: Rider[] = [];
+  private lastWriteAt = -Infinity;
 
   constructor(
     private readonly store: SceneStateStore,
@@ -34,6 +43,7 @@ export class ScenePersister {
     private readonly log: Logger = silentLogger,
     private readonly everyMs = DEFAULT_PERSIST_EVERY_MS,
     private readonly gatherMs = DEFAULT_GATHER_MS,
+    private readonly spacingMs = DEFAULT_WRITE_SPACING_MS,
   ) {}
 
   add(entry: SceneLogEntry): void {
@@ -72,12 +82,13 @@ export class ScenePersister {
   }
 
   /**
-   * `flush()` after waiting up to `gatherMs`, so callers asking within that time share one write. Like `flush()`,
+   * `flush()` after waiting `gatherMs` (longer while the last write is under `spacingMs` old), so callers asking
+   * within that time share one write. Like `flush()`,
    * it resolves once everything changed before the call is saved (the write starts after the wait). `work` is
    * stored with that write, after it (`CommitRider`): the answer is then its outcome, or the write's failure.
    */
   flushSoon(work?: () => Promise<void>): Promise<void> {
-    this.gathering ??= new Promise<void>((resolve) => setTimeout(resolve, this.gatherMs)).then(() => {
+    this.gathering ??= new Promise<void>((resolve) => setTimeout(resolve, Math.max(this.gatherMs, this.lastWriteAt + this.spacingMs - Date.now()))).then(() => {
       this.gathering = null;
       return this.flush();
     });
@@ -102,6 +113,7 @@ export class ScenePersister {
 
   private async run(): Promise<void> {
     if (!this.due) return;
+    this.lastWriteAt = Date.now();
     // Nothing changed since the last write: only riders (a session save after a step), no snapshot to take.
     const changed = this.dirty;
     this.dirty = false;
