@@ -66,6 +66,9 @@ export class WeftMetrics {
   private readonly runDuration: Histogram<"status">;
   private readonly nodeDuration: Histogram<"node_type" | "status">;
   private readonly nodeCacheHits: Counter;
+  /** Labelled children by their labels: `labels()` validates and hashes its labels at each call, and every node event makes one. */
+  private readonly nodeDurations = new Map<string, Histogram.Internal<"node_type" | "status">>();
+  private readonly finished: Record<FinalRunStatus, { count: Counter.Internal; duration: Histogram.Internal<"status"> }>;
   /** Per run stream: the node type of each started invocation, until its final event (a node.completed after a node.started has no type). */
   private readonly invocationTypes = new Map<string, Map<string, string>>();
 
@@ -83,7 +86,12 @@ export class WeftMetrics {
       registers,
     });
     this.nodeCacheHits = new Counter({ name: "weft_node_cache_hits_total", help: "Node invocations served from the output cache.", registers });
-    for (const status of ["completed", "failed", "cancelled"] satisfies FinalRunStatus[]) this.runsFinished.labels(status).inc(0);
+    const finished = (status: FinalRunStatus) => {
+      const count = this.runsFinished.labels(status);
+      count.inc(0);
+      return { count, duration: this.runDuration.labels(status) };
+    };
+    this.finished = { completed: finished("completed"), failed: finished("failed"), cancelled: finished("cancelled") };
     if (queue) queueGauges(queue, registers);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "weft_" });
   }
@@ -121,7 +129,7 @@ export class WeftMetrics {
           this.nodeCacheHits.inc();
           return;
         }
-        if (typeof event.durationMs === "number") this.nodeDuration.labels(nodeType ?? "unknown", type === "node.completed" ? "completed" : "failed").observe(event.durationMs / 1000);
+        if (typeof event.durationMs === "number") this.nodeDurationOf(nodeType ?? "unknown", type === "node.completed" ? "completed" : "failed").observe(event.durationMs / 1000);
         return;
       }
       case "run.completed":
@@ -129,13 +137,21 @@ export class WeftMetrics {
       case "run.cancelled": {
         this.invocationTypes.delete(streamId);
         const status: FinalRunStatus = type === "run.completed" ? "completed" : type === "run.failed" ? "failed" : "cancelled";
-        this.runsFinished.labels(status).inc();
-        if (typeof event.durationMs === "number") this.runDuration.labels(status).observe(event.durationMs / 1000);
+        const finished = this.finished[status];
+        finished.count.inc();
+        if (typeof event.durationMs === "number") finished.duration.observe(event.durationMs / 1000);
         return;
       }
       default:
         return;
     }
+  }
+
+  private nodeDurationOf(nodeType: string, status: "completed" | "failed"): Histogram.Internal<"node_type" | "status"> {
+    const key = `${status}:${nodeType}`;
+    let child = this.nodeDurations.get(key);
+    if (!child) this.nodeDurations.set(key, (child = this.nodeDuration.labels(nodeType, status)));
+    return child;
   }
 
   private typesOf(streamId: string): Map<string, string> {
