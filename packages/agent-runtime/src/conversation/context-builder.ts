@@ -47,6 +47,17 @@ const included = (m: ConversationMessage) => m.includeInContext !== false && m.r
 const hasToolCalls = (m: ConversationMessage): m is ConversationAssistantMessage & { tool_calls: NonNullable<ConversationAssistantMessage["tool_calls"]> } =>
   m.role === "assistant" && m.tool_calls !== undefined && m.tool_calls.length > 0;
 
+const DEFAULT_BUDGET: ContextBudget = ContextBudgetSchema.parse({});
+/** Budgets checked before, by object: an agent hands the same one to every step. */
+const budgets = new WeakMap<object, ContextBudget>();
+
+function budgetOf(input: BuildContextInput["budget"]): ContextBudget {
+  if (input === undefined) return DEFAULT_BUDGET;
+  let budget = budgets.get(input);
+  if (!budget) budgets.set(input, (budget = ContextBudgetSchema.parse(input)));
+  return budget;
+}
+
 /**
  * Builds the `messages[]` of the next LLM request from a conversation log (seed 003 §4.2).
  *
@@ -57,7 +68,7 @@ const hasToolCalls = (m: ConversationMessage): m is ConversationAssistantMessage
  * window. One backward pass, stopping the costly work once the window is full: linear time.
  */
 export function buildContext(input: BuildContextInput): BuildContextResult {
-  const budget: ContextBudget = ContextBudgetSchema.parse(input.budget ?? {});
+  const budget = budgetOf(input.budget);
   const prefix = buildSystemPrefix(input);
   const history = input.history;
   const n = history.length;
