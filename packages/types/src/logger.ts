@@ -7,6 +7,8 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
   child(scope: string): Logger;
+  /** Whether a message at this level would be written: a wrapper may skip the work of preparing one that is not. Absent: yes. */
+  enabled?(level: Exclude<LogLevel, "silent">): boolean;
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -29,6 +31,7 @@ export function createLogger(scope = "weft", level: LogLevel = envLevel()): Logg
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     child: (sub) => createLogger(`${scope}:${sub}`, level),
+    enabled: (at) => rank[at] >= rank[level],
   };
 }
 

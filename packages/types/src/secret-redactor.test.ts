@@ -50,4 +50,26 @@ describe("SecretRedactor", () => {
     expect(lines.join("\n")).not.toContain(KEY);
     expect(lines[0]).toBe('failed with [redacted:P] {"error":"HTTP 401: [redacted:P]"}');
   });
+
+  it("does not prepare a message its inner logger would not write", () => {
+    const lines: string[] = [];
+    const write = (message: string) => void lines.push(message);
+    const inner: Logger = { debug: write, info: write, warn: write, error: write, child: () => inner, enabled: (level) => level !== "debug" };
+    const r = new SecretRedactor();
+    r.set("p", "P", [KEY]);
+    const log = redactingLogger(inner, r);
+    let read = 0;
+    const fields = {
+      get detail() {
+        read++;
+        return KEY;
+      },
+    };
+    log.debug("quiet", fields);
+    expect(read).toBe(0);
+    expect(log.enabled?.("debug")).toBe(false);
+    log.warn(`loud ${KEY}`, fields);
+    expect(read).toBe(1);
+    expect(lines).toEqual(["loud [redacted:P]"]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Logger } from "./logger.ts";
+import type { Logger, LogLevel } from "./logger.ts";
 
 /**
  * Secrets shorter than this are not redacted: the placeholders local servers accept ("x",
@@ -74,14 +74,19 @@ export class SecretRedactor {
   }
 }
 
-/** A logger whose messages and fields pass through the redactor, and whose children do too. */
+/**
+ * A logger whose messages and fields pass through the redactor, and whose children do too. A message the inner
+ * logger would not write is not redacted first (a debug line per run, with its fields serialized, when quiet).
+ */
 export function redactingLogger(inner: Logger, redactor: SecretRedactor): Logger {
   const clean = (fields: Record<string, unknown> | undefined) => (fields === undefined ? undefined : redactor.value(fields));
+  const writes = (level: Exclude<LogLevel, "silent">) => inner.enabled?.(level) ?? true;
   return {
-    debug: (message, fields) => inner.debug(redactor.text(message), clean(fields)),
-    info: (message, fields) => inner.info(redactor.text(message), clean(fields)),
-    warn: (message, fields) => inner.warn(redactor.text(message), clean(fields)),
-    error: (message, fields) => inner.error(redactor.text(message), clean(fields)),
+    debug: (message, fields) => writes("debug") && inner.debug(redactor.text(message), clean(fields)),
+    info: (message, fields) => writes("info") && inner.info(redactor.text(message), clean(fields)),
+    warn: (message, fields) => writes("warn") && inner.warn(redactor.text(message), clean(fields)),
+    error: (message, fields) => writes("error") && inner.error(redactor.text(message), clean(fields)),
     child: (scope) => redactingLogger(inner.child(scope), redactor),
+    enabled: writes,
   };
 }
