@@ -18,7 +18,8 @@ export function toProviderMessages(messages: readonly ChatMessage[], passBackRea
     }
   }
   return messages.map((message, index) => {
-    if (message.role !== "assistant") return message;
+    // Nothing to drop: the message as it is (a history of assistant messages was copied whole at every request).
+    if (message.role !== "assistant" || (message.reasoning_content === undefined && (message.tool_calls === undefined || message.tool_calls.length > 0))) return message;
     const { reasoning_content, tool_calls, ...rest } = message;
     const out: ChatMessage = { ...rest };
     if (tool_calls && tool_calls.length > 0) out.tool_calls = tool_calls;
