@@ -6,7 +6,7 @@ import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
-import { CompactionMemo, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
+import { CompactionMemo, compactFields, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
 import { ObservationTracker } from "../runs/observation-tracker.ts";
 import { observationStub } from "./observation-refs.ts";
@@ -342,6 +342,16 @@ describe("what stays inline", () => {
         expect(compactPayload(value, sink, (j) => j, 0, MIN_REF_BYTES) === value).toBe(inline);
       }
     }
+  });
+
+  it("keeps every field of a record, a parsed `__proto__` key too, when its values are referenced", async () => {
+    const texts = new Map<string, string>();
+    const sink: PayloadSink = { put: (json) => (texts.set(payloadId(json), json), payloadId(json)) };
+    const record = JSON.parse(`{"__proto__":{"text":"${"p".repeat(300)}"},"plain":"${"q".repeat(300)}","short":1}`) as Record<string, unknown>;
+    const compact = compactFields(record, sink, (j) => j);
+    expect(Object.keys(compact)).toEqual(["__proto__", "plain", "short"]);
+    expect(Object.getPrototypeOf(compact)).toBe(Object.prototype);
+    expect(await hydratePayloads(compact, async (ids) => new Map(ids.map((id) => [id, texts.get(id)!])))).toEqual(record);
   });
 });
 

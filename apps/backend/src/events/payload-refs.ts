@@ -201,7 +201,7 @@ function compactNew(value: object | string, sink: PayloadSink, redact: (json: st
         0,
         memo,
       )
-    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo)]));
+    : compactEntries(value as Record<string, unknown>, (v) => compactPayload(v, sink, redact, depth + 1, MIN_REF_BYTES, memo));
   return ref(sink.put(redact(JSON.stringify(inner))));
 }
 
@@ -323,13 +323,24 @@ function endsPiece(text: string, from: number, to: number): boolean {
 /** Each field of a record compacted (inputs, outputs: one port value per field). */
 export function compactFields(record: Record<string, unknown>, sink: PayloadSink, redact: (json: string) => string, memo?: CompactionMemo): Record<string, unknown> {
   let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
+  const out = compactEntries(record, (value) => {
     const compact = compactPayload(value, sink, redact, 1, MIN_FIELD_REF_BYTES, memo);
     if (compact !== value) changed = true;
-    out[key] = compact;
-  }
+    return compact;
+  });
   return changed ? out : record;
+}
+
+/** The record's own fields, each through `compact`; a loop, not a list of entries per record (every event's ports pass here). */
+function compactEntries(record: Record<string, unknown>, compact: (value: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    // A "__proto__" key (parsed JSON may have one) stays a field: assigned, it would set the prototype instead.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: compact(record[key]), enumerable: true, writable: true, configurable: true });
+    else out[key] = compact(record[key]);
+  }
+  return out;
 }
 
 const ref = (id: string): PayloadRef => ({ [PAYLOAD_REF_KEY]: id });
