@@ -107,7 +107,8 @@ export function payloadId(json: string): string {
  * first time) and one set of secrets: `reset` it when the redaction changes.
  */
 export class CompactionMemo {
-  private objects = new WeakMap<object, Map<number, unknown>>();
+  /** By `memoKey`, then by value: a value is mostly compacted at one depth, and a map per value was an allocation per value. */
+  private objects = new Map<number, WeakMap<object, unknown>>();
   private texts = new Map<string, Map<number, unknown>>();
   /** Stored runs by their last item (a reference object: runs end at references). */
   private runs = new WeakMap<object, { items: readonly unknown[]; entry: ItemsRef }>();
@@ -115,18 +116,20 @@ export class CompactionMemo {
   private pieces = new Map<string, PayloadRef>();
 
   get(value: object | string, depth: number, min: number): unknown {
-    return (typeof value === "string" ? this.texts.get(value) : this.objects.get(value))?.get(memoKey(depth, min));
+    return typeof value === "string" ? this.texts.get(value)?.get(memoKey(depth, min)) : this.objects.get(memoKey(depth, min))?.get(value);
   }
 
   set(value: object | string, depth: number, min: number, result: unknown): void {
-    let byKey = typeof value === "string" ? this.texts.get(value) : this.objects.get(value);
+    if (typeof value !== "string") {
+      let byValue = this.objects.get(memoKey(depth, min));
+      if (!byValue) this.objects.set(memoKey(depth, min), (byValue = new WeakMap()));
+      byValue.set(value, result);
+      return;
+    }
+    let byKey = this.texts.get(value);
     if (!byKey) {
-      byKey = new Map();
-      if (typeof value !== "string") this.objects.set(value, byKey);
-      else {
-        if (this.texts.size >= MEMO_TEXTS) this.texts.clear();
-        this.texts.set(value, byKey);
-      }
+      if (this.texts.size >= MEMO_TEXTS) this.texts.clear();
+      this.texts.set(value, (byKey = new Map()));
     }
     byKey.set(memoKey(depth, min), result);
   }
@@ -154,7 +157,7 @@ export class CompactionMemo {
   }
 
   reset(): void {
-    this.objects = new WeakMap();
+    this.objects = new Map();
     this.texts = new Map();
     this.runs = new WeakMap();
     this.pieces = new Map();
@@ -267,18 +270,18 @@ function chunkItems(items: unknown[], sink: PayloadSink, redact: (json: string) 
 function storedRun(run: unknown[], sink: PayloadSink, redact: (json: string) => string, memo: CompactionMemo | undefined): ItemsRef {
   const known = memo?.run(run);
   if (known) return known;
-  const entry: ItemsRef = { [ITEMS_KEY]: ref(sink.put(redact(JSON.stringify(run)))) };
+  const entry = new MadeItemsRef(ref(sink.put(redact(JSON.stringify(run)))));
   memo?.setRun(run, entry);
   return entry;
 }
 
 /**
- * Whether the item ends a run at this level: a referenced item (above the first level, a run of the level below:
- * the items after the last run of a level change as the list grows) whose id's character at `level` has its low
- * bits clear (ids are base64url of a hash).
+ * Whether the item ends a run at this level: an item compaction referenced (above the first level, a run of the level
+ * below: the items after the last run of a level change as the list grows) whose id's character at `level` has its
+ * low bits clear (ids are base64url of a hash).
  */
 function endsRun(item: unknown, level: number): boolean {
-  const id = level === 0 ? (isPayloadRef(item) ? item[PAYLOAD_REF_KEY] : undefined) : isItemsRef(item) ? item[ITEMS_KEY][PAYLOAD_REF_KEY] : undefined;
+  const id = level === 0 ? (item instanceof MadeRef ? item.$weftPayload : undefined) : item instanceof MadeItemsRef ? item.$weftItems.$weftPayload : undefined;
   return id !== undefined && (id.charCodeAt(level) & (CHUNK_EVERY - 1)) === 0;
 }
 
@@ -343,7 +346,26 @@ function compactEntries(record: Record<string, unknown>, compact: (value: unknow
   return out;
 }
 
-const ref = (id: string): PayloadRef => ({ [PAYLOAD_REF_KEY]: id });
+/**
+ * A reference made by compaction: serialized, plain `{ "$weftPayload": id }`. Its class lets `endsRun` tell it from a
+ * value of the record without reading keys (every item of every history passes there at each step).
+ */
+class MadeRef implements PayloadRef {
+  readonly $weftPayload: string;
+  constructor(id: string) {
+    this.$weftPayload = id;
+  }
+}
+
+/** A run of items stored by compaction (`storedRun`): serialized, plain `{ "$weftItems": { "$weftPayload": id } }`. */
+class MadeItemsRef implements ItemsRef {
+  readonly $weftItems: MadeRef;
+  constructor(entry: MadeRef) {
+    this.$weftItems = entry;
+  }
+}
+
+const ref = (id: string): MadeRef => new MadeRef(id);
 
 /** Stored payload texts by id; ids it does not know are left out of the answer. */
 export type PayloadLoader = (ids: string[]) => Promise<Map<string, string>>;
