@@ -83,9 +83,9 @@ export class ScenePersister {
 
   /**
    * `flush()` after waiting `gatherMs` (longer while the last write is under `spacingMs` old), so callers asking
-   * within that time share one write. Like `flush()`,
-   * it resolves once everything changed before the call is saved (the write starts after the wait). `work` is
-   * stored with that write, after it (`CommitRider`): the answer is then its outcome, or the write's failure.
+   * within that time share one write. Like `flush()`, it resolves once everything changed before the call is saved
+   * (the write starts after the wait). `work` is stored with that write, after it (`CommitRider`): the answer is
+   * then its outcome, or the write's failure.
    */
   flushSoon(work?: () => Promise<void>): Promise<void> {
     this.gathering ??= new Promise<void>((resolve) => setTimeout(resolve, Math.max(this.gatherMs, this.lastWriteAt + this.spacingMs - Date.now()))).then(() => {
