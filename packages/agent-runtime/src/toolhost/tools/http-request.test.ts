@@ -22,6 +22,25 @@ function countingServer(handle: (request: Request, url: URL, hits: number) => Re
 }
 
 const inside = countingServer(() => new Response("inside secret"));
+
+const BIG = 300 * 1024;
+/** Opens the second part of `/big-in-parts`: called when the client reports progress on the first. */
+let sendRest = () => {};
+
+/** 128 KiB, then the rest once the client has reported progress: progress is reported before the end, however the bytes are chunked. */
+function bodyInParts(): Response {
+  const rest = new Promise<void>((resolve) => (sendRest = resolve));
+  const bytes = (n: number) => new TextEncoder().encode("x".repeat(n));
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(bytes(128 * 1024));
+      await rest;
+      controller.enqueue(bytes(BIG - 128 * 1024));
+      controller.close();
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/plain", "content-length": String(BIG) } });
+}
 const api = countingServer(async (request, url, hits) => {
   switch (url.pathname) {
     case "/json":
@@ -45,7 +64,9 @@ const api = countingServer(async (request, url, hits) => {
     case "/flaky":
       return hits < 3 ? new Response("oops", { status: 503 }) : new Response("fine");
     case "/big":
-      return new Response("x".repeat(300 * 1024), { headers: { "content-type": "text/plain" } });
+      return new Response("x".repeat(BIG), { headers: { "content-type": "text/plain" } });
+    case "/big-in-parts":
+      return bodyInParts();
     case "/loop":
       return Response.redirect(`${api.origin}/loop`, 302);
     default:
@@ -188,15 +209,24 @@ describe("http.request: requests and responses", () => {
     expect(api.seen).toEqual(["/busy-long"]);
   });
 
-  it("cuts the body at the size cap and reports download progress", async () => {
-    const progress: Record<string, unknown>[] = [];
+  it("cuts the body at the size cap and reports download progress, while the body comes and at its end", async () => {
     const host = hostWith([allow(`${api.origin}/**`)]);
-    const capped = ok(await host.call("http.request", { url: `${api.origin}/big`, maxResponseBytes: 100_000 }, { onProgress: (p) => progress.push(p) }));
+    const capped = ok(await host.call("http.request", { url: `${api.origin}/big`, maxResponseBytes: 100_000 }));
     expect(capped).toMatchObject({ truncated: true, bytes: 100_000 });
-    const whole = ok(await host.call("http.request", { url: `${api.origin}/big` }, { onProgress: (p) => progress.push(p) }));
-    expect(whole).toMatchObject({ truncated: false, bytes: 300 * 1024 });
-    expect(progress.at(-1)).toEqual({ receivedBytes: 300 * 1024, totalBytes: 300 * 1024 });
-    expect(progress.length).toBeGreaterThan(2);
+    const known: Record<string, unknown>[] = [];
+    ok(await host.call("http.request", { url: `${api.origin}/big` }, { onProgress: (p) => known.push(p) }));
+    expect(known.at(-1)).toEqual({ receivedBytes: BIG, totalBytes: BIG });
+    const progress: Array<{ receivedBytes: number }> = [];
+    const onProgress = (p: Record<string, unknown>) => {
+      progress.push(p as { receivedBytes: number });
+      sendRest();
+    };
+    const whole = ok(await host.call("http.request", { url: `${api.origin}/big-in-parts` }, { onProgress }));
+    expect(whole).toMatchObject({ truncated: false, bytes: BIG });
+    // Reported while the body was still coming (the server held the rest until then), growing, and at the end.
+    expect(progress[0]!.receivedBytes).toBeLessThan(BIG);
+    expect(progress.map((p) => p.receivedBytes)).toEqual([...progress.map((p) => p.receivedBytes)].sort((a, b) => a - b));
+    expect(progress.at(-1)).toEqual({ receivedBytes: BIG });
   });
 
   it("adds a named credential, only for the first origin, and names the known ones when it is unknown", async () => {
