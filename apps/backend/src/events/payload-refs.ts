@@ -69,14 +69,8 @@ type ItemsRef = { [ITEMS_KEY]: PayloadRef };
 
 function onlyKey(value: unknown, key: string): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  // Object.keys(value) is [key], without making the list: every item of every history passes here at each step.
-  let found = false;
-  for (const own in value) {
-    if (!Object.hasOwn(value, own)) continue;
-    if (own !== key) return false;
-    found = true;
-  }
-  return found;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === key;
 }
 
 export function isPayloadRef(value: unknown): value is PayloadRef {
