@@ -20,8 +20,9 @@ function envLevel(): LogLevel {
 
 /** A levelled logger writing one line per message to stderr; quiet (warn) unless WEFT_LOG_LEVEL says otherwise. */
 export function createLogger(scope = "weft", level: LogLevel = envLevel()): Logger {
+  const enabled = (at: Exclude<LogLevel, "silent">) => rank[at] >= rank[level];
   const write = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
-    if (rank[at] < rank[level]) return;
+    if (!enabled(at)) return;
     const extra = fields && Object.keys(fields).length > 0 ? " " + JSON.stringify(fields) : "";
     console.error(`${new Date().toISOString()} ${at.toUpperCase()} [${scope}] ${message}${extra}`);
   };
@@ -31,7 +32,7 @@ export function createLogger(scope = "weft", level: LogLevel = envLevel()): Logg
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     child: (sub) => createLogger(`${scope}:${sub}`, level),
-    enabled: (at) => rank[at] >= rank[level],
+    enabled,
   };
 }
 
