@@ -271,12 +271,13 @@ function storedRun(run: unknown[], sink: PayloadSink, redact: (json: string) => 
 
 /**
  * Whether the item ends a run at this level: an item compaction referenced (above the first level, a run of the level
- * below: the items after the last run of a level change as the list grows) whose id's character at `level` has its
- * low bits clear (ids are base64url of a hash).
+ * below: the items after the last run of a level change as the list grows) whose id's character at `level` from its
+ * end has its low bits clear. An id ends with base64url of its text's hash (a store may put a time-ordered part in
+ * front of it, `PayloadStore`).
  */
 function endsRun(item: unknown, level: number): boolean {
   const id = level === 0 ? (item instanceof MadeRef ? item.$weftPayload : undefined) : item instanceof MadeItemsRef ? item.$weftItems.$weftPayload : undefined;
-  return id !== undefined && (id.charCodeAt(level) & (CHUNK_EVERY - 1)) === 0;
+  return id !== undefined && (id.charCodeAt(id.length - 1 - level) & (CHUNK_EVERY - 1)) === 0;
 }
 
 /**

@@ -12,17 +12,26 @@ function payloadStoreContract(harness: StorageHarness): void {
   describe(`payload store (${harness.engine})`, () => {
     const { fresh } = storageOpener(harness);
 
-    it("stores each text once by its content id, inside the caller's transaction, and loads any number by id", async () => {
+    it("stores each text once, inside the caller's transaction, and loads any number by id", async () => {
       const storage = await fresh();
       const store = new PayloadStore(storage.sql);
       const texts = Array.from({ length: 1200 }, (_, i) => JSON.stringify(`text ${i}`));
       const ids = texts.map((t) => store.put(t));
       expect(store.put(texts[0]!)).toBe(ids[0]);
-      // Ids are the content's, remembered (short texts) or computed again (long ones).
+      // The same id for the same text, remembered by text (short ones) or by content id (long ones); an id ends with
+      // the start of the content id and fits what the retention sweep looks for.
       const long = JSON.stringify("z".repeat(5000));
-      expect([store.put(texts[3]!), store.put(long), store.put(long)]).toEqual([payloadId(texts[3]!), payloadId(long), payloadId(long)]);
+      const longId = store.put(long);
+      expect([store.put(texts[3]!), store.put(long)]).toEqual([ids[3], longId]);
+      for (const [id, text] of [
+        [ids[3]!, texts[3]!],
+        [longId, long],
+      ] as const) {
+        expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        expect(payloadId(text).startsWith(id.slice(8))).toBe(true);
+      }
       await store.flush();
-      // A second process writing the same texts changes nothing.
+      // A second process stores what it puts under its own ids: the first one's read as they were.
       const again = new PayloadStore(storage.sql);
       texts.forEach((t) => again.put(t));
       await again.flush();
@@ -43,6 +52,20 @@ function payloadStoreContract(harness: StorageHarness): void {
       expect(store.put(JSON.stringify("late"))).toBe(late);
       await store.flush();
       expect((await store.load([late])).get(late)).toBe(JSON.stringify("late"));
+    });
+
+    it("makes ids in the order texts come, so each new text goes to the end of the id index", async () => {
+      const storage = await fresh();
+      const store = new PayloadStore(storage.sql);
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        ids.push(store.put(JSON.stringify(`text ${i}`)));
+        // A millisecond apart: ids made in the same millisecond share their front and differ by content.
+        await Bun.sleep(1);
+      }
+      expect(ids).toEqual([...ids].sort());
+      await store.flush();
+      expect((await store.load(ids)).size).toBe(40);
     });
 
     it("gives a journal's events back as they were sent: a long history in runs, a prompt in pieces, the envelope's defaults", async () => {
