@@ -11,7 +11,8 @@
  * While it runs, `/api/health` is asked every 20 ms and the timeline polled by cursor every 250 ms,
  * and a WebSocket follows the scene's stream. Prints one JSON line per N: agent steps per second,
  * server CPU ms per step (the child's utime+stime; also split by thread name: the event loop "main",
- * JIT compiler threads, GC helpers), health p50/p99, storage bytes per step (the
+ * JIT compiler threads, GC helpers), the share of the machine's cores other processes used meanwhile,
+ * health p50/p99, storage bytes per step (the
  * SQLite file after a clean shutdown, less its size before the scene; `tables` splits it), timeline
  * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
  * Then the crash case (`measureCrash`, BENCH_CRASH_AGENTS=25 by default, empty to skip): SIGKILL
@@ -22,6 +23,7 @@
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, removeTempDirs, tempDir } from "../apps/backend/src/testing/temp-dirs.ts";
@@ -58,6 +60,11 @@ const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+/** The whole machine's busy CPU time in ms (Linux /proc/stat: user, nice, system, irq, softirq, steal; ticks of 10 ms). */
+function machineBusyMs(): number {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return [0, 1, 2, 5, 6, 7].reduce((sum, at) => sum + (fields[at] ?? 0), 0) * 10;
 }
 /** CPU ms per thread name (Linux /proc/<pid>/task), to tell the event loop from JIT and GC threads. */
 function threadCpuMs(pid: number): Map<string, number> {
@@ -155,6 +162,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     const bytesBefore = dbBytes(dataDir);
     const cpuBefore = cpuMs(pid);
     const threadsBefore = threadCpuMs(pid);
+    const [machineBefore, benchBefore] = [machineBusyMs(), process.cpuUsage()];
     const t0 = performance.now();
     await child.call("POST", `/api/scenes/${SCENE}/start`);
     await child.call("POST", `/api/scenes/${SCENE}/messages`, { to: "all", text: "Good morning, town." });
@@ -186,6 +194,9 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuMs(pid) - cpuBefore;
     const threadsAfter = threadCpuMs(pid);
+    const bench = process.cpuUsage(benchBefore);
+    // What else kept the machine's cores busy meanwhile: on a shared machine, a run's CPU time is read against it.
+    const othersMs = Math.max(0, machineBusyMs() - machineBefore - cpu - (bench.user + bench.system) / 1000);
     const threadMs = [...threadsAfter].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
     done = true;
     await Promise.all([healthLoop, pollLoop]);
@@ -238,6 +249,8 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
       cpu_ms_per_step: round(cpu / steps),
       // Per thread name: the event loop ("main") against JIT compilers and GC helpers (threads that ended are not counted).
       cpu_ms_per_step_by_thread: Object.fromEntries(threadMs.map(([name, ms]) => [name, round(ms / steps)])),
+      // The share of the machine's cores that processes other than the server and this bench used during the scene.
+      others_cpu_share: round(othersMs / (seconds * 1000 * availableParallelism())),
       health_p50_ms: round(quantile(health, 0.5)),
       health_p99_ms: round(quantile(health, 0.99)),
       health_max_ms: round(Math.max(...health)),
