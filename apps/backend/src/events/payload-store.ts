@@ -53,8 +53,8 @@ export class PayloadStore implements PayloadSink {
   /**
    * The id of a text: when it was first put, then the start of its content id (`payloadId`), so ids sort in the order
    * they are made and each new text goes to the end of the payloads' id index. Content ids alone put each new text at
-   * a random place of that index: ~2.3 of the ~11.5 pages a busy scene's agent step wrote, more once the index
-   * outgrows SQLite's cache. The same text gets the same id while the store remembers it, by its text (an agent step
+   * a random place of that index: ~2.3 of the ~11.6 pages a busy scene's agent step wrote. The same text gets the
+   * same id while the store remembers it, by its text (an agent step
    * puts the same prompt pieces, history messages and runs of them again: a lookup instead of a hash) or, when long,
    * by its content id. Put again after that, it is stored again under a new id: some bytes twice, never a wrong reference.
    */
