@@ -10,22 +10,20 @@
  * and database bytes each run adds. The stages run one after another on the same store (BENCH_STAGES: runs per
  * stage), so a cost that grows with the store shows as a later stage costing more.
  */
-import { mkdtempSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { SecretRedactor, silentLogger, type RunEvent, type Workflow } from "../packages/types/src/index.ts";
 import { openProcessStorage } from "../apps/backend/src/runtime/process-storage.ts";
 import { EventJournal } from "../apps/backend/src/events/event-journal.ts";
 import { EventHub } from "../apps/backend/src/events/event-hub.ts";
 import { ExternalRunRecorder } from "../apps/backend/src/runs/external-run-recorder.ts";
-import { removeDir } from "../apps/backend/src/testing/temp-dirs.ts";
+import { removeDir, tempDir } from "../apps/backend/src/testing/temp-dirs.ts";
+import { databaseBytes } from "./support/database-bytes.ts";
 
 const STAGES = (process.env.BENCH_STAGES ?? "3000,20000,3000").split(",").map(Number);
 const AGENTS = 50;
 const WINDOW = 80;
 const FLUSH_EVERY = 7;
 
-const dir = mkdtempSync(join(tmpdir(), "weft-journal-bench-"));
+const dir = tempDir("weft-journal-bench-");
 const { storage, payloads } = await openProcessStorage({ dataDir: dir, redactor: new SecretRedactor() });
 const journal = new EventJournal(storage, new EventHub(), { maxBatch: 100_000, flushMs: 60_000 }, silentLogger, payloads);
 const workflow: Workflow = { id: "agent-deliberation", name: "Deliberation", description: "", revision: 1, nodes: [], edges: [], annotations: [], tags: [] };
@@ -67,17 +65,13 @@ function recordRun(a: number): void {
   emit({ type: "run.completed", outputs: { text, reasoning: "", toolCalls: [] }, durationMs: 45 });
 }
 
-const dbBytes = () =>
-  readdirSync(dir)
-    .filter((f) => f.startsWith("weft.sqlite"))
-    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 const payloadRows = () => (storage.sql.engine === "sqlite" ? (storage.sql.db.query("SELECT count(*) AS n FROM payloads").get() as { n: number }).n : 0);
 
 let recorded = 0;
 try {
   for (const runs of STAGES) {
     const rowsBefore = payloadRows();
-    const bytesBefore = dbBytes();
+    const bytesBefore = databaseBytes(dir);
     const cpu = process.cpuUsage();
     for (let i = 0; i < runs; i++) {
       recordRun(i % AGENTS);
@@ -92,7 +86,7 @@ try {
         runs,
         cpu_us_per_run: Math.round((used.user + used.system) / runs),
         payload_rows_per_run: Number(((payloadRows() - rowsBefore) / runs).toFixed(2)),
-        db_bytes_per_run: Math.round((dbBytes() - bytesBefore) / runs),
+        db_bytes_per_run: Math.round((databaseBytes(dir) - bytesBefore) / runs),
       }),
     );
     recorded += runs;

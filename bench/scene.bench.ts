@@ -21,7 +21,7 @@
  * `bun bench/support/cpu-profile-summary.ts <dir>/<file>.cpuprofile`.
  */
 import { Database } from "bun:sqlite";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,7 @@ import { readSqliteSceneState } from "../apps/backend/src/scenes/sqlite-scene-st
 import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
 import { SceneLogEntrySchema, SceneStateViewSchema, SceneTimelineSchema, type SceneLogEntry, type SceneRuntimeState, type SceneStateView, type SceneTimeline } from "../packages/types/src/index.ts";
 import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "./support/instant-llm.ts";
+import { databaseBytes } from "./support/database-bytes.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").filter(Boolean).map(Number);
@@ -81,10 +82,6 @@ function threadCpuMs(pid: number): Map<string, number> {
   }
   return out;
 }
-const dbBytes = (dir: string) =>
-  readdirSync(dir)
-    .filter((f) => f.startsWith("weft.sqlite"))
-    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
 /** The servers this bench started and has not stopped yet. */
 const running = new Set<ChildServer>();
@@ -159,7 +156,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     const ws = await TestWsClient.connect(child.url);
     ws.subscribe(SCENE);
     const pid = child.proc.pid;
-    const bytesBefore = dbBytes(dataDir);
+    const bytesBefore = databaseBytes(dataDir);
     const cpuBefore = cpuMs(pid);
     const threadsBefore = threadCpuMs(pid);
     const [machineBefore, benchBefore] = [machineBusyMs(), process.cpuUsage()];
@@ -229,7 +226,7 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     child.proc.kill("SIGTERM");
     await child.proc.exited;
 
-    const bytes = dbBytes(dataDir) - bytesBefore;
+    const bytes = databaseBytes(dataDir) - bytesBefore;
     const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
     const tables = Object.fromEntries(
       (db.query("SELECT name, SUM(pgsize) AS size FROM dbstat GROUP BY name ORDER BY size DESC LIMIT 6").all() as Array<{ name: string; size: number }>).map((r) => [r.name, r.size]),

@@ -14,9 +14,9 @@ const LOAD_BATCH = 500;
 
 /**
  * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers
- * them (`idOf`), in the server's database. Texts are only added, never changed (same id, same text), so they are written
- * before the records that reference them, in a transaction of their own: a crash in between leaves
- * an unreferenced text, never a reference without its text.
+ * them (`idOf`), in the server's database. Texts are only added, never changed (same id, same text);
+ * `flush` writes them in the caller's transaction, before the records that reference them (the journal's
+ * batch), or in one of its own: a crash in between leaves an unreferenced text, never a reference without its text.
  */
 export class PayloadStore implements PayloadSink {
   private pending: PayloadBlob[] = [];
@@ -54,9 +54,9 @@ export class PayloadStore implements PayloadSink {
    * The id of a text: when it was first put, then the start of its content id (`payloadId`), so ids sort in the order
    * they are made and each new text goes to the end of the payloads' id index. Content ids alone put each new text at
    * a random place of that index: ~2.3 of the ~11.6 pages a busy scene's agent step wrote. The same text gets the
-   * same id while the store remembers it, by its text (an agent step
-   * puts the same prompt pieces, history messages and runs of them again: a lookup instead of a hash) or, when long,
-   * by its content id. Put again after that, it is stored again under a new id: some bytes twice, never a wrong reference.
+   * same id while the store remembers it, by its text (an agent step puts the same prompt pieces, history messages and
+   * runs of them again: a lookup instead of a hash) or, when long, by its content id. Put again after that, it is
+   * stored again under a new id: some bytes twice, never a wrong reference.
    */
   private idOf(json: string): string {
     const content = json.length > ID_MEMO_MAX_TEXT ? payloadId(json) : undefined;
@@ -111,8 +111,8 @@ class SqliteEngine {
 
   constructor(private readonly sql: SqliteHandle) {
     // Kept out of the numbered migrations: the table belongs to this module and only ever gains rows.
-    // Rows in insertion order and the random ids in an index of their own: keyed by id, the table's
-    // pages would split at random places and stay half empty.
+    // Rows in insertion order and the ids in an index of their own: ids stored before they were made in
+    // order (`idOf`) are random, and keyed by them the table's pages would split at random places.
     sql.db.run("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)");
     this.insert = sql.db.query("INSERT OR IGNORE INTO payloads (id, data) VALUES (?, ?)");
   }
