@@ -9,11 +9,13 @@
  * scene's step budget (BENCH_BUDGET deliberations, default 600 as issue #22 measures) ends the run; a user message to all starts it.
  *
  * While it runs, `/api/health` is asked every 20 ms and the timeline polled by cursor every 250 ms,
- * and a WebSocket follows the scene's stream. Prints one JSON line per N: agent steps per second,
+ * and a WebSocket follows the scene's stream. Each size runs two such scenes on one server: the first
+ * on the server just started, the second (`warm`, with other agents) once the first is over, as on a
+ * server that has been running. Prints one JSON line per N: agent steps per second,
  * server CPU ms per step (the child's utime+stime; also split by thread name: the event loop "main",
  * JIT compiler threads, GC helpers), the share of the machine's cores other processes used meanwhile,
  * health p50/p99, storage bytes per step (the
- * SQLite file after a clean shutdown, less its size before the scene; `tables` splits it), timeline
+ * SQLite file after a clean shutdown, less its size before the scenes, over both; `tables` splits it), timeline
  * poll p99, stream events delivered/expected, and whether the replay matched the recorded state.
  * Then the crash case (`measureCrash`, BENCH_CRASH_AGENTS=25 by default, empty to skip): SIGKILL
  * mid-scene, restart, effects applied twice, stream against the committed log, replay.
@@ -38,6 +40,8 @@ const EXAMPLES = fileURLToPath(new URL("../workflows", import.meta.url));
 const SIZES = (process.env.BENCH_AGENTS ?? "5,25,50").split(",").filter(Boolean).map(Number);
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 600);
 const SCENE = "town";
+/** The second scene of each size, on the then warm server (`measure`). */
+const WARM_SCENE = "town-later";
 
 const answer = streamedReply("Done for now.");
 
@@ -135,94 +139,127 @@ async function settled(child: ChildServer, scene: string): Promise<SceneStateVie
 }
 
 /**
- * BENCH_WARMUP=1: before the measured scene, the same scene with other agents (w1…wN) runs to its
- * budget and stops, so the measurement sees a server whose code the JIT has compiled, as a server
- * that has run for a while is, instead of one in its first seconds.
+ * One scene on the running server, from the user's first message until it has nothing left to do,
+ * with the server watched meanwhile (health, timeline polls, a WebSocket on its stream); then its
+ * timeline read whole, its stream checked against the state, and its replay. Storage is measured by
+ * the caller (after a clean shutdown).
  */
-const WARMUP = process.env.BENCH_WARMUP === "1";
+async function runScene(child: ChildServer, scene: string): Promise<Record<string, unknown>> {
+  const ws = await TestWsClient.connect(child.url);
+  ws.subscribe(scene);
+  const pid = child.proc.pid;
+  const cpuBefore = cpuMs(pid);
+  const threadsBefore = threadCpuMs(pid);
+  const [machineBefore, benchBefore] = [machineBusyMs(), process.cpuUsage()];
+  const t0 = performance.now();
+  await child.call("POST", `/api/scenes/${scene}/start`);
+  await child.call("POST", `/api/scenes/${scene}/messages`, { to: "all", text: "Good morning, town." });
 
+  let done = false;
+  const health: number[] = [];
+  const polls: number[] = [];
+  let pollBytesMax = 0;
+  const healthLoop = (async () => {
+    while (!done) {
+      const s = performance.now();
+      await fetch(`${child.url}/api/health`).then((r) => r.text());
+      health.push(performance.now() - s);
+      await Bun.sleep(20);
+    }
+  })();
+  const pollLoop = (async () => {
+    let cursor = "";
+    while (!done) {
+      const s = performance.now();
+      const res = await child.call("GET", `/api/scenes/${scene}/timeline${cursor ? `?since=${encodeURIComponent(cursor)}` : ""}`);
+      polls.push(performance.now() - s);
+      pollBytesMax = Math.max(pollBytesMax, JSON.stringify(res.body).length);
+      cursor = CursorSchema.parse(res.body).cursor;
+      await Bun.sleep(250);
+    }
+  })();
+  await settled(child, scene);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs(pid) - cpuBefore;
+  const threadsAfter = threadCpuMs(pid);
+  const bench = process.cpuUsage(benchBefore);
+  // What else kept the machine's cores busy meanwhile: on a shared machine, a run's CPU time is read against it.
+  const othersMs = Math.max(0, machineBusyMs() - machineBefore - cpu - (bench.user + bench.system) / 1000);
+  const threadMs = [...threadsAfter].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
+  done = true;
+  await Promise.all([healthLoop, pollLoop]);
+
+  const entries: SceneLogEntry[] = [];
+  // By cursor: a page full of agent steps has no new entries, and only the cursor moves past its steps.
+  for (let cursor = ""; ;) {
+    const res = await child.call("GET", `/api/scenes/${scene}/timeline?${cursor ? `since=${encodeURIComponent(cursor)}` : "fromSeq=0"}&limit=5000`);
+    const page: SceneTimeline = SceneTimelineSchema.parse(res.body);
+    entries.push(...page.entries);
+    if (page.more !== true) break;
+    cursor = CursorSchema.parse(res.body).cursor;
+  }
+  const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
+  const steps = count("llm.output");
+  // Every event the server stored for the scene by now must reach the subscriber.
+  await Bun.sleep(300);
+  const expected = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${scene}/state`)).body).streamSeq + 1;
+  const deadline = Date.now() + 10_000;
+  while (new Set(ws.events(scene).map((e) => e.seq)).size < expected && Date.now() < deadline) await Bun.sleep(50);
+  const streamed = ws.events(scene);
+  const delivered = new Set(streamed.map((e) => e.seq)).size;
+  const worldInStream = streamed.filter((e) => e.type === "world.changed").length;
+  ws.close();
+
+  const r0 = performance.now();
+  const replay = ReplaySummarySchema.parse((await child.call("POST", `/api/scenes/${scene}/replay`)).body);
+  const replayMs = performance.now() - r0;
+  await child.call("POST", `/api/scenes/${scene}/stop`);
+  return {
+    steps,
+    deliberations: count("deliberation.started"),
+    log_entries: entries.length,
+    coalesced_entries: count("trigger.coalesced"),
+    seconds: round(seconds),
+    steps_per_s: round(steps / seconds),
+    cpu_ms_per_step: round(cpu / steps),
+    // Per thread name: the event loop ("main") against JIT compilers and GC helpers (threads that ended are not counted).
+    cpu_ms_per_step_by_thread: Object.fromEntries(threadMs.map(([name, ms]) => [name, round(ms / steps)])),
+    // The share of the machine's cores that processes other than the server and this bench used during the scene.
+    others_cpu_share: round(othersMs / (seconds * 1000 * availableParallelism())),
+    health_p50_ms: round(quantile(health, 0.5)),
+    health_p99_ms: round(quantile(health, 0.99)),
+    health_max_ms: round(Math.max(...health)),
+    // How many health answers came back while the scene ran: a stalled server answers few (p99 of one is its max).
+    health_samples: health.length,
+    timeline_poll_p99_ms: round(quantile(polls, 0.99)),
+    timeline_polls: polls.length,
+    timeline_poll_max_bytes: pollBytesMax,
+    events_delivered: delivered,
+    events_expected: expected,
+    world_changes_in_stream: worldInStream,
+    world_changes_in_log: count("world.changed"),
+    replay_matched: replay.matches === true,
+    replay_differences: Array.isArray(replay.differences) ? replay.differences.length : replay,
+    replay_ms: round(replayMs),
+  };
+}
+
+/**
+ * Two scenes of N agents, one after the other, on one server started for them. The first meets a
+ * server in its first seconds, whose code the JIT compiles while the scene runs (the JSON line's
+ * top-level fields); the second (`warm`, other agents in a scene of their own) a server that has
+ * run a while, as a long-lived one has: its CPU per step is what each further step costs.
+ * Storage per step is over both scenes, from the SQLite file after a clean shutdown.
+ */
 async function measure(agents: number): Promise<Record<string, unknown>> {
   const dataDir = tempDir("weft-scene-bench-");
   const child = await startServer(dataDir, { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_DEMO_LLM: "off" });
   try {
     await setup(child, agents);
-    if (WARMUP) {
-      await setup(child, agents, "warmup", "w");
-      await child.call("POST", "/api/scenes/warmup/start");
-      await child.call("POST", "/api/scenes/warmup/messages", { to: "all", text: "Good morning, town." });
-      await settled(child, "warmup");
-      await child.call("POST", "/api/scenes/warmup/stop");
-    }
-    const ws = await TestWsClient.connect(child.url);
-    ws.subscribe(SCENE);
-    const pid = child.proc.pid;
+    await setup(child, agents, WARM_SCENE, "w");
     const bytesBefore = databaseBytes(dataDir);
-    const cpuBefore = cpuMs(pid);
-    const threadsBefore = threadCpuMs(pid);
-    const [machineBefore, benchBefore] = [machineBusyMs(), process.cpuUsage()];
-    const t0 = performance.now();
-    await child.call("POST", `/api/scenes/${SCENE}/start`);
-    await child.call("POST", `/api/scenes/${SCENE}/messages`, { to: "all", text: "Good morning, town." });
-
-    let done = false;
-    const health: number[] = [];
-    const polls: number[] = [];
-    let pollBytesMax = 0;
-    const healthLoop = (async () => {
-      while (!done) {
-        const s = performance.now();
-        await fetch(`${child.url}/api/health`).then((r) => r.text());
-        health.push(performance.now() - s);
-        await Bun.sleep(20);
-      }
-    })();
-    const pollLoop = (async () => {
-      let cursor = "";
-      while (!done) {
-        const s = performance.now();
-        const res = await child.call("GET", `/api/scenes/${SCENE}/timeline${cursor ? `?since=${encodeURIComponent(cursor)}` : ""}`);
-        polls.push(performance.now() - s);
-        pollBytesMax = Math.max(pollBytesMax, JSON.stringify(res.body).length);
-        cursor = CursorSchema.parse(res.body).cursor;
-        await Bun.sleep(250);
-      }
-    })();
-    await settled(child, SCENE);
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = cpuMs(pid) - cpuBefore;
-    const threadsAfter = threadCpuMs(pid);
-    const bench = process.cpuUsage(benchBefore);
-    // What else kept the machine's cores busy meanwhile: on a shared machine, a run's CPU time is read against it.
-    const othersMs = Math.max(0, machineBusyMs() - machineBefore - cpu - (bench.user + bench.system) / 1000);
-    const threadMs = [...threadsAfter].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
-    done = true;
-    await Promise.all([healthLoop, pollLoop]);
-
-    const entries: SceneLogEntry[] = [];
-    // By cursor: a page full of agent steps has no new entries, and only the cursor moves past its steps.
-    for (let cursor = ""; ;) {
-      const res = await child.call("GET", `/api/scenes/${SCENE}/timeline?${cursor ? `since=${encodeURIComponent(cursor)}` : "fromSeq=0"}&limit=5000`);
-      const page: SceneTimeline = SceneTimelineSchema.parse(res.body);
-      entries.push(...page.entries);
-      if (page.more !== true) break;
-      cursor = CursorSchema.parse(res.body).cursor;
-    }
-    const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
-    const steps = count("llm.output");
-    // Every event the server stored for the scene by now must reach the subscriber.
-    await Bun.sleep(300);
-    const expected = SceneStateViewSchema.parse((await child.call("GET", `/api/scenes/${SCENE}/state`)).body).streamSeq + 1;
-    const deadline = Date.now() + 10_000;
-    while (new Set(ws.events(SCENE).map((e) => e.seq)).size < expected && Date.now() < deadline) await Bun.sleep(50);
-    const streamed = ws.events(SCENE);
-    const delivered = new Set(streamed.map((e) => e.seq)).size;
-    const worldInStream = streamed.filter((e) => e.type === "world.changed").length;
-    ws.close();
-
-    const r0 = performance.now();
-    const replay = ReplaySummarySchema.parse((await child.call("POST", `/api/scenes/${SCENE}/replay`)).body);
-    const replayMs = performance.now() - r0;
-    await child.call("POST", `/api/scenes/${SCENE}/stop`);
+    const cold = await runScene(child, SCENE);
+    const warm = await runScene(child, WARM_SCENE);
     child.proc.kill("SIGTERM");
     await child.proc.exited;
 
@@ -235,36 +272,11 @@ async function measure(agents: number): Promise<Record<string, unknown>> {
     return {
       bench: "scene",
       agents,
-      warmup: WARMUP,
       budget: BUDGET,
-      steps,
-      deliberations: count("deliberation.started"),
-      log_entries: entries.length,
-      coalesced_entries: count("trigger.coalesced"),
-      seconds: round(seconds),
-      steps_per_s: round(steps / seconds),
-      cpu_ms_per_step: round(cpu / steps),
-      // Per thread name: the event loop ("main") against JIT compilers and GC helpers (threads that ended are not counted).
-      cpu_ms_per_step_by_thread: Object.fromEntries(threadMs.map(([name, ms]) => [name, round(ms / steps)])),
-      // The share of the machine's cores that processes other than the server and this bench used during the scene.
-      others_cpu_share: round(othersMs / (seconds * 1000 * availableParallelism())),
-      health_p50_ms: round(quantile(health, 0.5)),
-      health_p99_ms: round(quantile(health, 0.99)),
-      health_max_ms: round(Math.max(...health)),
-      // How many health answers came back while the scene ran: a stalled server answers few (p99 of one is its max).
-      health_samples: health.length,
-      bytes_per_step: Math.round(bytes / steps),
+      ...cold,
+      bytes_per_step: Math.round(bytes / (Number(cold.steps) + Number(warm.steps))),
       tables,
-      timeline_poll_p99_ms: round(quantile(polls, 0.99)),
-      timeline_polls: polls.length,
-      timeline_poll_max_bytes: pollBytesMax,
-      events_delivered: delivered,
-      events_expected: expected,
-      world_changes_in_stream: worldInStream,
-      world_changes_in_log: count("world.changed"),
-      replay_matched: replay.matches === true,
-      replay_differences: Array.isArray(replay.differences) ? replay.differences.length : replay,
-      replay_ms: round(replayMs),
+      warm,
     };
   } finally {
     if (child.proc.exitCode === null) {
