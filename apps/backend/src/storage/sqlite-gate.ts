@@ -22,6 +22,7 @@ export class SqliteGate {
   private waiters: Array<() => void> = [];
   private nextId = 1;
   private savepoints = 0;
+  private settled: (() => void) | undefined;
 
   constructor(private readonly db: Database) {}
 
@@ -50,20 +51,16 @@ export class SqliteGate {
     } finally {
       pass.active = false;
       this.running--;
-      if (this.running === 0) this.notify();
+      if (this.running === 0) {
+        this.notify();
+        this.settled?.();
+      }
     }
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inside()) return await this.savepoint(work);
-    this.waitingTransactions++;
-    try {
-      while (this.open !== undefined || this.running > 0) await this.changed();
-    } finally {
-      this.waitingTransactions--;
-    }
-    const id = this.nextId++;
-    this.open = id;
+    const id = await this.acquire();
     try {
       this.db.run("BEGIN IMMEDIATE");
       try {
@@ -77,7 +74,41 @@ export class SqliteGate {
     } finally {
       this.open = undefined;
       this.notify();
+      this.settled?.();
     }
+  }
+
+  /**
+   * Runs `work` while every other storage call waits, as they wait for a transaction, but opens none: a WAL
+   * checkpoint on another connection (`WalCheckpointer`), which can only start the WAL over when no write
+   * came in meanwhile. `work` must not use this storage.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.open = undefined;
+      this.notify();
+    }
+  }
+
+  /** Hears each time a transaction or the last running call ended: the WAL checkpointer's cue. */
+  onSettled(listener: () => void): void {
+    this.settled = listener;
+  }
+
+  /** Waits until no transaction is open and no call runs (new calls wait meanwhile), and numbers the holder. */
+  private async acquire(): Promise<number> {
+    this.waitingTransactions++;
+    try {
+      while (this.open !== undefined || this.running > 0) await this.changed();
+    } finally {
+      this.waitingTransactions--;
+    }
+    const id = this.nextId++;
+    this.open = id;
+    return id;
   }
 
   private async savepoint<T>(work: () => Promise<T>): Promise<T> {

@@ -16,6 +16,7 @@ import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./age
 import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
 import { SqliteSettingsRepository, type SettingsRepository } from "./settings-repository.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
+import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { openPostgresStorage } from "./postgres/postgres-storage.ts";
 import type { SqlHandle, SqliteHandle } from "./sql-handle.ts";
 
@@ -103,9 +104,11 @@ class SqliteStorage implements Storage {
   constructor(
     private readonly db: Database,
     readonly redactor: SecretRedactor,
+    private readonly checkpointer: WalCheckpointer,
   ) {
     const gate = new SqliteGate(db);
     this.gate = gate;
+    checkpointer.attach(db, gate);
     this.sql = { engine: "sqlite", db, gate: (work) => gate.run(work) };
     this.workflows = gated(sqliteWorkflowRepository(db), gate, ["isStored"]);
     this.agents = gated(sqliteAgentProfileRepository(db), gate);
@@ -137,15 +140,17 @@ class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer.close();
     this.db.close();
   }
 }
 
 /** Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it to the latest schema. */
 export function openSqliteStorage(dataDir: string, redactor = new SecretRedactor()): Storage {
-  const db = openDatabase(join(dataDir, DATABASE_FILE));
+  const file = join(dataDir, DATABASE_FILE);
+  const db = openDatabase(file);
   runMigrations(db);
-  return new SqliteStorage(db, redactor);
+  return new SqliteStorage(db, redactor, new WalCheckpointer(file));
 }
 
 export interface StorageOptions {
