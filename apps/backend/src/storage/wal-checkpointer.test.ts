@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASE_FILE, openSqliteStorage, type Storage } from "./storage.ts";
 import { openDatabase } from "./database.ts";
@@ -40,6 +40,13 @@ describe("WAL checkpoints on their own thread", () => {
       expect(walBytes(dir)).toBeLessThan(8 * 1024 * 1024);
       await until(() => statSync(join(dir, DATABASE_FILE)).size > 10 * 1024 * 1024, "the database file to hold what was written");
       expect(await storage.meta.get("wal_checkpointed_at")).toMatch(/^\d{4}-\d\d-\d\dT/);
+      // The thread runs at a lower priority than the event loop and the JIT compiler (Linux: nice is per thread).
+      const niceness = readdirSync("/proc/self/task").map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+        return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) };
+      });
+      expect(niceness.filter((t) => t.nice === 10).map((t) => t.name)).toContain("Worker");
+      expect(niceness.find((t) => t.name !== "Worker" && t.nice === 10)).toBeUndefined();
       // What was written last is copied soon after the writing stops, though it is less than a checkpoint's worth.
       const lastWrite = new Date().toISOString();
       await storage.meta.set("last", "1");
