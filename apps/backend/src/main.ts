@@ -64,14 +64,21 @@ if (!isLoopbackBind(config.hostname) && config.allowedHosts.length === 0) {
   console.warn(`Weft listens on ${config.hostname}, but browsers may only reach it by a loopback name until WEFT_ALLOWED_HOSTS lists the names they use.`);
 }
 
-let signals = 0;
+/**
+ * One Ctrl-C under `npm start` reaches the server twice at once (the terminal signals the whole process group, and
+ * `bun run` passes it on), so a signal within this time of the first is the same request; one after it is the user
+ * asking again, and the server exits without waiting.
+ */
+const SAME_SIGNAL_MS = 1000;
+let firstSignalAt: number | undefined;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
-    signals++;
-    if (signals > 1) {
+    if (firstSignalAt !== undefined) {
+      if (Date.now() - firstSignalAt < SAME_SIGNAL_MS) return;
       console.error("Second signal: exiting without waiting for runs to finish.");
       process.exit(1);
     }
+    firstSignalAt = Date.now();
     console.log(`${signal}: finishing running runs, then stopping…`);
     server.stop().then(
       () => process.exit(0),

@@ -141,6 +141,38 @@ describe("a real server process", () => {
     expect(RunAnswerSchema.parse(await waitForStatus(second, rerunId, ["cancelled"])).run.sourceRunId).toBe(long.runId);
   });
 
+  it("takes a signal arriving twice at once (Ctrl-C under npm start) as one, and a signal sent again later as the order to exit now", async () => {
+    const dataDir = tempDir();
+    const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "30000" });
+    children.push(server);
+    await server.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 400) });
+    const short = StartedRunSchema.parse((await server.call("POST", "/api/workflows/short/runs", {})).body);
+    await waitForStatus(server, short.runId, ["running"]);
+    // The second a moment after the first (as `bun run` passes it on): sent together, the kernel would merge them.
+    server.proc.kill("SIGINT");
+    await Bun.sleep(30);
+    server.proc.kill("SIGINT");
+    expect(await server.proc.exited).toBe(0);
+    expect(server.output()).not.toContain("Second signal");
+    const storage = openSqliteStorage(dataDir);
+    try {
+      expect((await storage.runs.get(short.runId))?.status).toBe("completed");
+    } finally {
+      await storage.close();
+    }
+
+    const again = await spawnServer(tempDir(), { WEFT_SHUTDOWN_GRACE_MS: "30000" });
+    children.push(again);
+    await again.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
+    const long = StartedRunSchema.parse((await again.call("POST", "/api/workflows/long/runs", {})).body);
+    await waitForStatus(again, long.runId, ["running"]);
+    again.proc.kill("SIGTERM");
+    await Bun.sleep(1200);
+    again.proc.kill("SIGTERM");
+    expect(await again.proc.exited).toBe(1);
+    expect(again.output()).toContain("Second signal: exiting without waiting");
+  });
+
   it("on SIGTERM lets short runs finish, stops long ones as interrupted, flushes their events and exits 0", async () => {
     const dataDir = tempDir();
     const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "1500" });
