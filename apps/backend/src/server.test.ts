@@ -142,12 +142,17 @@ describe("a real server process", () => {
   });
 
   it("takes a signal arriving twice at once (Ctrl-C under npm start) as one, and a signal sent again later as the order to exit now", async () => {
+    /** A server with a run of `ms` under way, which a graceful shutdown waits for. */
+    const serverWithRun = async (dataDir: string, ms: number) => {
+      const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "30000" });
+      children.push(server);
+      await server.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", ms) });
+      const { runId } = StartedRunSchema.parse((await server.call("POST", "/api/workflows/slow/runs", {})).body);
+      await waitForStatus(server, runId, ["running"]);
+      return { server, runId };
+    };
     const dataDir = tempDir();
-    const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "30000" });
-    children.push(server);
-    await server.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 400) });
-    const short = StartedRunSchema.parse((await server.call("POST", "/api/workflows/short/runs", {})).body);
-    await waitForStatus(server, short.runId, ["running"]);
+    const { server, runId } = await serverWithRun(dataDir, 400);
     // The second a moment after the first (as `bun run` passes it on): sent together, the kernel would merge them.
     server.proc.kill("SIGINT");
     await Bun.sleep(30);
@@ -156,16 +161,12 @@ describe("a real server process", () => {
     expect(server.output()).not.toContain("Second signal");
     const storage = openSqliteStorage(dataDir);
     try {
-      expect((await storage.runs.get(short.runId))?.status).toBe("completed");
+      expect((await storage.runs.get(runId))?.status).toBe("completed");
     } finally {
       await storage.close();
     }
 
-    const again = await spawnServer(tempDir(), { WEFT_SHUTDOWN_GRACE_MS: "30000" });
-    children.push(again);
-    await again.call("POST", "/api/workflows", { workflow: slowWorkflow("long", 60_000) });
-    const long = StartedRunSchema.parse((await again.call("POST", "/api/workflows/long/runs", {})).body);
-    await waitForStatus(again, long.runId, ["running"]);
+    const again = (await serverWithRun(tempDir(), 60_000)).server;
     again.proc.kill("SIGTERM");
     await Bun.sleep(1200);
     again.proc.kill("SIGTERM");
