@@ -91,11 +91,10 @@ describe("WAL checkpoints on their own thread", () => {
     }
   });
 
-  it("hand the checkpoints back to SQLite when the thread ends, so the WAL stays small all the same", async () => {
-    const dir = tempDir();
-    const file = join(dir, DATABASE_FILE);
+  /** A bare database with Weft's `meta` table (the thread notes its checkpoints there), its gate and checkpointer. */
+  function bareDatabase() {
+    const file = join(tempDir(), DATABASE_FILE);
     const db = openDatabase(file);
-    // The database's own `meta` table, where the thread notes its checkpoints.
     db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)");
     const gate = new SqliteGate(db);
     const checkpointer = new WalCheckpointer(file);
@@ -105,20 +104,44 @@ describe("WAL checkpoints on their own thread", () => {
       for (let k = from; k < to; k++) await gate.transaction(async () => void insert.run(k, "z".repeat(4000)));
     };
     const autocheckpoint = () => db.query<{ wal_autocheckpoint: number }, []>("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint;
+    const close = async () => {
+      await checkpointer.close();
+      db.close();
+    };
+    return { file, db, checkpointer, write, autocheckpoint, close };
+  }
+
+  it("hand the checkpoints back to SQLite when the thread's checkpoint fails, so the WAL stays small all the same", async () => {
+    const { file, db, write, autocheckpoint, close } = bareDatabase();
     try {
       await write(0, 200);
       expect(autocheckpoint()).toBe(0);
-      // The thread is killed (as a crash would end it) while the server goes on writing.
-      (checkpointer as unknown as { worker: Worker }).worker.terminate();
-      await write(200, 300);
+      // The thread's note after a checkpoint can no longer be written: its next checkpoint fails.
+      db.exec("DROP TABLE meta");
+      await write(200, 400);
       await until(() => autocheckpoint() === 1000, "SQLite's own checkpoints to be back");
-      await write(300, 3000);
-      // ~12 MB written; SQLite checkpointed by itself every 1,000 pages, and no storage call waited for the dead thread.
+      await write(400, 3000);
+      // ~12 MB written; SQLite checkpointed by itself every 1,000 pages.
       expect(statSync(`${file}-wal`).size).toBeLessThan(8 * 1024 * 1024);
       expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()?.n).toBe(3000);
     } finally {
-      await checkpointer.close();
-      db.close();
+      await close();
+    }
+  });
+
+  it("do not leave storage calls waiting for a thread that ended", async () => {
+    const { file, db, checkpointer, write, close } = bareDatabase();
+    try {
+      await write(0, 200);
+      // Killed (as a crash would end it): what it is asked now is never answered, and is refused instead.
+      (checkpointer as unknown as { worker: Worker }).worker.terminate();
+      await expect(checkpointer.checkpoint()).rejects.toThrow(/ended/);
+      // The writes go on (a new thread, or SQLite's own checkpoints), and the WAL stays small.
+      await write(200, 3000);
+      expect(statSync(`${file}-wal`).size).toBeLessThan(8 * 1024 * 1024);
+      expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()?.n).toBe(3000);
+    } finally {
+      await close();
     }
   });
 });
