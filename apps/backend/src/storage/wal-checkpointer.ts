@@ -30,8 +30,9 @@ export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pages: 1000, everyM
  * connection, it switches SQLite's own checkpoints off and checkpoints when `policy.pages` wait, or
  * `policy.everyMs` after a smaller write. The connection's storage calls wait meanwhile
  * (`SqliteGate.exclusive`; the event loop goes on), so the WAL is copied whole and starts over instead of
- * growing. The thread is started at the first checkpoint; if it fails or ends, SQLite checkpoints by
- * itself again. The database must have Weft's `meta` table (the thread notes its checkpoints there).
+ * growing. The thread is started at the first checkpoint (again after it ended idle); if a checkpoint
+ * fails, or the thread ends owing one, SQLite checkpoints by itself again. The database must have Weft's
+ * `meta` table (the thread notes its checkpoints there).
  */
 export class WalCheckpointer {
   private worker: Worker | undefined;
