@@ -72,8 +72,7 @@ export class SqliteGate {
         throw error;
       }
     } finally {
-      this.open = undefined;
-      this.notify();
+      this.release();
       this.settled?.();
     }
   }
@@ -88,8 +87,7 @@ export class SqliteGate {
     try {
       return await work();
     } finally {
-      this.open = undefined;
-      this.notify();
+      this.release();
     }
   }
 
@@ -109,6 +107,11 @@ export class SqliteGate {
     const id = this.nextId++;
     this.open = id;
     return id;
+  }
+
+  private release(): void {
+    this.open = undefined;
+    this.notify();
   }
 
   private async savepoint<T>(work: () => Promise<T>): Promise<T> {

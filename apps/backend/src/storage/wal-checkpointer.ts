@@ -5,13 +5,7 @@ import type { SqliteGate } from "./sqlite-gate.ts";
 
 export type CheckpointRequest = { kind: "checkpoint"; id: number; file: string } | { kind: "close"; id: number };
 
-export type CheckpointReply = { id: number; ok: true; busy: boolean; frames: number; copied: number } | { id: number; ok: false; message: string };
-
-/** What a checkpoint did: the WAL's frames, and how many of them are now in the database file. */
-export interface CheckpointOutcome {
-  frames: number;
-  copied: number;
-}
+export type CheckpointReply = { id: number; ok: true } | { id: number; ok: false; message: string };
 
 /** When to checkpoint: once the WAL holds this many pages not yet copied (SQLite's own default), or a while after the last write. */
 export interface CheckpointPolicy {
@@ -37,7 +31,7 @@ export const DEFAULT_CHECKPOINT_POLICY: CheckpointPolicy = { pages: 1000, everyM
 export class WalCheckpointer {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (outcome: CheckpointOutcome) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   private lastAt = 0;
   /** Pages in the WAL right after the last checkpoint: the thread's own write. */
   private ownPages = 0;
@@ -98,7 +92,7 @@ export class WalCheckpointer {
     gate.onSettled(due);
   }
 
-  checkpoint(): Promise<CheckpointOutcome> {
+  checkpoint(): Promise<void> {
     return this.ask({ kind: "checkpoint", id: this.nextId++, file: this.file });
   }
 
@@ -119,7 +113,7 @@ export class WalCheckpointer {
     }
   }
 
-  private ask(request: CheckpointRequest): Promise<CheckpointOutcome> {
+  private ask(request: CheckpointRequest): Promise<void> {
     const worker = this.start();
     // Referenced while it owes an answer: an unreferenced thread's reply, awaited by a process with nothing else to
     // wait for (a command, a test, a bench without a server), kept the event loop spinning at full CPU meanwhile.
@@ -140,7 +134,7 @@ export class WalCheckpointer {
       if (!waiting) return;
       this.pending.delete(reply.id);
       if (this.pending.size === 0) keepsAlive(worker, false);
-      if (reply.ok) waiting.resolve({ frames: reply.frames, copied: reply.copied });
+      if (reply.ok) waiting.resolve();
       else waiting.reject(new Error(reply.message));
     };
     worker.onerror = (event: ErrorEvent) => {
