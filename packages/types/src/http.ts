@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatHostPattern, parseHostPattern } from "./credential-binding.ts";
 
 /**
  * Outbound HTTP (the `http.request` tool and node) and the named credentials it may use. The tool
@@ -55,19 +56,45 @@ export const ResolvedCredentialSchema = z.discriminatedUnion("kind", [
 ]);
 export type ResolvedCredential = z.infer<typeof ResolvedCredentialSchema>;
 
-/** A stored credential as the API shows it: everything but the secret. */
+/** The roles whose runs may use a credential (the users' roles: owner, editor, viewer). */
+export const CREDENTIAL_ROLES = ["owner", "editor", "viewer"] as const;
+export type CredentialRole = (typeof CREDENTIAL_ROLES)[number];
+export const MAX_CREDENTIAL_HOSTS = 50;
+
+/** One URL pattern a credential may be sent to (see credential-binding.ts), stored normalised. */
+export const CredentialHostSchema = z
+  .string()
+  .max(2048)
+  .transform((text, ctx) => {
+    const parsed = parseHostPattern(text);
+    if (typeof parsed !== "string") return formatHostPattern(parsed);
+    ctx.addIssue({ code: "custom", message: parsed });
+    return z.NEVER;
+  });
+
+/**
+ * A stored credential as the API shows it: everything but the secret. `hosts` empty: stored before
+ * credentials were bound, refused until an owner binds it.
+ */
 export const CredentialSummarySchema = z.object({
   name: CredentialNameSchema,
   kind: z.enum(CREDENTIAL_KINDS),
   header: z.string().optional(),
   username: z.string().optional(),
   description: z.string().default(""),
+  /** The URL patterns it may be sent to. */
+  hosts: z.array(z.string()),
+  /** The roles whose runs may use it. */
+  roles: z.array(z.enum(CREDENTIAL_ROLES)),
   hasSecret: z.boolean(),
   updatedAt: z.string(),
 });
 export type CredentialSummary = z.infer<typeof CredentialSummarySchema>;
 
-/** What the API accepts to create or replace a credential (the secret may be left out on update to keep it). */
+/**
+ * What the API accepts to create or replace a credential. A new one needs `secret` and `hosts`;
+ * `roles` defaults to owners only. On update, a field left out keeps its stored value.
+ */
 export const CredentialInputSchema = z
   .object({
     name: CredentialNameSchema,
@@ -79,13 +106,30 @@ export const CredentialInputSchema = z
     username: z.string().min(1).optional(),
     description: z.string().max(500).optional(),
     secret: z.string().min(1).max(16_384).optional(),
+    hosts: z
+      .array(CredentialHostSchema)
+      .min(1, "name at least one URL the credential may be sent to, e.g. https://api.example.com")
+      .max(MAX_CREDENTIAL_HOSTS, `at most ${MAX_CREDENTIAL_HOSTS} URL patterns`)
+      .optional(),
+    roles: z.array(z.enum(CREDENTIAL_ROLES)).min(1, 'name the roles whose runs may use it, e.g. ["owner"] or ["owner", "editor"]').optional(),
   })
   .strict();
-export type CredentialInput = z.infer<typeof CredentialInputSchema>;
+export type CredentialInput = z.input<typeof CredentialInputSchema>;
+export type CredentialInputParsed = z.output<typeof CredentialInputSchema>;
+
+/** On whose behalf a credential is asked for: the user who started the run, the agent's conversation or the scene. */
+export interface CredentialUse {
+  userId?: string;
+}
+
+/** Why a stored credential may not be used here (http.request turns it into its tool error). */
+export type CredentialRefusalCode = "E_UNKNOWN_CREDENTIAL" | "E_CREDENTIAL_NOT_BOUND" | "E_CREDENTIAL_ROLE_NOT_ALLOWED";
+
+/** A credential handed to http.request for one call, with the hosts it may go to; or why not. */
+export type CredentialGrant = { ok: true; credential: ResolvedCredential; hosts: readonly string[] } | { ok: false; code: CredentialRefusalCode; message: string };
 
 /** Where the tool host finds a named credential's secret (the backend's encrypted store). */
 export interface CredentialResolver {
-  resolve(name: string): Promise<ResolvedCredential | undefined>;
-  /** The names there are, for "did you mean" hints. */
-  names(): Promise<string[]>;
+  /** The credential, if it exists, is bound to hosts and the user's role may use it. */
+  resolve(name: string, use: CredentialUse): Promise<CredentialGrant>;
 }

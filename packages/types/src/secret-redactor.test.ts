@@ -38,6 +38,27 @@ describe("SecretRedactor", () => {
     expect(r.text("ollama abcdefgh")).toBe("ollama abcdefgh");
   });
 
+  it("replaces a key's base64 (standard and URL-safe) inside any base64 text, and its percent-encoded forms", () => {
+    const r = new SecretRedactor();
+    const key = "s3cr+t/Key?&=ü-0123456789";
+    r.set("p", "P", [key]);
+    // Whatever comes before the key shifts its base64 by 0, 1 or 2 bytes; a derived header such as `Bearer <key>` is the usual case.
+    for (const prefix of ["", "B", "Be", "Bearer ", "user:", "Authorization: Basic x"]) {
+      const plain = `${prefix}${key}-tail`;
+      for (const encoded of [Buffer.from(plain).toString("base64"), Buffer.from(plain).toString("base64url")]) {
+        const redacted = r.text(`seen ${encoded} here`);
+        expect(redacted, `${prefix} / ${encoded}`).toContain("[redacted:P]");
+        // What is left of the base64 text decodes to nothing near the key: at most 2 bytes of it survive at each edge.
+        const left = redacted.split("[redacted:P]").map((part) => Buffer.from(part.replace(/^seen |here$/g, "").trim(), "base64").toString("latin1"));
+        expect(left.join("|")).not.toContain(key.slice(2, -2));
+      }
+    }
+    for (const encoded of [encodeURIComponent(key), new URLSearchParams({ q: key }).toString(), encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())]) {
+      expect(r.text(`https://x.test/?${encoded}`)).not.toContain(encoded.replace(/^q=/, ""));
+    }
+    expect(JSON.parse(r.json(JSON.stringify({ auth: Buffer.from(`Bearer ${key}`).toString("base64") }))).auth).toContain("[redacted:P]");
+  });
+
   it("redacts log messages and fields, also of child loggers", () => {
     const lines: string[] = [];
     const write = (message: string, fields?: Record<string, unknown>) => void lines.push(`${message} ${JSON.stringify(fields)}`);

@@ -1,4 +1,5 @@
 import type { Logger, LogLevel } from "./logger.ts";
+import { secretForms } from "./secret-forms.ts";
 
 /**
  * Secrets shorter than this are not redacted: the placeholders local servers accept ("x",
@@ -19,8 +20,9 @@ const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
  * Replaces known secret values (stored API keys, the master key) with `[redacted:<label>]` in text
- * about to be stored, sent or logged. Known values, not shapes: a key of any format is caught, and
- * nothing else is touched. Fast when it has nothing to do: no secrets, no work; otherwise one
+ * about to be stored, sent or logged, each also in its percent-encoded and base64 forms (see
+ * secret-forms.ts; values otherwise derived from a secret are not caught). Known values, not
+ * shapes: a key of any format is caught, and nothing else is touched. Fast when it has nothing to do: no secrets, no work; otherwise one
  * `indexOf` per secret over the text.
  */
 export class SecretRedactor {
@@ -37,9 +39,8 @@ export class SecretRedactor {
   /** Sets the secrets one owner (e.g. an LLM profile id) holds, replacing what it held before; an empty list forgets them. */
   set(owner: string, label: string, secrets: readonly string[]): void {
     const replacement = `[redacted:${label}]`;
-    const entries = secrets
-      .filter((s) => s.length >= MIN_REDACTED_SECRET_LENGTH)
-      .map((secret) => ({ secret, secretInJson: jsonEscaped(secret), replacement, replacementInJson: jsonEscaped(replacement) }));
+    const forms = new Set(secrets.filter((s) => s.length >= MIN_REDACTED_SECRET_LENGTH).flatMap(secretForms));
+    const entries = [...forms].map((secret) => ({ secret, secretInJson: jsonEscaped(secret), replacement, replacementInJson: jsonEscaped(replacement) }));
     if (entries.length === 0) this.byOwner.delete(owner);
     else this.byOwner.set(owner, entries);
     this.entries = [...this.byOwner.values()].flat().sort((a, b) => b.secret.length - a.secret.length);

@@ -35,6 +35,12 @@ export const TOOL_ERROR_CODES = [
   "E_NETWORK",
   "E_TOO_MANY_REDIRECTS",
   "E_UNKNOWN_CREDENTIAL",
+  /** http.request: the credential was stored before credentials were bound to hosts; an owner must bind it first. */
+  "E_CREDENTIAL_NOT_BOUND",
+  /** http.request: the URL is not one of the hosts the credential is bound to; nothing was sent. */
+  "E_CREDENTIAL_HOST_NOT_ALLOWED",
+  /** http.request: the user the call runs for (or nobody known) has a role the credential's owner did not allow. */
+  "E_CREDENTIAL_ROLE_NOT_ALLOWED",
   /** mcp:<server>.<tool>: the MCP server could not be started or reached (see Settings → MCP servers). */
   "E_MCP_UNAVAILABLE",
   /** mcp:<server>.<tool>: the MCP server ran the tool and reported an error. */

@@ -1,10 +1,11 @@
 import type { Database } from "bun:sqlite";
+import { migrateSqliteModule, type SqliteModuleMigration } from "../storage/sqlite-module-migrations.ts";
 
 /**
  * The accounts' tables, in their own append-only list with their own version row (`module_schema`),
  * so they never compete with the storage's numbered migrations for a version.
  */
-const SQLITE_MIGRATIONS: { version: number; sql: string }[] = [
+const SQLITE_MIGRATIONS: SqliteModuleMigration[] = [
   {
     version: 1,
     sql: `
@@ -37,18 +38,7 @@ const SQLITE_MIGRATIONS: { version: number; sql: string }[] = [
   },
 ];
 
-const ACCOUNTS_MODULE = "accounts";
-
 /** Brings the accounts' SQLite tables up to date, in one transaction per step. */
 export function migrateSqliteAccounts(db: Database): void {
-  db.exec("CREATE TABLE IF NOT EXISTS module_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL)");
-  const row = db.query("SELECT version FROM module_schema WHERE module = ?").get(ACCOUNTS_MODULE) as { version: number } | null;
-  const current = row?.version ?? 0;
-  for (const step of SQLITE_MIGRATIONS) {
-    if (step.version <= current) continue;
-    db.transaction(() => {
-      db.exec(step.sql);
-      db.query("INSERT INTO module_schema (module, version) VALUES (?, ?) ON CONFLICT (module) DO UPDATE SET version = excluded.version").run(ACCOUNTS_MODULE, step.version);
-    })();
-  }
+  migrateSqliteModule(db, "accounts", SQLITE_MIGRATIONS);
 }

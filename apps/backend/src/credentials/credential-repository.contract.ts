@@ -1,9 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
 import { createCredentialRepository, type StoredCredential } from "../storage/credential-repository.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 function credential(name: string, overrides: Partial<StoredCredential> = {}): StoredCredential {
-  return { name, kind: "bearer", description: `${name} described`, secretEncrypted: `enc:${name}`, createdAt: 1_000, updatedAt: 1_000, ...overrides };
+  return {
+    name,
+    kind: "bearer",
+    description: `${name} described`,
+    hosts: [`https://${name.toLowerCase()}.example.com`],
+    roles: ["owner"],
+    secretEncrypted: `enc:${name}`,
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    ...overrides,
+  };
+}
+
+/** A row as a Weft before credential binding wrote it: no hosts, no roles. */
+async function insertLegacyRow(sql: SqlHandle, name: string): Promise<void> {
+  switch (sql.engine) {
+    case "sqlite":
+      sql.db.query("INSERT INTO credentials (name, kind, description, secret_encrypted, created_at, updated_at) VALUES (?, 'bearer', '', 'enc:old', 1, 1)").run(name);
+      return;
+    case "postgres":
+      await sql.current()`INSERT INTO credentials (name, kind, description, secret_encrypted, created_at, updated_at) VALUES (${name}, 'bearer', '', 'enc:old', 1, 1)`;
+      return;
+    default: {
+      const never: never = sql;
+      return never;
+    }
+  }
 }
 
 /** What the credential repository must do on every engine. */
@@ -31,6 +58,18 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
       await repo.save(replaced);
       expect(await repo.get("api")).toEqual(replaced);
       expect(await repo.list()).toHaveLength(1);
+    });
+
+    it("keeps the hosts and roles a credential is bound to, and reads a row stored before binding as bound nowhere, for owners", async () => {
+      const storage = await fresh();
+      const repo = createCredentialRepository(storage.sql);
+      const bound = credential("svc", { hosts: ["https://api.example.com", "http://127.0.0.1:8080/v1"], roles: ["owner", "editor"] });
+      await repo.save(bound);
+      expect(await repo.get("svc")).toEqual(bound);
+      await repo.save({ ...bound, hosts: ["https://other.example.com"], roles: ["editor"] });
+      expect(await repo.get("svc")).toMatchObject({ hosts: ["https://other.example.com"], roles: ["editor"] });
+      await insertLegacyRow(storage.sql, "old");
+      expect(await repo.get("old")).toMatchObject({ name: "old", hosts: [], roles: ["owner"] });
     });
 
     it("delete says whether there was one", async () => {

@@ -6,7 +6,7 @@ import { createTestDatabase, startPostgres, type TestPostgres } from "../testing
 import { removeDir, startTestServer, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 
 const SECRET = "cred-Pg-Secret-4Kd8Qz2Wm6Yt0Echoed";
-const CredentialList = z.object({ credentials: z.array(z.object({ name: z.string(), kind: z.string() })) });
+const CredentialList = z.object({ credentials: z.array(z.object({ name: z.string(), kind: z.string(), hosts: z.array(z.string()) })) });
 
 /** A real local API that echoes the Authorization header it gets back in its body. */
 const echo = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => Response.json({ authorization: r.headers.get("authorization") }) });
@@ -42,7 +42,7 @@ describe("credentials on PostgreSQL (WEFT_DATABASE_URL)", () => {
     dirs.push(dataDir);
     let t: TestServer | undefined = await startTestServer({ dataDir, databaseUrl, demoLlm: false });
     try {
-      expect((await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: SECRET })).status).toBe(201);
+      expect((await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: SECRET, hosts: [origin] })).status).toBe(201);
       await t.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [{ action: "allow", tool: "http.request", target: `${origin}/**` }] });
       await t.call("POST", "/api/workflows", {
         workflow: { id: "call-echo", name: "Call echo", nodes: [{ id: "req", type: "http:request", inputs: { url: `${origin}/me`, credential: "echo-api" } }], edges: [] },
@@ -51,7 +51,7 @@ describe("credentials on PostgreSQL (WEFT_DATABASE_URL)", () => {
       t = undefined;
 
       t = await startTestServer({ dataDir, databaseUrl, demoLlm: false });
-      expect(CredentialList.parse((await t.call("GET", "/api/credentials")).body).credentials).toEqual([{ name: "echo-api", kind: "bearer" }]);
+      expect(CredentialList.parse((await t.call("GET", "/api/credentials")).body).credentials).toEqual([{ name: "echo-api", kind: "bearer", hosts: [origin] }]);
       const started = await t.call("POST", "/api/workflows/call-echo/runs", {});
       const answer = await waitForRun(t, StartedRunSchema.parse(started.body).runId);
       expect(answer.run.status).toBe("completed");

@@ -26,10 +26,10 @@ afterAll(async () => {
 
 describe("/api/credentials", () => {
   it("stores a credential without ever returning its secret, keeps it on an update without one, and deletes it", async () => {
-    const created = await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: SECRET, description: "the echo server" });
+    const created = await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: SECRET, description: "the echo server", hosts: [origin] });
     expect(created.status).toBe(201);
-    expect(CredentialAnswer.parse(created.body).credential).toMatchObject({ name: "echo-api", kind: "bearer", hasSecret: true });
-    expect((await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: "x".repeat(12) })).status).toBe(409);
+    expect(CredentialAnswer.parse(created.body).credential).toMatchObject({ name: "echo-api", kind: "bearer", hasSecret: true, hosts: [origin], roles: ["owner"] });
+    expect((await t.call("POST", "/api/credentials", { name: "echo-api", kind: "bearer", secret: "x".repeat(12), hosts: [origin] })).status).toBe(409);
     const updated = await t.call("PUT", "/api/credentials/echo-api", { name: "echo-api", kind: "bearer", description: "renamed" });
     expect(CredentialAnswer.parse(updated.body).credential.description).toBe("renamed");
     const listed = await t.call("GET", "/api/credentials");
@@ -44,7 +44,7 @@ describe("/api/credentials", () => {
   });
 
   it("refuses a header credential without its header name, with the fix", async () => {
-    const refused = await t.call("POST", "/api/credentials", { name: "keyed", kind: "header", secret: "s".repeat(16) });
+    const refused = await t.call("POST", "/api/credentials", { name: "keyed", kind: "header", secret: "s".repeat(16), hosts: [origin] });
     expect(refused.status).toBe(400);
     expect(ErrorBodySchema.parse(refused.body).error.message).toContain("needs `header`");
   });

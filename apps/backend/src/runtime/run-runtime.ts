@@ -15,6 +15,7 @@ import { PermissionSettings } from "../settings/permission-settings.ts";
 import { createToolHost } from "../tools/tool-host-setup.ts";
 import { resolveProjectDir } from "../tools/project-dir.ts";
 import { toolCallsByUser } from "../accounts/tool-calls-by-user.ts";
+import { openAccountRepository } from "../accounts/index.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../runs/workflow-caches.ts";
 
 /** The repository's workflows/ folder: example content and the tools' read-only `@pkg/`. */
@@ -105,7 +106,10 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     const llmProfiles = new LlmProfileService(storage.llmProfiles, box, { baseUrl: () => demoUrl }, redactor, log.child("llm"));
     if (options.createDefaultProfiles) await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
-    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"));
+    // A credential is used only in runs of the roles its owner allowed: the user's role now, read at each use.
+    const accounts = await openAccountRepository(storage.sql);
+    const roleOf = async (userId: string) => (await accounts.getUser(userId))?.role;
+    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"), roleOf);
     await credentials.redactStoredSecrets();
     const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
     const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);

@@ -310,6 +310,7 @@ export class ToolHost implements ToolHostService {
       pathRules: pathRulesFor(this.currentPolicy, this.layersOf(ctx), ctx.agentId),
       urlRules: urlRulesFor(this.currentPolicy, this.layersOf(ctx), ctx.agentId),
       ...(this.options.credentials ? { credentials: this.options.credentials } : {}),
+      ...(ctx.userId !== undefined ? { userId: ctx.userId } : {}),
       ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
       mounts: this.mounts,
       limits: this.limits,

@@ -24,6 +24,8 @@ export interface ToolEnv {
   urlRules: UrlRules;
   /** The named credentials http.request may use; absent when no store is configured. */
   credentials?: CredentialResolver;
+  /** The user the call runs for (ToolCallContext.userId): whose role decides which credentials it may use. */
+  userId?: string;
   onProgress?: (progress: Record<string, unknown>) => void;
   /** Names this call's @state/ folder: the session id, or else the run id. */
   stateScope?: string;

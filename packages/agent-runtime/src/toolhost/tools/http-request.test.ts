@@ -80,9 +80,12 @@ afterAll(() => {
 });
 
 const allow = (target: string): PermissionRuleInput => ({ action: "allow", tool: "http.request", target });
+/** One credential, bound to the api server and usable by editors; the role check itself is the backend's (credentials/). */
 const credentials: CredentialResolver = {
-  resolve: async (name) => (name === "api-token" ? { kind: "bearer", secret: "tok-0123456789abcdef" } : undefined),
-  names: async () => ["api-token"],
+  resolve: async (name) =>
+    name === "api-token"
+      ? { ok: true, credential: { kind: "bearer", secret: "tok-0123456789abcdef" }, hosts: [api.origin] }
+      : { ok: false, code: "E_UNKNOWN_CREDENTIAL", message: `There is no credential named "${name}". Known: api-token.` },
 };
 
 // Every fixture of a test, removed after it: a test may make more than one (each hostWith() call makes one).
@@ -229,12 +232,16 @@ describe("http.request: requests and responses", () => {
     expect(progress.at(-1)).toEqual({ receivedBytes: BIG });
   });
 
-  it("adds a named credential, only for the first origin, and names the known ones when it is unknown", async () => {
+  it("adds a named credential, only for the first origin and its bound hosts, and names the known ones when it is unknown", async () => {
     const host = hostWith([allow(`${api.origin}/**`), allow(`${other.origin}/**`)]);
     const same = ok(await host.call("http.request", { url: `${api.origin}/echo`, credential: "api-token" }));
     expect(same.body).toMatchObject({ auth: "Bearer tok-0123456789abcdef" });
     const moved = ok(await host.call("http.request", { url: `${api.origin}/to-other-origin`, credential: "api-token" }));
     expect(moved.body).toEqual({ auth: null });
+    const elsewhere = await host.call("http.request", { url: `${other.origin}/whoami`, credential: "api-token" });
+    expect(errorCode(elsewhere)).toBe("E_CREDENTIAL_HOST_NOT_ALLOWED");
+    expect(elsewhere.ok ? "" : elsewhere.error.message).toContain(`"api-token" may only be sent to ${api.origin}`);
+    expect(other.seen).toEqual(["/whoami"]);
     const unknown = await host.call("http.request", { url: `${api.origin}/echo`, credential: "api-tokn" });
     expect(errorCode(unknown)).toBe("E_UNKNOWN_CREDENTIAL");
     expect(unknown.ok ? "" : unknown.error.message).toContain("api-token");

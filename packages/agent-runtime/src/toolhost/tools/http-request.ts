@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { HTTP_BODY_TYPES, HTTP_METHODS, HTTP_RESPONSE_TYPES, type CredentialResolver, type HttpProgress, type HttpRequestOk, type ResolvedCredential, messageOf } from "@weft/types";
+import { HTTP_BODY_TYPES, HTTP_METHODS, HTTP_RESPONSE_TYPES, type HttpProgress, type HttpRequestOk, messageOf } from "@weft/types";
 import { safeHttpRequest } from "../../net/http-client.ts";
 import { NetFailure } from "../../net/net-failure.ts";
 import { defineTool, type ToolEnv } from "../tool.ts";
+import { applyCredential } from "./http-credential.ts";
 import { ToolFailure } from "../tool-failure.ts";
 
 export const HttpRequestArgsSchema = z
@@ -76,33 +77,6 @@ function requestHeaders(args: HttpRequestArgs, contentType: string | undefined):
   return headers;
 }
 
-function credentialHeaders(credential: ResolvedCredential): Record<string, string> {
-  switch (credential.kind) {
-    case "bearer":
-      return { authorization: `Bearer ${credential.secret}` };
-    case "header":
-      return { [credential.header.toLowerCase()]: credential.secret };
-    case "basic":
-      return { authorization: `Basic ${Buffer.from(`${credential.username}:${credential.secret}`).toString("base64")}` };
-    default: {
-      const never: never = credential;
-      return never;
-    }
-  }
-}
-
-async function resolveCredential(name: string, store: CredentialResolver | undefined): Promise<ResolvedCredential> {
-  if (!store) throw new ToolFailure("E_UNKNOWN_CREDENTIAL", `No credential store is configured here, so the credential "${name}" cannot be used.`);
-  const credential = await store.resolve(name);
-  if (credential) return credential;
-  const names = await store.names();
-  throw new ToolFailure(
-    "E_UNKNOWN_CREDENTIAL",
-    `There is no credential named "${name}". ${names.length > 0 ? `Known: ${names.join(", ")}.` : "None is stored yet;"} Add it under Settings → Credentials.`,
-    { credential: name },
-  );
-}
-
 function parseBody(body: Buffer, truncated: boolean, contentType: string | undefined, responseType: HttpRequestArgs["responseType"], url: string): Pick<HttpRequestOk, "body" | "bodyType"> {
   const text = body.toString("utf8");
   const wantJson = responseType === "json" || (responseType === "auto" && /\bjson\b/i.test(contentType ?? ""));
@@ -121,7 +95,7 @@ async function execute(args: HttpRequestArgs, url: URL, env: ToolEnv): Promise<H
   const started = performance.now();
   const { bytes, contentType } = encodeBody(args);
   const headers = requestHeaders(args, contentType);
-  const credential = args.credential ? credentialHeaders(await resolveCredential(args.credential, env.credentials)) : undefined;
+  const credential = args.credential ? await applyCredential(args.credential, url, env.credentials, env.userId !== undefined ? { userId: env.userId } : {}) : undefined;
   const limits = env.limits;
   try {
     const response = await safeHttpRequest({
@@ -143,8 +117,8 @@ async function execute(args: HttpRequestArgs, url: URL, env: ToolEnv): Promise<H
         }
         return env.urlRules.scopeOf(hop.href);
       },
-      // A secret never follows the request to another origin.
-      ...(credential ? { headersFor: (hop: URL) => (hop.origin === url.origin ? credential : {}) } : {}),
+      // A secret never follows the request to another origin, nor anywhere it is not bound.
+      ...(credential ? { headersFor: credential.headersFor } : {}),
       ...(env.signal ? { signal: env.signal } : {}),
       ...(env.onProgress ? { onProgress: (progress: HttpProgress) => env.onProgress?.({ ...progress }) } : {}),
     });
@@ -169,7 +143,8 @@ async function execute(args: HttpRequestArgs, url: URL, env: ToolEnv): Promise<H
 
 /**
  * An outbound HTTP request (see net/http-client.ts for the SSRF defence). The permission target is
- * the URL, query included; named credentials are added as headers, never to the URL.
+ * the URL, query included; named credentials are added as headers, never to the URL, and only to
+ * the hosts each is bound to (see http-credential.ts).
  */
 export const httpRequest = defineTool({
   name: "http.request",
