@@ -55,6 +55,8 @@ const api = countingServer(async (request, url, hits) => {
       return Response.redirect(`${inside.localhost}/x`, 302);
     case "/to-mapped":
       return Response.redirect(`http://[::ffff:127.0.0.1]:${inside.server.port}/x`, 307);
+    case "/v1/to-echo":
+      return Response.redirect(`${api.origin}/echo`, 302);
     case "/to-other-origin":
       return Response.redirect(`${other.origin}/whoami`, 302);
     case "/busy":
@@ -85,7 +87,9 @@ const credentials: CredentialResolver = {
   resolve: async (name) =>
     name === "api-token"
       ? { ok: true, credential: { kind: "bearer", secret: "tok-0123456789abcdef" }, hosts: [api.origin] }
-      : { ok: false, code: "E_UNKNOWN_CREDENTIAL", message: `There is no credential named "${name}". Known: api-token.` },
+      : name === "v1-token"
+        ? { ok: true, credential: { kind: "bearer", secret: "v1-tok-0123456789abcdef" }, hosts: [`${api.origin}/v1`] }
+        : { ok: false, code: "E_UNKNOWN_CREDENTIAL", message: `There is no credential named "${name}". Known: api-token.` },
 };
 
 // Every fixture of a test, removed after it: a test may make more than one (each hostWith() call makes one).
@@ -242,6 +246,9 @@ describe("http.request: requests and responses", () => {
     expect(errorCode(elsewhere)).toBe("E_CREDENTIAL_HOST_NOT_ALLOWED");
     expect(elsewhere.ok ? "" : elsewhere.error.message).toContain(`"api-token" may only be sent to ${api.origin}`);
     expect(other.seen).toEqual(["/whoami"]);
+    // Bound to a path: a redirect on the same origin out of that path goes on without it.
+    const outOfPath = ok(await host.call("http.request", { url: `${api.origin}/v1/to-echo`, credential: "v1-token" }));
+    expect(outOfPath).toMatchObject({ url: `${api.origin}/echo`, body: { auth: null } });
     const unknown = await host.call("http.request", { url: `${api.origin}/echo`, credential: "api-tokn" });
     expect(errorCode(unknown)).toBe("E_UNKNOWN_CREDENTIAL");
     expect(unknown.ok ? "" : unknown.error.message).toContain("api-token");
