@@ -19,7 +19,9 @@ function listener(handle: (request: Request, url: URL) => Response) {
     hostname: "127.0.0.1",
     fetch: (request) => {
       const url = new URL(request.url);
-      received.push({ path: url.pathname, headers: JSON.stringify([...request.headers.entries()]) });
+      const headers: string[] = [];
+      request.headers.forEach((value, name) => headers.push(`${name}: ${value}`));
+      received.push({ path: url.pathname, headers: headers.join("\n") });
       return handle(request, url);
     },
   });
