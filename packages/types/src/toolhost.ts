@@ -328,7 +328,7 @@ export interface PermissionGate {
 export interface ToolCallContext {
   runId?: string;
   agentId?: string;
-  /** The user on whose behalf the call runs (the run's `createdBy`), named in the audit log. */
+  /** The user on whose behalf the call runs (the run's `createdBy`), named in the audit log; their role decides which credentials http.request may use. */
   userId?: string;
   /**
    * A session spanning several runs (an agent's conversation): groups `always` answers and names
