@@ -59,6 +59,27 @@ describe("SecretRedactor", () => {
     expect(JSON.parse(r.json(JSON.stringify({ auth: Buffer.from(`Bearer ${key}`).toString("base64") }))).auth).toContain("[redacted:P]");
   });
 
+  it("redacts a long text (its secrets found in one pass) exactly as a short one", () => {
+    const r = new SecretRedactor();
+    r.set("short", "Short", ["abcdefgh"]);
+    r.set("long", "Long", ["abcdefgh-and-more"]);
+    r.set("p", "P", [KEY, 'key"with\\quote-0123']);
+    const pad = "weft and warp, ".repeat(400);
+    const snippets = [
+      `${KEY} and abcdefgh-and-more / abcdefgh`,
+      `Bearer ${Buffer.from(`Bearer ${KEY}`).toString("base64")}`,
+      encodeURIComponent('key"with\\quote-0123'),
+      "nothing secret",
+      `${KEY}${KEY}abcdefg`,
+    ];
+    for (const snippet of snippets) {
+      expect(r.text(`${pad}${snippet}${pad}`), snippet).toBe(`${pad}${r.text(snippet)}${pad}`);
+      const json = JSON.stringify({ pad, snippet });
+      expect(JSON.parse(r.json(json)), snippet).toEqual({ pad, snippet: JSON.parse(r.json(JSON.stringify({ snippet }))).snippet });
+    }
+    expect(r.text(`${pad}${KEY}`)).not.toContain(KEY);
+  });
+
   it("redacts log messages and fields, also of child loggers", () => {
     const lines: string[] = [];
     const write = (message: string, fields?: Record<string, unknown>) => void lines.push(`${message} ${JSON.stringify(fields)}`);

@@ -1,4 +1,5 @@
 import type { Logger, LogLevel } from "./logger.ts";
+import { LiteralFinder } from "./literal-finder.ts";
 import { secretForms } from "./secret-forms.ts";
 
 /**
@@ -16,6 +17,9 @@ interface Entry {
   replacementInJson: string;
 }
 
+/** Below this, one `includes` per entry is as quick as a pass of the finder. */
+const ONE_PASS_FROM_CHARS = 4096;
+
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
@@ -29,6 +33,9 @@ export class SecretRedactor {
   private readonly byOwner = new Map<string, Entry[]>();
   /** Every owner's secrets, longest first, so a secret containing another is replaced whole. */
   private entries: Entry[] = [];
+  /** Which entries a text or JSON text holds, found in one pass (for long texts). */
+  private textFinder = new LiteralFinder([]);
+  private jsonFinder = new LiteralFinder([]);
   private changes = 0;
 
   /** Changes with every `set`: what was redacted before may be redacted differently now (for caches of redacted text). */
@@ -44,6 +51,8 @@ export class SecretRedactor {
     if (entries.length === 0) this.byOwner.delete(owner);
     else this.byOwner.set(owner, entries);
     this.entries = [...this.byOwner.values()].flat().sort((a, b) => b.secret.length - a.secret.length);
+    this.textFinder = new LiteralFinder(this.entries.map((e) => e.secret));
+    this.jsonFinder = new LiteralFinder(this.entries.map((e) => e.secretInJson));
     this.changes++;
   }
 
@@ -54,15 +63,22 @@ export class SecretRedactor {
   /** Plain text with every known secret replaced. */
   text(text: string): string {
     let out = text;
-    for (const e of this.entries) if (out.includes(e.secret)) out = out.replaceAll(e.secret, e.replacement);
+    for (const e of this.present(text, this.textFinder)) if (out.includes(e.secret)) out = out.replaceAll(e.secret, e.replacement);
     return out;
   }
 
   /** JSON text with every known secret replaced inside its strings; the result is still valid JSON. */
   json(json: string): string {
     let out = json;
-    for (const e of this.entries) if (out.includes(e.secretInJson)) out = out.replaceAll(e.secretInJson, e.replacementInJson);
+    for (const e of this.present(json, this.jsonFinder)) if (out.includes(e.secretInJson)) out = out.replaceAll(e.secretInJson, e.replacementInJson);
     return out;
+  }
+
+  /** The entries that may occur in `text`, longest first: all of them for a short text, else those found in one pass. */
+  private present(text: string, finder: LiteralFinder): Entry[] {
+    if (text.length < ONE_PASS_FROM_CHARS) return this.entries;
+    const found = finder.found(text);
+    return this.entries.filter((_, i) => found[i]);
   }
 
   /** A JSON-like value with every string redacted; the same value when no secret occurs in it. */
