@@ -22,7 +22,7 @@ export const httpRequest = defineNode(
       { id: "body", type: "any", label: "Body", description: "The request body: sent as JSON, as text, or (an object) as a form, per Body type." },
       { id: "bodyType", type: "string", default: "json", options: [...HTTP_BODY_TYPES], label: "Body type", description: "How the body is sent: json, text, or form (URL-encoded)." },
       { id: "responseType", type: "string", default: "auto", options: [...HTTP_RESPONSE_TYPES], label: "Response as", description: "auto: JSON when the server says so, else text." },
-      { id: "credential", type: "string", label: "Credential", description: "The name of a stored credential (Settings → Credentials), added as a header." },
+      { id: "credential", type: "string", label: "Credential", description: "The name of a stored credential (Settings → Credentials), added as a header; sent only to the hosts it is bound to." },
       { id: "timeoutMs", type: "integer", min: 1, label: "Timeout (ms)", description: "Time limit of one attempt (default 30000)." },
       { id: "retries", type: "integer", min: 0, max: 10, default: 2, label: "Retries", description: "Further attempts after a 429 or 5xx answer." },
       { id: "maxResponseBytes", type: "integer", min: 1, label: "Max body (bytes)", description: "Longer bodies are cut (default 2 MiB)." },

@@ -18,7 +18,7 @@ export const HttpRequestArgsSchema = z
     body: z.unknown().optional().describe("The request body: a value sent as JSON, text, or an object sent as a form"),
     bodyType: z.enum(HTTP_BODY_TYPES).default("json"),
     responseType: z.enum(HTTP_RESPONSE_TYPES).default("auto").describe("auto: JSON when the server says so, else text"),
-    credential: z.string().min(1).optional().describe("The name of a stored credential (Settings → Credentials)"),
+    credential: z.string().min(1).optional().describe("The name of a stored credential (Settings → Credentials); sent only to the hosts it is bound to"),
     timeoutMs: z.number().int().min(1).optional(),
     retries: z.number().int().min(0).max(10).default(2).describe("Further attempts after a 429 or 5xx answer"),
     maxRedirects: z.number().int().min(0).max(20).default(5),
