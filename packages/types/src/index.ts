@@ -29,3 +29,4 @@ export * from "./builder-preview.ts";
 export * from "./message-of.ts";
 export * from "./api-error-codes.ts";
 export * from "./write-limits.ts";
+export * from "./large-value.ts";

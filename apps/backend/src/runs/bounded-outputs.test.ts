@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import type { WorkflowInput } from "@weft/types";
+import { isLargeValue, LargeValueSchema, type WorkflowInput } from "@weft/types";
 import { ErrorBodySchema } from "../testing/error-body.ts";
-import { startTestServer, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { EventsPageSchema, startTestServer, waitForRun, type TestServer } from "../testing/test-server.ts";
+import { TestWsClient } from "../testing/ws-client.ts";
 
 const MB = 1024 * 1024;
 
@@ -87,4 +88,45 @@ describe("bounded outputs (issue 31, attack 4)", () => {
     const list = await t.fetch("/api/workflows");
     expect((await list.text()).length).toBeLessThan(64 * 1024);
   });
+});
+
+describe("large values: a preview and a link (issue 31, item 4)", () => {
+  it("a 100 KB output is previewed in GET /api/runs/:id and in the events, and fetched whole through the link", async () => {
+    const { run: record, observations } = await run(codeWorkflow("hundred-kb", 'return "line of text\\n".repeat(10_000);'));
+    expect(record.status).toBe("completed");
+    const whole = "line of text\n".repeat(10_000);
+    const answer = await t.fetch(`/api/runs/${record.id}`);
+    expect((await answer.text()).length).toBeLessThan(64 * 1024);
+
+    const preview = LargeValueSchema.parse(observations.find((o) => o.nodeId === "code")?.outputs.result).$weftLarge;
+    expect(preview).toMatchObject({ kind: "string", bytes: JSON.stringify(whole).length });
+    expect(whole.startsWith(preview.preview)).toBe(true);
+    expect(preview.preview.length).toBeLessThan(8 * 1024);
+    const fetched = await t.call("GET", preview.href);
+    expect(fetched.status).toBe(200);
+    expect(z.object({ value: z.string() }).parse(fetched.body).value).toBe(whole);
+    // The run's own output (the workflow-output node's value) has a link of its own.
+    const runOutput = LargeValueSchema.parse(record.outputs.result).$weftLarge;
+    expect(z.object({ value: z.string() }).parse((await t.call("GET", runOutput.href)).body).value).toBe(whole);
+
+    const events = EventsPageSchema.parse((await t.call("GET", `/api/runs/${record.id}/events`)).body).events;
+    const completed = events.find((e) => e.type === "node.completed" && e.nodeId === "code");
+    expect(completed?.type === "node.completed" && isLargeValue(completed.outputs.result)).toBe(true);
+    const page = await t.fetch(`/api/runs/${record.id}/events`);
+    expect((await page.text()).length).toBeLessThan(64 * 1024);
+
+    // WebSocket events (caught up here; live ones take the same path) carry the preview too.
+    const ws = await TestWsClient.connect(t.url);
+    try {
+      ws.subscribe(record.id);
+      const sent = await ws.waitFor((c) => c.events(record.id).find((e) => e.type === "node.completed" && e.nodeId === "code"));
+      expect(sent.type === "node.completed" && isLargeValue(sent.outputs.result)).toBe(true);
+    } finally {
+      ws.close();
+    }
+
+    const missing = await t.call("GET", `/api/runs/${record.id}/value?node=code&side=outputs&key=nope`);
+    expect(missing.status).toBe(404);
+    expect(ErrorBodySchema.parse(missing.body).error.message).toContain('node "code" of run');
+  }, 120_000);
 });
