@@ -71,7 +71,15 @@ export function labelIssues(labels: readonly unknown[], prefix: (string | number
 }
 
 /** A workflow's issues: its id, name, description, tags, and its nodes', edges' and annotations' ids. */
-export function workflowLimitIssues(workflow: { id: string; name: string; description: string; tags: readonly string[]; nodes: readonly { id: string }[]; edges: readonly { id: string }[]; annotations: readonly { id: string }[] }): LimitIssue[] {
+export function workflowLimitIssues(workflow: {
+  id: string;
+  name: string;
+  description: string;
+  tags: readonly string[];
+  nodes: readonly { id: string }[];
+  edges: readonly { id: string }[];
+  annotations: readonly { id: string }[];
+}): LimitIssue[] {
   return [
     ...namedDocumentIssues(workflow),
     ...labelIssues(workflow.tags, ["tags"]),

@@ -87,7 +87,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill"),
 
   route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
-  route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", { query: RunListQuery, response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }) }),
+  route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
+    query: RunListQuery,
+    response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
+  }),
   route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran"),
   route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery }),
   route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),

@@ -76,7 +76,7 @@ describe("bounded outputs (issue 31, attack 4)", () => {
 
     const oddId = await t.call("POST", "/api/workflows", { workflow: codeWorkflow("has space", "return 1;") });
     expect(oddId.status).toBe(400);
-    expect(ErrorBodySchema.parse(oddId.body).error.message).toContain("body.workflow.id: the id \"has space\" may only hold letters, digits");
+    expect(ErrorBodySchema.parse(oddId.body).error.message).toContain('body.workflow.id: the id "has space" may only hold letters, digits');
 
     const agent = await t.call("POST", "/api/agents", { id: "a".repeat(200), name: "Agent", deliberationWorkflowId: "hundred-mb" });
     expect(agent.status).toBe(400);

@@ -63,7 +63,12 @@ describe("the output cap per node", () => {
 
   it("measures without walking past the limit", () => {
     expect(jsonSizeUpTo({ a: "x".repeat(10) }, 1000)).toBeLessThan(30);
-    expect(jsonSizeUpTo(Array.from({ length: 1_000_000 }, () => 1), 100)).toBeLessThan(200);
+    expect(
+      jsonSizeUpTo(
+        Array.from({ length: 1_000_000 }, () => 1),
+        100,
+      ),
+    ).toBeLessThan(200);
   });
 
   it("refuses a cap that is not a positive integer", () => {
