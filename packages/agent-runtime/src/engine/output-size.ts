@@ -15,34 +15,22 @@ export function jsonSizeUpTo(value: unknown, limit: number): number {
   return measure(value, limit, 0, 0);
 }
 
+// Few branches and for-in (faster than Object.keys in JavaScriptCore): this runs once per completed node.
 function measure(value: unknown, limit: number, size: number, depth: number): number {
-  switch (typeof value) {
-    case "string":
-      return size + 2 + (size + value.length * 3 + 2 > limit ? Buffer.byteLength(value) : value.length);
-    case "number":
-    case "bigint":
-      return size + 8;
-    case "boolean":
-      return size + 5;
-    case "object": {
-      if (value === null) return size + 4;
-      if (depth >= MAX_DEPTH) return limit + 1;
-      if (ArrayBuffer.isView(value)) return size + value.byteLength * 4;
-      if (Array.isArray(value)) {
-        size += 2;
-        for (let i = 0; i < value.length && size <= limit; i++) size = measure(value[i], limit, size + 1, depth + 1);
-        return size;
-      }
-      size += 2;
-      for (const key in value) {
-        if (size > limit) break;
-        size = measure((value as Record<string, unknown>)[key], limit, size + key.length + 4, depth + 1);
-      }
-      return size;
-    }
-    default:
-      return size;
+  if (typeof value === "string") return size + 2 + (size + value.length * 3 + 2 > limit ? Buffer.byteLength(value) : value.length);
+  // Numbers, booleans, null and what JSON leaves out: a few bytes each, counted as 8.
+  if (typeof value !== "object" || value === null) return size + 8;
+  if (depth >= MAX_DEPTH) return limit + 1;
+  size += 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && size <= limit; i++) size = measure(value[i], limit, size + 1, depth + 1);
+    return size;
   }
+  for (const key in value) {
+    if (size > limit) break;
+    size = measure((value as Record<string, unknown>)[key], limit, size + key.length + 4, depth + 1);
+  }
+  return size;
 }
 
 /**
