@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { isLargeValue, LargeValueSchema, type WorkflowInput } from "@weft/types";
+import { isLargeValue, LargeValueSchema, WorkflowSchema, type WorkflowInput } from "@weft/types";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { EventsPageSchema, startTestServer, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
@@ -87,6 +87,20 @@ describe("bounded outputs (issue 31, attack 4)", () => {
 
     const list = await t.fetch("/api/workflows");
     expect((await list.text()).length).toBeLessThan(64 * 1024);
+  });
+
+  it("a record stored before the limits still loads and lists: limits apply to writes", async () => {
+    const old = WorkflowSchema.parse({ ...codeWorkflow("stored-long-ago", "return 1;"), name: "o".repeat(300) });
+    expect((await t.server.storage.workflows.create(old)).kind).toBe("created");
+    const read = await t.call("GET", "/api/workflows/stored-long-ago");
+    expect(read.status).toBe(200);
+    expect(z.object({ workflow: z.object({ name: z.string() }) }).parse(read.body).workflow.name).toHaveLength(300);
+    const listed = z.object({ workflows: z.array(z.object({ id: z.string() })) }).parse((await t.call("GET", "/api/workflows")).body);
+    expect(listed.workflows.map((w) => w.id)).toContain("stored-long-ago");
+    // Saved again as it is, it is refused with the field to fix.
+    const again = await t.call("PUT", "/api/workflows/stored-long-ago", { workflow: old, baseRevision: 1 });
+    expect(again.status).toBe(400);
+    expect(ErrorBodySchema.parse(again.body).error.message).toContain("body.workflow.name: the name is 300 characters, over the limit of 200");
   });
 });
 
