@@ -30,6 +30,7 @@ const EnvSchema = z.object({
   WEFT_RUN_CONCURRENCY: positiveInt.max(256).default(4),
   WEFT_MAX_QUEUED_RUNS: positiveInt.default(10_000),
   WEFT_MAX_BODY_BYTES: positiveInt.default(5 * 1024 * 1024),
+  WEFT_MAX_OUTPUT_BYTES: positiveInt.max(Number.MAX_SAFE_INTEGER).default(8 * 1024 * 1024),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
   // `weft worker` only: its own /metrics and /healthz listener. Empty counts as unset (not as port 0, a random one).
@@ -55,6 +56,8 @@ export interface EnvConfig {
   runConcurrency: number;
   maxQueuedRuns: number;
   maxBodyBytes: number;
+  /** WEFT_MAX_OUTPUT_BYTES: the most one node may return (its outputs as JSON, about). */
+  maxOutputBytes: number;
   shutdownGraceMs: number;
   demoLlm: boolean;
   /** WEFT_WORKER_METRICS_PORT: a worker's metrics listener (0: a free port). */
@@ -96,6 +99,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     runConcurrency: e.WEFT_RUN_CONCURRENCY,
     maxQueuedRuns: e.WEFT_MAX_QUEUED_RUNS,
     maxBodyBytes: e.WEFT_MAX_BODY_BYTES,
+    maxOutputBytes: e.WEFT_MAX_OUTPUT_BYTES,
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
     demoLlm: e.WEFT_DEMO_LLM === "on",
     ...(e.WEFT_WORKER_METRICS_PORT !== undefined ? { workerMetricsPort: e.WEFT_WORKER_METRICS_PORT } : {}),

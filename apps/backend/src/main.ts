@@ -38,6 +38,7 @@ try {
     runConcurrency: config.runConcurrency,
     maxQueuedRuns: config.maxQueuedRuns,
     maxBodyBytes: config.maxBodyBytes,
+    maxOutputBytes: config.maxOutputBytes,
     shutdownGraceMs: config.shutdownGraceMs,
     demoLlm: config.demoLlm,
     logger: log,

@@ -62,6 +62,8 @@ export interface ServerOptions {
   projectDir?: string;
   /** Start the embedded demo LLM (the default profile). Default true. */
   demoLlm?: boolean;
+  /** WEFT_MAX_OUTPUT_BYTES: the most one node may return (default 8 MB); more fails the node with OUTPUT_TOO_LARGE. */
+  maxOutputBytes?: number;
   runConcurrency?: number;
   maxQueuedRuns?: number;
   maxBodyBytes?: number;

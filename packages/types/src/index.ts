@@ -29,3 +29,5 @@ export * from "./builder-session.ts";
 export * from "./builder-preview.ts";
 export * from "./message-of.ts";
 export * from "./api-error-codes.ts";
+export * from "./write-limits.ts";
+export * from "./large-value.ts";

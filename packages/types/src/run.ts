@@ -33,6 +33,8 @@ export const ENGINE_ERROR_CODES = [
   "MAP_ITEM_FAILED",
   /** The server stopped while the run was executing. */
   "INTERRUPTED",
+  /** The node's outputs (or its streamed chunks) are larger than the engine's cap per node (`maxOutputBytes`). */
+  "OUTPUT_TOO_LARGE",
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentProfileSchema, type AgentProfile } from "@weft/types";
+import { AgentProfileSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
 import type { Logger, NodeCatalog } from "@weft/types";
 import { documentRoutes } from "../api/document-routes.ts";
 import { jsonResponse } from "../api/errors.ts";
@@ -51,6 +51,7 @@ export function agentsApi(deps: AgentsApiDeps) {
     listKey: "agents",
     kind: "agent profile",
     schema: AgentProfileSchema,
+    limits: (agent) => namedDocumentIssues(agent),
     repo: deps.storage.agents,
     maxBodyBytes: deps.maxBodyBytes,
     check: (agent) => referenceProblems(deps, agent),

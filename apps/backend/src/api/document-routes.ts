@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Logger } from "@weft/types";
+import type { LimitIssue, Logger } from "@weft/types";
 import type { DocumentRepository, Listing, StoredDocument } from "../storage/document-table.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readJsonBody } from "./body.ts";
+import { refuseOverLimits } from "./write-limits.ts";
 
 export interface DocumentRoutesOptions<T extends { id: string; revision: number }> {
   /** URL segment, e.g. `agents`. */
@@ -17,6 +18,8 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   schema: z.ZodType<T>;
   repo: DocumentRepository<T>;
   maxBodyBytes: number;
+  /** Its ids, names and descriptions over their write limits (`@weft/types` write-limits.ts), checked on create and update. */
+  limits: (document: T) => LimitIssue[];
   /** Checks beyond the schema (e.g. references to other documents); returns problems to refuse with. */
   check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
@@ -45,6 +48,7 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
 
   async function parseDocument(value: unknown, where: string): Promise<T> {
     const document = parseWith(o.schema, value, where);
+    refuseOverLimits(o.limits(document), where);
     const problems = o.check ? await o.check(document) : [];
     if (problems.length > 0) {
       throw new ApiError("VALIDATION_FAILED", `${where}.${problems[0].path.join(".")}: ${problems[0].message}`, {

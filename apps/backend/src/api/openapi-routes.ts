@@ -4,7 +4,7 @@ import { CreateLlmProfileSchema, UpdateLlmProfileSchema } from "../llm/profile-s
 import { McpSettingsSchema } from "../mcp/mcp-config.ts";
 import { RunRecordSchema } from "../storage/run-repository.ts";
 import { CreateBody, DuplicateBody, UpdateBody, ValidateBody } from "../workflows/workflows-api.ts";
-import { EventsQuery, ListQuery as RunListQuery, RerunBody, StartBody } from "../runs/runs-api.ts";
+import { EventsQuery, ListQuery as RunListQuery, RerunBody, StartBody, ValueQuery } from "../runs/runs-api.ts";
 import { PasswordChangeSchema, PrincipalViewSchema, SignInSchema, TokenCreateSchema } from "./auth.ts";
 import { UserCreateSchema, UserUpdateSchema } from "../accounts/users-api.ts";
 import { TokenViewSchema, UserViewSchema } from "../accounts/account-records.ts";
@@ -87,9 +87,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill"),
 
   route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
-  route("GET", "/api/runs", "runs", "List runs, newest first", { query: RunListQuery, response: z.object({ runs: z.array(RunRecordSchema) }) }),
+  route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
+    query: RunListQuery,
+    response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
+  }),
   route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran"),
   route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery }),
+  route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),
   route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery }),
   route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run"),
   route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, response: Started, status: 202 }),

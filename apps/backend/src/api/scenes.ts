@@ -1,4 +1,4 @@
-import { SceneSchema, type Scene } from "@weft/types";
+import { innerIdIssues, namedDocumentIssues, SceneSchema, type Scene } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { documentRoutes } from "./document-routes.ts";
 
@@ -11,6 +11,7 @@ export function scenesApi(deps: ApiDeps) {
     listKey: "scenes",
     kind: "scene",
     schema: SceneSchema,
+    limits: (scene) => [...namedDocumentIssues(scene), ...innerIdIssues(scene.agents, "instanceId", ["agents"])],
     repo: storage.scenes,
     maxBodyBytes: deps.maxBodyBytes,
     onDeleted: (id) => deps.sceneRuntime.forget(id),

@@ -58,6 +58,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/api/runs", "viewer"),
   rule("GET", "/api/runs/:id", "viewer"),
   rule("GET", "/api/runs/:id/events", "viewer"),
+  rule("GET", "/api/runs/:id/value", "viewer"),
   rule("GET", "/api/streams/:id/events", "viewer"),
   rule("POST", "/api/runs/:id/cancel", "editor"),
   rule("POST", "/api/runs/:id/rerun", "editor"),

@@ -2,7 +2,7 @@ import { WorkflowSchema, type Observation } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
 import type { EventRepository } from "../storage/event-repository.ts";
 import type { ObservationRepository } from "../storage/observation-repository.ts";
-import type { RunRecord, RunRepository } from "../storage/run-repository.ts";
+import type { RunRecord, RunRepository, RunSummary } from "../storage/run-repository.ts";
 import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload-refs.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
@@ -38,7 +38,7 @@ export function withPayloadReads(storage: Storage, payloads: PayloadStore): Stor
       const run = await storage.runs.get(id);
       return run && hydratePayloads<RunRecord>(run, load);
     },
-    list: async (query) => hydratePayloads<RunRecord[]>(await storage.runs.list(query), load),
+    list: async (query) => hydratePayloads<RunSummary[]>(await storage.runs.list(query), load),
     listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
     getWorkflow: async (id) => {
       // The snapshot may be a reference (an agent's run): read the column as stored, resolve it, then check it.

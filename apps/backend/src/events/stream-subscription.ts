@@ -1,6 +1,7 @@
 import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { eventMessage } from "./ws-protocol.ts";
+import { previewEventJson } from "./large-values.ts";
 
 /** The part of a client connection a subscription writes to. */
 export interface MessageSink {
@@ -82,7 +83,7 @@ export class StreamSubscription {
         if (this.closed) return;
         const sent = this.sink.together(() => {
           for (const event of page) {
-            if (!this.sink.send(eventMessage(event.json))) return false;
+            if (!this.sink.send(eventMessage(previewEventJson(event.json)))) return false;
             this.cursor = this.delivered = event.seq;
           }
           return true;
@@ -121,7 +122,7 @@ export class StreamSubscription {
         return;
       }
       this.cursor = event.seq;
-      const message = eventMessage(event.json);
+      const message = eventMessage(previewEventJson(event.json));
       if (this.queue.length === this.queueHead && !this.sink.congested()) {
         if (!this.sink.send(message)) return;
         this.delivered = event.seq;

@@ -40,6 +40,8 @@ export interface WorkerProcessOptions {
   projectDir?: string;
   /** Start an embedded demo LLM for the default profile, as the API does. Default true. */
   demoLlm?: boolean;
+  /** WEFT_MAX_OUTPUT_BYTES: the most one node may return, as the API's. */
+  maxOutputBytes?: number;
   /** See `QueueWorkerOptions.lockMs`. */
   lockMs?: number;
   /** How long running runs may take to finish on SIGTERM before they are stopped (`interrupted`). */

@@ -2,7 +2,7 @@ import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, Observation, Workflow } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
-import type { RunListQuery, RunRecord } from "../storage/run-repository.ts";
+import type { RunListQuery, RunRecord, RunSummary } from "../storage/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
@@ -20,10 +20,8 @@ export interface StartRunRequest {
   createdBy?: string;
 }
 
-export interface RunView extends RunRecord {
-  /** Place in line while queued (1 = next). */
-  queuePosition?: number;
-}
+/** A run (or, in lists, its summary) with its place in line while queued (1 = next). */
+export type RunView<R extends RunSummary = RunRecord> = R & { queuePosition?: number };
 
 export interface RunServiceDeps {
   storage: Storage;
@@ -135,11 +133,12 @@ export class RunService {
     return { run: this.view(record), observations, ...(workflow ? { workflow } : {}) };
   }
 
-  async list(query: RunListQuery): Promise<RunView[]> {
+  /** Summaries, newest first: no inputs or outputs (`GET /api/runs/:id` has them). */
+  async list(query: RunListQuery): Promise<RunView<RunSummary>[]> {
     return (await this.deps.storage.runs.list(query)).map((r) => this.view(r));
   }
 
-  private view(record: RunRecord): RunView {
+  private view<R extends RunSummary>(record: R): RunView<R> {
     if (record.status !== "queued") return record;
     const position = this.deps.dispatcher.position(record.id);
     return position === undefined ? record : { ...record, queuePosition: position };

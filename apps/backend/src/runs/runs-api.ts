@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { RunStatusSchema } from "@weft/types";
-import { jsonResponse, notFound } from "../api/errors.ts";
+import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import type { Storage } from "../storage/storage.ts";
 import { actorOf } from "../auth/principal.ts";
+import { previewEventJson, previewObservation, previewRun, valueOf } from "../events/large-values.ts";
 import type { RunService } from "./run-service.ts";
 
 export interface RunsApiDeps {
@@ -30,6 +31,13 @@ export const ListQuery = z.object({
   limit: integer(1, 500).default(50),
   before: integer(0, Number.MAX_SAFE_INTEGER).optional(),
 });
+export const ValueQuery = z.object({
+  /** The node whose value it is; absent: the run's own inputs or outputs. */
+  node: z.string().min(1).optional(),
+  side: z.enum(["inputs", "outputs", "chunks"]),
+  /** The port (or the run's input or output name), or a chunk's index. */
+  key: z.string().min(1),
+});
 export const EventsQuery = z.object({
   after: integer(-1, Number.MAX_SAFE_INTEGER).default(-1),
   limit: integer(1, 10_000).default(1000),
@@ -45,7 +53,7 @@ export function runsApi(deps: RunsApiDeps) {
     const page = await storage.events.listAfter(streamId, after, limit + 1);
     const hasMore = page.length > limit;
     const events = hasMore ? page.slice(0, limit) : page;
-    return new Response(`{"events":[${events.map((e) => e.json).join(",")}],"hasMore":${hasMore}}`, {
+    return new Response(`{"events":[${events.map((e) => previewEventJson(e.json)).join(",")}],"hasMore":${hasMore}}`, {
       headers: { "content-type": "application/json; charset=utf-8" },
     });
   }
@@ -66,7 +74,20 @@ export function runsApi(deps: RunsApiDeps) {
       const q = parseWith(ListQuery, query, "query");
       return jsonResponse({ runs: await runs.list(q) });
     })
-    .get("/api/runs/:id", async ({ params }) => jsonResponse(await runs.get(params.id)))
+    .get("/api/runs/:id", async ({ params }) => {
+      // Values over 64 KB as previews with a link to the route below: a run with a huge output stays quick to open.
+      const answer = await runs.get(params.id);
+      return jsonResponse({ ...answer, run: previewRun(answer.run), observations: answer.observations.map(previewObservation) });
+    })
+    .get("/api/runs/:id/value", async ({ params, query }) => {
+      const q = parseWith(ValueQuery, query, "query");
+      const found = valueOf(await runs.get(params.id), q.side, q.key, q.node);
+      if (!found) {
+        const where = q.node === undefined ? `run "${params.id}"` : `node "${q.node}" of run "${params.id}"`;
+        throw new ApiError("NOT_FOUND", `${where} has no ${q.side} value "${q.key}"; the links in GET /api/runs/${params.id} name the ones it has.`, { ...q });
+      }
+      return jsonResponse(found);
+    })
     .get("/api/runs/:id/events", async ({ params, query }) => {
       if (!(await storage.runs.get(params.id))) throw notFound("run", params.id);
       return eventsPage(params.id, query);

@@ -37,6 +37,8 @@ export interface RunRuntimeOptions {
   projectDir?: string;
   /** Start the embedded demo LLM (the default profile's endpoint). Default true. */
   demoLlm?: boolean;
+  /** WEFT_MAX_OUTPUT_BYTES: the most one node may return; more fails it with OUTPUT_TOO_LARGE. Default the engine's 8 MB. */
+  maxOutputBytes?: number;
   /** The API creates the default LLM profiles when missing; a worker only reads what the API stored. */
   createDefaultProfiles: boolean;
   /** Read by the tool host (WEFT_SHELL_SANDBOX). Default `process.env`. */
@@ -44,15 +46,16 @@ export interface RunRuntimeOptions {
 }
 
 /** The runtime options an API process and a worker both take from their own options, passed on only when set. */
-export type RuntimeChoices = Pick<RunRuntimeOptions, "secret" | "examplesDir" | "projectDir" | "demoLlm">;
+export type RuntimeChoices = Pick<RunRuntimeOptions, "secret" | "examplesDir" | "projectDir" | "demoLlm" | "maxOutputBytes">;
 
 export function runtimeChoices(options: { [K in keyof RuntimeChoices]?: RuntimeChoices[K] | undefined }): RuntimeChoices {
-  const { secret, examplesDir, projectDir, demoLlm } = options;
+  const { secret, examplesDir, projectDir, demoLlm, maxOutputBytes } = options;
   return {
     ...(secret !== undefined ? { secret } : {}),
     ...(examplesDir !== undefined ? { examplesDir } : {}),
     ...(projectDir !== undefined ? { projectDir } : {}),
     ...(demoLlm !== undefined ? { demoLlm } : {}),
+    ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
   };
 }
 
@@ -134,8 +137,9 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
-    const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog });
-    const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog });
+    const cap = options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {};
+    const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog, ...cap });
+    const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog, ...cap });
 
     let toolsClosed: Promise<void> | undefined;
     const closeTools = () =>

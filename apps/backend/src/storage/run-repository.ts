@@ -25,6 +25,15 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
+/**
+ * A run as lists show it: without its inputs and outputs (a run's values may be megabytes; a list of 500 runs
+ * would carry them all to everyone who opens the history), its error's message cut to `SUMMARY_ERROR_CHARS`.
+ * `GET /api/runs/:id` has the whole run.
+ */
+export type RunSummary = Omit<RunRecord, "inputs" | "outputs">;
+/** An error message in a run list is cut to this many characters (the run itself has it whole). */
+export const SUMMARY_ERROR_CHARS = 1000;
+
 /** A change to a stored run: a status transition with what it brings. */
 export interface RunUpdate {
   id: string;
@@ -53,7 +62,8 @@ export interface RunRepository {
   get(id: string): Promise<RunRecord | undefined>;
   /** The workflow exactly as this run ran it; undefined when it was not kept. */
   getWorkflow(id: string): Promise<Workflow | undefined>;
-  list(query: RunListQuery): Promise<RunRecord[]>;
+  /** Newest first; summaries only (the inputs and outputs columns are not read). */
+  list(query: RunListQuery): Promise<RunSummary[]>;
   update(update: RunUpdate): Promise<void>;
   /** Runs a previous process left queued or running. */
   listUnfinished(): Promise<RunRecord[]>;
@@ -79,6 +89,18 @@ export interface RunRow {
 
 /** The columns of a RunRow, in the order `runInsertValues` answers them. */
 export const RUN_COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms";
+
+/** RUN_COLUMNS with the inputs and outputs left unread (empty objects), for lists. */
+export const RUN_SUMMARY_COLUMNS = RUN_COLUMNS.replace("inputs, outputs", "'{}' AS inputs, '{}' AS outputs");
+
+/** A run's summary from a row read with RUN_SUMMARY_COLUMNS. */
+export function decodeRunSummary(row: RunRow): RunSummary {
+  const { inputs: _inputs, outputs: _outputs, ...summary } = decodeRun(row);
+  if (summary.error && summary.error.message.length > SUMMARY_ERROR_CHARS) {
+    summary.error = { ...summary.error, message: `${summary.error.message.slice(0, SUMMARY_ERROR_CHARS)}… (cut; GET /api/runs/${summary.id} has it whole)` };
+  }
+  return summary;
+}
 
 export function decodeRun(row: RunRow): RunRecord {
   const record: RunRecord = {
@@ -178,7 +200,7 @@ export class SqliteRunRepository implements RunRepository {
     return raw === null ? undefined : WorkflowSchema.parse(raw);
   }
 
-  async list(query: RunListQuery): Promise<RunRecord[]> {
+  async list(query: RunListQuery): Promise<RunSummary[]> {
     const where: string[] = [];
     const params: Record<string, string | number> = { limit: query.limit };
     if (query.workflowId !== undefined) {
@@ -193,8 +215,8 @@ export class SqliteRunRepository implements RunRepository {
       where.push("created_at < $before");
       params.before = query.before;
     }
-    const sql = `SELECT ${RUN_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
-    return (this.db.query(sql).all(params) as RunRow[]).map(decodeRun);
+    const sql = `SELECT ${RUN_SUMMARY_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
+    return (this.db.query(sql).all(params) as RunRow[]).map(decodeRunSummary);
   }
 
   /** Synchronous form, for the batched writer's transaction. */

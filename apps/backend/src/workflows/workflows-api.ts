@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { WorkflowSchema, type Workflow } from "@weft/types";
+import { MAX_ID_CHARS, MAX_NAME_CHARS, WorkflowSchema, workflowLimitIssues, type Workflow } from "@weft/types";
 import type { Logger } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { listAnswer } from "../api/document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "../api/body.ts";
+import { refuseOverLimits } from "../api/write-limits.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { WorkflowCaches } from "../runs/workflow-caches.ts";
@@ -27,16 +28,19 @@ export const DuplicateBody = z
     id: z
       .string()
       .min(1)
-      .max(200)
+      .max(MAX_ID_CHARS)
       .regex(/^[^\s/]+$/, "contains no whitespace and no /")
       .optional(),
-    name: z.string().trim().min(1).max(300).optional(),
+    name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional(),
   })
   .strict();
 export const ValidateBody = z.object({ workflow: z.unknown() }).strict();
 
+/** A workflow from a request body, to be stored: within the write limits too. */
 function parseWorkflow(value: unknown, where: string): Workflow {
-  return parseWith(WorkflowSchema, value, where);
+  const workflow = parseWith(WorkflowSchema, value, where);
+  refuseOverLimits(workflowLimitIssues(workflow), where);
+  return workflow;
 }
 
 export function workflowsApi(deps: WorkflowsApiDeps) {
@@ -114,7 +118,9 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       const body = await readBody(request, DuplicateBody, maxBodyBytes, { allowEmpty: true });
       const source = await requireWorkflow(params.id);
       const id = body.id ?? (await freeId(`${params.id}-copy`));
-      const copy: Workflow = { ...source.document, id, name: body.name ?? `${source.document.name} (copy)` };
+      const copy: Workflow = { ...source.document, id, name: body.name ?? `${source.document.name.slice(0, MAX_NAME_CHARS - 7)} (copy)` };
+      // The source may predate the limits: its copy is a new write.
+      refuseOverLimits(workflowLimitIssues(copy), "the copy");
       const result = await repo.create(copy);
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" exists; pick another id.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);

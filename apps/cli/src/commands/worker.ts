@@ -54,6 +54,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     ...(config.examplesDir ? { examplesDir: config.examplesDir } : {}),
     projectDir: config.projectDir,
     demoLlm: config.demoLlm,
+    maxOutputBytes: config.maxOutputBytes,
     concurrency,
     ...(agentConcurrency !== undefined ? { agentConcurrency } : {}),
     ...(sceneConcurrency !== undefined ? { sceneConcurrency } : {}),

@@ -183,6 +183,13 @@ export class ApiClient {
     return this.request("GET", `/api/runs/${enc(runId)}`, RunResponseSchema);
   }
 
+  /** A large value whole, by the link its preview carries (`GET /api/runs/:id/value`); other links are refused. */
+  async runValue(href: string): Promise<ApiResult<unknown>> {
+    if (!href.startsWith("/api/runs/")) return fail({ code: "BAD_RESPONSE", status: 0, message: `Not a link to a run's value: ${href}` });
+    const r = await this.request("GET", href, z.object({ value: z.unknown() }));
+    return r.ok ? ok(r.value.value) : r;
+  }
+
   async listRuns(workflowId: string, limit = 50) {
     const r = await this.request("GET", `/api/runs?workflowId=${enc(workflowId)}&limit=${limit}`, RunListSchema);
     return r.ok ? ok(r.value.runs) : r;

@@ -18,6 +18,12 @@ export interface EngineOptions {
    * for nodes that were told to stop before giving up on them (default 2000 ms).
    */
   cancelGraceMs?: number;
+  /**
+   * The most a node may return (its outputs, and its streamed chunks together), in bytes as JSON, about;
+   * more fails the node with OUTPUT_TOO_LARGE (default 8 MB, `DEFAULT_MAX_OUTPUT_BYTES`). Every observation
+   * is stored and sent to every watcher: one node's 100 MB would be the database's and every client's.
+   */
+  maxOutputBytes?: number;
 }
 
 export interface RunOptions {

@@ -19,6 +19,7 @@ import { downstreamOf } from "./compiled-graph.ts";
 import type { EngineOptions, RunOptions } from "./engine-options.ts";
 import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "./output-size.ts";
 import { isFrozenWorkflow } from "./frozen-workflow.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
 import { RunEventEmitter } from "./run-event-emitter.ts";
@@ -49,6 +50,7 @@ export class ExecutionEngine {
   private readonly cache: OutputCache;
   private readonly concurrency: number;
   private readonly graceMs: number;
+  private readonly maxOutputBytes: number;
   private readonly logger: Logger;
   private readonly subworkflows: SubworkflowRunner;
   /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
@@ -62,6 +64,9 @@ export class ExecutionEngine {
     this.cache = options.cache ?? new LruOutputCache();
     this.concurrency = concurrency;
     this.graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+    const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 1) throw new RangeError(`maxOutputBytes must be a positive integer, got ${maxOutputBytes}`);
+    this.maxOutputBytes = maxOutputBytes;
     this.logger = options.logger ?? createLogger("engine");
     this.subworkflows = createSubworkflowRunner(
       options.workflows,
@@ -147,7 +152,7 @@ export class ExecutionEngine {
       }
       forced = downstreamOf(graph, start);
     }
-    const scope = new RunScope(runId, emitter, this.cache, { ...this.services, ...options.services }, this.logger, this.concurrency, this.graceMs, this.subworkflows);
+    const scope = new RunScope(runId, emitter, this.cache, { ...this.services, ...options.services }, this.logger, this.concurrency, this.graceMs, this.maxOutputBytes, this.subworkflows);
     const outcome = await new GraphRun(scope, graph, {
       prefix: "",
       stack: [workflowId],

@@ -7,6 +7,7 @@ import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
 import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
 import type { RunScope } from "./run-scope.ts";
+import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 
 export interface GraphRunOptions {
   /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
@@ -193,6 +194,7 @@ export class GraphRun implements ContextOwner {
     const host: AttemptHost = {
       runSignal: this.controller.signal,
       emitter,
+      maxOutputBytes: scope.maxOutputBytes,
       call: (signal) => this.callNode(i, nodeId, invocationId, inputs, signal),
       abandon: (work) => this.abandon(work),
     };
@@ -295,6 +297,12 @@ export class GraphRun implements ContextOwner {
 
   /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
   private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
+    const limit = this.scope.maxOutputBytes;
+    // Before anything keeps them (cache, events, observations): too large, they are dropped here.
+    if (jsonSizeUpTo(outputs, limit) > limit) {
+      this.fail(i, obs, t0, outputTooLarge("outputs", outputs, limit));
+      return;
+    }
     obs.outputs = outputs;
     obs.durationMs = this.scope.clock.last - t0;
     // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.

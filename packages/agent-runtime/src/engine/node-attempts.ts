@@ -1,6 +1,7 @@
 import { engineError, engineFailure, NodeFailure, type NodeError, type NodeValues, type Observation } from "@weft/types";
 import type { ResolvedPolicy } from "./compiled-graph.ts";
 import type { RunEventEmitter } from "./run-event-emitter.ts";
+import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 
 /** What `execute` gave back, or what it threw. */
 export type CallResult = { threw: false; value: unknown } | { threw: true; error: unknown };
@@ -12,6 +13,8 @@ export interface AttemptHost {
   /** Aborted when the run is cancelled or stopped. */
   readonly runSignal: AbortSignal;
   readonly emitter: RunEventEmitter;
+  /** A node's streamed chunks together may take this many bytes (`output-size.ts`). */
+  readonly maxOutputBytes: number;
   /** Starts one attempt: a fresh context whose signal is `signal`, then `execute`. */
   call(signal: AbortSignal): CallResult;
   /** A timed-out attempt that may still be running: the run waits for it (bounded) before it ends. */
@@ -94,12 +97,19 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 async function drainStream(stream: AsyncIterable<unknown>, host: AttemptHost, obs: Observation, signal: AbortSignal): Promise<NodeValues> {
   const it = stream[Symbol.asyncIterator]() as AsyncIterator<unknown, unknown>;
   let finished = false;
+  let chunkBytes = 0;
+  const limit = host.maxOutputBytes;
   try {
     for (;;) {
       const step = await it.next();
       if (step.done) {
         finished = true;
         return checkOutputs(step.value);
+      }
+      chunkBytes = jsonSizeUpTo(step.value, limit - chunkBytes) + chunkBytes;
+      if (chunkBytes > limit) {
+        const error = outputTooLarge("chunks", [...obs.chunks, step.value], limit);
+        throw new NodeFailure(error.code, error.message, error.details);
       }
       const index = obs.chunks.length;
       if (Object.isFrozen(obs.chunks)) obs.chunks = [];

@@ -32,6 +32,8 @@ export class RunScope {
     readonly logger: Logger,
     readonly concurrency: number,
     readonly graceMs: number,
+    /** Outputs (or chunks) of one node past this many bytes fail it (`output-size.ts`). */
+    readonly maxOutputBytes: number,
     readonly runSubworkflow: SubworkflowRunner,
   ) {}
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Observation } from "@weft/types";
-import type { RunRecord } from "../run-repository.ts";
+import { SUMMARY_ERROR_CHARS, type RunRecord } from "../run-repository.ts";
 import { redactorWith, storageOpener, workflow, type StorageHarness } from "./harness.ts";
 
 export function run(id: string, createdAt: number, extra: Partial<RunRecord> = {}): RunRecord {
@@ -62,7 +62,7 @@ export function runsContract(harness: StorageHarness): void {
       await storage.runs.create(run("c", 300, { status: "queued" }), undefined);
       await storage.runs.create(run("d", 300, { status: "failed" }), undefined);
       await storage.runs.create(run("e", 400, { status: "running" }), undefined);
-      const ids = (rs: RunRecord[]) => rs.map((r) => r.id);
+      const ids = (rs: Array<{ id: string }>) => rs.map((r) => r.id);
       expect(ids(await storage.runs.list({ limit: 10 }))).toEqual(["e", "d", "c", "b", "a"]);
       expect(ids(await storage.runs.list({ limit: 2 }))).toEqual(["e", "d"]);
       expect(ids(await storage.runs.list({ limit: 2, before: 300 }))).toEqual(["b", "a"]);
@@ -70,6 +70,18 @@ export function runsContract(harness: StorageHarness): void {
       expect(ids(await storage.runs.list({ limit: 10, status: "running" }))).toEqual(["e", "b"]);
       expect(ids(await storage.runs.list({ limit: 10, workflowId: "wf", status: "running", before: 400 }))).toEqual([]);
       expect(ids(await storage.runs.listUnfinished())).toEqual(["b", "c", "e"]);
+    });
+
+    it("list gives summaries: no inputs or outputs, a long error message cut", async () => {
+      const storage = await fresh();
+      const big = "x".repeat(50_000);
+      await storage.runs.create(run("big", 100, { status: "failed", inputs: { text: big }, outputs: { text: big }, error: { code: "NODE_ERROR", message: big } }), undefined);
+      const [summary] = await storage.runs.list({ limit: 5 });
+      expect(summary).not.toHaveProperty("inputs");
+      expect(summary).not.toHaveProperty("outputs");
+      expect(summary.error?.message.length).toBeLessThan(SUMMARY_ERROR_CHARS + 100);
+      expect(JSON.stringify(summary).length).toBeLessThan(2000);
+      expect((await storage.runs.get("big"))?.outputs).toEqual({ text: big });
     });
 
     it("runtime records pass the redactor: a stored secret never reaches the database", async () => {

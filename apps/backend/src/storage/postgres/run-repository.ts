@@ -1,5 +1,18 @@
 import { WorkflowSchema, type SecretRedactor, type Workflow } from "@weft/types";
-import { decodeRun, RUN_COLUMNS, runInsertValues, runUpdateValues, type RunListQuery, type RunRecord, type RunRepository, type RunRow, type RunUpdate } from "../run-repository.ts";
+import {
+  decodeRun,
+  decodeRunSummary,
+  RUN_COLUMNS,
+  RUN_SUMMARY_COLUMNS,
+  runInsertValues,
+  runUpdateValues,
+  type RunListQuery,
+  type RunRecord,
+  type RunRepository,
+  type RunRow,
+  type RunSummary,
+  type RunUpdate,
+} from "../run-repository.ts";
 import type { PostgresConnection } from "./connection.ts";
 
 /** Runs in PostgreSQL; `ord` (an identity) breaks ties of `created_at` in insertion order, as SQLite's rowid does. */
@@ -26,7 +39,7 @@ export class PostgresRunRepository implements RunRepository {
     return raw === null ? undefined : WorkflowSchema.parse(raw);
   }
 
-  async list(query: RunListQuery): Promise<RunRecord[]> {
+  async list(query: RunListQuery): Promise<RunSummary[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.workflowId !== undefined) where.push(`workflow_id = $${params.push(query.workflowId)}`);
@@ -35,8 +48,8 @@ export class PostgresRunRepository implements RunRepository {
     const limit = `$${params.push(query.limit)}`;
     const rows = await this.pg
       .current()
-      .unsafe<RunRow[]>(`SELECT ${RUN_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, ord DESC LIMIT ${limit}`, params);
-    return rows.map(decodeRun);
+      .unsafe<RunRow[]>(`SELECT ${RUN_SUMMARY_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, ord DESC LIMIT ${limit}`, params);
+    return rows.map(decodeRunSummary);
   }
 
   async update(update: RunUpdate): Promise<void> {
