@@ -1,7 +1,8 @@
 /**
- * Slows password guessing: after `maxFailures` wrong passwords for one username within `windowMs`,
- * further tries for it are refused until the oldest failure leaves the window. Per process (several
- * API processes each count their own), in memory: a restart forgets, which argon2id's cost covers.
+ * Slows guessing: after `maxFailures` wrong passwords for one username (or wrong tokens from one client
+ * address) within `windowMs`, further tries for it are refused until the oldest failure leaves the window.
+ * Per process (several API processes each count their own), in memory: a restart forgets, which argon2id's
+ * cost (passwords) and 256 random bits (personal tokens) cover.
  */
 export class SignInThrottle {
   private readonly failures = new Map<string, number[]>();
@@ -28,6 +29,14 @@ export class SignInThrottle {
 
   succeeded(username: string): void {
     this.failures.delete(username);
+  }
+
+  /**
+   * Takes back the latest failure counted for `key` (a try counted before its check, which then passed),
+   * without forgetting the others: a caller holding one good token cannot wipe its guesses with it.
+   */
+  forgiveOne(key: string): void {
+    this.failures.get(key)?.pop();
   }
 
   private recent(username: string): number[] {
