@@ -31,14 +31,6 @@ export class SignInThrottle {
     this.failures.delete(username);
   }
 
-  /**
-   * Takes back the latest failure counted for `key` (a try counted before its check, which then passed),
-   * without forgetting the others: a caller holding one good token cannot wipe its guesses with it.
-   */
-  forgiveOne(key: string): void {
-    this.failures.get(key)?.pop();
-  }
-
   private recent(username: string): number[] {
     const since = this.now() - this.windowMs;
     return (this.failures.get(username) ?? []).filter((at) => at > since);

@@ -45,6 +45,11 @@ describe("Bearer guesses on any route count too", () => {
   });
   afterAll(() => t.stop());
 
+  it("never refuses a script's parallel requests with a good token, however many", async () => {
+    const answers = await Promise.all(Array.from({ length: LIMIT * 3 }, () => fetch(`${t.url}/api/workflows`, { headers: ann.bearer })));
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+  });
+
   it("a good token of one's own does not reset the count of guesses, and sessions by cookie go on", async () => {
     for (let i = 0; i < LIMIT; i++) {
       // Interleaving a valid token of one's own does not wipe the guesses.

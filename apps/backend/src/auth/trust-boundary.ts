@@ -1,5 +1,5 @@
 import { ApiError } from "../api/errors.ts";
-import type { AccountService } from "../accounts/account-service.ts";
+import { PERSONAL_TOKEN_PREFIX, type AccountService } from "../accounts/account-service.ts";
 import { ROLE_DUTIES, roleAtLeast } from "../accounts/roles.ts";
 import type { AccessToken } from "./access-token.ts";
 import { setPrincipal, type Principal } from "./principal.ts";
@@ -111,13 +111,15 @@ export class TrustBoundary {
 
   /** The access token (the bootstrap owner) or a personal API token, throttled per client address. */
   private bearer(request: Request, value: string): Promise<Principal | undefined> | Principal | undefined {
-    return this.throttled(request, () => (this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : this.accounts.tokenPrincipal(value)));
+    // Only a personal token's form is looked up: anything else is a wrong try at once, counted before the next request.
+    return this.throttled(request, () => (this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : value.startsWith(PERSONAL_TOKEN_PREFIX) ? this.accounts.tokenPrincipal(value) : undefined));
   }
 
   /**
-   * Counts a token try as a failure before checking it (tries sent at once cannot all pass the limit), and
-   * takes it back when the token was right. A success does not clear earlier failures: one good token of
-   * one's own must not reset the count of guesses at another.
+   * Refuses every token try from an address past its limit, and counts the wrong ones as each check ends:
+   * the access token's comparison is synchronous, so tries sent at once cannot slip past the limit, while
+   * a script's parallel requests with a good token are never refused for being many. A success does not
+   * clear earlier failures: one good token of one's own must not reset the count of guesses at another.
    */
   private throttled<T>(request: Request, check: () => T): T {
     const address = this.addresses.get(request) ?? "unknown";
@@ -129,14 +131,12 @@ export class TrustBoundary {
         reason: "TOKEN_GUESSES",
       });
     }
-    this.tokenGuesses.failed(address);
-    const settle = (passed: boolean) => {
-      if (passed) this.tokenGuesses.forgiveOne(address);
+    const settle = <V>(value: V): V => {
+      if (value === undefined || value === false) this.tokenGuesses.failed(address);
+      return value;
     };
     const result = check();
-    if (result instanceof Promise) return result.then((value: unknown) => (settle(value !== undefined && value !== false), value)) as T;
-    settle(result !== undefined && result !== false);
-    return result;
+    return result instanceof Promise ? (result.then(settle) as T) : settle(result);
   }
 
   /** Who the request's credential signs in now (the WebSocket checks it again for each message). */
