@@ -26,7 +26,7 @@ export interface WsRateLimits {
   recheckMs: number;
 }
 
-export const DEFAULT_WS_RATE_LIMITS: WsRateLimits = { burst: 300, perSecond: 50, maxRefusedInRow: 100, recheckMs: 60_000 };
+export const DEFAULT_WS_RATE_LIMITS: WsRateLimits = { burst: 64, perSecond: 20, maxRefusedInRow: 64, recheckMs: 60_000 };
 
 interface SocketState {
   peer: WsPeer;
