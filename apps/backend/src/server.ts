@@ -25,7 +25,7 @@ import { loadAccessToken } from "./auth/access-token.ts";
 import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
-import { WsAccess } from "./auth/ws-access.ts";
+import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
@@ -71,6 +71,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   journal?: Partial<JournalOptions>;
   ws?: Partial<GatewayOptions>;
+  /** Each `/ws` socket's message rate (auth/ws-access.ts). */
+  wsRateLimits?: WsRateLimits;
   logger?: Logger;
 }
 
@@ -192,14 +194,22 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
       log.child("ws"),
     );
-    const wsAccess = new WsAccess((request) => boundary.principalFor(request));
+    const wsAccess = new WsAccess((request) => boundary.principalFor(request), options.wsRateLimits);
+    // A token revoked, a session ended, a role changed, a password reset, a user deleted: their open sockets are checked at once (and in the other API processes).
+    accounts.service.onCredentialsChanged((userId) => wsAccess.recheckUser(userId));
+    await queueMode?.followAccounts(accounts.service, (userId) => wsAccess.recheckUser(userId));
     const wsPlugin = new Elysia().ws("/ws", {
-      open: (ws) => gateway.open(eventSocketOf(ws.raw)),
-      // Each subscription is authorized again: a session ended since the upgrade subscribes to nothing.
-      message: (ws, message) =>
-        wsAccess.message(ws.raw, { request: ws.data.request, send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) }, () => gateway.message(eventSocketOf(ws.raw), message)),
+      open: (ws) => {
+        wsAccess.open(ws.raw, { request: ws.data.request, send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) });
+        gateway.open(eventSocketOf(ws.raw));
+      },
+      // The upgrade's principal, kept for the socket's life and checked again when the accounts change; a rate per socket.
+      message: (ws, message) => wsAccess.message(ws.raw, () => gateway.message(eventSocketOf(ws.raw), message)),
       drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
-      close: (ws) => gateway.close(eventSocketOf(ws.raw)),
+      close: (ws) => {
+        wsAccess.close(ws.raw);
+        gateway.close(eventSocketOf(ws.raw));
+      },
     });
     const builder = createBuilder({ storage, catalog, validator: engine, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
     const api = createApi(

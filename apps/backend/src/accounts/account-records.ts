@@ -82,6 +82,8 @@ export interface AccountRepository {
   deleteSession(hash: string): Promise<void>;
   /** Ends every session of a user (a changed password, a changed role is kept: it applies at the next request). */
   deleteSessionsOf(userId: string): Promise<number>;
+  /** Revokes every personal API token of a user (an owner's password reset). */
+  deleteTokensOf(userId: string): Promise<number>;
   /** Removes the sessions expired at `now` (they open nothing already; this keeps the table small). */
   deleteExpiredSessions(now: number): Promise<number>;
 

@@ -59,6 +59,7 @@ export interface UserChange {
 export class AccountService {
   /** A hash verified against when the user does not exist, so a wrong username takes as long as a wrong password. */
   private decoy: Promise<string> | undefined;
+  private readonly changeListeners: ((userId: string) => void)[] = [];
 
   constructor(
     private readonly repository: AccountRepository,
@@ -72,6 +73,19 @@ export class AccountService {
     const at = this.now();
     // If absent: API processes starting at once on one database all get here first.
     await this.repository.insertUserIfAbsent({ id: BOOTSTRAP_OWNER_ID, username: "owner", name: "Owner", role: "owner", passwordHash: null, createdAt: at, updatedAt: at });
+  }
+
+  /**
+   * Calls `listener` with a user's id after anything that may change who their credentials sign in or as
+   * what (role, password, deletion, a session ended, a token revoked), so holders of a principal (open
+   * WebSockets) check it again at once.
+   */
+  onCredentialsChanged(listener: (userId: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(userId: string): void {
+    for (const listener of this.changeListeners) listener(userId);
   }
 
   /** The principal the install's access token stands for. */
@@ -107,15 +121,25 @@ export class AccountService {
     return userView(user);
   }
 
-  /** An owner's change to a user. A new password ends the user's sessions. */
+  /**
+   * An owner's change to a user. A new password set by an owner is a reset (the user forgot it, or it
+   * leaked): it ends the user's sessions and revokes their personal API tokens, since whoever held the
+   * old password may have made one.
+   */
   async updateUser(id: string, change: UserChange): Promise<UserView> {
+    return this.applyChange(id, change, true);
+  }
+
+  private async applyChange(id: string, change: UserChange, revokeTokens: boolean): Promise<UserView> {
     if (id === BOOTSTRAP_OWNER_ID && change.role !== undefined && change.role !== "owner") {
       throw new ServiceError("CONFLICT", "The bootstrap owner (the access token's user) stays an owner.", { id });
     }
     const passwordHash = change.password === undefined ? undefined : await Bun.password.hash(change.password, { algorithm: "argon2id" });
     if (!(await this.repository.updateUser(id, { name: change.name?.trim() || undefined, role: change.role, passwordHash }, this.now()))) throw notFound("user", id);
+    const tokensRevoked = passwordHash !== undefined && revokeTokens ? await this.repository.deleteTokensOf(id) : 0;
     if (passwordHash !== undefined) await this.repository.deleteSessionsOf(id);
-    this.log.info("user changed", { userId: id, ...(change.role ? { role: change.role } : {}), passwordChanged: passwordHash !== undefined });
+    this.log.info("user changed", { userId: id, ...(change.role ? { role: change.role } : {}), passwordChanged: passwordHash !== undefined, tokensRevoked });
+    this.changed(id);
     return this.getUser(id);
   }
 
@@ -123,15 +147,19 @@ export class AccountService {
     if (id === BOOTSTRAP_OWNER_ID) throw new ServiceError("CONFLICT", "The bootstrap owner (the access token's user) cannot be deleted.", { id });
     if (!(await this.repository.deleteUser(id))) throw notFound("user", id);
     this.log.info("user deleted", { userId: id });
+    this.changed(id);
   }
 
-  /** A user's own password change: the current one must be right. Other sessions end; the caller opens a new one. */
+  /**
+   * A user's own password change: the current one must be right. Other sessions end (the caller opens a new
+   * one); their personal tokens stay (each can be revoked on its own), unlike an owner's reset.
+   */
   async changeOwnPassword(userId: string, current: string, next: string): Promise<void> {
     const user = await this.repository.getUser(userId);
     if (!user || user.passwordHash === null || !(await Bun.password.verify(current, user.passwordHash))) {
       throw new ServiceError("VALIDATION_FAILED", "The current password is not right.", { field: "currentPassword" });
     }
-    await this.updateUser(userId, { password: next });
+    await this.applyChange(userId, { password: next }, false);
   }
 
   /** Username and password → the user, or SignInRefusedError (the same for both mistakes). */
@@ -161,7 +189,9 @@ export class AccountService {
   }
 
   async endSession(cookie: string): Promise<void> {
+    const user = await this.repository.sessionUser(digest(cookie), this.now());
     await this.repository.deleteSession(digest(cookie));
+    if (user) this.changed(user.id);
   }
 
   async tokenPrincipal(token: string): Promise<Principal | undefined> {
@@ -186,6 +216,7 @@ export class AccountService {
   async revokeToken(userId: string, id: string): Promise<void> {
     if (!(await this.repository.deleteToken(userId, id))) throw notFound("personal token", id);
     this.log.info("personal token revoked", { userId, tokenId: id });
+    this.changed(userId);
   }
 
   /** An owner's view of another user's tokens: NOT_FOUND for an unknown user rather than an empty list. */

@@ -113,6 +113,11 @@ export class PostgresAccountRepository implements AccountRepository {
     return rows.length;
   }
 
+  async deleteTokensOf(userId: string): Promise<number> {
+    const rows: { id: string }[] = await this.sql`DELETE FROM user_tokens WHERE user_id = ${userId} RETURNING id`;
+    return rows.length;
+  }
+
   async deleteExpiredSessions(now: number): Promise<number> {
     const rows: { hash: string }[] = await this.sql`DELETE FROM user_sessions WHERE expires_at <= ${now} RETURNING hash`;
     return rows.length;

@@ -1,7 +1,8 @@
 /**
- * Slows password guessing: after `maxFailures` wrong passwords for one username within `windowMs`,
- * further tries for it are refused until the oldest failure leaves the window. Per process (several
- * API processes each count their own), in memory: a restart forgets, which argon2id's cost covers.
+ * Slows guessing: after `maxFailures` wrong passwords for one username (or wrong tokens from one client
+ * address) within `windowMs`, further tries for it are refused until the oldest failure leaves the window.
+ * Per process (several API processes each count their own), in memory: a restart forgets, which argon2id's
+ * cost (passwords) and 256 random bits (personal tokens) cover.
  */
 export class SignInThrottle {
   private readonly failures = new Map<string, number[]>();

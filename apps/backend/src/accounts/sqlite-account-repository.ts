@@ -109,6 +109,12 @@ export class SqliteAccountRepository implements AccountRepository {
     });
   }
 
+  deleteTokensOf(userId: string): Promise<number> {
+    return this.gate(() => {
+      return this.db.query("DELETE FROM user_tokens WHERE user_id = ?").run(userId).changes;
+    });
+  }
+
   deleteExpiredSessions(now: number): Promise<number> {
     return this.gate(() => this.db.query("DELETE FROM user_sessions WHERE expires_at <= ?").run(now).changes);
   }

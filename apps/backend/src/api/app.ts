@@ -43,9 +43,9 @@ export function createApi(deps: ApiDeps, options: { frontendDir: string; boundar
       return errorResponse(deps, code, error, request);
     })
     // Before routing, so nothing (the /ws upgrade, a 404, the editor's files) is reached around it.
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       Object.assign(set.headers, SECURITY_HEADERS);
-      return options.boundary.check(request);
+      return options.boundary.check(request, server?.requestIP(request)?.address);
     })
     // One hook: Elysia may stop at the first mapResponse that answers. Redaction first, then the bytes are final.
     .mapResponse(({ request, response }) => cachedAndCompressed(request, redactedResponse(response, deps.storage.redactor) ?? response))

@@ -44,7 +44,7 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle 
     .post("/api/auth/session", async ({ request }) => {
       const body = await readBody(request, SignInSchema, maxBodyBytes);
       if ("token" in body) {
-        if (!boundary.tokenMatches(body.token))
+        if (!boundary.accessTokenSignIn(request, body.token))
           throw new ApiError("UNAUTHENTICATED", "That is not this Weft's access token. Copy it again from the link Weft printed at start (the part after ?token=).");
         return withCookie(request, accounts.bootstrapPrincipal().userId);
       }

@@ -38,7 +38,10 @@ export abstract class HttpError extends Error {
   }
 
   toResponse(): Response {
-    return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status);
+    // A throttled caller is told when to try again in the header clients and proxies read, not only in the body.
+    const retryAfterMs = this.details.retryAfterMs;
+    const headers: Record<string, string> = typeof retryAfterMs === "number" ? { "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : {};
+    return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status, headers);
   }
 }
 

@@ -1,9 +1,10 @@
 import { ApiError } from "../api/errors.ts";
-import type { AccountService } from "../accounts/account-service.ts";
+import { PERSONAL_TOKEN_PREFIX, type AccountService } from "../accounts/account-service.ts";
 import { ROLE_DUTIES, roleAtLeast } from "../accounts/roles.ts";
 import type { AccessToken } from "./access-token.ts";
 import { setPrincipal, type Principal } from "./principal.ts";
 import { RouteRules } from "./route-rules.ts";
+import { SignInThrottle } from "../accounts/sign-in-throttle.ts";
 import { SESSION_COOKIE, cookieValue, safeEqual, sessionCookie } from "./session-cookie.ts";
 import type { SitePolicy } from "./site-policy.ts";
 
@@ -38,15 +39,25 @@ export function isSecureRequest(request: Request, url: URL): boolean {
  * ApiError with its HTTP status; a pass records the principal.
  */
 export class TrustBoundary {
+  /** Where each request came from (the socket's peer address), for the token throttle. */
+  private readonly addresses = new WeakMap<Request, string>();
+
   constructor(
     private readonly token: AccessToken,
     private readonly site: SitePolicy,
     readonly accounts: AccountService,
     private readonly rules = new RouteRules(),
+    /** Wrong tokens per client address (any route's Bearer, `/mcp?token=`, the link, the sign-in form), like wrong passwords per username. */
+    private readonly tokenGuesses = new SignInThrottle(20, 15 * 60_000),
   ) {}
 
-  /** A Response to send instead of routing (a refusal, or the token-for-cookie trade), or undefined to go on. */
-  async check(request: Request): Promise<Response | undefined> {
+  /**
+   * A Response to send instead of routing (a refusal, or the token-for-cookie trade), or undefined to go on.
+   * `clientAddress` is the connection's peer (not X-Forwarded-For, which any client can write): behind a
+   * reverse proxy every client shares the proxy's address for the token throttle.
+   */
+  async check(request: Request, clientAddress = "unknown"): Promise<Response | undefined> {
+    this.addresses.set(request, clientAddress);
     const url = new URL(request.url);
     const host = request.headers.get("host");
     if (!this.site.hostAllowed(host)) {
@@ -90,9 +101,42 @@ export class TrustBoundary {
     return safeEqual(candidate, this.token.value);
   }
 
-  /** The access token (the bootstrap owner) or a personal API token. */
-  private bearer(value: string): Promise<Principal | undefined> | Principal | undefined {
-    return this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : this.accounts.tokenPrincipal(value);
+  /**
+   * The sign-in form's access token, throttled per client address like every other token try: past the
+   * limit even the right token is refused (429 with Retry-After) until the window has room again.
+   */
+  accessTokenSignIn(request: Request, candidate: string): boolean {
+    return this.throttled(request, () => this.tokenMatches(candidate));
+  }
+
+  /** The access token (the bootstrap owner) or a personal API token, throttled per client address. */
+  private bearer(request: Request, value: string): Promise<Principal | undefined> | Principal | undefined {
+    // Only a personal token's form is looked up: anything else is a wrong try at once, counted before the next request.
+    return this.throttled(request, () => (this.tokenMatches(value) ? this.accounts.bootstrapPrincipal() : value.startsWith(PERSONAL_TOKEN_PREFIX) ? this.accounts.tokenPrincipal(value) : undefined));
+  }
+
+  /**
+   * Refuses every token try from an address past its limit, and counts the wrong ones as each check ends:
+   * the access token's comparison is synchronous, so tries sent at once cannot slip past the limit, while
+   * a script's parallel requests with a good token are never refused for being many. A success does not
+   * clear earlier failures: one good token of one's own must not reset the count of guesses at another.
+   */
+  private throttled<T>(request: Request, check: () => T): T {
+    const address = this.addresses.get(request) ?? "unknown";
+    const wait = this.tokenGuesses.waitFor(address);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60_000);
+      throw new ApiError("TOO_MANY_REQUESTS", `Too many wrong tokens from your address; every token from it is refused for ${minutes} minute${minutes === 1 ? "" : "s"}. Check the token you send.`, {
+        retryAfterMs: wait,
+        reason: "TOKEN_GUESSES",
+      });
+    }
+    const settle = <V>(value: V): V => {
+      if (value === undefined || value === false) this.tokenGuesses.failed(address);
+      return value;
+    };
+    const result = check();
+    return result instanceof Promise ? (result.then(settle) as T) : settle(result);
   }
 
   /** Who the request's credential signs in now (the WebSocket checks it again for each message). */
@@ -102,10 +146,10 @@ export class TrustBoundary {
 
   private async authenticate(request: Request, url: URL): Promise<Principal | undefined> {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-    if (bearer !== undefined) return this.bearer(bearer);
+    if (bearer !== undefined) return this.bearer(request, bearer);
     // Some MCP clients are configured with a URL alone and cannot add a header; nowhere else, so the token stays out of other links.
     const queried = url.pathname === MCP_PATH ? url.searchParams.get("token") : null;
-    if (queried !== null) return this.bearer(queried);
+    if (queried !== null) return this.bearer(request, queried);
     const session = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
     return session === undefined ? undefined : this.accounts.sessionPrincipal(session);
   }
@@ -116,7 +160,7 @@ export class TrustBoundary {
    */
   private async tradeToken(request: Request, url: URL): Promise<Response | undefined> {
     const given = url.searchParams.get("token");
-    if (given === null || !this.tokenMatches(given)) return undefined;
+    if (given === null || !this.throttled(request, () => this.tokenMatches(given))) return undefined;
     url.searchParams.delete("token");
     const session = await this.accounts.openSession(this.accounts.bootstrapPrincipal().userId);
     return new Response(null, {

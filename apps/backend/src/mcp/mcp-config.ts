@@ -21,7 +21,26 @@ export const HttpServerSchema = z.strictObject({
   type: z.enum(["http", "streamable-http", "streamableHttp"]).optional(),
   url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address of a Streamable HTTP MCP endpoint" }),
   headers: SecretValuesSchema.default({}),
+  /** Secret values for `${env:NAME}` references in the url (a key in its query); not sent as headers. Absent when none. */
+  env: SecretValuesSchema.optional(),
 });
+
+/**
+ * `${env:NAME}` in `args`, `cwd` or `url` stands for the server's own (encrypted) env value NAME, as VS Code's
+ * mcp.json writes it: a key passed as `--api-key=${env:API_KEY}` or `?key=${env:API_KEY}` is stored
+ * encrypted and never shown, while the JSON stays importable by other MCP clients.
+ */
+const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The env names a text references. */
+export function envReferences(text: string): string[] {
+  return [...text.matchAll(ENV_REFERENCE)].map((match) => match[1]);
+}
+
+/** `text` with each `${env:NAME}` replaced by its value (`encode`d, e.g. for a URL). */
+export function withEnvValues(text: string, values: Record<string, string>, encode: (value: string) => string = (value) => value): string {
+  return text.replace(ENV_REFERENCE, (whole, name: string) => (name in values ? encode(values[name]) : whole));
+}
 
 /** One server as other MCP clients write it: `command`/`args`/`env` (stdio) or `url`/`headers` (Streamable HTTP). */
 export const McpServerConfigSchema = z.union([StdioServerSchema, HttpServerSchema], {
@@ -34,7 +53,16 @@ export const McpSettingsSchema = z.strictObject({
     .record(z.string(), McpServerConfigSchema)
     .default({})
     .superRefine((servers, ctx) => {
-      for (const name of Object.keys(servers)) {
+      for (const [name, config] of Object.entries(servers)) {
+        const texts: [string, string | undefined][] = "command" in config ? [...config.args.map((arg, i): [string, string] => [`args.${i}`, arg]), ["cwd", config.cwd]] : [["url", config.url]];
+        for (const [field, text] of texts)
+          for (const reference of envReferences(text ?? ""))
+            if (!(reference in (config.env ?? {})))
+              ctx.addIssue({
+                code: "custom",
+                path: [name, ...field.split(".")],
+                message: `\${env:${reference}} names no env value of the server "${name}": add "${reference}": "<the secret>" to its env (stored encrypted, never shown again).`,
+              });
         if (SERVER_NAME.test(name)) continue;
         ctx.addIssue({
           code: "custom",

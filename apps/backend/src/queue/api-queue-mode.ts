@@ -11,6 +11,8 @@ import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
 import { ControlClient } from "./control-rpc.ts";
 import { SettingsSignal } from "./settings-signal.ts";
+import { AccountSignal } from "./account-signal.ts";
+import type { AccountService } from "../accounts/account-service.ts";
 import type { RunRuntime } from "../runtime/run-runtime.ts";
 
 /** How long closing waits for Redis before it just drops the connections. */
@@ -31,6 +33,8 @@ export interface ApiQueueMode {
   redisUrl: string;
   /** Announces the settings saved here and applies those saved by other processes. */
   followSettings(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">): Promise<unknown>;
+  /** Announces the credential changes made here and calls `recheck` for those made in other API processes. */
+  followAccounts(accounts: Pick<AccountService, "onCredentialsChanged">, recheck: (userId: string) => void): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -70,6 +74,7 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
       redisUrl: options.redisUrl,
       // On the control replies' connection: it is in subscriber mode already, and each listener filters by channel.
       followSettings: (runtime) => new SettingsSignal(origin, redis, options.log.child("settings")).follow(runtime, replies),
+      followAccounts: (accounts, recheck) => new AccountSignal(origin, redis, options.log.child("accounts")).follow(accounts, recheck, replies),
       async close() {
         // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
         const closed = Promise.all([relay.stop(), control.stop(), queue.close(), ...probed.map((q) => q.close()), redis.quit()]).then(

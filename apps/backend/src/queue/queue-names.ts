@@ -42,6 +42,8 @@ export type SceneJobData = z.infer<typeof SceneJobDataSchema>;
 export const EVENTS_CHANNEL = "weft:events";
 /** Pub/sub channel: "settings X were saved" (see `settings-signal.ts`). */
 export const SETTINGS_CHANNEL = "weft:settings";
+/** Pub/sub channel: "user X's credentials changed: check their open sockets again" (see `account-signal.ts`). */
+export const ACCOUNTS_CHANNEL = "weft:accounts";
 /** Pub/sub channel: "stop run X" (see `cancel-signal.ts`). */
 export const CANCEL_CHANNEL = "weft:cancel";
 /** Key set beside the cancel message, so a worker that takes the job just after the message still sees it. */

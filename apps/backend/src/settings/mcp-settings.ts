@@ -4,7 +4,9 @@ import { z } from "zod";
 import { ApiError } from "../api/errors.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { SettingsRepository } from "../storage/settings-repository.ts";
-import { isStdio, McpSettingsSchema, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
+import { isStdio, McpSettingsSchema, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
+import type { Role } from "../accounts/roles.ts";
+import { maskedForEditors } from "./mcp-masking.ts";
 import type { McpServerStatus } from "../mcp/mcp-connection.ts";
 import type { McpManager, McpToolCache } from "../mcp/mcp-manager.ts";
 
@@ -21,16 +23,26 @@ export interface McpSettingsView {
   updatedAt: number | null;
 }
 
-function secretsOf(config: McpServerConfig): Record<string, string | null> {
-  return isStdio(config) ? config.env : config.headers;
+type SecretField = "env" | "headers";
+
+/** The fields of a server whose values are secret: a stdio server's env; an HTTP server's headers and env (for `${env:…}` in its url). */
+function secretFieldsOf(config: McpServerConfig): SecretField[] {
+  return isStdio(config) ? ["env"] : ["headers", "env"];
 }
 
-function withSecrets(config: McpServerConfig, values: Record<string, string | null>): McpServerConfig {
-  return isStdio(config) ? { ...config, env: values } : { ...config, headers: values };
+function secretsOf(config: McpServerConfig, field: SecretField): Record<string, string | null> {
+  return field === "env" ? (config.env ?? {}) : isStdio(config) ? {} : config.headers;
 }
 
-function contextOf(server: string, name: string): string {
-  return `mcp:${server}:${name}`;
+function withSecrets(config: McpServerConfig, field: SecretField, values: Record<string, string | null>): McpServerConfig {
+  // An HTTP server without env values keeps no `env` field: its JSON stays as other MCP clients write it.
+  if (field === "env") return config.env === undefined && Object.keys(values).length === 0 ? config : { ...config, env: values };
+  return isStdio(config) ? config : { ...config, headers: values };
+}
+
+/** The SecretBox context binding a sealed value to its server and name (an HTTP server's env apart from its headers). */
+function contextOf(server: string, config: McpServerConfig, field: SecretField, name: string): string {
+  return !isStdio(config) && field === "env" ? `mcp:${server}:env:${name}` : `mcp:${server}:${name}`;
 }
 
 /**
@@ -93,11 +105,20 @@ export class McpSettings {
     };
   }
 
-  view(): McpSettingsView {
+  /**
+   * Every secret value `null`, for everyone. An owner sees args and url as stored (`${env:…}` references
+   * included: the values stay in env); anyone else sees them with what looks like a secret typed in clear
+   * masked (`--api-key=…`, a URL's query values and password), in the statuses' texts too.
+   */
+  view(role: Role = "owner"): McpSettingsView {
     const mcpServers = Object.fromEntries(
-      Object.entries(this.stored.mcpServers).map(([name, config]) => [name, withSecrets(config, Object.fromEntries(Object.keys(secretsOf(config)).map((k) => [k, null])))]),
+      Object.entries(this.stored.mcpServers).map(([name, config]) => [
+        name,
+        secretFieldsOf(config).reduce((hidden, field) => withSecrets(hidden, field, Object.fromEntries(Object.keys(secretsOf(config, field)).map((k) => [k, null]))), config),
+      ]),
     );
-    return { mcpServers, status: this.manager.statuses(), updatedAt: this.updatedAt };
+    const view = { mcpServers, status: this.manager.statuses(), updatedAt: this.updatedAt };
+    return role === "owner" ? view : maskedForEditors(view);
   }
 
   /**
@@ -108,19 +129,23 @@ export class McpSettings {
     const sealed: StoredSettings = { mcpServers: {} };
     for (const [server, config] of Object.entries(input.mcpServers)) {
       const previous = this.stored.mcpServers[server];
-      const kept = previous ? secretsOf(previous) : {};
-      const values: Record<string, string | null> = {};
-      for (const [name, value] of Object.entries(secretsOf(config))) {
-        const old = kept[name];
-        if (value === null && (old === undefined || old === null)) {
-          const field = isStdio(config) ? "env" : "headers";
-          throw new ApiError("VALIDATION_FAILED", `body.mcpServers.${server}.${field}.${name}: null keeps the stored value, but none is stored under this name; give the value as a string.`, {
-            issues: [{ path: ["mcpServers", server, field, name], message: "no stored value to keep", code: "custom" }],
-          });
+      let sealedConfig = config;
+      for (const field of secretFieldsOf(config)) {
+        // A kept value must have been sealed for the same server kind (an HTTP server's env has its own context).
+        const kept = previous && isStdio(previous) === isStdio(config) ? secretsOf(previous, field) : {};
+        const values: Record<string, string | null> = {};
+        for (const [name, value] of Object.entries(secretsOf(config, field))) {
+          const old = kept[name];
+          if (value === null && (old === undefined || old === null)) {
+            throw new ApiError("VALIDATION_FAILED", `body.mcpServers.${server}.${field}.${name}: null keeps the stored value, but none is stored under this name; give the value as a string.`, {
+              issues: [{ path: ["mcpServers", server, field, name], message: "no stored value to keep", code: "custom" }],
+            });
+          }
+          values[name] = value === null ? (old ?? null) : this.box.encrypt(value, contextOf(server, config, field, name));
         }
-        values[name] = value === null ? (old ?? null) : this.box.encrypt(value, contextOf(server, name));
+        sealedConfig = withSecrets(sealedConfig, field, values);
       }
-      sealed.mcpServers[server] = withSecrets(config, values);
+      sealed.mcpServers[server] = sealedConfig;
     }
     this.updatedAt = await this.repo.set(KEY, sealed);
     this.stored = sealed;
@@ -130,21 +155,28 @@ export class McpSettings {
     return this.view();
   }
 
-  /** The servers with their secrets decrypted (and registered with the redactor), as the manager connects to them. */
+  /**
+   * The servers with their secrets decrypted (and registered with the redactor, as written and URL-encoded)
+   * and `${env:…}` references in args, cwd and url replaced by them, as the manager connects to them.
+   */
   private resolved(): ResolvedServer[] {
     const secrets: string[] = [];
     const servers = Object.entries(this.stored.mcpServers).map(([name, config]): ResolvedServer => {
-      const values = Object.fromEntries(
-        Object.entries(secretsOf(config)).flatMap(([key, sealed]) => {
-          if (sealed === null) return [];
-          const plain = this.box.decrypt(sealed, contextOf(name, key));
-          secrets.push(plain);
-          return [[key, plain]];
-        }),
-      );
-      return isStdio(config)
-        ? { kind: "stdio", name, command: config.command, args: config.args, env: values, ...(config.cwd ? { cwd: config.cwd } : {}) }
-        : { kind: "http", name, url: config.url, headers: values };
+      const open = (field: SecretField) =>
+        Object.fromEntries(
+          Object.entries(secretsOf(config, field)).flatMap(([key, sealed]) => {
+            if (sealed === null) return [];
+            const plain = this.box.decrypt(sealed, contextOf(name, config, field, key));
+            secrets.push(plain, encodeURIComponent(plain));
+            return [[key, plain]];
+          }),
+        );
+      const env = open("env");
+      if (isStdio(config)) {
+        const cwd = config.cwd === undefined ? undefined : withEnvValues(config.cwd, env);
+        return { kind: "stdio", name, command: config.command, args: config.args.map((arg) => withEnvValues(arg, env)), env, ...(cwd ? { cwd } : {}) };
+      }
+      return { kind: "http", name, url: withEnvValues(config.url, env, encodeURIComponent), headers: open("headers") };
     });
     this.redactor.set("mcp-servers", "MCP server secret", secrets);
     return servers;

@@ -20,7 +20,8 @@ export interface TestUser {
 export const UserListAnswerSchema = z.object({ users: z.array(z.object({ id: z.string(), username: z.string(), role: z.string() })) });
 
 const CreatedUser = z.object({ user: z.object({ id: z.string() }) });
-const CreatedToken = z.object({ secret: z.string() });
+/** `POST /api/auth/tokens`: the new token's secret (shown once). */
+export const CreatedTokenSchema = z.object({ secret: z.string() });
 
 /** Creates a user as the owner, signs them in with their password and gives them a personal API token. */
 export async function createTestUser(t: TestServer, username: string, role: Role, password = `pw-${username}-long-enough`): Promise<TestUser> {
@@ -30,7 +31,7 @@ export async function createTestUser(t: TestServer, username: string, role: Role
   const session = await signInWithPassword(t.url, username, password);
   if (!session) throw new Error(`${username} could not sign in`);
   const token = await call(t.url, "POST", "/api/auth/tokens", { name: "test" }, session);
-  const bearer = { authorization: `Bearer ${CreatedToken.parse(token.body).secret}` };
+  const bearer = { authorization: `Bearer ${CreatedTokenSchema.parse(token.body).secret}` };
   return { id, username, password, role, session, bearer, call: (method, path, body) => call(t.url, method, path, body, session) };
 }
 

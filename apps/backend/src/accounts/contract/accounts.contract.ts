@@ -104,6 +104,12 @@ export function accountsContract(harness: AccountsHarness): void {
       expect(await repo.deleteToken("u2", "t2")).toBe(true);
       expect(await repo.tokenUser("th2", 1)).toBeUndefined();
       await expect(repo.insertToken({ id: "t3", userId: "u2", name: "dup", hash: "th1", createdAt: 1, lastUsedAt: null })).rejects.toThrow();
+      await repo.insertToken({ id: "t4", userId: "u1", name: "laptop", hash: "th4", createdAt: 1000, lastUsedAt: null });
+      await repo.insertToken({ id: "t5", userId: "u2", name: "other", hash: "th5", createdAt: 1000, lastUsedAt: null });
+      expect(await repo.deleteTokensOf("u1")).toBe(2);
+      expect(await repo.tokenUser("th1", 200_000)).toBeUndefined();
+      expect(await repo.tokenUser("th4", 200_000)).toBeUndefined();
+      expect(await repo.tokenUser("th5", 200_000)).toBeDefined();
     });
 
     it("deletes a user with their sessions and tokens", async () => {
