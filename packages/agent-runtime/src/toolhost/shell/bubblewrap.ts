@@ -64,7 +64,9 @@ export function bubblewrapArguments(layout: SandboxLayout): string[] {
   for (const folder of layout.readOnly) out.push("--ro-bind", folder, folder);
   for (const entry of layout.hidden) out.push(...(entry.folder ? ["--tmpfs", entry.real] : ["--ro-bind", "/dev/null", entry.real]));
   out.push("--unshare-all", "--unshare-user", ...(layout.network ? ["--share-net"] : []));
+  // --new-session: no TIOCSTI keystrokes into a terminal Weft was started from; --die-with-parent: gone with Weft.
   out.push("--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", layout.cwd);
+  // bubblewrap's mounts are nosuid, which only holds inside: the filter keeps a setuid bit off the host's files.
   out.push("--seccomp", String(SECCOMP_FD));
   return out;
 }
