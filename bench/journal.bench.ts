@@ -24,7 +24,7 @@ const WINDOW = 80;
 const FLUSH_EVERY = 7;
 
 const dir = tempDir("weft-journal-bench-");
-const { storage, payloads } = await openProcessStorage({ dataDir: dir, redactor: new SecretRedactor() });
+const { storage, payloads } = await openProcessStorage({ dataDir: dir, redactor: new SecretRedactor(), log: silentLogger });
 const journal = new EventJournal(storage, new EventHub(), { maxBatch: 100_000, flushMs: 60_000 }, silentLogger, payloads);
 const workflow: Workflow = { id: "agent-deliberation", name: "Deliberation", description: "", revision: 1, nodes: [], edges: [], annotations: [], tags: [] };
 const recorder = new ExternalRunRecorder(journal, () => workflow);

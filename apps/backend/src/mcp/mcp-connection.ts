@@ -1,10 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf, type Logger } from "@weft/types";
 import type { ResolvedServer } from "./mcp-config.ts";
+import { GroupedStdioTransport } from "./mcp-stdio-transport.ts";
 
 /**
  * Where a server is: `idle` until first used (stdio servers start on first use), `restarting` after it
@@ -100,7 +100,7 @@ export class McpConnection {
     client.onclose = () => this.closed(client);
     try {
       await client.connect(transport);
-      this.pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+      this.pid = transport instanceof GroupedStdioTransport ? transport.pid : undefined;
       this.client = client;
       await this.refreshTools(client);
       this.error = undefined;
@@ -119,9 +119,10 @@ export class McpConnection {
     const server = this.server;
     switch (server.kind) {
       case "stdio": {
-        const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, stderr: "pipe", ...(server.cwd ? { cwd: server.cwd } : {}) });
+        // Its own process group, ended with Weft even by kill -9 (see GroupedStdioTransport).
+        const transport = new GroupedStdioTransport({ command: server.command, args: server.args, env: server.env, ...(server.cwd ? { cwd: server.cwd } : {}) });
         // Kept for error messages only: a server's own chatter is not Weft's log.
-        transport.stderr?.on("data", (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL)));
+        transport.stderr.on("data", (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL)));
         return transport;
       }
       case "http":

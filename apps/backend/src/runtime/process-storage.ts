@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs";
-import type { SecretRedactor } from "@weft/types";
+import type { Logger, SecretRedactor } from "@weft/types";
+import { ensurePrivateDataDir } from "../storage/private-data-dir.ts";
 import { openStorage, type Storage } from "../storage/storage.ts";
 import { PayloadStore } from "../events/payload-store.ts";
 import { withPayloadReads } from "../events/payload-reads.ts";
 
 export interface ProcessStorageOptions {
-  /** The data folder (created when missing): without `databaseUrl`, the SQLite file is in it. */
+  /** The data folder (created when missing, made private: see ensurePrivateDataDir): without `databaseUrl`, the SQLite file is in it. */
   dataDir: string;
   /** PostgreSQL instead of SQLite. */
   databaseUrl?: string | undefined;
@@ -13,6 +13,8 @@ export interface ProcessStorageOptions {
   dbPoolSize?: number | undefined;
   /** The process's redactor: what is stored is redacted with it. */
   redactor: SecretRedactor;
+  /** Where a data folder that cannot be made private is reported. */
+  log: Logger;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface ProcessStorageOptions {
  * every reader of `storage` gets them whole. The caller closes `storage`.
  */
 export async function openProcessStorage(options: ProcessStorageOptions): Promise<{ storage: Storage; payloads: PayloadStore }> {
-  mkdirSync(options.dataDir, { recursive: true });
+  ensurePrivateDataDir(options.dataDir, options.log);
   const opened = await openStorage({
     dataDir: options.dataDir,
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE } from "./private-data-dir.ts";
 
 /** The file in a data folder that says which process serves its SQLite database. */
 export const DATA_DIR_LOCK_FILE = "weft.lock";
@@ -31,7 +32,7 @@ const held = new Map<string, number>();
  * this process uses the folder. `weft compact` and other short tools open the database without it.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const file = join(dataDir, DATA_DIR_LOCK_FILE);
   const mine = JSON.stringify(ownerOf(process.pid));
   const release = () => {
@@ -51,7 +52,7 @@ export function lockDataDir(dataDir: string): () => void {
   }
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(file, "wx");
+      const fd = openSync(file, "wx", PRIVATE_FILE_MODE);
       writeSync(fd, mine);
       closeSync(fd);
       held.set(file, 1);

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_FILE_MODE } from "./private-data-dir.ts";
 
 /**
  * Opens the SQLite file with the settings every repository relies on: WAL (readers never block the
@@ -10,7 +11,10 @@ import { dirname } from "node:path";
  * file opened, written and closed each time (~1,700 writes a second in a busy scene).
  */
 export function openDatabase(file: string): Database {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    mkdirSync(dirname(file), { recursive: true });
+    createPrivately(file);
+  }
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
@@ -18,4 +22,16 @@ export function openDatabase(file: string): Database {
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA temp_store = MEMORY");
   return db;
+}
+
+/**
+ * Creates the file 0600 when missing, before SQLite does (with the umask's 0644): SQLite gives the
+ * -wal and -shm files it makes the database file's mode, so they are private too.
+ */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, "wx", PRIVATE_FILE_MODE));
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error && error.code === "EEXIST")) throw error;
+  }
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AuditLog, ToolHost, shellSandboxFromEnv } from "@weft/agent-runtime";
 import type { CredentialResolver, Logger, PermissionGate, PermissionPolicy } from "@weft/types";
 import { messageOf } from "@weft/types";
+import { PRIVATE_FOLDER_MODE } from "../storage/private-data-dir.ts";
 
 export interface ToolHostFolders {
   /** `@project/`: the user's files (read-write). */
@@ -30,7 +31,9 @@ export function createToolHost(
   credentials?: CredentialResolver,
 ): ToolHost | undefined {
   const state = join(folders.dataDir, "state");
-  for (const dir of [folders.project, folders.pkg, state]) mkdirSync(dir, { recursive: true });
+  for (const dir of [folders.project, folders.pkg]) mkdirSync(dir, { recursive: true });
+  // In the data folder: Weft's user's alone, as the folder is.
+  mkdirSync(state, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   try {
     return new ToolHost({
       mounts: { project: folders.project, pkg: folders.pkg, state },

@@ -152,7 +152,8 @@ export class AuditLog {
 
   private async write(line: string): Promise<void> {
     if (this.size === undefined) {
-      await fs.promises.mkdir(dirname(this.file), { recursive: true });
+      // What tools were called with: the folder is its user's alone, as the file is.
+      await fs.promises.mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
       this.size = await fs.promises.stat(this.file).then(
         (s) => s.size,
         () => 0,

@@ -1,5 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { runProcess, type ProcessLimits, type ProcessOutcome } from "./run-process.ts";
+import { FILTER_ARCHITECTURES, setuidFilterProgram } from "./seccomp-filter.ts";
 
 /** How shell commands are isolated: inside bubblewrap, not at all (opted out), or not at all possible here. */
 export type ShellSandbox = { kind: "bwrap"; bwrap: string; network: boolean } | { kind: "off" } | { kind: "unavailable"; reason: string };
@@ -43,7 +47,13 @@ function systemFolders(out: string[]): void {
   }
 }
 
-/** The options that build the sandbox, up to (not including) `--` and the command. */
+/** The descriptor bubblewrap reads the seccomp filter from: the first after stdin, stdout and stderr, given by `openSetuidFilter`. */
+export const SECCOMP_FD = 3;
+
+/**
+ * The options that build the sandbox, up to (not including) `--` and the command. bubblewrap reads
+ * the setuid filter (see `seccomp-filter.ts`) from descriptor SECCOMP_FD.
+ */
 export function bubblewrapArguments(layout: SandboxLayout): string[] {
   const out: string[] = [];
   systemFolders(out);
@@ -54,8 +64,50 @@ export function bubblewrapArguments(layout: SandboxLayout): string[] {
   for (const folder of layout.readOnly) out.push("--ro-bind", folder, folder);
   for (const entry of layout.hidden) out.push(...(entry.folder ? ["--tmpfs", entry.real] : ["--ro-bind", "/dev/null", entry.real]));
   out.push("--unshare-all", "--unshare-user", ...(layout.network ? ["--share-net"] : []));
+  // --new-session: no TIOCSTI keystrokes into a terminal Weft was started from; --die-with-parent: gone with Weft.
   out.push("--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--chdir", layout.cwd);
+  // bubblewrap's mounts are nosuid, which only holds inside: the filter keeps a setuid bit off the host's files.
+  out.push("--seccomp", String(SECCOMP_FD));
   return out;
+}
+
+/** The filter, in a file of its own that no longer has a name; opened again for each sandbox. */
+let sealedFilter: number | undefined;
+
+function sealFilter(): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "weft-seccomp-"));
+  try {
+    const file = path.join(dir, "setuid.bpf");
+    fs.writeFileSync(file, setuidFilterProgram(), { mode: 0o400, flag: "wx" });
+    return fs.openSync(file, "r");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A fresh read descriptor on the setuid filter, to hand to bubblewrap as SECCOMP_FD; the caller
+ * closes it once the sandbox has started. Fresh each time because bubblewrap reads it to its end: a
+ * shared descriptor would share its position with sandboxes starting at the same moment.
+ */
+export function openSetuidFilter(): number {
+  sealedFilter ??= sealFilter();
+  return fs.openSync(`/proc/self/fd/${sealedFilter}`, "r");
+}
+
+/** Runs `command` (found on the PATH of `env`, inside) in the sandbox `layout` describes, under the setuid filter. */
+export async function runInSandbox(
+  bwrap: string,
+  layout: SandboxLayout,
+  command: readonly string[],
+  options: { env: Record<string, string>; limits: ProcessLimits; signal?: AbortSignal },
+): Promise<ProcessOutcome> {
+  const filter = openSetuidFilter();
+  try {
+    return await runProcess(bwrap, ["bwrap", ...bubblewrapArguments(layout), "--", ...command], { ...options, cwd: "/", extraFds: [filter] });
+  } finally {
+    fs.closeSync(filter);
+  }
 }
 
 let probed: ShellSandbox | undefined;
@@ -72,8 +124,17 @@ export function probeBubblewrap(network: boolean): ShellSandbox {
 function runProbe(): ShellSandbox {
   const bwrap = Bun.which("bwrap", { PATH: "/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin" });
   if (!bwrap) return { kind: "unavailable", reason: "bubblewrap (bwrap) is not installed" };
+  if (!FILTER_ARCHITECTURES.has(process.arch)) {
+    return { kind: "unavailable", reason: `the sandbox's setuid filter knows the system calls of x86_64 and aarch64 only, and this machine is ${process.arch}` };
+  }
   const args = bubblewrapArguments({ mounts: [], hidden: [], readOnly: [], cwd: "/", network: false });
-  const probe = spawnSync(bwrap, [...args, "--", "true"], { env: { PATH: "/usr/bin:/bin" }, encoding: "utf8", timeout: 10_000 });
+  const filter = openSetuidFilter();
+  let probe: SpawnSyncReturns<string>;
+  try {
+    probe = spawnSync(bwrap, [...args, "--", "true"], { env: { PATH: "/usr/bin:/bin" }, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe", filter] });
+  } finally {
+    fs.closeSync(filter);
+  }
   if (probe.status === 0) return { kind: "bwrap", bwrap, network: false };
   const why = probe.error?.message ?? (probe.stderr.trim() || `exit code ${String(probe.status)}`);
   return { kind: "unavailable", reason: `bubblewrap could not start a sandbox (${why})` };

@@ -62,7 +62,18 @@ function killGroup(pid: number | undefined): void {
  * environment. Output beyond the cap, the timeout or the abort signal kill the whole group; when
  * the program exits, whatever it left running in its group is killed too.
  */
-export function runProcess(executable: string, argv: string[], options: { cwd: string; env: Record<string, string>; limits: ProcessLimits; signal?: AbortSignal }): Promise<ProcessOutcome> {
+export function runProcess(
+  executable: string,
+  argv: string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    limits: ProcessLimits;
+    signal?: AbortSignal;
+    /** Descriptors the program gets as 3, 4, …; the caller still owns (and closes) its own. */
+    extraFds?: readonly number[];
+  },
+): Promise<ProcessOutcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(executable, argv.slice(1), {
@@ -71,7 +82,7 @@ export function runProcess(executable: string, argv: string[], options: { cwd: s
       argv0: argv[0],
       detached: true,
       shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", ...(options.extraFds ?? [])],
       windowsHide: true,
     });
     const stdout = new CappedBuffer(options.limits.maxOutputBytes);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ShellExecOk } from "@weft/types";
 import { openDirectory, procPath, type Located } from "../fs/secure-fs.ts";
 import { assertAllowed } from "../shell/allowlist.ts";
-import { SANDBOX_HELP, SANDBOX_HOME, bubblewrapArguments, sandboxCommand, sandboxPath } from "../shell/bubblewrap.ts";
+import { SANDBOX_HELP, SANDBOX_HOME, runInSandbox, sandboxCommand, sandboxPath } from "../shell/bubblewrap.ts";
 import { formatCommandLine, parseCommandLine } from "../shell/command-line.ts";
 import { scrubbedEnvironment } from "../shell/environment.ts";
 import { gitEnvironment, hardenGitArguments } from "../shell/git-hardening.ts";
@@ -43,7 +43,7 @@ async function start(executable: string, argv: string[], env: ToolEnv, cwd: Loca
     const layout = sandboxLayout({ mounts: env.mounts, pathRules: env.pathRules, stateScope: env.stateScope, maxPathBytes: env.limits.maxPathBytes, cwd: cwd.real, network: sandbox.network });
     // bubblewrap finds the program on the command's PATH, inside the sandbox.
     const command = sandboxCommand(argv, limits.timeoutMs, environment.PATH);
-    return await runProcess(sandbox.bwrap, ["bwrap", ...bubblewrapArguments(layout), "--", ...command], { cwd: "/", env: environment, limits, signal: env.signal });
+    return await runInSandbox(sandbox.bwrap, layout, command, { env: environment, limits, signal: env.signal });
   } finally {
     fs.closeSync(dirFd);
   }
