@@ -165,6 +165,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...(toolHost ? { toolHost } : {}),
       permissionBroker,
       maxBodyBytes,
+      permissions: () => permissions.current.policy,
+      sql: storage.sql,
       log: log.child("agents"),
       // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
       ...(queueMode ? { host: new QueuedAgentHost({ storage, catalog, workflows, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),

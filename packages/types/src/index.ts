@@ -19,6 +19,7 @@ export * from "./toolhost.ts";
 export * from "./http.ts";
 export * from "./world.ts";
 export * from "./agent.ts";
+export * from "./agent-permissions.ts";
 export * from "./scene.ts";
 export * from "./tool-params.ts";
 export * from "./scene-view.ts";

@@ -97,6 +97,11 @@ export function toolNameForms(name: string): string[] {
   return [name];
 }
 
+/** Whether a rule is scoped to agents (`agent`) and its pattern covers this agent id. */
+export function namesAgent(rule: PermissionRule, agentId: string): boolean {
+  return rule.agent !== undefined && glob(rule.agent)(agentId);
+}
+
 function matchesToolAndAgent(rule: PermissionRule, tool: string, agentId: string | undefined): boolean {
   if (rule.agent !== undefined && (agentId === undefined || !glob(rule.agent)(agentId))) return false;
   return toolNameForms(tool).some((form) => glob(rule.tool)(form));
