@@ -89,6 +89,21 @@ describe("agent ids and the owner's agent-scoped rules", () => {
     expect((await editor.call("POST", "/api/agents", { id: "ops-helper", name: "Helper", ...agent })).status).toBe(201);
   });
 
+  it("refuses an editor's scene agent instance taking the id an owner rule grants to, on creation and when added later", async () => {
+    const scene = (instanceIds: string[]) => ({ id: "board", name: "Board", agents: instanceIds.map((instanceId) => ({ instanceId, profileId: "ops-helper" })) });
+    const created = await editor.call("POST", "/api/scenes", scene(["ops"]));
+    expect(created.status).toBe(403);
+    expect(ErrorBodySchema.parse(created.body).error).toMatchObject({ code: "FORBIDDEN", details: { reason: "AGENT_ID_RESERVED", agentId: "ops" } });
+    expect((await editor.call("GET", "/api/scenes/board")).status).toBe(404);
+    expect((await editor.call("POST", "/api/scenes", scene(["helper"]))).status).toBe(201);
+    expect((await editor.call("PUT", "/api/scenes/board", { scene: scene(["helper", "ops"]), baseRevision: 1 })).status).toBe(403);
+    const stored = z.object({ scene: z.object({ revision: z.number(), agents: z.array(z.object({ instanceId: z.string() })) }) }).parse((await editor.call("GET", "/api/scenes/board")).body);
+    expect(stored.scene).toEqual({ revision: 1, agents: [expect.objectContaining({ instanceId: "helper" })] });
+    // An instance an owner added stays editable by editors.
+    expect((await t.call("PUT", "/api/scenes/board", { scene: scene(["helper", "ops"]), baseRevision: 1 })).status).toBe(200);
+    expect((await editor.call("PUT", "/api/scenes/board", { scene: { ...scene(["helper", "ops"]), name: "Renamed" }, baseRevision: 2 })).status).toBe(200);
+  });
+
   it("gives the owner's agent the grant, and shows each agent's effective permissions with where they come from", async () => {
     expect((await t.call("POST", "/api/agents", { id: "ops", name: "Ops", ...agent, permissions: [{ action: "allow", tool: "*" }] })).status).toBe(201);
     llm.enqueue(toolCall("fs_read", { path: "@project/private/plan.txt" }), say("Done."));

@@ -19,7 +19,7 @@ export async function refuseClaimedId(policy: PermissionPolicy, agentId: string,
   if (first === undefined) return;
   throw new ApiError(
     "FORBIDDEN",
-    `Only an owner may create an agent with the id "${agentId}": the owner's permission rule ${first + 1} (Settings → Permissions) grants "${policy.rules[first]?.action}" to agents named "${policy.rules[first]?.agent}", and an owner's grant goes to the agent the owner meant, not to whoever takes its id. Pick another id, or ask an owner to create this agent.`,
+    `Only an owner may create an agent (or a scene agent instance) with the id "${agentId}": the owner's permission rule ${first + 1} (Settings → Permissions) grants "${policy.rules[first]?.action}" to agents named "${policy.rules[first]?.agent}", and an owner's grant goes to the agent the owner meant, not to whoever takes its id. Pick another id, or ask an owner to create this agent.`,
     { reason: "AGENT_ID_RESERVED", agentId, rules: claimed },
   );
 }

@@ -60,7 +60,8 @@ export function agentsApi(deps: AgentsApiDeps) {
     repo: deps.storage.agents,
     maxBodyBytes: deps.maxBodyBytes,
     check: (agent) => referenceProblems(deps, agent),
-    beforeCreate: async (agent, request) => refuseClaimedId(deps.permissions(), agent.id, request),
+    // An update keeps the id (the path names it), so only a creation can claim one.
+    guard: async (agent, request, stored) => (stored ? undefined : refuseClaimedId(deps.permissions(), agent.id, request)),
     onWritten: (change, request) => deps.changes.record(changeOf(change, request)),
     log: deps.log,
   })

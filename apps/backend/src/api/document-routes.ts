@@ -19,8 +19,11 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   maxBodyBytes: number;
   /** Checks beyond the schema (e.g. references to other documents); returns problems to refuse with. */
   check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
-  /** Refuses a creation the request's principal may not make (throws an ApiError); runs after `check`. */
-  beforeCreate?: (document: T, request: Request) => Promise<void>;
+  /**
+   * Refuses a write the request's principal may not make (throws an ApiError); runs after `check`, on a
+   * creation (`stored` undefined) and an update (`stored`: the document it replaces).
+   */
+  guard?: (document: T, request: Request, stored: T | undefined) => Promise<void>;
   /** Told of every stored creation, update and deletion, with the document before and after (e.g. to record who changed it). */
   onWritten?: (change: DocumentWrite<T>, request: Request) => Promise<void>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
@@ -75,7 +78,7 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
       const raw = await readJsonBody(request, o.maxBodyBytes);
       const wrapped = typeof raw === "object" && raw !== null && !Array.isArray(raw) && o.key in raw && !("id" in raw);
       const document = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
-      await o.beforeCreate?.(document, request);
+      await o.guard?.(document, request, undefined);
       const result = await o.repo.create(document);
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A ${o.kind} with the id "${document.id}" exists; pick another id, or update it with PUT ${base}/${document.id}.`, { id: document.id });
@@ -92,7 +95,9 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
           issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
         });
       }
-      const before = o.onWritten ? (await o.repo.get(params.id))?.document : undefined;
+      const before = o.onWritten || o.guard ? (await o.repo.get(params.id))?.document : undefined;
+      // The guard judges the write against what it replaces: a revision other than that one is a conflict below.
+      if (before?.revision === baseRevision) await o.guard?.(document, request, before);
       const result = await o.repo.update(document, baseRevision);
       switch (result.kind) {
         case "updated":
