@@ -1,8 +1,9 @@
 import { namesAgent } from "@weft/agent-runtime";
-import type { AgentChange, AgentProfile, PermissionPolicy } from "@weft/types";
+import type { AgentChange, AgentProfile, PermissionPolicy, Scene } from "@weft/types";
 import { ApiError } from "../api/errors.ts";
 import type { DocumentWrite } from "../api/document-routes.ts";
 import { principalOf } from "../auth/principal.ts";
+import type { Storage } from "../storage/storage.ts";
 
 /**
  * Agent ids are chosen by whoever creates the agent, and owner rules name agents by id. So that an
@@ -22,6 +23,23 @@ export async function refuseClaimedId(policy: PermissionPolicy, agentId: string,
     `Only an owner may create an agent (or a scene agent instance) with the id "${agentId}": the owner's permission rule ${first + 1} (Settings → Permissions) grants "${policy.rules[first]?.action}" to agents named "${policy.rules[first]?.agent}", and an owner's grant goes to the agent the owner meant, not to whoever takes its id. Pick another id, or ask an owner to create this agent.`,
     { reason: "AGENT_ID_RESERVED", agentId, rules: claimed },
   );
+}
+
+/** A document a write elsewhere (the Builder's apply) is about to store; null: deleted. */
+export type GuardedWrite = { type: "agent"; value: AgentProfile | null } | { type: "scene"; value: Scene | null } | { type: "workflow" | "asset" };
+
+/**
+ * The same guard for writes that do not go through the agent and scene routes (the Builder's apply, on
+ * the user's click): each agent it creates, and each scene instance id it adds, as `refuseClaimedId`.
+ */
+export async function refuseClaimedIdsIn(storage: Storage, policy: PermissionPolicy, writes: readonly GuardedWrite[], request: Request): Promise<void> {
+  for (const write of writes) {
+    if (write.type === "agent" && write.value && !(await storage.agents.get(write.value.id))) await refuseClaimedId(policy, write.value.id, request);
+    if (write.type === "scene" && write.value) {
+      const existing = new Set((await storage.scenes.get(write.value.id))?.document.agents.map((a) => a.instanceId) ?? []);
+      for (const agent of write.value.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(policy, agent.instanceId, request);
+    }
+  }
 }
 
 /** The profile's top-level fields whose values differ (all of them for a creation). */
