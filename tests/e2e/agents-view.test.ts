@@ -180,6 +180,10 @@ describe("the Agents view", () => {
     await rule.getByTestId("perm-tool").fill("fs.write");
     await page.getByTestId("agent-save").click();
     await poll(async () => (await stored("clerk")).permissions).toEqual([{ action: "ask", tool: "fs.write" }]);
+    // The effective permissions follow the saved rule (it narrows the owner's default allow), and the change names who made it.
+    const effective = page.locator('[data-testid="agent-effective-permissions"]');
+    await poll(() => effective.locator('[data-testid="effective-fs.write-all"]').textContent()).toMatch(/fs\.write.*ask.*this agent's rule 1 \(narrows the owner's allow\)/);
+    await poll(() => texts(page, '[data-testid="agent-changes"] li')).toMatch(/owner \(owner\) changed permissions/);
 
     await say(page, "Write down: remember the milk");
     await poll(() => texts(page, '[data-testid="chat-question"]'), { timeout: 15_000 }).toContain("Which file name?");

@@ -19,6 +19,7 @@ import { createApi } from "./api/app.ts";
 import { credentialsApi } from "./api/credentials.ts";
 import { createBuilder } from "./builder/index.ts";
 import { createAgents } from "./agents/index.ts";
+import { refuseClaimedIdsIn } from "./agents/agent-governance.ts";
 import { QueuedAgentHost } from "./queue/queued-agent-host.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
 import { loadAccessToken } from "./auth/access-token.ts";
@@ -169,6 +170,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...(toolHost ? { toolHost } : {}),
       permissionBroker,
       maxBodyBytes,
+      permissions: () => permissions.current.policy,
+      sql: storage.sql,
       log: log.child("agents"),
       // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
       ...(queueMode ? { host: new QueuedAgentHost({ storage, catalog, workflows, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
@@ -211,7 +214,17 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         gateway.close(eventSocketOf(ws.raw));
       },
     });
-    const builder = createBuilder({ storage, catalog, validator: engine, llmProfiles: llmProfiles.resolver(), toolHost, maxBodyBytes, log: log.child("builder") });
+    const builder = createBuilder({
+      storage,
+      catalog,
+      validator: engine,
+      llmProfiles: llmProfiles.resolver(),
+      toolHost,
+      maxBodyBytes,
+      log: log.child("builder"),
+      // The Builder's apply writes agents and scenes too: the agent-id guard of their routes holds there as well.
+      guardApply: (entries, request) => refuseClaimedIdsIn(storage, permissions.current.policy, entries, request),
+    });
     const api = createApi(
       { storage, catalog, llmProfiles, agents, permissions, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
       {

@@ -17,7 +17,7 @@ export const AgentProfileSchema = z.object({
   subscribedEvents: z.array(z.string()).default([]),
   initialPrivateState: z.record(z.string(), z.unknown()).default({}),
   llmProfileId: z.string().optional(),
-  /** This agent's permission rules for the file and shell tools, checked after the settings' rules (so they win). */
+  /** This agent's permission rules for its host tools: they can only narrow the owner's settings rules (deny, or ask where those allow), never allow more. */
   permissions: z.array(PermissionRuleSchema).optional(),
   revision: z.number().int().min(0).default(0),
 });

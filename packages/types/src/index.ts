@@ -20,6 +20,7 @@ export * from "./http.ts";
 export * from "./credential-binding.ts";
 export * from "./world.ts";
 export * from "./agent.ts";
+export * from "./agent-permissions.ts";
 export * from "./scene.ts";
 export * from "./tool-params.ts";
 export * from "./scene-view.ts";

@@ -335,7 +335,7 @@ export interface ToolCallContext {
    * the @state/ folder, so state survives from one run to the next. Defaults to the run id.
    */
   sessionId?: string;
-  /** The calling agent's own rules (its profile's `permissions`): checked after the settings' rules, so they win. */
+  /** The calling agent's own rules (its profile's `permissions`): they can only narrow the settings' rules (deny, or ask where those allow), never open more. */
   agentRules?: readonly PermissionRule[];
   signal?: AbortSignal;
   /** Told how a long call is getting on (http.request: bytes downloaded), so a node can stream it. */

@@ -1,20 +1,26 @@
 import { z } from "zod";
+import { effectivePermissions } from "@weft/agent-runtime";
 import { AgentProfileSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
-import type { Logger, NodeCatalog } from "@weft/types";
+import type { Logger, NodeCatalog, PermissionPolicy } from "@weft/types";
 import { documentRoutes } from "../api/document-routes.ts";
-import { jsonResponse } from "../api/errors.ts";
+import { jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { MessageBody } from "../api/conversations.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
 import { actorOf } from "../auth/principal.ts";
+import type { AgentChangeLog } from "./agent-change-log.ts";
+import { changeOf, refuseClaimedId } from "./agent-governance.ts";
 
 export interface AgentsApiDeps {
   agents: AgentHost;
   storage: Storage;
   catalog: NodeCatalog;
   maxBodyBytes: number;
+  /** The owner's permission rules now in force (Settings → Permissions): the ceiling of every agent's. */
+  permissions: () => PermissionPolicy;
+  changes: AgentChangeLog;
   log: Logger;
 }
 
@@ -55,6 +61,9 @@ export function agentsApi(deps: AgentsApiDeps) {
     repo: deps.storage.agents,
     maxBodyBytes: deps.maxBodyBytes,
     check: (agent) => referenceProblems(deps, agent),
+    // An update keeps the id (the path names it), so only a creation can claim one.
+    guard: async (agent, request, stored) => (stored ? undefined : refuseClaimedId(deps.permissions(), agent.id, request)),
+    onWritten: (change, request) => deps.changes.record(changeOf(change, request)),
     log: deps.log,
   })
     .post("/api/agents/:id/messages", async ({ params, request }) => {
@@ -64,5 +73,14 @@ export function agentsApi(deps: AgentsApiDeps) {
     .get("/api/agents/:id/conversations", async ({ params, query }) => {
       const { limit } = parseWith(ConversationsQuery, query, "query");
       return jsonResponse({ conversations: await deps.agents.listConversations(params.id, limit) });
+    })
+    .get("/api/agents/:id/permissions", async ({ params }) => {
+      const agent = (await deps.storage.agents.get(params.id))?.document;
+      if (!agent) throw notFound("agent profile", params.id, "GET /api/agents lists them.");
+      return jsonResponse(effectivePermissions(deps.permissions(), agent.permissions ?? [], agent.id, agent.tools));
+    })
+    .get("/api/agents/:id/changes", async ({ params, query }) => {
+      const { limit } = parseWith(ConversationsQuery, query, "query");
+      return jsonResponse({ changes: await deps.changes.list(params.id, limit) });
     });
 }

@@ -22,10 +22,20 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   limits: (document: T) => LimitIssue[];
   /** Checks beyond the schema (e.g. references to other documents); returns problems to refuse with. */
   check?: (document: T) => Promise<{ path: (string | number)[]; message: string }[]>;
+  /**
+   * Refuses a write the request's principal may not make (throws an ApiError); runs after `check`, on a
+   * creation (`stored` undefined) and an update (`stored`: the document it replaces).
+   */
+  guard?: (document: T, request: Request, stored: T | undefined) => Promise<void>;
+  /** Told of every stored creation, update and deletion, with the document before and after (e.g. to record who changed it). */
+  onWritten?: (change: DocumentWrite<T>, request: Request) => Promise<void>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
   onDeleted?: (id: string) => Promise<void>;
   log: Logger;
 }
+
+/** One write through the routes: `before` is the stored document it replaced, `after` the one stored. */
+export type DocumentWrite<T> = { kind: "created"; after: T } | { kind: "updated"; before: T | undefined; after: T } | { kind: "deleted"; before: T };
 
 /**
  * A list answer: `{ <listKey>: items }`, plus `skipped` (id, code, message) when stored records
@@ -72,10 +82,12 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
       const raw = await readJsonBody(request, o.maxBodyBytes);
       const wrapped = typeof raw === "object" && raw !== null && !Array.isArray(raw) && o.key in raw && !("id" in raw);
       const document = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
+      await o.guard?.(document, request, undefined);
       const result = await o.repo.create(document);
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A ${o.kind} with the id "${document.id}" exists; pick another id, or update it with PUT ${base}/${document.id}.`, { id: document.id });
       }
+      await o.onWritten?.({ kind: "created", after: result.record.document }, request);
       return answer(result.record, 201);
     })
     .put(`${base}/:id`, async ({ params, request }) => {
@@ -87,9 +99,13 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
           issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
         });
       }
+      const before = o.onWritten || o.guard ? (await o.repo.get(params.id))?.document : undefined;
+      // The guard judges the write against what it replaces: a revision other than that one is a conflict below.
+      if (before?.revision === baseRevision) await o.guard?.(document, request, before);
       const result = await o.repo.update(document, baseRevision);
       switch (result.kind) {
         case "updated":
+          await o.onWritten?.({ kind: "updated", before, after: result.record.document }, request);
           return answer(result.record);
         case "conflict":
           throw new ApiError(
@@ -105,8 +121,11 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
         }
       }
     })
-    .delete(`${base}/:id`, async ({ params }) => {
-      if (!(await o.repo.delete(params.id))) throw notFound(o.kind, params.id);
+    .delete(`${base}/:id`, async ({ params, request }) => {
+      const before = o.onWritten ? await o.repo.get(params.id) : undefined;
+      // With a hook, only the revision it read is deleted, so the record names the document that went.
+      if (!(await o.repo.delete(params.id, before?.document.revision))) throw notFound(o.kind, params.id);
+      if (before) await o.onWritten?.({ kind: "deleted", before: before.document }, request);
       await o.onDeleted?.(params.id);
       return jsonResponse({ ok: true });
     });

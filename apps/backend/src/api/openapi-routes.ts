@@ -1,5 +1,16 @@
 import { z } from "zod";
-import { AgentProfileSchema, BuilderSettingsSchema, CredentialInputSchema, PermissionAnswerSchema, PermissionPolicySchema, SceneSchema, SessionScopeSchema, WorkflowSummarySchema } from "@weft/types";
+import {
+  AgentChangeSchema,
+  AgentProfileSchema,
+  BuilderSettingsSchema,
+  EffectivePermissionsSchema,
+  CredentialInputSchema,
+  PermissionAnswerSchema,
+  PermissionPolicySchema,
+  SceneSchema,
+  SessionScopeSchema,
+  WorkflowSummarySchema,
+} from "@weft/types";
 import { CreateLlmProfileSchema, UpdateLlmProfileSchema } from "../llm/profile-schemas.ts";
 import { McpSettingsSchema } from "../mcp/mcp-config.ts";
 import { RunRecordSchema } from "../storage/run-repository.ts";
@@ -100,6 +111,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
 
   ...documentRoutes("agents", "agents", "agent", AgentProfileSchema),
   route("GET", "/api/agents/:id/conversations", "agents", "An agent's conversations", { query: ConversationsQuery }),
+  route("GET", "/api/agents/:id/permissions", "agents", "An agent's effective permissions (the owner's ceiling ∩ its own rules)", { response: EffectivePermissionsSchema }),
+  route("GET", "/api/agents/:id/changes", "agents", "Who changed an agent profile, and what it became", { query: ConversationsQuery, response: z.object({ changes: z.array(AgentChangeSchema) }) }),
   route("POST", "/api/agents/:id/messages", "agents", "Send an agent a message", { body: MessageBody, status: 202 }),
   route("GET", "/api/conversations/:id", "agents", "A conversation"),
   route("POST", "/api/conversations/:id/cancel", "agents", "Cancel a conversation's turn"),

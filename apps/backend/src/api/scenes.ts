@@ -1,8 +1,12 @@
 import { innerIdIssues, namedDocumentIssues, SceneSchema, type Scene } from "@weft/types";
 import type { ApiDeps } from "./deps.ts";
 import { documentRoutes } from "./document-routes.ts";
+import { refuseClaimedId } from "../agents/agent-governance.ts";
 
-/** Scene CRUD; every agent instance must name an existing agent profile. A deleted scene's runtime state goes with it. */
+/**
+ * Scene CRUD; every agent instance must name an existing agent profile, and only owners may add an instance whose id an
+ * owner's allow/ask rule names (see agents/agent-governance.ts). A deleted scene's runtime state goes with it.
+ */
 export function scenesApi(deps: ApiDeps) {
   const { storage } = deps;
   return documentRoutes<Scene>({
@@ -15,6 +19,11 @@ export function scenesApi(deps: ApiDeps) {
     repo: storage.scenes,
     maxBodyBytes: deps.maxBodyBytes,
     onDeleted: (id) => deps.sceneRuntime.forget(id),
+    // A scene agent acts under its instance id, which owner rules name as they name agent ids: a new instance id is guarded as a new agent's.
+    guard: async (scene, request, stored) => {
+      const existing = new Set(stored?.agents.map((a) => a.instanceId) ?? []);
+      for (const agent of scene.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(deps.permissions.current.policy, agent.instanceId, request);
+    },
     log: deps.log,
     check: async (scene) => {
       const profiles = new Set(await storage.agents.ids());

@@ -65,6 +65,9 @@ export const ROUTE_RULES: readonly RouteRule[] = [
 
   ...documents("agents"),
   rule("GET", "/api/agents/:id/conversations", "viewer"),
+  // The effective permissions show the owner's rules, which editors may read (GET /api/settings/permissions).
+  rule("GET", "/api/agents/:id/permissions", "editor"),
+  rule("GET", "/api/agents/:id/changes", "viewer"),
   rule("POST", "/api/agents/:id/messages", "editor"),
   rule("GET", "/api/conversations/:id", "viewer"),
   rule("POST", "/api/conversations/:id/cancel", "editor"),

@@ -1,7 +1,7 @@
 import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Storage } from "../storage/storage.ts";
-import { builderApi } from "./api/builder-api.ts";
+import { builderApi, type BuilderApiDeps } from "./api/builder-api.ts";
 import { ApplyOrchestrator } from "./apply/apply-orchestrator.ts";
 import type { BuilderContext } from "./builder-context.ts";
 import { ChangeSetService } from "./changes/change-set-service.ts";
@@ -27,6 +27,8 @@ export interface BuilderDeps {
   log: Logger;
   /** Model calls allowed for one user message (tool loop and repair rounds together). Default 12. */
   maxModelCalls?: number;
+  /** Refuses an apply the request's principal may not make (the composition's agent-id guard). */
+  guardApply?: BuilderApiDeps["guardApply"];
 }
 
 export interface Builder {
@@ -57,5 +59,7 @@ export function createBuilder(deps: BuilderDeps): Builder {
   });
   const sessions = new SessionService(ctx, changeSets, turns, deps.storage.conversations);
   const apply = new ApplyOrchestrator(ctx, changeSets);
-  return { api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes }) };
+  return {
+    api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes, ...(deps.guardApply ? { guardApply: deps.guardApply } : {}) }),
+  };
 }

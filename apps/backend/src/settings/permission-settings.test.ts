@@ -86,10 +86,15 @@ describe("the permission settings", () => {
     expect(readFileSync(join(projectDir, "asked.txt"), "utf8")).toBe("approved");
   });
 
-  it("lets an agent's own rules win over the settings'", async () => {
+  it("does not let an agent's own allow skip the settings' ask (the owner's rules are the ceiling)", async () => {
     llm.enqueue(write("@project/trusted.txt", "mine"), say("Written."));
-    const done = await settled(await send("trusted", "Write mine to trusted.txt"));
-    expect(done.steps[0]?.actions[0]).toMatchObject({ ok: true, permissions: [] });
+    const conversationId = await send("trusted", "Write mine to trusted.txt");
+    const asked = await question(conversationId);
+    expect(asked).toMatchObject({ tool: "fs.write", target: "@project/trusted.txt", agentId: "trusted" });
+    expect(existsSync(join(projectDir, "trusted.txt"))).toBe(false);
+    expect((await t.call("POST", `/api/conversations/${conversationId}/permissions/${asked.requestId}`, { answer: "once" })).status).toBe(200);
+    const done = await settled(conversationId);
+    expect(done.steps[0]?.actions[0]).toMatchObject({ ok: true, permissions: [{ tool: "fs.write", answer: "once" }] });
     expect(readFileSync(join(projectDir, "trusted.txt"), "utf8")).toBe("mine");
   });
 

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import {
+  AgentChangeSchema,
   AgentProfileSchema,
   AgentStatusSchema,
   AgentStepTraceSchema,
   ConversationMessageSchema,
   ConversationSchema,
+  EffectivePermissionsSchema,
   PermissionRequestSchema,
   type AgentProfile,
   type AgentProfileInput,
@@ -18,6 +20,7 @@ const AgentRecordSchema = z.object({ agent: AgentProfileSchema, updatedAt: z.num
 const AgentListSchema = z.object({ agents: z.array(AgentProfileSchema.extend({ updatedAt: z.number() })) });
 const ConversationListSchema = z.object({ conversations: z.array(ConversationSchema) });
 const SentSchema = z.object({ conversationId: z.string() });
+const ChangeListSchema = z.object({ changes: z.array(AgentChangeSchema) });
 
 /** Where a conversation's agent stands now (`GET /api/conversations/:id` → `agent`). */
 export const AgentConversationStateSchema = z.object({
@@ -64,6 +67,17 @@ export class AgentsApi extends ApiClient {
   async remove(id: string) {
     const r = await this.request("DELETE", `/api/agents/${enc(id)}`, OkSchema);
     return r.ok ? ok(true as const) : r;
+  }
+
+  /** What the agent may do: the owner's rules as the ceiling, narrowed by its own, with where each line comes from (editors and owners). */
+  effectivePermissions(id: string) {
+    return this.request("GET", `/api/agents/${enc(id)}/permissions`, EffectivePermissionsSchema);
+  }
+
+  /** Who changed the profile and what it became, newest first. */
+  async changes(id: string, limit = 20) {
+    const r = await this.request("GET", `/api/agents/${enc(id)}/changes?limit=${limit}`, ChangeListSchema);
+    return r.ok ? ok(r.value.changes) : r;
   }
 
   /** Without `conversationId` a new conversation starts; while the agent waits for the user, the message is the answer. */

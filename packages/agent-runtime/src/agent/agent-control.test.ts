@@ -148,7 +148,7 @@ describe("permissions", () => {
     expect(String(h.request(0)[0]!.content)).not.toContain("fs_write");
   });
 
-  it("applies the profile's own rules after the settings': they win, and a tool they deny is hidden", async () => {
+  it("applies the profile's own rules under the settings': they narrow, never open, and a tool they deny is hidden", async () => {
     h = await createAgentHarness({ turns: [say(action("fs_write", { path: "@project/mine.txt", content: "free" })), say("Done.")] });
     const host = h.toolHost({
       permissions: {
@@ -158,16 +158,27 @@ describe("permissions", () => {
         ],
       },
     });
-    const writer = await h.create(
-      { id: "writer", tools: ["fs:write", "fs:read"], permissions: [{ action: "allow", tool: "fs.write", target: "@project/**" }] },
-      { toolHost: host, permissionBroker: h.broker },
+    const asked: string[] = [];
+    const writer: AgentInstance = await h.create(
+      { id: "writer", tools: ["fs:write", "fs:read"], permissions: [{ action: "allow", tool: "*" }] },
+      {
+        toolHost: host,
+        permissionBroker: h.broker,
+        onEvent: (e: RunEvent) => {
+          if (e.type !== "agent.permission.requested") return;
+          asked.push(e.target ?? "");
+          setTimeout(() => writer.answerPermission(e.requestId, { answer: "reject" }), 10);
+        },
+      },
     );
+    // The settings deny fs.read outright: the agent's allow does not bring it back.
     expect(writer.manifest.entries.map((e) => e.id)).toEqual(["fs:write", "ask_user"]);
     const sent = await writer.sendMessage("Write it");
     if (!sent.ok) throw new Error(sent.error.message);
-    // No question: the agent's allow comes after the settings' ask.
-    expect(sent.value.steps[0]!.actions[0]).toMatchObject({ ok: true, permissions: [] });
-    expect(readFileSync(join(h.dirs.project, "mine.txt"), "utf8")).toBe("free");
+    // The settings ask: the agent's allow does not skip the question, and the refused write did not happen.
+    expect(asked).toEqual(["@project/mine.txt"]);
+    expect(sent.value.steps[0]!.actions[0]).toMatchObject({ ok: false, permissions: [{ answer: "reject" }] });
+    expect(existsSync(join(h.dirs.project, "mine.txt"))).toBe(false);
 
     const reader = await h.create(
       {
@@ -180,7 +191,8 @@ describe("permissions", () => {
       },
       { toolHost: host },
     );
-    expect(reader.manifest.entries.map((e) => e.id)).toEqual(["fs:read", "ask_user"]);
+    // Its own deny hides fs:write; its allow of fs.read opens nothing the settings deny.
+    expect(reader.manifest.entries.map((e) => e.id)).toEqual(["ask_user"]);
   });
 
   it("follows changed settings: the tool host decides with the new rules at once, the manifest from the next loop", async () => {

@@ -31,16 +31,16 @@ export async function buildAgentManifest(profile: AgentProfile, sources: AgentMa
 }
 
 /**
- * The manifest an agent gets under `policy`: the settings' rules with the profile's own after them
- * (so they win); a host tool they deny whatever its target is left out. Without a policy only the
- * profile's rules count.
+ * The manifest an agent gets under `policy`: a host tool is left out when the settings' rules (the
+ * ceiling) deny it whatever its target, or when the profile's own rules do (they can only narrow, see
+ * decidePermission). Without a policy only the profile's rules count.
  */
 export function permittedManifest(entries: readonly ManifestEntry[], profile: AgentProfile, policy: PermissionPolicy | undefined, agentId: string): Manifest {
   const own = profile.permissions ?? [];
   if (!policy && own.length === 0) return Manifest.create(entries);
   const hostTools = profile.tools.filter(isHostTool);
-  const rules = [...(policy?.rules ?? []), ...own];
-  const visible = new Set(visibleTools(rules, hostTools, { agentId, defaultAction: policy?.defaultAction ?? "allow" }));
+  const underOwner = new Set(policy ? visibleTools(policy, hostTools, { agentId }) : hostTools);
+  const visible = new Set(visibleTools(own, hostTools, { agentId, defaultAction: "allow" }).filter((t) => underOwner.has(t)));
   const hidden = new Set(hostTools.filter((t) => !visible.has(t)));
   return Manifest.create(entries.filter((e) => !(e.kind === "tool" && hidden.has(e.id))));
 }

@@ -5,6 +5,7 @@ import { parseWith, readBody } from "../../api/body.ts";
 import type { ApplyOrchestrator } from "../apply/apply-orchestrator.ts";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
+import type { OverlayEntry } from "../domain/change-set.ts";
 import type { SessionRecord } from "../domain/records.ts";
 import { previewChangeSet } from "../preview/change-preview.ts";
 import { BUILDER_PROFILE_KEY, type SessionService } from "../session/session-service.ts";
@@ -18,6 +19,8 @@ export interface BuilderApiDeps {
   apply: ApplyOrchestrator;
   conversations: ConversationStore;
   maxBodyBytes: number;
+  /** Refuses an apply the request's principal may not make (agent ids an owner's rule names, see agents/agent-governance.ts). */
+  guardApply?: (entries: readonly OverlayEntry[], request: Request) => Promise<void>;
 }
 
 /** `latest` names the session's newest change set. */
@@ -95,6 +98,7 @@ export function builderApi(deps: BuilderApiDeps) {
     .post("/sessions/:id/change-sets/:csId/discard", async ({ params }) => jsonResponse({ changeSet: changeSetView(await changeSets.discard(params.id, changeSetIdOf(params.csId))) }))
     .post("/sessions/:id/apply", async ({ params, request }) => {
       const body = await readBody(request, ApplyBody, maxBodyBytes);
+      if (deps.guardApply) await deps.guardApply((await changeSets.require(await changeSets.requireSession(params.id), body.changeSetId)).entries, request);
       const result = await apply.apply(params.id, {
         changeSetId: body.changeSetId,
         confirmSource: body.confirmSource,

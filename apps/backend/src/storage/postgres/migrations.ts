@@ -4,6 +4,7 @@ import { CREDENTIALS_POSTGRES_MIGRATIONS } from "../credential-repository.ts";
 import { SCENE_POSTGRES_MIGRATIONS } from "../../scenes/scene-migration.ts";
 import { PAYLOAD_POSTGRES_MIGRATIONS } from "../../events/payload-store.ts";
 import { ACCOUNTS_POSTGRES_MIGRATIONS } from "../../accounts/postgres-account-repository.ts";
+import { AGENT_CHANGES_POSTGRES_MIGRATIONS } from "../../agents/agent-change-log.ts";
 
 /** One step of a PostgreSQL schema: released steps are never edited, a change is a new step. */
 export interface PostgresMigration {
@@ -167,7 +168,7 @@ export const CORE_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 ];
 
 /**
- * Other modules' tables (Builder, scenes, accounts, credentials), each module's list in its order:
+ * Other modules' tables (Builder, scenes, accounts, credentials, agent changes), each module's list in its order:
  * a module adds its list here. Ids must not collide (start them with the module's name).
  */
 const MODULE_MIGRATIONS: readonly (readonly PostgresMigration[])[] = [
@@ -176,6 +177,7 @@ const MODULE_MIGRATIONS: readonly (readonly PostgresMigration[])[] = [
   SCENE_POSTGRES_MIGRATIONS,
   PAYLOAD_POSTGRES_MIGRATIONS,
   ACCOUNTS_POSTGRES_MIGRATIONS,
+  AGENT_CHANGES_POSTGRES_MIGRATIONS,
 ];
 
 export function allPostgresMigrations(): PostgresMigration[] {

@@ -21,7 +21,7 @@ export interface PathRules {
   blockedPrefixes(tools: readonly ToolName[]): string[];
 }
 
-/** The path rules of one call: the settings' rules, then the agent's and the session's, for this agent. */
+/** The path rules of one call: the settings' rules as the ceiling, narrowed by the agent's, for this agent (see decidePermission). */
 export function pathRulesFor(policy: PermissionPolicy, layers: RuleLayers, agentId: string | undefined): PathRules {
   const blocks = (tools: readonly ToolName[], path: string) =>
     tools.some((tool) => {

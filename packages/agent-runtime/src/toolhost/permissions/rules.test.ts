@@ -51,18 +51,46 @@ describe("decidePermission", () => {
     expect(decidePermission(settings, { tool: "shell.exec", target: "ls -la", targetKind: "command" }, { sessionRules: session })).toEqual({ action: "allow", source: { kind: "session", index: 0 } });
   });
 
-  it("puts an agent's own rules after the settings and before the session", () => {
-    const query = { tool: "fs.write", target: "@project/a.md", targetKind: "path" as const };
+  it("lets an agent's own rules only narrow the settings (the owner's ceiling)", () => {
+    const query = { tool: "fs.write", target: "@project/drafts/a.md", targetKind: "path" as const };
     const agentRules = [
       { tool: "fs.write", action: "allow" as const },
-      { tool: "fs.write", target: "@project/locked/**", action: "deny" as const },
+      { tool: "fs.write", target: "@project/drafts/locked/**", action: "deny" as const },
+      { tool: "fs.write", target: "@project/drafts/review/**", action: "ask" as const },
     ];
-    expect(decidePermission(settings, query, { agentRules })).toEqual({ action: "allow", source: { kind: "agent", index: 0 } });
-    expect(decidePermission(settings, { ...query, target: "@project/locked/x" }, { agentRules }).action).toBe("deny");
-    // A settings deny is overridden by the agent's allow; an `always` answer comes last of all.
-    expect(decidePermission(settings, { ...query, target: "@project/.env" }, { agentRules: [{ tool: "fs.*", action: "allow" }] }).action).toBe("allow");
-    const sessionRules = [{ tool: "fs.write", target: "@project/locked/x", action: "allow" as const }];
-    expect(decidePermission(settings, { ...query, target: "@project/locked/x" }, { agentRules, sessionRules }).source).toEqual({ kind: "session", index: 0 });
+    // The owner allows, the agent allows too: the owner's rule decided.
+    expect(decidePermission(settings, query, { agentRules })).toEqual({ action: "allow", source: { kind: "rule", index: 2 } });
+    // The agent denies more, or asks where the owner allows.
+    expect(decidePermission(settings, { ...query, target: "@project/drafts/locked/x" }, { agentRules })).toEqual({ action: "deny", source: { kind: "agent", index: 1 } });
+    expect(decidePermission(settings, { ...query, target: "@project/drafts/review/x" }, { agentRules })).toEqual({ action: "ask", source: { kind: "agent", index: 2 } });
+    // An agent's allow opens nothing the owner denies, asks for, or leaves at a restrictive default.
+    const allowAll = [{ tool: "*", action: "allow" as const }];
+    expect(decidePermission(settings, { ...query, target: "@project/.env" }, { agentRules: allowAll })).toEqual({ action: "deny", source: { kind: "rule", index: 3 } });
+    expect(decidePermission(settings, { ...query, target: "@project/a.md" }, { agentRules: allowAll })).toEqual({ action: "ask", source: { kind: "rule", index: 1 } });
+    expect(decidePermission(settings, { tool: "shell.exec", target: "rm -rf /", targetKind: "command" }, { agentRules: allowAll })).toEqual({ action: "ask", source: { kind: "default" } });
+    expect(decidePermission(settings, { tool: "fs.read", target: "@project/a.md", targetKind: "path", agentId: "intern-1" }, { agentRules: allowAll }).action).toBe("deny");
+    // With nothing denied, an agent's deny of the whole tool still holds.
+    expect(decidePermission(policy({ rules: [] }), { tool: "shell.exec", target: "ls", targetKind: "command" }, { agentRules: [{ tool: "shell.*", action: "deny" }] })).toEqual({
+      action: "deny",
+      source: { kind: "agent", index: 0 },
+    });
+  });
+
+  it("lets an `always` answer allow only what the layers above ask for, never what they deny", () => {
+    const query = { tool: "fs.write", target: "@project/a.md", targetKind: "path" as const };
+    const always = [{ tool: "fs.write", target: "@project/a.md", action: "allow" as const }];
+    // The owner asks: the session's allow answers it.
+    expect(decidePermission(settings, query, { sessionRules: always })).toEqual({ action: "allow", source: { kind: "session", index: 0 } });
+    // The agent asks where the owner allows: answered too.
+    const drafts = { ...query, target: "@project/drafts/a.md" };
+    expect(decidePermission(settings, drafts, { agentRules: [{ tool: "fs.write", action: "ask" }], sessionRules: [{ tool: "fs.write", target: drafts.target, action: "allow" }] }).source).toEqual({
+      kind: "session",
+      index: 0,
+    });
+    // The owner denies, or the agent does: an `always` does not reopen it.
+    const env = { ...query, target: "@project/.env" };
+    expect(decidePermission(settings, env, { sessionRules: [{ tool: "fs.write", target: env.target, action: "allow" }] })).toEqual({ action: "deny", source: { kind: "rule", index: 3 } });
+    expect(decidePermission(settings, query, { agentRules: [{ tool: "fs.write", action: "deny" }], sessionRules: always })).toEqual({ action: "deny", source: { kind: "agent", index: 0 } });
   });
 
   it("says which tools a pattern covers, so a misspelt one can be refused", () => {

@@ -12,10 +12,10 @@ export interface PermissionQuery {
   agentId?: string;
 }
 
-/** `rule`: the settings' rules; `agent`: the calling agent's own rules; `session`: added by `always` answers. */
+/** `rule`: the settings' (owner's) rules; `agent`: the calling agent's own rules; `session`: added by `always` answers. */
 export type DecisionSource = { kind: "rule"; index: number } | { kind: "agent"; index: number } | { kind: "session"; index: number } | { kind: "default" };
 
-/** The rules checked after the settings', in this order: the agent's own, then the session's. */
+/** The layers under the settings' rules: the agent's own (they can only narrow), then the session's (they can only answer an `ask`). */
 export interface RuleLayers {
   agentRules?: readonly PermissionRule[];
   sessionRules?: readonly PermissionRule[];
@@ -97,6 +97,11 @@ export function toolNameForms(name: string): string[] {
   return [name];
 }
 
+/** Whether a rule is scoped to agents (`agent`) and its pattern covers this agent id. */
+export function namesAgent(rule: PermissionRule, agentId: string): boolean {
+  return rule.agent !== undefined && glob(rule.agent)(agentId);
+}
+
 function matchesToolAndAgent(rule: PermissionRule, tool: string, agentId: string | undefined): boolean {
   if (rule.agent !== undefined && (agentId === undefined || !glob(rule.agent)(agentId))) return false;
   return toolNameForms(tool).some((form) => glob(rule.tool)(form));
@@ -109,20 +114,41 @@ export function ruleMatches(rule: PermissionRule, query: PermissionQuery): boole
   return targetMatcher(query.targetKind, rule.target)(query.target);
 }
 
+/** How much an action lets through: a layer below the owner's may only lower it. */
+const OPENNESS: Record<PermissionAction, number> = { deny: 0, ask: 1, allow: 2 };
+
+/** The more restrictive of two decisions (the first when they are equal). */
+function narrower(a: PermissionDecision, b: PermissionDecision | undefined): PermissionDecision {
+  return b !== undefined && OPENNESS[b.action] < OPENNESS[a.action] ? b : a;
+}
+
+/** The last rule of one layer that matches the query; undefined when none does. */
+function lastMatch(rules: readonly PermissionRule[], query: PermissionQuery, kind: "rule" | "agent" | "session"): PermissionDecision | undefined {
+  for (let index = rules.length - 1; index >= 0; index--) {
+    const rule = rules[index];
+    if (rule && ruleMatches(rule, query)) return { action: rule.action, source: { kind, index } };
+  }
+  return undefined;
+}
+
+/** The owner's decision alone (the ceiling): the last matching settings rule, or the default. */
+export function ownerDecision(policy: PermissionPolicy, query: PermissionQuery): PermissionDecision {
+  return lastMatch(policy.rules, query, "rule") ?? { action: policy.defaultAction, source: { kind: "default" } };
+}
+
 /**
- * The last matching rule wins: the settings' rules, then the agent's own, then the session's (added by
- * `always` answers); none gives the default.
+ * A hierarchy, not a merge. The owner's settings decide first (their last matching rule, else the
+ * default): that is the ceiling. The agent's own rules (last match) can only narrow it — deny, or ask
+ * where the owner allows; an agent `allow` never opens what the owner denies, asks for or leaves at a
+ * restrictive default. A session's rules (added by `always` answers) can only turn an `ask` into
+ * `allow`, never a `deny`. The decision names the layer that set it.
  */
 export function decidePermission(policy: PermissionPolicy, query: PermissionQuery, layers: RuleLayers = {}): PermissionDecision {
-  let decision: PermissionDecision = { action: policy.defaultAction, source: { kind: "default" } };
-  const apply = (rules: readonly PermissionRule[], kind: "rule" | "agent" | "session") =>
-    rules.forEach((rule, index) => {
-      if (ruleMatches(rule, query)) decision = { action: rule.action, source: { kind, index } };
-    });
-  apply(policy.rules, "rule");
-  apply(layers.agentRules ?? [], "agent");
-  apply(layers.sessionRules ?? [], "session");
-  return decision;
+  const decision = narrower(ownerDecision(policy, query), lastMatch(layers.agentRules ?? [], query, "agent"));
+  const session = lastMatch(layers.sessionRules ?? [], query, "session");
+  if (session === undefined) return decision;
+  if (session.action === "allow") return decision.action === "ask" ? session : decision;
+  return narrower(decision, session);
 }
 
 /** The tools (by their tool names) a rule's `tool` pattern covers; none means the rule can never match. */
