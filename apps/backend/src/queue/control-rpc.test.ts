@@ -5,6 +5,9 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { ServiceError } from "../service-error.ts";
 import { openRedis } from "./queue-names.ts";
 import { ControlClient, ControlServer, holderKey } from "./control-rpc.ts";
+import { QueueSeal } from "./queue-seal.ts";
+
+const seal = new QueueSeal(Buffer.alloc(32, 7), silentLogger);
 
 describe("control requests to the worker holding an agent or a scene", () => {
   let redis: TestRedis;
@@ -37,13 +40,14 @@ describe("control requests to the worker holding an agent or a scene", () => {
             if (op === "refuse") throw new ServiceError("NOT_FOUND", "nothing waits for permission", { requestId: "r1" });
             return { echoed: args, by: name };
           },
+          seal,
           silentLogger,
         );
         await server.start();
         return server;
       }),
     );
-    const client = new ControlClient("api", await open("api:cmd"), await open("api:sub"), silentLogger, 2000);
+    const client = new ControlClient("api", await open("api:cmd"), await open("api:sub"), seal, 2000);
     await client.start();
 
     expect(await client.call("scene", "s1", "pause")).toEqual({ held: false });
@@ -65,7 +69,7 @@ describe("control requests to the worker holding an agent or a scene", () => {
 
   it("answers SERVICE_UNAVAILABLE when the holder is gone without releasing", async () => {
     const commands = await open("client:cmd");
-    const client = new ControlClient("api2", commands, await open("api2:sub"), silentLogger, 2000);
+    const client = new ControlClient("api2", commands, await open("api2:sub"), seal, 2000);
     await client.start();
     await commands.set(holderKey("agent", "c1"), "killed-worker");
     const error = await client.call("agent", "c1", "cancel").catch((e: unknown) => e);
