@@ -13,6 +13,7 @@ import { eventSocketOf } from "./events/socket-adapter.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
 import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
+import { installationSeal } from "./queue/queue-seal.ts";
 import { QueuedSceneHost } from "./queue/queued-scene-host.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
@@ -99,6 +100,9 @@ export interface WeftServer {
 
 const DEFAULT_FRONTEND = fileURLToPath(new URL("../../frontend/dist", import.meta.url));
 
+/** The counts of what the queue mode dropped from Redis, for `/metrics`. */
+const queueRejections = (mode: ApiQueueMode) => () => mode.seal.rejected();
+
 export async function createServer(options: ServerOptions): Promise<WeftServer> {
   // One redactor for everything this server stores, sends and logs; the stored secrets are added as they are read.
   const redactor = new SecretRedactor();
@@ -138,7 +142,16 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
 
     // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
-    queueMode = options.redisUrl ? await startApiQueueMode({ redisUrl: options.redisUrl, events: storage.events, maxWaiting: options.maxQueuedRuns ?? 10_000, log: log.child("queue") }) : undefined;
+    queueMode = options.redisUrl
+      ? await startApiQueueMode({
+          redisUrl: options.redisUrl,
+          // Keyed by the installation's secret, as the workers' is: what they put on Redis is checked here, and the other way round.
+          seal: installationSeal(options.dataDir, options.secret, redactor, log.child("queue")),
+          events: storage.events,
+          maxWaiting: options.maxQueuedRuns ?? 10_000,
+          log: log.child("queue"),
+        })
+      : undefined;
     await queueMode?.followSettings(rt);
     const dispatcher = queueMode?.dispatcher;
     const hub = queueMode?.hub ?? new EventHub();
@@ -148,7 +161,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, spacingMs: 50, ...options.journal }, log.child("journal"), payloads);
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
-    const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version });
+    const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version, ...(queueMode ? { queueRejections: queueRejections(queueMode) } : {}) });
     hub.tap(ops.observe);
     const { service: runs, api: runsApi } = createRuns({
       storage,
@@ -174,7 +187,20 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       sql: storage.sql,
       log: log.child("agents"),
       // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
-      ...(queueMode ? { host: new QueuedAgentHost({ storage, catalog, workflows, redis: queueMode.redis, redisUrl: queueMode.redisUrl, control: queueMode.control, log: log.child("agents") }) } : {}),
+      ...(queueMode
+        ? {
+            host: new QueuedAgentHost({
+              storage,
+              catalog,
+              workflows,
+              redis: queueMode.redis,
+              redisUrl: queueMode.redisUrl,
+              control: queueMode.control,
+              seal: queueMode.seal,
+              log: log.child("agents"),
+            }),
+          }
+        : {}),
     });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.

@@ -3,7 +3,7 @@ import type { EventHub } from "../events/event-hub.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { safeEqual } from "../auth/session-cookie.ts";
 import { databaseProbe } from "./health/database-probe.ts";
-import { WeftMetrics } from "./metrics/weft-metrics.ts";
+import { WeftMetrics, type QueueRejections } from "./metrics/weft-metrics.ts";
 
 export interface WorkerOpsOptions {
   /** The worker's hub: every batch its journal stores passes its tap. */
@@ -11,6 +11,8 @@ export interface WorkerOpsOptions {
   sql: SqlHandle;
   /** Whether the worker's Redis answers PING. */
   redisReachable(): Promise<boolean>;
+  /** What this worker dropped from Redis (`weft_queue_rejected_total`). */
+  queueRejections?: QueueRejections;
   /** WEFT_WORKER_METRICS_PORT; 0 picks a free one. */
   port: number;
   /** Default 127.0.0.1. */
@@ -33,7 +35,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
  * `GET /healthz` (public: `{ ok, database: { engine, reachable }, redis: { reachable } }`).
  */
 export function startWorkerOps(options: WorkerOpsOptions): WorkerOps {
-  const metrics = new WeftMetrics(undefined);
+  const metrics = new WeftMetrics(undefined, options.queueRejections ? { queueRejections: options.queueRejections } : {});
   const untap = options.hub.tap(metrics.observe);
   const database = databaseProbe(options.sql);
   const server: Server<undefined> = Bun.serve({

@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import type { AccountService } from "../accounts/account-service.ts";
-import { ACCOUNTS_CHANNEL, channelMessage } from "./queue-names.ts";
+import { ACCOUNTS_CHANNEL } from "./queue-names.ts";
+import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
 const AccountChangeSchema = z.object({ origin: z.string(), userId: z.string().min(1).max(200) });
 type AccountChange = z.infer<typeof AccountChangeSchema>;
@@ -10,13 +11,14 @@ type AccountChange = z.infer<typeof AccountChangeSchema>;
 /**
  * A change to a user's credentials made in one API process (a token revoked, a password reset, a role
  * changed, a user deleted, a session ended) reaches the sockets open on the others: each checks that
- * user's sockets against the database again. The message carries no authority, only "check again", so
- * one forged on Redis costs a lookup and can close nothing that still signs in.
+ * user's sockets against the database again. Sealed like every message on Redis; even so it carries no
+ * authority, only "check again", so one that got through could close nothing that still signs in.
  */
 export class AccountSignal {
   constructor(
     private readonly origin: string,
     private readonly redis: Redis,
+    private readonly seal: QueueSeal,
     private readonly log: Logger,
   ) {}
 
@@ -25,7 +27,7 @@ export class AccountSignal {
     accounts.onCredentialsChanged((userId) => void this.announce(userId));
     subscriber.on("message", (channel: string, text: string) => {
       if (channel !== ACCOUNTS_CHANNEL) return;
-      const change = channelMessage(AccountChangeSchema, text, "account change", this.log);
+      const change = this.seal.unwrap(ACCOUNTS_CHANNEL, text, AccountChangeSchema, "an account change", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
       if (change && change.origin !== this.origin) recheck(change.userId);
     });
     await subscriber.subscribe(ACCOUNTS_CHANNEL);
@@ -34,6 +36,6 @@ export class AccountSignal {
 
   private async announce(userId: string): Promise<void> {
     const change: AccountChange = { origin: this.origin, userId };
-    await this.redis.publish(ACCOUNTS_CHANNEL, JSON.stringify(change)).catch((error: unknown) => this.log.warn("announcing an account change failed", { error: messageOf(error) }));
+    await this.redis.publish(ACCOUNTS_CHANNEL, this.seal.wrap(ACCOUNTS_CHANNEL, change)).catch((error: unknown) => this.log.warn("announcing an account change failed", { error: messageOf(error) }));
   }
 }

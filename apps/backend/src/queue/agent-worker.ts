@@ -6,7 +6,8 @@ import type { AgentService } from "../agents/agent-service.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { ServiceError } from "../service-error.ts";
-import { agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, deleteIfValue, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
+import { AGENT_CANCEL_KEY_SECONDS, agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, deleteIfValue, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
+import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 import type { ControlHandler, ControlServer } from "./control-rpc.ts";
 
 /** What an API may ask the worker holding a conversation's loop (`QueuedAgentHost` sends them). */
@@ -38,6 +39,8 @@ export interface AgentWorkerDeps {
   /** To close the runs of a loop whose worker was killed (`interrupted`, as `RunWorker` closes its own). */
   storage: Storage;
   executor: RunExecutor;
+  /** Checks each job and cancel key: only a message an API of this installation queued runs, as the user named in it. */
+  seal: QueueSeal;
   log: Logger;
 }
 
@@ -54,7 +57,7 @@ export interface AgentWorkerDeps {
 export class AgentWorker {
   /** Conversations whose loops run here, and the job each belongs to. */
   private readonly held = new Map<string, { jobId: string; controller: AbortController }>();
-  private worker: Worker<AgentJobData> | undefined;
+  private worker: Worker<SealedJob<AgentJobData>> | undefined;
   /** Set by `stop`: a job taken from now on is handed back before its loop starts. */
   private closing = false;
 
@@ -68,7 +71,7 @@ export class AgentWorker {
   }
 
   async start(): Promise<void> {
-    this.worker = queueWorker<AgentJobData>(
+    this.worker = queueWorker<SealedJob<AgentJobData>>(
       AGENT_QUEUE,
       (job, token) => this.process(job, token),
       // As for runs: the second hand-over only closes the loop; 2 lets the closing worker die too, once.
@@ -84,7 +87,9 @@ export class AgentWorker {
         void this.deps.agents.cancel(conversationId).catch(() => undefined);
       }
     });
-    this.worker.on("failed", (job, error) => this.deps.log.warn("agent job failed", { conversationId: job?.data.conversationId, error: messageOf(error) }));
+    this.worker.on("failed", (job, error) => {
+      if (!(error instanceof RejectedJobError)) this.deps.log.warn("agent job failed", { conversationId: job?.data.conversationId, error: messageOf(error) });
+    });
     await this.worker.waitUntilReady();
   }
 
@@ -139,11 +144,16 @@ export class AgentWorker {
     await closed;
   }
 
-  private async process(job: Job<AgentJobData>, token: string | undefined): Promise<void> {
-    const data = AgentJobDataSchema.parse(job.data);
+  private async process(job: Job<SealedJob<AgentJobData>>, token: string | undefined): Promise<void> {
+    const { agents, redis, log, seal } = this.deps;
+    const data = openJob(seal, AGENT_QUEUE, job, AgentJobDataSchema, "an agent message job");
     const { agentId, conversationId } = data;
     const jobId = job.id ?? "";
-    const { agents, redis, log } = this.deps;
+    // The same sealed job added again after its loop ran: the conversation has moved on since it was queued.
+    if (job.stalledCounter === 0 && (await this.deps.storage.conversations.messages(conversationId)).length !== data.messagesBefore) {
+      seal.reject("replayed", "an agent message job", `conversation ${conversationId} changed since the message was queued`);
+      throw new RejectedJobError("an agent message job");
+    }
     log.info("agent loop taken", { conversationId, jobId, attempt: job.attemptsStarted });
     // Taken just as this worker began to stop, before its loop started: back to waiting for another worker (the busy marker stays).
     let handBack = false;
@@ -176,14 +186,16 @@ export class AgentWorker {
 
   /** Holds the conversation and runs its loop to the end; false when the service refused it because this worker is stopping. */
   private async runLoop(jobId: string, data: AgentJobData): Promise<boolean> {
-    const { agents, control, redis } = this.deps;
+    const { agents, control, redis, seal } = this.deps;
     const { agentId, conversationId, message, createdBy } = data;
     const controller = new AbortController();
     this.held.set(conversationId, { jobId, controller });
     await control.hold("agent", conversationId);
     try {
       // Held before the cancel key is read: a cancel that comes later finds this worker holding the loop.
-      if ((await redis.get(agentCancelKey(jobId))) !== null) controller.abort();
+      const cancel = await redis.get(agentCancelKey(jobId));
+      if (cancel !== null && seal.unwrap(agentCancelKey(jobId), cancel, z.literal(jobId), "a conversation's cancel key", { maxAgeMs: AGENT_CANCEL_KEY_SECONDS * 1000 }) !== undefined)
+        controller.abort();
       try {
         await agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal });
       } catch (error) {

@@ -14,6 +14,7 @@ import { SettingsSignal } from "./settings-signal.ts";
 import { AccountSignal } from "./account-signal.ts";
 import type { AccountService } from "../accounts/account-service.ts";
 import type { RunRuntime } from "../runtime/run-runtime.ts";
+import type { QueueSeal, SealedJob } from "./queue-seal.ts";
 
 /** How long closing waits for Redis before it just drops the connections. */
 const CLOSE_WAIT_MS = 2000;
@@ -31,6 +32,8 @@ export interface ApiQueueMode {
   /** This process's command connection (fail-fast), for agents' and scenes' queues and keys. */
   redis: Redis;
   redisUrl: string;
+  /** Seals what this process puts on Redis and checks what it reads there; its rejections are counted in /metrics. */
+  seal: QueueSeal;
   /** Announces the settings saved here and applies those saved by other processes. */
   followSettings(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">): Promise<unknown>;
   /** Announces the credential changes made here and calls `recheck` for those made in other API processes. */
@@ -39,7 +42,8 @@ export interface ApiQueueMode {
 }
 
 /** Connects an API process to Redis: the run queue, the event relay in both directions, the cancel channel. */
-export async function startApiQueueMode(options: { redisUrl: string; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
+export async function startApiQueueMode(options: { redisUrl: string; seal: QueueSeal; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
+  const { seal } = options;
   const origin = `api-${randomUUID()}`;
   const log = options.log;
   // Fail fast: with Redis away, starting or cancelling a run answers 503 at once rather than hanging the request.
@@ -53,28 +57,29 @@ export async function startApiQueueMode(options: { redisUrl: string; events: Eve
     subscriber.disconnect();
     throw error;
   });
-  const queue = new Queue<RunJobData>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
+  const queue = new Queue<SealedJob<RunJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
   queue.on("error", errorReporter("run queue", log));
   // Read-only handles for metrics: the agents' and scenes' hosts add their jobs through queues of their own.
   const probed = [AGENT_QUEUE, SCENE_QUEUE].map((name) => new Queue(name, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
   for (const q of probed) q.on("error", errorReporter(`${q.name} queue`, log));
   try {
     await queue.waitUntilReady();
-    const hub = new RelayingEventHub(origin, redis, options.log.child("relay"));
+    const hub = new RelayingEventHub(origin, redis, seal, options.log.child("relay"));
     const relay = new EventRelay(hub, options.events, subscriber, options.log.child("relay"));
     await relay.start();
-    const control = new ControlClient(origin, redis, replies, options.log.child("control"));
+    const control = new ControlClient(origin, redis, replies, seal);
     await control.start();
     return {
       hub,
-      dispatcher: new QueueRunDispatcher(queue, redis, options.maxWaiting),
+      dispatcher: new QueueRunDispatcher(queue, redis, seal, options.maxWaiting),
       probe: queueModeProbe(queue, redis, probed),
       control,
       redis,
       redisUrl: options.redisUrl,
+      seal,
       // On the control replies' connection: it is in subscriber mode already, and each listener filters by channel.
-      followSettings: (runtime) => new SettingsSignal(origin, redis, options.log.child("settings")).follow(runtime, replies),
-      followAccounts: (accounts, recheck) => new AccountSignal(origin, redis, options.log.child("accounts")).follow(accounts, recheck, replies),
+      followSettings: (runtime) => new SettingsSignal(origin, redis, seal, options.log.child("settings")).follow(runtime, replies),
+      followAccounts: (accounts, recheck) => new AccountSignal(origin, redis, seal, options.log.child("accounts")).follow(accounts, recheck, replies),
       async close() {
         // Bounded: with Redis away, a graceful close would wait for it forever and hold up the server's stop.
         const closed = Promise.all([relay.stop(), control.stop(), queue.close(), ...probed.map((q) => q.close()), redis.quit()]).then(

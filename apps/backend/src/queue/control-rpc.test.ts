@@ -5,6 +5,11 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { ServiceError } from "../service-error.ts";
 import { openRedis } from "./queue-names.ts";
 import { ControlClient, ControlServer, holderKey } from "./control-rpc.ts";
+import { deriveQueueKey, QueueSeal } from "./queue-seal.ts";
+import { randomBytes } from "node:crypto";
+import { until } from "../testing/until.ts";
+
+const seal = new QueueSeal(Buffer.alloc(32, 7), silentLogger);
 
 describe("control requests to the worker holding an agent or a scene", () => {
   let redis: TestRedis;
@@ -37,13 +42,14 @@ describe("control requests to the worker holding an agent or a scene", () => {
             if (op === "refuse") throw new ServiceError("NOT_FOUND", "nothing waits for permission", { requestId: "r1" });
             return { echoed: args, by: name };
           },
+          seal,
           silentLogger,
         );
         await server.start();
         return server;
       }),
     );
-    const client = new ControlClient("api", await open("api:cmd"), await open("api:sub"), silentLogger, 2000);
+    const client = new ControlClient("api", await open("api:cmd"), await open("api:sub"), seal, 2000);
     await client.start();
 
     expect(await client.call("scene", "s1", "pause")).toEqual({ held: false });
@@ -65,10 +71,24 @@ describe("control requests to the worker holding an agent or a scene", () => {
 
   it("answers SERVICE_UNAVAILABLE when the holder is gone without releasing", async () => {
     const commands = await open("client:cmd");
-    const client = new ControlClient("api2", commands, await open("api2:sub"), silentLogger, 2000);
+    const client = new ControlClient("api2", commands, await open("api2:sub"), seal, 2000);
     await client.start();
     await commands.set(holderKey("agent", "c1"), "killed-worker");
     const error = await client.call("agent", "c1", "cancel").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { holder: "killed-worker" } });
+  });
+
+  it("ignores a control request nobody with the installation's key sealed: the handler never runs, the drop is counted", async () => {
+    const handled: string[] = [];
+    const workerSeal = new QueueSeal(deriveQueueKey(randomBytes(32)), silentLogger);
+    const server = new ControlServer("w-forged", await open("wf:cmd"), await open("wf:sub"), async (_kind, id, op) => void handled.push(`${id}:${op}`), workerSeal, silentLogger);
+    await server.start();
+    const attacker = await open("attacker");
+    const request = { callId: "c1", replyTo: "weft:control-reply:attacker", kind: "scene", id: "s1", op: "stop", args: null };
+    expect(await attacker.publish("weft:control:w-forged", JSON.stringify(request))).toBe(1);
+    expect(await attacker.publish("weft:control:w-forged", seal.wrap("weft:control:w-forged", request))).toBe(1);
+    await until("the worker to run or drop both requests", () => (handled.length === 2 || workerSeal.rejected().get("bad_signature") === 1 ? true : undefined));
+    expect(handled).toEqual([]);
+    expect(workerSeal.rejected().get("unsigned")).toBe(1);
   });
 });

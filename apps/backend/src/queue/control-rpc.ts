@@ -3,13 +3,16 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import { ServiceError, serviceErrorFromWire, serviceErrorWire, ServiceErrorWireSchema } from "../service-error.ts";
-import { channelMessage, deleteIfValue } from "./queue-names.ts";
+import { deleteIfValue } from "./queue-names.ts";
+import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
 /**
  * Requests from an API process to the worker that holds a live thing — an agent's conversation or a
  * scene — in the queue mode: "cancel", "answer this permission", "pause"... A worker that takes such
  * a job records itself as the holder (`weft:holder:<kind>:<id>`) and listens on its own channel; the
- * API reads the holder, publishes there and waits for the answer on its own reply channel.
+ * API reads the holder, publishes there and waits for the answer on its own reply channel. Requests and
+ * replies are sealed for the channel they go to: a forged request (a cancel, a permission answer) is
+ * ignored by the worker, a forged reply by the API.
  */
 export type HeldKind = "agent" | "scene";
 
@@ -40,6 +43,7 @@ export class ControlServer {
     private readonly redis: Redis,
     private readonly subscriber: Redis,
     private readonly handler: ControlHandler,
+    private readonly seal: QueueSeal,
     private readonly log: Logger,
   ) {}
 
@@ -65,7 +69,7 @@ export class ControlServer {
   }
 
   private async answer(text: string): Promise<void> {
-    const request = channelMessage(ControlRequestSchema, text, "control request", this.log);
+    const request = this.seal.unwrap(requestChannel(this.origin), text, ControlRequestSchema, "a control request", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!request) return;
     let reply: ControlReply;
     try {
@@ -73,7 +77,7 @@ export class ControlServer {
     } catch (error) {
       reply = { ok: false, callId: request.callId, ...serviceErrorWire(error, `The worker could not ${request.op} ${request.kind} "${request.id}"`) };
     }
-    await this.redis.publish(request.replyTo, JSON.stringify(reply)).catch((error: unknown) => this.log.warn("sending a control reply failed", { error: messageOf(error) }));
+    await this.redis.publish(request.replyTo, this.seal.wrap(request.replyTo, reply)).catch((error: unknown) => this.log.warn("sending a control reply failed", { error: messageOf(error) }));
   }
 }
 
@@ -89,7 +93,7 @@ export class ControlClient {
     origin: string,
     private readonly redis: Redis,
     private readonly subscriber: Redis,
-    private readonly log: Logger,
+    private readonly seal: QueueSeal,
     private readonly timeoutMs = CALL_TIMEOUT_MS,
   ) {
     this.replies = replyChannel(origin);
@@ -98,12 +102,8 @@ export class ControlClient {
   async start(): Promise<void> {
     this.subscriber.on("message", (channel: string, text: string) => {
       if (channel !== this.replies) return;
-      const parsed = ControlReplySchema.safeParse(safeJson(text));
-      if (!parsed.success) {
-        this.log.warn("ignored a malformed control reply");
-        return;
-      }
-      this.waiting.get(parsed.data.callId)?.(parsed.data);
+      const reply = this.seal.unwrap(this.replies, text, ControlReplySchema, "a control reply", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
+      if (reply) this.waiting.get(reply.callId)?.(reply);
     });
     await this.subscriber.subscribe(this.replies);
   }
@@ -128,7 +128,7 @@ export class ControlClient {
       timer = setTimeout(() => resolve(undefined), this.timeoutMs);
     });
     try {
-      const listeners = await this.redis.publish(requestChannel(holder), JSON.stringify(request));
+      const listeners = await this.redis.publish(requestChannel(holder), this.seal.wrap(requestChannel(holder), request));
       // Nobody listens on the holder's channel: it stopped without releasing (killed) and no worker has taken over yet.
       const answer = listeners === 0 ? undefined : await reply;
       if (!answer)
@@ -147,13 +147,5 @@ export class ControlClient {
 
   async stop(): Promise<void> {
     await this.subscriber.quit().catch(() => undefined);
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

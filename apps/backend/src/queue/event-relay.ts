@@ -3,7 +3,8 @@ import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import { EventHub } from "../events/event-hub.ts";
 import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
-import { channelMessage, EVENTS_CHANNEL } from "./queue-names.ts";
+import { EVENTS_CHANNEL } from "./queue-names.ts";
+import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
 /** What goes over Redis: only which seqs are new per stream. The events themselves are read from the shared database. */
 const AnnouncementSchema = z.object({
@@ -22,6 +23,8 @@ export class RelayingEventHub extends EventHub {
     /** This process, so it ignores its own announcements. */
     readonly origin: string,
     private readonly redis: Redis,
+    /** Seals each announcement: the relays of other processes ignore unsealed ones. */
+    readonly seal: QueueSeal,
     private readonly log: Logger,
   ) {
     super();
@@ -38,7 +41,7 @@ export class RelayingEventHub extends EventHub {
     }
     const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]) };
     // A lost announcement costs only latency: subscribers catch up from storage on the next one, or on resubscribe.
-    this.redis.publish(EVENTS_CHANNEL, JSON.stringify(announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
+    this.redis.publish(EVENTS_CHANNEL, this.seal.wrap(EVENTS_CHANNEL, announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
   }
 
   /** Events another process stored and announced: delivered to this process's subscribers only, not to its taps, not announced again. */
@@ -88,7 +91,8 @@ export class EventRelay {
   }
 
   private onAnnouncement(text: string): void {
-    const announcement = channelMessage(AnnouncementSchema, text, "event announcement", this.log);
+    // Unsealed, forged or replayed: dropped before it costs a read of storage.
+    const announcement = this.hub.seal.unwrap(EVENTS_CHANNEL, text, AnnouncementSchema, "an event announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;

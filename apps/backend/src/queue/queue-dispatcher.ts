@@ -2,8 +2,9 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RunRecord } from "../storage/run-repository.ts";
 import type { DispatchCancel, RunDispatcher } from "../runs/run-dispatcher.ts";
-import { RUN_JOB, type RunJobData } from "./queue-names.ts";
+import { RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
 import { requestCancel } from "./cancel-signal.ts";
+import { sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 
 /** Failed jobs kept in Redis for inspection (the run record says why anyway). */
 const KEEP_FAILED_JOBS = 1000;
@@ -24,9 +25,11 @@ export class QueueRunDispatcher implements RunDispatcher {
   private counted: { waiting: number; at: number } | undefined;
 
   constructor(
-    private readonly queue: Queue<RunJobData>,
+    private readonly queue: Queue<SealedJob<RunJobData>>,
     /** For cancel requests (a normal connection, not the subscriber). */
     private readonly redis: Redis,
+    /** Seals each job and cancel: a worker runs only what an API of this installation queued. */
+    private readonly seal: QueueSeal,
     private readonly maxWaiting: number,
   ) {}
 
@@ -36,7 +39,7 @@ export class QueueRunDispatcher implements RunDispatcher {
 
   async dispatch(run: RunRecord): Promise<number> {
     // Only the id travels: the worker reads the run and the workflow it was recorded with from the database.
-    await this.queue.add(RUN_JOB, { runId: run.id }, { jobId: run.id, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
+    await this.queue.add(RUN_JOB, sealJob(this.seal, RUN_QUEUE, run.id, { runId: run.id }), { jobId: run.id, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
     // Its place in line as of the last count (approximate: workers take jobs meanwhile), counted in for the next request.
     const counted = (this.counted ??= { waiting: 0, at: Date.now() });
     counted.waiting++;
@@ -60,7 +63,7 @@ export class QueueRunDispatcher implements RunDispatcher {
     if (!(await this.queue.getJob(runId))) return "unknown";
     // BullMQ removes a job only while no worker holds its lock: it never started, or its worker died.
     if ((await this.queue.remove(runId)) === 1) return "removed";
-    await requestCancel(this.redis, runId);
+    await requestCancel(this.redis, this.seal, runId);
     return "signalled";
   }
 

@@ -17,12 +17,24 @@ export type RunJobData = z.infer<typeof RunJobDataSchema>;
 /** Agents' conversation loops: a job per user message (see `agent-worker.ts`); its id is the busy marker's value. */
 export const AGENT_QUEUE = "agents";
 export const AGENT_JOB = "agent-message";
-export const AgentJobDataSchema = z.object({ agentId: z.string().min(1), conversationId: z.string().min(1), message: z.string(), createdBy: z.string().optional() });
+/**
+ * `messagesBefore`: how many messages the conversation held when the message was queued (one loop at a time
+ * runs in a conversation, and each appends to it), so a worker refuses the same sealed job added again later.
+ */
+export const AgentJobDataSchema = z.object({
+  agentId: z.string().min(1),
+  conversationId: z.string().min(1),
+  message: z.string(),
+  createdBy: z.string().optional(),
+  messagesBefore: z.number().int().nonnegative(),
+});
 export type AgentJobData = z.infer<typeof AgentJobDataSchema>;
 /** Set (NX) by the API that queues a conversation's message, to its job's id; deleted when that loop ends. */
 export const agentBusyKey = (conversationId: string) => `weft:agent-busy:${conversationId}`;
 /** Set when a conversation's loop is cancelled before a worker held it (read by the worker as it takes the job). */
 export const agentCancelKey = (jobId: string) => `weft:agent-cancel:${jobId}`;
+/** How long a cancel waits in Redis for a worker to take the loop it is about. */
+export const AGENT_CANCEL_KEY_SECONDS = 600;
 
 /** Scenes hosted by workers: one job per started scene, held by a worker as long as the scene is loaded there (see `scene-worker.ts`). */
 export const SCENE_QUEUE = "scenes";
@@ -111,19 +123,6 @@ export function errorReporter(what: string, log: Logger): (error: Error) => void
     lastLogged = now;
     log.warn(`${what} failed; retrying`, { error: messageOf(error) });
   };
-}
-
-/**
- * A message from a Redis channel, read with its schema; a malformed one (another version's, or not Weft's) is
- * logged as `what` and ignored: undefined.
- */
-export function channelMessage<T>(schema: z.ZodType<T>, text: string, what: string, log: Logger): T | undefined {
-  try {
-    return schema.parse(JSON.parse(text));
-  } catch (error) {
-    log.warn(`ignored a malformed ${what}`, { error: messageOf(error) });
-    return undefined;
-  }
 }
 
 /** BullMQ's connection options for `url` (a worker's must "wait"; see `RedisPatience`). */

@@ -1,7 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { QueueJobCounts, RunQueueProbe } from "../ops/queue-probe.ts";
-import type { RunJobData } from "./queue-names.ts";
 
 /** Commands wait out a Redis reconnect rather than fail (maxRetriesPerRequest: null); metrics and health must not wait with them. */
 const PROBE_TIMEOUT_MS = 1000;
@@ -25,7 +24,7 @@ async function within<T>(what: string, work: Promise<T>): Promise<T> {
  * by workers, and worker processes connected (BullMQ names its workers' connections). Each answer
  * comes within a second or rejects with `QueueProbeTimeoutError`.
  */
-export function queueModeProbe(queue: Queue<RunJobData>, redis: Redis, others: readonly Queue[] = []): RunQueueProbe {
+export function queueModeProbe(queue: Queue, redis: Redis, others: readonly Queue[] = []): RunQueueProbe {
   return {
     mode: "queue",
     waiting: () => within("the waiting count", queue.getWaitingCount()),

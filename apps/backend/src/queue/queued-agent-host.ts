@@ -16,9 +16,10 @@ import {
   type AgentHost,
   type ConversationView,
 } from "../agents/agent-host.ts";
-import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, whileQueueReachable, type AgentJobData } from "./queue-names.ts";
+import { AGENT_CANCEL_KEY_SECONDS, AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCancelKey, bullConnection, errorReporter, QUEUE_PREFIX, whileQueueReachable, type AgentJobData } from "./queue-names.ts";
 import type { ControlClient } from "./control-rpc.ts";
 import { releaseAgentBusy, type AgentControlOp } from "./agent-worker.ts";
+import { sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 
 /** Failed jobs kept in Redis for inspection. */
 const KEEP_FAILED_JOBS = 1000;
@@ -29,8 +30,6 @@ const KEEP_FAILED_JOBS = 1000;
 const STALE_MARKER_MS = 30_000;
 /** What a refused send could not do (for its 503). */
 const SEND = "send the message";
-/** How long a cancel waits in Redis for a worker to take the loop it is about. */
-const CANCEL_KEY_SECONDS = 600;
 
 export interface QueuedAgentHostDeps {
   storage: Storage;
@@ -41,6 +40,8 @@ export interface QueuedAgentHostDeps {
   redis: Redis;
   redisUrl: string;
   control: ControlClient;
+  /** Seals each job and cancel key: a worker runs only messages an API of this installation queued, as the user who sent them. */
+  seal: QueueSeal;
   log: Logger;
 }
 
@@ -52,7 +53,7 @@ export interface QueuedAgentHostDeps {
  * worker holding the loop (`control-rpc.ts`); with nobody holding it, the answer comes from storage.
  */
 export class QueuedAgentHost implements AgentHost {
-  private queue: Queue<AgentJobData> | undefined;
+  private queue: Queue<SealedJob<AgentJobData>> | undefined;
   private stopping = false;
 
   constructor(private readonly deps: QueuedAgentHostDeps) {}
@@ -69,8 +70,10 @@ export class QueuedAgentHost implements AgentHost {
     try {
       // Created here, as AgentService creates it before answering: the conversation can be read and listed at once.
       if (conversationId === undefined) await storage.conversations.create({ id, title: profile.name, activeMode: "agent", agentId: profile.id });
-      const data: AgentJobData = { agentId, conversationId: id, message, ...(createdBy !== undefined ? { createdBy } : {}) };
-      await this.jobs().add(AGENT_JOB, data, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
+      // Read while this message holds the busy marker: no loop appends to the conversation until its own starts.
+      const messagesBefore = conversationId === undefined ? 0 : (await storage.conversations.messages(id)).length;
+      const data: AgentJobData = { agentId, conversationId: id, message, ...(createdBy !== undefined ? { createdBy } : {}), messagesBefore };
+      await this.jobs().add(AGENT_JOB, sealJob(this.deps.seal, AGENT_QUEUE, jobId, data), { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
     } catch (error) {
       await releaseAgentBusy(redis, id, jobId).catch(() => undefined);
       if (error instanceof ServiceError) throw error;
@@ -112,7 +115,7 @@ export class QueuedAgentHost implements AgentHost {
       return;
     }
     // Read by the worker that takes the job if none holds the loop yet; the one holding it is asked below.
-    await this.queueCall(what, () => redis.set(agentCancelKey(jobId), "1", "EX", CANCEL_KEY_SECONDS));
+    await this.queueCall(what, () => redis.set(agentCancelKey(jobId), this.deps.seal.wrap(agentCancelKey(jobId), jobId), "EX", AGENT_CANCEL_KEY_SECONDS));
     try {
       await this.ask(conversationId, "cancel");
     } catch (error) {
@@ -143,9 +146,9 @@ export class QueuedAgentHost implements AgentHost {
     return whileQueueReachable("agent queue", what, command);
   }
 
-  private jobs(): Queue<AgentJobData> {
+  private jobs(): Queue<SealedJob<AgentJobData>> {
     if (this.queue) return this.queue;
-    const queue = new Queue<AgentJobData>(AGENT_QUEUE, { connection: bullConnection(this.deps.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
+    const queue = new Queue<SealedJob<AgentJobData>>(AGENT_QUEUE, { connection: bullConnection(this.deps.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
     queue.on("error", errorReporter("agent queue", this.deps.log));
     return (this.queue = queue);
   }

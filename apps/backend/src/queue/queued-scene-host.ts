@@ -9,6 +9,7 @@ import type { SceneStore } from "../scenes/scene-store.ts";
 import { bullConnection, errorReporter, QUEUE_PREFIX, SCENE_JOB, SCENE_QUEUE, sceneJobId, whileQueueReachable, type SceneJobData } from "./queue-names.ts";
 import type { ApiQueueMode } from "./api-queue-mode.ts";
 import { readStart, type SceneControl } from "./scene-control.ts";
+import { sealJob, type SealedJob } from "./queue-seal.ts";
 
 const TriggersSchema = z.object({ triggers: z.array(AgentTriggerSchema) });
 
@@ -30,18 +31,18 @@ type Op = SceneControl["op"];
  * read from storage by this process's own `SceneService` (which runs no scene here).
  */
 export class QueuedSceneHost implements SceneHost {
-  private readonly queue: Queue<SceneJobData>;
+  private readonly queue: Queue<SealedJob<SceneJobData>>;
 
   constructor(
     /** This process's service: answers from storage, checks starts, runs replays. */
     private readonly local: SceneService,
     private readonly store: SceneStore,
-    private readonly mode: Pick<ApiQueueMode, "control" | "redis" | "redisUrl">,
+    private readonly mode: Pick<ApiQueueMode, "control" | "redis" | "redisUrl" | "seal">,
     private readonly log: Logger,
     private readonly startWaitMs = START_WAIT_MS,
   ) {
     // Fail fast, as the run queue: with Redis away a request answers 503 at once instead of hanging.
-    this.queue = new Queue<SceneJobData>(SCENE_QUEUE, { connection: bullConnection(mode.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
+    this.queue = new Queue<SealedJob<SceneJobData>>(SCENE_QUEUE, { connection: bullConnection(mode.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
     this.queue.on("error", errorReporter("scene queue", log));
   }
 
@@ -52,7 +53,8 @@ export class QueuedSceneHost implements SceneHost {
       const jobId = sceneJobId(sceneId);
       await this.refuseIfHosted(sceneId, jobId);
       const requestId = randomUUID();
-      await this.queue.add(SCENE_JOB, { sceneId, mode: "new", requestId, ...(startedBy !== undefined ? { startedBy } : {}) }, { jobId, removeOnComplete: true, removeOnFail: true });
+      const data: SceneJobData = { sceneId, mode: "new", requestId, ...(startedBy !== undefined ? { startedBy } : {}) };
+      await this.queue.add(SCENE_JOB, sealJob(this.mode.seal, SCENE_QUEUE, jobId, data), { jobId, removeOnComplete: true, removeOnFail: true });
       // The same job id added twice is one job: only the request whose data it holds started it.
       if ((await this.queue.getJob(jobId))?.data.requestId !== requestId) {
         throw new ServiceError("CONFLICT", `Scene "${sceneId}" is being started by another request; wait for it (GET /api/scenes/${sceneId}/state).`, { sceneId });
@@ -126,7 +128,8 @@ export class QueuedSceneHost implements SceneHost {
     for (const { sceneId, status } of await this.store.savedStatuses()) {
       if (status !== "running" && status !== "paused") continue;
       try {
-        await this.queue.add(SCENE_JOB, { sceneId, mode: "restore" }, { jobId: sceneJobId(sceneId), removeOnComplete: true, removeOnFail: true });
+        const jobId = sceneJobId(sceneId);
+        await this.queue.add(SCENE_JOB, sealJob(this.mode.seal, SCENE_QUEUE, jobId, { sceneId, mode: "restore" }), { jobId, removeOnComplete: true, removeOnFail: true });
         queued.push(sceneId);
       } catch (error) {
         this.log.error("scene not queued for a worker to continue", { sceneId, error: messageOf(error) });
@@ -178,7 +181,7 @@ export class QueuedSceneHost implements SceneHost {
     let deadline = Date.now() + this.startWaitMs;
     let extended = false;
     for (;;) {
-      if (await readStart(this.mode.redis, requestId)) return;
+      if (await readStart(this.mode.redis, this.mode.seal, requestId)) return;
       if (Date.now() >= deadline) {
         // Taken back only while no worker holds it: then nothing was started.
         if ((await this.queue.remove(jobId)) === 1) {

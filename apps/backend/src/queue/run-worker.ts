@@ -5,6 +5,7 @@ import type { Storage } from "../storage/storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { queueWorker, RUN_QUEUE, RunJobDataSchema, type QueueWorkerSlots, type RunJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
+import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 
 const WORKER_LOST: NodeError = engineError("INTERRUPTED", "The worker running this run stopped before it finished (killed or lost); re-run it (POST /api/runs/:id/rerun).");
 const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow was not stored with it, so no worker can execute it.");
@@ -19,6 +20,8 @@ export interface RunWorkerDeps {
   redis: Redis;
   /** A connection of its own for the cancel channel. */
   subscriber: Redis;
+  /** Checks each job and cancel request: only what an API of this installation sealed is run or obeyed. */
+  seal: QueueSeal;
   /** Resolves once settings saved elsewhere before this job was queued apply here. */
   settingsApplied?: () => Promise<void>;
   log: Logger;
@@ -35,7 +38,7 @@ export interface RunWorkerDeps {
  */
 export class RunWorker {
   private readonly held = new Map<string, AbortController>();
-  private worker: Worker<RunJobData> | undefined;
+  private worker: Worker<SealedJob<RunJobData>> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
   constructor(
@@ -49,8 +52,8 @@ export class RunWorker {
   }
 
   async start(): Promise<void> {
-    this.stopListening = await listenForCancels(this.deps.subscriber, (runId) => this.cancel(runId));
-    this.worker = queueWorker<RunJobData>(
+    this.stopListening = await listenForCancels(this.deps.subscriber, this.deps.seal, (runId) => this.cancel(runId));
+    this.worker = queueWorker<SealedJob<RunJobData>>(
       RUN_QUEUE,
       (job) => this.process(job),
       // Handed over again after a stall, the job only closes the run (see above). Past this count BullMQ
@@ -63,7 +66,10 @@ export class RunWorker {
     this.worker.on("lockRenewalFailed", (jobIds) => {
       for (const runId of jobIds) this.lose(runId);
     });
-    this.worker.on("failed", (job, error) => this.deps.log.warn("run job failed", { runId: job?.id, error: messageOf(error) }));
+    // A refused job was logged as it was refused.
+    this.worker.on("failed", (job, error) => {
+      if (!(error instanceof RejectedJobError)) this.deps.log.warn("run job failed", { runId: job?.id, error: messageOf(error) });
+    });
     await this.worker.waitUntilReady();
   }
 
@@ -101,16 +107,22 @@ export class RunWorker {
     controller.abort(new Error("cancelled by request"));
   }
 
-  private async process(job: Job<RunJobData>): Promise<void> {
-    const { runId } = RunJobDataSchema.parse(job.data);
-    const { storage, executor, log } = this.deps;
+  private async process(job: Job<SealedJob<RunJobData>>): Promise<void> {
+    const { storage, executor, log, seal } = this.deps;
+    // No age limit: a job may wait long for a worker, and its run's stored status refuses a replay (only a `queued` run is executed).
+    const { runId } = openJob(seal, RUN_QUEUE, job, RunJobDataSchema, "a run job");
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
     this.held.set(runId, controller);
     this.deps.log.info("run taken", { runId, attempt: job.attemptsStarted });
     try {
       // One round trip's time for all three: this is the queue mode's latency per run.
-      const [record, cancelAsked, workflow] = await Promise.all([storage.runs.get(runId), cancelRequested(this.deps.redis, runId), storage.runs.getWorkflow(runId), this.deps.settingsApplied?.()]);
+      const [record, cancelAsked, workflow] = await Promise.all([
+        storage.runs.get(runId),
+        cancelRequested(this.deps.redis, seal, runId),
+        storage.runs.getWorkflow(runId),
+        this.deps.settingsApplied?.(),
+      ]);
       if (!record) {
         log.warn("run job for a run that does not exist", { runId });
         return;

@@ -253,7 +253,8 @@ describe("scenes in the queue mode", () => {
       expect((await saved("office")).state?.status).toBe("running");
       const apiC = await spawnServer(dataDir, { ...workerEnv, WEFT_PROJECT_DIR: apiProject });
       try {
-        expect((await scenes.getJob(sceneJobId("office")))?.data).toEqual({ sceneId: "office", mode: "restore" });
+        // Sealed by the API that queued it: a worker runs no unsealed job.
+        expect((await scenes.getJob(sceneJobId("office")))?.data).toEqual({ sceneId: "office", mode: "restore", seal: { id: expect.any(String), ts: expect.any(Number), sig: expect.any(String) } });
         workers.push(await spawnWorker(workerEnv));
         await until("the new worker to hold the scene", async () => ((await holder("office")) === workers[0]?.id ? true : undefined));
         expect((await apiC.call("POST", "/api/scenes/office/stop")).status).toBe(200);

@@ -6,6 +6,13 @@ import type { SceneService } from "../scenes/scene-service.ts";
 import { queueWorker, SCENE_QUEUE, SceneJobDataSchema, type QueueWorkerSlots, type SceneJobData } from "./queue-names.ts";
 import type { ControlServer } from "./control-rpc.ts";
 import { reportStart, SceneControlSchema } from "./scene-control.ts";
+import { openJob, RejectedJobError, sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
+
+/**
+ * How long a sealed "start a new session" job is accepted: the API waiting for it takes it back after 30 s
+ * anyway, and a start captured from Redis cannot be replayed later to start the scene again.
+ */
+const NEW_SCENE_MAX_AGE_MS = 10 * 60_000;
 
 /** `concurrency`: scenes this process holds at once (a held scene's job stays active while it is loaded, running or paused). */
 export type SceneWorkerOptions = QueueWorkerSlots;
@@ -17,6 +24,8 @@ export interface SceneWorkerDeps {
   control: ControlServer;
   /** For the start outcomes the API waits for (a normal connection). */
   redis: Redis;
+  /** Checks each job (and re-seals it as it becomes a restore); seals the start outcomes. */
+  seal: QueueSeal;
   log: Logger;
 }
 
@@ -42,7 +51,7 @@ interface HeldScene {
  */
 export class SceneWorker {
   private readonly held = new Map<string, HeldScene>();
-  private worker: Worker<SceneJobData> | undefined;
+  private worker: Worker<SealedJob<SceneJobData>> | undefined;
   private closing = false;
 
   constructor(
@@ -56,7 +65,7 @@ export class SceneWorker {
   }
 
   async start(): Promise<void> {
-    this.worker = queueWorker<SceneJobData>(
+    this.worker = queueWorker<SealedJob<SceneJobData>>(
       SCENE_QUEUE,
       (job, token) => this.process(job, token),
       // Each hand-over after a stall restores the scene from what was committed, which is safe to repeat;
@@ -69,7 +78,9 @@ export class SceneWorker {
     this.worker.on("lockRenewalFailed", (jobIds) => {
       for (const held of this.held.values()) if (jobIds.includes(held.jobId)) held.end("lost");
     });
-    this.worker.on("failed", (job, error) => this.deps.log.warn("scene job failed", { sceneId: job?.data.sceneId, error: messageOf(error) }));
+    this.worker.on("failed", (job, error) => {
+      if (!(error instanceof RejectedJobError)) this.deps.log.warn("scene job failed", { sceneId: job?.data.sceneId, error: messageOf(error) });
+    });
     await this.worker.waitUntilReady();
   }
 
@@ -119,10 +130,11 @@ export class SceneWorker {
     }
   }
 
-  private async process(job: Job<SceneJobData>, token: string | undefined): Promise<void> {
-    const data = SceneJobDataSchema.parse(job.data);
+  private async process(job: Job<SealedJob<SceneJobData>>, token: string | undefined): Promise<void> {
+    const { service, control, log, seal } = this.deps;
+    // A restore only continues a session stored running or paused, so it may wait any time; a new session only briefly.
+    const data = openJob(seal, SCENE_QUEUE, job, SceneJobDataSchema, "a scene job", job.data.mode === "new" ? { maxAgeMs: NEW_SCENE_MAX_AGE_MS } : {});
     const { sceneId } = data;
-    const { service, control, log } = this.deps;
     let end: (how: Ending) => void = () => undefined;
     const held: HeldScene = { jobId: job.id ?? "", end: (how) => end(how), ended: new Promise<Ending>((resolve) => (end = resolve)) };
     this.held.set(sceneId, held);
@@ -132,17 +144,17 @@ export class SceneWorker {
         try {
           await service.start(sceneId, data.startedBy);
         } catch (error) {
-          await reportStart(this.deps.redis, data.requestId, error);
+          await reportStart(this.deps.redis, seal, data.requestId, error);
           return;
         }
         // From now on the job continues this session: handed over after a stall, it restores it.
-        await job.updateData({ ...data, mode: "restore" });
+        await job.updateData(sealJob(seal, SCENE_QUEUE, job.id ?? "", { ...data, mode: "restore" }));
       } else if (!(await service.restore(sceneId))) {
         // Stopped or deleted meanwhile, or never started: nothing to continue.
         return;
       }
       await control.hold("scene", sceneId);
-      if (data.mode === "new") await reportStart(this.deps.redis, data.requestId);
+      if (data.mode === "new") await reportStart(this.deps.redis, seal, data.requestId);
       if (this.closing) held.end("handback");
       const how = await held.ended;
       log.info("scene let go", { sceneId, how });

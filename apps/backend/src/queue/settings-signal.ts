@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import type { RunRuntime } from "../runtime/run-runtime.ts";
-import { channelMessage, SETTINGS_CHANNEL } from "./queue-names.ts";
+import { SETTINGS_CHANNEL } from "./queue-names.ts";
+import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
 /** The settings every process applies itself: tool permissions (the tool host's policy) and MCP servers. */
 const SettingsChangeSchema = z.object({ origin: z.string(), what: z.enum(["permissions", "mcp"]) });
@@ -20,6 +21,7 @@ export class SettingsSignal {
   constructor(
     private readonly origin: string,
     private readonly redis: Redis,
+    private readonly seal: QueueSeal,
     private readonly log: Logger,
   ) {}
 
@@ -29,7 +31,7 @@ export class SettingsSignal {
     runtime.mcpSettings.onSaved(() => this.announce("mcp"));
     subscriber.on("message", (channel: string, text: string) => {
       if (channel !== SETTINGS_CHANNEL) return;
-      const change = channelMessage(SettingsChangeSchema, text, "settings announcement", this.log);
+      const change = this.seal.unwrap(SETTINGS_CHANNEL, text, SettingsChangeSchema, "a settings announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
       if (!change || change.origin === this.origin) return;
       const reloaded = (change.what === "permissions" ? runtime.permissions.reload(this.log) : runtime.mcpSettings.reload(this.log)).then(
         () => this.log.info("settings saved elsewhere applied", { what: change.what }),
@@ -53,6 +55,8 @@ export class SettingsSignal {
 
   private async announce(what: SettingsChange["what"]): Promise<void> {
     const change: SettingsChange = { origin: this.origin, what };
-    await this.redis.publish(SETTINGS_CHANNEL, JSON.stringify(change)).catch((error: unknown) => this.log.warn("announcing a settings change failed", { what, error: messageOf(error) }));
+    await this.redis
+      .publish(SETTINGS_CHANNEL, this.seal.wrap(SETTINGS_CHANNEL, change))
+      .catch((error: unknown) => this.log.warn("announcing a settings change failed", { what, error: messageOf(error) }));
   }
 }

@@ -18,6 +18,7 @@ import { createSceneService } from "../scenes/index.ts";
 import { SceneWorker } from "./scene-worker.ts";
 import { AgentService } from "../agents/agent-service.ts";
 import { AgentWorker } from "./agent-worker.ts";
+import { installationSeal } from "./queue-seal.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -88,6 +89,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let controlSubscriber: Redis | undefined;
   let ops: WorkerOps | undefined;
   try {
+    // The API's key (its WEFT_SECRET or master.key): without it nothing this worker reads from Redis would pass its check.
+    const seal = installationSeal(options.dataDir, options.secret, redactor, log.child("queue"));
     const commands = (redis = await openRedis(options.redisUrl, `${id}:commands`, log.child("queue")));
     subscriber = await openRedis(options.redisUrl, `${id}:cancel`, log.child("queue"));
     controlSubscriber = await openRedis(options.redisUrl, `${id}:control`, log.child("queue"));
@@ -102,6 +105,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         if (!handler) throw new Error(`this worker hosts no ${kind}s`);
         return handler(kind, heldId, op, args);
       },
+      seal,
       log.child("control"),
     );
     await control.start();
@@ -118,8 +122,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     }));
 
     // Settings saved in the editor apply here at once; the cancel listener shares the connection (each filters by channel).
-    const settings = await new SettingsSignal(id, commands, log.child("settings")).follow(rt, subscriber);
-    const hub = new RelayingEventHub(id, commands, log.child("relay"));
+    const settings = await new SettingsSignal(id, commands, seal, log.child("settings")).follow(rt, subscriber);
+    const hub = new RelayingEventHub(id, commands, seal, log.child("relay"));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
     // Its runs' events reach no API process's metrics (the relay delivers them to subscribers only): the worker serves its own.
     if (options.metricsPort !== undefined) {
@@ -127,6 +131,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         hub,
         sql: storage.sql,
         redisReachable: () => redisAnswers(commands),
+        queueRejections: () => seal.rejected(),
         port: options.metricsPort,
         ...(options.metricsHostname !== undefined ? { hostname: options.metricsHostname } : {}),
         token: loadAccessToken(options.dataDir, options.authToken).value,
@@ -146,7 +151,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
       permissionBroker: rt.permissionBroker,
     };
-    const worker = new RunWorker(slots(options.concurrency ?? 4), { storage, executor, redis: commands, subscriber, settingsApplied: () => settings.applied(), log: log.child("queue") });
+    const worker = new RunWorker(slots(options.concurrency ?? 4), { storage, executor, redis: commands, subscriber, seal, settingsApplied: () => settings.applied(), log: log.child("queue") });
     await worker.start();
     const agents = new AgentService({
       ...hosting,
@@ -154,12 +159,12 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       keepIdle: false,
       onRunStarted: (conversationId, runId) => agentWorker.noteRun(conversationId, runId),
     });
-    const agentWorker = new AgentWorker(slots(options.agentConcurrency ?? 16), { agents, control, redis: commands, storage, executor, log: log.child("agents") });
+    const agentWorker = new AgentWorker(slots(options.agentConcurrency ?? 16), { agents, control, redis: commands, storage, executor, seal, log: log.child("agents") });
     controlHandlers.set("agent", agentWorker.control);
     await agentWorker.start();
     // Scenes run here, with their agents and all the runs those cause, while this worker holds their jobs.
     const sceneService = createSceneService({ ...hosting, log: log.child("scenes") });
-    const sceneWorker = new SceneWorker(slots(options.sceneConcurrency ?? 64), { service: sceneService, control, redis: commands, log: log.child("scenes") });
+    const sceneWorker = new SceneWorker(slots(options.sceneConcurrency ?? 64), { service: sceneService, control, redis: commands, seal, log: log.child("scenes") });
     controlHandlers.set("scene", (_kind, sceneId, op, args) => sceneWorker.control(sceneId, op, args));
     await sceneWorker.start();
     log.info("worker ready", { id, concurrency: options.concurrency ?? 4 });

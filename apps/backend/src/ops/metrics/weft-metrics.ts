@@ -54,6 +54,22 @@ function queueGauges(queue: RunQueueProbe, registers: Registry[]): void {
   new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
 }
 
+/** Queue mode: jobs and messages read from Redis and dropped, by reason (the source keeps the counts; read at each scrape). */
+export type QueueRejections = () => ReadonlyMap<string, number>;
+
+function rejectionCounter(read: QueueRejections, registers: Registry[]): void {
+  new Counter({
+    name: "weft_queue_rejected_total",
+    help: "Queue mode: jobs, control calls and announcements read from Redis and dropped because their seal was missing, wrong, stale or replayed (or their shape was not Weft's), by reason.",
+    labelNames: ["reason"],
+    registers,
+    collect: function (this: Counter<"reason">) {
+      this.reset();
+      for (const [reason, count] of read()) this.inc({ reason }, count);
+    },
+  });
+}
+
 /**
  * The server's Prometheus metrics, in a registry of its own (several servers may share a process in
  * tests). Run and node figures are fed from the events the journal has stored (the hub's tap), so a
@@ -73,7 +89,7 @@ export class WeftMetrics {
   private readonly invocationTypes = new Map<string, Map<string, string>>();
 
   /** Without `queue` (a worker process), the queue gauges are left to the API process that owns the queue. */
-  constructor(queue: RunQueueProbe | undefined, options: { defaultMetrics?: boolean } = {}) {
+  constructor(queue: RunQueueProbe | undefined, options: { defaultMetrics?: boolean; queueRejections?: QueueRejections } = {}) {
     const registers = [this.registry];
     this.runsStarted = new Counter({ name: "weft_runs_started_total", help: "Runs that started executing (run.started events).", registers });
     this.runsFinished = new Counter({ name: "weft_runs_finished_total", help: "Runs that ended, by final status.", labelNames: ["status"], registers });
@@ -93,6 +109,7 @@ export class WeftMetrics {
     };
     this.finished = { completed: finished("completed"), failed: finished("failed"), cancelled: finished("cancelled") };
     if (queue) queueGauges(queue, registers);
+    if (options.queueRejections) rejectionCounter(options.queueRejections, registers);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "weft_" });
   }
 
