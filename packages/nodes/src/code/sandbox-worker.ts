@@ -3,11 +3,19 @@
  * (`runInSandbox`), sending each console line as it is written and then the result or the failure. It
  * never stops the code itself: the pool terminates the thread at the time limit or on cancellation.
  */
+import { setPriority } from "node:os";
 import { messageOf, NodeFailure } from "@weft/types";
 import { loadQuickJs, runInSandbox } from "./quickjs-sandbox.ts";
 import type { WorkerReply, WorkerRequest } from "./code-workers.ts";
 
 declare const self: Worker;
+
+// This thread only (Linux priorities are per thread): when code spins on every core, the event loop comes first.
+try {
+  setPriority(5);
+} catch {
+  // not allowed here: normal priority
+}
 
 const reply = (message: WorkerReply) => postMessage(message);
 
