@@ -2,4 +2,5 @@ export { defineNode } from "./define-node.ts";
 export { NodeRegistry, UnknownNodeTypeError } from "./registry.ts";
 export { DuplicateNodeTypeError } from "./registry.ts";
 export { builtinNodes, createBuiltinRegistry } from "./builtins.ts";
+export { codeWorkers } from "./code/code-workers.ts";
 export { sceneNodes } from "./scene/index.ts";

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { createBuiltinRegistry } from "@weft/nodes";
+import { codeWorkers, createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost } from "@weft/agent-runtime";
 import type { Logger, NodeServices, SecretRedactor, WorkflowSource } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
@@ -152,6 +152,8 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       (closed ??= (async () => {
         await closeTools();
         await demo?.stop();
+        // The process's code threads: their runs were stopped before this, what still idles ends now.
+        codeWorkers.close();
       })());
     return {
       llmProfiles,

@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { expectFailure, runNodeFull } from "../testing/harness.ts";
 import { codeJavascript } from "./javascript.ts";
+import { codeWorkers } from "./code-workers.ts";
+
+// The code threads end with the file (an idle one would outlast the test worker that started it).
+afterAll(() => codeWorkers.close());
 
 const run = (code: string, input?: unknown, extra: Record<string, unknown> = {}, signal?: AbortSignal) =>
   runNodeFull(codeJavascript, { code, ...(input !== undefined ? { input } : {}), ...extra }, signal ? { signal } : {});

@@ -1,5 +1,5 @@
 import { defineNode } from "../define-node.ts";
-import { runInSandbox } from "./quickjs-sandbox.ts";
+import { codeWorkers } from "./code-workers.ts";
 
 const MiB = 1024 * 1024;
 const PORT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -11,8 +11,8 @@ function fieldsOf(value: unknown): Record<string, unknown> {
 }
 
 /**
- * A JavaScript step in QuickJS (WebAssembly). Its console output streams as chunks once the code
- * has run (the code runs synchronously, so there is no earlier moment to send them).
+ * A JavaScript step in QuickJS (WebAssembly), run on one of the process's code threads (`code-workers.ts`),
+ * never on the event loop. Its console lines stream as chunks while it runs.
  */
 export const codeJavascript = defineNode(
   {
@@ -34,13 +34,31 @@ export const codeJavascript = defineNode(
     ],
   },
   async function* (inputs, ctx) {
-    const run = await runInSandbox(String(inputs.code), inputs.input, {
-      timeoutMs: Number(inputs.timeoutMs),
-      memoryBytes: Number(inputs.memoryMb) * MiB,
-      maxLogBytes: 256 * 1024,
-      signal: ctx.signal,
-    });
-    for (const line of run.logs) yield { log: line };
+    const lines: string[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    const running = codeWorkers.run(
+      { code: String(inputs.code), input: inputs.input, limits: { memoryBytes: Number(inputs.memoryMb) * MiB, maxLogBytes: 256 * 1024 } },
+      {
+        timeoutMs: Number(inputs.timeoutMs),
+        signal: ctx.signal,
+        onLog: (line) => {
+          lines.push(line);
+          wake?.();
+        },
+      },
+    );
+    const end = () => {
+      ended = true;
+      wake?.();
+    };
+    running.then(end, end);
+    for (let sent = 0; ;) {
+      while (sent < lines.length) yield { log: lines[sent++] };
+      if (ended) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    const run = await running;
     return { ...fieldsOf(run.value), result: run.value ?? null, logs: run.logs };
   },
 );

@@ -1,28 +1,38 @@
-import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from "quickjs-emscripten";
 import { NodeFailure } from "@weft/types";
 
 export interface SandboxLimits {
-  timeoutMs: number;
   memoryBytes: number;
-  /** Most bytes of console output kept; more is dropped with a marker. */
+  /** Most bytes of console output kept (each line counts one more for its end); more is dropped with a marker. */
   maxLogBytes: number;
-  signal?: AbortSignal;
 }
 
 export interface SandboxRun {
-  /** What the code returned, through JSON (undefined when it returned nothing). */
-  value: unknown;
-  logs: string[];
+  /** What the code returned, as JSON text (undefined when it returned nothing). */
+  json: string | undefined;
 }
 
 /** The file name QuickJS reports in stack traces; the user's line N is its line N + 1 (the wrapper's first line). */
 const FILE = "code.js";
-const STACK_BYTES = 512 * 1024;
+/**
+ * QuickJS's own stack limit. Its frames also use the thread's native stack, smaller on a worker thread than on the
+ * main one: at 384 KiB some recursions there overflowed the native stack first, which aborts the WebAssembly module.
+ */
+const STACK_BYTES = 256 * 1024;
 
 let module: Promise<QuickJSWASMModule> | undefined;
-/** The WebAssembly module, compiled once per process; each run gets its own runtime (heap, limits) from it. */
+/**
+ * QuickJS, instantiated once per thread from `compiled` (the WebAssembly module `code-workers.ts` compiles once
+ * per process: a new thread skips the compile, and shares the optimised code as the engine tiers it up); each
+ * run gets its own runtime (heap, limits) from it.
+ */
+export function loadQuickJs(compiled: WebAssembly.Module): Promise<QuickJSWASMModule> {
+  module ??= newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: compiled }));
+  return module;
+}
+
 function quickJs(): Promise<QuickJSWASMModule> {
-  module ??= getQuickJS();
+  if (!module) throw new Error("QuickJS is not loaded in this thread: call loadQuickJs first");
   return module;
 }
 
@@ -50,16 +60,11 @@ export function userLine(stack: string): number | undefined {
 
 /** How the run stood when it failed. */
 interface RunState {
-  interrupted: boolean;
   /** Whether the heap is (nearly) at its limit now. */
   memoryFull(): boolean;
 }
 
 function failure(error: VmError, limits: SandboxLimits, state: RunState): NodeFailure {
-  if (state.interrupted) {
-    if (limits.signal?.aborted) return new NodeFailure("CANCELLED", "The code was stopped: the run was cancelled.");
-    return new NodeFailure("CODE_TIMEOUT", `The code ran longer than its ${limits.timeoutMs} ms limit and was stopped. Look for an endless loop, or raise timeoutMs.`, { timeoutMs: limits.timeoutMs });
-  }
   if (/out of memory/i.test(error.message) || error.empty || state.memoryFull()) {
     const thrown = error.empty ? " (or it threw null or undefined, which looks the same)" : "";
     return new NodeFailure(
@@ -83,15 +88,15 @@ function formatLogArgument(ctx: QuickJSContext, handle: QuickJSHandle): string {
 
 /**
  * Runs `code` as the body of `function (input) { … }` in QuickJS compiled to WebAssembly: its own
- * heap with a memory cap, an interrupt handler for the time limit (and cancellation), and nothing
- * but the language itself and `console.log` — no modules, files, network, environment or process.
- * Values cross the boundary only as JSON. Throws a NodeFailure naming the line of the user's code.
+ * heap with a memory cap, and nothing but the language itself and `console.log` (each line handed to
+ * `onLog` as it is written) — no modules, files, network, environment or process. Values cross the
+ * boundary only as JSON. Throws a NodeFailure naming the line of the user's code. It runs to its end:
+ * the time limit and cancellation are the caller's, who runs this on a thread it can terminate
+ * (`sandbox-worker.ts`, `code-workers.ts`).
  */
-export async function runInSandbox(code: string, input: unknown, limits: SandboxLimits): Promise<SandboxRun> {
+export async function runInSandbox(code: string, input: unknown, limits: SandboxLimits, onLog: (line: string) => void): Promise<SandboxRun> {
   const runtime = (await quickJs()).newRuntime();
-  const deadline = Date.now() + limits.timeoutMs;
   const state: RunState = {
-    interrupted: false,
     memoryFull: () => {
       const allocated = /memory allocated\s+\d+\s+(\d+)/.exec(runtime.dumpMemoryUsage());
       return allocated !== null && Number(allocated[1]) > limits.memoryBytes * 0.95;
@@ -99,16 +104,15 @@ export async function runInSandbox(code: string, input: unknown, limits: Sandbox
   };
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(STACK_BYTES);
-  runtime.setInterruptHandler(() => (state.interrupted ||= Date.now() > deadline || limits.signal?.aborted === true));
   const ctx = runtime.newContext();
-  const logs: string[] = [];
   let logBytes = 0;
   try {
     const log = ctx.newFunction("log", (...args) => {
       if (logBytes > limits.maxLogBytes) return;
       const line = args.map((a) => formatLogArgument(ctx, a)).join(" ");
-      logBytes += line.length;
-      logs.push(logBytes > limits.maxLogBytes ? `…[console output cut at ${limits.maxLogBytes} bytes]` : line);
+      // An empty line counts too: endless empty lines are stopped like long ones.
+      logBytes += line.length + 1;
+      onLog(logBytes > limits.maxLogBytes ? `…[console output cut at ${limits.maxLogBytes} bytes]` : line);
     });
     const consoleObject = ctx.newObject();
     for (const name of ["log", "info", "warn", "error", "debug"]) ctx.setProp(consoleObject, name, log);
@@ -166,7 +170,7 @@ export async function runInSandbox(code: string, input: unknown, limits: Sandbox
     }
     const json: unknown = ctx.dump(text.value);
     text.value.dispose();
-    return { value: typeof json === "string" ? JSON.parse(json) : undefined, logs };
+    return { json: typeof json === "string" ? json : undefined };
   } finally {
     ctx.dispose();
     runtime.dispose();
