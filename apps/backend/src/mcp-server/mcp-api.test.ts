@@ -8,6 +8,7 @@ import { RunStatusSchema } from "../testing/answers.ts";
 
 /** GET /api/runs: each run kept whole (loose), to be matched field by field. */
 const RunListSchema = z.object({ runs: z.array(z.looseObject({})) });
+const RunRecordSchema = z.object({ run: z.looseObject({ inputs: z.unknown(), outputs: z.unknown() }) });
 
 let t: TestServer;
 let client: Client;
@@ -45,7 +46,10 @@ describe("skills as MCP tools", () => {
     const runId = result._meta?.["weft/runId"];
     expect(typeof runId).toBe("string");
     const body = RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=notes")).body);
-    expect(body.runs).toContainEqual(expect.objectContaining({ id: runId, workflowId: "notes", status: "completed", inputs: { topic: "MCP" }, outputs: { text: "Notes on MCP" } }));
+    // The list carries summaries; the run itself carries its inputs and outputs.
+    expect(body.runs).toContainEqual(expect.objectContaining({ id: runId, workflowId: "notes", status: "completed" }));
+    const run = RunRecordSchema.parse((await t.call("GET", `/api/runs/${String(runId)}`)).body).run;
+    expect(run).toMatchObject({ inputs: { topic: "MCP" }, outputs: { text: "Notes on MCP" } });
   });
 
   it("answers inputs the interface refuses with a tool error the model can read, and starts no run", async () => {

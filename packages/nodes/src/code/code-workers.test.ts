@@ -32,6 +32,29 @@ describe("code:javascript threads", () => {
     expect(await single.run(job("return 1 + 1;"), { timeoutMs: 20_000 })).toEqual({ value: 2, logs: [] });
   }, 60_000);
 
+  it("stops killed code for good: four spinners stopped at their limit burn no more CPU", async () => {
+    // In a process of its own, so the CPU it used is the pool's alone (this one runs other test files' threads).
+    const script = `
+      import { CodeWorkers } from ${JSON.stringify(new URL("./code-workers.ts", import.meta.url).pathname)};
+      const pool = new CodeWorkers({ size: 1 });
+      const limits = { memoryBytes: 64 << 20, maxLogBytes: 1024 };
+      let stopped = "";
+      for (let i = 0; i < 4; i++) stopped = await pool.run({ code: "while (true) {}", input: null, limits }, { timeoutMs: 300 }).catch((error) => error.code);
+      // The fresh thread that took its place is ready once it answers: its start is not what is measured.
+      await pool.run({ code: "return 1", input: null, limits }, { timeoutMs: 20000 });
+      await Bun.sleep(300);
+      const before = process.cpuUsage();
+      await Bun.sleep(1000);
+      const used = process.cpuUsage(before);
+      console.log(JSON.stringify({ stopped, cpuMs: (used.user + used.system) / 1000 }));
+      process.exit(0);`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const report = JSON.parse((await new Response(child.stdout).text()).trim()) as { stopped: string; cpuMs: number };
+    expect(report.stopped).toBe("CODE_TIMEOUT");
+    // A thread still spinning takes a core's worth of CPU time in that second (a third of one at least on a busy machine).
+    expect(report.cpuMs).toBeLessThan(300);
+  }, 60_000);
+
   it("terminates the thread of a cancelled call: the only thread is free for the next one", async () => {
     const controller = new AbortController();
     let started: () => void = () => undefined;

@@ -11,7 +11,8 @@ export interface CodeJob {
   limits: SandboxLimits;
 }
 
-export type WorkerRequest = { kind: "init"; quickJs: WebAssembly.Module } | ({ kind: "run"; id: number } & CodeJob);
+/** `stop`: one Int32 the pool sets to 1 when it gives up on the thread's code; the thread's QuickJS checks it. */
+export type WorkerRequest = { kind: "init"; quickJs: WebAssembly.Module; stop: SharedArrayBuffer } | ({ kind: "run"; id: number } & CodeJob);
 
 export type WorkerReply =
   | { kind: "ready" }
@@ -53,6 +54,7 @@ interface Job {
 
 interface Thread {
   worker: Worker;
+  stop: Int32Array;
   ready: boolean;
   running?: Job;
 }
@@ -137,7 +139,7 @@ export class CodeWorkers {
   private spawn(): void {
     // Referenced while it starts (a call may be waiting for it), unreferenced once it idles.
     const worker = new Worker(this.script, { ref: true });
-    const thread: Thread = { worker, ready: false };
+    const thread: Thread = { worker, stop: new Int32Array(new SharedArrayBuffer(4)), ready: false };
     worker.onmessage = (event: MessageEvent<WorkerReply>) => this.receive(thread, event.data);
     worker.onerror = (event: ErrorEvent) => this.lost(thread, `its thread failed: ${event.message}`);
     // Ended without an error while still in use (not terminated by this pool).
@@ -145,7 +147,7 @@ export class CodeWorkers {
     this.threads.add(thread);
     this.compiled ??= compileQuickJs();
     this.compiled.then(
-      (quickJs) => worker.postMessage({ kind: "init", quickJs } satisfies WorkerRequest),
+      (quickJs) => worker.postMessage({ kind: "init", quickJs, stop: thread.stop.buffer as SharedArrayBuffer } satisfies WorkerRequest),
       (error: unknown) => this.lost(thread, `QuickJS could not be compiled: ${messageOf(error)}`),
     );
   }
@@ -216,6 +218,8 @@ export class CodeWorkers {
 
   private retire(thread: Thread): void {
     this.threads.delete(thread);
+    // Ends a loop inside QuickJS, where the terminate alone may not reach (quickjs-sandbox.ts).
+    Atomics.store(thread.stop, 0, 1);
     thread.worker.terminate();
   }
 

@@ -90,11 +90,11 @@ function formatLogArgument(ctx: QuickJSContext, handle: QuickJSHandle): string {
  * Runs `code` as the body of `function (input) { … }` in QuickJS compiled to WebAssembly: its own
  * heap with a memory cap, and nothing but the language itself and `console.log` (each line handed to
  * `onLog` as it is written) — no modules, files, network, environment or process. Values cross the
- * boundary only as JSON. Throws a NodeFailure naming the line of the user's code. It runs to its end:
- * the time limit and cancellation are the caller's, who runs this on a thread it can terminate
- * (`sandbox-worker.ts`, `code-workers.ts`).
+ * boundary only as JSON. Throws a NodeFailure naming the line of the user's code. The time limit and
+ * cancellation are the caller's, who runs this on a thread it can terminate (`sandbox-worker.ts`,
+ * `code-workers.ts`) and says so through `stopped`.
  */
-export async function runInSandbox(code: string, input: unknown, limits: SandboxLimits, onLog: (line: string) => void): Promise<SandboxRun> {
+export async function runInSandbox(code: string, input: unknown, limits: SandboxLimits, onLog: (line: string) => void, stopped: () => boolean = () => false): Promise<SandboxRun> {
   const runtime = (await quickJs()).newRuntime();
   const state: RunState = {
     memoryFull: () => {
@@ -104,6 +104,10 @@ export async function runInSandbox(code: string, input: unknown, limits: Sandbox
   };
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(STACK_BYTES);
+  // QuickJS asks this every few thousand instructions. `stopped` turns true when the pool gives up on the
+  // code (its time limit, a cancel): the loop ends here, and the thread's terminate takes effect. Terminate
+  // alone did not always stop a loop running inside QuickJS's WebAssembly: the thread went on spinning.
+  runtime.setInterruptHandler(stopped);
   const ctx = runtime.newContext();
   let logBytes = 0;
   try {

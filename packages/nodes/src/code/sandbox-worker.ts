@@ -1,7 +1,8 @@
 /**
  * A thread `CodeWorkers` starts: it instantiates QuickJS from the module it is sent, says it is ready, then runs one job at a time
  * (`runInSandbox`), sending each console line as it is written and then the result or the failure. It
- * never stops the code itself: the pool terminates the thread at the time limit or on cancellation.
+ * never stops the code by itself: at the time limit or on a cancel the pool raises the thread's stop flag
+ * (which QuickJS's interrupt check reads) and terminates the thread.
  */
 import { setPriority } from "node:os";
 import { messageOf, NodeFailure } from "@weft/types";
@@ -18,17 +19,20 @@ try {
 }
 
 const reply = (message: WorkerReply) => postMessage(message);
+let stopFlag: Int32Array | undefined;
+const stopped = () => stopFlag !== undefined && Atomics.load(stopFlag, 0) !== 0;
 
 self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   if (request.kind === "init") {
+    stopFlag = new Int32Array(request.stop);
     await loadQuickJs(request.quickJs);
     reply({ kind: "ready" });
     return;
   }
   const { id, code, input, limits } = request;
   try {
-    const run = await runInSandbox(code, input, limits, (line) => reply({ kind: "log", id, line }));
+    const run = await runInSandbox(code, input, limits, (line) => reply({ kind: "log", id, line }), stopped);
     reply({ kind: "done", id, json: run.json });
   } catch (error) {
     if (error instanceof NodeFailure) {
