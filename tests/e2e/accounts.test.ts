@@ -5,7 +5,7 @@ import { openSettingsTab } from "./support/settings.ts";
 import { useWeft } from "./support/weft.ts";
 import { templateWorkflow } from "../../apps/backend/src/testing/test-server.ts";
 import { UserListAnswerSchema as Users } from "../../apps/backend/src/testing/users.ts";
-import { RunListSchema as Runs } from "../../apps/frontend/src/api/schemas.ts";
+import { RunListSchema as Runs } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 const weft = useWeft({}, async () => {
   await weft.createWorkflow(templateWorkflow("notes"));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
 import { useServedApi } from "./support/served-api.ts";
 import { WorkflowSchema, type Workflow } from "../../packages/types/src/index.ts";
-import { ApiClient, revisionConflict } from "../../apps/frontend/src/api/client.ts";
+import { ApiClient, revisionConflict } from "../../apps/frontend/src/shared/api/client.ts";
 
 const served = useServedApi();
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { poll } from "./support/poll.ts";
 import { CHROMIUM, CHROMIUM_ARGS, useWeft } from "./support/weft.ts";
-import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { RunListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 let evil: ReturnType<typeof Bun.serve>;
 const weft = useWeft({}, async () => {

@@ -3,7 +3,7 @@ import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { clearPaletteSearch, inspectRun, node, openFromList, searchPalette, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
-import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { RunListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 const weft = useWeft({}, async () => {
   await weft.createWorkflow(debugWorkflow);

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
-import { WorkflowListSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { WorkflowListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 

@@ -3,7 +3,7 @@ import { poll } from "./support/poll.ts";
 import { ownerWebSocket } from "./support/as-owner.ts";
 import { useServedApi } from "./support/served-api.ts";
 import { WorkflowSchema, type RunEvent } from "../../packages/types/src/index.ts";
-import { LiveSocket, type SocketStatus } from "../../apps/frontend/src/lib/live-socket.ts";
+import { LiveSocket, type SocketStatus } from "../../apps/frontend/src/shared/live/live-socket.ts";
 
 const served = useServedApi(async ({ client }) => {
   // Six waits in a row: a run long enough to drop the connection in its middle.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./support/axe.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
-import { NodesResponseSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { NodesResponseSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 const EVERYTHING = fileURLToPath(new URL("../../apps/backend/node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const SECRET = "mcp-e2e-Secret-Value-4Hq8Zr";

@@ -3,7 +3,7 @@ import { node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { greetingWorkflow, runAndWait } from "./support/two-step-run.ts";
-import { RunListSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { RunListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 const weft = useWeft({}, async () => {
   await weft.createWorkflow(greetingWorkflow("compare-me", "Compare me"));

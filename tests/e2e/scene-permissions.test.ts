@@ -10,7 +10,7 @@ import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { SCREENSHOTS, screenshotBothThemes } from "./support/screens.ts";
 import { openSettingsTab } from "./support/settings.ts";
 import { useWeft } from "./support/weft.ts";
-import { PermissionSettingsSchema } from "../../apps/frontend/src/api/settings.ts";
+import { PermissionSettingsSchema } from "../../apps/frontend/src/features/settings/settings-api.ts";
 
 /** The repository's examples, for the agent deliberation workflow. */
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));

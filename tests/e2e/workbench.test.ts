@@ -6,7 +6,7 @@ import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { centerOf, dragFromPalette, node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
-import { WorkflowListSchema } from "../../apps/frontend/src/api/schemas.ts";
+import { WorkflowListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 
 let files: string;
 const weft = useWeft({}, async () => {

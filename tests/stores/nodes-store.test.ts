@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freshPinia } from "../../apps/frontend/src/lib/testing/fresh-pinia.ts";
-import { useNodesStore } from "../../apps/frontend/src/stores/nodes.ts";
+import { freshPinia } from "../../apps/frontend/src/shared/testing/fresh-pinia.ts";
+import { useNodesStore } from "../../apps/frontend/src/shared/workflow/nodes-store.ts";
 import { startPageServer, type PageServer } from "./support/page-server.ts";
 
 let page: PageServer;

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WorkflowAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
-import { freshPinia } from "../../apps/frontend/src/lib/testing/fresh-pinia.ts";
-import { useWorkflowsStore } from "../../apps/frontend/src/stores/workflows.ts";
+import { freshPinia } from "../../apps/frontend/src/shared/testing/fresh-pinia.ts";
+import { useWorkflowsStore } from "../../apps/frontend/src/shared/workflow/workflows-store.ts";
 import { startPageServer, type PageServer } from "./support/page-server.ts";
 
 let page: PageServer;

@@ -1,7 +1,7 @@
 import { silentLogger } from "../../../packages/types/src/index.ts";
 import { createServer, type WeftServer } from "../../../apps/backend/src/server.ts";
 import { removeDir, tempDir } from "../../../apps/backend/src/testing/temp-dirs.ts";
-import { ApiClient } from "../../../apps/frontend/src/api/client.ts";
+import { ApiClient } from "../../../apps/frontend/src/shared/api/client.ts";
 import { ownerFetch } from "./as-owner.ts";
 import { useStarted } from "./lifecycle.ts";
 

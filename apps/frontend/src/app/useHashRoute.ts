@@ -1,0 +1,95 @@
+import { computed, onScopeDispose, ref, watch, type Ref } from "vue";
+import { hashOfRoute, routeFromHash, samePlace, type EditorLink } from "../shared/ui/route.ts";
+import { useBuilderStore } from "../features/builder/builder-store.ts";
+import { useRunsStore } from "../features/runs/runs-store.ts";
+import { useUiStore } from "../shared/ui/ui-store.ts";
+import { useWorkflowsStore } from "../shared/workflow/workflows-store.ts";
+
+/** Resolves once `ready()` is true. */
+function when(ready: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = watch(ready, (yes) => yes && (queueMicrotask(() => stop()), resolve()), { immediate: true });
+  });
+}
+
+/**
+ * The one owner of the location hash. The app's state (view, the Builder's session, the editor's
+ * workflow, its shown run and selected node) decides the hash; a hash the user typed or followed as
+ * a link, Back/Forward or a reload decides the state. A change of view, workflow or run is a new
+ * history entry (so Back returns to it); a change of selection or within the Builder replaces the entry.
+ * `booting` is true until the editor has its catalogue and remembered tabs: a link opens after that.
+ */
+export function useHashRoute(booting: Ref<boolean>) {
+  const ui = useUiStore();
+  const builder = useBuilderStore();
+  const workflows = useWorkflowsStore();
+  const runs = useRunsStore();
+
+  /** The stored workflow on the active tab (a never-saved one has no address yet), its shown run and its one selected node. */
+  const editorLink = computed((): EditorLink | null => {
+    const tab = workflows.active;
+    if (!tab || tab.saved === null) return null;
+    const node = ui.singleSelected;
+    return { workflow: tab.doc.id, run: runs.shown[tab.id] ?? null, node: node && tab.doc.nodes.some((n) => n.id === node) ? node : null };
+  });
+  const wanted = computed(() => hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null }));
+  const plainAddress = () => location.pathname + location.search;
+  const write = (hash: string, push: boolean) => (push ? history.pushState(null, "", hash || plainAddress()) : history.replaceState(history.state, "", hash || plainAddress()));
+  /** The hash the app last wrote or took in: a different one is a navigation the app has not taken in yet. */
+  let known = location.hash;
+  /** While a link opens, the state is on its way to it: the address waits. */
+  const opening = ref(false);
+
+  function correct() {
+    // An address the app shows otherwise (unknown, or a session it cannot leave now) is corrected in place.
+    if (wanted.value !== location.hash) write(wanted.value, false);
+    known = location.hash;
+  }
+
+  async function openLink(link: EditorLink) {
+    opening.value = true;
+    try {
+      await when(() => !booting.value);
+      // A reload comes back to the tab it left, with its own viewport: the node is selected again, not brought into view.
+      const returning = !link.run && workflows.active?.doc.id === link.workflow;
+      // A run opens as the run history opens it: on its workflow's tab when that still has its graph, else read-only as it ran.
+      const shown = link.run ? await runs.inspectRun(link.run) : !!(await workflows.open(link.workflow));
+      if (shown && link.node) {
+        const node = link.node;
+        await when(() => !!ui.canvas?.sizeOf(node) || !workflows.active?.doc.nodes.some((n) => n.id === node));
+        if (returning) ui.canvas?.select([node]);
+        else ui.canvas?.showNode(node);
+      }
+    } finally {
+      opening.value = false;
+    }
+    if (location.hash === known) correct();
+  }
+
+  function takeIn() {
+    const route = routeFromHash(location.hash);
+    ui.view = route.view;
+    if (route.view === "builder") builder.showSession(route.session);
+    known = location.hash;
+    if (route.link && hashOfRoute(route) !== wanted.value) return void openLink(route.link);
+    if (!opening.value) correct();
+  }
+
+  watch(wanted, (hash) => {
+    if (opening.value) return;
+    // A navigation whose event has not come yet (the page was busy) wins over state that changed meanwhile.
+    if (location.hash !== known) return takeIn();
+    if (hash === location.hash) return;
+    write(hash, !samePlace(routeFromHash(hash), routeFromHash(location.hash)));
+    known = location.hash;
+  });
+
+  const onNavigate = () => location.hash !== known && takeIn();
+  addEventListener("hashchange", onNavigate);
+  addEventListener("popstate", onNavigate);
+  onScopeDispose(() => {
+    removeEventListener("hashchange", onNavigate);
+    removeEventListener("popstate", onNavigate);
+  });
+  takeIn();
+}

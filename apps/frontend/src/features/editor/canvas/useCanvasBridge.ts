@@ -1,0 +1,75 @@
+import { onBeforeUnmount, onMounted, watch, type Ref } from "vue";
+import type { GraphNode, VueFlowStore } from "@vue-flow/core";
+import type { Workflow } from "@weft/types";
+import { fittingViewport, LARGE_GRAPH } from "./viewport.ts";
+import { useUiStore } from "../../../shared/ui/ui-store.ts";
+import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
+
+export interface CanvasBridgeOptions {
+  tabId: string;
+  /** The canvas element: the visible area whose centre `viewCenter` answers. */
+  root: Ref<HTMLElement | null>;
+  doc: Ref<Workflow>;
+  minZoom: number;
+  /** Moves the keyboard focus to a node (from `useCanvasKeyboard`). */
+  focusNode(id: string): void;
+}
+
+/**
+ * Registers one canvas as `ui.canvas` (the `CanvasBridge` the rest of the app drives it through)
+ * whenever its tab becomes the active one, and withdraws it when the canvas goes away.
+ */
+export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode }: CanvasBridgeOptions): void {
+  const ui = useUiStore();
+  const workflows = useWorkflowsStore();
+
+  function attach() {
+    ui.attachCanvas({
+      focusNode,
+      showNode: (id) => {
+        void flow.fitView({ nodes: [id], padding: 0.4, minZoom, maxZoom: 1, duration: 150 });
+        flow.removeSelectedElements();
+        const node = flow.findNode(id);
+        if (node) flow.addSelectedNodes([node]);
+        focusNode(id);
+      },
+      // A large graph is framed from the document at once: no animation rendering a set of nodes at each
+      // step, and the overview holds no nodes for Vue Flow to measure.
+      fitView: () =>
+        doc.value.nodes.length > LARGE_GRAPH
+          ? void flow.setViewport(fittingViewport(doc.value, flow.dimensions.value, { minZoom }))
+          : void flow.fitView({ padding: 0.15, minZoom, maxZoom: 1, duration: 200 }),
+      zoomIn: () => void flow.zoomIn({ duration: 150 }),
+      zoomOut: () => void flow.zoomOut({ duration: 150 }),
+      viewCenter: () => {
+        const rect = root.value?.getBoundingClientRect();
+        return rect ? flow.screenToFlowCoordinate({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
+      },
+      toFlow: (p) => flow.screenToFlowCoordinate(p),
+      toScreen: (p) => flow.flowToScreenCoordinate(p),
+      sizeOf: (id) => {
+        const d = flow.findNode(id)?.dimensions;
+        return d && d.width > 0 ? { width: d.width, height: d.height } : undefined;
+      },
+      select: (ids) => {
+        flow.removeSelectedElements();
+        flow.addSelectedNodes(ids.map((id) => flow.findNode(id)).filter((n): n is GraphNode => !!n));
+      },
+      selectAll: () => flow.addSelectedNodes(flow.nodes.value),
+      clearSelection: () => flow.removeSelectedElements(),
+    });
+  }
+
+  watch(
+    () => workflows.activeId,
+    (id) => {
+      if (id === tabId) attach();
+    },
+  );
+  onMounted(() => {
+    if (workflows.activeId === tabId) attach();
+  });
+  onBeforeUnmount(() => {
+    if (workflows.activeId === tabId || !workflows.tab(workflows.activeId ?? "")) ui.attachCanvas(null);
+  });
+}

@@ -1,0 +1,53 @@
+import type { Workflow } from "@weft/types";
+import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
+
+export interface Viewport {
+  x: number;
+  y: number;
+  zoom: number;
+}
+
+/**
+ * The viewport that shows every node (estimated at the default node size) in a canvas of `size`,
+ * so the first render already has its final zoom: a large graph then starts as light nodes instead
+ * of being rendered in full first and again after Vue Flow's own fitView.
+ */
+export function fittingViewport(
+  doc: Pick<Workflow, "nodes" | "annotations">,
+  size: { width: number; height: number },
+  options: { padding?: number; minZoom?: number; maxZoom?: number } = {},
+): Viewport {
+  const boxes = [
+    ...doc.nodes.map((n) => ({ x: n.position.x, y: n.position.y, ...DEFAULT_NODE_SIZE })),
+    ...doc.annotations.map((a) => ({ x: a.position.x, y: a.position.y, width: a.size?.width ?? 200, height: a.size?.height ?? 80 })),
+  ];
+  if (boxes.length === 0 || size.width <= 0 || size.height <= 0) return { x: 0, y: 0, zoom: 1 };
+  const minX = Math.min(...boxes.map((b) => b.x));
+  const minY = Math.min(...boxes.map((b) => b.y));
+  const maxX = Math.max(...boxes.map((b) => b.x + b.width));
+  const maxY = Math.max(...boxes.map((b) => b.y + b.height));
+  const padding = options.padding ?? 0.15;
+  const zoom = Math.min(options.maxZoom ?? 1, Math.max(options.minZoom ?? 0.05, Math.min((size.width * (1 - padding)) / (maxX - minX), (size.height * (1 - padding)) / (maxY - minY))));
+  return { x: size.width / 2 - ((minX + maxX) / 2) * zoom, y: size.height / 2 - ((minY + maxY) / 2) * zoom, zoom };
+}
+
+/** Past this many nodes, a workflow opens at a working zoom on its start instead of all of it at once. */
+export const LARGE_GRAPH = 300;
+
+/**
+ * Where a workflow opens: all of it when that is legible, else (a large graph) its top-left part at
+ * a working zoom, where only the nodes on screen are rendered; `F` still fits everything.
+ */
+export function openingViewport(doc: Pick<Workflow, "nodes" | "annotations">, size: { width: number; height: number }, minZoom: number): Viewport {
+  const fit = fittingViewport(doc, size, { minZoom });
+  if (doc.nodes.length <= LARGE_GRAPH || fit.zoom >= 0.4) return fit;
+  const zoom = 0.8;
+  const minX = Math.min(...doc.nodes.map((n) => n.position.x));
+  const minY = Math.min(...doc.nodes.map((n) => n.position.y));
+  return { x: 40 - minX * zoom, y: 40 - minY * zoom, zoom };
+}
+
+/** A node's size before Vue Flow has measured it (a header and a row per port or setting). */
+export function estimatedNodeSize(rows: number): { width: number; height: number } {
+  return { width: DEFAULT_NODE_SIZE.width, height: 40 + rows * 26 };
+}

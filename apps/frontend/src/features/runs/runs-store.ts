@@ -1,0 +1,220 @@
+import { defineStore } from "pinia";
+import { markRaw, reactive, ref, shallowReactive } from "vue";
+import { z } from "zod";
+import type { RunEvent, Workflow } from "@weft/types";
+import { api, validationIssuesOf } from "../../shared/api/client.ts";
+import type { RunRecord } from "../../shared/api/schemas.ts";
+import { useIssueWords } from "../../shared/workflow/useIssueWords.ts";
+import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
+import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
+import { sameGraph, workflowFromObservations } from "./run-graph.ts";
+import { applyRunEvent, fillCachedInputs, hasCacheHits, isRunActive, newRunView, runViewFromObservations, type RunView } from "./run-state.ts";
+import { useUiStore } from "../../shared/ui/ui-store.ts";
+import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";
+
+const SHOWN_RUNS_KEY = "weft.shownRuns";
+const INPUTS_KEY = (workflowId: string) => `weft.runInputs.${workflowId}`;
+const ShownRunsSchema = z.record(z.string(), z.string());
+
+/** Runs: starting, cancelling, the live view of each run over the WebSocket, and run history per workflow. */
+export const useRunsStore = defineStore("runs", () => {
+  const ui = useUiStore();
+  const inWords = useIssueWords();
+  const workflows = useWorkflowsStore();
+
+  /** Every run loaded in this page, by run id (reactive per node, so only changed nodes re-render). */
+  const views = shallowReactive(new Map<string, RunView>());
+  /** The run each tab's canvas shows (by tab id). */
+  const shown = reactive<Record<string, string | null>>({});
+  /** Run history by workflow id, newest first. */
+  const lists = shallowReactive(new Map<string, RunRecord[]>());
+  /** The workflow as each loaded run ran it. */
+  const snapshots = new Map<string, Workflow>();
+  const starting = ref(false);
+  const unsubscribers = new Map<string, () => void>();
+  const { socket, status: socketStatus } = useLiveSocket((error) => ui.apiError("Live updates", error));
+
+  const viewOf = (runId: string | null | undefined) => (runId ? views.get(runId) : undefined);
+  const shownRun = (tabId: string | null | undefined) => (tabId ? viewOf(shown[tabId]) : undefined);
+
+  function listen(view: RunView) {
+    if (unsubscribers.has(view.runId) || !isRunActive(view.status)) return;
+    const stop = socket.subscribe(view.runId, view.lastSeq, (event) => onEvent(view, event));
+    unsubscribers.set(view.runId, stop);
+  }
+
+  function onEvent(view: RunView, event: RunEvent) {
+    applyRunEvent(view, event);
+    if (isRunActive(view.status)) return;
+    unsubscribers.get(view.runId)?.();
+    unsubscribers.delete(view.runId);
+    void loadList(view.workflowId);
+    if (hasCacheHits(view)) void loadCachedInputs(view);
+    if (view.status === "failed") ui.toast("error", `Run failed: ${view.error?.message ?? "see the failed node"}`, view.error?.code);
+  }
+
+  async function loadCachedInputs(view: RunView) {
+    const result = await api.getRun(view.runId);
+    if (result.ok) fillCachedInputs(view, result.value.observations);
+    else ui.apiError(`Could not load the inputs of run ${view.runId}`, result.error);
+  }
+
+  /** Which run each tab shows survives a reload: a live one is followed again, a finished one shown again. */
+  function rememberShown() {
+    const remembered: Record<string, string> = {};
+    for (const [tabId, runId] of Object.entries(shown)) if (runId && !tabId.startsWith("run:")) remembered[tabId] = runId;
+    writeLocal(SHOWN_RUNS_KEY, remembered);
+  }
+
+  const lastInputs = (workflowId: string): Record<string, unknown> => readLocal(INPUTS_KEY(workflowId), z.record(z.string(), z.unknown())) ?? {};
+
+  /** Runs the tab's current draft (unsaved edits included). A workflow never saved is created first. */
+  async function start(tabId: string, options: { inputs?: Record<string, unknown>; rerunFrom?: string } = {}): Promise<boolean> {
+    const tab = workflows.tab(tabId);
+    if (!tab || tab.readonly || starting.value) return false;
+    if (tab.saved === null && !(await workflows.save(tabId))) return false;
+    const doc = tab.doc;
+    starting.value = true;
+    const result = await api.startRun(doc.id, { inputs: options.inputs ?? {}, rerunFrom: options.rerunFrom, workflow: doc });
+    starting.value = false;
+    if (!result.ok) {
+      // A graph the server refuses: its problems go onto the nodes they concern.
+      tab.issues = validationIssuesOf(result.error);
+      const doing = options.rerunFrom ? `Could not re-run from "${options.rerunFrom}"` : `Could not start "${doc.name}"`;
+      const first = tab.issues[0] && inWords(tab.issues[0], doc);
+      if (!first) ui.apiError(doing, result.error);
+      else {
+        // The API's message names ids and its own endpoints; the editor says it with titles, and shows the node.
+        const more = tab.issues.length > 1 ? ` (and ${tab.issues.length - 1} more, marked on the nodes)` : "";
+        const at = first.nodeId;
+        ui.toast("error", `${doing}: ${first.text}${more}. ${first.hint}`, result.error.code, 9000, at ? { label: "Jump to node", run: () => ui.canvas?.showNode(at) } : undefined);
+      }
+      return false;
+    }
+    tab.issues = [];
+    if (options.inputs) writeLocal(INPUTS_KEY(doc.id), options.inputs);
+    follow(
+      tabId,
+      result.value.runId,
+      doc.id,
+      doc.nodes.map((n) => n.id),
+      { snapshot: doc, revision: tab.saved?.revision },
+    );
+    return true;
+  }
+
+  /** Shows a run that was just started on a tab and follows it live. */
+  function follow(tabId: string, runId: string, workflowId: string, nodeIds: string[], known: { snapshot?: Workflow; revision?: number }) {
+    const view = reactive(newRunView(runId, workflowId, nodeIds)) as RunView;
+    view.workflowRevision = known.revision;
+    if (known.snapshot) snapshots.set(runId, markRaw(known.snapshot));
+    views.set(runId, view);
+    shown[tabId] = runId;
+    listen(view);
+    void loadList(workflowId);
+  }
+
+  /** Runs a past run again exactly (its own workflow version and inputs). */
+  async function rerunPast(tabId: string, runId: string): Promise<boolean> {
+    const past = views.get(runId);
+    const result = await api.rerun(runId);
+    if (!result.ok) {
+      ui.apiError("Could not run it again", result.error);
+      return false;
+    }
+    const tab = workflows.tab(tabId);
+    const nodeIds = past ? Object.keys(past.nodes) : (tab?.doc.nodes.map((n) => n.id) ?? []);
+    const snapshot = snapshots.get(runId);
+    follow(tabId, result.value.runId, past?.workflowId ?? tab?.doc.id ?? "", nodeIds, { snapshot, revision: past?.workflowRevision });
+    return true;
+  }
+
+  async function cancel(runId: string) {
+    const result = await api.cancelRun(runId);
+    if (!result.ok) ui.apiError("Could not cancel the run", result.error);
+  }
+
+  /** Loads a run (live or past) once, with the workflow it ran; a live one is replayed up to now. */
+  async function load(runId: string): Promise<RunView | null> {
+    const known = views.get(runId);
+    if (known && snapshots.has(runId)) return known;
+    const result = await api.getRun(runId);
+    if (!result.ok) {
+      ui.apiError(`Could not load run ${runId}`, result.error);
+      return null;
+    }
+    const { run, observations, workflow } = result.value;
+    snapshots.set(run.id, markRaw(workflow ?? workflowFromObservations(run.workflowId, observations)));
+    // A run followed live since it started only lacked its snapshot.
+    if (known) return known;
+    let view: RunView;
+    if (isRunActive(run.status)) {
+      // Still going: replay its events so far, then follow it live from the last one.
+      view = reactive(newRunView(run.id, run.workflowId, workflow?.nodes.map((n) => n.id) ?? [], run.status)) as RunView;
+      view.workflowRevision = run.workflowRevision;
+      const events = await api.runEvents(run.id, -1);
+      if (events.ok) for (const e of events.value) applyRunEvent(view, e);
+      else ui.apiError(`Could not replay run ${runId}`, events.error);
+    } else {
+      view = reactive(runViewFromObservations({ ...run, startedAt: run.startedAt ?? run.createdAt }, observations)) as RunView;
+    }
+    views.set(runId, view);
+    return view;
+  }
+
+  /** Loads any run (live or past) and shows it on a tab's canvas. */
+  async function show(tabId: string, runId: string): Promise<RunView | null> {
+    const view = await load(runId);
+    if (!view) return null;
+    shown[tabId] = runId;
+    listen(view);
+    return view;
+  }
+
+  /**
+   * The tab to show a run on: its workflow's own tab when that still has the graph the run ran,
+   * else a read-only tab with the run's snapshot.
+   */
+  async function tabAsItRan(view: RunView, asRan: Workflow): Promise<string> {
+    const open = workflows.tab(view.workflowId);
+    if (open) return sameGraph(open.doc, asRan) ? open.id : workflows.openSnapshot(view.runId, asRan).id;
+    // Not open: look quietly (a one-node agent call has no stored workflow), open it only when it matches.
+    const stored = await api.getWorkflow(view.workflowId);
+    if (stored.ok && sameGraph(stored.value.workflow, asRan)) {
+      const opened = await workflows.open(view.workflowId);
+      if (opened) return opened.id;
+    }
+    return workflows.openSnapshot(view.runId, asRan).id;
+  }
+
+  /** Switches to the editor and shows any run (this session's or older) on the canvas as it ran, its nodes' observations in the inspector. */
+  async function inspectRun(runId: string): Promise<boolean> {
+    ui.view = "editor";
+    const view = await load(runId);
+    const asRan = snapshots.get(runId);
+    if (!view || !asRan) return false;
+    const tabId = await tabAsItRan(view, asRan);
+    workflows.setActive(tabId);
+    return (await show(tabId, runId)) !== null;
+  }
+
+  function hide(tabId: string) {
+    shown[tabId] = null;
+  }
+
+  async function loadList(workflowId: string) {
+    const result = await api.listRuns(workflowId);
+    if (result.ok) lists.set(workflowId, result.value);
+    else ui.apiError("Could not load the run history", result.error);
+  }
+
+  /** After a page reload: each tab shows its run again; a run still going is replayed and followed from its last event. */
+  async function resume() {
+    const remembered = readLocal(SHOWN_RUNS_KEY, ShownRunsSchema) ?? {};
+    await Promise.all(Object.entries(remembered).map(([tabId, runId]) => (workflows.tab(tabId) ? show(tabId, runId) : null)));
+  }
+
+  const snapshotOf = (runId: string) => snapshots.get(runId);
+
+  return { views, shown, lists, socketStatus, starting, rememberShown, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf };
+});
