@@ -1,7 +1,7 @@
 import { computed, onScopeDispose, ref, watch, type Ref } from "vue";
 import { hashOfRoute, routeFromHash, samePlace, type EditorLink } from "../shared/ui/route.ts";
-import { useBuilderStore } from "../features/builder/builder-store.ts";
-import { useRunsStore } from "../features/runs/runs-store.ts";
+import { useBuilderStore } from "../features/builder/index.ts";
+import { useRunsStore } from "../features/runs/index.ts";
 import { useUiStore } from "../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../shared/workflow/workflows-store.ts";
 

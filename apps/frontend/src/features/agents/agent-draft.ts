@@ -1,6 +1,6 @@
 import type { AgentProfile, AgentProfileInput } from "@weft/types";
 import { describeApiError, type ApiError } from "../../shared/api/errors.ts";
-import { placeRuleIssues, ruleDraftsOf, rulesOf, serverIssuesOf, type RuleDraft, type RuleErrors } from "../settings/permission-draft.ts";
+import { placeRuleIssues, ruleDraftsOf, rulesOf, serverIssuesOf, type RuleDraft, type RuleErrors } from "../settings/index.ts";
 import { messageOf } from "@weft/types";
 
 /** An agent profile as its form edits it: text where the user types, the rules as the rules table edits them. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowSchema } from "@weft/types";
 import type { GraphDiff } from "@weft/types";
-import { sessionHash, sessionIdFromHash, targetFromFields } from "./builder-target.ts";
+import { sessionHash, sessionIdFromHash } from "../../shared/ui/route.ts";
+import { targetFromFields } from "./builder-target.ts";
 import { diffFlowElements, graphDiffView, markCounts } from "./graph-diff-view.ts";
 import { diffableJson, diffHunks, diffStats } from "../../shared/lib/text-diff.ts";
 

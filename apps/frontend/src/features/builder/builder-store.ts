@@ -16,7 +16,7 @@ import {
   type RevisionBase,
   type RevisionWarning,
 } from "@weft/types";
-import { LlmProfilesApi, type LlmProfileView } from "../settings/llm-profiles-api.ts";
+import { LlmProfilesApi, type LlmProfileView } from "../settings/index.ts";
 import { sameTarget } from "./builder-target.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";

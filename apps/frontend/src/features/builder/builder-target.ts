@@ -56,11 +56,3 @@ export function targetFromFields(type: BuilderTargetType, id: string, nodeId: st
     }
   }
 }
-
-/** The location hash of a session (`#/builder/<id>`), so a reload opens it again. */
-export const sessionHash = (sessionId: string) => `#/builder/${encodeURIComponent(sessionId)}`;
-
-export function sessionIdFromHash(hash: string): string | null {
-  const match = /^#\/builder\/([^/]+)/.exec(hash);
-  return match ? decodeURIComponent(match[1]) : null;
-}

@@ -1,6 +1,6 @@
 import { WorkflowSchema, type Workflow } from "@weft/types";
 import type { GraphDiff, ObjectPreview } from "@weft/types";
-import { toFlowEdge, toFlowNode, type FlowEdge, type FlowNode } from "../editor/core/flow-elements.ts";
+import { toFlowEdge, toFlowNode, type FlowEdge, type FlowNode } from "../editor/index.ts";
 
 /** How the preview canvas marks a node or edge: what the staged change does to it. */
 export type DiffMark = "added" | "removed" | "changed" | "moved";

@@ -1,5 +1,5 @@
 import { isWorkflowRunEvent, type RunEvent, type SceneAgentStatus, type SceneStepView } from "@weft/types";
-import { applyStepEvent, forgetStepsUpTo, type LiveSteps } from "../agents/agent-live.ts";
+import { applyStepEvent, forgetStepsUpTo, type LiveSteps } from "../agents/index.ts";
 
 /**
  * What the scene's live events say between two reads of its state: each agent's status as the

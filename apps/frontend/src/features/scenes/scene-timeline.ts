@@ -1,3 +1,4 @@
+import { clip } from "../../shared/lib/brief.ts";
 import type { AgentTrigger, SceneLogEntry, SceneStatus, SceneStatusReason, SceneStepView, WorldChange } from "@weft/types";
 
 /** One line of the scene's timeline: the session log read for people, with the agents' steps in it. */
@@ -114,17 +115,7 @@ export function describeTrigger(trigger: AgentTrigger): string {
   }
 }
 
-/** A value on one line, shortened. */
-export function brief(value: unknown, max = 120): string {
-  if (value === undefined) return "—";
-  return clip(JSON.stringify(value) ?? String(value), max);
-}
-
 /** A time of day, 24-hour with seconds (the timeline's column stays narrow). */
 export function clockTime(ms: number): string {
   return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-}
-
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

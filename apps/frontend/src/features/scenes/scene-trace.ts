@@ -1,6 +1,5 @@
 import type { SceneStepView } from "@weft/types";
-import type { LiveStep } from "../agents/agent-live.ts";
-import { traceOfLive, traceOfRecorded, type TraceStep } from "../agents/agent-trace.ts";
+import { type LiveStep, traceOfLive, traceOfRecorded, type TraceStep } from "../agents/index.ts";
 
 /** One agent's steps, oldest first: the recorded ones of the session, then those still under way. */
 export function agentTrace(instanceId: string, recorded: readonly SceneStepView[], live: readonly LiveStep[]): TraceStep[] {

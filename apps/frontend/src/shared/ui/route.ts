@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { sessionHash, sessionIdFromHash } from "../../features/builder/builder-target.ts";
 
 /** The app's top-level views; the location hash (#/scenes, #/agents, #/builder) keeps the choice across reloads. */
 export const AppView = z.enum(["editor", "scenes", "agents", "builder"]);
@@ -62,3 +61,11 @@ export function hashOfRoute(route: Route): string {
 
 /** Same workflow and run: moving the selection within them replaces the history entry instead of adding one. */
 export const samePlace = (a: Route, b: Route) => a.view === b.view && a.link?.workflow === b.link?.workflow && a.link?.run === b.link?.run;
+
+/** The location hash of a session (`#/builder/<id>`), so a reload opens it again. */
+export const sessionHash = (sessionId: string) => `#/builder/${encodeURIComponent(sessionId)}`;
+
+export function sessionIdFromHash(hash: string): string | null {
+  const match = /^#\/builder\/([^/]+)/.exec(hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}

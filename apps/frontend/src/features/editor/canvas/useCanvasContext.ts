@@ -1,6 +1,6 @@
 import { computed, inject, provide, type ComputedRef, type InjectionKey } from "vue";
 import type { NodeSpec, ValidationIssue, Workflow, WorkflowEdge } from "@weft/types";
-import type { RunView } from "../../runs/run-state.ts";
+import type { RunView } from "../../runs/index.ts";
 
 /** What every node and edge on one canvas needs to know about that canvas. */
 export interface CanvasContext {

@@ -1,0 +1,9 @@
+export { default as PermissionAsk } from "./PermissionAsk.vue";
+export { default as TraceStepView } from "./TraceStep.vue";
+export { applyStepEvent, forgetStepsUpTo, type LiveStep, type LiveSteps } from "./agent-live.ts";
+export { traceOfLive, traceOfRecorded, type TraceStep } from "./agent-trace.ts";
+export { agentsApi } from "./agents-api.ts";
+export { useAgentsStore } from "./agents-store.ts";
+
+/** The Agents view (#/agents), loaded on first use (`defineAsyncComponent` in App.vue). */
+export const loadAgentsView = () => import("./AgentsView.vue");

@@ -1,0 +1,11 @@
+export { default as NodeRunDetails } from "./NodeRunDetails.vue";
+export { default as NodeRunFooter } from "./NodeRunFooter.vue";
+export { default as RunAnnouncer } from "./RunAnnouncer.vue";
+export { default as RunBanner } from "./RunBanner.vue";
+export { default as RunDialog } from "./RunDialog.vue";
+export { default as RunPanel } from "./RunPanel.vue";
+export { formatDuration } from "./preview.ts";
+export { edgeCarried, isRunActive, type RunView } from "./run-state.ts";
+export { useRunsStore } from "./runs-store.ts";
+export { STATUS_VAR } from "./status-colors.ts";
+export { useRunMemory } from "./useRunMemory.ts";
