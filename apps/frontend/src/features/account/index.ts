@@ -1,3 +1,7 @@
+/**
+ * The account feature as the others see it: the signed-in user and role, sign-in, the user menu, the accounts API.
+ * Other features, app/ and App.vue import this feature through this file only.
+ */
 export { default as LoginPage } from "./LoginPage.vue";
 export { default as UserMenu } from "./UserMenu.vue";
 export { useAccountStore, VIEWER_NOTE } from "./account-store.ts";

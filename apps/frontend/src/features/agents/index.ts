@@ -1,3 +1,8 @@
+/**
+ * The Agents feature as the others see it: the Agents view, the agents store and API, and an agent's steps and
+ * permission asks (shown by Scenes too).
+ * Other features, app/ and App.vue import this feature through this file only.
+ */
 export { default as PermissionAsk } from "./PermissionAsk.vue";
 export { default as TraceStepView } from "./TraceStep.vue";
 export { applyStepEvent, forgetStepsUpTo, type LiveStep, type LiveSteps } from "./agent-live.ts";

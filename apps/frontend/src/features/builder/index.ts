@@ -1,3 +1,8 @@
+/**
+ * The Builder feature as the others see it: the workbench, its store, and entering it (`useBuilderEntry`;
+ * App.vue provides it to the editor as `askBuilderKey`).
+ * Other features, app/ and App.vue import this feature through this file only.
+ */
 export { useBuilderStore } from "./builder-store.ts";
 export { useBuilderEntry } from "./useBuilderEntry.ts";
 

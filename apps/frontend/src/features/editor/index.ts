@@ -1,3 +1,8 @@
+/**
+ * The editor as the others see it: the parts App.vue lays out, the nodes and edges the Builder's diff canvas
+ * draws, node search, and `askBuilderKey` (what App.vue provides the editor with).
+ * Other features, app/ and App.vue import this feature through this file only.
+ */
 export { default as ConflictDialog } from "./ConflictDialog.vue";
 export { default as ConnectDialog } from "./ConnectDialog.vue";
 export { default as ContextMenu } from "./ContextMenu.vue";

@@ -1,3 +1,8 @@
+/**
+ * Runs as the others see it: the runs store, the run dialog, panel, banner and announcer, a node's run details
+ * and footer, run state.
+ * Other features, app/ and App.vue import this feature through this file only.
+ */
 export { default as NodeRunDetails } from "./NodeRunDetails.vue";
 export { default as NodeRunFooter } from "./NodeRunFooter.vue";
 export { default as RunAnnouncer } from "./RunAnnouncer.vue";
