@@ -3,7 +3,9 @@ import { z } from "zod";
 import { RunStatusSchema } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { Storage } from "../storage/storage.ts";
+import { RunRecordSchema } from "../storage/run-repository.ts";
 import { actorOf } from "../auth/principal.ts";
 import { previewEventJson, previewObservation, previewRun, valueOf } from "../events/large-values.ts";
 import type { RunService } from "./run-service.ts";
@@ -102,3 +104,20 @@ export function runsApi(deps: RunsApiDeps) {
       return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
     });
 }
+
+const Started = z.object({ runId: z.string(), status: z.literal("queued"), queuePosition: z.number().int() });
+
+/** The run routes, as the OpenAPI document describes them. */
+export const RUNS_ROUTES: readonly ApiRoute[] = [
+  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
+  route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
+    query: ListQuery,
+    response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
+  }),
+  route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran"),
+  route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery }),
+  route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),
+  route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery }),
+  route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run"),
+  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, response: Started, status: 202 }),
+];
