@@ -9,7 +9,7 @@ import { RoleSchema } from "./roles.ts";
 
 export const PasswordSchema = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
 
-export const UserCreateSchema = z
+const UserCreateSchema = z
   .object({
     username: z
       .string()
@@ -22,7 +22,7 @@ export const UserCreateSchema = z
     password: PasswordSchema,
   })
   .strict();
-export const UserUpdateSchema = z.object({ name: z.string().trim().min(1).max(100).optional(), role: RoleSchema.optional(), password: PasswordSchema.optional() }).strict();
+const UserUpdateSchema = z.object({ name: z.string().trim().min(1).max(100).optional(), role: RoleSchema.optional(), password: PasswordSchema.optional() }).strict();
 
 /** The owners' user management (route-rules.ts lets only owners through). */
 export function usersApi(accounts: AccountService, maxBodyBytes: number) {

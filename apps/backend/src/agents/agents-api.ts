@@ -25,7 +25,7 @@ export interface AgentsApiDeps {
   log: Logger;
 }
 
-export const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
 /** Problems with what a profile names: workflows, node types, LLM profile must all exist; permission rules must name tools. */
 async function referenceProblems(deps: AgentsApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {

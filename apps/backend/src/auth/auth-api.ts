@@ -13,11 +13,11 @@ import { principalOf } from "./principal.ts";
 import { isSecureRequest, type TrustBoundary } from "./trust-boundary.ts";
 
 /** Either the access token (the bootstrap owner's sign-in) or a user's username and password. */
-export const SignInSchema = z.union([z.object({ token: z.string().min(1).max(1024) }).strict(), z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict()]);
-export const PasswordChangeSchema = z.object({ currentPassword: z.string().min(1).max(256), newPassword: PasswordSchema }).strict();
-export const TokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+const SignInSchema = z.union([z.object({ token: z.string().min(1).max(1024) }).strict(), z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict()]);
+const PasswordChangeSchema = z.object({ currentPassword: z.string().min(1).max(256), newPassword: PasswordSchema }).strict();
+const TokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
-export const PrincipalViewSchema = z.object({
+const PrincipalViewSchema = z.object({
   kind: z.enum(["access-token", "session", "personal-token"]),
   userId: z.string(),
   username: z.string(),

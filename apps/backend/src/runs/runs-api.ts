@@ -16,7 +16,7 @@ export interface RunsApiDeps {
   maxBodyBytes: number;
 }
 
-export const StartBody = z
+const StartBody = z
   .object({
     inputs: z.record(z.string(), z.unknown()).default({}),
     rerunFrom: z.string().min(1).optional(),
@@ -24,23 +24,23 @@ export const StartBody = z
     workflow: z.unknown().optional(),
   })
   .strict();
-export const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
+const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-export const ListQuery = z.object({
+const ListQuery = z.object({
   workflowId: z.string().min(1).optional(),
   status: RunStatusSchema.optional(),
   limit: integer(1, 500).default(50),
   before: integer(0, Number.MAX_SAFE_INTEGER).optional(),
 });
-export const ValueQuery = z.object({
+const ValueQuery = z.object({
   /** The node whose value it is; absent: the run's own inputs or outputs. */
   node: z.string().min(1).optional(),
   side: z.enum(["inputs", "outputs", "chunks"]),
   /** The port (or the run's input or output name), or a chunk's index. */
   key: z.string().min(1),
 });
-export const EventsQuery = z.object({
+const EventsQuery = z.object({
   after: integer(-1, Number.MAX_SAFE_INTEGER).default(-1),
   limit: integer(1, 10_000).default(1000),
 });

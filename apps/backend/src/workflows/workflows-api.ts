@@ -22,9 +22,9 @@ export interface WorkflowsApiDeps {
   log: Logger;
 }
 
-export const CreateBody = z.object({ workflow: z.unknown() }).strict();
-export const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
-export const DuplicateBody = z
+const CreateBody = z.object({ workflow: z.unknown() }).strict();
+const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+const DuplicateBody = z
   .object({
     id: z
       .string()
@@ -35,7 +35,7 @@ export const DuplicateBody = z
     name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional(),
   })
   .strict();
-export const ValidateBody = z.object({ workflow: z.unknown() }).strict();
+const ValidateBody = z.object({ workflow: z.unknown() }).strict();
 
 /** A workflow from a request body, to be stored: within the write limits too. */
 function parseWorkflow(value: unknown, where: string): Workflow {
