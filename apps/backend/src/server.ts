@@ -17,7 +17,6 @@ import { installationSeal } from "./queue/queue-seal.ts";
 import { QueuedSceneHost } from "./queue/queued-scene-host.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { createApi } from "./api/app.ts";
-import { credentialsApi } from "./api/credentials.ts";
 import { createBuilder } from "./builder/index.ts";
 import { createAgents } from "./agents/index.ts";
 import { refuseClaimedIdsIn } from "./agents/agent-governance.ts";
@@ -31,9 +30,19 @@ import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
 import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
-import { mcpSettingsApi } from "./api/mcp-settings.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
 import pkg from "../package.json" with { type: "json" };
+// The routes of the domains whose factories do not return them, and every domain's OpenAPI description.
+import { healthApi } from "./api/health.ts";
+import { authApi } from "./auth/auth-api.ts";
+import { llmProfilesApi } from "./llm/llm-profiles-api.ts";
+import { conversationsApi } from "./agents/conversations-api.ts";
+import { sceneDocumentsApi } from "./scenes/scene-documents-api.ts";
+import { sceneRefusalOf } from "./scenes/scene-errors.ts";
+import { permissionsApi } from "./settings/permissions-api.ts";
+import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
+import { credentialsApi } from "./credentials/credentials-api.ts";
+import { API_ROUTES } from "./api-routes.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -251,13 +260,23 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       // The Builder's apply writes agents and scenes too: the agent-id guard of their routes holds there as well.
       guardApply: (entries, request) => refuseClaimedIdsIn(storage, permissions.current.policy, entries, request),
     });
+    const sceneDocuments = sceneDocumentsApi({ storage, permissions: () => permissions.current.policy, sceneRuntime: scenes.service, maxBodyBytes, log: log.child("api") });
     const api = createApi(
-      { storage, catalog, llmProfiles, agents, permissions, sceneRuntime: scenes.service, maxBodyBytes, version: pkg.version, log: log.child("api") },
+      { redactor: storage.redactor, log: log.child("api") },
       {
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
-        boundary,
-        domains: [workflowsApi, runsApi, agentsApi],
-        extra: [
+        gate: boundary,
+        refusals: [sceneRefusalOf],
+        routes: [
+          authApi(boundary, maxBodyBytes),
+          healthApi({ catalog }),
+          llmProfilesApi(llmProfiles, maxBodyBytes),
+          sceneDocuments,
+          conversationsApi(agents, maxBodyBytes),
+          permissionsApi(permissions, maxBodyBytes),
+          workflowsApi,
+          runsApi,
+          agentsApi,
           wsPlugin,
           builder.api,
           scenes.api,
@@ -266,7 +285,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           mcpSettingsApi(mcpSettings, maxBodyBytes),
           mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
           ops.api,
-          openApiApi(() => api.routes, pkg.version),
+          openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
       },

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Logger } from "@weft/types";
 import { ServiceError, notFound } from "../service-error.ts";
-import type { Principal } from "../auth/principal.ts";
+import type { Principal } from "./principal.ts";
 import { tokenView, userView, type AccountRepository, type TokenView, type UserRecord, type UserView } from "./account-records.ts";
 import type { Role } from "./roles.ts";
 

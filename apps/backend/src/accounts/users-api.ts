@@ -2,11 +2,14 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { readBody } from "../api/body.ts";
 import { jsonResponse } from "../api/errors.ts";
-import { PasswordSchema } from "../api/auth.ts";
-import type { AccountService } from "./account-service.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { MIN_PASSWORD_LENGTH, type AccountService } from "./account-service.ts";
+import { TokenViewSchema, UserViewSchema } from "./account-records.ts";
 import { RoleSchema } from "./roles.ts";
 
-export const UserCreateSchema = z
+export const PasswordSchema = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
+
+const UserCreateSchema = z
   .object({
     username: z
       .string()
@@ -19,7 +22,7 @@ export const UserCreateSchema = z
     password: PasswordSchema,
   })
   .strict();
-export const UserUpdateSchema = z.object({ name: z.string().trim().min(1).max(100).optional(), role: RoleSchema.optional(), password: PasswordSchema.optional() }).strict();
+const UserUpdateSchema = z.object({ name: z.string().trim().min(1).max(100).optional(), role: RoleSchema.optional(), password: PasswordSchema.optional() }).strict();
 
 /** The owners' user management (route-rules.ts lets only owners through). */
 export function usersApi(accounts: AccountService, maxBodyBytes: number) {
@@ -40,3 +43,16 @@ export function usersApi(accounts: AccountService, maxBodyBytes: number) {
       })
   );
 }
+
+/** The owners' user routes, as the OpenAPI document describes them. */
+export const USERS_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/users", "users", "List users (owners)", { response: z.object({ users: z.array(UserViewSchema) }) }),
+  route("POST", "/api/users", "users", "Create a user with a role and password (owners)", { body: UserCreateSchema, status: 201, response: z.object({ user: UserViewSchema }) }),
+  route("PUT", "/api/users/:id", "users", "Change a user's name, role or password (owners; a new password ends their sessions)", {
+    body: UserUpdateSchema,
+    response: z.object({ user: UserViewSchema }),
+  }),
+  route("DELETE", "/api/users/:id", "users", "Delete a user with their sessions and tokens (owners)"),
+  route("GET", "/api/users/:id/tokens", "users", "A user's personal API tokens, never their secrets (owners)", { response: z.object({ tokens: z.array(TokenViewSchema) }) }),
+  route("DELETE", "/api/users/:id/tokens/:tokenId", "users", "Revoke one of a user's personal API tokens (owners)"),
+];

@@ -34,7 +34,7 @@ export interface ConversationView {
 }
 
 /**
- * What the agent routes (`agents-api.ts`, `../api/conversations.ts`) work with. `AgentService` runs the
+ * What the agent routes (`agents-api.ts`, `conversations-api.ts`) work with. `AgentService` runs the
  * loops in this process (embedded mode); `../queue/queued-agent-host.ts` sends each message to a
  * `weft worker` and asks the worker holding a loop (queue mode). Both throw `ServiceError` only.
  */

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { effectivePermissions } from "@weft/agent-runtime";
-import { AgentProfileSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
+import { AgentChangeSchema, AgentProfileSchema, EffectivePermissionsSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
 import type { Logger, NodeCatalog, PermissionPolicy } from "@weft/types";
 import { documentRoutes } from "../api/document-routes.ts";
 import { jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
-import { MessageBody } from "../api/conversations.ts";
+import { documentRouteEntries, route, type ApiRoute } from "../api/openapi-routes.ts";
+import { MessageBody } from "./conversations-api.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
@@ -24,7 +25,7 @@ export interface AgentsApiDeps {
   log: Logger;
 }
 
-export const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+const ConversationsQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 
 /** Problems with what a profile names: workflows, node types, LLM profile must all exist; permission rules must name tools. */
 async function referenceProblems(deps: AgentsApiDeps, agent: AgentProfile): Promise<{ path: (string | number)[]; message: string }[]> {
@@ -84,3 +85,12 @@ export function agentsApi(deps: AgentsApiDeps) {
       return jsonResponse({ changes: await deps.changes.list(params.id, limit) });
     });
 }
+
+/** The agent routes, as the OpenAPI document describes them. */
+export const AGENTS_ROUTES: readonly ApiRoute[] = [
+  ...documentRouteEntries("agents", "agents", "agent", AgentProfileSchema),
+  route("GET", "/api/agents/:id/conversations", "agents", "An agent's conversations", { query: ConversationsQuery }),
+  route("GET", "/api/agents/:id/permissions", "agents", "An agent's effective permissions (the owner's ceiling ∩ its own rules)", { response: EffectivePermissionsSchema }),
+  route("GET", "/api/agents/:id/changes", "agents", "Who changed an agent profile, and what it became", { query: ConversationsQuery, response: z.object({ changes: z.array(AgentChangeSchema) }) }),
+  route("POST", "/api/agents/:id/messages", "agents", "Send an agent a message", { body: MessageBody, status: 202 }),
+];

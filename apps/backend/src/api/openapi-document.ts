@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ApiRoute } from "./openapi-routes.ts";
-import { SESSION_COOKIE } from "../auth/session-cookie.ts";
+import { SESSION_COOKIE } from "./session-cookie.ts";
 
 type Json = { [key: string]: unknown };
 

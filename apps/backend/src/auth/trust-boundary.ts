@@ -1,23 +1,14 @@
 import { ApiError } from "../api/errors.ts";
+import { SECURITY_HEADERS } from "../api/security-headers.ts";
 import { PERSONAL_TOKEN_PREFIX, type AccountService } from "../accounts/account-service.ts";
 import { ROLE_DUTIES, roleAtLeast } from "../accounts/roles.ts";
 import type { AccessToken } from "./access-token.ts";
-import { setPrincipal, type Principal } from "./principal.ts";
+import type { Principal } from "../accounts/principal.ts";
+import { setPrincipal } from "./principal.ts";
 import { RouteRules } from "./route-rules.ts";
 import { SignInThrottle } from "../accounts/sign-in-throttle.ts";
-import { SESSION_COOKIE, cookieValue, safeEqual, sessionCookie } from "./session-cookie.ts";
+import { SESSION_COOKIE, cookieValue, safeEqual, sessionCookie } from "../api/session-cookie.ts";
 import type { SitePolicy } from "./site-policy.ts";
-
-/** Sent with every answer: the editor is never framed, sniffed, or told where it was opened from. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cross-origin-opener-policy": "same-origin",
-  "cross-origin-resource-policy": "same-origin",
-};
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -1,5 +1,6 @@
 import { errorMessage } from "../events/ws-protocol.ts";
-import { principalOf, type Principal } from "./principal.ts";
+import type { Principal } from "../accounts/principal.ts";
+import { principalOf } from "./principal.ts";
 import { roleAtLeast } from "../accounts/roles.ts";
 
 /** What the WebSocket handlers give for one connection. */

@@ -1,5 +1,5 @@
 import type { Observation, RunEvent } from "@weft/types";
-import { ObservationTracker } from "../runs/observation-tracker.ts";
+import { ObservationTracker } from "./observation-tracker.ts";
 
 /**
  * A running run's observations come from its events: the node's inputs, outputs and chunks are

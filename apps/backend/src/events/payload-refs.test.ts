@@ -8,7 +8,7 @@ import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
 import { CompactionMemo, compactFields, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { ObservationTracker } from "../runs/observation-tracker.ts";
+import { ObservationTracker } from "./observation-tracker.ts";
 import { observationStub } from "./observation-refs.ts";
 import { sweepSqlite } from "../ops/retention/payload-sweep.ts";
 

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { jsonResponse } from "../api/errors.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { HealthReporter } from "./health/health-report.ts";
 import { metricsApi } from "./metrics/metrics-api.ts";
 import type { WeftMetrics } from "./metrics/weft-metrics.ts";
@@ -16,3 +17,6 @@ export function opsApi(health: HealthReporter, metrics: WeftMetrics) {
     })
     .use(metricsApi(metrics));
 }
+
+/** The ops routes under /api/, as the OpenAPI document describes them (`/metrics` is outside it). */
+export const OPS_ROUTES: readonly ApiRoute[] = [route("GET", "/api/health", "health", "Liveness and version (public)")];

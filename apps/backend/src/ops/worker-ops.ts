@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import type { EventHub } from "../events/event-hub.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
-import { safeEqual } from "../auth/session-cookie.ts";
+import { safeEqual } from "../api/session-cookie.ts";
 import { databaseProbe } from "./health/database-probe.ts";
 import { WeftMetrics, type QueueRejections } from "./metrics/weft-metrics.ts";
 

@@ -1,6 +1,6 @@
 import { engineError, type RunEvent, type Workflow } from "@weft/types";
 import type { EventJournal } from "../events/event-journal.ts";
-import { ObservationTracker } from "./observation-tracker.ts";
+import { ObservationTracker } from "../events/observation-tracker.ts";
 
 /**
  * Records runs that start outside the API — an agent's deliberations and actions — from their

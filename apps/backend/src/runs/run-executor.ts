@@ -2,7 +2,7 @@ import type { ExecutionEngine } from "@weft/agent-runtime";
 import type { Logger, NodeError, RunResult, Workflow } from "@weft/types";
 import type { RunRecord } from "../storage/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
-import { ObservationTracker } from "./observation-tracker.ts";
+import { ObservationTracker } from "../events/observation-tracker.ts";
 import { engineError, messageOf } from "@weft/types";
 
 export const INTERRUPTED: NodeError = engineError("INTERRUPTED", "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun).");

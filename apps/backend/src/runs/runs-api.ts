@@ -3,7 +3,9 @@ import { z } from "zod";
 import { RunStatusSchema } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { Storage } from "../storage/storage.ts";
+import { RunRecordSchema } from "../storage/run-repository.ts";
 import { actorOf } from "../auth/principal.ts";
 import { previewEventJson, previewObservation, previewRun, valueOf } from "../events/large-values.ts";
 import type { RunService } from "./run-service.ts";
@@ -14,7 +16,7 @@ export interface RunsApiDeps {
   maxBodyBytes: number;
 }
 
-export const StartBody = z
+const StartBody = z
   .object({
     inputs: z.record(z.string(), z.unknown()).default({}),
     rerunFrom: z.string().min(1).optional(),
@@ -22,23 +24,23 @@ export const StartBody = z
     workflow: z.unknown().optional(),
   })
   .strict();
-export const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
+const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-export const ListQuery = z.object({
+const ListQuery = z.object({
   workflowId: z.string().min(1).optional(),
   status: RunStatusSchema.optional(),
   limit: integer(1, 500).default(50),
   before: integer(0, Number.MAX_SAFE_INTEGER).optional(),
 });
-export const ValueQuery = z.object({
+const ValueQuery = z.object({
   /** The node whose value it is; absent: the run's own inputs or outputs. */
   node: z.string().min(1).optional(),
   side: z.enum(["inputs", "outputs", "chunks"]),
   /** The port (or the run's input or output name), or a chunk's index. */
   key: z.string().min(1),
 });
-export const EventsQuery = z.object({
+const EventsQuery = z.object({
   after: integer(-1, Number.MAX_SAFE_INTEGER).default(-1),
   limit: integer(1, 10_000).default(1000),
 });
@@ -102,3 +104,20 @@ export function runsApi(deps: RunsApiDeps) {
       return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
     });
 }
+
+const Started = z.object({ runId: z.string(), status: z.literal("queued"), queuePosition: z.number().int() });
+
+/** The run routes, as the OpenAPI document describes them. */
+export const RUNS_ROUTES: readonly ApiRoute[] = [
+  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
+  route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
+    query: ListQuery,
+    response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
+  }),
+  route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran"),
+  route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery }),
+  route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),
+  route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery }),
+  route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run"),
+  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, response: Started, status: 202 }),
+];

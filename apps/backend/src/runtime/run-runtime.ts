@@ -16,7 +16,7 @@ import { createToolHost } from "../tools/tool-host-setup.ts";
 import { resolveProjectDir } from "../tools/project-dir.ts";
 import { toolCallsByUser } from "../accounts/tool-calls-by-user.ts";
 import { openAccountRepository } from "../accounts/index.ts";
-import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../runs/workflow-caches.ts";
+import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../workflows/workflow-caches.ts";
 
 /** The repository's workflows/ folder: example content and the tools' read-only `@pkg/`. */
 export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows", import.meta.url));

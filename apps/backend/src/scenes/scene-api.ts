@@ -3,6 +3,7 @@ import { z } from "zod";
 import { PermissionAnswerSchema, type Logger } from "@weft/types";
 import { parseWith, readBody } from "../api/body.ts";
 import { jsonResponse } from "../api/errors.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
 import type { SceneHost } from "./scene-host.ts";
@@ -24,7 +25,7 @@ const TimelineQuery = z.object({
 });
 
 /**
- * Running scenes (the CRUD of their definitions is in api/scenes.ts): start, pause, resume, stop,
+ * Running scenes (the CRUD of their definitions is in scene-documents-api.ts): start, pause, resume, stop,
  * messages, answers to agents' questions and permission requests, live state, timeline, replay.
  * Live events: subscribe to the scene id on `/ws`.
  */
@@ -62,3 +63,17 @@ export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Lo
       })
   );
 }
+
+/** The running scenes' routes, as the OpenAPI document describes them. */
+export const SCENE_RUNTIME_ROUTES: readonly ApiRoute[] = [
+  route("POST", "/api/scenes/:id/start", "scenes", "Start a scene"),
+  route("POST", "/api/scenes/:id/pause", "scenes", "Pause a scene"),
+  route("POST", "/api/scenes/:id/resume", "scenes", "Resume a scene"),
+  route("POST", "/api/scenes/:id/stop", "scenes", "Stop a scene"),
+  route("POST", "/api/scenes/:id/replay", "scenes", "Replay a scene"),
+  route("POST", "/api/scenes/:id/messages", "scenes", "Post a message into a scene"),
+  route("POST", "/api/scenes/:id/agents/:instanceId/answer", "scenes", "Answer an agent's question"),
+  route("POST", "/api/scenes/:id/agents/:instanceId/permissions/:requestId", "scenes", "Answer an agent's permission request", { body: PermissionAnswerSchema }),
+  route("GET", "/api/scenes/:id/state", "scenes", "A scene's current state"),
+  route("GET", "/api/scenes/:id/timeline", "scenes", "A scene's timeline"),
+];

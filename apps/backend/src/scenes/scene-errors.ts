@@ -1,4 +1,4 @@
-import type { SceneError } from "@weft/agent-runtime";
+import { SceneError } from "@weft/agent-runtime";
 import { ServiceError, type ServiceErrorCode } from "../service-error.ts";
 
 /** A refused scene operation as a service refusal: the runtime's message, a fitting code, the scene code in details. */
@@ -30,4 +30,9 @@ export function sceneServiceError(error: SceneError): ServiceError {
     }
   }
   return new ServiceError(code, error.message, { sceneError: error.code, ...(error.details ?? {}) });
+}
+
+/** The app's error handler asks this of what a route threw: a scene runtime's refusal answers with its code, not 500. */
+export function sceneRefusalOf(error: unknown): ServiceError | undefined {
+  return error instanceof SceneError ? sceneServiceError(error) : undefined;
 }

@@ -1,14 +1,15 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { MAX_ID_CHARS, MAX_NAME_CHARS, WorkflowSchema, workflowLimitIssues, type Workflow } from "@weft/types";
+import { MAX_ID_CHARS, MAX_NAME_CHARS, WorkflowSchema, WorkflowSummarySchema, workflowLimitIssues, type Workflow } from "@weft/types";
 import type { Logger } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { listAnswer } from "../api/document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import { refuseOverLimits } from "../api/write-limits.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { WorkflowCaches } from "../runs/workflow-caches.ts";
+import type { WorkflowCaches } from "./workflow-caches.ts";
 import { SKILL_CALLING_TYPES } from "./skill-references.ts";
 import type { WorkflowValidator } from "./workflow-validator.ts";
 
@@ -21,9 +22,9 @@ export interface WorkflowsApiDeps {
   log: Logger;
 }
 
-export const CreateBody = z.object({ workflow: z.unknown() }).strict();
-export const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
-export const DuplicateBody = z
+const CreateBody = z.object({ workflow: z.unknown() }).strict();
+const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+const DuplicateBody = z
   .object({
     id: z
       .string()
@@ -34,7 +35,7 @@ export const DuplicateBody = z
     name: z.string().trim().min(1).max(MAX_NAME_CHARS).optional(),
   })
   .strict();
-export const ValidateBody = z.object({ workflow: z.unknown() }).strict();
+const ValidateBody = z.object({ workflow: z.unknown() }).strict();
 
 /** A workflow from a request body, to be stored: within the write limits too. */
 function parseWorkflow(value: unknown, where: string): Workflow {
@@ -147,3 +148,17 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       return jsonResponse(result.ok ? { ok: true, issues: [] } : { ok: false, issues: result.issues });
     });
 }
+
+/** The workflow routes, as the OpenAPI document describes them. */
+export const WORKFLOWS_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema) }) }),
+  route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, status: 201 }),
+  route("POST", "/api/workflows/validate", "workflows", "Validate a workflow without saving it", { body: ValidateBody }),
+  route("POST", "/api/workflows/import", "workflows", "Import an exported workflow (a free id is chosen)", { status: 201 }),
+  route("GET", "/api/workflows/:id", "workflows", "Get a workflow"),
+  route("PUT", "/api/workflows/:id", "workflows", "Update a workflow (optimistic concurrency on baseRevision)", { body: UpdateBody }),
+  route("DELETE", "/api/workflows/:id", "workflows", "Delete a workflow"),
+  route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file"),
+  route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, status: 201 }),
+  route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill"),
+];

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { BuilderSettingsSchema, SessionScopeSchema, type BuilderSessionState, type ConversationStore } from "@weft/types";
 import { jsonResponse } from "../../api/errors.ts";
 import { parseWith, readBody } from "../../api/body.ts";
+import { route, type ApiRoute } from "../../api/openapi-routes.ts";
 import type { ApplyOrchestrator } from "../apply/apply-orchestrator.ts";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
@@ -113,3 +114,23 @@ export function builderApi(deps: BuilderApiDeps) {
       return jsonResponse({ events: await ctx.store.listAudit(session.id, q.after, q.limit) });
     });
 }
+
+/** The Builder's routes, as the OpenAPI document describes them. */
+export const BUILDER_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/builder/settings", "builder", "The Builder's settings"),
+  route("PUT", "/api/builder/settings", "builder", "Replace the Builder's settings", { body: BuilderSettingsSchema }),
+  route("GET", "/api/builder/sessions", "builder", "List Builder sessions"),
+  route("POST", "/api/builder/sessions", "builder", "Start a Builder session"),
+  route("GET", "/api/builder/sessions/:id", "builder", "A Builder session"),
+  route("POST", "/api/builder/sessions/:id/messages", "builder", "Send the Builder a message"),
+  route("PUT", "/api/builder/sessions/:id/scope", "builder", "Set what the session may change", { body: SessionScopeSchema }),
+  route("POST", "/api/builder/sessions/:id/cancel", "builder", "Cancel the session's turn"),
+  route("POST", "/api/builder/sessions/:id/interrupt", "builder", "Interrupt the session's turn"),
+  route("POST", "/api/builder/sessions/:id/apply", "builder", "Apply staged change sets"),
+  route("GET", "/api/builder/sessions/:id/audit", "builder", "The session's audit log"),
+  route("GET", "/api/builder/sessions/:id/change-sets", "builder", "The session's change sets"),
+  route("GET", "/api/builder/sessions/:id/change-sets/:csId", "builder", "A change set"),
+  route("GET", "/api/builder/sessions/:id/change-sets/:csId/preview", "builder", "A change set's preview"),
+  route("POST", "/api/builder/sessions/:id/change-sets/:csId/discard", "builder", "Discard a change set"),
+  route("POST", "/api/builder/sessions/:id/change-sets/:csId/validate", "builder", "Validate a change set"),
+];

@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { PermissionAnswerSchema } from "@weft/types";
-import type { ApiDeps } from "./deps.ts";
-import { jsonResponse } from "./errors.ts";
-import { readBody } from "./body.ts";
+import { jsonResponse } from "../api/errors.ts";
+import { readBody } from "../api/body.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import type { AgentHost } from "./agent-host.ts";
 
 const AnswerBody = PermissionAnswerSchema.strict();
 
 /** Agent conversations: read back the log and step traces, stop a loop, answer permission questions. */
-export function conversationsApi(deps: ApiDeps) {
-  const { agents, maxBodyBytes } = deps;
+export function conversationsApi(agents: AgentHost, maxBodyBytes: number) {
   return new Elysia()
     .get("/api/conversations/:id", async ({ params }) => jsonResponse(await agents.conversation(params.id)))
     .post("/api/conversations/:id/cancel", async ({ params }) => {
@@ -29,3 +29,10 @@ export const MessageBody = z
     conversationId: z.string().min(1).max(200).optional(),
   })
   .strict();
+
+/** The conversation routes, as the OpenAPI document describes them. */
+export const CONVERSATIONS_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/conversations/:id", "agents", "A conversation"),
+  route("POST", "/api/conversations/:id/cancel", "agents", "Cancel a conversation's turn"),
+  route("POST", "/api/conversations/:id/permissions/:requestId", "agents", "Answer a permission request", { body: PermissionAnswerSchema }),
+];

@@ -1,13 +1,25 @@
-import { innerIdIssues, namedDocumentIssues, SceneSchema, type Scene } from "@weft/types";
-import type { ApiDeps } from "./deps.ts";
-import { documentRoutes } from "./document-routes.ts";
+import { innerIdIssues, namedDocumentIssues, SceneSchema, type Logger, type PermissionPolicy, type Scene } from "@weft/types";
+import { documentRoutes } from "../api/document-routes.ts";
+import { documentRouteEntries, type ApiRoute } from "../api/openapi-routes.ts";
+import type { Storage } from "../storage/storage.ts";
 import { refuseClaimedId } from "../agents/agent-governance.ts";
+import type { SceneHost } from "./scene-host.ts";
+
+export interface SceneDocumentsApiDeps {
+  storage: Storage;
+  /** The owner's permission rules now in force (Settings → Permissions). */
+  permissions: () => PermissionPolicy;
+  /** The scene runtime: a deleted scene is stopped and its runtime state removed. */
+  sceneRuntime: Pick<SceneHost, "forget">;
+  maxBodyBytes: number;
+  log: Logger;
+}
 
 /**
  * Scene CRUD; every agent instance must name an existing agent profile, and only owners may add an instance whose id an
  * owner's allow/ask rule names (see agents/agent-governance.ts). A deleted scene's runtime state goes with it.
  */
-export function scenesApi(deps: ApiDeps) {
+export function sceneDocumentsApi(deps: SceneDocumentsApiDeps) {
   const { storage } = deps;
   return documentRoutes<Scene>({
     segment: "scenes",
@@ -22,7 +34,7 @@ export function scenesApi(deps: ApiDeps) {
     // A scene agent acts under its instance id, which owner rules name as they name agent ids: a new instance id is guarded as a new agent's.
     guard: async (scene, request, stored) => {
       const existing = new Set(stored?.agents.map((a) => a.instanceId) ?? []);
-      for (const agent of scene.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(deps.permissions.current.policy, agent.instanceId, request);
+      for (const agent of scene.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(deps.permissions(), agent.instanceId, request);
     },
     log: deps.log,
     check: async (scene) => {
@@ -33,3 +45,6 @@ export function scenesApi(deps: ApiDeps) {
     },
   });
 }
+
+/** The scene definitions' routes, as the OpenAPI document describes them. */
+export const SCENE_DOCUMENTS_ROUTES: readonly ApiRoute[] = documentRouteEntries("scenes", "scenes", "scene", SceneSchema);

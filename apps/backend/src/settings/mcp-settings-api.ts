@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { McpSettingsSchema } from "../mcp/mcp-config.ts";
-import type { McpSettings } from "../settings/mcp-settings.ts";
 import { principalOf } from "../auth/principal.ts";
-import { readBody } from "./body.ts";
-import { jsonResponse } from "./errors.ts";
+import { readBody } from "../api/body.ts";
+import { jsonResponse } from "../api/errors.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import type { McpSettings } from "./mcp-settings.ts";
 
 /**
  * The MCP servers (`mcpServers` JSON) with each one's status; env and header values are never returned,
@@ -17,3 +18,9 @@ export function mcpSettingsApi(settings: McpSettings, maxBodyBytes: number) {
       return jsonResponse(await settings.replace(body));
     });
 }
+
+/** The MCP servers' routes, as the OpenAPI document describes them. */
+export const MCP_SETTINGS_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/settings/mcp", "settings", "The configured MCP servers (mcpServers JSON)"),
+  route("PUT", "/api/settings/mcp", "settings", "Replace the configured MCP servers", { body: McpSettingsSchema }),
+];

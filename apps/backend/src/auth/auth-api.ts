@@ -1,21 +1,23 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { principalOf, type Principal } from "../auth/principal.ts";
-import { SESSION_COOKIE, clearedSessionCookie, cookieValue, sessionCookie } from "../auth/session-cookie.ts";
-import { isSecureRequest, type TrustBoundary } from "../auth/trust-boundary.ts";
-import { MIN_PASSWORD_LENGTH, SignInRefusedError, normaliseUsername } from "../accounts/account-service.ts";
+import type { Principal } from "../accounts/principal.ts";
+import { SignInRefusedError, normaliseUsername } from "../accounts/account-service.ts";
 import { SignInThrottle } from "../accounts/sign-in-throttle.ts";
-import { readBody } from "./body.ts";
-import { ApiError, jsonResponse } from "./errors.ts";
-
-export const PasswordSchema = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(256);
+import { TokenViewSchema } from "../accounts/account-records.ts";
+import { PasswordSchema } from "../accounts/users-api.ts";
+import { SESSION_COOKIE, clearedSessionCookie, cookieValue, sessionCookie } from "../api/session-cookie.ts";
+import { readBody } from "../api/body.ts";
+import { ApiError, jsonResponse } from "../api/errors.ts";
+import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { principalOf } from "./principal.ts";
+import { isSecureRequest, type TrustBoundary } from "./trust-boundary.ts";
 
 /** Either the access token (the bootstrap owner's sign-in) or a user's username and password. */
-export const SignInSchema = z.union([z.object({ token: z.string().min(1).max(1024) }).strict(), z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict()]);
-export const PasswordChangeSchema = z.object({ currentPassword: z.string().min(1).max(256), newPassword: PasswordSchema }).strict();
-export const TokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+const SignInSchema = z.union([z.object({ token: z.string().min(1).max(1024) }).strict(), z.object({ username: z.string().min(1).max(64), password: z.string().min(1).max(256) }).strict()]);
+const PasswordChangeSchema = z.object({ currentPassword: z.string().min(1).max(256), newPassword: PasswordSchema }).strict();
+const TokenCreateSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
-export const PrincipalViewSchema = z.object({
+const PrincipalViewSchema = z.object({
   kind: z.enum(["access-token", "session", "personal-token"]),
   userId: z.string(),
   username: z.string(),
@@ -97,3 +99,18 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle 
       return jsonResponse({ ok: true });
     });
 }
+
+/** The signed-in user's own routes, as the OpenAPI document describes them. */
+export const AUTH_ROUTES: readonly ApiRoute[] = [
+  route("GET", "/api/auth/session", "auth", "Who is signed in, with their role", { response: z.object({ principal: PrincipalViewSchema }) }),
+  route("POST", "/api/auth/session", "auth", "Sign in with username and password, or the access token, for a session cookie (public)", { body: SignInSchema }),
+  route("DELETE", "/api/auth/session", "auth", "Sign out (ends the session on the server)"),
+  route("PUT", "/api/auth/password", "auth", "Change your own password (ends your other sessions)", { body: PasswordChangeSchema }),
+  route("GET", "/api/auth/tokens", "auth", "Your personal API tokens (never their secrets)", { response: z.object({ tokens: z.array(TokenViewSchema) }) }),
+  route("POST", "/api/auth/tokens", "auth", "Create a personal API token: the secret is in this answer only", {
+    body: TokenCreateSchema,
+    status: 201,
+    response: z.object({ token: TokenViewSchema, secret: z.string() }),
+  }),
+  route("DELETE", "/api/auth/tokens/:id", "auth", "Revoke one of your personal API tokens"),
+];
