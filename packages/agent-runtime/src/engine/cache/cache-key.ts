@@ -77,7 +77,8 @@ interface FixedPart {
 /**
  * Key parts of configs and literal inputs met before, by object: a compiled graph keeps them as they
  * are between runs (an agent's deliberation runs its frozen graph at every step), and a config's
- * text (a prompt) would otherwise be hashed again at every node of every run.
+ * text (a prompt) would otherwise be hashed again at every node of every run. Empty objects, and
+ * literal inputs of scalars only, are not remembered (see `fixedPart`, `literalsPart`).
  */
 const fixedParts = new WeakMap<Record<string, unknown>, FixedPart>();
 const literalParts = new WeakMap<NodeValues, ObjectPart>();
@@ -100,7 +101,9 @@ function literalsPart(literals: NodeValues): ObjectPart {
   let part = literalParts.get(literals);
   if (part === undefined) {
     part = objectPart(literals);
-    literalParts.set(literals, part);
+    // Only a text part (nested values as sorted JSON) is worth remembering: scalar entries are
+    // collected again for less than a WeakMap entry per node costs to look up and to keep.
+    if (typeof part === "string") literalParts.set(literals, part);
   }
   return part;
 }
