@@ -43,8 +43,10 @@ export class GraphRun implements ContextOwner {
   private readonly outputs: (NodeValues | null | undefined)[];
   /** Per node, the ref its outputs go by in downstream cache keys (set when it completes; NO_REF until then). */
   private readonly refs: Float64Array;
-  private readonly queue: number[] = [];
+  /** Nodes whose inputs are all settled, in the order they became ready: each node enters once, so `size` slots suffice. */
+  private readonly queue: Int32Array;
   private head = 0;
+  private tail = 0;
   private running = 0;
   private done = 0;
   private pumping = false;
@@ -75,6 +77,7 @@ export class GraphRun implements ContextOwner {
     this.pending = new Int32Array(n);
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
     this.state = new Uint8Array(n);
+    this.queue = new Int32Array(n);
     this.outputs = new Array(n);
     this.refs = new Float64Array(n).fill(NO_REF);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
@@ -86,7 +89,7 @@ export class GraphRun implements ContextOwner {
       const signal = this.options.signal;
       if (signal?.aborted) this.onExternalAbort();
       else signal?.addEventListener("abort", this.onExternalAbort, { once: true });
-      for (let i = 0; i < this.size; i++) if (this.pending[i] === 0) this.queue.push(i);
+      for (let i = 0; i < this.size; i++) if (this.pending[i] === 0) this.queue[this.tail++] = i;
       this.pump();
     });
   }
@@ -102,7 +105,7 @@ export class GraphRun implements ContextOwner {
     const sliceStart = clock.read();
     let count = 0;
     const queue = this.queue;
-    while (this.head < queue.length && this.halted === null && this.running < this.scope.concurrency) {
+    while (this.head < this.tail && this.halted === null && this.running < this.scope.concurrency) {
       this.process(queue[this.head++]);
       // A long stretch of synchronous nodes yields once in a while so aborts and I/O get through.
       // (Read the clock here: a stretch of cache hits reads it nowhere else.)
@@ -173,14 +176,25 @@ export class GraphRun implements ContextOwner {
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
     const policy = g.policies[i];
     const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.controller.signal) : undefined;
-    const call = this.callNode(i, nodeId, invocationId, inputs, attemptSignal?.signal ?? this.controller.signal);
-    clock.read();
-    const kind = call.threw ? "threw" : classifyResult(call.value);
-    if (kind === "outputs" && !call.threw) {
-      attemptSignal?.dispose();
-      this.complete(i, obs, t0, call.value as NodeValues, key);
-      return;
+    // The first call inline (callNode's work without its result object): most nodes end here.
+    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.controller.signal);
+    let value: unknown;
+    let call: CallResult | undefined;
+    try {
+      value = def.execute(inputs, ctx);
+    } catch (error) {
+      call = { threw: true, error };
     }
+    clock.read();
+    if (call === undefined) {
+      if (classifyResult(value) === "outputs") {
+        attemptSignal?.dispose();
+        this.complete(i, obs, t0, value as NodeValues, key);
+        return;
+      }
+      call = { threw: false, value };
+    }
+    const kind = call.threw ? "threw" : classifyResult(call.value);
     // Not over within its call: those watching see it running from here.
     if (emitter.enabled) emitter.flushStart();
     if (policy.retries === 0 && (kind === "threw" || kind === "invalid")) {
@@ -283,7 +297,7 @@ export class GraphRun implements ContextOwner {
     const to = g.outStart[i + 1];
     for (let e = g.outStart[i]; e < to; e++) {
       const target = g.outDst[e];
-      if (--this.pending[target] === 0) this.queue.push(target);
+      if (--this.pending[target] === 0) this.queue[this.tail++] = target;
     }
   }
 

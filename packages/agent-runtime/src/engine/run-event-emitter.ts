@@ -2,15 +2,6 @@ import type { Logger, NodeError, NodeValues, RunEvent, RunEventDraft, RunEventSi
 
 type Stamped = RunEventDraft & { streamId: string; seq: number; ts: number };
 
-/** A node's first start not sent yet: it is sent before the next event, or folded into the node's own completion. */
-interface PendingStart {
-  nodeId: string;
-  invocationId: string;
-  nodeType: string;
-  inputs: NodeValues;
-  ts: number;
-}
-
 /**
  * Stamps events with the run's stream id, sequence number (from 0) and time, and hands them to the
  * sink. Hot path: callers check `enabled` before building an event, the per-node events are built
@@ -26,7 +17,16 @@ export class RunEventEmitter {
   private seq = 0;
   private closed = false;
   private sinkFailed = false;
-  private pending: PendingStart | undefined;
+  /**
+   * A node's first start not sent yet (sent before the next event, or folded into the node's own
+   * completion), kept in fields rather than an object: one fewer allocation per node.
+   */
+  private pending = false;
+  private pendingNodeId = "";
+  private pendingInvocationId = "";
+  private pendingNodeType = "";
+  private pendingInputs: NodeValues = {};
+  private pendingTs = 0;
 
   constructor(
     readonly streamId: string,
@@ -50,7 +50,7 @@ export class RunEventEmitter {
 
   emit(draft: RunEventDraft): void {
     if (this.sink === undefined || this.closed) return;
-    if (this.pending !== undefined) this.flushStart();
+    if (this.pending) this.flushStart();
     const event = draft as Stamped;
     event.streamId = this.streamId;
     event.seq = this.seq++;
@@ -63,17 +63,32 @@ export class RunEventEmitter {
    * at once (its node is running asynchronously already).
    */
   nodeStarted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, attempt: number, ts: number): void {
-    if (this.pending !== undefined) this.flushStart();
-    if (attempt === 1) this.pending = { nodeId, invocationId, nodeType, inputs, ts };
-    else this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, nodeType, inputs, attempt });
+    if (this.pending) this.flushStart();
+    if (attempt === 1) {
+      this.pending = true;
+      this.pendingNodeId = nodeId;
+      this.pendingInvocationId = invocationId;
+      this.pendingNodeType = nodeType;
+      this.pendingInputs = inputs;
+      this.pendingTs = ts;
+    } else this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, nodeType, inputs, attempt });
   }
 
   /** Sends the start still waiting, if any: its node goes on asynchronously, and watchers must see it running. */
   flushStart(): void {
-    const start = this.pending;
-    if (start === undefined) return;
-    this.pending = undefined;
-    this.deliver({ type: "node.started", streamId: this.streamId, seq: this.seq++, ...start, attempt: 1 });
+    if (!this.pending) return;
+    this.pending = false;
+    this.deliver({
+      type: "node.started",
+      streamId: this.streamId,
+      seq: this.seq++,
+      nodeId: this.pendingNodeId,
+      invocationId: this.pendingInvocationId,
+      nodeType: this.pendingNodeType,
+      inputs: this.pendingInputs,
+      ts: this.pendingTs,
+      attempt: 1,
+    });
   }
 
   /**
@@ -81,16 +96,15 @@ export class RunEventEmitter {
    * served it (it never started), the event carries the node's type and inputs.
    */
   nodeCompleted(nodeId: string, invocationId: string, nodeType: string, inputs: NodeValues, outputs: NodeValues, durationMs: number, cached: boolean, ts: number): void {
-    const start = this.pending;
-    const folded = start !== undefined && start.invocationId === invocationId;
-    if (folded) this.pending = undefined;
-    else if (start !== undefined) this.flushStart();
+    const folded = this.pending && this.pendingInvocationId === invocationId;
+    if (folded) this.pending = false;
+    else if (this.pending) this.flushStart();
     if (folded || cached) this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached, nodeType, inputs });
     else this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached });
   }
 
   nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number, ts: number): void {
-    if (this.pending !== undefined) this.flushStart();
+    if (this.pending) this.flushStart();
     this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs });
   }
 

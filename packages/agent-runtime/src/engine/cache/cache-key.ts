@@ -1,7 +1,7 @@
 import type { NodeDefinition, NodeValues } from "@weft/types";
 import type { CompiledGraph } from "../compiled-graph.ts";
 import { finishHash, hashInteger, hashText, hashWord, LANE_A, LANE_B, SEED_A, SEED_B } from "./key-hash.ts";
-import { hashObjectPart, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
+import { EMPTY_PART, hashObjectPart, hasNoKeys, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
 
 /**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
@@ -50,6 +50,8 @@ interface NodeKeyHead {
   readonly node: string;
   readonly a: number;
   readonly b: number;
+  /** The fixed part of this type with an empty config (most nodes have one). */
+  empty?: FixedPart;
 }
 
 const heads = new WeakMap<NodeDefinition, NodeKeyHead>();
@@ -75,12 +77,16 @@ interface FixedPart {
 /**
  * Key parts of configs and literal inputs met before, by object: a compiled graph keeps them as they
  * are between runs (an agent's deliberation runs its frozen graph at every step), and a config's
- * text (a prompt) would otherwise be hashed again at every node of every run.
+ * text (a prompt) would otherwise be hashed again at every node of every run. Empty objects, and
+ * literal inputs of scalars only, are not remembered (see `fixedPart`, `literalsPart`).
  */
 const fixedParts = new WeakMap<Record<string, unknown>, FixedPart>();
 const literalParts = new WeakMap<NodeValues, ObjectPart>();
 
 function fixedPart(head: NodeKeyHead, configObject: Record<string, unknown>): FixedPart {
+  // An empty config needs no memo by object: a workflow's nodes each have their own `{}`, and a
+  // WeakMap entry per node costs a lookup per node and work at every collection.
+  if (hasNoKeys(configObject)) return (head.empty ??= { head, config: EMPTY_PART, a: hashObjectPart(head.a, EMPTY_PART, LANE_A), b: hashObjectPart(head.b, EMPTY_PART, LANE_B) });
   let fixed = fixedParts.get(configObject);
   if (fixed?.head !== head) {
     const config = objectPart(configObject);
@@ -91,13 +97,31 @@ function fixedPart(head: NodeKeyHead, configObject: Record<string, unknown>): Fi
 }
 
 function literalsPart(literals: NodeValues): ObjectPart {
+  if (hasNoKeys(literals)) return EMPTY_PART;
   let part = literalParts.get(literals);
   if (part === undefined) {
     part = objectPart(literals);
-    literalParts.set(literals, part);
+    // Only a text part (nested values as sorted JSON) is worth remembering: scalar entries are
+    // collected again for less than a WeakMap entry per node costs to look up and to keep.
+    if (typeof part === "string") literalParts.set(literals, part);
   }
   return part;
 }
+
+/**
+ * An edge's label (port and handle) goes into the hash as the label's own hash, kept for the next
+ * edge: a fan-in's edges, and a chain's nodes one after another, mostly share one label, which is
+ * then hashed once.
+ */
+const label = { port: "", handle: "", a: 0, b: 0 };
+
+function setLabel(port: string, handle: string): void {
+  label.port = port;
+  label.handle = handle;
+  label.a = hashText(hashText(SEED_A, port, LANE_A), handle, LANE_A);
+  label.b = hashText(hashText(SEED_B, port, LANE_B), handle, LANE_B);
+}
+setLabel("", "");
 
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
@@ -112,25 +136,16 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
   const edges = new Array<string | number>(3 * (to - from));
-  // An edge's label (port and handle) goes into the hash as the label's own hash: a fan-in's edges
-  // mostly share one label, which is then hashed once.
-  let port = "";
-  let handle = "";
-  let labelA = 0;
-  let labelB = 0;
   for (let e = from, k = 0; e < to; e++, k += 3) {
-    if (g.inPort[e] !== port || g.inHandle[e] !== handle) {
-      port = g.inPort[e];
-      handle = g.inHandle[e];
-      labelA = hashText(hashText(SEED_A, port, LANE_A), handle, LANE_A);
-      labelB = hashText(hashText(SEED_B, port, LANE_B), handle, LANE_B);
-    }
+    const port = g.inPort[e];
+    const handle = g.inHandle[e];
+    if (port !== label.port || handle !== label.handle) setLabel(port, handle);
     const ref = refs[g.inSrc[e]];
     edges[k] = port;
     edges[k + 1] = handle;
     edges[k + 2] = ref;
-    a = hashInteger(hashWord(a, labelA, LANE_A), ref, LANE_A);
-    b = hashInteger(hashWord(b, labelB, LANE_B), ref, LANE_B);
+    a = hashInteger(hashWord(a, label.a, LANE_A), ref, LANE_A);
+    b = hashInteger(hashWord(b, label.b, LANE_B), ref, LANE_B);
   }
   return new CacheKey(finishHash(a, b), fixed.head.node, config, literals, edges);
 }

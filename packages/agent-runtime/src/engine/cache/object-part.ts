@@ -10,7 +10,7 @@ type Scalar = string | number | boolean | null;
  */
 export type ObjectPart = string | readonly Scalar[];
 
-const EMPTY_PART = "{}";
+export const EMPTY_PART = "{}";
 /** JSON up to this length is kept as it is; longer JSON as its SHA-256 (base64, 44 chars). */
 const MAX_PLAIN_JSON = 128;
 
@@ -60,6 +60,12 @@ function sortedJson(value: Record<string, unknown>): string {
     json = `{${fields.join(",")}}`;
   } else json = JSON.stringify(value, sortingReplacer) ?? "undefined";
   return json.length <= MAX_PLAIN_JSON ? json : Bun.SHA256.hash(json, "base64");
+}
+
+/** True when `value` has no enumerable key (own or inherited, as `objectPart` walks it): its part is `EMPTY_PART`. */
+export function hasNoKeys(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 export function objectPart(value: Record<string, unknown>): ObjectPart {
