@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { SecretRedactor, type Observation, type Workflow } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
-import { runMigrations } from "./migrations.ts";
+import { runMigrations } from "./sqlite-schema.ts";
 import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
 import { sqliteAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
 import { sqliteSceneRepository, type SceneRepository } from "./scene-repository.ts";

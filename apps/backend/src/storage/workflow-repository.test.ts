@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { silentLogger, workflowInterface, WorkflowSchema } from "@weft/types";
 import { openDatabase } from "./database.ts";
-import { runMigrations } from "./migrations.ts";
+import { runMigrations } from "./sqlite-schema.ts";
 import { StoredRecordInvalidError } from "./document-table.ts";
 import { openSqliteStorage } from "./storage.ts";
 import { sqliteWorkflowRepository } from "./workflow-repository.ts";

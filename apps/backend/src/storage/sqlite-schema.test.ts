@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
-import { LATEST_SCHEMA_VERSION, runMigrations, SchemaTooNewError } from "./migrations.ts";
+import { LATEST_SCHEMA_VERSION, runMigrations, SchemaTooNewError } from "./sqlite-schema.ts";
 import { tempDir } from "../testing/test-server.ts";
 
 describe("migrations", () => {
