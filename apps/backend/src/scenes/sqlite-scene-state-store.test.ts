@@ -4,12 +4,12 @@ import { openSqliteStorage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
-import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+import { createSceneStore } from "./create-scene-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
 function open() {
   const storage = openSqliteStorage(tempDir("weft-scene-store-"));
-  return { db: requireSqlite(storage.sql, "test").db, storage, store: new SqliteSceneStateStore(storage) };
+  return { db: requireSqlite(storage.sql, "test").db, storage, store: createSceneStore(storage) };
 }
 
 /** What only SQLite shows (a row damaged in the file, a trigger refusing a write); the rest is `sceneStoreContract`. */
