@@ -4,13 +4,13 @@ import { openSqliteStorage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
-import { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
+import { createSceneStore } from "./create-scene-store.ts";
 import { MIGRATIONS } from "../schema.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
 async function open() {
   const storage = await openSqliteStorage(tempDir("weft-scene-store-"), undefined, MIGRATIONS);
-  return { db: requireSqlite(storage.sql, "test").db, storage, store: new SqliteSceneStateStore(storage) };
+  return { db: requireSqlite(storage.sql, "test").db, storage, store: createSceneStore(storage) };
 }
 
 /** What only SQLite shows (a row damaged in the file, a trigger refusing a write); the rest is `sceneStoreContract`. */
