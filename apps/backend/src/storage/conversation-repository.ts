@@ -100,7 +100,11 @@ export class ConversationTable implements ConversationRepository {
   }
 
   private async save(conversation: Conversation, now: Date): Promise<void> {
-    await this.db.updateTable("conversations").set({ data: JSON.stringify(conversation), updated_at: now.getTime() }).where("id", "=", conversation.id).execute();
+    await this.db
+      .updateTable("conversations")
+      .set({ data: JSON.stringify(conversation), updated_at: now.getTime() })
+      .where("id", "=", conversation.id)
+      .execute();
   }
 
   /** The conversation, its row locked until the surrounding transaction ends. */

@@ -115,11 +115,7 @@ async function initialSchema(db: Kysely<unknown>, engine: Engine): Promise<void>
     .addColumn("created_at", t.time, (c) => c.notNull())
     .addColumn("updated_at", t.time, (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex("conversations_by_agent")
-    .on("conversations")
-    .columns(["agent_id", "updated_at desc"])
-    .execute();
+  await db.schema.createIndex("conversations_by_agent").on("conversations").columns(["agent_id", "updated_at desc"]).execute();
   // A rowid table on SQLite (step 9): messages of 1–1.5 KB spilled onto overflow pages in a WITHOUT ROWID one.
   let messages = db.schema
     .createTable("conversation_messages")

@@ -181,13 +181,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
     const { id: _id, created_at: _created, ...changes } = this.row(stored, now);
-    const row = await this.db
-      .updateTable(this.table)
-      .set(changes)
-      .where("id", "=", stored.id)
-      .where("revision", "=", baseRevision)
-      .returning("created_at")
-      .executeTakeFirst();
+    const row = await this.db.updateTable(this.table).set(changes).where("id", "=", stored.id).where("revision", "=", baseRevision).returning("created_at").executeTakeFirst();
     if (row) return { kind: "updated", record: { document: stored, createdAt: num(row.created_at), updatedAt: now } };
     const current = await this.get(document.id);
     return current ? { kind: "conflict", current } : { kind: "not-found" };

@@ -66,4 +66,3 @@ export function describeDatabaseUrl(url: string): string {
     return "(an unreadable URL)";
   }
 }
-

@@ -92,7 +92,22 @@ export interface RunsTable {
 }
 export type RunRow = Omit<RunsTable, "workflow">;
 
-const RUN_COLUMNS = ["id", "workflow_id", "workflow_revision", "status", "inputs", "outputs", "error", "rerun_from", "source_run_id", "created_by", "created_at", "started_at", "finished_at", "duration_ms"] as const;
+const RUN_COLUMNS = [
+  "id",
+  "workflow_id",
+  "workflow_revision",
+  "status",
+  "inputs",
+  "outputs",
+  "error",
+  "rerun_from",
+  "source_run_id",
+  "created_by",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "duration_ms",
+] as const;
 
 /** A run's summary from a row whose inputs and outputs were left unread. */
 function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {

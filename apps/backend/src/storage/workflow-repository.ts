@@ -134,7 +134,13 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
         filled.push({ id: row.id, revision: row.revision, columns: { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface } });
         return summaryFrom({ ...base, columns: c });
       }
-      const columns = { description: String(row.description), tags: String(row.tags), nodeCount: Number(row.node_count), isSkill: flag(row.is_skill as number | boolean), interface: String(row.interface) };
+      const columns = {
+        description: String(row.description),
+        tags: String(row.tags),
+        nodeCount: Number(row.node_count),
+        isSkill: flag(row.is_skill as number | boolean),
+        interface: String(row.interface),
+      };
       return summaryFrom({ ...base, columns });
     });
     for (const fill of filled) await this.db.updateTable("workflows").set(fill.columns).where("id", "=", fill.id).where("revision", "=", fill.revision).execute();
