@@ -19,6 +19,7 @@ import { AgentStepTable, type AgentStepRepository } from "./agent-step-repositor
 import { SettingsTableRepository, type SettingsRepository } from "./settings-repository.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
+import { sqliteBatchWriter } from "./sqlite-batch-writer.ts";
 import { describeDatabaseUrl, PostgresConnection, PostgresUnavailableError } from "./postgres-connection.ts";
 import type { SqlHandle, Transact } from "./sql-handle.ts";
 
@@ -74,6 +75,8 @@ export interface Storage {
 /** What differs between the engines once the repositories are built: transactions and closing. */
 interface EngineParts {
   sql: SqlHandle;
+  /** SQLite's hand-written flush (sqlite-batch-writer.ts); PostgreSQL writes through the repositories. */
+  writeBatch?: (batch: WriteBatch) => Promise<void>;
   transaction: Transact;
   inTransaction(): boolean;
   close(): Promise<void>;
@@ -118,6 +121,7 @@ class WeftStorage implements Storage {
   }
 
   async writeBatch(batch: WriteBatch): Promise<void> {
+    if (this.engine.writeBatch) return await this.engine.writeBatch(batch);
     await this.transaction(async () => {
       for (const run of batch.newRuns) await this.runs.create(run.record, run.workflow);
       await this.events.append(batch.events);
@@ -133,10 +137,13 @@ class WeftStorage implements Storage {
   }
 }
 
-function sqliteParts(db: Database, checkpointer: WalCheckpointer): EngineParts {
+function sqliteParts(db: Database, checkpointer: WalCheckpointer, redactor: SecretRedactor): EngineParts {
   const gate = new SqliteGate(db);
   checkpointer.attach(db, gate);
+  // Prepared on first use: the tables exist once the migrations ran.
+  let writeAll: ((batch: WriteBatch) => void) | undefined;
   return {
+    writeBatch: async (batch) => void (await gate.run(() => (writeAll ??= sqliteBatchWriter(db, redactor))(batch))),
     sql: { engine: "sqlite", db, gate: (work) => gate.run(work) },
     transaction: (work) => gate.transaction(work),
     inTransaction: () => db.inTransaction,
@@ -154,7 +161,7 @@ function sqliteParts(db: Database, checkpointer: WalCheckpointer): EngineParts {
 export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_MIGRATIONS): Promise<Storage> {
   const file = join(dataDir, DATABASE_FILE);
   const db = openDatabase(file);
-  const parts = sqliteParts(db, new WalCheckpointer(file));
+  const parts = sqliteParts(db, new WalCheckpointer(file), redactor);
   try {
     await runMigrations(parts.sql, migrations);
   } catch (error) {

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { silentLogger, workflowInterface, WorkflowSchema } from "@weft/types";
 import { StoredRecordInvalidError } from "./document-table.ts";
