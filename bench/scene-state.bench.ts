@@ -10,13 +10,14 @@ import type { MailboxState, SceneRuntimeState, WorldChange } from "../packages/t
 import { createSceneStore } from "../apps/backend/src/scenes/create-scene-store.ts";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
+import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const STEPS = 1950;
 const HISTORY = 200;
 
 const dir = tempDir("weft-scene-state-bench-");
-const storage = openSqliteStorage(dir);
+const storage = await openSqliteStorage(dir, undefined, MIGRATIONS);
 const store = createSceneStore(storage);
 try {
   let triggers = 0;

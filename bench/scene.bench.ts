@@ -30,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, removeTempDirs, tempDir } from "../apps/backend/src/testing/temp-dirs.ts";
 import { TestWsClient } from "../apps/backend/src/testing/ws-client.ts";
-import { readSqliteSceneState } from "../apps/backend/src/scenes/sqlite-scene-state-store.ts";
+import { readSqliteSceneState } from "../apps/backend/src/scenes/testing/read-scene-state.ts";
 import { CursorSchema, ProfileIdAnswerSchema, ReplaySummarySchema } from "../apps/backend/src/testing/answers.ts";
 import { SceneLogEntrySchema, SceneStateViewSchema, SceneTimelineSchema, type SceneLogEntry, type SceneRuntimeState, type SceneStateView, type SceneTimeline } from "../packages/types/src/index.ts";
 import { observationsSinceUser, serveModel, streamedAction, streamedReply } from "./support/instant-llm.ts";

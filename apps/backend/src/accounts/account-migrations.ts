@@ -1,44 +1,44 @@
-import type { Database } from "bun:sqlite";
-import { migrateSqliteModule, type SqliteModuleMigration } from "../storage/sqlite-module-migrations.ts";
+import { sql } from "kysely";
+import type { Migration } from "../storage/migrations.ts";
 
 /**
- * The accounts' tables, in their own append-only list with their own version row (`module_schema`),
- * so they never compete with the storage's numbered migrations for a version.
+ * The accounts' tables, one list for both engines (given to the storage by ../schema.ts). Times are epoch
+ * milliseconds: INTEGER on SQLite, BIGINT on PostgreSQL. A SQLite file of e5dc891 has this step as
+ * `module_schema` ('accounts', 1).
  */
-const SQLITE_MIGRATIONS: SqliteModuleMigration[] = [
+export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
-    sql: `
-      CREATE TABLE users (
-        id TEXT PRIMARY KEY,
-        username TEXT NOT NULL UNIQUE,
-        name TEXT NOT NULL,
-        role TEXT NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
-        password_hash TEXT,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE TABLE user_sessions (
-        hash TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL
-      );
-      CREATE INDEX user_sessions_by_user ON user_sessions (user_id);
-      CREATE TABLE user_tokens (
-        id TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-        name TEXT NOT NULL,
-        hash TEXT NOT NULL UNIQUE,
-        created_at INTEGER NOT NULL,
-        last_used_at INTEGER
-      );
-      CREATE INDEX user_tokens_by_user ON user_tokens (user_id);
-    `,
+    id: "accounts-001 users, sessions, personal tokens",
+    async up(db, engine) {
+      const millis = engine === "sqlite" ? "integer" : "bigint";
+      await db.schema
+        .createTable("users")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("username", "text", (c) => c.notNull().unique())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("role", "text", (c) => c.notNull().check(sql`role IN ('owner', 'editor', 'viewer')`))
+        .addColumn("password_hash", "text")
+        .addColumn("created_at", millis, (c) => c.notNull())
+        .addColumn("updated_at", millis, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("user_sessions")
+        .addColumn("hash", "text", (c) => c.primaryKey())
+        .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("created_at", millis, (c) => c.notNull())
+        .addColumn("expires_at", millis, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("user_sessions_by_user").on("user_sessions").column("user_id").execute();
+      await db.schema
+        .createTable("user_tokens")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull().unique())
+        .addColumn("created_at", millis, (c) => c.notNull())
+        .addColumn("last_used_at", millis)
+        .execute();
+      await db.schema.createIndex("user_tokens_by_user").on("user_tokens").column("user_id").execute();
+    },
   },
 ];
-
-/** Brings the accounts' SQLite tables up to date, in one transaction per step. */
-export function migrateSqliteAccounts(db: Database): void {
-  migrateSqliteModule(db, "accounts", SQLITE_MIGRATIONS);
-}

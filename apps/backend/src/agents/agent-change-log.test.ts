@@ -4,6 +4,7 @@ import { openSqliteStorage, openStorage, type Storage } from "../storage/storage
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { openAgentChangeLog } from "./agent-change-log.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const change = (agentId: string, kind: AgentChange["kind"], at: number): AgentChange => ({
   agentId,
@@ -24,7 +25,7 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
   let pg: TestPostgres | undefined;
   let url = "";
   const dataDir = tempDir();
-  const open = async (): Promise<Storage> => (engine === "sqlite" ? openSqliteStorage(dataDir) : openStorage({ dataDir, databaseUrl: url }));
+  const open = async (): Promise<Storage> => (engine === "sqlite" ? openSqliteStorage(dataDir, undefined, MIGRATIONS) : openStorage({ dataDir, databaseUrl: url, migrations: MIGRATIONS }));
 
   beforeAll(async () => {
     if (engine === "postgres") {

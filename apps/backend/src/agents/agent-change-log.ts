@@ -1,6 +1,8 @@
+import type { Generated, Kysely } from "kysely";
 import { AgentChangeSchema, type AgentChange } from "@weft/types";
-import type { PostgresMigration } from "../storage/postgres/migrations.ts";
-import type { PostgresHandle, SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
+import type { Migration } from "../storage/migrations.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
 export interface AgentChangeLog {
@@ -9,98 +11,48 @@ export interface AgentChangeLog {
   list(agentId: string, limit: number): Promise<AgentChange[]>;
 }
 
-interface Row {
-  data: string;
+interface ChangeTables {
+  agent_changes: { seq: Generated<number>; agent_id: string; at: number; data: string };
 }
 
-function decode(rows: Row[]): AgentChange[] {
-  // A record that no longer reads is left out rather than breaking the history.
-  return rows.flatMap((row) => {
-    const parsed = AgentChangeSchema.safeParse(JSON.parse(row.data));
-    return parsed.success ? [parsed.data] : [];
-  });
-}
-
-const SQLITE_MODULE = "agent-changes";
-
-/** Its own version row in `module_schema` (as the accounts' tables), so it never competes with the storage's numbered migrations. */
-const SQLITE_MIGRATIONS: { version: number; sql: string }[] = [
-  {
-    version: 1,
-    sql: `
-      CREATE TABLE agent_changes (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        agent_id TEXT NOT NULL,
-        at INTEGER NOT NULL,
-        data TEXT NOT NULL
-      );
-      CREATE INDEX agent_changes_by_agent ON agent_changes (agent_id, seq);
-    `,
-  },
-];
-
-/** The change log's PostgreSQL table, applied with every other module's by storage/postgres/migrations.ts. */
-export const AGENT_CHANGES_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+/** The change log's table (a SQLite file of e5dc891 has it as `module_schema` ('agent-changes', 1)). */
+export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
   {
     id: "agent-changes-001 who changed agent profiles",
-    sql: `
-      CREATE TABLE agent_changes (
-        seq BIGSERIAL PRIMARY KEY,
-        agent_id TEXT NOT NULL,
-        at BIGINT NOT NULL,
-        data TEXT NOT NULL
-      );
-      CREATE INDEX agent_changes_by_agent ON agent_changes (agent_id, seq);
-    `,
+    async up(db, engine) {
+      await db.schema
+        .createTable("agent_changes")
+        .$call((t) => (engine === "sqlite" ? t.addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement()) : t.addColumn("seq", "bigserial", (c) => c.primaryKey())))
+        .addColumn("agent_id", "text", (c) => c.notNull())
+        .addColumn("at", engine === "sqlite" ? "integer" : "bigint", (c) => c.notNull())
+        .addColumn("data", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("agent_changes_by_agent").on("agent_changes").columns(["agent_id", "seq"]).execute();
+    },
   },
 ];
 
-class SqliteAgentChangeLog implements AgentChangeLog {
-  constructor(private readonly handle: SqliteHandle) {
-    const { db } = handle;
-    db.exec("CREATE TABLE IF NOT EXISTS module_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL)");
-    const current = (db.query("SELECT version FROM module_schema WHERE module = ?").get(SQLITE_MODULE) as { version: number } | null)?.version ?? 0;
-    for (const step of SQLITE_MIGRATIONS) {
-      if (step.version <= current) continue;
-      db.transaction(() => {
-        db.exec(step.sql);
-        db.query("INSERT INTO module_schema (module, version) VALUES (?, ?) ON CONFLICT (module) DO UPDATE SET version = excluded.version").run(SQLITE_MODULE, step.version);
-      })();
-    }
-  }
+class SqlAgentChangeLog implements AgentChangeLog {
+  constructor(private readonly db: Kysely<ChangeTables>) {}
 
   async record(change: AgentChange): Promise<void> {
-    await this.handle.gate(() => this.handle.db.query("INSERT INTO agent_changes (agent_id, at, data) VALUES (?, ?, ?)").run(change.agentId, change.at, JSON.stringify(change)));
+    await this.db
+      .insertInto("agent_changes")
+      .values({ agent_id: change.agentId, at: change.at, data: JSON.stringify(change) })
+      .execute();
   }
 
   async list(agentId: string, limit: number): Promise<AgentChange[]> {
-    return decode(await this.handle.gate(() => this.handle.db.query("SELECT data FROM agent_changes WHERE agent_id = ? ORDER BY seq DESC LIMIT ?").all(agentId, limit) as Row[]));
+    const rows = await this.db.selectFrom("agent_changes").select("data").where("agent_id", "=", agentId).orderBy("seq", "desc").limit(limit).execute();
+    // A record that no longer reads is left out rather than breaking the history.
+    return rows.flatMap((row) => {
+      const parsed = AgentChangeSchema.safeParse(JSON.parse(row.data));
+      return parsed.success ? [parsed.data] : [];
+    });
   }
 }
 
-class PostgresAgentChangeLog implements AgentChangeLog {
-  constructor(private readonly handle: PostgresHandle) {}
-
-  async record(change: AgentChange): Promise<void> {
-    await this.handle.current()`INSERT INTO agent_changes (agent_id, at, data) VALUES (${change.agentId}, ${change.at}, ${JSON.stringify(change)})`;
-  }
-
-  async list(agentId: string, limit: number): Promise<AgentChange[]> {
-    const rows: Row[] = await this.handle.current()`SELECT data FROM agent_changes WHERE agent_id = ${agentId} ORDER BY seq DESC LIMIT ${limit}`;
-    return decode(rows);
-  }
-}
-
-/** The change log on the storage's engine (on PostgreSQL its table comes with the storage's migrations). */
+/** The change log on the storage's connection (its table comes with AGENT_CHANGE_MIGRATIONS). */
 export function openAgentChangeLog(handle: SqlHandle): AgentChangeLog {
-  switch (handle.engine) {
-    case "sqlite":
-      return new SqliteAgentChangeLog(handle);
-    case "postgres":
-      return new PostgresAgentChangeLog(handle);
-    default: {
-      const unknown: never = handle;
-      throw new Error(`unknown storage engine ${JSON.stringify(unknown)}`);
-    }
-  }
+  return new SqlAgentChangeLog(createQueryDb<ChangeTables>(handle));
 }

@@ -1,5 +1,8 @@
-import type { Statement } from "bun:sqlite";
-import type { SqlHandle, SqliteHandle, PostgresHandle } from "../storage/sql-handle.ts";
+import type { Kysely } from "kysely";
+import type { Migration } from "../storage/migrations.ts";
+import { PreparedQueries, type SlotOf } from "../storage/prepared-query.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
 /** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
@@ -9,35 +12,51 @@ const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
-/** SQLite's host-parameter limit is far above this; PostgreSQL gets the same batches. */
-const LOAD_BATCH = 500;
+/** Ids per read and rows per insert: far below either engine's limit of parameters per statement. */
+const BATCH = 500;
+
+interface PayloadTables {
+  payloads: { id: string; data: string };
+}
+
+/**
+ * The payloads table. SQLite: rows in insertion order and the ids in an index of their own (ids stored before they
+ * were made in order, see `idOf`, are random, and keyed by them the table's pages would split at random places).
+ * IF NOT EXISTS: a SQLite file of e5dc891 got the table when its first PayloadStore opened, with no version row.
+ */
+export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
+  {
+    id: "payloads-001 large values stored once",
+    async up(db, engine) {
+      await db.schema
+        .createTable("payloads")
+        .ifNotExists()
+        .addColumn("id", "text", (c) => (engine === "sqlite" ? c.notNull().unique() : c.primaryKey()))
+        .addColumn("data", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+];
 
 /**
  * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers
  * them (`idOf`), in the server's database. Texts are only added, never changed (same id, same text);
  * `flush` writes them in the caller's transaction, before the records that reference them (the journal's
- * batch), or in one of its own: a crash in between leaves an unreferenced text, never a reference without its text.
+ * batch), or outside one (500 rows a statement): a crash in between leaves an unreferenced text, never a reference
+ * without its text.
  */
 export class PayloadStore implements PayloadSink {
   private pending: PayloadBlob[] = [];
   private readonly known = new Set<string>();
   private readonly ids = new Map<string, string>();
   private idChars = 0;
-  private readonly engine: SqliteEngine | PostgresEngine;
+  private readonly db: Kysely<PayloadTables>;
+  /** The journal's writes (a hot path), built once per number of rows. */
+  private readonly inserts: PreparedQueries;
 
   constructor(sql: SqlHandle) {
-    switch (sql.engine) {
-      case "sqlite":
-        this.engine = new SqliteEngine(sql);
-        break;
-      case "postgres":
-        this.engine = new PostgresEngine(sql);
-        break;
-      default: {
-        const never: never = sql;
-        throw new Error(`unknown storage engine ${JSON.stringify(never)}`);
-      }
-    }
+    this.db = createQueryDb<PayloadTables>(sql);
+    this.inserts = new PreparedQueries(sql);
   }
 
   put(json: string): string {
@@ -84,7 +103,19 @@ export class PayloadStore implements PayloadSink {
     const blobs = this.pending;
     this.pending = [];
     try {
-      await this.engine.write(blobs);
+      for (let i = 0; i < blobs.length; i += BATCH) {
+        const batch = blobs.slice(i, i + BATCH);
+        const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
+        await this.inserts.run(
+          `${batch.length}`,
+          (slot) =>
+            this.db
+              .insertInto("payloads")
+              .values(rows(slot))
+              .onConflict((oc) => oc.column("id").doNothing()),
+          batch.flatMap((b) => [b.id, b.json]),
+        );
+      }
     } catch (error) {
       this.pending = [...blobs, ...this.pending];
       throw error;
@@ -99,51 +130,14 @@ export class PayloadStore implements PayloadSink {
 
   readonly load: PayloadLoader = async (ids) => {
     const out = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
-      for (const row of await this.engine.read(ids.slice(i, i + LOAD_BATCH))) out.set(row.id, row.json);
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const rows = await this.db
+        .selectFrom("payloads")
+        .select(["id", "data"])
+        .where("id", "in", ids.slice(i, i + BATCH))
+        .execute();
+      for (const row of rows) out.set(row.id, row.data);
     }
     return out;
   };
-}
-
-class SqliteEngine {
-  private readonly insert: Statement<unknown, [string, string]>;
-
-  constructor(private readonly sql: SqliteHandle) {
-    // Kept out of the numbered migrations: the table belongs to this module and only ever gains rows.
-    // Rows in insertion order and the ids in an index of their own: ids stored before they were made in
-    // order (`idOf`) are random, and keyed by them the table's pages would split at random places.
-    sql.db.run("CREATE TABLE IF NOT EXISTS payloads (id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)");
-    this.insert = sql.db.query("INSERT OR IGNORE INTO payloads (id, data) VALUES (?, ?)");
-  }
-
-  async write(blobs: PayloadBlob[]): Promise<void> {
-    const { db } = this.sql;
-    await this.sql.gate(() => db.transaction(() => blobs.forEach((b) => this.insert.run(b.id, b.json))).immediate());
-  }
-
-  async read(ids: string[]): Promise<Array<{ id: string; json: string }>> {
-    const { db } = this.sql;
-    return this.sql.gate(() => db.query<{ id: string; json: string }, string[]>(`SELECT id, data AS json FROM payloads WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids));
-  }
-}
-
-/** The payloads table in PostgreSQL, append-only (registered in storage/postgres/migrations.ts). */
-export const PAYLOAD_POSTGRES_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
-  { id: "payloads-001 large values stored once", sql: "CREATE TABLE payloads (id TEXT PRIMARY KEY, data TEXT NOT NULL)" },
-];
-
-class PostgresEngine {
-  constructor(private readonly handle: PostgresHandle) {}
-
-  async write(blobs: PayloadBlob[]): Promise<void> {
-    const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
-    const sql = this.handle.current();
-    await sql`INSERT INTO payloads ${sql(rows, "id", "data")} ON CONFLICT (id) DO NOTHING`;
-  }
-
-  async read(ids: string[]): Promise<Array<{ id: string; json: string }>> {
-    const sql = this.handle.current();
-    return (await sql`SELECT id, data AS json FROM payloads WHERE id IN ${sql(ids)}`) as Array<{ id: string; json: string }>;
-  }
 }

@@ -6,8 +6,6 @@ import type { SceneHost } from "./scene-host.ts";
 import type { SceneStore } from "./scene-store.ts";
 
 export { SceneService } from "./scene-service.ts";
-export { SqliteSceneStateStore } from "./sqlite-scene-state-store.ts";
-export { PostgresSceneStateStore } from "./postgres-scene-state-store.ts";
 export { createSceneStore } from "./create-scene-store.ts";
 export type { SceneSession, SceneStore } from "./scene-store.ts";
 export type { SceneHost } from "./scene-host.ts";

@@ -4,7 +4,7 @@ import { ServiceError } from "../service-error.ts";
 import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import type { Storage } from "../storage/storage.ts";
-import type { SceneSession } from "./sqlite-scene-state-store.ts";
+import type { SceneSession } from "./scene-store.ts";
 import { turnTakingLlm, type SceneTurns } from "./scene-turns.ts";
 
 /** A scene's agents need what a standalone agent needs. */

@@ -12,8 +12,7 @@ import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { until } from "../testing/until.ts";
-import { readPostgresSceneState } from "./postgres-scene-state-store.ts";
-import { readSqliteSceneState } from "./sqlite-scene-state-store.ts";
+import { readPostgresSceneState, readSqliteSceneState } from "./testing/read-scene-state.ts";
 
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });
 const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });

@@ -9,7 +9,7 @@ import { SceneStateViewSchema, SceneTimelineSchema, type SceneRuntimeState } fro
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
-import { readSqliteSceneState } from "./sqlite-scene-state-store.ts";
+import { readSqliteSceneState } from "./testing/read-scene-state.ts";
 
 /** POST /api/llm-profiles: the new profile, as far as this test reads it. */
 const ProfileAnswerSchema = z.object({ profile: z.object({ id: z.string() }) });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
-import { messageOf, SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { messageOf, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -60,28 +60,4 @@ export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: 
     throw new StoredSceneInvalidError(`The stored ${what} does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}; it was left as it is.`);
   }
   return parsed.data;
-}
-
-/** A stored row's `data` column: the JSON text of a log entry or session (states: `decodeStoredState`). */
-interface DataRow {
-  data: string;
-}
-
-/** A scene's rows decoded the same on every engine: a row that does not fit fails with `StoredSceneInvalidError` naming the scene. */
-export const decodeSceneRow = {
-  log: (sceneId: string, rows: readonly DataRow[]): SceneLogEntry[] => rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`)),
-  session: (sceneId: string, row: DataRow | null | undefined): SceneSession | undefined => (row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined),
-};
-
-/** The shutdown switch of `SceneStore`, the same on every engine: each write checks `frozen` first. */
-export abstract class FreezableSceneStore {
-  protected frozen = false;
-
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  isFrozen(): boolean {
-    return this.frozen;
-  }
 }

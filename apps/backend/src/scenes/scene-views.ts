@@ -1,7 +1,7 @@
 import type { AgentInstance, SceneRuntime } from "@weft/agent-runtime";
 import type { AgentStatus, Scene, SceneAgentStatus, SceneAgentView, SceneRuntimeState, SceneStateView } from "@weft/types";
 import type { Storage } from "../storage/storage.ts";
-import type { SceneSession } from "./sqlite-scene-state-store.ts";
+import type { SceneSession } from "./scene-store.ts";
 import type { TimelinePageBuilder } from "./scene-timeline-page.ts";
 
 const RECENT_CHANGES = 100;

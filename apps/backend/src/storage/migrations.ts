@@ -1,227 +1,114 @@
-import type { Database } from "bun:sqlite";
-import { BUILDER_MIGRATION } from "../builder/storage/builder-migration.ts";
-import { SCENE_MIGRATION, SCENE_PARTS_MIGRATION } from "../scenes/scene-migration.ts";
-
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Kysely } from "kysely";
+import type { TransactionSQL } from "bun";
+import { createQueryDb } from "./query-db.ts";
+import { adoptLegacySqlite, NEW_FORMAT_USER_VERSION } from "./legacy-sqlite.ts";
+import type { PostgresHandle, SqlHandle, SqliteHandle } from "./sql-handle.ts";
 
 /**
- * The schema, as an append-only list: a released migration is never edited, a change is a new one.
- * Records are kept as JSON in `data` next to the columns that queries filter or sort on.
+ * One step of the schema, written once for both engines with Kysely's schema builder (`engine` for
+ * what differs). Released steps are never edited, a change is a new step. `id` is unique and stable,
+ * `<module>-NNN <what>` (e.g. "core-001 initial schema"), and recorded in `schema_migrations`.
+ * A raw `sql` template runs one statement per call (bun:sqlite runs only the first of several).
  */
-const MIGRATIONS: Migration[] = [
-  {
-    version: 1,
-    name: "initial schema",
-    sql: `
-      CREATE TABLE workflows (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE TABLE agent_profiles (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE TABLE scenes (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE TABLE runs (
-        id TEXT PRIMARY KEY,
-        workflow_id TEXT NOT NULL,
-        workflow_revision INTEGER NOT NULL,
-        status TEXT NOT NULL,
-        inputs TEXT NOT NULL,
-        outputs TEXT NOT NULL,
-        error TEXT,
-        rerun_from TEXT,
-        source_run_id TEXT,
-        workflow TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        started_at INTEGER,
-        finished_at INTEGER,
-        duration_ms REAL
-      );
-      CREATE INDEX runs_by_workflow ON runs (workflow_id, created_at DESC);
-      CREATE INDEX runs_by_created ON runs (created_at DESC);
-      CREATE INDEX runs_by_status ON runs (status);
-      CREATE TABLE observations (
-        run_id TEXT NOT NULL,
-        invocation_id TEXT NOT NULL,
-        ord INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, invocation_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX observations_by_order ON observations (run_id, ord);
-      CREATE TABLE events (
-        stream_id TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (stream_id, seq)
-      ) WITHOUT ROWID;
-      CREATE TABLE conversations (
-        id TEXT PRIMARY KEY,
-        agent_id TEXT,
-        data TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE INDEX conversations_by_agent ON conversations (agent_id, updated_at DESC);
-      CREATE TABLE conversation_messages (
-        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        message_id TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (conversation_id, seq)
-      ) WITHOUT ROWID;
-      CREATE UNIQUE INDEX conversation_messages_by_id ON conversation_messages (conversation_id, message_id);
-      CREATE TABLE meta (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-      );
-      CREATE TABLE llm_profiles (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        provider TEXT NOT NULL,
-        base_url TEXT NOT NULL,
-        model TEXT NOT NULL,
-        api_key_encrypted TEXT,
-        api_key_masked TEXT,
-        timeout_ms INTEGER NOT NULL,
-        temperature REAL,
-        context_window INTEGER,
-        pass_back_reasoning INTEGER NOT NULL DEFAULT 0,
-        max_retries INTEGER NOT NULL DEFAULT 2,
-        is_default INTEGER NOT NULL DEFAULT 0,
-        health_status TEXT NOT NULL DEFAULT 'unknown',
-        last_tested_at INTEGER,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-    `,
-  },
-  {
-    version: 2,
-    name: "agent sessions and step traces",
-    sql: `
-      CREATE TABLE agent_sessions (
-        conversation_id TEXT PRIMARY KEY,
-        agent_id TEXT NOT NULL,
-        data TEXT NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE TABLE agent_steps (
-        conversation_id TEXT NOT NULL,
-        step INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (conversation_id, step)
-      ) WITHOUT ROWID;
-    `,
-  },
-  BUILDER_MIGRATION,
-  SCENE_MIGRATION,
-  {
-    version: 5,
-    name: "user settings",
-    sql: `
-      CREATE TABLE settings (
-        key TEXT PRIMARY KEY,
-        data TEXT NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-    `,
-  },
-  {
-    version: 6,
-    name: "credentials for http.request",
-    sql: `
-      CREATE TABLE credentials (
-        name TEXT PRIMARY KEY,
-        kind TEXT NOT NULL,
-        header TEXT,
-        username TEXT,
-        description TEXT NOT NULL DEFAULT '',
-        secret_encrypted TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-    `,
-  },
-  {
-    version: 7,
-    name: "who started a run; workflow list summaries in their own columns",
-    // Summary columns stay NULL for rows written before this migration; the workflow list fills them on first read.
-    sql: `
-      ALTER TABLE runs ADD COLUMN created_by TEXT;
-      ALTER TABLE workflows ADD COLUMN description TEXT;
-      ALTER TABLE workflows ADD COLUMN tags TEXT;
-      ALTER TABLE workflows ADD COLUMN node_count INTEGER;
-      ALTER TABLE workflows ADD COLUMN is_skill INTEGER;
-      ALTER TABLE workflows ADD COLUMN interface TEXT;
-    `,
-  },
-  SCENE_PARTS_MIGRATION,
-  {
-    version: 9,
-    name: "conversation messages in a rowid table",
-    // WITHOUT ROWID keeps rows in the key's b-tree, where a row past ~1,000 bytes spills onto an overflow page of
-    // its own: an agent step's message with its trace (1–1.5 KB) took a 4 KB page for ~500 bytes, half of what
-    // the table held was empty space, and each insert wrote that extra page. A rowid table keeps rows up to ~4 KB
-    // in place; (conversation_id, seq) stays the primary key, now as an index.
-    sql: `
-      CREATE TABLE conversation_messages_v9 (
-        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        message_id TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (conversation_id, seq)
-      );
-      INSERT INTO conversation_messages_v9 (conversation_id, seq, message_id, data) SELECT conversation_id, seq, message_id, data FROM conversation_messages ORDER BY conversation_id, seq;
-      DROP TABLE conversation_messages;
-      ALTER TABLE conversation_messages_v9 RENAME TO conversation_messages;
-      CREATE UNIQUE INDEX conversation_messages_by_id ON conversation_messages (conversation_id, message_id);
-    `,
-  },
-];
+export interface Migration {
+  id: string;
+  up(db: Kysely<unknown>, engine: SqlHandle["engine"]): Promise<void>;
+}
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+export interface MigrationResult {
+  /** No step had been applied before (a new database): the caller may load example content. */
+  fresh: boolean;
+  /** Ids applied now, in order (empty when the schema was current). */
+  applied: string[];
+}
 
+/** The database has schema steps this Weft does not know: a newer Weft wrote it. */
 export class SchemaTooNewError extends Error {
   readonly code = "SCHEMA_TOO_NEW";
-  constructor(found: number) {
-    super(`The database has schema version ${found}, newer than this Weft (${LATEST_SCHEMA_VERSION}). Upgrade Weft or point WEFT_DATA_DIR at another folder.`);
+  constructor(what: string) {
+    super(`The database has ${what} this Weft does not know: a newer Weft migrated it. Upgrade Weft, or point WEFT_DATA_DIR / WEFT_DATABASE_URL at another database. Nothing was changed.`);
   }
 }
 
+/** Arbitrary but fixed: the advisory lock key all Weft processes take while migrating (PostgreSQL). */
+const MIGRATION_LOCK = 0x7765_6674;
+
 /**
- * Brings the database to the latest schema, each migration in its own transaction, and says
- * whether the database was new (the caller loads the example content only then).
+ * Applies the steps of `migrations` not yet recorded in `schema_migrations`, in order, all in one
+ * transaction: a failed step leaves the schema as it was. PostgreSQL: under a transaction-level
+ * advisory lock, so processes starting together wait for each other. SQLite: BEGIN IMMEDIATE; a file
+ * written by Weft e5dc891 or earlier (`PRAGMA user_version`) is adopted first (legacy-sqlite.ts).
  */
-export function runMigrations(db: Database): { fresh: boolean; from: number; to: number } {
-  const current = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (current > LATEST_SCHEMA_VERSION) throw new SchemaTooNewError(current);
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.exec(`PRAGMA user_version = ${migration.version}`);
-    })();
+export async function runMigrations(handle: SqlHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
+  assertUniqueIds(migrations);
+  switch (handle.engine) {
+    case "sqlite":
+      return await runSqlite(handle, migrations);
+    case "postgres":
+      return await runPostgres(handle, migrations);
   }
-  return { fresh: current === 0, from: current, to: LATEST_SCHEMA_VERSION };
+}
+
+function assertUniqueIds(migrations: readonly Migration[]): void {
+  const seen = new Set<string>();
+  for (const { id } of migrations) {
+    if (seen.has(id)) throw new Error(`Migration id "${id}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
+    seen.add(id);
+  }
+}
+
+async function apply(db: Kysely<unknown>, engine: SqlHandle["engine"], migrations: readonly Migration[], done: Set<string>, record: (id: string) => Promise<void>): Promise<MigrationResult> {
+  const known = new Set(migrations.map((m) => m.id));
+  const unknown = [...done].filter((id) => !known.has(id)).sort();
+  if (unknown.length > 0) throw new SchemaTooNewError(`schema steps (${unknown.join(", ")})`);
+  const fresh = done.size === 0;
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (done.has(migration.id)) continue;
+    await migration.up(db, engine);
+    await record(migration.id);
+    applied.push(migration.id);
+  }
+  return { fresh, applied };
+}
+
+async function runSqlite(handle: SqliteHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
+  const { db } = handle;
+  return await handle.gate(async () => {
+    db.run("BEGIN IMMEDIATE");
+    try {
+      const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== null;
+      db.run("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)");
+      const record = db.query("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)");
+      if (!hasTable) {
+        const adopted = adoptLegacySqlite(
+          db,
+          migrations.map((m) => m.id),
+        );
+        if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
+        for (const id of adopted) record.run(id, Date.now());
+      }
+      const done = new Set((db.query("SELECT id FROM schema_migrations").all() as { id: string }[]).map((r) => r.id));
+      const result = await apply(createQueryDb(handle), "sqlite", migrations, done, async (id) => void record.run(id, Date.now()));
+      // e5dc891 and earlier read user_version: past their last version, they refuse this file instead of migrating it.
+      db.run(`PRAGMA user_version = ${NEW_FORMAT_USER_VERSION}`);
+      db.run("COMMIT");
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.run("ROLLBACK");
+      throw error;
+    }
+  });
+}
+
+async function runPostgres(handle: PostgresHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
+  return await handle.sql.begin(async (tx: TransactionSQL) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`;
+    const done = new Set((await tx<{ id: string }[]>`SELECT id FROM schema_migrations`).map((r) => r.id));
+    const db = createQueryDb<unknown>({ engine: "postgres", sql: handle.sql, current: () => tx });
+    return await apply(db, "postgres", migrations, done, async (id) => {
+      await tx`INSERT INTO schema_migrations (id, applied_at) VALUES (${id}, ${Date.now()})`;
+    });
+  });
 }

@@ -1,7 +1,6 @@
 import type { SessionStatus } from "@weft/types";
-import { num } from "../../storage/row-values.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
-import { AuditEventTypeSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
+import type { AuditEvent, AuditEventType, ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 
 /** The server storage's transaction (Storage.transaction), which the Builder's writes join. */
 export type Transact = <T>(work: () => Promise<T>) => Promise<T>;
@@ -50,23 +49,4 @@ export interface BuilderStore {
   appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at?: number): Promise<void>;
   /** The session's events after `afterId`, oldest first. */
   listAudit(sessionId: string, afterId: number, limit: number): Promise<AuditEvent[]>;
-}
-
-/** An audit row as both engines read it (PostgreSQL returns its BIGINT columns as strings). */
-export interface AuditRow {
-  id: number | string;
-  session_id: string;
-  type: string;
-  data: string;
-  created_at: number | string;
-}
-
-export function decodeAudit(row: AuditRow): AuditEvent {
-  return {
-    id: num(row.id),
-    sessionId: row.session_id,
-    type: AuditEventTypeSchema.parse(row.type),
-    data: JSON.parse(row.data) as Record<string, unknown>,
-    at: num(row.created_at),
-  };
 }

@@ -4,6 +4,7 @@ import { openStorage, type Storage } from "../../storage/storage.ts";
 import { observation, run } from "../../storage/contract/runs.contract.ts";
 import { tempDir, removeDir } from "../../testing/test-server.ts";
 import { compact } from "./compact.ts";
+import { MIGRATIONS } from "../../schema.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 let cluster: TestPostgres;
@@ -33,7 +34,7 @@ async function present(id: string): Promise<{ run: boolean; observations: number
 beforeAll(async () => {
   cluster = await startPostgres();
   dataDir = tempDir("weft-compact-pg-");
-  storage = await openStorage({ dataDir, databaseUrl: await createTestDatabase(cluster.url) });
+  storage = await openStorage({ dataDir, databaseUrl: await createTestDatabase(cluster.url), migrations: MIGRATIONS });
   await storedRun("old-1", "notes", 40);
   await storedRun("old-2", "notes", 35);
   await storedRun("old-running", "notes", 50, "running");

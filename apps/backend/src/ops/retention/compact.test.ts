@@ -6,6 +6,7 @@ import { removeDir, startTestServer, templateWorkflow, waitForRun, type TestServ
 import { StartedRunSchema } from "../../testing/answers.ts";
 import { compact } from "./compact.ts";
 import { loadRetentionPolicy, saveRetentionPolicy } from "./retention-settings.ts";
+import { MIGRATIONS } from "../../schema.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 let dataDir: string;
@@ -58,7 +59,7 @@ describe("weft compact on SQLite", () => {
   const now = Date.now();
 
   beforeAll(async () => {
-    storage = await openStorage({ dataDir });
+    storage = await openStorage({ dataDir, migrations: MIGRATIONS });
     db = requireSqlite(storage.sql, "compact test").db;
     // The two oldest runs of "notes" were created 40 days ago.
     for (const id of runs.notes.slice(0, 2)) db.query("UPDATE runs SET created_at = ? WHERE id = ?").run(now - 40 * DAY, id);

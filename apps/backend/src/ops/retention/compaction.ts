@@ -1,4 +1,6 @@
+import { sql, type Kysely } from "kysely";
 import type { RunStatus } from "@weft/types";
+import { num } from "../../storage/row-values.ts";
 import type { RetentionPolicy } from "./retention-settings.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,6 +46,79 @@ export function cutoffsOf(policy: RetentionPolicy, now: number): CompactionCutof
     ...(policy.runsPerWorkflow !== undefined ? { runsPerWorkflow: policy.runsPerWorkflow } : {}),
     ...(policy.sceneLogMaxAgeDays !== undefined ? { scenesBefore: Math.floor(now - policy.sceneLogMaxAgeDays * DAY_MS) } : {}),
   };
+}
+
+/** The tables compaction reads and removes from (the core's and the scenes'), and its own temporary one. */
+interface CompactTables {
+  runs: { id: string; workflow_id: string; status: string; created_at: number };
+  observations: { run_id: string };
+  events: { stream_id: string; seq: number; data: string };
+  scenes: { id: string };
+  scene_states: { scene_id: string; status: string; saved_at: number };
+  scene_log: { scene_id: string };
+  compact_runs: { id: string };
+}
+
+/**
+ * Removes what the cutoffs let go, counting it into `report`, on either engine, inside the caller's
+ * transaction (`db` runs on it). Only the temporary table's options and the JSON path differ.
+ */
+export async function removeExpired(db: Kysely<CompactTables>, engine: "sqlite" | "postgres", cutoffs: CompactionCutoffs, report: CompactReport): Promise<void> {
+  const { runsBefore, runsPerWorkflow, scenesBefore } = cutoffs;
+  if (runsBefore !== undefined || runsPerWorkflow !== undefined) {
+    await db.schema
+      .createTable("compact_runs")
+      .temporary()
+      .ifNotExists()
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .$call((t) => (engine === "sqlite" ? t.modifyEnd(sql`without rowid`) : t.onCommit("drop")))
+      .execute();
+    // Newest first per workflow, unfinished runs counted too: "keep 10" keeps the 10 latest, whatever state they are in.
+    const ranked = db
+      .selectFrom("runs")
+      .select(["id", "status", "created_at", sql<number>`row_number() over (partition by workflow_id order by created_at desc, id desc)`.as("newest")])
+      .as("ranked");
+    await db
+      .insertInto("compact_runs")
+      .columns(["id"])
+      .expression(
+        db
+          .selectFrom(ranked)
+          .select("id")
+          .where("status", "in", FINISHED_RUN_STATUSES)
+          .where((eb) => eb.or([...(runsBefore !== undefined ? [eb("created_at", "<", runsBefore)] : []), ...(runsPerWorkflow !== undefined ? [eb("newest", ">", runsPerWorkflow)] : [])])),
+      )
+      .execute();
+    const doomed = db.selectFrom("compact_runs").select("id");
+    report.observations = Number((await db.deleteFrom("observations").where("run_id", "in", doomed).executeTakeFirst()).numDeletedRows);
+    report.runEvents = Number((await db.deleteFrom("events").where("stream_id", "in", doomed).executeTakeFirst()).numDeletedRows);
+    report.runs = Number((await db.deleteFrom("runs").where("id", "in", doomed).executeTakeFirst()).numDeletedRows);
+    await db.deleteFrom("compact_runs").execute();
+  }
+  // The scene tables come with the scenes' migrations: a storage opened without them has no scene logs to remove.
+  if (scenesBefore === undefined || !(await db.introspection.getTables()).some((t) => t.name === "scene_log")) return;
+  const resting = db.selectFrom("scene_states").select("scene_id").where("status", "in", RESTING_SCENE_STATUSES).where("saved_at", "<", scenesBefore);
+  const counted = await db
+    .selectFrom("scene_log")
+    .select((eb) => eb.fn.count("scene_id").distinct().as("n"))
+    .where("scene_id", "in", resting)
+    .executeTakeFirst();
+  report.sceneLogs = num(counted?.n ?? 0);
+  report.sceneLogEntries = Number((await db.deleteFrom("scene_log").where("scene_id", "in", resting).executeTakeFirst()).numDeletedRows);
+  // Old events of every scene's stream, the last one kept: the journal numbers a stream on from its highest seq.
+  const ts = engine === "sqlite" ? sql<number>`json_extract(data, '$.ts')` : sql<number>`(data::jsonb ->> 'ts')::double precision`;
+  const deleted = await db
+    .deleteFrom("events")
+    .where("stream_id", "in", db.selectFrom("scenes").select("id").union(db.selectFrom("scene_states").select("scene_id as id")))
+    .where(ts, "<", scenesBefore)
+    .where("seq", "<", (eb) =>
+      eb
+        .selectFrom("events as e")
+        .select((e) => e.fn.max("e.seq").as("m"))
+        .whereRef("e.stream_id", "=", "events.stream_id"),
+    )
+    .executeTakeFirst();
+  report.sceneEvents = Number(deleted.numDeletedRows);
 }
 
 /** A human summary, one line, for the CLI. */

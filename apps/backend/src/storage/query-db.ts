@@ -1,0 +1,110 @@
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from "kysely";
+import type { SqlHandle } from "./sql-handle.ts";
+
+/**
+ * A Kysely instance that runs every query on the storage's own connection: on SQLite through
+ * `handle.gate` (so it waits for another caller's transaction, or joins the caller's own), on
+ * PostgreSQL on `handle.current()` (the open `Storage.transaction` of this async context, else the
+ * pool). Kysely is the query and schema builder only: transactions stay `Storage.transaction`.
+ * Cheap to create: each repository holds its own, typed with its own tables.
+ */
+export function createQueryDb<DB>(handle: SqlHandle): Kysely<DB> {
+  return new Kysely<DB>({ dialect: weftDialect(handle) });
+}
+
+/** Kysely's own transactions would bypass SqliteGate and the PostgreSQL async context. */
+export class KyselyTransactionUnsupportedError extends Error {
+  readonly code = "KYSELY_TRANSACTION_UNSUPPORTED";
+  constructor() {
+    super("Kysely's db.transaction() is not used in Weft: wrap the queries in Storage.transaction(async () => …) instead, and they join it.");
+  }
+}
+
+function weftDialect(handle: SqlHandle): Dialect {
+  const connection = handleConnection(handle);
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => connection,
+    beginTransaction: refuse,
+    commitTransaction: refuse,
+    rollbackTransaction: refuse,
+    releaseConnection: async () => {},
+    // The connection belongs to the storage, which closes it.
+    destroy: async () => {},
+  };
+  switch (handle.engine) {
+    case "sqlite":
+      return {
+        createAdapter: () => new GatedSqliteAdapter(),
+        createDriver: () => driver,
+        createQueryCompiler: () => new SqliteQueryCompiler(),
+        createIntrospector: (db) => new SqliteIntrospector(db),
+      };
+    case "postgres":
+      return {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => driver,
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+      };
+  }
+}
+
+/**
+ * Kysely serialises queries on a SQLite instance with a mutex of its own; SqliteGate already orders
+ * them, and a query waiting in the gate for another caller's transaction must not hold up that
+ * transaction's own queries (they would wait for each other forever).
+ */
+class GatedSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+function refuse(): Promise<never> {
+  return Promise.reject(new KyselyTransactionUnsupportedError());
+}
+
+type SqliteParam = string | number | bigint | boolean | null | Uint8Array;
+
+function handleConnection(handle: SqlHandle): DatabaseConnection {
+  const streamQuery = (): AsyncIterableIterator<never> => {
+    throw new Error("Streaming queries are not used in Weft: select a page at a time.");
+  };
+  switch (handle.engine) {
+    case "sqlite":
+      return {
+        streamQuery,
+        executeQuery: <R>(query: CompiledQuery) =>
+          handle.gate((): QueryResult<R> => {
+            // `query` caches the prepared statement by its text: the same query compiles once.
+            const statement = handle.db.query(query.sql);
+            const params = query.parameters as SqliteParam[];
+            if (statement.columnNames.length > 0) return { rows: statement.all(...params) as R[] };
+            const { changes, lastInsertRowid } = statement.run(...params);
+            return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+          }),
+      };
+    case "postgres":
+      return {
+        streamQuery,
+        executeQuery: async <R>(query: CompiledQuery) => {
+          const result = (await handle.current().unsafe(query.sql, query.parameters as unknown[])) as R[] & { count?: number | null };
+          return { rows: Array.from(result), numAffectedRows: result.count == null ? undefined : BigInt(result.count) };
+        },
+      };
+  }
+}
