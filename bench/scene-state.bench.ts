@@ -8,6 +8,7 @@
  */
 import type { MailboxState, SceneRuntimeState, WorldChange } from "../packages/types/src/index.ts";
 import { createSceneStore } from "../apps/backend/src/scenes/create-scene-store.ts";
+import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 
@@ -16,7 +17,7 @@ const STEPS = 1950;
 const HISTORY = 200;
 
 const dir = tempDir("weft-scene-state-bench-");
-const storage = openSqliteStorage(dir);
+const storage = await openSqliteStorage(dir, undefined, MIGRATIONS);
 const store = createSceneStore(storage);
 try {
   let triggers = 0;
@@ -98,6 +99,6 @@ try {
     }),
   );
 } finally {
-  storage.close();
+  await storage.close();
   removeDir(dir);
 }

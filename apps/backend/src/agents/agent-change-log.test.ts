@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentChange } from "@weft/types";
+import { MIGRATIONS } from "../schema.ts";
 import { openSqliteStorage, openStorage, type Storage } from "../storage/storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -24,7 +25,7 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
   let pg: TestPostgres | undefined;
   let url = "";
   const dataDir = tempDir();
-  const open = async (): Promise<Storage> => (engine === "sqlite" ? openSqliteStorage(dataDir) : openStorage({ dataDir, databaseUrl: url }));
+  const open = async (): Promise<Storage> => (engine === "sqlite" ? openSqliteStorage(dataDir, undefined, MIGRATIONS) : openStorage({ dataDir, databaseUrl: url, migrations: MIGRATIONS }));
 
   beforeAll(async () => {
     if (engine === "postgres") {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SceneRuntimeState } from "@weft/types";
+import { MIGRATIONS } from "../schema.ts";
 import { openSqliteStorage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -7,15 +8,15 @@ import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.
 import { createSceneStore } from "./create-scene-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
-function open() {
-  const storage = openSqliteStorage(tempDir("weft-scene-store-"));
+async function open() {
+  const storage = await openSqliteStorage(tempDir("weft-scene-store-"), undefined, MIGRATIONS);
   return { db: requireSqlite(storage.sql, "test").db, storage, store: createSceneStore(storage) };
 }
 
 /** What only SQLite shows (a row damaged in the file, a trigger refusing a write); the rest is `sceneStoreContract`. */
 describe("SqliteSceneStateStore", () => {
   it("ignores writes once frozen, and reports a damaged row without touching it", async () => {
-    const { db, store } = open();
+    const { db, store } = await open();
     await store.saveState(sceneState(1));
     store.freeze();
     await store.saveState(sceneState(9));
@@ -30,7 +31,7 @@ describe("SqliteSceneStateStore", () => {
   });
 
   it("commits log entries and the state they lead to together: a failing state write stores neither", async () => {
-    const { db, storage, store } = open();
+    const { db, storage, store } = await open();
     await store.commit("s1", [logEntry(0), logEntry(1)], sceneState(2));
     expect((await store.loadState("s1"))?.world.document).toEqual({ total: 2 });
     expect((await store.readLog("s1")).map((e) => e.seq)).toEqual([0, 1]);
@@ -44,7 +45,7 @@ describe("SqliteSceneStateStore", () => {
   });
 
   it("a save writes only the parts that changed: one mailbox row, the new world change", async () => {
-    const { db, storage, store } = open();
+    const { db, storage, store } = await open();
     db.run("CREATE TABLE written (what TEXT NOT NULL)");
     db.run("CREATE TRIGGER part_in AFTER INSERT ON scene_state_parts BEGIN INSERT INTO written VALUES ('mailbox ' || NEW.key); END");
     db.run("CREATE TRIGGER part_up AFTER UPDATE ON scene_state_parts BEGIN INSERT INTO written VALUES ('mailbox ' || NEW.key); END");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../../testing/postgres-server.ts";
+import { MIGRATIONS } from "../../schema.ts";
 import { openStorage, type Storage } from "../../storage/storage.ts";
 import { observation, run } from "../../storage/contract/runs.contract.ts";
 import { tempDir, removeDir } from "../../testing/test-server.ts";
@@ -33,7 +34,7 @@ async function present(id: string): Promise<{ run: boolean; observations: number
 beforeAll(async () => {
   cluster = await startPostgres();
   dataDir = tempDir("weft-compact-pg-");
-  storage = await openStorage({ dataDir, databaseUrl: await createTestDatabase(cluster.url) });
+  storage = await openStorage({ dataDir, databaseUrl: await createTestDatabase(cluster.url), migrations: MIGRATIONS });
   await storedRun("old-1", "notes", 40);
   await storedRun("old-2", "notes", 35);
   await storedRun("old-running", "notes", 50, "running");

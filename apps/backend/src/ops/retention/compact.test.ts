@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../schema.ts";
 import { openStorage, type Storage } from "../../storage/storage.ts";
 import { requireSqlite } from "../../storage/sql-handle.ts";
 import { removeDir, startTestServer, templateWorkflow, waitForRun, type TestServer } from "../../testing/test-server.ts";
@@ -58,7 +59,7 @@ describe("weft compact on SQLite", () => {
   const now = Date.now();
 
   beforeAll(async () => {
-    storage = await openStorage({ dataDir });
+    storage = await openStorage({ dataDir, migrations: MIGRATIONS });
     db = requireSqlite(storage.sql, "compact test").db;
     // The two oldest runs of "notes" were created 40 days ago.
     for (const id of runs.notes.slice(0, 2)) db.query("UPDATE runs SET created_at = ? WHERE id = ?").run(now - 40 * DAY, id);
