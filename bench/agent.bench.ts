@@ -15,6 +15,7 @@ import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
 import { observationsSinceUser, serveModel, streamedReply } from "./support/instant-llm.ts";
 import { AgentProfileSchema, LlmProfileSchema, type LlmService } from "../packages/types/src/index.ts";
+import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
 const STEPS_PER_MESSAGE = 10;
@@ -31,7 +32,7 @@ const answerBody = streamedReply(ANSWER, 8);
 const server = serveModel((messages) => (observationsSinceUser(messages) < STEPS_PER_MESSAGE - 1 ? actionBody : answerBody));
 
 const dataDir = mkdtempSync(join(tmpdir(), "weft-agent-bench-"));
-const storage = openSqliteStorage(dataDir);
+const storage = await openSqliteStorage(dataDir, undefined, MIGRATIONS);
 try {
   const profile = LlmProfileSchema.parse({ id: "bench", name: "Bench", baseUrl: server.baseUrl, model: "bench-model", maxRetries: 0 });
   const inner = new ProfileLlmService({ profiles: new StaticLlmProfileResolver([profile]) });

@@ -5,9 +5,9 @@ import { configFromEnv, ConfigError } from "./config.ts";
 import { createServer, type WeftServer } from "./server.ts";
 import { AccessTokenError } from "./auth/access-token.ts";
 import { MasterKeyError } from "./secrets/master-key.ts";
-import { describeDatabaseUrl, PostgresUnavailableError } from "./storage/postgres/postgres-storage.ts";
-import { PostgresSchemaTooNewError } from "./storage/postgres/migrations.ts";
+import { describeDatabaseUrl, PostgresUnavailableError } from "./storage/postgres-connection.ts";
 import { SchemaTooNewError } from "./storage/migrations.ts";
+import { SchemaTooOldError } from "./storage/legacy-sqlite.ts";
 
 /** `bun apps/backend/src/main.ts`: Weft's server with the settings of the environment. */
 const log = createLogger("weft");
@@ -49,8 +49,8 @@ try {
     error instanceof AccessTokenError ||
     error instanceof MasterKeyError ||
     error instanceof PostgresUnavailableError ||
-    error instanceof PostgresSchemaTooNewError ||
     error instanceof SchemaTooNewError ||
+    error instanceof SchemaTooOldError ||
     error instanceof PortInUseError ||
     error instanceof DataDirInUseError;
   if (!mustFix) throw error;

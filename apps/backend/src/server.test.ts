@@ -7,6 +7,7 @@ import { openSqliteStorage } from "./storage/storage.ts";
 import { LlmProfileListSchema } from "./testing/llm-profile-view.ts";
 import { EventsPageSchema, RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
 import { spawnServer, type ChildServer } from "./testing/child-server.ts";
+import { MIGRATIONS } from "./schema.ts";
 
 /** GET /api/workflows, as far as these tests read it. */
 const WorkflowListSchema = z.object({ workflows: z.array(z.object({ id: z.string() })) });
@@ -159,7 +160,7 @@ describe("a real server process", () => {
     server.proc.kill("SIGINT");
     expect(await server.proc.exited).toBe(0);
     expect(server.output()).not.toContain("Second signal");
-    const storage = openSqliteStorage(dataDir);
+    const storage = await openSqliteStorage(dataDir, undefined, MIGRATIONS);
     try {
       expect((await storage.runs.get(runId))?.status).toBe("completed");
     } finally {
@@ -187,7 +188,7 @@ describe("a real server process", () => {
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
 
-    const storage = openSqliteStorage(dataDir);
+    const storage = await openSqliteStorage(dataDir, undefined, MIGRATIONS);
     try {
       expect((await storage.runs.get(short.runId))?.status).toBe("completed");
       const longRun = await storage.runs.get(long.runId);

@@ -6,6 +6,7 @@ import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf }
 import type { Storage } from "./storage/storage.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "./runtime/run-runtime.ts";
 import { openProcessStorage } from "./runtime/process-storage.ts";
+import { MIGRATIONS } from "./schema.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
 import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
@@ -112,7 +113,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const unlock = options.databaseUrl ? () => undefined : lockDataDir(options.dataDir);
   let opened: Awaited<ReturnType<typeof openProcessStorage>>;
   try {
-    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log });
+    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log, migrations: MIGRATIONS });
   } catch (error) {
     unlock();
     throw error;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { conversationHistory, userMessage } from "@weft/agent-runtime";
 import { openSqliteStorage, type Storage } from "../storage/storage.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const say = (text: string) => userMessage(text, { mode: "agent" });
 
@@ -16,8 +17,8 @@ describe("an agent's conversation read step by step from SQLite", () => {
   it("equals the whole log after every append, those of another connection to the file included", async () => {
     const dir = tempDir("weft-history-");
     dirs.push(dir);
-    const mine = openSqliteStorage(dir);
-    const other = openSqliteStorage(dir);
+    const mine = await openSqliteStorage(dir, undefined, MIGRATIONS);
+    const other = await openSqliteStorage(dir, undefined, MIGRATIONS);
     open.push(mine, other);
     await mine.conversations.create({ id: "c", activeMode: "agent" });
     await mine.conversations.append("c", [say("one")]);
@@ -33,7 +34,7 @@ describe("an agent's conversation read step by step from SQLite", () => {
   it("fails for a conversation that does not exist, as the store does", async () => {
     const dir = tempDir("weft-history-");
     dirs.push(dir);
-    const storage = openSqliteStorage(dir);
+    const storage = await openSqliteStorage(dir, undefined, MIGRATIONS);
     open.push(storage);
     await expect(conversationHistory(storage.conversations, "missing")).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
   });

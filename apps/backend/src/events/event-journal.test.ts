@@ -4,15 +4,16 @@ import { openSqliteStorage, type Storage, type WriteBatch } from "../storage/sto
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
 });
 
 /** The real SQLite storage, with its batch writes counted (and optionally refused a few times). */
-function countingStorage(failFirst = 0): { storage: Storage; batches: WriteBatch[] } {
-  const storage = openSqliteStorage(tempDir());
+async function countingStorage(failFirst = 0): Promise<{ storage: Storage; batches: WriteBatch[] }> {
+  const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
   opened.push(storage);
   const batches: WriteBatch[] = [];
   let failures = failFirst;
@@ -29,7 +30,7 @@ const chunk = (i: number): RunEventDraft => ({ type: "node.chunk", nodeId: "n", 
 
 describe("EventJournal", () => {
   it("stores 10,000 events in a few batched transactions, numbered without gaps", async () => {
-    const { storage, batches } = countingStorage();
+    const { storage, batches } = await countingStorage();
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
     await journal.open("run-1");
     for (let i = 0; i < 10_000; i++) journal.append("run-1", chunk(i));
@@ -42,7 +43,7 @@ describe("EventJournal", () => {
   });
 
   it("publishes an event only once it is stored", async () => {
-    const { storage } = countingStorage();
+    const { storage } = await countingStorage();
     const hub = new EventHub();
     const journal = new EventJournal(storage, hub, { maxBatch: 64, flushMs: 2 }, silentLogger);
     const checks: boolean[] = [];
@@ -62,7 +63,7 @@ describe("EventJournal", () => {
   });
 
   it("writes at most once per spacingMs while busy, and flushMs after an event when it was idle", async () => {
-    const { storage, batches } = countingStorage();
+    const { storage, batches } = await countingStorage();
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 1, spacingMs: 1_000 }, silentLogger);
     await journal.open("run-s");
     journal.append("run-s", chunk(0));
@@ -76,7 +77,7 @@ describe("EventJournal", () => {
   });
 
   it("continues a stream's numbering after it was closed (a conversation that goes on later)", async () => {
-    const { storage } = countingStorage();
+    const { storage } = await countingStorage();
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
     await journal.open("conv");
     journal.append("conv", chunk(0));
@@ -91,7 +92,7 @@ describe("EventJournal", () => {
   });
 
   it("keeps events whose write failed and stores them, in order, on the next flush", async () => {
-    const { storage } = countingStorage(2);
+    const { storage } = await countingStorage(2);
     const published: number[] = [];
     const hub = new EventHub();
     hub.subscribe("run-3", (events) => published.push(...events.map((e) => e.seq)));

@@ -5,6 +5,7 @@ import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -12,8 +13,8 @@ afterEach(async () => {
 });
 
 /** A fresh SQLite storage (closed after the test) and a journal on it that flushes at once. */
-function openJournal(hub = new EventHub()): { storage: Storage; journal: EventJournal } {
-  const storage = openSqliteStorage(tempDir());
+async function openJournal(hub = new EventHub()): Promise<{ storage: Storage; journal: EventJournal }> {
+  const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
   opened.push(storage);
   return { storage, journal: new EventJournal(storage, hub, { maxBatch: 512, flushMs: 1 }, silentLogger) };
 }
@@ -25,7 +26,7 @@ describe("a held stream (a scene's)", () => {
     const hub = new EventHub();
     const live: number[] = [];
     hub.subscribe("s", (events) => live.push(...events.map((e) => e.seq)));
-    const { storage, journal } = openJournal(hub);
+    const { storage, journal } = await openJournal(hub);
     const db = requireSqlite(storage.sql, "test").db;
     db.run("CREATE TABLE owner (n INTEGER)");
     await journal.open("s");
@@ -63,7 +64,7 @@ describe("a held stream (a scene's)", () => {
   });
 
   it("a cut stores the journal's waiting events too, and events after it wait spacingMs from that write, not the earlier timer", async () => {
-    const storage = openSqliteStorage(tempDir());
+    const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
     opened.push(storage);
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 200, spacingMs: 1_000 }, silentLogger);
     await journal.open("s");
@@ -82,7 +83,7 @@ describe("a held stream (a scene's)", () => {
   });
 
   it("drops what is held when discarded (a shutdown), and numbers the stream on from what is stored", async () => {
-    const { storage, journal } = openJournal();
+    const { storage, journal } = await openJournal();
     await journal.open("s");
     const held = journal.hold("s");
     journal.append("s", status("running"));
@@ -100,7 +101,7 @@ describe("a held stream (a scene's)", () => {
   });
 
   it("stores events that change no state on their own when no cut comes for a while, up to the first that does", async () => {
-    const { storage, journal } = openJournal();
+    const { storage, journal } = await openJournal();
     await journal.open("s");
     const held = journal.hold("s");
     journal.append("s", { type: "scene.log", nextSeq: 1 } as RunEventDraft);

@@ -11,6 +11,7 @@ import { PayloadStore } from "./payload-store.ts";
 import { ObservationTracker } from "../runs/observation-tracker.ts";
 import { observationStub } from "./observation-refs.ts";
 import { sweepSqlite } from "../ops/retention/payload-sweep.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -61,7 +62,7 @@ describe("large values stored once", () => {
   });
 
   it("stores a step's prompt and history once across events, observations and the run, and readers get every record as it was sent", async () => {
-    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
     const payloads = new PayloadStore(raw.sql);
     const storage = withPayloadReads(raw, payloads);
@@ -106,7 +107,7 @@ describe("large values stored once", () => {
   });
 
   it("reads the observation stubs earlier versions stored for a running run, filled from its events", async () => {
-    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
     const payloads = new PayloadStore(raw.sql);
     const storage = withPayloadReads(raw, payloads);
@@ -121,7 +122,7 @@ describe("large values stored once", () => {
   it("redacts a stored secret inside a referenced value", async () => {
     const redactor = new SecretRedactor();
     redactor.set("k", "api key", ["sk-secret-123456"]);
-    const raw = openSqliteStorage(tempDir(), redactor);
+    const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
     opened.push(raw);
     const payloads = new PayloadStore(raw.sql);
     const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
@@ -160,7 +161,7 @@ describe("values handed over again", () => {
 
   it("are redacted with the secrets known now: a secret set after a value was stored is redacted in its next record", async () => {
     const redactor = new SecretRedactor();
-    const raw = openSqliteStorage(tempDir(), redactor);
+    const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
     opened.push(raw);
     const payloads = new PayloadStore(raw.sql);
     const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
@@ -357,7 +358,7 @@ describe("what stays inline", () => {
 
 describe("the retention sweep", () => {
   it("keeps every run of a stored history: after a sweep, the events read back whole", async () => {
-    const raw = openSqliteStorage(tempDir(), new SecretRedactor());
+    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
     const payloads = new PayloadStore(raw.sql);
     const storage = withPayloadReads(raw, payloads);

@@ -4,6 +4,7 @@ import type { StoredEvent } from "../storage/event-repository.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { StreamSubscription, type MessageSink } from "./stream-subscription.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -34,7 +35,7 @@ const event = (seq: number): StoredEvent => ({ streamId: "s", seq, type: "node.c
 
 describe("StreamSubscription", () => {
   it("sends a stored page, and then each live batch, together (one socket write per batch, not per event)", async () => {
-    const storage = openSqliteStorage(tempDir());
+    const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
     opened.push(storage);
     await storage.events.append([event(0), event(1)]);
     const hub = new EventHub();

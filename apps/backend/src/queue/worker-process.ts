@@ -5,6 +5,7 @@ import { EventJournal } from "../events/event-journal.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "../runtime/run-runtime.ts";
 import { openProcessStorage } from "../runtime/process-storage.ts";
+import { MIGRATIONS } from "../schema.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
 import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
 import type { Redis } from "ioredis";
@@ -82,7 +83,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const id = `worker-${randomUUID()}`;
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
-  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log });
+  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log, migrations: MIGRATIONS });
   let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;

@@ -7,6 +7,7 @@ import { EventHub } from "../events/event-hub.ts";
 import { EventJournal } from "../events/event-journal.ts";
 import { delayChainWorkflow, removeDir, tempDir } from "../testing/test-server.ts";
 import { RunExecutor } from "./run-executor.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 
 async function setup(): Promise<{ storage: Storage; journal: EventJournal; executor: RunExecutor }> {
   const dir = tempDir();
-  const storage = openSqliteStorage(dir);
+  const storage = await openSqliteStorage(dir, undefined, MIGRATIONS);
   cleanup.push(
     () => removeDir(dir),
     () => storage.close(),

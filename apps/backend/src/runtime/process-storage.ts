@@ -1,6 +1,7 @@
 import type { Logger, SecretRedactor } from "@weft/types";
 import { ensurePrivateDataDir } from "../storage/private-data-dir.ts";
 import { openStorage, type Storage } from "../storage/storage.ts";
+import type { Migration } from "../storage/migrations.ts";
 import { PayloadStore } from "../events/payload-store.ts";
 import { withPayloadReads } from "../events/payload-reads.ts";
 
@@ -13,6 +14,8 @@ export interface ProcessStorageOptions {
   dbPoolSize?: number | undefined;
   /** The process's redactor: what is stored is redacted with it. */
   redactor: SecretRedactor;
+  /** Every module's schema steps (the composition's list, ../schema.ts). */
+  migrations: readonly Migration[];
   /** Where a data folder that cannot be made private is reported. */
   log: Logger;
 }
@@ -29,6 +32,7 @@ export async function openProcessStorage(options: ProcessStorageOptions): Promis
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
     redactor: options.redactor,
+    migrations: options.migrations,
   });
   const payloads = new PayloadStore(opened.sql);
   return { storage: withPayloadReads(opened, payloads), payloads };

@@ -7,6 +7,7 @@ import { requireSqlite } from "../storage/sql-handle.ts";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 /** The board's world: the note on it, if the board is there. */
 const BoardWorldSchema = z.object({ board: z.object({ note: z.unknown() }).optional() });
@@ -78,7 +79,7 @@ describe("deleting a scene", () => {
     await first.call("POST", "/api/scenes/board/start");
     await first.stop();
 
-    const storage = openSqliteStorage(dataDir);
+    const storage = await openSqliteStorage(dataDir, undefined, MIGRATIONS);
     expect(rows(storage, "board")).toMatchObject({ scene_states: 1, scene_sessions: 1 });
     expect(await storage.scenes.delete("board")).toBe(true);
     storage.close();

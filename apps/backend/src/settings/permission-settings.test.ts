@@ -10,6 +10,7 @@ import { startTestServer, tempDir, waitFor, type TestServer } from "../testing/t
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { PermissionSettings } from "./permission-settings.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 
@@ -171,7 +172,7 @@ describe("the permission settings", () => {
 
 describe("a stored policy that no longer parses", () => {
   it("denies every call until the user saves a new one, rather than guessing", async () => {
-    const storage = openSqliteStorage(tempDir());
+    const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
     try {
       await storage.settings.set("permissions", { defaultAction: "sometimes", rules: [] });
       const settings = await PermissionSettings.load(storage.settings, silentLogger);

@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
 import { AgentProfileSchema, type AgentProfile } from "@weft/types";
-import { SqliteDocumentTable, type DocumentRepository } from "./document-table.ts";
+import { DocumentTable, type DocumentRepository } from "./document-table.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 export type AgentProfileRepository = DocumentRepository<AgentProfile>;
 
-export function sqliteAgentProfileRepository(db: Database): AgentProfileRepository {
-  return new SqliteDocumentTable<AgentProfile>(db, "agent_profiles", AgentProfileSchema);
+export function createAgentProfileRepository(handle: SqlHandle): AgentProfileRepository {
+  return new DocumentTable<AgentProfile>(handle, "agent_profiles", AgentProfileSchema);
 }

@@ -1,30 +1,40 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
 import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore, type SecretRedactor } from "@weft/types";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** What an agent needs to continue a conversation (counters, private state, a pending question). */
 export type AgentSessionRepository = AgentStateStore;
 
-export class SqliteAgentSessionRepository implements AgentSessionRepository {
-  private readonly select: Statement<{ data: string }, [string]>;
-  private readonly upsert: Statement<unknown, [string, string, string, number]>;
+interface AgentSessionsTable {
+  conversation_id: string;
+  agent_id: string;
+  data: string;
+  updated_at: number;
+}
+
+export class AgentSessionTable implements AgentSessionRepository {
+  private readonly db: Kysely<{ agent_sessions: AgentSessionsTable }>;
 
   constructor(
-    db: Database,
+    handle: SqlHandle,
     private readonly redactor: SecretRedactor,
   ) {
-    this.select = db.query("SELECT data FROM agent_sessions WHERE conversation_id = ?");
-    this.upsert = db.query(
-      "INSERT INTO agent_sessions (conversation_id, agent_id, data, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET agent_id = excluded.agent_id, data = excluded.data, updated_at = excluded.updated_at",
-    );
+    this.db = createQueryDb(handle);
   }
 
   async load(conversationId: string): Promise<AgentSessionState | undefined> {
-    const row = this.select.get(conversationId);
+    const row = await this.db.selectFrom("agent_sessions").select("data").where("conversation_id", "=", conversationId).executeTakeFirst();
     return row ? AgentSessionStateSchema.parse(JSON.parse(row.data)) : undefined;
   }
 
   async save(state: AgentSessionState): Promise<void> {
     const valid = AgentSessionStateSchema.parse(state);
-    this.upsert.run(valid.conversationId, valid.agentId, this.redactor.json(JSON.stringify(valid)), valid.updatedAt);
+    const row = { conversation_id: valid.conversationId, agent_id: valid.agentId, data: this.redactor.json(JSON.stringify(valid)), updated_at: valid.updatedAt };
+    await this.db
+      .insertInto("agent_sessions")
+      .values(row)
+      .onConflict((oc) => oc.column("conversation_id").doUpdateSet({ agent_id: row.agent_id, data: row.data, updated_at: row.updated_at }))
+      .execute();
   }
 }

@@ -1,5 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
 import type { AgentStepTrace, SecretRedactor } from "@weft/types";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** The recorded deliberation steps of agent conversations (seed 004 §3.3 "logging"). */
 export interface AgentStepRepository {
@@ -8,25 +10,36 @@ export interface AgentStepRepository {
   list(conversationId: string): Promise<AgentStepTrace[]>;
 }
 
-export class SqliteAgentStepRepository implements AgentStepRepository {
-  private readonly select: Statement<{ data: string }, [string]>;
-  private readonly upsert: Statement<unknown, [string, number, string]>;
+interface AgentStepsTable {
+  conversation_id: string;
+  step: number;
+  data: string;
+}
+
+export class AgentStepTable implements AgentStepRepository {
+  private readonly db: Kysely<{ agent_steps: AgentStepsTable }>;
 
   constructor(
-    private readonly db: Database,
+    handle: SqlHandle,
     private readonly redactor: SecretRedactor,
   ) {
-    this.select = db.query("SELECT data FROM agent_steps WHERE conversation_id = ? ORDER BY step");
-    this.upsert = db.query("INSERT INTO agent_steps (conversation_id, step, data) VALUES (?, ?, ?) ON CONFLICT (conversation_id, step) DO UPDATE SET data = excluded.data");
+    this.db = createQueryDb(handle);
   }
 
+  /** One statement: a step given twice in one call keeps its last copy (one INSERT cannot touch a row twice). */
   async save(conversationId: string, steps: readonly AgentStepTrace[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const step of steps) this.upsert.run(conversationId, step.step, this.redactor.json(JSON.stringify(step)));
-    })();
+    const rows = new Map<number, AgentStepsTable>();
+    for (const step of steps) rows.set(step.step, { conversation_id: conversationId, step: step.step, data: this.redactor.json(JSON.stringify(step)) });
+    if (rows.size === 0) return;
+    await this.db
+      .insertInto("agent_steps")
+      .values([...rows.values()])
+      .onConflict((oc) => oc.columns(["conversation_id", "step"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") })))
+      .execute();
   }
 
   async list(conversationId: string): Promise<AgentStepTrace[]> {
-    return this.select.all(conversationId).map((r) => JSON.parse(r.data) as AgentStepTrace);
+    const rows = await this.db.selectFrom("agent_steps").select("data").where("conversation_id", "=", conversationId).orderBy("step").execute();
+    return rows.map((r) => JSON.parse(r.data) as AgentStepTrace);
   }
 }

@@ -1,4 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore, type SecretRedactor } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 
@@ -9,98 +11,112 @@ export interface ConversationRepository extends ConversationStore {
   messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
 }
 
-const NO_IDS: ReadonlySet<string> = new Set();
-
-/** The unique index on (conversation_id, message_id) refused an insert. */
-function isDuplicateMessageId(error: unknown): boolean {
-  return error instanceof Error && "code" in error && error.code === "SQLITE_CONSTRAINT_UNIQUE" && error.message.includes("message_id");
+interface ConversationsDb {
+  conversations: { id: string; agent_id: string | null; data: string; created_at: number; updated_at: number };
+  conversation_messages: { conversation_id: string; seq: number; message_id: string; data: string };
 }
 
-interface ConversationRow {
-  data: string;
+function parseConversation(row: { data: string }): Conversation {
+  return ConversationSchema.parse(JSON.parse(row.data));
 }
 
-/** Conversation logs in SQLite: one row per conversation, one per message, appended in order. */
-export class SqliteConversationRepository implements ConversationRepository {
-  private readonly insertConversation: Statement<unknown, [string, string | null, string, number, number]>;
-  private readonly selectConversation: Statement<ConversationRow, [string]>;
-  private readonly updateConversation: Statement<unknown, [string, number, string]>;
-  private readonly selectByAgent: Statement<ConversationRow, [string, number]>;
-  private readonly selectMessages: Statement<{ data: string }, [string]>;
-  private readonly selectMessagesAfter: Statement<{ seq: number; data: string }, [string, number]>;
-  private readonly selectLastSeq: Statement<{ seq: number | null }, [string]>;
-  private readonly touchConversation: Statement<unknown, [string, number, string]>;
-  private readonly insertMessage: Statement<unknown, [string, number, string, string]>;
+/**
+ * Conversation logs: one row per conversation, one per message, appended in order. An append locks
+ * the conversation's row (PostgreSQL `FOR UPDATE`; SQLite's transactions run one at a time) before
+ * numbering its messages, so two processes appending to one conversation number them one after the other.
+ */
+export class ConversationTable implements ConversationRepository {
+  private readonly db: Kysely<ConversationsDb>;
 
   constructor(
-    private readonly db: Database,
+    private readonly handle: SqlHandle,
     private readonly redactor: SecretRedactor,
+    private readonly transaction: Transact,
   ) {
-    this.insertConversation = db.query("INSERT INTO conversations (id, agent_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)");
-    this.selectConversation = db.query("SELECT data FROM conversations WHERE id = ?");
-    this.updateConversation = db.query("UPDATE conversations SET data = ?, updated_at = ? WHERE id = ?");
-    this.selectByAgent = db.query("SELECT data FROM conversations WHERE agent_id = ? ORDER BY updated_at DESC LIMIT ?");
-    this.selectMessages = db.query("SELECT data FROM conversation_messages WHERE conversation_id = ? ORDER BY seq");
-    this.selectMessagesAfter = db.query("SELECT seq, data FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq");
-    this.selectLastSeq = db.query("SELECT max(seq) AS seq FROM conversation_messages WHERE conversation_id = ?");
-    this.touchConversation = db.query("UPDATE conversations SET data = json_set(data, '$.updatedAt', ?), updated_at = ? WHERE id = ?");
-    this.insertMessage = db.query("INSERT INTO conversation_messages (conversation_id, seq, message_id, data) VALUES (?, ?, ?, ?)");
+    this.db = createQueryDb(handle);
   }
 
   async create(input: { id?: string; title?: string; activeMode?: ConversationMode; agentId?: string }): Promise<Conversation> {
     const id = input.id ?? crypto.randomUUID();
-    if (this.selectConversation.get(id)) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
     const now = new Date();
     const conversation = ConversationSchema.parse({ ...input, id, createdAt: now.toISOString(), updatedAt: now.toISOString() });
-    this.insertConversation.run(id, conversation.agentId ?? null, JSON.stringify(conversation), now.getTime(), now.getTime());
+    const result = await this.db
+      .insertInto("conversations")
+      .values({ id, agent_id: conversation.agentId ?? null, data: JSON.stringify(conversation), created_at: now.getTime(), updated_at: now.getTime() })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .executeTakeFirst();
+    if (result.numInsertedOrUpdatedRows === 0n) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
     return conversation;
   }
 
   async get(conversationId: string): Promise<Conversation | undefined> {
-    const row = this.selectConversation.get(conversationId);
-    return row ? ConversationSchema.parse(JSON.parse(row.data)) : undefined;
+    const row = await this.db.selectFrom("conversations").select("data").where("id", "=", conversationId).executeTakeFirst();
+    return row ? parseConversation(row) : undefined;
   }
 
   async listByAgent(agentId: string, limit: number): Promise<Conversation[]> {
-    return this.selectByAgent.all(agentId, limit).map((r) => ConversationSchema.parse(JSON.parse(r.data)));
+    const rows = await this.db.selectFrom("conversations").select("data").where("agent_id", "=", agentId).orderBy("updated_at", "desc").limit(limit).execute();
+    return rows.map(parseConversation);
   }
 
   async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
-    const current = await this.require(conversationId);
-    const now = new Date();
-    const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
-    this.updateConversation.run(JSON.stringify(next), now.getTime(), conversationId);
-    return next;
+    return await this.transaction(async () => {
+      const current = await this.lock(conversationId);
+      const now = new Date();
+      const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
+      await this.save(next, now);
+      return next;
+    });
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    // Ids already stored are found by the unique index on insert (rolling the batch back), not by a read per message.
-    const valid = validateMessages(conversationId, messages, NO_IDS);
-    const now = new Date();
-    this.db.transaction(() => {
-      // updatedAt set in place: an agent appends at every step, and reading, checking and rewriting the row each time added up.
-      if (this.touchConversation.run(now.toISOString(), now.getTime(), conversationId).changes === 0) {
-        throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
-      }
-      let seq = (this.selectLastSeq.get(conversationId)?.seq ?? -1) + 1;
-      for (const m of valid) {
-        try {
-          this.insertMessage.run(conversationId, seq++, m.id, this.redactor.json(JSON.stringify(m)));
-        } catch (error) {
-          if (isDuplicateMessageId(error)) throw new ConversationStoreError("DUPLICATE_MESSAGE_ID", `Message id "${m.id}" already exists in conversation "${conversationId}". Nothing was appended.`);
-          throw error;
-        }
-      }
-    })();
+    await this.transaction(async () => {
+      const current = await this.lock(conversationId);
+      const ids = messages.map((m) => (typeof m === "object" && m !== null && typeof m.id === "string" ? m.id : ""));
+      const taken = await this.db.selectFrom("conversation_messages").select("message_id").where("conversation_id", "=", conversationId).where("message_id", "in", ids).execute();
+      const valid = validateMessages(conversationId, messages, new Set(taken.map((r) => r.message_id)));
+      const last = await this.db
+        .selectFrom("conversation_messages")
+        .select((eb) => eb.fn.max("seq").as("seq"))
+        .where("conversation_id", "=", conversationId)
+        .executeTakeFirst();
+      let seq = (last?.seq ?? -1) + 1;
+      const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redactor.json(JSON.stringify(m)) }));
+      if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
+      const now = new Date();
+      await this.save({ ...current, updatedAt: now.toISOString() }, now);
+    });
   }
 
   async messages(conversationId: string): Promise<ConversationMessage[]> {
     await this.require(conversationId);
-    return this.selectMessages.all(conversationId).map((r) => JSON.parse(r.data) as ConversationMessage);
+    const rows = await this.db.selectFrom("conversation_messages").select("data").where("conversation_id", "=", conversationId).orderBy("seq").execute();
+    return rows.map((r) => JSON.parse(r.data) as ConversationMessage);
   }
 
   async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {
-    return this.selectMessagesAfter.all(conversationId, afterSeq).map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
+    const rows = await this.db.selectFrom("conversation_messages").select(["seq", "data"]).where("conversation_id", "=", conversationId).where("seq", ">", afterSeq).orderBy("seq").execute();
+    return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
+  }
+
+  private async save(conversation: Conversation, now: Date): Promise<void> {
+    await this.db
+      .updateTable("conversations")
+      .set({ data: JSON.stringify(conversation), updated_at: now.getTime() })
+      .where("id", "=", conversation.id)
+      .execute();
+  }
+
+  /** The conversation, its row locked until the surrounding transaction ends. */
+  private async lock(conversationId: string): Promise<Conversation> {
+    const row = await this.db
+      .selectFrom("conversations")
+      .select("data")
+      .where("id", "=", conversationId)
+      .$if(this.handle.engine === "postgres", (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!row) throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
+    return parseConversation(row);
   }
 
   private async require(conversationId: string): Promise<Conversation> {

@@ -1,9 +1,8 @@
-import type { Statement } from "bun:sqlite";
+import { sql, type Kysely } from "kysely";
 import { z } from "zod";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
-import type { PostgresMigration } from "./postgres/migrations.ts";
-import type { PostgresHandle, SqlHandle, SqliteHandle } from "./sql-handle.ts";
-import { migrateSqliteModule, type SqliteModuleMigration } from "./sqlite-module-migrations.ts";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
 export interface StoredCredential {
@@ -74,118 +73,58 @@ function decode(row: Row): StoredCredential {
   };
 }
 
-/** The credentials in SQLite, on the storage's connection: each statement passes its gate (see SqliteHandle.gate). */
-export class SqliteCredentialRepository implements CredentialRepository {
-  private readonly all: Statement<Row, []>;
-  private readonly one: Statement<Row, [string]>;
-  private readonly upsert: Statement<unknown, [string, string, string | null, string | null, string, string, string, string, number, number]>;
-  private readonly remove: Statement<unknown, [string]>;
-
-  constructor(private readonly handle: SqliteHandle) {
-    const { db } = handle;
-    migrateSqliteModule(db, "credentials", CREDENTIALS_SQLITE_MIGRATIONS);
-    this.all = db.query("SELECT * FROM credentials ORDER BY name");
-    this.one = db.query("SELECT * FROM credentials WHERE name = ?");
-    this.upsert = db.query(
-      `INSERT INTO credentials (name, kind, header, username, description, hosts, roles, secret_encrypted, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, header = excluded.header, username = excluded.username, description = excluded.description,
-         hosts = excluded.hosts, roles = excluded.roles, secret_encrypted = excluded.secret_encrypted, updated_at = excluded.updated_at`,
-    );
-    this.remove = db.query("DELETE FROM credentials WHERE name = ?");
-  }
-
-  async list(): Promise<StoredCredential[]> {
-    return (await this.handle.gate(() => this.all.all())).map(decode);
-  }
-
-  async get(name: string): Promise<StoredCredential | undefined> {
-    const row = await this.handle.gate(() => this.one.get(name));
-    return row ? decode(row) : undefined;
-  }
-
-  async save(c: StoredCredential): Promise<void> {
-    await this.handle.gate(() =>
-      this.upsert.run(c.name, c.kind, c.header ?? null, c.username ?? null, c.description, JSON.stringify(c.hosts), JSON.stringify(c.roles), c.secretEncrypted, c.createdAt, c.updatedAt),
-    );
-  }
-
-  async delete(name: string): Promise<boolean> {
-    return (await this.handle.gate(() => this.remove.run(name))).changes > 0;
-  }
-}
-
 /**
- * The credentials in PostgreSQL, every statement on `current()` (inside Storage.transaction, its
- * connection). Names are ordered byte-wise (COLLATE "C"), as SQLite orders them.
+ * The credentials, on the storage's connection (inside Storage.transaction, its transaction). Names
+ * are ordered byte-wise (PostgreSQL COLLATE "C"), as SQLite orders them. The table: core-migrations.ts.
  */
-export class PostgresCredentialRepository implements CredentialRepository {
-  constructor(private readonly handle: PostgresHandle) {}
+export class CredentialTable implements CredentialRepository {
+  private readonly db: Kysely<{ credentials: Row }>;
+
+  constructor(private readonly handle: SqlHandle) {
+    this.db = createQueryDb(handle);
+  }
 
   async list(): Promise<StoredCredential[]> {
-    const rows = (await this.handle.current()`SELECT * FROM credentials ORDER BY name COLLATE "C"`) as Row[];
+    const rows = await this.db
+      .selectFrom("credentials")
+      .selectAll()
+      .orderBy(this.handle.engine === "postgres" ? sql`name COLLATE "C"` : sql`name`)
+      .execute();
     return rows.map(decode);
   }
 
   async get(name: string): Promise<StoredCredential | undefined> {
-    const [row] = (await this.handle.current()`SELECT * FROM credentials WHERE name = ${name}`) as Row[];
+    const row = await this.db.selectFrom("credentials").selectAll().where("name", "=", name).executeTakeFirst();
     return row ? decode(row) : undefined;
   }
 
   async save(c: StoredCredential): Promise<void> {
-    await this.handle.current()`INSERT INTO credentials (name, kind, header, username, description, hosts, roles, secret_encrypted, created_at, updated_at)
-      VALUES (${c.name}, ${c.kind}, ${c.header ?? null}, ${c.username ?? null}, ${c.description}, ${JSON.stringify(c.hosts)}, ${JSON.stringify(c.roles)}, ${c.secretEncrypted}, ${c.createdAt}, ${c.updatedAt})
-      ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, header = excluded.header, username = excluded.username, description = excluded.description,
-        hosts = excluded.hosts, roles = excluded.roles, secret_encrypted = excluded.secret_encrypted, updated_at = excluded.updated_at`;
+    const row = {
+      name: c.name,
+      kind: c.kind,
+      header: c.header ?? null,
+      username: c.username ?? null,
+      description: c.description,
+      hosts: JSON.stringify(c.hosts),
+      roles: JSON.stringify(c.roles),
+      secret_encrypted: c.secretEncrypted,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
+    };
+    const { name: _name, created_at: _created, ...changes } = row;
+    await this.db
+      .insertInto("credentials")
+      .values(row)
+      .onConflict((oc) => oc.column("name").doUpdateSet(changes))
+      .execute();
   }
 
   async delete(name: string): Promise<boolean> {
-    const result = await this.handle.current()`DELETE FROM credentials WHERE name = ${name}`;
-    return result.count > 0;
+    return (await this.db.deleteFrom("credentials").where("name", "=", name).executeTakeFirst()).numDeletedRows > 0n;
   }
 }
 
-/** The credential repository on the storage's engine and connection. */
+/** The credential repository on the storage's connection. */
 export function createCredentialRepository(handle: SqlHandle): CredentialRepository {
-  switch (handle.engine) {
-    case "sqlite":
-      return new SqliteCredentialRepository(handle);
-    case "postgres":
-      return new PostgresCredentialRepository(handle);
-    default: {
-      const never: never = handle;
-      return never;
-    }
-  }
+  return new CredentialTable(handle);
 }
-
-/**
- * Where each credential may go and who may use it (issue 31), on a credentials table of either engine:
- * rows stored before have no hosts (refused until an owner binds them) and owners only as roles.
- */
-const BINDING_COLUMNS = `
-  ALTER TABLE credentials ADD COLUMN hosts TEXT NOT NULL DEFAULT '[]';
-  ALTER TABLE credentials ADD COLUMN roles TEXT NOT NULL DEFAULT '["owner"]';
-`;
-
-/** SQLite's steps after the table (migration 6 of migrations.ts), in the module's own version row. */
-const CREDENTIALS_SQLITE_MIGRATIONS: readonly SqliteModuleMigration[] = [{ version: 1, sql: BINDING_COLUMNS }];
-
-/** The credentials table in PostgreSQL, append-only (registered in postgres/migrations.ts); SQLite's is migration 6 of migrations.ts. */
-export const CREDENTIALS_POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
-  {
-    id: "credentials-001 credentials for http.request",
-    sql: `
-    CREATE TABLE credentials (
-      name TEXT PRIMARY KEY,
-      kind TEXT NOT NULL,
-      header TEXT,
-      username TEXT,
-      description TEXT NOT NULL DEFAULT '',
-      secret_encrypted TEXT NOT NULL,
-      created_at BIGINT NOT NULL,
-      updated_at BIGINT NOT NULL
-    );
-  `,
-  },
-  { id: "credentials-002 hosts and roles a credential is bound to", sql: BINDING_COLUMNS },
-];

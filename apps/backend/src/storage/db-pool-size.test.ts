@@ -5,6 +5,7 @@ import { createTestDatabase, startPostgres, type TestPostgres } from "../testing
 import { startTestServer, tempDir } from "../testing/test-server.ts";
 import { openStorage, type Storage } from "./storage.ts";
 import type { SqlHandle } from "./sql-handle.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 describe("WEFT_DB_POOL_SIZE", () => {
   it("is a positive integer, 10 when unset", () => {
@@ -66,7 +67,7 @@ describe("the PostgreSQL pool size", () => {
   }, 60_000);
 
   it("is 10 when not given", async () => {
-    const storage = await openStorage({ dataDir: tempDir(), databaseUrl: await createTestDatabase(cluster.url) });
+    const storage = await openStorage({ dataDir: tempDir(), databaseUrl: await createTestDatabase(cluster.url), migrations: MIGRATIONS });
     try {
       expect(await mostAtOnce(storage, 14)).toBe(10);
     } finally {

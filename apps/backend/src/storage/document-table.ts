@@ -1,5 +1,8 @@
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { z } from "zod";
+import { createQueryDb } from "./query-db.ts";
+import { num } from "./row-values.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
 export interface StoredDocument<T> {
@@ -73,17 +76,31 @@ export function listReadable<R, T>(rows: R[], decode: (row: R) => T): Listing<T>
   return listing;
 }
 
-interface Row {
+/** The columns every document table has; a kind may keep more beside them (DerivedColumns). */
+export interface DocumentColumns {
   id: string;
+  name: string;
+  revision: number;
   data: string;
-  created_at: number;
-  updated_at: number;
+  /** PostgreSQL answers BIGINT as text. */
+  created_at: number | string;
+  updated_at: number | string;
 }
 
+export type DocumentTableName = "workflows" | "agent_profiles" | "scenes";
+type DocumentDb = Record<DocumentTableName, DocumentColumns & Record<string, unknown>>;
+
 /** Columns a document kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
-export interface DerivedColumns<T> {
-  names: readonly string[];
-  values(document: T): Array<string | number | null>;
+export type DerivedColumns<T> = (document: T) => Record<string, string | number | boolean | null>;
+
+/** Lists' order on both engines: by name case-insensitively, then id (PostgreSQL byte-wise whatever the database's collation). */
+export function nameOrder(engine: SqlHandle["engine"], column = "name"): RawBuilder<unknown> {
+  switch (engine) {
+    case "sqlite":
+      return sql`${sql.ref(column)} COLLATE NOCASE, id`;
+    case "postgres":
+      return sql`lower(${sql.ref(column)}) COLLATE "C", id COLLATE "C"`;
+  }
 }
 
 /**
@@ -103,103 +120,103 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
 }
 
 /**
- * A SQLite table of JSON documents with `id`, `name`, `revision`: the one implementation behind the
- * workflow, agent profile and scene repositories. Documents are re-parsed on read so defaults
- * added to a schema later apply to old records.
+ * A table of JSON documents with `id`, `name`, `revision`: the one implementation behind the workflow,
+ * agent profile and scene repositories, on both engines. Documents are re-parsed on read so defaults
+ * added to a schema later apply to old records. An update is `UPDATE … WHERE revision = $base`: of two
+ * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
-export class SqliteDocumentTable<T extends { id: string; name: string; revision: number }> implements DocumentRepository<T> {
-  private readonly selectAll: Statement<Row, []>;
-  private readonly selectOne: Statement<Row, [string]>;
-  private readonly selectIds: Statement<{ id: string }, []>;
-  private readonly insert: Statement<unknown, SQLQueryBindings[]>;
-  private readonly updateIf: Statement<unknown, SQLQueryBindings[]>;
-  private readonly selectRevision: Statement<{ revision: number }, [string]>;
-  private readonly upsert: Statement<unknown, SQLQueryBindings[]>;
-  private readonly remove: Statement<unknown, [string]>;
-  private readonly removeIf: Statement<unknown, [string, number]>;
+export class DocumentTable<T extends { id: string; name: string; revision: number }> implements DocumentRepository<T> {
+  protected readonly db: Kysely<DocumentDb>;
 
   constructor(
-    db: Database,
-    private readonly table: string,
+    protected readonly handle: SqlHandle,
+    protected readonly table: DocumentTableName,
     private readonly schema: z.ZodType<T>,
-    private readonly derived: DerivedColumns<T> = { names: [], values: () => [] },
+    private readonly derived: DerivedColumns<T> = () => ({}),
   ) {
-    const extra = derived.names.map((name) => `, ${name}`).join("");
-    const extraParams = derived.names.map(() => ", ?").join("");
-    const extraSet = derived.names.map((name) => `, ${name} = excluded.${name}`).join("");
-    this.selectAll = db.query(`SELECT id, data, created_at, updated_at FROM ${table} ORDER BY name COLLATE NOCASE, id`);
-    this.selectOne = db.query(`SELECT id, data, created_at, updated_at FROM ${table} WHERE id = ?`);
-    this.selectIds = db.query(`SELECT id FROM ${table} ORDER BY id`);
-    this.insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at${extra}) VALUES (?, ?, ?, ?, ?, ?${extraParams}) ON CONFLICT (id) DO NOTHING`);
-    this.updateIf = db.query(`UPDATE ${table} SET name = ?, revision = ?, data = ?, updated_at = ?${derived.names.map((name) => `, ${name} = ?`).join("")} WHERE id = ? AND revision = ?`);
-    this.selectRevision = db.query(`SELECT revision FROM ${table} WHERE id = ?`);
-    this.upsert = db.query(
-      `INSERT INTO ${table} (id, name, revision, data, created_at, updated_at${extra}) VALUES (?, ?, ?, ?, ?, ?${extraParams}) ON CONFLICT (id) DO UPDATE SET name = excluded.name, revision = excluded.revision, data = excluded.data, updated_at = excluded.updated_at${extraSet}`,
-    );
-    this.remove = db.query(`DELETE FROM ${table} WHERE id = ?`);
-    this.removeIf = db.query(`DELETE FROM ${table} WHERE id = ? AND revision = ?`);
+    this.db = createQueryDb<DocumentDb>(handle);
   }
 
-  private decode(row: Row): StoredDocument<T> {
-    return { document: decodeStoredJson(this.table, row.id, row.data, this.schema), createdAt: row.created_at, updatedAt: row.updated_at };
+  private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
+    return { document: decodeStoredJson(this.table, row.id, row.data, this.schema), createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
+  }
+
+  private row(document: T, now: number): DocumentColumns & Record<string, unknown> {
+    return { id: document.id, name: document.name, revision: document.revision, data: JSON.stringify(document), created_at: now, updated_at: now, ...this.derived(document) };
   }
 
   async list(): Promise<Listing<StoredDocument<T>>> {
-    return listReadable(this.selectAll.all(), (row) => this.decode(row));
+    const rows = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).orderBy(nameOrder(this.handle.engine)).execute();
+    return listReadable(rows, (row) => this.decode(row));
   }
 
   async ids(): Promise<string[]> {
-    return this.selectIds.all().map((r) => r.id);
+    const rows = await this.db
+      .selectFrom(this.table)
+      .select("id")
+      .orderBy(this.handle.engine === "postgres" ? sql`id COLLATE "C"` : sql`id`)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   async get(id: string): Promise<StoredDocument<T> | undefined> {
-    const row = this.selectOne.get(id);
+    const row = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).where("id", "=", id).executeTakeFirst();
     return row ? this.decode(row) : undefined;
   }
 
   async create(document: T): Promise<CreateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: 1 };
-    const result = this.insert.run(stored.id, stored.name, 1, JSON.stringify(stored), now, now, ...this.derived.values(stored));
-    if (result.changes === 0) return { kind: "exists" };
+    const result = await this.db
+      .insertInto(this.table)
+      .values(this.row(stored, now))
+      .onConflict((oc) => oc.column("id").doNothing())
+      .executeTakeFirst();
+    if (result.numInsertedOrUpdatedRows === 0n) return { kind: "exists" };
+    this.written(stored.id, true);
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
 
   async update(document: T, baseRevision: number): Promise<UpdateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
-    const result = this.updateIf.run(stored.name, stored.revision, JSON.stringify(stored), now, ...this.derived.values(stored), stored.id, baseRevision);
-    if (result.changes === 1) {
-      const row = this.selectOne.get(stored.id);
-      return { kind: "updated", record: { document: stored, createdAt: row?.created_at ?? now, updatedAt: now } };
-    }
+    const { id: _id, created_at: _created, ...changes } = this.row(stored, now);
+    const row = await this.db.updateTable(this.table).set(changes).where("id", "=", stored.id).where("revision", "=", baseRevision).returning("created_at").executeTakeFirst();
+    if (row) return { kind: "updated", record: { document: stored, createdAt: num(row.created_at), updatedAt: now } };
     const current = await this.get(document.id);
     return current ? { kind: "conflict", current } : { kind: "not-found" };
   }
 
   async delete(id: string, expectedRevision?: number): Promise<boolean> {
-    return this.deleteSync(id, expectedRevision);
+    const result = await this.db
+      .deleteFrom(this.table)
+      .where("id", "=", id)
+      .$if(expectedRevision !== undefined, (q) => q.where("revision", "=", expectedRevision ?? 0))
+      .executeTakeFirst();
+    // A conditional delete that matched nothing may have left the row (at another revision) in place.
+    if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written(id, false);
+    return result.numDeletedRows > 0n;
   }
 
   async revision(id: string): Promise<number | null> {
-    return this.revisionSync(id);
+    const row = await this.db.selectFrom(this.table).select("revision").where("id", "=", id).executeTakeFirst();
+    return row ? row.revision : null;
   }
 
   async put(document: T, revision: number): Promise<void> {
-    this.putSync(document, revision);
+    const row = this.row({ ...document, revision }, Date.now());
+    const { id: _id, created_at: _created, ...changes } = row;
+    await this.db
+      .insertInto(this.table)
+      .values(row)
+      .onConflict((oc) => oc.column("id").doUpdateSet(changes))
+      .execute();
+    this.written(document.id, true);
   }
 
-  protected revisionSync(id: string): number | null {
-    return this.selectRevision.get(id)?.revision ?? null;
-  }
-
-  protected putSync(document: T, revision: number): void {
-    const now = Date.now();
-    const stored = { ...document, revision };
-    this.upsert.run(stored.id, stored.name, revision, JSON.stringify(stored), now, now, ...this.derived.values(stored));
-  }
-
-  protected deleteSync(id: string, expectedRevision?: number): boolean {
-    return (expectedRevision === undefined ? this.remove.run(id) : this.removeIf.run(id, expectedRevision)).changes > 0;
+  /** Told of every write of this process (the workflow repository keeps its PostgreSQL id cache with it). */
+  protected written(id: string, stored: boolean): void {
+    void id;
+    void stored;
   }
 }

@@ -1,4 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 
 /**
  * One persisted event of a stream (a run, a conversation or a scene). The event is kept as the
@@ -19,36 +21,56 @@ export interface EventRepository {
   append(events: StoredEvent[]): Promise<void>;
 }
 
-export class SqliteEventRepository implements EventRepository {
-  private readonly selectAfter: Statement<{ seq: number; type: string; data: string }, [string, number, number]>;
-  private readonly selectLast: Statement<{ seq: number | null }, [string]>;
-  private readonly insert: Statement<unknown, [string, number, string, string]>;
+interface EventsTable {
+  stream_id: string;
+  seq: number;
+  type: string;
+  data: string;
+}
 
-  constructor(private readonly db: Database) {
-    this.selectAfter = db.query("SELECT seq, type, data FROM events WHERE stream_id = ? AND seq > ? ORDER BY seq LIMIT ?");
-    this.selectLast = db.query("SELECT max(seq) AS seq FROM events WHERE stream_id = ?");
-    this.insert = db.query("INSERT INTO events (stream_id, seq, type, data) VALUES (?, ?, ?, ?)");
+/**
+ * Rows per INSERT: a statement takes at most 65,535 parameters on PostgreSQL and 32,766 on SQLite.
+ * Appends of more are one transaction.
+ */
+export const MAX_INSERT_ROWS = 5_000;
+
+/**
+ * Events per stream, on both engines. `(stream_id, seq)` is the primary key, so a seq is stored once
+ * whichever process writes it; an append is stored whole or refused whole.
+ */
+export class EventTable implements EventRepository {
+  private readonly db: Kysely<{ events: EventsTable }>;
+
+  constructor(
+    handle: SqlHandle,
+    private readonly transaction: Transact,
+  ) {
+    this.db = createQueryDb(handle);
   }
 
   async listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]> {
-    return this.selectAfter.all(streamId, after, limit).map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
-  }
-
-  lastSeqSync(streamId: string): number {
-    return this.selectLast.get(streamId)?.seq ?? -1;
+    const rows = await this.db.selectFrom("events").select(["seq", "type", "data"]).where("stream_id", "=", streamId).where("seq", ">", after).orderBy("seq").limit(limit).execute();
+    return rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
   }
 
   async lastSeq(streamId: string): Promise<number> {
-    return this.lastSeqSync(streamId);
+    const row = await this.db
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("seq").as("seq"))
+      .where("stream_id", "=", streamId)
+      .executeTakeFirst();
+    return row?.seq ?? -1;
   }
 
-  /** Synchronous form, for the batched writer's transaction. */
-  appendSync(events: StoredEvent[]): void {
-    for (const e of events) this.insert.run(e.streamId, e.seq, e.type, e.json);
-  }
-
-  /** All or nothing: a seq already stored for its stream refuses the whole append. */
   async append(events: StoredEvent[]): Promise<void> {
-    this.db.transaction(() => this.appendSync(events))();
+    const rows = events.map((e) => ({ stream_id: e.streamId, seq: e.seq, type: e.type, data: e.json }));
+    if (rows.length <= MAX_INSERT_ROWS) return await this.insert(rows);
+    await this.transaction(async () => {
+      for (let i = 0; i < rows.length; i += MAX_INSERT_ROWS) await this.insert(rows.slice(i, i + MAX_INSERT_ROWS));
+    });
+  }
+
+  private async insert(rows: EventsTable[]): Promise<void> {
+    if (rows.length > 0) await this.db.insertInto("events").values(rows).execute();
   }
 }

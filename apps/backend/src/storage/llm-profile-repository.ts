@@ -1,6 +1,9 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
 import { z } from "zod";
 import { flag, num, optionalNum } from "./row-values.ts";
+import { createQueryDb } from "./query-db.ts";
+import { nameOrder } from "./document-table.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
 export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
@@ -42,7 +45,7 @@ export interface LlmProfileRepository {
 }
 
 /** A profile's row as both engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL. */
-export interface LlmProfileRow {
+interface LlmProfileRow {
   id: string;
   name: string;
   provider: string;
@@ -62,7 +65,7 @@ export interface LlmProfileRow {
   updated_at: number | string;
 }
 
-export function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
+function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   const profile: StoredLlmProfile = {
     id: row.id,
     name: row.name,
@@ -86,100 +89,77 @@ export function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   return profile;
 }
 
-const COLUMNS = [
-  "id",
-  "name",
-  "provider",
-  "base_url",
-  "model",
-  "api_key_encrypted",
-  "api_key_masked",
-  "timeout_ms",
-  "temperature",
-  "context_window",
-  "pass_back_reasoning",
-  "max_retries",
-  "is_default",
-  "health_status",
-  "last_tested_at",
-  "created_at",
-  "updated_at",
-] as const;
+/** The `llm_profiles` table. */
+type LlmProfilesTable = Omit<LlmProfileRow, "pass_back_reasoning" | "is_default"> & { pass_back_reasoning: number | boolean; is_default: number | boolean };
 
-/** Insert or replace (all but `created_at`), written with the engine's placeholder for the n-th of `llmProfileValues`. */
-export function llmProfileUpsertSql(placeholder: (n: number) => string): string {
-  const replaced = COLUMNS.filter((c) => c !== "id" && c !== "created_at").map((c) => `${c} = excluded.${c}`);
-  return `INSERT INTO llm_profiles (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => placeholder(i + 1)).join(", ")}) ON CONFLICT (id) DO UPDATE SET ${replaced.join(", ")}`;
+function toRow(p: StoredLlmProfile): LlmProfilesTable {
+  return {
+    id: p.id,
+    name: p.name,
+    provider: p.provider,
+    base_url: p.baseUrl,
+    model: p.model,
+    api_key_encrypted: p.apiKeyEncrypted ?? null,
+    api_key_masked: p.apiKeyMasked ?? null,
+    timeout_ms: p.timeoutMs,
+    temperature: p.temperature ?? null,
+    context_window: p.contextWindow ?? null,
+    // Booleans on both engines: SQLite stores them as 1/0.
+    pass_back_reasoning: p.passBackReasoning,
+    max_retries: p.maxRetries,
+    is_default: p.isDefault,
+    health_status: p.healthStatus,
+    last_tested_at: p.lastTestedAt ?? null,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
 }
 
-/** The profile's values in the upsert's column order (flags as booleans: SQLite stores them as 1/0). */
-export function llmProfileValues(p: StoredLlmProfile): Array<string | number | boolean | null> {
-  return [
-    p.id,
-    p.name,
-    p.provider,
-    p.baseUrl,
-    p.model,
-    p.apiKeyEncrypted ?? null,
-    p.apiKeyMasked ?? null,
-    p.timeoutMs,
-    p.temperature ?? null,
-    p.contextWindow ?? null,
-    p.passBackReasoning,
-    p.maxRetries,
-    p.isDefault,
-    p.healthStatus,
-    p.lastTestedAt ?? null,
-    p.createdAt,
-    p.updatedAt,
-  ];
-}
+export class LlmProfileTable implements LlmProfileRepository {
+  private readonly db: Kysely<{ llm_profiles: LlmProfilesTable }>;
 
-export class SqliteLlmProfileRepository implements LlmProfileRepository {
-  private readonly selectAll: Statement<LlmProfileRow, []>;
-  private readonly selectOne: Statement<LlmProfileRow, [string]>;
-  private readonly selectDefault: Statement<LlmProfileRow, []>;
-  private readonly upsert: Statement;
-  private readonly clearDefault: Statement<unknown, [string]>;
-  private readonly remove: Statement<unknown, [string]>;
-  private readonly health: Statement<unknown, [string, number, string]>;
+  constructor(
+    private readonly handle: SqlHandle,
+    private readonly transaction: Transact,
+  ) {
+    this.db = createQueryDb(handle);
+  }
 
-  constructor(private readonly db: Database) {
-    this.selectAll = db.query("SELECT * FROM llm_profiles ORDER BY is_default DESC, name COLLATE NOCASE, id");
-    this.selectOne = db.query("SELECT * FROM llm_profiles WHERE id = ?");
-    this.selectDefault = db.query("SELECT * FROM llm_profiles WHERE is_default = 1 LIMIT 1");
-    this.upsert = db.query(llmProfileUpsertSql(() => "?"));
-    this.clearDefault = db.query("UPDATE llm_profiles SET is_default = 0 WHERE id <> ?");
-    this.remove = db.query("DELETE FROM llm_profiles WHERE id = ?");
-    this.health = db.query("UPDATE llm_profiles SET health_status = ?, last_tested_at = ? WHERE id = ?");
+  private selectAll() {
+    return this.db.selectFrom("llm_profiles").selectAll().orderBy("is_default", "desc").orderBy(nameOrder(this.handle.engine));
   }
 
   async list(): Promise<StoredLlmProfile[]> {
-    return this.selectAll.all().map(decodeLlmProfile);
+    return (await this.selectAll().execute()).map(decodeLlmProfile);
   }
 
   async get(id: string): Promise<StoredLlmProfile | undefined> {
-    const row = this.selectOne.get(id);
+    const row = await this.db.selectFrom("llm_profiles").selectAll().where("id", "=", id).executeTakeFirst();
     return row ? decodeLlmProfile(row) : undefined;
   }
 
   async getDefault(): Promise<StoredLlmProfile | undefined> {
-    const row = this.selectDefault.get();
+    const row = await this.selectAll().where("is_default", "=", true).limit(1).executeTakeFirst();
     return row ? decodeLlmProfile(row) : undefined;
   }
 
   async save(p: StoredLlmProfile): Promise<void> {
-    this.db.transaction(() => {
-      if (p.isDefault) this.clearDefault.run(p.id);
-      this.upsert.run(...llmProfileValues(p));
-    })();
+    const { id: _id, created_at: _created, ...changes } = toRow(p);
+    await this.transaction(async () => {
+      if (p.isDefault) await this.db.updateTable("llm_profiles").set({ is_default: false }).where("id", "<>", p.id).where("is_default", "=", true).execute();
+      await this.db
+        .insertInto("llm_profiles")
+        .values(toRow(p))
+        .onConflict((oc) => oc.column("id").doUpdateSet(changes))
+        .execute();
+    });
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.remove.run(id).changes > 0;
+    return (await this.db.deleteFrom("llm_profiles").where("id", "=", id).executeTakeFirst()).numDeletedRows > 0n;
   }
 
   async setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void> {
-    this.health.run(status, testedAt, id);
+    await this.db.updateTable("llm_profiles").set({ health_status: status, last_tested_at: testedAt }).where("id", "=", id).execute();
   }
 }

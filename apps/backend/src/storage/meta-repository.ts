@@ -1,4 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** Small facts about the installation itself (e.g. whether the example content was loaded). */
 export interface MetaRepository {
@@ -6,20 +8,22 @@ export interface MetaRepository {
   set(key: string, value: string): Promise<void>;
 }
 
-export class SqliteMetaRepository implements MetaRepository {
-  private readonly select: Statement<{ value: string }, [string]>;
-  private readonly upsert: Statement<unknown, [string, string]>;
+export class MetaTable implements MetaRepository {
+  private readonly db: Kysely<{ meta: { key: string; value: string } }>;
 
-  constructor(db: Database) {
-    this.select = db.query("SELECT value FROM meta WHERE key = ?");
-    this.upsert = db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+  constructor(handle: SqlHandle) {
+    this.db = createQueryDb(handle);
   }
 
   async get(key: string): Promise<string | undefined> {
-    return this.select.get(key)?.value;
+    return (await this.db.selectFrom("meta").select("value").where("key", "=", key).executeTakeFirst())?.value;
   }
 
   async set(key: string, value: string): Promise<void> {
-    this.upsert.run(key, value);
+    await this.db
+      .insertInto("meta")
+      .values({ key, value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
   }
 }

@@ -1,4 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
+import { createQueryDb } from "./query-db.ts";
+import { MAX_INSERT_ROWS } from "./event-repository.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 import type { Observation, SecretRedactor } from "@weft/types";
 
 /** An observation with its place in the run's list (the order nodes started in). */
@@ -15,42 +18,56 @@ export interface ObservationRepository {
   replaceForRun(runId: string, observations: Observation[]): Promise<void>;
 }
 
-export class SqliteObservationRepository implements ObservationRepository {
-  private readonly select: Statement<{ data: string }, [string]>;
-  private readonly upsertStmt: Statement<unknown, [string, string, number, string]>;
-  private readonly deleteRun: Statement<unknown, [string]>;
+interface ObservationsTable {
+  run_id: string;
+  invocation_id: string;
+  ord: number;
+  data: string;
+}
+
+export class ObservationTable implements ObservationRepository {
+  private readonly db: Kysely<{ observations: ObservationsTable }>;
 
   constructor(
-    private readonly db: Database,
+    handle: SqlHandle,
     private readonly redactor: SecretRedactor,
+    private readonly transaction: Transact,
   ) {
-    this.select = db.query("SELECT data FROM observations WHERE run_id = ? ORDER BY ord");
-    this.upsertStmt = db.query(
-      "INSERT INTO observations (run_id, invocation_id, ord, data) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, invocation_id) DO UPDATE SET ord = excluded.ord, data = excluded.data",
-    );
-    this.deleteRun = db.query("DELETE FROM observations WHERE run_id = ?");
+    this.db = createQueryDb(handle);
   }
 
   async listByRun(runId: string): Promise<Observation[]> {
-    return this.select.all(runId).map((r) => JSON.parse(r.data) as Observation);
+    const rows = await this.db.selectFrom("observations").select("data").where("run_id", "=", runId).orderBy("ord").execute();
+    return rows.map((r) => JSON.parse(r.data) as Observation);
   }
 
-  /** Synchronous form, for the batched writer's transaction. */
-  upsertSync(items: OrderedObservation[]): void {
-    for (const { ord, observation } of items) this.upsertStmt.run(observation.runId, observation.invocationId, ord, this.redactor.json(JSON.stringify(observation)));
-  }
-
+  /** One statement per MAX_INSERT_ROWS (the run writer flushes hundreds at once); the last copy of an invocation wins. */
   async upsert(items: OrderedObservation[]): Promise<void> {
-    this.upsertSync(items);
-  }
-
-  /** Synchronous form, for the batched writer's transaction (which makes it atomic). */
-  replaceForRunSync(runId: string, observations: Observation[]): void {
-    this.deleteRun.run(runId);
-    this.upsertSync(observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } })));
+    const latest = new Map<string, ObservationsTable>();
+    for (const { ord, observation } of items) {
+      const row = { run_id: observation.runId, invocation_id: observation.invocationId, ord, data: this.redactor.json(JSON.stringify(observation)) };
+      // One INSERT cannot touch a row twice (PostgreSQL refuses it).
+      latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
+      latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
+    }
+    const rows = [...latest.values()];
+    const write = async () => {
+      for (let i = 0; i < rows.length; i += MAX_INSERT_ROWS) {
+        await this.db
+          .insertInto("observations")
+          .values(rows.slice(i, i + MAX_INSERT_ROWS))
+          .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") })))
+          .execute();
+      }
+    };
+    if (rows.length <= MAX_INSERT_ROWS) await write();
+    else await this.transaction(write);
   }
 
   async replaceForRun(runId: string, observations: Observation[]): Promise<void> {
-    this.db.transaction(() => this.replaceForRunSync(runId, observations))();
+    await this.transaction(async () => {
+      await this.db.deleteFrom("observations").where("run_id", "=", runId).execute();
+      await this.upsert(observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } })));
+    });
   }
 }

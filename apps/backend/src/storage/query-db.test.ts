@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql, type Kysely } from "kysely";
 import { openDatabase } from "./database.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
-import { PostgresConnection } from "./postgres/connection.ts";
+import { PostgresConnection } from "./postgres-connection.ts";
 import { createQueryDb } from "./query-db.ts";
 import { runMigrations, type Migration } from "./migrations.ts";
 import type { SqlHandle } from "./sql-handle.ts";

@@ -48,7 +48,7 @@ function weftDialect(handle: SqlHandle): Dialect {
   switch (handle.engine) {
     case "sqlite":
       return {
-        createAdapter: () => new SqliteAdapter(),
+        createAdapter: () => new GatedSqliteAdapter(),
         createDriver: () => driver,
         createQueryCompiler: () => new SqliteQueryCompiler(),
         createIntrospector: (db) => new SqliteIntrospector(db),
@@ -60,6 +60,17 @@ function weftDialect(handle: SqlHandle): Dialect {
         createQueryCompiler: () => new PostgresQueryCompiler(),
         createIntrospector: (db) => new PostgresIntrospector(db),
       };
+  }
+}
+
+/**
+ * Kysely serialises queries on a SQLite instance with a mutex of its own; SqliteGate already orders
+ * them, and a query waiting in the gate for another caller's transaction must not hold up that
+ * transaction's own queries (they would wait for each other forever).
+ */
+class GatedSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
   }
 }
 

@@ -1,7 +1,9 @@
-import type { Database, Statement } from "bun:sqlite";
+import { sql, type Kysely } from "kysely";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
 import { num, optionalNum } from "./row-values.ts";
+import { createQueryDb } from "./query-db.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({
@@ -69,8 +71,8 @@ export interface RunRepository {
   listUnfinished(): Promise<RunRecord[]>;
 }
 
-/** A run's row as both engines read it (PostgreSQL hands its BIGINT times over as text). */
-export interface RunRow {
+/** The `runs` table (`ord`, PostgreSQL's insertion counter, is not read). */
+export interface RunsTable {
   id: string;
   workflow_id: string;
   workflow_revision: number;
@@ -81,21 +83,35 @@ export interface RunRow {
   rerun_from: string | null;
   source_run_id: string | null;
   created_by: string | null;
+  workflow: string;
+  /** PostgreSQL answers BIGINT as text. */
   created_at: number | string;
   started_at: number | string | null;
   finished_at: number | string | null;
   duration_ms: number | null;
 }
+export type RunRow = Omit<RunsTable, "workflow">;
 
-/** The columns of a RunRow, in the order `runInsertValues` answers them. */
-export const RUN_COLUMNS = "id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms";
+const RUN_COLUMNS = [
+  "id",
+  "workflow_id",
+  "workflow_revision",
+  "status",
+  "inputs",
+  "outputs",
+  "error",
+  "rerun_from",
+  "source_run_id",
+  "created_by",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "duration_ms",
+] as const;
 
-/** RUN_COLUMNS with the inputs and outputs left unread (empty objects), for lists. */
-export const RUN_SUMMARY_COLUMNS = RUN_COLUMNS.replace("inputs, outputs", "'{}' AS inputs, '{}' AS outputs");
-
-/** A run's summary from a row read with RUN_SUMMARY_COLUMNS. */
-export function decodeRunSummary(row: RunRow): RunSummary {
-  const { inputs: _inputs, outputs: _outputs, ...summary } = decodeRun(row);
+/** A run's summary from a row whose inputs and outputs were left unread. */
+function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
+  const { inputs: _inputs, outputs: _outputs, ...summary } = decodeRun({ ...row, inputs: "{}", outputs: "{}" });
   if (summary.error && summary.error.message.length > SUMMARY_ERROR_CHARS) {
     summary.error = { ...summary.error, message: `${summary.error.message.slice(0, SUMMARY_ERROR_CHARS)}… (cut; GET /api/runs/${summary.id} has it whole)` };
   }
@@ -124,111 +140,93 @@ export function decodeRun(row: RunRow): RunRecord {
   return record;
 }
 
-/** A new run's values for RUN_COLUMNS and then `workflow` (its JSON text, "null" when not kept); runtime JSON redacted. */
-export function runInsertValues(record: RunRecord, workflow: Workflow | undefined, redactor: SecretRedactor): Array<string | number | null> {
-  return [
-    record.id,
-    record.workflowId,
-    record.workflowRevision,
-    record.status,
-    redactor.json(JSON.stringify(record.inputs)),
-    redactor.json(JSON.stringify(record.outputs)),
-    record.error ? redactor.json(JSON.stringify(record.error)) : null,
-    record.rerunFrom ?? null,
-    record.sourceRunId ?? null,
-    record.createdBy ?? null,
-    record.createdAt,
-    record.startedAt ?? null,
-    record.finishedAt ?? null,
-    record.durationMs ?? null,
-    workflow === undefined ? "null" : JSON.stringify(workflow),
-  ];
-}
-
-/** An update's values, in order: id, status, started_at, finished_at, duration_ms, outputs, error (null keeps the stored value). */
-export function runUpdateValues(update: RunUpdate, redactor: SecretRedactor): Array<string | number | null> {
-  return [
-    update.id,
-    update.status,
-    update.startedAt ?? null,
-    update.finishedAt ?? null,
-    update.durationMs ?? null,
-    update.outputs ? redactor.json(JSON.stringify(update.outputs)) : null,
-    update.error ? redactor.json(JSON.stringify(update.error)) : null,
-  ];
-}
-
-export class SqliteRunRepository implements RunRepository {
-  private readonly insertStmt: Statement;
-  private readonly selectOne: Statement<RunRow, [string]>;
-  private readonly selectWorkflow: Statement<{ workflow: string }, [string]>;
-  private readonly updateStmt: Statement;
-  private readonly selectUnfinished: Statement<RunRow, []>;
+/**
+ * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
+ * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
+ */
+export class RunTable implements RunRepository {
+  private readonly db: Kysely<{ runs: RunsTable }>;
 
   constructor(
-    private readonly db: Database,
+    private readonly handle: SqlHandle,
     private readonly redactor: SecretRedactor,
   ) {
-    this.insertStmt = db.query(`INSERT INTO runs (${RUN_COLUMNS}, workflow) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.selectOne = db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`);
-    this.selectWorkflow = db.query("SELECT workflow FROM runs WHERE id = ?");
-    this.updateStmt = db.query(
-      `UPDATE runs SET status = ?2,
-         started_at = coalesce(?3, started_at), finished_at = coalesce(?4, finished_at),
-         duration_ms = coalesce(?5, duration_ms), outputs = coalesce(?6, outputs), error = coalesce(?7, error)
-       WHERE id = ?1`,
-    );
-    this.selectUnfinished = db.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at`);
+    this.db = createQueryDb(handle);
   }
 
-  /** Synchronous form, for the batched writer's transaction. */
-  createSync(record: RunRecord, workflow: Workflow | undefined): void {
-    this.insertStmt.run(...runInsertValues(record, workflow, this.redactor));
-  }
-
+  /** Runtime JSON redacted; `workflow` is "null" when not kept. */
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
-    this.createSync(record, workflow);
+    const redact = (value: unknown) => this.redactor.json(JSON.stringify(value));
+    await this.db
+      .insertInto("runs")
+      .values({
+        id: record.id,
+        workflow_id: record.workflowId,
+        workflow_revision: record.workflowRevision,
+        status: record.status,
+        inputs: redact(record.inputs),
+        outputs: redact(record.outputs),
+        error: record.error ? redact(record.error) : null,
+        rerun_from: record.rerunFrom ?? null,
+        source_run_id: record.sourceRunId ?? null,
+        created_by: record.createdBy ?? null,
+        created_at: record.createdAt,
+        started_at: record.startedAt ?? null,
+        finished_at: record.finishedAt ?? null,
+        duration_ms: record.durationMs ?? null,
+        workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+      })
+      .execute();
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
-    const row = this.selectOne.get(id);
+    const row = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "=", id).executeTakeFirst();
     return row ? decodeRun(row) : undefined;
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
-    const raw: unknown = JSON.parse(this.selectWorkflow.get(id)?.workflow ?? "null");
+    const row = await this.db.selectFrom("runs").select("workflow").where("id", "=", id).executeTakeFirst();
+    const raw: unknown = JSON.parse(row?.workflow ?? "null");
     return raw === null ? undefined : WorkflowSchema.parse(raw);
   }
 
+  private get insertionOrder() {
+    return this.handle.engine === "sqlite" ? sql`rowid` : sql`ord`;
+  }
+
   async list(query: RunListQuery): Promise<RunSummary[]> {
-    const where: string[] = [];
-    const params: Record<string, string | number> = { limit: query.limit };
-    if (query.workflowId !== undefined) {
-      where.push("workflow_id = $workflowId");
-      params.workflowId = query.workflowId;
-    }
-    if (query.status !== undefined) {
-      where.push("status = $status");
-      params.status = query.status;
-    }
-    if (query.before !== undefined) {
-      where.push("created_at < $before");
-      params.before = query.before;
-    }
-    const sql = `SELECT ${RUN_SUMMARY_COLUMNS} FROM runs ${where.length ? "WHERE " + where.join(" AND ") : ""} ORDER BY created_at DESC, rowid DESC LIMIT $limit`;
-    return (this.db.query(sql).all(params) as RunRow[]).map(decodeRunSummary);
+    const rows = await this.db
+      .selectFrom("runs")
+      .select(RUN_COLUMNS.filter((c) => c !== "inputs" && c !== "outputs"))
+      .$if(query.workflowId !== undefined, (q) => q.where("workflow_id", "=", query.workflowId ?? ""))
+      .$if(query.status !== undefined, (q) => q.where("status", "=", query.status ?? ""))
+      .$if(query.before !== undefined, (q) => q.where("created_at", "<", query.before ?? 0))
+      .orderBy("created_at", "desc")
+      .orderBy(sql`${this.insertionOrder} desc`)
+      .limit(query.limit)
+      .execute();
+    return rows.map(decodeRunSummary);
   }
 
-  /** Synchronous form, for the batched writer's transaction. */
-  updateSync(update: RunUpdate): void {
-    this.updateStmt.run(...runUpdateValues(update, this.redactor));
-  }
-
+  /** Values left out keep what is stored. */
   async update(update: RunUpdate): Promise<void> {
-    this.updateSync(update);
+    const redact = (value: unknown) => this.redactor.json(JSON.stringify(value));
+    await this.db
+      .updateTable("runs")
+      .set({
+        status: update.status,
+        ...(update.startedAt !== undefined ? { started_at: update.startedAt } : {}),
+        ...(update.finishedAt !== undefined ? { finished_at: update.finishedAt } : {}),
+        ...(update.durationMs !== undefined ? { duration_ms: update.durationMs } : {}),
+        ...(update.outputs ? { outputs: redact(update.outputs) } : {}),
+        ...(update.error ? { error: redact(update.error) } : {}),
+      })
+      .where("id", "=", update.id)
+      .execute();
   }
 
   async listUnfinished(): Promise<RunRecord[]> {
-    return this.selectUnfinished.all().map(decodeRun);
+    const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("status", "in", ["queued", "running"]).orderBy("created_at").orderBy(this.insertionOrder).execute();
+    return rows.map(decodeRun);
   }
 }

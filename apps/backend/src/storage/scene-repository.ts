@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
 import { SceneSchema, type Scene } from "@weft/types";
-import { SqliteDocumentTable, type DocumentRepository } from "./document-table.ts";
+import { DocumentTable, type DocumentRepository } from "./document-table.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 export type SceneRepository = DocumentRepository<Scene>;
 
-export function sqliteSceneRepository(db: Database): SceneRepository {
-  return new SqliteDocumentTable<Scene>(db, "scenes", SceneSchema);
+export function createSceneRepository(handle: SqlHandle): SceneRepository {
+  return new DocumentTable<Scene>(handle, "scenes", SceneSchema);
 }

@@ -5,8 +5,8 @@ import { z } from "zod";
 import { StartedRunSchema, WorkflowAnswerSchema } from "../testing/answers.ts";
 import { EventsPageSchema, startTestServer, templateWorkflow, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
-import { openPostgresStorage } from "./postgres/postgres-storage.ts";
-import { DATABASE_FILE } from "./storage.ts";
+import { DATABASE_FILE, openPostgresStorage } from "./storage.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 let cluster: TestPostgres;
 beforeAll(async () => {
@@ -36,7 +36,7 @@ describe("the server on PostgreSQL (WEFT_DATABASE_URL)", () => {
 
       // What the server wrote is in PostgreSQL, and no SQLite file was made.
       expect(existsSync(join(dataDir, DATABASE_FILE))).toBe(false);
-      const direct = await openPostgresStorage(databaseUrl);
+      const direct = await openPostgresStorage(databaseUrl, undefined, MIGRATIONS);
       try {
         expect(await direct.runs.get(started.runId)).toMatchObject({ status: "completed", outputs: { text: "Notes on twill" } });
         expect(await direct.events.lastSeq(started.runId)).toBe(events.length - 1);

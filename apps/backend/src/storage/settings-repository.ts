@@ -1,4 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Kysely } from "kysely";
+import { createQueryDb } from "./query-db.ts";
+import { num } from "./row-values.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /** One stored setting: its JSON value (checked by its owner against its schema) and when it was last set. */
 export interface StoredSetting {
@@ -13,23 +16,32 @@ export interface SettingsRepository {
   set(key: string, value: unknown): Promise<number>;
 }
 
-export class SqliteSettingsRepository implements SettingsRepository {
-  private readonly select: Statement<{ data: string; updated_at: number }, [string]>;
-  private readonly upsert: Statement<unknown, [string, string, number]>;
+interface SettingsTable {
+  key: string;
+  data: string;
+  updated_at: number | string;
+}
 
-  constructor(db: Database) {
-    this.select = db.query("SELECT data, updated_at FROM settings WHERE key = ?");
-    this.upsert = db.query("INSERT INTO settings (key, data, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at");
+export class SettingsTableRepository implements SettingsRepository {
+  private readonly db: Kysely<{ settings: SettingsTable }>;
+
+  constructor(handle: SqlHandle) {
+    this.db = createQueryDb(handle);
   }
 
   async get(key: string): Promise<StoredSetting | undefined> {
-    const row = this.select.get(key);
-    return row ? { value: JSON.parse(row.data), updatedAt: row.updated_at } : undefined;
+    const row = await this.db.selectFrom("settings").select(["data", "updated_at"]).where("key", "=", key).executeTakeFirst();
+    return row ? { value: JSON.parse(row.data), updatedAt: num(row.updated_at) } : undefined;
   }
 
   async set(key: string, value: unknown): Promise<number> {
     const now = Date.now();
-    this.upsert.run(key, JSON.stringify(value), now);
+    const data = JSON.stringify(value);
+    await this.db
+      .insertInto("settings")
+      .values({ key, data, updated_at: now })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ data, updated_at: now }))
+      .execute();
     return now;
   }
 }

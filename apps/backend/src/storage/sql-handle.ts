@@ -28,6 +28,9 @@ export interface PostgresHandle {
   current(): SQL;
 }
 
+/** `Storage.transaction`: all of `work` stored or none; every storage call awaited inside joins it. */
+export type Transact = <T>(work: () => Promise<T>) => Promise<T>;
+
 /** A module that has only a SQLite implementation so far was given a PostgreSQL storage. */
 export class StorageEngineUnsupportedError extends Error {
   readonly code = "STORAGE_ENGINE_UNSUPPORTED";

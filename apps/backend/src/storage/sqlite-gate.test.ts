@@ -5,7 +5,7 @@ import { tempDir } from "../testing/test-server.ts";
 
 describe("SQLite gate", () => {
   it("a storage call made by a call already let through passes while a transaction waits for it (no deadlock)", async () => {
-    const storage = openSqliteStorage(tempDir());
+    const storage = await openSqliteStorage(tempDir());
     const { gate } = requireSqlite(storage.sql, "test");
     try {
       let release!: () => void;
@@ -30,7 +30,7 @@ describe("SQLite gate", () => {
   });
 
   it("statements on db run through gate outside a transaction wait for it, so its rollback does not take them", async () => {
-    const storage = openSqliteStorage(tempDir());
+    const storage = await openSqliteStorage(tempDir());
     const { db, gate } = requireSqlite(storage.sql, "test");
     try {
       let release!: () => void;

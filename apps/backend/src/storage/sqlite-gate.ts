@@ -12,6 +12,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * So the body must only await storage calls: awaiting a storage call started outside it would wait
  * for the body to end, forever.
  */
+/** How long a write waits for another connection's lock (database.ts sets the same busy timeout). */
+const BUSY_WAIT_MS = 5000;
+
 export class SqliteGate {
   private readonly context = new AsyncLocalStorage<number>();
   /** Set while a call let through by `run` is under way, so storage calls it makes itself pass too (they would wait for a transaction that waits for it). */
@@ -62,7 +65,7 @@ export class SqliteGate {
     if (this.inside()) return await this.savepoint(work);
     const id = await this.acquire();
     try {
-      this.db.run("BEGIN IMMEDIATE");
+      await this.begin();
       try {
         const result = await this.context.run(id, work);
         this.db.run("COMMIT");
@@ -74,6 +77,29 @@ export class SqliteGate {
     } finally {
       this.release();
       this.settled?.();
+    }
+  }
+
+  /**
+   * BEGIN IMMEDIATE without blocking the thread: another connection of this process (a second storage
+   * on the file, in tests and tools) may hold the write lock across awaits, and SQLite's busy timeout
+   * would wait for it synchronously, so it could never finish. Retried between event-loop turns instead.
+   */
+  private async begin(): Promise<void> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    this.db.run("PRAGMA busy_timeout = 0");
+    try {
+      for (;;) {
+        try {
+          this.db.run("BEGIN IMMEDIATE");
+          return;
+        } catch (error) {
+          if (!(error instanceof Error && "code" in error && error.code === "SQLITE_BUSY") || Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      }
+    } finally {
+      this.db.run(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
     }
   }
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SQL } from "bun";
-import { openPostgresStorage } from "./postgres/postgres-storage.ts";
-import { allPostgresMigrations, PostgresSchemaTooNewError, runPostgresMigrations } from "./postgres/migrations.ts";
+import { openPostgresStorage } from "./storage.ts";
+import { runMigrations } from "./migrations.ts";
+import { CORE_MIGRATIONS } from "./core-migrations.ts";
+import { PostgresConnection } from "./postgres-connection.ts";
 import { storageContract } from "./contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 
@@ -13,7 +15,7 @@ let admin: SQL;
 beforeAll(async () => {
   cluster = await startPostgres();
   contractUrl = await createTestDatabase(cluster.url);
-  await runPostgresMigrations((admin = new SQL(contractUrl, { max: 1 })));
+  await runMigrations(new PostgresConnection((admin = new SQL(contractUrl, { max: 1 }))), CORE_MIGRATIONS);
 }, 60_000);
 afterAll(async () => {
   await admin?.close();
@@ -25,7 +27,7 @@ storageContract({
   async freshDatabase() {
     const tables = await admin<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`;
     await admin.unsafe(`TRUNCATE ${tables.map((t) => `"${t.name}"`).join(", ")} RESTART IDENTITY CASCADE`);
-    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, { maxConnections: 4 }) };
+    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, CORE_MIGRATIONS, { maxConnections: 4 }) };
   },
 });
 
@@ -34,32 +36,16 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pools = Array.from({ length: 4 }, () => new SQL(url, { max: 2 }));
     try {
-      const results = await Promise.all(pools.map((pool) => runPostgresMigrations(pool)));
-      const ids = allPostgresMigrations().map((m) => m.id);
+      const results = await Promise.all(pools.map((pool) => runMigrations(new PostgresConnection(pool), CORE_MIGRATIONS)));
+      const ids = CORE_MIGRATIONS.map((m) => m.id);
       // Exactly one process applied the steps; the others found them applied.
       expect(results.filter((r) => r.applied.length > 0)).toEqual([{ fresh: true, applied: ids }]);
       expect(results.filter((r) => r.applied.length === 0)).toHaveLength(3);
       const recorded = await pools[0]<{ id: string }[]>`SELECT id FROM schema_migrations ORDER BY applied_at, id`;
       expect(recorded.map((r) => r.id).sort()).toEqual([...ids].sort());
-      expect(await runPostgresMigrations(pools[1])).toEqual({ fresh: false, applied: [] });
+      expect(await runMigrations(new PostgresConnection(pools[1]), CORE_MIGRATIONS)).toEqual({ fresh: false, applied: [] });
     } finally {
       await Promise.all(pools.map((pool) => pool.close()));
-    }
-  });
-
-  it("roll a failing step back whole, recording nothing of it", async () => {
-    const url = await createTestDatabase(cluster.url);
-    const pool = new SQL(url, { max: 1 });
-    try {
-      const steps = [
-        { id: "test-001 table", sql: "CREATE TABLE t1 (id TEXT PRIMARY KEY)" },
-        { id: "test-002 broken", sql: "CREATE TABLE t2 (id TEXT PRIMARY KEY); SELECT * FROM no_such_table" },
-      ];
-      await expect(runPostgresMigrations(pool, steps)).rejects.toThrow();
-      const [{ count }] = await pool<{ count: number }[]>`SELECT count(*)::int AS count FROM information_schema.tables WHERE table_name IN ('t1', 't2', 'schema_migrations')`;
-      expect(count).toBe(0);
-    } finally {
-      await pool.close();
     }
   });
 
@@ -67,9 +53,8 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pool = new SQL(url, { max: 1 });
     try {
-      await runPostgresMigrations(pool);
+      await runMigrations(new PostgresConnection(pool), CORE_MIGRATIONS);
       await pool`INSERT INTO schema_migrations (id, applied_at) VALUES ('core-999 from the future', 1)`;
-      await expect(runPostgresMigrations(pool)).rejects.toBeInstanceOf(PostgresSchemaTooNewError);
       await expect(openPostgresStorage(url)).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("core-999 from the future") });
     } finally {
       await pool.close();

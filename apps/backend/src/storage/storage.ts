@@ -1,24 +1,26 @@
 import type { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { SecretRedactor, type Observation, type Workflow } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
-import { runMigrations } from "./sqlite-schema.ts";
-import { sqliteWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
-import { sqliteAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
-import { sqliteSceneRepository, type SceneRepository } from "./scene-repository.ts";
-import { SqliteRunRepository, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
-import { SqliteObservationRepository, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
-import { SqliteEventRepository, type EventRepository, type StoredEvent } from "./event-repository.ts";
-import { SqliteLlmProfileRepository, type LlmProfileRepository } from "./llm-profile-repository.ts";
-import { SqliteMetaRepository, type MetaRepository } from "./meta-repository.ts";
-import { SqliteConversationRepository, type ConversationRepository } from "./conversation-repository.ts";
-import { SqliteAgentSessionRepository, type AgentSessionRepository } from "./agent-session-repository.ts";
-import { SqliteAgentStepRepository, type AgentStepRepository } from "./agent-step-repository.ts";
-import { SqliteSettingsRepository, type SettingsRepository } from "./settings-repository.ts";
+import { runMigrations, type Migration } from "./migrations.ts";
+import { CORE_MIGRATIONS } from "./core-migrations.ts";
+import { createWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
+import { createAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
+import { createSceneRepository, type SceneRepository } from "./scene-repository.ts";
+import { RunTable, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
+import { ObservationTable, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
+import { EventTable, type EventRepository, type StoredEvent } from "./event-repository.ts";
+import { LlmProfileTable, type LlmProfileRepository } from "./llm-profile-repository.ts";
+import { MetaTable, type MetaRepository } from "./meta-repository.ts";
+import { ConversationTable, type ConversationRepository } from "./conversation-repository.ts";
+import { AgentSessionTable, type AgentSessionRepository } from "./agent-session-repository.ts";
+import { AgentStepTable, type AgentStepRepository } from "./agent-step-repository.ts";
+import { SettingsTableRepository, type SettingsRepository } from "./settings-repository.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
-import { openPostgresStorage } from "./postgres/postgres-storage.ts";
-import type { SqlHandle, SqliteHandle } from "./sql-handle.ts";
+import { describeDatabaseUrl, PostgresConnection, PostgresUnavailableError } from "./postgres-connection.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 
 export type { SqlHandle } from "./sql-handle.ts";
 
@@ -69,88 +71,124 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/**
- * Wraps a SQLite repository so that each of its calls waits for another caller's open transaction
- * (see SqliteGate). Members named `…Sync` and the listed synchronous ones are passed through as they are.
- */
-function gated<T extends object>(repository: T, gate: SqliteGate, synchronous: readonly string[] = []): T {
-  return new Proxy(repository, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== "function" || typeof key !== "string" || key.endsWith("Sync") || synchronous.includes(key)) return value;
-      const method = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => gate.run(() => method.apply(target, args));
-    },
-  });
+/** What differs between the engines once the repositories are built: transactions and closing. */
+interface EngineParts {
+  sql: SqlHandle;
+  transaction: Transact;
+  inTransaction(): boolean;
+  close(): Promise<void>;
 }
 
-class SqliteStorage implements Storage {
+/** The storage on either engine: every repository written once, over the engine's connection. */
+class WeftStorage implements Storage {
   readonly workflows: WorkflowRepository;
   readonly agents: AgentProfileRepository;
   readonly scenes: SceneRepository;
-  readonly runs: SqliteRunRepository;
-  readonly observations: SqliteObservationRepository;
-  readonly events: SqliteEventRepository;
+  readonly runs: RunRepository;
+  readonly observations: ObservationRepository;
+  readonly events: EventRepository;
   readonly llmProfiles: LlmProfileRepository;
   readonly meta: MetaRepository;
   readonly conversations: ConversationRepository;
   readonly agentSessions: AgentSessionRepository;
   readonly agentSteps: AgentStepRepository;
   readonly settings: SettingsRepository;
-  readonly sql: SqliteHandle;
-  private readonly gate: SqliteGate;
-  private readonly writeAll: (batch: WriteBatch) => void;
+  readonly sql: SqlHandle;
+  readonly transaction: Transact;
 
   constructor(
-    private readonly db: Database,
+    private readonly engine: EngineParts,
     readonly redactor: SecretRedactor,
-    private readonly checkpointer: WalCheckpointer,
   ) {
-    const gate = new SqliteGate(db);
-    this.gate = gate;
-    checkpointer.attach(db, gate);
-    this.sql = { engine: "sqlite", db, gate: (work) => gate.run(work) };
-    this.workflows = gated(sqliteWorkflowRepository(db), gate, ["isStored"]);
-    this.agents = gated(sqliteAgentProfileRepository(db), gate);
-    this.scenes = gated(sqliteSceneRepository(db), gate);
-    this.runs = gated(new SqliteRunRepository(db, redactor), gate);
-    this.observations = gated(new SqliteObservationRepository(db, redactor), gate);
-    this.events = gated(new SqliteEventRepository(db), gate);
-    this.llmProfiles = gated(new SqliteLlmProfileRepository(db), gate);
-    this.meta = gated(new SqliteMetaRepository(db), gate);
-    this.conversations = gated(new SqliteConversationRepository(db, redactor), gate);
-    this.agentSessions = gated(new SqliteAgentSessionRepository(db, redactor), gate);
-    this.agentSteps = gated(new SqliteAgentStepRepository(db, redactor), gate);
-    this.settings = gated(new SqliteSettingsRepository(db), gate);
-    this.writeAll = db.transaction((batch: WriteBatch) => {
-      for (const run of batch.newRuns) this.runs.createSync(run.record, run.workflow);
-      this.events.appendSync(batch.events);
-      this.observations.upsertSync(batch.observations);
-      for (const final of batch.finalObservations) this.observations.replaceForRunSync(final.runId, final.observations);
-      for (const update of batch.runUpdates) this.runs.updateSync(update);
-    });
+    const { sql, transaction } = engine;
+    this.sql = sql;
+    this.transaction = transaction;
+    this.workflows = createWorkflowRepository(sql, () => engine.inTransaction());
+    this.agents = createAgentProfileRepository(sql);
+    this.scenes = createSceneRepository(sql);
+    this.runs = new RunTable(sql, redactor);
+    this.observations = new ObservationTable(sql, redactor, transaction);
+    this.events = new EventTable(sql, transaction);
+    this.llmProfiles = new LlmProfileTable(sql, transaction);
+    this.meta = new MetaTable(sql);
+    this.conversations = new ConversationTable(sql, redactor, transaction);
+    this.agentSessions = new AgentSessionTable(sql, redactor);
+    this.agentSteps = new AgentStepTable(sql, redactor);
+    this.settings = new SettingsTableRepository(sql);
   }
 
   async writeBatch(batch: WriteBatch): Promise<void> {
-    await this.gate.run(() => this.writeAll(batch));
-  }
-
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.gate.transaction(work);
+    await this.transaction(async () => {
+      for (const run of batch.newRuns) await this.runs.create(run.record, run.workflow);
+      await this.events.append(batch.events);
+      await this.observations.upsert(batch.observations);
+      for (const final of batch.finalObservations) await this.observations.replaceForRun(final.runId, final.observations);
+      for (const update of batch.runUpdates) await this.runs.update(update);
+    });
   }
 
   async close(): Promise<void> {
-    await this.checkpointer.close();
-    this.db.close();
+    await this.workflows.close();
+    await this.engine.close();
   }
 }
 
-/** Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it to the latest schema. */
-export function openSqliteStorage(dataDir: string, redactor = new SecretRedactor()): Storage {
+function sqliteParts(db: Database, checkpointer: WalCheckpointer): EngineParts {
+  const gate = new SqliteGate(db);
+  checkpointer.attach(db, gate);
+  return {
+    sql: { engine: "sqlite", db, gate: (work) => gate.run(work) },
+    transaction: (work) => gate.transaction(work),
+    inTransaction: () => db.inTransaction,
+    async close() {
+      await checkpointer.close();
+      db.close();
+    },
+  };
+}
+
+/**
+ * Opens (creating if needed) `<dataDir>/weft.sqlite` and migrates it with `migrations` (the core
+ * tables only by default; the server gives every module's, from ../schema.ts).
+ */
+export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_MIGRATIONS): Promise<Storage> {
   const file = join(dataDir, DATABASE_FILE);
   const db = openDatabase(file);
-  runMigrations(db);
-  return new SqliteStorage(db, redactor, new WalCheckpointer(file));
+  const parts = sqliteParts(db, new WalCheckpointer(file));
+  try {
+    await runMigrations(parts.sql, migrations);
+  } catch (error) {
+    await parts.close();
+    throw error;
+  }
+  return new WeftStorage(parts, redactor);
+}
+
+export interface PostgresStorageOptions {
+  /** Connections in this process's pool. Default 10. */
+  maxConnections?: number;
+}
+
+/** Connects to `url`, brings the schema up to date (under an advisory lock, so processes starting together do not race) and opens every repository. */
+export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_MIGRATIONS, options: PostgresStorageOptions = {}): Promise<Storage> {
+  const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : "";
+  if (password) redactor.set("database-url", "database password", [password]);
+  const pool = new SQL(url, { max: options.maxConnections ?? 10, idleTimeout: 30, connectionTimeout: 10 });
+  try {
+    const connection = new PostgresConnection(pool);
+    await runMigrations(connection, migrations);
+    const storage = new WeftStorage(
+      { sql: connection, transaction: (work) => connection.transaction(work), inTransaction: () => connection.inTransaction(), close: () => pool.close({ timeout: 5 }) },
+      redactor,
+    );
+    await storage.workflows.start();
+    return storage;
+  } catch (error) {
+    await pool.close({ timeout: 1 }).catch(() => undefined);
+    if (error instanceof Error && "code" in error && error.code === "SCHEMA_TOO_NEW") throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new PostgresUnavailableError(`Could not open the PostgreSQL storage at ${describeDatabaseUrl(url)}: ${redactor.text(detail.replaceAll(url, describeDatabaseUrl(url)))}`);
+  }
 }
 
 export interface StorageOptions {
@@ -161,10 +199,14 @@ export interface StorageOptions {
   /** PostgreSQL connections in this process's pool (WEFT_DB_POOL_SIZE); default 10. Not used by SQLite. */
   poolSize?: number;
   redactor?: SecretRedactor;
+  /** Every module's schema steps, core first (the composition's list, ../schema.ts): storage imports no module. */
+  migrations: readonly Migration[];
 }
 
 /** Opens the storage the options select, migrated to the latest schema. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  if (options.databaseUrl) return await openPostgresStorage(options.databaseUrl, options.redactor, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {});
-  return openSqliteStorage(options.dataDir, options.redactor);
+  if (options.databaseUrl) {
+    return await openPostgresStorage(options.databaseUrl, options.redactor, options.migrations, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {});
+  }
+  return await openSqliteStorage(options.dataDir, options.redactor, options.migrations);
 }

@@ -30,7 +30,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 describe("WAL checkpoints on their own thread", () => {
   it("keep the WAL small while far more is written, copy it into the database file, and record when", async () => {
     const dir = tempDir();
-    const storage = openSqliteStorage(dir);
+    const storage = await openSqliteStorage(dir);
     const { db } = requireSqlite(storage.sql, "test");
     try {
       // SQLite's own checkpoints (inside COMMIT, on this thread) are off: every copy below is the thread's.
@@ -56,7 +56,7 @@ describe("WAL checkpoints on their own thread", () => {
     }
     // Its connection closed first, the server's close was the last one: it checkpointed and removed the WAL.
     expect(existsSync(join(dir, `${DATABASE_FILE}-wal`))).toBe(false);
-    const reopened = openSqliteStorage(dir);
+    const reopened = await openSqliteStorage(dir);
     try {
       expect((await reopened.events.listAfter("s119", -1, 1000)).length).toBe(100);
     } finally {

@@ -2,11 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { silentLogger, workflowInterface, WorkflowSchema } from "@weft/types";
-import { openDatabase } from "./database.ts";
-import { runMigrations } from "./sqlite-schema.ts";
 import { StoredRecordInvalidError } from "./document-table.ts";
-import { openSqliteStorage } from "./storage.ts";
-import { sqliteWorkflowRepository } from "./workflow-repository.ts";
+import { openSqliteStorage, type Storage } from "./storage.ts";
+import { requireSqlite } from "./sql-handle.ts";
 import { skill, summariesOfWholeDocuments, workflow } from "./contract/harness.ts";
 import { loadExamplesOnce } from "../seed/example-loader.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
@@ -14,17 +12,22 @@ import { removeDir, tempDir } from "../testing/test-server.ts";
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach(removeDir));
 
-function open() {
+const storages: Storage[] = [];
+afterEach(async () => {
+  for (const s of storages.splice(0)) await s.close();
+});
+
+async function open() {
   const dir = tempDir();
   dirs.push(dir);
-  const db = openDatabase(join(dir, "db.sqlite"));
-  runMigrations(db);
-  return { db, repo: sqliteWorkflowRepository(db) };
+  const storage = await openSqliteStorage(dir);
+  storages.push(storage);
+  return { db: requireSqlite(storage.sql, "test").db, repo: storage.workflows };
 }
 
 describe("workflow summaries", () => {
   it("match the whole stored documents, in the list's order", async () => {
-    const { repo } = open();
+    const { repo } = await open();
     await repo.create(skill("b-skill", "beta", 40));
     await repo.create(workflow({ id: "a-plain", name: "Alpha", nodes: [{ id: "x", type: "core:text-transform" }] }));
     await repo.create(workflow({ id: "empty", name: "gamma", nodes: [] }));
@@ -38,7 +41,7 @@ describe("workflow summaries", () => {
   });
 
   it("follow updates, renames, writes at a given revision and deletes", async () => {
-    const { repo } = open();
+    const { repo } = await open();
     await repo.create(skill("s", "First name", 3));
     const stored = (await repo.get("s"))!.document;
     // Renamed, one node fewer, and no longer a skill.
@@ -55,7 +58,7 @@ describe("workflow summaries", () => {
   it("match the whole documents of the examples loaded at start", async () => {
     const dir = tempDir();
     dirs.push(dir);
-    const storage = openSqliteStorage(dir);
+    const storage = await openSqliteStorage(dir);
     const report = await loadExamplesOnce(storage, fileURLToPath(new URL("../../../../workflows", import.meta.url)), silentLogger);
     expect(report?.loaded.workflows).toBeGreaterThan(3);
     const summaries = (await storage.workflows.summaries()).items;
@@ -66,7 +69,7 @@ describe("workflow summaries", () => {
   });
 
   it("fill in the summary columns of a row stored before they existed, once", async () => {
-    const { db, repo } = open();
+    const { db, repo } = await open();
     const old = { ...skill("older", "Older", 2), revision: 1 };
     db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("older", "Older", 1, JSON.stringify(old), 1, 2);
     const first = (await repo.summaries()).items;
@@ -76,7 +79,7 @@ describe("workflow summaries", () => {
   });
 
   it("apply the schema's defaults to fields an older record does not have", async () => {
-    const { db, repo } = open();
+    const { db, repo } = await open();
     const old = { id: "old", name: "Old", revision: 3, nodes: [{ id: "n", type: "core:workflow-input", config: { name: "q", portType: "string" } }] };
     db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)").run("old", "Old", 3, JSON.stringify(old), 1, 2);
     expect((await repo.summaries()).items).toEqual([
@@ -85,7 +88,7 @@ describe("workflow summaries", () => {
   });
 
   it("leave out and report stored records that do not read, listing the others", async () => {
-    const { db, repo } = open();
+    const { db, repo } = await open();
     await repo.create(skill("fine", "Fine", 1));
     const insert = db.query("INSERT INTO workflows (id, name, revision, data, created_at, updated_at) VALUES (?, ?, 1, ?, 1, 1)");
     insert.run("broken", "Broken", "{not json");

@@ -1,7 +1,9 @@
-import type { Database, Statement } from "bun:sqlite";
+import { sql } from "kysely";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { decodeStoredJson, listReadable, SqliteDocumentTable, type DocumentRepository, type Listing } from "./document-table.ts";
-import { SUMMARY_COLUMN_NAMES, summaryColumns, summaryFrom } from "./workflow-summary.ts";
+import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "./document-table.ts";
+import { summaryColumns, summaryFrom } from "./workflow-summary.ts";
+import { flag, num } from "./row-values.ts";
+import type { PostgresHandle, SqlHandle } from "./sql-handle.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
@@ -14,74 +16,138 @@ export interface WorkflowRepository extends DocumentRepository<Workflow> {
    * workflow another process created is known a moment (one notification) after its commit.
    */
   isStored(id: string): boolean;
+  /** PostgreSQL: loads the ids `isStored` answers from and follows other processes' commits. */
+  start(): Promise<void>;
+  close(): Promise<void>;
 }
 
-interface SummaryRow {
-  id: string;
-  name: string;
-  revision: number;
-  updated_at: number;
-  data: string | null;
-  description: string | null;
-  tags: string | null;
-  node_count: number | null;
-  is_skill: number | null;
-  interface: string | null;
+/** What a workflow's nodes call by id (`config.workflowId`), kept in `calls` for `callersOf` (PostgreSQL). */
+function callsOf(workflow: Workflow): string {
+  const calls: { type: string; workflowId: string }[] = [];
+  for (const node of workflow.nodes) {
+    const target = node.config?.workflowId;
+    if (typeof target === "string") calls.push({ type: node.type, workflowId: target });
+  }
+  return JSON.stringify(calls);
 }
+
+/** The channel the `workflows` trigger announces added ("+id") and removed ("-id") workflow ids on. */
+const ID_CHANNEL = "weft_workflows";
+/** A full re-read of the ids besides the announcements, in case one was missed. */
+const ID_REFRESH_MS = 60_000;
 
 /**
- * Workflows in SQLite. The list reads the summary columns written with each workflow; a row written
- * before those columns existed (schema 7) is decoded once and its columns filled in.
+ * Workflows, with the list's summary columns written with every workflow (and, on PostgreSQL, what
+ * they call, for `callersOf`). A SQLite row written before those columns existed (schema 7) is decoded
+ * once by the list and its columns filled in.
  */
-class SqliteWorkflowRepository extends SqliteDocumentTable<Workflow> implements WorkflowRepository {
-  private readonly selectSummaries: Statement<SummaryRow, []>;
-  private readonly fillSummary: Statement<unknown, [string, string, number, number, string, string, number]>;
-  private readonly selectCallers: Statement<{ id: string; name: string }, [string, string]>;
+class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
+  private known = new Set<string>();
+  private refresher: ReturnType<typeof setInterval> | undefined;
+  private subscription: { unlisten(): Promise<void> } | undefined;
+  /** SQLite answers `isStored` from its file, synchronously: the statement compiled once. */
+  private readonly isStoredSql: string;
 
-  constructor(db: Database) {
-    super(db, "workflows", WorkflowSchema, {
-      names: SUMMARY_COLUMN_NAMES,
-      values: (wf) => {
-        const c = summaryColumns(wf);
-        return [c.description, c.tags, c.nodeCount, c.isSkill ? 1 : 0, c.interface];
-      },
+  constructor(
+    handle: SqlHandle,
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(handle, "workflows", WorkflowSchema, (wf) => {
+      const c = summaryColumns(wf);
+      const columns = { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface };
+      return handle.engine === "postgres" ? { ...columns, calls: callsOf(wf) } : columns;
     });
-    // `data` only for rows whose summary is not filled in yet.
-    this.selectSummaries = db.query(`
-      SELECT id, name, revision, updated_at, CASE WHEN node_count IS NULL THEN data END AS data, description, tags, node_count, is_skill, interface
-      FROM workflows ORDER BY name COLLATE NOCASE, id`);
-    this.fillSummary = db.query("UPDATE workflows SET description = ?, tags = ?, node_count = ?, is_skill = ?, interface = ? WHERE id = ? AND revision = ?");
-    // The calling types come as a JSON array, so one statement serves any list of them.
-    this.selectCallers = db.query(`
-      SELECT id, name FROM workflows
-      WHERE json_valid(data) AND json_type(data, '$.nodes') = 'array' AND EXISTS (
-        SELECT 1 FROM json_each(data, '$.nodes') AS node
-        WHERE node.value ->> '$.config.workflowId' = ?1 AND node.value ->> '$.type' IN (SELECT value FROM json_each(?2)))
-      ORDER BY name COLLATE NOCASE, id`);
+    this.isStoredSql = this.db.selectFrom("workflows").select("id").where("id", "=", "").compile().sql;
+  }
+
+  async start(): Promise<void> {
+    if (this.handle.engine !== "postgres") return;
+    const pool = this.handle.sql;
+    this.subscription = await pool.listen(
+      ID_CHANNEL,
+      (payload) => this.announced(payload),
+      () => void this.refreshIds(this.handle as PostgresHandle).catch(() => undefined),
+    );
+    await this.refreshIds(this.handle);
+    this.refresher = setInterval(() => void this.refreshIds(this.handle as PostgresHandle).catch(() => undefined), ID_REFRESH_MS);
+    this.refresher.unref?.();
+  }
+
+  async close(): Promise<void> {
+    if (this.refresher) clearInterval(this.refresher);
+    await this.subscription?.unlisten();
+  }
+
+  private announced(payload: string): void {
+    const id = payload.slice(1);
+    if (payload.startsWith("+")) this.known.add(id);
+    else if (payload.startsWith("-")) this.known.delete(id);
+  }
+
+  private async refreshIds(handle: PostgresHandle): Promise<void> {
+    // On the pool, never inside a caller's transaction.
+    const rows = await handle.sql<{ id: string }[]>`SELECT id FROM workflows`;
+    this.known = new Set(rows.map((r) => r.id));
+  }
+
+  protected override written(id: string, stored: boolean): void {
+    // Inside a transaction the write may still roll back: its commit's announcement tells.
+    if (this.handle.engine !== "postgres" || this.inTransaction()) return;
+    if (stored) this.known.add(id);
+    else this.known.delete(id);
   }
 
   isStored(id: string): boolean {
-    return this.revisionSync(id) !== null;
+    switch (this.handle.engine) {
+      case "sqlite":
+        return this.handle.db.query(this.isStoredSql).get(id) !== null;
+      case "postgres":
+        return this.known.has(id);
+    }
   }
 
   async callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]> {
-    return this.selectCallers.all(skillId, JSON.stringify(callingTypes));
+    const types = JSON.stringify(callingTypes);
+    // The calling types come as a JSON array, so one statement serves any list of them.
+    const calls =
+      this.handle.engine === "sqlite"
+        ? sql<boolean>`json_valid(data) AND json_type(data, '$.nodes') = 'array' AND EXISTS (
+            SELECT 1 FROM json_each(data, '$.nodes') AS node
+            WHERE node.value ->> '$.config.workflowId' = ${skillId} AND node.value ->> '$.type' IN (SELECT value FROM json_each(${types})))`
+        : sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(calls::jsonb) AS c
+            WHERE c ->> 'workflowId' = ${skillId} AND c ->> 'type' IN (SELECT jsonb_array_elements_text(${types}::text::jsonb)))`;
+    return await this.db.selectFrom("workflows").select(["id", "name"]).where(calls).orderBy(nameOrder(this.handle.engine)).execute();
   }
 
   async summaries(): Promise<Listing<WorkflowSummary>> {
-    return listReadable(this.selectSummaries.all(), (row) => {
+    const rows = await this.db
+      .selectFrom("workflows")
+      // `data` only for rows whose summary is not filled in yet.
+      .select(["id", "name", "revision", "updated_at", "description", "tags", "node_count", "is_skill", "interface", sql<string | null>`CASE WHEN node_count IS NULL THEN data END`.as("data")])
+      .orderBy(nameOrder(this.handle.engine))
+      .execute();
+    const filled: Array<{ id: string; revision: number; columns: Record<string, unknown> }> = [];
+    const listing = listReadable(rows, (row) => {
+      const base = { id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at) };
       if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
-        const wf = decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema);
-        const c = summaryColumns(wf);
-        this.fillSummary.run(c.description, c.tags, c.nodeCount, c.isSkill ? 1 : 0, c.interface, row.id, row.revision);
-        return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: row.updated_at, columns: c });
+        const c = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
+        filled.push({ id: row.id, revision: row.revision, columns: { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface } });
+        return summaryFrom({ ...base, columns: c });
       }
-      const columns = { description: row.description, tags: row.tags, nodeCount: row.node_count, isSkill: row.is_skill === 1, interface: row.interface };
-      return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: row.updated_at, columns });
+      const columns = {
+        description: String(row.description),
+        tags: String(row.tags),
+        nodeCount: Number(row.node_count),
+        isSkill: flag(row.is_skill as number | boolean),
+        interface: String(row.interface),
+      };
+      return summaryFrom({ ...base, columns });
     });
+    for (const fill of filled) await this.db.updateTable("workflows").set(fill.columns).where("id", "=", fill.id).where("revision", "=", fill.revision).execute();
+    return listing;
   }
 }
 
-export function sqliteWorkflowRepository(db: Database): WorkflowRepository {
-  return new SqliteWorkflowRepository(db);
+export function createWorkflowRepository(handle: SqlHandle, inTransaction: () => boolean): WorkflowRepository {
+  return new Workflows(handle, inTransaction);
 }

@@ -15,8 +15,6 @@ export interface SummaryColumns {
   interface: string;
 }
 
-export const SUMMARY_COLUMN_NAMES = ["description", "tags", "node_count", "is_skill", "interface"] as const;
-
 export function summaryColumns(workflow: Workflow): SummaryColumns {
   return {
     description: workflow.description,

@@ -3,6 +3,7 @@ import type { StorageHarness } from "../storage/contract/harness.ts";
 import { openSqliteStorage, openStorage } from "../storage/storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "./postgres-server.ts";
 import { removeDir, tempDir } from "./test-server.ts";
+import { MIGRATIONS } from "../schema.ts";
 
 /**
  * The storage engines a contract suite runs on, for a test file: SQLite in a temp folder, and a real
@@ -27,7 +28,7 @@ export function storageEngines(): StorageHarness[] {
     engine: "sqlite",
     async freshDatabase() {
       const dir = dataDir();
-      return { open: async (redactor) => openSqliteStorage(dir, redactor) };
+      return { open: async (redactor) => openSqliteStorage(dir, redactor, MIGRATIONS) };
     },
   };
   const postgres: StorageHarness = {
@@ -38,7 +39,7 @@ export function storageEngines(): StorageHarness[] {
       const dir = dataDir();
       return {
         async open(redactor) {
-          const storage = await openStorage({ dataDir: dir, databaseUrl, ...(redactor ? { redactor } : {}) });
+          const storage = await openStorage({ dataDir: dir, databaseUrl, ...(redactor ? { redactor } : {}), migrations: MIGRATIONS });
           // A suite that silently ran on SQLite would prove nothing about PostgreSQL.
           if (storage.sql.engine !== "postgres") throw new Error(`openStorage with a postgres:// URL gave a ${storage.sql.engine} storage`);
           return storage;

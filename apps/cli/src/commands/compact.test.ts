@@ -5,6 +5,7 @@ import { removeDir, startTestServer, templateWorkflow, waitForRun } from "../../
 import { StartedRunSchema } from "../../../backend/src/testing/answers.ts";
 import { openStorage } from "../../../backend/src/storage/storage.ts";
 import { requireSqlite } from "../../../backend/src/storage/sql-handle.ts";
+import { MIGRATIONS } from "../../../backend/src/schema.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const MAIN = join(ROOT, "apps/cli/src/main.ts");
@@ -40,7 +41,7 @@ describe("weft compact", () => {
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/^sqlite: removed 1 run\(s\) with 3 observation\(s\) and \d+ event\(s\)/m);
 
-    const storage = await openStorage({ dataDir });
+    const storage = await openStorage({ dataDir, migrations: MIGRATIONS });
     const { db } = requireSqlite(storage.sql, "test");
     const left = (db.query("SELECT id FROM runs ORDER BY created_at").all() as { id: string }[]).map((r) => r.id);
     await storage.close();

@@ -1,6 +1,6 @@
 import type { SQL, TransactionSQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { PostgresHandle } from "../sql-handle.ts";
+import type { PostgresHandle } from "./sql-handle.ts";
 
 /**
  * The pool and the transaction of the current async context. `transaction(work)` opens one with
@@ -50,4 +50,19 @@ export class PostgresConnection implements PostgresHandle {
 interface OpenTransaction {
   tx: TransactionSQL;
   open: boolean;
+}
+
+/** The database could not be reached or migrated; the message names the host, never the password. */
+export class PostgresUnavailableError extends Error {
+  readonly code = "DATABASE_UNAVAILABLE";
+}
+
+/** The URL without its password, for messages and logs. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(an unreadable URL)";
+  }
 }

@@ -1,0 +1,15 @@
+import type { Migration } from "./storage/migrations.ts";
+import { CORE_MIGRATIONS } from "./storage/core-migrations.ts";
+import { BUILDER_MIGRATIONS } from "./builder/storage/builder-migration.ts";
+import { SCENE_MIGRATIONS } from "./scenes/scene-migration.ts";
+import { PAYLOAD_MIGRATIONS } from "./events/payload-store.ts";
+import { ACCOUNT_MIGRATIONS } from "./accounts/account-migrations.ts";
+import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
+
+/**
+ * Every table of the server, in the order the steps run: the storage's core tables first, then each
+ * module's list (each module owns its tables and exports its list; storage/ imports none of them).
+ * The API process, the worker and tests that open storage with domain tables give this to
+ * `openStorage({ …, migrations: MIGRATIONS })`.
+ */
+export const MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
