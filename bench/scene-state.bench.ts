@@ -11,7 +11,6 @@ import { createSceneStore } from "../apps/backend/src/scenes/create-scene-store.
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
-import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const STEPS = 1950;

@@ -5,7 +5,6 @@ import { openSqliteStorage, openStorage, type Storage } from "../storage/storage
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { openAgentChangeLog } from "./agent-change-log.ts";
-import { MIGRATIONS } from "../schema.ts";
 
 const change = (agentId: string, kind: AgentChange["kind"], at: number): AgentChange => ({
   agentId,

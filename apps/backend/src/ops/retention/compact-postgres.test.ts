@@ -5,7 +5,6 @@ import { openStorage, type Storage } from "../../storage/storage.ts";
 import { observation, run } from "../../storage/contract/runs.contract.ts";
 import { tempDir, removeDir } from "../../testing/test-server.ts";
 import { compact } from "./compact.ts";
-import { MIGRATIONS } from "../../schema.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 let cluster: TestPostgres;

@@ -7,7 +7,6 @@ import { removeDir, startTestServer, templateWorkflow, waitForRun, type TestServ
 import { StartedRunSchema } from "../../testing/answers.ts";
 import { compact } from "./compact.ts";
 import { loadRetentionPolicy, saveRetentionPolicy } from "./retention-settings.ts";
-import { MIGRATIONS } from "../../schema.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 let dataDir: string;
