@@ -8,9 +8,9 @@
  */
 import type { MailboxState, SceneRuntimeState, WorldChange } from "../packages/types/src/index.ts";
 import { createSceneStore } from "../apps/backend/src/scenes/create-scene-store.ts";
+import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
-import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const STEPS = 1950;
@@ -99,6 +99,6 @@ try {
     }),
   );
 } finally {
-  storage.close();
+  await storage.close();
   removeDir(dir);
 }

@@ -2,9 +2,6 @@ import type { SessionStatus } from "@weft/types";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { AuditEvent, AuditEventType, ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 
-/** The server storage's transaction (Storage.transaction), which the Builder's writes join. */
-export type Transact = <T>(work: () => Promise<T>) => Promise<T>;
-
 export interface SessionFilter {
   targetType?: string;
   targetKey?: string;

@@ -6,7 +6,8 @@ import { decodeStoredJson } from "../../storage/document-table.ts";
 import { createQueryDb } from "../../storage/query-db.ts";
 import { num } from "../../storage/row-values.ts";
 import type { Storage } from "../../storage/storage.ts";
-import type { BuilderStore, SessionFilter, Transact } from "./builder-store.ts";
+import type { Transact } from "../../storage/sql-handle.ts";
+import type { BuilderStore, SessionFilter } from "./builder-store.ts";
 
 /** Epoch milliseconds, and the audit's ids: PostgreSQL hands its BIGINT over as text. */
 type Bigint = ColumnType<number | string, number, number>;

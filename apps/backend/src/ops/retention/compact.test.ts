@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../schema.ts";
 import { openStorage, type Storage } from "../../storage/storage.ts";
 import { requireSqlite } from "../../storage/sql-handle.ts";
 import { removeDir, startTestServer, templateWorkflow, waitForRun, type TestServer } from "../../testing/test-server.ts";
 import { StartedRunSchema } from "../../testing/answers.ts";
 import { compact } from "./compact.ts";
 import { loadRetentionPolicy, saveRetentionPolicy } from "./retention-settings.ts";
-import { MIGRATIONS } from "../../schema.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 let dataDir: string;
