@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     // vitest 5 under Bun: the default forks pool does not work (STACK.md pitfall 1).
     pool: "threads",
-    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     // Removes the temp folders tempDir() made once each test file ends, a failing one's too.
     setupFiles: ["./apps/backend/src/testing/vitest-setup.ts"],
