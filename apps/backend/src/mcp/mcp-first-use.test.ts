@@ -49,5 +49,5 @@ describe("an MCP server after Weft restarts", () => {
     expect(done.run.outputs.text).toContain("API_TOKEN");
     expect(done.run.outputs.text).not.toContain(SECRET);
     expect(mcpStatus((await t.call("GET", "/api/settings/mcp")).body)?.state).toBe("ready");
-  }, 60_000);
+  });
 });

@@ -24,5 +24,5 @@ describe("tools/list_changed", () => {
     const listings = await waitFor(async () => (saved.length >= 2 ? saved.length : undefined), 10_000, "a second listing after list_changed");
     expect(listings).toBeGreaterThanOrEqual(2);
     expect(manager.entry("mcp:everything.simulate-research-query")).toBeDefined();
-  }, 30_000);
+  });
 });

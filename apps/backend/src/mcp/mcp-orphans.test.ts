@@ -79,7 +79,7 @@ describe("MCP stdio servers end with Weft", () => {
     weft.proc.kill("SIGKILL");
     await weft.proc.exited;
     expect(await survivors(Object.values(pids), [pids.server, pids.everything])).toEqual([]);
-  }, 90_000);
+  });
 
   it("a server that dies takes what it started along, and is started again; on SIGTERM of Weft nothing remains", async () => {
     const { weft, pids, pidFile } = await weftWithServers();
@@ -98,5 +98,5 @@ describe("MCP stdio servers end with Weft", () => {
     weft.proc.kill("SIGTERM");
     await weft.proc.exited;
     expect(await survivors([server!, child!, pids.everything], [server!, pids.everything])).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -88,7 +88,7 @@ describe("agents on queue-mode workers", () => {
     const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write"], maxSteps: 4 };
     expect((await apiA.call("POST", "/api/agents", { id: "trusted", name: "Trusted", ...agent, permissions: [{ action: "allow", tool: "fs.write" }] })).status).toBe(201);
     expect((await apiA.call("POST", "/api/agents", { id: "careful", name: "Careful", ...agent, permissions: [{ action: "ask", tool: "fs.write" }] })).status).toBe(201);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const p of [...workers, apiA, apiB]) p?.proc.kill("SIGKILL");
@@ -125,7 +125,7 @@ describe("agents on queue-mode workers", () => {
     } finally {
       wsB.close();
     }
-  }, 60_000);
+  });
 
   it("a permission question asked on the worker is answered through API B: allowed, the file is written; refused, it is not", async () => {
     llm.enqueue(write("@project/asked.txt", "approved"), say("Written."));
@@ -147,7 +147,7 @@ describe("agents on queue-mode workers", () => {
     expect(existsSync(join(workerProject, "refused.txt"))).toBe(false);
     // An unknown question is refused by the holder (while one waits) or from storage (after): 404 either way.
     expect((await apiB.call("POST", `/api/conversations/${refused}/permissions/nope`, { answer: "once" })).status).toBe(404);
-  }, 60_000);
+  });
 
   it("refuses a second message through another API while the loop runs (409), and a cancel through it stops the loop on the worker", async () => {
     llm.enqueue(say("I am thinking", 15_000));
@@ -165,7 +165,7 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("Here again."));
     await send(apiB, "trusted", "Now?", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Here again.");
-  }, 40_000);
+  });
 
   it("refuses bad messages in the API, as the embedded mode does, without queueing them", async () => {
     // A profile whose deliberation workflow was deleted after it was saved cannot run.
@@ -188,7 +188,7 @@ describe("agents on queue-mode workers", () => {
       expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status, code });
     }
     expect(workers.flatMap((w) => [...w.output().matchAll(/agent loop did not run/g)])).toEqual([]);
-  }, 30_000);
+  });
 
   it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {
     const survivor = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject });
@@ -229,7 +229,7 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("Back."));
     await send(apiB, "trusted", "Again", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Back.");
-  }, 60_000);
+  });
 
   it("SIGTERM: a loop that ends within the grace period completes; one that does not is cancelled; the worker exits either way", async () => {
     const patient = workers[0];
@@ -254,7 +254,7 @@ describe("agents on queue-mode workers", () => {
     expect(Date.now() - signalled).toBeLessThan(10_000);
     workers.splice(workers.indexOf(hasty), 1);
     expect((await settled(apiB, cut, 0, 5000)).agent?.status).toBe("cancelled");
-  }, 60_000);
+  });
 
   it("a message cancelled while it waits for a worker: the worker that takes it starts the loop cancelled, without calling the model", async () => {
     expect(workers).toHaveLength(0);
@@ -266,5 +266,5 @@ describe("agents on queue-mode workers", () => {
     const done = await settled(apiA, id, "cancelled");
     expect(done.messages[0]).toMatchObject({ role: "user", content: "Nobody is there yet" });
     expect(llm.requests.length).toBe(requests);
-  }, 30_000);
+  });
 });

@@ -56,7 +56,7 @@ describe("queue mode", () => {
     for (const workflow of [templateWorkflow("notes"), slowWorkflow("slow", 30_000), slowWorkflow("short", 400)] satisfies WorkflowInput[]) {
       expect((await apiA.call("POST", "/api/workflows", { workflow })).status).toBeLessThan(300);
     }
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const w of workers) w.proc.kill("SIGKILL");
@@ -98,7 +98,7 @@ describe("queue mode", () => {
       wsA.close();
       wsB.close();
     }
-  }, 60_000);
+  });
 
   it("delivers the outputs a worker computed, and a late subscriber on another API resumes by seq without gaps", async () => {
     const runId = await startRun(apiB, "notes", { topic: "queues" });
@@ -114,7 +114,7 @@ describe("queue mode", () => {
     } finally {
       ws.close();
     }
-  }, 30_000);
+  });
 
   it("a skill called over MCP runs on a worker and the call answers with its outputs", async () => {
     const client = new Client({ name: "weft-queue-test", version: "1.0.0" });
@@ -129,7 +129,7 @@ describe("queue mode", () => {
     } finally {
       await client.close();
     }
-  }, 30_000);
+  });
 
   it("cancelling through either API stops the run on the worker that holds it", async () => {
     const runId = await startRun(apiA, "slow");
@@ -148,7 +148,7 @@ describe("queue mode", () => {
     } finally {
       ws.close();
     }
-  }, 30_000);
+  });
 
   it("a run cancelled while it waits for a worker never starts", async () => {
     // Both workers busy (one slot each), so the third run waits in Redis.
@@ -173,7 +173,7 @@ describe("queue mode", () => {
     for (const id of busy) expect((await apiA.call("POST", `/api/runs/${id}/cancel`)).status).toBeLessThan(300);
     for (const id of busy) expect((await waitForStatus(apiA, id, ["cancelled"])).status).toBe("cancelled");
     expect(workers.flatMap((w) => w.runsTaken())).not.toContain(waiting);
-  }, 40_000);
+  });
 
   it("an API process starting while a worker runs a run leaves it running (it is not the API's to interrupt)", async () => {
     const runId = await startRun(apiA, "slow");
@@ -187,7 +187,7 @@ describe("queue mode", () => {
       apiC.proc.kill("SIGKILL");
       await apiC.proc.exited;
     }
-  }, 40_000);
+  });
 
   it("permission rules saved through one API apply in the other API at once", async () => {
     const Policy = z.object({ policy: z.object({ rules: z.array(z.object({ action: z.string(), tool: z.string() })) }) });
@@ -197,7 +197,7 @@ describe("queue mode", () => {
     expect(await rules(apiB)).toEqual([{ action: "ask", tool: "shell.exec" }]);
     expect((await apiB.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [] })).status).toBe(200);
     await waitFor(async () => ((await rules(apiA)).length === 0 ? true : undefined), 5000, "API A to apply the rules saved through B");
-  }, 30_000);
+  });
 
   it("a worker killed with SIGKILL mid-run: its run ends interrupted (found stalled by the other worker), never stuck running", async () => {
     const runId = await startRun(apiA, "slow");
@@ -218,7 +218,7 @@ describe("queue mode", () => {
     // Queue mode keeps working with one worker left.
     const next = await startRun(apiB, "notes", { topic: "after" });
     expect((await waitForStatus(apiA, next, ["completed", "failed"])).status).toBe("completed");
-  }, 60_000);
+  });
 
   it("SIGTERM lets a worker finish its running run, then it exits", async () => {
     const worker = workers[0];
@@ -229,7 +229,7 @@ describe("queue mode", () => {
     const run = await waitForStatus(apiA, runId, ["completed", "interrupted", "failed", "cancelled"]);
     expect(run.status).toBe("completed");
     workers.splice(0, 1);
-  }, 30_000);
+  });
 
   it("SIGTERM with a run longer than the grace period: the run ends interrupted and the worker exits", async () => {
     const worker = await spawnWorker({ ...env, WEFT_SHUTDOWN_GRACE_MS: "300" }, ["--concurrency", "1"]);
@@ -245,5 +245,5 @@ describe("queue mode", () => {
     expect(run.status).toBe("interrupted");
     expect(run.error?.code).toBe("INTERRUPTED");
     workers.splice(workers.indexOf(worker), 1);
-  }, 30_000);
+  });
 });

@@ -91,7 +91,7 @@ describe("scenes in the queue mode", () => {
     [apiA, apiB] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject })]);
     workers.push(...(await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)])));
     keys = new Redis(redis.url);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     keys?.disconnect();
@@ -165,7 +165,7 @@ describe("scenes in the queue mode", () => {
     } finally {
       wsB.close();
     }
-  }, 60_000);
+  });
 
   it("a worker killed with SIGKILL mid-deliberation: the other worker restores the scene and it goes on, no world write applied twice", async () => {
     // Its second request hangs: the worker is killed while the clerk waits for it.
@@ -200,7 +200,7 @@ describe("scenes in the queue mode", () => {
     const events = await stream("town");
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events.filter((e) => e.type === "world.changed")).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("SIGTERM hands a held scene back: the worker exits, another one continues it", async () => {
     const replacement = await spawnWorker(workerEnv);
@@ -217,7 +217,7 @@ describe("scenes in the queue mode", () => {
     expect(SceneStateViewSchema.parse((await apiA.call("POST", "/api/scenes/town/pause")).body).status).toBe("paused");
     expect((await saved("town")).state?.world.document).toEqual({ visits: { r1: 1 } });
     expect((await apiA.call("POST", "/api/scenes/town/stop")).status).toBe(200);
-  }, 40_000);
+  });
 
   it("a permission question of a scene's agent is asked on the worker and answered through an API", async () => {
     const vault = scriptedModel((messages) =>
@@ -236,7 +236,7 @@ describe("scenes in the queue mode", () => {
     await until("the approved write", async () => (existsSync(join(workerProject, "vault.txt")) && idle(await state(apiA, "vault")) ? true : undefined));
     expect(readFileSync(join(workerProject, "vault.txt"), "utf8")).toBe("approved");
     expect((await apiA.call("POST", "/api/scenes/vault/stop")).status).toBe(200);
-  }, 30_000);
+  });
 
   it("an API process starting finds a scene saved running with no job (its worker and job gone) and queues it for a worker to continue", async () => {
     const office = await apiA.call("POST", "/api/scenes/office/start");
@@ -265,5 +265,5 @@ describe("scenes in the queue mode", () => {
     } finally {
       await scenes.close();
     }
-  }, 40_000);
+  });
 });

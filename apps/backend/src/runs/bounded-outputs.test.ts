@@ -142,5 +142,5 @@ describe("large values: a preview and a link (issue 31, item 4)", () => {
     const missing = await t.call("GET", `/api/runs/${record.id}/value?node=code&side=outputs&key=nope`);
     expect(missing.status).toBe(404);
     expect(ErrorBodySchema.parse(missing.body).error.message).toContain('node "code" of run');
-  }, 120_000);
+  });
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
   contractUrl = await createTestDatabase(cluster.url);
   await runPostgresMigrations((admin = new SQL(contractUrl, { max: 1 })));
-}, 60_000);
+});
 afterAll(async () => {
   await admin?.close();
   await cluster?.stop();
