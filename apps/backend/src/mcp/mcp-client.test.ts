@@ -76,7 +76,7 @@ describe("MCP servers as node types", () => {
   const run = async (workflowId: string) => {
     const started = await t.call("POST", `/api/workflows/${workflowId}/runs`, { inputs: {} });
     expect(started.status).toBe(202);
-    return waitForRun(t, StartedRunSchema.parse(started.body).runId, 30_000);
+    return waitForRun(t, StartedRunSchema.parse(started.body).runId, 60_000);
   };
   const status = async () => McpSettingsSchema.parse((await t.call("GET", "/api/settings/mcp")).body).status;
   const converse = async (agent: string, message: string) => {
@@ -98,7 +98,7 @@ describe("MCP servers as node types", () => {
     const port = await freePort();
     remote = Bun.spawn([process.execPath, EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "ignore" });
     remoteUrl = `http://127.0.0.1:${port}/mcp`;
-    await waitFor(async () => (await fetch(remoteUrl, { method: "GET" }).catch(() => undefined)) ?? undefined, 20_000, "server-everything over HTTP to listen");
+    await waitFor(async () => (await fetch(remoteUrl, { method: "GET" }).catch(() => undefined)) ?? undefined, 60_000, "server-everything over HTTP to listen");
     llm = await startScriptedLlmServer();
     t = await startTestServer({ examplesDir: EXAMPLES });
   });

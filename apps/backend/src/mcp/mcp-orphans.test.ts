@@ -69,7 +69,7 @@ async function weftWithServers() {
 /** Waits (generously) for the processes and every member of the groups to end, then says which did not. */
 async function survivors(pids: readonly number[], groups: readonly number[]): Promise<number[]> {
   const remaining = () => [...pids.filter(alive), ...groups.flatMap(groupMembers)];
-  await until("the servers' processes to end", () => (remaining().length === 0 ? true : undefined), 15_000).catch(() => undefined);
+  await until("the servers' processes to end", () => (remaining().length === 0 ? true : undefined), 60_000).catch(() => undefined);
   return remaining();
 }
 

@@ -60,7 +60,7 @@ describe("agents on queue-mode workers", () => {
   };
   const read = async (api: ChildServer, conversationId: string) => Conversation.parse((await api.call("GET", `/api/conversations/${conversationId}`)).body);
   /** The conversation once no loop runs in it and it has `steps` steps, or its agent has `status`. */
-  const settled = (api: ChildServer, conversationId: string, until: number | string, timeoutMs = 20_000) =>
+  const settled = (api: ChildServer, conversationId: string, until: number | string, timeoutMs = 60_000) =>
     waitFor(
       async () => {
         const answer = await read(api, conversationId);
@@ -70,7 +70,7 @@ describe("agents on queue-mode workers", () => {
       timeoutMs,
       `conversation ${conversationId} to settle`,
     );
-  const question = (api: ChildServer, conversationId: string) => waitFor(async () => (await read(api, conversationId)).agent?.pendingPermissions[0], 20_000, "a permission question");
+  const question = (api: ChildServer, conversationId: string) => waitFor(async () => (await read(api, conversationId)).agent?.pendingPermissions[0], 60_000, "a permission question");
   const finished = (events: RunEvent[]) => events.flatMap((e) => (e.type === "agent.finished" ? [AgentFinished.parse(e)] : []));
 
   beforeAll(async () => {
@@ -103,7 +103,7 @@ describe("agents on queue-mode workers", () => {
       llm.enqueue(write("@project/one.txt", "written on the worker"), ask("Which name?"));
       const id = await send(apiA, "trusted", "Write one.txt, then ask me for a name");
       wsB.subscribe(id);
-      const first = await wsB.waitFor((c) => (finished(c.events(id)).length === 1 ? c.events(id) : undefined), 20_000, "the first agent.finished on API B");
+      const first = await wsB.waitFor((c) => (finished(c.events(id)).length === 1 ? c.events(id) : undefined), 60_000, "the first agent.finished on API B");
       expect(finished(first)[0]).toMatchObject({ status: "waiting_user", text: "Which name?" });
       // The tool ran in the worker's project folder, not the API's.
       expect(readFileSync(join(workerProject, "one.txt"), "utf8")).toBe("written on the worker");
@@ -115,7 +115,7 @@ describe("agents on queue-mode workers", () => {
       // The answer is a new job; the worker keeps no agent between loops, so the question comes from the stored session.
       llm.enqueue(say("Thank you, Ada."));
       await send(apiB, "trusted", "Ada", id);
-      const events = await wsB.waitFor((c) => (finished(c.events(id)).length === 2 ? c.events(id) : undefined), 20_000, "the second agent.finished on API B");
+      const events = await wsB.waitFor((c) => (finished(c.events(id)).length === 2 ? c.events(id) : undefined), 60_000, "the second agent.finished on API B");
       expect(finished(events)[1]).toMatchObject({ status: "completed", text: "Thank you, Ada." });
       expect(contiguousFrom(events, -1)).toBe(true);
       const done = await settled(apiA, id, 3);
@@ -153,12 +153,12 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("I am thinking", 15_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Take your time");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "the worker to call the LLM");
     const second = await apiB.call("POST", "/api/agents/trusted/messages", { message: "Are you there?", conversationId: id });
     expect(second.status).toBe(409);
     expect(ErrorBodySchema.parse(second.body).error.code).toBe("CONFLICT");
     expect((await apiB.call("POST", `/api/conversations/${id}/cancel`)).body).toEqual({ ok: true });
-    const done = await settled(apiA, id, 0, 10_000);
+    const done = await settled(apiA, id, 0, 60_000);
     expect(done.agent?.status).toBe("cancelled");
     expect(llm.requests.at(-1)?.clientClosedEarly).toBe(true);
     // The busy marker is gone: the next message is taken.
@@ -197,7 +197,7 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("never delivered", 30_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Think long");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 15_000, "a worker to call the LLM");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "a worker to call the LLM");
     const holder = workers.find((w) => w.output().includes(`agent loop taken {"conversationId":"${id}"`));
     if (!holder) throw new Error("no worker announced the loop");
     const other = holder === victim ? survivor : victim;
@@ -210,7 +210,7 @@ describe("agents on queue-mode workers", () => {
     holder.proc.kill("SIGKILL");
     await holder.proc.exited;
     workers.splice(workers.indexOf(holder), 1);
-    const closed = await settled(apiB, id, 0, 20_000);
+    const closed = await settled(apiB, id, 0, 60_000);
     expect(closed.agent).toMatchObject({ status: "failed", running: false });
     expect(closed.agent?.reason).toMatch(/stopped before it finished/);
     // Not run again: the LLM got no second request for it.
@@ -235,7 +235,7 @@ describe("agents on queue-mode workers", () => {
     const patient = workers[0];
     llm.enqueue(say("Done in time.", 1000));
     const finishes = await send(apiA, "trusted", "Quick one");
-    await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 10_000, "the worker to take the loop");
+    await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 60_000, "the worker to take the loop");
     // The next worker waits only 300 ms; it starts before the first one stops, so the queue is never without a worker.
     const hasty = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject, WEFT_SHUTDOWN_GRACE_MS: "300" });
     workers.push(hasty);
@@ -244,16 +244,15 @@ describe("agents on queue-mode workers", () => {
     workers.splice(workers.indexOf(patient), 1);
     expect((await settled(apiB, finishes, "completed")).agent?.running).toBe(false);
 
-    llm.enqueue(say("too slow", 20_000));
+    // Far longer than the test: a worker that waited for the answer instead of cancelling would fail it.
+    llm.enqueue(say("too slow", 600_000));
     const requests = llm.requests.length;
     const cut = await send(apiA, "trusted", "Slow one");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
-    const signalled = Date.now();
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "the worker to call the LLM");
     hasty.proc.kill("SIGTERM");
     expect(await hasty.proc.exited).toBe(0);
-    expect(Date.now() - signalled).toBeLessThan(10_000);
     workers.splice(workers.indexOf(hasty), 1);
-    expect((await settled(apiB, cut, 0, 5000)).agent?.status).toBe("cancelled");
+    expect((await settled(apiB, cut, 0, 60_000)).agent?.status).toBe("cancelled");
   });
 
   it("a message cancelled while it waits for a worker: the worker that takes it starts the loop cancelled, without calling the model", async () => {

@@ -57,7 +57,7 @@ describe("queue mode with Redis behind TLS and an ACL user", () => {
     try {
       const { runId } = StartedRunSchema.parse((await api.call("POST", "/api/workflows/short/runs", { inputs: {} })).body);
       ws.subscribe(runId);
-      const seen = await ws.waitForRunEnd(runId, 30_000);
+      const seen = await ws.waitForRunEnd(runId, 60_000);
       expect(seen.at(-1)?.type).toBe("run.completed");
       expect(worker.runsTaken()).toContain(runId);
     } finally {

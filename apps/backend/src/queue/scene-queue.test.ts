@@ -133,7 +133,7 @@ describe("scenes in the queue mode", () => {
       // Not where the API processes' tools write: the scene did not run there.
       expect(existsSync(join(apiProject, "visits.txt"))).toBe(false);
       // The worker's events reached the other API's subscriber.
-      const observed = await wsB.waitFor((c) => (c.events("office").some((e) => e.type === "agent.observation") ? c.events("office") : undefined), 10_000, "the clerk's observation");
+      const observed = await wsB.waitFor((c) => (c.events("office").some((e) => e.type === "agent.observation") ? c.events("office") : undefined), 60_000, "the clerk's observation");
       expect(observed.filter((e) => e.type === "agent.observation")).toHaveLength(1);
 
       // A refusal made on the worker comes back with its code.
@@ -249,7 +249,7 @@ describe("scenes in the queue mode", () => {
     // The job goes too (as when Redis lost it): BullMQ removes it once its dead worker's lock expired.
     const scenes = new Queue(SCENE_QUEUE, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
     try {
-      await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 10_000);
+      await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 60_000);
       expect((await saved("office")).state?.status).toBe("running");
       const apiC = await spawnServer(dataDir, { ...workerEnv, WEFT_PROJECT_DIR: apiProject });
       try {

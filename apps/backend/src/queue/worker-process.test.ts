@@ -69,7 +69,7 @@ describe("a worker process", () => {
       // Subscribed while the run's 1.5 s delay is under way: its later events reach this API through the relay and its hub.
       const runId = StartedRunSchema.parse((await api.call("POST", "/api/workflows/short/runs", { inputs: {} })).body).runId;
       ws.subscribe(runId);
-      const seen = await ws.waitForRunEnd(runId, 20_000);
+      const seen = await ws.waitForRunEnd(runId, 60_000);
       expect(seen.at(-1)?.type).toBe("run.completed");
       expect(worker.runsTaken()).toContain(runId);
       expect(RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.status).toBe("completed");
