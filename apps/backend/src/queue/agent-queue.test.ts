@@ -78,7 +78,9 @@ describe("agents on queue-mode workers", () => {
     dataDir = tempDir("weft-agent-queue-");
     apiProject = tempDir("weft-agent-queue-api-");
     workerProject = tempDir("weft-agent-queue-worker-");
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+    // (at 1 s, a loop was cancelled mid-action at load average 24).
+    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
     apiA = await spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject });
     let worker: ChildWorker;
     [apiB, worker] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject })]);
@@ -204,7 +206,7 @@ describe("agents on queue-mode workers", () => {
     // The loop's deliberation run, waiting for the model on the worker about to be killed.
     const running = await waitFor(
       async () => RunList.parse((await apiA.call("GET", "/api/runs?workflowId=agent-deliberation&status=running")).body).runs[0],
-      15_000,
+      60_000,
       "the loop's deliberation run to be stored",
     );
     holder.proc.kill("SIGKILL");

@@ -49,7 +49,9 @@ describe("queue mode", () => {
     redis = await startRedis();
     database = await queueTestDatabase();
     dataDir = tempDir("weft-queue-");
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+    // (at 1 s, a loop was cancelled mid-action at load average 24).
+    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
     apiA = await spawnServer(dataDir, env);
     apiB = await spawnServer(dataDir, env);
     workers.push(await spawnWorker(env, ["--concurrency", "1"]), await spawnWorker(env, ["--concurrency", "1"]));

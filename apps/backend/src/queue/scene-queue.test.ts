@@ -86,7 +86,9 @@ describe("scenes in the queue mode", () => {
     dataDir = tempDir("weft-scene-queue-");
     apiProject = tempDir("weft-scene-queue-api-project-");
     workerProject = tempDir("weft-scene-queue-worker-project-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+    // (at 1 s, a loop was cancelled mid-action at load average 24).
+    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
     workerEnv = { ...env, WEFT_PROJECT_DIR: workerProject };
     [apiA, apiB] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject })]);
     workers.push(...(await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)])));
