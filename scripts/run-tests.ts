@@ -1,5 +1,5 @@
 /**
- * The test command: typecheck and lint, then vitest (under Bun, so tests use bun:sqlite and Bun.serve).
+ * The test command: typecheck, lint and the import-graph check, then vitest (under Bun, so tests use bun:sqlite and Bun.serve).
  * Ends with the line CI reads: `N passed, N failed`.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -17,8 +17,9 @@ function run(cmd: string[]): number {
 }
 
 if (extra.length === 0) {
-  // Typecheck and lint each count as one test, so a type error or a lint finding fails the run.
-  for (const step of ["typecheck", "lint"]) {
+  // Typecheck, lint and the import graph (no folders importing each other, no import circle: scripts/import-graph.ts)
+  // each count as one test, so a type error, a lint finding or an import pointing back up fails the run.
+  for (const step of ["typecheck", "lint", "check:imports"]) {
     const ok = run(["bun", "run", step]) === 0;
     if (ok) passed++;
     else failed++;

@@ -34,5 +34,5 @@ describe("main.ts on a port another Weft listens on", () => {
       removeDir(firstDir);
       removeDir(secondDir);
     }
-  }, 60_000);
+  });
 });

@@ -28,7 +28,7 @@ accountsContract({
 let cluster: TestPostgres | undefined;
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(() => cluster?.stop());
 
 accountsContract({

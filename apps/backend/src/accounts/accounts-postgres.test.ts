@@ -13,7 +13,7 @@ beforeAll(async () => {
   // Two API processes on one database, as behind a load balancer.
   first = await startTestServer({ databaseUrl });
   second = await startTestServer({ databaseUrl });
-}, 60_000);
+});
 afterAll(async () => {
   await first?.stop();
   await second?.stop();

@@ -32,7 +32,7 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
       pg = await startPostgres();
       url = await createTestDatabase(pg.url);
     }
-  }, 60_000);
+  });
   afterAll(async () => {
     await pg?.stop();
   });
@@ -58,5 +58,5 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 });

@@ -50,7 +50,7 @@ describe("agent ids and the owner's agent-scoped rules", () => {
     ];
     expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules })).status).toBe(200);
     editor = await createTestUser(t, "ed", "editor");
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await t?.stop();
@@ -128,5 +128,5 @@ describe("agent ids and the owner's agent-scoped rules", () => {
     // A viewer does not read the owner's rules through an agent.
     const viewer = await createTestUser(t, "vi", "viewer");
     expect((await viewer.call("GET", "/api/agents/ops/permissions")).status).toBe(403);
-  }, 60_000);
+  });
 });

@@ -96,7 +96,7 @@ describe("an editor's agent under the owner's permission rules", () => {
       permissions: [{ action: "allow", tool: "*" }],
     });
     expect(created.status).toBe(201);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await t?.stop();
@@ -111,7 +111,7 @@ describe("an editor's agent under the owner's permission rules", () => {
     expect(JSON.stringify(llm.chatBodies())).not.toContain(SECRET);
     expect(await runsText()).not.toContain(SECRET);
     expect(conversation).toContain("E_PERMISSION_DENIED");
-  }, 60_000);
+  });
 
   it("runs no shell command the owner denies", async () => {
     llm.enqueue(toolCall("shell_exec", { command: "cat marker.txt" }), say("Done."));
@@ -119,13 +119,13 @@ describe("an editor's agent under the owner's permission rules", () => {
     expect(conversation).not.toContain(MARKER);
     expect(JSON.stringify(llm.chatBodies())).not.toContain(MARKER);
     expect(await runsText()).not.toContain(MARKER);
-  }, 60_000);
+  });
 
   it("calls no MCP tool the owner denies", async () => {
     llm.enqueue(toolCall("mcp_memory_create_entities", { entities: [{ name: "Loot", entityType: "secret", observations: ["taken"] }] }), say("Done."));
     await converse("sneaky", "Remember the loot");
     expect(existsSync(memoryFile)).toBe(false);
-  }, 60_000);
+  });
 
   it("reaches no loopback listener: neither where the owner denies http.request, nor where the owner allows it by default", async () => {
     const url = `http://127.0.0.1:${listener.port}/steal`;
@@ -139,5 +139,5 @@ describe("an editor's agent under the owner's permission rules", () => {
     expect(received).toBe(0);
     expect(conversation).not.toContain(INSIDE);
     expect(await runsText()).not.toContain(INSIDE);
-  }, 60_000);
+  });
 });

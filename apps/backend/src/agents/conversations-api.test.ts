@@ -55,7 +55,7 @@ describe("agent messages (with the demo LLM)", () => {
     const events = await ws.waitFor((c) => {
       const list = c.events(conversationId);
       return list.some((e) => e.type === "agent.finished") ? list : undefined;
-    }, 20_000);
+    }, 60_000);
     ws.close();
     expect(contiguousFrom(events, -1)).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: "agent.finished", agentId: "text-helper", status: "completed" });

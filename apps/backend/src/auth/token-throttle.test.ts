@@ -42,7 +42,7 @@ describe("Bearer guesses on any route count too", () => {
   beforeAll(async () => {
     t = await startTestServer();
     ann = await createTestUser(t, "ann", "editor");
-  }, 90_000);
+  });
   afterAll(() => t.stop());
 
   it("never refuses a script's parallel requests with a good token, however many", async () => {

@@ -54,7 +54,7 @@ describe("who may call", () => {
     // The same request with the token does write it: the check above can fail.
     const allowed = await runDraft("with-token.txt", { "content-type": "application/json", ...bearer() });
     expect(allowed.status).toBe(202);
-    await waitFor(async () => (existsSync(join(project, "with-token.txt")) ? true : undefined), 10_000, "the allowed write");
+    await waitFor(async () => (existsSync(join(project, "with-token.txt")) ? true : undefined), 60_000, "the allowed write");
   });
 
   it("trades the printed link's token for an HttpOnly SameSite=Strict session cookie and drops the token from the URL", async () => {

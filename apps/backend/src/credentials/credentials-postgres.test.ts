@@ -15,7 +15,7 @@ let cluster: TestPostgres;
 const dirs: string[] = [];
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   echo.stop(true);
   await cluster?.stop();

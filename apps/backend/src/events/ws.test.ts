@@ -100,10 +100,10 @@ describe("/ws live events", () => {
       joiners.push({ c, after });
       await Bun.sleep(15);
     }
-    await waitForRun(t, body.runId, 30_000);
+    await waitForRun(t, body.runId, 90_000);
     const total = EventsPageSchema.parse((await t.call("GET", `/api/runs/${body.runId}/events?limit=10000`)).body).events.length;
     for (const { c, after } of joiners) {
-      const events = await c.waitForRunEnd(body.runId, 20_000);
+      const events = await c.waitForRunEnd(body.runId, 60_000);
       expect(events).toHaveLength(total - after - 1);
       expect(contiguousFrom(events, after)).toBe(true);
     }
@@ -140,7 +140,7 @@ describe("slow clients", () => {
       // Caught up and live (the run is still in its first delay), then it stops reading.
       await raw.readUntil((m) => messageType(m) === "event" && EventMessageSchema.parse(m).event.type === "node.started");
       raw.pause();
-      await waitForRun(slow, body.runId, 30_000);
+      await waitForRun(slow, body.runId, 90_000);
       await Bun.sleep(200);
       raw.resume();
       const messages = await raw.readUntil((m) => messageType(m) === "resync");
@@ -263,7 +263,7 @@ class RawWsClient {
     this.socket.resume();
   }
 
-  private async until(done: () => boolean, timeoutMs = 20_000): Promise<void> {
+  private async until(done: () => boolean, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
       if (Date.now() > deadline) throw new Error("raw client timed out");

@@ -114,7 +114,7 @@ describe("an agent whose LLM echoes the key", () => {
         // The answer stays whole (it is searched for the key); only its agent state is read.
         const agent = z.object({ agent: z.object({ running: z.boolean() }).optional() }).parse(res.body).agent;
         return agent && !agent.running ? res.body : undefined;
-      }, 20_000);
+      }, 60_000);
       const runIds = JSON.stringify(done).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [];
       const answers = [done, (await a.call("GET", `/api/streams/${id}/events`)).body];
       for (const runId of new Set(runIds)) answers.push((await a.call("GET", `/api/runs/${runId}`)).body, (await a.call("GET", `/api/runs/${runId}/events`)).body);

@@ -44,10 +44,10 @@ describe("an MCP server after Weft restarts", () => {
     };
     expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
     const started = await t.call("POST", "/api/workflows/env/runs", { inputs: {} });
-    const done = await waitForRun(t, StartedRunSchema.parse(started.body).runId, 30_000);
+    const done = await waitForRun(t, StartedRunSchema.parse(started.body).runId, 60_000);
     expect(done.run.status).toBe("completed");
     expect(done.run.outputs.text).toContain("API_TOKEN");
     expect(done.run.outputs.text).not.toContain(SECRET);
     expect(mcpStatus((await t.call("GET", "/api/settings/mcp")).body)?.state).toBe("ready");
-  }, 60_000);
+  });
 });

@@ -69,7 +69,7 @@ async function weftWithServers() {
 /** Waits (generously) for the processes and every member of the groups to end, then says which did not. */
 async function survivors(pids: readonly number[], groups: readonly number[]): Promise<number[]> {
   const remaining = () => [...pids.filter(alive), ...groups.flatMap(groupMembers)];
-  await until("the servers' processes to end", () => (remaining().length === 0 ? true : undefined), 15_000).catch(() => undefined);
+  await until("the servers' processes to end", () => (remaining().length === 0 ? true : undefined), 60_000).catch(() => undefined);
   return remaining();
 }
 
@@ -79,7 +79,7 @@ describe("MCP stdio servers end with Weft", () => {
     weft.proc.kill("SIGKILL");
     await weft.proc.exited;
     expect(await survivors(Object.values(pids), [pids.server, pids.everything])).toEqual([]);
-  }, 90_000);
+  });
 
   it("a server that dies takes what it started along, and is started again; on SIGTERM of Weft nothing remains", async () => {
     const { weft, pids, pidFile } = await weftWithServers();
@@ -98,5 +98,5 @@ describe("MCP stdio servers end with Weft", () => {
     weft.proc.kill("SIGTERM");
     await weft.proc.exited;
     expect(await survivors([server!, child!, pids.everything], [server!, pids.everything])).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -25,7 +25,7 @@ describe("ops in queue mode", () => {
     api = await spawnServer(dataDir, env);
     worker = await spawnWorker(env, ["--concurrency", "1"]);
     expect((await api.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", 30_000) })).status).toBe(201);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     worker?.proc.kill("SIGKILL");
@@ -68,7 +68,7 @@ describe("ops in queue mode", () => {
     expect(sampleValue(samples, "weft_queue_jobs", { queue: "agents", state: "waiting" })).toBe(0);
     expect(sampleValue(samples, "weft_queue_jobs", { queue: "scenes", state: "active" })).toBe(0);
     for (const id of runIds) await api.call("POST", `/api/runs/${id}/cancel`);
-  }, 30_000);
+  });
 
   it("answers 503, not ok, once Redis is gone", async () => {
     await redis.stop();
@@ -81,5 +81,5 @@ describe("ops in queue mode", () => {
       "a 503 health answer",
     );
     expect(HealthSchema.parse(await res.json())).toMatchObject({ ok: false, database: { reachable: true }, queue: { redis: { reachable: false }, workers: 0 } });
-  }, 30_000);
+  });
 });

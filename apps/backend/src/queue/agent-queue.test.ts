@@ -60,7 +60,7 @@ describe("agents on queue-mode workers", () => {
   };
   const read = async (api: ChildServer, conversationId: string) => Conversation.parse((await api.call("GET", `/api/conversations/${conversationId}`)).body);
   /** The conversation once no loop runs in it and it has `steps` steps, or its agent has `status`. */
-  const settled = (api: ChildServer, conversationId: string, until: number | string, timeoutMs = 20_000) =>
+  const settled = (api: ChildServer, conversationId: string, until: number | string, timeoutMs = 60_000) =>
     waitFor(
       async () => {
         const answer = await read(api, conversationId);
@@ -70,7 +70,7 @@ describe("agents on queue-mode workers", () => {
       timeoutMs,
       `conversation ${conversationId} to settle`,
     );
-  const question = (api: ChildServer, conversationId: string) => waitFor(async () => (await read(api, conversationId)).agent?.pendingPermissions[0], 20_000, "a permission question");
+  const question = (api: ChildServer, conversationId: string) => waitFor(async () => (await read(api, conversationId)).agent?.pendingPermissions[0], 60_000, "a permission question");
   const finished = (events: RunEvent[]) => events.flatMap((e) => (e.type === "agent.finished" ? [AgentFinished.parse(e)] : []));
 
   beforeAll(async () => {
@@ -78,7 +78,9 @@ describe("agents on queue-mode workers", () => {
     dataDir = tempDir("weft-agent-queue-");
     apiProject = tempDir("weft-agent-queue-api-");
     workerProject = tempDir("weft-agent-queue-worker-");
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+    // (at 1 s, a loop was cancelled mid-action at load average 24).
+    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
     apiA = await spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject });
     let worker: ChildWorker;
     [apiB, worker] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject })]);
@@ -88,7 +90,7 @@ describe("agents on queue-mode workers", () => {
     const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write"], maxSteps: 4 };
     expect((await apiA.call("POST", "/api/agents", { id: "trusted", name: "Trusted", ...agent, permissions: [{ action: "allow", tool: "fs.write" }] })).status).toBe(201);
     expect((await apiA.call("POST", "/api/agents", { id: "careful", name: "Careful", ...agent, permissions: [{ action: "ask", tool: "fs.write" }] })).status).toBe(201);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const p of [...workers, apiA, apiB]) p?.proc.kill("SIGKILL");
@@ -103,7 +105,7 @@ describe("agents on queue-mode workers", () => {
       llm.enqueue(write("@project/one.txt", "written on the worker"), ask("Which name?"));
       const id = await send(apiA, "trusted", "Write one.txt, then ask me for a name");
       wsB.subscribe(id);
-      const first = await wsB.waitFor((c) => (finished(c.events(id)).length === 1 ? c.events(id) : undefined), 20_000, "the first agent.finished on API B");
+      const first = await wsB.waitFor((c) => (finished(c.events(id)).length === 1 ? c.events(id) : undefined), 60_000, "the first agent.finished on API B");
       expect(finished(first)[0]).toMatchObject({ status: "waiting_user", text: "Which name?" });
       // The tool ran in the worker's project folder, not the API's.
       expect(readFileSync(join(workerProject, "one.txt"), "utf8")).toBe("written on the worker");
@@ -115,7 +117,7 @@ describe("agents on queue-mode workers", () => {
       // The answer is a new job; the worker keeps no agent between loops, so the question comes from the stored session.
       llm.enqueue(say("Thank you, Ada."));
       await send(apiB, "trusted", "Ada", id);
-      const events = await wsB.waitFor((c) => (finished(c.events(id)).length === 2 ? c.events(id) : undefined), 20_000, "the second agent.finished on API B");
+      const events = await wsB.waitFor((c) => (finished(c.events(id)).length === 2 ? c.events(id) : undefined), 60_000, "the second agent.finished on API B");
       expect(finished(events)[1]).toMatchObject({ status: "completed", text: "Thank you, Ada." });
       expect(contiguousFrom(events, -1)).toBe(true);
       const done = await settled(apiA, id, 3);
@@ -125,7 +127,7 @@ describe("agents on queue-mode workers", () => {
     } finally {
       wsB.close();
     }
-  }, 60_000);
+  });
 
   it("a permission question asked on the worker is answered through API B: allowed, the file is written; refused, it is not", async () => {
     llm.enqueue(write("@project/asked.txt", "approved"), say("Written."));
@@ -147,25 +149,25 @@ describe("agents on queue-mode workers", () => {
     expect(existsSync(join(workerProject, "refused.txt"))).toBe(false);
     // An unknown question is refused by the holder (while one waits) or from storage (after): 404 either way.
     expect((await apiB.call("POST", `/api/conversations/${refused}/permissions/nope`, { answer: "once" })).status).toBe(404);
-  }, 60_000);
+  });
 
   it("refuses a second message through another API while the loop runs (409), and a cancel through it stops the loop on the worker", async () => {
     llm.enqueue(say("I am thinking", 15_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Take your time");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "the worker to call the LLM");
     const second = await apiB.call("POST", "/api/agents/trusted/messages", { message: "Are you there?", conversationId: id });
     expect(second.status).toBe(409);
     expect(ErrorBodySchema.parse(second.body).error.code).toBe("CONFLICT");
     expect((await apiB.call("POST", `/api/conversations/${id}/cancel`)).body).toEqual({ ok: true });
-    const done = await settled(apiA, id, 0, 10_000);
+    const done = await settled(apiA, id, 0, 60_000);
     expect(done.agent?.status).toBe("cancelled");
     expect(llm.requests.at(-1)?.clientClosedEarly).toBe(true);
     // The busy marker is gone: the next message is taken.
     llm.enqueue(say("Here again."));
     await send(apiB, "trusted", "Now?", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Here again.");
-  }, 40_000);
+  });
 
   it("refuses bad messages in the API, as the embedded mode does, without queueing them", async () => {
     // A profile whose deliberation workflow was deleted after it was saved cannot run.
@@ -188,7 +190,7 @@ describe("agents on queue-mode workers", () => {
       expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status, code });
     }
     expect(workers.flatMap((w) => [...w.output().matchAll(/agent loop did not run/g)])).toEqual([]);
-  }, 30_000);
+  });
 
   it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {
     const survivor = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject });
@@ -197,20 +199,20 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("never delivered", 30_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Think long");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 15_000, "a worker to call the LLM");
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "a worker to call the LLM");
     const holder = workers.find((w) => w.output().includes(`agent loop taken {"conversationId":"${id}"`));
     if (!holder) throw new Error("no worker announced the loop");
     const other = holder === victim ? survivor : victim;
     // The loop's deliberation run, waiting for the model on the worker about to be killed.
     const running = await waitFor(
       async () => RunList.parse((await apiA.call("GET", "/api/runs?workflowId=agent-deliberation&status=running")).body).runs[0],
-      15_000,
+      60_000,
       "the loop's deliberation run to be stored",
     );
     holder.proc.kill("SIGKILL");
     await holder.proc.exited;
     workers.splice(workers.indexOf(holder), 1);
-    const closed = await settled(apiB, id, 0, 20_000);
+    const closed = await settled(apiB, id, 0, 60_000);
     expect(closed.agent).toMatchObject({ status: "failed", running: false });
     expect(closed.agent?.reason).toMatch(/stopped before it finished/);
     // Not run again: the LLM got no second request for it.
@@ -229,13 +231,13 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("Back."));
     await send(apiB, "trusted", "Again", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Back.");
-  }, 60_000);
+  });
 
   it("SIGTERM: a loop that ends within the grace period completes; one that does not is cancelled; the worker exits either way", async () => {
     const patient = workers[0];
     llm.enqueue(say("Done in time.", 1000));
     const finishes = await send(apiA, "trusted", "Quick one");
-    await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 10_000, "the worker to take the loop");
+    await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 60_000, "the worker to take the loop");
     // The next worker waits only 300 ms; it starts before the first one stops, so the queue is never without a worker.
     const hasty = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject, WEFT_SHUTDOWN_GRACE_MS: "300" });
     workers.push(hasty);
@@ -244,17 +246,16 @@ describe("agents on queue-mode workers", () => {
     workers.splice(workers.indexOf(patient), 1);
     expect((await settled(apiB, finishes, "completed")).agent?.running).toBe(false);
 
-    llm.enqueue(say("too slow", 20_000));
+    // Far longer than the test: a worker that waited for the answer instead of cancelling would fail it.
+    llm.enqueue(say("too slow", 600_000));
     const requests = llm.requests.length;
     const cut = await send(apiA, "trusted", "Slow one");
-    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 10_000, "the worker to call the LLM");
-    const signalled = Date.now();
+    await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "the worker to call the LLM");
     hasty.proc.kill("SIGTERM");
     expect(await hasty.proc.exited).toBe(0);
-    expect(Date.now() - signalled).toBeLessThan(10_000);
     workers.splice(workers.indexOf(hasty), 1);
-    expect((await settled(apiB, cut, 0, 5000)).agent?.status).toBe("cancelled");
-  }, 60_000);
+    expect((await settled(apiB, cut, 0, 60_000)).agent?.status).toBe("cancelled");
+  });
 
   it("a message cancelled while it waits for a worker: the worker that takes it starts the loop cancelled, without calling the model", async () => {
     expect(workers).toHaveLength(0);
@@ -266,5 +267,5 @@ describe("agents on queue-mode workers", () => {
     const done = await settled(apiA, id, "cancelled");
     expect(done.messages[0]).toMatchObject({ role: "user", content: "Nobody is there yet" });
     expect(llm.requests.length).toBe(requests);
-  }, 30_000);
+  });
 });

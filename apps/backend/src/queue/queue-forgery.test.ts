@@ -75,7 +75,7 @@ describe("a process with access to Redis but not to the installation's secret", 
     return SentMessageSchema.parse(sent.body).conversationId;
   };
   const messagesIn = async (conversationId: string) => ConversationAnswerSchema.parse((await api.call("GET", `/api/conversations/${conversationId}`)).body).messages.length;
-  const idle = (conversationId: string) => waitFor(async () => ((await attacker.get(agentBusyKey(conversationId))) === null ? true : undefined), 30_000, "the conversation's loop to end");
+  const idle = (conversationId: string) => waitFor(async () => ((await attacker.get(agentBusyKey(conversationId))) === null ? true : undefined), 60_000, "the conversation's loop to end");
   const rejected = async (url: string, reason: QueueRejectReason) => {
     const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
     expect(res.status).toBe(200);
@@ -127,7 +127,7 @@ describe("a process with access to Redis but not to the installation's secret", 
     });
     await listener.subscribe(EVENTS_CHANNEL);
     agentsQueue = new Queue(AGENT_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const p of [worker, api]) p?.proc.kill("SIGKILL");
@@ -145,7 +145,7 @@ describe("a process with access to Redis but not to the installation's secret", 
     const conversationId = await send("scribe-a", "Write genuine-a.txt");
     await idle(conversationId);
     expect(readFileSync(join(workerProject, "genuine-a.txt"), "utf8")).toBe("by the owner");
-    await waitFor(async () => (learned.has(conversationId) ? true : undefined), 10_000, "the attacker to learn the conversation's id");
+    await waitFor(async () => (learned.has(conversationId) ? true : undefined), 60_000, "the attacker to learn the conversation's id");
 
     llm.enqueue(write("@project/forged.txt", "as the viewer"), say("Done."));
     const [before, runsBefore, asked] = [await rejected(workerMetrics, "unsigned"), await runCount(), llm.requests.length];
@@ -159,7 +159,7 @@ describe("a process with access to Redis but not to the installation's secret", 
     expect(llm.requests.length).toBe(asked);
     expect(state).toBe("failed");
     expect(await rejected(workerMetrics, "unsigned")).toBe(before + 1);
-  }, 90_000);
+  });
 
   it("drops a job re-signed with another key: nothing runs; counted as a bad signature", async () => {
     const llm = await scribe("scribe-b");
@@ -179,15 +179,15 @@ describe("a process with access to Redis but not to the installation's secret", 
     expect(llm.requests.length).toBe(asked);
     expect(state).toBe("failed");
     expect(await rejected(workerMetrics, "bad_signature")).toBe(before + 1);
-  }, 90_000);
+  });
 
   it("drops a genuine job copied from Redis and added again after it ran: its file is not written twice; counted as replayed", async () => {
     const llm = await scribe("scribe-c");
     // The model takes its time, so the job is still in Redis while the attacker copies it.
     llm.enqueue(write("@project/once.txt", "once", 2000), say("Done."));
     const conversationId = await send("scribe-c", "Write once.txt");
-    const jobId = await waitFor(async () => (await attacker.get(agentBusyKey(conversationId))) ?? undefined, 10_000, "the busy marker");
-    const captured = await waitFor(async () => (await attacker.hget(`${QUEUE_PREFIX}:${AGENT_QUEUE}:${jobId}`, "data")) ?? undefined, 10_000, "the job's data");
+    const jobId = await waitFor(async () => (await attacker.get(agentBusyKey(conversationId))) ?? undefined, 60_000, "the busy marker");
+    const captured = await waitFor(async () => (await attacker.hget(`${QUEUE_PREFIX}:${AGENT_QUEUE}:${jobId}`, "data")) ?? undefined, 60_000, "the job's data");
     await idle(conversationId);
     const once = join(workerProject, "once.txt");
     expect(readFileSync(once, "utf8")).toBe("once");
@@ -201,12 +201,12 @@ describe("a process with access to Redis but not to the installation's secret", 
     expect(llm.requests.length).toBe(asked);
     expect(state).toBe("failed");
     expect(await rejected(workerMetrics, "replayed")).toBe(before + 1);
-  }, 90_000);
+  });
 
   it("ignores a forged cancel of a running run (channel and key): the run completes; counted", async () => {
     expect((await api.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", 2500) })).status).toBe(201);
     const { runId } = StartedRunSchema.parse((await api.call("POST", "/api/workflows/slow/runs", { inputs: {} })).body);
-    await waitFor(async () => (RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.status === "running" ? true : undefined), 20_000, "the run to start");
+    await waitFor(async () => (RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.status === "running" ? true : undefined), 60_000, "the run to start");
     const before = await rejected(workerMetrics, "unsigned");
     await attacker.set(cancelKey(runId), "1");
     expect(await attacker.publish(CANCEL_CHANNEL, runId)).toBeGreaterThan(0);
@@ -221,7 +221,7 @@ describe("a process with access to Redis but not to the installation's secret", 
     );
     expect(run.status).toBe("completed");
     expect(await rejected(workerMetrics, "unsigned")).toBe(before + 1);
-  }, 60_000);
+  });
 
   it("ignores forged announcements on weft:events: no /ws client receives anything from them; counted", async () => {
     const llm = await scribe("scribe-d");
@@ -231,16 +231,16 @@ describe("a process with access to Redis but not to the installation's secret", 
     const ws = await TestWsClient.connect(api.url);
     try {
       ws.subscribe(conversationId);
-      const history = await ws.waitFor((c) => (c.events(conversationId).some((e) => e.type === "agent.finished") ? c.messages.length : undefined), 20_000, "the conversation's history");
+      const history = await ws.waitFor((c) => (c.events(conversationId).some((e) => e.type === "agent.finished") ? c.messages.length : undefined), 60_000, "the conversation's history");
       const [unsigned, badSignature] = [await rejected(api.url, "unsigned"), await rejected(api.url, "bad_signature")];
       const announcement = { origin: "attacker", streams: [[conversationId, 0, 1_000_000]] };
       await attacker.publish(EVENTS_CHANNEL, JSON.stringify(announcement));
       await attacker.publish(EVENTS_CHANNEL, new QueueSeal(randomBytes(32), silentLogger).wrap(EVENTS_CHANNEL, announcement));
-      await waitFor(async () => ((await rejected(api.url, "bad_signature")) === badSignature + 1 ? true : undefined), 10_000, "the API to drop both announcements");
+      await waitFor(async () => ((await rejected(api.url, "bad_signature")) === badSignature + 1 ? true : undefined), 60_000, "the API to drop both announcements");
       expect(await rejected(api.url, "unsigned")).toBe(unsigned + 1);
       expect(ws.messages.slice(history).filter((m) => z.object({ type: z.literal("event") }).safeParse(m).success)).toEqual([]);
     } finally {
       ws.close();
     }
-  }, 60_000);
+  });
 });

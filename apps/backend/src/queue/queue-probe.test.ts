@@ -67,7 +67,7 @@ describe("queueModeProbe", () => {
     expect(await probe.redisReachable()).toBe(false);
     await expect(probe.waiting()).rejects.toMatchObject({ code: "QUEUE_UNREACHABLE" });
     expect(Date.now() - started).toBeLessThan(5000);
-  }, 20_000);
+  });
 });
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {

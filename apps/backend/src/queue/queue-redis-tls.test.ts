@@ -38,7 +38,7 @@ describe("queue mode with Redis behind TLS and an ACL user", () => {
     };
     api = await spawnServer(dataDir, env);
     worker = await spawnWorker(env, ["--concurrency", "1"]);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     for (const p of [worker, api]) p?.proc.kill("SIGKILL");
@@ -57,7 +57,7 @@ describe("queue mode with Redis behind TLS and an ACL user", () => {
     try {
       const { runId } = StartedRunSchema.parse((await api.call("POST", "/api/workflows/short/runs", { inputs: {} })).body);
       ws.subscribe(runId);
-      const seen = await ws.waitForRunEnd(runId, 30_000);
+      const seen = await ws.waitForRunEnd(runId, 60_000);
       expect(seen.at(-1)?.type).toBe("run.completed");
       expect(worker.runsTaken()).toContain(runId);
     } finally {
@@ -69,5 +69,5 @@ describe("queue mode with Redis behind TLS and an ACL user", () => {
     const password = new URL(redis.url).password;
     expect(api.output()).not.toContain(password);
     expect(worker.output()).not.toContain(password);
-  }, 60_000);
+  });
 });

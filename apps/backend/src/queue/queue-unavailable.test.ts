@@ -41,5 +41,5 @@ describe("queue mode without Redis", () => {
     const stopping = Date.now();
     await t.stop();
     expect(Date.now() - stopping).toBeLessThan(10_000);
-  }, 30_000);
+  });
 });

@@ -85,12 +85,14 @@ describe("scenes in the queue mode", () => {
     dataDir = tempDir("weft-scene-queue-");
     apiProject = tempDir("weft-scene-queue-api-project-");
     workerProject = tempDir("weft-scene-queue-worker-project-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "1000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
+    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+    // (at 1 s, a loop was cancelled mid-action at load average 24).
+    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
     workerEnv = { ...env, WEFT_PROJECT_DIR: workerProject };
     [apiA, apiB] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject })]);
     workers.push(...(await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)])));
     keys = new Redis(redis.url);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     keys?.disconnect();
@@ -132,7 +134,7 @@ describe("scenes in the queue mode", () => {
       // Not where the API processes' tools write: the scene did not run there.
       expect(existsSync(join(apiProject, "visits.txt"))).toBe(false);
       // The worker's events reached the other API's subscriber.
-      const observed = await wsB.waitFor((c) => (c.events("office").some((e) => e.type === "agent.observation") ? c.events("office") : undefined), 10_000, "the clerk's observation");
+      const observed = await wsB.waitFor((c) => (c.events("office").some((e) => e.type === "agent.observation") ? c.events("office") : undefined), 60_000, "the clerk's observation");
       expect(observed.filter((e) => e.type === "agent.observation")).toHaveLength(1);
 
       // A refusal made on the worker comes back with its code.
@@ -164,7 +166,7 @@ describe("scenes in the queue mode", () => {
     } finally {
       wsB.close();
     }
-  }, 60_000);
+  });
 
   it("a worker killed with SIGKILL mid-deliberation: the other worker restores the scene and it goes on, no world write applied twice", async () => {
     // Its second request hangs: the worker is killed while the clerk waits for it.
@@ -199,7 +201,7 @@ describe("scenes in the queue mode", () => {
     const events = await stream("town");
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events.filter((e) => e.type === "world.changed")).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("SIGTERM hands a held scene back: the worker exits, another one continues it", async () => {
     const replacement = await spawnWorker(workerEnv);
@@ -216,7 +218,7 @@ describe("scenes in the queue mode", () => {
     expect(SceneStateViewSchema.parse((await apiA.call("POST", "/api/scenes/town/pause")).body).status).toBe("paused");
     expect((await saved("town")).state?.world.document).toEqual({ visits: { r1: 1 } });
     expect((await apiA.call("POST", "/api/scenes/town/stop")).status).toBe(200);
-  }, 40_000);
+  });
 
   it("a permission question of a scene's agent is asked on the worker and answered through an API", async () => {
     const vault = scriptedModel((messages) =>
@@ -235,7 +237,7 @@ describe("scenes in the queue mode", () => {
     await until("the approved write", async () => (existsSync(join(workerProject, "vault.txt")) && idle(await state(apiA, "vault")) ? true : undefined));
     expect(readFileSync(join(workerProject, "vault.txt"), "utf8")).toBe("approved");
     expect((await apiA.call("POST", "/api/scenes/vault/stop")).status).toBe(200);
-  }, 30_000);
+  });
 
   it("an API process starting finds a scene saved running with no job (its worker and job gone) and queues it for a worker to continue", async () => {
     const office = await apiA.call("POST", "/api/scenes/office/start");
@@ -248,7 +250,7 @@ describe("scenes in the queue mode", () => {
     // The job goes too (as when Redis lost it): BullMQ removes it once its dead worker's lock expired.
     const scenes = new Queue(SCENE_QUEUE, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
     try {
-      await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 10_000);
+      await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 60_000);
       expect((await saved("office")).state?.status).toBe("running");
       const apiC = await spawnServer(dataDir, { ...workerEnv, WEFT_PROJECT_DIR: apiProject });
       try {
@@ -264,5 +266,5 @@ describe("scenes in the queue mode", () => {
     } finally {
       await scenes.close();
     }
-  }, 40_000);
+  });
 });

@@ -40,7 +40,7 @@ describe("a worker process", () => {
     expect((await api.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 1500) })).status).toBe(201);
     const writer = { id: "writer", name: "Writer", nodes: [{ id: "w", type: "fs:write", inputs: { path: "@project/by-eve.txt", content: "hello" } }], edges: [] };
     expect((await api.call("POST", "/api/workflows", { workflow: writer })).status).toBe(201);
-  }, 90_000);
+  });
 
   afterAll(async () => {
     worker?.proc.kill("SIGKILL");
@@ -69,7 +69,7 @@ describe("a worker process", () => {
       // Subscribed while the run's 1.5 s delay is under way: its later events reach this API through the relay and its hub.
       const runId = StartedRunSchema.parse((await api.call("POST", "/api/workflows/short/runs", { inputs: {} })).body).runId;
       ws.subscribe(runId);
-      const seen = await ws.waitForRunEnd(runId, 20_000);
+      const seen = await ws.waitForRunEnd(runId, 60_000);
       expect(seen.at(-1)?.type).toBe("run.completed");
       expect(worker.runsTaken()).toContain(runId);
       expect(RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.status).toBe("completed");
@@ -91,7 +91,7 @@ describe("a worker process", () => {
     const apiAfter = await scrape(api.url);
     expect(completed(apiAfter)).toBe(completed(apiBefore));
     expect(sampleValue(apiAfter, "weft_runs_started_total") ?? 0).toBe(sampleValue(apiBefore, "weft_runs_started_total") ?? 0);
-  }, 60_000);
+  });
 
   it("names the user who started a run in the audit log of the tool calls it made on the worker", async () => {
     const password = "pw-eve-long-enough";
@@ -122,7 +122,7 @@ describe("a worker process", () => {
       ["started", "fs.write", eveId],
       ["completed", "fs.write", eveId],
     ]);
-  }, 30_000);
+  });
 
   it("applies permission rules saved through the API at once, without a restart", async () => {
     const runWriter = async (file: string) => {
@@ -148,7 +148,7 @@ describe("a worker process", () => {
     await setPolicy([]);
     expect((await runWriter("allowed.txt")).outputs).toMatchObject({ ok: true });
     expect(readFileSync(`${dataDir}-project/allowed.txt`, "utf8")).toBe("allowed.txt");
-  }, 60_000);
+  });
 
   it("answers /healthz without a credential", async () => {
     const res = await fetch(`${workerUrl}/healthz`);
@@ -160,5 +160,5 @@ describe("a worker process", () => {
     worker.proc.kill("SIGTERM");
     expect(await worker.proc.exited).toBe(0);
     await expect(fetch(`${workerUrl}/healthz`)).rejects.toThrow();
-  }, 30_000);
+  });
 });

@@ -60,7 +60,7 @@ describe("bounded outputs (issue 31, attack 4)", () => {
     const list = await t.fetch("/api/runs?limit=5");
     expect(list.status).toBe(200);
     expect((await list.text()).length).toBeLessThan(16 * 1024);
-  }, 180_000);
+  });
 
   it("a 4 MB workflow name and a 100,000-character id are refused with 400 naming the field; the list stays small", async () => {
     const huge = { ...codeWorkflow("fine-id", "return 1;"), name: "n".repeat(4 * MB) };
@@ -142,5 +142,5 @@ describe("large values: a preview and a link (issue 31, item 4)", () => {
     const missing = await t.call("GET", `/api/runs/${record.id}/value?node=code&side=outputs&key=nope`);
     expect(missing.status).toBe(404);
     expect(ErrorBodySchema.parse(missing.body).error.message).toContain('node "code" of run');
-  }, 120_000);
+  });
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   t = await startTestServer();
   editor = await createTestUser(t, "ed", "editor");
   seen = join(tempDir("weft-mcp-args-"), "argv.txt");
-}, 90_000);
+});
 afterAll(() => t.stop());
 
 /** Every form a secret could leak in: as typed, URL-encoded. */
@@ -75,7 +75,7 @@ describe("MCP args and url marked secret with ${env:NAME}", () => {
     expect(asOwner).toContain("?key=${env:URL_KEY}");
     // At rest: encrypted.
     for (const secret of [ARG_SECRET, URL_SECRET]) expect(dbBytes(t.dataDir).includes(secret)).toBe(false);
-  }, 90_000);
+  });
 
   it("refuses a reference to an env value the server does not have, saying which and how to fix it", async () => {
     const put = await t.call("PUT", "/api/settings/mcp", { mcpServers: { broken: { command: "sh", args: ["--key=${env:MISSING}"] } } });

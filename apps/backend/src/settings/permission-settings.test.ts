@@ -61,7 +61,7 @@ describe("the permission settings", () => {
     const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write", "fs:read"] };
     expect((await t.call("POST", "/api/agents", { id: "writer", name: "Writer", ...agent })).status).toBe(201);
     expect((await t.call("POST", "/api/agents", { id: "trusted", name: "Trusted", ...agent, permissions: [{ action: "allow", tool: "fs.write" }] })).status).toBe(201);
-  }, 30_000);
+  });
   afterAll(async () => {
     await t?.stop();
     await llm?.stop();

@@ -69,5 +69,5 @@ describe("the data folder lock", () => {
       next?.proc.kill("SIGKILL");
       removeDir(dir);
     }
-  }, 90_000);
+  });
 });

@@ -29,7 +29,7 @@ describe("the PostgreSQL pool size", () => {
   beforeAll(async () => {
     cluster = await startPostgres();
     admin = new SQL(cluster.url, { max: 1 });
-  }, 60_000);
+  });
   afterAll(async () => {
     await admin?.close();
     await cluster?.stop();
@@ -64,7 +64,7 @@ describe("the PostgreSQL pool size", () => {
     } finally {
       await t.stop();
     }
-  }, 60_000);
+  });
 
   it("is 10 when not given", async () => {
     const storage = await openStorage({ dataDir: tempDir(), databaseUrl: await createTestDatabase(cluster.url), migrations: MIGRATIONS });
@@ -73,5 +73,5 @@ describe("the PostgreSQL pool size", () => {
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 });

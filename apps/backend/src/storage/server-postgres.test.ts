@@ -11,7 +11,7 @@ import { MIGRATIONS } from "../schema.ts";
 let cluster: TestPostgres;
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await cluster?.stop();
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
   contractUrl = await createTestDatabase(cluster.url);
   await runMigrations(new PostgresConnection((admin = new SQL(contractUrl, { max: 1 }))), CORE_MIGRATIONS);
-}, 60_000);
+});
 afterAll(async () => {
   await admin?.close();
   await cluster?.stop();

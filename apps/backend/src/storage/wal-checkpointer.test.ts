@@ -19,8 +19,9 @@ async function writeEvents(storage: Storage, rounds: number, stream = "s"): Prom
 
 const walBytes = (dir: string) => statSync(join(dir, `${DATABASE_FILE}-wal`)).size;
 
+/** Generous: on a busy machine the low-priority thread gets the CPU last. */
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 60_000;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
@@ -40,13 +41,14 @@ describe("WAL checkpoints on their own thread", () => {
       expect(walBytes(dir)).toBeLessThan(8 * 1024 * 1024);
       await until(() => statSync(join(dir, DATABASE_FILE)).size > 10 * 1024 * 1024, "the database file to hold what was written");
       expect(await storage.meta.get("wal_checkpointed_at")).toMatch(/^\d{4}-\d\d-\d\dT/);
-      // The thread runs at a lower priority than the event loop and the JIT compiler (Linux: nice is per thread).
+      // The thread runs at a lower priority than the event loop (Linux: nice is per thread). Only our own Worker thread is
+      // looked at: the runtime's helper threads (JavaScriptCore's HeapHelper GC threads) inherit its priority or not as
+      // the runtime pleases, and they come and go.
       const niceness = readdirSync("/proc/self/task").map((tid) => {
         const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
         return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) };
       });
-      expect(niceness.filter((t) => t.nice === 10).map((t) => t.name)).toContain("Worker");
-      expect(niceness.find((t) => t.name !== "Worker" && t.nice === 10)).toBeUndefined();
+      expect(niceness.filter((t) => t.name === "Worker").map((t) => t.nice)).toContain(10);
       // What was written last is copied soon after the writing stops, though it is less than a checkpoint's worth.
       const lastWrite = new Date().toISOString();
       await storage.meta.set("last", "1");

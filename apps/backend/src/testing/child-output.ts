@@ -20,10 +20,11 @@ export function collectOutput(proc: Child): () => string {
 
 /**
  * Waits until the output announces the child is ready (`announcement`'s first group: its URL, its id),
- * polling every 25 ms. Throws `<what> did not start` with the output when the child exits first or 20 s pass.
+ * polling every 25 ms. Throws `<what> did not start` with the output when the child exits first or 120 s pass (a server
+ * starts in about a second; on a busy 2-core machine it took over 20).
  */
 export async function awaitAnnouncement(proc: Child, output: () => string, announcement: RegExp, what: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const found = announcement.exec(output())?.[1];
     if (found) return found;

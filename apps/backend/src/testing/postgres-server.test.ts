@@ -32,7 +32,7 @@ describe("test PostgreSQL clusters", () => {
     }
     await pg.stop();
     expect(await reachable(pg.url)).toBe(false);
-  }, 60_000);
+  });
 
   it("do not outlive a test process killed with SIGKILL", async () => {
     const child = Bun.spawn(["bun", "-e", `const { startPostgres } = await import(${JSON.stringify(HELPER)}); console.log((await startPostgres()).url); setInterval(() => {}, 1000);`], {
@@ -53,5 +53,5 @@ describe("test PostgreSQL clusters", () => {
     const deadline = Date.now() + 20_000;
     while ((await reachable(url)) && Date.now() < deadline) await Bun.sleep(250);
     expect(await reachable(url)).toBe(false);
-  }, 60_000);
+  });
 });

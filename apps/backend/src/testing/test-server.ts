@@ -80,7 +80,7 @@ export function chainWorkflow(id: string, n: number): WorkflowInput {
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000, what = "condition"): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -102,7 +102,7 @@ export type RunAnswer = z.infer<typeof RunAnswerSchema>;
 export const EventsPageSchema = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
 
 /** Waits until the run reached one of the end states and returns the GET /api/runs/:id answer. */
-export async function waitForRun(t: TestServer, runId: string, timeoutMs = 15_000): Promise<RunAnswer> {
+export async function waitForRun(t: TestServer, runId: string, timeoutMs = 60_000): Promise<RunAnswer> {
   return waitFor(
     async () => {
       const res = await t.call("GET", `/api/runs/${runId}`);

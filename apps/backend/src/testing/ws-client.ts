@@ -69,7 +69,7 @@ export class TestWsClient {
     return this.parsed.filter((event) => event.streamId === streamId);
   }
 
-  async waitFor<T>(pick: (client: TestWsClient) => T | undefined, timeoutMs = 10_000, what = "message"): Promise<T> {
+  async waitFor<T>(pick: (client: TestWsClient) => T | undefined, timeoutMs = 60_000, what = "message"): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = pick(this);
@@ -88,7 +88,7 @@ export class TestWsClient {
   }
 
   /** Waits for the stream's terminal run event and returns all its events. */
-  async waitForRunEnd(streamId: string, timeoutMs = 15_000): Promise<RunEvent[]> {
+  async waitForRunEnd(streamId: string, timeoutMs = 60_000): Promise<RunEvent[]> {
     return this.waitFor(
       (c) => {
         const events = c.events(streamId);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunEvent, Workflow, WorkflowSource } from "@weft/types";
 import { AgentInstance } from "./agent-instance.ts";
 import { action, createAgentHarness, say, type AgentHarness } from "./testing/agent-harness.ts";
@@ -32,8 +32,7 @@ describe("cancellation", () => {
     expect(step.deliberation.status).toBe("cancelled");
     expect(step.output.text.startsWith("I am thinking")).toBe(true);
     expect(step.output.text).not.toContain("indeed.");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(h.server.requests[0]!.clientClosedEarly).toBe(true);
+    await vi.waitFor(() => expect(h.server.requests[0]!.clientClosedEarly).toBe(true), { timeout: 60_000 });
 
     const log = await h.conversations.messages(agent.conversationId);
     const last = log.at(-1)!;
@@ -73,10 +72,11 @@ describe("cancellation", () => {
   });
 
   it("refuses a second loop while one runs, and cancel() stops the running one", async () => {
-    h = await createAgentHarness({ turns: [{ kind: "text", chunks: ["slow"], delayMs: 2000 }] });
+    // An answer that never comes in the test's time: only the cancel ends the loop, however slow the machine.
+    h = await createAgentHarness({ turns: [{ kind: "text", chunks: ["slow"], delayMs: 600_000 }] });
     const agent = await h.create({});
     const running = agent.sendMessage("first");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(h.server.requests).toHaveLength(1), { timeout: 60_000 });
     expect(agent.status).toBe("running");
     expect(await agent.sendMessage("second")).toMatchObject({ ok: false, error: { code: "BUSY" } });
     agent.cancel();

@@ -49,7 +49,7 @@ describe("ExecutionEngine cancellation", () => {
     expect(completed).toBeGreaterThan(0);
     expect(completed).toBeLessThan(n);
     expect(result.observations.filter((o) => o.status === "skipped")).toHaveLength(n - completed);
-  }, 60_000);
+  });
 
   it("a signal aborted before the run starts runs nothing", async () => {
     const { catalog, probe } = createTestCatalog();

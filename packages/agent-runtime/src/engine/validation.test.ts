@@ -225,7 +225,8 @@ describe("ExecutionEngine.validate", () => {
     edges.push({ id: "back", source: `n${n - 1}`, sourceHandle: "sum", target: "n1", targetHandle: "b" });
     const cycle = issuesOf({ id: "long", name: "long", nodes, edges }).find((i) => i.code === "CYCLE");
     expect(cycle?.nodeIds).toHaveLength(n - 1);
-  });
+    // ~2 s on an idle machine; a quadratic step would take hours. Generous: a busy 2-core machine took 52 s.
+  }, 300_000);
 
   it("run() of an invalid graph fails with INVALID_WORKFLOW and every issue, without running anything", async () => {
     const { catalog, probe } = createTestCatalog();

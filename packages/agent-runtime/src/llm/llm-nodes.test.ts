@@ -115,11 +115,11 @@ describe("llm:chat through the engine and the real provider", () => {
     const { server, engine } = await setup([{ kind: "text", chunks: ["a ", "b ", "c ", "d ", "e "], chunkDelayMs: 300 }]);
     const controller = new AbortController();
     const pending = run(engine, engine.singleNodeWorkflow("llm:chat", { prompt: "slowly" }), controller.signal);
-    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 60_000 });
     controller.abort();
     const { result } = await pending;
     expect(result.status).toBe("cancelled");
-    await vi.waitFor(() => expect(server.requests[0].clientClosedEarly).toBe(true));
+    await vi.waitFor(() => expect(server.requests[0].clientClosedEarly).toBe(true), { timeout: 60_000 });
   });
 });
 

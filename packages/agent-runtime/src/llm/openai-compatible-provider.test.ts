@@ -199,7 +199,7 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
     const stalled = failure(await provider.complete({ messages: ask }));
     expect(stalled.code).toBe("TIMEOUT");
     expect(stalled.partialText).toBe("Hel");
-    await vi.waitFor(() => expect(server.requests.map((r) => r.clientClosedEarly)).toEqual([true, true]));
+    await vi.waitFor(() => expect(server.requests.map((r) => r.clientClosedEarly)).toEqual([true, true]), { timeout: 60_000 });
   });
 
   it("keeps the partial text when the connection drops mid-stream", async () => {
@@ -220,7 +220,7 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
     const error = failure(outcome);
     expect(error.code).toBe("CANCELLED");
     expect(error.partialText).toBe("one ");
-    await vi.waitFor(() => expect(server.requests[0].clientClosedEarly).toBe(true));
+    await vi.waitFor(() => expect(server.requests[0].clientClosedEarly).toBe(true), { timeout: 60_000 });
 
     const already = failure(await provider.complete({ messages: ask }, { signal: AbortSignal.abort() }));
     expect(already.code).toBe("CANCELLED");

@@ -18,4 +18,5 @@ export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
 export { recordedTriggerScript } from "./replay/trigger-script.ts";
 export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";
 export { sceneStateDifferences, MAX_DIFFERENCES, type SceneStates } from "./replay/state-diff.ts";
-export { RecordedEffectOrder, type EffectGate, type SceneEffectKind } from "./replay/effect-order.ts";
+export { RecordedEffectOrder } from "./replay/effect-order.ts";
+export type { EffectGate, SceneEffectKind } from "./runtime/effect-gate.ts";

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine } from "../engine/index.ts";
-import { buildAgentManifest } from "../agent/agent-manifest.ts";
-import { AgentProfileSchema } from "@weft/types";
 import { createFixture, type Fixture } from "./testing/fixture.ts";
 
 /** http:request run by the real engine through a real tool host, against a real local server. */
@@ -31,15 +29,5 @@ describe("http:request node", () => {
     const engine = new ExecutionEngine({ catalog: createBuiltinRegistry(), services: { toolHost: fx.host } });
     const result = await engine.run(engine.singleNodeWorkflow("http:request", { url: `http://localhost:${server.port}/` }), { runId: "run-http" });
     expect(result.outputs).toMatchObject({ ok: false, result: { error: { code: "E_PRIVATE_ADDRESS" } } });
-  });
-
-  it("is an agent tool, and hidden from an agent whose rules deny it", async () => {
-    const profile = AgentProfileSchema.parse({ id: "a1", name: "Fetcher", deliberationWorkflowId: "wf-deliberate", tools: ["http:request"] });
-    const catalog = createBuiltinRegistry();
-    const workflows = { getWorkflow: async () => undefined };
-    const seen = await buildAgentManifest(profile, { catalog, workflows, agentId: "a1" });
-    expect(seen.ok && seen.value.entries.map((e) => e.name)).toContain("http_request");
-    const denied = await buildAgentManifest(profile, { catalog, workflows, agentId: "a1", permissions: { defaultAction: "allow", rules: [{ action: "deny", tool: "http.request" }] } });
-    expect(denied.ok && denied.value.entries.map((e) => e.name)).not.toContain("http_request");
   });
 });

@@ -23,14 +23,14 @@ describe("code:javascript threads", () => {
     expect(spinnerEnded).toBe(false);
     const failure = await expectFailure(spinner, "CODE_TIMEOUT");
     expect(failure.message).toContain("10000 ms");
-  }, 60_000);
+  });
 
   it("terminates a spinning thread at the time limit, and the next call runs on a fresh one", async () => {
     const stopped = await single.run(job("while (true) {}"), { timeoutMs: 300 }).catch((error: unknown) => error);
     expect(stopped).toBeInstanceOf(NodeFailure);
     expect(stopped).toMatchObject({ code: "CODE_TIMEOUT", details: { timeoutMs: 300 } });
     expect(await single.run(job("return 1 + 1;"), { timeoutMs: 20_000 })).toEqual({ value: 2, logs: [] });
-  }, 60_000);
+  });
 
   it("stops killed code for good: four spinners stopped at their limit burn no more CPU", async () => {
     // In a process of its own, so the CPU it used is the pool's alone (this one runs other test files' threads).
@@ -53,7 +53,7 @@ describe("code:javascript threads", () => {
     expect(report.stopped).toBe("CODE_TIMEOUT");
     // A thread still spinning takes a core's worth of CPU time in that second (a third of one at least on a busy machine).
     expect(report.cpuMs).toBeLessThan(300);
-  }, 60_000);
+  });
 
   it("terminates the thread of a cancelled call: the only thread is free for the next one", async () => {
     const controller = new AbortController();
@@ -65,7 +65,7 @@ describe("code:javascript threads", () => {
     await expect(spinner).rejects.toMatchObject({ code: "CANCELLED" });
     // Had the spinning code gone on, this would wait in line for ten minutes.
     expect(await single.run(job('console.log("next");\nreturn "ran";'), { timeoutMs: 20_000 })).toEqual({ value: "ran", logs: ["next"] });
-  }, 60_000);
+  });
 
   it("takes a waiting call out of the line when it is cancelled", async () => {
     const busy = single.run(job("while (true) {}"), { timeoutMs: 2_000 });
@@ -75,5 +75,5 @@ describe("code:javascript threads", () => {
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: "CANCELLED" });
     await expect(busy).rejects.toMatchObject({ code: "CODE_TIMEOUT" });
-  }, 60_000);
+  });
 });

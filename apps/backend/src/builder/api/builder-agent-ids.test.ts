@@ -13,7 +13,7 @@ beforeAll(async () => {
   // The owner grants shell.exec to the agent "ops" alone.
   expect((await f.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [{ action: "allow", tool: "shell.exec", agent: "ops" }] })).status).toBe(200);
   editor = await createTestUser(f.t, "ed", "editor");
-}, 60_000);
+});
 afterAll(async () => {
   await f.stop();
 });
@@ -37,5 +37,5 @@ describe("the Builder's apply and agent ids", () => {
     expect(applied.status).toBe(403);
     expect(ErrorBodySchema.parse(applied.body).error).toMatchObject({ code: "FORBIDDEN", details: { reason: "AGENT_ID_RESERVED", agentId: "ops" } });
     expect((await editor.call("GET", "/api/agents/ops")).status).toBe(404);
-  }, 60_000);
+  });
 });

@@ -12,7 +12,7 @@ const dirs: string[] = [];
 beforeAll(async () => {
   cluster = await startPostgres();
   llm = await startScriptedLlmServer({ model: "builder-test-model" });
-}, 60_000);
+});
 afterAll(async () => {
   await llm?.stop();
   await cluster?.stop();

@@ -161,7 +161,8 @@ describe("cancel", () => {
   it("stops a turn that is waiting for the model; the call is aborted and nothing is staged", async () => {
     const id = await session();
     const before = businessSnapshot(f.t.dataDir, f.projectDir);
-    f.llm.enqueue({ ...stageFill("Too late"), delayMs: 5000 });
+    // Far longer than the bound below: a cancel that waited for the model's answer fails it, however busy the machine.
+    f.llm.enqueue({ ...stageFill("Too late"), delayMs: 600_000 });
     const pending = f.call("POST", `/api/builder/sessions/${id}/messages`, { content: "Change it." });
     const requests = f.llm.requests.length;
     for (let i = 0; i < 200 && f.llm.requests.length === requests; i++) await Bun.sleep(10);
@@ -173,7 +174,7 @@ describe("cancel", () => {
     const started = performance.now();
     expect(BuilderSessionStateSchema.parse((await f.call("POST", `/api/builder/sessions/${id}/cancel`)).body).session.status).toBe("cancelled");
     const sent = BuilderTurnResponseSchema.parse((await pending).body);
-    expect(performance.now() - started).toBeLessThan(4000);
+    expect(performance.now() - started).toBeLessThan(60_000);
     expect(sent.turn.status).toBe("cancelled");
     const aborted = f.llm.requests.at(-1)!;
     for (let i = 0; i < 100 && !aborted.clientClosedEarly; i++) await Bun.sleep(10);

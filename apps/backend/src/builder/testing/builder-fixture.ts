@@ -62,7 +62,8 @@ export async function startBuilderFixture(): Promise<BuilderFixture> {
     }
     return { status: res.status, body: parsed, text };
   };
-  const created = await call("POST", "/api/llm-profiles", { id: "scripted", name: "Scripted", baseUrl: llm.baseUrl, model: "builder-test-model", apiKey: API_KEY, timeoutMs: 10_000, maxRetries: 0 });
+  // No provider timeout within a test: a slow scripted answer is ended by what the test does (a cancel), not by the clock.
+  const created = await call("POST", "/api/llm-profiles", { id: "scripted", name: "Scripted", baseUrl: llm.baseUrl, model: "builder-test-model", apiKey: API_KEY, timeoutMs: 600_000, maxRetries: 0 });
   if (created.status !== 201) throw new Error(`could not create the LLM profile: ${created.text}`);
   const stop = async () => {
     await t.stop();

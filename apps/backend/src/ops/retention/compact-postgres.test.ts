@@ -41,7 +41,7 @@ beforeAll(async () => {
   await storedRun("new-1", "notes", 1);
   await storedRun("other-old", "other", 45);
   await storedRun("other-new", "other", 2);
-}, 60_000);
+});
 afterAll(async () => {
   await storage?.close();
   await cluster?.stop();

@@ -40,7 +40,7 @@ describe("payload sweep", () => {
     beforeAll(async () => {
       cluster = await startPostgres();
       sql = new SQL(await createTestDatabase(cluster.url), { max: 2 });
-    }, 60_000);
+    });
     afterAll(async () => {
       await sql?.close();
       await cluster?.stop();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NodeSpecSchema } from "@weft/types";
 import { fixtureManifest, FIXTURE_NODES, FIXTURE_SKILLS } from "../test-support.ts";
-import { parseAction } from "../parser/parse-action.ts";
 import { skillEntryFromWorkflow, toolEntryFromNodeSpec } from "./entry.ts";
 import { buildManifest } from "./manifest.ts";
 import { manifestToOpenAiTools } from "./openai-tools.ts";
@@ -74,20 +73,6 @@ describe("prompt rendering for the <ACTION> protocol (seed 004 §4.2)", () => {
     expect(prompt).toContain("One tool or skill per `<ACTION>` block");
     expect(prompt).toContain("<![CDATA[");
     expect(prompt).toContain("without any `<ACTION>` block");
-  });
-
-  it("gives every tool an example that the parser accepts as a valid call of that tool", () => {
-    const manifest = fixtureManifest();
-    const examples = lines.filter((l) => l.startsWith("    Example: `")).map((l) => l.slice("    Example: `".length, -1));
-    expect(examples).toHaveLength(manifest.entries.length);
-    examples.forEach((example, i) => {
-      const r = parseAction(example, manifest);
-      expect(r, example).toMatchObject({ kind: "call", toolName: manifest.entries[i]!.name });
-    });
-  });
-
-  it("never triggers an action when a model echoes the prompt", () => {
-    expect(parseAction(prompt, fixtureManifest()).kind).toBe("text");
   });
 
   it("says when a section is empty", () => {

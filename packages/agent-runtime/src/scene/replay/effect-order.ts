@@ -1,13 +1,6 @@
 import type { SceneLogEntry } from "@weft/types";
 import type { SceneLog } from "../log/scene-log.ts";
-
-/** What an agent does to the shared scene: a world write or a published event. */
-export type SceneEffectKind = "world" | "event";
-
-/** Lets a scene hold an agent's world write or publish until it is that agent's turn (replay). */
-export interface EffectGate {
-  turn(kind: SceneEffectKind, instanceId: string): Promise<void>;
-}
+import type { EffectGate, SceneEffectKind } from "../runtime/effect-gate.ts";
 
 interface Effect {
   kind: SceneEffectKind;

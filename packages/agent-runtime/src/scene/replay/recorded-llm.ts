@@ -1,5 +1,6 @@
 import type { AgentTrigger, LlmChatRequest, LlmChatResult, LlmService, LlmStreamChunk, SceneLogEntry } from "@weft/types";
 import { SceneError } from "../errors.ts";
+import { recordedAnswer } from "../runtime/recorded-answer.ts";
 
 type LlmOutputEntry = Extract<SceneLogEntry, { kind: "llm.output" }>;
 
@@ -116,24 +117,4 @@ export class RecordedLlm {
 function lastText(request: LlmChatRequest): string {
   const last = request.messages.at(-1);
   return last && typeof last.content === "string" ? last.content : "";
-}
-
-/** A recorded model output answered as the provider would have: its chunks, then the result. */
-export function recordedAnswer(recorded: Pick<LlmOutputEntry, "text" | "reasoning" | "toolCalls">, onChunk?: (chunk: LlmStreamChunk) => void): LlmChatResult {
-  if (recorded.reasoning) onChunk?.({ kind: "reasoning", text: recorded.reasoning });
-  if (recorded.text) onChunk?.({ kind: "text", text: recorded.text });
-  const toolCalls = recorded.toolCalls ?? [];
-  return {
-    text: recorded.text,
-    ...(recorded.reasoning ? { reasoning: recorded.reasoning } : {}),
-    toolCalls,
-    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-    model: "replay",
-    message: {
-      role: "assistant",
-      content: recorded.text,
-      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-      ...(recorded.reasoning ? { reasoning_content: recorded.reasoning } : {}),
-    },
-  };
 }

@@ -1,6 +1,6 @@
 import type { EventBusService, NodeServices, PrivateStateService, WorldStateService } from "@weft/types";
 import { SceneError } from "../errors.ts";
-import type { EffectGate, SceneEffectKind } from "../replay/effect-order.ts";
+import type { EffectGate, SceneEffectKind } from "./effect-gate.ts";
 
 /**
  * The scene services one agent's nodes get: world writes attributed to the agent, events published

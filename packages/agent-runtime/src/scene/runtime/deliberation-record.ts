@@ -1,6 +1,6 @@
 import { messageOf, type AgentStateStore, type ConversationStore, type JsonValue, type LlmService, type NodeError, type SceneLogDraft } from "@weft/types";
 import { isNumberedStore, type NumberedConversationStore } from "../../conversation/conversation-history.ts";
-import { recordedAnswer } from "../replay/recorded-llm.ts";
+import { recordedAnswer } from "./recorded-answer.ts";
 import { effectsAfter, type RecordedAction, type ResumePlan } from "./resume-plan.ts";
 import type { RecordedLlmOutput, SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./scene-runtime-types.ts";
 

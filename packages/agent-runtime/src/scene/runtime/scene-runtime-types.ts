@@ -14,7 +14,7 @@ import type {
   SceneStatusReason,
   ToolCall,
 } from "@weft/types";
-import type { EffectGate } from "../replay/effect-order.ts";
+import type { EffectGate } from "./effect-gate.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 
 /** What the scene needs from an agent's profile. */

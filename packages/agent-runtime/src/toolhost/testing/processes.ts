@@ -26,3 +26,17 @@ export function processesMatching(marker: string): number[] {
 export function uniqueSeconds(): string {
   return `${30 + Math.floor(Math.random() * 1000)}.${process.pid}${Date.now() % 100000}`;
 }
+
+/**
+ * Polls `processesMatching(marker)` until `done` accepts the pids (a process seen starting, or every one gone), failing
+ * with `what` after `timeoutMs`: on a busy machine a sandbox starts, and a killed process ends, when the CPU gets to it.
+ */
+export async function untilProcesses(marker: string, what: string, done: (pids: number[]) => boolean, timeoutMs = 30_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pids = processesMatching(marker);
+    if (done(pids)) return pids;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${pids.length} processes match "${marker}"`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

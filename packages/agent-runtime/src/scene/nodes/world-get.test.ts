@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { worldGet } from "./world-get.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { worldGet } from "../../../../nodes/src/scene/world-get.ts";
 
 const services = () => testScene({ ann: "p" }, { initialWorldState: { team: { name: "red", members: ["ann", "bob"] } } }).servicesFor("ann");
 

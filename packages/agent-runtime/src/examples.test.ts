@@ -1,19 +1,20 @@
 /**
  * Every example workflow in workflows/*.json runs through the engine with the real built-in nodes
  * (skills resolved from the same folder; LLM nodes call Weft's offline demo LLM, started here,
- * through the real OpenAI-compatible client).
+ * through the real OpenAI-compatible client). Here, not in engine/: engine/ imports no other folder (llm/'s tests
+ * run the LLM nodes through the engine).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { workflowInterface, type PortType, type Workflow } from "@weft/types";
-import { ProfileLlmService, StaticLlmProfileResolver, demoLlmProfile, startDemoLlm, type DemoLlm } from "../llm/index.ts";
-import { DirectoryWorkflowSource } from "./directory-workflow-source.ts";
-import { ExecutionEngine } from "./execution-engine.ts";
-import { eventLog } from "./testing/test-nodes.ts";
+import { ProfileLlmService, StaticLlmProfileResolver, demoLlmProfile, startDemoLlm, type DemoLlm } from "./llm/index.ts";
+import { DirectoryWorkflowSource } from "./engine/directory-workflow-source.ts";
+import { ExecutionEngine } from "./engine/execution-engine.ts";
+import { eventLog } from "./engine/testing/test-nodes.ts";
 
-const DIR = join(import.meta.dirname, "../../../../workflows");
+const DIR = join(import.meta.dirname, "../../../workflows");
 const files = readdirSync(DIR)
   .filter((f) => f.endsWith(".json"))
   .sort();

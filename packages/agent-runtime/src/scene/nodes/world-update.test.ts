@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { worldUpdate } from "./world-update.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { worldUpdate } from "../../../../nodes/src/scene/world-update.ts";
 
 function scene() {
   const runtime = testScene({ ann: "p", bob: "p" }, { initialWorldState: { score: 1, tags: ["a"], team: { name: "red", colors: { main: "red" } }, label: "x" } });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentTrigger } from "@weft/types";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { publishEvent } from "./publish-event.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { publishEvent } from "../../../../nodes/src/scene/publish-event.ts";
 
 function scene() {
   const woken: string[] = [];

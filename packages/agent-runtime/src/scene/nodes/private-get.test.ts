@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { privateGet } from "./private-get.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { privateGet } from "../../../../nodes/src/scene/private-get.ts";
 
 const runtime = () => testScene({ ann: "spy", bob: "p" }, { profileOf: (_id, agent) => (agent.profileId === "spy" ? { initialPrivateState: { secret: { code: 42 } } } : {}) });
 

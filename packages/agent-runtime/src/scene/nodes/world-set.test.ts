@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@weft/types";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { worldSet } from "./world-set.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { worldSet } from "../../../../nodes/src/scene/world-set.ts";
 
 function scene() {
   const events: RunEvent[] = [];

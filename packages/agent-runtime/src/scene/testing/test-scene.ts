@@ -1,6 +1,5 @@
 import type { SceneInput } from "@weft/types";
-// The real scene services (test-only import: nodes never depend on the runtime in their code).
-import { SceneRuntime, type SceneRuntimeOptions } from "../../../agent-runtime/src/scene/index.ts";
+import { SceneRuntime, type SceneRuntimeOptions } from "../index.ts";
 
 export interface TestSceneOptions extends Partial<Omit<SceneRuntimeOptions, "scene">> {
   /** The scene's world at start. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expectFailure, runNode } from "../testing/harness.ts";
-import { testScene } from "../testing/scene.ts";
-import { privateSet } from "./private-set.ts";
+import { expectFailure, runNode } from "../../../../nodes/src/testing/harness.ts";
+import { testScene } from "../testing/test-scene.ts";
+import { privateSet } from "../../../../nodes/src/scene/private-set.ts";
 
 const runtime = () => testScene({ ann: "p", bob: "p" });
 
