@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SecretRedactor, silentLogger, WorkflowSchema, type Observation, type RunEvent } from "@weft/types";
+import { SecretRedactor, silentLogger, WorkflowSchema } from "@weft/types";
 import { openSqliteStorage, type Storage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
@@ -8,40 +8,14 @@ import { EventJournal } from "./event-journal.ts";
 import { withPayloadReads } from "./payload-reads.ts";
 import { CompactionMemo, compactFields, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { ObservationTracker } from "./observation-tracker.ts";
+import { history, step, system } from "./testing/journal-steps.ts";
 import { observationStub } from "./observation-refs.ts";
-import { sweepSqlite } from "../ops/retention/payload-sweep.ts";
 import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
 afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
-
-const system = `You are a villager. ${"Act through the tools you are given. ".repeat(40)}`;
-const history = (n: number) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `Message ${i}: ${"a fairly long line of chat ".repeat(12)}` }));
-
-/**
- * What the journal stores for one agent step: the run, its input node and its LLM node carry the same prompt and
- * history. The run's observations as ExternalRunRecorder's tracker makes them while it runs are returned.
- */
-function step(journal: EventJournal, runId: string, messages: unknown[]): Observation[] {
-  const inputs = { system, messages };
-  const observed: Observation[] = [];
-  const tracker = new ObservationTracker(runId, (ord, observation) => {
-    observed[ord] = observation;
-    journal.addObservation(ord, observation);
-  });
-  const append = (event: unknown) => tracker.onEvent(journal.append(runId, event as RunEvent));
-  journal.openNew(runId);
-  append({ type: "run.started", runId, workflowId: "agent-deliberation", nodeCount: 2, inputs });
-  append({ type: "node.started", nodeId: "in", invocationId: `${runId}:in`, nodeType: "core:workflow-input", inputs, attempt: 1 });
-  append({ type: "node.completed", nodeId: "in", invocationId: `${runId}:in`, outputs: inputs, durationMs: 1, cached: false });
-  append({ type: "node.started", nodeId: "llm", invocationId: `${runId}:llm`, nodeType: "llm:chat", inputs, attempt: 1 });
-  append({ type: "node.chunk", nodeId: "llm", invocationId: `${runId}:llm`, index: 0, chunk: "o" });
-  append({ type: "node.completed", nodeId: "llm", invocationId: `${runId}:llm`, outputs: { text: "ok" }, durationMs: 1, cached: false });
-  return observed;
-}
 
 function tableBytes(storage: Storage, table: string): number {
   return (requireSqlite(storage.sql, "test").db.query(`SELECT coalesce(sum(length(data)), 0) AS n FROM ${table}`).get() as { n: number }).n;
@@ -353,23 +327,5 @@ describe("what stays inline", () => {
     expect(Object.keys(compact)).toEqual(["__proto__", "plain", "short"]);
     expect(Object.getPrototypeOf(compact)).toBe(Object.prototype);
     expect(await hydratePayloads(compact, async (ids) => new Map(ids.map((id) => [id, texts.get(id)!])))).toEqual(record);
-  });
-});
-
-describe("the retention sweep", () => {
-  it("keeps every run of a stored history: after a sweep, the events read back whole", async () => {
-    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
-    const storage = withPayloadReads(raw, payloads);
-    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
-    step(journal, "r1", history(60));
-    await journal.flush();
-    const db = requireSqlite(raw.sql, "test").db;
-    expect((db.query("SELECT count(*) AS n FROM payloads WHERE data LIKE '%$weftItems%'").get() as { n: number }).n).toBeGreaterThan(0);
-    db.query("INSERT INTO payloads (id, data) VALUES ('unreferenced-payload-0', '1')").run();
-    expect(sweepSqlite(db)).toBe(1);
-    const events = await storage.events.listAfter("r1", -1, 10);
-    expect(JSON.parse(events[1]!.json)).toMatchObject({ type: "node.started", inputs: { system, messages: history(60) } });
   });
 });

@@ -1,6 +1,6 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { SecretRedactor } from "@weft/types";
-import type { WriteBatch } from "./storage.ts";
+import type { WriteBatch } from "./write-batch.ts";
 
 /**
  * The run writer's flush on SQLite, hand-written: the one hot path where Kysely cost more than 10%

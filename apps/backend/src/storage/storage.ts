@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { SecretRedactor, type Observation, type Workflow } from "@weft/types";
+import { SecretRedactor } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
 import { runMigrations, type Migration } from "./migrations.ts";
@@ -8,9 +8,9 @@ import { CORE_MIGRATIONS } from "./core-migrations.ts";
 import { createWorkflowRepository, type WorkflowRepository } from "./workflow-repository.ts";
 import { createAgentProfileRepository, type AgentProfileRepository } from "./agent-profile-repository.ts";
 import { createSceneRepository, type SceneRepository } from "./scene-repository.ts";
-import { RunTable, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
-import { ObservationTable, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
-import { EventTable, type EventRepository, type StoredEvent } from "./event-repository.ts";
+import { RunTable, type RunRepository } from "./run-repository.ts";
+import { ObservationTable, type ObservationRepository } from "./observation-repository.ts";
+import { EventTable, type EventRepository } from "./event-repository.ts";
 import { LlmProfileTable, type LlmProfileRepository } from "./llm-profile-repository.ts";
 import { MetaTable, type MetaRepository } from "./meta-repository.ts";
 import { ConversationTable, type ConversationRepository } from "./conversation-repository.ts";
@@ -22,21 +22,13 @@ import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { sqliteBatchWriter } from "./sqlite-batch-writer.ts";
 import { describeDatabaseUrl, PostgresConnection, PostgresUnavailableError } from "./postgres-connection.ts";
 import type { SqlHandle, Transact } from "./sql-handle.ts";
+import type { WriteBatch } from "./write-batch.ts";
 
 export type { SqlHandle } from "./sql-handle.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
-/** What one flush of the run writer stores, all or nothing. */
-export interface WriteBatch {
-  /** Runs started outside the API (an agent's deliberations and actions), stored with their first events. */
-  newRuns: { record: RunRecord; workflow: Workflow | undefined }[];
-  events: StoredEvent[];
-  observations: OrderedObservation[];
-  /** A finished run's final observations, replacing what was stored for it while it ran. */
-  finalObservations: { runId: string; observations: Observation[] }[];
-  runUpdates: RunUpdate[];
-}
+export type { WriteBatch } from "./write-batch.ts";
 
 /** Every repository of the server, and the one cross-repository write it needs. */
 export interface Storage {

@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { fileURLToPath } from "node:url";
-import { silentLogger, workflowInterface, WorkflowSchema } from "@weft/types";
+import { workflowInterface, WorkflowSchema } from "@weft/types";
 import { StoredRecordInvalidError } from "./document-table.ts";
 import { openSqliteStorage, type Storage } from "./storage.ts";
 import { requireSqlite } from "./sql-handle.ts";
 import { skill, summariesOfWholeDocuments, workflow } from "./contract/harness.ts";
-import { loadExamplesOnce } from "../seed/example-loader.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 
 const dirs: string[] = [];
@@ -52,19 +50,6 @@ describe("workflow summaries", () => {
     expect((await repo.summaries()).items).toEqual(await summariesOfWholeDocuments(repo));
     await repo.delete("s");
     expect((await repo.summaries()).items).toEqual([]);
-  });
-
-  it("match the whole documents of the examples loaded at start", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const storage = await openSqliteStorage(dir);
-    const report = await loadExamplesOnce(storage, fileURLToPath(new URL("../../../../workflows", import.meta.url)), silentLogger);
-    expect(report?.loaded.workflows).toBeGreaterThan(3);
-    const summaries = (await storage.workflows.summaries()).items;
-    expect(summaries).toHaveLength(report!.loaded.workflows);
-    expect(summaries.some((s) => s.isSkill)).toBe(true);
-    expect(summaries).toEqual(await summariesOfWholeDocuments(storage.workflows));
-    storage.close();
   });
 
   it("fill in the summary columns of a row stored before they existed, once", async () => {

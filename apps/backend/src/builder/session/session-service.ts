@@ -8,7 +8,7 @@ import type { SessionRecord } from "../domain/records.ts";
 import { describeTarget } from "../domain/target.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
 import { mentionedAssetPaths } from "../references/references.ts";
-import { targetState } from "./target-state.ts";
+import { targetState } from "../overlay/target-state.ts";
 import type { TurnRunner } from "./turn-runner.ts";
 
 /** The meta key of the LLM profile the user chose for the Builder (seed 001 §4.1, one user in Weft). */

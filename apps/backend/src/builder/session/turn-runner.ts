@@ -9,7 +9,7 @@ import { historyWindow } from "../prompt/history-window.ts";
 import { composePromptLayers, systemPromptOf } from "../prompt/prompt-composer.ts";
 import { APPLY_TOOL, type BuilderToolbox } from "../tools/tool-registry.ts";
 import type { BuilderLlm } from "./builder-llm.ts";
-import { targetState } from "./target-state.ts";
+import { targetState } from "../overlay/target-state.ts";
 
 export interface TurnRunnerDeps {
   ctx: BuilderContext;

@@ -1,8 +1,4 @@
 import { storageEngines } from "../../testing/engine-harnesses.ts";
-import { applyContract } from "../apply/apply.contract.ts";
 import { builderStoreContract } from "./builder-store.contract.ts";
 
-for (const harness of storageEngines()) {
-  builderStoreContract(harness);
-  applyContract(harness);
-}
+for (const harness of storageEngines()) builderStoreContract(harness);

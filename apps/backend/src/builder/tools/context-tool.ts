@@ -3,7 +3,7 @@ import { PORT_TYPES, targetObject, VALIDATION_STAGES } from "@weft/types";
 import { viewOf } from "../builder-context.ts";
 import { CHANGE_OPS } from "../domain/change-set.ts";
 import { findReferences } from "../references/references.ts";
-import { targetState } from "../session/target-state.ts";
+import { targetState } from "../overlay/target-state.ts";
 import { APPLY_TOOL, defineTool, wireName, type BuilderTool } from "./tool-registry.ts";
 
 /** Seed 001 §6.1 `builder.context.get`: the session's whole situation in one read. */

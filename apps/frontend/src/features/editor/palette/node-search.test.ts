@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
-import { fuzzyScore } from "./fuzzy.ts";
-import { searchSpecs } from "../../features/editor/palette/node-search.ts";
-import { testSpecs } from "../testing/catalog.ts";
+import { fuzzyScore } from "../../../shared/lib/fuzzy.ts";
+import { searchSpecs } from "./node-search.ts";
+import { testSpecs } from "../../../shared/testing/catalog.ts";
 
 describe("fuzzy search", () => {
   it("matches in order, prefers direct and word-start hits", () => {

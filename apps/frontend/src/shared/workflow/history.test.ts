@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
-import { applyCommand, type GraphCommand } from "./commands.ts";
-import { emptyHistory, record, redo, undo, COALESCE_MS } from "../workflow/history.ts";
+import { applyCommand, type GraphCommand } from "../graph/commands.ts";
+import { emptyHistory, record, redo, undo, COALESCE_MS } from "./history.ts";
 import { sampleWorkflow } from "../testing/catalog.ts";
 
 const edits: Record<string, GraphCommand> = {

@@ -1,5 +1,5 @@
 import type { BuilderTarget } from "@weft/types";
-import type { EffectiveView, ReadSource } from "../overlay/effective-view.ts";
+import type { EffectiveView, ReadSource } from "./effective-view.ts";
 
 export interface TargetState {
   exists: boolean;
