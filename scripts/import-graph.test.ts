@@ -141,4 +141,24 @@ describe("the import-graph check", () => {
     expect(report.pairs[0]!.aToB.example).toMatchObject({ from: "apps/backend/src/composables/Panel.vue", line: 3 });
     expect(formatReport(report)).toContain("storage -> seed (1 import, all in tests)");
   });
+
+  it("holds features to their index.ts and shared/ to no feature, where a root has features/ (tests may reach in)", () => {
+    const base = tree({
+      ...workspace,
+      "apps/backend/src/features/runs/index.ts": `export { list } from "./list.ts";\n`,
+      "apps/backend/src/features/runs/list.ts": `export const list = 1;\n`,
+      "apps/backend/src/features/editor/panel.ts": `import { list } from "../runs/index.ts";\nimport { list as inner } from "../runs/list.ts";\nexport const p = list + inner;\n`,
+      "apps/backend/src/features/editor/panel.test.ts": `import { list } from "../runs/list.ts";\nexport const t = list;\n`,
+      "apps/backend/src/shared/api.ts": `import type { list } from "../features/runs/index.ts";\nexport type A = typeof list;\n`,
+    });
+    const report = checkImportGraph(base, ROOTS);
+    expect(report.pairs).toEqual([]);
+    expect(report.boundaries.map((b) => `${b.edge.from.split("/").slice(-2).join("/")}:${b.edge.line} ${b.rule}`)).toEqual([
+      "editor/panel.ts:2 use features/runs/index.ts",
+      "shared/api.ts:1 shared/ imports no feature",
+    ]);
+    const { code, out } = run(base);
+    expect(code).toBe(1);
+    expect(out).toContain("2 imports past a feature's index.ts");
+  });
 });

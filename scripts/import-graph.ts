@@ -49,12 +49,20 @@ export interface ImportCircle {
   others: ImportEdge[];
 }
 
+/** An import past a feature's front door: into another feature's internals, or from `shared/` into a feature. */
+export interface BoundaryCrossing {
+  root: string;
+  edge: ImportEdge;
+  rule: string;
+}
+
 export interface GraphReport {
   roots: string[];
   files: number;
   imports: number;
   pairs: FolderPair[];
   circles: ImportCircle[];
+  boundaries: BoundaryCrossing[];
 }
 
 const SKIP_DIRS = new Set(["node_modules", "dist", "coverage"]);
@@ -304,6 +312,26 @@ function circles(roots: string[], files: string[], edges: ImportEdge[]): ImportC
   return found.sort((x, y) => x.files[0]!.localeCompare(y.files[0]!));
 }
 
+/**
+ * Where a root has a `features/` folder (apps/frontend/src): a feature's code reaches another feature only
+ * through its `index.ts`, and `shared/` (beside `features/`) imports no feature. Tests may reach anywhere.
+ */
+function boundaryCrossings(roots: string[], edges: ImportEdge[]): BoundaryCrossing[] {
+  const found: BoundaryCrossing[] = [];
+  for (const edge of edges) {
+    if (isTestCode(edge.from)) continue;
+    const root = rootOf(roots, edge.from);
+    if (root === undefined || !edge.to.startsWith(`${root}/features/`)) continue;
+    const [feature, ...inside] = edge.to.slice(root.length + "/features/".length).split("/");
+    if (edge.from.startsWith(`${root}/shared/`)) {
+      found.push({ root, edge, rule: "shared/ imports no feature" });
+    } else if (edge.from.startsWith(`${root}/features/`) && !edge.from.startsWith(`${root}/features/${feature}/`) && inside.join("/") !== "index.ts") {
+      found.push({ root, edge, rule: `use features/${feature}/index.ts` });
+    }
+  }
+  return found.sort((x, y) => x.edge.from.localeCompare(y.edge.from) || x.edge.line - y.edge.line);
+}
+
 /** Reads every source file under `roots` (folders relative to `base`) and finds the mutual folder pairs and circles. */
 export function checkImportGraph(base: string, roots: string[] = DEFAULT_ROOTS): GraphReport {
   const files: string[] = [];
@@ -322,7 +350,11 @@ export function checkImportGraph(base: string, roots: string[] = DEFAULT_ROOTS):
       if (!exempt(edge)) edges.push(edge);
     }
   }
-  return { roots, files: files.length, imports: edges.length, pairs: folderPairs(roots, edges), circles: circles(roots, files, edges) };
+  return { roots, files: files.length, imports: edges.length, pairs: folderPairs(roots, edges), circles: circles(roots, files, edges), boundaries: boundaryCrossings(roots, edges) };
+}
+
+export function problemCount(report: GraphReport): number {
+  return report.pairs.length + report.circles.length + report.boundaries.length;
 }
 
 function describe(edge: ImportEdge, relativeTo: string): string {
@@ -336,7 +368,12 @@ export function formatReport(report: GraphReport): string {
   for (const root of report.roots) {
     const pairs = report.pairs.filter((p) => p.root === root);
     const rings = report.circles.filter((c) => c.root === root);
-    lines.push(`${root}: ${pairs.length} mutual folder pair${pairs.length === 1 ? "" : "s"}, ${rings.length} import circle${rings.length === 1 ? "" : "s"}`);
+    const crossings = report.boundaries.filter((b) => b.root === root);
+    lines.push(
+      `${root}: ${pairs.length} mutual folder pair${pairs.length === 1 ? "" : "s"}, ${rings.length} import circle${rings.length === 1 ? "" : "s"}` +
+        (crossings.length > 0 ? `, ${crossings.length} import${crossings.length === 1 ? "" : "s"} past a feature's index.ts` : ""),
+    );
+    for (const b of crossings) lines.push(`  ${describe(b.edge, root)} (${b.rule})`);
     for (const p of pairs) {
       const name = (f: string): string => f.slice(p.parent.length + 1);
       lines.push(`  ${p.parent.slice(root.length + 1) || "."}: ${name(p.a)} <-> ${name(p.b)}`);
@@ -358,11 +395,11 @@ export function formatReport(report: GraphReport): string {
       }
     }
   }
-  const total = report.pairs.length + report.circles.length;
+  const total = problemCount(report);
   lines.push(
     total === 0
       ? `import graph: ${report.files} files, ${report.imports} imports, no mutual folder pair, no circle`
-      : `import graph: ${report.pairs.length} mutual folder pair${report.pairs.length === 1 ? "" : "s"} and ${report.circles.length} circle${report.circles.length === 1 ? "" : "s"} — move the code one arrow names so that imports point one way (scripts/README.md)`,
+      : `import graph: ${report.pairs.length} mutual folder pair${report.pairs.length === 1 ? "" : "s"}, ${report.circles.length} circle${report.circles.length === 1 ? "" : "s"} and ${report.boundaries.length} feature boundar${report.boundaries.length === 1 ? "y" : "ies"} crossed — move the code one arrow names so that imports point one way (scripts/README.md)`,
   );
   return lines.join("\n");
 }
@@ -371,5 +408,5 @@ if (import.meta.main) {
   const args = process.argv.slice(2);
   const report = checkImportGraph(process.cwd(), args.length > 0 ? args : DEFAULT_ROOTS);
   console.log(formatReport(report));
-  process.exit(report.pairs.length + report.circles.length === 0 ? 0 : 1);
+  process.exit(problemCount(report) === 0 ? 0 : 1);
 }
