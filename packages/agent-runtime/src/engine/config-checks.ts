@@ -46,8 +46,8 @@ function configMismatch(field: ConfigField, value: unknown): string | null {
  */
 export function checkNodeConfig(node: WorkflowNode, spec: NodeSpec, isInterfaceNode: boolean, issues: ValidationIssue[]): Record<string, unknown> {
   const own = node.config ?? EMPTY;
-  const fields = spec.config ?? [];
-  if (fields.length === 0) return own;
+  const fields = spec.config;
+  if (fields === undefined || fields.length === 0) return own;
   let effective: Record<string, unknown> | undefined;
   for (const field of fields) {
     let value = own[field.id];
