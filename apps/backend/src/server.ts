@@ -134,7 +134,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   try {
     const token = loadAccessToken(options.dataDir, options.authToken);
     redactor.set("access-token", "access token", [token.value]);
-    const accounts = await createAccounts({ sql: storage.sql, maxBodyBytes, log: log.child("accounts") });
+    const accounts = await createAccounts({ sql: storage.sql, transaction: storage.transaction, maxBodyBytes, log: log.child("accounts") });
     const site = new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
     const boundary = new TrustBoundary(token, site, accounts.service);
     // The engine and its services (LLM profiles, credentials, MCP servers, tool host, caches): built as a worker builds them.

@@ -1,7 +1,7 @@
 import type { ColumnType, Kysely, Selectable } from "kysely";
 import { createQueryDb } from "../storage/query-db.ts";
 import { num } from "../storage/row-values.ts";
-import type { SqlHandle } from "../storage/sql-handle.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
 import { RoleSchema } from "./roles.ts";
 
@@ -33,7 +33,10 @@ function tokenOf(row: Selectable<AccountTables["user_tokens"]>): TokenRecord {
 class SqlAccountRepository implements AccountRepository {
   private readonly db: Kysely<AccountTables>;
 
-  constructor(handle: SqlHandle) {
+  constructor(
+    handle: SqlHandle,
+    private readonly transact: Transact,
+  ) {
     this.db = createQueryDb<AccountTables>(handle);
   }
 
@@ -91,12 +94,14 @@ class SqlAccountRepository implements AccountRepository {
   }
 
   async deleteUser(id: string): Promise<boolean> {
-    // Explicit as well as ON DELETE CASCADE (which needs SQLite's foreign_keys on), sessions and tokens first: a
-    // failure halfway leaves the user signed out, never signed in without a user.
-    await this.deleteSessionsOf(id);
-    await this.deleteTokensOf(id);
-    const result = await this.db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
-    return result.numDeletedRows > 0n;
+    // Explicit as well as ON DELETE CASCADE (which needs SQLite's foreign_keys on), all or nothing: a user is never
+    // left half deleted.
+    return await this.transact(async () => {
+      await this.deleteSessionsOf(id);
+      await this.deleteTokensOf(id);
+      const result = await this.db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
   }
 
   async insertSession(session: SessionRecord): Promise<void> {
@@ -150,7 +155,7 @@ class SqlAccountRepository implements AccountRepository {
   }
 }
 
-/** The accounts' repository on the storage's connection (its tables come with ACCOUNT_MIGRATIONS). */
-export function openAccountRepository(handle: SqlHandle): Promise<AccountRepository> {
-  return Promise.resolve(new SqlAccountRepository(handle));
+/** The accounts' repository on the storage's connection (its tables come with ACCOUNT_MIGRATIONS); `transact` is `Storage.transaction`. */
+export function openAccountRepository(handle: SqlHandle, transact: Transact): Promise<AccountRepository> {
+  return Promise.resolve(new SqlAccountRepository(handle, transact));
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "@weft/types";
-import type { SqlHandle } from "../storage/sql-handle.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import { AccountService } from "./account-service.ts";
 import { openAccountRepository } from "./account-repository.ts";
 import { usersApi } from "./users-api.ts";
@@ -7,8 +7,8 @@ import { usersApi } from "./users-api.ts";
 export { openAccountRepository };
 
 /** Users, sessions and personal tokens: the service (for the trust boundary) and the owners' /api/users routes. */
-export async function createAccounts(options: { sql: SqlHandle; maxBodyBytes: number; log: Logger }) {
-  const service = new AccountService(await openAccountRepository(options.sql), options.log);
+export async function createAccounts(options: { sql: SqlHandle; transaction: Transact; maxBodyBytes: number; log: Logger }) {
+  const service = new AccountService(await openAccountRepository(options.sql, options.transaction), options.log);
   await service.ensureBootstrapOwner();
   return { service, api: usersApi(service, options.maxBodyBytes) };
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
-import { PreparedQueries, type SlotOf } from "../storage/prepared-query.ts";
+import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
@@ -103,8 +103,7 @@ export class PayloadStore implements PayloadSink {
     const blobs = this.pending;
     this.pending = [];
     try {
-      for (let i = 0; i < blobs.length; i += BATCH) {
-        const batch = blobs.slice(i, i + BATCH);
+      for (const batch of powerOfTwoChunks(blobs, BATCH)) {
         const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
         await this.inserts.run(
           `${batch.length}`,

@@ -110,7 +110,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     if (options.createDefaultProfiles) await llmProfiles.ensureDefaults();
     await llmProfiles.redactStoredKeys();
     // A credential is used only in runs of the roles its owner allowed: the user's role now, read at each use.
-    const accounts = await openAccountRepository(storage.sql);
+    const accounts = await openAccountRepository(storage.sql, storage.transaction);
     const roleOf = async (userId: string) => (await accounts.getUser(userId))?.role;
     const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"), roleOf);
     await credentials.redactStoredSecrets();

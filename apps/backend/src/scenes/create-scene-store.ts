@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type ColumnType, type Kysely } from "kysely";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
-import { PreparedQueries, type SlotOf } from "../storage/prepared-query.ts";
+import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
 import type { Storage } from "../storage/storage.ts";
 import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
@@ -179,8 +179,7 @@ class SqlSceneStore implements SceneStore {
   }
 
   private async writeParts(sceneId: string, write: StateWrite): Promise<void> {
-    for (let i = 0; i < write.mailboxes.length; i += ROWS_PER_INSERT) {
-      const rows = write.mailboxes.slice(i, i + ROWS_PER_INSERT);
+    for (const rows of powerOfTwoChunks(write.mailboxes, ROWS_PER_INSERT)) {
       await this.hot.run(
         `mailboxes ${rows.length}`,
         (slot) =>
@@ -194,8 +193,7 @@ class SqlSceneStore implements SceneStore {
     if (write.droppedMailboxes.length > 0) {
       await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", write.droppedMailboxes).execute();
     }
-    for (let i = 0; i < write.changes.length; i += ROWS_PER_INSERT) {
-      const rows = write.changes.slice(i, i + ROWS_PER_INSERT);
+    for (const rows of powerOfTwoChunks(write.changes, ROWS_PER_INSERT)) {
       await this.hot.run(
         `changes ${rows.length}`,
         (slot) =>
@@ -211,8 +209,8 @@ class SqlSceneStore implements SceneStore {
   }
 
   private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
-    for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
-      const rows = entries.slice(i, i + ROWS_PER_INSERT).map((e) => [e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e))]);
+    for (const chunk of powerOfTwoChunks(entries, ROWS_PER_INSERT)) {
+      const rows = chunk.map((e) => [e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e))]);
       // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
       await this.hot.run(
         `log ${rows.length}`,

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { PreparedQueries } from "./prepared-query.ts";
 import { createQueryDb } from "./query-db.ts";
 import { MAX_INSERT_ROWS } from "./event-repository.ts";
 import type { SqlHandle, Transact } from "./sql-handle.ts";
@@ -27,6 +28,8 @@ interface ObservationsTable {
 
 export class ObservationTable implements ObservationRepository {
   private readonly db: Kysely<{ observations: ObservationsTable }>;
+  /** The run page's read (`bench:server`), built once. */
+  private readonly hot: PreparedQueries;
 
   constructor(
     handle: SqlHandle,
@@ -34,10 +37,11 @@ export class ObservationTable implements ObservationRepository {
     private readonly transaction: Transact,
   ) {
     this.db = createQueryDb(handle);
+    this.hot = new PreparedQueries(handle);
   }
 
   async listByRun(runId: string): Promise<Observation[]> {
-    const rows = await this.db.selectFrom("observations").select("data").where("run_id", "=", runId).orderBy("ord").execute();
+    const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
     return rows.map((r) => JSON.parse(r.data) as Observation);
   }
 

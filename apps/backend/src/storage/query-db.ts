@@ -80,31 +80,34 @@ function refuse(): Promise<never> {
 
 type SqliteParam = string | number | bigint | boolean | null | Uint8Array;
 
-function handleConnection(handle: SqlHandle): DatabaseConnection {
-  const streamQuery = (): AsyncIterableIterator<never> => {
-    throw new Error("Streaming queries are not used in Weft: select a page at a time.");
-  };
+/**
+ * Runs one compiled statement on the storage's connection: on SQLite through the gate, on PostgreSQL on
+ * `current()`. Kysely's driver (below) and `PreparedQueries` both run their statements here.
+ */
+export function executeOn<R>(handle: SqlHandle, sql: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
   switch (handle.engine) {
     case "sqlite":
-      return {
-        streamQuery,
-        executeQuery: <R>(query: CompiledQuery) =>
-          handle.gate((): QueryResult<R> => {
-            // `query` caches the prepared statement by its text: the same query compiles once.
-            const statement = handle.db.query(query.sql);
-            const params = query.parameters as SqliteParam[];
-            if (statement.columnNames.length > 0) return { rows: statement.all(...params) as R[] };
-            const { changes, lastInsertRowid } = statement.run(...params);
-            return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
-          }),
-      };
+      return handle.gate((): QueryResult<R> => {
+        // `query` caches the prepared statement by its text: the same query compiles once.
+        const statement = handle.db.query(sql);
+        const params = parameters as SqliteParam[];
+        if (statement.columnNames.length > 0) return { rows: statement.all(...params) as R[] };
+        const { changes, lastInsertRowid } = statement.run(...params);
+        return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+      });
     case "postgres":
-      return {
-        streamQuery,
-        executeQuery: async <R>(query: CompiledQuery) => {
-          const result = (await handle.current().unsafe(query.sql, query.parameters as unknown[])) as R[] & { count?: number | null };
-          return { rows: Array.from(result), numAffectedRows: result.count == null ? undefined : BigInt(result.count) };
-        },
-      };
+      return (async () => {
+        const result = (await handle.current().unsafe(sql, parameters as unknown[])) as R[] & { count?: number | null };
+        return { rows: Array.from(result), numAffectedRows: result.count == null ? undefined : BigInt(result.count) };
+      })();
   }
+}
+
+function handleConnection(handle: SqlHandle): DatabaseConnection {
+  return {
+    streamQuery: (): AsyncIterableIterator<never> => {
+      throw new Error("Streaming queries are not used in Weft: select a page at a time.");
+    },
+    executeQuery: <R>(query: CompiledQuery) => executeOn<R>(handle, query.sql, query.parameters),
+  };
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
 import { num, optionalNum } from "./row-values.ts";
+import { PreparedQueries, slotsOf } from "./prepared-query.ts";
 import { createQueryDb } from "./query-db.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 
@@ -146,46 +147,47 @@ export function decodeRun(row: RunRow): RunRecord {
  */
 export class RunTable implements RunRepository {
   private readonly db: Kysely<{ runs: RunsTable }>;
+  /** A run start's and the run page's queries (`bench:server`), built once. */
+  private readonly hot: PreparedQueries;
 
   constructor(
     private readonly handle: SqlHandle,
     private readonly redactor: SecretRedactor,
   ) {
     this.db = createQueryDb(handle);
+    this.hot = new PreparedQueries(handle);
   }
 
   /** Runtime JSON redacted; `workflow` is "null" when not kept. */
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
     const redact = (value: unknown) => this.redactor.json(JSON.stringify(value));
-    await this.db
-      .insertInto("runs")
-      .values({
-        id: record.id,
-        workflow_id: record.workflowId,
-        workflow_revision: record.workflowRevision,
-        status: record.status,
-        inputs: redact(record.inputs),
-        outputs: redact(record.outputs),
-        error: record.error ? redact(record.error) : null,
-        rerun_from: record.rerunFrom ?? null,
-        source_run_id: record.sourceRunId ?? null,
-        created_by: record.createdBy ?? null,
-        created_at: record.createdAt,
-        started_at: record.startedAt ?? null,
-        finished_at: record.finishedAt ?? null,
-        duration_ms: record.durationMs ?? null,
-        workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
-      })
-      .execute();
+    const row: RunsTable = {
+      id: record.id,
+      workflow_id: record.workflowId,
+      workflow_revision: record.workflowRevision,
+      status: record.status,
+      inputs: redact(record.inputs),
+      outputs: redact(record.outputs),
+      error: record.error ? redact(record.error) : null,
+      rerun_from: record.rerunFrom ?? null,
+      source_run_id: record.sourceRunId ?? null,
+      created_by: record.createdBy ?? null,
+      created_at: record.createdAt,
+      started_at: record.startedAt ?? null,
+      finished_at: record.finishedAt ?? null,
+      duration_ms: record.durationMs ?? null,
+      workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+    };
+    await this.hot.run("create", (slot) => this.db.insertInto("runs").values(slotsOf(slot, row)), Object.values(row));
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
-    const row = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "=", id).executeTakeFirst();
+    const [row] = await this.hot.rows("get", (slot) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "=", slot(0)), [id]);
     return row ? decodeRun(row) : undefined;
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
-    const row = await this.db.selectFrom("runs").select("workflow").where("id", "=", id).executeTakeFirst();
+    const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
     const raw: unknown = JSON.parse(row?.workflow ?? "null");
     return raw === null ? undefined : WorkflowSchema.parse(raw);
   }

@@ -4,7 +4,7 @@ import type { AccountRepository, UserRecord } from "../account-records.ts";
 /** An empty accounts store of the engine under test, its tables migrated. */
 export interface AccountsHarness {
   engine: "sqlite" | "postgres";
-  fresh(): Promise<{ repository: AccountRepository; close(): Promise<void> }>;
+  fresh(): Promise<{ repository: AccountRepository; close(): Promise<void>; failUserDeletes(): Promise<void> }>;
 }
 
 const user = (id: string, username: string, role: UserRecord["role"] = "editor", at = 1000): UserRecord => ({
@@ -27,11 +27,11 @@ export function accountsContract(harness: AccountsHarness): void {
     const fresh = async () => {
       const store = await harness.fresh();
       open.push(store.close);
-      return store.repository;
+      return store;
     };
 
     it("stores users, finds them by id and username, lists them oldest first, refuses a taken username", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       await repo.insertUser(user("u2", "bea", "viewer", 2000));
       await repo.insertUser(user("u1", "ann", "editor", 1000));
       expect(await repo.getUser("u1")).toEqual(user("u1", "ann", "editor", 1000));
@@ -44,7 +44,7 @@ export function accountsContract(harness: AccountsHarness): void {
     });
 
     it("inserts a user once when several callers race to create it (processes starting at once)", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       // Rounds of racers, so a race lost only now and then (PostgreSQL checking the username before the id) shows here.
       for (let round = 0; round < 20; round++) {
         const racer = user(`racer-${round}`, `racer-${round}`);
@@ -59,7 +59,7 @@ export function accountsContract(harness: AccountsHarness): void {
     });
 
     it("updates only the given fields, and says when there is no such user", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       await repo.insertUser(user("u1", "ann"));
       expect(await repo.updateUser("u1", { role: "owner" }, 5000)).toBe(true);
       expect(await repo.getUser("u1")).toMatchObject({ role: "owner", name: "ANN", passwordHash: "hash-of-ann", updatedAt: 5000 });
@@ -69,7 +69,7 @@ export function accountsContract(harness: AccountsHarness): void {
     });
 
     it("finds a session's user until it expires or is deleted; a role change shows at once", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       await repo.insertUser(user("u1", "ann"));
       await repo.insertSession({ hash: "h1", userId: "u1", createdAt: 1000, expiresAt: 2000 });
       await repo.insertSession({ hash: "h2", userId: "u1", createdAt: 1000, expiresAt: 9000 });
@@ -88,7 +88,7 @@ export function accountsContract(harness: AccountsHarness): void {
     });
 
     it("finds a token's user, records its use at most once a minute, lists and deletes a user's own tokens only", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       await repo.insertUser(user("u1", "ann"));
       await repo.insertUser(user("u2", "bea"));
       await repo.insertToken({ id: "t1", userId: "u1", name: "ci", hash: "th1", createdAt: 1000, lastUsedAt: null });
@@ -113,7 +113,7 @@ export function accountsContract(harness: AccountsHarness): void {
     });
 
     it("deletes a user with their sessions and tokens", async () => {
-      const repo = await fresh();
+      const repo = (await fresh()).repository;
       await repo.insertUser(user("u1", "ann"));
       await repo.insertSession({ hash: "h1", userId: "u1", createdAt: 1000, expiresAt: 9000 });
       await repo.insertToken({ id: "t1", userId: "u1", name: "ci", hash: "th1", createdAt: 1000, lastUsedAt: null });
@@ -125,6 +125,18 @@ export function accountsContract(harness: AccountsHarness): void {
       // The username is free again.
       await repo.insertUser(user("u9", "ann"));
       expect(await repo.sessionUser("h1", 2000)).toBeUndefined();
+    });
+
+    it("deletes a user all or nothing: when the user's row cannot be deleted, the sessions and tokens stay", async () => {
+      const store = await fresh();
+      const repo = store.repository;
+      await repo.insertUser(user("u1", "ann"));
+      await repo.insertSession({ hash: "h1", userId: "u1", createdAt: 1000, expiresAt: 9000 });
+      await repo.insertToken({ id: "t1", userId: "u1", name: "ci", hash: "th1", createdAt: 1000, lastUsedAt: null });
+      await store.failUserDeletes();
+      await expect(repo.deleteUser("u1")).rejects.toThrow();
+      expect((await repo.sessionUser("h1", 2000))?.id).toBe("u1");
+      expect((await repo.tokenUser("th1", 2000))?.tokenId).toBe("t1");
     });
   });
 }
