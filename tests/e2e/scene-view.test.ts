@@ -105,9 +105,9 @@ describe("the Scenes view", () => {
 
     await say(page, "scribe", 'Post the note "The bridge is open"');
     // Scribe posts the note; the world.note-posted event wakes Herald, who reads the world and answers.
-    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 15_000 }).toContain('"The bridge is open"');
+    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 60_000 }).toContain('"The bridge is open"');
     const timeline = '[data-testid="scene-timeline"]';
-    await poll(() => page.locator(`${timeline} .tl-step`).count(), { timeout: 15_000 }).toBe(4);
+    await poll(() => page.locator(`${timeline} .tl-step`).count(), { timeout: 60_000 }).toBe(4);
     await poll(() => agentStatus(page, "herald")).toBe("idle");
     expect(await agentStatus(page, "scribe")).toBe("idle");
     const seen = await seenStatuses(page);
@@ -136,8 +136,8 @@ describe("the Scenes view", () => {
 
     // A message to everyone: each agent answers it in the timeline.
     await say(page, "all", "Good morning");
-    await poll(() => texts(page, `${timeline} .tl-item`), { timeout: 15_000 }).toContain("You → all agents");
-    await poll(async () => await page.locator(`${timeline} [data-testid="timeline-reply"]`, { hasText: 'You said: "Good morning"' }).count(), { timeout: 15_000 }).toBe(2);
+    await poll(() => texts(page, `${timeline} .tl-item`), { timeout: 60_000 }).toContain("You → all agents");
+    await poll(async () => await page.locator(`${timeline} [data-testid="timeline-reply"]`, { hasText: 'You said: "Good morning"' }).count(), { timeout: 60_000 }).toBe(2);
 
     if (SCREENSHOTS) {
       await screenshotBothThemes(page, "scene-view-trace");
@@ -150,8 +150,8 @@ describe("the Scenes view", () => {
     await poll(() => page.locator(".scene-item.active").getAttribute("data-scene-id")).toBe("notice-board");
     await poll(() => page.locator(`${timeline} .tl-step`).count()).toBe(6);
     await say(page, "scribe", 'Post the note "Ferry at noon"');
-    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 15_000 }).toContain('"Ferry at noon"');
-    await poll(() => shown(page, '[data-testid="world-changes"] li'), { timeout: 15_000 }).toContain('"The bridge is open" → "Ferry at noon"');
+    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 60_000 }).toContain('"Ferry at noon"');
+    await poll(() => shown(page, '[data-testid="world-changes"] li'), { timeout: 60_000 }).toContain('"The bridge is open" → "Ferry at noon"');
 
     // The connection drops: what happens meanwhile shows once it is back.
     await page.evaluate(() => {
@@ -161,9 +161,9 @@ describe("the Scenes view", () => {
     });
     await poll(() => page.locator('[data-testid="scene-reconnecting"]').count()).toBe(1);
     expect((await weft.api("POST", "/api/scenes/notice-board/messages", { to: "scribe", text: 'Post the note "Market on Sunday"' })).status).toBe(202);
-    await poll(async () => (await weft.read("/api/scenes/notice-board/state", SceneStateViewSchema)).world, { timeout: 15_000 }).toMatchObject({ board: { note: "Market on Sunday" } });
+    await poll(async () => (await weft.read("/api/scenes/notice-board/state", SceneStateViewSchema)).world, { timeout: 60_000 }).toMatchObject({ board: { note: "Market on Sunday" } });
     await page.evaluate(() => ((window as unknown as { blockSockets: boolean }).blockSockets = false));
-    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 15_000 }).toContain('"Market on Sunday"');
+    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 60_000 }).toContain('"Market on Sunday"');
     await poll(() => page.locator('[data-testid="scene-reconnecting"]').count()).toBe(0);
     await poll(() => page.locator(`${timeline} .tl-user`, { hasText: 'Post the note "Market on Sunday"' }).count()).toBe(1);
 
@@ -192,7 +192,7 @@ describe("the Scenes view", () => {
     await poll(() => page.locator('[data-testid="scene-status"]').getAttribute("data-status")).toBe("running");
     await say(page, "asker", "Remember my city.");
 
-    await poll(() => agentStatus(page, "asker"), { timeout: 15_000 }).toBe("waiting_user");
+    await poll(() => agentStatus(page, "asker"), { timeout: 60_000 }).toBe("waiting_user");
     const question = card(page, "asker").locator('[data-testid="agent-question"]');
     expect(await question.textContent()).toContain("Which city?");
     if (SCREENSHOTS) await screenshotBothThemes(page, "scene-question");
@@ -205,8 +205,8 @@ describe("the Scenes view", () => {
     await question.locator('button[type="submit"]').click();
     await poll(() => question.count()).toBe(0);
     await page.locator('[data-testid="side-world"]').click();
-    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 15_000 }).toContain('"Oslo"');
-    await poll(() => page.locator('[data-testid="scene-timeline"] [data-testid="timeline-reply"]', { hasText: "Noted: Oslo." }).count(), { timeout: 15_000 }).toBe(1);
+    await poll(() => texts(page, '[data-testid="scene-world"]'), { timeout: 60_000 }).toContain('"Oslo"');
+    await poll(() => page.locator('[data-testid="scene-timeline"] [data-testid="timeline-reply"]', { hasText: "Noted: Oslo." }).count(), { timeout: 60_000 }).toBe(1);
     await poll(() => agentStatus(page, "asker")).toBe("idle");
     expect(JSON.stringify(llm.chatBodies()[1]?.messages)).toContain("Oslo");
 
