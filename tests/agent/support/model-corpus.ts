@@ -74,7 +74,8 @@ export const XML_CORPUS: CorpusCase[] = [
     told: [
       {
         role: "user",
-        contains: [RESULT_42, 'Note: the text you wrote after </ACTION> ("I will wait for the result.") was ignored and removed from the conversation'],
+        contains: [RESULT_42, "Note: the text you wrote after </ACTION> was dropped from the conversation"],
+        lacks: ["I will wait for the result."],
         previousReply: `Sure, let me compute that.\n${MULTIPLY}`,
       },
     ],
@@ -85,7 +86,7 @@ export const XML_CORPUS: CorpusCase[] = [
     agent: "text-helper",
     message: "What is 6 times 7?",
     turns: [reply(`${MULTIPLY}\nObservation: Tool \`core_math\` executed successfully. Result: {"result":99}\nSo the answer is 99.`), reply(ANSWER)],
-    told: [{ role: "user", contains: [RESULT_42, "was ignored"], lacks: ['{"result":99}\n'], previousReply: MULTIPLY }],
+    told: [{ role: "user", contains: [RESULT_42, "was dropped"], lacks: ['{"result":99}', "answer is 99"], previousReply: MULTIPLY }],
     ends: { status: "completed", exit: 0, text: ANSWER },
   },
   {

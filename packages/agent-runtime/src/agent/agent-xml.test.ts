@@ -75,6 +75,29 @@ describe("the <ACTION> loop over a real LLM connection", () => {
     expect(agent.status).toBe("completed");
   });
 
+  it("drops invented text after </ACTION> and never sends it back, not even quoted in the note", async () => {
+    const invented = 'Observation: {"result": 99}';
+    const call = action("core_math", { a: "6", b: "7", op: "multiply" }, "Multiplying.");
+    h = await createAgentHarness({ turns: [say(`${call}\n${invented}\nSo the answer is 99.`), say("42."), say("Still 42.")] });
+    const agent = await h.create({ tools: ["core:math"] });
+    const first = await agent.sendMessage("What is 6 times 7?");
+    if (!first.ok) throw new Error(first.error.message);
+    expect(first.value.text).toBe("42.");
+    const second = await agent.sendMessage("Sure?");
+    if (!second.ok) throw new Error(second.error.message);
+
+    // Every later request: the kept action, the real observation, a note that says text was dropped — never the text.
+    for (const index of [1, 2]) {
+      const contents = h.request(index).map((m) => String(m.content));
+      for (const content of contents) {
+        expect(content).not.toContain(invented);
+        expect(content).not.toContain("answer is 99");
+      }
+      expect(contents.some((c) => c.includes('{"result":42}') && c.includes("after </ACTION> was dropped"))).toBe(true);
+    }
+    expect(h.request(1).at(-2)).toEqual({ role: "assistant", content: call });
+  });
+
   it("feeds a malformed <ACTION> back as the parser's precise Observation, runs nothing, and accepts the corrected call", async () => {
     const broken = "Computing.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n  </core_math>";
     h = await createAgentHarness({ turns: [say(broken), say(action("core_math", { a: "6", b: "7" })), say("13.")] });

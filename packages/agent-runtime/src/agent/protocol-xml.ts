@@ -33,16 +33,13 @@ export const xmlProtocol: AgentProtocolAdapter = {
   },
 };
 
-const SHOWN_TAIL = 80;
-
 /**
  * The turn ends at `</ACTION>` (seed 004 §3.1.1): what a model writes after it — often an invented
- * "Observation: …" — never reaches the next request, and the model is told it was ignored.
+ * "Observation: …" — never reaches the next request, and the model is told it was dropped. The note
+ * does not quote that text: quoting it would put the invented result back into the model's context.
  */
 function afterAction(text: string, parsed: CallResult | ErrorResult): { actions: PlannedAction[]; keptText?: string } {
   if (parsed.actionEnd === undefined || parsed.trailingText === "") return { actions: [{ parsed }] };
-  const tail = parsed.trailingText.replace(/\s+/g, " ");
-  const shown = tail.length <= SHOWN_TAIL ? tail : `${tail.slice(0, SHOWN_TAIL)}…`;
-  const note = `Note: the text you wrote after </ACTION> (${JSON.stringify(shown)}) was ignored and removed from the conversation; only the Observation above is real. Stop writing after </ACTION> and wait for the Observation.`;
+  const note = "Note: the text you wrote after </ACTION> was dropped from the conversation; only the Observation above is real. Stop writing after </ACTION> and wait for the Observation.";
   return { actions: [{ parsed, note }], keptText: text.slice(0, parsed.actionEnd) };
 }

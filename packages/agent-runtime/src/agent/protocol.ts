@@ -8,7 +8,7 @@ export interface PlannedAction {
   /** The native tool call id; absent for an `<ACTION>` block. */
   callId?: string;
   parsed: CallResult | ErrorResult;
-  /** Said after the action's observation (e.g. that text after `</ACTION>` was ignored). */
+  /** Said after the action's observation (e.g. that text after `</ACTION>` was dropped). */
   note?: string;
 }
 
