@@ -87,7 +87,8 @@ describe("running and debugging in the browser", () => {
 
     await inspectRun(page, "parse");
     const error = await texts(page, '[data-testid="inspector-error"]');
-    expect(error).toMatch(/[A-Z_]+: .*JSON/i);
+    expect(error).toContain("Invalid JSON");
+    expect(error).toContain("parse · INVALID_JSON"); // the id and code as secondary text
 
     await inspectRun(page, "pick");
     expect(await texts(page, ".skip-reason")).toContain("parse");

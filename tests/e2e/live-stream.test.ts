@@ -64,7 +64,7 @@ describe("live streamed text on a running node", () => {
     // Done: the node shows its output, the inspector the whole answer and the chunks it came in.
     expect(await reply.locator(".weft-node").getAttribute("data-status")).toBe("completed");
     await reply.locator(".node-title").click();
-    await poll(() => texts(page, ".inspector-title")).toBe("reply");
+    await poll(() => page.locator(".inspector-title").getAttribute("title")).toBe("reply");
     const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
     if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
     await poll(() => texts(page, '[data-testid="inspector-outputs"]')).toContain(`"${CHUNKS.join("")}"`);

@@ -84,7 +84,8 @@ export async function texts(page: Page, selector: string): Promise<string> {
 /** Selects a node and shows, in the inspector's Run tab, what it did in the run on the canvas. */
 export async function inspectRun(page: Page, id: string): Promise<void> {
   await node(page, id).locator(".node-title").click();
-  await poll(() => texts(page, ".inspector-title")).toBe(id);
+  // The header names the node by its title; its id is the header's tooltip.
+  await poll(() => page.locator(".inspector-title").getAttribute("title")).toBe(id);
   const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });
   if (!(await runTab.getAttribute("class"))?.includes("active")) await runTab.click();
 }

@@ -1,10 +1,12 @@
 import { defineStore } from "pinia";
-import { markRaw, reactive, ref, shallowReactive } from "vue";
+import { markRaw, nextTick, reactive, ref, shallowReactive } from "vue";
 import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
 import { api, validationIssuesOf } from "../../shared/api/client.ts";
 import type { RunRecord } from "../../shared/api/schemas.ts";
 import { useIssueWords } from "../../shared/workflow/useIssueWords.ts";
+import { useNodeTitle } from "../../shared/workflow/useNodeTitle.ts";
+import { runErrorInWords, runErrorSentence } from "./run-error-words.ts";
 import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
 import { sameGraph, workflowFromObservations } from "./run-graph.ts";
@@ -20,6 +22,7 @@ const ShownRunsSchema = z.record(z.string(), z.string());
 export const useRunsStore = defineStore("runs", () => {
   const ui = useUiStore();
   const inWords = useIssueWords();
+  const { titleOf } = useNodeTitle();
   const workflows = useWorkflowsStore();
 
   /** Every run loaded in this page, by run id (reactive per node, so only changed nodes re-render). */
@@ -50,7 +53,30 @@ export const useRunsStore = defineStore("runs", () => {
     unsubscribers.delete(view.runId);
     void loadList(view.workflowId);
     if (hasCacheHits(view)) void loadCachedInputs(view);
-    if (view.status === "failed") ui.toast("error", `Run failed: ${view.error?.message ?? "see the failed node"}`, view.error?.code);
+    if (view.status === "failed") announceFailure(view);
+  }
+
+  /** The toast of a failed run: the node by its title, the message's context laid out, and "Jump to node". */
+  function announceFailure(view: RunView) {
+    if (!view.error) return void ui.toast("error", "Run failed: see the failed node.");
+    const words = runErrorInWords(view.error, workflowOf(view), titleOf);
+    const tabId = tabShowing(view.runId);
+    const at = words.nodeId;
+    const jump = at && tabId ? { label: "Jump to node", run: () => void jumpToNode(tabId, at) } : undefined;
+    ui.toast("error", `Run failed: ${runErrorSentence(words)}`, view.error.code, 15_000, jump, words.context);
+  }
+
+  /** The workflow a run ran: its snapshot, else the open tab of its workflow. */
+  const workflowOf = (view: RunView): Workflow | undefined => snapshots.get(view.runId) ?? workflows.tab(view.workflowId)?.doc;
+  const tabShowing = (runId: string) => Object.keys(shown).find((tabId) => shown[tabId] === runId);
+
+  /** Shows a node of a tab's canvas: that tab in front (the editor view), the node selected and centred. */
+  async function jumpToNode(tabId: string, nodeId: string) {
+    ui.view = "editor";
+    workflows.setActive(tabId);
+    // The canvas of a tab just brought to the front registers itself on the next render.
+    await nextTick();
+    ui.canvas?.showNode(nodeId);
   }
 
   async function loadCachedInputs(view: RunView) {
@@ -68,11 +94,13 @@ export const useRunsStore = defineStore("runs", () => {
 
   const lastInputs = (workflowId: string): Record<string, unknown> => readLocal(INPUTS_KEY(workflowId), z.record(z.string(), z.unknown())) ?? {};
 
-  /** Runs the tab's current draft (unsaved edits included). A workflow never saved is created first. */
+  /**
+   * Runs the tab's current draft (unsaved edits included). A workflow never saved runs as an unsaved
+   * draft too (the API runs `body.workflow` under its id): running stores no workflow, saving does.
+   */
   async function start(tabId: string, options: { inputs?: Record<string, unknown>; rerunFrom?: string } = {}): Promise<boolean> {
     const tab = workflows.tab(tabId);
     if (!tab || tab.readonly || starting.value) return false;
-    if (tab.saved === null && !(await workflows.save(tabId))) return false;
     const doc = tab.doc;
     starting.value = true;
     const result = await api.startRun(doc.id, { inputs: options.inputs ?? {}, rerunFrom: options.rerunFrom, workflow: doc });
@@ -216,5 +244,5 @@ export const useRunsStore = defineStore("runs", () => {
 
   const snapshotOf = (runId: string) => snapshots.get(runId);
 
-  return { views, shown, lists, socketStatus, starting, rememberShown, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf };
+  return { views, shown, lists, socketStatus, starting, rememberShown, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf, jumpToNode };
 });

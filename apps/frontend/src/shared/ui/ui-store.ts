@@ -21,6 +21,8 @@ export interface Toast {
   detail?: string;
   /** A fix the toast offers (e.g. insert a converter, show the node). */
   action?: ToastAction;
+  /** Lines shown as they are under the message, monospaced (an error's quoted text and its caret). */
+  context?: string;
 }
 
 export interface ToastAction {
@@ -92,9 +94,9 @@ export const useUiStore = defineStore("ui", () => {
 
   const toasts = ref<Toast[]>([]);
   let nextToast = 1;
-  function toast(kind: ToastKind, message: string, detail?: string, timeoutMs = kind === "error" ? 9000 : 4000, action?: ToastAction) {
+  function toast(kind: ToastKind, message: string, detail?: string, timeoutMs = kind === "error" ? 9000 : 4000, action?: ToastAction, context?: string) {
     const id = nextToast++;
-    toasts.value = [...toasts.value.slice(-4), { id, kind, message, detail, ...(action ? { action } : {}) }];
+    toasts.value = [...toasts.value.slice(-4), { id, kind, message, detail, ...(action ? { action } : {}), ...(context ? { context } : {}) }];
     if (timeoutMs > 0) setTimeout(() => dismiss(id), timeoutMs);
     return id;
   }

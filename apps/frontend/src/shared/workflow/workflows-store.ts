@@ -36,6 +36,8 @@ export interface EditorTab {
 }
 
 const TABS_KEY = "weft.tabs";
+/** The name of a new workflow until its first save asks for one. */
+const UNTITLED = "Untitled workflow";
 const DraftSchema = z.object({ doc: WorkflowSchema, baseRevision: z.number().nullable() });
 const TabsMemorySchema = z.object({ active: z.string().nullable(), tabs: z.array(z.object({ id: z.string(), draft: DraftSchema.optional() })) });
 /** Just whether there are tabs to reopen, without checking the drafts kept with them. */
@@ -107,7 +109,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return addTab(result.value.workflow, result.value.workflow);
   }
 
-  function create(name = "Untitled workflow"): EditorTab {
+  function create(name = UNTITLED): EditorTab {
     const doc = WorkflowSchema.parse({ id: newWorkflowId(name), name, nodes: [] });
     return addTab(doc, null, { idFromName: true });
   }
@@ -198,6 +200,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   async function save(tabId = activeId.value, options: { overwrite?: boolean } = {}): Promise<boolean> {
     const t = tabId ? tab(tabId) : null;
     if (!t || t.readonly || t.saving) return false;
+    if (t.saved === null && !(await nameFirstSave(t))) return false;
     idFromCurrentName(t);
     t.saving = true;
     t.saveError = null;
@@ -220,6 +223,22 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     // Edits made while the request was on its way stay; they just move onto the new revision.
     t.doc = markRaw(t.doc === sent ? stored : { ...t.doc, revision: stored.revision });
     void refreshList();
+    return true;
+  }
+
+  /**
+   * A workflow is stored (and listed, and offered as a skill) only once its user has named it: the
+   * first save asks for the name. Cancelling saves nothing.
+   */
+  async function nameFirstSave(t: EditorTab): Promise<boolean> {
+    const name = await ui.prompt({
+      title: "Save workflow",
+      message: "Name the workflow. Saved workflows are listed under Workflows and can be used as skills.",
+      value: t.doc.name === UNTITLED ? "" : t.doc.name,
+      check: (value) => (value.trim() === "" ? "Give the workflow a name." : null),
+    });
+    if (name === null) return false;
+    if (name.trim() !== t.doc.name) exec({ kind: "update-meta", patch: { name: name.trim() } }, "Rename workflow", { tabId: t.id });
     return true;
   }
 
