@@ -90,6 +90,17 @@ describe("runs API", () => {
     expect(WorkflowAnswerSchema.parse((await t.call("GET", "/api/workflows/notes")).body).workflow.nodes[1]?.config?.template).toBe("Notes on {{0}}");
   });
 
+  it("runs a workflow never saved as a draft: the run and its snapshot are stored, no workflow is", async () => {
+    const started = await startRun("never-saved", { workflow: templateWorkflow("never-saved", "Unsaved {{0}}"), inputs: { topic: "wool" } });
+    const { run, workflow } = await waitForRun(t, started.runId);
+    expect(run.outputs).toEqual({ text: "Unsaved wool" });
+    expect(workflow).toMatchObject({ id: "never-saved" });
+    expect((await t.call("GET", "/api/workflows/never-saved")).status).toBe(404);
+    const listed = z.object({ workflows: z.array(z.object({ id: z.string() })) }).parse((await t.call("GET", "/api/workflows")).body).workflows;
+    expect(listed.map((w) => w.id)).not.toContain("never-saved");
+    expect(RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=never-saved")).body).runs.map((r) => r.id)).toEqual([started.runId]);
+  });
+
   it("answers GET /api/runs/:id with the workflow exactly as the run ran it, also after the workflow changed", async () => {
     await t.call("POST", "/api/workflows", { workflow: templateWorkflow("snap") });
     const started = await startRun("snap", { inputs: { topic: "weft" } });
