@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { formatIssue, workflowInterface } from "@weft/types";
 import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE } from "../support/cli-error.ts";
 import { describeInputs, parseInputs } from "../support/cli-inputs.ts";
+import { createBuiltinRegistry } from "@weft/nodes";
 import { engineFor } from "../support/engine-for.ts";
 import { CliLlmService, llmProfileFromEnv } from "../support/cli-llm.ts";
 import { loadWorkflowFile, type LoadedFile } from "../support/load-workflow-file.ts";
@@ -31,7 +32,8 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 async function runFile(file: LoadedFile, inputPairs: string[], json: boolean, llm: CliLlmService): Promise<number> {
-  const engine = engineFor(file.directory, { llm });
+  const catalog = createBuiltinRegistry();
+  const engine = engineFor(file.directory, { llm }, catalog);
   const checked = engine.validate(file.document);
   if (!checked.ok) {
     for (const issue of checked.issues) process.stderr.write(`${formatIssue(issue)}\n`);
@@ -51,7 +53,13 @@ async function runFile(file: LoadedFile, inputPairs: string[], json: boolean, ll
   const result = await engine.run(checked.workflow, {
     inputs,
     signal: controller.signal,
-    onEvent: createProgressReporter((text) => process.stderr.write(text)),
+    onEvent: createProgressReporter(
+      (text) => process.stderr.write(text),
+      (nodeId) => {
+        const node = checked.workflow.nodes.find((n) => n.id === nodeId);
+        return node && (node.label || catalog.get(node.type)?.spec.title);
+      },
+    ),
   });
   process.off("SIGINT", onInterrupt);
 

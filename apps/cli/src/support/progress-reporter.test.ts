@@ -62,4 +62,17 @@ describe("createProgressReporter", () => {
     const out = feed([{ type: "node.completed", nodeId: "tidy", invocationId: "it", outputs: {}, durationMs: 0.5, cached: false, nodeType: "text:template", inputs: { text: "x" } }]);
     expect(out).toBe("  ✓ tidy (text:template) 0.50ms\n");
   });
+
+  it("names a failed run's node by title, its id after it, and keeps the message's caret lines under each other", () => {
+    let out = "";
+    const report = createProgressReporter(
+      (text) => (out += text),
+      (id) => (id === "json_parse_1" ? "Parse JSON" : undefined),
+    );
+    const message = 'node "json_parse_1" failed: Invalid JSON at line 1, column 3: unexpected text (found "x").\n  {"x}\n    ^';
+    report({ type: "run.failed", error: { code: "INVALID_JSON", message }, durationMs: 5, streamId: "r", seq: 0, ts: 0 } as RunEvent);
+    const lines = out.split("\n");
+    expect(lines[0]).toBe('✗ failed after 5ms: [INVALID_JSON] "Parse JSON" (json_parse_1) failed: Invalid JSON at line 1, column 3: unexpected text (found "x").');
+    expect(lines[2]!.indexOf("^")).toBe(lines[1]!.indexOf("x"));
+  });
 });

@@ -8,11 +8,23 @@ function indentLines(text: string, indent: string): string {
   return text.replace(/\n/g, `\n${indent}`);
 }
 
+/** The engine's run error wraps the failed node's message: `node "<id>" failed: …` (engine/run-outcome.ts). */
+const RUN_WRAPPER = /^node "([^"]*)" failed: /;
+
+/** A run's error with its failed node named by title, the id after it: `"Parse JSON" (json_parse_1) failed: …`. */
+function runErrorInWords(message: string, titleOf: (nodeId: string) => string | undefined): string {
+  const wrapped = RUN_WRAPPER.exec(message);
+  const title = wrapped && titleOf(wrapped[1]);
+  return wrapped && title ? `"${title}" (${wrapped[1]}) failed: ${message.slice(wrapped[0].length)}` : message;
+}
+
 /**
  * Live per-node progress for a terminal (stderr): one line when a node starts and one when it ends
  * (completed with timing, cached, failed, skipped), streamed chunks inline on one line per node.
+ * Node lines name nodes by id (what the file says); the run's failure names its node by title too
+ * (`titleOf`: the node's label or its type's title).
  */
-export function createProgressReporter(write: (text: string) => void): RunEventSink {
+export function createProgressReporter(write: (text: string) => void, titleOf: (nodeId: string) => string | undefined = () => undefined): RunEventSink {
   let openStream: string | undefined;
   let shown = 0;
   const chunkCounts = new Map<string, number>();
@@ -75,7 +87,7 @@ export function createProgressReporter(write: (text: string) => void): RunEventS
         return;
       case "run.failed":
         closeStreamLine();
-        write(`✗ failed after ${formatDuration(event.durationMs)}: [${event.error.code}] ${indentLines(event.error.message, "    ")}\n`);
+        write(`✗ failed after ${formatDuration(event.durationMs)}: [${event.error.code}] ${indentLines(runErrorInWords(event.error.message, titleOf), "    ")}\n`);
         return;
       case "run.cancelled":
         closeStreamLine();
