@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
-import { createCredentialRepository, type StoredCredential } from "../storage/credential-repository.ts";
+import { storageOpener, type StorageHarness } from "../testing/storage-contract/harness.ts";
+import { createCredentialRepository, type StoredCredential } from "./credential-repository.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 
 function credential(name: string, overrides: Partial<StoredCredential> = {}): StoredCredential {

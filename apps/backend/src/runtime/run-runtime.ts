@@ -2,12 +2,12 @@ import { fileURLToPath } from "node:url";
 import { codeWorkers, createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost } from "@weft/agent-runtime";
 import type { Logger, NodeServices, SecretRedactor, WorkflowSource } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { RuntimeStorage } from "./runtime-storage.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
 import { SecretBox } from "../secrets/secret-box.ts";
 import { LlmProfileService } from "../llm/profile-service.ts";
 import { CredentialService } from "../credentials/credential-service.ts";
-import { createCredentialRepository } from "../storage/credential-repository.ts";
+import { createCredentialRepository } from "../credentials/credential-repository.ts";
 import { McpManager } from "../mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "../mcp/mcp-catalog.ts";
 import { McpSettings } from "../settings/mcp-settings.ts";
@@ -23,7 +23,7 @@ export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows
 
 export interface RunRuntimeOptions {
   /** Opened by the caller (with its payload reads): the runtime never closes it. */
-  storage: Storage;
+  storage: RuntimeStorage;
   /** The process's redactor: stored LLM keys, credentials and MCP secrets are added to it as they are read. */
   redactor: SecretRedactor;
   log: Logger;

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import { z } from "zod";
-import { flag, num, optionalNum } from "./row-values.ts";
-import { createQueryDb } from "./query-db.ts";
-import { nameOrder } from "./document-table.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import { flag, num, optionalNum } from "../storage/row-values.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import { nameOrder } from "../storage/document-table.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
 export const LlmProviderSchema = z.enum(LLM_PROVIDERS);

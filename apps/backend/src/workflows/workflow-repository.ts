@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "./document-table.ts";
+import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "../storage/document-table.ts";
 import { summaryColumns, summaryFrom } from "./workflow-summary.ts";
-import { flag, num } from "./row-values.ts";
-import type { PostgresHandle, SqlHandle } from "./sql-handle.ts";
+import { flag, num } from "../storage/row-values.ts";
+import type { PostgresHandle, SqlHandle } from "../storage/sql-handle.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
@@ -150,4 +150,9 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
 
 export function createWorkflowRepository(handle: SqlHandle, inTransaction: () => boolean): WorkflowRepository {
   return new Workflows(handle, inTransaction);
+}
+
+/** The storage workflows/ needs. */
+export interface WorkflowsStorage {
+  readonly workflows: WorkflowRepository;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore, type SecretRedactor } from "@weft/types";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** What an agent needs to continue a conversation (counters, private state, a pending question). */
 export type AgentSessionRepository = AgentStateStore;

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from "kysely";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
-import { num, optionalNum } from "./row-values.ts";
-import { PreparedQueries, slotsOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { num, optionalNum } from "../storage/row-values.ts";
+import { PreparedQueries, slotsOf } from "../storage/prepared-query.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({

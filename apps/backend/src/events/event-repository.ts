@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { PreparedQueries, type SlotOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import { PreparedQueries, type SlotOf } from "../storage/prepared-query.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 
 /**
  * One persisted event of a stream (a run, a conversation or a scene). The event is kept as the

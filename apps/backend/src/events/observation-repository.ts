@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import { PreparedQueries } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
+import { PreparedQueries } from "../storage/prepared-query.ts";
+import { createQueryDb } from "../storage/query-db.ts";
 import { MAX_INSERT_ROWS } from "./event-repository.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import type { Observation, SecretRedactor } from "@weft/types";
 
 /** An observation with its place in the run's list (the order nodes started in). */

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore, type SecretRedactor } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 

@@ -1,6 +1,6 @@
 import { SceneSchema, type Scene } from "@weft/types";
-import { DocumentTable, type DocumentRepository } from "./document-table.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { DocumentTable, type DocumentRepository } from "../storage/document-table.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 export type SceneRepository = DocumentRepository<Scene>;
 

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import { num } from "./row-values.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import { num } from "../storage/row-values.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** One stored setting: its JSON value (checked by its owner against its schema) and when it was last set. */
 export interface StoredSetting {

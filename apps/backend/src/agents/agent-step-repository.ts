@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { AgentStepTrace, SecretRedactor } from "@weft/types";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** The recorded deliberation steps of agent conversations (seed 004 §3.3 "logging"). */
 export interface AgentStepRepository {

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { openSqliteStorage, DATABASE_FILE } from "./storage.ts";
-import { createCredentialRepository } from "./credential-repository.ts";
-import { MIGRATIONS } from "../schema.ts";
-import { tempDir } from "../testing/test-server.ts";
+import { openSqliteStorage, DATABASE_FILE } from "./testing/storage.ts";
+import { createCredentialRepository } from "./credentials/credential-repository.ts";
+import { MIGRATIONS } from "./schema.ts";
+import { tempDir } from "./testing/test-server.ts";
 
-/** Written by Weft e5dc891's own code (fixtures/make-legacy-sqlite.ts): user_version 9, credentials' module row, a few rows. */
-const FIXTURE = new URL("./fixtures/e5dc891.sqlite", import.meta.url).pathname;
+/** Written by Weft e5dc891's own code (storage/fixtures/make-legacy-sqlite.ts): user_version 9, credentials' module row, a few rows. */
+const FIXTURE = new URL("./storage/fixtures/e5dc891.sqlite", import.meta.url).pathname;
 
 function legacyCopy(): string {
   const dir = tempDir();

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** Small facts about the installation itself (e.g. whether the example content was loaded). */
 export interface MetaRepository {
