@@ -1,4 +1,4 @@
-import type { Logger, SecretRedactor } from "@weft/types";
+import type { Logger } from "@weft/types";
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
 import { openStorage, postgresOpenError, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
 import { journalRepositories, type JournalStorage } from "./events/journal-storage.ts";
@@ -33,23 +33,19 @@ export interface Storage extends JournalStorage {
 
 /** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */
 export async function composeStorage(engine: StorageEngine): Promise<Storage> {
-  const { sql, redactor, transaction } = engine;
-  const workflows = createWorkflowRepository(sql, () => engine.inTransaction());
+  const workflows = createWorkflowRepository(engine);
   const storage: Storage = {
-    sql,
-    redactor,
-    transaction,
-    inTransaction: () => engine.inTransaction(),
+    ...engine,
     ...journalRepositories(engine),
     workflows,
-    agents: createAgentProfileRepository(sql),
-    scenes: createSceneRepository(sql),
-    llmProfiles: new LlmProfileTable(sql, transaction),
-    meta: new MetaTable(sql),
-    conversations: new ConversationTable(sql, redactor, transaction),
-    agentSessions: new AgentSessionTable(sql, redactor),
-    agentSteps: new AgentStepTable(sql, redactor),
-    settings: new SettingsTableRepository(sql),
+    agents: createAgentProfileRepository(engine),
+    scenes: createSceneRepository(engine),
+    llmProfiles: new LlmProfileTable(engine),
+    meta: new MetaTable(engine),
+    conversations: new ConversationTable(engine),
+    agentSessions: new AgentSessionTable(engine),
+    agentSteps: new AgentStepTable(engine),
+    settings: new SettingsTableRepository(engine),
     async close() {
       await workflows.close();
       await engine.close();
@@ -70,33 +66,15 @@ export async function openAppStorage(options: StorageOptions): Promise<Storage> 
   }
 }
 
-export interface ProcessStorageOptions {
-  /** The data folder (created when missing, made private: see ensurePrivateDataDir): without `databaseUrl`, the SQLite file is in it. */
-  dataDir: string;
-  /** PostgreSQL instead of SQLite. */
-  databaseUrl?: string | undefined;
-  /** PostgreSQL connections at most. */
-  dbPoolSize?: number | undefined;
-  /** The process's redactor: what is stored is redacted with it. */
-  redactor: SecretRedactor;
-  /** Where a data folder that cannot be made private is reported. */
-  log: Logger;
-}
-
 /**
- * The storage an API process and a `weft worker` open alike, with every module's tables (MIGRATIONS):
- * large values of runs, observations and events are stored once and referenced (`payloads`, which the
- * event journal writes through), and every reader of `storage` gets them whole. The caller closes `storage`.
+ * The storage an API process and a `weft worker` open alike, with every module's tables (MIGRATIONS) in a private data
+ * folder (ensurePrivateDataDir, `log` told when it cannot be): large values of runs, observations and events are stored
+ * once and referenced (`payloads`, which the event journal writes through), and every reader of `storage` gets them
+ * whole. The caller closes `storage`.
  */
-export async function openProcessStorage(options: ProcessStorageOptions): Promise<{ storage: Storage; payloads: PayloadStore }> {
+export async function openProcessStorage(options: Omit<StorageOptions, "migrations"> & { log: Logger }): Promise<{ storage: Storage; payloads: PayloadStore }> {
   ensurePrivateDataDir(options.dataDir, options.log);
-  const opened = await openAppStorage({
-    dataDir: options.dataDir,
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-    ...(options.dbPoolSize !== undefined ? { poolSize: options.dbPoolSize } : {}),
-    redactor: options.redactor,
-    migrations: MIGRATIONS,
-  });
+  const opened = await openAppStorage({ ...options, migrations: MIGRATIONS });
   const payloads = new PayloadStore(opened.sql);
   return { storage: withPayloadReads(opened, payloads), payloads };
 }

@@ -120,7 +120,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const unlock = options.databaseUrl ? () => undefined : lockDataDir(options.dataDir);
   let opened: Awaited<ReturnType<typeof openProcessStorage>>;
   try {
-    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log });
+    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, poolSize: options.dbPoolSize, redactor, log });
   } catch (error) {
     unlock();
     throw error;

@@ -1,9 +1,9 @@
 import { AgentProfileSchema, type AgentProfile } from "@weft/types";
 import { DocumentTable, type DocumentRepository } from "../storage/document-table.ts";
-import type { SqlHandle } from "../storage/sql-handle.ts";
+import type { StorageEngine } from "../storage/storage.ts";
 
 export type AgentProfileRepository = DocumentRepository<AgentProfile>;
 
-export function createAgentProfileRepository(handle: SqlHandle): AgentProfileRepository {
-  return new DocumentTable<AgentProfile>(handle, "agent_profiles", AgentProfileSchema);
+export function createAgentProfileRepository(engine: StorageEngine): AgentProfileRepository {
+  return new DocumentTable<AgentProfile>(engine, "agent_profiles", AgentProfileSchema);
 }

@@ -81,7 +81,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const id = `worker-${randomUUID()}`;
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
-  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log });
+  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, poolSize: options.dbPoolSize, redactor, log });
   let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;

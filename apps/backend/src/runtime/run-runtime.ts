@@ -112,7 +112,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     // A credential is used only in runs of the roles its owner allowed: the user's role now, read at each use.
     const accounts = await openAccountRepository(storage.sql, storage.transaction);
     const roleOf = async (userId: string) => (await accounts.getUser(userId))?.role;
-    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"), roleOf);
+    const credentials = new CredentialService(createCredentialRepository(storage), box, redactor, log.child("credentials"), roleOf);
     await credentials.redactStoredSecrets();
     const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
     const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);

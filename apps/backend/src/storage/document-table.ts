@@ -1,9 +1,10 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { z } from "zod";
-import { PreparedQueries, type SlotOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
+import type { SlotOf } from "./prepared-query.ts";
 import { num } from "./row-values.ts";
 import type { SqlHandle } from "./sql-handle.ts";
+import type { StorageEngine } from "./storage.ts";
+import { Table } from "./table.ts";
 
 /** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
 export interface StoredDocument<T> {
@@ -126,19 +127,14 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
  * added to a schema later apply to old records. An update is `UPDATE … WHERE revision = $base`: of two
  * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
-export class DocumentTable<T extends { id: string; name: string; revision: number }> implements DocumentRepository<T> {
-  protected readonly db: Kysely<DocumentDb>;
-  /** A run start's read (`bench:server`), built once. */
-  private readonly hot: PreparedQueries;
-
+export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
   constructor(
-    protected readonly handle: SqlHandle,
+    engine: StorageEngine,
     protected readonly table: DocumentTableName,
     private readonly schema: z.ZodType<T>,
     private readonly derived: DerivedColumns<T> = () => ({}),
   ) {
-    this.db = createQueryDb<DocumentDb>(handle);
-    this.hot = new PreparedQueries(handle);
+    super(engine);
   }
 
   private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
@@ -150,7 +146,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   async list(): Promise<Listing<StoredDocument<T>>> {
-    const rows = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).orderBy(nameOrder(this.handle.engine)).execute();
+    const rows = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).orderBy(nameOrder(this.engine.sql.engine)).execute();
     return listReadable(rows, (row) => this.decode(row));
   }
 
@@ -158,7 +154,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     const rows = await this.db
       .selectFrom(this.table)
       .select("id")
-      .orderBy(this.handle.engine === "postgres" ? sql`id COLLATE "C"` : sql`id`)
+      .orderBy(this.engine.sql.engine === "postgres" ? sql`id COLLATE "C"` : sql`id`)
       .execute();
     return rows.map((r) => r.id);
   }

@@ -64,13 +64,13 @@ export async function openSqliteStorage(dataDir: string, redactor = new SecretRe
   return engine;
 }
 
-export interface PostgresStorageOptions {
-  /** Connections in this process's pool. Default 10. */
-  maxConnections?: number;
-}
-
 /** Connects to `url` and brings the schema up to date (under an advisory lock, so processes starting together do not race). */
-export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = [], options: PostgresStorageOptions = {}): Promise<StorageEngine> {
+export async function openPostgresStorage(
+  url: string,
+  redactor = new SecretRedactor(),
+  migrations: readonly Migration[] = [],
+  options: { /** Connections in this process's pool. Default 10. */ maxConnections?: number } = {},
+): Promise<StorageEngine> {
   const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : "";
   if (password) redactor.set("database-url", "database password", [password]);
   const pool = new SQL(url, { max: options.maxConnections ?? 10, idleTimeout: 30, connectionTimeout: 10 });
@@ -96,9 +96,9 @@ export interface StorageOptions {
   /** Where the SQLite file lives (and the server's other files). */
   dataDir: string;
   /** `postgres://…` (WEFT_DATABASE_URL) selects PostgreSQL; unset, SQLite in `<dataDir>/weft.sqlite`. */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
   /** PostgreSQL connections in this process's pool (WEFT_DB_POOL_SIZE); default 10. Not used by SQLite. */
-  poolSize?: number;
+  poolSize?: number | undefined;
   redactor?: SecretRedactor;
   /** Every module's schema steps, core first (the composition's list, ../schema.ts): storage imports no module. */
   migrations: readonly Migration[];

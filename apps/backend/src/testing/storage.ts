@@ -18,7 +18,7 @@ export async function openPostgresStorage(
   url: string,
   redactor = new SecretRedactor(),
   migrations: readonly Migration[] = CORE_MIGRATIONS,
-  options: engine.PostgresStorageOptions = {},
+  options: { maxConnections?: number } = {},
 ): Promise<Storage> {
   return await openAppStorage({ dataDir: "", databaseUrl: url, redactor, migrations, ...(options.maxConnections !== undefined ? { poolSize: options.maxConnections } : {}) });
 }
