@@ -1,6 +1,6 @@
-import { sql } from "kysely";
 import { z } from "zod";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
+import { byteOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
 import type { StorageEngine } from "../storage/storage.ts";
 
@@ -79,11 +79,7 @@ function decode(row: Row): StoredCredential {
  */
 export class CredentialTable extends Table<{ credentials: Row }> implements CredentialRepository {
   async list(): Promise<StoredCredential[]> {
-    const rows = await this.db
-      .selectFrom("credentials")
-      .selectAll()
-      .orderBy(this.engine.sql.engine === "postgres" ? sql`name COLLATE "C"` : sql`name`)
-      .execute();
+    const rows = await this.db.selectFrom("credentials").selectAll().orderBy(byteOrder(this.engine.sql.engine, "name")).execute();
     return rows.map(decode);
   }
 

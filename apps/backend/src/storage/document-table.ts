@@ -89,8 +89,8 @@ export interface DocumentColumns {
   updated_at: number | string;
 }
 
-export type DocumentTableName = "workflows" | "agent_profiles" | "scenes";
-type DocumentDb = Record<DocumentTableName, DocumentColumns & Record<string, unknown>>;
+/** Every document table has the same columns; each domain names its own (`workflows`, `agent_profiles`, `scenes`). */
+type DocumentDb = Record<string, DocumentColumns & Record<string, unknown>>;
 
 /** Columns a document kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
 export type DerivedColumns<T> = (document: T) => Record<string, string | number | boolean | null>;
@@ -103,6 +103,11 @@ export function nameOrder(engine: SqlHandle["engine"], column = "name"): RawBuil
     case "postgres":
       return sql`lower(${sql.ref(column)}) COLLATE "C", id COLLATE "C"`;
   }
+}
+
+/** Byte-wise order of a text column on both engines (PostgreSQL COLLATE "C", as SQLite compares by default). */
+export function byteOrder(engine: SqlHandle["engine"], column: string): RawBuilder<unknown> {
+  return engine === "postgres" ? sql`${sql.ref(column)} COLLATE "C"` : sql`${sql.ref(column)}`;
 }
 
 /**
@@ -130,7 +135,7 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
 export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
   constructor(
     engine: StorageEngine,
-    protected readonly table: DocumentTableName,
+    protected readonly table: string,
     private readonly schema: z.ZodType<T>,
     private readonly derived: DerivedColumns<T> = () => ({}),
   ) {
@@ -151,11 +156,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   async ids(): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom(this.table)
-      .select("id")
-      .orderBy(this.engine.sql.engine === "postgres" ? sql`id COLLATE "C"` : sql`id`)
-      .execute();
+    const rows = await this.db.selectFrom(this.table).select("id").orderBy(byteOrder(this.engine.sql.engine, "id")).execute();
     return rows.map((r) => r.id);
   }
 

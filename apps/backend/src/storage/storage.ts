@@ -65,15 +65,10 @@ export async function openSqliteStorage(dataDir: string, redactor = new SecretRe
 }
 
 /** Connects to `url` and brings the schema up to date (under an advisory lock, so processes starting together do not race). */
-export async function openPostgresStorage(
-  url: string,
-  redactor = new SecretRedactor(),
-  migrations: readonly Migration[] = [],
-  options: { /** Connections in this process's pool. Default 10. */ maxConnections?: number } = {},
-): Promise<StorageEngine> {
+export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = [], maxConnections = 10): Promise<StorageEngine> {
   const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : "";
   if (password) redactor.set("database-url", "database password", [password]);
-  const pool = new SQL(url, { max: options.maxConnections ?? 10, idleTimeout: 30, connectionTimeout: 10 });
+  const pool = new SQL(url, { max: maxConnections, idleTimeout: 30, connectionTimeout: 10 });
   try {
     const connection = new PostgresConnection(pool);
     await runMigrations(connection, migrations);
@@ -106,8 +101,6 @@ export interface StorageOptions {
 
 /** Opens the storage engine the options select, migrated to the latest schema. */
 export async function openStorage(options: StorageOptions): Promise<StorageEngine> {
-  if (options.databaseUrl) {
-    return await openPostgresStorage(options.databaseUrl, options.redactor, options.migrations, options.poolSize !== undefined ? { maxConnections: options.poolSize } : {});
-  }
-  return await openSqliteStorage(options.dataDir, options.redactor, options.migrations);
+  const { databaseUrl, redactor, migrations } = options;
+  return databaseUrl ? await openPostgresStorage(databaseUrl, redactor, migrations, options.poolSize) : await openSqliteStorage(options.dataDir, redactor, migrations);
 }

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
 import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "../storage/document-table.ts";
-import { summaryColumns, summaryFrom } from "./workflow-summary.ts";
+import { summaryColumns, summaryFrom, type SummaryColumns } from "./workflow-summary.ts";
 import { flag, num } from "../storage/row-values.ts";
 import type { PostgresHandle } from "../storage/sql-handle.ts";
 import type { StorageEngine } from "../storage/storage.ts";
@@ -51,8 +51,7 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
 
   constructor(engine: StorageEngine) {
     super(engine, "workflows", WorkflowSchema, (wf) => {
-      const c = summaryColumns(wf);
-      const columns = { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface };
+      const columns = summaryColumns(wf);
       return engine.sql.engine === "postgres" ? { ...columns, calls: callsOf(wf) } : columns;
     });
     this.isStoredSql = this.db.selectFrom("workflows").select("id").where("id", "=", "").compile().sql;
@@ -121,19 +120,19 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
       .select(["id", "name", "revision", "updated_at", "description", "tags", "node_count", "is_skill", "interface", sql<string | null>`CASE WHEN node_count IS NULL THEN data END`.as("data")])
       .orderBy(nameOrder(this.engine.sql.engine))
       .execute();
-    const filled: Array<{ id: string; revision: number; columns: Record<string, unknown> }> = [];
+    const filled: Array<{ id: string; revision: number; columns: SummaryColumns }> = [];
     const listing = listReadable(rows, (row) => {
       const base = { id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at) };
       if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
-        const c = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
-        filled.push({ id: row.id, revision: row.revision, columns: { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface } });
-        return summaryFrom({ ...base, columns: c });
+        const columns = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
+        filled.push({ id: row.id, revision: row.revision, columns });
+        return summaryFrom({ ...base, columns });
       }
       const columns = {
         description: String(row.description),
         tags: String(row.tags),
-        nodeCount: Number(row.node_count),
-        isSkill: flag(row.is_skill as number | boolean),
+        node_count: Number(row.node_count),
+        is_skill: flag(row.is_skill as number | boolean),
         interface: String(row.interface),
       };
       return summaryFrom({ ...base, columns });
