@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
+import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
 import { observationsSinceUser, serveModel, streamedReply } from "./support/instant-llm.ts";

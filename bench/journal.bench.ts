@@ -11,8 +11,7 @@
  * stage), so a cost that grows with the store shows as a later stage costing more.
  */
 import { SecretRedactor, silentLogger, type RunEvent, type Workflow } from "../packages/types/src/index.ts";
-import { openProcessStorage } from "../apps/backend/src/runtime/process-storage.ts";
-import { MIGRATIONS } from "../apps/backend/src/schema.ts";
+import { openProcessStorage } from "../apps/backend/src/app-storage.ts";
 import { EventJournal } from "../apps/backend/src/events/event-journal.ts";
 import { EventHub } from "../apps/backend/src/events/event-hub.ts";
 import { ExternalRunRecorder } from "../apps/backend/src/runs/external-run-recorder.ts";
@@ -25,7 +24,7 @@ const WINDOW = 80;
 const FLUSH_EVERY = 7;
 
 const dir = tempDir("weft-journal-bench-");
-const { storage, payloads } = await openProcessStorage({ dataDir: dir, redactor: new SecretRedactor(), log: silentLogger, migrations: MIGRATIONS });
+const { storage, payloads } = await openProcessStorage({ dataDir: dir, redactor: new SecretRedactor(), log: silentLogger });
 const journal = new EventJournal(storage, new EventHub(), { maxBatch: 100_000, flushMs: 60_000 }, silentLogger, payloads);
 const workflow: Workflow = { id: "agent-deliberation", name: "Deliberation", description: "", revision: 1, nodes: [], edges: [], annotations: [], tags: [] };
 const recorder = new ExternalRunRecorder(journal, () => workflow);

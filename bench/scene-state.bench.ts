@@ -9,7 +9,7 @@
 import type { MailboxState, SceneRuntimeState, WorldChange } from "../packages/types/src/index.ts";
 import { createSceneStore } from "../apps/backend/src/scenes/create-scene-store.ts";
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
-import { openSqliteStorage } from "../apps/backend/src/storage/storage.ts";
+import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);

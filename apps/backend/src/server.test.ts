@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { AgentProfileSchema, SceneSchema, WorkflowSchema } from "@weft/types";
 import { RunStatusSchema, StartedRunSchema, WorkflowAnswerSchema } from "./testing/answers.ts";
-import { openSqliteStorage } from "./storage/storage.ts";
+import { openSqliteStorage } from "./testing/storage.ts";
 import { LlmProfileListSchema } from "./testing/llm-profile-view.ts";
 import { EventsPageSchema, RunAnswerSchema, slowWorkflow, startTestServer, templateWorkflow, tempDir, waitFor } from "./testing/test-server.ts";
 import { spawnServer, type ChildServer } from "./testing/child-server.ts";

@@ -3,10 +3,8 @@ import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { isAddressInUse, PortInUseError } from "./port-in-use-error.ts";
 import { fileURLToPath } from "node:url";
 import { createLogger, redactingLogger, SecretRedactor, type Logger, messageOf } from "@weft/types";
-import type { Storage } from "./storage/storage.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "./runtime/run-runtime.ts";
-import { openProcessStorage } from "./runtime/process-storage.ts";
-import { MIGRATIONS } from "./schema.ts";
+import { openProcessStorage, type Storage } from "./app-storage.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
 import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
@@ -122,7 +120,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   const unlock = options.databaseUrl ? () => undefined : lockDataDir(options.dataDir);
   let opened: Awaited<ReturnType<typeof openProcessStorage>>;
   try {
-    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log, migrations: MIGRATIONS });
+    opened = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, poolSize: options.dbPoolSize, redactor, log });
   } catch (error) {
     unlock();
     throw error;

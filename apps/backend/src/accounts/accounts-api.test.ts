@@ -8,7 +8,7 @@ import { StartedRunSchema } from "../testing/answers.ts";
 import { call } from "../testing/http-call.ts";
 import { createTestUser, signInWithPassword } from "../testing/users.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
-import { requireSqlite } from "../storage/sql-handle.ts";
+import { requireSqlite } from "../testing/storage.ts";
 import { dbBytes } from "../testing/leak-probes.ts";
 import { TokenViewSchema, UserViewSchema } from "./account-records.ts";
 

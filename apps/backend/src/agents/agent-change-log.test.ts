@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentChange } from "@weft/types";
 import { MIGRATIONS } from "../schema.ts";
-import { openSqliteStorage, openStorage, type Storage } from "../storage/storage.ts";
+import { openSqliteStorage, openStorage, type Storage } from "../testing/storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { openAgentChangeLog } from "./agent-change-log.ts";

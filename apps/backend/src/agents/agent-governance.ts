@@ -3,7 +3,7 @@ import type { AgentChange, AgentProfile, PermissionPolicy, Scene } from "@weft/t
 import { ApiError } from "../api/errors.ts";
 import type { DocumentWrite } from "../api/document-routes.ts";
 import { principalOf } from "../auth/principal.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "./agents-storage.ts";
 
 /**
  * Agent ids are chosen by whoever creates the agent, and owner rules name agents by id. So that an
@@ -32,7 +32,7 @@ export type GuardedWrite = { type: "agent"; value: AgentProfile | null } | { typ
  * The same guard for writes that do not go through the agent and scene routes (the Builder's apply, on
  * the user's click): each agent it creates, and each scene instance id it adds, as `refuseClaimedId`.
  */
-export async function refuseClaimedIdsIn(storage: Storage, policy: PermissionPolicy, writes: readonly GuardedWrite[], request: Request): Promise<void> {
+export async function refuseClaimedIdsIn(storage: AgentsStorage, policy: PermissionPolicy, writes: readonly GuardedWrite[], request: Request): Promise<void> {
   for (const write of writes) {
     if (write.type === "agent" && write.value && !(await storage.agents.get(write.value.id))) await refuseClaimedId(policy, write.value.id, request);
     if (write.type === "scene" && write.value) {

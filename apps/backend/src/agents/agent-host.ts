@@ -3,7 +3,7 @@ import { buildAgentManifest, Deliberation, type AgentError } from "@weft/agent-r
 import { AgentStatusSchema, PermissionRequestSchema } from "@weft/types";
 import type { NodeCatalog, WorkflowSource } from "@weft/types";
 import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "./agents-storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 
 /** The live state of a conversation's agent, as the API shows it. */
@@ -50,7 +50,7 @@ export interface AgentHost {
 }
 
 /** The profile a message goes to, checked as both hosts check it: it exists, and the conversation (if named) is its. */
-export async function messageTarget(storage: Storage, agentId: string, conversationId: string | undefined): Promise<AgentProfile> {
+export async function messageTarget(storage: AgentsStorage, agentId: string, conversationId: string | undefined): Promise<AgentProfile> {
   const profile = (await storage.agents.get(agentId))?.document;
   if (!profile) throw notFound("agent profile", agentId, "GET /api/agents lists them.");
   if (conversationId !== undefined) {
@@ -91,7 +91,7 @@ export function busyError(agentId: string, conversationId: string): ServiceError
 }
 
 /** The stored parts of a conversation and its saved agent session (404 when there is no such conversation). */
-export async function storedConversation(storage: Storage, conversationId: string): Promise<{ view: ConversationView; session: AgentSessionState | undefined }> {
+export async function storedConversation(storage: AgentsStorage, conversationId: string): Promise<{ view: ConversationView; session: AgentSessionState | undefined }> {
   const conversation = await storage.conversations.get(conversationId);
   if (!conversation) throw notFound("conversation", conversationId);
   const [messages, steps, session] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId), storage.agentSessions.load(conversationId)]);
@@ -115,7 +115,7 @@ export function storedAgentState(session: AgentSessionState, options: { running?
   };
 }
 
-export async function listAgentConversations(storage: Storage, agentId: string, limit: number): Promise<Conversation[]> {
+export async function listAgentConversations(storage: AgentsStorage, agentId: string, limit: number): Promise<Conversation[]> {
   if (!(await storage.agents.get(agentId))) throw notFound("agent profile", agentId);
   return storage.conversations.listByAgent(agentId, limit);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AgentInstance, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
 import type { AgentProfile, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "./agents-storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import { notFound, ServiceError } from "../service-error.ts";
@@ -11,7 +11,7 @@ import { busyError, cannotRun, listAgentConversations, messageTarget, storedAgen
 export type { AgentConversationState } from "./agent-host.ts";
 
 export interface AgentServiceDeps {
-  storage: Storage;
+  storage: AgentsStorage;
   journal: EventJournal;
   catalog: NodeCatalog;
   workflows: WorkflowSource;

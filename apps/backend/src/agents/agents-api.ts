@@ -7,7 +7,7 @@ import { jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { documentRouteEntries, route, type ApiRoute } from "../api/openapi-routes.ts";
 import { MessageBody } from "./conversations-api.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "./agents-storage.ts";
 import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
 import { actorOf } from "../auth/principal.ts";
@@ -16,7 +16,7 @@ import { changeOf, refuseClaimedId } from "./agent-governance.ts";
 
 export interface AgentsApiDeps {
   agents: AgentHost;
-  storage: Storage;
+  storage: AgentsStorage;
   catalog: NodeCatalog;
   maxBodyBytes: number;
   /** The owner's permission rules now in force (Settings → Permissions): the ceiling of every agent's. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { conversationHistory, userMessage } from "@weft/agent-runtime";
-import { openSqliteStorage, type Storage } from "../storage/storage.ts";
+import { openSqliteStorage, type Storage } from "../testing/storage.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 import { MIGRATIONS } from "../schema.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "@weft/types";
-import { DATABASE_FILE } from "../storage/storage.ts";
+import { DATABASE_FILE } from "../testing/storage.ts";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
 import { z } from "zod";
 import { ErrorBodySchema } from "../testing/error-body.ts";

@@ -1,6 +1,6 @@
 import type { Logger, NodeCatalog, ToolHostService } from "@weft/types";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { BuilderStorage } from "./builder-storage.ts";
 import type { OverlayEntry } from "./domain/change-set.ts";
 import type { SessionRecord } from "./domain/records.ts";
 import { AssetAccess } from "./overlay/asset-access.ts";
@@ -13,7 +13,7 @@ export const BUILDER_TOOL_AGENT = "builder-ai";
 /** What the Builder's services share: its own store, the server's store, node types and the engine's checks. */
 export interface BuilderContext {
   store: BuilderStore;
-  storage: Storage;
+  storage: BuilderStorage;
   catalog: NodeCatalog;
   validator: WorkflowValidator;
   toolHost: ToolHostService | undefined;

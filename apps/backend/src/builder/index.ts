@@ -1,6 +1,6 @@
 import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { BuilderStorage } from "./builder-storage.ts";
 import { builderApi, type BuilderApiDeps } from "./api/builder-api.ts";
 import { ApplyOrchestrator } from "./apply/apply-orchestrator.ts";
 import type { BuilderContext } from "./builder-context.ts";
@@ -16,7 +16,7 @@ import { BuilderToolbox } from "./tools/tool-registry.ts";
 
 export interface BuilderDeps {
   /** The server's store; the Builder's tables live on its connection, so apply's one transaction spans them and the documents. */
-  storage: Storage;
+  storage: BuilderStorage;
   catalog: NodeCatalog;
   validator: WorkflowValidator;
   /** The encrypted LLM profiles (LlmProfileService.resolver()). */

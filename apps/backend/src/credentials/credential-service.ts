@@ -1,7 +1,7 @@
 import type { CredentialGrant, CredentialInputParsed, CredentialResolver, CredentialRole, CredentialSummary, CredentialUse, Logger, ResolvedCredential, SecretRedactor } from "@weft/types";
 import { notFound, ServiceError } from "../service-error.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { CredentialRepository, StoredCredential } from "../storage/credential-repository.ts";
+import type { CredentialRepository, StoredCredential } from "./credential-repository.ts";
 
 const owner = (name: string) => `credential:${name}`;
 

@@ -1,5 +1,5 @@
 import type { RunEvent } from "@weft/types";
-import type { StoredEvent } from "../storage/event-repository.ts";
+import type { StoredEvent } from "./event-repository.ts";
 
 /**
  * An event's text as stored, without what its row's columns already say: its type, stream and seq,

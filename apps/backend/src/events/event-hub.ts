@@ -1,4 +1,4 @@
-import type { StoredEvent } from "../storage/event-repository.ts";
+import type { StoredEvent } from "./event-repository.ts";
 
 export type EventListener = (events: StoredEvent[]) => void;
 

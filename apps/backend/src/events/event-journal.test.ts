@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger, type RunEventDraft } from "@weft/types";
-import { openSqliteStorage, type Storage, type WriteBatch } from "../storage/storage.ts";
+import { openSqliteStorage, type Storage } from "../testing/storage.ts";
+import type { WriteBatch } from "./write-batch.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";

@@ -1,7 +1,8 @@
 import type { Logger, Observation, RunEvent, RunEventDraft, Workflow } from "@weft/types";
-import type { Storage, WriteBatch } from "../storage/storage.ts";
-import type { StoredEvent } from "../storage/event-repository.ts";
-import type { RunRecord, RunUpdate } from "../storage/run-repository.ts";
+import type { JournalStorage } from "./journal-storage.ts";
+import type { WriteBatch } from "./write-batch.ts";
+import type { StoredEvent } from "./event-repository.ts";
+import type { RunRecord, RunUpdate } from "./run-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
 import { CompactionMemo, compactFields, compactPayload, MIN_REF_BYTES } from "./payload-refs.ts";
@@ -94,7 +95,7 @@ export class EventJournal {
   private readonly redact = (json: string) => this.storage.redactor.json(json);
 
   constructor(
-    private readonly storage: Storage,
+    private readonly storage: JournalStorage,
     private readonly hub: EventHub,
     private readonly options: JournalOptions,
     private readonly log: Logger,

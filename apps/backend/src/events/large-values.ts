@@ -1,6 +1,6 @@
 import { jsonSizeUpTo } from "@weft/agent-runtime";
 import { LARGE_VALUE_FROM_BYTES, LARGE_VALUE_KEY, LARGE_VALUE_PREVIEW_CHARS, type LargeValue, type Observation } from "@weft/types";
-import type { RunRecord } from "../storage/run-repository.ts";
+import type { RunRecord } from "./run-repository.ts";
 
 /**
  * What a run's answers and events send of large values: a preview and a link (`LargeValue`, `@weft/types`), so a

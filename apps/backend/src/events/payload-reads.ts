@@ -1,8 +1,8 @@
 import { WorkflowSchema, type Observation } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
-import type { EventRepository } from "../storage/event-repository.ts";
-import type { ObservationRepository } from "../storage/observation-repository.ts";
-import type { RunRecord, RunRepository, RunSummary } from "../storage/run-repository.ts";
+import type { JournalStorage } from "./journal-storage.ts";
+import type { EventRepository } from "./event-repository.ts";
+import type { ObservationRepository } from "./observation-repository.ts";
+import type { RunRecord, RunRepository, RunSummary } from "./run-repository.ts";
 import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload-refs.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
@@ -15,7 +15,7 @@ import type { PayloadStore } from "./payload-store.ts";
  * observations and runs read back whole, so the run debugger, the stream's catch-up and
  * the runs API answer what they always did. Everything else is the storage itself.
  */
-export function withPayloadReads(storage: Storage, payloads: PayloadStore): Storage {
+export function withPayloadReads<S extends JournalStorage>(storage: S, payloads: PayloadStore): S {
   const { load } = payloads;
   const events = override<EventRepository>(storage.events, {
     listAfter: async (streamId, after, limit) => {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SecretRedactor, silentLogger, WorkflowSchema } from "@weft/types";
-import { openSqliteStorage, type Storage } from "../storage/storage.ts";
-import { requireSqlite } from "../storage/sql-handle.ts";
+import { openSqliteStorage, requireSqlite, type Storage } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger, type RunEvent } from "@weft/types";
-import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
+import { storageOpener, type StorageHarness } from "../testing/storage-contract/harness.ts";
 import { storageEngines } from "../testing/engine-harnesses.ts";
 import { PayloadStore } from "./payload-store.ts";
 import { ITEMS_KEY, payloadId, TEXT_PIECES_KEY } from "./payload-refs.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteStorage, type Storage } from "../storage/storage.ts";
-import type { StoredEvent } from "../storage/event-repository.ts";
+import { openSqliteStorage, type Storage } from "../testing/storage.ts";
+import type { StoredEvent } from "./event-repository.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { StreamSubscription, type MessageSink } from "./stream-subscription.ts";

@@ -1,4 +1,4 @@
-import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
+import type { EventRepository, StoredEvent } from "./event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { eventMessage } from "./ws-protocol.ts";
 import { previewEventJson } from "./large-values.ts";

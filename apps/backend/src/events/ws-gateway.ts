@@ -1,5 +1,5 @@
 import type { Logger } from "@weft/types";
-import type { EventRepository } from "../storage/event-repository.ts";
+import type { EventRepository } from "./event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
 import { StreamSubscription, type MessageSink, type SubscriptionLimits } from "./stream-subscription.ts";
 import { ClientMessageSchema, errorMessage, resyncMessage, subscribedMessage, unsubscribedMessage } from "./ws-protocol.ts";

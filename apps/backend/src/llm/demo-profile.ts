@@ -1,5 +1,5 @@
 import { DEMO_MODEL, DEMO_PROFILE_ID } from "@weft/agent-runtime";
-import type { StoredLlmProfile } from "../storage/llm-profile-repository.ts";
+import type { StoredLlmProfile } from "./llm-profile-repository.ts";
 
 /** The built-in profile: the embedded demo LLM, whose address is filled in at run time. */
 export function demoProfile(now: number): StoredLlmProfile {

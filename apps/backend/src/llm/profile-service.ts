@@ -1,6 +1,6 @@
 import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger, type SecretRedactor } from "@weft/types";
 import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
-import type { LlmProfileRepository, StoredLlmProfile } from "../storage/llm-profile-repository.ts";
+import type { LlmProfileRepository, StoredLlmProfile } from "./llm-profile-repository.ts";
 import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secret-box.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";

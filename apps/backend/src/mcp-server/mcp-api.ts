@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { messageOf, type Logger } from "@weft/types";
 import type { EventHub } from "../events/event-hub.ts";
 import type { RunService } from "../runs/run-service.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { RunsStorage } from "../runs/runs-storage.ts";
 import { HttpError, jsonResponse } from "../api/errors.ts";
 import { ServiceError } from "../service-error.ts";
 import { readJsonBody } from "../api/body.ts";
@@ -18,7 +18,7 @@ import { runEnding } from "./run-ending.ts";
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface McpApiDeps {
-  storage: Storage;
+  storage: RunsStorage;
   runs: RunService;
   hub: EventHub;
   version: string;

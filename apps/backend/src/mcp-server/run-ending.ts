@@ -1,7 +1,7 @@
 import { RunEventSchema, type NodeError } from "@weft/types";
 import type { EventHub } from "../events/event-hub.ts";
-import type { StoredEvent } from "../storage/event-repository.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { StoredEvent } from "../events/event-repository.ts";
+import type { RunsStorage } from "../runs/runs-storage.ts";
 
 /** How a run ended, as an MCP tool call reports it. */
 export type RunEnding =
@@ -24,7 +24,7 @@ function endingOf(event: StoredEvent): RunEnding | undefined {
  * it, so there is no wait for the run record's own update). A run already recorded as ended, before
  * the subscription began, is answered from its record.
  */
-export async function runEnding(hub: EventHub, storage: Storage, runId: string): Promise<RunEnding> {
+export async function runEnding(hub: EventHub, storage: RunsStorage, runId: string): Promise<RunEnding> {
   let unsubscribe = () => {};
   const published = new Promise<RunEnding>((resolve) => {
     unsubscribe = hub.subscribe(runId, (events) => {

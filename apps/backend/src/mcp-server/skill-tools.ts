@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { interfaceInputsJsonSchema, interfaceOutputsJsonSchema, type WorkflowSummary } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { RunsStorage } from "../runs/runs-storage.ts";
 import type { RunEnding } from "./run-ending.ts";
 
 /** One skill as an MCP tool: named by its workflow id (what a run names), its interface as the schemas. */
@@ -15,13 +15,13 @@ export function skillTool(skill: WorkflowSummary): Tool {
 }
 
 /** The stored skills (workflows with an interface), each a tool. */
-export async function skillTools(storage: Storage): Promise<Tool[]> {
+export async function skillTools(storage: RunsStorage): Promise<Tool[]> {
   const { items } = await storage.workflows.summaries();
   return items.filter((w) => w.isSkill).map(skillTool);
 }
 
 /** The skill a tool name stands for, if it is one. */
-export async function findSkill(storage: Storage, name: string): Promise<WorkflowSummary | undefined> {
+export async function findSkill(storage: RunsStorage, name: string): Promise<WorkflowSummary | undefined> {
   const { items } = await storage.workflows.summaries();
   return items.find((w) => w.isSkill && w.id === name);
 }

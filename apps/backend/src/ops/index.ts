@@ -1,5 +1,5 @@
-import type { Storage } from "../storage/storage.ts";
-import type { StoredEvent } from "../storage/event-repository.ts";
+import type { StorageEngine } from "../storage/storage.ts";
+import type { StoredEvent } from "../events/event-repository.ts";
 import { databaseProbe } from "./health/database-probe.ts";
 import { HealthReporter } from "./health/health-report.ts";
 import { WeftMetrics, type QueueRejections } from "./metrics/weft-metrics.ts";
@@ -18,7 +18,7 @@ export interface Ops {
 }
 
 /** Operations: Prometheus metrics and the health probe of one server process. */
-export function createOps(deps: { storage: Pick<Storage, "sql">; queue: RunQueueProbe; version: string; queueRejections?: QueueRejections }): Ops {
+export function createOps(deps: { storage: Pick<StorageEngine, "sql">; queue: RunQueueProbe; version: string; queueRejections?: QueueRejections }): Ops {
   const metrics = new WeftMetrics(deps.queue, deps.queueRejections ? { queueRejections: deps.queueRejections } : {});
   const health = new HealthReporter(deps.version, databaseProbe(deps.storage.sql), deps.queue);
   return { metrics, health, observe: metrics.observe, api: opsApi(health, metrics) };

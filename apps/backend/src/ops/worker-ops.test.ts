@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { EventHub } from "../events/event-hub.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
-import type { StoredEvent } from "../storage/event-repository.ts";
+import type { StoredEvent } from "../events/event-repository.ts";
 import { startWorkerOps } from "./worker-ops.ts";
 import { parseExposition, sampleValue } from "./testing/exposition.ts";
 

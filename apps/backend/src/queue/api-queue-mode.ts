@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@weft/types";
-import type { EventRepository } from "../storage/event-repository.ts";
+import type { EventRepository } from "../events/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
 import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, SCENE_QUEUE, type RunJobData } from "./queue-names.ts";

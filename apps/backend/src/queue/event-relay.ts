@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
 import { EventHub } from "../events/event-hub.ts";
-import type { EventRepository, StoredEvent } from "../storage/event-repository.ts";
+import type { EventRepository, StoredEvent } from "../events/event-repository.ts";
 import { EVENTS_CHANNEL } from "./queue-names.ts";
 import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunRecord } from "../storage/run-repository.ts";
+import type { RunRecord } from "../events/run-repository.ts";
 import type { DispatchCancel, RunDispatcher } from "../runs/run-dispatcher.ts";
 import { RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
 import { requestCancel } from "./cancel-signal.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { messageOf, type Conversation, type Logger, type NodeCatalog, type PermissionAnswer, type WorkflowSource } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import {
   AgentConversationStateSchema,
@@ -32,7 +32,7 @@ const STALE_MARKER_MS = 30_000;
 const SEND = "send the message";
 
 export interface QueuedAgentHostDeps {
-  storage: Storage;
+  storage: RuntimeStorage;
   /** What a profile names is checked against them before a message is queued (as the embedded mode refuses it). */
   catalog: NodeCatalog;
   workflows: WorkflowSource;

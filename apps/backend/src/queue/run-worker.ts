@@ -1,7 +1,7 @@
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { queueWorker, RUN_QUEUE, RunJobDataSchema, type QueueWorkerSlots, type RunJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
@@ -14,7 +14,7 @@ const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow wa
 export type RunWorkerOptions = QueueWorkerSlots;
 
 export interface RunWorkerDeps {
-  storage: Storage;
+  storage: RuntimeStorage;
   executor: RunExecutor;
   /** For reading cancel requests (a normal connection). */
   redis: Redis;

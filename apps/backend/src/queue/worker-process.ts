@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createLogger, redactingLogger, SecretRedactor, type Logger } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
 import { EventJournal } from "../events/event-journal.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "../runtime/run-runtime.ts";
-import { openProcessStorage } from "../runtime/process-storage.ts";
-import { MIGRATIONS } from "../schema.ts";
+import { openProcessStorage, type Storage } from "../app-storage.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
 import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
 import type { Redis } from "ioredis";
@@ -83,7 +81,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const id = `worker-${randomUUID()}`;
   const redactor = new SecretRedactor();
   const log = redactingLogger(options.logger ?? createLogger("weft-worker"), redactor);
-  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, dbPoolSize: options.dbPoolSize, redactor, log, migrations: MIGRATIONS });
+  const { storage, payloads } = await openProcessStorage({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, poolSize: options.dbPoolSize, redactor, log });
   let runtime: RunRuntime | undefined;
   let redis: Redis | undefined;
   let subscriber: Redis | undefined;

@@ -1,5 +1,5 @@
 import type { Workflow } from "@weft/types";
-import type { RunRecord } from "../storage/run-repository.ts";
+import type { RunRecord } from "../events/run-repository.ts";
 import type { RunQueue } from "./run-queue.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ExecutionEngine } from "@weft/agent-runtime";
 import { createBuiltinRegistry } from "@weft/nodes";
 import { silentLogger, WorkflowSchema } from "@weft/types";
-import { openSqliteStorage, type Storage } from "../storage/storage.ts";
+import { openSqliteStorage, type Storage } from "../testing/storage.ts";
 import { EventHub } from "../events/event-hub.ts";
 import { EventJournal } from "../events/event-journal.ts";
 import { delayChainWorkflow, removeDir, tempDir } from "../testing/test-server.ts";

@@ -1,6 +1,6 @@
 import type { ExecutionEngine } from "@weft/agent-runtime";
 import type { Logger, NodeError, RunResult, Workflow } from "@weft/types";
-import type { RunRecord } from "../storage/run-repository.ts";
+import type { RunRecord } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ObservationTracker } from "../events/observation-tracker.ts";
 import { engineError, messageOf } from "@weft/types";

@@ -1,8 +1,8 @@
 import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, Observation, Workflow } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
-import type { RunListQuery, RunRecord, RunSummary } from "../storage/run-repository.ts";
+import type { RunsStorage } from "./runs-storage.ts";
+import type { RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
@@ -24,7 +24,7 @@ export interface StartRunRequest {
 export type RunView<R extends RunSummary = RunRecord> = R & { queuePosition?: number };
 
 export interface RunServiceDeps {
-  storage: Storage;
+  storage: RunsStorage;
   journal: EventJournal;
   /** Where recorded runs go: this process's queue (embedded mode) or the BullMQ queue (queue mode). */
   dispatcher: RunDispatcher;

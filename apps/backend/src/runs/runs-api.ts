@@ -4,15 +4,15 @@ import { RunStatusSchema } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
-import type { Storage } from "../storage/storage.ts";
-import { RunRecordSchema } from "../storage/run-repository.ts";
+import type { RunsStorage } from "./runs-storage.ts";
+import { RunRecordSchema } from "../events/run-repository.ts";
 import { actorOf } from "../auth/principal.ts";
 import { previewEventJson, previewObservation, previewRun, valueOf } from "../events/large-values.ts";
 import type { RunService } from "./run-service.ts";
 
 export interface RunsApiDeps {
   runs: RunService;
-  storage: Storage;
+  storage: RunsStorage;
   maxBodyBytes: number;
 }
 

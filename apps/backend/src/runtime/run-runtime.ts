@@ -2,12 +2,12 @@ import { fileURLToPath } from "node:url";
 import { codeWorkers, createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost } from "@weft/agent-runtime";
 import type { Logger, NodeServices, SecretRedactor, WorkflowSource } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { RuntimeStorage } from "./runtime-storage.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
 import { SecretBox } from "../secrets/secret-box.ts";
 import { LlmProfileService } from "../llm/profile-service.ts";
 import { CredentialService } from "../credentials/credential-service.ts";
-import { createCredentialRepository } from "../storage/credential-repository.ts";
+import { createCredentialRepository } from "../credentials/credential-repository.ts";
 import { McpManager } from "../mcp/mcp-manager.ts";
 import { McpLayeredCatalog, mcpToolSource } from "../mcp/mcp-catalog.ts";
 import { McpSettings } from "../settings/mcp-settings.ts";
@@ -23,7 +23,7 @@ export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows
 
 export interface RunRuntimeOptions {
   /** Opened by the caller (with its payload reads): the runtime never closes it. */
-  storage: Storage;
+  storage: RuntimeStorage;
   /** The process's redactor: stored LLM keys, credentials and MCP secrets are added to it as they are read. */
   redactor: SecretRedactor;
   log: Logger;
@@ -112,7 +112,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     // A credential is used only in runs of the roles its owner allowed: the user's role now, read at each use.
     const accounts = await openAccountRepository(storage.sql, storage.transaction);
     const roleOf = async (userId: string) => (await accounts.getUser(userId))?.role;
-    const credentials = new CredentialService(createCredentialRepository(storage.sql), box, redactor, log.child("credentials"), roleOf);
+    const credentials = new CredentialService(createCredentialRepository(storage), box, redactor, log.child("credentials"), roleOf);
     await credentials.redactStoredSecrets();
     const mcpSettings = await McpSettings.load(storage.settings, box, redactor, mcp, log.child("mcp-client"));
     const catalog = new McpLayeredCatalog(createBuiltinRegistry(), mcp);

@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type ColumnType, type Kysely } from "kysely";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { StorageEngine } from "../storage/storage.ts";
 import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 import { parseStored, SceneSessionSchema, type SceneSession, type SceneStore } from "./scene-store.ts";
 
@@ -41,7 +41,7 @@ class SqlSceneStore implements SceneStore {
   private readonly stateRows: string;
   private readonly postgres: boolean;
 
-  constructor(private readonly storage: Pick<Storage, "sql" | "redactor" | "transaction">) {
+  constructor(private readonly storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">) {
     this.db = createQueryDb<SceneTables>(storage.sql);
     this.hot = new PreparedQueries(storage.sql);
     this.parts = new SceneStateParts((value) => storage.redactor.json(JSON.stringify(value)));
@@ -226,6 +226,6 @@ class SqlSceneStore implements SceneStore {
 }
 
 /** The scene store on the storage's engine and connection (its tables come with SCENE_MIGRATIONS). */
-export function createSceneStore(storage: Pick<Storage, "sql" | "redactor" | "transaction">): SceneStore {
+export function createSceneStore(storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">): SceneStore {
   return new SqlSceneStore(storage);
 }

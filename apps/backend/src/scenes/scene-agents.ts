@@ -3,7 +3,7 @@ import type { AgentProfile, ConversationStore, RunEventSink, Scene, Workflow } f
 import { ServiceError } from "../service-error.ts";
 import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "../agents/agents-storage.ts";
 import type { SceneSession } from "./scene-store.ts";
 import { turnTakingLlm, type SceneTurns } from "./scene-turns.ts";
 
@@ -11,7 +11,7 @@ import { turnTakingLlm, type SceneTurns } from "./scene-turns.ts";
 export type SceneAgentDeps = AgentServiceDeps;
 
 /** The profile of every agent instance of the scene; a missing one is a 400 naming the instance. */
-export async function loadSceneProfiles(storage: Storage, scene: Scene): Promise<Map<string, AgentProfile>> {
+export async function loadSceneProfiles(storage: AgentsStorage, scene: Scene): Promise<Map<string, AgentProfile>> {
   const profiles = new Map<string, AgentProfile>();
   const missing: { path: (string | number)[]; message: string }[] = [];
   for (const [i, agent] of scene.agents.entries()) {

@@ -1,12 +1,12 @@
 import { innerIdIssues, namedDocumentIssues, SceneSchema, type Logger, type PermissionPolicy, type Scene } from "@weft/types";
 import { documentRoutes } from "../api/document-routes.ts";
 import { documentRouteEntries, type ApiRoute } from "../api/openapi-routes.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { refuseClaimedId } from "../agents/agent-governance.ts";
 import type { SceneHost } from "./scene-host.ts";
 
 export interface SceneDocumentsApiDeps {
-  storage: Storage;
+  storage: AgentsStorage;
   /** The owner's permission rules now in force (Settings → Permissions). */
   permissions: () => PermissionPolicy;
   /** The scene runtime: a deleted scene is stopped and its runtime state removed. */

@@ -1,6 +1,6 @@
 import type { AgentInstance, SceneRuntime } from "@weft/agent-runtime";
 import type { AgentStatus, Scene, SceneAgentStatus, SceneAgentView, SceneRuntimeState, SceneStateView } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import type { AgentsStorage } from "../agents/agents-storage.ts";
 import type { SceneSession } from "./scene-store.ts";
 import type { TimelinePageBuilder } from "./scene-timeline-page.ts";
 
@@ -83,7 +83,7 @@ export function savedStateView(scene: Scene, saved: SceneRuntimeState | undefine
  * time. Messages are only appended, so a step once read never changes. Once the page is full, the
  * remaining conversations are not read at all.
  */
-export async function stepsAfter(storage: Storage, session: SceneSession, after: Readonly<Record<string, number>>, page: TimelinePageBuilder): Promise<Record<string, number>> {
+export async function stepsAfter(storage: AgentsStorage, session: SceneSession, after: Readonly<Record<string, number>>, page: TimelinePageBuilder): Promise<Record<string, number>> {
   const positions: Record<string, number> = {};
   for (const conversationId of Object.values(session.conversations)) positions[conversationId] = after[conversationId] ?? -1;
   for (const [instanceId, conversationId] of Object.entries(session.conversations)) {

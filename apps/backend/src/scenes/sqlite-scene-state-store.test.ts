@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SceneRuntimeState } from "@weft/types";
 import { MIGRATIONS } from "../schema.ts";
-import { openSqliteStorage } from "../storage/storage.ts";
-import { requireSqlite } from "../storage/sql-handle.ts";
+import { openSqliteStorage, requireSqlite } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
 import { createSceneStore } from "./create-scene-store.ts";

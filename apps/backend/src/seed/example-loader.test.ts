@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "@weft/types";
-import { summariesOfWholeDocuments } from "../storage/contract/harness.ts";
-import { openSqliteStorage } from "../storage/storage.ts";
+import { summariesOfWholeDocuments } from "../testing/storage-contract/harness.ts";
+import { openSqliteStorage } from "../testing/storage.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 import { loadExamplesOnce } from "./example-loader.ts";
 

@@ -1,11 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
-import { AgentProfileSchema, SceneSchema, WorkflowSchema, type Logger, messageOf } from "@weft/types";
-import type { Storage } from "../storage/storage.ts";
+import { AgentProfileSchema, SceneSchema, WorkflowSchema, type AgentProfile, type Logger, messageOf, type Scene, type Workflow } from "@weft/types";
 import type { DocumentRepository } from "../storage/document-table.ts";
+import type { MetaRepository } from "./meta-repository.ts";
 
 const LOADED_KEY = "examples_loaded_at";
+
+/** The storage the example loader writes to. */
+export interface SeedStorage {
+  readonly workflows: DocumentRepository<Workflow>;
+  readonly agents: DocumentRepository<AgentProfile>;
+  readonly scenes: DocumentRepository<Scene>;
+  readonly meta: MetaRepository;
+}
 
 export interface ExampleLoadReport {
   loaded: { workflows: number; agents: number; scenes: number };
@@ -45,7 +53,7 @@ async function loadFolder<T extends { id: string; name: string; revision: number
  * (`<dir>/scenes/*.json`) once per installation: a later start never loads them again, so the
  * user's edits and deletions stay as they are.
  */
-export async function loadExamplesOnce(storage: Storage, dir: string, log: Logger): Promise<ExampleLoadReport | undefined> {
+export async function loadExamplesOnce(storage: SeedStorage, dir: string, log: Logger): Promise<ExampleLoadReport | undefined> {
   if ((await storage.meta.get(LOADED_KEY)) !== undefined) return undefined;
   const report: ExampleLoadReport = { loaded: { workflows: 0, agents: 0, scenes: 0 }, skipped: [] };
   report.loaded.workflows = await loadFolder(dir, WorkflowSchema, storage.workflows, report);

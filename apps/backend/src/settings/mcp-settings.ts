@@ -3,7 +3,7 @@ import { messageOf, type Logger, type SecretRedactor } from "@weft/types";
 import { z } from "zod";
 import { ApiError } from "../api/errors.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { SettingsRepository } from "../storage/settings-repository.ts";
+import type { SettingsRepository } from "./settings-repository.ts";
 import { isStdio, McpSettingsSchema, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
 import type { Role } from "../accounts/roles.ts";
 import { maskedForEditors } from "./mcp-masking.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import { z } from "zod";
 import { silentLogger } from "@weft/types";
-import { openSqliteStorage } from "../storage/storage.ts";
+import { openSqliteStorage } from "../testing/storage.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";

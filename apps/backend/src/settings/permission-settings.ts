@@ -1,7 +1,7 @@
 import { ruleProblems } from "@weft/agent-runtime";
 import { PermissionPolicySchema, type Logger, type PermissionPolicy, type PermissionRule } from "@weft/types";
 import { ApiError } from "../api/errors.ts";
-import type { SettingsRepository } from "../storage/settings-repository.ts";
+import type { SettingsRepository } from "./settings-repository.ts";
 
 const KEY = "permissions";
 

@@ -3,7 +3,7 @@ import { SQL } from "bun";
 import { ConfigError, configFromEnv } from "../config.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { startTestServer, tempDir } from "../testing/test-server.ts";
-import { openStorage, type Storage } from "./storage.ts";
+import { openStorage, type Storage } from "../testing/storage.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 import { MIGRATIONS } from "../schema.ts";
 

@@ -1,9 +1,10 @@
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { z } from "zod";
-import { PreparedQueries, type SlotOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
+import type { SlotOf } from "./prepared-query.ts";
 import { num } from "./row-values.ts";
 import type { SqlHandle } from "./sql-handle.ts";
+import type { StorageEngine } from "./storage.ts";
+import { Table } from "./table.ts";
 
 /** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
 export interface StoredDocument<T> {
@@ -88,8 +89,8 @@ export interface DocumentColumns {
   updated_at: number | string;
 }
 
-export type DocumentTableName = "workflows" | "agent_profiles" | "scenes";
-type DocumentDb = Record<DocumentTableName, DocumentColumns & Record<string, unknown>>;
+/** Every document table has the same columns; each domain names its own (`workflows`, `agent_profiles`, `scenes`). */
+type DocumentDb = Record<string, DocumentColumns & Record<string, unknown>>;
 
 /** Columns a document kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
 export type DerivedColumns<T> = (document: T) => Record<string, string | number | boolean | null>;
@@ -102,6 +103,11 @@ export function nameOrder(engine: SqlHandle["engine"], column = "name"): RawBuil
     case "postgres":
       return sql`lower(${sql.ref(column)}) COLLATE "C", id COLLATE "C"`;
   }
+}
+
+/** Byte-wise order of a text column on both engines (PostgreSQL COLLATE "C", as SQLite compares by default). */
+export function byteOrder(engine: SqlHandle["engine"], column: string): RawBuilder<unknown> {
+  return engine === "postgres" ? sql`${sql.ref(column)} COLLATE "C"` : sql`${sql.ref(column)}`;
 }
 
 /**
@@ -126,19 +132,14 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
  * added to a schema later apply to old records. An update is `UPDATE … WHERE revision = $base`: of two
  * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
-export class DocumentTable<T extends { id: string; name: string; revision: number }> implements DocumentRepository<T> {
-  protected readonly db: Kysely<DocumentDb>;
-  /** A run start's read (`bench:server`), built once. */
-  private readonly hot: PreparedQueries;
-
+export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
   constructor(
-    protected readonly handle: SqlHandle,
-    protected readonly table: DocumentTableName,
+    engine: StorageEngine,
+    protected readonly table: string,
     private readonly schema: z.ZodType<T>,
     private readonly derived: DerivedColumns<T> = () => ({}),
   ) {
-    this.db = createQueryDb<DocumentDb>(handle);
-    this.hot = new PreparedQueries(handle);
+    super(engine);
   }
 
   private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
@@ -150,16 +151,12 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   async list(): Promise<Listing<StoredDocument<T>>> {
-    const rows = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).orderBy(nameOrder(this.handle.engine)).execute();
+    const rows = await this.db.selectFrom(this.table).select(["id", "data", "created_at", "updated_at"]).orderBy(nameOrder(this.engine.sql.engine)).execute();
     return listReadable(rows, (row) => this.decode(row));
   }
 
   async ids(): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom(this.table)
-      .select("id")
-      .orderBy(this.handle.engine === "postgres" ? sql`id COLLATE "C"` : sql`id`)
-      .execute();
+    const rows = await this.db.selectFrom(this.table).select("id").orderBy(byteOrder(this.engine.sql.engine, "id")).execute();
     return rows.map((r) => r.id);
   }
 

@@ -45,22 +45,13 @@ function weftDialect(handle: SqlHandle): Dialect {
     // The connection belongs to the storage, which closes it.
     destroy: async () => {},
   };
-  switch (handle.engine) {
-    case "sqlite":
-      return {
-        createAdapter: () => new GatedSqliteAdapter(),
-        createDriver: () => driver,
-        createQueryCompiler: () => new SqliteQueryCompiler(),
-        createIntrospector: (db) => new SqliteIntrospector(db),
-      };
-    case "postgres":
-      return {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => driver,
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-        createIntrospector: (db) => new PostgresIntrospector(db),
-      };
-  }
+  const sqlite = handle.engine === "sqlite";
+  return {
+    createAdapter: () => (sqlite ? new GatedSqliteAdapter() : new PostgresAdapter()),
+    createDriver: () => driver,
+    createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
+    createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { MIGRATIONS } from "../schema.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { dumpPostgresSchema, dumpSqliteSchema } from "./fixtures/schema-dump.ts";
-import { DATABASE_FILE, openPostgresStorage, openSqliteStorage } from "./storage.ts";
+import { DATABASE_FILE, openPostgresStorage, openSqliteStorage } from "../testing/storage.ts";
 
 /** What Weft e5dc891's own server created on a fresh database (../testing/make-schema-fixtures.ts). */
 const fixture = (engine: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/e5dc891-schema.${engine}.json`, import.meta.url), "utf8"));

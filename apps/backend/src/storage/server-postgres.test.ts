@@ -5,7 +5,7 @@ import { z } from "zod";
 import { StartedRunSchema, WorkflowAnswerSchema } from "../testing/answers.ts";
 import { EventsPageSchema, startTestServer, templateWorkflow, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
-import { DATABASE_FILE, openPostgresStorage } from "./storage.ts";
+import { DATABASE_FILE, openPostgresStorage } from "../testing/storage.ts";
 import { MIGRATIONS } from "../schema.ts";
 
 let cluster: TestPostgres;

@@ -30,17 +30,3 @@ export interface PostgresHandle {
 
 /** `Storage.transaction`: all of `work` stored or none; every storage call awaited inside joins it. */
 export type Transact = <T>(work: () => Promise<T>) => Promise<T>;
-
-/** A module that has only a SQLite implementation so far was given a PostgreSQL storage. */
-export class StorageEngineUnsupportedError extends Error {
-  readonly code = "STORAGE_ENGINE_UNSUPPORTED";
-  constructor(what: string, engine: SqlHandle["engine"]) {
-    super(`${what} does not support the ${engine} storage engine yet.`);
-  }
-}
-
-/** The SQLite connection, for code that has no PostgreSQL implementation yet. */
-export function requireSqlite(handle: SqlHandle, what: string): SqliteHandle {
-  if (handle.engine !== "sqlite") throw new StorageEngineUnsupportedError(what, handle.engine);
-  return handle;
-}

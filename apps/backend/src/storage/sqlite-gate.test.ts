@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSqliteStorage } from "./storage.ts";
-import { requireSqlite } from "./sql-handle.ts";
+import { openSqliteStorage, requireSqlite } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 
 describe("SQLite gate", () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SQL } from "bun";
-import { openPostgresStorage } from "./storage.ts";
+import { openPostgresStorage } from "../testing/storage.ts";
 import { runMigrations } from "./migrations.ts";
 import { CORE_MIGRATIONS } from "./core-migrations.ts";
 import { PostgresConnection } from "./postgres-connection.ts";
-import { storageContract } from "./contract/index.ts";
+import { storageContract } from "../testing/storage-contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 
 // One cluster and one migrated database for this file; each contract test starts from it emptied

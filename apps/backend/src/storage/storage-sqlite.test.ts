@@ -1,6 +1,6 @@
 import { afterAll } from "vitest";
-import { openSqliteStorage } from "./storage.ts";
-import { storageContract } from "./contract/index.ts";
+import { openSqliteStorage } from "../testing/storage.ts";
+import { storageContract } from "../testing/storage-contract/index.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 
 const dirs: string[] = [];

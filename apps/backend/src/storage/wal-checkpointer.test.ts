@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DATABASE_FILE, openSqliteStorage, type Storage } from "./storage.ts";
+import { DATABASE_FILE, openSqliteStorage, requireSqlite, type Storage } from "../testing/storage.ts";
 import { openDatabase } from "./database.ts";
-import { requireSqlite } from "./sql-handle.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { tempDir } from "../testing/test-server.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
-import type { StorageHarness } from "../storage/contract/harness.ts";
-import { openSqliteStorage, openStorage } from "../storage/storage.ts";
+import type { StorageHarness } from "./storage-contract/harness.ts";
+import { openSqliteStorage, openStorage } from "./storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "./postgres-server.ts";
 import { removeDir, tempDir } from "./test-server.ts";
 import { MIGRATIONS } from "../schema.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ObservationSchema, RunEventSchema, silentLogger, WorkflowSchema, type WorkflowInput } from "@weft/types";
-import { RunRecordSchema } from "../storage/run-repository.ts";
+import { RunRecordSchema } from "../events/run-repository.ts";
 import { createServer, type ServerOptions, type WeftServer } from "../server.ts";
 import { TEST_TOKEN, call } from "./http-call.ts";
 import { removeDir, tempDir } from "./temp-dirs.ts";

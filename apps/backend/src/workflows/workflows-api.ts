@@ -8,13 +8,13 @@ import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import { refuseOverLimits } from "../api/write-limits.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
-import type { Storage } from "../storage/storage.ts";
+import type { WorkflowsStorage } from "./workflow-repository.ts";
 import type { WorkflowCaches } from "./workflow-caches.ts";
 import { SKILL_CALLING_TYPES } from "./skill-references.ts";
 import type { WorkflowValidator } from "./workflow-validator.ts";
 
 export interface WorkflowsApiDeps {
-  storage: Storage;
+  storage: WorkflowsStorage;
   validator: WorkflowValidator;
   /** A saved workflow's output cache is dropped with it. */
   caches: WorkflowCaches;

@@ -3,8 +3,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeDir, startTestServer, templateWorkflow, waitForRun } from "../../../backend/src/testing/test-server.ts";
 import { StartedRunSchema } from "../../../backend/src/testing/answers.ts";
-import { openStorage } from "../../../backend/src/storage/storage.ts";
-import { requireSqlite } from "../../../backend/src/storage/sql-handle.ts";
+import { openStorage, requireSqlite } from "../../../backend/src/testing/storage.ts";
 import { MIGRATIONS } from "../../../backend/src/schema.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");

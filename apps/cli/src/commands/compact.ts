@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DATABASE_FILE, openStorage } from "../../../backend/src/storage/storage.ts";
+import { DATABASE_FILE } from "../../../backend/src/storage/storage.ts";
+import { openAppStorage } from "../../../backend/src/app-storage.ts";
 import { MIGRATIONS } from "../../../backend/src/schema.ts";
 import { compact, describeReport } from "../../../backend/src/ops/retention/compact.ts";
 import { keepsEverything, loadRetentionPolicy, RetentionPolicySchema, saveRetentionPolicy, type RetentionPolicy } from "../../../backend/src/ops/retention/retention-settings.ts";
@@ -58,7 +59,7 @@ export async function compactCommand(args: string[], env: Record<string, string 
   if (!databaseUrl && !existsSync(join(dataDir, DATABASE_FILE))) {
     throw new CliError(`there is no Weft database at ${join(dataDir, DATABASE_FILE)}: set WEFT_DATA_DIR to the server's data folder (or WEFT_DATABASE_URL for PostgreSQL).`, EXIT_USAGE);
   }
-  const storage = await openStorage({ dataDir, ...(databaseUrl ? { databaseUrl } : {}), migrations: MIGRATIONS });
+  const storage = await openAppStorage({ dataDir, ...(databaseUrl ? { databaseUrl } : {}), migrations: MIGRATIONS });
   try {
     const policy = merged(await loadRetentionPolicy(storage.settings), flags);
     if (values.save) await saveRetentionPolicy(storage.settings, policy);

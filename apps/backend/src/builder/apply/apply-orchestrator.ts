@@ -8,7 +8,7 @@ import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import { sha256Text, type AssetAccess } from "../overlay/asset-access.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
 import type { DocumentRepository } from "../../storage/document-table.ts";
-import type { Storage } from "../../storage/storage.ts";
+import type { BuilderStorage } from "../builder-storage.ts";
 
 const revisions = z.record(z.string(), z.number().int().min(0).nullable());
 export const RevisionBaseInputSchema = z
@@ -44,7 +44,7 @@ function fieldOf(entry: Pick<OverlayEntry, "type" | "key">): string {
 
 type DocumentEntry = Exclude<OverlayEntry, { type: "asset" }>;
 
-function repositoryOf(storage: Storage, entry: DocumentEntry) {
+function repositoryOf(storage: BuilderStorage, entry: DocumentEntry) {
   switch (entry.type) {
     case "workflow":
       return storage.workflows;
@@ -102,7 +102,7 @@ async function writeWith<T extends { id: string; revision: number }>(
   }
 }
 
-function writeDocument(storage: Storage, entry: DocumentEntry, stored: number | null): Promise<number | null> {
+function writeDocument(storage: BuilderStorage, entry: DocumentEntry, stored: number | null): Promise<number | null> {
   switch (entry.type) {
     case "workflow":
       return writeWith(storage.workflows, entry, stored);

@@ -1,5 +1,5 @@
 import type { AgentProfile, BuilderObjectType, Scene, Workflow } from "@weft/types";
-import type { Storage } from "../../storage/storage.ts";
+import type { BuilderStorage } from "../builder-storage.ts";
 import type { DocumentRepository } from "../../storage/document-table.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { DocumentType } from "../domain/target.ts";
@@ -22,7 +22,7 @@ export interface EffectiveDocument<T> {
   storedRevision: number | null;
 }
 
-export type Baseline = Pick<Storage, "workflows" | "agents" | "scenes">;
+export type Baseline = Pick<BuilderStorage, "workflows" | "agents" | "scenes">;
 
 export function overlayKey(type: BuilderObjectType, key: string): string {
   return `${type}\u0000${key}`;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { targetObject, type BuilderMode, type BuilderTarget, type BuilderTurn, type ConversationStore, type SessionScope } from "@weft/types";
-import type { Storage } from "../../storage/storage.ts";
+import type { BuilderStorage } from "../builder-storage.ts";
 import { viewOf, type BuilderContext } from "../builder-context.ts";
 import type { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
@@ -15,7 +15,7 @@ import type { TurnRunner } from "./turn-runner.ts";
 export const BUILDER_PROFILE_KEY = "builder.llmProfileId";
 
 /** The session's own profile, else the one chosen for the Builder, else the default profile (undefined). */
-export async function profileForSession(storage: Pick<Storage, "meta">, session: Pick<SessionRecord, "llmProfileId">): Promise<string | undefined> {
+export async function profileForSession(storage: Pick<BuilderStorage, "meta">, session: Pick<SessionRecord, "llmProfileId">): Promise<string | undefined> {
   return session.llmProfileId ?? ((await storage.meta.get(BUILDER_PROFILE_KEY)) || undefined);
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SecretRedactor } from "@weft/types";
-import { redactorWith, storageOpener, workflow, type StorageHarness } from "../../storage/contract/harness.ts";
+import { redactorWith, storageOpener, workflow, type StorageHarness } from "../../testing/storage-contract/harness.ts";
 import { StoredRecordInvalidError } from "../../storage/document-table.ts";
-import type { Storage } from "../../storage/storage.ts";
+import type { Storage } from "../../testing/storage.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
 import type { BuilderStore } from "./builder-store.ts";

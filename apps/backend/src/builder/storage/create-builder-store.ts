@@ -5,7 +5,7 @@ import { AuditEventTypeSchema, ChangeSetRecordSchema, SessionRecordSchema, type 
 import { decodeStoredJson } from "../../storage/document-table.ts";
 import { createQueryDb } from "../../storage/query-db.ts";
 import { num } from "../../storage/row-values.ts";
-import type { Storage } from "../../storage/storage.ts";
+import type { StorageEngine } from "../../storage/storage.ts";
 import type { Transact } from "../../storage/sql-handle.ts";
 import type { BuilderStore, SessionFilter } from "./builder-store.ts";
 
@@ -34,7 +34,7 @@ class SqlBuilderStore implements BuilderStore {
   private readonly postgres: boolean;
 
   constructor(
-    storage: Pick<Storage, "sql">,
+    storage: Pick<StorageEngine, "sql">,
     private readonly redactor: SecretRedactor,
     private readonly transact: Transact,
   ) {
@@ -187,6 +187,6 @@ class SqlBuilderStore implements BuilderStore {
 }
 
 /** The Builder's store on the server storage's connection: its writes join `Storage.transaction`. */
-export function createBuilderStore(storage: Pick<Storage, "sql" | "redactor" | "transaction">): BuilderStore {
+export function createBuilderStore(storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">): BuilderStore {
   return new SqlBuilderStore(storage, storage.redactor, (work) => storage.transaction(work));
 }

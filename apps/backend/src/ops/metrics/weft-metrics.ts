@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { StoredEvent } from "../../storage/event-repository.ts";
+import type { StoredEvent } from "../../events/event-repository.ts";
 import { sourceEvent } from "../../events/event-journal.ts";
 import type { RunQueueProbe } from "../queue-probe.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../../testing/postgres-server.ts";
 import { MIGRATIONS } from "../../schema.ts";
-import { openStorage, type Storage } from "../../storage/storage.ts";
-import { observation, run } from "../../storage/contract/runs.contract.ts";
+import { openStorage, type Storage } from "../../testing/storage.ts";
+import { observation, run } from "../../testing/storage-contract/runs.contract.ts";
 import { tempDir, removeDir } from "../../testing/test-server.ts";
 import { compact } from "./compact.ts";
 

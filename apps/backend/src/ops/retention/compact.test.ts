@@ -1,8 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../schema.ts";
-import { openStorage, type Storage } from "../../storage/storage.ts";
-import { requireSqlite } from "../../storage/sql-handle.ts";
+import { openStorage, requireSqlite, type Storage } from "../../testing/storage.ts";
 import { removeDir, startTestServer, templateWorkflow, waitForRun, type TestServer } from "../../testing/test-server.ts";
 import { StartedRunSchema } from "../../testing/answers.ts";
 import { compact } from "./compact.ts";

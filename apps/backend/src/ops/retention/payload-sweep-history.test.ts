@@ -6,8 +6,7 @@ import { withPayloadReads } from "../../events/payload-reads.ts";
 import { PayloadStore } from "../../events/payload-store.ts";
 import { history, step, system } from "../../events/testing/journal-steps.ts";
 import { MIGRATIONS } from "../../schema.ts";
-import { requireSqlite } from "../../storage/sql-handle.ts";
-import { openSqliteStorage, type Storage } from "../../storage/storage.ts";
+import { openSqliteStorage, requireSqlite, type Storage } from "../../testing/storage.ts";
 import { tempDir } from "../../testing/test-server.ts";
 import { sweepSqlite } from "./payload-sweep.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SettingsRepository } from "../../storage/settings-repository.ts";
+import type { SettingsRepository } from "../../settings/settings-repository.ts";
 
 const KEY = "retention";
 const days = z.number().positive().max(36_500);

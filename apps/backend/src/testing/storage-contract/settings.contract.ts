@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredLlmProfile } from "../llm-profile-repository.ts";
+import type { StoredLlmProfile } from "../../llm/llm-profile-repository.ts";
 import { storageOpener, type StorageHarness } from "./harness.ts";
 
 function profile(id: string, name: string, extra: Partial<StoredLlmProfile> = {}): StoredLlmProfile {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Observation } from "@weft/types";
-import { SUMMARY_ERROR_CHARS, type RunRecord } from "../run-repository.ts";
+import { SUMMARY_ERROR_CHARS, type RunRecord } from "../../events/run-repository.ts";
 import { redactorWith, storageOpener, workflow, type StorageHarness } from "./harness.ts";
 
 export function run(id: string, createdAt: number, extra: Partial<RunRecord> = {}): RunRecord {

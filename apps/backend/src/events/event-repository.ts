@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { PreparedQueries, type SlotOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import type { SlotOf } from "../storage/prepared-query.ts";
+import { Table } from "../storage/table.ts";
 
 /**
  * One persisted event of a stream (a run, a conversation or a scene). The event is kept as the
@@ -30,28 +28,10 @@ interface EventsTable {
 }
 
 /**
- * Rows per INSERT: a statement takes at most 65,535 parameters on PostgreSQL and 32,766 on SQLite.
- * Appends of more are one transaction.
- */
-export const MAX_INSERT_ROWS = 5_000;
-
-/**
  * Events per stream, on both engines. `(stream_id, seq)` is the primary key, so a seq is stored once
  * whichever process writes it; an append is stored whole or refused whole.
  */
-export class EventTable implements EventRepository {
-  private readonly db: Kysely<{ events: EventsTable }>;
-  /** A run start's look-up (`bench:server`), built once. */
-  private readonly hot: PreparedQueries;
-
-  constructor(
-    handle: SqlHandle,
-    private readonly transaction: Transact,
-  ) {
-    this.db = createQueryDb(handle);
-    this.hot = new PreparedQueries(handle);
-  }
-
+export class EventTable extends Table<{ events: EventsTable }> implements EventRepository {
   async listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.db.selectFrom("events").select(["seq", "type", "data"]).where("stream_id", "=", streamId).where("seq", ">", after).orderBy("seq").limit(limit).execute();
     return rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
@@ -69,13 +49,6 @@ export class EventTable implements EventRepository {
 
   async append(events: StoredEvent[]): Promise<void> {
     const rows = events.map((e) => ({ stream_id: e.streamId, seq: e.seq, type: e.type, data: e.json }));
-    if (rows.length <= MAX_INSERT_ROWS) return await this.insert(rows);
-    await this.transaction(async () => {
-      for (let i = 0; i < rows.length; i += MAX_INSERT_ROWS) await this.insert(rows.slice(i, i + MAX_INSERT_ROWS));
-    });
-  }
-
-  private async insert(rows: EventsTable[]): Promise<void> {
-    if (rows.length > 0) await this.db.insertInto("events").values(rows).execute();
+    await this.inChunks(rows, (chunk) => this.db.insertInto("events").values(chunk).execute());
   }
 }

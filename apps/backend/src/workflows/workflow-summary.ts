@@ -5,22 +5,22 @@ import { z } from "zod";
  * The workflow list's summary kept in columns beside the document (both engines), written with every
  * workflow write, so listing reads a few columns instead of decoding every stored workflow.
  */
-export interface SummaryColumns {
+export type SummaryColumns = {
   description: string;
   /** JSON array of strings. */
   tags: string;
-  nodeCount: number;
-  isSkill: boolean;
+  node_count: number;
+  is_skill: boolean;
   /** JSON of the WorkflowInterface. */
   interface: string;
-}
+};
 
 export function summaryColumns(workflow: Workflow): SummaryColumns {
   return {
     description: workflow.description,
     tags: JSON.stringify(workflow.tags),
-    nodeCount: workflow.nodes.length,
-    isSkill: isSkill(workflow),
+    node_count: workflow.nodes.length,
+    is_skill: isSkill(workflow),
     interface: JSON.stringify(workflowInterface(workflow)),
   };
 }
@@ -35,9 +35,9 @@ export function summaryFrom(row: { id: string; name: string; revision: number; u
     description: row.columns.description,
     revision: row.revision,
     tags: TagsSchema.parse(JSON.parse(row.columns.tags)),
-    nodeCount: row.columns.nodeCount,
+    nodeCount: row.columns.node_count,
     updatedAt: row.updatedAt,
-    isSkill: row.columns.isSkill,
+    isSkill: row.columns.is_skill,
     interface: WorkflowInterfaceSchema.parse(JSON.parse(row.columns.interface)),
   };
 }

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
-import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore, type SecretRedactor } from "@weft/types";
+import { Table } from "../storage/table.ts";
+import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 
 /** The conversation log store of the runtime, plus the listing the API needs. */
@@ -16,6 +14,10 @@ interface ConversationsDb {
   conversation_messages: { conversation_id: string; seq: number; message_id: string; data: string };
 }
 
+function notFound(conversationId: string): ConversationStoreError {
+  return new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
+}
+
 function parseConversation(row: { data: string }): Conversation {
   return ConversationSchema.parse(JSON.parse(row.data));
 }
@@ -25,17 +27,7 @@ function parseConversation(row: { data: string }): Conversation {
  * the conversation's row (PostgreSQL `FOR UPDATE`; SQLite's transactions run one at a time) before
  * numbering its messages, so two processes appending to one conversation number them one after the other.
  */
-export class ConversationTable implements ConversationRepository {
-  private readonly db: Kysely<ConversationsDb>;
-
-  constructor(
-    private readonly handle: SqlHandle,
-    private readonly redactor: SecretRedactor,
-    private readonly transaction: Transact,
-  ) {
-    this.db = createQueryDb(handle);
-  }
-
+export class ConversationTable extends Table<ConversationsDb> implements ConversationRepository {
   async create(input: { id?: string; title?: string; activeMode?: ConversationMode; agentId?: string }): Promise<Conversation> {
     const id = input.id ?? crypto.randomUUID();
     const now = new Date();
@@ -60,7 +52,7 @@ export class ConversationTable implements ConversationRepository {
   }
 
   async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
-    return await this.transaction(async () => {
+    return await this.engine.transaction(async () => {
       const current = await this.lock(conversationId);
       const now = new Date();
       const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
@@ -70,7 +62,7 @@ export class ConversationTable implements ConversationRepository {
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    await this.transaction(async () => {
+    await this.engine.transaction(async () => {
       const current = await this.lock(conversationId);
       const ids = messages.map((m) => (typeof m === "object" && m !== null && typeof m.id === "string" ? m.id : ""));
       const taken = await this.db.selectFrom("conversation_messages").select("message_id").where("conversation_id", "=", conversationId).where("message_id", "in", ids).execute();
@@ -81,7 +73,7 @@ export class ConversationTable implements ConversationRepository {
         .where("conversation_id", "=", conversationId)
         .executeTakeFirst();
       let seq = (last?.seq ?? -1) + 1;
-      const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redactor.json(JSON.stringify(m)) }));
+      const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redact(m) }));
       if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
       const now = new Date();
       await this.save({ ...current, updatedAt: now.toISOString() }, now);
@@ -89,7 +81,7 @@ export class ConversationTable implements ConversationRepository {
   }
 
   async messages(conversationId: string): Promise<ConversationMessage[]> {
-    await this.require(conversationId);
+    if (!(await this.get(conversationId))) throw notFound(conversationId);
     const rows = await this.db.selectFrom("conversation_messages").select("data").where("conversation_id", "=", conversationId).orderBy("seq").execute();
     return rows.map((r) => JSON.parse(r.data) as ConversationMessage);
   }
@@ -113,15 +105,9 @@ export class ConversationTable implements ConversationRepository {
       .selectFrom("conversations")
       .select("data")
       .where("id", "=", conversationId)
-      .$if(this.handle.engine === "postgres", (q) => q.forUpdate())
+      .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
       .executeTakeFirst();
-    if (!row) throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
+    if (!row) throw notFound(conversationId);
     return parseConversation(row);
-  }
-
-  private async require(conversationId: string): Promise<Conversation> {
-    const conversation = await this.get(conversationId);
-    if (!conversation) throw new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
-    return conversation;
   }
 }

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import type { AgentStepTrace, SecretRedactor } from "@weft/types";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import type { AgentStepTrace } from "@weft/types";
+import { Table } from "../storage/table.ts";
 
 /** The recorded deliberation steps of agent conversations (seed 004 §3.3 "logging"). */
 export interface AgentStepRepository {
@@ -16,20 +14,11 @@ interface AgentStepsTable {
   data: string;
 }
 
-export class AgentStepTable implements AgentStepRepository {
-  private readonly db: Kysely<{ agent_steps: AgentStepsTable }>;
-
-  constructor(
-    handle: SqlHandle,
-    private readonly redactor: SecretRedactor,
-  ) {
-    this.db = createQueryDb(handle);
-  }
-
+export class AgentStepTable extends Table<{ agent_steps: AgentStepsTable }> implements AgentStepRepository {
   /** One statement: a step given twice in one call keeps its last copy (one INSERT cannot touch a row twice). */
   async save(conversationId: string, steps: readonly AgentStepTrace[]): Promise<void> {
     const rows = new Map<number, AgentStepsTable>();
-    for (const step of steps) rows.set(step.step, { conversation_id: conversationId, step: step.step, data: this.redactor.json(JSON.stringify(step)) });
+    for (const step of steps) rows.set(step.step, { conversation_id: conversationId, step: step.step, data: this.redact(step) });
     if (rows.size === 0) return;
     await this.db
       .insertInto("agent_steps")

@@ -1,10 +1,9 @@
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type SecretRedactor, type Workflow } from "@weft/types";
-import { num, optionalNum } from "./row-values.ts";
-import { PreparedQueries, slotsOf } from "./prepared-query.ts";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { num, optionalNum } from "../storage/row-values.ts";
+import { slotsOf } from "../storage/prepared-query.ts";
+import { Table } from "../storage/table.ts";
 
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({
@@ -145,30 +144,17 @@ export function decodeRun(row: RunRow): RunRecord {
  * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
  * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
  */
-export class RunTable implements RunRepository {
-  private readonly db: Kysely<{ runs: RunsTable }>;
-  /** A run start's and the run page's queries (`bench:server`), built once. */
-  private readonly hot: PreparedQueries;
-
-  constructor(
-    private readonly handle: SqlHandle,
-    private readonly redactor: SecretRedactor,
-  ) {
-    this.db = createQueryDb(handle);
-    this.hot = new PreparedQueries(handle);
-  }
-
+export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
   /** Runtime JSON redacted; `workflow` is "null" when not kept. */
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
-    const redact = (value: unknown) => this.redactor.json(JSON.stringify(value));
     const row: RunsTable = {
       id: record.id,
       workflow_id: record.workflowId,
       workflow_revision: record.workflowRevision,
       status: record.status,
-      inputs: redact(record.inputs),
-      outputs: redact(record.outputs),
-      error: record.error ? redact(record.error) : null,
+      inputs: this.redact(record.inputs),
+      outputs: this.redact(record.outputs),
+      error: record.error ? this.redact(record.error) : null,
       rerun_from: record.rerunFrom ?? null,
       source_run_id: record.sourceRunId ?? null,
       created_by: record.createdBy ?? null,
@@ -193,7 +179,7 @@ export class RunTable implements RunRepository {
   }
 
   private get insertionOrder() {
-    return this.handle.engine === "sqlite" ? sql`rowid` : sql`ord`;
+    return this.engine.sql.engine === "sqlite" ? sql`rowid` : sql`ord`;
   }
 
   async list(query: RunListQuery): Promise<RunSummary[]> {
@@ -212,7 +198,6 @@ export class RunTable implements RunRepository {
 
   /** Values left out keep what is stored. */
   async update(update: RunUpdate): Promise<void> {
-    const redact = (value: unknown) => this.redactor.json(JSON.stringify(value));
     await this.db
       .updateTable("runs")
       .set({
@@ -220,8 +205,8 @@ export class RunTable implements RunRepository {
         ...(update.startedAt !== undefined ? { started_at: update.startedAt } : {}),
         ...(update.finishedAt !== undefined ? { finished_at: update.finishedAt } : {}),
         ...(update.durationMs !== undefined ? { duration_ms: update.durationMs } : {}),
-        ...(update.outputs ? { outputs: redact(update.outputs) } : {}),
-        ...(update.error ? { error: redact(update.error) } : {}),
+        ...(update.outputs ? { outputs: this.redact(update.outputs) } : {}),
+        ...(update.error ? { error: this.redact(update.error) } : {}),
       })
       .where("id", "=", update.id)
       .execute();

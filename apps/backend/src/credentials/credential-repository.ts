@@ -1,8 +1,8 @@
-import { sql, type Kysely } from "kysely";
 import { z } from "zod";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { byteOrder } from "../storage/document-table.ts";
+import { Table } from "../storage/table.ts";
+import type { StorageEngine } from "../storage/storage.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
 export interface StoredCredential {
@@ -77,19 +77,9 @@ function decode(row: Row): StoredCredential {
  * The credentials, on the storage's connection (inside Storage.transaction, its transaction). Names
  * are ordered byte-wise (PostgreSQL COLLATE "C"), as SQLite orders them. The table: core-migrations.ts.
  */
-export class CredentialTable implements CredentialRepository {
-  private readonly db: Kysely<{ credentials: Row }>;
-
-  constructor(private readonly handle: SqlHandle) {
-    this.db = createQueryDb(handle);
-  }
-
+export class CredentialTable extends Table<{ credentials: Row }> implements CredentialRepository {
   async list(): Promise<StoredCredential[]> {
-    const rows = await this.db
-      .selectFrom("credentials")
-      .selectAll()
-      .orderBy(this.handle.engine === "postgres" ? sql`name COLLATE "C"` : sql`name`)
-      .execute();
+    const rows = await this.db.selectFrom("credentials").selectAll().orderBy(byteOrder(this.engine.sql.engine, "name")).execute();
     return rows.map(decode);
   }
 
@@ -125,6 +115,6 @@ export class CredentialTable implements CredentialRepository {
 }
 
 /** The credential repository on the storage's connection. */
-export function createCredentialRepository(handle: SqlHandle): CredentialRepository {
-  return new CredentialTable(handle);
+export function createCredentialRepository(storage: StorageEngine): CredentialRepository {
+  return new CredentialTable(storage);
 }

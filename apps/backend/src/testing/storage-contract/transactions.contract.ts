@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WriteBatch } from "../storage.ts";
+import type { WriteBatch } from "../../events/write-batch.ts";
 import { observation, run } from "./runs.contract.ts";
 import { storageOpener, workflow, type StorageHarness } from "./harness.ts";
 

@@ -13,7 +13,7 @@ import {
   type WorkflowSummary,
 } from "@weft/types";
 import type { Storage } from "../storage.ts";
-import type { WorkflowRepository } from "../workflow-repository.ts";
+import type { WorkflowRepository } from "../../workflows/workflow-repository.ts";
 
 /** One empty database of the engine under test. */
 export interface ContractDatabase {

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import { num } from "./row-values.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { num } from "../storage/row-values.ts";
+import { Table } from "../storage/table.ts";
 
 /** One stored setting: its JSON value (checked by its owner against its schema) and when it was last set. */
 export interface StoredSetting {
@@ -22,13 +20,7 @@ interface SettingsTable {
   updated_at: number | string;
 }
 
-export class SettingsTableRepository implements SettingsRepository {
-  private readonly db: Kysely<{ settings: SettingsTable }>;
-
-  constructor(handle: SqlHandle) {
-    this.db = createQueryDb(handle);
-  }
-
+export class SettingsTableRepository extends Table<{ settings: SettingsTable }> implements SettingsRepository {
   async get(key: string): Promise<StoredSetting | undefined> {
     const row = await this.db.selectFrom("settings").select(["data", "updated_at"]).where("key", "=", key).executeTakeFirst();
     return row ? { value: JSON.parse(row.data), updatedAt: num(row.updated_at) } : undefined;

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { workflowInterface, WorkflowSchema } from "@weft/types";
-import { StoredRecordInvalidError } from "./document-table.ts";
-import { openSqliteStorage, type Storage } from "./storage.ts";
-import { requireSqlite } from "./sql-handle.ts";
-import { skill, summariesOfWholeDocuments, workflow } from "./contract/harness.ts";
+import { StoredRecordInvalidError } from "../storage/document-table.ts";
+import { openSqliteStorage, requireSqlite, type Storage } from "../testing/storage.ts";
+import { skill, summariesOfWholeDocuments, workflow } from "../testing/storage-contract/harness.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 
 const dirs: string[] = [];

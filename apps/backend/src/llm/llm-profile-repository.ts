@@ -1,9 +1,7 @@
-import type { Kysely } from "kysely";
 import { z } from "zod";
-import { flag, num, optionalNum } from "./row-values.ts";
-import { createQueryDb } from "./query-db.ts";
-import { nameOrder } from "./document-table.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
+import { flag, num, optionalNum } from "../storage/row-values.ts";
+import { nameOrder } from "../storage/document-table.ts";
+import { Table } from "../storage/table.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
 export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
@@ -44,7 +42,7 @@ export interface LlmProfileRepository {
   setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void>;
 }
 
-/** A profile's row as both engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL. */
+/** The `llm_profiles` table as both engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL. */
 interface LlmProfileRow {
   id: string;
   name: string;
@@ -89,10 +87,7 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   return profile;
 }
 
-/** The `llm_profiles` table. */
-type LlmProfilesTable = Omit<LlmProfileRow, "pass_back_reasoning" | "is_default"> & { pass_back_reasoning: number | boolean; is_default: number | boolean };
-
-function toRow(p: StoredLlmProfile): LlmProfilesTable {
+function toRow(p: StoredLlmProfile): LlmProfileRow {
   return {
     id: p.id,
     name: p.name,
@@ -115,18 +110,9 @@ function toRow(p: StoredLlmProfile): LlmProfilesTable {
   };
 }
 
-export class LlmProfileTable implements LlmProfileRepository {
-  private readonly db: Kysely<{ llm_profiles: LlmProfilesTable }>;
-
-  constructor(
-    private readonly handle: SqlHandle,
-    private readonly transaction: Transact,
-  ) {
-    this.db = createQueryDb(handle);
-  }
-
+export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> implements LlmProfileRepository {
   private selectAll() {
-    return this.db.selectFrom("llm_profiles").selectAll().orderBy("is_default", "desc").orderBy(nameOrder(this.handle.engine));
+    return this.db.selectFrom("llm_profiles").selectAll().orderBy("is_default", "desc").orderBy(nameOrder(this.engine.sql.engine));
   }
 
   async list(): Promise<StoredLlmProfile[]> {
@@ -145,7 +131,7 @@ export class LlmProfileTable implements LlmProfileRepository {
 
   async save(p: StoredLlmProfile): Promise<void> {
     const { id: _id, created_at: _created, ...changes } = toRow(p);
-    await this.transaction(async () => {
+    await this.engine.transaction(async () => {
       if (p.isDefault) await this.db.updateTable("llm_profiles").set({ is_default: false }).where("id", "<>", p.id).where("is_default", "=", true).execute();
       await this.db
         .insertInto("llm_profiles")

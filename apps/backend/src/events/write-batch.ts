@@ -1,6 +1,40 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { SecretRedactor } from "@weft/types";
-import type { WriteBatch } from "./write-batch.ts";
+import type { Observation, SecretRedactor, Workflow } from "@weft/types";
+import type { StorageEngine } from "../storage/storage.ts";
+import type { RunRecord, RunRepository, RunUpdate } from "./run-repository.ts";
+import type { ObservationRepository, OrderedObservation } from "./observation-repository.ts";
+import type { EventRepository, StoredEvent } from "./event-repository.ts";
+
+/** What one flush of the run writer stores, all or nothing. */
+export interface WriteBatch {
+  /** Runs started outside the API (an agent's deliberations and actions), stored with their first events. */
+  newRuns: { record: RunRecord; workflow: Workflow | undefined }[];
+  events: StoredEvent[];
+  observations: OrderedObservation[];
+  /** A finished run's final observations, replacing what was stored for it while it ran. */
+  finalObservations: { runId: string; observations: Observation[] }[];
+  runUpdates: RunUpdate[];
+}
+
+/** The run writer's flush: SQLite's hand-written (below), PostgreSQL's through the repositories, in one transaction. */
+export function batchWriter(engine: StorageEngine, runs: RunRepository, events: EventRepository, observations: ObservationRepository): (batch: WriteBatch) => Promise<void> {
+  const { sql, redactor, transaction } = engine;
+  let writeAll: ((batch: WriteBatch) => void) | undefined;
+  return async (batch) => {
+    if (sql.engine === "sqlite") {
+      // Prepared on first use: the tables exist once the migrations ran.
+      const write = (writeAll ??= sqliteBatchWriter(sql.db, redactor));
+      return void (await sql.gate(() => write(batch)));
+    }
+    await transaction(async () => {
+      for (const run of batch.newRuns) await runs.create(run.record, run.workflow);
+      await events.append(batch.events);
+      await observations.upsert(batch.observations);
+      for (const final of batch.finalObservations) await observations.replaceForRun(final.runId, final.observations);
+      for (const update of batch.runUpdates) await runs.update(update);
+    });
+  };
+}
 
 /**
  * The run writer's flush on SQLite, hand-written: the one hot path where Kysely cost more than 10%
@@ -8,7 +42,7 @@ import type { WriteBatch } from "./write-batch.ts";
  * statements, run synchronously in one transaction (`gate.run` keeps other callers out meanwhile).
  * The same rows as RunTable, EventTable and ObservationTable write (their tables are declared there).
  */
-export function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: WriteBatch) => void {
+function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: WriteBatch) => void {
   const redact = (value: unknown) => redactor.json(JSON.stringify(value));
   const insertRun = db.query(
     `INSERT INTO runs (id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms, workflow)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredEvent } from "../event-repository.ts";
+import type { StoredEvent } from "../../events/event-repository.ts";
 import { storageOpener, type StorageHarness } from "./harness.ts";
 
 const event = (streamId: string, seq: number, type = "node.chunk"): StoredEvent => ({ streamId, seq, type, json: JSON.stringify({ type, seq, text: `e${seq} ✓` }) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentProfile, Scene, Workflow } from "@weft/types";
-import type { DocumentRepository } from "../document-table.ts";
+import type { DocumentRepository } from "../../storage/document-table.ts";
 import type { Storage } from "../storage.ts";
 import { agentProfile, scene, skill, storageOpener, summariesOfWholeDocuments, workflow, type StorageHarness } from "./harness.ts";
 

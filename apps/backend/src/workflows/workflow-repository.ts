@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "./document-table.ts";
-import { summaryColumns, summaryFrom } from "./workflow-summary.ts";
-import { flag, num } from "./row-values.ts";
-import type { PostgresHandle, SqlHandle } from "./sql-handle.ts";
+import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "../storage/document-table.ts";
+import { summaryColumns, summaryFrom, type SummaryColumns } from "./workflow-summary.ts";
+import { flag, num } from "../storage/row-values.ts";
+import type { PostgresHandle } from "../storage/sql-handle.ts";
+import type { StorageEngine } from "../storage/storage.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
   /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
@@ -48,28 +49,21 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
   /** SQLite answers `isStored` from its file, synchronously: the statement compiled once. */
   private readonly isStoredSql: string;
 
-  constructor(
-    handle: SqlHandle,
-    private readonly inTransaction: () => boolean,
-  ) {
-    super(handle, "workflows", WorkflowSchema, (wf) => {
-      const c = summaryColumns(wf);
-      const columns = { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface };
-      return handle.engine === "postgres" ? { ...columns, calls: callsOf(wf) } : columns;
+  constructor(engine: StorageEngine) {
+    super(engine, "workflows", WorkflowSchema, (wf) => {
+      const columns = summaryColumns(wf);
+      return engine.sql.engine === "postgres" ? { ...columns, calls: callsOf(wf) } : columns;
     });
     this.isStoredSql = this.db.selectFrom("workflows").select("id").where("id", "=", "").compile().sql;
   }
 
   async start(): Promise<void> {
-    if (this.handle.engine !== "postgres") return;
-    const pool = this.handle.sql;
-    this.subscription = await pool.listen(
-      ID_CHANNEL,
-      (payload) => this.announced(payload),
-      () => void this.refreshIds(this.handle as PostgresHandle).catch(() => undefined),
-    );
-    await this.refreshIds(this.handle);
-    this.refresher = setInterval(() => void this.refreshIds(this.handle as PostgresHandle).catch(() => undefined), ID_REFRESH_MS);
+    const handle = this.engine.sql;
+    if (handle.engine !== "postgres") return;
+    const refresh = () => void this.refreshIds(handle).catch(() => undefined);
+    this.subscription = await handle.sql.listen(ID_CHANNEL, (payload) => this.announced(payload), refresh);
+    await this.refreshIds(handle);
+    this.refresher = setInterval(refresh, ID_REFRESH_MS);
     this.refresher.unref?.();
   }
 
@@ -92,15 +86,15 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
 
   protected override written(id: string, stored: boolean): void {
     // Inside a transaction the write may still roll back: its commit's announcement tells.
-    if (this.handle.engine !== "postgres" || this.inTransaction()) return;
+    if (this.engine.sql.engine !== "postgres" || this.engine.inTransaction()) return;
     if (stored) this.known.add(id);
     else this.known.delete(id);
   }
 
   isStored(id: string): boolean {
-    switch (this.handle.engine) {
+    switch (this.engine.sql.engine) {
       case "sqlite":
-        return this.handle.db.query(this.isStoredSql).get(id) !== null;
+        return this.engine.sql.db.query(this.isStoredSql).get(id) !== null;
       case "postgres":
         return this.known.has(id);
     }
@@ -110,13 +104,13 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
     const types = JSON.stringify(callingTypes);
     // The calling types come as a JSON array, so one statement serves any list of them.
     const calls =
-      this.handle.engine === "sqlite"
+      this.engine.sql.engine === "sqlite"
         ? sql<boolean>`json_valid(data) AND json_type(data, '$.nodes') = 'array' AND EXISTS (
             SELECT 1 FROM json_each(data, '$.nodes') AS node
             WHERE node.value ->> '$.config.workflowId' = ${skillId} AND node.value ->> '$.type' IN (SELECT value FROM json_each(${types})))`
         : sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(calls::jsonb) AS c
             WHERE c ->> 'workflowId' = ${skillId} AND c ->> 'type' IN (SELECT jsonb_array_elements_text(${types}::text::jsonb)))`;
-    return await this.db.selectFrom("workflows").select(["id", "name"]).where(calls).orderBy(nameOrder(this.handle.engine)).execute();
+    return await this.db.selectFrom("workflows").select(["id", "name"]).where(calls).orderBy(nameOrder(this.engine.sql.engine)).execute();
   }
 
   async summaries(): Promise<Listing<WorkflowSummary>> {
@@ -124,21 +118,21 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
       .selectFrom("workflows")
       // `data` only for rows whose summary is not filled in yet.
       .select(["id", "name", "revision", "updated_at", "description", "tags", "node_count", "is_skill", "interface", sql<string | null>`CASE WHEN node_count IS NULL THEN data END`.as("data")])
-      .orderBy(nameOrder(this.handle.engine))
+      .orderBy(nameOrder(this.engine.sql.engine))
       .execute();
-    const filled: Array<{ id: string; revision: number; columns: Record<string, unknown> }> = [];
+    const filled: Array<{ id: string; revision: number; columns: SummaryColumns }> = [];
     const listing = listReadable(rows, (row) => {
       const base = { id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at) };
       if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
-        const c = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
-        filled.push({ id: row.id, revision: row.revision, columns: { description: c.description, tags: c.tags, node_count: c.nodeCount, is_skill: c.isSkill, interface: c.interface } });
-        return summaryFrom({ ...base, columns: c });
+        const columns = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
+        filled.push({ id: row.id, revision: row.revision, columns });
+        return summaryFrom({ ...base, columns });
       }
       const columns = {
         description: String(row.description),
         tags: String(row.tags),
-        nodeCount: Number(row.node_count),
-        isSkill: flag(row.is_skill as number | boolean),
+        node_count: Number(row.node_count),
+        is_skill: flag(row.is_skill as number | boolean),
         interface: String(row.interface),
       };
       return summaryFrom({ ...base, columns });
@@ -148,6 +142,11 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
   }
 }
 
-export function createWorkflowRepository(handle: SqlHandle, inTransaction: () => boolean): WorkflowRepository {
-  return new Workflows(handle, inTransaction);
+export function createWorkflowRepository(engine: StorageEngine): WorkflowRepository {
+  return new Workflows(engine);
+}
+
+/** The storage workflows/ needs. */
+export interface WorkflowsStorage {
+  readonly workflows: WorkflowRepository;
 }

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore, type SecretRedactor } from "@weft/types";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore } from "@weft/types";
+import { Table } from "../storage/table.ts";
 
 /** What an agent needs to continue a conversation (counters, private state, a pending question). */
 export type AgentSessionRepository = AgentStateStore;
@@ -13,16 +11,7 @@ interface AgentSessionsTable {
   updated_at: number;
 }
 
-export class AgentSessionTable implements AgentSessionRepository {
-  private readonly db: Kysely<{ agent_sessions: AgentSessionsTable }>;
-
-  constructor(
-    handle: SqlHandle,
-    private readonly redactor: SecretRedactor,
-  ) {
-    this.db = createQueryDb(handle);
-  }
-
+export class AgentSessionTable extends Table<{ agent_sessions: AgentSessionsTable }> implements AgentSessionRepository {
   async load(conversationId: string): Promise<AgentSessionState | undefined> {
     const row = await this.db.selectFrom("agent_sessions").select("data").where("conversation_id", "=", conversationId).executeTakeFirst();
     return row ? AgentSessionStateSchema.parse(JSON.parse(row.data)) : undefined;
@@ -30,7 +19,7 @@ export class AgentSessionTable implements AgentSessionRepository {
 
   async save(state: AgentSessionState): Promise<void> {
     const valid = AgentSessionStateSchema.parse(state);
-    const row = { conversation_id: valid.conversationId, agent_id: valid.agentId, data: this.redactor.json(JSON.stringify(valid)), updated_at: valid.updatedAt };
+    const row = { conversation_id: valid.conversationId, agent_id: valid.agentId, data: this.redact(valid), updated_at: valid.updatedAt };
     await this.db
       .insertInto("agent_sessions")
       .values(row)

@@ -1,6 +1,4 @@
-import type { Kysely } from "kysely";
-import { createQueryDb } from "./query-db.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import { Table } from "../storage/table.ts";
 
 /** Small facts about the installation itself (e.g. whether the example content was loaded). */
 export interface MetaRepository {
@@ -8,13 +6,7 @@ export interface MetaRepository {
   set(key: string, value: string): Promise<void>;
 }
 
-export class MetaTable implements MetaRepository {
-  private readonly db: Kysely<{ meta: { key: string; value: string } }>;
-
-  constructor(handle: SqlHandle) {
-    this.db = createQueryDb(handle);
-  }
-
+export class MetaTable extends Table<{ meta: { key: string; value: string } }> implements MetaRepository {
   async get(key: string): Promise<string | undefined> {
     return (await this.db.selectFrom("meta").select("value").where("key", "=", key).executeTakeFirst())?.value;
   }

@@ -1,0 +1,80 @@
+import type { Logger } from "@weft/types";
+import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
+import { openStorage, postgresOpenError, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
+import { journalRepositories, type JournalStorage } from "./events/journal-storage.ts";
+import { createWorkflowRepository, type WorkflowRepository } from "./workflows/workflow-repository.ts";
+import { createAgentProfileRepository, type AgentProfileRepository } from "./agents/agent-profile-repository.ts";
+import { ConversationTable, type ConversationRepository } from "./agents/conversation-repository.ts";
+import { AgentSessionTable, type AgentSessionRepository } from "./agents/agent-session-repository.ts";
+import { AgentStepTable, type AgentStepRepository } from "./agents/agent-step-repository.ts";
+import { createSceneRepository, type SceneRepository } from "./scenes/scene-repository.ts";
+import { LlmProfileTable, type LlmProfileRepository } from "./llm/llm-profile-repository.ts";
+import { SettingsTableRepository, type SettingsRepository } from "./settings/settings-repository.ts";
+import { MetaTable, type MetaRepository } from "./seed/meta-repository.ts";
+import { PayloadStore } from "./events/payload-store.ts";
+import { withPayloadReads } from "./events/payload-reads.ts";
+import { MIGRATIONS } from "./schema.ts";
+
+/**
+ * The server's storage: the engine with every domain's core repositories on it. Each domain types
+ * against the narrow storage it needs (e.g. `JournalStorage`, `AgentsStorage`); this satisfies them all.
+ */
+export interface Storage extends JournalStorage {
+  readonly workflows: WorkflowRepository;
+  readonly agents: AgentProfileRepository;
+  readonly scenes: SceneRepository;
+  readonly llmProfiles: LlmProfileRepository;
+  readonly meta: MetaRepository;
+  readonly conversations: ConversationRepository;
+  readonly agentSessions: AgentSessionRepository;
+  readonly agentSteps: AgentStepRepository;
+  readonly settings: SettingsRepository;
+}
+
+/** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */
+export async function composeStorage(engine: StorageEngine): Promise<Storage> {
+  const workflows = createWorkflowRepository(engine);
+  const storage: Storage = {
+    ...engine,
+    ...journalRepositories(engine),
+    workflows,
+    agents: createAgentProfileRepository(engine),
+    scenes: createSceneRepository(engine),
+    llmProfiles: new LlmProfileTable(engine),
+    meta: new MetaTable(engine),
+    conversations: new ConversationTable(engine),
+    agentSessions: new AgentSessionTable(engine),
+    agentSteps: new AgentStepTable(engine),
+    settings: new SettingsTableRepository(engine),
+    async close() {
+      await workflows.close();
+      await engine.close();
+    },
+  };
+  await workflows.start();
+  return storage;
+}
+
+/** Opens the storage the options select (`openStorage`), migrated, with every core repository. */
+export async function openAppStorage(options: StorageOptions): Promise<Storage> {
+  const engine = await openStorage(options);
+  try {
+    return await composeStorage(engine);
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    throw options.databaseUrl ? postgresOpenError(error, options.databaseUrl, engine.redactor) : error;
+  }
+}
+
+/**
+ * The storage an API process and a `weft worker` open alike, with every module's tables (MIGRATIONS) in a private data
+ * folder (ensurePrivateDataDir, `log` told when it cannot be): large values of runs, observations and events are stored
+ * once and referenced (`payloads`, which the event journal writes through), and every reader of `storage` gets them
+ * whole. The caller closes `storage`.
+ */
+export async function openProcessStorage(options: Omit<StorageOptions, "migrations"> & { log: Logger }): Promise<{ storage: Storage; payloads: PayloadStore }> {
+  ensurePrivateDataDir(options.dataDir, options.log);
+  const opened = await openAppStorage({ ...options, migrations: MIGRATIONS });
+  const payloads = new PayloadStore(opened.sql);
+  return { storage: withPayloadReads(opened, payloads), payloads };
+}
