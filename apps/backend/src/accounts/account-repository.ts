@@ -82,12 +82,8 @@ class SqlAccountRepository implements AccountRepository {
   async updateUser(id: string, update: UserUpdate, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable("users")
-      .set({
-        updated_at: now,
-        ...(update.name !== undefined ? { name: update.name } : {}),
-        ...(update.role !== undefined ? { role: update.role } : {}),
-        ...(update.passwordHash !== undefined ? { password_hash: update.passwordHash } : {}),
-      })
+      // Kysely leaves undefined fields out: only what the update names changes.
+      .set({ updated_at: now, name: update.name, role: update.role, password_hash: update.passwordHash })
       .where("id", "=", id)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;

@@ -2,6 +2,7 @@ import type { Generated, Kysely } from "kysely";
 import { AgentChangeSchema, type AgentChange } from "@weft/types";
 import type { Migration } from "../storage/migrations.ts";
 import { createQueryDb } from "../storage/query-db.ts";
+import { ddl } from "../storage/ddl.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 
 /** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
@@ -20,14 +21,11 @@ export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
   {
     id: "agent-changes-001 who changed agent profiles",
     async up(db, engine) {
-      await db.schema
-        .createTable("agent_changes")
-        .$call((t) => (engine === "sqlite" ? t.addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement()) : t.addColumn("seq", "bigserial", (c) => c.primaryKey())))
-        .addColumn("agent_id", "text", (c) => c.notNull())
-        .addColumn("at", engine === "sqlite" ? "integer" : "bigint", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex("agent_changes_by_agent").on("agent_changes").columns(["agent_id", "seq"]).execute();
+      const { time, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE agent_changes (seq ${engine === "sqlite" ? "integer PRIMARY KEY AUTOINCREMENT" : "bigserial PRIMARY KEY"}, agent_id text NOT NULL, at ${time} NOT NULL, data text NOT NULL)`,
+        `CREATE INDEX agent_changes_by_agent ON agent_changes (agent_id, seq)`,
+      );
     },
   },
 ];

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
-import { checkStored, parseStored, StoredSceneInvalidError } from "./scene-store.ts";
+import { messageOf, SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
 
 /**
  * How a `scene_states` row holds its state: "whole", the state as one JSON text (rows written before
@@ -144,6 +143,31 @@ export const stateRowsSql = (param: string): string =>
   `SELECT 'h' AS part, layout AS key, 0 AS seq, data FROM scene_states WHERE scene_id = ${param}
    UNION ALL SELECT 'm' AS part, key, 0 AS seq, data FROM scene_state_parts WHERE scene_id = ${param} AND kind = 'mailbox'
    UNION ALL SELECT 'c' AS part, '' AS key, seq, data FROM scene_world_changes WHERE scene_id = ${param}`;
+
+/** A stored scene row that no longer fits its schema: reported, never silently dropped. */
+export class StoredSceneInvalidError extends Error {
+  readonly code = "STORED_RECORD_INVALID";
+}
+
+export function parseStored<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
+  }
+  return checkStored(schema, raw, what);
+}
+
+/** `raw` (read from a stored row) checked against its schema. */
+export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoredSceneInvalidError(`The stored ${what} does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}; it was left as it is.`);
+  }
+  return parsed.data;
+}
 
 const AnyJson = z.unknown();
 const JsonObject = z.record(z.string(), z.unknown());

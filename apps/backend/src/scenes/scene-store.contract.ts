@@ -3,7 +3,7 @@ import type { MailboxState, SceneLogEntry, SceneRuntimeState, WorldChange } from
 import { storageOpener, type StorageHarness } from "../storage/contract/harness.ts";
 import type { Storage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
-import { createSceneStore } from "./create-scene-store.ts";
+import { createSceneStore } from "./scene-store.ts";
 
 export const sceneState = (total: number, status: SceneRuntimeState["status"] = "running", sceneId = "s1"): SceneRuntimeState => ({
   version: 1,

@@ -5,7 +5,7 @@ import { openSqliteStorage } from "../storage/storage.ts";
 import { requireSqlite } from "../storage/sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
-import { createSceneStore } from "./create-scene-store.ts";
+import { createSceneStore } from "./scene-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
 async function open() {
