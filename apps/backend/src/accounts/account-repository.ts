@@ -1,12 +1,10 @@
 import type { ColumnType, Kysely, Selectable } from "kysely";
+import type { Int64Column as Millis } from "../storage/ddl.ts";
 import { createQueryDb } from "../storage/query-db.ts";
 import { num } from "../storage/row-values.ts";
 import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
 import { RoleSchema } from "./roles.ts";
-
-/** Epoch milliseconds: PostgreSQL hands its BIGINT over as text. */
-type Millis = ColumnType<number | string, number, number>;
 
 /** The accounts' tables (account-migrations.ts). */
 interface AccountTables {

@@ -5,13 +5,6 @@ import { createQueryDb } from "../storage/query-db.ts";
 import { ddl } from "../storage/ddl.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 
-/** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
-export interface AgentChangeLog {
-  record(change: AgentChange): Promise<void>;
-  /** The agent's changes, newest first (an id deleted and created again keeps its whole history). */
-  list(agentId: string, limit: number): Promise<AgentChange[]>;
-}
-
 interface ChangeTables {
   agent_changes: { seq: Generated<number>; agent_id: string; at: number; data: string };
 }
@@ -30,7 +23,8 @@ export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-class SqlAgentChangeLog implements AgentChangeLog {
+/** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
+export class AgentChangeLog {
   constructor(private readonly db: Kysely<ChangeTables>) {}
 
   async record(change: AgentChange): Promise<void> {
@@ -40,6 +34,7 @@ class SqlAgentChangeLog implements AgentChangeLog {
       .execute();
   }
 
+  /** The agent's changes, newest first (an id deleted and created again keeps its whole history). */
   async list(agentId: string, limit: number): Promise<AgentChange[]> {
     const rows = await this.db.selectFrom("agent_changes").select("data").where("agent_id", "=", agentId).orderBy("seq", "desc").limit(limit).execute();
     // A record that no longer reads is left out rather than breaking the history.
@@ -52,5 +47,5 @@ class SqlAgentChangeLog implements AgentChangeLog {
 
 /** The change log on the storage's connection (its table comes with AGENT_CHANGE_MIGRATIONS). */
 export function openAgentChangeLog(handle: SqlHandle): AgentChangeLog {
-  return new SqlAgentChangeLog(createQueryDb<ChangeTables>(handle));
+  return new AgentChangeLog(createQueryDb<ChangeTables>(handle));
 }

@@ -2,12 +2,6 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { messageOf, SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
 
-/**
- * How a `scene_states` row holds its state: "whole", the state as one JSON text (rows written before
- * schema 8), or "parts", the header in `data` and the mailboxes and world changes in their own rows.
- */
-export type StateLayout = "whole" | "parts";
-
 /** The state row's `data` in the "parts" layout: the state without its mailboxes and world changes. */
 export type StateHeader = Omit<SceneRuntimeState, "mailboxes" | "world"> & { world: Omit<SceneRuntimeState["world"], "history"> };
 
@@ -180,6 +174,8 @@ export function decodeStoredState(sceneId: string, rows: readonly StoredStateRow
   const head = rows.find((r) => r.part === "h");
   if (!head) return undefined;
   const what = `state of scene "${sceneId}"`;
+  // The state row's layout: "whole", the state as one JSON text (rows written before scenes-002), or "parts", the
+  // header in `data` and the mailboxes and world changes in their own rows.
   switch (head.key) {
     case "whole":
       return parseStored(SceneRuntimeStateSchema, head.data, what);

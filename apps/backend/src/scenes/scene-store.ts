@@ -1,9 +1,10 @@
-import { CompiledQuery, sql, type ColumnType, type Compilable, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Compilable, type Kysely } from "kysely";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
+import type { Int64Column as Bigint } from "../storage/ddl.ts";
 import type { Storage } from "../storage/storage.ts";
 import { decodeStoredState, parseStored, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
@@ -16,9 +17,6 @@ export const SceneSessionSchema = z.object({
   startedBy: z.string().optional(),
 });
 export type SceneSession = z.infer<typeof SceneSessionSchema>;
-
-/** Epoch milliseconds and world change numbers: PostgreSQL hands its BIGINT over as text. */
-type Bigint = ColumnType<number | string, number, number>;
 
 /** The scenes' tables (scene-migration.ts). */
 interface SceneTables {

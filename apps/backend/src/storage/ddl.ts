@@ -1,12 +1,15 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type ColumnType, type Kysely } from "kysely";
 import type { SqlHandle } from "./sql-handle.ts";
+
+/** How a table's interface types an `int64` or `time` column: PostgreSQL hands its BIGINT over as text. */
+export type Int64Column = ColumnType<number | string, number, number>;
 
 /**
  * For migrations written as DDL text both engines take: the words that differ, and `run`. Epoch-millisecond
  * times are BIGINT on PostgreSQL (SQLite's INTEGER is 64-bit), flags BOOLEAN there; JSON is TEXT on both, exactly
  * as written (JSONB would refuse a \u0000 in a run's output and reorder keys).
  */
-export function ddl(db: Kysely<unknown>, engine: SqlHandle["engine"]) {
+export function ddl<DB>(db: Kysely<DB>, engine: SqlHandle["engine"]) {
   const pg = engine === "postgres";
   const int64 = pg ? "bigint" : "integer";
   return {

@@ -2,6 +2,7 @@ import { sql, type ColumnType, type Kysely } from "kysely";
 import { isOpenChangeSet, targetObject, type SessionStatus } from "@weft/types";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { AuditEventTypeSchema, ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
+import type { Int64Column as Bigint } from "../../storage/ddl.ts";
 import { decodeStoredJson } from "../../storage/document-table.ts";
 import { createQueryDb } from "../../storage/query-db.ts";
 import { num } from "../../storage/row-values.ts";
@@ -13,9 +14,6 @@ export interface SessionFilter {
   status?: SessionStatus;
   limit: number;
 }
-
-/** Epoch milliseconds, and the audit's ids: PostgreSQL hands its BIGINT over as text. */
-type Bigint = ColumnType<number | string, number, number>;
 
 /** The Builder's tables (builder-migration.ts). */
 interface BuilderTables {
