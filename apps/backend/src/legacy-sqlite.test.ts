@@ -7,7 +7,7 @@ import { createCredentialRepository } from "./credentials/credential-repository.
 import { MIGRATIONS } from "./schema.ts";
 import { tempDir } from "./testing/test-server.ts";
 
-/** Written by Weft e5dc891's own code (storage/fixtures/make-legacy-sqlite.ts): user_version 9, credentials' module row, a few rows. */
+/** Written by Weft e5dc891's own code (testing/make-legacy-sqlite.ts): user_version 9, credentials' module row, a few rows. */
 const FIXTURE = new URL("./storage/fixtures/e5dc891.sqlite", import.meta.url).pathname;
 
 function legacyCopy(): string {

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
+import { ddl } from "../storage/ddl.ts";
 
 /**
  * The accounts' tables, one list for both engines (given to the storage by ../schema.ts). Times are epoch
@@ -10,35 +10,17 @@ export const ACCOUNT_MIGRATIONS: readonly Migration[] = [
   {
     id: "accounts-001 users, sessions, personal tokens",
     async up(db, engine) {
-      const millis = engine === "sqlite" ? "integer" : "bigint";
-      await db.schema
-        .createTable("users")
-        .addColumn("id", "text", (c) => c.primaryKey())
-        .addColumn("username", "text", (c) => c.notNull().unique())
-        .addColumn("name", "text", (c) => c.notNull())
-        .addColumn("role", "text", (c) => c.notNull().check(sql`role IN ('owner', 'editor', 'viewer')`))
-        .addColumn("password_hash", "text")
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .addColumn("updated_at", millis, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable("user_sessions")
-        .addColumn("hash", "text", (c) => c.primaryKey())
-        .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .addColumn("expires_at", millis, (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex("user_sessions_by_user").on("user_sessions").column("user_id").execute();
-      await db.schema
-        .createTable("user_tokens")
-        .addColumn("id", "text", (c) => c.primaryKey())
-        .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
-        .addColumn("name", "text", (c) => c.notNull())
-        .addColumn("hash", "text", (c) => c.notNull().unique())
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .addColumn("last_used_at", millis)
-        .execute();
-      await db.schema.createIndex("user_tokens_by_user").on("user_tokens").column("user_id").execute();
+      const { time, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE users (id text PRIMARY KEY, username text NOT NULL UNIQUE, name text NOT NULL, role text NOT NULL CHECK (role IN ('owner', 'editor', 'viewer')),
+          password_hash text, created_at ${time} NOT NULL, updated_at ${time} NOT NULL)`,
+        `CREATE TABLE user_sessions (hash text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          created_at ${time} NOT NULL, expires_at ${time} NOT NULL)`,
+        `CREATE INDEX user_sessions_by_user ON user_sessions (user_id)`,
+        `CREATE TABLE user_tokens (id text PRIMARY KEY, user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE, name text NOT NULL,
+          hash text NOT NULL UNIQUE, created_at ${time} NOT NULL, last_used_at ${time})`,
+        `CREATE INDEX user_tokens_by_user ON user_tokens (user_id)`,
+      );
     },
   },
 ];

@@ -1,12 +1,10 @@
 import type { ColumnType, Kysely, Selectable } from "kysely";
+import type { Int64Column as Millis } from "../storage/ddl.ts";
 import { createQueryDb } from "../storage/query-db.ts";
 import { num } from "../storage/row-values.ts";
 import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
 import { RoleSchema } from "./roles.ts";
-
-/** Epoch milliseconds: PostgreSQL hands its BIGINT over as text. */
-type Millis = ColumnType<number | string, number, number>;
 
 /** The accounts' tables (account-migrations.ts). */
 interface AccountTables {
@@ -82,12 +80,8 @@ class SqlAccountRepository implements AccountRepository {
   async updateUser(id: string, update: UserUpdate, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable("users")
-      .set({
-        updated_at: now,
-        ...(update.name !== undefined ? { name: update.name } : {}),
-        ...(update.role !== undefined ? { role: update.role } : {}),
-        ...(update.passwordHash !== undefined ? { password_hash: update.passwordHash } : {}),
-      })
+      // Kysely leaves undefined fields out: only what the update names changes.
+      .set({ updated_at: now, name: update.name, role: update.role, password_hash: update.passwordHash })
       .where("id", "=", id)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;

@@ -8,7 +8,7 @@ import { ChangeSetService } from "./changes/change-set-service.ts";
 import { BuilderLlm } from "./session/builder-llm.ts";
 import { profileForSession, SessionService } from "./session/session-service.ts";
 import { TurnRunner } from "./session/turn-runner.ts";
-import { createBuilderStore } from "./storage/create-builder-store.ts";
+import { createBuilderStore } from "./storage/builder-store.ts";
 import { CHANGE_TOOLS } from "./tools/change-tools.ts";
 import { contextTool } from "./tools/context-tool.ts";
 import { READ_TOOLS } from "./tools/read-tools.ts";

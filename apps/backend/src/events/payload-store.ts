@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
 import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
+import { ddl } from "../storage/ddl.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
@@ -28,12 +29,7 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
   {
     id: "payloads-001 large values stored once",
     async up(db, engine) {
-      await db.schema
-        .createTable("payloads")
-        .ifNotExists()
-        .addColumn("id", "text", (c) => (engine === "sqlite" ? c.notNull().unique() : c.primaryKey()))
-        .addColumn("data", "text", (c) => c.notNull())
-        .execute();
+      await ddl(db, engine).run(`CREATE TABLE IF NOT EXISTS payloads (id text ${engine === "sqlite" ? "NOT NULL UNIQUE" : "PRIMARY KEY"}, data text NOT NULL)`);
     },
   },
 ];

@@ -1,12 +1,11 @@
 import type { SceneAgentDeps } from "./scene-agents.ts";
 import { sceneRuntimeApi } from "./scene-api.ts";
 import { SceneService } from "./scene-service.ts";
-import { createSceneStore } from "./create-scene-store.ts";
 import type { SceneHost } from "./scene-host.ts";
-import type { SceneStore } from "./scene-store.ts";
+import { createSceneStore, type SceneStore } from "./scene-store.ts";
 
 export { SceneService } from "./scene-service.ts";
-export { createSceneStore } from "./create-scene-store.ts";
+export { createSceneStore } from "./scene-store.ts";
 export type { SceneSession, SceneStore } from "./scene-store.ts";
 export type { SceneHost } from "./scene-host.ts";
 

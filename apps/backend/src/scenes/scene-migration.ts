@@ -1,8 +1,5 @@
-import { sql, type CreateTableBuilder } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
-
-/** SQLite keeps these tables' rows in their key's b-tree; PostgreSQL has no such option. */
-const withoutRowid = <T extends string, C extends string>(t: CreateTableBuilder<T, C>, engine: "sqlite" | "postgres") => (engine === "sqlite" ? t.modifyEnd(sql`without rowid`) : t);
+import { ddl } from "../storage/ddl.ts";
 
 /**
  * The scenes' tables. A SQLite file of e5dc891 has scenes-001 as its schema version 4 and scenes-002 as
@@ -14,29 +11,12 @@ export const SCENE_MIGRATIONS: readonly Migration[] = [
     // scene) and which conversation each agent instance of the session uses.
     id: "scenes-001 scene runtime state, session log and sessions",
     async up(db, engine) {
-      const millis = engine === "sqlite" ? "integer" : "bigint";
-      await db.schema
-        .createTable("scene_states")
-        .addColumn("scene_id", "text", (c) => c.primaryKey())
-        .addColumn("status", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addColumn("saved_at", millis, (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable("scene_log")
-        .addColumn("scene_id", "text", (c) => c.notNull())
-        .addColumn("seq", "integer", (c) => c.notNull())
-        .addColumn("kind", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("scene_log_pkey", ["scene_id", "seq"])
-        .$call((t) => withoutRowid(t, engine))
-        .execute();
-      await db.schema
-        .createTable("scene_sessions")
-        .addColumn("scene_id", "text", (c) => c.primaryKey())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addColumn("started_at", millis, (c) => c.notNull())
-        .execute();
+      const { time, withoutRowid, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE scene_states (scene_id text PRIMARY KEY, status text NOT NULL, data text NOT NULL, saved_at ${time} NOT NULL)`,
+        `CREATE TABLE scene_log (scene_id text NOT NULL, seq integer NOT NULL, kind text NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, seq))${withoutRowid}`,
+        `CREATE TABLE scene_sessions (scene_id text PRIMARY KEY, data text NOT NULL, started_at ${time} NOT NULL)`,
+      );
     },
   },
   {
@@ -47,28 +27,13 @@ export const SCENE_MIGRATIONS: readonly Migration[] = [
     // scene-state-store-parts.ts). Rows written before (`layout` "whole": the whole state in `data`) read as they are.
     id: "scenes-002 scene state saved in parts",
     async up(db, engine) {
-      await db.schema
-        .createTable("scene_state_parts")
-        .addColumn("scene_id", "text", (c) => c.notNull())
-        .addColumn("kind", "text", (c) => c.notNull())
-        .addColumn("key", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("scene_state_parts_pkey", ["scene_id", "kind", "key"])
-        .$call((t) => withoutRowid(t, engine))
-        .execute();
-      await db.schema
-        .createTable("scene_world_changes")
-        .addColumn("scene_id", "text", (c) => c.notNull())
-        .addColumn("seq", engine === "sqlite" ? "integer" : "bigint", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("scene_world_changes_pkey", ["scene_id", "seq"])
-        .$call((t) => withoutRowid(t, engine))
-        .execute();
-      await db.schema
-        .alterTable("scene_states")
-        .addColumn("layout", "text", (c) => c.notNull().defaultTo("whole"))
-        .execute();
-      await db.schema.alterTable("scene_states").addColumn("write_mark", "text").execute();
+      const { int64, withoutRowid, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE scene_state_parts (scene_id text NOT NULL, kind text NOT NULL, key text NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, kind, key))${withoutRowid}`,
+        `CREATE TABLE scene_world_changes (scene_id text NOT NULL, seq ${int64} NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, seq))${withoutRowid}`,
+        `ALTER TABLE scene_states ADD COLUMN layout text NOT NULL DEFAULT 'whole'`,
+        `ALTER TABLE scene_states ADD COLUMN write_mark text`,
+      );
     },
   },
 ];

@@ -1,13 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
-import { checkStored, parseStored, StoredSceneInvalidError } from "./scene-store.ts";
-
-/**
- * How a `scene_states` row holds its state: "whole", the state as one JSON text (rows written before
- * schema 8), or "parts", the header in `data` and the mailboxes and world changes in their own rows.
- */
-export type StateLayout = "whole" | "parts";
+import { messageOf, SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
 
 /** The state row's `data` in the "parts" layout: the state without its mailboxes and world changes. */
 export type StateHeader = Omit<SceneRuntimeState, "mailboxes" | "world"> & { world: Omit<SceneRuntimeState["world"], "history"> };
@@ -145,6 +138,31 @@ export const stateRowsSql = (param: string): string =>
    UNION ALL SELECT 'm' AS part, key, 0 AS seq, data FROM scene_state_parts WHERE scene_id = ${param} AND kind = 'mailbox'
    UNION ALL SELECT 'c' AS part, '' AS key, seq, data FROM scene_world_changes WHERE scene_id = ${param}`;
 
+/** A stored scene row that no longer fits its schema: reported, never silently dropped. */
+export class StoredSceneInvalidError extends Error {
+  readonly code = "STORED_RECORD_INVALID";
+}
+
+export function parseStored<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
+  }
+  return checkStored(schema, raw, what);
+}
+
+/** `raw` (read from a stored row) checked against its schema. */
+export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoredSceneInvalidError(`The stored ${what} does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}; it was left as it is.`);
+  }
+  return parsed.data;
+}
+
 const AnyJson = z.unknown();
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -156,6 +174,8 @@ export function decodeStoredState(sceneId: string, rows: readonly StoredStateRow
   const head = rows.find((r) => r.part === "h");
   if (!head) return undefined;
   const what = `state of scene "${sceneId}"`;
+  // The state row's layout: "whole", the state as one JSON text (rows written before scenes-002), or "parts", the
+  // header in `data` and the mailboxes and world changes in their own rows.
   switch (head.key) {
     case "whole":
       return parseStored(SceneRuntimeStateSchema, head.data, what);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MailboxState, SceneLogEntry, SceneRuntimeState, WorldChange } from "@weft/types";
 import { storageOpener, type StorageHarness } from "../testing/storage-contract/harness.ts";
 import { requireSqlite, type Storage } from "../testing/storage.ts";
-import { createSceneStore } from "./create-scene-store.ts";
+import { createSceneStore } from "./scene-store.ts";
 
 export const sceneState = (total: number, status: SceneRuntimeState["status"] = "running", sceneId = "s1"): SceneRuntimeState => ({
   version: 1,

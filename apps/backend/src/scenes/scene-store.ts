@@ -1,6 +1,12 @@
+import { CompiledQuery, sql, type Compilable, type Kysely } from "kysely";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
-import { messageOf, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import { createQueryDb } from "../storage/query-db.ts";
+import type { Int64Column as Bigint } from "../storage/ddl.ts";
+import type { StorageEngine } from "../storage/storage.ts";
+import { decodeStoredState, parseStored, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -12,52 +18,219 @@ export const SceneSessionSchema = z.object({
 });
 export type SceneSession = z.infer<typeof SceneSessionSchema>;
 
+/** The scenes' tables (scene-migration.ts). */
+interface SceneTables {
+  scene_states: { scene_id: string; status: string; data: string; saved_at: Bigint; layout: string; write_mark: string | null };
+  scene_state_parts: { scene_id: string; kind: string; key: string; data: string };
+  scene_world_changes: { scene_id: string; seq: Bigint; data: string };
+  scene_log: { scene_id: string; seq: number; kind: string; data: string };
+  scene_sessions: { scene_id: string; data: string; started_at: Bigint };
+}
+
+/** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766). */
+const ROWS_PER_INSERT = 1000;
+
+/** `count` rows of a multi-row insert, `width` values each, from slot 1 on (slot 0 is the scene id). */
+function slotRows<R>(slot: SlotOf, count: number, width: number, row: (column: (index: number) => never) => R): R[] {
+  return Array.from({ length: count }, (_, r) => row((c) => slot(1 + r * width + c)));
+}
+
 /**
- * Scenes' runtime state, session logs and sessions in the server's database, on the storage's
- * connection (writes join `Storage.transaction`). The state is replaced on each save (in parts: only
- * what changed is written, see scene-state-store-parts.ts); a log entry
- * already stored under its number is kept as it is (a retried append cannot duplicate or reorder
- * entries); `commit` stores entries and the state they lead to in one transaction.
+ * Scenes' runtime state, session logs and sessions in the server's database, on the storage's connection,
+ * either engine: every query on the open `Storage.transaction` of the caller (SQLite: through the gate, so
+ * never in another caller's), writes of several statements in one, so a crash keeps the old state or the new
+ * one. The state is replaced on each save (in parts: only what changed is written, see
+ * scene-state-store-parts.ts); a log entry already stored under its number is kept as it is (a retried append
+ * cannot duplicate or reorder entries); `commit` stores entries and the state they lead to in one transaction.
  */
-export interface SceneStore extends SceneStateStore {
+export class SceneStore implements SceneStateStore {
+  /** Set on shutdown: every write checks it first. */
+  private frozen = false;
+  private readonly db: Kysely<SceneTables>;
+  /** A commit's queries (the hot path), built once per shape. */
+  private readonly hot: PreparedQueries;
+  private readonly parts: SceneStateParts;
+  private readonly stateRows: string;
+  private readonly postgres: boolean;
+
+  constructor(private readonly storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">) {
+    this.db = createQueryDb<SceneTables>(storage.sql);
+    this.hot = new PreparedQueries(storage.sql);
+    this.parts = new SceneStateParts((value) => storage.redactor.json(JSON.stringify(value)));
+    this.postgres = storage.sql.engine === "postgres";
+    this.stateRows = stateRowsSql(this.postgres ? "$1" : "?1");
+  }
+
   /** Ignores every later write: on shutdown the saved state must stay what it was while the scene ran. */
-  freeze(): void;
-  isFrozen(): boolean;
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  isFrozen(): boolean {
+    return this.frozen;
+  }
+
+  async saveState(state: SceneRuntimeState): Promise<void> {
+    if (this.frozen) return;
+    await this.storage.transaction(() => this.writeState(state));
+  }
+
+  async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
+    // One statement: one snapshot of the state row and its parts, whatever commits meanwhile.
+    const { rows } = await this.db.executeQuery<StoredStateRow>(CompiledQuery.raw(this.stateRows, [sceneId]));
+    return decodeStoredState(sceneId, rows);
+  }
+
+  async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
+    if (this.frozen || entries.length === 0) return;
+    await this.storage.transaction(() => this.writeLog(sceneId, entries));
+  }
+
   /** Appends the entries and saves the state they lead to, in one transaction (the caller's, when one is open). */
-  commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void>;
+  async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void> {
+    if (this.frozen) return;
+    await this.storage.transaction(async () => {
+      await this.writeLog(sceneId, entries);
+      await this.writeState(state);
+    });
+  }
+
   /** Stored entries with `seq >= fromSeq`, oldest first, at most `limit` (all by default). */
-  readLog(sceneId: string, fromSeq?: number, limit?: number): Promise<SceneLogEntry[]>;
-  saveSession(sceneId: string, session: SceneSession): Promise<void>;
-  loadSession(sceneId: string): Promise<SceneSession | undefined>;
+  async readLog(sceneId: string, fromSeq = 0, limit = -1): Promise<SceneLogEntry[]> {
+    const rows = await this.db
+      .selectFrom("scene_log")
+      .select("data")
+      .where("scene_id", "=", sceneId)
+      .where("seq", ">=", fromSeq)
+      .orderBy("seq")
+      .$if(limit >= 0, (q) => q.limit(limit))
+      .execute();
+    return rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
+  }
+
+  async saveSession(sceneId: string, session: SceneSession): Promise<void> {
+    const columns = { data: JSON.stringify(session), started_at: session.startedAt };
+    await this.db
+      .insertInto("scene_sessions")
+      .values({ scene_id: sceneId, ...columns })
+      .onConflict((oc) => oc.column("scene_id").doUpdateSet(columns))
+      .execute();
+  }
+
+  async loadSession(sceneId: string): Promise<SceneSession | undefined> {
+    const row = await this.db.selectFrom("scene_sessions").select("data").where("scene_id", "=", sceneId).executeTakeFirst();
+    return row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined;
+  }
+
   /** Scenes with a saved state, and the status they were saved in, by scene id. */
-  savedStatuses(): Promise<Array<{ sceneId: string; status: string }>>;
+  async savedStatuses(): Promise<Array<{ sceneId: string; status: string }>> {
+    // Byte-wise, as SQLite orders text, whatever PostgreSQL's locale.
+    const rows = await this.db
+      .selectFrom("scene_states")
+      .select(["scene_id", "status"])
+      .orderBy(this.postgres ? sql`scene_id collate "C"` : sql.ref("scene_id"))
+      .execute();
+    return rows.map((r) => ({ sceneId: r.scene_id, status: r.status }));
+  }
+
   /** Forgets a scene's state and log (a new session starts from the definition). */
-  clear(sceneId: string): Promise<void>;
+  async clear(sceneId: string): Promise<void> {
+    await this.remove(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes"]);
+  }
+
   /** Forgets everything of a deleted scene: state, log and session. */
-  forget(sceneId: string): Promise<void>;
-}
-
-/** A stored scene row that no longer fits its schema: reported, never silently dropped. */
-export class StoredSceneInvalidError extends Error {
-  readonly code = "STORED_RECORD_INVALID";
-}
-
-export function parseStored<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
+  async forget(sceneId: string): Promise<void> {
+    await this.remove(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes", "scene_sessions"]);
   }
-  return checkStored(schema, raw, what);
+
+  private async remove(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
+    this.parts.forget(sceneId);
+    await this.storage.transaction(() => this.deleteRows(sceneId, tables));
+  }
+
+  private async deleteRows(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
+    for (const table of tables) await this.db.deleteFrom(table).where("scene_id", "=", sceneId).execute();
+  }
+
+  /** Only what changed since this store's last write of the scene, when the row still holds that write; else the whole state. */
+  private async writeState(state: SceneRuntimeState): Promise<void> {
+    const id = state.sceneId;
+    try {
+      const partial = this.parts.changes(state);
+      if (partial) {
+        const { write, previousMark } = partial;
+        const updated = await this.hot.run(
+          "header-if",
+          (slot) =>
+            this.db
+              .updateTable("scene_states")
+              .set({ status: slot(1), data: slot(2), saved_at: slot(3), write_mark: slot(4) })
+              .where("scene_id", "=", slot(0))
+              .where("write_mark", "=", slot(5))
+              .where("layout", "=", "parts"),
+          [id, state.status, write.header, state.savedAt, write.mark, previousMark],
+        );
+        if (updated === 1) {
+          await this.writeParts(id, write);
+          return this.parts.wrote(state, write);
+        }
+      }
+      const write = this.parts.whole(state);
+      await this.deleteRows(id, ["scene_state_parts", "scene_world_changes"]);
+      const columns = { status: state.status, data: write.header, saved_at: state.savedAt, layout: "parts", write_mark: write.mark };
+      await this.db
+        .insertInto("scene_states")
+        .values({ scene_id: id, ...columns })
+        .onConflict((oc) => oc.column("scene_id").doUpdateSet(columns))
+        .execute();
+      await this.writeParts(id, write);
+      this.parts.wrote(state, write);
+    } catch (error) {
+      this.parts.forget(id);
+      throw error;
+    }
+  }
+
+  private async writeParts(sceneId: string, write: StateWrite): Promise<void> {
+    await this.insertRows("mailboxes", sceneId, write.mailboxes, (slot, count) =>
+      this.db
+        .insertInto("scene_state_parts")
+        .values(slotRows(slot, count, 2, (c) => ({ scene_id: slot(0), kind: "mailbox", key: c(0), data: c(1) })))
+        .onConflict((oc) => oc.columns(["scene_id", "kind", "key"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
+    );
+    if (write.droppedMailboxes.length > 0) {
+      await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", write.droppedMailboxes).execute();
+    }
+    await this.insertRows("changes", sceneId, write.changes, (slot, count) =>
+      this.db
+        .insertInto("scene_world_changes")
+        .values(slotRows(slot, count, 2, (c) => ({ scene_id: slot(0), seq: c(0), data: c(1) })))
+        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
+    );
+    const trim = (slot: SlotOf) => this.db.deleteFrom("scene_world_changes").where("scene_id", "=", slot(0)).where("seq", "<", slot(1));
+    await this.hot.run("trim", trim, [sceneId, write.keepChangesFrom]);
+  }
+
+  private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
+    const rows = entries.map((e) => [e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e))]);
+    // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
+    await this.insertRows("log", sceneId, rows, (slot, count) =>
+      this.db
+        .insertInto("scene_log")
+        .values(slotRows(slot, count, 3, (c) => ({ scene_id: slot(0), seq: c(0), kind: c(1), data: c(2) })))
+        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doNothing()),
+    );
+  }
+
+  /** `rows` (each the values after the scene id) in chunks, by one prepared statement per chunk size, built by `insert`. */
+  private async insertRows(name: string, sceneId: string, rows: ReadonlyArray<readonly unknown[]>, insert: (slot: SlotOf, count: number) => Compilable): Promise<void> {
+    for (const chunk of powerOfTwoChunks(rows, ROWS_PER_INSERT)) {
+      await this.hot.run(`${name} ${chunk.length}`, (slot) => insert(slot, chunk.length), [sceneId, ...chunk.flat()]);
+    }
+  }
 }
 
-/** `raw` (read from a stored row) checked against its schema. */
-export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoredSceneInvalidError(`The stored ${what} does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}; it was left as it is.`);
-  }
-  return parsed.data;
+/** The scene store on the storage's engine and connection (its tables come with SCENE_MIGRATIONS). */
+export function createSceneStore(storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">): SceneStore {
+  return new SceneStore(storage);
 }

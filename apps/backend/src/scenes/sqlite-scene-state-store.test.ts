@@ -4,7 +4,7 @@ import { MIGRATIONS } from "../schema.ts";
 import { openSqliteStorage, requireSqlite } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
-import { createSceneStore } from "./create-scene-store.ts";
+import { createSceneStore } from "./scene-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
 async function open() {

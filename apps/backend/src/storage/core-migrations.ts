@@ -1,180 +1,65 @@
-import { sql, type CreateTableBuilder, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
+import { ddl } from "./ddl.ts";
 import type { Migration } from "./migrations.ts";
 import type { SqlHandle } from "./sql-handle.ts";
-
-type Engine = SqlHandle["engine"];
-type Table = CreateTableBuilder<string, never>;
-
-/**
- * Types that differ: epoch-millisecond times are BIGINT on PostgreSQL (INTEGER is 64-bit on SQLite),
- * flags BOOLEAN there; JSON is TEXT on both, exactly as written (JSONB would refuse a \u0000 in a
- * run's output and reorder keys).
- */
-function types(engine: Engine) {
-  return engine === "postgres" ? ({ time: "bigint", flag: "boolean", real: "double precision" } as const) : ({ time: "integer", flag: "integer", real: "real" } as const);
-}
-
-/** SQLite keeps small rows of a composite key in the key's b-tree. */
-function withoutRowid(table: Table, engine: Engine): Table {
-  return engine === "sqlite" ? table.modifyEnd(sql`without rowid`) : table;
-}
-
-function documentTable(db: Kysely<unknown>, engine: Engine, name: string): Table {
-  const t = types(engine);
-  return db.schema
-    .createTable(name)
-    .addColumn("id", "text", (c) => c.primaryKey())
-    .addColumn("name", "text", (c) => c.notNull())
-    .addColumn("revision", "integer", (c) => c.notNull())
-    .addColumn("data", "text", (c) => c.notNull())
-    .addColumn("created_at", t.time, (c) => c.notNull())
-    .addColumn("updated_at", t.time, (c) => c.notNull());
-}
 
 /**
  * The squash of the core schema e5dc891 had (SQLite steps 1, 2, 5, 7 and 9; PostgreSQL's core-001),
  * under PostgreSQL's ids. Column order, types, indexes and keys are each engine's as they were
  * (schema-equality.test.ts checks them against fixtures dumped from e5dc891).
  */
-async function initialSchema(db: Kysely<unknown>, engine: Engine): Promise<void> {
-  const t = types(engine);
+async function initialSchema(db: Kysely<unknown>, engine: SqlHandle["engine"]): Promise<void> {
+  const { time, flag, no, real, withoutRowid, run } = ddl(db, engine);
   const pg = engine === "postgres";
+  const documentTable = (name: string, more = "") =>
+    `CREATE TABLE ${name} (id text PRIMARY KEY, name text NOT NULL, revision integer NOT NULL, data text NOT NULL,
+      created_at ${time} NOT NULL, updated_at ${time} NOT NULL${more})`;
   // SQLite added the summary columns later (schema 7), nullable, filled on first read; PostgreSQL had them from the start.
-  let workflows = documentTable(db, engine, "workflows");
-  for (const column of ["description", "tags", "node_count", "is_skill", "interface"] as const) {
-    const type = column === "node_count" ? "integer" : column === "is_skill" ? t.flag : "text";
-    workflows = workflows.addColumn(column, type, (c) => (pg ? c.notNull() : c));
-  }
-  if (pg) workflows = workflows.addColumn("calls", "text", (c) => c.notNull());
-  await workflows.execute();
-  if (pg) await sql`CREATE INDEX workflows_by_name ON workflows (lower(name) COLLATE "C", id COLLATE "C")`.execute(db);
-  await documentTable(db, engine, "agent_profiles").execute();
-  await documentTable(db, engine, "scenes").execute();
+  const summary = pg ? " NOT NULL" : "";
+  await run(
+    documentTable(
+      "workflows",
+      `, description text${summary}, tags text${summary}, node_count integer${summary}, is_skill ${flag}${summary}, interface text${summary}${pg ? ", calls text NOT NULL" : ""}`,
+    ),
+    documentTable("agent_profiles"),
+    documentTable("scenes"),
+  );
+  if (pg) await run(`CREATE INDEX workflows_by_name ON workflows (lower(name) COLLATE "C", id COLLATE "C")`);
 
-  let runs = db.schema.createTable("runs").addColumn("id", "text", (c) => c.primaryKey());
-  if (pg) runs = runs.addColumn("ord", "bigint", (c) => c.generatedAlwaysAsIdentity());
-  runs = runs
-    .addColumn("workflow_id", "text", (c) => c.notNull())
-    .addColumn("workflow_revision", "integer", (c) => c.notNull())
-    .addColumn("status", "text", (c) => c.notNull())
-    .addColumn("inputs", "text", (c) => c.notNull())
-    .addColumn("outputs", "text", (c) => c.notNull())
-    .addColumn("error", "text")
-    .addColumn("rerun_from", "text")
-    .addColumn("source_run_id", "text");
-  if (pg) runs = runs.addColumn("created_by", "text");
-  runs = runs
-    .addColumn("workflow", "text", (c) => c.notNull())
-    .addColumn("created_at", t.time, (c) => c.notNull())
-    .addColumn("started_at", t.time)
-    .addColumn("finished_at", t.time)
-    .addColumn("duration_ms", t.real);
-  if (!pg) runs = runs.addColumn("created_by", "text");
-  await runs.execute();
-  const tieBreak = pg ? ["ord desc"] : [];
-  await db.schema
-    .createIndex("runs_by_workflow")
-    .on("runs")
-    .columns(["workflow_id", "created_at desc", ...tieBreak])
-    .execute();
-  await db.schema
-    .createIndex("runs_by_created")
-    .on("runs")
-    .columns(["created_at desc", ...tieBreak])
-    .execute();
-  if (pg) await sql`CREATE INDEX runs_unfinished ON runs (created_at) WHERE status IN ('queued', 'running')`.execute(db);
-  else await db.schema.createIndex("runs_by_status").on("runs").column("status").execute();
+  // PostgreSQL's `ord` orders runs of the same `created_at` as inserted (SQLite's indexes end with the rowid).
+  const tieBreak = pg ? ", ord DESC" : "";
+  await run(
+    `CREATE TABLE runs (id text PRIMARY KEY${pg ? ", ord bigint GENERATED ALWAYS AS IDENTITY" : ""}, workflow_id text NOT NULL, workflow_revision integer NOT NULL,
+      status text NOT NULL, inputs text NOT NULL, outputs text NOT NULL, error text, rerun_from text, source_run_id text${pg ? ", created_by text" : ""},
+      workflow text NOT NULL, created_at ${time} NOT NULL, started_at ${time}, finished_at ${time}, duration_ms ${real}${pg ? "" : ", created_by text"})`,
+    `CREATE INDEX runs_by_workflow ON runs (workflow_id, created_at DESC${tieBreak})`,
+    `CREATE INDEX runs_by_created ON runs (created_at DESC${tieBreak})`,
+    pg ? `CREATE INDEX runs_unfinished ON runs (created_at) WHERE status IN ('queued', 'running')` : `CREATE INDEX runs_by_status ON runs (status)`,
+    `CREATE TABLE observations (run_id text NOT NULL, invocation_id text NOT NULL, ord integer NOT NULL, data text NOT NULL,
+      PRIMARY KEY (run_id, invocation_id))${withoutRowid}`,
+    `CREATE INDEX observations_by_order ON observations (run_id, ord)`,
+    `CREATE TABLE events (stream_id text NOT NULL, seq integer NOT NULL, type text NOT NULL, data text NOT NULL, PRIMARY KEY (stream_id, seq))${withoutRowid}`,
+  );
 
-  await withoutRowid(
-    db.schema
-      .createTable("observations")
-      .addColumn("run_id", "text", (c) => c.notNull())
-      .addColumn("invocation_id", "text", (c) => c.notNull())
-      .addColumn("ord", "integer", (c) => c.notNull())
-      .addColumn("data", "text", (c) => c.notNull())
-      .addPrimaryKeyConstraint("observations_pkey", ["run_id", "invocation_id"]),
-    engine,
-  ).execute();
-  await db.schema.createIndex("observations_by_order").on("observations").columns(["run_id", "ord"]).execute();
-  await withoutRowid(
-    db.schema
-      .createTable("events")
-      .addColumn("stream_id", "text", (c) => c.notNull())
-      .addColumn("seq", "integer", (c) => c.notNull())
-      .addColumn("type", "text", (c) => c.notNull())
-      .addColumn("data", "text", (c) => c.notNull())
-      .addPrimaryKeyConstraint("events_pkey", ["stream_id", "seq"]),
-    engine,
-  ).execute();
+  await run(
+    `CREATE TABLE conversations (id text PRIMARY KEY, agent_id text, data text NOT NULL, created_at ${time} NOT NULL, updated_at ${time} NOT NULL)`,
+    `CREATE INDEX conversations_by_agent ON conversations (agent_id, updated_at DESC)`,
+    // A rowid table on SQLite (step 9): messages of 1–1.5 KB spilled onto overflow pages in a WITHOUT ROWID one.
+    `CREATE TABLE conversation_messages (conversation_id text NOT NULL REFERENCES conversations (id) ON DELETE CASCADE, seq integer NOT NULL,
+      message_id text NOT NULL, data text NOT NULL, PRIMARY KEY (conversation_id, seq)${pg ? ", UNIQUE (conversation_id, message_id)" : ""})`,
+    ...(pg ? [] : [`CREATE UNIQUE INDEX conversation_messages_by_id ON conversation_messages (conversation_id, message_id)`]),
+  );
 
-  await db.schema
-    .createTable("conversations")
-    .addColumn("id", "text", (c) => c.primaryKey())
-    .addColumn("agent_id", "text")
-    .addColumn("data", "text", (c) => c.notNull())
-    .addColumn("created_at", t.time, (c) => c.notNull())
-    .addColumn("updated_at", t.time, (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex("conversations_by_agent").on("conversations").columns(["agent_id", "updated_at desc"]).execute();
-  // A rowid table on SQLite (step 9): messages of 1–1.5 KB spilled onto overflow pages in a WITHOUT ROWID one.
-  let messages = db.schema
-    .createTable("conversation_messages")
-    .addColumn("conversation_id", "text", (c) => c.notNull().references("conversations.id").onDelete("cascade"))
-    .addColumn("seq", "integer", (c) => c.notNull())
-    .addColumn("message_id", "text", (c) => c.notNull())
-    .addColumn("data", "text", (c) => c.notNull())
-    .addPrimaryKeyConstraint("conversation_messages_pkey", ["conversation_id", "seq"]);
-  if (pg) messages = messages.addUniqueConstraint("conversation_messages_conversation_id_message_id_key", ["conversation_id", "message_id"]);
-  await messages.execute();
-  if (!pg) await db.schema.createIndex("conversation_messages_by_id").unique().on("conversation_messages").columns(["conversation_id", "message_id"]).execute();
-
-  await db.schema
-    .createTable("meta")
-    .addColumn("key", "text", (c) => c.primaryKey())
-    .addColumn("value", "text", (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createTable("llm_profiles")
-    .addColumn("id", "text", (c) => c.primaryKey())
-    .addColumn("name", "text", (c) => c.notNull())
-    .addColumn("provider", "text", (c) => c.notNull())
-    .addColumn("base_url", "text", (c) => c.notNull())
-    .addColumn("model", "text", (c) => c.notNull())
-    .addColumn("api_key_encrypted", "text")
-    .addColumn("api_key_masked", "text")
-    .addColumn("timeout_ms", "integer", (c) => c.notNull())
-    .addColumn("temperature", t.real)
-    .addColumn("context_window", "integer")
-    .addColumn("pass_back_reasoning", t.flag, (c) => c.notNull().defaultTo(pg ? sql`false` : 0))
-    .addColumn("max_retries", "integer", (c) => c.notNull().defaultTo(2))
-    .addColumn("is_default", t.flag, (c) => c.notNull().defaultTo(pg ? sql`false` : 0))
-    .addColumn("health_status", "text", (c) => c.notNull().defaultTo("unknown"))
-    .addColumn("last_tested_at", t.time)
-    .addColumn("created_at", t.time, (c) => c.notNull())
-    .addColumn("updated_at", t.time, (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createTable("agent_sessions")
-    .addColumn("conversation_id", "text", (c) => c.primaryKey())
-    .addColumn("agent_id", "text", (c) => c.notNull())
-    .addColumn("data", "text", (c) => c.notNull())
-    .addColumn("updated_at", t.time, (c) => c.notNull())
-    .execute();
-  await withoutRowid(
-    db.schema
-      .createTable("agent_steps")
-      .addColumn("conversation_id", "text", (c) => c.notNull())
-      .addColumn("step", "integer", (c) => c.notNull())
-      .addColumn("data", "text", (c) => c.notNull())
-      .addPrimaryKeyConstraint("agent_steps_pkey", ["conversation_id", "step"]),
-    engine,
-  ).execute();
-  await db.schema
-    .createTable("settings")
-    .addColumn("key", "text", (c) => c.primaryKey())
-    .addColumn("data", "text", (c) => c.notNull())
-    .addColumn("updated_at", t.time, (c) => c.notNull())
-    .execute();
+  await run(
+    `CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)`,
+    `CREATE TABLE llm_profiles (id text PRIMARY KEY, name text NOT NULL, provider text NOT NULL, base_url text NOT NULL, model text NOT NULL,
+      api_key_encrypted text, api_key_masked text, timeout_ms integer NOT NULL, temperature ${real}, context_window integer,
+      pass_back_reasoning ${flag} NOT NULL DEFAULT ${no}, max_retries integer NOT NULL DEFAULT 2, is_default ${flag} NOT NULL DEFAULT ${no},
+      health_status text NOT NULL DEFAULT 'unknown', last_tested_at ${time}, created_at ${time} NOT NULL, updated_at ${time} NOT NULL)`,
+    `CREATE TABLE agent_sessions (conversation_id text PRIMARY KEY, agent_id text NOT NULL, data text NOT NULL, updated_at ${time} NOT NULL)`,
+    `CREATE TABLE agent_steps (conversation_id text NOT NULL, step integer NOT NULL, data text NOT NULL, PRIMARY KEY (conversation_id, step))${withoutRowid}`,
+    `CREATE TABLE settings (key text PRIMARY KEY, data text NOT NULL, updated_at ${time} NOT NULL)`,
+  );
 }
 
 export const CORE_MIGRATIONS: readonly Migration[] = [
@@ -188,7 +73,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
         case "sqlite":
           return;
         case "postgres":
-          await sql`CREATE FUNCTION weft_workflows_announce() RETURNS trigger LANGUAGE plpgsql AS $$
+          await ddl(db, engine).run(
+            `CREATE FUNCTION weft_workflows_announce() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
               IF TG_OP = 'DELETE' THEN
                 PERFORM pg_notify('weft_workflows', '-' || OLD.id);
@@ -197,40 +83,25 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
               END IF;
               RETURN NULL;
             END
-            $$`.execute(db);
-          await sql`CREATE TRIGGER workflows_announce AFTER INSERT OR DELETE ON workflows FOR EACH ROW EXECUTE FUNCTION weft_workflows_announce()`.execute(db);
+            $$`,
+            `CREATE TRIGGER workflows_announce AFTER INSERT OR DELETE ON workflows FOR EACH ROW EXECUTE FUNCTION weft_workflows_announce()`,
+          );
       }
     },
   },
   {
     id: "credentials-001 credentials for http.request",
     async up(db, engine) {
-      const t = types(engine);
-      await db.schema
-        .createTable("credentials")
-        .addColumn("name", "text", (c) => c.primaryKey())
-        .addColumn("kind", "text", (c) => c.notNull())
-        .addColumn("header", "text")
-        .addColumn("username", "text")
-        .addColumn("description", "text", (c) => c.notNull().defaultTo(""))
-        .addColumn("secret_encrypted", "text", (c) => c.notNull())
-        .addColumn("created_at", t.time, (c) => c.notNull())
-        .addColumn("updated_at", t.time, (c) => c.notNull())
-        .execute();
+      const { time, run } = ddl(db, engine);
+      await run(`CREATE TABLE credentials (name text PRIMARY KEY, kind text NOT NULL, header text, username text, description text NOT NULL DEFAULT '',
+        secret_encrypted text NOT NULL, created_at ${time} NOT NULL, updated_at ${time} NOT NULL)`);
     },
   },
   {
     id: "credentials-002 hosts and roles a credential is bound to",
     // Rows stored before have no hosts (refused until an owner binds them) and owners only as roles.
-    async up(db) {
-      await db.schema
-        .alterTable("credentials")
-        .addColumn("hosts", "text", (c) => c.notNull().defaultTo("[]"))
-        .execute();
-      await db.schema
-        .alterTable("credentials")
-        .addColumn("roles", "text", (c) => c.notNull().defaultTo('["owner"]'))
-        .execute();
+    async up(db, engine) {
+      await ddl(db, engine).run(`ALTER TABLE credentials ADD COLUMN hosts text NOT NULL DEFAULT '[]'`, `ALTER TABLE credentials ADD COLUMN roles text NOT NULL DEFAULT '["owner"]'`);
     },
   },
 ];

@@ -6,7 +6,7 @@ import { SQL } from "bun";
 import { MIGRATIONS } from "../schema.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
-import { dumpPostgresSchema, dumpSqliteSchema } from "./fixtures/schema-dump.ts";
+import { dumpPostgresSchema, dumpSqliteSchema } from "../testing/schema-dump.ts";
 import { DATABASE_FILE, openPostgresStorage, openSqliteStorage } from "../testing/storage.ts";
 
 /** What Weft e5dc891's own server created on a fresh database (../testing/make-schema-fixtures.ts). */

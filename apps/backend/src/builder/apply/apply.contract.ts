@@ -8,7 +8,7 @@ import { templateWorkflow } from "../../testing/test-server.ts";
 import type { BuilderContext } from "../builder-context.ts";
 import { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
-import { createBuilderStore } from "../storage/create-builder-store.ts";
+import { createBuilderStore } from "../storage/builder-store.ts";
 import { execRaw, sessionRecord } from "../storage/builder-store.contract.ts";
 import { ApplyOrchestrator } from "./apply-orchestrator.ts";
 

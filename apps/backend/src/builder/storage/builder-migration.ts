@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Migration } from "../../storage/migrations.ts";
+import { ddl } from "../../storage/ddl.ts";
 
 /**
  * The Builder AI's tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working copy
@@ -10,50 +10,20 @@ export const BUILDER_MIGRATIONS: readonly Migration[] = [
   {
     id: "builder-001 sessions, change sets, working copies, audit events",
     async up(db, engine) {
-      const millis = engine === "sqlite" ? "integer" : "bigint";
-      await db.schema
-        .createTable("builder_sessions")
-        .addColumn("id", "text", (c) => c.primaryKey())
-        .addColumn("target_type", "text", (c) => c.notNull())
-        .addColumn("target_key", "text", (c) => c.notNull())
-        .addColumn("status", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .addColumn("updated_at", millis, (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex("builder_sessions_by_target").on("builder_sessions").columns(["target_type", "target_key", "updated_at desc"]).execute();
-      await db.schema.createIndex("builder_sessions_by_updated").on("builder_sessions").column("updated_at desc").execute();
-      await db.schema
-        .createTable("builder_change_sets")
-        .addColumn("id", "text", (c) => c.primaryKey())
-        .addColumn("session_id", "text", (c) => c.notNull().references("builder_sessions.id").onDelete("cascade"))
-        .addColumn("version", "integer", (c) => c.notNull())
-        .addColumn("status", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .addColumn("updated_at", millis, (c) => c.notNull())
-        // PostgreSQL's name for an unnamed UNIQUE (session_id, version), as e5dc891 made it.
-        .addUniqueConstraint("builder_change_sets_session_id_version_key", ["session_id", "version"])
-        .execute();
-      await db.schema
-        .createTable("builder_working_copy")
-        .addColumn("session_id", "text", (c) => c.notNull().references("builder_sessions.id").onDelete("cascade"))
-        .addColumn("object_type", "text", (c) => c.notNull())
-        .addColumn("object_key", "text", (c) => c.notNull())
-        .addColumn("entry", "text", (c) => c.notNull())
-        .addColumn("updated_at", millis, (c) => c.notNull())
-        .addPrimaryKeyConstraint("builder_working_copy_pkey", ["session_id", "object_type", "object_key"])
-        .$call((t) => (engine === "sqlite" ? t.modifyEnd(sql`without rowid`) : t))
-        .execute();
-      await db.schema
-        .createTable("builder_audit_events")
-        .$call((t) => (engine === "sqlite" ? t.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement()) : t.addColumn("id", "bigint", (c) => c.primaryKey().generatedAlwaysAsIdentity())))
-        .addColumn("session_id", "text", (c) => c.notNull())
-        .addColumn("type", "text", (c) => c.notNull())
-        .addColumn("data", "text", (c) => c.notNull())
-        .addColumn("created_at", millis, (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex("builder_audit_by_session").on("builder_audit_events").columns(["session_id", "id"]).execute();
+      const { time, identity, withoutRowid, run } = ddl(db, engine);
+      const session = "session_id text NOT NULL REFERENCES builder_sessions (id) ON DELETE CASCADE";
+      await run(
+        `CREATE TABLE builder_sessions (id text PRIMARY KEY, target_type text NOT NULL, target_key text NOT NULL, status text NOT NULL, data text NOT NULL,
+          created_at ${time} NOT NULL, updated_at ${time} NOT NULL)`,
+        `CREATE INDEX builder_sessions_by_target ON builder_sessions (target_type, target_key, updated_at DESC)`,
+        `CREATE INDEX builder_sessions_by_updated ON builder_sessions (updated_at DESC)`,
+        `CREATE TABLE builder_change_sets (id text PRIMARY KEY, ${session}, version integer NOT NULL, status text NOT NULL, data text NOT NULL,
+          created_at ${time} NOT NULL, updated_at ${time} NOT NULL, UNIQUE (session_id, version))`,
+        `CREATE TABLE builder_working_copy (${session}, object_type text NOT NULL, object_key text NOT NULL, entry text NOT NULL,
+          updated_at ${time} NOT NULL, PRIMARY KEY (session_id, object_type, object_key))${withoutRowid}`,
+        `CREATE TABLE builder_audit_events (id ${identity}, session_id text NOT NULL, type text NOT NULL, data text NOT NULL, created_at ${time} NOT NULL)`,
+        `CREATE INDEX builder_audit_by_session ON builder_audit_events (session_id, id)`,
+      );
     },
   },
 ];

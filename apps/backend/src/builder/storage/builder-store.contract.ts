@@ -5,8 +5,7 @@ import { StoredRecordInvalidError } from "../../storage/document-table.ts";
 import type { Storage } from "../../testing/storage.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
-import type { BuilderStore } from "./builder-store.ts";
-import { createBuilderStore } from "./create-builder-store.ts";
+import { createBuilderStore, type BuilderStore } from "./builder-store.ts";
 
 export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { RunStatus } from "@weft/types";
+import { ddl } from "../../storage/ddl.ts";
 import { num } from "../../storage/row-values.ts";
 import type { RetentionPolicy } from "./retention-settings.ts";
 
@@ -66,13 +67,8 @@ interface CompactTables {
 export async function removeExpired(db: Kysely<CompactTables>, engine: "sqlite" | "postgres", cutoffs: CompactionCutoffs, report: CompactReport): Promise<void> {
   const { runsBefore, runsPerWorkflow, scenesBefore } = cutoffs;
   if (runsBefore !== undefined || runsPerWorkflow !== undefined) {
-    await db.schema
-      .createTable("compact_runs")
-      .temporary()
-      .ifNotExists()
-      .addColumn("id", "text", (c) => c.primaryKey())
-      .$call((t) => (engine === "sqlite" ? t.modifyEnd(sql`without rowid`) : t.onCommit("drop")))
-      .execute();
+    const { withoutRowid, run } = ddl(db, engine);
+    await run(`CREATE TEMPORARY TABLE IF NOT EXISTS compact_runs (id text PRIMARY KEY)${engine === "postgres" ? " ON COMMIT DROP" : withoutRowid}`);
     // Newest first per workflow, unfinished runs counted too: "keep 10" keeps the 10 latest, whatever state they are in.
     const ranked = db
       .selectFrom("runs")
