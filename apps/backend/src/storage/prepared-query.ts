@@ -35,7 +35,7 @@ export function slotsOf<T extends object>(slot: SlotOf, row: T): T {
  * ~20–40 µs (~300 µs for a 50-row insert), and its executor adds a few promise hops per query: a scene's
  * commit of five such queries took twice the CPU of the prepared statements before (`bench/scene-state.bench.ts`).
  * `build` gets `slot(i)` for the `i`th value; any other value in it stays constant. The text is the
- * builder's, right for each engine; bun:sqlite caches the prepared statement by its text.
+ * builder's, right for each engine; query-db.ts keeps the prepared statement by its text.
  */
 export class PreparedQueries {
   private readonly compiled = new Map<string, { sql: string; params: readonly unknown[] }>();

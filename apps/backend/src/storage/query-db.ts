@@ -12,6 +12,7 @@ import {
   type Driver,
   type QueryResult,
 } from "kysely";
+import { preparedStatement } from "./statement-cache.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 
 /**
@@ -79,8 +80,7 @@ export function executeOn<R>(handle: SqlHandle, sql: string, parameters: readonl
   switch (handle.engine) {
     case "sqlite":
       return handle.gate((): QueryResult<R> => {
-        // `query` caches the prepared statement by its text: the same query compiles once.
-        const statement = handle.db.query(sql);
+        const statement = preparedStatement(handle.db, sql);
         const params = parameters as SqliteParam[];
         if (statement.columnNames.length > 0) return { rows: statement.all(...params) as R[] };
         const { changes, lastInsertRowid } = statement.run(...params);

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_POLICY, type CompiledGraph, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
+import { IdIndex } from "./id-index.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
 import { pinnedDefinition } from "./pinned.ts";
 
@@ -80,6 +81,7 @@ export interface GraphBuild extends Omit<CompiledGraph, "size" | "withDefaults" 
 export function startBuild(workflow: Workflow, catalog: NodeCatalog, malformedNodeIds?: ReadonlySet<string>): GraphBuild {
   const n = workflow.nodes.length;
   const none = new Int32Array(0);
+  const ids = new Array<string>(n);
   return {
     workflow,
     catalog,
@@ -87,8 +89,8 @@ export function startBuild(workflow: Workflow, catalog: NodeCatalog, malformedNo
     issues: [],
     n,
     edges: workflow.edges ?? [],
-    ids: new Array<string>(n),
-    indexOf: new Map(),
+    ids,
+    indexOf: new IdIndex(n, ids),
     defs: new Array<NodeDefinition>(n),
     ports: new Array<NodePorts | undefined>(n),
     configs: new Array<Record<string, unknown>>(n),
@@ -133,8 +135,8 @@ export function checkNodes(b: GraphBuild): void {
   for (let i = 0; i < b.n; i++) {
     const node = nodes[i];
     ids[i] = node.id;
-    // One map operation per node; duplicates are looked for only when the map came out short.
-    indexOf.set(node.id, i);
+    // One index operation per node (the first of two nodes with one id keeps it); duplicates are looked for only when the index came out short.
+    indexOf.add(node.id, i);
     const lit = node.inputs ?? EMPTY;
     literals[i] = lit;
     policies[i] = resolvePolicy(node);
@@ -200,10 +202,8 @@ export function checkDuplicateIds(b: GraphBuild): void {
   const seen = new Set<string>();
   for (let i = 0; i < b.n; i++) {
     const id = ids[i];
-    if (!seen.has(id)) {
-      seen.add(id);
-      indexOf.set(id, i);
-    } else b.issues.push({ code: "DUPLICATE_ID", nodeId: id, message: `two nodes have the id "${id}"`, hint: "give every node a unique id" });
+    if (!seen.has(id)) seen.add(id);
+    else b.issues.push({ code: "DUPLICATE_ID", nodeId: id, message: `two nodes have the id "${id}"`, hint: "give every node a unique id" });
   }
 }
 

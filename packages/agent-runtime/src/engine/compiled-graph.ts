@@ -1,3 +1,4 @@
+import type { IdIndex } from "./id-index.ts";
 import type { NodeDefinition, NodeValues, PortSpec, PortType, Workflow } from "@weft/types";
 
 /** A node's error policy with the schema's defaults filled in. */
@@ -27,7 +28,7 @@ export interface CompiledGraph {
   workflow: Workflow;
   size: number;
   ids: string[];
-  indexOf: Map<string, number>;
+  indexOf: IdIndex;
   defs: NodeDefinition[];
   /** Config with the spec's defaults filled in. */
   configs: Record<string, unknown>[];

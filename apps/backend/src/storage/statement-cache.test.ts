@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { Database } from "bun:sqlite";
+import { STATEMENTS_KEPT, StatementCache } from "./statement-cache.ts";
+
+describe("StatementCache", () => {
+  it("prepares a text once while it is among the last used, past bun:sqlite's 20", () => {
+    const db = new Database(":memory:");
+    const cache = new StatementCache(db);
+    const first = cache.get("SELECT 0 AS n");
+    for (let i = 1; i < 100; i++) expect(cache.get(`SELECT ${i} AS n`).get()).toEqual({ n: i });
+    expect(cache.get("SELECT 0 AS n") === first).toBe(true);
+    expect(first.get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it("drops (finalizes) statements not used for two generations and prepares them again when asked", () => {
+    const db = new Database(":memory:");
+    const cache = new StatementCache(db);
+    const old = cache.get("SELECT 'old' AS v");
+    for (let i = 0; i < 2 * STATEMENTS_KEPT; i++) cache.get(`SELECT ${i} AS n`);
+    expect(() => old.get()).toThrow();
+    const again = cache.get("SELECT 'old' AS v");
+    expect(again === old).toBe(false);
+    expect(again.get()).toEqual({ v: "old" });
+    db.close();
+  });
+});

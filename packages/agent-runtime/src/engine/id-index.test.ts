@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { IdIndex } from "./id-index.ts";
+
+function indexOf(ids: string[]): { index: IdIndex; added: boolean[] } {
+  const kept = new Array<string>(ids.length);
+  const index = new IdIndex(ids.length, kept);
+  const added = ids.map((id, i) => {
+    kept[i] = id;
+    return index.add(id, i);
+  });
+  return { index, added };
+}
+
+describe("IdIndex", () => {
+  it("finds every id added, and nothing else", () => {
+    const ids = Array.from({ length: 5000 }, (_, i) => `node-${i}`);
+    const { index } = indexOf(ids);
+    expect(index.size).toBe(5000);
+    for (let i = 0; i < ids.length; i++) expect(index.get(`node-${i}`)).toBe(i);
+    for (const missing of ["node-5000", "node-", "", "Node-1", "node-01"]) expect(index.get(missing)).toBeUndefined();
+  });
+
+  it("keeps the first index of a repeated id and counts distinct ids", () => {
+    const { index, added } = indexOf(["a", "b", "a", "c", "b"]);
+    expect(added).toEqual([true, true, false, true, false]);
+    expect(index.size).toBe(3);
+    expect([index.get("a"), index.get("b"), index.get("c")]).toEqual([0, 1, 3]);
+  });
+
+  it("tells apart ids that differ only in case, order or non-ASCII characters", () => {
+    const ids = ["ab", "ba", "AB", "é", "e\u0301", "😀", "\u0000", "a".repeat(1000), "a".repeat(999) + "b"];
+    const { index } = indexOf(ids);
+    ids.forEach((id, i) => expect(index.get(id)).toBe(i));
+  });
+
+  it("answers for ids that are not strings as a Map would (a malformed workflow is still reported)", () => {
+    const kept: string[] = [];
+    const index = new IdIndex(2, kept);
+    kept[0] = 7 as unknown as string;
+    expect(index.add(7 as unknown as string, 0)).toBe(true);
+    expect(index.get(7 as unknown as string)).toBe(0);
+    expect(index.get("7")).toBeUndefined();
+    expect(index.get(undefined as unknown as string)).toBeUndefined();
+  });
+});
