@@ -35,7 +35,7 @@ describe("compressed answers and ETags", () => {
   afterAll(() => t.stop());
 
   it("sends the editor's script as brotli, or gzip when that is all the client takes, and keeps the security headers", async () => {
-    // The first answer after a start is the file as is (its encoding is made off the event loop), whole and correct.
+    // The first answer after a start is the file as is (it is encoded once asked for again), whole and correct.
     const first = await raw(t, "/assets/app.js", { "accept-encoding": "gzip, deflate, br" });
     const firstEncoding = first.res.headers.get("content-encoding");
     expect(firstEncoding === null ? new TextDecoder().decode(first.body) : brotliDecompressSync(first.body).toString()).toBe(SCRIPT);

@@ -1,4 +1,4 @@
-import { brotliCompress, brotliCompressSync, constants as zlib } from "node:zlib";
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from "node:zlib";
 
 /** Types worth compressing; streams (NDJSON, event streams) are not among them: they must flow. */
 const COMPRESSIBLE = /^(application\/json|text\/html|text\/css|text\/javascript|application\/javascript|image\/svg\+xml)\b/;
@@ -27,7 +27,8 @@ function preferredEncoding(acceptEncoding: string | null): Encoding | undefined 
   return undefined;
 }
 
-/** Editor files being encoded in the background, by cache key: one encoding per file however many ask. */
+/** Editor files asked for once since the start, and those being encoded in the background, by cache key. */
+const askedOnce = new Set<string>();
 const underWay = new Set<string>();
 
 /**
@@ -40,29 +41,30 @@ function encodeAnswer(body: Bytes, encoding: Encoding): Bytes {
 }
 
 /**
- * An editor file as encoded before, or undefined while it is not: the first request after a start is
- * answered unencoded and the encoding (brotli 5: about gzip's speed and smaller than gzip -9) is made off
- * the event loop for the next. Encoding the editor's 800 KB synchronously on the first page load held
- * every answer of that load, the API's included, behind it (bench:canvas's load_ms).
+ * An editor file as encoded before, or undefined while it is not. The first answer after a start goes out as
+ * is and the encoding (brotli 5: about gzip's speed and smaller than gzip -9) starts when the file is asked
+ * for again, off the event loop: the first page load — usually the only one, the browser keeps the files —
+ * neither waits for nor competes with encoding the editor's 800 KB (done synchronously, that held every
+ * answer of the first load behind it: bench:canvas load_ms).
  */
 function encodedFile(body: Bytes, kind: Encoding, key: string): Bytes | undefined {
   const cacheKey = `${kind}:${key}`;
   const cached = encodedCache.get(cacheKey);
   if (cached || underWay.has(cacheKey)) return cached;
+  if (!askedOnce.has(cacheKey)) {
+    if (askedOnce.size >= ENCODED_CACHE_ENTRIES) askedOnce.delete(askedOnce.values().next().value ?? "");
+    askedOnce.add(cacheKey);
+    return undefined;
+  }
   underWay.add(cacheKey);
   const keep = (encoded: Bytes) => {
     underWay.delete(cacheKey);
     if (encodedCache.size >= ENCODED_CACHE_ENTRIES) encodedCache.delete(encodedCache.keys().next().value ?? "");
     encodedCache.set(cacheKey, encoded);
   };
-  if (kind === "gzip") {
-    keep(Bun.gzipSync(body));
-    return undefined;
-  }
-  brotliCompress(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }, (error, encoded) => {
-    if (error) underWay.delete(cacheKey);
-    else keep(new Uint8Array(encoded));
-  });
+  const done = (error: Error | null, encoded: Buffer) => (error ? underWay.delete(cacheKey) : keep(new Uint8Array(encoded)));
+  if (kind === "gzip") gzip(body, done);
+  else brotliCompress(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }, done);
   return undefined;
 }
 
