@@ -61,6 +61,7 @@ console.log(`Weft is running on ${server.url} (data: ${config.dataDir}${config.d
 // The URL describer drops a password, which Redis URLs carry the same way.
 if (config.redisUrl) console.log(`Queue mode: runs, agents' conversation loops and scenes go to \`weft worker\` processes through ${describeDatabaseUrl(config.redisUrl)}`);
 console.log(`Open the editor: ${server.editorUrl}`);
+console.log("Ctrl+C stops Weft (running runs finish first; a second Ctrl+C stops at once).");
 if (!isLoopbackBind(config.hostname) && config.allowedHosts.length === 0) {
   console.warn(`Weft listens on ${config.hostname}, but browsers may only reach it by a loopback name until WEFT_ALLOWED_HOSTS lists the names they use.`);
 }

@@ -1,4 +1,4 @@
-import { brotliCompressSync, constants as zlib } from "node:zlib";
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from "node:zlib";
 
 /** Types worth compressing; streams (NDJSON, event streams) are not among them: they must flow. */
 const COMPRESSIBLE = /^(application\/json|text\/html|text\/css|text\/javascript|application\/javascript|image\/svg\+xml)\b/;
@@ -27,19 +27,45 @@ function preferredEncoding(acceptEncoding: string | null): Encoding | undefined 
   return undefined;
 }
 
-function encode(body: Bytes, encoding: Encoding, key: string | undefined): Bytes {
-  const cacheKey = `${encoding}:${key}`;
-  const cached = key === undefined ? undefined : encodedCache.get(cacheKey);
-  if (cached) return cached;
-  // Brotli 5 for editor files (encoded once, kept): about gzip's speed and smaller than gzip -9. API answers are
-  // encoded on every request (a polled timeline, a run list): quality 1 took a third of quality 3's time for 4% more
-  // bytes (80 KB of timeline entries: 0.18 ms and 12.0 KB against 0.53 ms and 11.5 KB).
-  const quality = key === undefined ? 1 : 5;
-  const encoded = encoding === "br" ? new Uint8Array(brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: quality } })) : Bun.gzipSync(body);
-  if (key === undefined) return encoded;
-  if (encodedCache.size >= ENCODED_CACHE_ENTRIES) encodedCache.delete(encodedCache.keys().next().value ?? "");
-  encodedCache.set(cacheKey, encoded);
-  return encoded;
+/** Editor files asked for once since the start, and those being encoded in the background, by cache key. */
+const askedOnce = new Set<string>();
+const underWay = new Set<string>();
+
+/**
+ * An API answer, encoded now at brotli 1: a polled timeline or a run list is encoded on every request, and
+ * quality 1 took a third of quality 3's time for 4% more bytes (80 KB of timeline entries: 0.18 ms and
+ * 12.0 KB against 0.53 ms and 11.5 KB).
+ */
+function encodeAnswer(body: Bytes, encoding: Encoding): Bytes {
+  return encoding === "br" ? new Uint8Array(brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 1 } })) : Bun.gzipSync(body);
+}
+
+/**
+ * An editor file as encoded before, or undefined while it is not. The first answer after a start goes out as
+ * is and the encoding (brotli 5: about gzip's speed and smaller than gzip -9) starts when the file is asked
+ * for again, off the event loop: the first page load — usually the only one, the browser keeps the files —
+ * neither waits for nor competes with encoding the editor's 800 KB (done synchronously, that held every
+ * answer of the first load behind it: bench:canvas load_ms).
+ */
+function encodedFile(body: Bytes, kind: Encoding, key: string): Bytes | undefined {
+  const cacheKey = `${kind}:${key}`;
+  const cached = encodedCache.get(cacheKey);
+  if (cached || underWay.has(cacheKey)) return cached;
+  if (!askedOnce.has(cacheKey)) {
+    if (askedOnce.size >= ENCODED_CACHE_ENTRIES) askedOnce.delete(askedOnce.values().next().value ?? "");
+    askedOnce.add(cacheKey);
+    return undefined;
+  }
+  underWay.add(cacheKey);
+  const keep = (encoded: Bytes) => {
+    underWay.delete(cacheKey);
+    if (encodedCache.size >= ENCODED_CACHE_ENTRIES) encodedCache.delete(encodedCache.keys().next().value ?? "");
+    encodedCache.set(cacheKey, encoded);
+  };
+  const done = (error: Error | null, encoded: Buffer) => (error ? underWay.delete(cacheKey) : keep(new Uint8Array(encoded)));
+  if (kind === "gzip") gzip(body, done);
+  else brotliCompress(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }, done);
+  return undefined;
 }
 
 function matches(ifNoneMatch: string | null, etag: string): boolean {
@@ -83,9 +109,11 @@ function revalidated(request: Request, response: Response): Promise<Response> | 
     }
     const encoding = body.byteLength >= MIN_COMPRESSED_BYTES ? preferredEncoding(request.headers.get("accept-encoding")) : undefined;
     if (!encoding) return new Response(body, { status: 200, headers });
+    const staticFile = !type.startsWith("application/json");
+    const encoded = staticFile ? encodedFile(body, encoding, `${hash}:${body.byteLength}`) : encodeAnswer(body, encoding);
+    if (!encoded) return new Response(body, { status: 200, headers });
     headers.set("content-encoding", encoding);
     headers.delete("content-length");
-    const staticFile = !type.startsWith("application/json");
-    return new Response(encode(body, encoding, staticFile ? `${hash}:${body.byteLength}` : undefined), { status: 200, headers });
+    return new Response(encoded, { status: 200, headers });
   });
 }

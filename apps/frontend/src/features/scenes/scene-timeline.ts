@@ -114,8 +114,3 @@ export function describeTrigger(trigger: AgentTrigger): string {
     }
   }
 }
-
-/** A time of day, 24-hour with seconds (the timeline's column stays narrow). */
-export function clockTime(ms: number): string {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-}

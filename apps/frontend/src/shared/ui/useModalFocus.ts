@@ -13,9 +13,10 @@ function focusables(root: HTMLElement): HTMLElement[] {
  * A modal dialog's focus (WAI-ARIA dialog pattern): while `dialog` is in the page the focus moves
  * into it (to `[autofocus]`, else the first control), Tab and Shift+Tab cycle inside it, Escape
  * calls `close` (a dialog that cannot be dismissed passes none), and when it goes the focus returns
- * to where it was. Works for a dialog shown with v-if inside its component, too.
+ * to where it was. Works for a dialog shown with v-if inside its component, too. With `selectText`,
+ * the text of the field it focuses is selected, so typing replaces a value kept from last time.
  */
-export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => void): void {
+export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => void, options: { selectText?: boolean } = {}): void {
   let returnTo: HTMLElement | null = null;
   let shown: HTMLElement | null = null;
 
@@ -65,7 +66,11 @@ export function useModalFocus(dialog: Ref<HTMLElement | null>, close?: () => voi
         // Capture phase: the dialog's keys are settled before any shortcut listener sees them.
         document.addEventListener("keydown", onKeydown, true);
         openDialogs.push(dialog);
-        if (!root.contains(document.activeElement)) (root.querySelector<HTMLElement>("[autofocus]") ?? focusables(root)[0] ?? root).focus();
+        if (!root.contains(document.activeElement)) {
+          const first = root.querySelector<HTMLElement>("[autofocus]") ?? focusables(root)[0] ?? root;
+          first.focus();
+          if (options.selectText && (first instanceof HTMLInputElement || first instanceof HTMLTextAreaElement)) first.select();
+        }
       } else if (!root && before) restore();
     },
     { flush: "post", immediate: true },

@@ -1,7 +1,8 @@
 import { onBeforeUnmount, onMounted, watch, type Ref } from "vue";
 import type { GraphNode, VueFlowStore } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
-import { fittingViewport, LARGE_GRAPH } from "./viewport.ts";
+import { fittingViewport, framingViewport, LARGE_GRAPH } from "./viewport.ts";
+import { minimapCover } from "./minimap.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
 
@@ -17,11 +18,24 @@ export interface CanvasBridgeOptions {
 
 /**
  * Registers one canvas as `ui.canvas` (the `CanvasBridge` the rest of the app drives it through)
- * whenever its tab becomes the active one, and withdraws it when the canvas goes away.
+ * whenever its tab becomes the active one, and withdraws it when the canvas goes away. Returns the
+ * fit the canvas also uses when it opens.
  */
-export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode }: CanvasBridgeOptions): void {
+export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode }: CanvasBridgeOptions): { fit(duration: number): void } {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
+
+  /**
+   * Frames every node beside or above the minimap, never under it. A large graph is framed from the
+   * document at once: no animation rendering a set of nodes at each step, and the overview holds no
+   * nodes for Vue Flow to measure; a smaller one from its measured nodes.
+   */
+  function fit(duration: number) {
+    const options = { padding: 0.15, minZoom, maxZoom: 1, cover: minimapCover(root.value) };
+    if (doc.value.nodes.length > LARGE_GRAPH) return void flow.setViewport(fittingViewport(doc.value, flow.dimensions.value, options));
+    const boxes = flow.getNodes.value.map((n) => ({ x: n.computedPosition.x, y: n.computedPosition.y, width: n.dimensions.width, height: n.dimensions.height }));
+    void flow.setViewport(framingViewport(boxes, flow.dimensions.value, options), duration ? { duration } : undefined);
+  }
 
   function attach() {
     ui.attachCanvas({
@@ -33,12 +47,7 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
         if (node) flow.addSelectedNodes([node]);
         focusNode(id);
       },
-      // A large graph is framed from the document at once: no animation rendering a set of nodes at each
-      // step, and the overview holds no nodes for Vue Flow to measure.
-      fitView: () =>
-        doc.value.nodes.length > LARGE_GRAPH
-          ? void flow.setViewport(fittingViewport(doc.value, flow.dimensions.value, { minZoom }))
-          : void flow.fitView({ padding: 0.15, minZoom, maxZoom: 1, duration: 200 }),
+      fitView: () => fit(200),
       zoomIn: () => void flow.zoomIn({ duration: 150 }),
       zoomOut: () => void flow.zoomOut({ duration: 150 }),
       viewCenter: () => {
@@ -72,4 +81,5 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
   onBeforeUnmount(() => {
     if (workflows.activeId === tabId || !workflows.tab(workflows.activeId ?? "")) ui.attachCanvas(null);
   });
+  return { fit };
 }

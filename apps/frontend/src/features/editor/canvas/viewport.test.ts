@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
 import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
-import { fittingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
+import { fittingViewport, framingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
 import { testWorkflow } from "../../../shared/testing/catalog.ts";
 
 const grid = (count: number) => testWorkflow({ nodes: Array.from({ length: count }, (_, i) => ({ id: `n${i}`, type: "core:add", position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 220 } })) });
@@ -30,5 +30,44 @@ describe("opening viewport", () => {
     const v = openingViewport(big, { width: 1000, height: 600 }, 0.05);
     expect(v).toEqual({ x: 40, y: 40, zoom: 0.8 });
     expect(openingViewport(grid(20), { width: 1000, height: 600 }, 0.05)).toEqual(fittingViewport(grid(20), { width: 1000, height: 600 }, { minZoom: 0.05 }));
+  });
+});
+
+describe("framing beside the minimap", () => {
+  const screenBox = (b: { x: number; y: number; width: number; height: number }, v: { x: number; y: number; zoom: number }) => ({
+    left: v.x + b.x * v.zoom,
+    top: v.y + b.y * v.zoom,
+    right: v.x + (b.x + b.width) * v.zoom,
+    bottom: v.y + (b.y + b.height) * v.zoom,
+  });
+  const cover = { width: 215, height: 173 };
+  const covered = (r: ReturnType<typeof screenBox>, canvas: { width: number; height: number }) => r.right > canvas.width - cover.width && r.bottom > canvas.height - cover.height;
+  const grid = (cols: number, rows: number) => Array.from({ length: cols * rows }, (_, i) => ({ x: (i % cols) * 300, y: Math.floor(i / cols) * 300, width: 220, height: 120 }));
+
+  it("keeps every node out of the minimap's corner, in a wide canvas and in a tall one", () => {
+    const cases = [
+      { boxes: grid(4, 2), canvas: { width: 776, height: 446 } },
+      { boxes: grid(2, 4), canvas: { width: 500, height: 900 } },
+    ];
+    for (const { boxes, canvas } of cases) {
+      const plain = framingViewport(boxes, canvas);
+      expect(boxes.some((b) => covered(screenBox(b, plain), canvas))).toBe(true);
+      const v = framingViewport(boxes, canvas, { cover });
+      for (const b of boxes) expect(covered(screenBox(b, v), canvas)).toBe(false);
+      // Still the whole graph on screen.
+      for (const b of boxes) {
+        const r = screenBox(b, v);
+        expect(r.left).toBeGreaterThanOrEqual(0);
+        expect(r.top).toBeGreaterThanOrEqual(0);
+        expect(r.right).toBeLessThanOrEqual(canvas.width);
+        expect(r.bottom).toBeLessThanOrEqual(canvas.height);
+      }
+    }
+  });
+
+  it("frames as before without a cover", () => {
+    const boxes = [{ x: 0, y: 0, width: 100, height: 100 }];
+    const canvas = { width: 776, height: 446 };
+    expect(framingViewport(boxes, canvas, { cover: null })).toEqual(framingViewport(boxes, canvas));
   });
 });

@@ -1,0 +1,24 @@
+/**
+ * How every view shows a time: 24-hour with seconds (one convention in every view, narrow enough
+ * for a timeline's column), with the day in front when it is not today, and the year when it is not
+ * this year. The locale's own order and month names otherwise.
+ */
+const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+const dayThisYear = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const dayOtherYear = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+
+type Instant = number | string | Date;
+const toDate = (at: Instant): Date => (at instanceof Date ? at : new Date(at));
+
+/** The time of day only ("14:03:22"), for lists within one day (a scene's timeline). */
+export function formatClock(at: Instant): string {
+  return clock.format(toDate(at));
+}
+
+/** "14:03:22" today, "Nov 28 14:03:22" another day this year, "Nov 28, 2025 14:03:22" before. */
+export function formatWhen(at: Instant, now: Date = new Date()): string {
+  const date = toDate(at);
+  if (date.toDateString() === now.toDateString()) return clock.format(date);
+  const day = date.getFullYear() === now.getFullYear() ? dayThisYear : dayOtherYear;
+  return `${day.format(date)} ${clock.format(date)}`;
+}

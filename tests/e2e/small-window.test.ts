@@ -1,0 +1,149 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { viewSettled } from "./support/canvas.ts";
+import { poll } from "./support/poll.ts";
+import { useWeft } from "./support/weft.ts";
+
+/** The repository's examples: agents, the notice-board scene, workflows with nodes and an interface input. */
+const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
+const VIEWPORT = { width: 1024, height: 700 };
+const weft = useWeft({ examplesDir: EXAMPLES, viewport: VIEWPORT });
+
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function box(locator: Locator): Promise<Rect> {
+  const rect = await locator.boundingBox();
+  if (!rect) throw new Error("the element is not shown");
+  return rect;
+}
+
+/** The element lies wholly inside the window (not pushed off its right or bottom edge). */
+async function inViewport(locator: Locator): Promise<boolean> {
+  const r = await box(locator);
+  return r.x >= 0 && r.y >= 0 && r.x + r.width <= VIEWPORT.width + 0.5 && r.y + r.height <= VIEWPORT.height + 0.5;
+}
+
+const overlap = (a: Rect, b: Rect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** The element's own text is not cut: nothing of it overflows its box, and every ancestor up to `within` shows the whole box. */
+async function fullyShown(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => {
+    if (el.scrollWidth > el.clientWidth + 1) return false;
+    const r = el.getBoundingClientRect();
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.overflowX === "visible" && style.overflow === "visible") continue;
+      const p = up.getBoundingClientRect();
+      if (r.left < p.left - 1 || r.right > p.right + 1) return false;
+    }
+    return r.left >= 0 && r.right <= window.innerWidth;
+  });
+}
+
+async function openWorkflow(page: Page, id: string) {
+  await page.goto(`${weft.url}/#/workflows/${id}`);
+  await poll(() => page.locator(`.tab.active[data-tab-id="${id}"]`).count()).toBe(1);
+  await poll(() => page.locator(".vue-flow__node").count()).toBeGreaterThan(0);
+}
+
+describe("a 1024x700 window", () => {
+  it("shows the agent chat's Send button whole", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/agents`);
+    await page.locator('.agent-item[data-agent-id="calculator"]').click();
+    const send = page.getByTestId("chat-send");
+    await poll(() => send.count()).toBe(1);
+    expect(await inViewport(send)).toBe(true);
+    // Nothing of the page is wider than the window (which would push the header's user menu off, too).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(VIEWPORT.width);
+    expect(await inViewport(page.getByTestId("user-menu"))).toBe(true);
+  });
+
+  it("shows the scene's whole title", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/scenes`);
+    await page.locator(`.scene-item[data-scene-id="notice-board"]`).click();
+    const title = page.locator(".scene-title");
+    await poll(() => title.textContent()).toContain("Notice board");
+    expect(await fullyShown(title)).toBe(true);
+    expect(await inViewport(page.getByTestId("scene-start"))).toBe(true);
+  });
+
+  it("folds the minimap, and Fit frames every node clear of it, folded or open", async () => {
+    const { page } = weft;
+    await openWorkflow(page, "agent-deliberation");
+    const minimap = page.locator(".minimap");
+    // Folded to its toggle: open, it would take a large part of this canvas.
+    await poll(() => minimap.locator(".minimap-toggle").getAttribute("aria-expanded")).toBe("false");
+    for (const state of ["folded", "open"]) {
+      if (state === "open") {
+        await minimap.locator(".minimap-toggle").click();
+        await poll(() => page.locator(".minimap-canvas").count()).toBe(1);
+      }
+      await page.locator(".vue-flow__pane").click({ position: { x: 8, y: 8 } });
+      await page.keyboard.press("f");
+      await viewSettled(page);
+      const cover = await box(minimap);
+      const pane = await box(page.locator(".vue-flow__pane"));
+      const nodes = await page.locator(".vue-flow__node").all();
+      expect(nodes.length).toBeGreaterThan(3);
+      for (const n of nodes) {
+        const r = await box(n);
+        expect(overlap(r, cover), `${state}: node ${await n.getAttribute("data-id")} under the minimap`).toBe(false);
+        // And still on the canvas: Fit shows them all.
+        expect(r.x >= pane.x - 1 && r.y >= pane.y - 1 && r.x + r.width <= pane.x + pane.width + 1 && r.y + r.height <= pane.y + pane.height + 1).toBe(true);
+      }
+    }
+  });
+
+  it("keeps six open workflows' tabs reachable, and the top bar's buttons on screen", async () => {
+    const { page } = weft;
+    const ids = ["text-pipeline", "branch", "fan-out-fan-in", "map-summaries", "switch-route", "partial-failure"];
+    for (const id of ids) await openWorkflow(page, id);
+    const strip = page.locator(".tab-list");
+    // Room for at least two tabs' names, not a sliver between the view switch and the buttons.
+    expect((await box(strip)).width).toBeGreaterThan(300);
+    for (const id of ids) {
+      const tab = page.locator(`.tab[data-tab-id="${id}"]`);
+      await tab.click();
+      await poll(() => tab.getAttribute("aria-selected")).toBe("true");
+      const r = await box(tab);
+      const s = await box(strip);
+      expect(r.x >= s.x - 1 && r.x + r.width <= s.x + s.width + 1, `tab ${id} scrolled into the strip`).toBe(true);
+      expect(await inViewport(tab)).toBe(true);
+    }
+    for (const control of [page.getByTestId("run"), page.getByTestId("save"), page.getByRole("button", { name: /All open workflows/ }), page.getByTestId("user-menu")]) {
+      expect(await inViewport(control)).toBe(true);
+    }
+  });
+});
+
+describe("small things of issue 37", () => {
+  it("selects the kept input when the Run dialog opens, so typing replaces it", async () => {
+    const { page } = weft;
+    await openWorkflow(page, "text-pipeline");
+    await page.evaluate(() => localStorage.setItem("weft.runInputs.text-pipeline", JSON.stringify({ topic: "looms" })));
+    await page.getByTestId("run").click();
+    const field = page.locator('.run-dialog [aria-label="topic"]');
+    await poll(() => field.inputValue()).toBe("looms");
+    await poll(() => field.evaluate((el) => (el as HTMLTextAreaElement).selectionStart === 0 && (el as HTMLTextAreaElement).selectionEnd === 5 && document.activeElement === el)).toBe(true);
+    await page.keyboard.type("silk");
+    expect(await field.inputValue()).toBe("silk");
+    await page.keyboard.press("Escape");
+  });
+
+  it("titles the palette's groups LLM and HTTP", async () => {
+    const { page } = weft;
+    await openWorkflow(page, "text-pipeline");
+    const labels = await page.locator(".palette-category").evaluateAll((els) => els.map((el) => (el as HTMLElement).innerText));
+    expect(labels.some((l) => /\bLLM\b/.test(l))).toBe(true);
+    expect(labels.some((l) => /\bHTTP\b/.test(l))).toBe(true);
+    expect(labels.some((l) => /Llm|Http/.test(l))).toBe(false);
+  });
+});
