@@ -10,6 +10,8 @@ const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 
 /** A new browser on a new installation, in a small window. */
 const weft = useWeft({ examplesDir: EXAMPLES, home: true, viewport: { width: 1024, height: 700 } }, async () => {
+  // The first load builds nothing but waits on a busy machine: room for it, as for every step here.
+  weft.page.setDefaultTimeout(30_000);
   await weft.page.goto(weft.url);
 });
 
