@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { RunListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
 import type { Page } from "playwright-core";
 import { seriousInBothThemes } from "./support/axe.ts";
 import { poll } from "./support/poll.ts";
@@ -112,5 +113,21 @@ describe("Home, the first screen", () => {
     await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe("Agent deliberation (default) (copy)");
     expect(await page.getByTestId("built-in-bar").count()).toBe(0);
     expect((await weft.storedWorkflow("agent-deliberation-copy")).nodes).toEqual(before.nodes);
+  });
+
+  it("an agent's deliberation run opens read-only, on the built-in workflow as it ran", async () => {
+    const { page } = weft;
+    // The demo LLM answers: one message is one deliberation run of the built-in workflow.
+    expect((await weft.api("POST", "/api/agents/text-helper/messages", { message: "Hello" })).status).toBeLessThan(300);
+    await poll(async () => (await weft.read("/api/runs?workflowId=agent-deliberation&limit=5", RunListSchema)).runs.length, { timeout: 60_000 }).toBeGreaterThan(0);
+    const runId = (await weft.read("/api/runs?workflowId=agent-deliberation&limit=5", RunListSchema)).runs[0].id;
+    await page.goto(`${weft.url}/#/workflows/agent-deliberation/runs/${runId}`);
+    await poll(() => page.locator(".run-banner").getAttribute("data-run-id"), { timeout: 30_000 }).toBe(runId);
+    await page.getByTestId("built-in-bar").waitFor();
+    // Read-only: a node's Delete removes nothing.
+    const nodes = await page.locator(".vue-flow__node-weft").count();
+    await page.locator(".vue-flow__node-weft").first().click();
+    await page.keyboard.press("Delete");
+    expect(await page.locator(".vue-flow__node-weft").count()).toBe(nodes);
   });
 });
