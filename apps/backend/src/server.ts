@@ -15,6 +15,7 @@ import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts"
 import { installationSeal } from "./queue/queue-seal.ts";
 import { QueuedSceneHost } from "./queue/queued-scene-host.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
+import { markShippedWorkflows, shippedWorkflows } from "./seed/shipped-workflows.ts";
 import { createApi } from "./api/app.ts";
 import { createBuilder } from "./builder/index.ts";
 import { createAgents } from "./agents/index.ts";
@@ -26,7 +27,7 @@ import { SitePolicy } from "./auth/site-policy.ts";
 import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
 import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
-import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
+import { createWorkflows, refuseBuiltInWrites, withSkillCheck } from "./workflows/index.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
@@ -146,6 +147,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     }));
     const { llmProfiles, credentials, mcpSettings, catalog, workflows, permissionBroker, permissions, projectDir, toolHost, llm, caches, engine, engineFor } = rt;
     await loadExamplesOnce(storage, rt.examplesDir, log.child("examples"));
+    await markShippedWorkflows(storage, rt.examplesDir);
     // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
 
@@ -210,7 +212,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           }
         : {}),
     });
-    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api") }).api;
+    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage) }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
     scenes = createScenes(
@@ -256,8 +258,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       toolHost,
       maxBodyBytes,
       log: log.child("builder"),
-      // The Builder's apply writes agents and scenes too: the agent-id guard of their routes holds there as well.
-      guardApply: (entries, request) => refuseClaimedIdsIn(storage, permissions.current.policy, entries, request),
+      // The Builder's apply writes agents, scenes and workflows too: the agent-id guard and the built-in workflows' hold there as well.
+      guardApply: async (entries, request) => {
+        await refuseBuiltInWrites(async () => (await shippedWorkflows(storage)).builtIn, entries);
+        await refuseClaimedIdsIn(storage, permissions.current.policy, entries, request);
+      },
     });
     const sceneDocuments = sceneDocumentsApi({ storage, permissions: () => permissions.current.policy, sceneRuntime: scenes.service, maxBodyBytes, log: log.child("api") });
     const api = createApi(

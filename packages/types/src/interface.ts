@@ -74,5 +74,7 @@ export const WorkflowSummarySchema = z.object({
   updatedAt: z.number(),
   isSkill: z.boolean(),
   interface: WorkflowInterfaceSchema,
+  /** Shipped with Weft: "built-in" (the system runs it; read-only, duplicated to be changed) or "example". */
+  origin: z.enum(["built-in", "example"]).optional(),
 });
 export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;

@@ -24,6 +24,11 @@ export interface WeftOptions {
   examplesDir?: string;
   /** Queue mode: runs, agents and scenes go to `weft worker` processes through this Redis. */
   redisUrl?: string;
+  /**
+   * Open on Home as a new browser does. Off by default: the browser has chosen (Home's "Show Home when Weft
+   * opens", kept in its storage) to open on the editor, as the tests of the editor expect.
+   */
+  home?: boolean;
 }
 
 export interface Weft {
@@ -63,6 +68,11 @@ export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
   context.setDefaultTimeout(8000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   await signInBrowser(context, server);
+  if (!options.home) {
+    await context.addInitScript(() => {
+      if (localStorage.getItem("weft.home.atStart") === null) localStorage.setItem("weft.home.atStart", "false");
+    });
+  }
   const page = context.pages()[0] ?? (await context.newPage());
   const send = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { authorization: `Bearer ${server.accessToken}` };

@@ -2,6 +2,7 @@ import { workflowsApi, type WorkflowsApiDeps } from "./workflows-api.ts";
 
 export type { WorkflowValidator } from "./workflow-validator.ts";
 export { withSkillCheck } from "./skill-references.ts";
+export { refuseBuiltInWrites } from "./built-in-guard.ts";
 
 export interface Workflows {
   /** The Elysia plugin with the workflow routes: CRUD with revisions, callers, duplicate, export, import, validate. */

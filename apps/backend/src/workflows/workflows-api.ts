@@ -12,6 +12,7 @@ import type { WorkflowsStorage } from "./workflow-repository.ts";
 import type { WorkflowCaches } from "./workflow-caches.ts";
 import { SKILL_CALLING_TYPES } from "./skill-references.ts";
 import type { WorkflowValidator } from "./workflow-validator.ts";
+import { refuseBuiltIn } from "./built-in-guard.ts";
 
 export interface WorkflowsApiDeps {
   storage: WorkflowsStorage;
@@ -20,6 +21,8 @@ export interface WorkflowsApiDeps {
   caches: WorkflowCaches;
   maxBodyBytes: number;
   log: Logger;
+  /** The shipped workflows: built-in ones are refused to every writer; both are marked in answers. */
+  shipped: () => Promise<{ builtIn: ReadonlySet<string>; examples: ReadonlySet<string> }>;
 }
 
 const CreateBody = z.object({ workflow: z.unknown() }).strict();
@@ -47,6 +50,7 @@ function parseWorkflow(value: unknown, where: string): Workflow {
 export function workflowsApi(deps: WorkflowsApiDeps) {
   const { storage, maxBodyBytes } = deps;
   const repo = storage.workflows;
+  const builtIns = async () => (await deps.shipped()).builtIn;
 
   async function requireWorkflow(id: string): Promise<StoredDocument<Workflow>> {
     const record = await repo.get(id);
@@ -64,10 +68,18 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
   }
 
   return new Elysia()
-    .get("/api/workflows", async () => listAnswer("workflows", await repo.summaries(), deps.log))
+    .get("/api/workflows", async () => {
+      const [summaries, shipped] = await Promise.all([repo.summaries(), deps.shipped()]);
+      const origin = (id: string) => (shipped.builtIn.has(id) ? "built-in" : shipped.examples.has(id) ? "example" : undefined);
+      const items = summaries.items.map((s) => {
+        const o = origin(s.id);
+        return o ? { ...s, origin: o } : s;
+      });
+      return listAnswer("workflows", { ...summaries, items }, deps.log);
+    })
     .get("/api/workflows/:id", async ({ params }) => {
-      const record = await requireWorkflow(params.id);
-      return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt });
+      const [record, shipped] = await Promise.all([requireWorkflow(params.id), deps.shipped()]);
+      return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt, ...(shipped.builtIn.has(params.id) ? { builtIn: true } : {}) });
     })
     .post("/api/workflows", async ({ request }) => {
       const body = await readBody(request, CreateBody, maxBodyBytes);
@@ -80,6 +92,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     })
     .put("/api/workflows/:id", async ({ params, request }) => {
       const body = await readBody(request, UpdateBody, maxBodyBytes);
+      await refuseBuiltIn(builtIns, params.id, "change");
       const workflow = parseWorkflow(body.workflow, "body.workflow");
       if (workflow.id !== params.id) {
         throw new ApiError("VALIDATION_FAILED", `body.workflow.id is "${workflow.id}" but the path names "${params.id}"; to save under a new id use POST /api/workflows/${params.id}/duplicate.`, {
@@ -111,6 +124,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       return jsonResponse({ workflows: callers.filter((w) => w.id !== params.id) });
     })
     .delete("/api/workflows/:id", async ({ params }) => {
+      await refuseBuiltIn(builtIns, params.id, "delete");
       if (!(await repo.delete(params.id))) throw notFound("workflow", params.id);
       deps.caches.drop(params.id);
       return jsonResponse({ ok: true });

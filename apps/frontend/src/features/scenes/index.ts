@@ -4,3 +4,5 @@
  */
 /** The Scenes view (#/scenes), loaded on first use (`defineAsyncComponent` in App.vue). */
 export const loadSceneView = () => import("./SceneView.vue");
+export { sceneApi } from "./scenes-api.ts";
+export { useScenesStore } from "./scenes-store.ts";

@@ -16,7 +16,8 @@ export const NodesResponseSchema = z.object({ nodes: z.array(NodeSpecSchema) });
 
 export type { WorkflowSummary } from "@weft/types";
 export const WorkflowListSchema = z.object({ workflows: z.array(WorkflowSummarySchema) });
-export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional() });
+/** `builtIn`: the system runs it (every agent's default deliberation); the server refuses changes, it is duplicated to be changed. */
+export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional(), builtIn: z.boolean().optional() });
 /** The workflows that call a skill (GET /api/workflows/:id/callers). */
 export const CallersSchema = z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) });
 export const ValidateResponseSchema = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });

@@ -13,6 +13,12 @@ export const skillIdOfEntry = (type: string): string | null => (type.startsWith(
 
 export const SKILLS_CATEGORY = "skills";
 
+/**
+ * Whether a listed workflow is badged "skill": one with an interface, except the shipped examples, which
+ * all have one to be run with inputs; among them only those made to be called (tagged "skill") are.
+ */
+export const badgedSkill = (summary: Pick<WorkflowSummary, "isSkill" | "origin" | "tags">): boolean => summary.isSkill && (summary.origin !== "example" || summary.tags.includes("skill"));
+
 /** One line for the interface, so a skill can be told apart (and found) by what it takes and gives. */
 export function interfaceLine(summary: Pick<WorkflowSummary, "interface">): string {
   const side = (ports: { name: string; type: string }[]) => ports.map((p) => `${p.name} (${p.type})`).join(", ") || "nothing";

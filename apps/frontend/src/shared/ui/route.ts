@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-/** The app's top-level views; the location hash (#/scenes, #/agents, #/builder) keeps the choice across reloads. */
-export const AppView = z.enum(["editor", "scenes", "agents", "builder"]);
+/** The app's top-level views; the location hash (#/home, #/scenes, #/agents, #/builder) keeps the choice across reloads. */
+export const AppView = z.enum(["home", "editor", "scenes", "agents", "builder"]);
 export type AppView = z.infer<typeof AppView>;
 
 /** An editor address (#/workflows/:id[/runs/:runId][?node=:nodeId]): what a link from a chat, a tracker or a log opens. */
@@ -49,6 +49,7 @@ export function hashOfRoute(route: Route): string {
       return route.link ? hashOfLink(route.link) : "";
     case "builder":
       return route.session ? sessionHash(route.session) : "#/builder";
+    case "home":
     case "scenes":
     case "agents":
       return `#/${route.view}`;

@@ -26,8 +26,10 @@ export interface EditorTab {
   saving: boolean;
   saveError: ApiError | null;
   conflict: Conflict | null;
-  /** A snapshot of the workflow as a past run ran it: shown, never edited. */
+  /** A snapshot of the workflow as a past run ran it, or a built-in workflow: shown, never edited. */
   readonly: boolean;
+  /** A built-in workflow (the system runs it): read-only here and refused by the server; "Duplicate to edit" copies it. */
+  builtIn?: boolean;
   /** Graph problems the server found (on Run or Validate), shown on the nodes until fixed. */
   issues: ValidationIssue[];
   viewport?: { x: number; y: number; zoom: number };
@@ -57,7 +59,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   const tab = (id: string) => tabs.value.find((t) => t.id === id) ?? null;
   const isDirty = (t: EditorTab) => !t.readonly && (t.saved === null || !deepEqual(t.doc, t.saved));
 
-  function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; id?: string; idFromName?: boolean } = {}): EditorTab {
+  function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; builtIn?: boolean; id?: string; idFromName?: boolean } = {}): EditorTab {
     const entry: EditorTab = {
       id: options.id ?? doc.id,
       doc: markRaw(doc),
@@ -65,7 +67,8 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       saving: false,
       saveError: null,
       conflict: null,
-      readonly: !!options.readonly,
+      readonly: !!options.readonly || !!options.builtIn,
+      ...(options.builtIn ? { builtIn: true } : {}),
       issues: [],
       ...(options.idFromName ? { idFromName: true } : {}),
     };
@@ -106,7 +109,21 @@ export const useWorkflowsStore = defineStore("workflows", () => {
       activeId.value = id;
       return opened;
     }
-    return addTab(result.value.workflow, result.value.workflow);
+    return addTab(result.value.workflow, result.value.workflow, { builtIn: !!result.value.builtIn });
+  }
+
+  /**
+   * Copies a stored workflow on the server (a new id, "… (copy)") and opens the copy: how a template
+   * or a built-in workflow is started from, the original staying as it is.
+   */
+  async function openCopy(id: string): Promise<EditorTab | null> {
+    const result = await api.duplicateWorkflow(id);
+    if (!result.ok) {
+      ui.apiError(`Could not copy workflow "${id}"`, result.error);
+      return null;
+    }
+    void refreshList();
+    return addTab(result.value, result.value);
   }
 
   function create(name = UNTITLED): EditorTab {
@@ -293,7 +310,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   function rememberTabs() {
     const memory = {
       active: activeId.value,
-      tabs: tabs.value.filter((t) => !t.readonly).map((t) => (isDirty(t) ? { id: t.id, draft: { doc: t.doc, baseRevision: t.saved?.revision ?? null } } : { id: t.id })),
+      tabs: tabs.value.filter((t) => !t.readonly || t.builtIn).map((t) => (isDirty(t) ? { id: t.id, draft: { doc: t.doc, baseRevision: t.saved?.revision ?? null } } : { id: t.id })),
     };
     if (!writeLocal(TABS_KEY, memory)) ui.toast("warning", "This browser refused to keep a copy of your unsaved drafts (storage full). Save to keep them.");
   }
@@ -333,7 +350,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
         continue;
       }
       const stored = result.value.workflow;
-      if (!entry.draft || entry.draft.baseRevision === null) addTab(stored, stored);
+      if (!entry.draft || entry.draft.baseRevision === null || result.value.builtIn) addTab(stored, stored, { builtIn: !!result.value.builtIn });
       else addTab(entry.draft.doc, entry.draft.baseRevision === stored.revision ? stored : { ...stored, revision: entry.draft.baseRevision ?? 0 });
     }
     if (memory.active && tab(memory.active)) activeId.value = memory.active;
@@ -393,6 +410,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     refreshList,
     fetchStored,
     open,
+    openCopy,
     create,
     openDraft,
     openSnapshot,

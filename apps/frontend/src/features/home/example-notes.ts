@@ -1,0 +1,13 @@
+/** What each shipped example shows, in a few words (Home's cards); an example not named here shows its size. */
+export const EXAMPLE_SHOWS: Readonly<Record<string, string>> = {
+  "text-pipeline": "a chain of text nodes",
+  branch: "if/else · a skipped branch · coalesce",
+  "switch-route": "switch · one case runs",
+  "fan-out-fan-in": "parallel branches joined",
+  "partial-failure": "a failing node · what still completes",
+  "calls-skill": "one skill called twice",
+  "summarize-skill": "a skill: inputs and outputs",
+  "map-summaries": "core:map · sandboxed JavaScript",
+  "build-messages": "chat messages for an LLM call",
+  "post-note-skill": "a scene skill · world state · events",
+};
