@@ -45,6 +45,13 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
         const rect = root.value?.getBoundingClientRect();
         return rect ? flow.screenToFlowCoordinate({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
       },
+      visibleRect: () => {
+        const rect = root.value?.getBoundingClientRect();
+        if (!rect) return { x: 0, y: 0, width: 0, height: 0 };
+        const topLeft = flow.screenToFlowCoordinate({ x: rect.left, y: rect.top });
+        const bottomRight = flow.screenToFlowCoordinate({ x: rect.right, y: rect.bottom });
+        return { ...topLeft, width: bottomRight.x - topLeft.x, height: bottomRight.y - topLeft.y };
+      },
       toFlow: (p) => flow.screenToFlowCoordinate(p),
       toScreen: (p) => flow.flowToScreenCoordinate(p),
       sizeOf: (id) => {
