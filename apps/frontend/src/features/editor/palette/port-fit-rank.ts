@@ -4,8 +4,8 @@ import type { NodeSpec } from "@weft/types";
 const OUTSIDE = new Set(["files", "http", "shell", "scene", "llm", "code"]);
 
 /**
- * Orders the nodes offered for a wire: by how well their best port fits it (`fit`, from
- * `fitScore`); nodes that reach outside after the rest; then the ones used most; ties keep their order.
+ * Orders the nodes offered for a wire: by how well they fit it (`fit`, higher first); nodes that
+ * reach outside after the rest; then the ones used most; ties keep their order.
  */
 export function rankByPortFit(specs: readonly NodeSpec[], fit: (spec: NodeSpec) => number, uses: (type: string) => number): NodeSpec[] {
   const score = (spec: NodeSpec): number => fit(spec) * 2 - (OUTSIDE.has(spec.category) ? 1 : 0);
