@@ -16,7 +16,8 @@ async function open(weft: Weft, id: string) {
   await weft.page.goto(`${weft.url}/#/workflows/${id}`, { timeout: 60_000 });
   // A new hash alone does not load the page again: reload, so workflows made through the API since are listed.
   await weft.page.reload({ timeout: 60_000 });
-  await poll(() => weft.page.locator(".tab.active").getAttribute("data-tab-id")).toBe(id);
+  // Counted, not read: reading an attribute waits for the tab and could outlast the poll on a busy machine.
+  await poll(() => weft.page.locator(`.tab.active[data-tab-id="${id}"]`).count(), { timeout: 60_000 }).toBe(1);
   await viewSettled(weft.page);
 }
 
