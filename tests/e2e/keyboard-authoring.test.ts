@@ -47,7 +47,7 @@ const positionOf = (page: Page, id: string) =>
 describe("keyboard-only authoring", () => {
   it("adds three nodes, each wired to the one selected as it is added, edits them in the inspector, runs, moves and deletes: no mouse event at all", async () => {
     const { page } = weft;
-    await page.goto(weft.url);
+    await page.goto(weft.url, { timeout: 60_000 });
     await page.locator(".vue-flow").waitFor();
     await page.evaluate(() => {
       const seen = { count: 0 };

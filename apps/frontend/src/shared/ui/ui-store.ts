@@ -37,6 +37,8 @@ export interface CanvasBridge {
   viewCenter(): Position;
   /** The part of the flow the canvas shows (flow coordinates). */
   visibleRect(): Position & Size;
+  /** Pans (never zooms) just enough for this flow box to be on screen. */
+  reveal(box: Position & Size): void;
   /** Flow position of a point on screen. */
   toFlow(screen: Position): Position;
   /** Screen position of a flow point. */

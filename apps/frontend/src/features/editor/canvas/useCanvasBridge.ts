@@ -2,6 +2,7 @@ import { onBeforeUnmount, onMounted, watch, type Ref } from "vue";
 import type { GraphNode, VueFlowStore } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
 import { fittingViewport, LARGE_GRAPH } from "./viewport.ts";
+import { keepInView } from "../core/placement.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
 
@@ -22,6 +23,14 @@ export interface CanvasBridgeOptions {
 export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode }: CanvasBridgeOptions): void {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
+
+  function visibleRect() {
+    const rect = root.value?.getBoundingClientRect();
+    if (!rect) return { x: 0, y: 0, width: 0, height: 0 };
+    const topLeft = flow.screenToFlowCoordinate({ x: rect.left, y: rect.top });
+    const bottomRight = flow.screenToFlowCoordinate({ x: rect.right, y: rect.bottom });
+    return { ...topLeft, width: bottomRight.x - topLeft.x, height: bottomRight.y - topLeft.y };
+  }
 
   function attach() {
     ui.attachCanvas({
@@ -45,12 +54,11 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
         const rect = root.value?.getBoundingClientRect();
         return rect ? flow.screenToFlowCoordinate({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
       },
-      visibleRect: () => {
-        const rect = root.value?.getBoundingClientRect();
-        if (!rect) return { x: 0, y: 0, width: 0, height: 0 };
-        const topLeft = flow.screenToFlowCoordinate({ x: rect.left, y: rect.top });
-        const bottomRight = flow.screenToFlowCoordinate({ x: rect.right, y: rect.bottom });
-        return { ...topLeft, width: bottomRight.x - topLeft.x, height: bottomRight.y - topLeft.y };
+      visibleRect,
+      reveal: (box) => {
+        const shown = keepInView(box, box, visibleRect());
+        const { x, y, zoom } = flow.viewport.value;
+        if (shown.x !== box.x || shown.y !== box.y) void flow.setViewport({ x: x - (box.x - shown.x) * zoom, y: y - (box.y - shown.y) * zoom, zoom }, { duration: 150 });
       },
       toFlow: (p) => flow.screenToFlowCoordinate(p),
       toScreen: (p) => flow.flowToScreenCoordinate(p),
