@@ -37,19 +37,6 @@ async function addByKeyboard(page: Page, type: string): Promise<string> {
   return id;
 }
 
-/** From a focused node: its menu (Shift+F10), "Connect…", then the first offered edge whose text matches `filter`. */
-async function connectByKeyboard(page: Page, nodeId: string, filter: string) {
-  await page.keyboard.press("Shift+F10");
-  await poll(() => focused(page).then((f) => f.label)).toMatch(/^Connect…/);
-  await page.keyboard.press("Enter");
-  await poll(() => focused(page).then((f) => f.label)).toBe("Filter the connections");
-  await page.keyboard.type(filter);
-  await page.keyboard.press("Tab");
-  await page.keyboard.press("Enter");
-  await poll(() => page.locator(".connect-dialog").count()).toBe(0);
-  await poll(() => focused(page).then((f) => f.nodeId)).toBe(nodeId);
-}
-
 /** A node's position in flow units, as Vue Flow draws it. */
 const positionOf = (page: Page, id: string) =>
   node(page, id).evaluate((el) => {
@@ -58,9 +45,9 @@ const positionOf = (page: Page, id: string) =>
   });
 
 describe("keyboard-only authoring", () => {
-  it("adds three nodes, wires them with Connect…, edits them in the inspector, runs, moves and deletes: no mouse event at all", async () => {
+  it("adds three nodes, each wired to the one selected as it is added, edits them in the inspector, runs, moves and deletes: no mouse event at all", async () => {
     const { page } = weft;
-    await page.goto(weft.url);
+    await page.goto(weft.url, { timeout: 60_000 });
     await page.locator(".vue-flow").waitFor();
     await page.evaluate(() => {
       const seen = { count: 0 };
@@ -77,12 +64,11 @@ describe("keyboard-only authoring", () => {
     await page.keyboard.press("Escape");
     await poll(() => focused(page).then((f) => f.nodeId)).toBe(text);
 
-    // 2. Trim / change case, placed right of the selected text node, fed by it, set to upper case.
+    // 2. Trim / change case, placed right of the selected text node and fed by it (quick-add on a selected node wires it), set to upper case.
     const trim = await addByKeyboard(page, "core:text-transform");
     const [textAt, trimAt] = [await positionOf(page, text), await positionOf(page, trim)];
     expect(trimAt.x).toBeGreaterThan(textAt.x + 100);
     expect(trimAt.y).toBe(textAt.y);
-    await connectByKeyboard(page, trim, "");
     await poll(() => page.locator(".vue-flow__edge").count()).toBe(1);
     await page.keyboard.press("Enter");
     await tabTo(page, "Case");
@@ -91,9 +77,8 @@ describe("keyboard-only authoring", () => {
     await page.keyboard.press("Escape");
     await poll(() => focused(page).then((f) => f.nodeId)).toBe(trim);
 
-    // 3. A preview, fed by the trim node (its Connect… list offers both upstream nodes).
+    // 3. A preview, wired to the selected trim node as it is added (Connect… by keyboard: quick-add-wiring.test.ts).
     const preview = await addByKeyboard(page, "core:preview");
-    await connectByKeyboard(page, preview, "from change case");
     await poll(() => page.locator(".vue-flow__edge").count()).toBe(2);
 
     // Run (Ctrl+Enter): the preview shows the upper-cased text; the live region says how it ended.

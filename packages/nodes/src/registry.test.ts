@@ -23,6 +23,14 @@ describe("NodeRegistry", () => {
     expect(registry.suggest("core:regex-replce")).toContain("core:regex-replace");
   });
 
+  it("names only node types that exist in the help of every node (descriptions of the node, its ports and settings)", () => {
+    const named = registry.list().flatMap((spec) => {
+      const texts = [spec.description, ...spec.inputs.map((p) => p.description), ...spec.outputs.map((p) => p.description), ...spec.config.map((f) => f.description)];
+      return texts.flatMap((text) => [...(text ?? "").matchAll(/\b[a-z][a-z0-9-]*:[a-z][a-z0-9-]*(?:[.-][a-z0-9]+)*\b/g)].map((m) => ({ type: spec.type, named: m[0] })));
+    });
+    expect(named.filter((n) => !registry.has(n.named))).toEqual([]);
+  });
+
   it("returns undefined from get and a definition from require for known types", () => {
     expect(registry.get("core:nope")).toBeUndefined();
     expect(registry.require("core:math").spec.title).toBe("Math");

@@ -17,6 +17,8 @@ export const ConfigFieldSchema = z.object({
   min: z.number().optional(),
   max: z.number().optional(),
   language: z.string().optional(),
+  /** What a text field's value names: "skill", the id of a saved skill (editors offer a picker of them instead of a text box). */
+  refersTo: z.enum(["skill"]).optional(),
 });
 export type ConfigField = z.infer<typeof ConfigFieldSchema>;
 export type ConfigFieldInput = z.input<typeof ConfigFieldSchema>;

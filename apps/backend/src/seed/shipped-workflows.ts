@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import type { Storage } from "../storage/storage.ts";
+import type { SeedStorage } from "./example-loader.ts";
 
 /**
  * The shipped workflows the system itself runs: every agent's default deliberation. An edit to one
@@ -41,7 +41,7 @@ function idsInFolder(dir: string): string[] {
  * or on the first start of an installation that loaded them before this mark existed. A workflow made
  * later under a shipped id is the user's own.
  */
-export async function markShippedWorkflows(storage: Storage, dir: string): Promise<void> {
+export async function markShippedWorkflows(storage: Pick<SeedStorage, "workflows" | "meta">, dir: string): Promise<void> {
   if ((await storage.meta.get(SHIPPED_KEY)) !== undefined) return;
   const stored = new Set(await storage.workflows.ids());
   const shipped = idsInFolder(dir).filter((id) => stored.has(id));
@@ -50,7 +50,7 @@ export async function markShippedWorkflows(storage: Storage, dir: string): Promi
 }
 
 /** This installation's shipped workflows (read each time: another API process may have marked them). */
-export async function shippedWorkflows(storage: Storage): Promise<ShippedWorkflows> {
+export async function shippedWorkflows(storage: Pick<SeedStorage, "workflows" | "meta">): Promise<ShippedWorkflows> {
   const raw = await storage.meta.get(SHIPPED_KEY);
   const parsed = raw === undefined ? undefined : ShippedSchema.safeParse(JSON.parse(raw));
   const value = parsed?.success ? parsed.data : { builtIn: [], examples: [] };

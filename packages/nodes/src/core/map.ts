@@ -32,8 +32,8 @@ export const coreMap = defineNode(
       "Runs a skill (a workflow with an interface) or a node type once per item of a list, a few at a time, and gives the results in the order of the items. Each item goes to the input named by Item input; Shared inputs go to every call. On a failure: stop, skip the item, or collect the error.",
     category: "interface",
     config: [
-      { id: "workflowId", kind: "text", label: "Skill", description: "Id of the skill to run per item (or set Node type instead)." },
-      { id: "nodeType", kind: "text", label: "Node type", description: "A node type to run per item, e.g. text:transform (instead of a skill)." },
+      { id: "workflowId", kind: "text", refersTo: "skill", label: "Skill", description: "The skill to run per item (or set Node type instead)." },
+      { id: "nodeType", kind: "text", label: "Node type", description: "A node type to run per item, e.g. core:text-transform (instead of a skill)." },
       { id: "itemInput", kind: "text", default: "item", label: "Item input", description: "The skill's interface input (or the node's input) that gets the item." },
       { id: "concurrency", kind: "integer", default: 4, min: 1, max: 64, label: "At once", description: "How many items run at the same time." },
       {

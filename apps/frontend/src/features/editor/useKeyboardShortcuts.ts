@@ -2,6 +2,9 @@ import { onBeforeUnmount, onMounted } from "vue";
 import { matchShortcut, type ShortcutAction } from "./shortcuts.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
 import { useEditorActions } from "./core/useEditorActions.ts";
+import { keyboardQuickAdd } from "./palette/openQuickAdd.ts";
+import { useNodesStore } from "../../shared/workflow/nodes-store.ts";
+import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";
 
 /** True when the key belongs to a text field (typing must never trigger canvas shortcuts). */
 function typingIn(target: EventTarget | null): boolean {
@@ -23,6 +26,8 @@ const GLOBAL: ReadonlySet<ShortcutAction> = new Set(["save", "run", "runFromSele
 export function useKeyboardShortcuts() {
   const ui = useUiStore();
   const actions = useEditorActions();
+  const nodes = useNodesStore();
+  const workflows = useWorkflowsStore();
 
   function perform(action: ShortcutAction) {
     switch (action) {
@@ -50,11 +55,9 @@ export function useKeyboardShortcuts() {
         return actions.deleteSelection();
       case "selectAll":
         return ui.canvas?.selectAll();
-      case "quickAdd": {
-        const screen = ui.pointer && ui.canvas ? ui.canvas.toScreen(ui.pointer) : { x: window.innerWidth / 2, y: window.innerHeight / 3 };
-        ui.quickAdd = { screen, flow: ui.pointer ?? actions.placeForNew() };
+      case "quickAdd":
+        ui.quickAdd = keyboardQuickAdd(workflows.active?.doc, { ui, nodes });
         return;
-      }
       case "help":
         ui.helpOpen = !ui.helpOpen;
         return;

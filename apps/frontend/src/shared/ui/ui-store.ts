@@ -3,7 +3,7 @@ import { computed, markRaw, ref, shallowRef } from "vue";
 import { z } from "zod";
 import type { ApiError } from "../api/errors.ts";
 import { describeApiError } from "../api/errors.ts";
-import type { ConnectionRequest } from "../graph/connection.ts";
+import type { PortSpec } from "@weft/types";
 import type { Position } from "../graph/commands.ts";
 import type { Size } from "../graph/node-size.ts";
 import { readLocal } from "../lib/local-store.ts";
@@ -37,6 +37,10 @@ export interface CanvasBridge {
   zoomOut(): void;
   /** The flow position under the centre of the visible canvas. */
   viewCenter(): Position;
+  /** The part of the flow the canvas shows (flow coordinates). */
+  visibleRect(): Position & Size;
+  /** Pans (never zooms) just enough for this flow box to be on screen. */
+  reveal(box: Position & Size): void;
   /** Flow position of a point on screen. */
   toFlow(screen: Position): Position;
   /** Screen position of a flow point. */
@@ -56,8 +60,12 @@ export interface CanvasBridge {
 export interface QuickAddState {
   screen: Position;
   flow: Position;
-  /** Set when the popup opened because a connection was dropped on empty canvas. */
-  pending?: { from: ConnectionRequest; fromSide: "source" | "target"; portType: string };
+  /**
+   * The node the added one gets wired to: set when a connection was dropped on empty canvas (`ports`
+   * is the dragged port) or quick-add was opened on a selected node (`ports` are its outputs, or its
+   * inputs for a node without outputs). `fromSide` is the side of those ports: "source" for outputs.
+   */
+  pending?: { nodeId: string; fromSide: "source" | "target"; ports: readonly PortSpec[]; dragged: boolean };
 }
 
 export interface ConfirmRequest {

@@ -3,6 +3,7 @@ import type { GraphNode, VueFlowStore } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
 import { fittingViewport, framingViewport, LARGE_GRAPH } from "./viewport.ts";
 import { minimapCover } from "./minimap.ts";
+import { keepInView } from "../core/placement.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
 
@@ -37,6 +38,14 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
     void flow.setViewport(framingViewport(boxes, flow.dimensions.value, options), duration ? { duration } : undefined);
   }
 
+  function visibleRect() {
+    const rect = root.value?.getBoundingClientRect();
+    if (!rect) return { x: 0, y: 0, width: 0, height: 0 };
+    const topLeft = flow.screenToFlowCoordinate({ x: rect.left, y: rect.top });
+    const bottomRight = flow.screenToFlowCoordinate({ x: rect.right, y: rect.bottom });
+    return { ...topLeft, width: bottomRight.x - topLeft.x, height: bottomRight.y - topLeft.y };
+  }
+
   function attach() {
     ui.attachCanvas({
       focusNode,
@@ -53,6 +62,12 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
       viewCenter: () => {
         const rect = root.value?.getBoundingClientRect();
         return rect ? flow.screenToFlowCoordinate({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
+      },
+      visibleRect,
+      reveal: (box) => {
+        const shown = keepInView(box, box, visibleRect());
+        const { x, y, zoom } = flow.viewport.value;
+        if (shown.x !== box.x || shown.y !== box.y) void flow.setViewport({ x: x - (box.x - shown.x) * zoom, y: y - (box.y - shown.y) * zoom, zoom }, { duration: 150 });
       },
       toFlow: (p) => flow.screenToFlowCoordinate(p),
       toScreen: (p) => flow.flowToScreenCoordinate(p),

@@ -60,9 +60,7 @@ export function useConnectionGesture(flow: VueFlowStore, doc: Ref<Workflow>) {
       const port = fromNode ? findPort(nodePorts(fromNode, nodes.lookup(fromNode.type))[fromSide === "source" ? "outputs" : "inputs"], connecting.handleId) : undefined;
       if (fromNode && port) {
         const screen = { x: event.clientX, y: event.clientY };
-        const from =
-          fromSide === "source" ? { source: fromNode.id, sourceHandle: port.id, target: "", targetHandle: "" } : { source: "", sourceHandle: "", target: fromNode.id, targetHandle: port.id };
-        ui.quickAdd = { screen, flow: flow.screenToFlowCoordinate(screen), pending: { from, fromSide, portType: port.type } };
+        ui.quickAdd = { screen, flow: flow.screenToFlowCoordinate(screen), pending: { nodeId: fromNode.id, fromSide, ports: [port], dragged: true } };
       }
     }
     connecting = null;

@@ -17,6 +17,21 @@ describe("auto-layout", () => {
     expect(Math.min(...laid.nodes.map((n) => n.position.y))).toBe(0);
   });
 
+  it("keeps a short chain (4 or 8 nodes) on one row, left to right", () => {
+    for (const length of [4, 8]) {
+      const nodes = Array.from({ length }, (_, i) => ({ id: `n${i}`, type: "core:text-transform", position: { x: (i % 2) * 300, y: Math.floor(i / 2) * 200 }, config: {}, inputs: {} }));
+      const edges = nodes.slice(1).map((n, i) => ({ id: `e${i}`, source: `n${i}`, sourceHandle: "text", target: n.id, targetHandle: "text" }));
+      const doc = { ...sampleWorkflow(), nodes, edges };
+      const laid = applyCommand(
+        doc,
+        layoutCommand(doc, () => ({ width: 220, height: 120 })),
+      ).doc;
+      expect(new Set(laid.nodes.map((n) => n.position.y)).size).toBe(1);
+      const xs = laid.nodes.map((n) => n.position.x);
+      expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    }
+  });
+
   it("wraps a long chain into a block of left-to-right bands, each starting at the left edge", () => {
     const nodes = Array.from({ length: 300 }, (_, i) => ({ id: `n${i}`, type: "core:text-transform", position: { x: i * 10, y: 0 }, config: {}, inputs: {} }));
     const edges = nodes.slice(1).map((n, i) => ({ id: `e${i}`, source: `n${i}`, sourceHandle: "text", target: n.id, targetHandle: "text" }));

@@ -7,6 +7,8 @@ import { DEFAULT_NODE_SIZE, type Size } from "../../../shared/graph/node-size.ts
 const TARGET_ASPECT = 1.6;
 /** Space between two bands of a wrapped layout. */
 const BAND_GAP = 120;
+/** A row up to this wide (flow px; a chain of ~8 nodes) reads fine on a screen: it stays one row, never a 2×2 grid. */
+const MAX_ROW = 2400;
 
 interface Placed {
   id: string;
@@ -15,7 +17,7 @@ interface Placed {
 }
 
 /**
- * A layout far wider than tall (a long chain is one row) cut into bands stacked top to bottom, as
+ * A layout far wider than tall and than a screen (a long chain is one row) cut into bands stacked top to bottom, as
  * text wraps: each band reads left to right and starts where the one above ended, so the whole graph
  * fits the screen at a zoom where it can be read.
  */
@@ -26,7 +28,9 @@ export function wrapBands(placed: Placed[], sizeOf: (id: string) => Size): Place
   const minY = Math.min(...placed.map((p) => p.y));
   const width = Math.max(...placed.map(right)) - minX;
   const height = Math.max(...placed.map(bottom)) - minY;
-  const bands = Math.round(Math.sqrt(width / (height * TARGET_ASPECT)));
+  if (width <= MAX_ROW) return placed;
+  // Bands no shorter than half such a row, so a wrapped chain still reads as runs of several nodes.
+  const bands = Math.min(Math.round(Math.sqrt(width / (height * TARGET_ASPECT))), Math.ceil(width / (MAX_ROW / 2)));
   if (bands <= 1) return placed;
   const bandWidth = width / bands;
   const bandOf = (p: Placed) => Math.min(bands - 1, Math.floor((p.x - minX) / bandWidth));

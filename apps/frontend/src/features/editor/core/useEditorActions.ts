@@ -8,7 +8,8 @@ import { IdAllocator, newWorkflowId } from "../../../shared/graph/ids.ts";
 import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
 import { createNode } from "../../../shared/graph/node-factory.ts";
 import { recordUse } from "./node-usage.ts";
-import { nodePorts } from "../../../shared/graph/ports.ts";
+import { isInterfaceType, type PortChoice } from "./port-choice.ts";
+import { besideNode, keepInView } from "./placement.ts";
 import { createSkillNode, skillIdOfEntry } from "../../../shared/graph/skill-entries.ts";
 import { extractSkill } from "./skill-from-selection.ts";
 import { exportFileName, parseWorkflowJson, workflowToJson } from "./workflow-io.ts";
@@ -58,28 +59,28 @@ export function useEditorActions() {
     return summary ? createSkillNode(doc, spec, summary, at) : undefined;
   }
 
-  function addNode(type: string, at: Position, pending?: { from: ConnectionRequest; fromSide: "source" | "target" }): string | undefined {
+  /**
+   * Adds a node of a palette entry's type at `at`; with `wire`, also connects it to that node's port
+   * through the chosen port pair (an interface node takes the wire's type). Returns the new node's id
+   * and, when wired, the edge drawn (null when the connection was refused, which a toast explains).
+   */
+  function addNode(type: string, at: Position, wire?: { nodeId: string; fromSide: "source" | "target"; choice: PortChoice }): string | undefined {
     const tab = editable();
     if (!tab) return undefined;
-    const node = newNode(tab.doc, type, at);
+    const created = newNode(tab.doc, type, at);
+    const node = created && wire && isInterfaceType(created.type) ? { ...created, config: { ...created.config, portType: wire.choice.from.type } } : created;
     const spec = node && nodes.lookup(node.type);
     if (!node || !spec) return undefined;
     const commands: GraphCommand[] = [{ kind: "add", elements: { nodes: [node], edges: [], annotations: [] } }];
-    if (pending) {
-      // Wire the new node to the port the connection was dragged from, on its first fitting port.
+    if (wire) {
       const withNode = { ...tab.doc, nodes: [...tab.doc.nodes, node] };
-      const ports = nodePorts(node, spec);
-      const candidates =
-        pending.fromSide === "source"
-          ? ports.inputs.map((p) => ({ ...pending.from, target: node.id, targetHandle: p.id }))
-          : ports.outputs.map((p) => ({ ...pending.from, source: node.id, sourceHandle: p.id }));
-      for (const request of candidates) {
-        const check = checkConnection(withNode, nodes.lookup, request);
-        if (check.ok) {
-          commands.push(connectCommand(request, check));
-          break;
-        }
-      }
+      const request =
+        wire.fromSide === "source"
+          ? { source: wire.nodeId, sourceHandle: wire.choice.from.id, target: node.id, targetHandle: wire.choice.to.id }
+          : { source: node.id, sourceHandle: wire.choice.to.id, target: wire.nodeId, targetHandle: wire.choice.from.id };
+      const check = checkConnection(withNode, nodes.lookup, request);
+      if (check.ok) commands.push(connectCommand(request, check));
+      else ui.toast("warning", `${spec.title} added, not connected: ${check.reason}`);
     }
     workflows.exec({ kind: "batch", commands }, `Add ${spec.title}`);
     recordUse(type);
@@ -87,12 +88,13 @@ export function useEditorActions() {
     return node.id;
   }
 
-  /** Where a node added without the mouse goes: right of the one selected node, else at the view's centre. */
+  /** Where a node added without the mouse goes: right of the one selected node, else at the view's centre; always on screen. */
   function placeForNew(): Position {
     const anchor = ui.singleSelected ? workflows.active?.doc.nodes.find((n) => n.id === ui.singleSelected) : undefined;
-    if (anchor) return { x: anchor.position.x + (ui.canvas?.sizeOf(anchor.id)?.width ?? DEFAULT_NODE_SIZE.width) + 80, y: anchor.position.y };
-    const centre = viewCenter();
-    return { x: centre.x - DEFAULT_NODE_SIZE.width / 2, y: centre.y - DEFAULT_NODE_SIZE.height / 2 };
+    const at = anchor
+      ? besideNode({ ...anchor.position, ...(ui.canvas?.sizeOf(anchor.id) ?? DEFAULT_NODE_SIZE) }, DEFAULT_NODE_SIZE, "source")
+      : { x: viewCenter().x - DEFAULT_NODE_SIZE.width / 2, y: viewCenter().y - DEFAULT_NODE_SIZE.height / 2 };
+    return ui.canvas ? keepInView(at, DEFAULT_NODE_SIZE, ui.canvas.visibleRect()) : at;
   }
 
   /** Adds a node without the mouse (see placeForNew); the focus moves to it. */
@@ -291,7 +293,6 @@ export function useEditorActions() {
   return {
     addNode,
     addNodeByKeyboard,
-    placeForNew,
     connect,
     deleteSelection,
     copy,
