@@ -86,7 +86,7 @@ describe("a viewer is shown what they may do, read-only", () => {
     await poll(() => dialog.count()).toBe(0);
   });
 
-  it("the agent chat is closed with the reason", async () => {
+  it("the agent profile is read-only and its chat closed, with the reason", async () => {
     const { page } = weft;
     await page.getByTestId("view-agents").click();
     await page
@@ -96,7 +96,12 @@ describe("a viewer is shown what they may do, read-only", () => {
     const input = page.getByTestId("chat-input");
     await poll(() => input.getAttribute("placeholder")).toBe("You are a viewer: ask an owner for the editor role to talk to agents.");
     expect(await input.isDisabled()).toBe(true);
+    // The profile itself: read-only, nothing to save.
+    expect(await page.getByTestId("agent-name").isDisabled()).toBe(true);
+    expect(await page.getByTestId("agent-save").count()).toBe(0);
+    expect(await page.getByTestId("agent-read-only").innerText()).toBe("You are a viewer: ask an owner for the editor role to change agents.");
     expect(await errorToasts()).toBe(0);
+    expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByTestId("view-editor").click();
   });
 });
