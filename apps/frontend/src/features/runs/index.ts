@@ -8,6 +8,7 @@ export { default as NodeRunFooter } from "./NodeRunFooter.vue";
 export { default as RunAnnouncer } from "./RunAnnouncer.vue";
 export { default as RunBanner } from "./RunBanner.vue";
 export { default as RunDialog } from "./RunDialog.vue";
+export { default as ReadonlyBanner } from "./ReadonlyBanner.vue";
 export { default as RecentRuns } from "./RecentRuns.vue";
 export { default as RunPanel } from "./RunPanel.vue";
 export { formatDuration } from "./preview.ts";
