@@ -103,8 +103,8 @@ describe("a viewer", () => {
     const runsBefore = Runs.parse((await t.call("GET", "/api/runs")).body).runs.length;
     const error = await refusal(await viewer.call("POST", "/api/workflows", { workflow: templateWorkflow("by-viewer") }));
     expect(error.code).toBe("FORBIDDEN");
-    expect(error.message).toContain("needs the editor role");
-    expect(error.message).toContain("vic");
+    expect(error.message).toMatch(/^Only editors and owners can create workflows\. You \(vic\) are a viewer/);
+    expect(error.details).toMatchObject({ required: "editor", role: "viewer", route: "POST /api/workflows" });
     await refusal(await viewer.call("DELETE", "/api/workflows/notes"));
     await refusal(await viewer.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "wasps" } }));
     await refusal(await viewer.call("POST", "/api/agents", { id: "by-viewer", name: "V", deliberationWorkflowId: "notes" }));
@@ -154,7 +154,9 @@ describe("an editor", () => {
     const mcp = (await t.call("GET", "/api/settings/mcp")).body;
     const users = (await t.call("GET", "/api/users")).body;
 
-    expect((await refusal(await editor.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [] }))).message).toContain("needs the owner role");
+    expect((await refusal(await editor.call("PUT", "/api/settings/permissions", { defaultAction: "deny", rules: [] }))).message).toMatch(
+      /^Only an owner can change the permission settings\. You \(edna\) are an editor/,
+    );
     await refusal(await editor.call("POST", "/api/llm-profiles", { name: "by-editor", baseUrl: "http://127.0.0.1:1/v1", model: "m" }));
     await refusal(await editor.call("POST", "/api/credentials", { name: "by-editor", kind: "bearer", secret: "s".repeat(16) }));
     await refusal(await editor.call("PUT", "/api/settings/mcp", { mcpServers: { evil: { command: "sh" } } }));

@@ -6,6 +6,7 @@ import type { AccessToken } from "./access-token.ts";
 import type { Principal } from "../accounts/principal.ts";
 import { setPrincipal } from "./principal.ts";
 import { RouteRules } from "./route-rules.ts";
+import { actionWords, whoMay } from "./refusal-words.ts";
 import { SignInThrottle } from "../accounts/sign-in-throttle.ts";
 import { SESSION_COOKIE, cookieValue, safeEqual, sessionCookie } from "../api/session-cookie.ts";
 import type { SitePolicy } from "./site-policy.ts";
@@ -78,10 +79,12 @@ export class TrustBoundary {
       const article = principal.role === "owner" || principal.role === "editor" ? "an" : "a";
       throw new ApiError(
         "FORBIDDEN",
-        `${request.method} ${path} needs the ${access} role; you (${principal.username}) are ${article} ${principal.role}, who may ${ROLE_DUTIES[principal.role]}. Ask an owner for another role.`,
+        `${whoMay(access)} ${actionWords(request.method, path)}. You (${principal.username}) are ${article} ${principal.role}, who may ${ROLE_DUTIES[principal.role]}. Ask an owner for another role.`,
         {
           required: access,
           role: principal.role,
+          // The route stays in the details for scripts and logs; the message speaks to people.
+          route: `${request.method} ${path}`,
         },
       );
     }

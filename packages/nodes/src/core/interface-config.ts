@@ -18,7 +18,7 @@ export function interfaceConfigFields(direction: "input" | "output"): ConfigFiel
       kind: "select",
       options: [...PORT_TYPES],
       default: "any",
-      label: "Type",
+      label: "Port type",
       description: `The type of the ${direction}; values of another type are refused.`,
     },
     { id: "description", kind: "multiline", default: "", label: "Description", description: `What the ${direction} is for (shown to LLMs calling this workflow as a skill).` },

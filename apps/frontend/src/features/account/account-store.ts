@@ -7,12 +7,17 @@ const RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
 /** What the editor tells a viewer who reaches for Save or Run. */
 export const VIEWER_NOTE = "You are a viewer: you can read workflows and watch runs. Ask an owner for the editor role to save or run.";
 
+/** Why a viewer's message box is closed: "You are a viewer: ask an owner for the editor role to talk to agents." */
+export const viewerCannot = (doing: string) => `You are a viewer: ask an owner for the editor role to ${doing}.`;
+
 /** Who is signed in and what their role lets them do; the server checks every request itself, this only shapes the editor. */
 export const useAccountStore = defineStore("account", {
   state: () => ({ me: null as Principal | null, error: null as ApiError | null }),
   getters: {
     /** Until `load` answers, nothing is assumed: the editor shows no ability it may not have. */
     role: (state): Role | null => state.me?.role ?? null,
+    /** Known to be a viewer: what would be refused is shown read-only, with the reason. */
+    isViewer: (state): boolean => state.me?.role === "viewer",
   },
   actions: {
     /** Whether the signed-in user's role is at least `minimum`. */

@@ -1,5 +1,5 @@
 /**
- * Runs as the others see it: the runs store, the run dialog, panel, banner and announcer, a node's run details
+ * Runs as the others see it: the runs store, the run dialog, panel, banner and announcer, the Runs tab (RecentRuns), a node's run details
  * and footer, run state.
  * Other features, app/ and App.vue import this feature through this file only.
  */
@@ -8,6 +8,8 @@ export { default as NodeRunFooter } from "./NodeRunFooter.vue";
 export { default as RunAnnouncer } from "./RunAnnouncer.vue";
 export { default as RunBanner } from "./RunBanner.vue";
 export { default as RunDialog } from "./RunDialog.vue";
+export { default as ReadonlyBanner } from "./ReadonlyBanner.vue";
+export { default as RecentRuns } from "./RecentRuns.vue";
 export { default as RunPanel } from "./RunPanel.vue";
 export { formatDuration } from "./preview.ts";
 export { edgeCarried, isRunActive, type RunView } from "./run-state.ts";

@@ -1,9 +1,10 @@
 import { defineStore } from "pinia";
-import { markRaw, nextTick, reactive, ref, shallowReactive } from "vue";
+import { markRaw, nextTick, reactive, ref, shallowReactive, shallowRef } from "vue";
 import { z } from "zod";
 import type { RunEvent, Workflow } from "@weft/types";
 import { api, validationIssuesOf } from "../../shared/api/client.ts";
 import type { RunRecord } from "../../shared/api/schemas.ts";
+import type { ApiError } from "../../shared/api/errors.ts";
 import { useIssueWords } from "../../shared/workflow/useIssueWords.ts";
 import { useNodeTitle } from "../../shared/workflow/useNodeTitle.ts";
 import { runErrorInWords, runErrorSentence } from "./run-error-words.ts";
@@ -31,6 +32,9 @@ export const useRunsStore = defineStore("runs", () => {
   const shown = reactive<Record<string, string | null>>({});
   /** Run history by workflow id, newest first. */
   const lists = shallowReactive(new Map<string, RunRecord[]>());
+  /** The newest runs of every workflow (the side panel's Runs tab), once asked for. */
+  const recent = shallowRef<RunRecord[] | null>(null);
+  const recentError = shallowRef<ApiError | null>(null);
   /** The workflow as each loaded run ran it. */
   const snapshots = new Map<string, Workflow>();
   const starting = ref(false);
@@ -52,6 +56,7 @@ export const useRunsStore = defineStore("runs", () => {
     unsubscribers.get(view.runId)?.();
     unsubscribers.delete(view.runId);
     void loadList(view.workflowId);
+    if (recent.value) void loadRecent();
     if (hasCacheHits(view)) void loadCachedInputs(view);
     if (view.status === "failed") announceFailure(view);
   }
@@ -140,6 +145,7 @@ export const useRunsStore = defineStore("runs", () => {
     shown[tabId] = runId;
     listen(view);
     void loadList(workflowId);
+    if (recent.value) void loadRecent();
   }
 
   /** Runs a past run again exactly (its own workflow version and inputs). */
@@ -226,6 +232,28 @@ export const useRunsStore = defineStore("runs", () => {
     return (await show(tabId, runId)) !== null;
   }
 
+  /**
+   * Opens a past run from the list of every workflow's runs: always as it ran, read-only, on a tab of
+   * its own (the banner says whose run it is and opens the workflow), so where it opens never depends on
+   * whether the workflow changed since.
+   */
+  async function openAsItRan(runId: string): Promise<boolean> {
+    ui.view = "editor";
+    const view = await load(runId);
+    const asRan = snapshots.get(runId);
+    if (!view || !asRan) return false;
+    const tab = workflows.openSnapshot(runId, asRan);
+    return (await show(tab.id, runId)) !== null;
+  }
+
+  async function loadRecent() {
+    const result = await api.listRuns(null, 50);
+    if (result.ok) {
+      recent.value = result.value;
+      recentError.value = null;
+    } else recentError.value = result.error;
+  }
+
   function hide(tabId: string) {
     shown[tabId] = null;
   }
@@ -244,5 +272,29 @@ export const useRunsStore = defineStore("runs", () => {
 
   const snapshotOf = (runId: string) => snapshots.get(runId);
 
-  return { views, shown, lists, socketStatus, starting, rememberShown, viewOf, shownRun, start, rerunPast, cancel, show, inspectRun, hide, loadList, resume, lastInputs, snapshotOf, jumpToNode };
+  return {
+    views,
+    shown,
+    lists,
+    recent,
+    recentError,
+    socketStatus,
+    starting,
+    rememberShown,
+    viewOf,
+    shownRun,
+    start,
+    rerunPast,
+    cancel,
+    show,
+    inspectRun,
+    openAsItRan,
+    hide,
+    loadList,
+    loadRecent,
+    resume,
+    lastInputs,
+    snapshotOf,
+    jumpToNode,
+  };
 });

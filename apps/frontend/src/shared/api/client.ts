@@ -190,8 +190,9 @@ export class ApiClient {
     return r.ok ? ok(r.value.value) : r;
   }
 
-  async listRuns(workflowId: string, limit = 50) {
-    const r = await this.request("GET", `/api/runs?workflowId=${enc(workflowId)}&limit=${limit}`, RunListSchema);
+  /** A workflow's runs, or (without one) the newest runs of every workflow. */
+  async listRuns(workflowId: string | null, limit = 50) {
+    const r = await this.request("GET", `/api/runs?${workflowId === null ? "" : `workflowId=${enc(workflowId)}&`}limit=${limit}`, RunListSchema);
     return r.ok ? ok(r.value.runs) : r;
   }
 

@@ -57,7 +57,14 @@ export const useWorkflowsStore = defineStore("workflows", () => {
 
   const active = computed(() => tabs.value.find((t) => t.id === activeId.value) ?? null);
   const tab = (id: string) => tabs.value.find((t) => t.id === id) ?? null;
-  const isDirty = (t: EditorTab) => !t.readonly && (t.saved === null || !deepEqual(t.doc, t.saved));
+  /**
+   * The signed-in role may not change workflows (a viewer): every tab is shown, never edited. Set by the
+   * shell from the account; the server refuses a viewer's writes anyway, this keeps the editor from inviting them.
+   */
+  const viewOnly = ref(false);
+  /** Whether a tab takes no edits: a past run's snapshot, or any tab for a viewer. */
+  const isReadonly = (t: EditorTab) => t.readonly || viewOnly.value;
+  const isDirty = (t: EditorTab) => !isReadonly(t) && (t.saved === null || !deepEqual(t.doc, t.saved));
 
   function addTab(doc: Workflow, saved: Workflow | null, options: { readonly?: boolean; builtIn?: boolean; id?: string; idFromName?: boolean } = {}): EditorTab {
     const entry: EditorTab = {
@@ -187,7 +194,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
   /** Applies an edit to a tab's document and records it for undo. */
   function exec(command: GraphCommand, label: string, options: { tabId?: string; coalesceKey?: string } = {}): Workflow | null {
     const t = options.tabId ? tab(options.tabId) : active.value;
-    if (!t || t.readonly || isEmptyCommand(command)) return null;
+    if (!t || isReadonly(t) || isEmptyCommand(command)) return null;
     const applied = applyCommand(t.doc, command);
     t.doc = markRaw(applied.doc);
     history.push(t.id, { label, command, inverse: applied.inverse, coalesceKey: options.coalesceKey });
@@ -196,7 +203,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
 
   function undo(tabId = activeId.value) {
     const t = tabId ? tab(tabId) : null;
-    if (!t || t.readonly) return null;
+    if (!t || isReadonly(t)) return null;
     const result = history.stepBack(t.id, t.doc);
     if (result) t.doc = markRaw(result.doc);
     return result?.entry ?? null;
@@ -204,7 +211,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
 
   function redo(tabId = activeId.value) {
     const t = tabId ? tab(tabId) : null;
-    if (!t || t.readonly) return null;
+    if (!t || isReadonly(t)) return null;
     const result = history.stepForward(t.id, t.doc);
     if (result) t.doc = markRaw(result.doc);
     return result?.entry ?? null;
@@ -216,7 +223,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
    */
   async function save(tabId = activeId.value, options: { overwrite?: boolean } = {}): Promise<boolean> {
     const t = tabId ? tab(tabId) : null;
-    if (!t || t.readonly || t.saving) return false;
+    if (!t || isReadonly(t) || t.saving) return false;
     if (t.saved === null && !(await nameFirstSave(t))) return false;
     idFromCurrentName(t);
     t.saving = true;
@@ -405,7 +412,9 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     summaries,
     summariesError,
     anyDirty,
+    viewOnly,
     tab,
+    isReadonly,
     isDirty,
     refreshList,
     fetchStored,

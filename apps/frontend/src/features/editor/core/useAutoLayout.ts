@@ -12,7 +12,7 @@ export function useAutoLayout() {
   return async function autoLayout() {
     const { layoutCommand } = await import("./layout.ts");
     const tab = workflows.active;
-    if (!tab || tab.readonly) return;
+    if (!tab || workflows.isReadonly(tab)) return;
     const ids = splitFlowIds(ui.selection).nodes;
     const whole = ids.length <= 1;
     workflows.exec(

@@ -18,7 +18,7 @@ export function useConverterFix() {
       label: `Insert ${converter.spec.title}`,
       run: () => {
         const tab = workflows.active;
-        if (!tab || tab.readonly) return;
+        if (!tab || workflows.isReadonly(tab)) return;
         const { command, nodeId } = insertConverterCommand(tab.doc, converter, link, replaceEdge);
         workflows.exec(command, `Insert ${converter.spec.title}`);
         setTimeout(() => ui.canvas?.showNode(nodeId), 0);

@@ -43,6 +43,10 @@ export function useEditorActions() {
       ui.toast("info", "This is a snapshot of a past run; it cannot be edited.");
       return null;
     }
+    if (workflows.isReadonly(tab)) {
+      ui.toast("info", VIEWER_NOTE);
+      return null;
+    }
     return tab;
   };
   const selected = () => splitFlowIds(ui.selection);
