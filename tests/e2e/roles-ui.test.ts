@@ -15,6 +15,7 @@ const weft = useWeft({ viewport: { width: 1024, height: 700 } }, async () => {
     expect((await weft.api("POST", "/api/users", { username, role, password: `${username}'s password` })).status).toBe(201);
   }
   expect((await weft.api("POST", "/api/agents", { id: "helper", name: "Helper", deliberationWorkflowId: "notes" })).status).toBe(201);
+  expect((await weft.api("POST", "/api/scenes", { id: "desk", name: "Desk", agents: [{ instanceId: "helper", profileId: "helper" }] })).status).toBe(201);
 });
 
 /** The browser signed in as `username` (the sign-in form's request), on a fresh editor. */
@@ -100,6 +101,36 @@ describe("a viewer is shown what they may do, read-only", () => {
     expect(await page.getByTestId("agent-name").isDisabled()).toBe(true);
     expect(await page.getByTestId("agent-save").count()).toBe(0);
     expect(await page.getByTestId("agent-read-only").innerText()).toBe("You are a viewer: ask an owner for the editor role to change agents.");
+    expect(await errorToasts()).toBe(0);
+    expect(await seriousInBothThemes(page)).toEqual({});
+    await page.getByTestId("view-editor").click();
+  });
+
+  it("the Scenes view's controls and the Builder's target picker are disabled, with the reason", async () => {
+    const { page } = weft;
+    await page.getByTestId("view-scenes").click();
+    await poll(() => page.locator('[data-scene-id="desk"]').count()).toBe(1);
+    const newScene = page.getByTestId("scene-new");
+    expect(await newScene.isDisabled()).toBe(true);
+    expect(await newScene.getAttribute("title")).toBe("You are a viewer: ask an owner for the editor role to create scenes.");
+    expect(await page.getByTestId("scenes-read-only").innerText()).toBe("You are a viewer: ask an owner for the editor role to create, run or delete scenes.");
+    expect(await page.getByRole("button", { name: "Delete Desk" }).count()).toBe(0);
+    await page.locator('[data-scene-id="desk"] .row-main').click();
+    const start = page.getByTestId("scene-start");
+    await poll(() => start.count()).toBe(1);
+    expect(await start.isDisabled()).toBe(true);
+    expect(await page.getByTestId("scene-read-only").innerText()).toBe("You are a viewer: ask an owner for the editor role to start, pause, stop or replay scenes.");
+    expect(await page.getByTestId("scene-status").getAttribute("data-status")).not.toBe("running");
+    expect(await errorToasts()).toBe(0);
+    expect(await seriousInBothThemes(page)).toEqual({});
+
+    await page.getByTestId("view-builder").click();
+    const picker = page.getByTestId("builder-target-picker");
+    await poll(() => picker.count()).toBe(1);
+    expect(await picker.getByTestId("builder-read-only").innerText()).toBe("You are a viewer: ask an owner for the editor role to start Builder sessions; you can open recent ones to read.");
+    expect(await picker.getByTestId("builder-start").isDisabled()).toBe(true);
+    expect(await picker.getByTestId("builder-target-id").isDisabled()).toBe(true);
+    for (const kind of await picker.locator("[data-kind]").all()) expect(await kind.isDisabled()).toBe(true);
     expect(await errorToasts()).toBe(0);
     expect(await seriousInBothThemes(page)).toEqual({});
     await page.getByTestId("view-editor").click();
