@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { seriousInBothThemes } from "./support/axe.ts";
-import { node } from "./support/canvas.ts";
+import { inspectRun, node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -91,6 +91,21 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     await sidebarTab(page, "Workflows");
     await page.locator('.workflow-item[data-workflow-id="text-pipeline"]').click();
     await poll(() => page.locator('[data-testid="run-history"] li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await seriousInBothThemes(page)).toEqual({});
+  });
+
+  it("the inspector's Run section after a run (its values as a tree)", async () => {
+    const { page } = weft;
+    await sidebarTab(page, "Workflows");
+    await page.locator('.workflow-item[data-workflow-id="text-pipeline"]').click();
+    await poll(() => page.locator('.tab.active[data-tab-id="text-pipeline"]').count()).toBe(1);
+    await page.getByTestId("run").click();
+    await page.locator('.run-dialog [aria-label="topic"]').fill("looms");
+    await page.locator('.run-dialog button[type="submit"]').click();
+    await poll(() => page.locator('[data-testid="run-status"]').first().textContent(), { timeout: 15_000 }).toMatch(/completed/);
+    await inspectRun(page, "tidy");
+    // Strings are drawn in the tree (the input and the output): their colour is what axe weighs.
+    await poll(() => page.locator('[data-testid="node-run-details"] .json-value.string').count()).toBeGreaterThan(0);
     expect(await seriousInBothThemes(page)).toEqual({});
   });
 

@@ -75,6 +75,40 @@ describe("a 1024x700 window", () => {
     expect(await inViewport(page.getByTestId("scene-start"))).toBe(true);
   });
 
+  it("shows the agent's whole name in its editor's header, and its revision on one line", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/agents`);
+    await page.locator('.agent-item[data-agent-id="calculator"]').click();
+    const name = page.locator(".agent-editor-title h2");
+    await poll(() => name.textContent()).toMatch(/^Calc/);
+    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    expect(await fullyShown(name)).toBe(true);
+    const revision = page.locator(".agent-editor-title > span").first();
+    expect(await revision.textContent()).toMatch(/^revision \d+/);
+    // One line box: a wrapped "revision 1" would lay its text out on two.
+    expect(
+      await revision.evaluate((el) => {
+        const r = document.createRange();
+        r.selectNodeContents(el);
+        return new Set(Array.from(r.getClientRects(), (b) => Math.round(b.top))).size;
+      }),
+    ).toBe(1);
+  });
+
+  it("fits the scene's agent cards in their column", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/scenes`);
+    await page.locator(`.scene-item[data-scene-id="notice-board"]`).click();
+    const cards = page.locator('[data-testid="scene-agents"] .agent-card');
+    await poll(() => cards.count()).toBeGreaterThan(1);
+    const column = await box(page.locator(".scene-main"));
+    for (const card of await cards.all()) {
+      const r = await box(card);
+      expect(r.x + r.width, `card ${await card.getAttribute("data-agent")} past its column's right edge`).toBeLessThanOrEqual(column.x + column.width + 0.5);
+      expect(r.x).toBeGreaterThanOrEqual(column.x - 0.5);
+    }
+  });
+
   it("folds the minimap, and Fit frames every node clear of it, folded or open", async () => {
     const { page } = weft;
     await openWorkflow(page, "agent-deliberation");
