@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { centerOf, drag, emptyCanvasPoint, handle, node, viewSettled } from "./support/canvas.ts";
+import { centerOf, drag, emptyPointBeside, handle, node, viewSettled } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft, type Weft } from "./support/weft.ts";
 
@@ -47,7 +47,7 @@ describe("quick-add wires the right port", () => {
     await open(weft, "strings");
     const before = await nodeIds(page);
 
-    await drag(page, await centerOf(handle(page, "txt", "value", "output")), await emptyCanvasPoint(page, 0.25, 0.85));
+    await drag(page, await centerOf(handle(page, "txt", "value", "output")), await emptyPointBeside(page, "txt"));
     const search = page.getByRole("combobox", { name: "Search node types" });
     await poll(() => search.count()).toBe(1);
     await search.fill("Text template");
@@ -75,7 +75,7 @@ describe("quick-add wires the right port", () => {
     await open(weft, "mapped");
     const before = await nodeIds(page);
 
-    await drag(page, await centerOf(handle(page, "map", "results", "output")), await emptyCanvasPoint(page, 0.25, 0.85));
+    await drag(page, await centerOf(handle(page, "map", "results", "output")), await emptyPointBeside(page, "map"));
     await poll(() => offered(page).then((o) => o.length)).toBeGreaterThan(0);
     await expect(page.locator(".quick-add-hint").textContent()).resolves.toContain("take an array");
     const search = page.getByRole("combobox", { name: "Search node types" });

@@ -74,6 +74,20 @@ export async function emptyCanvasPoint(page: Page, dx = 0.85, dy = 0.2): Promise
   return { x: box.x + box.width * dx, y: box.y + box.height * dy };
 }
 
+/**
+ * A point of the canvas clear of node `id` (whose size and place depend on how the view was framed):
+ * beside it on the side with more room, at its vertical centre.
+ */
+export async function emptyPointBeside(page: Page, id: string): Promise<{ x: number; y: number }> {
+  const pane = await page.locator(".vue-flow__pane").boundingBox();
+  const box = await node(page, id).boundingBox();
+  if (!pane || !box) throw new Error(`no canvas or no node ${id}`);
+  const roomRight = pane.x + pane.width - (box.x + box.width);
+  const roomLeft = box.x - pane.x;
+  const x = roomRight >= roomLeft ? box.x + box.width + roomRight / 2 : pane.x + roomLeft / 2;
+  return { x, y: Math.min(Math.max(box.y + box.height / 2, pane.y + 10), pane.y + pane.height - 10) };
+}
+
 export const edgeCount = (page: Page) => page.locator(".vue-flow__edge").count();
 
 /** The text of every element matching `selector`, joined (does not wait for one to exist, so it suits expect.poll). */
