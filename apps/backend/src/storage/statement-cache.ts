@@ -31,6 +31,14 @@ export class StatementCache {
     }
     return statement;
   }
+
+  /** Finalizes every kept statement: SQLite closes a connection (and checkpoints, removing the WAL) only once none is left. */
+  finalizeAll(): void {
+    for (const statement of this.previous.values()) statement.finalize();
+    for (const statement of this.current.values()) statement.finalize();
+    this.previous = new Map();
+    this.current = new Map();
+  }
 }
 
 const statementCaches = new WeakMap<Database, StatementCache>();
@@ -43,4 +51,10 @@ export function preparedStatement(db: Database, sql: string): Statement {
     statementCaches.set(db, cache);
   }
   return cache.get(sql);
+}
+
+/** Finalizes the statements kept for `db`; called just before it closes. */
+export function finalizeStatements(db: Database): void {
+  statementCaches.get(db)?.finalizeAll();
+  statementCaches.delete(db);
 }

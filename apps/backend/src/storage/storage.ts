@@ -5,6 +5,7 @@ import { openDatabase } from "./database.ts";
 import { runMigrations, type Migration } from "./migrations.ts";
 import { SqliteGate } from "./sqlite-gate.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
+import { finalizeStatements } from "./statement-cache.ts";
 import { describeDatabaseUrl, PostgresConnection, PostgresUnavailableError } from "./postgres-connection.ts";
 import type { SqlHandle, Transact } from "./sql-handle.ts";
 
@@ -52,6 +53,7 @@ export async function openSqliteStorage(dataDir: string, redactor = new SecretRe
     redactor,
     async close() {
       await checkpointer.close();
+      finalizeStatements(db);
       db.close();
     },
   };
