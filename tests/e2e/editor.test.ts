@@ -45,7 +45,12 @@ describe("authoring a workflow in the browser", () => {
     await node(page, transform).locator(".config-row", { hasText: "Case" }).locator("select").selectOption("upper");
     await poll(() => page.locator('[data-testid="dirty-marker"]').count()).toBe(1);
 
+    // A first save asks for the name.
     await page.keyboard.press(`${mod}+s`);
+    const nameDialog = page.getByRole("dialog", { name: "Save workflow" });
+    await poll(() => nameDialog.count()).toBe(1);
+    await nameDialog.locator("input").fill("Shout");
+    await page.keyboard.press("Enter");
     await poll(() => page.locator('[data-testid="dirty-marker"]').count()).toBe(0);
     const tabId = await page.locator(".tab.active").getAttribute("data-tab-id");
     const stored = await weft.api("GET", `/api/workflows/${tabId}`);
