@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { poll } from "./support/poll.ts";
 import { CHROMIUM, CHROMIUM_ARGS, useWeft } from "./support/weft.ts";
 import { RunListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
@@ -55,6 +55,11 @@ async function attackFrom(origin: string, file: string): Promise<string[]> {
   }
 }
 
+/** Signed in: the user menu names the account the API answered for (on Home or in the editor, wherever a new browser opens). */
+async function signedInAs(page: Page): Promise<string> {
+  return (await page.getByTestId("user-menu").count()) ? ((await page.getByTestId("user-menu").textContent()) ?? "") : "";
+}
+
 describe("a hostile page in the user's signed-in browser", () => {
   it("cannot start a run, write a file, save a workflow or read anything, from the same site or another", async () => {
     // The browser is signed in: the editor itself works.
@@ -87,7 +92,7 @@ describe("a hostile page in the user's signed-in browser", () => {
 });
 
 describe("signing in", () => {
-  it("asks a browser without a session for the token, refuses a wrong one, and opens the editor with the right one", async () => {
+  it("asks a browser without a session for the token, refuses a wrong one, and signs in with the right one", async () => {
     const profile = mkdtempSync(join(tmpdir(), "weft-e2e-profile-"));
     const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     try {
@@ -100,7 +105,7 @@ describe("signing in", () => {
       await expect(dialog.getByRole("alert").textContent()).resolves.toContain("not this Weft's access token");
       await dialog.getByLabel("Access token").fill(weft.server.accessToken);
       await dialog.getByRole("button", { name: "Sign in" }).click();
-      await poll(() => page.locator(".palette-item").count()).toBeGreaterThan(10);
+      await poll(() => signedInAs(page)).toContain("owner");
       await expect(page.getByRole("dialog", { name: "Sign in to Weft" }).count()).resolves.toBe(0);
       const cookies = await context.cookies(weft.url);
       expect(cookies.find((c) => c.name === "weft_session")).toMatchObject({ httpOnly: true, sameSite: "Strict" });
@@ -122,8 +127,8 @@ describe("signing in", () => {
         if (m.text().includes("Content Security Policy")) violations.push(m.text());
       });
       await page.goto(weft.server.editorUrl);
-      await poll(() => page.locator(".palette-item").count()).toBeGreaterThan(10);
-      expect(page.url()).toBe(`${weft.url}/`);
+      await poll(() => signedInAs(page)).toContain("owner");
+      expect(page.url().split("#")[0]).toBe(`${weft.url}/`);
       await expect(page.getByRole("dialog", { name: "Sign in to Weft" }).count()).resolves.toBe(0);
       // The editor runs whole under its CSP.
       expect(violations).toEqual([]);
