@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ApiRoute } from "./openapi-routes.ts";
 import { SESSION_COOKIE } from "./session-cookie.ts";
+import { PROTOCOL_PATHS } from "./openapi-protocols.ts";
 
 type Json = { [key: string]: unknown };
 
@@ -37,7 +38,7 @@ function operation(route: ApiRoute | undefined, live: LiveRoute): Json {
     tags: [route.tag],
     summary: route.summary,
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { "application/json": { schema: jsonSchema(route.body) } } } } : {}),
     responses: { [String(route.status ?? 200)]: success, default: { $ref: "#/components/responses/Error" } },
   };
 }
@@ -56,16 +57,22 @@ export function openApiDocument(routes: readonly ApiRoute[], live: readonly Live
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Weft API", version, description: "Generated from the route schemas. docs/api.md tells the story; state-changing requests need Content-Type: application/json." },
+    info: {
+      title: "Weft API",
+      version,
+      description:
+        "Generated from the route schemas. docs/api.md tells the story; a request body is sent as Content-Type: application/json (a request without a body needs no Content-Type). /mcp, /ws and /metrics speak MCP, WebSocket and Prometheus' format.",
+    },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }, { session: [] }],
-    paths,
+    paths: { ...paths, ...PROTOCOL_PATHS },
     components: {
+      schemas: { Error: jsonSchema(ErrorBody) },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "The access token Weft printed at start (WEFT_AUTH_TOKEN or <dataDir>/access-token)." },
         session: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
       },
-      responses: { Error: { description: "A refusal or failure: { error: { code, message, details } }", content: { "application/json": { schema: jsonSchema(ErrorBody) } } } },
+      responses: { Error: { description: "A refusal or failure: { error: { code, message, details } }", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } },
     },
   };
 }

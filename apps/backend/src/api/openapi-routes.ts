@@ -15,6 +15,8 @@ export interface ApiRoute {
   tag: string;
   summary: string;
   body?: z.ZodType;
+  /** The handler takes no body as `{}` (a generated client may send none). */
+  bodyOptional?: boolean;
   query?: z.ZodObject;
   /** The success answer's body; absent where the answer is described in docs/api.md only. */
   response?: z.ZodType;

@@ -46,6 +46,16 @@ describe("GET /api/openapi.json", () => {
     expect(start.requestBody).toMatchObject({ content: { "application/json": { schema: { type: "object", properties: { inputs: { type: "object" } }, additionalProperties: false } } } });
   });
 
+  it("describes /mcp, /ws and /metrics: their methods, media types and the 401 with its WWW-Authenticate", () => {
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> }>>;
+    expect(Object.keys(paths["/mcp"]).sort()).toEqual(["delete", "get", "post"]);
+    expect(Object.keys(paths["/mcp"].post.responses["200"].content ?? {})).toEqual(["text/event-stream", "application/json"]);
+    expect(paths["/mcp"].post.responses["401"].headers).toHaveProperty("WWW-Authenticate");
+    expect(paths["/mcp"].get.responses).toHaveProperty("405");
+    expect(paths["/ws"].get.responses).toHaveProperty("101");
+    expect(Object.keys(paths["/metrics"].get.responses["200"].content ?? {})).toEqual(["text/plain; version=0.0.4; charset=utf-8"]);
+  });
+
   it("needs a credential like the rest of the API", async () => {
     expect((await fetch(`${t.url}/api/openapi.json`)).status).toBe(401);
     expect((await fetch(`${t.url}/api/reference`)).status).toBe(401);
@@ -62,6 +72,17 @@ describe("a client generated from the document", () => {
     expect(response.status).toBe(202);
     const run = await waitForRun(t, z.object({ runId: z.string() }).parse(data).runId);
     expect(run.run.outputs).toEqual({ text: "Notes on clients" });
+  });
+
+  it("works with the client's defaults where no body is sent: DELETE, and POST …/duplicate without a body", async () => {
+    expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("generated") })).status).toBe(201);
+    const client = createClient({ baseUrl: t.url, headers: { authorization: `Bearer ${t.server.accessToken}` } });
+    const copied = await client.POST("/api/workflows/{id}/duplicate" as never, { params: { path: { id: "generated" } } } as never);
+    expect(copied.response.status).toBe(201);
+    expect((await t.call("GET", "/api/workflows/generated-copy")).status).toBe(200);
+    const deleted = await client.DELETE("/api/workflows/{id}" as never, { params: { path: { id: "generated-copy" } } } as never);
+    expect(deleted.response.status).toBe(200);
+    expect((await t.call("GET", "/api/workflows/generated-copy")).status).toBe(404);
   });
 });
 

@@ -109,7 +109,7 @@ const Started = z.object({ runId: z.string(), status: z.literal("queued"), queue
 
 /** The run routes, as the OpenAPI document describes them. */
 export const RUNS_ROUTES: readonly ApiRoute[] = [
-  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
+  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, bodyOptional: true, response: Started, status: 202 }),
   route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
     query: ListQuery,
     response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
@@ -119,5 +119,5 @@ export const RUNS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),
   route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery }),
   route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run"),
-  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, response: Started, status: 202 }),
+  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, bodyOptional: true, response: Started, status: 202 }),
 ];

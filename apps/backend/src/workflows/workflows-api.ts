@@ -173,6 +173,6 @@ export const WORKFLOWS_ROUTES: readonly ApiRoute[] = [
   route("PUT", "/api/workflows/:id", "workflows", "Update a workflow (optimistic concurrency on baseRevision)", { body: UpdateBody }),
   route("DELETE", "/api/workflows/:id", "workflows", "Delete a workflow"),
   route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file"),
-  route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, status: 201 }),
+  route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, bodyOptional: true, status: 201 }),
   route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill"),
 ];
