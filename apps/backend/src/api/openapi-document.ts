@@ -14,9 +14,9 @@ export interface LiveRoute {
 /** Marks an operation the server answers but the route registry does not describe (the OpenAPI test fails on it). */
 export const UNDESCRIBED = "x-weft-undescribed";
 
-/** The JSON Schema of what a client sends (`io: "input"`: defaults optional, coerced query values as given). */
-function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+/** The JSON Schema of what a client sends (`io: "input"`: defaults optional, coerced query values as given) or receives (`"output"`). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   return rest;
 }
 
@@ -32,7 +32,7 @@ function operation(route: ApiRoute | undefined, live: LiveRoute): Json {
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     parameters.push({ name, in: "query", required: query?.required?.includes(name) ?? false, schema });
   }
-  const success = { description: "Success", content: { "application/json": { schema: route.response ? jsonSchema(route.response) : {} } } };
+  const success = { description: "Success", content: { "application/json": { schema: route.response ? jsonSchema(route.response, "output") : {} } } };
   return {
     operationId: `${live.method.toLowerCase()}${live.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
     tags: [route.tag],

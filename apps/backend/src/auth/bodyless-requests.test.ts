@@ -23,7 +23,7 @@ const workflowIds = async () => WorkflowIdsSchema.parse((await t.call("GET", "/a
 const bearer = () => ({ authorization: `Bearer ${t.server.accessToken}` });
 
 /** A raw request: exactly these headers, no body unless given (so fetch adds no Content-Type of its own). */
-const send = (path: string, method: string, headers: Record<string, string>, body?: Uint8Array) => fetch(t.url + path, { method, headers, body, redirect: "manual" });
+const send = (path: string, method: string, headers: Record<string, string>, body?: BodyInit) => fetch(t.url + path, { method, headers, body, redirect: "manual" });
 
 async function saved(id: string): Promise<void> {
   expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow(id) })).status).toBe(201);
