@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { effectivePermissions } from "@weft/agent-runtime";
-import { AgentChangeSchema, AgentProfileSchema, EffectivePermissionsSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
+import { AgentChangeSchema, AgentProfileSchema, ConversationSchema, EffectivePermissionsSchema, namedDocumentIssues, type AgentProfile } from "@weft/types";
 import type { Logger, NodeCatalog, PermissionPolicy } from "@weft/types";
 import { documentRoutes } from "../api/document-routes.ts";
 import { jsonResponse, notFound } from "../api/errors.ts";
@@ -89,8 +89,8 @@ export function agentsApi(deps: AgentsApiDeps) {
 /** The agent routes, as the OpenAPI document describes them. */
 export const AGENTS_ROUTES: readonly ApiRoute[] = [
   ...documentRouteEntries("agents", "agents", "agent", AgentProfileSchema),
-  route("GET", "/api/agents/:id/conversations", "agents", "An agent's conversations", { query: ConversationsQuery }),
+  route("GET", "/api/agents/:id/conversations", "agents", "An agent's conversations", { query: ConversationsQuery, response: z.object({ conversations: z.array(ConversationSchema) }) }),
   route("GET", "/api/agents/:id/permissions", "agents", "An agent's effective permissions (the owner's ceiling ∩ its own rules)", { response: EffectivePermissionsSchema }),
   route("GET", "/api/agents/:id/changes", "agents", "Who changed an agent profile, and what it became", { query: ConversationsQuery, response: z.object({ changes: z.array(AgentChangeSchema) }) }),
-  route("POST", "/api/agents/:id/messages", "agents", "Send an agent a message", { body: MessageBody, status: 202 }),
+  route("POST", "/api/agents/:id/messages", "agents", "Send an agent a message", { body: MessageBody, response: z.object({ conversationId: z.string() }), status: 202 }),
 ];

@@ -42,6 +42,8 @@ export abstract class HttpError extends Error {
     // A throttled caller is told when to try again in the header clients and proxies read, not only in the body.
     const retryAfterMs = this.details.retryAfterMs;
     const headers: Record<string, string> = typeof retryAfterMs === "number" ? { "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : {};
+    // RFC 9110 §15.5.2: a 401 names the scheme to use. Bearer alone (no OAuth resource metadata), so MCP clients ask for a token instead of starting an OAuth flow.
+    if (this.status === 401) headers["www-authenticate"] = 'Bearer realm="weft"';
     return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status, headers);
   }
 }

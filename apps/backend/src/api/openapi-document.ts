@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ApiRoute } from "./openapi-routes.ts";
 import { SESSION_COOKIE } from "./session-cookie.ts";
+import { PROTOCOL_PATHS } from "./openapi-protocols.ts";
 
 type Json = { [key: string]: unknown };
 
@@ -13,9 +14,9 @@ export interface LiveRoute {
 /** Marks an operation the server answers but the route registry does not describe (the OpenAPI test fails on it). */
 export const UNDESCRIBED = "x-weft-undescribed";
 
-/** The JSON Schema of what a client sends (`io: "input"`: defaults optional, coerced query values as given). */
-function jsonSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+/** The JSON Schema of what a client sends (`io: "input"`: defaults optional, coerced query values as given) or receives (`"output"`). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   return rest;
 }
 
@@ -31,13 +32,13 @@ function operation(route: ApiRoute | undefined, live: LiveRoute): Json {
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     parameters.push({ name, in: "query", required: query?.required?.includes(name) ?? false, schema });
   }
-  const success = { description: "Success", content: { "application/json": { schema: route.response ? jsonSchema(route.response) : {} } } };
+  const success = { description: "Success", content: { "application/json": { schema: route.response ? jsonSchema(route.response, "output") : {} } } };
   return {
     operationId: `${live.method.toLowerCase()}${live.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
     tags: [route.tag],
     summary: route.summary,
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { "application/json": { schema: jsonSchema(route.body) } } } } : {}),
     responses: { [String(route.status ?? 200)]: success, default: { $ref: "#/components/responses/Error" } },
   };
 }
@@ -56,16 +57,22 @@ export function openApiDocument(routes: readonly ApiRoute[], live: readonly Live
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Weft API", version, description: "Generated from the route schemas. docs/api.md tells the story; state-changing requests need Content-Type: application/json." },
+    info: {
+      title: "Weft API",
+      version,
+      description:
+        "Generated from the route schemas. docs/api.md tells the story; a request body is sent as Content-Type: application/json (a request without a body needs no Content-Type). /mcp, /ws and /metrics speak MCP, WebSocket and Prometheus' format.",
+    },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }, { session: [] }],
-    paths,
+    paths: { ...paths, ...PROTOCOL_PATHS },
     components: {
+      schemas: { Error: jsonSchema(ErrorBody) },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "The access token Weft printed at start (WEFT_AUTH_TOKEN or <dataDir>/access-token)." },
         session: { type: "apiKey", in: "cookie", name: SESSION_COOKIE },
       },
-      responses: { Error: { description: "A refusal or failure: { error: { code, message, details } }", content: { "application/json": { schema: jsonSchema(ErrorBody) } } } },
+      responses: { Error: { description: "A refusal or failure: { error: { code, message, details } }", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } },
     },
   };
 }

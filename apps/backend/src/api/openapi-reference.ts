@@ -7,16 +7,22 @@ interface Operation {
   summary?: string;
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean }[];
-  requestBody?: { content: { "application/json": { schema: unknown } } };
-  responses?: Record<string, { content?: { "application/json": { schema: unknown } } }>;
+  requestBody?: { content: Record<string, { schema?: unknown }> };
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
 }
+
+/** Each media type with its schema (/mcp answers JSON or an event stream; /metrics text). */
+const contentHtml = (content: Record<string, { schema?: unknown }>) =>
+  Object.entries(content)
+    .map(([type, { schema }]) => `<p><code>${escape(type)}</code></p>${pretty(schema ?? {})}`)
+    .join("");
 
 function operationHtml(method: string, path: string, op: Operation): string {
   const params = (op.parameters ?? []).map((p) => `<code>${escape(p.name)}</code> (${p.in}${p.required ? ", required" : ""})`).join(", ");
-  const body = op.requestBody ? `<h4>Body</h4>${pretty(op.requestBody.content["application/json"].schema)}` : "";
+  const body = op.requestBody ? `<h4>Body</h4>${contentHtml(op.requestBody.content)}` : "";
   const answers = Object.entries(op.responses ?? {})
     .filter(([status]) => status !== "default")
-    .map(([status, r]) => `<h4>${escape(status)}</h4>${r.content ? pretty(r.content["application/json"].schema) : ""}`)
+    .map(([status, r]) => `<h4>${escape(status)}</h4>${r.content ? contentHtml(r.content) : `<p>${escape(r.description ?? "")}</p>`}`)
     .join("");
   return `<details><summary><b>${method.toUpperCase()}</b> <code>${escape(path)}</code> — ${escape(op.summary ?? "")}</summary>${params ? `<p>Parameters: ${params}</p>` : ""}${body}${answers}</details>`;
 }

@@ -15,6 +15,8 @@ export interface ApiRoute {
   tag: string;
   summary: string;
   body?: z.ZodType;
+  /** The handler takes no body as `{}` (a generated client may send none). */
+  bodyOptional?: boolean;
   query?: z.ZodObject;
   /** The success answer's body; absent where the answer is described in docs/api.md only. */
   response?: z.ZodType;
@@ -33,15 +35,23 @@ export const route = (method: HttpMethod, path: string, tag: string, summary: st
 /** `{ <key>: document, baseRevision }`, the update body of every revisioned document kind. */
 const documentUpdate = (key: string) => z.object({ [key]: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
 
-/** CRUD of a revisioned document kind (`documentRoutes` in document-routes.ts). */
+/** `{ ok: true }`: what a delete and other acknowledgements answer. */
+export const OkAnswer = z.object({ ok: z.literal(true) });
+
+/** A stored record that could not be read, left out of a list answer (`listAnswer` in document-routes.ts). */
+export const SkippedRecordSchema = z.object({ id: z.string(), code: z.string(), message: z.string() });
+
+/** CRUD of a revisioned document kind (`documentRoutes` in document-routes.ts), each answer as that function sends it. */
 export function documentRouteEntries(segment: string, tag: string, key: string, schema: z.ZodType): ApiRoute[] {
   const base = `/api/${segment}`;
+  const stored = z.object({ [key]: schema, updatedAt: z.number().describe("milliseconds since the epoch") });
+  const list = z.object({ [segment]: z.array(z.intersection(schema, z.object({ updatedAt: z.number() }))), skipped: z.array(SkippedRecordSchema).optional() });
   return [
-    route("GET", base, tag, `List ${segment}`),
-    route("POST", base, tag, `Create one of ${segment}`, { body: schema, status: 201 }),
-    route("GET", `${base}/:id`, tag, `Get one of ${segment}`),
-    route("PUT", `${base}/:id`, tag, `Update one of ${segment} (optimistic concurrency on baseRevision)`, { body: documentUpdate(key) }),
-    route("DELETE", `${base}/:id`, tag, `Delete one of ${segment}`),
+    route("GET", base, tag, `List ${segment}`, { response: list }),
+    route("POST", base, tag, `Create one of ${segment}`, { body: schema, response: stored, status: 201 }),
+    route("GET", `${base}/:id`, tag, `Get one of ${segment}`, { response: stored }),
+    route("PUT", `${base}/:id`, tag, `Update one of ${segment} (optimistic concurrency on baseRevision)`, { body: documentUpdate(key), response: stored }),
+    route("DELETE", `${base}/:id`, tag, `Delete one of ${segment}`, { response: OkAnswer }),
   ];
 }
 

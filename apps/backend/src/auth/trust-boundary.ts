@@ -59,10 +59,16 @@ export class TrustBoundary {
     if (origin !== null && !this.site.originAllowed(origin, host ?? "")) {
       throw new ApiError("FORBIDDEN_ORIGIN", `Requests from pages of ${JSON.stringify(origin)} are refused. To let that site use Weft's API, add it to WEFT_ALLOWED_ORIGINS.`, { origin });
     }
-    if (!SAFE_METHODS.has(request.method) && !isJson(request.headers.get("content-type"))) {
-      throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `${request.method} requests must be sent with Content-Type: application/json (an empty body is fine where none is needed).`, {
-        contentType: request.headers.get("content-type"),
-      });
+    const contentType = request.headers.get("content-type");
+    // A body must be JSON: a form, text/plain or a Blob without a type is what a cross-site page can send without asking (a "simple" request).
+    // A request with no body and no Content-Type (a generated client's DELETE, a POST …/duplicate) carries nothing to smuggle;
+    // sent cross-site, its Origin is refused above, and a DELETE is never a simple request.
+    if (!SAFE_METHODS.has(request.method) && !isJson(contentType) && !(contentType === null && hasNoBody(request))) {
+      throw new ApiError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        `${request.method} requests with a body must send it as JSON with Content-Type: application/json (got ${contentType === null ? "a body without a Content-Type" : JSON.stringify(contentType)}); a request without a body needs no Content-Type.`,
+        { contentType },
+      );
     }
     const path = url.pathname;
     const principal = await this.authenticate(request, url);
@@ -162,6 +168,12 @@ export class TrustBoundary {
       headers: { location: url.pathname + url.search, "set-cookie": sessionCookie(session, isSecureRequest(request, url)), "cache-control": "no-store", ...SECURITY_HEADERS },
     });
   }
+}
+
+/** No body by its framing: no chunked transfer and no (or a zero) Content-Length, as HTTP/1.1 reads a request (RFC 9112 §6.3). */
+function hasNoBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return request.headers.get("transfer-encoding") === null && (length === null || length.trim() === "0");
 }
 
 function isJson(contentType: string | null): boolean {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { slowWorkflow, startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
 import { z } from "zod";
 import { RunStatusSchema } from "../testing/answers.ts";
@@ -60,8 +60,22 @@ describe("skills as MCP tools", () => {
     expect(RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=notes")).body).runs.length).toBe(before);
   });
 
-  it("refuses a tool that is not a skill as invalid params", async () => {
-    await expect(client.callTool({ name: "plain", arguments: {} })).rejects.toThrow(/no skill "plain"/);
+  it("refuses a tool that is not a skill as invalid params, its code said once", async () => {
+    const error: unknown = await client.callTool({ name: "plain", arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).message).toMatch(/^MCP error -32602: There is no skill "plain"/);
+  });
+
+  it("reports each node of the skill's run as progress, in order, before the answer", async () => {
+    const seen: Progress[] = [];
+    const result = (await client.callTool({ name: "notes", arguments: { topic: "progress" } }, undefined, { onprogress: (p) => seen.push(p) })) as CallToolResult;
+    expect(result.structuredContent).toEqual({ text: "Notes on progress" });
+    const messages = seen.map((p) => p.message);
+    expect(messages[0]).toBe(`Weft run ${String(result._meta?.["weft/runId"])} started`);
+    // Fast nodes complete within their call (no node.started): each is reported once it finished, in the run's order.
+    expect(messages.slice(1)).toEqual(["node topic (core:workflow-input) finished", "node fill (core:text-template) finished", "node out (core:workflow-output) finished"]);
+    expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1));
   });
 
   it("streams the answer: progress names the run while it goes on, and a run cancelled in Weft ends the call as an error", async () => {
@@ -77,6 +91,7 @@ describe("skills as MCP tools", () => {
     expect(RunStatusSchema.parse((await t.call("GET", `/api/runs/${runId}`)).body).run.status).toMatch(/^(queued|running)$/);
     expect((await t.call("POST", `/api/runs/${runId}/cancel`)).status).toBe(200);
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    expect(text).toContain("node wait (core:delay) started");
     const answer = JSON.parse(/^data: (.*"id":2.*)$/m.exec(text)?.[1] ?? "null");
     expect(answer.result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("cancelled") }] });
   });
@@ -90,6 +105,16 @@ describe("who may call /mcp", () => {
     expect((await send("/mcp")).status).toBe(401);
     expect((await send("/mcp", { method: "GET" })).status).toBe(401);
     expect((await send("/mcp", { headers: { authorization: "Bearer wrong-token-of-some-length" } })).status).toBe(401);
+  });
+
+  it("names the Bearer scheme on a 401 (RFC 9110), without OAuth metadata, so the SDK's client asks for a token", async () => {
+    const res = await send("/mcp");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="weft"');
+    const anonymous = new Client({ name: "no-token", version: "1" });
+    const error: unknown = await anonymous.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(401);
   });
 
   it("takes the token as ?token= for clients that cannot send headers, on /mcp alone", async () => {

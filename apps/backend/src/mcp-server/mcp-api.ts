@@ -14,6 +14,8 @@ import { MCP_PATH } from "../auth/trust-boundary.ts";
 import { actorOf } from "../auth/principal.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
 import { runEnding } from "./run-ending.ts";
+import { RunProgress } from "./run-progress.ts";
+import { withoutDoubledPrefix } from "./error-messages.ts";
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -41,12 +43,18 @@ async function callSkill(deps: McpApiDeps, name: string, inputs: Record<string, 
   // The client cancelled the call or went away: the run stops too, and ends as cancelled in the history.
   const cancel = () => void deps.runs.cancel(runId).catch((error: unknown) => deps.log.warn("cancelling an MCP call's run failed", { runId, error: messageOf(error) }));
   extra.signal.addEventListener("abort", cancel, { once: true });
+  const progressToken = extra._meta?.progressToken;
+  const progress = progressToken === undefined ? undefined : new RunProgress(deps.storage, deps.hub, runId, progressToken, extra.sendNotification, deps.log);
   try {
-    const progressToken = extra._meta?.progressToken;
-    // Tells the client at once which run to look for in Weft (and starts the answer's stream).
-    if (progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: 0, message: `Weft run ${runId} started` } });
-    return toolResult(runId, await runEnding(deps.hub, deps.storage, runId));
+    // Tells the client at once which run to look for in Weft (and starts the answer's stream), then what ran before the subscription.
+    await progress?.started();
+    await progress?.flush();
+    const ending = await runEnding(deps.hub, deps.storage, runId);
+    // Every node's progress reaches the client before the answer that ends the call.
+    await progress?.flush();
+    return toolResult(runId, ending);
   } finally {
+    progress?.close();
     extra.signal.removeEventListener("abort", cancel);
   }
 }
@@ -79,6 +87,9 @@ export function mcpApi(deps: McpApiDeps) {
     // Runs the MCP client starts name the user its token belongs to.
     const server = skillServer(deps, actorOf(request));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // The SDK sends a thrown McpError's message, which already reads "MCP error <code>: …", and the client prefixes it again.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(withoutDoubledPrefix(message), options);
     await server.connect(transport);
     request.signal.addEventListener("abort", () => void server.close(), { once: true });
     return transport.handleRequest(request, { parsedBody: body });

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { RunStatusSchema } from "@weft/types";
+import { ObservationSchema, RunEventSchema, RunStatusSchema, WorkflowSchema } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
-import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { OkAnswer, route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { RunsStorage } from "./runs-storage.ts";
 import { RunRecordSchema } from "../events/run-repository.ts";
 import { actorOf } from "../auth/principal.ts";
@@ -108,16 +108,21 @@ export function runsApi(deps: RunsApiDeps) {
 const Started = z.object({ runId: z.string(), status: z.literal("queued"), queuePosition: z.number().int() });
 
 /** The run routes, as the OpenAPI document describes them. */
+/** A page of stored events (`eventsPage`); values over 64 KB come as previews with a link. */
+const EventsPage = z.object({ events: z.array(RunEventSchema), hasMore: z.boolean() });
+
 export const RUNS_ROUTES: readonly ApiRoute[] = [
-  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, response: Started, status: 202 }),
+  route("POST", "/api/workflows/:id/runs", "runs", "Start a run", { body: StartBody, bodyOptional: true, response: Started, status: 202 }),
   route("GET", "/api/runs", "runs", "List runs, newest first: summaries without inputs and outputs", {
     query: ListQuery,
     response: z.object({ runs: z.array(RunRecordSchema.omit({ inputs: true, outputs: true })) }),
   }),
-  route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran"),
-  route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery }),
+  route("GET", "/api/runs/:id", "runs", "A run with its observations and the workflow as it ran", {
+    response: z.object({ run: RunRecordSchema.extend({ queuePosition: z.number().int().optional() }), observations: z.array(ObservationSchema), workflow: WorkflowSchema.optional() }),
+  }),
+  route("GET", "/api/runs/:id/events", "runs", "A run's stored events, a page at a time", { query: EventsQuery, response: EventsPage }),
   route("GET", "/api/runs/:id/value", "runs", "One value of a run whole (the link of a large value's preview)", { query: ValueQuery, response: z.object({ value: z.unknown() }) }),
-  route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery }),
-  route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run"),
-  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, response: Started, status: 202 }),
+  route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery, response: EventsPage }),
+  route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run", { response: OkAnswer }),
+  route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, bodyOptional: true, response: Started, status: 202 }),
 ];

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { MAX_ID_CHARS, MAX_NAME_CHARS, WorkflowSchema, WorkflowSummarySchema, workflowLimitIssues, type Workflow } from "@weft/types";
+import { MAX_ID_CHARS, MAX_NAME_CHARS, ValidationIssueSchema, WorkflowSchema, WorkflowSummarySchema, workflowLimitIssues, type Workflow } from "@weft/types";
 import type { Logger } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { listAnswer } from "../api/document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import { refuseOverLimits } from "../api/write-limits.ts";
-import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { OkAnswer, SkippedRecordSchema, route, type ApiRoute } from "../api/openapi-routes.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import type { WorkflowsStorage } from "./workflow-repository.ts";
 import type { WorkflowCaches } from "./workflow-caches.ts";
@@ -164,15 +164,26 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
 }
 
 /** The workflow routes, as the OpenAPI document describes them. */
+/** `{ workflow, updatedAt }`: what a create, an update and a duplicate answer. */
+const StoredWorkflow = z.object({ workflow: WorkflowSchema, updatedAt: z.number().describe("milliseconds since the epoch") });
+
 export const WORKFLOWS_ROUTES: readonly ApiRoute[] = [
-  route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema) }) }),
-  route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, status: 201 }),
-  route("POST", "/api/workflows/validate", "workflows", "Validate a workflow without saving it", { body: ValidateBody }),
-  route("POST", "/api/workflows/import", "workflows", "Import an exported workflow (a free id is chosen)", { status: 201 }),
-  route("GET", "/api/workflows/:id", "workflows", "Get a workflow"),
-  route("PUT", "/api/workflows/:id", "workflows", "Update a workflow (optimistic concurrency on baseRevision)", { body: UpdateBody }),
-  route("DELETE", "/api/workflows/:id", "workflows", "Delete a workflow"),
-  route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file"),
-  route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, status: 201 }),
-  route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill"),
+  route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema), skipped: z.array(SkippedRecordSchema).optional() }) }),
+  route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, response: StoredWorkflow, status: 201 }),
+  route("POST", "/api/workflows/validate", "workflows", "Validate a workflow without saving it", {
+    body: ValidateBody,
+    response: z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) }),
+  }),
+  route("POST", "/api/workflows/import", "workflows", "Import an exported workflow (a free id is chosen)", {
+    response: StoredWorkflow.extend({ renamedFrom: z.string().optional().describe("the id in the file, when it was taken") }),
+    status: 201,
+  }),
+  route("GET", "/api/workflows/:id", "workflows", "Get a workflow", {
+    response: StoredWorkflow.extend({ createdAt: z.number(), builtIn: z.literal(true).optional().describe("agents run it: duplicate it to change it") }),
+  }),
+  route("PUT", "/api/workflows/:id", "workflows", "Update a workflow (optimistic concurrency on baseRevision)", { body: UpdateBody, response: StoredWorkflow }),
+  route("DELETE", "/api/workflows/:id", "workflows", "Delete a workflow", { response: OkAnswer }),
+  route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file", { response: WorkflowSchema }),
+  route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, bodyOptional: true, response: StoredWorkflow, status: 201 }),
+  route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill", { response: z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) }) }),
 ];

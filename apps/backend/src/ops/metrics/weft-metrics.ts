@@ -54,6 +54,24 @@ function queueGauges(queue: RunQueueProbe, registers: Registry[]): void {
   new Gauge({ name: "weft_queue_mode", help: "1 when runs go through the Redis queue to workers, 0 when they run in this process.", registers }).set(queue.mode === "queue" ? 1 : 0);
 }
 
+/**
+ * prom-client's process metrics without those Bun cannot fill or misnames: the libuv handle, request
+ * and resource gauges (Bun has no libuv lists; their `…_total` gauges also break the exposition's
+ * rule that only counters end in `_total`), and `nodejs_version_info`, which would report the Node
+ * version Bun emulates. Bun's own version is `weft_bun_version_info`.
+ */
+const UNFILLED_DEFAULTS = ["active_handles", "active_handles_total", "active_requests", "active_requests_total", "active_resources", "active_resources_total", "version_info"];
+
+function runtimeMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry, prefix: "weft_" });
+  for (const name of UNFILLED_DEFAULTS) registry.removeSingleMetric(`weft_nodejs_${name}`);
+  const [major, minor, patch] = Bun.version.split(".").map((part) => Number.parseInt(part, 10));
+  new Gauge({ name: "weft_bun_version_info", help: "Bun version info.", labelNames: ["version", "major", "minor", "patch"], registers: [registry] }).set(
+    { version: `v${Bun.version}`, major, minor, patch },
+    1,
+  );
+}
+
 /** Queue mode: jobs and messages read from Redis and dropped, by reason (the source keeps the counts; read at each scrape). */
 export type QueueRejections = () => ReadonlyMap<string, number>;
 
@@ -110,7 +128,7 @@ export class WeftMetrics {
     this.finished = { completed: finished("completed"), failed: finished("failed"), cancelled: finished("cancelled") };
     if (queue) queueGauges(queue, registers);
     if (options.queueRejections) rejectionCounter(options.queueRejections, registers);
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "weft_" });
+    if (options.defaultMetrics !== false) runtimeMetrics(this.registry);
   }
 
   /** The hub's tap: called with every batch of events once it is stored. A malformed event is skipped, never thrown. */
