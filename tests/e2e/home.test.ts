@@ -115,7 +115,7 @@ describe("Home, the first screen", () => {
     expect((await weft.storedWorkflow("agent-deliberation-copy")).nodes).toEqual(before.nodes);
   });
 
-  it("an agent's deliberation run opens read-only, on the built-in workflow as it ran", async () => {
+  it("an agent's deliberation run opens read-only, the built-in workflow as it ran, on a tab of its own", async () => {
     const { page } = weft;
     // The demo LLM answers: one message is one deliberation run of the built-in workflow.
     expect((await weft.api("POST", "/api/agents/text-helper/messages", { message: "Hello" })).status).toBeLessThan(300);
@@ -123,7 +123,8 @@ describe("Home, the first screen", () => {
     const runId = (await weft.read("/api/runs?workflowId=agent-deliberation&limit=5", RunListSchema)).runs[0].id;
     await page.goto(`${weft.url}/#/workflows/agent-deliberation/runs/${runId}`);
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id"), { timeout: 30_000 }).toBe(runId);
-    await page.getByTestId("built-in-bar").waitFor();
+    // As every past run: on a tab of its own, read-only, the banner saying whose run it is.
+    await page.getByTestId("readonly-banner").waitFor();
     // Read-only: a node's Delete removes nothing.
     const nodes = await page.locator(".vue-flow__node-weft").count();
     await page.locator(".vue-flow__node-weft").first().click();

@@ -97,10 +97,7 @@ export async function texts(page: Page, selector: string): Promise<string> {
 
 /** Selects a node and shows, in the inspector's Run tab, what it did in the run on the canvas. */
 export async function inspectRun(page: Page, id: string): Promise<void> {
-  // By its run footer (every node that ran has one): the run banner floats over the canvas's top and
-  // may cover the title of a node framed there.
-  const footer = node(page, id).locator(".node-run").first();
-  await ((await footer.count()) > 0 ? footer : node(page, id).locator(".node-title")).click();
+  await node(page, id).locator(".node-title").click();
   // The header names the node by its title; its id is the header's tooltip.
   await poll(() => page.locator(".inspector-title").getAttribute("title")).toBe(id);
   const runTab = page.locator(".inspector .segmented button", { hasText: "Run" });

@@ -52,7 +52,7 @@ export function useHashRoute(booting: Ref<boolean>) {
       await when(() => !booting.value);
       // A reload comes back to the tab it left, with its own viewport: the node is selected again, not brought into view.
       const returning = !link.run && workflows.active?.doc.id === link.workflow;
-      // A run opens as the run history opens it: on its workflow's tab when that still has its graph, else read-only as it ran.
+      // A run opens as everywhere else: a tab's own run stays on it, any other run read-only as it ran.
       const shown = link.run ? await runs.inspectRun(link.run) : !!(await workflows.open(link.workflow));
       if (shown && link.node) {
         const node = link.node;

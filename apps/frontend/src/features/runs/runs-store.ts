@@ -10,7 +10,7 @@ import { useNodeTitle } from "../../shared/workflow/useNodeTitle.ts";
 import { runErrorInWords, runErrorSentence } from "./run-error-words.ts";
 import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
-import { sameGraph, workflowFromObservations } from "./run-graph.ts";
+import { workflowFromObservations } from "./run-graph.ts";
 import { applyRunEvent, fillCachedInputs, hasCacheHits, isRunActive, newRunView, runViewFromObservations, type RunView } from "./run-state.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";
@@ -73,7 +73,8 @@ export const useRunsStore = defineStore("runs", () => {
 
   /** The workflow a run ran: its snapshot, else the open tab of its workflow. */
   const workflowOf = (view: RunView): Workflow | undefined => snapshots.get(view.runId) ?? workflows.tab(view.workflowId)?.doc;
-  const tabShowing = (runId: string) => Object.keys(shown).find((tabId) => shown[tabId] === runId);
+  /** The open tab showing a run (a closed tab keeps its entry in `shown`). */
+  const tabShowing = (runId: string) => Object.keys(shown).find((tabId) => shown[tabId] === runId && !!workflows.tab(tabId));
 
   /** Shows a node of a tab's canvas: that tab in front (the editor view), the node selected and centred. */
   async function jumpToNode(tabId: string, nodeId: string) {
@@ -206,37 +207,21 @@ export const useRunsStore = defineStore("runs", () => {
   }
 
   /**
-   * The tab to show a run on: its workflow's own tab when that still has the graph the run ran,
-   * else a read-only tab with the run's snapshot.
+   * Opens a run from wherever it is linked (run history, the Runs tab, Home, agents, scenes, an address),
+   * by one rule: the run a tab already shows stays there (the editable tab's own run, started there and
+   * followed live); any other run opens as it ran, read-only, on a tab of its own.
    */
-  async function tabAsItRan(view: RunView, asRan: Workflow): Promise<string> {
-    const open = workflows.tab(view.workflowId);
-    if (open) return sameGraph(open.doc, asRan) ? open.id : workflows.openSnapshot(view.runId, asRan).id;
-    // Not open: look quietly (a one-node agent call has no stored workflow), open it only when it matches.
-    const stored = await api.getWorkflow(view.workflowId);
-    if (stored.ok && sameGraph(stored.value.workflow, asRan)) {
-      const opened = await workflows.open(view.workflowId);
-      if (opened) return opened.id;
-    }
-    return workflows.openSnapshot(view.runId, asRan).id;
-  }
-
-  /** Switches to the editor and shows any run (this session's or older) on the canvas as it ran, its nodes' observations in the inspector. */
   async function inspectRun(runId: string): Promise<boolean> {
     ui.view = "editor";
-    const view = await load(runId);
-    const asRan = snapshots.get(runId);
-    if (!view || !asRan) return false;
-    const tabId = await tabAsItRan(view, asRan);
-    workflows.setActive(tabId);
-    return (await show(tabId, runId)) !== null;
+    const here = tabShowing(runId);
+    if (here) {
+      workflows.setActive(here);
+      return true;
+    }
+    return openAsItRan(runId);
   }
 
-  /**
-   * Opens a past run from the list of every workflow's runs: always as it ran, read-only, on a tab of
-   * its own (the banner says whose run it is and opens the workflow), so where it opens never depends on
-   * whether the workflow changed since.
-   */
+  /** Opens a run as it ran, read-only, on a tab of its own (the banner says whose run it is and opens the workflow). */
   async function openAsItRan(runId: string): Promise<boolean> {
     ui.view = "editor";
     const view = await load(runId);
