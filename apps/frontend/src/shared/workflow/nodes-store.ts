@@ -9,6 +9,16 @@ export interface CategoryGroup {
   specs: NodeSpec[];
 }
 
+/**
+ * Alphabetical, ignoring case. Not localeCompare: its first call loads the locale's collation data
+ * (~0.2 s on a busy machine), on the way to the first render; the catalogue's titles are plain English.
+ */
+function byText(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** The node catalogue from `GET /api/nodes`. */
 export const useNodesStore = defineStore("nodes", () => {
   const specs = shallowRef<NodeSpec[]>([]);
@@ -22,7 +32,7 @@ export const useNodesStore = defineStore("nodes", () => {
       if (list) list.push(spec);
       else groups.set(spec.category, [spec]);
     }
-    return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([category, list]) => ({ category, specs: list.sort((a, b) => a.title.localeCompare(b.title)) }));
+    return [...groups.entries()].sort(([a], [b]) => byText(a, b)).map(([category, list]) => ({ category, specs: list.sort((a, b) => byText(a.title, b.title)) }));
   });
 
   const lookup = (type: string): NodeSpec | undefined => byType.value.get(type);

@@ -93,19 +93,39 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     return result;
   }
 
-  /** Starts fetching a stored workflow, for `open` to show once the editor is ready for it. */
   function fetchStored(id: string) {
     return api.getWorkflow(id);
   }
 
-  /** Opens a stored workflow in a tab (or switches to its tab); `fetched` is a `fetchStored(id)` already under way. */
-  async function open(id: string, fetched?: ReturnType<typeof fetchStored>): Promise<EditorTab | null> {
+  /** The workflow the editor opens first, requested while the app starts (one, taken by the first `open` of it). */
+  let ahead: { id: string; fetched: ReturnType<typeof fetchStored> } | null = null;
+
+  /**
+   * Starts fetching the workflow the editor will open first (a link's, or the first listed), so the
+   * request and its check run while the app starts instead of after it: `open(id)` takes the answer.
+   */
+  function fetchAhead(id: string): void {
+    // A tab open or remembered has its own fetch (restore's).
+    if (tab(id) || readLocal(TABS_KEY, RememberedTabsSchema)?.tabs.some((t) => t.id === id)) return;
+    ahead = { id, fetched: fetchStored(id) };
+  }
+
+  function takeAhead(id: string): ReturnType<typeof fetchStored> | undefined {
+    if (ahead?.id !== id) return undefined;
+    const { fetched } = ahead;
+    ahead = null;
+    return fetched;
+  }
+
+  /** Opens a stored workflow in a tab (or switches to its tab), with the answer of `fetchAhead(id)` when there is one. */
+  async function open(id: string): Promise<EditorTab | null> {
+    const early = takeAhead(id);
     const existing = tab(id);
     if (existing) {
       activeId.value = id;
       return existing;
     }
-    const result = await (fetched ?? fetchStored(id));
+    const result = await (early ?? fetchStored(id));
     if (!result.ok) {
       ui.apiError(`Could not open workflow "${id}"`, result.error);
       return null;
@@ -417,7 +437,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
     isReadonly,
     isDirty,
     refreshList,
-    fetchStored,
+    fetchAhead,
     open,
     openCopy,
     create,
