@@ -45,7 +45,10 @@ function startGateway(target: () => number): ReturnType<typeof Bun.serve> {
     fetch: async (request) => {
       if (request.method === "GET") return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } });
       const url = new URL(request.url);
-      const answer = await fetch(`http://127.0.0.1:${target()}${url.pathname}`, { method: request.method, headers: request.headers, body: await request.arrayBuffer() });
+      const body = await request.arrayBuffer();
+      const answer = await fetch(`http://127.0.0.1:${target()}${url.pathname}`, { method: request.method, headers: request.headers, body }).catch(() => undefined);
+      // The server is down (between a kill and its restart): a gateway's answer.
+      if (!answer) return new Response("upstream down", { status: 502 });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     },
   });
