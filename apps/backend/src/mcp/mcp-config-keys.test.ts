@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,7 +97,16 @@ describe("MCP config keys of other clients", () => {
 
   it("lets the owner's autoApprove answer an `ask` rule for those tools only, never a `deny`", async () => {
     expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [{ action: "ask", tool: "mcp.*" }] })).status).toBe(200);
-    expect(await resultOf("echo")).toMatchObject({ ok: true, text: "Echo: approved" });
+    const approved = await run("echo");
+    expect(approved.run.outputs.result).toMatchObject({ ok: true, text: "Echo: approved" });
+    // The audit log says what allowed the call.
+    const audit = readFileSync(join(t.dataDir, "audit", "tools.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => z.looseObject({ tool: z.string(), status: z.string(), runId: z.string().optional(), permission: z.unknown().optional() }).parse(JSON.parse(line)));
+    expect(audit).toContainEqual(
+      expect.objectContaining({ tool: "mcp:everything.echo", status: "completed", runId: approved.run.id, permission: { decision: "allow", source: "autoApprove (Settings → MCP servers)" } }),
+    );
     // get-sum is not approved: nobody can answer the ask in a plain run.
     expect(await resultOf("sum")).toMatchObject({ ok: false, error: { code: "E_PERMISSION_DENIED" } });
     expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [{ action: "deny", tool: "mcp:everything.echo" }] })).status).toBe(200);

@@ -265,7 +265,9 @@ export class ToolHost implements ToolHostService {
     const sessionId = ctx.sessionId ?? ctx.runId;
     const query = { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId };
     const decision = decidePermission(this.currentPolicy, query, this.layersOf(ctx));
-    const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: describeSource(decision) };
+    // The standing answers come first in the session layer (layersOf).
+    const standing = decision.source.kind === "session" && decision.source.index < this.standingAnswers.length;
+    const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: standing ? "autoApprove (Settings → MCP servers)" : describeSource(decision) };
     trail.permission = permission;
     switch (decision.action) {
       case "allow":
