@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolSource } from "@weft/agent-runtime";
+import { streamProgress } from "@weft/nodes";
 import { NodeFailure, type NodeCatalog, type NodeDefinition, type NodeSpec, type NodeValues, type ToolResult } from "@weft/types";
 import type { McpManager, McpToolEntry } from "./mcp-manager.ts";
 import { ARGUMENTS_PORT } from "./mcp-tool-spec.ts";
@@ -31,29 +32,7 @@ function nodeOf(entry: McpToolEntry): NodeDefinition {
         throw new NodeFailure("MISSING_SERVICE", `${type} needs the tool host (ctx.services.toolHost), which the server provides. Run it from the editor or an agent on the server.`, {
           service: "toolHost",
         });
-      const progress: Record<string, unknown>[] = [];
-      let wake: (() => void) | undefined;
-      let settled: { result: ToolResult } | { error: unknown } | undefined;
-      const onProgress = (report: Record<string, unknown>) => {
-        progress.push(report);
-        wake?.();
-      };
-      void host
-        .call(type, argumentsOf(inputs), { runId: ctx.runId, signal: ctx.signal, onProgress })
-        .then(
-          (result) => (settled = { result }),
-          (error: unknown) => (settled = { error }),
-        )
-        .finally(() => wake?.());
-      while (settled === undefined) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          if (progress.length > 0 || settled !== undefined) resolve();
-        });
-        yield* progress.splice(0);
-      }
-      if ("error" in settled) throw settled.error;
-      const { result } = settled;
+      const result: ToolResult = yield* streamProgress((onProgress) => host.call(type, argumentsOf(inputs), { runId: ctx.runId, signal: ctx.signal, onProgress }));
       if (!result.ok && result.error.code === "E_MCP_TOOL_ERROR") throw new NodeFailure(result.error.code, `${type}: ${result.error.message}`, { server: entry.server, tool: entry.tool });
       if (!result.ok) return { result, ok: false };
       return { result, ok: true, text: typeof result.text === "string" ? result.text : "", ...(result.structured !== undefined ? { structured: result.structured } : {}) };

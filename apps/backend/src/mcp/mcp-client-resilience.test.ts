@@ -5,6 +5,7 @@ import { z } from "zod";
 import { freePort } from "../testing/free-port.ts";
 import { EventsPageSchema, startTestServer, waitFor, waitForRun, type RunAnswer, type TestServer } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
+import { oneNodeWorkflow } from "../testing/one-node-workflow.ts";
 
 const EVERYTHING = join(fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/", import.meta.url)), "server-everything/dist/index.js");
 
@@ -13,19 +14,6 @@ const StatusSchema = z.looseObject({ state: z.string(), restarts: z.number().int
 const SettingsSchema = z.object({ status: z.record(z.string(), StatusSchema) });
 /** The error an MCP node's `result` output carries when the call failed. */
 const FailedResultSchema = z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) });
-
-/** A one-node workflow calling `type`, its `result` output as the workflow's. */
-function callWorkflow(id: string, type: string, inputs: Record<string, unknown>) {
-  return {
-    id,
-    name: id,
-    nodes: [
-      { id: "call", type, inputs },
-      { id: "result", type: "core:workflow-output", config: { name: "result", portType: "json" } },
-    ],
-    edges: [{ id: "e1", source: "call", sourceHandle: "result", target: "result", targetHandle: "value" }],
-  };
-}
 
 /** server-everything over Streamable HTTP on `port`, listening once this resolves. */
 async function startRemote(port: number): Promise<ReturnType<typeof Bun.spawn>> {
@@ -89,12 +77,12 @@ describe("MCP servers that restart, die or take long", () => {
     });
     expect(put.status).toBe(200);
     for (const workflow of [
-      callWorkflow("remote-echo", "mcp:remote.echo", { message: "again" }),
-      callWorkflow("gated-echo", "mcp:gated.echo", { message: "through the gateway" }),
-      callWorkflow("remote-long", "mcp:remote.trigger-long-running-operation", { duration: 40, steps: 40 }),
-      callWorkflow("local-long", "mcp:local.trigger-long-running-operation", { duration: 40, steps: 40 }),
-      callWorkflow("local-progress", "mcp:local.trigger-long-running-operation", { duration: 9, steps: 9 }),
-      callWorkflow("local-silent", "mcp:local.trigger-long-running-operation", { duration: 8, steps: 1 }),
+      oneNodeWorkflow("remote-echo", "mcp:remote.echo", { message: "again" }),
+      oneNodeWorkflow("gated-echo", "mcp:gated.echo", { message: "through the gateway" }),
+      oneNodeWorkflow("remote-long", "mcp:remote.trigger-long-running-operation", { duration: 40, steps: 40 }),
+      oneNodeWorkflow("local-long", "mcp:local.trigger-long-running-operation", { duration: 40, steps: 40 }),
+      oneNodeWorkflow("local-progress", "mcp:local.trigger-long-running-operation", { duration: 9, steps: 9 }),
+      oneNodeWorkflow("local-silent", "mcp:local.trigger-long-running-operation", { duration: 8, steps: 1 }),
     ])
       expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
   }, 120_000);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { freePort } from "../testing/free-port.ts";
 import { startTestServer, tempDir, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
+import { oneNodeWorkflow } from "../testing/one-node-workflow.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { createTestUser } from "../testing/users.ts";
 
@@ -14,19 +15,6 @@ const EVERYTHING = join(fileURLToPath(new URL("../../node_modules/@modelcontextp
 const SettingsSchema = z.object({ mcpServers: z.record(z.string(), z.looseObject({})), status: z.record(z.string(), z.looseObject({ state: z.string(), transport: z.string() })) });
 const NodeListSchema = z.object({ nodes: z.array(z.object({ type: z.string() })) });
 const ResultSchema = z.union([z.object({ ok: z.literal(true), text: z.string() }).loose(), z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })]);
-
-/** A one-node workflow calling `type`, its `result` output as the workflow's. */
-function callWorkflow(id: string, type: string, inputs: Record<string, unknown>) {
-  return {
-    id,
-    name: id,
-    nodes: [
-      { id: "call", type, inputs },
-      { id: "result", type: "core:workflow-output", config: { name: "result", portType: "json" } },
-    ],
-    edges: [{ id: "e1", source: "call", sourceHandle: "result", target: "result", targetHandle: "value" }],
-  };
-}
 
 /**
  * The config keys other MCP clients write (`disabled`, `timeout`, `autoApprove`, `type: "sse"`) and what a
@@ -59,11 +47,11 @@ describe("MCP config keys of other clients", () => {
     t = await startTestServer();
     saved = await t.call("PUT", "/api/settings/mcp", { mcpServers: servers(["echo"]) });
     for (const workflow of [
-      callWorkflow("echo", "mcp:everything.echo", { message: "approved" }),
-      callWorkflow("sum", "mcp:everything.get-sum", { a: 1, b: 2 }),
-      callWorkflow("legacy-sum", "mcp:legacy.get-sum", { a: 20, b: 22 }),
+      oneNodeWorkflow("echo", "mcp:everything.echo", { message: "approved" }),
+      oneNodeWorkflow("sum", "mcp:everything.get-sum", { a: 1, b: 2 }),
+      oneNodeWorkflow("legacy-sum", "mcp:legacy.get-sum", { a: 20, b: 22 }),
       // An id the tool refuses: the server answers with isError.
-      callWorkflow("bad-args", "mcp:everything.get-resource-reference", { resourceType: "Text", resourceId: -3 }),
+      oneNodeWorkflow("bad-args", "mcp:everything.get-resource-reference", { resourceType: "Text", resourceId: -3 }),
     ])
       expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
   }, 120_000);
