@@ -21,6 +21,11 @@ describe("Settings → MCP servers", () => {
     await section.getByLabel("Servers (JSON)").fill(JSON.stringify(config));
     await section.getByTestId("mcp-save").click();
     await poll(() => section.getByTestId("mcp-server-everything").innerText()).toContain("running");
+    // The tool that runs only as an MCP task is named as not offered, with why.
+    await poll(async () => {
+      await section.getByTestId("mcp-refresh").click();
+      return section.getByTestId("mcp-server-everything").innerText();
+    }).toContain("Not offered: simulate-research-query");
     expect(await page.content()).not.toContain(SECRET);
     expect(await section.getByLabel("Servers (JSON)").inputValue()).toContain('"API_TOKEN": null');
     expect(await seriousViolations(page)).toEqual([]);

@@ -4,3 +4,4 @@ export { DuplicateNodeTypeError } from "./registry.ts";
 export { builtinNodes, createBuiltinRegistry } from "./builtins.ts";
 export { codeWorkers } from "./code/code-workers.ts";
 export { sceneNodes } from "./scene/index.ts";
+export { streamProgress } from "./fs/tool-call.ts";

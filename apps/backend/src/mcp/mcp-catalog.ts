@@ -1,5 +1,6 @@
 import type { ToolDefinition, ToolSource } from "@weft/agent-runtime";
-import { NodeFailure, type NodeCatalog, type NodeDefinition, type NodeSpec, type NodeValues } from "@weft/types";
+import { streamProgress } from "@weft/nodes";
+import { NodeFailure, type NodeCatalog, type NodeDefinition, type NodeSpec, type NodeValues, type ToolResult } from "@weft/types";
 import type { McpManager, McpToolEntry } from "./mcp-manager.ts";
 import { ARGUMENTS_PORT } from "./mcp-tool-spec.ts";
 
@@ -16,19 +17,23 @@ function argumentsOf(inputs: NodeValues): Record<string, unknown> {
 
 /**
  * An MCP tool as a node: it calls the tool through the run's tool host, so the permission rules
- * (`mcp.*`, `mcp:<server>.<tool>`) and the audit log apply as to every other tool.
+ * (`mcp.*`, `mcp:<server>.<tool>`) and the audit log apply as to every other tool. The server's progress
+ * reports are the node's streamed chunks. A tool that answers `isError` fails the node with the server's
+ * message (its `$error` output when the node routes errors); a call refused or lost before an answer is
+ * the `ok: false` result other tool nodes give, for the workflow to react to.
  */
 function nodeOf(entry: McpToolEntry): NodeDefinition {
   const type = entry.spec.type;
   return {
     spec: entry.spec,
-    execute: async (inputs, ctx) => {
+    execute: async function* (inputs, ctx) {
       const host = ctx.services.toolHost;
       if (!host)
         throw new NodeFailure("MISSING_SERVICE", `${type} needs the tool host (ctx.services.toolHost), which the server provides. Run it from the editor or an agent on the server.`, {
           service: "toolHost",
         });
-      const result = await host.call(type, argumentsOf(inputs), { runId: ctx.runId, signal: ctx.signal });
+      const result: ToolResult = yield* streamProgress((onProgress) => host.call(type, argumentsOf(inputs), { runId: ctx.runId, signal: ctx.signal, onProgress }));
+      if (!result.ok && result.error.code === "E_MCP_TOOL_ERROR") throw new NodeFailure(result.error.code, `${type}: ${result.error.message}`, { server: entry.server, tool: entry.tool });
       if (!result.ok) return { result, ok: false };
       return { result, ok: true, text: typeof result.text === "string" ? result.text : "", ...(result.structured !== undefined ? { structured: result.structured } : {}) };
     },
@@ -75,7 +80,8 @@ export function mcpToolSource(mcp: McpManager): ToolSource {
         targetKind: "command",
         plan: (raw, env) => ({
           target: entry.spec.type,
-          execute: () => mcp.call(entry, isRecord(raw) ? raw : {}, env.signal),
+          execute: () =>
+            mcp.call(entry, isRecord(raw) ? raw : {}, { ...(env.signal ? { signal: env.signal } : {}), ...(env.onProgress ? { onProgress: (progress) => env.onProgress?.({ ...progress }) } : {}) }),
         }),
       };
     },

@@ -9,8 +9,29 @@ const SERVER_NAME = /^[a-z][a-z0-9-]*$/;
  */
 const SecretValuesSchema = z.record(z.string().min(1), z.string().nullable());
 
+/** A server's call time limit when its config names none: generous, as a tool may work for minutes (and each progress report restarts it). */
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The keys other MCP clients (Cline, Roo Code, Gemini CLI, Claude Code) write beside the transport's own:
+ * `disabled` keeps a server configured but not started; `timeout` is each call's limit in milliseconds (as
+ * Gemini CLI writes it), restarted by each progress report; `autoApprove` names tools whose calls need no
+ * answer where the permission rules say `ask` (it never opens what a rule denies).
+ */
+const commonKeys = {
+  disabled: z.boolean().optional(),
+  timeout: z
+    .number()
+    .int("timeout is whole milliseconds")
+    .min(1000, "timeout is in milliseconds (at least 1000): write 60000 for a minute (Cline and Roo Code write seconds; multiply by 1000)")
+    .max(24 * 60 * 60_000, "timeout is at most 86400000 (a day) in milliseconds")
+    .optional(),
+  autoApprove: z.array(z.string().min(1, "autoApprove lists tool names as the server calls them, e.g. read_file")).optional(),
+};
+
 export const StdioServerSchema = z.strictObject({
   type: z.literal("stdio").optional(),
+  ...commonKeys,
   command: z.string().min(1, "command must name the program that starts the server, e.g. npx"),
   args: z.array(z.string()).default([]),
   env: SecretValuesSchema.default({}),
@@ -18,7 +39,9 @@ export const StdioServerSchema = z.strictObject({
 });
 
 export const HttpServerSchema = z.strictObject({
-  type: z.enum(["http", "streamable-http", "streamableHttp"]).optional(),
+  /** `sse`: a legacy server of the HTTP+SSE transport (MCP 2024-11-05); the others name Streamable HTTP. */
+  type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
+  ...commonKeys,
   url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address of a Streamable HTTP MCP endpoint" }),
   headers: SecretValuesSchema.default({}),
   /** Secret values for `${env:NAME}` references in the url (a key in its query); not sent as headers. Absent when none. */
@@ -78,9 +101,22 @@ export type HttpServerConfig = z.output<typeof HttpServerSchema>;
 export type McpServerConfig = z.output<typeof McpServerConfigSchema>;
 export type McpSettingsInput = z.output<typeof McpSettingsSchema>;
 
-/** A server's settings with every secret value known (as used to connect). */
-export type ResolvedServer =
-  { kind: "stdio"; name: string; command: string; args: string[]; env: Record<string, string>; cwd?: string } | { kind: "http"; name: string; url: string; headers: Record<string, string> };
+/** What every server has beside its transport: whether it may start, its call time limit, the tools answered `allow` where rules ask. */
+export interface ServerOptions {
+  name: string;
+  disabled: boolean;
+  timeoutMs: number;
+  autoApprove: string[];
+}
+
+/** A server's settings with every secret value known (as used to connect). `sse` is the legacy HTTP+SSE transport. */
+export type ResolvedServer = ServerOptions &
+  ({ kind: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string } | { kind: "http" | "sse"; url: string; headers: Record<string, string> });
+
+/** The options every server kind shares, with defaults in place. */
+export function serverOptions(name: string, config: McpServerConfig): ServerOptions {
+  return { name, disabled: config.disabled ?? false, timeoutMs: config.timeout ?? DEFAULT_TIMEOUT_MS, autoApprove: config.autoApprove ?? [] };
+}
 
 export function isStdio(config: McpServerConfig): config is StdioServerConfig {
   return "command" in config;

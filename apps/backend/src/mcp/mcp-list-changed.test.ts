@@ -10,7 +10,9 @@ const EVERYTHING = join(fileURLToPath(new URL("../../node_modules/@modelcontextp
 
 /**
  * server-everything registers its task tools once the client is initialised and announces them with
- * notifications/tools/list_changed: the manager must list the tools again on its own.
+ * notifications/tools/list_changed: the manager must list the tools again on its own. The one that runs
+ * only as an MCP task (`execution.taskSupport: "required"`) is shown as unsupported, not as a node type
+ * that would always fail.
  */
 describe("tools/list_changed", () => {
   const saved: Record<string, Tool[]>[] = [];
@@ -18,11 +20,14 @@ describe("tools/list_changed", () => {
   afterAll(() => manager.stop());
 
   it("lists a server's tools again when it announces a change, without being asked", async () => {
-    await manager.configure([{ kind: "stdio", name: "everything", command: process.execPath, args: [EVERYTHING], env: {} }]);
+    await manager.configure([{ kind: "stdio", name: "everything", disabled: false, timeoutMs: 60_000, autoApprove: [], command: process.execPath, args: [EVERYTHING], env: {} }]);
     await manager.startAll();
     expect(saved.length).toBeGreaterThanOrEqual(1);
     const listings = await waitFor(async () => (saved.length >= 2 ? saved.length : undefined), 60_000, "a second listing after list_changed");
     expect(listings).toBeGreaterThanOrEqual(2);
-    expect(manager.entry("mcp:everything.simulate-research-query")).toBeDefined();
+    const unsupported = await waitFor(async () => manager.statuses().everything?.unsupportedTools, 60_000, "the task tool to be listed");
+    expect(unsupported).toEqual([{ name: "simulate-research-query", reason: expect.stringContaining('execution.taskSupport: "required"') }]);
+    expect(manager.entry("mcp:everything.simulate-research-query")).toBeUndefined();
+    expect(manager.entry("mcp:everything.echo")).toBeDefined();
   });
 });

@@ -1,8 +1,8 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { messageOf, type Logger, type NodeSpec, type ToolResult } from "@weft/types";
+import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf, type Logger, type NodeSpec, type PermissionRule, type ToolResult } from "@weft/types";
 import type { ResolvedServer } from "./mcp-config.ts";
-import { McpConnection, type McpServerStatus } from "./mcp-connection.ts";
-import { mcpNodeSpec } from "./mcp-tool-spec.ts";
+import { McpConnection, type CallOptions, type McpServerStatus } from "./mcp-connection.ts";
+import { mcpNodeSpec, mcpNodeType } from "./mcp-tool-spec.ts";
 import { toolResultOf } from "./mcp-result.ts";
 
 /** One MCP tool as a node type. */
@@ -11,6 +11,36 @@ export interface McpToolEntry {
   /** The tool's own name, as the server knows it. */
   tool: string;
   spec: NodeSpec;
+}
+
+/** Why a listed tool is not offered as a node type; undefined when Weft can call it. */
+function unsupportedBecause(tool: Tool): string | undefined {
+  if (tool.execution?.taskSupport === "required") return 'it runs only as an MCP task (execution.taskSupport: "required"), which Weft does not run yet; the server\'s other tools work';
+  return undefined;
+}
+
+/** A failed call as a tool result: the code says whether the call may have run (a lost connection) or did not finish in time. */
+function callFailure(entry: McpToolEntry, error: unknown, connection: McpConnection, timeoutMs: number): ToolResult {
+  const details = { server: entry.server, status: connection.status() };
+  if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout))
+    return {
+      ok: false,
+      error: {
+        code: "E_MCP_TIMEOUT",
+        message: `${entry.spec.type} sent neither an answer nor progress for ${timeoutMs / 1000} s, so the call was cancelled. Raise the server's "timeout" (milliseconds) in Settings → MCP servers if the tool needs longer.`,
+        details,
+      },
+    };
+  if (error instanceof McpError && error.code === Number(ErrorCode.ConnectionClosed))
+    return {
+      ok: false,
+      error: {
+        code: "E_MCP_CONNECTION_LOST",
+        message: `${entry.spec.type} failed: the MCP server "${entry.server}" closed the connection during the call (it may have crashed or restarted), so the call may or may not have taken effect. Its status is in Settings → MCP servers.`,
+        details,
+      },
+    };
+  return { ok: false, error: { code: "E_MCP_UNAVAILABLE", message: `${entry.spec.type} failed: ${messageOf(error)}`, details } };
 }
 
 /** Where the last known tools of each server are kept, so node types exist before a server is started. */
@@ -27,6 +57,7 @@ export class McpManager {
   private connections = new Map<string, McpConnection>();
   private toolsByServer: Record<string, Tool[]> = {};
   private entries = new Map<string, McpToolEntry>();
+  private unsupported = new Map<string, { name: string; reason: string }[]>();
   private readonly listeners: (() => void)[] = [];
   private stopped = false;
 
@@ -67,7 +98,20 @@ export class McpManager {
   }
 
   statuses(): Record<string, McpServerStatus> {
-    return Object.fromEntries([...this.connections].map(([name, c]) => [name, c.status()]));
+    return Object.fromEntries(
+      [...this.connections].map(([name, c]) => {
+        const unsupported = this.unsupported.get(name) ?? [];
+        return [name, { ...c.status(), ...(unsupported.length > 0 ? { unsupportedTools: unsupported } : {}) }];
+      }),
+    );
+  }
+
+  /**
+   * The owner's `autoApprove` lists as allow rules for the tool host's answering layer: like an `always`
+   * answer they settle an `ask`, never a `deny`. Disabled servers approve nothing.
+   */
+  autoApproveRules(): PermissionRule[] {
+    return [...this.connections.values()].flatMap((c) => (c.server.disabled ? [] : c.server.autoApprove.map((tool): PermissionRule => ({ action: "allow", tool: mcpNodeType(c.server.name, tool) }))));
   }
 
   entry(nodeType: string): McpToolEntry | undefined {
@@ -84,15 +128,16 @@ export class McpManager {
   }
 
   /** Calls a tool, starting its server first if needed; never throws. */
-  async call(entry: McpToolEntry, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
+  async call(entry: McpToolEntry, args: Record<string, unknown>, options: CallOptions = {}): Promise<ToolResult> {
+    const signal = options.signal;
     const connection = this.connections.get(entry.server);
     if (!connection)
       return { ok: false, error: { code: "E_MCP_UNAVAILABLE", message: `The MCP server "${entry.server}" is no longer configured. Add it again in Settings → MCP servers, or remove this node.` } };
     try {
-      return toolResultOf(await connection.callTool(entry.tool, args, signal));
+      return toolResultOf(await connection.callTool(entry.tool, args, options));
     } catch (error) {
       if (signal?.aborted) return { ok: false, error: { code: "E_ABORTED", message: `The call of ${entry.spec.type} was cancelled.` } };
-      return { ok: false, error: { code: "E_MCP_UNAVAILABLE", message: `${entry.spec.type} failed: ${messageOf(error)}`, details: { server: entry.server, status: connection.status() } } };
+      return callFailure(entry, error, connection, connection.server.timeoutMs);
     }
   }
 
@@ -111,8 +156,15 @@ export class McpManager {
 
   private rebuild(): void {
     const entries = new Map<string, McpToolEntry>();
+    this.unsupported = new Map();
     for (const [server, tools] of Object.entries(this.toolsByServer)) {
+      if (this.connections.get(server)?.server.disabled) continue;
       for (const tool of tools) {
+        const reason = unsupportedBecause(tool);
+        if (reason !== undefined) {
+          this.unsupported.set(server, [...(this.unsupported.get(server) ?? []), { name: tool.name, reason }]);
+          continue;
+        }
         const spec = mcpNodeSpec(server, tool);
         if (entries.has(spec.type)) {
           this.log.warn("two MCP tools map to the same node type; the first is kept", { type: spec.type, tool: tool.name });

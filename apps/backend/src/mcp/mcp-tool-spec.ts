@@ -50,6 +50,7 @@ export function mcpNodeSpec(server: string, tool: Tool): NodeSpec {
     inputs: inputPortsOf(tool.inputSchema),
     outputs: OUTPUT_PORTS,
     config: [],
-    flags: { idempotent: false, streaming: false, acceptsPartialInputs: false, dynamicPorts: false },
+    // The server's progress reports stream as chunks ({ progress, total?, message? }).
+    flags: { idempotent: false, streaming: true, acceptsPartialInputs: false, dynamicPorts: false },
   };
 }

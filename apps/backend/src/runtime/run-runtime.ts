@@ -132,6 +132,11 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
     // Settings saved in this process apply at once; in the queue mode the others reload them (queue/settings-signal.ts).
     if (toolHost) permissions.onChange((policy) => toolHost.setPolicy(policy));
     toolHost?.addToolSource(mcpToolSource(mcp));
+    // The owner's autoApprove lists answer `ask` for those MCP tools (PUT /api/settings/mcp is owner-only).
+    if (toolHost) {
+      toolHost.setStandingAnswers(mcp.autoApproveRules());
+      mcp.onChange(() => toolHost.setStandingAnswers(mcp.autoApproveRules()));
+    }
     const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
     // The audit log names the user whose run made each tool call.
     const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ApiError } from "../api/errors.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { SettingsRepository } from "./settings-repository.ts";
-import { isStdio, McpSettingsSchema, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
+import { isStdio, McpSettingsSchema, serverOptions, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
 import type { Role } from "../accounts/roles.ts";
 import { maskedForEditors } from "./mcp-masking.ts";
 import type { McpServerStatus } from "../mcp/mcp-connection.ts";
@@ -172,11 +172,12 @@ export class McpSettings {
           }),
         );
       const env = open("env");
+      const options = serverOptions(name, config);
       if (isStdio(config)) {
         const cwd = config.cwd === undefined ? undefined : withEnvValues(config.cwd, env);
-        return { kind: "stdio", name, command: config.command, args: config.args.map((arg) => withEnvValues(arg, env)), env, ...(cwd ? { cwd } : {}) };
+        return { kind: "stdio", ...options, command: config.command, args: config.args.map((arg) => withEnvValues(arg, env)), env, ...(cwd ? { cwd } : {}) };
       }
-      return { kind: "http", name, url: withEnvValues(config.url, env, encodeURIComponent), headers: open("headers") };
+      return { kind: config.type === "sse" ? "sse" : "http", ...options, url: withEnvValues(config.url, env, encodeURIComponent), headers: open("headers") };
     });
     this.redactor.set("mcp-servers", "MCP server secret", secrets);
     return servers;

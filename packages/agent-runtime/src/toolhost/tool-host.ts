@@ -114,6 +114,8 @@ export class ToolHost implements ToolHostService {
   private readonly mounts: Mounts;
   private readonly tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   private readonly sessionRules = new Map<string, PermissionRule[]>();
+  /** Allow rules that answer an `ask` in every session (an MCP server's `autoApprove`, set by the owner). */
+  private standingAnswers: readonly PermissionRule[] = [];
   private readonly sources: ToolSource[] = [];
   private readonly logger: Logger;
   private readonly sandbox: ShellSandbox;
@@ -159,6 +161,14 @@ export class ToolHost implements ToolHostService {
    */
   setPolicy(policy: PermissionPolicyInput): void {
     this.currentPolicy = PermissionPolicySchema.parse(policy);
+  }
+
+  /**
+   * Replaces the rules that answer an `ask` for every session, as an `always` answer would: they settle
+   * an `ask` and can never open what the settings deny (the owner's MCP `autoApprove` lists).
+   */
+  setStandingAnswers(rules: readonly PermissionRule[]): void {
+    this.standingAnswers = rules.filter((rule) => rule.action === "allow");
   }
 
   /** Adds tools found by name at call time; they go through the same permission rules and audit log. */
@@ -255,7 +265,9 @@ export class ToolHost implements ToolHostService {
     const sessionId = ctx.sessionId ?? ctx.runId;
     const query = { tool: definition.name, target, targetKind: definition.targetKind, agentId: ctx.agentId };
     const decision = decidePermission(this.currentPolicy, query, this.layersOf(ctx));
-    const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: describeSource(decision) };
+    // The standing answers come first in the session layer (layersOf).
+    const standing = decision.source.kind === "session" && decision.source.index < this.standingAnswers.length;
+    const permission: NonNullable<CallTrail["permission"]> = { decision: decision.action, source: standing ? "autoApprove (Settings → MCP servers)" : describeSource(decision) };
     trail.permission = permission;
     switch (decision.action) {
       case "allow":
@@ -301,7 +313,7 @@ export class ToolHost implements ToolHostService {
   /** The rules checked after the settings' for a call: its agent's own, then its session's. */
   private layersOf(ctx: ToolCallContext): RuleLayers {
     const sessionId = ctx.sessionId ?? ctx.runId;
-    return { agentRules: ctx.agentRules ?? [], sessionRules: sessionId ? this.sessionRulesOf(sessionId) : [] };
+    return { agentRules: ctx.agentRules ?? [], sessionRules: [...this.standingAnswers, ...(sessionId ? this.sessionRulesOf(sessionId) : [])] };
   }
 
   private env(ctx: ToolCallContext): ToolEnv {

@@ -20,6 +20,34 @@ export async function callToolHost(ctx: NodeContext, nodeType: string, tool: Too
 }
 
 /**
+ * Runs a tool call, yielding each progress report it gives as it comes (a streaming node's chunks),
+ * and returns its result: `yield* streamProgress((onProgress) => callToolHost(…, { onProgress }))`.
+ */
+export async function* streamProgress<T>(call: (onProgress: (progress: Record<string, unknown>) => void) => Promise<T>): AsyncGenerator<Record<string, unknown>, T> {
+  const progress: Record<string, unknown>[] = [];
+  let wake: (() => void) | undefined;
+  let settled: { result: T } | { error: unknown } | undefined;
+  void call((report) => {
+    progress.push(report);
+    wake?.();
+  })
+    .then(
+      (result) => (settled = { result }),
+      (error: unknown) => (settled = { error }),
+    )
+    .finally(() => wake?.());
+  while (settled === undefined) {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      if (progress.length > 0 || settled !== undefined) resolve();
+    });
+    yield* progress.splice(0);
+  }
+  if ("error" in settled) throw settled.error;
+  return settled.result;
+}
+
+/**
  * The outputs every tool node gives: the whole result and whether it succeeded, plus `fields`
  * taken from a successful result (checked against the tool's result schema). A failed call is not
  * a node failure: the result, with its error code, is what a workflow or agent reacts to.

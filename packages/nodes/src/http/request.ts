@@ -1,6 +1,6 @@
 import { HTTP_BODY_TYPES, HTTP_METHODS, HTTP_RESPONSE_TYPES, HttpRequestOkSchema, type ToolResult } from "@weft/types";
 import { defineNode } from "../define-node.ts";
-import { OK_PORT, RESULT_PORT, callToolHost, toolOutputs } from "../fs/tool-call.ts";
+import { OK_PORT, RESULT_PORT, callToolHost, streamProgress, toolOutputs } from "../fs/tool-call.ts";
 
 /**
  * Sends one HTTP request through the tool host (permissions, SSRF defence, audit), yielding the
@@ -36,35 +36,7 @@ export const httpRequest = defineNode(
     ],
   },
   async function* (inputs, ctx) {
-    const progress: Record<string, unknown>[] = [];
-    let wake: (() => void) | undefined;
-    let settled: { result: ToolResult } | { error: unknown } | undefined;
-    void callToolHost(
-      ctx,
-      "http:request",
-      "http.request",
-      { ...inputs },
-      {
-        onProgress: (p) => {
-          progress.push(p);
-          wake?.();
-        },
-      },
-    )
-      .then(
-        (result) => (settled = { result }),
-        (error: unknown) => (settled = { error }),
-      )
-      .finally(() => wake?.());
-    while (settled === undefined) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (progress.length > 0 || settled !== undefined) resolve();
-      });
-      yield* progress.splice(0);
-    }
-    if ("error" in settled) throw settled.error;
-    const { result } = settled;
+    const result: ToolResult = yield* streamProgress((onProgress) => callToolHost(ctx, "http:request", "http.request", { ...inputs }, { onProgress }));
     return toolOutputs(result, HttpRequestOkSchema, (ok) => ({ status: ok.status, body: ok.body, headers: ok.headers }));
   },
 );

@@ -1,16 +1,20 @@
 import { z } from "zod";
 import { ApiClient } from "../../shared/api/client.ts";
 
-export const MCP_SERVER_STATES = ["idle", "starting", "ready", "restarting", "failed", "stopped"] as const;
+export const MCP_SERVER_STATES = ["idle", "starting", "ready", "restarting", "failed", "stopped", "disabled"] as const;
 
 export const McpServerStatusSchema = z.object({
   state: z.enum(MCP_SERVER_STATES),
-  transport: z.enum(["stdio", "http"]),
+  transport: z.enum(["stdio", "http", "sse"]),
+  /** Each call's limit in ms, restarted by each progress report. */
+  timeoutMs: z.number(),
   error: z.string().optional(),
   restarts: z.number(),
   lastCrash: z.string().optional(),
   pid: z.number().optional(),
   tools: z.number(),
+  /** Listed tools Weft cannot call (not offered as nodes), with why. */
+  unsupportedTools: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
 });
 export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
 
