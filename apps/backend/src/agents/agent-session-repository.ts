@@ -19,11 +19,6 @@ export class AgentSessionTable extends Table<{ agent_sessions: AgentSessionsTabl
 
   async save(state: AgentSessionState): Promise<void> {
     const valid = AgentSessionStateSchema.parse(state);
-    const row = { conversation_id: valid.conversationId, agent_id: valid.agentId, data: this.redact(valid), updated_at: valid.updatedAt };
-    await this.db
-      .insertInto("agent_sessions")
-      .values(row)
-      .onConflict((oc) => oc.column("conversation_id").doUpdateSet({ agent_id: row.agent_id, data: row.data, updated_at: row.updated_at }))
-      .execute();
+    await this.upsertRows("agent_sessions", ["conversation_id"], [{ conversation_id: valid.conversationId, agent_id: valid.agentId, data: this.redact(valid), updated_at: valid.updatedAt }]);
   }
 }

@@ -19,12 +19,7 @@ export class AgentStepTable extends Table<{ agent_steps: AgentStepsTable }> impl
   async save(conversationId: string, steps: readonly AgentStepTrace[]): Promise<void> {
     const rows = new Map<number, AgentStepsTable>();
     for (const step of steps) rows.set(step.step, { conversation_id: conversationId, step: step.step, data: this.redact(step) });
-    if (rows.size === 0) return;
-    await this.db
-      .insertInto("agent_steps")
-      .values([...rows.values()])
-      .onConflict((oc) => oc.columns(["conversation_id", "step"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") })))
-      .execute();
+    if (rows.size > 0) await this.upsertRows("agent_steps", ["conversation_id", "step"], [...rows.values()]);
   }
 
   async list(conversationId: string): Promise<AgentStepTrace[]> {

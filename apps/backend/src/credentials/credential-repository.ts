@@ -89,7 +89,7 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
   }
 
   async save(c: StoredCredential): Promise<void> {
-    const row = {
+    const row: Row = {
       name: c.name,
       kind: c.kind,
       header: c.header ?? null,
@@ -101,12 +101,7 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
       created_at: c.createdAt,
       updated_at: c.updatedAt,
     };
-    const { name: _name, created_at: _created, ...changes } = row;
-    await this.db
-      .insertInto("credentials")
-      .values(row)
-      .onConflict((oc) => oc.column("name").doUpdateSet(changes))
-      .execute();
+    await this.upsertRows("credentials", ["name"], [row], ["created_at"]);
   }
 
   async delete(name: string): Promise<boolean> {

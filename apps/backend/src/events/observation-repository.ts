@@ -37,13 +37,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
       latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
       latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
     }
-    await this.inChunks([...latest.values()], (chunk) =>
-      this.db
-        .insertInto("observations")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") })))
-        .execute(),
-    );
+    await this.inChunks([...latest.values()], (chunk) => this.upsertRows("observations", ["run_id", "invocation_id"], chunk));
   }
 
   async replaceForRun(runId: string, observations: Observation[]): Promise<void> {

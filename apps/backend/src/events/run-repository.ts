@@ -92,22 +92,9 @@ export interface RunsTable {
 }
 export type RunRow = Omit<RunsTable, "workflow">;
 
-const RUN_COLUMNS = [
-  "id",
-  "workflow_id",
-  "workflow_revision",
-  "status",
-  "inputs",
-  "outputs",
-  "error",
-  "rerun_from",
-  "source_run_id",
-  "created_by",
-  "created_at",
-  "started_at",
-  "finished_at",
-  "duration_ms",
-] as const;
+/** A run's columns but its inputs and outputs (and the workflow it ran). */
+const SUMMARY_COLUMNS = ["id", "workflow_id", "workflow_revision", "status", "error", "rerun_from", "source_run_id", "created_by", "created_at", "started_at", "finished_at", "duration_ms"] as const;
+const RUN_COLUMNS = [...SUMMARY_COLUMNS, "inputs", "outputs"] as const;
 
 /** A run's summary from a row whose inputs and outputs were left unread. */
 function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
@@ -185,7 +172,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
   async list(query: RunListQuery): Promise<RunSummary[]> {
     const rows = await this.db
       .selectFrom("runs")
-      .select(RUN_COLUMNS.filter((c) => c !== "inputs" && c !== "outputs"))
+      .select(SUMMARY_COLUMNS)
       .$if(query.workflowId !== undefined, (q) => q.where("workflow_id", "=", query.workflowId ?? ""))
       .$if(query.status !== undefined, (q) => q.where("status", "=", query.status ?? ""))
       .$if(query.before !== undefined, (q) => q.where("created_at", "<", query.before ?? 0))

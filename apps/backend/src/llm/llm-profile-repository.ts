@@ -130,14 +130,9 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
   }
 
   async save(p: StoredLlmProfile): Promise<void> {
-    const { id: _id, created_at: _created, ...changes } = toRow(p);
     await this.engine.transaction(async () => {
       if (p.isDefault) await this.db.updateTable("llm_profiles").set({ is_default: false }).where("id", "<>", p.id).where("is_default", "=", true).execute();
-      await this.db
-        .insertInto("llm_profiles")
-        .values(toRow(p))
-        .onConflict((oc) => oc.column("id").doUpdateSet(changes))
-        .execute();
+      await this.upsertRows("llm_profiles", ["id"], [toRow(p)], ["created_at"]);
     });
   }
 

@@ -1,11 +1,11 @@
-import { CompiledQuery, sql, type Compilable, type Kysely } from "kysely";
+import { CompiledQuery, type Compilable } from "kysely";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
-import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { createQueryDb } from "../storage/query-db.ts";
+import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
-import type { StorageEngine } from "../storage/storage.ts";
+import { byteOrder } from "../storage/document-table.ts";
+import { Table, type TableEngine } from "../storage/table.ts";
 import { decodeStoredState, parseStored, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
@@ -43,23 +43,11 @@ function slotRows<R>(slot: SlotOf, count: number, width: number, row: (column: (
  * scene-state-store-parts.ts); a log entry already stored under its number is kept as it is (a retried append
  * cannot duplicate or reorder entries); `commit` stores entries and the state they lead to in one transaction.
  */
-export class SceneStore implements SceneStateStore {
+export class SceneStore extends Table<SceneTables, TableEngine> implements SceneStateStore {
   /** Set on shutdown: every write checks it first. */
   private frozen = false;
-  private readonly db: Kysely<SceneTables>;
-  /** A commit's queries (the hot path), built once per shape. */
-  private readonly hot: PreparedQueries;
-  private readonly parts: SceneStateParts;
-  private readonly stateRows: string;
-  private readonly postgres: boolean;
-
-  constructor(private readonly storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">) {
-    this.db = createQueryDb<SceneTables>(storage.sql);
-    this.hot = new PreparedQueries(storage.sql);
-    this.parts = new SceneStateParts((value) => storage.redactor.json(JSON.stringify(value)));
-    this.postgres = storage.sql.engine === "postgres";
-    this.stateRows = stateRowsSql(this.postgres ? "$1" : "?1");
-  }
+  private readonly parts = new SceneStateParts((value) => this.redact(value));
+  private readonly stateRows = stateRowsSql(this.engine.sql.engine === "postgres" ? "$1" : "?1");
 
   /** Ignores every later write: on shutdown the saved state must stay what it was while the scene ran. */
   freeze(): void {
@@ -72,7 +60,7 @@ export class SceneStore implements SceneStateStore {
 
   async saveState(state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
-    await this.storage.transaction(() => this.writeState(state));
+    await this.engine.transaction(() => this.writeState(state));
   }
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
@@ -83,13 +71,13 @@ export class SceneStore implements SceneStateStore {
 
   async appendLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     if (this.frozen || entries.length === 0) return;
-    await this.storage.transaction(() => this.writeLog(sceneId, entries));
+    await this.engine.transaction(() => this.writeLog(sceneId, entries));
   }
 
   /** Appends the entries and saves the state they lead to, in one transaction (the caller's, when one is open). */
   async commit(sceneId: string, entries: readonly SceneLogEntry[], state: SceneRuntimeState): Promise<void> {
     if (this.frozen) return;
-    await this.storage.transaction(async () => {
+    await this.engine.transaction(async () => {
       await this.writeLog(sceneId, entries);
       await this.writeState(state);
     });
@@ -109,12 +97,7 @@ export class SceneStore implements SceneStateStore {
   }
 
   async saveSession(sceneId: string, session: SceneSession): Promise<void> {
-    const columns = { data: JSON.stringify(session), started_at: session.startedAt };
-    await this.db
-      .insertInto("scene_sessions")
-      .values({ scene_id: sceneId, ...columns })
-      .onConflict((oc) => oc.column("scene_id").doUpdateSet(columns))
-      .execute();
+    await this.upsertRows("scene_sessions", ["scene_id"], [{ scene_id: sceneId, data: JSON.stringify(session), started_at: session.startedAt }]);
   }
 
   async loadSession(sceneId: string): Promise<SceneSession | undefined> {
@@ -125,11 +108,7 @@ export class SceneStore implements SceneStateStore {
   /** Scenes with a saved state, and the status they were saved in, by scene id. */
   async savedStatuses(): Promise<Array<{ sceneId: string; status: string }>> {
     // Byte-wise, as SQLite orders text, whatever PostgreSQL's locale.
-    const rows = await this.db
-      .selectFrom("scene_states")
-      .select(["scene_id", "status"])
-      .orderBy(this.postgres ? sql`scene_id collate "C"` : sql.ref("scene_id"))
-      .execute();
+    const rows = await this.db.selectFrom("scene_states").select(["scene_id", "status"]).orderBy(byteOrder(this.engine.sql.engine, "scene_id")).execute();
     return rows.map((r) => ({ sceneId: r.scene_id, status: r.status }));
   }
 
@@ -145,7 +124,7 @@ export class SceneStore implements SceneStateStore {
 
   private async remove(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
     this.parts.forget(sceneId);
-    await this.storage.transaction(() => this.deleteRows(sceneId, tables));
+    await this.engine.transaction(() => this.deleteRows(sceneId, tables));
   }
 
   private async deleteRows(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
@@ -177,12 +156,7 @@ export class SceneStore implements SceneStateStore {
       }
       const write = this.parts.whole(state);
       await this.deleteRows(id, ["scene_state_parts", "scene_world_changes"]);
-      const columns = { status: state.status, data: write.header, saved_at: state.savedAt, layout: "parts", write_mark: write.mark };
-      await this.db
-        .insertInto("scene_states")
-        .values({ scene_id: id, ...columns })
-        .onConflict((oc) => oc.column("scene_id").doUpdateSet(columns))
-        .execute();
+      await this.upsertRows("scene_states", ["scene_id"], [{ scene_id: id, status: state.status, data: write.header, saved_at: state.savedAt, layout: "parts", write_mark: write.mark }]);
       await this.writeParts(id, write);
       this.parts.wrote(state, write);
     } catch (error) {
@@ -212,7 +186,7 @@ export class SceneStore implements SceneStateStore {
   }
 
   private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
-    const rows = entries.map((e) => [e.seq, e.kind, this.storage.redactor.json(JSON.stringify(e))]);
+    const rows = entries.map((e) => [e.seq, e.kind, this.redact(e)]);
     // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
     await this.insertRows("log", sceneId, rows, (slot, count) =>
       this.db
@@ -231,6 +205,6 @@ export class SceneStore implements SceneStateStore {
 }
 
 /** The scene store on the storage's engine and connection (its tables come with SCENE_MIGRATIONS). */
-export function createSceneStore(storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">): SceneStore {
+export function createSceneStore(storage: TableEngine): SceneStore {
   return new SceneStore(storage);
 }

@@ -12,10 +12,6 @@ export class MetaTable extends Table<{ meta: { key: string; value: string } }> i
   }
 
   async set(key: string, value: string): Promise<void> {
-    await this.db
-      .insertInto("meta")
-      .values({ key, value })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-      .execute();
+    await this.upsertRows("meta", ["key"], [{ key, value }]);
   }
 }

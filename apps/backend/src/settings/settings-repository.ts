@@ -28,12 +28,7 @@ export class SettingsTableRepository extends Table<{ settings: SettingsTable }> 
 
   async set(key: string, value: unknown): Promise<number> {
     const now = Date.now();
-    const data = JSON.stringify(value);
-    await this.db
-      .insertInto("settings")
-      .values({ key, data, updated_at: now })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ data, updated_at: now }))
-      .execute();
+    await this.upsertRows("settings", ["key"], [{ key, data: JSON.stringify(value), updated_at: now }]);
     return now;
   }
 }

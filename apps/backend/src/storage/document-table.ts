@@ -206,13 +206,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   async put(document: T, revision: number): Promise<void> {
-    const row = this.row({ ...document, revision }, Date.now());
-    const { id: _id, created_at: _created, ...changes } = row;
-    await this.db
-      .insertInto(this.table)
-      .values(row)
-      .onConflict((oc) => oc.column("id").doUpdateSet(changes))
-      .execute();
+    await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, Date.now())], ["created_at"]);
     this.written(document.id, true);
   }
 

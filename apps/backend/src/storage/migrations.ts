@@ -81,10 +81,8 @@ async function runSqlite(handle: SqliteHandle, migrations: readonly Migration[])
       db.run("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)");
       const record = db.query("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)");
       if (!hasTable) {
-        const adopted = adoptLegacySqlite(
-          db,
-          migrations.map((m) => m.id),
-        );
+        const ids = migrations.map((m) => m.id);
+        const adopted = adoptLegacySqlite(db, ids);
         if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
         for (const id of adopted) record.run(id, Date.now());
       }

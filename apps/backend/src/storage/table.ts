@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import { createQueryDb } from "./query-db.ts";
 import { PreparedQueries } from "./prepared-query.ts";
 import type { StorageEngine } from "./storage.ts";
@@ -9,15 +9,18 @@ import type { StorageEngine } from "./storage.ts";
  */
 export const MAX_INSERT_ROWS = 5_000;
 
+/** What a table needs of the engine at the least (the scene and Builder stores are given only this). */
+export type TableEngine = Pick<StorageEngine, "sql" | "redactor" | "transaction">;
+
 /**
  * What a repository is built on: the engine (connection, transactions, redactor), Kysely typed with the
  * repository's own tables (`DB`), and its hot-path queries, built once per shape (`hot`, prepared-query.ts).
  */
-export abstract class Table<DB> {
+export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   protected readonly db: Kysely<DB>;
   protected readonly hot: PreparedQueries;
 
-  constructor(protected readonly engine: StorageEngine) {
+  constructor(protected readonly engine: E) {
     this.db = createQueryDb<DB>(engine.sql);
     this.hot = new PreparedQueries(engine.sql);
   }
@@ -28,6 +31,27 @@ export abstract class Table<DB> {
       for (let i = 0; i < rows.length; i += MAX_INSERT_ROWS) await write(rows.slice(i, i + MAX_INSERT_ROWS));
     };
     await (rows.length > MAX_INSERT_ROWS ? this.engine.transaction(all) : all());
+  }
+
+  /**
+   * Inserts `rows` (one statement; each key at most once); where a row with the same `key` is stored, sets its other
+   * columns to the new row's, but those in `keep` (e.g. `created_at`).
+   */
+  protected async upsertRows<T extends keyof DB & string>(
+    table: T,
+    key: ReadonlyArray<keyof DB[T] & string>,
+    rows: ReadonlyArray<Insertable<DB[T]>>,
+    keep: ReadonlyArray<keyof DB[T] & string> = [],
+  ): Promise<void> {
+    const left = new Set<string>([...key, ...keep]);
+    const changed = Object.keys(rows[0] ?? {}).filter((column) => !left.has(column));
+    // Kysely cannot type a table and columns its caller chooses; the signature above checks them.
+    const db = this.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await db
+      .insertInto(table as string)
+      .values(rows as Array<Record<string, unknown>>)
+      .onConflict((oc) => oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))))
+      .execute();
   }
 
   /** A runtime record's JSON as stored: every known secret replaced. */

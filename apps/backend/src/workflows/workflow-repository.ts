@@ -4,6 +4,7 @@ import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type Document
 import { summaryColumns, summaryFrom, type SummaryColumns } from "./workflow-summary.ts";
 import { flag, num } from "../storage/row-values.ts";
 import type { PostgresHandle } from "../storage/sql-handle.ts";
+import { preparedStatement } from "../storage/statement-cache.ts";
 import type { StorageEngine } from "../storage/storage.ts";
 
 export interface WorkflowRepository extends DocumentRepository<Workflow> {
@@ -94,7 +95,7 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
   isStored(id: string): boolean {
     switch (this.engine.sql.engine) {
       case "sqlite":
-        return this.engine.sql.db.query(this.isStoredSql).get(id) !== null;
+        return preparedStatement(this.engine.sql.db, this.isStoredSql).get(id) !== null;
       case "postgres":
         return this.known.has(id);
     }

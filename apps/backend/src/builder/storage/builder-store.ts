@@ -1,12 +1,11 @@
-import { sql, type ColumnType, type Kysely } from "kysely";
+import type { ColumnType } from "kysely";
 import { isOpenChangeSet, targetObject, type SessionStatus } from "@weft/types";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { AuditEventTypeSchema, ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import type { Int64Column as Bigint } from "../../storage/ddl.ts";
-import { decodeStoredJson } from "../../storage/document-table.ts";
-import { createQueryDb } from "../../storage/query-db.ts";
+import { byteOrder, decodeStoredJson } from "../../storage/document-table.ts";
 import { num } from "../../storage/row-values.ts";
-import type { StorageEngine } from "../../storage/storage.ts";
+import { Table, type TableEngine } from "../../storage/table.ts";
 
 export interface SessionFilter {
   targetType?: string;
@@ -36,17 +35,11 @@ const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("bui
  * all or nothing). Sessions (with the AI's messages and errors) and audit events pass the redactor. Text
  * is ordered byte-wise, as SQLite orders it, whatever PostgreSQL's locale.
  */
-export class BuilderStore {
-  private readonly db: Kysely<BuilderTables>;
-  private readonly postgres: boolean;
-
-  constructor(private readonly storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">) {
-    this.db = createQueryDb<BuilderTables>(storage.sql);
-    this.postgres = storage.sql.engine === "postgres";
-  }
+export class BuilderStore extends Table<BuilderTables, TableEngine> {
+  private readonly postgres = this.engine.sql.engine === "postgres";
 
   private bytewise(column: string) {
-    return this.postgres ? sql`${sql.ref(column)} collate "C"` : sql.ref(column);
+    return byteOrder(this.engine.sql.engine, column);
   }
 
   /**
@@ -54,12 +47,12 @@ export class BuilderStore {
    * is stored, or none. `work` awaits only storage calls (no model or file I/O), and opens no nested transaction.
    */
   transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.storage.transaction(work);
+    return this.engine.transaction(work);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {
     const target = targetObject(session.target);
-    const data = this.storage.redactor.json(JSON.stringify(session));
+    const data = this.redact(session);
     await this.db
       .insertInto("builder_sessions")
       .values({ id: session.id, target_type: target.type, target_key: target.id, status: session.status, data, created_at: session.createdAt, updated_at: session.updatedAt })
@@ -67,7 +60,7 @@ export class BuilderStore {
   }
 
   async updateSession(session: SessionRecord): Promise<void> {
-    const data = this.storage.redactor.json(JSON.stringify(session));
+    const data = this.redact(session);
     await this.db.updateTable("builder_sessions").set({ status: session.status, data, updated_at: session.updatedAt }).where("id", "=", session.id).execute();
   }
 
@@ -169,11 +162,11 @@ export class BuilderStore {
   /** Inserts or replaces each entry (by type and key). */
   async putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void> {
     for (const entry of entries) {
-      await this.db
-        .insertInto("builder_working_copy")
-        .values({ session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now })
-        .onConflict((oc) => oc.columns(["session_id", "object_type", "object_key"]).doUpdateSet((eb) => ({ entry: eb.ref("excluded.entry"), updated_at: eb.ref("excluded.updated_at") })))
-        .execute();
+      await this.upsertRows(
+        "builder_working_copy",
+        ["session_id", "object_type", "object_key"],
+        [{ session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }],
+      );
     }
   }
 
@@ -184,7 +177,7 @@ export class BuilderStore {
   async appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at = Date.now()): Promise<void> {
     await this.db
       .insertInto("builder_audit_events")
-      .values({ session_id: sessionId, type, data: this.storage.redactor.json(JSON.stringify(data)), created_at: at })
+      .values({ session_id: sessionId, type, data: this.redact(data), created_at: at })
       .execute();
   }
 
@@ -202,6 +195,6 @@ export class BuilderStore {
 }
 
 /** The Builder's store on the server storage's connection: its writes join `Storage.transaction`. */
-export function createBuilderStore(storage: Pick<StorageEngine, "sql" | "redactor" | "transaction">): BuilderStore {
+export function createBuilderStore(storage: TableEngine): BuilderStore {
   return new BuilderStore(storage);
 }
