@@ -56,6 +56,8 @@ export class GraphRun implements ContextOwner {
   private readonly failures: { nodeId: string; error: NodeError }[] = [];
   private readonly runOutputs: NodeValues = {};
   private readonly outputNames: Map<number, string>;
+  /** `<runId>:`, the start of every invocation id of this run: made once, not once per node. */
+  private readonly invocationPrefix: string;
   private readonly observations: Observation[] = [];
   private readonly active = new Map<number, Observation>();
   private readonly abandoned = new Set<Promise<unknown>>();
@@ -81,6 +83,7 @@ export class GraphRun implements ContextOwner {
     this.outputs = new Array(n);
     this.refs = new Float64Array(n).fill(NO_REF);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
+    this.invocationPrefix = scope.runId + ":";
   }
 
   start(): Promise<GraphOutcome> {
@@ -153,7 +156,7 @@ export class GraphRun implements ContextOwner {
     const def = g.defs[i];
     const nodeId = this.qualified(i);
     // Qualified node ids are unique within a run (repeated skill calls get their own prefix).
-    const invocationId = scope.runId + ":" + nodeId;
+    const invocationId = this.invocationPrefix + nodeId;
     let key: CacheKey | undefined;
     if (g.cacheable[i]) {
       key = cacheKey(g, i, this.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
@@ -361,7 +364,7 @@ export class GraphRun implements ContextOwner {
   private skip(i: number, reason: string, causeNodeId: string | undefined): void {
     const nodeId = this.qualified(i);
     const clock = this.scope.clock;
-    const obs = this.observation(nodeId, this.scope.runId + ":" + nodeId, this.graph.workflow.nodes[i].type, "skipped", NO_VALUES, NO_VALUES, clock.wall(clock.last), false, 0);
+    const obs = this.observation(nodeId, this.invocationPrefix + nodeId, this.graph.workflow.nodes[i].type, "skipped", NO_VALUES, NO_VALUES, clock.wall(clock.last), false, 0);
     obs.skipReason = reason;
     this.settleNode(i, NodeState.Skipped, null, obs, causeNodeId);
   }

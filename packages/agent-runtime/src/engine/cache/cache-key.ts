@@ -55,14 +55,20 @@ interface NodeKeyHead {
 }
 
 const heads = new WeakMap<NodeDefinition, NodeKeyHead>();
+/** The head asked for last: nodes of one type mostly come one after another, and a WeakMap lookup per node costs more than the rest of the head. */
+let lastDef: NodeDefinition | undefined;
+let lastHead: NodeKeyHead | undefined;
 
 function keyHead(def: NodeDefinition): NodeKeyHead {
+  if (def === lastDef) return lastHead!;
   let head = heads.get(def);
   if (head === undefined) {
     const node = `${def.spec.type}@${def.spec.version}`;
     head = { node, a: hashText(SEED_A, node, LANE_A), b: hashText(SEED_B, node, LANE_B) };
     heads.set(def, head);
   }
+  lastDef = def;
+  lastHead = head;
   return head;
 }
 
