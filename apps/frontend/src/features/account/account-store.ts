@@ -1,6 +1,7 @@
 import { defineStore } from "pinia";
 import { AccountsApi, type Principal, type Role } from "./accounts-api.ts";
 import type { ApiError } from "../../shared/api/errors.ts";
+import { onRefused } from "../../shared/api/session.ts";
 
 const RANK: Record<Role, number> = { viewer: 0, editor: 1, owner: 2 };
 
@@ -32,6 +33,27 @@ export const useAccountStore = defineStore("account", {
       } else {
         this.error = result.error;
       }
+    },
+    /**
+     * Keeps the role current without a reload: an owner may change it at any time. It is read again when the
+     * window comes back into focus or view, and after any refusal (403). App calls it once; it returns the undo.
+     */
+    followRole(api = new AccountsApi()): () => void {
+      let reading: Promise<void> | null = null;
+      const reread = () => {
+        reading ??= this.load(api).finally(() => (reading = null));
+      };
+      const onVisible = () => {
+        if (document.visibilityState === "visible") reread();
+      };
+      const stopRefused = onRefused(reread);
+      window.addEventListener("focus", reread);
+      document.addEventListener("visibilitychange", onVisible);
+      return () => {
+        stopRefused();
+        window.removeEventListener("focus", reread);
+        document.removeEventListener("visibilitychange", onVisible);
+      };
     },
     /** Ends the session on the server and starts the editor again, at the login page. */
     async signOut(api = new AccountsApi()): Promise<ApiError | null> {

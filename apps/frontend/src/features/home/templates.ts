@@ -30,7 +30,8 @@ const httpStructured: Workflow = {
       type: "llm:structured",
       position: { x: 520, y: 0 },
       label: "Answer as JSON",
-      config: { schema: { type: "object", properties: { title: { type: "string" }, summary: { type: "string" } }, required: ["title", "summary"] } },
+      // A forced tool call: the built-in demo LLM answers it (it ignores a json_schema response format), as do most providers.
+      config: { mode: "tool", schema: { type: "object", properties: { title: { type: "string" }, summary: { type: "string" } }, required: ["title", "summary"] } },
       inputs: { system: "Read the page you are given and answer with its title and a one-sentence summary." },
     },
     { id: "out", type: "core:workflow-output", position: { x: 800, y: 0 }, label: "Answer", config: { name: "answer", portType: "json", description: "The title and summary." }, inputs: {} },

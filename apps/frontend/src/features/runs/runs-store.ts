@@ -99,6 +99,10 @@ export const useRunsStore = defineStore("runs", () => {
   }
 
   const lastInputs = (workflowId: string): Record<string, unknown> => readLocal(INPUTS_KEY(workflowId), z.record(z.string(), z.unknown())) ?? {};
+  /** Offers example inputs to the Run dialog: kept only where the user has not run the workflow with inputs of their own. */
+  function offerInputs(workflowId: string, inputs: Record<string, unknown>) {
+    if (Object.keys(lastInputs(workflowId)).length === 0) writeLocal(INPUTS_KEY(workflowId), inputs);
+  }
 
   /**
    * Runs the tab's current draft (unsaved edits included). A workflow never saved runs as an unsaved
@@ -126,6 +130,8 @@ export const useRunsStore = defineStore("runs", () => {
       return false;
     }
     tab.issues = [];
+    // The run is stored under this id: a never-saved workflow keeps it when first saved under a name, with its runs.
+    if (tab.saved === null) tab.idFromName = false;
     if (options.inputs) writeLocal(INPUTS_KEY(doc.id), options.inputs);
     follow(
       tabId,
@@ -279,6 +285,7 @@ export const useRunsStore = defineStore("runs", () => {
     loadRecent,
     resume,
     lastInputs,
+    offerInputs,
     snapshotOf,
     jumpToNode,
   };

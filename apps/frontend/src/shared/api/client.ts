@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RunEventSchema, ValidationIssueSchema, WorkflowSchema, type RunEvent, type ValidationIssue, type Workflow, messageOf } from "@weft/types";
 import { LineSplitter } from "./ndjson.ts";
 import { ErrorBodySchema, fail, ok, type ApiError, type ApiResult } from "./errors.ts";
-import { reportSignedOut } from "./session.ts";
+import { reportRefused, reportSignedOut } from "./session.ts";
 import {
   HealthSchema,
   type Health,
@@ -52,6 +52,7 @@ export class ApiClient {
     const text = await response.text().catch(() => "");
     const json = jsonOrUndefined(text);
     if (response.status === 401) reportSignedOut();
+    if (response.status === 403) reportRefused();
     if (!response.ok) return fail(errorFromResponse(response.status, json, text));
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
@@ -76,6 +77,7 @@ export class ApiClient {
       return fail({ code: "NETWORK_ERROR", status: 0, message: `Could not reach the server (${messageOf(error)}).` });
     }
     if (response.status === 401) reportSignedOut();
+    if (response.status === 403) reportRefused();
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => "");
       return fail(errorFromResponse(response.status, jsonOrUndefined(text), text));

@@ -14,6 +14,18 @@ export function onSignedOut(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
+const refusedListeners = new Set<Listener>();
+
+/** Every client calls this on a 403: the user's role may have changed since the editor read it. */
+export function reportRefused(): void {
+  for (const listener of refusedListeners) listener();
+}
+
+export function onRefused(listener: Listener): () => void {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
+}
+
 /** What the login page sends: a user's username and password, or the install's access token. */
 export type Credentials = { token: string } | { username: string; password: string };
 

@@ -33,7 +33,10 @@ export interface EditorTab {
   /** Graph problems the server found (on Run or Validate), shown on the nodes until fixed. */
   issues: ValidationIssue[];
   viewport?: { x: number; y: number; zoom: number };
-  /** The id was made from the first name (a new workflow): until it is saved, it follows the name. */
+  /**
+   * The id was made from the first name (a new workflow): until it is saved, it follows the name. Running the
+   * draft ends that (the runs are stored under the id), so naming it on the first save keeps its runs with it.
+   */
   idFromName?: boolean;
 }
 
