@@ -156,8 +156,9 @@ describe("the editor follows a role an owner changes, without a reload", () => {
     await page.keyboard.press("Control+Enter");
     await page.getByRole("dialog", { name: "Run inputs" }).waitFor();
     await page.keyboard.press("Control+Enter");
-    await poll(() => run.isDisabled(), { timeout: 15_000 }).toBe(true);
-    expect(await run.getAttribute("title")).toContain("You are a viewer");
+    // Run is also disabled while the refused start is under way: wait for the role, not for the button.
+    await poll(() => run.getAttribute("title"), { timeout: 15_000 }).toContain("You are a viewer");
+    expect(await run.isDisabled()).toBe(true);
     expect((await weft.read("/api/runs?workflowId=text-pipeline&limit=50", RunListSchema)).runs.length).toBe(runsBefore);
 
     await setEdnasRole("editor");
