@@ -136,6 +136,20 @@ describe("a 1024x700 window", () => {
     }
   });
 
+  it("lays a run's inputs and outputs out readably in the run panel", async () => {
+    const { page } = weft;
+    await openWorkflow(page, "build-messages");
+    await page.getByTestId("run").click();
+    // It has an interface input: the Run dialog asks, prefilled with its default.
+    await page.getByRole("dialog", { name: "Run inputs" }).waitFor();
+    await page.keyboard.press("Control+Enter");
+    const outputs = page.getByTestId("run-outputs");
+    await poll(() => outputs.count(), { timeout: 30_000 }).toBe(1);
+    // Each block is wide enough for a line of JSON, not a column a few letters wide.
+    for (const block of [outputs, page.locator(".run-io > div").first()]) expect((await box(block)).width).toBeGreaterThan(150);
+    expect(await inViewport(page.locator(".run-result .section-title").first())).toBe(true);
+  });
+
   it("keeps six open workflows' tabs reachable, and the top bar's buttons on screen", async () => {
     const { page } = weft;
     const ids = ["text-pipeline", "branch", "fan-out-fan-in", "map-summaries", "switch-route", "partial-failure"];
