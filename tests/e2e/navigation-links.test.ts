@@ -19,19 +19,22 @@ async function activeInView(page: Page): Promise<boolean> {
 const activeTab = (page: Page) => page.locator(".tab.active").getAttribute("data-tab-id");
 
 describe("links, the tab strip and the minimap", () => {
-  it("a link to a run's node opens the workflow, shows that run and selects the node; the address follows the selection", async () => {
+  it("a link to a run's node opens that run read-only as it ran and selects the node; the address follows the selection", async () => {
     const { page } = weft;
     await weft.createWorkflow(notes);
     const runId = await runToEnd(weft, "notes", { topic: "links" });
 
     await page.goto(`${weft.url}/#/workflows/notes/runs/${runId}?node=fill`);
-    await poll(() => activeTab(page)).toBe("notes");
+    // A past run opens on its own read-only tab (one rule for every link to a run: features/runs/README.md).
+    await poll(() => activeTab(page)).toBe(`run:${runId}`);
     await poll(() => node(page, "fill").locator(".weft-node").getAttribute("data-status")).toBe("completed");
     await poll(() => node(page, "fill").getAttribute("class")).toContain("selected");
     expect(hash(page)).toBe(`#/workflows/notes/runs/${runId}?node=fill`);
 
     await node(page, "out").click();
     await poll(() => hash(page)).toBe(`#/workflows/notes/runs/${runId}?node=out`);
+    await page.getByRole("button", { name: "Open the workflow" }).click();
+    await poll(() => activeTab(page)).toBe("notes");
   });
 
   it("a link to a workflow opens it; its address is kept across a reload", async () => {
@@ -55,7 +58,8 @@ describe("links, the tab strip and the minimap", () => {
     await page.getByRole("button", { name: /All open workflows/ }).click();
     const items = page.locator("#all-tabs-list button");
     expect(await items.count()).toBe(count);
-    await items.filter({ hasText: "Notes" }).click();
+    // The workflow's own tab, not the tab of its past run ("Notes · run …").
+    await items.filter({ hasText: /^\s*Notes\s*$/ }).click();
     await poll(() => activeTab(page)).toBe("notes");
     await poll(() => activeInView(page)).toBe(true);
     await page.setViewportSize({ width: 1440, height: 900 });
