@@ -1,26 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { WorkflowInput } from "../../packages/types/src/index.ts";
+import { chainWorkflow } from "./support/notes.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
 const weft = useWeft();
 
-/** A chain of text nodes: `count` nodes, each fed by the one before. */
-function chain(id: string, name: string, count: number): WorkflowInput {
-  const nodes: WorkflowInput["nodes"] = [];
-  const edges: NonNullable<WorkflowInput["edges"]> = [];
-  for (let i = 0; i < count; i++) {
-    nodes.push({ id: `${id}_${i}`, type: "core:text-transform", position: { x: i * 320, y: 0 }, config: { case: "upper" } });
-    if (i > 0) edges.push({ id: `${id}_e${i}`, source: `${id}_${i - 1}`, sourceHandle: "text", target: `${id}_${i}`, targetHandle: "text" });
-  }
-  return { id, name, nodes, edges };
-}
-
 describe("opening the editor by a link", () => {
   it("asks the server for the linked workflow once and for no other (a big workflow's answer is not fetched and checked twice)", async () => {
     const { page } = weft;
-    await weft.createWorkflow(chain("alpha", "Alpha", 3));
-    await weft.createWorkflow(chain("beta", "Beta", 2));
+    await weft.createWorkflow(chainWorkflow("alpha", "Alpha", 3));
+    await weft.createWorkflow(chainWorkflow("beta", "Beta", 2));
     const asked: string[] = [];
     page.on("request", (request) => {
       const path = new URL(request.url()).pathname;

@@ -21,6 +21,17 @@ export function notesWorkflow(template: string, id = "notes", name = "Notes"): W
   };
 }
 
+/** A chain of text nodes: `count` nodes, each fed by the one before. */
+export function chainWorkflow(id: string, name: string, count: number): WorkflowInput {
+  const nodes: WorkflowInput["nodes"] = [];
+  const edges: NonNullable<WorkflowInput["edges"]> = [];
+  for (let i = 0; i < count; i++) {
+    nodes.push({ id: `${id}_${i}`, type: "core:text-transform", position: { x: i * 320, y: 0 }, config: { case: "upper" } });
+    if (i > 0) edges.push({ id: `${id}_e${i}`, source: `${id}_${i - 1}`, sourceHandle: "text", target: `${id}_${i}`, targetHandle: "text" });
+  }
+  return { id, name, nodes, edges };
+}
+
 /** Runs the stored workflow through the API and waits until the run has completed: its id. */
 export async function runToEnd(weft: Weft, workflowId: string, inputs: Record<string, unknown>): Promise<string> {
   const started = await weft.api("POST", `/api/workflows/${workflowId}/runs`, { inputs });
