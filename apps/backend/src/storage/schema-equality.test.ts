@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { MIGRATIONS } from "../schema.ts";
+import { BASELINE_MIGRATIONS } from "../schema.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { dumpPostgresSchema, dumpSqliteSchema } from "../testing/schema-dump.ts";
@@ -19,10 +19,10 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 // A file adopted from e5dc891 (legacy-sqlite.ts) keeps its schema: a fresh one must get the same.
-describe("a fresh database migrated with MIGRATIONS has e5dc891's schema", () => {
+describe("a fresh database migrated with the baseline steps has e5dc891's schema", () => {
   it("on SQLite", async () => {
     const dir = tempDir();
-    await (await openSqliteStorage(dir, undefined, MIGRATIONS)).close();
+    await (await openSqliteStorage(dir, undefined, BASELINE_MIGRATIONS)).close();
     const db = new Database(join(dir, DATABASE_FILE), { readonly: true });
     try {
       expect(dumpSqliteSchema(db)).toEqual(fixture("sqlite"));
@@ -34,7 +34,7 @@ describe("a fresh database migrated with MIGRATIONS has e5dc891's schema", () =>
   it("on PostgreSQL", async () => {
     if (!cluster) throw new Error("the test PostgreSQL did not start");
     const url = await createTestDatabase(cluster.url);
-    await (await openPostgresStorage(url, undefined, MIGRATIONS, { maxConnections: 2 })).close();
+    await (await openPostgresStorage(url, undefined, BASELINE_MIGRATIONS, { maxConnections: 2 })).close();
     const sql = new SQL(url, { max: 1 });
     try {
       expect(await dumpPostgresSchema(sql)).toEqual(fixture("postgres"));
