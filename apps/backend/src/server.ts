@@ -28,6 +28,7 @@ import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
 import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
 import { createWorkflows, refuseBuiltInWrites, withSkillCheck } from "./workflows/index.ts";
+import { authorOf } from "./auth/principal.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
@@ -212,7 +213,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           }
         : {}),
     });
-    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage) }).api;
+    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
     scenes = createScenes(

@@ -32,3 +32,7 @@ export * from "./message-of.ts";
 export * from "./api-error-codes.ts";
 export * from "./write-limits.ts";
 export * from "./large-value.ts";
+export * from "./json-equal.ts";
+export * from "./json-diff.ts";
+export * from "./graph-diff.ts";
+export * from "./versions.ts";

@@ -10,7 +10,7 @@ import { MessageBody } from "./conversations-api.ts";
 import type { AgentsStorage } from "./agents-storage.ts";
 import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
-import { actorOf } from "../auth/principal.ts";
+import { actorOf, authorOf } from "../auth/principal.ts";
 import type { AgentChangeLog } from "./agent-change-log.ts";
 import { changeOf, refuseClaimedId } from "./agent-governance.ts";
 
@@ -65,6 +65,7 @@ export function agentsApi(deps: AgentsApiDeps) {
     // An update keeps the id (the path names it), so only a creation can claim one.
     guard: async (agent, request, stored) => (stored ? undefined : refuseClaimedId(deps.permissions(), agent.id, request)),
     onWritten: (change, request) => deps.changes.record(changeOf(change, request)),
+    savedBy: authorOf,
     log: deps.log,
   })
     .post("/api/agents/:id/messages", async ({ params, request }) => {

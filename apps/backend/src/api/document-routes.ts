@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { LimitIssue, Logger } from "@weft/types";
+import { SaveMessageSchema, type LimitIssue, type Logger, type VersionAuthor } from "@weft/types";
 import type { DocumentRepository, Listing, StoredDocument } from "../storage/document-table.ts";
+import type { SaveNote } from "../storage/document-versions.ts";
+import { versionRoutes } from "./version-routes.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readJsonBody } from "./body.ts";
 import { refuseOverLimits } from "./write-limits.ts";
@@ -31,6 +33,8 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
   onWritten?: (change: DocumentWrite<T>, request: Request) => Promise<void>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
   onDeleted?: (id: string) => Promise<void>;
+  /** Who a request acts for: each save's version names them. */
+  savedBy: (request: Request) => VersionAuthor | undefined;
   log: Logger;
 }
 
@@ -53,7 +57,7 @@ export function listAnswer<T>(listKey: string, listing: Listing<T>, log: Logger)
  */
 export function documentRoutes<T extends { id: string; revision: number }>(o: DocumentRoutesOptions<T>) {
   const base = `/api/${o.segment}`;
-  const UpdateBody = z.object({ [o.key]: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+  const UpdateBody = z.object({ [o.key]: z.unknown(), baseRevision: z.number().int().min(0), message: SaveMessageSchema.optional() }).strict();
   const answer = (record: StoredDocument<T>, status = 200) => jsonResponse({ [o.key]: record.document, updatedAt: record.updatedAt }, status);
 
   async function parseDocument(value: unknown, where: string): Promise<T> {
@@ -68,7 +72,48 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
     return document;
   }
 
+  /** An update (PUT, or a restore of an old version): checked, guarded and stored as one save. */
+  async function update(request: Request, id: string, raw: unknown, baseRevision: number, note: SaveNote, where: string): Promise<Response> {
+    const document = await parseDocument(raw, where);
+    if (document.id !== id) {
+      throw new ApiError("VALIDATION_FAILED", `${where}.id is "${document.id}" but the path names "${id}"; they must match.`, {
+        issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
+      });
+    }
+    const before = o.onWritten || o.guard ? (await o.repo.get(id))?.document : undefined;
+    // The guard judges the write against what it replaces: a revision other than that one is a conflict below.
+    if (before?.revision === baseRevision) await o.guard?.(document, request, before);
+    const result = await o.repo.update(document, baseRevision, note);
+    switch (result.kind) {
+      case "updated":
+        await o.onWritten?.({ kind: "updated", before, after: result.record.document }, request);
+        return answer(result.record);
+      case "conflict":
+        throw new ApiError(
+          "REVISION_CONFLICT",
+          `The ${o.kind} "${id}" is at revision ${result.current.document.revision}, not ${baseRevision}: it was saved meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
+          { currentRevision: result.current.document.revision, current: result.current.document },
+        );
+      case "not-found":
+        throw notFound(o.kind, id, `Create it with POST ${base}.`);
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  }
+
   return new Elysia()
+    .use(
+      versionRoutes<T>({
+        segment: o.segment,
+        kind: o.kind,
+        repo: o.repo,
+        maxBodyBytes: o.maxBodyBytes,
+        savedBy: o.savedBy,
+        save: (request, document, baseRevision, note) => update(request, (document as { id: string }).id, document, baseRevision, note, "the restored version"),
+      }),
+    )
     .get(base, async () => {
       const { items, skipped } = await o.repo.list();
       return listAnswer(o.listKey, { items: items.map((r) => ({ ...r.document, updatedAt: r.updatedAt })), skipped }, o.log);
@@ -83,7 +128,8 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
       const wrapped = typeof raw === "object" && raw !== null && !Array.isArray(raw) && o.key in raw && !("id" in raw);
       const document = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
       await o.guard?.(document, request, undefined);
-      const result = await o.repo.create(document);
+      const by = o.savedBy(request);
+      const result = await o.repo.create(document, by ? { by } : {});
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A ${o.kind} with the id "${document.id}" exists; pick another id, or update it with PUT ${base}/${document.id}.`, { id: document.id });
       }
@@ -92,34 +138,9 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
     })
     .put(`${base}/:id`, async ({ params, request }) => {
       const body = parseWith(UpdateBody, await readJsonBody(request, o.maxBodyBytes), "body");
-      const document = await parseDocument(body[o.key], `body.${o.key}`);
-      const baseRevision = body.baseRevision as number;
-      if (document.id !== params.id) {
-        throw new ApiError("VALIDATION_FAILED", `body.${o.key}.id is "${document.id}" but the path names "${params.id}"; they must match.`, {
-          issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
-        });
-      }
-      const before = o.onWritten || o.guard ? (await o.repo.get(params.id))?.document : undefined;
-      // The guard judges the write against what it replaces: a revision other than that one is a conflict below.
-      if (before?.revision === baseRevision) await o.guard?.(document, request, before);
-      const result = await o.repo.update(document, baseRevision);
-      switch (result.kind) {
-        case "updated":
-          await o.onWritten?.({ kind: "updated", before, after: result.record.document }, request);
-          return answer(result.record);
-        case "conflict":
-          throw new ApiError(
-            "REVISION_CONFLICT",
-            `The ${o.kind} "${params.id}" is at revision ${result.current.document.revision}, not ${baseRevision}: it was saved meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
-            { currentRevision: result.current.document.revision, current: result.current.document },
-          );
-        case "not-found":
-          throw notFound(o.kind, params.id, `Create it with POST ${base}.`);
-        default: {
-          const never: never = result;
-          return never;
-        }
-      }
+      const by = o.savedBy(request);
+      const note: SaveNote = { ...(by ? { by } : {}), ...(body.message ? { message: body.message as string } : {}) };
+      return await update(request, params.id, body[o.key], body.baseRevision as number, note, `body.${o.key}`);
     })
     .delete(`${base}/:id`, async ({ params, request }) => {
       const before = o.onWritten ? await o.repo.get(params.id) : undefined;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DocumentVersionSchema, SaveMessageSchema, VersionDiffSchema, VersionPageSchema } from "@weft/types";
+import { RestoreBody, VersionPageQuery } from "./version-routes.ts";
 
 /**
  * The OpenAPI route registry's parts: each domain describes its own routes next to their handlers
@@ -33,7 +35,7 @@ export const route = (method: HttpMethod, path: string, tag: string, summary: st
 });
 
 /** `{ <key>: document, baseRevision }`, the update body of every revisioned document kind. */
-const documentUpdate = (key: string) => z.object({ [key]: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+const documentUpdate = (key: string) => z.object({ [key]: z.unknown(), baseRevision: z.number().int().min(0), message: SaveMessageSchema.optional() }).strict();
 
 /** `{ ok: true }`: what a delete and other acknowledgements answer. */
 export const OkAnswer = z.object({ ok: z.literal(true) });
@@ -41,7 +43,21 @@ export const OkAnswer = z.object({ ok: z.literal(true) });
 /** A stored record that could not be read, left out of a list answer (`listAnswer` in document-routes.ts). */
 export const SkippedRecordSchema = z.object({ id: z.string(), code: z.string(), message: z.string() });
 
-/** CRUD of a revisioned document kind (`documentRoutes` in document-routes.ts), each answer as that function sends it. */
+/**
+ * The version history of a document kind (`versionRoutes` in version-routes.ts). `content`: the kind's schema without
+ * `revision`; `saved`: what its update answers (a restore answers the same); `graph`: whether diffs have one (workflows).
+ */
+export function versionRouteEntries(segment: string, tag: string, content: z.ZodType, saved: z.ZodType, graph: boolean): ApiRoute[] {
+  const base = `/api/${segment}/:id/versions`;
+  return [
+    route("GET", base, tag, `List one of ${segment}'s versions, newest first`, { query: VersionPageQuery, response: VersionPageSchema }),
+    route("GET", `${base}/:n`, tag, "Get one version with its content", { response: z.object({ version: DocumentVersionSchema, content }) }),
+    route("GET", `${base}/:n/diff/:to`, tag, "The difference from version n to version to", { response: graph ? VersionDiffSchema : VersionDiffSchema.omit({ graph: true }) }),
+    route("POST", `${base}/:n/restore`, tag, "Restore a version: a new save whose content is that version's", { body: RestoreBody, response: saved }),
+  ];
+}
+
+/** CRUD of a revisioned document kind (`documentRoutes` in document-routes.ts) and its versions, each answer as that function sends it. */
 export function documentRouteEntries(segment: string, tag: string, key: string, schema: z.ZodType): ApiRoute[] {
   const base = `/api/${segment}`;
   const stored = z.object({ [key]: schema, updatedAt: z.number().describe("milliseconds since the epoch") });
@@ -52,6 +68,8 @@ export function documentRouteEntries(segment: string, tag: string, key: string, 
     route("GET", `${base}/:id`, tag, `Get one of ${segment}`, { response: stored }),
     route("PUT", `${base}/:id`, tag, `Update one of ${segment} (optimistic concurrency on baseRevision)`, { body: documentUpdate(key), response: stored }),
     route("DELETE", `${base}/:id`, tag, `Delete one of ${segment}`, { response: OkAnswer }),
+    // A version's content is the document without its revision (which the schemas default).
+    ...versionRouteEntries(segment, tag, schema, stored, false),
   ];
 }
 

@@ -1,3 +1,4 @@
+import type { VersionAuthor } from "@weft/types";
 import type { Principal } from "../accounts/principal.ts";
 
 const principals = new WeakMap<Request, Principal>();
@@ -15,4 +16,10 @@ export function principalOf(request: Request): Principal | undefined {
 /** The user a request acts for, for records that name who did something (runs, the tool audit log). */
 export function actorOf(request: Request): string | undefined {
   return principals.get(request)?.userId;
+}
+
+/** The user a request acts for as a saved version names them (id and login name). */
+export function authorOf(request: Request): VersionAuthor | undefined {
+  const principal = principals.get(request);
+  return principal ? { id: principal.userId, name: principal.username } : undefined;
 }

@@ -9,6 +9,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /^\/api\/workflows\/import$/, "import workflows"],
   ["POST", /^\/api\/workflows\/validate$/, "check workflows on the server"],
   ["POST", /^\/api\/workflows\/[^/]+\/duplicate$/, "duplicate workflows"],
+  ["POST", /^\/api\/(workflows|agents|scenes)\/[^/]+\/versions\/[^/]+\/restore$/, "restore old versions"],
   ["POST", /^\/api\/runs\/[^/]+\/cancel$/, "cancel runs"],
   ["POST", /^\/api\/runs\/[^/]+\/rerun$/, "run workflows again"],
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],

@@ -13,13 +13,17 @@ export interface RouteRule {
 
 const rule = (method: string, path: string, access: Access): RouteRule => ({ method, path, access });
 
-/** The five routes of a revisioned document kind: read by viewers, changed by editors. */
+/** The routes of a revisioned document kind and its versions: read by viewers, changed (a restore is a save) by editors. */
 const documents = (segment: string): RouteRule[] => [
   rule("GET", `/api/${segment}`, "viewer"),
   rule("POST", `/api/${segment}`, "editor"),
   rule("GET", `/api/${segment}/:id`, "viewer"),
   rule("PUT", `/api/${segment}/:id`, "editor"),
   rule("DELETE", `/api/${segment}/:id`, "editor"),
+  rule("GET", `/api/${segment}/:id/versions`, "viewer"),
+  rule("GET", `/api/${segment}/:id/versions/:n`, "viewer"),
+  rule("GET", `/api/${segment}/:id/versions/:n/diff/:to`, "viewer"),
+  rule("POST", `/api/${segment}/:id/versions/:n/restore`, "editor"),
 ];
 
 /**

@@ -24,6 +24,8 @@ export const RunRecordSchema = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   durationMs: z.number().optional(),
+  /** The version of the workflow it ran (GET /api/workflows/:id/versions/:n); absent for a draft no save has, or a run from before versions. */
+  workflowVersion: z.number().int().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
@@ -89,11 +91,26 @@ export interface RunsTable {
   started_at: number | string | null;
   finished_at: number | string | null;
   duration_ms: number | null;
+  workflow_version: number | null;
 }
 export type RunRow = Omit<RunsTable, "workflow">;
 
 /** A run's columns but its inputs and outputs (and the workflow it ran). */
-const SUMMARY_COLUMNS = ["id", "workflow_id", "workflow_revision", "status", "error", "rerun_from", "source_run_id", "created_by", "created_at", "started_at", "finished_at", "duration_ms"] as const;
+const SUMMARY_COLUMNS = [
+  "id",
+  "workflow_id",
+  "workflow_revision",
+  "status",
+  "error",
+  "rerun_from",
+  "source_run_id",
+  "created_by",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "duration_ms",
+  "workflow_version",
+] as const;
 const RUN_COLUMNS = [...SUMMARY_COLUMNS, "inputs", "outputs"] as const;
 
 /** A run's summary from a row whose inputs and outputs were left unread. */
@@ -124,6 +141,7 @@ export function decodeRun(row: RunRow): RunRecord {
   if (startedAt !== undefined) record.startedAt = startedAt;
   if (finishedAt !== undefined) record.finishedAt = finishedAt;
   if (row.duration_ms !== null) record.durationMs = row.duration_ms;
+  if (row.workflow_version !== null) record.workflowVersion = Number(row.workflow_version);
   return record;
 }
 
@@ -150,6 +168,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       finished_at: record.finishedAt ?? null,
       duration_ms: record.durationMs ?? null,
       workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+      workflow_version: record.workflowVersion ?? null,
     };
     await this.hot.run("create", (slot) => this.db.insertInto("runs").values(slotsOf(slot, row)), Object.values(row));
   }

@@ -45,8 +45,8 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
 function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: WriteBatch) => void {
   const redact = (value: unknown) => redactor.json(JSON.stringify(value));
   const insertRun = db.query(
-    `INSERT INTO runs (id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms, workflow)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms, workflow, workflow_version)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertEvent = db.query("INSERT INTO events (stream_id, seq, type, data) VALUES (?, ?, ?, ?)");
   const upsertObservation = db.query(
@@ -63,7 +63,7 @@ function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: Writ
     for (const { record: r, workflow } of batch.newRuns) {
       const values: SQLQueryBindings[] = [r.id, r.workflowId, r.workflowRevision, r.status, redact(r.inputs), redact(r.outputs), r.error ? redact(r.error) : null];
       values.push(r.rerunFrom ?? null, r.sourceRunId ?? null, r.createdBy ?? null, r.createdAt, r.startedAt ?? null, r.finishedAt ?? null, r.durationMs ?? null);
-      insertRun.run(...values, workflow === undefined ? "null" : JSON.stringify(workflow));
+      insertRun.run(...values, workflow === undefined ? "null" : JSON.stringify(workflow), r.workflowVersion ?? null);
     }
     for (const e of batch.events) insertEvent.run(e.streamId, e.seq, e.type, e.json);
     for (const { ord, observation: o } of batch.observations) observe(o.runId, o.invocationId, ord, o);

@@ -9,6 +9,7 @@ import { messageOf } from "@weft/types";
 import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
+import { versionContent } from "../storage/document-versions.ts";
 
 export interface StartRunRequest {
   workflowId: string;
@@ -96,6 +97,8 @@ export class RunService {
     }
 
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
+    const workflowVersion = await this.versionOf(workflow);
+    if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
@@ -110,6 +113,17 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
     }
     return { runId: record.id, status: "queued", queuePosition };
+  }
+
+  /** The saved version whose content is exactly what runs (a draft no save has: none). */
+  private async versionOf(workflow: Workflow): Promise<number | undefined> {
+    const { workflows } = this.deps.storage;
+    const content = versionContent({ ...workflow, revision: 0 });
+    const found = await workflows.versions.numberOf(workflow.id, content);
+    if (found !== undefined) return found;
+    // A workflow stored before version history has its content as version 1 from its first read on.
+    await workflows.ensureVersioned(workflow.id);
+    return await workflows.versions.numberOf(workflow.id, content);
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */

@@ -4,6 +4,7 @@ import { documentRouteEntries, type ApiRoute } from "../api/openapi-routes.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { refuseClaimedId } from "../agents/agent-governance.ts";
 import type { SceneHost } from "./scene-host.ts";
+import { authorOf } from "../auth/principal.ts";
 
 export interface SceneDocumentsApiDeps {
   storage: AgentsStorage;
@@ -36,6 +37,7 @@ export function sceneDocumentsApi(deps: SceneDocumentsApiDeps) {
       const existing = new Set(stored?.agents.map((a) => a.instanceId) ?? []);
       for (const agent of scene.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(deps.permissions(), agent.instanceId, request);
     },
+    savedBy: authorOf,
     log: deps.log,
     check: async (scene) => {
       const profiles = new Set(await storage.agents.ids());

@@ -5,6 +5,7 @@ import { num } from "./row-values.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 import type { StorageEngine } from "./storage.ts";
 import { Table } from "./table.ts";
+import { DocumentVersions, versionContent, type SaveNote } from "./document-versions.ts";
 
 /** A user document (workflow, agent profile, scene) as stored: the document plus bookkeeping. */
 export interface StoredDocument<T> {
@@ -33,12 +34,12 @@ export interface Listing<T> {
 export interface DocumentRepository<T extends { id: string; revision: number }> {
   list(): Promise<Listing<StoredDocument<T>>>;
   get(id: string): Promise<StoredDocument<T> | undefined>;
-  /** Stores a new document at revision 1; `exists` when the id is taken (nothing is written). */
-  create(document: T): Promise<CreateResult<T>>;
-  /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`. */
-  update(document: T, baseRevision: number): Promise<UpdateResult<T>>;
+  /** Stores a new document at revision 1 and its version 1; `exists` when the id is taken (nothing is written). */
+  create(document: T, note?: SaveNote): Promise<CreateResult<T>>;
+  /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`, with its version (none when the content did not change). */
+  update(document: T, baseRevision: number, note?: SaveNote): Promise<UpdateResult<T>>;
   /**
-   * Deletes the document; with `expectedRevision`, only while the stored revision is still that one
+   * Deletes the document and its versions; with `expectedRevision`, only while the stored revision is still that one
    * (one statement, so a writer that got in first makes it return false, as for a missing id).
    */
   delete(id: string, expectedRevision?: number): Promise<boolean>;
@@ -47,9 +48,13 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
   revision(id: string): Promise<number | null>;
   /**
    * Stores the document at exactly `revision`, inserting or replacing it, inside `Storage.transaction`
-   * (the caller has compared the stored revision first, e.g. the Builder's apply).
+   * (the caller has compared the stored revision first, e.g. the Builder's apply), with its version.
    */
-  put(document: T, revision: number): Promise<void>;
+  put(document: T, revision: number, note?: SaveNote): Promise<void>;
+  /** The document's version history (`document-versions.ts`). */
+  readonly versions: DocumentVersions;
+  /** Records the stored content as version 1 when the document has no version yet (stored before versions existed). */
+  ensureVersioned(id: string): Promise<void>;
 }
 
 /** A record read back from the database does not match its schema any more. */
@@ -133,6 +138,8 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
  * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
 export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
+  readonly versions: DocumentVersions;
+
   constructor(
     engine: StorageEngine,
     protected readonly table: string,
@@ -140,6 +147,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     private readonly derived: DerivedColumns<T> = () => ({}),
   ) {
     super(engine);
+    this.versions = new DocumentVersions(engine, table);
   }
 
   private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
@@ -166,35 +174,49 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return row ? this.decode(row) : undefined;
   }
 
-  async create(document: T): Promise<CreateResult<T>> {
+  async create(document: T, note?: SaveNote): Promise<CreateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: 1 };
-    const result = await this.db
-      .insertInto(this.table)
-      .values(this.row(stored, now))
-      .onConflict((oc) => oc.column("id").doNothing())
-      .executeTakeFirst();
-    if (result.numInsertedOrUpdatedRows === 0n) return { kind: "exists" };
+    const inserted = await this.engine.transaction(async () => {
+      const result = await this.db
+        .insertInto(this.table)
+        .values(this.row(stored, now))
+        .onConflict((oc) => oc.column("id").doNothing())
+        .executeTakeFirst();
+      if (result.numInsertedOrUpdatedRows === 0n) return false;
+      await this.versions.record(stored.id, versionContent(stored), note, now);
+      return true;
+    });
+    if (!inserted) return { kind: "exists" };
     this.written(stored.id, true);
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
 
-  async update(document: T, baseRevision: number): Promise<UpdateResult<T>> {
+  async update(document: T, baseRevision: number, note?: SaveNote): Promise<UpdateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
     const { id: _id, created_at: _created, ...changes } = this.row(stored, now);
-    const row = await this.db.updateTable(this.table).set(changes).where("id", "=", stored.id).where("revision", "=", baseRevision).returning("created_at").executeTakeFirst();
+    const row = await this.engine.transaction(async () => {
+      await this.ensureVersioned(stored.id);
+      const updated = await this.db.updateTable(this.table).set(changes).where("id", "=", stored.id).where("revision", "=", baseRevision).returning("created_at").executeTakeFirst();
+      if (updated) await this.versions.record(stored.id, versionContent(stored), note, now);
+      return updated;
+    });
     if (row) return { kind: "updated", record: { document: stored, createdAt: num(row.created_at), updatedAt: now } };
     const current = await this.get(document.id);
     return current ? { kind: "conflict", current } : { kind: "not-found" };
   }
 
   async delete(id: string, expectedRevision?: number): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom(this.table)
-      .where("id", "=", id)
-      .$if(expectedRevision !== undefined, (q) => q.where("revision", "=", expectedRevision ?? 0))
-      .executeTakeFirst();
+    const result = await this.engine.transaction(async () => {
+      const deleted = await this.db
+        .deleteFrom(this.table)
+        .where("id", "=", id)
+        .$if(expectedRevision !== undefined, (q) => q.where("revision", "=", expectedRevision ?? 0))
+        .executeTakeFirst();
+      if (deleted.numDeletedRows > 0n) await this.versions.deleteAll(id);
+      return deleted;
+    });
     // A conditional delete that matched nothing may have left the row (at another revision) in place.
     if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written(id, false);
     return result.numDeletedRows > 0n;
@@ -205,9 +227,23 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return row ? row.revision : null;
   }
 
-  async put(document: T, revision: number): Promise<void> {
-    await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, Date.now())], ["created_at"]);
+  async put(document: T, revision: number, note?: SaveNote): Promise<void> {
+    const now = Date.now();
+    await this.engine.transaction(async () => {
+      await this.ensureVersioned(document.id);
+      await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, now)], ["created_at"]);
+      await this.versions.record(document.id, versionContent({ ...document, revision }), note, now);
+    });
     this.written(document.id, true);
+  }
+
+  async ensureVersioned(id: string): Promise<void> {
+    if (await this.versions.latest(id)) return;
+    const row = await this.db.selectFrom(this.table).select(["data", "updated_at"]).where("id", "=", id).executeTakeFirst();
+    if (!row) return;
+    // The raw stored JSON: it may not read any more, and its history should still start with what was stored.
+    const stored = JSON.parse(row.data) as { revision?: number };
+    await this.versions.record(id, versionContent({ ...stored, revision: 0 }), { message: "as stored before version history" }, num(row.updated_at));
   }
 
   /** Told of every write of this process (the workflow repository keeps its PostgreSQL id cache with it). */

@@ -1,13 +1,26 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { MAX_ID_CHARS, MAX_NAME_CHARS, ValidationIssueSchema, WorkflowSchema, WorkflowSummarySchema, workflowLimitIssues, type Workflow } from "@weft/types";
+import {
+  graphDiff,
+  MAX_ID_CHARS,
+  MAX_NAME_CHARS,
+  SaveMessageSchema,
+  ValidationIssueSchema,
+  WorkflowSchema,
+  WorkflowSummarySchema,
+  workflowLimitIssues,
+  type VersionAuthor,
+  type Workflow,
+} from "@weft/types";
 import type { Logger } from "@weft/types";
 import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
 import { listAnswer } from "../api/document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import { refuseOverLimits } from "../api/write-limits.ts";
-import { OkAnswer, SkippedRecordSchema, route, type ApiRoute } from "../api/openapi-routes.ts";
+import { OkAnswer, SkippedRecordSchema, route, versionRouteEntries, type ApiRoute } from "../api/openapi-routes.ts";
+import { versionRoutes } from "../api/version-routes.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
+import type { SaveNote } from "../storage/document-versions.ts";
 import type { WorkflowsStorage } from "./workflow-repository.ts";
 import type { WorkflowCaches } from "./workflow-caches.ts";
 import { SKILL_CALLING_TYPES } from "./skill-references.ts";
@@ -23,10 +36,12 @@ export interface WorkflowsApiDeps {
   log: Logger;
   /** The shipped workflows: built-in ones are refused to every writer; both are marked in answers. */
   shipped: () => Promise<{ builtIn: ReadonlySet<string>; examples: ReadonlySet<string> }>;
+  /** Who a request acts for: each save's version names them (the composition reads the trust boundary's principal). */
+  savedBy: (request: Request) => VersionAuthor | undefined;
 }
 
 const CreateBody = z.object({ workflow: z.unknown() }).strict();
-const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0) }).strict();
+const UpdateBody = z.object({ workflow: z.unknown(), baseRevision: z.number().int().min(0), message: SaveMessageSchema.optional().describe("why: kept with the version this save makes") }).strict();
 const DuplicateBody = z
   .object({
     id: z
@@ -67,7 +82,56 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     return `${base}-${n}`;
   }
 
+  /** An update (PUT, or a restore of an old version): checked and stored as one save. */
+  async function update(id: string, raw: unknown, baseRevision: number, note: SaveNote, where: string): Promise<Response> {
+    await refuseBuiltIn(builtIns, id, "change");
+    const workflow = parseWorkflow(raw, where);
+    if (workflow.id !== id) {
+      throw new ApiError("VALIDATION_FAILED", `${where}.id is "${workflow.id}" but the path names "${id}"; to save under a new id use POST /api/workflows/${id}/duplicate.`, {
+        issues: [{ path: ["workflow", "id"], message: "must equal the id in the path", code: "custom" }],
+      });
+    }
+    const result = await repo.update(workflow, baseRevision, note);
+    switch (result.kind) {
+      case "updated":
+        // The cache stays: its keys cover config and inputs, so unchanged nodes are reused after the edit.
+        return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt });
+      case "conflict":
+        throw new ApiError(
+          "REVISION_CONFLICT",
+          `Workflow "${id}" is at revision ${result.current.document.revision}, not ${baseRevision}: someone saved it meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
+          { currentRevision: result.current.document.revision, current: result.current.document },
+        );
+      case "not-found":
+        throw notFound("workflow", id, "Create it with POST /api/workflows.");
+      default: {
+        const never: never = result;
+        return never;
+      }
+    }
+  }
+
+  /** Who saved, for a create. */
+  const createdBy = (request: Request): SaveNote => {
+    const by = deps.savedBy(request);
+    return by ? { by } : {};
+  };
+
   return new Elysia()
+    .use(
+      versionRoutes<Workflow>({
+        segment: "workflows",
+        kind: "workflow",
+        repo,
+        maxBodyBytes,
+        savedBy: deps.savedBy,
+        graph: (before, after) => {
+          const [b, a] = [WorkflowSchema.safeParse(before), WorkflowSchema.safeParse(after)];
+          return b.success && a.success ? graphDiff(b.data, a.data) : undefined;
+        },
+        save: (_request, document, baseRevision, note) => update((document as { id: string }).id, document, baseRevision, note, "the restored version"),
+      }),
+    )
     .get("/api/workflows", async () => {
       const [summaries, shipped] = await Promise.all([repo.summaries(), deps.shipped()]);
       const origin = (id: string) => (shipped.builtIn.has(id) ? "built-in" : shipped.examples.has(id) ? "example" : undefined);
@@ -84,7 +148,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     .post("/api/workflows", async ({ request }) => {
       const body = await readBody(request, CreateBody, maxBodyBytes);
       const workflow = parseWorkflow(body.workflow, "body.workflow");
-      const result = await repo.create(workflow);
+      const result = await repo.create(workflow, createdBy(request));
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${workflow.id}" exists; pick another id, or save over it with PUT /api/workflows/${workflow.id}.`, { id: workflow.id });
       }
@@ -92,31 +156,8 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     })
     .put("/api/workflows/:id", async ({ params, request }) => {
       const body = await readBody(request, UpdateBody, maxBodyBytes);
-      await refuseBuiltIn(builtIns, params.id, "change");
-      const workflow = parseWorkflow(body.workflow, "body.workflow");
-      if (workflow.id !== params.id) {
-        throw new ApiError("VALIDATION_FAILED", `body.workflow.id is "${workflow.id}" but the path names "${params.id}"; to save under a new id use POST /api/workflows/${params.id}/duplicate.`, {
-          issues: [{ path: ["workflow", "id"], message: "must equal the id in the path", code: "custom" }],
-        });
-      }
-      const result = await repo.update(workflow, body.baseRevision);
-      switch (result.kind) {
-        case "updated":
-          // The cache stays: its keys cover config and inputs, so unchanged nodes are reused after the edit.
-          return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt });
-        case "conflict":
-          throw new ApiError(
-            "REVISION_CONFLICT",
-            `Workflow "${params.id}" is at revision ${result.current.document.revision}, not ${body.baseRevision}: someone saved it meanwhile. Reload it (details.current), reapply your change and save with baseRevision ${result.current.document.revision}.`,
-            { currentRevision: result.current.document.revision, current: result.current.document },
-          );
-        case "not-found":
-          throw notFound("workflow", params.id, "Create it with POST /api/workflows.");
-        default: {
-          const never: never = result;
-          return never;
-        }
-      }
+      const by = deps.savedBy(request);
+      return await update(params.id, body.workflow, body.baseRevision, { ...(by ? { by } : {}), ...(body.message ? { message: body.message } : {}) }, "body.workflow");
     })
     .get("/api/workflows/:id/callers", async ({ params }) => {
       // Not requireWorkflow: callers of a deleted skill are exactly the ones to find and fix.
@@ -136,7 +177,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       const copy: Workflow = { ...source.document, id, name: body.name ?? `${source.document.name.slice(0, MAX_NAME_CHARS - 7)} (copy)` };
       // The source may predate the limits: its copy is a new write.
       refuseOverLimits(workflowLimitIssues(copy), "the copy");
-      const result = await repo.create(copy);
+      const result = await repo.create(copy, { ...createdBy(request), message: `Duplicated from ${params.id}` });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" exists; pick another id.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
     })
@@ -152,7 +193,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       const id = await freeId(workflow.id);
       // A copy beside an original of the same name is told apart by its name too, not only by its id.
       const sameName = id !== workflow.id && (await repo.get(workflow.id))?.document.name === workflow.name;
-      const result = await repo.create({ ...workflow, id, ...(sameName ? { name: `${workflow.name} (imported)` } : {}) });
+      const result = await repo.create({ ...workflow, id, ...(sameName ? { name: `${workflow.name} (imported)` } : {}) }, { ...createdBy(request), message: "Imported" });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
     })
@@ -186,4 +227,5 @@ export const WORKFLOWS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file", { response: WorkflowSchema }),
   route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, bodyOptional: true, response: StoredWorkflow, status: 201 }),
   route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill", { response: z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) }) }),
+  ...versionRouteEntries("workflows", "workflows", WorkflowSchema.omit({ revision: true }), StoredWorkflow, true),
 ];

@@ -2,8 +2,8 @@ import type { ChangePreview, JsonChange, ObjectPreview, PreviewAction, RevisionB
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { ChangeSetRecord } from "../domain/records.ts";
 import type { EffectiveView } from "../overlay/effective-view.ts";
-import { graphDiff } from "./graph-diff.ts";
-import { jsonDiff, prettyJson, unifiedDiff } from "./json-diff.ts";
+import { graphDiff, jsonDiff } from "@weft/types";
+import { prettyJson, unifiedDiff } from "./json-diff.ts";
 
 export function revisionBaseOf(entries: readonly OverlayEntry[]): RevisionBase {
   const base: RevisionBase = { workflows: {}, agents: {}, scenes: {}, assets: {} };

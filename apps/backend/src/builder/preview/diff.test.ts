@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WorkflowSchema, type WorkflowInput } from "@weft/types";
-import { graphDiff } from "./graph-diff.ts";
-import { jsonDiff } from "./json-diff.ts";
+import { graphDiff, jsonDiff, WorkflowSchema, type WorkflowInput } from "@weft/types";
 
 const wf = (input: Partial<WorkflowInput>) =>
   WorkflowSchema.parse({

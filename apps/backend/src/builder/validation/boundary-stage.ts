@@ -1,5 +1,4 @@
-import { targetObject, type BuilderIssue, type ObjectLocator, type Workflow, type WorkflowEdge } from "@weft/types";
-import { jsonEqual } from "../domain/json-equal.ts";
+import { jsonEqual, targetObject, type BuilderIssue, type ObjectLocator, type Workflow, type WorkflowEdge } from "@weft/types";
 import { describeObject, describeTarget, locatorCovers } from "../domain/target.ts";
 import { findings, type Findings, type ValidationContext } from "./findings.ts";
 

@@ -1,5 +1,4 @@
-import { workflowInterface, type BuilderIssue, type ValidationIssue, type Workflow } from "@weft/types";
-import { jsonEqual } from "../domain/json-equal.ts";
+import { jsonEqual, workflowInterface, type BuilderIssue, type ValidationIssue, type Workflow } from "@weft/types";
 import { allReferences } from "../references/references.ts";
 import { findings, type Findings, type ValidationContext } from "./findings.ts";
 

@@ -1,5 +1,4 @@
-import type { ObjectLocator, Workflow } from "@weft/types";
-import { jsonEqual } from "../domain/json-equal.ts";
+import { jsonEqual, type ObjectLocator, type Workflow } from "@weft/types";
 import { describeObject } from "../domain/target.ts";
 import { overlayKey } from "../overlay/effective-view.ts";
 import { skillPorts, skillWorkflowId } from "../overlay/skill-ports.ts";

@@ -1,7 +1,6 @@
-import { AgentProfileSchema, SceneSchema, WorkflowSchema } from "@weft/types";
+import { jsonEqual, AgentProfileSchema, SceneSchema, WorkflowSchema } from "@weft/types";
 import type { z } from "zod";
 import type { OverlayEntry } from "../domain/change-set.ts";
-import { jsonEqual } from "../domain/json-equal.ts";
 import { findings, type Findings, type ValidationContext } from "./findings.ts";
 
 function schemaOf(entry: Exclude<OverlayEntry, { type: "asset" }>): z.ZodType {

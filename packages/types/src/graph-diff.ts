@@ -1,5 +1,6 @@
-import type { GraphDiff, NodeChange, Workflow, WorkflowNode } from "@weft/types";
-import { jsonEqual } from "../domain/json-equal.ts";
+import type { GraphDiff, NodeChange } from "./builder-preview.ts";
+import type { Workflow, WorkflowNode } from "./workflow.ts";
+import { jsonEqual } from "./json-equal.ts";
 
 const EMPTY: Pick<Workflow, "nodes" | "edges"> = { nodes: [], edges: [] };
 

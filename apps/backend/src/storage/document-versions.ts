@@ -1,0 +1,194 @@
+import { createHash } from "node:crypto";
+import { sql } from "kysely";
+import { stableJson, type DocumentVersion, type VersionAuthor } from "@weft/types";
+import { ddl, type Int64Column } from "./ddl.ts";
+import type { Migration } from "./migrations.ts";
+import { num } from "./row-values.ts";
+import { Table, type TableEngine } from "./table.ts";
+
+/**
+ * Every save of a revisioned document keeps an immutable version. Stored compactly: a version row is small
+ * (document, number, hash, who, when, message) and names its content by SHA-256; the content itself is kept once
+ * in `document_contents`, however many versions (or documents) have it.
+ */
+export const VERSION_MIGRATIONS: readonly Migration[] = [
+  {
+    id: "versions-001 document versions and their contents",
+    async up(db, engine) {
+      const { time, run, withoutRowid } = ddl(db, engine);
+      await run(
+        `CREATE TABLE document_contents (hash text PRIMARY KEY, data text NOT NULL)${withoutRowid}`,
+        `CREATE TABLE document_versions (kind text NOT NULL, document_id text NOT NULL, number integer NOT NULL, hash text NOT NULL, saved_at ${time} NOT NULL, saved_by text, saved_by_name text, message text, PRIMARY KEY (kind, document_id, number))${withoutRowid}`,
+        `CREATE INDEX document_versions_by_hash ON document_versions (hash)`,
+      );
+    },
+  },
+  {
+    // A core table's column: which version of its workflow a run ran (null: a draft no save has, or a run from before).
+    id: "versions-002 runs name their workflow version",
+    async up(db, engine) {
+      await ddl(db, engine).run(`ALTER TABLE runs ADD COLUMN workflow_version integer`);
+    },
+  },
+];
+
+interface VersionTables {
+  document_contents: { hash: string; data: string };
+  document_versions: {
+    kind: string;
+    document_id: string;
+    number: number;
+    hash: string;
+    saved_at: Int64Column;
+    saved_by: string | null;
+    saved_by_name: string | null;
+    message: string | null;
+  };
+}
+
+/** What a save says about itself: who made it and why (both optional; a save no user made has no author). */
+export interface SaveNote {
+  by?: VersionAuthor;
+  message?: string;
+}
+
+/** A document's content as versions keep it: the document without its `revision` (a counter every save moves). */
+export function versionContent<T extends { revision: number }>(document: T): Omit<T, "revision"> {
+  const { revision: _revision, ...content } = document;
+  return content;
+}
+
+/** The content's hash: keys sorted, so equal content hashes equal whatever order its keys came in. */
+export function contentHash(content: unknown): string {
+  return createHash("sha256").update(stableJson(content)).digest("hex");
+}
+
+const VERSION_COLUMNS = ["number", "hash", "saved_at", "saved_by", "saved_by_name", "message"] as const;
+
+function decodeVersion(row: { number: number; hash: string; saved_at: number | string; saved_by: string | null; saved_by_name: string | null; message: string | null }): DocumentVersion {
+  return {
+    number: Number(row.number),
+    hash: row.hash,
+    savedAt: num(row.saved_at),
+    savedBy: row.saved_by === null ? null : { id: row.saved_by, name: row.saved_by_name ?? row.saved_by },
+    ...(row.message !== null ? { message: row.message } : {}),
+  };
+}
+
+/** One document kind's versions (`kind`: its table's name), on both engines. */
+export class DocumentVersions extends Table<VersionTables, TableEngine> {
+  constructor(
+    engine: TableEngine,
+    readonly kind: string,
+  ) {
+    super(engine);
+  }
+
+  /**
+   * Records `content` as the document's next version, unless it equals the latest one (then nothing is stored and
+   * the latest is answered). Call inside the save's transaction, so a save and its version are stored together.
+   */
+  async record(id: string, content: unknown, note: SaveNote = {}, now = Date.now()): Promise<DocumentVersion> {
+    const hash = contentHash(content);
+    const latest = await this.latest(id);
+    if (latest?.hash === hash) return latest;
+    await this.db
+      .insertInto("document_contents")
+      .values({ hash, data: JSON.stringify(content) })
+      .onConflict((oc) => oc.column("hash").doNothing())
+      .execute();
+    const version = {
+      kind: this.kind,
+      document_id: id,
+      number: (latest?.number ?? 0) + 1,
+      hash,
+      saved_at: now,
+      saved_by: note.by?.id ?? null,
+      saved_by_name: note.by?.name ?? null,
+      message: note.message || null,
+    };
+    await this.db.insertInto("document_versions").values(version).execute();
+    return decodeVersion(version);
+  }
+
+  async latest(id: string): Promise<DocumentVersion | undefined> {
+    const row = await this.db.selectFrom("document_versions").select(VERSION_COLUMNS).where("kind", "=", this.kind).where("document_id", "=", id).orderBy("number", "desc").limit(1).executeTakeFirst();
+    return row ? decodeVersion(row) : undefined;
+  }
+
+  /** Newest first, at most `limit`, numbered below `before` when given. */
+  async list(id: string, limit: number, before?: number): Promise<DocumentVersion[]> {
+    const rows = await this.db
+      .selectFrom("document_versions")
+      .select(VERSION_COLUMNS)
+      .where("kind", "=", this.kind)
+      .where("document_id", "=", id)
+      .$if(before !== undefined, (q) => q.where("number", "<", before ?? 0))
+      .orderBy("number", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map(decodeVersion);
+  }
+
+  /** Version `number` with its content (as JSON text was parsed; the caller checks it against its schema). */
+  async get(id: string, number: number): Promise<{ version: DocumentVersion; content: unknown } | undefined> {
+    const row = await this.db
+      .selectFrom("document_versions as v")
+      .innerJoin("document_contents as c", "c.hash", "v.hash")
+      .select(["v.number", "v.hash", "v.saved_at", "v.saved_by", "v.saved_by_name", "v.message", "c.data"])
+      .where("v.kind", "=", this.kind)
+      .where("v.document_id", "=", id)
+      .where("v.number", "=", number)
+      .executeTakeFirst();
+    return row ? { version: decodeVersion(row), content: JSON.parse(row.data) as unknown } : undefined;
+  }
+
+  /** The newest version whose content is exactly `content`, if any (e.g. which version a run ran). */
+  async numberOf(id: string, content: unknown): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom("document_versions")
+      .select("number")
+      .where("kind", "=", this.kind)
+      .where("document_id", "=", id)
+      .where("hash", "=", contentHash(content))
+      .orderBy("number", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.number) : undefined;
+  }
+
+  /** Removes the document's versions (it was deleted), and the contents no version names any more. */
+  async deleteAll(id: string): Promise<void> {
+    const hashes = (await this.db.selectFrom("document_versions").select("hash").distinct().where("kind", "=", this.kind).where("document_id", "=", id).execute()).map((r) => r.hash);
+    await this.db.deleteFrom("document_versions").where("kind", "=", this.kind).where("document_id", "=", id).execute();
+    await this.dropUnused(hashes);
+  }
+
+  /**
+   * Retention: of each document's versions, keeps the newest `keep` (and always the latest) plus those `pinned`
+   * answers true for (e.g. a version a run ran); removes the rest and the contents no version names any more.
+   * Answers how many versions went.
+   */
+  async prune(keep: number, pinned: (id: string, number: number) => boolean): Promise<number> {
+    const ranked = this.db
+      .selectFrom("document_versions")
+      .select(["document_id", "number", "hash", sql<number>`row_number() over (partition by document_id order by number desc)`.as("newest")])
+      .where("kind", "=", this.kind)
+      .as("ranked");
+    const old = await this.db.selectFrom(ranked).select(["document_id", "number", "hash"]).where("newest", ">", Math.max(1, keep)).execute();
+    const gone = old.filter((v) => !pinned(v.document_id, Number(v.number)));
+    for (const v of gone) await this.db.deleteFrom("document_versions").where("kind", "=", this.kind).where("document_id", "=", v.document_id).where("number", "=", v.number).execute();
+    await this.dropUnused([...new Set(gone.map((v) => v.hash))]);
+    return gone.length;
+  }
+
+  private async dropUnused(hashes: string[]): Promise<void> {
+    for (const hash of hashes) {
+      await this.db
+        .deleteFrom("document_contents")
+        .where("hash", "=", hash)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom("document_versions").select("hash").where("hash", "=", hash))))
+        .execute();
+    }
+  }
+}
