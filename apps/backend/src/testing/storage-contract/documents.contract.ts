@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentProfile, Scene, Workflow } from "@weft/types";
 import type { DocumentRepository } from "../../storage/document-table.ts";
+import { createQueryDb } from "../../storage/query-db.ts";
 import type { Storage } from "../storage.ts";
 import { agentProfile, scene, skill, storageOpener, summariesOfWholeDocuments, workflow, type StorageHarness } from "./harness.ts";
 
@@ -101,6 +102,62 @@ function describeDocuments<T extends { id: string; name: string; revision: numbe
         expect(stored?.document.revision).toBe(round + 1);
         if (winner?.kind === "updated") expect(stored?.document.name).toBe(winner.record.document.name);
       }
+      // One version per stored save, numbered without gaps: the losers left none.
+      expect((await one.versions.list("race", 50)).map((v) => v.number)).toEqual([6, 5, 4, 3, 2, 1]);
+    });
+
+    it("keep a version per save with who and why, none for an identical save, each content stored once", async () => {
+      const storage = await fresh();
+      const repo = kind.repository(storage);
+      const edna = { id: "u-1", name: "edna" };
+      await repo.create(kind.make("v", "one"), { by: edna, message: "first" });
+      await repo.update(kind.rename(kind.make("v", "one"), "two"), 1, { message: "renamed" });
+      await repo.update(kind.rename(kind.make("v", "one"), "two"), 2);
+      await repo.update(kind.make("v", "one"), 3, { by: edna });
+      await repo.put(kind.rename(kind.make("v", "one"), "put"), 9);
+      const versions = await repo.versions.list("v", 10);
+      expect(versions.map((v) => [v.number, v.savedBy?.name ?? null, v.message ?? null])).toEqual([
+        [4, null, null],
+        [3, "edna", null],
+        [2, null, "renamed"],
+        [1, "edna", "first"],
+      ]);
+      // Version 3 went back to version 1's content: one content row serves both.
+      expect(versions[2].hash).not.toBe(versions[3].hash);
+      expect(versions[1].hash).toBe(versions[3].hash);
+      const one = await repo.versions.get("v", 1);
+      expect(one?.content).toEqual(expect.objectContaining({ id: "v", name: "one" }));
+      expect(one?.content).not.toHaveProperty("revision");
+      expect(await repo.versions.get("v", 5)).toBeUndefined();
+      const db = createQueryDb<{ document_contents: { hash: string } }>(storage.sql);
+      expect((await db.selectFrom("document_contents").select("hash").execute()).length).toBe(3);
+      expect(await repo.versions.numberOf("v", one?.content)).toBe(3);
+
+      // Deleting the document deletes its versions and the contents nothing else names.
+      expect(await repo.delete("v")).toBe(true);
+      expect(await repo.versions.list("v", 10)).toEqual([]);
+      expect(await db.selectFrom("document_contents").select("hash").execute()).toEqual([]);
+    });
+
+    it("give a document stored before versions its stored content as version 1, and prune old versions but pinned ones", async () => {
+      const storage = await fresh();
+      const repo = kind.repository(storage);
+      await repo.create(kind.make("old", "as stored"));
+      const db = createQueryDb<{ document_versions: { document_id: string } }>(storage.sql);
+      await db.deleteFrom("document_versions").where("document_id", "=", "old").execute();
+      await repo.ensureVersioned("old");
+      const [first] = await repo.versions.list("old", 10);
+      expect(first).toMatchObject({ number: 1, savedBy: null, message: "as stored before version history" });
+      expect((await repo.versions.get("old", 1))?.content).toEqual(expect.objectContaining({ name: "as stored" }));
+      await repo.ensureVersioned("old");
+      expect(await repo.versions.list("old", 10)).toHaveLength(1);
+
+      for (let n = 1; n <= 5; n++) await repo.update(kind.rename(kind.make("old", "x"), `name ${n}`), n);
+      expect((await repo.versions.latest("old"))?.number).toBe(6);
+      const removed = await repo.versions.prune(2, (id, number) => id === "old" && number === 2);
+      expect(removed).toBe(3);
+      expect((await repo.versions.list("old", 10)).map((v) => v.number)).toEqual([6, 5, 2]);
+      expect((await repo.versions.get("old", 2))?.content).toEqual(expect.objectContaining({ name: "name 1" }));
     });
   });
 }
