@@ -5,6 +5,9 @@
  */
 export { useBuilderStore } from "./builder-store.ts";
 export { useBuilderEntry } from "./useBuilderEntry.ts";
+/** The diff canvas and its model, drawn by the version history too. */
+export { default as GraphDiffCanvas } from "./GraphDiffCanvas.vue";
+export { mergeGraph, markCounts, type GraphDiffView } from "./graph-diff-view.ts";
 
 /** The Builder workbench (#/builder), loaded on first use (`defineAsyncComponent` in App.vue). */
 export const loadBuilderWorkbench = () => import("./BuilderWorkbench.vue");

@@ -31,6 +31,8 @@ export interface RunView {
   workflowId: string;
   /** The stored revision the run was started from, when known. */
   workflowRevision?: number;
+  /** The saved version of the workflow it ran, when it was one. */
+  workflowVersion?: number;
   status: RunStatus;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
@@ -211,11 +213,19 @@ function settle(view: RunView, notRun: NodeRunStatus) {
 
 /** A finished (or persisted) run rebuilt from its observations: what the debugger shows for a past run. */
 export function runViewFromObservations(
-  run: { id: string } & Pick<RunView, "workflowId" | "workflowRevision" | "status" | "inputs" | "outputs" | "error" | "startedAt" | "durationMs">,
+  run: { id: string } & Pick<RunView, "workflowId" | "workflowRevision" | "workflowVersion" | "status" | "inputs" | "outputs" | "error" | "startedAt" | "durationMs">,
   observations: Observation[],
 ): RunView {
   const view = newRunView(run.id, run.workflowId, [], run.status);
-  Object.assign(view, { workflowRevision: run.workflowRevision, inputs: run.inputs, outputs: run.outputs, error: run.error, startedAt: run.startedAt, durationMs: run.durationMs });
+  Object.assign(view, {
+    workflowRevision: run.workflowRevision,
+    workflowVersion: run.workflowVersion,
+    inputs: run.inputs,
+    outputs: run.outputs,
+    error: run.error,
+    startedAt: run.startedAt,
+    durationMs: run.durationMs,
+  });
   for (const o of [...observations].sort((a, b) => a.startedAt - b.startedAt)) {
     const node = nodeRun(view, o.nodeId);
     if (o.status === "skipped") {

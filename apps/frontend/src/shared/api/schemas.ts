@@ -31,6 +31,8 @@ export const RunRecordSchema = z.object({
   workflowId: z.string(),
   /** The revision of the workflow the run was started from (a draft run may differ from it). */
   workflowRevision: z.number().optional(),
+  /** The saved version of the workflow it ran (absent: a draft no save has, or a run from before versions). */
+  workflowVersion: z.number().optional(),
   status: RunStatusSchema,
   inputs: z.record(z.string(), z.unknown()).default({}),
   outputs: z.record(z.string(), z.unknown()).default({}),
