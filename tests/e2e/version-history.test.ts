@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { seriousViolations } from "./support/axe.ts";
+import { VersionContentSchema, VersionPageSchema } from "../../packages/types/src/index.ts";
+import { seriousInBothThemes } from "./support/axe.ts";
 import { node, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { notesWorkflow, runToEnd } from "./support/notes.ts";
 import { useWeft } from "./support/weft.ts";
 
 const weft = useWeft({ viewport: { width: 1024, height: 700 } });
-const Versions = z.object({ latest: z.number(), versions: z.array(z.object({ number: z.number(), message: z.string().optional() })) });
-const VersionContent = z.object({ content: z.unknown() });
 
 describe("the History panel", () => {
   it("lists a workflow's versions, draws one against the canvas, and restores it as a new version", async () => {
@@ -31,7 +29,7 @@ describe("the History panel", () => {
     expect(await rows.first().getAttribute("data-version")).toBe("2");
     expect(await texts(page, '[data-testid="version-list"] li[data-version="2"]')).toContain("edited the template");
     expect(await page.locator('li[data-version="2"] [data-testid="version-current"]').count()).toBe(1);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousInBothThemes(page)).toEqual({});
 
     // Compare version 1 with the canvas, by keyboard: restoring it would remove `extra` and change `fill`.
     await page.getByRole("button", { name: "Compare version 1 with the open workflow" }).focus();
@@ -45,7 +43,7 @@ describe("the History panel", () => {
     expect(await texts(page, '[data-testid="version-diff"] .text-diff')).toContain("Notes on {{0}}");
     const box = await dialog.boundingBox();
     expect(box && box.y >= 0 && box.y + box.height <= 700 && box.x + box.width <= 1024).toBe(true);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousInBothThemes(page)).toEqual({});
 
     // Restore asks first; cancelling stores nothing.
     await dialog.getByRole("button", { name: "Restore version 1" }).click();
@@ -53,12 +51,12 @@ describe("the History panel", () => {
     await poll(() => confirm.count()).toBe(1);
     expect(await texts(page, '[role="alertdialog"]')).toContain("stays as version 2");
     await confirm.getByRole("button", { name: "Cancel" }).click();
-    expect(Versions.parse((await weft.api("GET", "/api/workflows/notes/versions")).body).latest).toBe(2);
+    expect(VersionPageSchema.parse((await weft.api("GET", "/api/workflows/notes/versions")).body).latest).toBe(2);
 
     await dialog.getByRole("button", { name: "Restore version 1" }).click();
     await confirm.getByRole("button", { name: "Restore version 1" }).click();
-    await poll(async () => Versions.parse((await weft.api("GET", "/api/workflows/notes/versions")).body).latest).toBe(3);
-    const [v1, v3] = await Promise.all([1, 3].map(async (n) => VersionContent.parse((await weft.api("GET", `/api/workflows/notes/versions/${n}`)).body).content));
+    await poll(async () => VersionPageSchema.parse((await weft.api("GET", "/api/workflows/notes/versions")).body).latest).toBe(3);
+    const [v1, v3] = await Promise.all([1, 3].map(async (n) => VersionContentSchema.parse((await weft.api("GET", `/api/workflows/notes/versions/${n}`)).body).content));
     expect(v3).toEqual(v1);
     // The tab shows the restored graph, and the list the new current version.
     await poll(() => node(page, "extra").count()).toBe(0);

@@ -21,6 +21,10 @@ export const DocumentVersionSchema = z.object({
 });
 export type DocumentVersion = z.infer<typeof DocumentVersionSchema>;
 
+/** One version with its content: the document as that save stored it, without `revision`. */
+export const VersionContentSchema = z.object({ version: DocumentVersionSchema, content: z.record(z.string(), z.unknown()) });
+export type VersionContent = z.infer<typeof VersionContentSchema>;
+
 /** A page of versions, newest first; `nextBefore` asks for the next (older) page. */
 export const VersionPageSchema = z.object({
   versions: z.array(DocumentVersionSchema),

@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { DocumentVersionSchema, VersionPageSchema } from "@weft/types";
+import { VersionContentSchema, VersionPageSchema } from "@weft/types";
 import { ApiClient } from "../../shared/api/client.ts";
 
 /** The document kinds with a version history, as their API paths name them. */
 export type VersionedKind = "workflows" | "agents" | "scenes";
 
 const enc = encodeURIComponent;
-const VersionContentSchema = z.object({ version: DocumentVersionSchema, content: z.record(z.string(), z.unknown()) });
 /** A restore answers as the kind's update does: the stored document under its key. */
 const RestoredSchema = z.record(z.string(), z.unknown());
 
