@@ -113,6 +113,15 @@ export const useAgentsStore = defineStore("agents", () => {
     return true;
   }
 
+  /** The stored profile changed under the form (a version restored): the form shows it, unsaved edits dropped. */
+  async function reloadStored(id: string): Promise<void> {
+    const r = await agentsApi.list();
+    if (!r.ok) return void ui.apiError("Could not load the agent profiles", r.error);
+    agents.value = r.value;
+    const agent = r.value.find((a) => a.id === id) ?? null;
+    show(agent, agent ? draftOfAgent(agent) : null);
+  }
+
   /** After a conflict: the form shows the stored profile, the user's edits are dropped. */
   function takeTheirs() {
     const c = conflict.value;
@@ -150,5 +159,5 @@ export const useAgentsStore = defineStore("agents", () => {
     errors.value = noAgentErrors();
   }
 
-  return { agents, selectedId, selected, draft, errors, conflict, saving, isNew, dirty, loadList, select, startNew, save, takeTheirs, revert, remove, mayLeave, clearErrors };
+  return { agents, selectedId, selected, draft, errors, conflict, saving, isNew, dirty, loadList, reloadStored, select, startNew, save, takeTheirs, revert, remove, mayLeave, clearErrors };
 });

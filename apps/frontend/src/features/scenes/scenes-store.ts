@@ -21,7 +21,7 @@ const MAX_REPLAY = 5000;
 const REFRESH_GAP_MS = 120;
 
 export type SceneControl = "start" | "pause" | "resume" | "stop";
-export type SceneSideTab = "world" | "trace" | "replay";
+export type SceneSideTab = "world" | "trace" | "replay" | "versions";
 
 /**
  * The Scenes view: the scene list, the selected scene's state, timeline and step traces, kept live
