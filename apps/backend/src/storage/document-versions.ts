@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { stableJson, type DocumentVersion, type VersionAuthor } from "@weft/types";
 import { ddl, type Int64Column } from "./ddl.ts";
 import type { Migration } from "./migrations.ts";
@@ -32,7 +32,7 @@ export const VERSION_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-interface VersionTables {
+export interface VersionTables {
   document_contents: { hash: string; data: string };
   document_versions: {
     kind: string;
@@ -161,34 +161,39 @@ export class DocumentVersions extends Table<VersionTables, TableEngine> {
   async deleteAll(id: string): Promise<void> {
     const hashes = (await this.db.selectFrom("document_versions").select("hash").distinct().where("kind", "=", this.kind).where("document_id", "=", id).execute()).map((r) => r.hash);
     await this.db.deleteFrom("document_versions").where("kind", "=", this.kind).where("document_id", "=", id).execute();
-    await this.dropUnused(hashes);
+    await dropUnusedContents(this.db, hashes);
   }
 
-  /**
-   * Retention: of each document's versions, keeps the newest `keep` (and always the latest) plus those `pinned`
-   * answers true for (e.g. a version a run ran); removes the rest and the contents no version names any more.
-   * Answers how many versions went.
-   */
+  /** Retention of this kind's versions (`pruneVersions`); answers how many went. */
   async prune(keep: number, pinned: (id: string, number: number) => boolean): Promise<number> {
-    const ranked = this.db
-      .selectFrom("document_versions")
-      .select(["document_id", "number", "hash", sql<number>`row_number() over (partition by document_id order by number desc)`.as("newest")])
-      .where("kind", "=", this.kind)
-      .as("ranked");
-    const old = await this.db.selectFrom(ranked).select(["document_id", "number", "hash"]).where("newest", ">", Math.max(1, keep)).execute();
-    const gone = old.filter((v) => !pinned(v.document_id, Number(v.number)));
-    for (const v of gone) await this.db.deleteFrom("document_versions").where("kind", "=", this.kind).where("document_id", "=", v.document_id).where("number", "=", v.number).execute();
-    await this.dropUnused([...new Set(gone.map((v) => v.hash))]);
-    return gone.length;
+    return await pruneVersions(this.db, keep, (kind, id, number) => kind === this.kind && pinned(id, number), this.kind);
   }
+}
 
-  private async dropUnused(hashes: string[]): Promise<void> {
-    for (const hash of hashes) {
-      await this.db
-        .deleteFrom("document_contents")
-        .where("hash", "=", hash)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom("document_versions").select("hash").where("hash", "=", hash))))
-        .execute();
-    }
+/**
+ * Retention: of each document's versions (of `kind`, or of every kind), keeps the newest `keep` (always at least the
+ * latest) and those `pinned` answers true for (e.g. a version a run ran); removes the rest and the contents no version
+ * names any more. Answers how many versions went. Runs on the caller's connection or transaction (`db`).
+ */
+export async function pruneVersions(db: Kysely<VersionTables>, keep: number, pinned: (kind: string, id: string, number: number) => boolean, kind?: string): Promise<number> {
+  const ranked = db
+    .selectFrom("document_versions")
+    .select(["kind", "document_id", "number", "hash", sql<number>`row_number() over (partition by kind, document_id order by number desc)`.as("newest")])
+    .$if(kind !== undefined, (q) => q.where("kind", "=", kind ?? ""))
+    .as("ranked");
+  const old = await db.selectFrom(ranked).select(["kind", "document_id", "number", "hash"]).where("newest", ">", Math.max(1, keep)).execute();
+  const gone = old.filter((v) => !pinned(v.kind, v.document_id, Number(v.number)));
+  for (const v of gone) await db.deleteFrom("document_versions").where("kind", "=", v.kind).where("document_id", "=", v.document_id).where("number", "=", v.number).execute();
+  await dropUnusedContents(db, [...new Set(gone.map((v) => v.hash))]);
+  return gone.length;
+}
+
+async function dropUnusedContents(db: Kysely<VersionTables>, hashes: string[]): Promise<void> {
+  for (const hash of hashes) {
+    await db
+      .deleteFrom("document_contents")
+      .where("hash", "=", hash)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom("document_versions").select("hash").where("hash", "=", hash))))
+      .execute();
   }
 }

@@ -9,7 +9,7 @@ import { keepsEverything, loadRetentionPolicy, RetentionPolicySchema, saveRetent
 import { CliError, EXIT_USAGE } from "../support/cli-error.ts";
 
 export const COMPACT_USAGE =
-  "weft compact [--runs-days N] [--runs-per-workflow N] [--scene-log-days N] [--save] [--payloads] [--dry-run] [--json]   remove old runs and scene logs by the retention settings (stored ones, or these flags; --save stores them), then reclaim the space; --payloads also removes stored payloads nothing references (stop every Weft process first). WEFT_DATA_DIR / WEFT_DATABASE_URL select the database";
+  "weft compact [--runs-days N] [--runs-per-workflow N] [--scene-log-days N] [--versions-per-document N] [--save] [--payloads] [--dry-run] [--json]   remove old runs, scene logs and document versions (never one a kept run ran) by the retention settings (stored ones, or these flags; --save stores them), then reclaim the space; --payloads also removes stored payloads nothing references (stop every Weft process first). WEFT_DATA_DIR / WEFT_DATABASE_URL select the database";
 
 function limit(name: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
@@ -35,6 +35,7 @@ export async function compactCommand(args: string[], env: Record<string, string 
       "runs-days": { type: "string" },
       "runs-per-workflow": { type: "string" },
       "scene-log-days": { type: "string" },
+      "versions-per-document": { type: "string" },
       save: { type: "boolean" },
       "dry-run": { type: "boolean" },
       payloads: { type: "boolean" },
@@ -53,6 +54,8 @@ export async function compactCommand(args: string[], env: Record<string, string 
   if (runsDays !== undefined) flags.runsMaxAgeDays = runsDays;
   if (perWorkflow !== undefined) flags.runsPerWorkflow = perWorkflow;
   if (sceneDays !== undefined) flags.sceneLogMaxAgeDays = sceneDays;
+  const versions = limit("versions-per-document", values["versions-per-document"], true);
+  if (versions !== undefined) flags.versionsPerDocument = versions;
 
   const dataDir = resolve(env.WEFT_DATA_DIR || "data");
   const databaseUrl = env.WEFT_DATABASE_URL || undefined;

@@ -120,6 +120,26 @@ describe("weft compact on SQLite", () => {
     expect(count(db, "SELECT count(*) AS n FROM scene_states")).toBe(3);
   });
 
+  it("keeps each document's newest N versions and every version a remaining run ran", async () => {
+    const stored = await storage.workflows.get("notes");
+    if (!stored) throw new Error("notes is stored");
+    let wf = stored.document;
+    for (let n = 1; n <= 4; n++) {
+      const saved = await storage.workflows.update({ ...wf, description: `edit ${n}` }, wf.revision);
+      if (saved.kind !== "updated") throw new Error(`save ${n}: ${saved.kind}`);
+      wf = saved.record.document;
+    }
+    // The run left of "notes" (the previous test kept its newest) ran version 1, before the edits.
+    expect(db.query("SELECT workflow_version AS v FROM runs WHERE id = ?").get(runs.notes[3])).toEqual({ v: 1 });
+    const report = await compact(storage.sql, { versionsPerDocument: 2 }, { now });
+    expect(report.versions).toBe(2);
+    expect((await storage.workflows.versions.list("notes", 10)).map((v) => v.number)).toEqual([5, 4, 1]);
+    expect((await storage.workflows.versions.get("notes", 1))?.content).toMatchObject({ description: stored.document.description });
+    expect((await storage.workflows.versions.list("other", 10)).map((v) => v.number)).toEqual([1]);
+    // The removed versions' contents went with them.
+    expect(count(db, "SELECT count(*) AS n FROM document_contents WHERE hash NOT IN (SELECT hash FROM document_versions)")).toBe(0);
+  });
+
   it("stores the retention settings, and refuses a policy that does not fit", async () => {
     expect(await loadRetentionPolicy(storage.settings)).toEqual({});
     await saveRetentionPolicy(storage.settings, { runsMaxAgeDays: 14, sceneLogMaxAgeDays: 30 });

@@ -12,7 +12,8 @@ class DryRunRollback extends Error {}
 
 /**
  * Applies the retention policy: finished runs past the limits with their observations and events,
- * session logs of scenes at rest past the limit, and old scene stream events; documents stay. With
+ * session logs of scenes at rest past the limit, old scene stream events, and old document versions (never one a
+ * remaining run ran); documents stay. With
  * `payloads`, also the stored payloads nothing references any more (only while no Weft process runs).
  * One transaction (rolled back on a dry run), then the space goes back: SQLite ANALYZE and VACUUM (the
  * CLI owns this connection; a running server's waits on the file lock); PostgreSQL ANALYZE only, as
@@ -23,7 +24,7 @@ export async function compact(handle: SqlHandle, policy: RetentionPolicy, option
   const dryRun = options.dryRun ?? false;
   // Only when asked: safe only while no Weft process runs (see payload-sweep.ts).
   const payloads = options.payloads ?? false;
-  const report: CompactReport = { engine: handle.engine, dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0, payloads: 0 };
+  const report: CompactReport = { engine: handle.engine, dryRun, runs: 0, observations: 0, runEvents: 0, sceneLogs: 0, sceneLogEntries: 0, sceneEvents: 0, versions: 0, payloads: 0 };
   switch (handle.engine) {
     case "sqlite": {
       const { db } = handle;

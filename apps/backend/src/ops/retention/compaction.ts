@@ -3,6 +3,7 @@ import type { RunStatus } from "@weft/types";
 import { ddl } from "../../storage/ddl.ts";
 import { num } from "../../storage/row-values.ts";
 import type { RetentionPolicy } from "./retention-settings.ts";
+import { pruneVersions, type VersionTables } from "../../storage/document-versions.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -25,6 +26,8 @@ export interface CompactReport {
   sceneLogEntries: number;
   /** Scene stream events older than the scene-log limit (each stream keeps its last event, so numbering goes on). */
   sceneEvents: number;
+  /** Old versions of workflows, agent profiles and scenes (past `versionsPerDocument`, none a run ran). */
+  versions: number;
   /** Stored payloads no remaining record references (only with the payload sweep, `weft compact --payloads`). */
   payloads: number;
   /** SQLite: the file's size before and after VACUUM (absent on a dry run). */
@@ -39,6 +42,7 @@ export interface CompactionCutoffs {
   runsPerWorkflow?: number;
   /** Resting scenes saved before this lose their log, scene events before it go. */
   scenesBefore?: number;
+  versionsPerDocument?: number;
 }
 
 export function cutoffsOf(policy: RetentionPolicy, now: number): CompactionCutoffs {
@@ -46,12 +50,13 @@ export function cutoffsOf(policy: RetentionPolicy, now: number): CompactionCutof
     ...(policy.runsMaxAgeDays !== undefined ? { runsBefore: Math.floor(now - policy.runsMaxAgeDays * DAY_MS) } : {}),
     ...(policy.runsPerWorkflow !== undefined ? { runsPerWorkflow: policy.runsPerWorkflow } : {}),
     ...(policy.sceneLogMaxAgeDays !== undefined ? { scenesBefore: Math.floor(now - policy.sceneLogMaxAgeDays * DAY_MS) } : {}),
+    ...(policy.versionsPerDocument !== undefined ? { versionsPerDocument: policy.versionsPerDocument } : {}),
   };
 }
 
 /** The tables compaction reads and removes from (the core's and the scenes'), and its own temporary one. */
-interface CompactTables {
-  runs: { id: string; workflow_id: string; status: string; created_at: number };
+interface CompactTables extends VersionTables {
+  runs: { id: string; workflow_id: string; status: string; created_at: number; workflow_version: number | null };
   observations: { run_id: string };
   events: { stream_id: string; seq: number; data: string };
   scenes: { id: string };
@@ -91,6 +96,12 @@ export async function removeExpired(db: Kysely<CompactTables>, engine: "sqlite" 
     report.runs = Number((await db.deleteFrom("runs").where("id", "in", doomed).executeTakeFirst()).numDeletedRows);
     await db.deleteFrom("compact_runs").execute();
   }
+  if (cutoffs.versionsPerDocument !== undefined) {
+    // Runs left after the step above keep the versions they ran: a past run opens against exactly that graph.
+    const ran = await db.selectFrom("runs").select(["workflow_id", "workflow_version"]).distinct().where("workflow_version", "is not", null).execute();
+    const pinned = new Set(ran.map((r) => `${r.workflow_id}\u0000${r.workflow_version}`));
+    report.versions = await pruneVersions(db, cutoffs.versionsPerDocument, (kind, id, number) => kind === "workflows" && pinned.has(`${id}\u0000${number}`));
+  }
   // The scene tables come with the scenes' migrations: a storage opened without them has no scene logs to remove.
   if (scenesBefore === undefined || !(await db.introspection.getTables()).some((t) => t.name === "scene_log")) return;
   const resting = db.selectFrom("scene_states").select("scene_id").where("status", "in", RESTING_SCENE_STATUSES).where("saved_at", "<", scenesBefore);
@@ -124,6 +135,7 @@ export function describeReport(report: CompactReport): string {
     `${report.runs} run(s) with ${report.observations} observation(s) and ${report.runEvents} event(s)`,
     `${report.sceneLogEntries} scene log entr${report.sceneLogEntries === 1 ? "y" : "ies"} of ${report.sceneLogs} scene(s)`,
     `${report.sceneEvents} scene event(s)`,
+    `${report.versions} old document version(s)`,
     `${report.payloads} unreferenced payload(s)`,
   ];
   const size = report.bytesBefore !== undefined && report.bytesAfter !== undefined ? `; the database file went from ${mib(report.bytesBefore)} to ${mib(report.bytesAfter)}` : "";

@@ -5,8 +5,8 @@ const KEY = "retention";
 const days = z.number().positive().max(36_500);
 
 /**
- * How long run records and scene logs are kept; an absent limit keeps everything. Only records are
- * removed: workflows, agents, scenes and conversations (the user's documents) are never touched.
+ * How long run records, scene logs and old document versions are kept; an absent limit keeps everything. The
+ * documents themselves (workflows, agents, scenes as they are now) and conversations are never touched.
  */
 export const RetentionPolicySchema = z
   .object({
@@ -16,6 +16,8 @@ export const RetentionPolicySchema = z
     runsPerWorkflow: z.number().int().min(0).max(1_000_000).optional(),
     /** Scene session logs of scenes stopped (or idle) for this many days go; so do the scenes' stream events older than that. */
     sceneLogMaxAgeDays: days.optional(),
+    /** Of each workflow's, agent profile's and scene's versions, the newest N stay (and every version a run ran); older ones go. */
+    versionsPerDocument: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict();
 export type RetentionPolicy = z.infer<typeof RetentionPolicySchema>;
@@ -43,5 +45,5 @@ export async function saveRetentionPolicy(settings: SettingsRepository, policy: 
 
 /** True when the policy removes nothing (compaction then only reclaims space). */
 export function keepsEverything(policy: RetentionPolicy): boolean {
-  return policy.runsMaxAgeDays === undefined && policy.runsPerWorkflow === undefined && policy.sceneLogMaxAgeDays === undefined;
+  return policy.runsMaxAgeDays === undefined && policy.runsPerWorkflow === undefined && policy.sceneLogMaxAgeDays === undefined && policy.versionsPerDocument === undefined;
 }
