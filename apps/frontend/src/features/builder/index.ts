@@ -7,6 +7,7 @@ export { useBuilderStore } from "./builder-store.ts";
 export { useBuilderEntry } from "./useBuilderEntry.ts";
 /** The diff canvas and its model, drawn by the version history too. */
 export { default as GraphDiffCanvas } from "./GraphDiffCanvas.vue";
+export { default as DiffLegend } from "./DiffLegend.vue";
 export { mergeGraph, markCounts, type GraphDiffView } from "./graph-diff-view.ts";
 
 /** The Builder workbench (#/builder), loaded on first use (`defineAsyncComponent` in App.vue). */
