@@ -37,7 +37,7 @@ export const RestoreBody = z.object({ baseRevision: z.number().int().min(0), mes
  * same optimistic revision check as an update). Readers read; restoring is a save (route-rules.ts: editors).
  */
 export function versionRoutes<T extends { id: string; revision: number }>(o: VersionRoutesOptions<T>) {
-  const base = `/api/${o.segment}/:id/versions`;
+  const base = `/api/${o.segment}`;
 
   async function requireDocument(id: string): Promise<void> {
     if ((await o.repo.revision(id)) === null) throw notFound(o.kind, id, `GET /api/${o.segment} lists them.`);
@@ -63,7 +63,7 @@ export function versionRoutes<T extends { id: string; revision: number }>(o: Ver
   }
 
   return new Elysia()
-    .get(base, async ({ params, query }) => {
+    .get(`${base}/:id/versions`, async ({ params, query }) => {
       const page = parseWith(VersionPageQuery, query, "query");
       await requireDocument(params.id);
       const versions = await o.repo.versions.list(params.id, page.limit + 1, page.before);
@@ -72,17 +72,17 @@ export function versionRoutes<T extends { id: string; revision: number }>(o: Ver
       const shown = versions.slice(0, page.limit);
       return jsonResponse({ versions: shown, latest, ...(more ? { nextBefore: shown[shown.length - 1].number } : {}) });
     })
-    .get(`${base}/:n`, async ({ params }) => {
+    .get(`${base}/:id/versions/:n`, async ({ params }) => {
       await requireDocument(params.id);
       return jsonResponse(await content(params.id, params.n, "path.n"));
     })
-    .get(`${base}/:n/diff/:to`, async ({ params }) => {
+    .get(`${base}/:id/versions/:n/diff/:to`, async ({ params }) => {
       await requireDocument(params.id);
       const [a, b] = [await content(params.id, params.n, "path.n"), await content(params.id, params.to, "path.to")];
       const graph = o.graph?.(a.content, b.content);
       return jsonResponse({ from: a.version.number, to: b.version.number, changes: jsonDiff(a.content, b.content), ...(graph ? { graph } : {}) });
     })
-    .post(`${base}/:n/restore`, async ({ params, request }) => {
+    .post(`${base}/:id/versions/:n/restore`, async ({ params, request }) => {
       const body = await readBody(request, RestoreBody, o.maxBodyBytes);
       await requireDocument(params.id);
       const old = await content(params.id, params.n, "path.n");

@@ -100,7 +100,8 @@ export async function removeExpired(db: Kysely<CompactTables>, engine: "sqlite" 
     // Runs left after the step above keep the versions they ran: a past run opens against exactly that graph.
     const ran = await db.selectFrom("runs").select(["workflow_id", "workflow_version"]).distinct().where("workflow_version", "is not", null).execute();
     const pinned = new Set(ran.map((r) => `${r.workflow_id}\u0000${r.workflow_version}`));
-    report.versions = await pruneVersions(db, cutoffs.versionsPerDocument, (kind, id, number) => kind === "workflows" && pinned.has(`${id}\u0000${number}`));
+    // Kysely's types are invariant in the tables: this db has the version tables among its own.
+    report.versions = await pruneVersions(db as unknown as Kysely<VersionTables>, cutoffs.versionsPerDocument, (kind, id, number) => kind === "workflows" && pinned.has(`${id}\u0000${number}`));
   }
   // The scene tables come with the scenes' migrations: a storage opened without them has no scene logs to remove.
   if (scenesBefore === undefined || !(await db.introspection.getTables()).some((t) => t.name === "scene_log")) return;
