@@ -3,13 +3,17 @@ import * as engine from "../storage/storage.ts";
 import type { Migration } from "../storage/migrations.ts";
 import type { SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
 import { CORE_MIGRATIONS } from "../storage/core-migrations.ts";
+import { RUN_MIGRATIONS } from "../events/run-migrations.ts";
 import { composeStorage, openAppStorage, type Storage } from "../app-storage.ts";
 
 export type { Storage } from "../app-storage.ts";
 export { DATABASE_FILE, type StorageOptions } from "../storage/storage.ts";
 
+/** The core tables as their repositories read them: core-001… and the later steps of core tables (the runs table's). */
+export const CORE_TABLE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...RUN_MIGRATIONS];
+
 /** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (the core tables by default). */
-export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_MIGRATIONS): Promise<Storage> {
+export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_TABLE_MIGRATIONS): Promise<Storage> {
   return await composeStorage(await engine.openSqliteStorage(dataDir, redactor, migrations));
 }
 
@@ -17,7 +21,7 @@ export async function openSqliteStorage(dataDir: string, redactor = new SecretRe
 export async function openPostgresStorage(
   url: string,
   redactor = new SecretRedactor(),
-  migrations: readonly Migration[] = CORE_MIGRATIONS,
+  migrations: readonly Migration[] = CORE_TABLE_MIGRATIONS,
   options: { maxConnections?: number } = {},
 ): Promise<Storage> {
   return await openAppStorage({ dataDir: "", databaseUrl: url, redactor, migrations, ...(options.maxConnections !== undefined ? { poolSize: options.maxConnections } : {}) });
