@@ -66,8 +66,8 @@ export class RunService {
           issues: [{ path: ["workflow", "id"], message: "must equal the workflow id in the path", code: "custom" }],
         });
       }
-      const stored = await storage.workflows.get(request.workflowId);
-      revision = stored?.document.revision ?? 0;
+      // A fork names the revision of the run it forks; reading the stored workflow for it would be wasted.
+      revision = fork?.revision ?? (await storage.workflows.get(request.workflowId))?.document.revision ?? 0;
     } else {
       const stored = await storage.workflows.get(request.workflowId);
       if (!stored) throw notFound("workflow", request.workflowId, "GET /api/workflows lists them; to run an unsaved workflow send it as body.workflow.");
@@ -105,7 +105,7 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
-    const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: fork?.revision ?? revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
+    const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (fork !== undefined) {
       record.forkOf = fork.forkOf;
