@@ -66,6 +66,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/api/streams/:id/events", "viewer"),
   rule("POST", "/api/runs/:id/cancel", "editor"),
   rule("POST", "/api/runs/:id/rerun", "editor"),
+  rule("POST", "/api/runs/:id/fork", "editor"),
 
   ...documents("agents"),
   rule("GET", "/api/agents/:id/conversations", "viewer"),

@@ -5,6 +5,17 @@ import { num, optionalNum } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
 import { Table } from "../storage/table.ts";
 
+/** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
+export const ForkChangesSchema = z.object({
+  /** Merged over the node's config. */
+  settings: z.record(z.string(), z.unknown()).optional(),
+  /** Literal values of the node's input ports (an edge into such a port was removed). */
+  inputs: z.record(z.string(), z.unknown()).optional(),
+  /** Outputs pinned by node id: those nodes hand these on instead of their recorded outputs. */
+  pins: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+});
+export type ForkChanges = z.infer<typeof ForkChangesSchema>;
+
 /** A run as stored and as the API shows it (times are epoch milliseconds). */
 export const RunRecordSchema = z.object({
   id: z.string(),
@@ -18,6 +29,10 @@ export const RunRecordSchema = z.object({
   rerunFrom: z.string().optional(),
   /** The run this one repeats (`POST /api/runs/:id/rerun`). */
   sourceRunId: z.string().optional(),
+  /** The run and node this run forks: what does not depend on that node (or a pin) is taken from that run's record. */
+  forkOf: z.object({ runId: z.string(), nodeId: z.string() }).optional(),
+  /** What the fork changed (with `forkOf`). */
+  forkChanges: ForkChangesSchema.optional(),
   /** The user who started the run (their account id); absent for runs from before accounts, or started by the system. */
   createdBy: z.string().optional(),
   createdAt: z.number(),
@@ -85,6 +100,8 @@ export interface RunsTable {
   rerun_from: string | null;
   source_run_id: string | null;
   created_by: string | null;
+  /** `{ forkOf, changes }` as JSON, for a fork (runs-001); null otherwise. */
+  fork: string | null;
   workflow: string;
   /** PostgreSQL answers BIGINT as text. */
   created_at: number | string;
@@ -105,6 +122,7 @@ const SUMMARY_COLUMNS = [
   "rerun_from",
   "source_run_id",
   "created_by",
+  "fork",
   "created_at",
   "started_at",
   "finished_at",
@@ -122,6 +140,8 @@ function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
   return summary;
 }
 
+const StoredFork = z.object({ forkOf: z.object({ runId: z.string(), nodeId: z.string() }), changes: ForkChangesSchema });
+
 export function decodeRun(row: RunRow): RunRecord {
   const record: RunRecord = {
     id: row.id,
@@ -136,6 +156,11 @@ export function decodeRun(row: RunRow): RunRecord {
   if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
   if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
   if (row.created_by !== null) record.createdBy = row.created_by;
+  if (row.fork !== null) {
+    const fork = StoredFork.parse(JSON.parse(row.fork));
+    record.forkOf = fork.forkOf;
+    record.forkChanges = fork.changes;
+  }
   const startedAt = optionalNum(row.started_at);
   const finishedAt = optionalNum(row.finished_at);
   if (startedAt !== undefined) record.startedAt = startedAt;
@@ -163,6 +188,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       rerun_from: record.rerunFrom ?? null,
       source_run_id: record.sourceRunId ?? null,
       created_by: record.createdBy ?? null,
+      fork: record.forkOf ? this.redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
       created_at: record.createdAt,
       started_at: record.startedAt ?? null,
       finished_at: record.finishedAt ?? null,

@@ -137,7 +137,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       });
       log.info("worker metrics listening", { url: ops.url });
     }
-    const executor = new RunExecutor({ journal, engineFor: rt.engineFor, log: log.child("runs") });
+    const executor = new RunExecutor({ journal, engineFor: rt.engineFor, observations: storage.observations, log: log.child("runs") });
     const slots = (concurrency: number) => ({ redisUrl: options.redisUrl, concurrency, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) });
     // What the agents' and the scenes' services run with: this worker's engine, tools and journal.
     const hosting = {

@@ -29,7 +29,7 @@ export type RunsDeps = Omit<RunServiceDeps, "dispatcher" | "executor"> & {
 
 /** Workflow runs: the service that checks, records and dispatches them, and its routes. */
 export function createRuns(deps: RunsDeps): Runs {
-  const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, log: deps.log });
+  const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, observations: deps.storage.observations, log: deps.log });
   const dispatcher = deps.dispatcher ? deps.dispatcher(executor) : new LocalRunDispatcher(deps.queue, executor);
   const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor });
   return { service, executor, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };

@@ -23,7 +23,7 @@ async function setup(): Promise<{ storage: Storage; journal: EventJournal; execu
   );
   const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger);
   const engine = new ExecutionEngine({ catalog: createBuiltinRegistry() });
-  return { storage, journal, executor: new RunExecutor({ journal, engineFor: () => engine, log: silentLogger }) };
+  return { storage, journal, executor: new RunExecutor({ journal, engineFor: () => engine, observations: storage.observations, log: silentLogger }) };
 }
 
 describe("RunExecutor", () => {

@@ -1,5 +1,8 @@
 import type { ExecutionEngine } from "@weft/agent-runtime";
+import type { RecordedNode } from "@weft/agent-runtime";
 import type { Logger, NodeError, RunResult, Workflow } from "@weft/types";
+import type { ObservationRepository } from "../events/observation-repository.ts";
+import { NOT_RECORDED, recordedNodes } from "./run-fork.ts";
 import type { RunRecord } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ObservationTracker } from "../events/observation-tracker.ts";
@@ -11,6 +14,8 @@ export interface RunExecutorDeps {
   journal: EventJournal;
   /** The engine a run of this workflow uses (its output cache is the workflow's, in this process). */
   engineFor(workflowId: string): ExecutionEngine;
+  /** A forked run's observations, read whole: what a fork takes from it comes from storage, not from this process. */
+  observations: Pick<ObservationRepository, "listByRun">;
   log: Logger;
 }
 
@@ -67,11 +72,17 @@ export class RunExecutor {
     const tracker = new ObservationTracker(runId, (ord, observation) => journal.addObservation(ord, observation));
     let result: RunResult;
     try {
+      const recorded = await this.recordedFor(record, workflow);
+      if (!(recorded instanceof Map)) {
+        await this.failBeforeStart(runId, recorded);
+        return;
+      }
       result = await this.deps.engineFor(workflow.id).run(workflow, {
         runId,
         inputs: record.inputs,
         signal,
         ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
+        ...(recorded.size > 0 ? { recorded } : {}),
         onEvent: (event) => {
           if (!this.lost.has(runId)) tracker.onEvent(journal.append(runId, event));
         },
@@ -81,11 +92,7 @@ export class RunExecutor {
       // The engine reports failures in its result; reaching this is a bug, recorded rather than lost.
       const error: NodeError = { code: "INTERNAL", message: `The engine failed unexpectedly: ${messageOf(thrown)}` };
       this.deps.log.error("engine threw", { runId, error: error.message });
-      journal.append(runId, { type: "run.failed", runId, error, outputs: {}, durationMs: 0 });
-      journal.updateRun({ id: runId, status: "failed", finishedAt: Date.now(), error });
-      await journal.flush();
-      journal.close(runId);
-      this.cancelRequested.delete(runId);
+      await this.failBeforeStart(runId, error);
       return;
     }
     if (this.forget(runId)) return;
@@ -103,6 +110,25 @@ export class RunExecutor {
     });
     await journal.flush();
     journal.close(runId);
+  }
+
+  /** A fork's recorded nodes, read from the forked run's stored observations (empty for any other run), or why they cannot be. */
+  private async recordedFor(record: RunRecord, workflow: Workflow): Promise<Map<string, RecordedNode> | NodeError> {
+    if (record.forkOf === undefined) return new Map();
+    const { runId, nodeId } = record.forkOf;
+    const plan = recordedNodes(workflow, { at: nodeId, changes: record.forkChanges ?? {} }, runId, await this.deps.observations.listByRun(runId));
+    // Checked when the fork was asked for; the forked run's records may have been purged since.
+    return plan.ok ? plan.recorded : { code: NOT_RECORDED, message: plan.message, details: { runId, nodeId: plan.nodeId } };
+  }
+
+  /** Ends a run that failed before its engine produced a result. */
+  private async failBeforeStart(runId: string, error: NodeError): Promise<void> {
+    const { journal } = this.deps;
+    journal.append(runId, { type: "run.failed", runId, error, outputs: {}, durationMs: 0 });
+    journal.updateRun({ id: runId, status: "failed", finishedAt: Date.now(), error });
+    await journal.flush();
+    journal.close(runId);
+    this.cancelRequested.delete(runId);
   }
 
   /** True (and the run released here) when the run was lost: its end is another process's to record. */

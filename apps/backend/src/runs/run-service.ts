@@ -2,7 +2,7 @@ import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, Observation, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
-import type { RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
+import type { ForkChanges, RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
@@ -10,6 +10,7 @@ import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 import { versionContent } from "../storage/document-versions.ts";
+import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
 export interface StartRunRequest {
   workflowId: string;
@@ -20,6 +21,15 @@ export interface StartRunRequest {
   /** The user who started it (the API request's principal), recorded as the run's `createdBy`. */
   createdBy?: string;
 }
+
+/** A run to start as a fork of a past run: recorded as `forkOf` / `forkChanges`, with the forked run's workflow revision. */
+interface ForkOrigin {
+  forkOf: { runId: string; nodeId: string };
+  forkChanges: ForkChanges;
+  revision: number;
+}
+
+type Started = { runId: string; status: "queued"; queuePosition: number };
 
 /** A run (or, in lists, its summary) with its place in line while queued (1 = next). */
 export type RunView<R extends RunSummary = RunRecord> = R & { queuePosition?: number };
@@ -44,7 +54,7 @@ export class RunService {
 
   constructor(private readonly deps: RunServiceDeps) {}
 
-  async start(request: StartRunRequest, sourceRunId?: string): Promise<{ runId: string; status: "queued"; queuePosition: number }> {
+  async start(request: StartRunRequest, sourceRunId?: string, fork?: ForkOrigin): Promise<Started> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down and accepts no new runs; retry once it is back.");
     const { storage } = this.deps;
     let candidate: unknown;
@@ -57,8 +67,8 @@ export class RunService {
           issues: [{ path: ["workflow", "id"], message: "must equal the workflow id in the path", code: "custom" }],
         });
       }
-      const stored = await storage.workflows.get(request.workflowId);
-      revision = stored?.document.revision ?? 0;
+      // A fork names the revision of the run it forks; reading the stored workflow for it would be wasted.
+      revision = fork?.revision ?? (await storage.workflows.get(request.workflowId))?.document.revision ?? 0;
     } else {
       const stored = await storage.workflows.get(request.workflowId);
       if (!stored) throw notFound("workflow", request.workflowId, "GET /api/workflows lists them; to run an unsaved workflow send it as body.workflow.");
@@ -100,6 +110,10 @@ export class RunService {
     const workflowVersion = await this.versionOf(workflow);
     if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
+    if (fork !== undefined) {
+      record.forkOf = fork.forkOf;
+      record.forkChanges = fork.forkChanges;
+    }
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
     await storage.runs.create(record, workflow);
@@ -127,7 +141,7 @@ export class RunService {
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */
-  async rerun(runId: string, options: { rerunFrom?: string; createdBy?: string }): Promise<{ runId: string; status: "queued"; queuePosition: number }> {
+  async rerun(runId: string, options: { rerunFrom?: string; createdBy?: string }): Promise<Started> {
     const source = await this.deps.storage.runs.get(runId);
     if (!source) throw notFound("run", runId);
     const workflow = await this.deps.storage.runs.getWorkflow(runId);
@@ -137,6 +151,31 @@ export class RunService {
       });
     }
     return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: options.rerunFrom, createdBy: options.createdBy }, runId);
+  }
+
+  /**
+   * Forks a past run at a node: a new run of the graph that run ran, with the node's settings, inputs or pinned
+   * outputs changed; every node that does not depend on a change takes its recorded outputs from the run (nothing of
+   * it is executed again), the changed node and what depends on it run. Refuses before recording anything when a
+   * node the fork needs has no recorded output (CONFLICT, `details.reason` NOT_RECORDED, naming the node).
+   */
+  async fork(runId: string, point: ForkPoint, createdBy?: string): Promise<Started> {
+    const source = await this.deps.storage.runs.get(runId);
+    if (!source) throw notFound("run", runId, "GET /api/runs lists recent runs.");
+    const ran = await this.deps.storage.runs.getWorkflow(runId);
+    if (!ran) {
+      throw new ServiceError("CONFLICT", `Run "${runId}" ran a workflow generated on the fly (workflow "${source.workflowId}", an agent's tool call) that was not kept; it cannot be forked.`, {
+        workflowId: source.workflowId,
+      });
+    }
+    const workflow = forkWorkflow(ran, point);
+    const plan = recordedNodes(workflow, point, runId, await this.deps.storage.observations.listByRun(runId));
+    if (!plan.ok) throw notRecordedError(plan, runId);
+    return this.start({ workflowId: source.workflowId, inputs: source.inputs, draft: workflow, rerunFrom: point.at, ...(createdBy !== undefined ? { createdBy } : {}) }, undefined, {
+      forkOf: { runId, nodeId: point.at },
+      forkChanges: point.changes,
+      revision: source.workflowRevision,
+    });
   }
 
   /** A run with its observations and the workflow exactly as it ran (absent for one generated on the fly). */

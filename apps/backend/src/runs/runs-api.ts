@@ -25,6 +25,18 @@ const StartBody = z
   })
   .strict();
 const RerunBody = z.object({ rerunFrom: z.string().min(1).optional() }).strict();
+const ForkBody = z
+  .object({
+    /** The node to fork at: it and what depends on it run again; every other node takes its recorded output. */
+    at: z.string().min(1),
+    /** Merged over the node's config. */
+    settings: z.record(z.string(), z.unknown()).optional(),
+    /** Values of the node's input ports, by port id (they replace what an edge brought). */
+    inputs: z.record(z.string(), z.unknown()).optional(),
+    /** Outputs to pin, by node id then port: those nodes hand these on instead of their recorded outputs. */
+    pins: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  })
+  .strict();
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const ListQuery = z.object({
@@ -102,6 +114,10 @@ export function runsApi(deps: RunsApiDeps) {
     .post("/api/runs/:id/rerun", async ({ params, request }) => {
       const body = await readBody(request, RerunBody, maxBodyBytes, { allowEmpty: true });
       return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
+    })
+    .post("/api/runs/:id/fork", async ({ params, request }) => {
+      const { at, ...changes } = await readBody(request, ForkBody, maxBodyBytes);
+      return jsonResponse(await runs.fork(params.id, { at, changes }, actorOf(request)), 202);
     });
 }
 
@@ -125,4 +141,5 @@ export const RUNS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/streams/:id/events", "runs", "Any stream's stored events, a page at a time", { query: EventsQuery, response: EventsPage }),
   route("POST", "/api/runs/:id/cancel", "runs", "Cancel a run", { response: OkAnswer }),
   route("POST", "/api/runs/:id/rerun", "runs", "Run a past run again", { body: RerunBody, bodyOptional: true, response: Started, status: 202 }),
+  route("POST", "/api/runs/:id/fork", "runs", "Fork a past run at a node: what does not depend on the change comes from the run's record", { body: ForkBody, response: Started, status: 202 }),
 ];

@@ -7,19 +7,40 @@ import { engineFor } from "../support/engine-for.ts";
 import { CliLlmService, llmProfileFromEnv } from "../support/cli-llm.ts";
 import { loadWorkflowFile, type LoadedFile } from "../support/load-workflow-file.ts";
 import { createProgressReporter } from "../support/progress-reporter.ts";
+import { defaultServer } from "../support/server-client.ts";
+import { FORK_USAGE, forkRun } from "./fork.ts";
 
-export const RUN_USAGE =
-  "weft run <file.json> [--input name=value …] [--json]   run a workflow: progress on stderr, its outputs on stdout (--json: the whole run result); LLM nodes use WEFT_LLM_BASE_URL/_MODEL/_API_KEY, else the offline demo LLM";
+export const RUN_USAGE = `weft run <file.json> [--input name=value …] [--json]   run a workflow: progress on stderr, its outputs on stdout (--json: the whole run result); LLM nodes use WEFT_LLM_BASE_URL/_MODEL/_API_KEY, else the offline demo LLM
+  ${FORK_USAGE}`;
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { input: { type: "string", short: "i", multiple: true }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      input: { type: "string", short: "i", multiple: true },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      fork: { type: "string" },
+      at: { type: "string" },
+      set: { type: "string", multiple: true },
+      pin: { type: "string", multiple: true },
+      server: { type: "string" },
+    },
   });
   if (values.help) {
     process.stdout.write(`${RUN_USAGE}\n`);
     return 0;
+  }
+  if (values.fork !== undefined) {
+    if (positionals.length > 0) throw new CliError(`weft run --fork takes no file (the run's own graph is forked), got ${positionals[0]}. Usage: ${FORK_USAGE}`, EXIT_USAGE);
+    return forkRun(
+      { runId: values.fork, at: values.at, set: values.set ?? [], input: values.input ?? [], pin: values.pin ?? [], server: values.server ?? defaultServer(process.env), json: values.json === true },
+      process.env,
+    );
+  }
+  for (const only of ["at", "set", "pin", "server"] as const) {
+    if (values[only] !== undefined) throw new CliError(`--${only} goes with --fork <runId>. Usage: ${FORK_USAGE}`, EXIT_USAGE);
   }
   if (positionals.length > 1) throw new CliError(`weft run takes one file, got ${positionals.length}. Usage: ${RUN_USAGE}`, EXIT_USAGE);
   const file = await loadWorkflowFile(positionals[0], "run");

@@ -1,15 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { NodeSpecSchema, messageOf, type NodeSpec } from "@weft/types";
-import { CliError, EXIT_USAGE } from "./cli-error.ts";
-
-/** The access token a script sends: WEFT_AUTH_TOKEN, else the one the server keeps in its data folder. */
-function accessToken(env: Record<string, string | undefined>): string {
-  if (env.WEFT_AUTH_TOKEN) return env.WEFT_AUTH_TOKEN;
-  const file = join(resolve(env.WEFT_DATA_DIR ?? "data"), "access-token");
-  if (!existsSync(file)) throw new CliError(`weft: no access token: set WEFT_AUTH_TOKEN, or WEFT_DATA_DIR to the server's data folder (${file} does not exist).`, EXIT_USAGE);
-  return readFileSync(file, "utf8").trim();
-}
+import { CliError } from "./cli-error.ts";
+import { accessToken } from "./server-client.ts";
 
 /** The node types a running Weft serves (`GET /api/nodes`): the built-in ones and its MCP servers' tools. */
 export async function serverNodes(server: string, env: Record<string, string | undefined>): Promise<NodeSpec[]> {

@@ -1,4 +1,5 @@
 import type { OutputCache } from "./cache/index.ts";
+import type { RecordedNode } from "./recorded.ts";
 import type { Logger, NodeCatalog, NodeServices, RunEventSink, WorkflowSource } from "@weft/types";
 
 export interface EngineOptions {
@@ -38,4 +39,9 @@ export interface RunOptions {
   services?: NodeServices;
   /** Node id: force it and everything downstream of it to run again; the rest may come from the cache. */
   rerunFrom?: string;
+  /**
+   * By top-level node id: nodes that end as recorded in an earlier run instead of running (a fork of that run).
+   * A recorded node takes its record whatever its inputs; ids the workflow does not have are ignored.
+   */
+  recorded?: ReadonlyMap<string, RecordedNode>;
 }

@@ -17,6 +17,7 @@ import {
 import { compileGraph, type CompileResult } from "./compile-graph.ts";
 import { downstreamOf } from "./compiled-graph.ts";
 import type { EngineOptions, RunOptions } from "./engine-options.ts";
+import type { RecordedNode } from "./recorded.ts";
 import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./output-size.ts";
@@ -152,6 +153,14 @@ export class ExecutionEngine {
       }
       forced = downstreamOf(graph, start);
     }
+    let recorded: (RecordedNode | undefined)[] | undefined;
+    if (options.recorded !== undefined && options.recorded.size > 0) {
+      recorded = new Array<RecordedNode | undefined>(graph.size);
+      for (const [nodeId, record] of options.recorded) {
+        const i = graph.indexOf.get(nodeId);
+        if (i !== undefined) recorded[i] = record;
+      }
+    }
     const scope = new RunScope(runId, emitter, this.cache, { ...this.services, ...options.services }, this.logger, this.concurrency, this.graceMs, this.maxOutputBytes, this.subworkflows);
     const outcome = await new GraphRun(scope, graph, {
       prefix: "",
@@ -159,6 +168,7 @@ export class ExecutionEngine {
       signal: options.signal,
       overrides: bound.overrides,
       forced,
+      recorded,
     }).start();
     return end(outcome.status, outcome.outputs, outcome.observations, outcome.error);
   }

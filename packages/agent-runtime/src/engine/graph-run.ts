@@ -7,6 +7,7 @@ import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
 import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
 import type { RunScope } from "./run-scope.ts";
+import type { RecordedNode } from "./recorded.ts";
 import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 
 export interface GraphRunOptions {
@@ -19,6 +20,8 @@ export interface GraphRunOptions {
   overrides: Map<number, NodeValues>;
   /** 1 = run even if cached (`rerunFrom` and what depends on it). */
   forced?: Uint8Array;
+  /** By node index: nodes that end as an earlier run recorded them, without running (a fork; top level only). */
+  recorded?: readonly (RecordedNode | undefined)[];
   /** Called with every observation of this graph (a skill forwards them to its caller's graph). */
   forward?: (observation: Observation) => void;
 }
@@ -123,6 +126,11 @@ export class GraphRun implements ContextOwner {
 
   /** Decides what happens to a node whose inputs are all settled: skip it, or run it. */
   private process(i: number): void {
+    const recorded = this.options.recorded?.[i];
+    if (recorded !== undefined) {
+      this.replay(i, recorded);
+      return;
+    }
     const g = this.graph;
     const to = g.inStart[i + 1];
     let dead = -1;
@@ -333,6 +341,29 @@ export class GraphRun implements ContextOwner {
     const obs = this.observation(nodeId, invocationId, this.graph.defs[i].spec.type, "completed", inputs, outputs, clock.wall(clock.last), true, 0);
     this.collectOutputs(i, inputs, outputs);
     this.settleNode(i, NodeState.Completed, outputs, obs);
+  }
+
+  /** Ends a node as an earlier run recorded it (a fork): nothing of it runs, its observation is `cached`. */
+  private replay(i: number, recorded: RecordedNode): void {
+    switch (recorded.status) {
+      case "completed": {
+        const nodeId = this.qualified(i);
+        const clock = this.scope.clock;
+        const obs = this.observation(nodeId, this.invocationPrefix + nodeId, this.graph.defs[i].spec.type, "completed", recorded.inputs, recorded.outputs, clock.wall(clock.last), true, 0);
+        // Not this run's computation: nothing downstream may be cached under a key built on it.
+        this.refs[i] = volatileRef();
+        this.collectOutputs(i, recorded.inputs, recorded.outputs);
+        this.settleNode(i, NodeState.Completed, recorded.outputs, obs);
+        return;
+      }
+      case "skipped":
+        this.skip(i, recorded.reason, undefined);
+        return;
+      default: {
+        const never: never = recorded;
+        return never;
+      }
+    }
   }
 
   private fail(i: number, obs: Observation, t0: number, error: NodeError): void {

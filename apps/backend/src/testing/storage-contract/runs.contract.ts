@@ -32,7 +32,15 @@ export function runsContract(harness: StorageHarness): void {
     it("store a run with its workflow snapshot, read it back field for field, and apply status updates", async () => {
       const storage = await fresh();
       const snapshot = workflow({ id: "wf", name: "The workflow", nodes: [{ id: "x", type: "core:text-transform" }] });
-      const full = run("r1", 1_700_000_000_123, { inputs: { topic: "t", n: 2 }, rerunFrom: "x", sourceRunId: "r0", workflowRevision: 3, createdBy: "user-1" });
+      const full = run("r1", 1_700_000_000_123, {
+        inputs: { topic: "t", n: 2 },
+        rerunFrom: "x",
+        sourceRunId: "r0",
+        workflowRevision: 3,
+        createdBy: "user-1",
+        forkOf: { runId: "r0", nodeId: "x" },
+        forkChanges: { settings: { mode: "upper" }, inputs: { text: "t" }, pins: { y: { out: [1, 2] } } },
+      });
       await storage.runs.create(full, snapshot);
       await storage.runs.create(run("r2", 1_700_000_000_124), undefined);
       expect(await storage.runs.get("r1")).toEqual(full);

@@ -40,6 +40,8 @@ export interface RunView {
   cancelReason?: string;
   startedAt?: number;
   durationMs?: number;
+  /** A fork's parent run and the node it was forked at. */
+  forkOf?: { runId: string; nodeId: string };
   /** The last event applied; events at or below it are duplicates (a resumed stream repeats none, but be safe). */
   lastSeq: number;
   nodes: Record<string, NodeRun>;

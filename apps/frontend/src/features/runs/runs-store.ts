@@ -199,8 +199,19 @@ export const useRunsStore = defineStore("runs", () => {
     } else {
       view = reactive(runViewFromObservations({ ...run, startedAt: run.startedAt ?? run.createdAt }, observations)) as RunView;
     }
+    if (run.forkOf) view.forkOf = run.forkOf;
     views.set(runId, view);
     return view;
+  }
+
+  /** Forks a past run at a node with changed settings or inputs, and opens the fork on a tab of its own beside its parent. */
+  async function fork(runId: string, body: { at: string; settings?: Record<string, unknown>; inputs?: Record<string, unknown> }): Promise<boolean> {
+    const result = await api.forkRun(runId, body);
+    if (!result.ok) {
+      ui.apiError(`Could not fork run ${runId} at "${body.at}"`, result.error);
+      return false;
+    }
+    return openAsItRan(result.value.runId);
   }
 
   /** Loads any run (live or past) and shows it on a tab's canvas. */
@@ -276,6 +287,7 @@ export const useRunsStore = defineStore("runs", () => {
     shownRun,
     start,
     rerunPast,
+    fork,
     cancel,
     show,
     inspectRun,

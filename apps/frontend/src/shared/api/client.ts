@@ -223,6 +223,11 @@ export class ApiClient {
     return this.request("POST", `/api/runs/${enc(runId)}/rerun`, StartRunSchema, rerunFrom ? { rerunFrom } : {});
   }
 
+  /** Forks a past run at a node: what does not depend on the change comes from the run's record (docs/api.md, Forks). */
+  forkRun(runId: string, body: { at: string; settings?: Record<string, unknown>; inputs?: Record<string, unknown> }) {
+    return this.request("POST", `/api/runs/${enc(runId)}/fork`, StartRunSchema, body);
+  }
+
   async cancelRun(runId: string) {
     const r = await this.request("POST", `/api/runs/${enc(runId)}/cancel`, OkSchema);
     return r.ok ? ok(true as const) : r;

@@ -56,6 +56,9 @@ export const RunRecordSchema = z.object({
     .nullable()
     .optional()
     .transform((v) => v ?? undefined),
+  /** A fork's parent run and the node it was forked at (`POST /api/runs/:id/fork`). */
+  forkOf: z.object({ runId: z.string(), nodeId: z.string() }).optional(),
+  forkChanges: z.record(z.string(), z.unknown()).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
