@@ -73,7 +73,7 @@ async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<strin
     if (!pacing) wake?.();
   };
   void llm
-    .chat(request, { signal: ctx.signal, onChunk })
+    .chat(request, { signal: ctx.signal, onChunk, caller: { runId: ctx.runId, nodeId: ctx.nodeId, invocationId: ctx.invocationId } })
     .then(
       (r) => (result = r),
       (e: unknown) => (failure = e),
