@@ -5,6 +5,8 @@ import { SCENE_MIGRATIONS } from "./scenes/scene-migration.ts";
 import { PAYLOAD_MIGRATIONS } from "./events/payload-store.ts";
 import { ACCOUNT_MIGRATIONS } from "./accounts/account-migrations.ts";
 import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
+import { USAGE_MIGRATIONS } from "./usage/usage-migrations.ts";
+import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -17,4 +19,4 @@ import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
  */
 export const BASELINE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
 
-export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...USAGE_MIGRATIONS, ...LLM_PRICE_MIGRATIONS];

@@ -275,6 +275,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           authApi(boundary, maxBodyBytes),
           healthApi({ catalog }),
           llmProfilesApi(llmProfiles, maxBodyBytes),
+          rt.usage.api,
           sceneDocuments,
           conversationsApi(agents, maxBodyBytes),
           permissionsApi(permissions, maxBodyBytes),

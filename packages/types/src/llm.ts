@@ -162,6 +162,8 @@ export interface LlmChatResult {
   toolCalls: ToolCall[];
   finishReason: string;
   usage?: LlmUsage;
+  /** US dollars at the profile's prices; absent when a price is unknown (or no service priced it). */
+  costUsd?: number;
   model: string;
   /** The assistant message to append to the history (with `reasoning_content` when there was any). */
   message: AssistantMessage;

@@ -47,11 +47,11 @@ export class ProfileLlmService implements LlmService {
     this.options.onTurn?.(outcome.turn);
     if (!outcome.ok) throw outcome.error;
     const { usage, model } = outcome.result;
+    const costUsd = usage ? costOf(usage, profile.prices) : undefined;
     if (this.options.onUsage && usage) {
-      const costUsd = costOf(usage, profile.prices);
       await this.options.onUsage({ caller: options.caller ?? {}, profileId: profile.id, model, usage, ...(costUsd !== undefined ? { costUsd } : {}), at: Date.now() });
     }
-    return outcome.result;
+    return costUsd !== undefined ? { ...outcome.result, costUsd } : outcome.result;
   }
 
   private providerFor(profile: LlmProfile): OpenAiCompatibleProvider {
