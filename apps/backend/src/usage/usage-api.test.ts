@@ -5,6 +5,7 @@ import { ConversationAnswerSchema, ProfileIdAnswerSchema, StartedRunSchema } fro
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { startTestServer, tempDir, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { createTestUser } from "../testing/users.ts";
+import { parseExposition, sampleValue } from "../ops/testing/exposition.ts";
 import { UsageReportSchema } from "./usage-schemas.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
@@ -81,6 +82,14 @@ describe("tokens and cost of LLM calls", () => {
       "profile,workflow,calls,promptTokens,completionTokens,cachedTokens,reasoningTokens,totalTokens,costUsd,unpricedCalls,estimatedCalls",
       `${priced},priced-chat,1,1200,340,1000,300,1540,${ofRun.total.costUsd},0,0`,
     ]);
+
+    const metrics = parseExposition(await (await t.fetch("/metrics")).text());
+    const labels = { profile: priced, model: llm.model };
+    expect(sampleValue(metrics, "weft_llm_calls_total", { ...labels, estimated: "false" })).toBe(1);
+    expect(sampleValue(metrics, "weft_llm_tokens_total", { ...labels, kind: "prompt" })).toBe(1200);
+    expect(sampleValue(metrics, "weft_llm_tokens_total", { ...labels, kind: "completion" })).toBe(340);
+    expect(sampleValue(metrics, "weft_llm_tokens_total", { ...labels, kind: "cached" })).toBe(1000);
+    expect(sampleValue(metrics, "weft_llm_cost_usd_total", labels)).toBeCloseTo(KNOWN_COST, 12);
   });
 
   it("estimates the tokens of a provider that reports none and marks them, and leaves the cost of an unpriced profile unknown", async () => {
