@@ -43,13 +43,15 @@ afterAll(async () => {
 const text = (page: Page, testId: string) => page.getByTestId(testId).first().innerText();
 
 describe("tokens and cost in the editor", () => {
-  it("shows an LLM call's tokens and cost in the inspector and the run banner", async () => {
+  it("shows an LLM call's tokens and cost in the inspector, the run banner and the run history", async () => {
     const { page } = weft;
     llm.enqueue({ kind: "text", chunks: ["Hi!"], usage: KNOWN });
     const runId = await runToEnd(weft, "ask", {});
     await page.goto(`${weft.url}/#/workflows/ask/runs/${runId}`);
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(runId);
     await poll(() => text(page, "run-usage")).toBe(SHOWN);
+    // The run history's row too.
+    await poll(() => text(page, "history-usage")).toBe(SHOWN);
     await page.locator('.vue-flow__node[data-id="chat"] .node-title').click();
     await poll(() => text(page, "inspector-usage")).toBe(SHOWN);
     // The breakdown is in the tooltip.

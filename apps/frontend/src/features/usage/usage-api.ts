@@ -27,9 +27,14 @@ export type UsageRow = z.infer<typeof UsageRowSchema>;
 const UsageReportSchema = z.object({ rows: z.array(UsageRowSchema), total: UsageRowSchema });
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 
-/** What a view sums: one run, conversation or scene (each reader of it sees its totals), grouped or not. */
+/**
+ * What a view sums: one run, conversation or scene (each reader of it sees its totals), or a workflow's runs since `from`
+ * (epoch ms; a non-owner's own runs only), grouped or not.
+ */
 export interface UsageFilter {
   runId?: string;
+  workflowId?: string;
+  from?: string;
   conversationId?: string;
   sceneId?: string;
   groupBy?: "run" | "agent";
