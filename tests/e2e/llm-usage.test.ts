@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
+import { LlmProfileViewSchema } from "../../apps/frontend/src/features/settings/llm-profiles-api.ts";
 import { ProfileIdAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 import { runToEnd } from "./support/notes.ts";
 import { poll } from "./support/poll.ts";
@@ -71,7 +72,7 @@ describe("tokens and cost in the editor", () => {
     await poll(() => text(page, "chat-usage")).toBe(SHOWN);
   });
 
-  it("shows each agent's and the scene's tokens and cost in the scene view, and — where the profile has no prices", async () => {
+  it("shows each agent's and the scene's tokens and cost in the scene view, and — once an owner empties the prices in Settings", async () => {
     const { page } = weft;
     llm.enqueue({ kind: "text", chunks: ["Noted."], usage: KNOWN });
     await page.goto(weft.url);
@@ -85,8 +86,16 @@ describe("tokens and cost in the editor", () => {
     await poll(() => text(page, "agent-usage"), { timeout: 20_000 }).toBe(SHOWN);
     await poll(() => text(page, "scene-usage")).toBe(`LLM ${SHOWN}`);
 
-    // The same call at unknown prices: tokens, and the cost as unknown.
-    expect((await weft.api("PUT", `/api/llm-profiles/${profileId}`, { prices: null })).status).toBe(200);
+    // An owner empties the prices in Settings → LLM profiles: the same call then shows its tokens, and the cost as unknown.
+    await page.getByTestId("settings").click();
+    const dialog = page.getByTestId("llm-profiles");
+    await dialog.locator(`li[data-profile="${profileId}"]`).click();
+    await poll(() => page.locator("#lp-outputPerMillion").inputValue()).toBe("8");
+    for (const field of ["inputPerMillion", "cachedInputPerMillion", "outputPerMillion"]) await page.locator(`#lp-${field}`).fill("");
+    await page.getByTestId("save-profile").click();
+    const stored = { parse: (body: unknown) => LlmProfileViewSchema.parse((body as { profile: unknown }).profile) };
+    await poll(async () => (await weft.read(`/api/llm-profiles/${profileId}`, stored)).prices).toBeUndefined();
+    await page.keyboard.press("Escape");
     llm.enqueue({ kind: "text", chunks: ["Hi!"], usage: KNOWN });
     const runId = await runToEnd(weft, "ask", {});
     await page.goto(`${weft.url}/#/workflows/ask/runs/${runId}`);
