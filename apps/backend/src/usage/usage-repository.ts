@@ -79,7 +79,8 @@ export class UsageRepository extends Table<{ llm_usage: UsageTable }, TableEngin
         reasoning_tokens: record.usage.reasoningTokens ?? 0,
         total_tokens: record.usage.totalTokens,
         cost_usd: record.costUsd ?? null,
-        estimated: this.engine.sql.engine === "postgres" ? record.usage.estimated === true : record.usage.estimated === true ? 1 : 0,
+        // A boolean on both engines: SQLite stores it as 1/0.
+        estimated: record.usage.estimated === true,
       })
       .execute();
   }
