@@ -7,6 +7,8 @@ import { ACCOUNT_MIGRATIONS } from "./accounts/account-migrations.ts";
 import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
 import { VERSION_MIGRATIONS } from "./storage/document-versions.ts";
 import { RUN_MIGRATIONS } from "./events/run-migrations.ts";
+import { USAGE_MIGRATIONS } from "./usage/usage-migrations.ts";
+import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -19,4 +21,4 @@ import { RUN_MIGRATIONS } from "./events/run-migrations.ts";
  */
 export const BASELINE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
 
-export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...USAGE_MIGRATIONS, ...LLM_PRICE_MIGRATIONS];

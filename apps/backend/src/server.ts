@@ -174,6 +174,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
     const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version, ...(queueMode ? { queueRejections: queueRejections(queueMode) } : {}) });
     hub.tap(ops.observe);
+    rt.usage.recorder.onRecord(ops.metrics.llmUsage);
     const { service: runs, api: runsApi } = createRuns({
       storage,
       journal,
@@ -276,6 +277,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           authApi(boundary, maxBodyBytes),
           healthApi({ catalog }),
           llmProfilesApi(llmProfiles, maxBodyBytes),
+          rt.usage.api,
           sceneDocuments,
           conversationsApi(agents, maxBodyBytes),
           permissionsApi(permissions, maxBodyBytes),

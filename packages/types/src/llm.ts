@@ -39,12 +39,46 @@ export const ResponseFormatSchema = z.object({
 });
 export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
 
+/**
+ * The tokens one LLM call used (`TokenUsage`): the provider's `usage` (cached = `prompt_tokens_details.cached_tokens`,
+ * reasoning = `completion_tokens_details.reasoning_tokens`, both part of prompt and completion), or, when it sent none,
+ * an estimate (`estimated: true`, see `estimateTokens`).
+ */
 export const LlmUsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  cachedTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  estimated: z.boolean().optional(),
 });
 export type LlmUsage = z.infer<typeof LlmUsageSchema>;
+export type TokenUsage = LlmUsage;
+
+/** The estimate when a provider reports no usage: about four characters a token (OpenAI's rule of thumb for English), rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Prices in US dollars per million tokens; an absent price is unknown (never guessed): the cost is then unknown too. */
+export const LlmPricesSchema = z.object({
+  inputPerMillion: z.number().nonnegative().optional(),
+  cachedInputPerMillion: z.number().nonnegative().optional(),
+  outputPerMillion: z.number().nonnegative().optional(),
+});
+export type LlmPrices = z.infer<typeof LlmPricesSchema>;
+
+/**
+ * What a call cost in US dollars at these prices, or undefined when a price it needs is unknown.
+ * Cached prompt tokens are billed at the cached price (the input price when no cached price is set, as providers without
+ * a discount do); reasoning tokens are output tokens.
+ */
+export function costOf(usage: LlmUsage, prices: LlmPrices | undefined): number | undefined {
+  if (!prices || prices.inputPerMillion === undefined || prices.outputPerMillion === undefined) return undefined;
+  const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
+  const cachedPrice = prices.cachedInputPerMillion ?? prices.inputPerMillion;
+  return ((usage.promptTokens - cached) * prices.inputPerMillion + cached * cachedPrice + usage.completionTokens * prices.outputPerMillion) / 1_000_000;
+}
 
 export const LlmChatRequestSchema = z.object({
   messages: z.array(ChatMessageSchema),
@@ -128,6 +162,8 @@ export interface LlmChatResult {
   toolCalls: ToolCall[];
   finishReason: string;
   usage?: LlmUsage;
+  /** US dollars at the profile's prices; absent when a price is unknown (or no service priced it). */
+  costUsd?: number;
   model: string;
   /** The assistant message to append to the history (with `reasoning_content` when there was any). */
   message: AssistantMessage;
@@ -188,6 +224,8 @@ export const LlmProfileSchema = z.object({
   passBackReasoning: z.boolean().default(false),
   /** Retries of a rate-limited (429) or 5xx request before giving up. */
   maxRetries: z.number().int().min(0).max(10).default(2),
+  /** What the provider charges; absent = unknown, so the cost of its calls is shown as unknown. */
+  prices: LlmPricesSchema.optional(),
 });
 export type LlmProfile = z.infer<typeof LlmProfileSchema>;
 export type LlmProfileInput = z.input<typeof LlmProfileSchema>;
@@ -198,9 +236,32 @@ export interface LlmProfileResolver {
   resolve(profileId?: string): Promise<LlmProfile | undefined>;
 }
 
+/** Who made an LLM call, for the usage record: the node invocation, and the agent conversation and scene around it. */
+export interface LlmCaller {
+  runId?: string;
+  nodeId?: string;
+  invocationId?: string;
+  agentId?: string;
+  conversationId?: string;
+  sceneId?: string;
+}
+
 export interface LlmCallOptions {
   signal?: AbortSignal;
   onChunk?: (chunk: LlmStreamChunk) => void;
+  /** Named on the call's usage record; wrappers (an agent, a scene) add what they know. */
+  caller?: LlmCaller;
+}
+
+/** One LLM call's usage as the `LlmService` reports it (errors included: a failed call may have used tokens too). */
+export interface LlmCallUsage {
+  caller: LlmCaller;
+  profileId: string;
+  model: string;
+  usage: LlmUsage;
+  /** US dollars at the profile's prices when the call was made; undefined when a price is unknown. */
+  costUsd?: number;
+  at: number;
 }
 
 /** The LLM as nodes see it. A failed call rejects with an `LlmError` (code, hint, partial output). */

@@ -101,6 +101,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("PUT", "/api/llm-profiles/:id", "owner"),
   rule("DELETE", "/api/llm-profiles/:id", "owner"),
   rule("POST", "/api/llm-profiles/:id/test", "owner"),
+  // Everyone reads their own usage; owners everyone's (usage/usage-api.ts).
+  rule("GET", "/api/usage", "viewer"),
   rule("GET", "/api/credentials", "editor"),
   rule("POST", "/api/credentials", "owner"),
   rule("PUT", "/api/credentials/:name", "owner"),

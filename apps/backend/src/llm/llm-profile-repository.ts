@@ -1,7 +1,10 @@
 import { z } from "zod";
+import type { LlmPrices } from "@weft/types";
 import { flag, num, optionalNum } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
+import { ddl } from "../storage/ddl.ts";
+import type { Migration } from "../storage/migrations.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
 export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
@@ -25,6 +28,8 @@ export interface StoredLlmProfile {
   contextWindow?: number;
   passBackReasoning: boolean;
   maxRetries: number;
+  /** US dollars per million tokens; each absent price is unknown. */
+  prices?: LlmPrices;
   isDefault: boolean;
   healthStatus: HealthStatus;
   lastTestedAt?: number;
@@ -56,6 +61,9 @@ interface LlmProfileRow {
   context_window: number | null;
   pass_back_reasoning: number | boolean;
   max_retries: number;
+  price_input: number | null;
+  price_cached_input: number | null;
+  price_output: number | null;
   is_default: number | boolean;
   health_status: string;
   last_tested_at: number | string | null;
@@ -82,6 +90,11 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   if (row.api_key_masked !== null) profile.apiKeyMasked = row.api_key_masked;
   if (row.temperature !== null) profile.temperature = row.temperature;
   if (row.context_window !== null) profile.contextWindow = row.context_window;
+  const prices: LlmPrices = {};
+  if (row.price_input !== null) prices.inputPerMillion = num(row.price_input);
+  if (row.price_cached_input !== null) prices.cachedInputPerMillion = num(row.price_cached_input);
+  if (row.price_output !== null) prices.outputPerMillion = num(row.price_output);
+  if (Object.keys(prices).length > 0) profile.prices = prices;
   const lastTestedAt = optionalNum(row.last_tested_at);
   if (lastTestedAt !== undefined) profile.lastTestedAt = lastTestedAt;
   return profile;
@@ -102,6 +115,9 @@ function toRow(p: StoredLlmProfile): LlmProfileRow {
     // Booleans on both engines: SQLite stores them as 1/0.
     pass_back_reasoning: p.passBackReasoning,
     max_retries: p.maxRetries,
+    price_input: p.prices?.inputPerMillion ?? null,
+    price_cached_input: p.prices?.cachedInputPerMillion ?? null,
+    price_output: p.prices?.outputPerMillion ?? null,
     is_default: p.isDefault,
     health_status: p.healthStatus,
     last_tested_at: p.lastTestedAt ?? null,
@@ -144,3 +160,18 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
     await this.db.updateTable("llm_profiles").set({ health_status: status, last_tested_at: testedAt }).where("id", "=", id).execute();
   }
 }
+
+/** Prices per profile (issue 35): three nullable columns, NULL = unknown. */
+export const LLM_PRICE_MIGRATIONS: readonly Migration[] = [
+  {
+    id: "llm-profiles-001 prices",
+    async up(db, engine) {
+      const { real, run } = ddl(db, engine);
+      await run(
+        `ALTER TABLE llm_profiles ADD COLUMN price_input ${real}`,
+        `ALTER TABLE llm_profiles ADD COLUMN price_cached_input ${real}`,
+        `ALTER TABLE llm_profiles ADD COLUMN price_output ${real}`,
+      );
+    },
+  },
+];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { LlmPrices } from "@weft/types";
 
 const url = z
   .string()
@@ -25,7 +26,26 @@ const fields = {
   passBackReasoning: z.boolean(),
   maxRetries: z.number().int().min(0).max(10),
   isDefault: z.boolean(),
+  /** Each price in US dollars per million tokens; null (or absent) = unknown, and the cost of calls is then unknown. */
+  prices: z
+    .object({
+      inputPerMillion: z.number().nonnegative().max(1_000_000).nullable().optional(),
+      cachedInputPerMillion: z.number().nonnegative().max(1_000_000).nullable().optional(),
+      outputPerMillion: z.number().nonnegative().max(1_000_000).nullable().optional(),
+    })
+    .strict()
+    .nullable(),
 };
+
+/** Prices as sent (null = unknown) as stored: only the known ones; undefined when none is. */
+export function pricesOf(sent: z.infer<typeof fields.prices>): LlmPrices | undefined {
+  if (!sent) return undefined;
+  const prices: LlmPrices = {};
+  if (sent.inputPerMillion != null) prices.inputPerMillion = sent.inputPerMillion;
+  if (sent.cachedInputPerMillion != null) prices.cachedInputPerMillion = sent.cachedInputPerMillion;
+  if (sent.outputPerMillion != null) prices.outputPerMillion = sent.outputPerMillion;
+  return Object.keys(prices).length > 0 ? prices : undefined;
+}
 
 export const CreateLlmProfileSchema = z
   .object({
@@ -43,6 +63,7 @@ export const CreateLlmProfileSchema = z
     contextWindow: fields.contextWindow.optional(),
     passBackReasoning: fields.passBackReasoning.default(false),
     maxRetries: fields.maxRetries.default(2),
+    prices: fields.prices.optional(),
     isDefault: fields.isDefault.default(false),
   })
   .strict();
@@ -77,6 +98,7 @@ export const UpdateLlmProfileSchema = z
     contextWindow: fields.contextWindow.optional(),
     passBackReasoning: fields.passBackReasoning.optional(),
     maxRetries: fields.maxRetries.optional(),
+    prices: fields.prices.optional(),
     isDefault: fields.isDefault.optional(),
   })
   .strict();
@@ -94,6 +116,8 @@ export interface LlmProfileView {
   contextWindow?: number;
   passBackReasoning: boolean;
   maxRetries: number;
+  /** US dollars per million tokens; an absent price is unknown. */
+  prices?: LlmPrices;
   isDefault: boolean;
   hasApiKey: boolean;
   apiKeyMasked: string | null;

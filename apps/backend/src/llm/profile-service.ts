@@ -5,7 +5,7 @@ import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secre
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import { demoProfile } from "./demo-profile.ts";
-import type { CreateLlmProfile, LlmProfileView, UpdateLlmProfile } from "./profile-schemas.ts";
+import { pricesOf, type CreateLlmProfile, type LlmProfileView, type UpdateLlmProfile } from "./profile-schemas.ts";
 
 export interface ConnectionTestView {
   ok: boolean;
@@ -78,6 +78,7 @@ export class LlmProfileService {
     };
     if (p.temperature !== undefined) view.temperature = p.temperature;
     if (p.contextWindow !== undefined) view.contextWindow = p.contextWindow;
+    if (p.prices !== undefined) view.prices = p.prices;
     if (p.lastTestedAt !== undefined) view.lastTestedAt = p.lastTestedAt;
     return view;
   }
@@ -116,6 +117,8 @@ export class LlmProfileService {
     };
     if (input.temperature != null) profile.temperature = input.temperature;
     if (input.contextWindow != null) profile.contextWindow = input.contextWindow;
+    const prices = pricesOf(input.prices ?? null);
+    if (prices) profile.prices = prices;
     if (input.apiKey !== undefined) this.setKey(profile, input.apiKey);
     await this.repo.save(profile);
     this.remember(profile);
@@ -149,6 +152,12 @@ export class LlmProfileService {
     if (patch.contextWindow !== undefined) {
       if (patch.contextWindow === null) delete next.contextWindow;
       else next.contextWindow = patch.contextWindow;
+    }
+    if (patch.prices !== undefined) {
+      // The prices sent replace the stored ones whole: a price left out is unknown from now on.
+      const prices = pricesOf(patch.prices);
+      if (prices) next.prices = prices;
+      else delete next.prices;
     }
     // A key belongs to the endpoint it was entered for: moved without a new key, it is dropped, never sent elsewhere.
     const moved = patch.baseUrl !== undefined && !sameEndpoint(patch.baseUrl, current.baseUrl);
@@ -230,6 +239,7 @@ export class LlmProfileService {
     };
     if (p.temperature !== undefined) profile.temperature = p.temperature;
     if (p.contextWindow !== undefined) profile.contextWindow = p.contextWindow;
+    if (p.prices !== undefined) profile.prices = p.prices;
     if (p.apiKeyEncrypted !== undefined) {
       try {
         profile.apiKey = this.box.decrypt(p.apiKeyEncrypted, p.id);

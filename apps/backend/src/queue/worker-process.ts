@@ -136,6 +136,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         token: loadAccessToken(options.dataDir, options.authToken).value,
       });
       log.info("worker metrics listening", { url: ops.url });
+      // The LLM calls of its runs are answered here: their tokens and cost are counted on its own /metrics.
+      rt.usage.recorder.onRecord(ops.metrics.llmUsage);
     }
     const executor = new RunExecutor({ journal, engineFor: rt.engineFor, observations: storage.observations, log: log.child("runs") });
     const slots = (concurrency: number) => ({ redisUrl: options.redisUrl, concurrency, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) });

@@ -17,6 +17,7 @@ import { resolveProjectDir } from "../tools/project-dir.ts";
 import { toolCallsByUser } from "../accounts/tool-calls-by-user.ts";
 import { openAccountRepository } from "../accounts/index.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../workflows/workflow-caches.ts";
+import { createUsage } from "../usage/index.ts";
 
 /** The repository's workflows/ folder: example content and the tools' read-only `@pkg/`. */
 export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows", import.meta.url));
@@ -76,6 +77,8 @@ export interface RunRuntime {
   /** The tool host itself (undefined when it could not start): agents, scenes and the Builder name their user per call. */
   toolHost: ToolHost | undefined;
   llm: ProfileLlmService;
+  /** Every LLM call's tokens and cost, stored by the LLM service as it is answered (`GET /api/usage` reads them). */
+  usage: ReturnType<typeof createUsage>;
   /** What workflow runs' nodes get: the LLM, and the tool host naming the user who started the run in the audit log. */
   services: NodeServices;
   /** Each workflow's output cache (per process). */
@@ -137,7 +140,8 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       toolHost.setStandingAnswers(mcp.autoApproveRules());
       mcp.onChange(() => toolHost.setStandingAnswers(mcp.autoApproveRules()));
     }
-    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm") });
+    const usage = createUsage({ engine: storage, runs: storage.runs, log: log.child("usage") });
+    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm"), onUsage: usage.recorder.record });
     // The audit log names the user whose run made each tool call.
     const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");
@@ -172,6 +176,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       examplesDir,
       toolHost,
       llm,
+      usage,
       services,
       caches,
       engine,

@@ -1,4 +1,4 @@
-import { AgentInstance, ExecutionEngine, InMemoryConversationStore, type RecordedLlm } from "@weft/agent-runtime";
+import { AgentInstance, ExecutionEngine, InMemoryConversationStore, withLlmCaller, type RecordedLlm } from "@weft/agent-runtime";
 import type { AgentProfile, ConversationStore, RunEventSink, Scene, Workflow } from "@weft/types";
 import { ServiceError } from "../service-error.ts";
 import type { AgentServiceDeps } from "../agents/agent-service.ts";
@@ -51,7 +51,7 @@ export async function createSceneAgents(
   onEvent: RunEventSink,
   turns: SceneTurns,
 ): Promise<Map<string, AgentInstance>> {
-  const llm = turnTakingLlm(deps.llm, turns);
+  const llm = withLlmCaller(turnTakingLlm(deps.llm, turns), { sceneId: scene.id });
   const snapshots = new Map<string, Workflow>();
   for (const profile of profiles.values()) {
     for (const id of [profile.deliberationWorkflowId, ...profile.skills]) {

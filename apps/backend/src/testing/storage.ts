@@ -5,12 +5,13 @@ import type { SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
 import { CORE_MIGRATIONS } from "../storage/core-migrations.ts";
 import { VERSION_MIGRATIONS } from "../storage/document-versions.ts";
 import { RUN_MIGRATIONS } from "../events/run-migrations.ts";
+import { LLM_PRICE_MIGRATIONS } from "../llm/llm-profile-repository.ts";
 import { composeStorage, openAppStorage, type Storage } from "../app-storage.ts";
 
 export type { Storage } from "../app-storage.ts";
 
-/** The core tables, their later steps (the runs table's) and what every core repository writes beside them (document versions): the tests' default schema. */
-export const CORE_TEST_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS];
+/** The core tables, their later steps (the runs table's, the LLM profiles' prices) and what every core repository writes beside them (document versions): the tests' default schema. */
+export const CORE_TEST_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...LLM_PRICE_MIGRATIONS];
 export { DATABASE_FILE, type StorageOptions } from "../storage/storage.ts";
 
 /** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (`CORE_TEST_MIGRATIONS` by default). */

@@ -26,6 +26,7 @@ import {
 import type { Manifest, ManifestEntry } from "../action/index.ts";
 import { userMessage, type ToolOutputStore } from "../conversation/index.ts";
 import type { ExecutionEngine } from "../engine/index.ts";
+import { withLlmCaller } from "../llm/llm-caller.ts";
 import { PrivateState } from "../scene/index.ts";
 import { ToolHost, withCallContext } from "../toolhost/index.ts";
 import { ActionExecutor } from "./action-executor.ts";
@@ -344,6 +345,8 @@ export class AgentInstance {
     services.privateState ??= this.ownPrivateState;
     if (o.llm) services.llm = boundLlm(o.llm, this.profile.llmProfileId);
     if (wrapLlm && services.llm) services.llm = wrapLlm(services.llm);
+    // Usage records name the conversation (and the scene, which a scene's own wrapper adds).
+    if (services.llm) services.llm = withLlmCaller(services.llm, { agentId: this.agentId, conversationId: this.conversationId });
     const agentRules = this.profile.permissions ?? [];
     if (o.toolHost)
       services.toolHost = withCallContext(o.toolHost, {

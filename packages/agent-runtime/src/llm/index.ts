@@ -1,4 +1,5 @@
 export { OpenAiCompatibleProvider, type ProviderConfig, type ProviderRequest, type LlmOutcome, type ConnectionTestResult } from "./openai-compatible-provider.ts";
+export { withLlmCaller } from "./llm-caller.ts";
 export { ProfileLlmService, StaticLlmProfileResolver, type ProfileLlmServiceOptions } from "./llm-service.ts";
 export { classifyLlmFailure, displayUrl, parseRetryAfter, profileNotFound } from "./errors.ts";
 export { toProviderMessages } from "./provider-messages.ts";

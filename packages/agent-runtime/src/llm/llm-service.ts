@@ -1,4 +1,16 @@
-import { silentLogger, type LlmCallOptions, type LlmChatRequest, type LlmChatResult, type LlmProfile, type LlmProfileResolver, type LlmService, type LlmTurn, type Logger } from "@weft/types";
+import {
+  costOf,
+  silentLogger,
+  type LlmCallOptions,
+  type LlmCallUsage,
+  type LlmChatRequest,
+  type LlmChatResult,
+  type LlmProfile,
+  type LlmProfileResolver,
+  type LlmService,
+  type LlmTurn,
+  type Logger,
+} from "@weft/types";
 import { profileNotFound } from "./errors.ts";
 import { OpenAiCompatibleProvider } from "./openai-compatible-provider.ts";
 
@@ -6,6 +18,11 @@ export interface ProfileLlmServiceOptions {
   profiles: LlmProfileResolver;
   /** Every exchange, successful or not (seed 000 §4.2): the debugger and the agent loop record them. */
   onTurn?: (turn: LlmTurn) => void;
+  /**
+   * Every answered call's tokens and cost (at the profile's prices now), awaited before the answer is returned, so a
+   * run that finished has its usage stored. A failed call has no usage to report: providers send it only at the end.
+   */
+  onUsage?: (usage: LlmCallUsage) => Promise<void> | void;
   logger?: Logger;
 }
 
@@ -29,7 +46,12 @@ export class ProfileLlmService implements LlmService {
     const outcome = await this.providerFor(profile).complete(rest, options);
     this.options.onTurn?.(outcome.turn);
     if (!outcome.ok) throw outcome.error;
-    return outcome.result;
+    const { usage, model } = outcome.result;
+    const costUsd = usage ? costOf(usage, profile.prices) : undefined;
+    if (this.options.onUsage && usage) {
+      await this.options.onUsage({ caller: options.caller ?? {}, profileId: profile.id, model, usage, ...(costUsd !== undefined ? { costUsd } : {}), at: Date.now() });
+    }
+    return costUsd !== undefined ? { ...outcome.result, costUsd } : outcome.result;
   }
 
   private providerFor(profile: LlmProfile): OpenAiCompatibleProvider {

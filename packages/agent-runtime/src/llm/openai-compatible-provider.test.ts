@@ -36,6 +36,21 @@ function success(outcome: LlmOutcome) {
 }
 
 describe("OpenAiCompatibleProvider over real HTTP", () => {
+  it("reads the usage a provider reports: prompt, completion, cached and reasoning tokens", async () => {
+    const { provider } = await setup([{ kind: "text", chunks: ["Hi"], reasoning: ["hmm"], usage: { prompt_tokens: 1200, completion_tokens: 340, cached_tokens: 1000, reasoning_tokens: 300 } }]);
+    const result = success(await provider.complete({ messages: ask }));
+    expect(result.usage).toEqual({ promptTokens: 1200, completionTokens: 340, totalTokens: 1540, cachedTokens: 1000, reasoningTokens: 300 });
+    expect(result.turn?.response?.usage).toEqual(result.usage);
+  });
+
+  it("estimates the usage, marked as an estimate, when the provider reports none", async () => {
+    const { server, provider } = await setup([{ kind: "text", chunks: ["Hello ", "there, friend"], usage: null }]);
+    const result = success(await provider.complete({ messages: ask }));
+    // The answer is 19 characters: ceil(19 / 4) tokens; the prompt is the messages as sent, in JSON.
+    const sent = server.chatBodies()[0].messages;
+    expect(result.usage).toEqual({ promptTokens: Math.ceil(JSON.stringify(sent).length / 4), completionTokens: 5, totalTokens: Math.ceil(JSON.stringify(sent).length / 4) + 5, estimated: true });
+  });
+
   it("streams text deltas, then returns the text, finish reason, usage and the turn record", async () => {
     const { server, provider } = await setup([{ kind: "text", chunks: ["Hel", "lo", " there"] }], { temperature: 0.3 });
     const chunks: LlmStreamChunk[] = [];

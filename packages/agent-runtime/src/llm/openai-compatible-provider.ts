@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import {
   LlmError,
+  estimateTokens,
   silentLogger,
   type ChatMessage,
   type LlmCallOptions,
@@ -10,6 +11,7 @@ import {
   type LlmProfile,
   type LlmStreamChunk,
   type LlmTurn,
+  type LlmUsage,
   type Logger,
 } from "@weft/types";
 import { classifyLlmFailure, displayUrl, streamEndedEarly, type FailureContext } from "./errors.ts";
@@ -128,7 +130,7 @@ export class OpenAiCompatibleProvider {
       const result = await this.attempt(body, model, turnId, options);
       if (result.ok) {
         const done = turn(attempt);
-        const chat = toChatResult(result.assembler, model, done);
+        const chat = toChatResult(result.assembler, model, done, body);
         done.raw = chat.raw;
         done.response = { assistant: chat.message, finishReason: chat.finishReason, ...(chat.usage ? { usage: chat.usage } : {}) };
         return { ok: true, result: chat, turn: done };
@@ -246,8 +248,9 @@ function deliver(onChunk: ((chunk: LlmStreamChunk) => void) | undefined, chunk: 
   }
 }
 
-function toChatResult(assembler: StreamAssembler, model: string, turn: LlmTurn): LlmChatResult {
+function toChatResult(assembler: StreamAssembler, model: string, turn: LlmTurn, body: OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming): LlmChatResult {
   const toolCalls = assembler.toolCalls();
+  const usage = assembler.usage ?? estimateUsage(body, assembler.text + assembler.reasoning + toolCalls.map((c) => c.function.name + c.function.arguments).join(""));
   const message: LlmChatResult["message"] = {
     role: "assistant",
     content: assembler.text === "" && toolCalls.length > 0 ? null : assembler.text,
@@ -259,12 +262,22 @@ function toChatResult(assembler: StreamAssembler, model: string, turn: LlmTurn):
     ...(assembler.reasoning ? { reasoning: assembler.reasoning } : {}),
     toolCalls,
     finishReason: assembler.finishReason ?? "stop",
-    ...(assembler.usage ? { usage: assembler.usage } : {}),
+    usage,
     model: assembler.model(model),
     message,
     raw: assembler.raw(),
     turn,
   };
+}
+
+/**
+ * The usage of a call whose provider reported none (it ignored `stream_options.include_usage`): `estimateTokens` over
+ * the request as sent (messages and tool definitions) and over the answer, marked as an estimate.
+ */
+export function estimateUsage(body: Pick<OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming, "messages" | "tools">, answer: string): LlmUsage {
+  const promptTokens = estimateTokens(JSON.stringify(body.messages) + (body.tools ? JSON.stringify(body.tools) : ""));
+  const completionTokens = estimateTokens(answer);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }
 
 /** Our message type to the SDK's; `reasoning_content` rides along only when it survived `toProviderMessages`. */

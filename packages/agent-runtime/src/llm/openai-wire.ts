@@ -15,7 +15,17 @@ export interface WireReply {
   reasoningChunks: string[];
   toolCalls: WireToolCall[];
   finishReason: string;
-  usage: { prompt_tokens: number; completion_tokens: number };
+  /** null: the server reports no usage (as some local servers do), streamed or not. */
+  usage: WireUsage | null;
+}
+
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Sent as `prompt_tokens_details.cached_tokens`. */
+  cached_tokens?: number;
+  /** Sent as `completion_tokens_details.reasoning_tokens`. */
+  reasoning_tokens?: number;
 }
 
 export interface WireMeta {
@@ -39,9 +49,15 @@ function chunk(meta: WireMeta, delta: Record<string, unknown>, finishReason: str
   };
 }
 
-function usage(reply: WireReply, choices: number) {
-  const { prompt_tokens, completion_tokens } = reply.usage;
-  return { prompt_tokens, completion_tokens: completion_tokens * choices, total_tokens: prompt_tokens + completion_tokens * choices };
+function usage(wire: WireUsage, choices: number) {
+  const { prompt_tokens, completion_tokens, cached_tokens = 0, reasoning_tokens = 0 } = wire;
+  return {
+    prompt_tokens,
+    completion_tokens: completion_tokens * choices,
+    total_tokens: prompt_tokens + completion_tokens * choices,
+    prompt_tokens_details: { cached_tokens },
+    completion_tokens_details: { reasoning_tokens: reasoning_tokens * choices },
+  };
 }
 
 /**
@@ -51,7 +67,7 @@ function usage(reply: WireReply, choices: number) {
 export function replyChunks(reply: WireReply, meta: WireMeta, includeUsage: boolean, choices = 1): object[] {
   const out: object[] = [];
   for (let c = 0; c < choices; c++) {
-    const at = (delta: Record<string, unknown>, finishReason: string | null = null) => chunk(meta, delta, finishReason, c, includeUsage);
+    const at = (delta: Record<string, unknown>, finishReason: string | null = null) => chunk(meta, delta, finishReason, c, includeUsage && reply.usage !== null);
     out.push(at({ role: "assistant", content: "" }));
     for (const piece of reply.reasoningChunks) out.push(at({ reasoning_content: piece }));
     for (const piece of reply.contentChunks) out.push(at({ content: piece }));
@@ -61,8 +77,8 @@ export function replyChunks(reply: WireReply, meta: WireMeta, includeUsage: bool
     });
     out.push(at({}, reply.finishReason));
   }
-  if (includeUsage) {
-    out.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage: usage(reply, choices) });
+  if (includeUsage && reply.usage) {
+    out.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage: usage(reply.usage, choices) });
   }
   return out;
 }
@@ -86,7 +102,7 @@ export function replyCompletion(reply: WireReply, meta: WireMeta, choices = 1): 
     model: meta.model,
     system_fingerprint: FINGERPRINT,
     choices: Array.from({ length: choices }, (_, index) => ({ index, message, logprobs: null, finish_reason: reply.finishReason })),
-    usage: usage(reply, choices),
+    ...(reply.usage ? { usage: usage(reply.usage, choices) } : {}),
   };
 }
 

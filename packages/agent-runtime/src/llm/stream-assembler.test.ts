@@ -27,7 +27,8 @@ describe("StreamAssembler", () => {
     a.push({ id: "x1", choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_cache_hit_tokens: 4 } });
     expect(a.text).toBe("Answer");
     expect(a.reasoning).toBe("think more");
-    expect(a.usage).toEqual({ promptTokens: 7, completionTokens: 3, totalTokens: 10 });
+    // DeepSeek names cached prompt tokens prompt_cache_hit_tokens.
+    expect(a.usage).toEqual({ promptTokens: 7, completionTokens: 3, totalTokens: 10, cachedTokens: 4 });
     expect(a.raw()).toEqual({
       id: "x1",
       model: "m",

@@ -116,5 +116,13 @@ function toUsage(raw: Json): LlmUsage {
   const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
   const promptTokens = n(raw.prompt_tokens);
   const completionTokens = n(raw.completion_tokens);
-  return { promptTokens, completionTokens, totalTokens: n(raw.total_tokens) || promptTokens + completionTokens };
+  const usage: LlmUsage = { promptTokens, completionTokens, totalTokens: n(raw.total_tokens) || promptTokens + completionTokens };
+  // OpenAI names cached prompt tokens in prompt_tokens_details; DeepSeek as prompt_cache_hit_tokens.
+  const promptDetails = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const cached = n(promptDetails.cached_tokens) || n(raw.prompt_cache_hit_tokens);
+  if (cached > 0) usage.cachedTokens = cached;
+  const completionDetails = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
+  const reasoning = n(completionDetails.reasoning_tokens);
+  if (reasoning > 0) usage.reasoningTokens = reasoning;
+  return usage;
 }

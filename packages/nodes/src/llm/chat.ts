@@ -27,7 +27,13 @@ export const llmChat = defineNode(
       { id: "text", type: "string", label: "Text", description: "The answer's text (empty when the model only called tools)." },
       { id: "reasoning", type: "string", label: "Reasoning", description: "The model's reasoning, for providers that send it (DeepSeek); never part of the text." },
       { id: "toolCalls", type: "array", label: "Tool calls", description: 'Complete tool calls: [{id, type: "function", function: {name, arguments}}].' },
-      { id: "usage", type: "json", label: "Usage", description: "{promptTokens, completionTokens, totalTokens} when the provider reports them, else null." },
+      {
+        id: "usage",
+        type: "json",
+        label: "Usage",
+        description:
+          "{promptTokens, completionTokens, totalTokens, cachedTokens?, reasoningTokens?, estimated?, costUsd?}: as the provider reported them, or estimated (estimated: true) when it did not; costUsd at the profile's prices, absent when they are unknown.",
+      },
       { id: "finishReason", type: "string", label: "Finish reason", description: "stop, length, tool_calls, content_filter, …" },
       { id: "message", type: "json", label: "Assistant message", description: "The answer as an assistant message, ready to append to a conversation." },
       { id: "messages", type: "messages", label: "Conversation", description: "The messages sent, followed by the answer." },
@@ -73,7 +79,7 @@ async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<strin
     if (!pacing) wake?.();
   };
   void llm
-    .chat(request, { signal: ctx.signal, onChunk })
+    .chat(request, { signal: ctx.signal, onChunk, caller: { runId: ctx.runId, nodeId: ctx.nodeId, invocationId: ctx.invocationId } })
     .then(
       (r) => (result = r),
       (e: unknown) => (failure = e),
@@ -110,7 +116,7 @@ async function* chat(inputs: NodeValues, ctx: NodeContext): AsyncGenerator<strin
     text: result.text,
     reasoning: result.reasoning ?? "",
     toolCalls: result.toolCalls,
-    usage: result.usage ?? null,
+    usage: usageOutput(result),
     finishReason: result.finishReason,
     message: result.message,
     messages: [...request.messages, result.message],
@@ -151,4 +157,10 @@ function toNodeFailure(error: unknown, profileId: string | undefined): unknown {
   if (!(error instanceof LlmError)) return error;
   const details: Record<string, unknown> = { ...error.details, ...(profileId ? { profileId } : {}) };
   return new NodeFailure(error.code, `LLM call failed: ${error.message} ${error.hint}`, details);
+}
+
+/** The usage output: the call's tokens with its cost, when the service priced it. */
+export function usageOutput(result: LlmChatResult): Record<string, unknown> | null {
+  if (!result.usage) return null;
+  return result.costUsd !== undefined ? { ...result.usage, costUsd: result.costUsd } : { ...result.usage };
 }

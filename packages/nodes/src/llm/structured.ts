@@ -88,7 +88,7 @@ async function structured(inputs: NodeValues, ctx: NodeContext): Promise<NodeVal
     const mode = modes[0];
     let result: LlmChatResult;
     try {
-      result = await llm.chat(requestFor(mode, schema, messages, base), { signal: ctx.signal });
+      result = await llm.chat(requestFor(mode, schema, messages, base), { signal: ctx.signal, caller: { runId: ctx.runId, nodeId: ctx.nodeId, invocationId: ctx.invocationId } });
     } catch (error) {
       if (error instanceof LlmError && error.code === "BAD_REQUEST" && modes.length > 1) {
         ctx.log.info(`the provider refused ${mode} output; trying ${modes[1]}`, { error: error.message });

@@ -9,11 +9,15 @@ if (!PROMTOOL && !process.env.CI) console.warn("promtool is not installed (apt-g
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({ demoLlm: false });
+  t = await startTestServer();
   expect((await t.call("POST", "/api/workflows", { workflow: templateWorkflow("notes") })).status).toBe(201);
   // A run first, so the labelled run and node series have samples to lint too.
   const started = StartedRunSchema.parse((await t.call("POST", "/api/workflows/notes/runs", { inputs: { topic: "lint" } })).body);
   expect((await waitForRun(t, started.runId)).run.status).toBe("completed");
+  // And an LLM call (the demo LLM), for the LLM usage series.
+  expect((await t.call("POST", "/api/workflows", { workflow: { id: "ask", name: "ask", nodes: [{ id: "call", type: "llm:chat", inputs: { prompt: "hello" } }], edges: [] } })).status).toBe(201);
+  const asked = StartedRunSchema.parse((await t.call("POST", "/api/workflows/ask/runs", { inputs: {} })).body);
+  await waitForRun(t, asked.runId);
 });
 afterAll(() => t.stop());
 
@@ -30,6 +34,12 @@ describe("GET /metrics as Prometheus reads it", () => {
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     expect(stdout + stderr).toBe("");
     expect(exitCode).toBe(0);
+  });
+
+  it("counts the LLM call's tokens by profile and model", async () => {
+    const samples = parseExposition(await exposition());
+    expect(sampleValue(samples, "weft_llm_calls_total", { profile: "demo", model: "weft-demo", estimated: "false" })).toBe(1);
+    expect(sampleValue(samples, "weft_llm_tokens_total", { profile: "demo", model: "weft-demo", kind: "prompt" })).toBeGreaterThan(0);
   });
 
   it("reports the runtime as Bun, with Bun's version, and claims no Node.js version", async () => {

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { StoredEvent } from "../../events/event-repository.ts";
 import { sourceEvent } from "../../events/event-journal.ts";
 import type { RunQueueProbe } from "../queue-probe.ts";
+import type { UsageRecord } from "../../usage/index.ts";
 
 /** Seconds. Runs last from a millisecond (a template) to minutes (an agent's deliberation). */
 const RUN_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -100,6 +101,9 @@ export class WeftMetrics {
   private readonly runDuration: Histogram<"status">;
   private readonly nodeDuration: Histogram<"node_type" | "status">;
   private readonly nodeCacheHits: Counter;
+  private readonly llmCalls: Counter<"profile" | "model" | "estimated">;
+  private readonly llmTokens: Counter<"profile" | "model" | "kind">;
+  private readonly llmCost: Counter<"profile" | "model">;
   /** Labelled children by their labels: `labels()` validates and hashes its labels at each call, and every node event makes one. */
   private readonly nodeDurations = new Map<string, Histogram.Internal<"node_type" | "status">>();
   private readonly finished: Record<FinalRunStatus, { count: Counter.Internal; duration: Histogram.Internal<"status"> }>;
@@ -119,6 +123,24 @@ export class WeftMetrics {
       buckets: NODE_BUCKETS,
       registers,
     });
+    this.llmCalls = new Counter({
+      name: "weft_llm_calls_total",
+      help: "LLM calls answered in this process, by LLM profile and model; estimated=true when the provider reported no usage.",
+      labelNames: ["profile", "model", "estimated"],
+      registers,
+    });
+    this.llmTokens = new Counter({
+      name: "weft_llm_tokens_total",
+      help: "Tokens of the LLM calls answered in this process, by LLM profile, model and kind (prompt, completion; cached is part of prompt, reasoning of completion).",
+      labelNames: ["profile", "model", "kind"],
+      registers,
+    });
+    this.llmCost = new Counter({
+      name: "weft_llm_cost_usd_total",
+      help: "US dollars of the LLM calls answered in this process at their profile's prices, by LLM profile and model (calls at unknown prices add nothing).",
+      labelNames: ["profile", "model"],
+      registers,
+    });
     this.nodeCacheHits = new Counter({ name: "weft_node_cache_hits_total", help: "Node invocations served from the output cache.", registers });
     const finished = (status: FinalRunStatus) => {
       const count = this.runsFinished.labels(status);
@@ -132,6 +154,17 @@ export class WeftMetrics {
   }
 
   /** The hub's tap: called with every batch of events once it is stored. A malformed event is skipped, never thrown. */
+  /** One LLM call's usage, as the usage recorder stored it. */
+  readonly llmUsage = (record: UsageRecord): void => {
+    const { profileId: profile, model, usage } = record;
+    this.llmCalls.inc({ profile, model, estimated: String(usage.estimated === true) });
+    this.llmTokens.inc({ profile, model, kind: "prompt" }, usage.promptTokens);
+    this.llmTokens.inc({ profile, model, kind: "completion" }, usage.completionTokens);
+    this.llmTokens.inc({ profile, model, kind: "cached" }, usage.cachedTokens ?? 0);
+    this.llmTokens.inc({ profile, model, kind: "reasoning" }, usage.reasoningTokens ?? 0);
+    if (record.costUsd !== undefined) this.llmCost.inc({ profile, model }, record.costUsd);
+  };
+
   readonly observe = (events: readonly StoredEvent[]): void => {
     for (const stored of events) {
       if (!OBSERVED.has(stored.type)) continue;

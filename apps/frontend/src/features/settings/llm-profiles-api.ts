@@ -14,6 +14,7 @@ export const LlmProfileViewSchema = z.object({
   contextWindow: z.number().optional(),
   passBackReasoning: z.boolean(),
   maxRetries: z.number(),
+  prices: z.object({ inputPerMillion: z.number().optional(), cachedInputPerMillion: z.number().optional(), outputPerMillion: z.number().optional() }).optional(),
   isDefault: z.boolean(),
   hasApiKey: z.boolean(),
   apiKeyMasked: z.string().nullable(),
@@ -48,6 +49,8 @@ export interface LlmProfileDraft {
   contextWindow: number | null;
   passBackReasoning: boolean;
   maxRetries: number;
+  /** US dollars per million tokens; null = unknown (the cost of calls is then shown as unknown, never guessed). */
+  prices: { inputPerMillion: number | null; cachedInputPerMillion: number | null; outputPerMillion: number | null };
   isDefault: boolean;
 }
 

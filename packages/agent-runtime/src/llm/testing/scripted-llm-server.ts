@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { approxTokens, errorBody, modelsBody, replyChunks, replyCompletion, splitEvenly, sseLine, type WireMeta, type WireReply } from "../openai-wire.ts";
+import { approxTokens, errorBody, modelsBody, replyChunks, replyCompletion, splitEvenly, sseLine, type WireMeta, type WireReply, type WireUsage } from "../openai-wire.ts";
 
 /**
  * A real OpenAI-compatible HTTP server whose answers are scripted, one turn per
@@ -25,9 +25,14 @@ export interface ScriptedToolCall {
   argumentChunks?: number;
 }
 
+/** The usage a turn reports: default 10 prompt tokens and the answer's length / 4; null reports none. */
+interface ScriptedUsage {
+  usage?: WireUsage | null;
+}
+
 export type ScriptedTurn =
-  | ({ kind: "text"; chunks: string[]; reasoning?: string[]; finishReason?: string; model?: string } & Timing)
-  | ({ kind: "tool_calls"; calls: ScriptedToolCall[]; text?: string[]; reasoning?: string[] } & Timing)
+  | ({ kind: "text"; chunks: string[]; reasoning?: string[]; finishReason?: string; model?: string } & Timing & ScriptedUsage)
+  | ({ kind: "tool_calls"; calls: ScriptedToolCall[]; text?: string[]; reasoning?: string[] } & Timing & ScriptedUsage)
   /** An HTTP error answer in the OpenAI error format (401, 404 model not found, 429 with retry-after…). */
   | ({ kind: "http_error"; status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> } & Timing)
   /**
@@ -179,7 +184,7 @@ function toReply(turn: Extract<ScriptedTurn, { kind: "text" | "tool_calls" }>, r
     reasoningChunks: turn.reasoning ?? [],
     toolCalls,
     finishReason: turn.kind === "text" ? (turn.finishReason ?? "stop") : "tool_calls",
-    usage: { prompt_tokens: 10, completion_tokens: approxTokens(completion) },
+    usage: turn.usage === undefined ? { prompt_tokens: 10, completion_tokens: approxTokens(completion) } : turn.usage,
   };
 }
 

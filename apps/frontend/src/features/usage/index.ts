@@ -1,0 +1,8 @@
+/**
+ * LLM usage as the others see it: the badge (tokens and cost), the report fetcher, and a node output read as figures.
+ * Other features import this feature through this file only.
+ */
+export { default as UsageBadge } from "./UsageBadge.vue";
+export { useUsage } from "./useUsage.ts";
+export { figuresOf, type UsageFigures } from "./usage-format.ts";
+export type { UsageRow } from "./usage-api.ts";

@@ -1,0 +1,58 @@
+/** What a usage figure shows: tokens (≈ when any were estimated) and cost ("—" when a price is unknown, never guessed). */
+export interface UsageFigures {
+  totalTokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  reasoningTokens?: number;
+  /** null or absent: unknown. */
+  costUsd?: number | null;
+  /** One call's flag, or how many of several calls were estimated. */
+  estimated?: boolean;
+  estimatedCalls?: number;
+  unpricedCalls?: number;
+}
+
+const count = new Intl.NumberFormat("en-US");
+
+/** "1,540 tokens", "≈ 17 tokens" when estimated. */
+export function tokensText(u: UsageFigures): string {
+  const estimated = u.estimated === true || (u.estimatedCalls ?? 0) > 0;
+  return `${estimated ? "≈ " : ""}${count.format(u.totalTokens)} tokens`;
+}
+
+/** "$12.34"; below a dollar three significant digits ("$0.00362"); "—" when unknown, "$0.00362 +" when some calls had no price. */
+export function costText(u: UsageFigures): string {
+  if (u.costUsd === null || u.costUsd === undefined) return "—";
+  const digits = u.costUsd >= 1 ? 2 : Math.min(8, Math.max(2, 2 - Math.floor(Math.log10(u.costUsd || 1))));
+  return `$${u.costUsd.toFixed(u.costUsd === 0 ? 2 : digits)}${(u.unpricedCalls ?? 0) > 0 ? " +" : ""}`;
+}
+
+/** The tooltip: every figure, and what the marks mean. */
+export function usageTitle(u: UsageFigures): string {
+  const lines = [
+    `prompt ${count.format(u.promptTokens)} (cached ${count.format(u.cachedTokens ?? 0)})`,
+    `completion ${count.format(u.completionTokens)} (reasoning ${count.format(u.reasoningTokens ?? 0)})`,
+  ];
+  if (u.estimated === true || (u.estimatedCalls ?? 0) > 0) lines.push("≈: the provider reported no usage, so tokens are estimated (about 4 characters a token)");
+  if (u.costUsd === null || u.costUsd === undefined) lines.push("cost —: the LLM profile has no prices (Settings → LLM profiles)");
+  else if ((u.unpricedCalls ?? 0) > 0) lines.push(`+: ${u.unpricedCalls} call(s) at unknown prices are not in the cost`);
+  return lines.join("\n");
+}
+
+/** A node's `usage` output read as figures, or undefined when it is not one. */
+export function figuresOf(value: unknown): UsageFigures | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.totalTokens !== "number" || typeof v.promptTokens !== "number" || typeof v.completionTokens !== "number") return undefined;
+  const num = (x: unknown) => (typeof x === "number" ? x : undefined);
+  return {
+    totalTokens: v.totalTokens,
+    promptTokens: v.promptTokens,
+    completionTokens: v.completionTokens,
+    cachedTokens: num(v.cachedTokens),
+    reasoningTokens: num(v.reasoningTokens),
+    costUsd: num(v.costUsd) ?? null,
+    estimated: v.estimated === true,
+  };
+}
