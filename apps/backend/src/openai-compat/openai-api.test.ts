@@ -168,6 +168,14 @@ describe("refusals, in OpenAI's error shape, that run nothing", () => {
     expect(await runCount()).toBe(runs);
   });
 
+  it("a route Weft does not speak (embeddings): 404 in OpenAI's shape, never the editor's page", async () => {
+    for (const method of ["GET", "POST"]) {
+      const res = await t.fetch("/v1/embeddings", method === "POST" ? { method, headers: { "content-type": "application/json" }, body: "{}" } : {});
+      expect(res.status).toBe(404);
+      expect(OpenAiErrorBodySchema.parse(await res.json()).error.type).toBe("not_found_error");
+    }
+  });
+
   it("a page of another site: refused (403, no CORS answer), nothing runs", async () => {
     const runs = await runCount();
     const res = await fetch(`${t.url}/v1/chat/completions`, {
