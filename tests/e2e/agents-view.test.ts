@@ -209,6 +209,28 @@ describe("the Agents view", () => {
     expect(await texts(page, `[data-testid="chat-items"] [data-testid="trace-step"][data-step="2"] [data-testid="trace-action"]`)).toMatch(/permission fs\.write on @project\/notes\.txt: once/);
   });
 
+  it("shows how to call an agent from OpenAI clients; a token made from there lists it at /v1/models", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/agents`);
+    await selectAgent(page, "clerk");
+    const access = page.getByTestId("agent-api-access");
+    await access.locator("summary").click();
+    expect(await access.getByTestId("agent-api-base-url").textContent()).toBe(`${new URL(weft.url).origin}/v1`);
+    expect(await access.getByTestId("agent-api-model").textContent()).toBe("clerk");
+    expect(await access.getByTestId("agent-api-example").textContent()).toContain('"model":"clerk"');
+
+    await access.getByTestId("agent-api-token").click();
+    const dialog = page.getByTestId("account-dialog");
+    await dialog.getByTestId("token-name").fill("chat ui");
+    await dialog.getByRole("button", { name: "Create token" }).click();
+    await poll(() => dialog.locator(".token-value").textContent()).toMatch(/^weft_pat_/);
+    const secret = (await dialog.locator(".token-value").textContent()) ?? "";
+    const models = await fetch(`${weft.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(models.status).toBe(200);
+    expect(JSON.stringify(await models.json())).toContain('"id":"clerk"');
+    await page.keyboard.press("Escape");
+  });
+
   it("opens the Builder AI on the selected agent", async () => {
     const { page } = weft;
     await page.goto(`${weft.url}/#/agents`);

@@ -14,9 +14,10 @@ import { LLM_PROFILES_ROUTES } from "./llm/llm-profiles-api.ts";
 import { CREDENTIALS_ROUTES } from "./credentials/credentials-api.ts";
 import { BUILDER_ROUTES } from "./builder/api/builder-api.ts";
 import { USAGE_ROUTES } from "./usage/usage-api.ts";
+import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 
 /**
- * Every route under /api/ as the OpenAPI document describes it, each domain's list from beside its handlers;
+ * Every route under /api/ (and /v1/) as the OpenAPI document describes it, each domain's list from beside its handlers;
  * the OpenAPI test fails when the server registers one that is missing here.
  */
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -36,4 +37,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...CREDENTIALS_ROUTES,
   ...BUILDER_ROUTES,
   ...USAGE_ROUTES,
+  ...OPENAI_ROUTES,
 ];

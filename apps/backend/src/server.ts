@@ -38,6 +38,7 @@ import { healthApi } from "./api/health.ts";
 import { authApi } from "./auth/auth-api.ts";
 import { llmProfilesApi } from "./llm/llm-profiles-api.ts";
 import { conversationsApi } from "./agents/conversations-api.ts";
+import { createOpenAiCompat, OPENAI_ERRORS } from "./openai-compat/index.ts";
 import { sceneDocumentsApi } from "./scenes/scene-documents-api.ts";
 import { sceneRefusalOf } from "./scenes/scene-errors.ts";
 import { permissionsApi } from "./settings/permissions-api.ts";
@@ -273,6 +274,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         frontendDir: options.frontendDir ?? DEFAULT_FRONTEND,
         gate: boundary,
         refusals: [sceneRefusalOf],
+        errorFormats: [OPENAI_ERRORS],
         routes: [
           authApi(boundary, maxBodyBytes),
           healthApi({ catalog }),
@@ -284,6 +286,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           workflowsApi,
           runsApi,
           agentsApi,
+          createOpenAiCompat({ agents, storage, hub, maxBodyBytes }),
           wsPlugin,
           builder.api,
           scenes.api,

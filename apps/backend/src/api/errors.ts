@@ -38,13 +38,27 @@ export abstract class HttpError extends Error {
     super(message);
   }
 
-  toResponse(): Response {
+  /** Not named `toResponse`: Elysia sends an error's `toResponse()` itself, past the app's error handler, where a path with its own error shape (`/v1/`) is given it. */
+  httpResponse(): Response {
     // A throttled caller is told when to try again in the header clients and proxies read, not only in the body.
     const retryAfterMs = this.details.retryAfterMs;
     const headers: Record<string, string> = typeof retryAfterMs === "number" ? { "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : {};
     // RFC 9110 §15.5.2: a 401 names the scheme to use. Bearer alone (no OAuth resource metadata), so MCP clients ask for a token instead of starting an OAuth flow.
     if (this.status === 401) headers["www-authenticate"] = 'Bearer realm="weft"';
     return jsonResponse({ error: { code: this.code, message: this.message, details: this.details } }, this.status, headers);
+  }
+}
+
+/** A refusal with its own status and code (a stored record that cannot be read: 500 with the record's code). */
+export class StatusError extends HttpError {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, details);
+    this.name = "StatusError";
   }
 }
 

@@ -11,9 +11,10 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Weft</title>
 
 /**
  * Serves the built editor: files from `dir`, `index.html` for any other path (the editor's routes
- * live in the browser), and a page explaining how to build it when it is not built.
+ * live in the browser), and a page explaining how to build it when it is not built. Paths under `/api/`
+ * and `apiPrefixes` (another protocol's, e.g. `/v1/`) are never the editor's: an unknown one is a 404.
  */
-export function frontendApi(dir: string) {
+export function frontendApi(dir: string, apiPrefixes: readonly string[] = []) {
   const root = normalize(dir);
 
   function fileFor(pathname: string): string | undefined {
@@ -31,7 +32,7 @@ export function frontendApi(dir: string) {
 
   const serve = ({ request }: { request: Request }) => {
     const pathname = new URL(request.url).pathname;
-    if (pathname === "/api" || pathname.startsWith("/api/")) {
+    if (pathname === "/api" || pathname.startsWith("/api/") || apiPrefixes.some((prefix) => pathname.startsWith(prefix))) {
       throw new ApiError("NOT_FOUND", `There is no API route ${request.method} ${pathname}. docs/api.md lists them.`, { method: request.method, path: pathname });
     }
     const index = join(root, "index.html");

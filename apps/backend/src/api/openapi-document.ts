@@ -39,12 +39,17 @@ function operation(route: ApiRoute | undefined, live: LiveRoute): Json {
     summary: route.summary,
     parameters,
     ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { "application/json": { schema: jsonSchema(route.body) } } } } : {}),
-    responses: { [String(route.status ?? 200)]: success, default: { $ref: "#/components/responses/Error" } },
+    responses: {
+      [String(route.status ?? 200)]: success,
+      default: route.error
+        ? { description: "A refusal or failure, in this protocol's shape", content: { "application/json": { schema: jsonSchema(route.error, "output") } } }
+        : { $ref: "#/components/responses/Error" },
+    },
   };
 }
 
 /**
- * The OpenAPI 3.1 document of the routes the server answers under /api/, described from the zod
+ * The OpenAPI 3.1 document of the routes the server answers under /api/ (and the OpenAI-compatible /v1/), described from the zod
  * schemas the handlers read with. A live route missing from the registry is still listed, marked
  * UNDESCRIBED, so the document never hides one.
  */
@@ -52,7 +57,7 @@ export function openApiDocument(routes: readonly ApiRoute[], live: readonly Live
   const described = new Map(routes.map((r) => [operationKey(r.method, r.path), r]));
   const paths: Record<string, Json> = {};
   for (const r of live) {
-    if (!r.path.startsWith("/api/") || !["GET", "POST", "PUT", "DELETE", "PATCH"].includes(r.method.toUpperCase())) continue;
+    if (!(r.path.startsWith("/api/") || r.path.startsWith("/v1/")) || !["GET", "POST", "PUT", "DELETE", "PATCH"].includes(r.method.toUpperCase())) continue;
     (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(described.get(operationKey(r.method, r.path)), r);
   }
   return {
@@ -61,7 +66,7 @@ export function openApiDocument(routes: readonly ApiRoute[], live: readonly Live
       title: "Weft API",
       version,
       description:
-        "Generated from the route schemas. docs/api.md tells the story; a request body is sent as Content-Type: application/json (a request without a body needs no Content-Type). /mcp, /ws and /metrics speak MCP, WebSocket and Prometheus' format.",
+        "Generated from the route schemas. docs/api.md tells the story; a request body is sent as Content-Type: application/json (a request without a body needs no Content-Type). /mcp, /ws and /metrics speak MCP, WebSocket and Prometheus' format; /v1/ speaks OpenAI's Chat Completions (its errors in OpenAI's shape).",
     },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }, { session: [] }],

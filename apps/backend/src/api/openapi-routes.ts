@@ -24,6 +24,8 @@ export interface ApiRoute {
   response?: z.ZodType;
   /** The success status (default 200). */
   status?: number;
+  /** The refusals' body where a route speaks another protocol's error shape (the OpenAI-compatible `/v1/`); default the API's. */
+  error?: z.ZodType;
 }
 
 export const route = (method: HttpMethod, path: string, tag: string, summary: string, more: Omit<ApiRoute, "method" | "path" | "tag" | "summary"> = {}): ApiRoute => ({

@@ -29,6 +29,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["PUT", /^\/api\/builder\/sessions/, "work with the Builder AI"],
   ["ANY", /^\/api\/users/, "manage users"],
   ["ANY", /^\/mcp$/, "use Weft's MCP tools"],
+  ["ANY", /^\/v1\//, "chat with agents through the OpenAI-compatible endpoint"],
   ["ANY", /^\/metrics$/, "read the metrics"],
 ];
 

@@ -131,6 +131,10 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/metrics", "viewer"),
   // The MCP endpoint's tools start runs: an editor's.
   rule("ALL", "/mcp", "editor"),
+  // The OpenAI-compatible endpoint runs agents, as POST /api/agents/:id/messages does: an editor's (its models are the agents it may run).
+  rule("GET", "/v1/models", "editor"),
+  rule("GET", "/v1/models/:id", "editor"),
+  rule("POST", "/v1/chat/completions", "editor"),
   // The editor's files hold no data; a signed-out editor shows its sign-in page.
   rule("GET", "/", "public"),
   rule("GET", "/*", "public"),
@@ -143,7 +147,7 @@ interface CompiledRule extends RouteRule {
 const RANK: Record<Access, number> = { public: -1, viewer: 0, editor: 1, owner: 2 };
 
 function compile(path: string): RegExp {
-  if (path === "/*") return /^\/(?!api(\/|$)|ws$|mcp$|metrics$).*$/;
+  if (path === "/*") return /^\/(?!api(\/|$)|v1(\/|$)|ws$|mcp$|metrics$).*$/;
   const source = path
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))

@@ -4,6 +4,7 @@
  */
 export { default as LoginPage } from "./LoginPage.vue";
 export { default as UserMenu } from "./UserMenu.vue";
+export { default as AccountDialog } from "./AccountDialog.vue";
 export { useAccountStore, VIEWER_NOTE, viewerCannot } from "./account-store.ts";
 export { AccountsApi, ROLES, type PersonalToken, type Role, type User } from "./accounts-api.ts";
 export { useSessionStore } from "./session-store.ts";
