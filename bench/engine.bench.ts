@@ -1,8 +1,9 @@
 /**
  * ExecutionEngine overhead. For a chain and a fan-out/fan-in of N cheap nodes, measures the engine
  * (validation of the graph + setup + run, with events and observations on) against a bare baseline
- * in the same process: the same node functions awaited in topological order, no engine. Prints one
- * JSON line per shape and N. Targets: ≤ 5 µs/node and ≤ 4× baseline at N = 10,000; linear growth.
+ * in the same process: the same node functions awaited in topological order, each node's inputs and
+ * outputs kept in a record, no engine. Prints one JSON line per shape and N, with wall and CPU time
+ * per node. Targets: ≤ 5 µs/node and ≤ 4× baseline at N = 10,000; linear growth.
  *
  * The cheap nodes are idempotent, and each measured engine run uses a fresh engine (an empty cache),
  * so cache keys are computed and outputs stored for every node, as in a first run.
@@ -27,6 +28,8 @@ import {
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const SHAPES = ["chain", "fan"] as const;
+/** Timed samples per shape and size (each of about SAMPLE_NODES nodes; see `measurePair`). */
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 9);
 type Shape = (typeof SHAPES)[number];
 
 /**
@@ -126,10 +129,15 @@ const baseContext = {
   runSubworkflow: () => Promise.reject(new Error("not in the baseline")),
 };
 
-/** Each node gets its own minimal context (its id and config), as any correct runner must give it. */
+/**
+ * Each node gets its own minimal context (its id and config), as any correct runner must give it,
+ * and leaves a record of what it ran with and gave (id, inputs, outputs), kept to the end as a run
+ * that reports per-node results must: the engine keeps the same for its observations.
+ */
 async function runBaseline(plan: Plan): Promise<unknown> {
   const { defs, wires, literals, ids, configs } = plan;
   const outputs = new Array<NodeValues>(defs.length);
+  const records: { nodeId: string; inputs: NodeValues; outputs: NodeValues }[] = [];
   for (let i = 0; i < defs.length; i++) {
     const inputs: NodeValues = { ...literals[i] };
     for (const wire of wires[i]) {
@@ -139,8 +147,9 @@ async function runBaseline(plan: Plan): Promise<unknown> {
     }
     const ctx: NodeContext = { ...baseContext, nodeId: ids[i], invocationId: ids[i], config: configs[i] };
     outputs[i] = (await defs[i].execute(inputs, ctx)) as NodeValues;
+    records.push({ nodeId: ids[i], inputs, outputs: outputs[i] });
   }
-  return outputs[defs.length - 1];
+  return records[records.length - 1].outputs;
 }
 
 async function runEngine(workflow: Workflow): Promise<unknown> {
@@ -153,28 +162,51 @@ async function runEngine(workflow: Workflow): Promise<unknown> {
   return result.observations[result.observations.length - 1].outputs;
 }
 
+/** Nodes run per timed sample, whatever the size: see `measurePair`. */
+const SAMPLE_NODES = 100_000;
+
+interface PairTimes {
+  /** Best wall time of one run (ms), engine and baseline. */
+  engineMs: number;
+  baselineMs: number;
+  /** Best process CPU time (user + system, all threads: the collector's included) of one run (ms). */
+  engineCpuMs: number;
+  baselineCpuMs: number;
+}
+
 /**
- * Engine and baseline runs alternate, so both see the same machine load (the machine is shared);
- * each is reported as its best time over the runs, the usual estimate of cost under noise.
- * Before each timed run the heap is collected *and swept*: JavaScriptCore sweeps lazily, so after a
+ * Engine and baseline samples alternate, so both see the same machine load (the machine is shared);
+ * each is reported as its best time over the samples, the usual estimate of cost under noise.
+ * Every size is measured alike: the same number of samples, each running `batch` runs back to back
+ * so a sample covers about SAMPLE_NODES nodes (100 runs of 1,000 nodes, 10 of 10,000, 1 of
+ * 100,000). A sample then allocates about as much at every size and pays its share of collections:
+ * one run of 10,000 nodes fits in the young generation and never collects, one of 100,000 does,
+ * so timing single runs compared a run without collections to one with them.
+ * Before each sample the heap is collected *and swept*: JavaScriptCore sweeps lazily, so after a
  * bare `Bun.gc(true)` the first code that allocates pays for sweeping the whole heap, including what
  * the other side left behind (measured: a 10k-node graph check took 2.2 µs/node after `Bun.gc(true)`
- * against 0.7 after `gcAndSweep()`). Collections the measured run itself causes are still counted.
+ * against 0.7 after `gcAndSweep()`). Collections the measured runs themselves cause are counted.
  */
-async function measurePair(runs: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<{ engineMs: number; baselineMs: number }> {
-  let engineMs = Infinity;
-  let baselineMs = Infinity;
-  for (let r = 0; r < runs; r++) {
+async function measurePair(samples: number, batch: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<PairTimes> {
+  const best = { engineMs: Infinity, baselineMs: Infinity, engineCpuMs: Infinity, baselineCpuMs: Infinity };
+  const sample = async (run: () => Promise<unknown>): Promise<[number, number]> => {
     gcAndSweep();
-    let t0 = performance.now();
-    await baseline();
-    baselineMs = Math.min(baselineMs, performance.now() - t0);
-    gcAndSweep();
-    t0 = performance.now();
-    await engine();
-    engineMs = Math.min(engineMs, performance.now() - t0);
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let b = 0; b < batch; b++) await run();
+    const ms = (performance.now() - t0) / batch;
+    const cpu = process.cpuUsage(cpu0);
+    return [ms, (cpu.user + cpu.system) / 1000 / batch];
+  };
+  for (let r = 0; r < samples; r++) {
+    const [baselineMs, baselineCpuMs] = await sample(baseline);
+    best.baselineMs = Math.min(best.baselineMs, baselineMs);
+    best.baselineCpuMs = Math.min(best.baselineCpuMs, baselineCpuMs);
+    const [engineMs, engineCpuMs] = await sample(engine);
+    best.engineMs = Math.min(best.engineMs, engineMs);
+    best.engineCpuMs = Math.min(best.engineCpuMs, engineCpuMs);
   }
-  return { engineMs, baselineMs };
+  return best;
 }
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
@@ -183,17 +215,18 @@ for (const shape of SHAPES) {
   for (const n of SIZES) {
     const workflow = buildWorkflow(shape, n);
     const plan = wiring(workflow);
-    const runs = n >= 100_000 ? 5 : 15;
+    const batch = Math.max(1, Math.round(SAMPLE_NODES / n));
     // Warm-up: both paths, so the JIT has compiled them before anything is timed.
-    for (let w = 0; w < (n >= 100_000 ? 2 : 5); w++) {
+    for (let w = 0; w < Math.max(2, batch); w++) {
       await runBaseline(plan);
       await runEngine(workflow);
     }
     const expected = JSON.stringify(await runBaseline(plan));
     const got = JSON.stringify(await runEngine(workflow));
     if (expected !== got) throw new Error(`engine and baseline disagree: ${got} vs ${expected}`);
-    const { engineMs, baselineMs } = await measurePair(
-      runs,
+    const { engineMs, baselineMs, engineCpuMs, baselineCpuMs } = await measurePair(
+      SAMPLES,
+      batch,
       () => runEngine(workflow),
       () => runBaseline(plan),
     );
@@ -217,6 +250,9 @@ for (const shape of SHAPES) {
         baseline_us_per_node: round(baselineUs),
         ratio: round(engineUs / baselineUs, 2),
         overhead_us_per_node: round(engineUs - baselineUs),
+        engine_cpu_us_per_node: round((engineCpuMs * 1000) / n),
+        baseline_cpu_us_per_node: round((baselineCpuMs * 1000) / n),
+        runs_per_sample: batch,
         validate_document_us_per_node: round((validateMs * 1000) / n),
       }),
     );
@@ -296,6 +332,7 @@ for (const n of MAP_SIZES) {
   if (results.length !== n || results[n - 1].y !== n + 2) throw new Error("map gave wrong results");
   const { engineMs: mapMs, baselineMs: flatMs } = await measurePair(
     7,
+    1,
     () => runChecked(mapped),
     () => runChecked(flat),
   );
