@@ -13,6 +13,7 @@ import { MCP_SETTINGS_ROUTES } from "./settings/mcp-settings-api.ts";
 import { LLM_PROFILES_ROUTES } from "./llm/llm-profiles-api.ts";
 import { CREDENTIALS_ROUTES } from "./credentials/credentials-api.ts";
 import { BUILDER_ROUTES } from "./builder/api/builder-api.ts";
+import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 
 /**
  * Every route under /api/ as the OpenAPI document describes it, each domain's list from beside its handlers;
@@ -34,4 +35,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...LLM_PROFILES_ROUTES,
   ...CREDENTIALS_ROUTES,
   ...BUILDER_ROUTES,
+  ...TRIGGERS_ROUTES,
 ];

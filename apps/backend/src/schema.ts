@@ -5,6 +5,8 @@ import { SCENE_MIGRATIONS } from "./scenes/scene-migration.ts";
 import { PAYLOAD_MIGRATIONS } from "./events/payload-store.ts";
 import { ACCOUNT_MIGRATIONS } from "./accounts/account-migrations.ts";
 import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
+import { RUN_TRIGGER_MIGRATIONS } from "./events/run-trigger-migration.ts";
+import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -17,4 +19,4 @@ import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
  */
 export const BASELINE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
 
-export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...RUN_TRIGGER_MIGRATIONS, ...TRIGGER_MIGRATIONS];

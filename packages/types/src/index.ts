@@ -32,3 +32,4 @@ export * from "./message-of.ts";
 export * from "./api-error-codes.ts";
 export * from "./write-limits.ts";
 export * from "./large-value.ts";
+export * from "./trigger.ts";

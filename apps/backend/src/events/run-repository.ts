@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
 import { Table } from "../storage/table.ts";
@@ -20,6 +20,8 @@ export const RunRecordSchema = z.object({
   sourceRunId: z.string().optional(),
   /** The user who started the run (their account id); absent for runs from before accounts, or started by the system. */
   createdBy: z.string().optional(),
+  /** What started the run from outside (a webhook); absent when a person, the API or an agent did. */
+  trigger: RunTriggerSchema.optional(),
   createdAt: z.number(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
@@ -84,6 +86,8 @@ export interface RunsTable {
   source_run_id: string | null;
   created_by: string | null;
   workflow: string;
+  /** RunRecord.trigger as JSON (runs-001). */
+  triggered_by: string | null;
   /** PostgreSQL answers BIGINT as text. */
   created_at: number | string;
   started_at: number | string | null;
@@ -93,7 +97,21 @@ export interface RunsTable {
 export type RunRow = Omit<RunsTable, "workflow">;
 
 /** A run's columns but its inputs and outputs (and the workflow it ran). */
-const SUMMARY_COLUMNS = ["id", "workflow_id", "workflow_revision", "status", "error", "rerun_from", "source_run_id", "created_by", "created_at", "started_at", "finished_at", "duration_ms"] as const;
+const SUMMARY_COLUMNS = [
+  "id",
+  "workflow_id",
+  "workflow_revision",
+  "status",
+  "error",
+  "rerun_from",
+  "source_run_id",
+  "created_by",
+  "triggered_by",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "duration_ms",
+] as const;
 const RUN_COLUMNS = [...SUMMARY_COLUMNS, "inputs", "outputs"] as const;
 
 /** A run's summary from a row whose inputs and outputs were left unread. */
@@ -119,6 +137,7 @@ export function decodeRun(row: RunRow): RunRecord {
   if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
   if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
   if (row.created_by !== null) record.createdBy = row.created_by;
+  if (row.triggered_by !== null) record.trigger = RunTriggerSchema.parse(JSON.parse(row.triggered_by));
   const startedAt = optionalNum(row.started_at);
   const finishedAt = optionalNum(row.finished_at);
   if (startedAt !== undefined) record.startedAt = startedAt;
@@ -145,6 +164,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       rerun_from: record.rerunFrom ?? null,
       source_run_id: record.sourceRunId ?? null,
       created_by: record.createdBy ?? null,
+      triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
       created_at: record.createdAt,
       started_at: record.startedAt ?? null,
       finished_at: record.finishedAt ?? null,

@@ -1,6 +1,6 @@
 import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
-import type { Logger, Observation, Workflow } from "@weft/types";
+import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
 import type { RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
@@ -18,6 +18,8 @@ export interface StartRunRequest {
   draft?: unknown;
   /** The user who started it (the API request's principal), recorded as the run's `createdBy`. */
   createdBy?: string;
+  /** What started it from outside (a webhook), recorded as the run's `trigger`. */
+  trigger?: RunTrigger;
 }
 
 /** A run (or, in lists, its summary) with its place in line while queued (1 = next). */
@@ -99,6 +101,7 @@ export class RunService {
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
+    if (request.trigger !== undefined) record.trigger = request.trigger;
     await storage.runs.create(record, workflow);
     let queuePosition: number;
     try {

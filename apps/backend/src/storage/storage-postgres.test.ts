@@ -3,6 +3,7 @@ import { SQL } from "bun";
 import { openPostgresStorage } from "../testing/storage.ts";
 import { runMigrations } from "./migrations.ts";
 import { CORE_MIGRATIONS } from "./core-migrations.ts";
+import { MIGRATIONS } from "../schema.ts";
 import { PostgresConnection } from "./postgres-connection.ts";
 import { storageContract } from "../testing/storage-contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
@@ -27,7 +28,7 @@ storageContract({
   async freshDatabase() {
     const tables = await admin<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`;
     await admin.unsafe(`TRUNCATE ${tables.map((t) => `"${t.name}"`).join(", ")} RESTART IDENTITY CASCADE`);
-    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, CORE_MIGRATIONS, { maxConnections: 4 }) };
+    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, MIGRATIONS, { maxConnections: 4 }) };
   },
 });
 

@@ -2,24 +2,19 @@ import { SecretRedactor } from "@weft/types";
 import * as engine from "../storage/storage.ts";
 import type { Migration } from "../storage/migrations.ts";
 import type { SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
-import { CORE_MIGRATIONS } from "../storage/core-migrations.ts";
+import { MIGRATIONS } from "../schema.ts";
 import { composeStorage, openAppStorage, type Storage } from "../app-storage.ts";
 
 export type { Storage } from "../app-storage.ts";
 export { DATABASE_FILE, type StorageOptions } from "../storage/storage.ts";
 
-/** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (the core tables by default). */
-export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_MIGRATIONS): Promise<Storage> {
+/** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (every module's tables by default: the runs table has columns added since the core step). */
+export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = MIGRATIONS): Promise<Storage> {
   return await composeStorage(await engine.openSqliteStorage(dataDir, redactor, migrations));
 }
 
 /** The full storage on PostgreSQL at `url`. */
-export async function openPostgresStorage(
-  url: string,
-  redactor = new SecretRedactor(),
-  migrations: readonly Migration[] = CORE_MIGRATIONS,
-  options: { maxConnections?: number } = {},
-): Promise<Storage> {
+export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = MIGRATIONS, options: { maxConnections?: number } = {}): Promise<Storage> {
   return await openAppStorage({ dataDir: "", databaseUrl: url, redactor, migrations, ...(options.maxConnections !== undefined ? { poolSize: options.maxConnections } : {}) });
 }
 
