@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hookWorkflow } from "../../apps/backend/src/testing/webhooks.ts";
 import { seriousViolations } from "./support/axe.ts";
+import { node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -44,6 +45,11 @@ describe("triggers", () => {
     await last.click();
     await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe(`run:${runId}`);
     await poll(() => page.locator(`[data-testid="run-history"] li[data-run-id="${runId}"] [data-testid="run-trigger"]`).textContent()).toContain("by webhook orders/new");
+
+    // The hook node's inspector (here on the run's read-only tab) shows where it answers.
+    await node(page, "hook").click();
+    await page.locator(".inspector .segmented button", { hasText: "Settings" }).click();
+    await poll(async () => (await page.locator('[data-testid="webhook-box"]').textContent()) ?? "").toContain("/hooks/e2e-hook/orders/new");
 
     // Off again: the hook answers 404 and stores nothing.
     await page.getByRole("tab", { name: "Triggers" }).click();

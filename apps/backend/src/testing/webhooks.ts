@@ -10,11 +10,11 @@ export function hookWorkflow(id: string, config: Partial<WebhookConfig> & { path
     id,
     name: `Hook ${id}`,
     nodes: [
-      { id: "hook", type: "trigger:webhook", config },
-      { id: "name", type: "core:get-path", inputs: { path: "name", default: "nobody" } },
-      { id: "greet", type: "core:text-template", config: { template: "Hello {{0}}" } },
-      { id: "out", type: "core:workflow-output", config: { name: "greeting", portType: "string" } },
-      { id: "how", type: "core:workflow-output", config: { name: "method", portType: "string" } },
+      { id: "hook", type: "trigger:webhook", position: { x: 0, y: 0 }, config },
+      { id: "name", type: "core:get-path", position: { x: 300, y: 0 }, inputs: { path: "name", default: "nobody" } },
+      { id: "greet", type: "core:text-template", position: { x: 600, y: 0 }, config: { template: "Hello {{0}}" } },
+      { id: "out", type: "core:workflow-output", position: { x: 900, y: 0 }, config: { name: "greeting", portType: "string" } },
+      { id: "how", type: "core:workflow-output", position: { x: 900, y: 250 }, config: { name: "method", portType: "string" } },
     ],
     edges: [
       { id: "e1", source: "hook", sourceHandle: "body", target: "name", targetHandle: "value" },

@@ -4,3 +4,4 @@
  */
 export { default as TriggersPanel } from "./TriggersPanel.vue";
 export { useTriggersStore } from "./triggers-store.ts";
+export { default as WebhookHookBox } from "./WebhookHookBox.vue";
