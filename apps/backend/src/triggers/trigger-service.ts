@@ -4,7 +4,7 @@ import type { RunService } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
-import type { TriggerTable } from "./trigger-repository.ts";
+import type { TriggerState, TriggerTable } from "./trigger-repository.ts";
 import { newHookSecret } from "./webhook-proof.ts";
 
 /** One trigger node of a workflow, its config checked. */
@@ -50,6 +50,11 @@ export interface TriggerServiceDeps {
 /** The sealed secret's context: a sealed value copied to another hook's row does not open. */
 const secretContext = (workflowId: string, nodeId: string) => `webhook:${workflowId}:${nodeId}`;
 
+/** A secret made for this workflow, not for an earlier one deleted under the same id (whose senders still hold it). */
+function current(state: TriggerState | undefined, workflowCreatedAt: number): boolean {
+  return state?.sealedSecret !== undefined && state.createdAt >= workflowCreatedAt;
+}
+
 /** The trigger nodes of a workflow, each with its config checked (a wrong one is reported, not thrown). */
 export function triggerNodesOf(workflow: Workflow): { nodes: TriggerNode[]; problems: Map<string, string> } {
   const nodes: TriggerNode[] = [];
@@ -81,10 +86,10 @@ export function triggerNodesOf(workflow: Workflow): { nodes: TriggerNode[]; prob
 export class TriggerService {
   constructor(private readonly deps: TriggerServiceDeps) {}
 
-  private async workflow(workflowId: string): Promise<Workflow> {
+  private async workflow(workflowId: string): Promise<{ document: Workflow; createdAt: number }> {
     const stored = await this.deps.workflows.get(workflowId);
     if (!stored) throw notFound("workflow", workflowId, "GET /api/workflows lists them.");
-    return stored.document;
+    return stored;
   }
 
   /**
@@ -92,7 +97,7 @@ export class TriggerService {
    * secret gets one, returned here once. Off: its hooks answer 404 (their secrets are kept for when it is on again).
    */
   async setActive(workflowId: string, active: boolean, by: string): Promise<{ workflowId: string; active: boolean; secrets: ShownSecret[] }> {
-    const workflow = await this.workflow(workflowId);
+    const { document: workflow, createdAt } = await this.workflow(workflowId);
     if (!active) {
       await this.deps.table.deactivate(workflowId);
       return { workflowId, active: false, secrets: [] };
@@ -112,7 +117,7 @@ export class TriggerService {
     const secrets: ShownSecret[] = [];
     for (const node of nodes) {
       const state = await this.deps.table.state(workflowId, node.nodeId);
-      if (state?.sealedSecret === undefined) secrets.push(await this.newSecret(workflowId, node.nodeId));
+      if (!current(state, createdAt)) secrets.push(await this.newSecret(workflowId, node.nodeId));
     }
     await this.deps.table.activate({ workflowId, activatedBy: by, activatedAt: Date.now() });
     return { workflowId, active: true, secrets };
@@ -120,7 +125,7 @@ export class TriggerService {
 
   /** A new secret for one webhook node; the old one stops working at once. Shown in this answer only. */
   async rotate(workflowId: string, nodeId: string): Promise<ShownSecret> {
-    const workflow = await this.workflow(workflowId);
+    const { document: workflow } = await this.workflow(workflowId);
     const node = workflow.nodes.find((n) => n.id === nodeId);
     if (!node || node.type !== WEBHOOK_TRIGGER_TYPE) {
       throw new ServiceError("NOT_FOUND", `Workflow "${workflowId}" has no webhook node "${nodeId}" (save the workflow after adding it).`, { workflowId, nodeId });
@@ -137,22 +142,23 @@ export class TriggerService {
   /** Every trigger node of every workflow, on or off, with its last fire and that run's status. */
   async list(): Promise<TriggerView[]> {
     const [listing, activations, states] = await Promise.all([this.deps.workflows.list(), this.deps.table.activations(), this.deps.table.states()]);
-    const activeIds = new Set(activations.map((a) => a.workflowId));
+    const activatedAt = new Map(activations.map((a) => [a.workflowId, a.activatedAt]));
     const stateOf = new Map(states.map((s) => [`${s.workflowId}\n${s.nodeId}`, s]));
     const views: TriggerView[] = [];
-    for (const { document: workflow } of listing.items) {
+    for (const { document: workflow, createdAt } of listing.items) {
       const { nodes, problems } = triggerNodesOf(workflow);
       for (const node of workflow.nodes) {
         if (node.type !== WEBHOOK_TRIGGER_TYPE) continue;
         const state = stateOf.get(`${workflow.id}\n${node.id}`);
         const checked = nodes.find((n) => n.nodeId === node.id);
+        const on = activatedAt.get(workflow.id);
         const view: TriggerView = {
           workflowId: workflow.id,
           workflowName: workflow.name,
           nodeId: node.id,
           kind: "webhook",
-          active: activeIds.has(workflow.id),
-          hasSecret: state?.sealedSecret !== undefined,
+          active: on !== undefined && on >= createdAt,
+          hasSecret: current(state, createdAt),
         };
         if (checked) Object.assign(view, { path: checked.config.path, method: checked.config.method, auth: checked.config.auth, response: checked.config.response });
         const problem = problems.get(node.id);
@@ -177,11 +183,12 @@ export class TriggerService {
     const activation = await this.deps.table.activation(workflowId);
     if (!activation) return undefined;
     const stored = await this.deps.workflows.get(workflowId);
-    if (!stored) return undefined;
+    // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
+    if (!stored || activation.activatedAt < stored.createdAt) return undefined;
     const node = triggerNodesOf(stored.document).nodes.find((n) => n.config.path === path);
     if (!node) return undefined;
     const state = await this.deps.table.state(workflowId, node.nodeId);
-    if (state?.sealedSecret === undefined) return undefined;
+    if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
     const secret = this.deps.box.decrypt(state.sealedSecret, secretContext(workflowId, node.nodeId));
     return { workflow: stored.document, node, actor: activation.activatedBy, secret };
   }

@@ -171,3 +171,18 @@ describe("webhooks", () => {
     ).toBe(false);
   });
 });
+
+describe("a workflow deleted and made again under the same id", () => {
+  it("starts off, and its old secret starts no run", async () => {
+    const old = await saveAndActivate("reborn", { path: "in", auth: "token" });
+    expect((await t.call("DELETE", "/api/workflows/reborn")).status).toBe(200);
+    expect((await t.call("POST", "/api/workflows", { workflow: hookWorkflow("reborn", { path: "in", auth: "token" }) })).status).toBe(201);
+    const send = (secret: string) => hook("reborn/in", { method: "POST", body: "{}", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } });
+    expect((await send(old)).status).toBe(404);
+    const again = Activated.parse((await t.call("PUT", "/api/workflows/reborn/active", { active: true })).body).secrets[0]?.secret;
+    expect(again).toBeDefined();
+    expect(again).not.toBe(old);
+    expect((await send(old)).status).toBe(401);
+    expect(await runsOf("reborn")).toHaveLength(0);
+  });
+});
