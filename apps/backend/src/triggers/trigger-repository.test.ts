@@ -22,7 +22,7 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
     await pg?.stop();
   });
 
-  it("keeps activations, a node's sealed secret and its last fire, and forgets them", async () => {
+  it("keeps activations, a node's sealed secret and its last fire, and switches off", async () => {
     const storage = await open();
     try {
       const table = new TriggerTable(storage);
@@ -45,8 +45,7 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
       });
       await table.deactivate("wf");
       expect(await table.activation("wf")).toBeUndefined();
-      await table.forget("wf");
-      expect(await table.states()).toEqual([]);
+      expect(await table.states()).toHaveLength(1);
     } finally {
       await storage.close();
     }

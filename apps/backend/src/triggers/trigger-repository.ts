@@ -88,11 +88,6 @@ export class TriggerTable extends Table<TriggerTables> {
     );
   }
 
-  /** The workflow's trigger state gone with it (a deleted workflow's secrets are not kept). */
-  async forget(workflowId: string): Promise<void> {
-    await this.db.deleteFrom("triggers").where("workflow_id", "=", workflowId).execute();
-  }
-
   /**
    * Remembers an accepted signature until `expiresAt`: true the first time, false when any process stored it
    * before (the primary key decides, so two API processes cannot both accept one request).
