@@ -15,6 +15,7 @@ import { CREDENTIALS_ROUTES } from "./credentials/credentials-api.ts";
 import { BUILDER_ROUTES } from "./builder/api/builder-api.ts";
 import { USAGE_ROUTES } from "./usage/usage-api.ts";
 import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
+import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 
 /**
  * Every route under /api/ (and /v1/) as the OpenAPI document describes it, each domain's list from beside its handlers;
@@ -38,4 +39,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...BUILDER_ROUTES,
   ...USAGE_ROUTES,
   ...OPENAI_ROUTES,
+  ...TRIGGERS_ROUTES,
 ];

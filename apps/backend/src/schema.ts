@@ -9,6 +9,7 @@ import { VERSION_MIGRATIONS } from "./storage/document-versions.ts";
 import { RUN_MIGRATIONS } from "./events/run-migrations.ts";
 import { USAGE_MIGRATIONS } from "./usage/usage-migrations.ts";
 import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
+import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -21,4 +22,4 @@ import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
  */
 export const BASELINE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
 
-export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...USAGE_MIGRATIONS, ...LLM_PRICE_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...USAGE_MIGRATIONS, ...LLM_PRICE_MIGRATIONS, ...TRIGGER_MIGRATIONS];

@@ -45,6 +45,7 @@ import { permissionsApi } from "./settings/permissions-api.ts";
 import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
 import { credentialsApi } from "./credentials/credentials-api.ts";
 import { API_ROUTES } from "./api-routes.ts";
+import { createTriggers } from "./triggers/index.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -215,6 +216,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           }
         : {}),
     });
+    // Webhooks start runs from outside: session routes to switch them on, and the public /hooks/ they answer on.
+    const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
@@ -295,6 +298,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           mcpSettingsApi(mcpSettings, maxBodyBytes),
           mcpApi({ storage, runs, hub, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
           ops.api,
+          triggers.api,
+          triggers.hooks,
           openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },

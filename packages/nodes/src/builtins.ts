@@ -41,6 +41,7 @@ import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
 import { codeJavascript } from "./code/javascript.ts";
 import { coreMap } from "./core/map.ts";
+import { webhookTrigger } from "./trigger/webhook.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
@@ -85,6 +86,7 @@ export const builtinNodes: NodeDefinition[] = [
   shellExec,
   httpRequest,
   codeJavascript,
+  webhookTrigger,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

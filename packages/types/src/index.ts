@@ -36,3 +36,4 @@ export * from "./json-equal.ts";
 export * from "./json-diff.ts";
 export * from "./graph-diff.ts";
 export * from "./versions.ts";
+export * from "./trigger.ts";

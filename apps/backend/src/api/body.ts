@@ -9,27 +9,12 @@ import { messageOf } from "@weft/types";
  * MAX_BODY_DEPTH and prototype-altering keys: what is refused here never reaches storage.
  */
 export async function readJsonBody(request: Request, limit: number, options: { allowEmpty?: boolean } = {}): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const body = request.body;
-  if (!body) {
+  const bytes = await readBodyBytes(request, limit, () => tooLarge(limit));
+  if (bytes === undefined) {
     if (options.allowEmpty) return undefined;
     throw new ApiError("INVALID_JSON", "The request has no body; send a JSON document.");
   }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const text = decodeUtf8(Buffer.concat(chunks));
+  const text = decodeUtf8(bytes);
   if (text.trim() === "") {
     if (options.allowEmpty) return undefined;
     throw new ApiError("INVALID_JSON", "The request body is empty; send a JSON document.");
@@ -43,6 +28,31 @@ export async function readJsonBody(request: Request, limit: number, options: { a
   }
   checkKeys(value);
   return value;
+}
+
+/**
+ * A request's body as bytes (undefined when it has none), refusing more than `limit` while it streams in:
+ * a missing or false Content-Length cannot get a large body past the limit. `refuse` makes the error.
+ */
+export async function readBodyBytes(request: Request, limit: number, refuse: () => Error): Promise<Buffer | undefined> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw refuse();
+  const body = request.body;
+  if (!body) return undefined;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw refuse();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 function tooLarge(limit: number): ApiError {

@@ -125,6 +125,15 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/builder/sessions/:id/change-sets/:csId/discard", "editor"),
   rule("POST", "/api/builder/sessions/:id/change-sets/:csId/validate", "editor"),
 
+  // Triggers: viewers see them; editors switch workflows on (their runs act for them) and rotate hook secrets.
+  rule("GET", "/api/triggers", "viewer"),
+  rule("PUT", "/api/workflows/:id/active", "editor"),
+  rule("POST", "/api/workflows/:id/triggers/:nodeId/secret", "editor"),
+  // Webhooks: no session; each hook checks its own secret (triggers/hooks-api.ts), and the trust boundary lets them by.
+  rule("POST", "/hooks/:workflowId/*", "public"),
+  rule("GET", "/hooks/:workflowId/*", "public"),
+  rule("PUT", "/hooks/:workflowId/*", "public"),
+
   // Live events: any signed-in principal may watch (each subscription is checked again, see ws-access.ts).
   rule("WS", "/ws", "viewer"),
   // Prometheus scrapes with a personal token (a viewer's is enough) or the access token.
@@ -147,11 +156,13 @@ interface CompiledRule extends RouteRule {
 const RANK: Record<Access, number> = { public: -1, viewer: 0, editor: 1, owner: 2 };
 
 function compile(path: string): RegExp {
-  if (path === "/*") return /^\/(?!api(\/|$)|v1(\/|$)|ws$|mcp$|metrics$).*$/;
+  if (path === "/*") return /^\/(?!api(\/|$)|v1(\/|$)|ws$|mcp$|metrics$|hooks\/).*$/;
   const source = path
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
+  // A trailing `/*` (the hooks') is one or more segments.
+  if (source.endsWith("/\\*")) return new RegExp(`^${source.slice(0, -3)}/.+$`);
   return new RegExp(`^${source}/?$`);
 }
 

@@ -21,6 +21,11 @@ function isEditorPage(method: string, path: string): boolean {
   return (method === "GET" || method === "HEAD") && path !== "/ws" && path !== MCP_PATH && path !== "/api" && !path.startsWith("/api/");
 }
 
+/** Webhooks (`/hooks/<workflowId>/<path>`, ../triggers/hooks-api.ts): public, each hook proving its caller itself. */
+export function isHookPath(path: string): boolean {
+  return path.startsWith("/hooks/");
+}
+
 export function isSecureRequest(request: Request, url: URL): boolean {
   return url.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
 }
@@ -55,6 +60,9 @@ export class TrustBoundary {
     if (!this.site.hostAllowed(host)) {
       throw new ApiError("MISDIRECTED_HOST", `Weft does not answer to the host name ${JSON.stringify(host ?? "")}. To reach it by this name, add it to WEFT_ALLOWED_HOSTS.`, { host });
     }
+    // A webhook carries no session and no Weft token (its Authorization is the hook's own secret, checked by the hook):
+    // the cross-site checks guard cookies and so do not apply, and its body may be a form or text.
+    if (isHookPath(url.pathname)) return undefined;
     const origin = request.headers.get("origin");
     if (origin !== null && !this.site.originAllowed(origin, host ?? "")) {
       throw new ApiError("FORBIDDEN_ORIGIN", `Requests from pages of ${JSON.stringify(origin)} are refused. To let that site use Weft's API, add it to WEFT_ALLOWED_ORIGINS.`, { origin });

@@ -10,4 +10,11 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
       await ddl(db, engine).run(`ALTER TABLE runs ADD COLUMN fork text`);
     },
   },
+  {
+    id: "runs-002 what started a run",
+    async up(db, engine) {
+      // RunRecord.trigger as JSON (a webhook or, later, a schedule); NULL for runs started by a person or the API.
+      await ddl(db, engine).run("ALTER TABLE runs ADD COLUMN triggered_by text");
+    },
+  },
 ];

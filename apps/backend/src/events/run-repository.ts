@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
 import { Table } from "../storage/table.ts";
@@ -35,6 +35,8 @@ export const RunRecordSchema = z.object({
   forkChanges: ForkChangesSchema.optional(),
   /** The user who started the run (their account id); absent for runs from before accounts, or started by the system. */
   createdBy: z.string().optional(),
+  /** What started the run from outside (a webhook); absent when a person, the API or an agent did. */
+  trigger: RunTriggerSchema.optional(),
   createdAt: z.number(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
@@ -103,6 +105,8 @@ export interface RunsTable {
   /** `{ forkOf, changes }` as JSON, for a fork (runs-001); null otherwise. */
   fork: string | null;
   workflow: string;
+  /** RunRecord.trigger as JSON (runs-002). */
+  triggered_by: string | null;
   /** PostgreSQL answers BIGINT as text. */
   created_at: number | string;
   started_at: number | string | null;
@@ -123,6 +127,7 @@ const SUMMARY_COLUMNS = [
   "source_run_id",
   "created_by",
   "fork",
+  "triggered_by",
   "created_at",
   "started_at",
   "finished_at",
@@ -161,6 +166,7 @@ export function decodeRun(row: RunRow): RunRecord {
     record.forkOf = fork.forkOf;
     record.forkChanges = fork.changes;
   }
+  if (row.triggered_by !== null) record.trigger = RunTriggerSchema.parse(JSON.parse(row.triggered_by));
   const startedAt = optionalNum(row.started_at);
   const finishedAt = optionalNum(row.finished_at);
   if (startedAt !== undefined) record.startedAt = startedAt;
@@ -189,6 +195,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       source_run_id: record.sourceRunId ?? null,
       created_by: record.createdBy ?? null,
       fork: record.forkOf ? this.redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
+      triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
       created_at: record.createdAt,
       started_at: record.startedAt ?? null,
       finished_at: record.finishedAt ?? null,

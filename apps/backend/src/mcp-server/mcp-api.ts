@@ -13,7 +13,7 @@ import { readJsonBody } from "../api/body.ts";
 import { MCP_PATH } from "../auth/trust-boundary.ts";
 import { actorOf } from "../auth/principal.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
-import { runEnding } from "./run-ending.ts";
+import { runEnding } from "../runs/run-ending.ts";
 import { RunProgress } from "./run-progress.ts";
 import { withoutDoubledPrefix } from "./error-messages.ts";
 

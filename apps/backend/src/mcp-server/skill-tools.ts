@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { interfaceInputsJsonSchema, interfaceOutputsJsonSchema, type WorkflowSummary } from "@weft/types";
 import type { RunsStorage } from "../runs/runs-storage.ts";
-import type { RunEnding } from "./run-ending.ts";
+import type { RunEnding } from "../runs/run-ending.ts";
 
 /** One skill as an MCP tool: named by its workflow id (what a run names), its interface as the schemas. */
 export function skillTool(skill: WorkflowSummary): Tool {

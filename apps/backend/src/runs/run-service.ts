@@ -1,6 +1,6 @@
 import { newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
-import type { Logger, Observation, Workflow } from "@weft/types";
+import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
 import type { ForkChanges, RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
@@ -20,6 +20,8 @@ export interface StartRunRequest {
   draft?: unknown;
   /** The user who started it (the API request's principal), recorded as the run's `createdBy`. */
   createdBy?: string;
+  /** What started it from outside (a webhook), recorded as the run's `trigger`. */
+  trigger?: RunTrigger;
 }
 
 /** A run to start as a fork of a past run: recorded as `forkOf` / `forkChanges`, with the forked run's workflow revision. */
@@ -116,6 +118,7 @@ export class RunService {
     }
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
+    if (request.trigger !== undefined) record.trigger = request.trigger;
     await storage.runs.create(record, workflow);
     let queuePosition: number;
     try {

@@ -62,6 +62,8 @@ export function runtimeChoices(options: { [K in keyof RuntimeChoices]?: RuntimeC
 
 /** What executes workflows in this process — the same for an API process and a `weft worker`. */
 export interface RunRuntime {
+  /** Seals and opens secrets at rest with the installation's master key. */
+  box: SecretBox;
   llmProfiles: LlmProfileService;
   credentials: CredentialService;
   mcpSettings: McpSettings;
@@ -165,6 +167,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
         codeWorkers.close();
       })());
     return {
+      box,
       llmProfiles,
       credentials,
       mcpSettings,

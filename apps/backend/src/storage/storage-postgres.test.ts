@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SQL } from "bun";
-import { CORE_TEST_MIGRATIONS, openPostgresStorage } from "../testing/storage.ts";
+import { openPostgresStorage } from "../testing/storage.ts";
 import { runMigrations } from "./migrations.ts";
+import { MIGRATIONS } from "../schema.ts";
 import { PostgresConnection } from "./postgres-connection.ts";
 import { storageContract } from "../testing/storage-contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
@@ -14,7 +15,7 @@ let admin: SQL;
 beforeAll(async () => {
   cluster = await startPostgres();
   contractUrl = await createTestDatabase(cluster.url);
-  await runMigrations(new PostgresConnection((admin = new SQL(contractUrl, { max: 1 }))), CORE_TEST_MIGRATIONS);
+  await runMigrations(new PostgresConnection((admin = new SQL(contractUrl, { max: 1 }))), MIGRATIONS);
 });
 afterAll(async () => {
   await admin?.close();
@@ -26,7 +27,7 @@ storageContract({
   async freshDatabase() {
     const tables = await admin<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`;
     await admin.unsafe(`TRUNCATE ${tables.map((t) => `"${t.name}"`).join(", ")} RESTART IDENTITY CASCADE`);
-    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, CORE_TEST_MIGRATIONS, { maxConnections: 4 }) };
+    return { open: (redactor) => openPostgresStorage(contractUrl, redactor, MIGRATIONS, { maxConnections: 4 }) };
   },
 });
 
@@ -35,14 +36,14 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pools = Array.from({ length: 4 }, () => new SQL(url, { max: 2 }));
     try {
-      const results = await Promise.all(pools.map((pool) => runMigrations(new PostgresConnection(pool), CORE_TEST_MIGRATIONS)));
-      const ids = CORE_TEST_MIGRATIONS.map((m) => m.id);
+      const results = await Promise.all(pools.map((pool) => runMigrations(new PostgresConnection(pool), MIGRATIONS)));
+      const ids = MIGRATIONS.map((m) => m.id);
       // Exactly one process applied the steps; the others found them applied.
       expect(results.filter((r) => r.applied.length > 0)).toEqual([{ fresh: true, applied: ids }]);
       expect(results.filter((r) => r.applied.length === 0)).toHaveLength(3);
       const recorded = await pools[0]<{ id: string }[]>`SELECT id FROM schema_migrations ORDER BY applied_at, id`;
       expect(recorded.map((r) => r.id).sort()).toEqual([...ids].sort());
-      expect(await runMigrations(new PostgresConnection(pools[1]), CORE_TEST_MIGRATIONS)).toEqual({ fresh: false, applied: [] });
+      expect(await runMigrations(new PostgresConnection(pools[1]), MIGRATIONS)).toEqual({ fresh: false, applied: [] });
     } finally {
       await Promise.all(pools.map((pool) => pool.close()));
     }
@@ -52,7 +53,7 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pool = new SQL(url, { max: 1 });
     try {
-      await runMigrations(new PostgresConnection(pool), CORE_TEST_MIGRATIONS);
+      await runMigrations(new PostgresConnection(pool), MIGRATIONS);
       await pool`INSERT INTO schema_migrations (id, applied_at) VALUES ('core-999 from the future', 1)`;
       await expect(openPostgresStorage(url)).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("core-999 from the future") });
     } finally {

@@ -2,30 +2,20 @@ import { SecretRedactor } from "@weft/types";
 import * as engine from "../storage/storage.ts";
 import type { Migration } from "../storage/migrations.ts";
 import type { SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
-import { CORE_MIGRATIONS } from "../storage/core-migrations.ts";
-import { VERSION_MIGRATIONS } from "../storage/document-versions.ts";
-import { RUN_MIGRATIONS } from "../events/run-migrations.ts";
-import { LLM_PRICE_MIGRATIONS } from "../llm/llm-profile-repository.ts";
+import { MIGRATIONS } from "../schema.ts";
 import { composeStorage, openAppStorage, type Storage } from "../app-storage.ts";
 
 export type { Storage } from "../app-storage.ts";
 
-/** The core tables, their later steps (the runs table's, the LLM profiles' prices) and what every core repository writes beside them (document versions): the tests' default schema. */
-export const CORE_TEST_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...LLM_PRICE_MIGRATIONS];
 export { DATABASE_FILE, type StorageOptions } from "../storage/storage.ts";
 
-/** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (`CORE_TEST_MIGRATIONS` by default). */
-export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = CORE_TEST_MIGRATIONS): Promise<Storage> {
+/** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (every module's tables by default: the runs table has columns added since the core step). */
+export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = MIGRATIONS): Promise<Storage> {
   return await composeStorage(await engine.openSqliteStorage(dataDir, redactor, migrations));
 }
 
 /** The full storage on PostgreSQL at `url`. */
-export async function openPostgresStorage(
-  url: string,
-  redactor = new SecretRedactor(),
-  migrations: readonly Migration[] = CORE_TEST_MIGRATIONS,
-  options: { maxConnections?: number } = {},
-): Promise<Storage> {
+export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = MIGRATIONS, options: { maxConnections?: number } = {}): Promise<Storage> {
   return await openAppStorage({ dataDir: "", databaseUrl: url, redactor, migrations, ...(options.maxConnections !== undefined ? { poolSize: options.maxConnections } : {}) });
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
+import { NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, RunTriggerSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
 
 /** Times arrive as epoch milliseconds or ISO strings; the editor works with milliseconds. */
 const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v === "number" ? v : Date.parse(v)));
@@ -39,6 +39,8 @@ export const RunRecordSchema = z.object({
   error: NodeErrorSchema.nullable()
     .optional()
     .transform((e) => e ?? undefined),
+  /** What started it from outside (a webhook); absent when a person or the API did. */
+  trigger: RunTriggerSchema.optional(),
   createdAt: Timestamp,
   startedAt: Timestamp.nullable()
     .optional()

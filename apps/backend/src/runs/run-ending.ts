@@ -1,7 +1,7 @@
 import { RunEventSchema, type NodeError } from "@weft/types";
 import type { EventHub } from "../events/event-hub.ts";
 import type { StoredEvent } from "../events/event-repository.ts";
-import type { RunsStorage } from "../runs/runs-storage.ts";
+import type { RunsStorage } from "./runs-storage.ts";
 
 /** How a run ended, as an MCP tool call reports it. */
 export type RunEnding =

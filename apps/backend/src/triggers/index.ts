@@ -1,0 +1,33 @@
+import type { Logger } from "@weft/types";
+import type { EventHub } from "../events/event-hub.ts";
+import type { RunService } from "../runs/run-service.ts";
+import type { RunsStorage } from "../runs/runs-storage.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { StorageEngine } from "../storage/storage.ts";
+import { TriggerTable } from "./trigger-repository.ts";
+import { TriggerService } from "./trigger-service.ts";
+import { triggersApi } from "./triggers-api.ts";
+import { hooksApi } from "./hooks-api.ts";
+
+export { TRIGGER_MIGRATIONS } from "./trigger-migrations.ts";
+
+export interface TriggersDeps {
+  engine: StorageEngine;
+  storage: RunsStorage;
+  runs: RunService;
+  hub: EventHub;
+  box: SecretBox;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/** Triggers: the service, the session routes (`/api/triggers`, the active switch, secrets) and the public hooks. */
+export function createTriggers(deps: TriggersDeps) {
+  const table = new TriggerTable(deps.engine);
+  const service = new TriggerService({ workflows: deps.storage.workflows, runsRepo: deps.storage.runs, table, runs: deps.runs, box: deps.box, log: deps.log });
+  return {
+    service,
+    api: triggersApi(service, deps.maxBodyBytes),
+    hooks: hooksApi({ triggers: service, table, storage: deps.storage, hub: deps.hub, maxBodyBytes: deps.maxBodyBytes, log: deps.log }),
+  };
+}

@@ -1,0 +1,22 @@
+import type { Migration } from "../storage/migrations.ts";
+import { ddl } from "../storage/ddl.ts";
+
+/**
+ * The triggers' tables: which workflows are switched active (and by whom: their runs act for that user), each
+ * trigger node's own state (a webhook's encrypted secret, the last fire), and the webhook signatures already
+ * accepted (so a replay is refused by every API process until the signature's timestamp window has passed).
+ */
+export const TRIGGER_MIGRATIONS: readonly Migration[] = [
+  {
+    id: "triggers-001 active workflows, trigger state, accepted signatures",
+    async up(db, engine) {
+      const { time, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE trigger_activations (workflow_id text PRIMARY KEY, activated_by text NOT NULL, activated_at ${time} NOT NULL)`,
+        `CREATE TABLE triggers (workflow_id text NOT NULL, node_id text NOT NULL, kind text NOT NULL, secret text, created_at ${time} NOT NULL, last_fired_at ${time}, last_run_id text, PRIMARY KEY (workflow_id, node_id))`,
+        `CREATE TABLE webhook_replays (digest text PRIMARY KEY, expires_at ${time} NOT NULL)`,
+        `CREATE INDEX webhook_replays_by_expiry ON webhook_replays (expires_at)`,
+      );
+    },
+  },
+];

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSqliteStorage, openStorage, type Storage } from "../testing/storage.ts";
+import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
+import { tempDir } from "../testing/test-server.ts";
+import { TriggerTable } from "./trigger-repository.ts";
+import { MIGRATIONS } from "../schema.ts";
+
+/** The triggers' repository on both engines: activations, secrets and fires, and a signature accepted once by two storages on one database. */
+describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engine) => {
+  let pg: TestPostgres | undefined;
+  let url = "";
+  const dataDir = tempDir();
+  const open = async (): Promise<Storage> => (engine === "sqlite" ? openSqliteStorage(dataDir) : openStorage({ dataDir, databaseUrl: url, migrations: MIGRATIONS }));
+
+  beforeAll(async () => {
+    if (engine === "postgres") {
+      pg = await startPostgres();
+      url = await createTestDatabase(pg.url);
+    }
+  });
+  afterAll(async () => {
+    await pg?.stop();
+  });
+
+  it("keeps activations, a node's sealed secret and its last fire, and switches off", async () => {
+    const storage = await open();
+    try {
+      const table = new TriggerTable(storage);
+      expect(await table.activation("wf")).toBeUndefined();
+      await table.activate({ workflowId: "wf", activatedBy: "u1", activatedAt: 1_700_000_000_000 });
+      await table.activate({ workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 });
+      expect(await table.activation("wf")).toEqual({ workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 });
+      expect(await table.activations()).toHaveLength(1);
+      await table.putSecret("wf", "hook", "webhook", "sealed-1", 5);
+      await table.recordFire("wf", "hook", 1_700_000_000_500, "run-1");
+      await table.putSecret("wf", "hook", "webhook", "sealed-2", 6);
+      expect(await table.state("wf", "hook")).toEqual({
+        workflowId: "wf",
+        nodeId: "hook",
+        kind: "webhook",
+        sealedSecret: "sealed-2",
+        createdAt: 6,
+        lastFiredAt: 1_700_000_000_500,
+        lastRunId: "run-1",
+      });
+      await table.deactivate("wf");
+      expect(await table.activation("wf")).toBeUndefined();
+      expect(await table.states()).toHaveLength(1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("accepts a signature once, whichever storage sees it first, and prunes those past their window", async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
+      const results = await Promise.all([ta.acceptOnce("sig-1", 1000), tb.acceptOnce("sig-1", 1000)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await tb.acceptOnce("sig-1", 1000)).toBe(false);
+      await ta.pruneReplays(2000);
+      expect(await tb.acceptOnce("sig-1", 3000)).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

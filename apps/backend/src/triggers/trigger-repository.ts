@@ -1,0 +1,122 @@
+import { TriggerKindSchema, type TriggerKind } from "@weft/types";
+import type { Selectable } from "kysely";
+import type { Int64Column } from "../storage/ddl.ts";
+import { num, optionalNum } from "../storage/row-values.ts";
+import { Table } from "../storage/table.ts";
+
+interface TriggerTables {
+  trigger_activations: { workflow_id: string; activated_by: string; activated_at: Int64Column };
+  triggers: {
+    workflow_id: string;
+    node_id: string;
+    kind: string;
+    /** The webhook's secret, sealed by the SecretBox (`secrets/`); null for kinds without one. */
+    secret: string | null;
+    created_at: Int64Column;
+    last_fired_at: Int64Column | null;
+    last_run_id: string | null;
+  };
+  webhook_replays: { digest: string; expires_at: Int64Column };
+}
+
+export interface Activation {
+  workflowId: string;
+  /** The editor who switched it on: its runs act for them (their role decides what credentials they may use). */
+  activatedBy: string;
+  activatedAt: number;
+}
+
+export interface TriggerState {
+  workflowId: string;
+  nodeId: string;
+  kind: TriggerKind;
+  /** Sealed; `TriggerService` opens it only to verify a request. */
+  sealedSecret?: string;
+  createdAt: number;
+  lastFiredAt?: number;
+  lastRunId?: string;
+}
+
+/** Activations, trigger state and accepted webhook signatures, on both engines. */
+export class TriggerTable extends Table<TriggerTables> {
+  async activation(workflowId: string): Promise<Activation | undefined> {
+    const [row] = await this.hot.rows("activation", (slot) => this.db.selectFrom("trigger_activations").selectAll().where("workflow_id", "=", slot(0)), [workflowId]);
+    return row ? { workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) } : undefined;
+  }
+
+  async activations(): Promise<Activation[]> {
+    const rows = await this.db.selectFrom("trigger_activations").selectAll().execute();
+    return rows.map((row) => ({ workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) }));
+  }
+
+  async activate(activation: Activation): Promise<void> {
+    await this.upsertRows("trigger_activations", ["workflow_id"], [{ workflow_id: activation.workflowId, activated_by: activation.activatedBy, activated_at: activation.activatedAt }]);
+  }
+
+  async deactivate(workflowId: string): Promise<void> {
+    await this.db.deleteFrom("trigger_activations").where("workflow_id", "=", workflowId).execute();
+  }
+
+  async state(workflowId: string, nodeId: string): Promise<TriggerState | undefined> {
+    const [row] = await this.hot.rows("state", (slot) => this.db.selectFrom("triggers").selectAll().where("workflow_id", "=", slot(0)).where("node_id", "=", slot(1)), [workflowId, nodeId]);
+    return row ? decodeState(row) : undefined;
+  }
+
+  async states(): Promise<TriggerState[]> {
+    return (await this.db.selectFrom("triggers").selectAll().execute()).map(decodeState);
+  }
+
+  /** Stores a node's (new) secret; its fire history is kept. */
+  async putSecret(workflowId: string, nodeId: string, kind: TriggerKind, sealedSecret: string, at: number): Promise<void> {
+    await this.db
+      .insertInto("triggers")
+      .values({ workflow_id: workflowId, node_id: nodeId, kind, secret: sealedSecret, created_at: at, last_fired_at: null, last_run_id: null })
+      .onConflict((oc) => oc.columns(["workflow_id", "node_id"]).doUpdateSet({ secret: sealedSecret, kind, created_at: at }))
+      .execute();
+  }
+
+  async recordFire(workflowId: string, nodeId: string, at: number, runId: string): Promise<void> {
+    await this.hot.run(
+      "fired",
+      (slot) =>
+        this.db
+          .updateTable("triggers")
+          .set({ last_fired_at: slot(0), last_run_id: slot(1) })
+          .where("workflow_id", "=", slot(2))
+          .where("node_id", "=", slot(3)),
+      [at, runId, workflowId, nodeId],
+    );
+  }
+
+  /**
+   * Remembers an accepted signature until `expiresAt`: true the first time, false when any process stored it
+   * before (the primary key decides, so two API processes cannot both accept one request).
+   */
+  async acceptOnce(digest: string, expiresAt: number): Promise<boolean> {
+    const rows = await this.hot.rows(
+      "accept",
+      (slot) =>
+        this.db
+          .insertInto("webhook_replays")
+          .values({ digest: slot(0), expires_at: slot(1) })
+          .onConflict((oc) => oc.column("digest").doNothing())
+          .returning("digest"),
+      [digest, expiresAt],
+    );
+    return rows.length === 1;
+  }
+
+  /** Signatures whose window has passed: their timestamps are refused as too old anyway. */
+  async pruneReplays(now: number): Promise<void> {
+    await this.db.deleteFrom("webhook_replays").where("expires_at", "<", now).execute();
+  }
+}
+
+function decodeState(row: Selectable<TriggerTables["triggers"]>): TriggerState {
+  const state: TriggerState = { workflowId: row.workflow_id, nodeId: row.node_id, kind: TriggerKindSchema.parse(row.kind), createdAt: num(row.created_at) };
+  if (row.secret !== null) state.sealedSecret = row.secret;
+  const lastFiredAt = optionalNum(row.last_fired_at);
+  if (lastFiredAt !== undefined) state.lastFiredAt = lastFiredAt;
+  if (row.last_run_id !== null) state.lastRunId = row.last_run_id;
+  return state;
+}

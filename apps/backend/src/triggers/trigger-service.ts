@@ -1,0 +1,207 @@
+import { WEBHOOK_TRIGGER_TYPE, WebhookConfigSchema, type Logger, type RunTrigger, type TriggerKind, type WebhookConfig, type Workflow } from "@weft/types";
+import { notFound, ServiceError } from "../service-error.ts";
+import type { RunService } from "../runs/run-service.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
+import type { RunRepository } from "../events/run-repository.ts";
+import type { TriggerState, TriggerTable } from "./trigger-repository.ts";
+import { newHookSecret } from "./webhook-proof.ts";
+
+/** One trigger node of a workflow, its config checked. */
+export type TriggerNode = { kind: "webhook"; nodeId: string; config: WebhookConfig };
+
+/** A trigger as the Triggers view lists it. */
+export interface TriggerView {
+  workflowId: string;
+  workflowName: string;
+  nodeId: string;
+  kind: TriggerKind;
+  active: boolean;
+  /** A webhook's path under `/hooks/<workflowId>/`. */
+  path?: string;
+  method?: string;
+  auth?: WebhookConfig["auth"];
+  response?: WebhookConfig["response"];
+  /** Whether a secret was made (at activation or rotation); it is never shown again. */
+  hasSecret: boolean;
+  lastFiredAt?: number;
+  lastRunId?: string;
+  /** The last run's status now (the "last result"). */
+  lastStatus?: string;
+  /** Problems with the node's config: it cannot fire until they are fixed. */
+  problem?: string;
+}
+
+/** A hook's secret, in the one answer that shows it (activation or rotation). */
+export interface ShownSecret {
+  nodeId: string;
+  secret: string;
+}
+
+export interface TriggerServiceDeps {
+  workflows: WorkflowRepository;
+  runsRepo: RunRepository;
+  table: TriggerTable;
+  runs: RunService;
+  box: SecretBox;
+  log: Logger;
+}
+
+/** The sealed secret's context: a sealed value copied to another hook's row does not open. */
+const secretContext = (workflowId: string, nodeId: string) => `webhook:${workflowId}:${nodeId}`;
+
+/** A secret made for this workflow, not for an earlier one deleted under the same id (whose senders still hold it). */
+function current(state: TriggerState | undefined, workflowCreatedAt: number): boolean {
+  return state?.sealedSecret !== undefined && state.createdAt >= workflowCreatedAt;
+}
+
+/** The trigger nodes of a workflow, each with its config checked (a wrong one is reported, not thrown). */
+export function triggerNodesOf(workflow: Workflow): { nodes: TriggerNode[]; problems: Map<string, string> } {
+  const nodes: TriggerNode[] = [];
+  const problems = new Map<string, string>();
+  const paths = new Map<string, string>();
+  for (const node of workflow.nodes) {
+    if (node.type !== WEBHOOK_TRIGGER_TYPE) continue;
+    const parsed = WebhookConfigSchema.safeParse(node.config ?? {});
+    if (!parsed.success) {
+      problems.set(node.id, `config.${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      continue;
+    }
+    const other = paths.get(parsed.data.path);
+    if (other !== undefined) {
+      problems.set(node.id, `its path "${parsed.data.path}" is also node "${other}"'s; give each webhook of a workflow its own path`);
+      continue;
+    }
+    paths.set(parsed.data.path, node.id);
+    nodes.push({ kind: "webhook", nodeId: node.id, config: parsed.data });
+  }
+  return { nodes, problems };
+}
+
+/**
+ * Switches workflows active, keeps their hooks' secrets (sealed, shown once) and starts runs for the triggers.
+ * A run started by a trigger acts for the editor who switched its workflow on (what credentials it may use follows
+ * their role now), and records what started it.
+ */
+export class TriggerService {
+  constructor(private readonly deps: TriggerServiceDeps) {}
+
+  private async workflow(workflowId: string): Promise<{ document: Workflow; createdAt: number }> {
+    const stored = await this.deps.workflows.get(workflowId);
+    if (!stored) throw notFound("workflow", workflowId, "GET /api/workflows lists them.");
+    return stored;
+  }
+
+  /**
+   * Switches a workflow on or off. On: it must have a trigger node and every one must be valid; a webhook without a
+   * secret gets one, returned here once. Off: its hooks answer 404 (their secrets are kept for when it is on again).
+   */
+  async setActive(workflowId: string, active: boolean, by: string): Promise<{ workflowId: string; active: boolean; secrets: ShownSecret[] }> {
+    const { document: workflow, createdAt } = await this.workflow(workflowId);
+    if (!active) {
+      await this.deps.table.deactivate(workflowId);
+      return { workflowId, active: false, secrets: [] };
+    }
+    const { nodes, problems } = triggerNodesOf(workflow);
+    if (problems.size > 0) {
+      const [nodeId, problem] = [...problems][0];
+      throw new ServiceError("VALIDATION_FAILED", `Workflow "${workflowId}" cannot be switched on: trigger node "${nodeId}": ${problem}.`, {
+        issues: [...problems].map(([id, message]) => ({ path: ["nodes", id, "config"], message, code: "custom" })),
+      });
+    }
+    if (nodes.length === 0) {
+      throw new ServiceError("VALIDATION_FAILED", `Workflow "${workflowId}" has no trigger node, so there is nothing to switch on; add a "${WEBHOOK_TRIGGER_TYPE}" node and save first.`, {
+        issues: [{ path: ["nodes"], message: "no trigger node", code: "custom" }],
+      });
+    }
+    const secrets: ShownSecret[] = [];
+    for (const node of nodes) {
+      const state = await this.deps.table.state(workflowId, node.nodeId);
+      if (!current(state, createdAt)) secrets.push(await this.newSecret(workflowId, node.nodeId));
+    }
+    await this.deps.table.activate({ workflowId, activatedBy: by, activatedAt: Date.now() });
+    return { workflowId, active: true, secrets };
+  }
+
+  /** A new secret for one webhook node; the old one stops working at once. Shown in this answer only. */
+  async rotate(workflowId: string, nodeId: string): Promise<ShownSecret> {
+    const { document: workflow } = await this.workflow(workflowId);
+    const node = workflow.nodes.find((n) => n.id === nodeId);
+    if (!node || node.type !== WEBHOOK_TRIGGER_TYPE) {
+      throw new ServiceError("NOT_FOUND", `Workflow "${workflowId}" has no webhook node "${nodeId}" (save the workflow after adding it).`, { workflowId, nodeId });
+    }
+    return this.newSecret(workflowId, nodeId);
+  }
+
+  private async newSecret(workflowId: string, nodeId: string): Promise<ShownSecret> {
+    const secret = newHookSecret();
+    await this.deps.table.putSecret(workflowId, nodeId, "webhook", this.deps.box.encrypt(secret, secretContext(workflowId, nodeId)), Date.now());
+    return { nodeId, secret };
+  }
+
+  /** Every trigger node of every workflow, on or off, with its last fire and that run's status. */
+  async list(): Promise<TriggerView[]> {
+    const [listing, activations, states] = await Promise.all([this.deps.workflows.list(), this.deps.table.activations(), this.deps.table.states()]);
+    const activatedAt = new Map(activations.map((a) => [a.workflowId, a.activatedAt]));
+    const stateOf = new Map(states.map((s) => [`${s.workflowId}\n${s.nodeId}`, s]));
+    const views: TriggerView[] = [];
+    for (const { document: workflow, createdAt } of listing.items) {
+      const { nodes, problems } = triggerNodesOf(workflow);
+      for (const node of workflow.nodes) {
+        if (node.type !== WEBHOOK_TRIGGER_TYPE) continue;
+        const state = stateOf.get(`${workflow.id}\n${node.id}`);
+        const checked = nodes.find((n) => n.nodeId === node.id);
+        const on = activatedAt.get(workflow.id);
+        const view: TriggerView = {
+          workflowId: workflow.id,
+          workflowName: workflow.name,
+          nodeId: node.id,
+          kind: "webhook",
+          active: on !== undefined && on >= createdAt,
+          hasSecret: current(state, createdAt),
+        };
+        if (checked) Object.assign(view, { path: checked.config.path, method: checked.config.method, auth: checked.config.auth, response: checked.config.response });
+        const problem = problems.get(node.id);
+        if (problem !== undefined) view.problem = problem;
+        if (state?.lastFiredAt !== undefined) view.lastFiredAt = state.lastFiredAt;
+        if (state?.lastRunId !== undefined) {
+          view.lastRunId = state.lastRunId;
+          const run = await this.deps.runsRepo.get(state.lastRunId);
+          if (run) view.lastStatus = run.status;
+        }
+        views.push(view);
+      }
+    }
+    return views;
+  }
+
+  /**
+   * The active hook at `/hooks/<workflowId>/<path>`: the workflow as stored, its node and config, who its runs act
+   * for, and its secret. Undefined when there is none (or the workflow is off): the caller answers 404 alike.
+   */
+  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; node: TriggerNode; actor: string; secret: string } | undefined> {
+    const activation = await this.deps.table.activation(workflowId);
+    if (!activation) return undefined;
+    const stored = await this.deps.workflows.get(workflowId);
+    // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
+    if (!stored || activation.activatedAt < stored.createdAt) return undefined;
+    const node = triggerNodesOf(stored.document).nodes.find((n) => n.config.path === path);
+    if (!node) return undefined;
+    const state = await this.deps.table.state(workflowId, node.nodeId);
+    if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
+    const secret = this.deps.box.decrypt(state.sealedSecret, secretContext(workflowId, node.nodeId));
+    return { workflow: stored.document, node, actor: activation.activatedBy, secret };
+  }
+
+  /** Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the request). */
+  async fire(hook: { workflow: Workflow; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
+    const at = Date.now();
+    const draft: Workflow = { ...hook.workflow, nodes: hook.workflow.nodes.map((n) => (n.id === hook.node.nodeId ? { ...n, pinned: outputs } : n)) };
+    const trigger: RunTrigger = { kind: hook.node.kind, nodeId: hook.node.nodeId, path: hook.node.config.path, at };
+    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, draft, createdBy: hook.actor, trigger });
+    await this.deps.table
+      .recordFire(hook.workflow.id, hook.node.nodeId, at, runId)
+      .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));
+    return runId;
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/** The node type of a webhook trigger: its outputs are the request that started the run. */
+export const WEBHOOK_TRIGGER_TYPE = "trigger:webhook";
+
+/** What may start a workflow from outside. A schedule (`trigger:schedule`) is the next kind. */
+export const TRIGGER_KINDS = ["webhook"] as const;
+export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
+export type TriggerKind = z.infer<typeof TriggerKindSchema>;
+
+/** How a webhook request proves it comes from whoever holds the hook's secret. */
+export const WEBHOOK_AUTH_MODES = ["token", "hmac"] as const;
+/** What the caller gets back: the run's id at once, the workflow's outputs (or the id after a timeout), or the run's events as SSE. */
+export const WEBHOOK_RESPONSE_MODES = ["accepted", "wait", "stream"] as const;
+export const WEBHOOK_METHODS = ["POST", "GET", "PUT"] as const;
+
+/** A hook's path segment: letters, digits, `-`, `_`, `.` and `/` between segments (no `..`). */
+export const WebhookPathSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/, "a path is segments of letters, digits, `.`, `_` and `-` separated by `/`, e.g. `github/push`");
+
+/** A `trigger:webhook` node's config (defaults filled). */
+export const WebhookConfigSchema = z.object({
+  path: WebhookPathSchema,
+  method: z.enum(WEBHOOK_METHODS).default("POST"),
+  auth: z.enum(WEBHOOK_AUTH_MODES).default("hmac"),
+  response: z.enum(WEBHOOK_RESPONSE_MODES).default("accepted"),
+  /** Wait mode: after this long the caller gets 202 with the run's id. */
+  waitTimeoutMs: z.number().int().min(100).max(120_000).default(30_000),
+  /** The largest body accepted (413 above it); never more than the server's own limit. */
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(1024 * 1024),
+  /** Requests per minute this hook accepts (429 with Retry-After above it). */
+  ratePerMinute: z.number().int().min(1).max(100_000).default(60),
+});
+export type WebhookConfig = z.infer<typeof WebhookConfigSchema>;
+
+/** What started a run, recorded on it (`RunRecord.trigger`). */
+export const RunTriggerSchema = z.object({
+  kind: TriggerKindSchema,
+  /** The trigger node's id in the workflow. */
+  nodeId: z.string(),
+  /** For a webhook: its path under `/hooks/<workflowId>/`. */
+  path: z.string().optional(),
+  at: z.number(),
+});
+export type RunTrigger = z.infer<typeof RunTriggerSchema>;
+
+/** Headers a webhook run never sees (they carry credentials, or the hook's own proof). */
+export const WEBHOOK_HIDDEN_HEADERS = ["authorization", "cookie", "proxy-authorization", "x-weft-token", "x-weft-signature", "x-weft-timestamp"] as const;
