@@ -30,7 +30,14 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
   });
 
   it("the undo history", async () => {
-    await sidebarTab(weft.page, "History");
+    await sidebarTab(weft.page, "Undo history");
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
+  });
+
+  it("the versions and triggers tabs", async () => {
+    await sidebarTab(weft.page, "Versions");
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
+    await sidebarTab(weft.page, "Triggers");
     expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 

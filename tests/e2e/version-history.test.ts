@@ -8,7 +8,7 @@ import { useWeft } from "./support/weft.ts";
 
 const weft = useWeft({ viewport: { width: 1024, height: 700 } });
 
-describe("the History panel", () => {
+describe("the Versions panel", () => {
   it("lists a workflow's versions, draws one against the canvas, and restores it as a new version", async () => {
     await weft.createWorkflow(notesWorkflow("Notes on {{0}}"));
     const first = await runToEnd(weft, "notes", { topic: "looms" });
@@ -23,7 +23,7 @@ describe("the History panel", () => {
     // The run history says which version each run ran.
     await poll(() => texts(page, `[data-testid="run-history"] li[data-run-id="${first}"] [data-testid="run-version"]`)).toBe("v1");
 
-    await page.getByRole("tab", { name: "History", exact: true }).click();
+    await page.getByRole("tab", { name: "Versions", exact: true }).click();
     const rows = page.locator('[data-testid="version-list"] li[data-version]');
     await poll(() => rows.count()).toBe(2);
     expect(await rows.first().getAttribute("data-version")).toBe("2");
