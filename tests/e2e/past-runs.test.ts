@@ -62,7 +62,7 @@ describe("past runs open the same way everywhere", () => {
     await poll(() => activeTab(page)).toBe(`run:${past}`);
     expect(await page.locator(".tab.active").getAttribute("class")).toContain("readonly");
     await poll(() => page.locator(".run-banner").getAttribute("data-run-id")).toBe(past);
-    expect(await page.getByTestId("readonly-banner").textContent()).toMatch(/Read-only: this is run \S+ of Notes, shown as it ran/);
+    expect(await page.getByTestId("readonly-banner").textContent()).toMatch(/Read-only: this is run \S+ of Notes, version 1, shown as it ran/);
     // The graph cannot be changed: a node's Delete removes nothing.
     await page.locator('.vue-flow__node[data-id="fill"] .node-title').click();
     await page.keyboard.press("Delete");

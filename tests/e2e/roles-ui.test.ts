@@ -191,7 +191,7 @@ describe("the side panel's Runs tab and undo history", () => {
     await poll(() => activeTab()).toBe(`run:${runId}`);
     const banner = page.getByTestId("readonly-banner");
     await poll(() => banner.count()).toBe(1);
-    expect(await texts(page, '[data-testid="readonly-banner"]')).toMatch(/^Read-only: this is run \S+ of Notes, shown as it ran/);
+    expect(await texts(page, '[data-testid="readonly-banner"]')).toMatch(/^Read-only: this is run \S+ of Notes, version \d+, shown as it ran/);
     await poll(() => node(page, "fill").locator(".weft-node").getAttribute("data-status")).toBe("completed");
     await banner.getByRole("button", { name: "Open the workflow" }).focus();
     await page.keyboard.press("Enter");
