@@ -289,7 +289,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           workflowsApi,
           runsApi,
           agentsApi,
-          createOpenAiCompat({ agents, storage, hub, maxBodyBytes }),
+          createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository }),
           wsPlugin,
           builder.api,
           scenes.api,

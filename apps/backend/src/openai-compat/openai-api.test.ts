@@ -34,6 +34,14 @@ async function conversationsOf(agentId: string) {
 async function runCount() {
   return RunListSchema.parse((await t.call("GET", "/api/runs?limit=500")).body).runs.length;
 }
+/** What Weft recorded for a conversation's LLM calls (GET /api/usage), in the wire answer's terms. */
+async function recordedUsage(conversationId: string) {
+  const res = await t.call("GET", `/api/usage?conversationId=${conversationId}`);
+  expect(res.status).toBe(200);
+  const [row] = z.object({ rows: z.array(z.object({ calls: z.number(), promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() })) }).parse(res.body).rows;
+  return { calls: row?.calls ?? 0, prompt_tokens: row?.promptTokens, completion_tokens: row?.completionTokens, total_tokens: row?.totalTokens };
+}
+
 async function conversation(id: string) {
   const res = await t.call("GET", `/api/conversations/${id}`);
   expect(res.status).toBe(200);
@@ -69,6 +77,11 @@ describe("every agent as an OpenAI-compatible endpoint, through the official ope
 
     const stored = await conversation(answer.id.replace(/^chatcmpl-/, ""));
     expect(stored.conversation.agentId).toBe("text-helper");
+    // The usage is the sum of the loop's LLM calls (one per step), as recorded.
+    const recorded = await recordedUsage(stored.conversation.id);
+    expect(recorded.calls).toBeGreaterThanOrEqual(2);
+    expect(answer.usage).toMatchObject({ prompt_tokens: recorded.prompt_tokens, completion_tokens: recorded.completion_tokens, total_tokens: recorded.total_tokens });
+    expect(answer.usage?.total_tokens).toBeGreaterThan(0);
     expect(stored.messages[0]).toMatchObject({ role: "user", content: ASK });
     expect(stored.steps[0]?.actions[0]).toMatchObject({ status: "completed", parse: { kind: "call", toolId: "core:text-transform" } });
     // The runs the loop started name the token's user.
@@ -84,8 +97,13 @@ describe("every agent as an OpenAI-compatible endpoint, through the official ope
     for (const chunk of chunks) expect(chunk).toMatchObject({ object: "chat.completion.chunk", model: "text-helper", id: chunks[0]!.id });
     expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toContain("HELLO WEFT");
-    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
-    expect((await conversation(chunks[0]!.id.replace(/^chatcmpl-/, ""))).steps.length).toBeGreaterThan(0);
+    // include_usage: the finish, then one last chunk with no choices and the answer's usage.
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
+    expect(chunks.at(-1)?.choices).toEqual([]);
+    const conversationId = chunks[0]!.id.replace(/^chatcmpl-/, "");
+    expect((await conversation(conversationId)).steps.length).toBeGreaterThan(0);
+    const recorded = await recordedUsage(conversationId);
+    expect(chunks.at(-1)?.usage).toMatchObject({ prompt_tokens: recorded.prompt_tokens, completion_tokens: recorded.completion_tokens, total_tokens: recorded.total_tokens });
   });
 
   it("turns the earlier messages into the new conversation's history, the caller's system message first as context", async () => {

@@ -18,7 +18,9 @@ import {
   ModelSchema,
   OpenAiErrorBodySchema,
   textOf,
+  usageChunk,
   type ChatCompletionRequest,
+  type CompletionUsage,
   type FinishReason,
 } from "./openai-wire.ts";
 
@@ -30,6 +32,8 @@ export interface OpenAiApiDeps {
   timeoutMs?: number;
   /** How often a stream sends an SSE comment while the agent works, so proxies keep it open (default 15 s). */
   keepAliveMs?: number;
+  /** The tokens a conversation's LLM calls used (recorded before each call's answer returns, so complete once the loop ended). */
+  usageOf(conversationId: string): Promise<CompletionUsage | undefined>;
 }
 
 /** Where the caller's system and developer messages go: first in the history, as a user message, under the agent's own instructions. */
@@ -125,7 +129,7 @@ const encoder = new TextEncoder();
 const sse = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
 
 /** `stream: true`: the role at once, SSE comments while the agent works, then its answer, the finish and `[DONE]`. */
-function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, created: number, timeoutMs: number): Response {
+function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, created: number, timeoutMs: number, includeUsage: boolean): Response {
   const id = completionId(conversationId);
   const gone = new AbortController();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -135,11 +139,13 @@ function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, cr
       keepAlive = setInterval(() => controller.enqueue(encoder.encode(": the agent is working\n\n")), deps.keepAliveMs ?? 15_000);
       void deps.completions
         .wait(conversationId, timeoutMs, gone.signal)
-        .then((outcome) => {
+        .then(async (outcome) => {
           const { content, finishReason } = answerOf(outcome, conversationId);
           if (content !== "") controller.enqueue(sse(chunk(id, model, created, { content })));
           controller.enqueue(sse(chunk(id, model, created, {}, finishReason)));
-          controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+          const usage = includeUsage ? await deps.usageOf(conversationId) : undefined;
+          if (usage && !gone.signal.aborted) controller.enqueue(sse(usageChunk(id, model, created, usage)));
+          if (!gone.signal.aborted) controller.enqueue(encoder.encode("data: [DONE]\n\n"));
         })
         .catch((error: unknown) => {
           // Headers are sent: the failure goes in the stream, as OpenAI's does (the SDKs raise it as an APIError).
@@ -194,11 +200,12 @@ export function openAiApi(deps: OpenAiApiDeps) {
         throw new OpenAiRefusal(404, "model_not_found", `There is no agent "${turn.agentId}". GET /v1/models lists the agents you may use.`, { agentId: turn.agentId });
       const { conversationId } = await deps.completions.start(turn);
       const created = Math.floor(Date.now() / 1000);
-      if (body.stream === true) return streamed(deps, conversationId, turn.agentId, created, timeoutMs);
+      if (body.stream === true) return streamed(deps, conversationId, turn.agentId, created, timeoutMs, body.stream_options?.include_usage === true);
       try {
         const outcome = await deps.completions.wait(conversationId, timeoutMs, request.signal);
         const { content, finishReason } = answerOf(outcome, conversationId);
-        return jsonResponse(completion(completionId(conversationId), turn.agentId, created, content, finishReason), 200, { "x-weft-conversation-id": conversationId });
+        const usage = await deps.usageOf(conversationId);
+        return jsonResponse(completion(completionId(conversationId), turn.agentId, created, content, finishReason, usage), 200, { "x-weft-conversation-id": conversationId });
       } catch (error) {
         return noRetry(error);
       }

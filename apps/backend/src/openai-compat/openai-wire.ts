@@ -83,6 +83,16 @@ export function textOf(content: z.infer<typeof ContentSchema> | null | undefined
 
 export type FinishReason = "stop" | "length";
 
+/** The tokens an answer cost, summed over every LLM call of the agent's loop for it (OpenAI's `usage` object). */
+export const CompletionUsageSchema = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int() }),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().int() }),
+});
+export type CompletionUsage = z.infer<typeof CompletionUsageSchema>;
+
 export const ChatCompletionSchema = z.object({
   id: z.string(),
   object: z.literal("chat.completion"),
@@ -96,6 +106,7 @@ export const ChatCompletionSchema = z.object({
       finish_reason: z.enum(["stop", "length"]),
     }),
   ),
+  usage: CompletionUsageSchema.optional(),
 });
 
 export const ModelSchema = z.object({ id: z.string(), object: z.literal("model"), created: z.number().int(), owned_by: z.string() });
@@ -107,14 +118,20 @@ export type OpenAiErrorBody = z.infer<typeof OpenAiErrorBodySchema>;
 /** `chatcmpl-<conversation id>`: the answer's id names the Weft conversation that holds its steps. */
 export const completionId = (conversationId: string) => `chatcmpl-${conversationId}`;
 
-export function completion(id: string, model: string, created: number, content: string, finishReason: FinishReason): z.infer<typeof ChatCompletionSchema> {
+export function completion(id: string, model: string, created: number, content: string, finishReason: FinishReason, usage?: CompletionUsage): z.infer<typeof ChatCompletionSchema> {
   return {
     id,
     object: "chat.completion",
     created,
     model,
     choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
   };
+}
+
+/** The last chunk of a stream asked for with `stream_options.include_usage`: no choices, the answer's usage. */
+export function usageChunk(id: string, model: string, created: number, usage: CompletionUsage) {
+  return { id, object: "chat.completion.chunk" as const, created, model, choices: [], usage };
 }
 
 /** One `chat.completion.chunk`: a delta (the role first, then the content) or the end (`finishReason`, empty delta). */

@@ -1,5 +1,5 @@
 import { randomBytes, scryptSync } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SecretRedactor } from "@weft/types";
 
@@ -23,19 +23,29 @@ export function loadMasterKey(dataDir: string, secret: string | undefined, redac
     return key;
   }
   const file = join(dataDir, MASTER_KEY_FILE);
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    // `wx`: never overwrite a key another process just wrote; that would orphan its ciphertexts.
-    try {
-      writeFileSync(file, randomBytes(KEY_BYTES).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-  }
+  if (!existsSync(file)) createKeyFile(file);
   // A key file readable by others is tightened rather than trusted as is.
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
   if (key.length !== KEY_BYTES) throw new MasterKeyError(`${file} does not hold a base64 32-byte key; restore it from a backup (or delete it and re-enter every LLM API key).`);
   redactor.set("master-key", "master key", [key.toString("base64")]);
   return key;
+}
+
+/**
+ * Writes a new key whole in a file of its own, then links it in as master.key: the link appears at once with the
+ * whole key, and fails if another process (an API process and a worker starting together) linked theirs first —
+ * never overwriting a key that may already encrypt secrets. A file created in place is briefly empty to its readers.
+ */
+function createKeyFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.new`;
+  writeFileSync(draft, randomBytes(KEY_BYTES).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+  try {
+    linkSync(draft, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
 }
