@@ -11,6 +11,7 @@ import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 import { versionContent } from "../storage/document-versions.ts";
+import type { StoredDocument } from "../storage/document-table.ts";
 import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
 export interface StartRunRequest {
@@ -28,6 +29,8 @@ export interface StartRunRequest {
    * the stored workflow's check and version serve every such run.
    */
   pins?: { nodeId: string; outputs: Record<string, unknown> };
+  /** The stored workflow as the caller has just read it (a trigger, to find the hook): not read again. */
+  stored?: StoredDocument<Workflow>;
 }
 
 /** The workflow with `pins.outputs` pinned on node `pins.nodeId` (a new copy; the nodes it shares are not changed). */
@@ -101,7 +104,7 @@ export class RunService {
       // A fork names the revision of the run it forks; reading the stored workflow for it would be wasted.
       revision = fork?.revision ?? (await storage.workflows.get(request.workflowId))?.document.revision ?? 0;
     } else {
-      const stored = await storage.workflows.get(request.workflowId);
+      const stored = request.stored ?? (await storage.workflows.get(request.workflowId));
       if (!stored) throw notFound("workflow", request.workflowId, "GET /api/workflows lists them; to run an unsaved workflow send it as body.workflow.");
       candidate = stored.document;
       revision = stored.document.revision;

@@ -4,6 +4,7 @@ import type { RunService } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
+import type { StoredDocument } from "../storage/document-table.ts";
 import type { TriggerState, TriggerTable } from "./trigger-repository.ts";
 import { newHookSecret } from "./webhook-proof.ts";
 
@@ -187,7 +188,7 @@ export class TriggerService {
    * The active hook at `/hooks/<workflowId>/<path>`: the workflow as stored, its node and config, who its runs act
    * for, and its secret. Undefined when there is none (or the workflow is off): the caller answers 404 alike.
    */
-  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; node: TriggerNode; actor: string; secret: string } | undefined> {
+  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string; secret: string } | undefined> {
     const activation = await this.deps.table.activation(workflowId);
     if (!activation) return undefined;
     const stored = await this.deps.workflows.get(workflowId);
@@ -198,7 +199,7 @@ export class TriggerService {
     const state = await this.deps.table.state(workflowId, node.nodeId);
     if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
     const secret = this.openSecret(workflowId, node.nodeId, state.sealedSecret);
-    return { workflow: stored.document, node, actor: activation.activatedBy, secret };
+    return { workflow: stored.document, stored, node, actor: activation.activatedBy, secret };
   }
 
   /** The workflow's trigger nodes, checked once per stored revision (every hook request would parse them again). */
@@ -224,12 +225,12 @@ export class TriggerService {
   }
 
   /** Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the request). */
-  async fire(hook: { workflow: Workflow; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
+  async fire(hook: { workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
     const at = Date.now();
     const trigger: RunTrigger = { kind: hook.node.kind, nodeId: hook.node.nodeId, path: hook.node.config.path, at };
     // The stored workflow runs (its check and version kept per revision), with the request pinned on its copy.
     const pins = { nodeId: hook.node.nodeId, outputs };
-    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins });
+    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins, stored: hook.stored });
     await this.deps.table
       .recordFire(hook.workflow.id, hook.node.nodeId, at, runId)
       .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));
