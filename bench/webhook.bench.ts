@@ -5,8 +5,10 @@
  *   executions_per_s — 32 senders in parallel, each sending its next request when the last is answered
  *   p50_ms / p99_ms   — latency of requests sent at a steady 200 requests/s (BENCH_WEBHOOK_SECONDS, default 10 s)
  *   storage_bytes_per_execution — the database's growth (file and WAL, after a clean stop) per execution
+ *   server_cpu_ms_per_execution — the server process's CPU time (user + system, /proc) per execution of the throughput
+ *                                 part: what a request costs, less swayed than the rates by a busy machine
  */
-import { readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
@@ -31,6 +33,17 @@ function databaseBytes(dataDir: string): number {
   return readdirSync(dataDir)
     .filter((name) => name.startsWith("weft.sqlite"))
     .reduce((sum, name) => sum + statSync(join(dataDir, name)).size, 0);
+}
+
+/** CPU time (user + system) the process has used so far, in ms, from /proc (undefined where there is none). */
+function cpuMs(pid: number): number | undefined {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100/s).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One signed request (a new timestamp-body pair each: `n` makes every body, so every signature, unique). */
@@ -63,6 +76,7 @@ async function main(): Promise<void> {
     server = await spawnServer(dataDir, { WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_RUN_CONCURRENCY: "32" });
 
     let next = 0;
+    const cpuBefore = cpuMs(server.proc.pid);
     const started = performance.now();
     await Promise.all(
       Array.from({ length: PARALLEL }, async () => {
@@ -73,6 +87,7 @@ async function main(): Promise<void> {
       }),
     );
     const throughputMs = performance.now() - started;
+    const cpuAfter = cpuMs(server.proc.pid);
 
     // A steady 200 requests/s, each sent on its own schedule whether or not earlier ones were answered.
     const latencies: number[] = [];
@@ -104,6 +119,7 @@ async function main(): Promise<void> {
         p50_ms: Number(percentile(latencies, 50).toFixed(2)),
         p99_ms: Number(percentile(latencies, 99).toFixed(2)),
         storage_bytes_per_execution: Math.round((bytesAfter - bytesBefore) / executions),
+        server_cpu_ms_per_execution: cpuBefore === undefined || cpuAfter === undefined ? null : Number(((cpuAfter - cpuBefore) / THROUGHPUT_REQUESTS).toFixed(3)),
       }),
     );
   } finally {

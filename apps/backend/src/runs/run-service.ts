@@ -1,5 +1,6 @@
-import { newRunId } from "@weft/agent-runtime";
+import { freezeWorkflow, newRunId } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
+import { skillReferences } from "../workflows/skill-references.ts";
 import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
 import type { ForkChanges, RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
@@ -10,6 +11,7 @@ import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 import { versionContent } from "../storage/document-versions.ts";
+import type { StoredDocument } from "../storage/document-table.ts";
 import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
 export interface StartRunRequest {
@@ -22,6 +24,23 @@ export interface StartRunRequest {
   createdBy?: string;
   /** What started it from outside (a webhook), recorded as the run's `trigger`. */
   trigger?: RunTrigger;
+  /**
+   * Outputs pinned on one node of the checked workflow (what a trigger received): only the run's copy has them, so
+   * the stored workflow's check and version serve every such run.
+   */
+  pins?: { nodeId: string; outputs: Record<string, unknown> };
+  /** The stored workflow as the caller has just read it (a trigger, to find the hook): not read again. */
+  stored?: StoredDocument<Workflow>;
+}
+
+/** The workflow with `pins.outputs` pinned on node `pins.nodeId` (a new copy; the nodes it shares are not changed). */
+function pinOutputs(workflow: Workflow, pins: { nodeId: string; outputs: Record<string, unknown> }): Workflow {
+  if (!workflow.nodes.some((n) => n.id === pins.nodeId)) {
+    throw new ServiceError("VALIDATION_FAILED", `Workflow "${workflow.id}" has no node "${pins.nodeId}" to pin the trigger's request on (it was saved without it); fire again.`, {
+      issues: [{ path: ["nodes"], message: `no node "${pins.nodeId}"`, code: "custom" }],
+    });
+  }
+  return { ...workflow, nodes: workflow.nodes.map((n) => (n.id === pins.nodeId ? { ...n, pinned: pins.outputs } : n)) };
 }
 
 /** A run to start as a fork of a past run: recorded as `forkOf` / `forkChanges`, with the forked run's workflow revision. */
@@ -30,6 +49,12 @@ interface ForkOrigin {
   forkChanges: ForkChanges;
   revision: number;
 }
+
+/** Stored workflows whose check and version are kept (each for one stored revision; the least recently started go first). */
+const CHECKED_WORKFLOWS = 256;
+
+/** The stored revision a check is kept for: a workflow deleted and made again, or saved, is another. */
+const storedRevision = (stored: { document: Workflow; createdAt: number; updatedAt: number }) => `${stored.createdAt}:${stored.updatedAt}:${stored.document.revision}`;
 
 type Started = { runId: string; status: "queued"; queuePosition: number };
 
@@ -53,6 +78,12 @@ export interface RunServiceDeps {
  */
 export class RunService {
   private stopping = false;
+  /**
+   * Stored workflows as checked, with the version whose content they are: a stored revision never changes, so a
+   * trigger firing many runs neither re-parses nor re-hashes it. Workflows calling skills are not kept (whether the
+   * skill still exists is asked on every start).
+   */
+  private readonly checked = new Map<string, { revision: string; workflow: Workflow; version: number }>();
 
   constructor(private readonly deps: RunServiceDeps) {}
 
@@ -61,6 +92,7 @@ export class RunService {
     const { storage } = this.deps;
     let candidate: unknown;
     let revision: number;
+    let storedKey: string | undefined;
     if (request.draft !== undefined) {
       candidate = request.draft;
       const draftId = typeof request.draft === "object" && request.draft !== null ? (request.draft as { id?: unknown }).id : undefined;
@@ -72,12 +104,14 @@ export class RunService {
       // A fork names the revision of the run it forks; reading the stored workflow for it would be wasted.
       revision = fork?.revision ?? (await storage.workflows.get(request.workflowId))?.document.revision ?? 0;
     } else {
-      const stored = await storage.workflows.get(request.workflowId);
+      const stored = request.stored ?? (await storage.workflows.get(request.workflowId));
       if (!stored) throw notFound("workflow", request.workflowId, "GET /api/workflows lists them; to run an unsaved workflow send it as body.workflow.");
       candidate = stored.document;
       revision = stored.document.revision;
+      storedKey = storedRevision(stored);
     }
-    const validation = this.deps.validator.validate(candidate);
+    const kept = storedKey === undefined ? undefined : this.checked.get(request.workflowId);
+    const validation = kept?.revision === storedKey && kept !== undefined ? { ok: true as const, workflow: kept.workflow } : this.deps.validator.validate(candidate);
     if (!validation.ok) {
       throw new ServiceError(
         "VALIDATION_FAILED",
@@ -108,9 +142,12 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
+    const running = request.pins === undefined ? workflow : pinOutputs(workflow, request.pins);
+
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
-    const workflowVersion = await this.versionOf(workflow);
+    const workflowVersion = kept?.revision === storedKey && kept !== undefined ? kept.version : await this.versionOf(workflow);
     if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
+    if (storedKey !== undefined && workflowVersion !== undefined && skillReferences(workflow).length === 0) this.keepChecked(workflow.id, storedKey, workflow, workflowVersion);
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (fork !== undefined) {
       record.forkOf = fork.forkOf;
@@ -119,10 +156,10 @@ export class RunService {
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
     if (request.trigger !== undefined) record.trigger = request.trigger;
-    await storage.runs.create(record, workflow);
+    await storage.runs.create(record, running);
     let queuePosition: number;
     try {
-      queuePosition = await this.deps.dispatcher.dispatch(record, workflow);
+      queuePosition = await this.deps.dispatcher.dispatch(record, running);
     } catch (error) {
       // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
       this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
@@ -130,6 +167,13 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
     }
     return { runId: record.id, status: "queued", queuePosition };
+  }
+
+  private keepChecked(workflowId: string, revision: string, workflow: Workflow, version: number): void {
+    this.checked.delete(workflowId);
+    if (this.checked.size >= CHECKED_WORKFLOWS) this.checked.delete(this.checked.keys().next().value as string);
+    // Frozen: every run of this revision shares it (and the engine keeps a frozen workflow's compiled graph).
+    this.checked.set(workflowId, { revision, workflow: freezeWorkflow(workflow), version });
   }
 
   /** The saved version whose content is exactly what runs (a draft no save has: none). */

@@ -65,4 +65,20 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
       await b.close();
     }
   });
+
+  it("signatures sent together are each accepted once, a copy in the same batch or through the other storage refused", async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
+      const digests = Array.from({ length: 1200 }, (_, i) => `batch-${i % 600}`);
+      const results = await Promise.all(digests.map((d, i) => (i % 3 === 0 ? ta : tb).acceptOnce(d, 5000)));
+      const accepted = digests.filter((_, i) => results[i]);
+      expect(accepted).toHaveLength(600);
+      expect(new Set(accepted).size).toBe(600);
+      expect(await ta.acceptOnce("batch-7", 5000)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -3,6 +3,7 @@ import type { Selectable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
+import { ReplayBatch, type ReplayRow } from "./replay-batch.ts";
 
 interface TriggerTables {
   trigger_activations: { workflow_id: string; activated_by: string; activated_at: Int64Column };
@@ -39,6 +40,8 @@ export interface TriggerState {
 
 /** Activations, trigger state and accepted webhook signatures, on both engines. */
 export class TriggerTable extends Table<TriggerTables> {
+  private readonly replays = new ReplayBatch((rows) => this.storeReplays(rows));
+
   async activation(workflowId: string): Promise<Activation | undefined> {
     const [row] = await this.hot.rows("activation", (slot) => this.db.selectFrom("trigger_activations").selectAll().where("workflow_id", "=", slot(0)), [workflowId]);
     return row ? { workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) } : undefined;
@@ -90,20 +93,22 @@ export class TriggerTable extends Table<TriggerTables> {
 
   /**
    * Remembers an accepted signature until `expiresAt`: true the first time, false when any process stored it
-   * before (the primary key decides, so two API processes cannot both accept one request).
+   * before (the primary key decides, so two API processes cannot both accept one request). Requests arriving
+   * together are stored in one statement (`ReplayBatch`).
    */
-  async acceptOnce(digest: string, expiresAt: number): Promise<boolean> {
-    const rows = await this.hot.rows(
-      "accept",
-      (slot) =>
-        this.db
-          .insertInto("webhook_replays")
-          .values({ digest: slot(0), expires_at: slot(1) })
-          .onConflict((oc) => oc.column("digest").doNothing())
-          .returning("digest"),
-      [digest, expiresAt],
-    );
-    return rows.length === 1;
+  acceptOnce(digest: string, expiresAt: number): Promise<boolean> {
+    return this.replays.acceptOnce(digest, expiresAt);
+  }
+
+  /** Stores the signatures not stored yet; answers the digests it stored. */
+  private async storeReplays(rows: readonly ReplayRow[]): Promise<Set<string>> {
+    const stored = await this.db
+      .insertInto("webhook_replays")
+      .values(rows.map((r) => ({ digest: r.digest, expires_at: r.expiresAt })))
+      .onConflict((oc) => oc.column("digest").doNothing())
+      .returning("digest")
+      .execute();
+    return new Set(stored.map((r) => r.digest));
   }
 
   /** Signatures whose window has passed: their timestamps are refused as too old anyway. */

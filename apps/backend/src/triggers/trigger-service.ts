@@ -4,6 +4,7 @@ import type { RunService } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
+import type { StoredDocument } from "../storage/document-table.ts";
 import type { TriggerState, TriggerTable } from "./trigger-repository.ts";
 import { newHookSecret } from "./webhook-proof.ts";
 
@@ -50,6 +51,9 @@ export interface TriggerServiceDeps {
 /** The sealed secret's context: a sealed value copied to another hook's row does not open. */
 const secretContext = (workflowId: string, nodeId: string) => `webhook:${workflowId}:${nodeId}`;
 
+/** Workflows whose checked trigger nodes are kept (each is one workflow revision's; the least recently used go first). */
+const CACHED_HOOK_WORKFLOWS = 256;
+
 /** A secret made for this workflow, not for an earlier one deleted under the same id (whose senders still hold it). */
 function current(state: TriggerState | undefined, workflowCreatedAt: number): boolean {
   return state?.sealedSecret !== undefined && state.createdAt >= workflowCreatedAt;
@@ -84,6 +88,11 @@ export function triggerNodesOf(workflow: Workflow): { nodes: TriggerNode[]; prob
  * their role now), and records what started it.
  */
 export class TriggerService {
+  /** Per workflow: its trigger nodes as checked for one stored revision (a revision's content never changes). */
+  private readonly nodesByWorkflow = new Map<string, { revision: string; nodes: TriggerNode[] }>();
+  /** Per hook: its secret as opened from one sealed value (a rotation stores a new sealed value, so a new entry). */
+  private readonly secrets = new Map<string, { sealed: string; secret: string }>();
+
   constructor(private readonly deps: TriggerServiceDeps) {}
 
   private async workflow(workflowId: string): Promise<{ document: Workflow; createdAt: number }> {
@@ -179,26 +188,49 @@ export class TriggerService {
    * The active hook at `/hooks/<workflowId>/<path>`: the workflow as stored, its node and config, who its runs act
    * for, and its secret. Undefined when there is none (or the workflow is off): the caller answers 404 alike.
    */
-  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; node: TriggerNode; actor: string; secret: string } | undefined> {
+  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string; secret: string } | undefined> {
     const activation = await this.deps.table.activation(workflowId);
     if (!activation) return undefined;
     const stored = await this.deps.workflows.get(workflowId);
     // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
     if (!stored || activation.activatedAt < stored.createdAt) return undefined;
-    const node = triggerNodesOf(stored.document).nodes.find((n) => n.config.path === path);
+    const node = this.triggerNodes(workflowId, stored).find((n) => n.config.path === path);
     if (!node) return undefined;
     const state = await this.deps.table.state(workflowId, node.nodeId);
     if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
-    const secret = this.deps.box.decrypt(state.sealedSecret, secretContext(workflowId, node.nodeId));
-    return { workflow: stored.document, node, actor: activation.activatedBy, secret };
+    const secret = this.openSecret(workflowId, node.nodeId, state.sealedSecret);
+    return { workflow: stored.document, stored, node, actor: activation.activatedBy, secret };
+  }
+
+  /** The workflow's trigger nodes, checked once per stored revision (every hook request would parse them again). */
+  private triggerNodes(workflowId: string, stored: { document: Workflow; createdAt: number; updatedAt: number }): TriggerNode[] {
+    const revision = `${stored.createdAt}:${stored.updatedAt}:${stored.document.revision}`;
+    const cached = this.nodesByWorkflow.get(workflowId);
+    this.nodesByWorkflow.delete(workflowId);
+    const nodes = cached?.revision === revision ? cached.nodes : triggerNodesOf(stored.document).nodes;
+    if (this.nodesByWorkflow.size >= CACHED_HOOK_WORKFLOWS) this.nodesByWorkflow.delete(this.nodesByWorkflow.keys().next().value as string);
+    this.nodesByWorkflow.set(workflowId, { revision, nodes });
+    return nodes;
+  }
+
+  /** The hook's secret, opened once per sealed value (decryption per request costs more than the rest of the check). */
+  private openSecret(workflowId: string, nodeId: string, sealed: string): string {
+    const key = `${workflowId}\n${nodeId}`;
+    const cached = this.secrets.get(key);
+    if (cached?.sealed === sealed) return cached.secret;
+    const secret = this.deps.box.decrypt(sealed, secretContext(workflowId, nodeId));
+    if (this.secrets.size >= CACHED_HOOK_WORKFLOWS) this.secrets.delete(this.secrets.keys().next().value as string);
+    this.secrets.set(key, { sealed, secret });
+    return secret;
   }
 
   /** Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the request). */
-  async fire(hook: { workflow: Workflow; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
+  async fire(hook: { workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
     const at = Date.now();
-    const draft: Workflow = { ...hook.workflow, nodes: hook.workflow.nodes.map((n) => (n.id === hook.node.nodeId ? { ...n, pinned: outputs } : n)) };
     const trigger: RunTrigger = { kind: hook.node.kind, nodeId: hook.node.nodeId, path: hook.node.config.path, at };
-    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, draft, createdBy: hook.actor, trigger });
+    // The stored workflow runs (its check and version kept per revision), with the request pinned on its copy.
+    const pins = { nodeId: hook.node.nodeId, outputs };
+    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins, stored: hook.stored });
     await this.deps.table
       .recordFire(hook.workflow.id, hook.node.nodeId, at, runId)
       .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));

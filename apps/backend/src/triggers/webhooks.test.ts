@@ -115,6 +115,36 @@ describe("webhooks", () => {
     expect(text.includes(rotated)).toBe(false);
   });
 
+  it("each request uses what is stored now: a save changes the next run (which records the saved version), a rotation or a new path refuses the old at once", async () => {
+    const secret = await saveAndActivate("revised", { path: "in", auth: "token", response: "wait" });
+    const send = async (path: string, token: string) => {
+      const res = await hook(`revised/${path}`, { method: "POST", body: JSON.stringify({ name: "Ada" }), headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
+      return { status: res.status, answer: z.object({ runId: z.string().optional(), outputs: z.record(z.string(), z.unknown()).optional() }).parse(await res.json()) };
+    };
+    const versionOf = async (runId: string | undefined) =>
+      z.object({ run: z.object({ workflowVersion: z.number().optional() }) }).parse((await t.call("GET", `/api/runs/${runId ?? ""}`)).body).run.workflowVersion;
+    const first = await send("in", secret);
+    expect(first.answer.outputs).toMatchObject({ greeting: "Hello Ada" });
+    expect(await versionOf(first.answer.runId)).toBe(1);
+
+    const saved = hookWorkflow("revised", { path: "in", auth: "token", response: "wait" });
+    const edited = { ...saved, nodes: saved.nodes.map((n) => (n.id === "greet" ? { ...n, config: { template: "Hi {{0}}" } } : n)) };
+    expect((await t.call("PUT", "/api/workflows/revised", { workflow: edited, baseRevision: 1 })).status).toBe(200);
+    const second = await send("in", secret);
+    expect(second.answer.outputs).toMatchObject({ greeting: "Hi Ada" });
+    expect(await versionOf(second.answer.runId)).toBe(2);
+
+    const rotated = z.object({ secret: z.string() }).parse((await t.call("POST", "/api/workflows/revised/triggers/hook/secret")).body).secret;
+    expect((await send("in", secret)).status).toBe(401);
+    expect((await send("in", rotated)).status).toBe(200);
+
+    const moved = { ...edited, nodes: edited.nodes.map((n) => (n.id === "hook" ? { ...n, config: { path: "moved", auth: "token", response: "wait" } } : n)) };
+    expect((await t.call("PUT", "/api/workflows/revised", { workflow: moved, baseRevision: 2 })).status).toBe(200);
+    expect((await send("in", rotated)).status).toBe(404);
+    expect((await send("moved", rotated)).status).toBe(200);
+    expect(await runsOf("revised")).toHaveLength(4);
+  });
+
   it("past the hook's rate: 429 with Retry-After, and no run for the refused requests", async () => {
     const secret = await saveAndActivate("rated", { path: "in", auth: "token", ratePerMinute: 3 });
     const statuses: number[] = [];
