@@ -1,4 +1,4 @@
-import { newRunId } from "@weft/agent-runtime";
+import { newRunId, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
@@ -9,7 +9,7 @@ import { messageOf } from "@weft/types";
 import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
-import { versionContent } from "../storage/document-versions.ts";
+import { contentHash, versionContent } from "../storage/document-versions.ts";
 import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
 export interface StartRunRequest {
@@ -29,6 +29,8 @@ interface ForkOrigin {
   forkOf: { runId: string; nodeId: string };
   forkChanges: ForkChanges;
   revision: number;
+  /** The recorded nodes the fork's plan read: handed to an executor in this process rather than read again. */
+  recorded: Map<string, RecordedNode>;
 }
 
 type Started = { runId: string; status: "queued"; queuePosition: number };
@@ -122,7 +124,7 @@ export class RunService {
     await storage.runs.create(record, workflow);
     let queuePosition: number;
     try {
-      queuePosition = await this.deps.dispatcher.dispatch(record, workflow);
+      queuePosition = await this.deps.dispatcher.dispatch(record, workflow, fork?.recorded);
     } catch (error) {
       // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
       this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
@@ -135,12 +137,13 @@ export class RunService {
   /** The saved version whose content is exactly what runs (a draft no save has: none). */
   private async versionOf(workflow: Workflow): Promise<number | undefined> {
     const { workflows } = this.deps.storage;
-    const content = versionContent({ ...workflow, revision: 0 });
-    const found = await workflows.versions.numberOf(workflow.id, content);
+    // Hashed once: a 1,000-node workflow takes milliseconds to hash, and a fork (rarely a saved version) asks twice.
+    const hash = contentHash(versionContent({ ...workflow, revision: 0 }));
+    const found = await workflows.versions.numberOfHash(workflow.id, hash);
     if (found !== undefined) return found;
     // A workflow stored before version history has its content as version 1 from its first read on.
     await workflows.ensureVersioned(workflow.id);
-    return await workflows.versions.numberOf(workflow.id, content);
+    return await workflows.versions.numberOfHash(workflow.id, hash);
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */
@@ -178,6 +181,7 @@ export class RunService {
       forkOf: { runId, nodeId: point.at },
       forkChanges: point.changes,
       revision: source.workflowRevision,
+      recorded: plan.recorded,
     });
   }
 
