@@ -7,6 +7,7 @@ import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
+import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
 import type { PayloadStore } from "./payload-store.ts";
 
 /**
@@ -43,7 +44,9 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
     getWorkflow: async (id) => {
       // The snapshot may be a reference (an agent's run): read the column as stored, resolve it, then check it.
       const text = await storedRunWorkflow(storage.sql, id);
-      if (text === undefined || !text.includes(PAYLOAD_REF_KEY)) return storage.runs.getWorkflow(id);
+      if (text === undefined) return undefined;
+      // Read once: the column as read here is the snapshot (asking the repository would read it again).
+      if (!text.includes(PAYLOAD_REF_KEY)) return parseRunWorkflow(text);
       return WorkflowSchema.parse(await hydratePayloads(JSON.parse(text) as unknown, load));
     },
   });

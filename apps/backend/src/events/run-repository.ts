@@ -1,8 +1,9 @@
 import { sql } from "kysely";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
+import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
 import { Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
@@ -213,8 +214,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
     const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
-    const raw: unknown = JSON.parse(row?.workflow ?? "null");
-    return raw === null ? undefined : WorkflowSchema.parse(raw);
+    return parseRunWorkflow(row?.workflow ?? "null");
   }
 
   private get insertionOrder() {

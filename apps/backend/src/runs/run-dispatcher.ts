@@ -1,3 +1,4 @@
+import type { RecordedNode } from "@weft/agent-runtime";
 import type { Workflow } from "@weft/types";
 import type { RunRecord } from "../events/run-repository.ts";
 import type { RunQueue } from "./run-queue.ts";
@@ -19,8 +20,11 @@ export interface RunDispatcher {
   readonly ownsUnfinishedRuns: boolean;
   /** The line is full: callers refuse new work before recording it. `limit` names the limit in the refusal. */
   isFull(): Promise<{ full: boolean; limit: number }>;
-  /** Hands a recorded run over for execution; answers its place in line (0 = starting now, 1 = next). */
-  dispatch(run: RunRecord, workflow: Workflow): Promise<number>;
+  /**
+   * Hands a recorded run over for execution; answers its place in line (0 = starting now, 1 = next). A fork's
+   * `recorded` nodes, already read by the caller, serve an executor in this process; another process reads them.
+   */
+  dispatch(run: RunRecord, workflow: Workflow, recorded?: Map<string, RecordedNode>): Promise<number>;
   /** Place in line (1 = next), when this process knows it without asking anyone; undefined otherwise. */
   position(runId: string): number | undefined;
   /** Stops a run: "removed" (never started; the caller ends it `cancelled`), "signalled" (its executor ends it), or "unknown". */
@@ -43,8 +47,8 @@ export class LocalRunDispatcher implements RunDispatcher {
     return { full: this.queue.isFull(), limit: this.queue.maxWaiting };
   }
 
-  async dispatch(run: RunRecord, workflow: Workflow): Promise<number> {
-    return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal));
+  async dispatch(run: RunRecord, workflow: Workflow, recorded?: Map<string, RecordedNode>): Promise<number> {
+    return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal, recorded));
   }
 
   position(runId: string): number | undefined {

@@ -63,8 +63,11 @@ export class RunExecutor {
     journal.close(runId);
   }
 
-  /** Runs the workflow to its end (or until `signal` aborts) and stores the outcome; never throws for a failed run. */
-  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal): Promise<void> {
+  /**
+   * Runs the workflow to its end (or until `signal` aborts) and stores the outcome; never throws for a failed run.
+   * A fork's `recorded` nodes, when the process that planned it gives them, are not read from storage again.
+   */
+  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal, recorded?: Map<string, RecordedNode>): Promise<void> {
     const { journal } = this.deps;
     const runId = record.id;
     await journal.open(runId);
@@ -72,9 +75,9 @@ export class RunExecutor {
     const tracker = new ObservationTracker(runId, (ord, observation) => journal.addObservation(ord, observation));
     let result: RunResult;
     try {
-      const recorded = await this.recordedFor(record, workflow);
-      if (!(recorded instanceof Map)) {
-        await this.failBeforeStart(runId, recorded);
+      const replayed = recorded ?? (await this.recordedFor(record, workflow));
+      if (!(replayed instanceof Map)) {
+        await this.failBeforeStart(runId, replayed);
         return;
       }
       result = await this.deps.engineFor(workflow.id).run(workflow, {
@@ -82,7 +85,7 @@ export class RunExecutor {
         inputs: record.inputs,
         signal,
         ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
-        ...(recorded.size > 0 ? { recorded } : {}),
+        ...(replayed.size > 0 ? { recorded: replayed } : {}),
         onEvent: (event) => {
           if (!this.lost.has(runId)) tracker.onEvent(journal.append(runId, event));
         },

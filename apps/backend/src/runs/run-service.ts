@@ -1,4 +1,4 @@
-import { freezeWorkflow, newRunId } from "@weft/agent-runtime";
+import { freezeWorkflow, newRunId, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import { skillReferences } from "../workflows/skill-references.ts";
 import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
@@ -10,7 +10,7 @@ import { messageOf } from "@weft/types";
 import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import { checkRunInputs } from "./check-inputs.ts";
-import { versionContent } from "../storage/document-versions.ts";
+import { contentHash, versionContent } from "../storage/document-versions.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
@@ -48,6 +48,8 @@ interface ForkOrigin {
   forkOf: { runId: string; nodeId: string };
   forkChanges: ForkChanges;
   revision: number;
+  /** The recorded nodes the fork's plan read: handed to an executor in this process rather than read again. */
+  recorded: Map<string, RecordedNode>;
 }
 
 /** Stored workflows whose check and version are kept (each for one stored revision; the least recently started go first). */
@@ -159,7 +161,7 @@ export class RunService {
     await storage.runs.create(record, running);
     let queuePosition: number;
     try {
-      queuePosition = await this.deps.dispatcher.dispatch(record, running);
+      queuePosition = await this.deps.dispatcher.dispatch(record, running, fork?.recorded);
     } catch (error) {
       // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
       this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
@@ -179,12 +181,13 @@ export class RunService {
   /** The saved version whose content is exactly what runs (a draft no save has: none). */
   private async versionOf(workflow: Workflow): Promise<number | undefined> {
     const { workflows } = this.deps.storage;
-    const content = versionContent({ ...workflow, revision: 0 });
-    const found = await workflows.versions.numberOf(workflow.id, content);
+    // Hashed once: a 1,000-node workflow takes milliseconds to hash, and a fork (rarely a saved version) asks twice.
+    const hash = contentHash(versionContent({ ...workflow, revision: 0 }));
+    const found = await workflows.versions.numberOfHash(workflow.id, hash);
     if (found !== undefined) return found;
     // A workflow stored before version history has its content as version 1 from its first read on.
     await workflows.ensureVersioned(workflow.id);
-    return await workflows.versions.numberOf(workflow.id, content);
+    return await workflows.versions.numberOfHash(workflow.id, hash);
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */
@@ -222,6 +225,7 @@ export class RunService {
       forkOf: { runId, nodeId: point.at },
       forkChanges: point.changes,
       revision: source.workflowRevision,
+      recorded: plan.recorded,
     });
   }
 

@@ -145,12 +145,17 @@ export class DocumentVersions extends Table<VersionTables, TableEngine> {
 
   /** The newest version whose content is exactly `content`, if any (e.g. which version a run ran). */
   async numberOf(id: string, content: unknown): Promise<number | undefined> {
+    return await this.numberOfHash(id, contentHash(content));
+  }
+
+  /** `numberOf` for content already hashed (`contentHash`): a large document is hashed once per question. */
+  async numberOfHash(id: string, hash: string): Promise<number | undefined> {
     const row = await this.db
       .selectFrom("document_versions")
       .select("number")
       .where("kind", "=", this.kind)
       .where("document_id", "=", id)
-      .where("hash", "=", contentHash(content))
+      .where("hash", "=", hash)
       .orderBy("number", "desc")
       .limit(1)
       .executeTakeFirst();
