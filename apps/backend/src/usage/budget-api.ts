@@ -31,7 +31,11 @@ export function budgetApi(budgets: BudgetRepository) {
   const mayChange = (request: Request, target: BudgetTarget) => {
     const principal = principalOf(request);
     if ((target === "owner" || target === "user") && principal?.role !== "owner") {
-      throw new ApiError("FORBIDDEN", `Only an owner sets the ${target === "owner" ? "install's budget ceilings" : "users' daily budgets"}; ask an owner (Settings → ${target === "owner" ? "Budgets" : "Users"}).`, { target });
+      throw new ApiError(
+        "FORBIDDEN",
+        `Only an owner sets the ${target === "owner" ? "install's budget ceilings" : "users' daily budgets"}; ask an owner (Settings → ${target === "owner" ? "Budgets" : "Users"}).`,
+        { target },
+      );
     }
   };
   return new Elysia()

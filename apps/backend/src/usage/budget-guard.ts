@@ -98,7 +98,8 @@ export class BudgetGuard {
             check.tokens,
           );
         }
-        if (left - call.usage.totalTokens < check.tokens.value * LOW_BUDGET_SHARE) notices.push(`about ${Math.max(0, left - call.usage.totalTokens)} tokens of ${words} budget of ${check.tokens.value}`);
+        if (left - call.usage.totalTokens < check.tokens.value * LOW_BUDGET_SHARE)
+          notices.push(`about ${Math.max(0, left - call.usage.totalTokens)} tokens of ${words} budget of ${check.tokens.value}`);
       }
       if (check.costUsd) {
         if (call.costUsd === undefined) {
@@ -144,7 +145,11 @@ export class BudgetGuard {
     }
     if (caller.conversationId !== undefined) {
       const agentId = caller.agentId ?? "";
-      checks.push({ scope: "conversation", ...narrowest({ target: "agent", id: agentId, limit: limits.get(`agent/${agentId}`) }, owner("conversation")), used: { conversationId: caller.conversationId } });
+      checks.push({
+        scope: "conversation",
+        ...narrowest({ target: "agent", id: agentId, limit: limits.get(`agent/${agentId}`) }, owner("conversation")),
+        used: { conversationId: caller.conversationId },
+      });
     }
     if (caller.sceneId !== undefined) {
       checks.push({ scope: "scene", ...narrowest({ target: "scene", id: caller.sceneId, limit: limits.get(`scene/${caller.sceneId}`) }, owner("scene")), used: { sceneId: caller.sceneId } });
