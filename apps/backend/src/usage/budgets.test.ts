@@ -130,7 +130,7 @@ describe("budgets stop work before it overspends", () => {
     llm.enqueue({ kind: "text", chunks: ["Done."], usage: KNOWN });
     const before = calls();
     expect((await t.call("POST", "/api/scenes/budget-scene/messages", { to: "a", text: "Hello" })).status).toBe(202);
-    await waitFor(async () => (calls() - before === 1 && (await state()).agents.every((a) => a.status !== "running") ? true : undefined));
+    await waitFor(async () => (calls() - before === 1 && (await state()).agents.every((a) => a.status !== "deliberating") ? true : undefined));
     expect((await t.call("POST", "/api/scenes/budget-scene/messages", { to: "a", text: "Again" })).status).toBe(202);
     const paused = await waitFor(async () => {
       const s = await state();
