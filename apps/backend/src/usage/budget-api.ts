@@ -89,9 +89,9 @@ export const BUDGET_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/budgets", "usage", "The token and cost budgets: the owner's ceilings, users' daily budgets (an owner sees all, others their own) and workflows', agents' and scenes' own", {
     response: BudgetsAnswerSchema,
   }),
-  route("PUT", "/api/budgets/{target}/{id}", "usage", "Set a budget (owner and user: owners only; workflow, agent, scene: editors, within the owner's ceiling)", {
+  route("PUT", "/api/budgets/:target/:id", "usage", "Set a budget (owner and user: owners only; workflow, agent, scene: editors, within the owner's ceiling)", {
     body: BudgetLimitSchema,
     response: BudgetSchema,
   }),
-  route("DELETE", "/api/budgets/{target}/{id}", "usage", "Remove a budget"),
+  route("DELETE", "/api/budgets/:target/:id", "usage", "Remove a budget"),
 ];
