@@ -14,6 +14,7 @@ import { LLM_PROFILES_ROUTES } from "./llm/llm-profiles-api.ts";
 import { CREDENTIALS_ROUTES } from "./credentials/credentials-api.ts";
 import { BUILDER_ROUTES } from "./builder/api/builder-api.ts";
 import { USAGE_ROUTES } from "./usage/usage-api.ts";
+import { BUDGET_ROUTES } from "./usage/budget-api.ts";
 import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 
@@ -38,6 +39,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...CREDENTIALS_ROUTES,
   ...BUILDER_ROUTES,
   ...USAGE_ROUTES,
+  ...BUDGET_ROUTES,
   ...OPENAI_ROUTES,
   ...TRIGGERS_ROUTES,
 ];

@@ -8,6 +8,7 @@ import { AGENT_CHANGE_MIGRATIONS } from "./agents/agent-change-log.ts";
 import { VERSION_MIGRATIONS } from "./storage/document-versions.ts";
 import { RUN_MIGRATIONS } from "./events/run-migrations.ts";
 import { USAGE_MIGRATIONS } from "./usage/usage-migrations.ts";
+import { BUDGET_MIGRATIONS } from "./usage/budget-migrations.ts";
 import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 
@@ -22,4 +23,12 @@ import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
  */
 export const BASELINE_MIGRATIONS: readonly Migration[] = [...CORE_MIGRATIONS, ...BUILDER_MIGRATIONS, ...SCENE_MIGRATIONS, ...PAYLOAD_MIGRATIONS, ...ACCOUNT_MIGRATIONS, ...AGENT_CHANGE_MIGRATIONS];
 
-export const MIGRATIONS: readonly Migration[] = [...BASELINE_MIGRATIONS, ...VERSION_MIGRATIONS, ...RUN_MIGRATIONS, ...USAGE_MIGRATIONS, ...LLM_PRICE_MIGRATIONS, ...TRIGGER_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [
+  ...BASELINE_MIGRATIONS,
+  ...VERSION_MIGRATIONS,
+  ...RUN_MIGRATIONS,
+  ...USAGE_MIGRATIONS,
+  ...LLM_PRICE_MIGRATIONS,
+  ...TRIGGER_MIGRATIONS,
+  ...BUDGET_MIGRATIONS,
+];

@@ -29,9 +29,10 @@ export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
  * is under way); the others are where a loop stops: `waiting_user` until the user answers,
  * `completed` with an answer, `stuck` after repeated mistakes, `max_steps` when the step limit ran
  * out, `cut_off` when the answer stayed cut off at the model's output limit (with the partial answer),
- * `cancelled`, or `failed` (the deliberation itself failed, e.g. the LLM was unreachable).
+ * `cancelled`, `failed` (the deliberation itself failed, e.g. the LLM was unreachable), or `budget_exceeded` (an LLM call
+ * was refused because it would have passed a token or cost budget).
  */
-export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed"] as const;
+export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed", "budget_exceeded"] as const;
 export const AgentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 

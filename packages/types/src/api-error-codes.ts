@@ -8,6 +8,8 @@ export const API_ERROR_CODES = [
   "JSON_TOO_DEEP",
   "FORBIDDEN_KEY",
   "VALIDATION_FAILED",
+  /** A workflow's, agent's or scene's own budget above the owner's ceiling. */
+  "BUDGET_ABOVE_CEILING",
   "NOT_FOUND",
   "REVISION_CONFLICT",
   "ALREADY_EXISTS",

@@ -37,3 +37,4 @@ export * from "./json-diff.ts";
 export * from "./graph-diff.ts";
 export * from "./versions.ts";
 export * from "./trigger.ts";
+export * from "./budget.ts";

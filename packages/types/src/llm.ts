@@ -115,6 +115,8 @@ export const LLM_ERROR_CODES = [
   "BAD_REQUEST",
   "PROVIDER_ERROR",
   "PROFILE_NOT_FOUND",
+  /** Refused before it was sent: the call would have passed a token or cost budget (the message says which and how to raise it). */
+  "BUDGET_EXCEEDED",
 ] as const;
 export const LlmErrorCodeSchema = z.enum(LLM_ERROR_CODES);
 export type LlmErrorCode = z.infer<typeof LlmErrorCodeSchema>;
@@ -262,6 +264,20 @@ export interface LlmCallUsage {
   /** US dollars at the profile's prices when the call was made; undefined when a price is unknown. */
   costUsd?: number;
   at: number;
+}
+
+/** An LLM call about to be sent, with the tokens and cost it may use at most (its prompt estimated, its completion at `maxTokens` or a default). */
+export interface LlmCallEstimate {
+  caller: LlmCaller;
+  profileId: string;
+  usage: LlmUsage;
+  /** Undefined when a price of the profile is unknown. */
+  costUsd?: number;
+}
+
+/** What a budget check lets through: a note the model is given when a budget runs low (the call goes on). */
+export interface LlmCallAllowance {
+  notice?: string;
 }
 
 /** The LLM as nodes see it. A failed call rejects with an `LlmError` (code, hint, partial output). */

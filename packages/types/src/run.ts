@@ -77,7 +77,8 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
-export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"] as const;
+/** `budget_exceeded`: an LLM call was refused because it would have passed a budget (the run's error says which and how to raise it). */
+export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted", "budget_exceeded"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 

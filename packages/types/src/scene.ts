@@ -117,7 +117,8 @@ export const SceneStatusSchema = z.enum(SCENE_STATUSES);
 export type SceneStatus = z.infer<typeof SceneStatusSchema>;
 
 export const SceneStatusReasonSchema = z.object({
-  code: z.enum(["REQUESTED", "STEP_BUDGET_EXHAUSTED", "RESTORED"]),
+  /** BUDGET_EXCEEDED: an agent's LLM call was refused by a token or cost budget; the scene pauses until it is raised and resumed. */
+  code: z.enum(["REQUESTED", "STEP_BUDGET_EXHAUSTED", "RESTORED", "BUDGET_EXCEEDED"]),
   message: z.string(),
 });
 export type SceneStatusReason = z.infer<typeof SceneStatusReasonSchema>;

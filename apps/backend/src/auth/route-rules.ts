@@ -103,6 +103,10 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/llm-profiles/:id/test", "owner"),
   // Everyone reads their own usage; owners everyone's (usage/usage-api.ts).
   rule("GET", "/api/usage", "viewer"),
+  // Editors set workflows', agents' and scenes' own budgets; the owner's ceilings and users' budgets are checked as owner-only in usage/budget-api.ts.
+  rule("GET", "/api/budgets", "viewer"),
+  rule("PUT", "/api/budgets/:target/:id", "editor"),
+  rule("DELETE", "/api/budgets/:target/:id", "editor"),
   rule("GET", "/api/credentials", "editor"),
   rule("POST", "/api/credentials", "owner"),
   rule("PUT", "/api/credentials/:name", "owner"),

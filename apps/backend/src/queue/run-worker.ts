@@ -137,6 +137,7 @@ export class RunWorker {
         case "failed":
         case "cancelled":
         case "interrupted":
+        case "budget_exceeded":
           return;
         default: {
           const never: never = record.status;

@@ -37,7 +37,9 @@ export async function runEnding(hub: EventHub, storage: RunsStorage, runId: stri
   try {
     const record = await storage.runs.get(runId);
     if (record?.status === "completed") return { status: "completed", outputs: record.outputs };
-    if (record?.status === "failed") return { status: "failed", outputs: record.outputs, error: record.error ?? { code: "FAILED", message: "The run failed." } };
+    // A budget's refusal is a failure to the caller, with the refused call's error (which budget, how to raise it).
+    if (record?.status === "failed" || record?.status === "budget_exceeded")
+      return { status: "failed", outputs: record.outputs, error: record.error ?? { code: "FAILED", message: "The run failed." } };
     if (record?.status === "cancelled" || record?.status === "interrupted") return { status: record.status, reason: record.error?.message ?? `The run was ${record.status}.` };
     return await published;
   } finally {

@@ -105,7 +105,7 @@ export class RunExecutor {
     const error = interrupted ? INTERRUPTED : result.error;
     journal.updateRun({
       id: runId,
-      status: interrupted ? "interrupted" : result.status,
+      status: interrupted ? "interrupted" : overBudget(result) ? "budget_exceeded" : result.status,
       outputs: result.outputs,
       finishedAt: Date.now(),
       durationMs: result.durationMs,
@@ -142,4 +142,10 @@ export class RunExecutor {
     this.deps.log.warn("run lost to another process; its end is not recorded here", { runId });
     return true;
   }
+}
+
+/** A run that failed because an LLM call was refused by a budget (in it, or in a skill it called) ends `budget_exceeded`. */
+function overBudget(result: RunResult): boolean {
+  if (result.status !== "failed") return false;
+  return result.error?.code === "BUDGET_EXCEEDED" || result.observations.some((o) => o.status === "failed" && o.error?.code === "BUDGET_EXCEEDED");
 }

@@ -143,7 +143,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       mcp.onChange(() => toolHost.setStandingAnswers(mcp.autoApproveRules()));
     }
     const usage = createUsage({ engine: storage, runs: storage.runs, log: log.child("usage") });
-    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm"), onUsage: usage.recorder.record });
+    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm"), onUsage: usage.recorder.record, beforeCall: usage.guard.beforeCall });
     // The audit log names the user whose run made each tool call.
     const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");

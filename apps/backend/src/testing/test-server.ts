@@ -107,7 +107,7 @@ export async function waitForRun(t: TestServer, runId: string, timeoutMs = 60_00
     async () => {
       const res = await t.call("GET", `/api/runs/${runId}`);
       const probe = z.object({ run: z.object({ status: z.string() }) }).safeParse(res.body);
-      return probe.success && ["completed", "failed", "cancelled", "interrupted"].includes(probe.data.run.status) ? RunAnswerSchema.parse(res.body) : undefined;
+      return probe.success && ["completed", "failed", "cancelled", "interrupted", "budget_exceeded"].includes(probe.data.run.status) ? RunAnswerSchema.parse(res.body) : undefined;
     },
     timeoutMs,
     `run ${runId} to end`,

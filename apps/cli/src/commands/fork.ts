@@ -19,7 +19,7 @@ interface RunView {
   outputs: unknown;
   error?: { code?: unknown; message?: unknown };
 }
-const END_STATES = ["completed", "failed", "cancelled", "interrupted"];
+const END_STATES = ["completed", "failed", "cancelled", "interrupted", "budget_exceeded"];
 const POLL_MS = 100;
 
 /** `key=value` pairs as an object; a value is read as JSON when it parses (`3`, `true`, `{"a":1}`), else as text. */

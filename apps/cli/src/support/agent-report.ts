@@ -64,6 +64,9 @@ export function reportAgentRun(result: AgentRunResult, llm: CliLlm, json: boolea
     case "max_steps":
       process.stderr.write(`weft: the agent stopped (max_steps): ${result.reason ?? ""}\n`);
       return EXIT_FAILED;
+    case "budget_exceeded":
+      process.stderr.write(`weft: the agent stopped (budget_exceeded): ${result.reason ?? ""}\n`);
+      return EXIT_FAILED;
     case "idle":
     case "running":
     case "waiting_permission":

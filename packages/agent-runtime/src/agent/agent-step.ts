@@ -85,7 +85,9 @@ export async function runAgentStep(env: StepEnvironment, step: number, memory: L
     const cancelled = outcome.status === "cancelled" || env.signal.aborted;
     const error = cancelled ? undefined : deliberationError(outcome.error, env.profile.deliberationWorkflowId, output.text);
     const reason = cancelled ? "The run was cancelled while the LLM was answering." : error!.message;
-    const t = trace({ responseText: output.text, notes: [], actions: [], mistakes: noMistakes, status: cancelled ? "cancelled" : "failed", reason });
+    // A refused budget ends the conversation with its own status: the user raises the budget, not a fix of the workflow.
+    const status = cancelled ? "cancelled" : outcome.error.code === "BUDGET_EXCEEDED" ? "budget_exceeded" : "failed";
+    const t = trace({ responseText: output.text, notes: [], actions: [], mistakes: noMistakes, status, reason });
     const entry = failedCallEntry(outcome.error, output, cancelled, { ...meta, runId });
     return finish(env, step, { trace: t, status: t.status, reason, ...(error ? { error } : {}) }, [withStepTrace(entry, t)]);
   }

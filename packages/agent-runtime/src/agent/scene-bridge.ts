@@ -1,6 +1,6 @@
 import type { AgentStepTrace, AgentTrigger } from "@weft/types";
 import { safeJson } from "../action/json.ts";
-import type { Deliberate, RecordedLlm } from "../scene/index.ts";
+import { DeliberationOverBudget, type Deliberate, type RecordedLlm } from "../scene/index.ts";
 import type { AgentInstance, AgentRunOptions } from "./agent-instance.ts";
 
 /** What an agent is told when a trigger wakes it: the user's text, or a short shell naming the event or timer. */
@@ -63,6 +63,7 @@ export function sceneDeliberate(agentFor: (instanceId: string) => AgentInstance 
       sent = await agent.resume(run);
     } else sent = await agent.sendMessage(triggerMessage(trigger), { ...run, messageId });
     if (!sent.ok) throw new Error(`${sent.error.code}: ${sent.error.message}`);
+    if (sent.value.status === "budget_exceeded") throw new DeliberationOverBudget(sent.value.reason ?? "An LLM call was refused by a budget.");
     if (sent.value.status === "failed") throw new Error(sent.value.error ? `${sent.value.error.code}: ${sent.value.error.message}` : (sent.value.reason ?? "the agent's loop failed"));
   };
 }

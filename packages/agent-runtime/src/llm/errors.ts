@@ -140,6 +140,8 @@ function hintFor(code: LlmErrorCode, ctx: FailureContext, retryAfterMs?: number)
       return "The provider had an internal problem; retry in a moment.";
     case "PROFILE_NOT_FOUND":
       return PROFILE_HINT;
+    case "BUDGET_EXCEEDED":
+      return "Raise the budget that was reached (Settings → Budgets, or the workflow's, agent's or scene's own budget), or wait for the next day's budget.";
     default: {
       const never: never = code;
       return never;

@@ -1,6 +1,9 @@
 import {
   costOf,
+  estimateTokens,
   silentLogger,
+  type LlmCallAllowance,
+  type LlmCallEstimate,
   type LlmCallOptions,
   type LlmCallUsage,
   type LlmChatRequest,
@@ -9,6 +12,7 @@ import {
   type LlmProfileResolver,
   type LlmService,
   type LlmTurn,
+  type LlmUsage,
   type Logger,
 } from "@weft/types";
 import { profileNotFound } from "./errors.ts";
@@ -23,7 +27,22 @@ export interface ProfileLlmServiceOptions {
    * run that finished has its usage stored. A failed call has no usage to report: providers send it only at the end.
    */
   onUsage?: (usage: LlmCallUsage) => Promise<void> | void;
+  /**
+   * Asked before each call is sent, with its estimate: rejects (an `LlmError` `BUDGET_EXCEEDED`) to refuse it, so a
+   * refused call never reaches the provider; a `notice` it answers is added to the call as a system message.
+   */
+  beforeCall?: (call: LlmCallEstimate) => Promise<LlmCallAllowance | void>;
   logger?: Logger;
+}
+
+/** The completion a call is assumed to use when it sets no `maxTokens`: budgets are checked against it before the call. */
+export const DEFAULT_COMPLETION_ESTIMATE = 512;
+
+/** The most a call may use, known before it is sent: its prompt (and tools) at four characters a token, and its completion at `maxTokens`. */
+export function estimateCall(request: Omit<LlmChatRequest, "profileId">): LlmUsage {
+  const promptTokens = estimateTokens(JSON.stringify(request.messages)) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
+  const completionTokens = request.maxTokens ?? DEFAULT_COMPLETION_ESTIMATE;
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, estimated: true };
 }
 
 /**
@@ -43,7 +62,14 @@ export class ProfileLlmService implements LlmService {
     const { profileId, ...rest } = request;
     const profile = await this.options.profiles.resolve(profileId);
     if (!profile) throw profileNotFound(profileId);
-    const outcome = await this.providerFor(profile).complete(rest, options);
+    let call = rest;
+    if (this.options.beforeCall) {
+      const estimate = estimateCall(rest);
+      const estimatedCost = costOf(estimate, profile.prices);
+      const allowance = await this.options.beforeCall({ caller: options.caller ?? {}, profileId: profile.id, usage: estimate, ...(estimatedCost !== undefined ? { costUsd: estimatedCost } : {}) });
+      if (allowance?.notice) call = { ...rest, messages: [...rest.messages, { role: "system", content: allowance.notice }] };
+    }
+    const outcome = await this.providerFor(profile).complete(call, options);
     this.options.onTurn?.(outcome.turn);
     if (!outcome.ok) throw outcome.error;
     const { usage, model } = outcome.result;

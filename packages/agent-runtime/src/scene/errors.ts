@@ -26,3 +26,11 @@ export class SceneError extends Error {
     this.details = details;
   }
 }
+
+/** A deliberation that ended because an LLM call would have passed a token or cost budget: the scene pauses (reason BUDGET_EXCEEDED). */
+export class DeliberationOverBudget extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DeliberationOverBudget";
+  }
+}

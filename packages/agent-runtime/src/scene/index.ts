@@ -1,4 +1,4 @@
-export { SceneError, SCENE_ERROR_CODES, type SceneErrorCode } from "./errors.ts";
+export { SceneError, SCENE_ERROR_CODES, DeliberationOverBudget, type SceneErrorCode } from "./errors.ts";
 export { parsePath, formatPath, type PathSegment } from "./state/json-path.ts";
 export { toJsonValue } from "./state/json-value.ts";
 export { WorldState, type WorldStateOptions, type WorldStateData } from "./state/world-state.ts";

@@ -8,7 +8,7 @@ import { pruneVersions, type VersionTables } from "../../storage/document-versio
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Runs that may go: those that ended. A queued or running run is never removed, however old. */
-export const FINISHED_RUN_STATUSES = ["completed", "failed", "cancelled", "interrupted"] as const satisfies readonly RunStatus[];
+export const FINISHED_RUN_STATUSES = ["completed", "failed", "cancelled", "interrupted", "budget_exceeded"] as const satisfies readonly RunStatus[];
 
 /** Scenes whose session log may go: not running or paused (those resume from it on the next start). */
 export const RESTING_SCENE_STATUSES = ["idle", "stopped"] as const;

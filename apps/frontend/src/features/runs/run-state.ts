@@ -183,7 +183,8 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
       settle(view, "idle");
       return true;
     case "run.failed":
-      view.status = "failed";
+      // The server stores such a run as budget_exceeded; the live view says the same.
+      view.status = event.error.code === "BUDGET_EXCEEDED" ? "budget_exceeded" : "failed";
       view.error = event.error;
       view.outputs = event.outputs;
       view.durationMs = event.durationMs;

@@ -3,6 +3,7 @@
  * Other features import this feature through this file only.
  */
 export { default as UsageBadge } from "./UsageBadge.vue";
+export { default as BudgetsEditor } from "./BudgetsEditor.vue";
 export { useUsage } from "./useUsage.ts";
 export { figuresOf, type UsageFigures } from "./usage-format.ts";
 export type { UsageRow } from "./usage-api.ts";

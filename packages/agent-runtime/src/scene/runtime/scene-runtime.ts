@@ -14,7 +14,7 @@ import {
   type ToolCall,
   messageOf,
 } from "@weft/types";
-import { SceneError } from "../errors.ts";
+import { DeliberationOverBudget, SceneError } from "../errors.ts";
 import { EventBus, type BusEvent } from "../events/event-bus.ts";
 import { SceneLog } from "../log/scene-log.ts";
 import { ScenePersister } from "../persistence/scene-persister.ts";
@@ -328,6 +328,8 @@ export class SceneRuntime {
         const message = error === undefined ? undefined : messageOf(error);
         if (message !== undefined) this.logger.warn("deliberation failed", { instanceId: id, triggerId: trigger.id, error: message });
         this.log.append({ kind: "deliberation.finished", instanceId: id, triggerId: trigger.id, ok: message === undefined, ...(message !== undefined ? { error: message } : {}) });
+        // Every other agent would hit the same budget: the scene waits until it is raised and the scene resumed.
+        if (error instanceof DeliberationOverBudget && this.current.status === "running") this.setStatus("paused", { code: "BUDGET_EXCEEDED", message: error.message });
         queueMicrotask(() => this.checkIdle());
       },
     });

@@ -1,0 +1,174 @@
+import { LOW_BUDGET_SHARE, LlmError, type BudgetLimit, type BudgetTarget, type LlmCallAllowance, type LlmCallEstimate } from "@weft/types";
+import type { RunRepository } from "../events/run-repository.ts";
+import type { BudgetRepository } from "./budget-repository.ts";
+import type { UsageRepository } from "./usage-repository.ts";
+import type { UsageQuery } from "./usage-schemas.ts";
+
+/** What a budget limits, as its messages name it. */
+type Scope = "run" | "conversation" | "scene" | "user-day";
+
+/** One field of a budget in force, and who set it (the narrowest of the owner's ceiling and the thing's own). */
+interface Bound {
+  value: number;
+  target: BudgetTarget;
+  id: string;
+}
+
+interface ScopeCheck {
+  scope: Scope;
+  tokens?: Bound;
+  costUsd?: Bound;
+  used: UsageQuery;
+}
+
+const SCOPE_WORDS: Record<Scope, string> = { run: "this run's", conversation: "this agent conversation's", scene: "this scene's", "user-day": "today's (UTC) per-user" };
+
+/** The narrower of two budgets, field by field; each field remembers which budget set it. */
+function narrowest(own: { target: BudgetTarget; id: string; limit: BudgetLimit | undefined }, ceiling: { target: BudgetTarget; id: string; limit: BudgetLimit | undefined }) {
+  const pick = (field: keyof BudgetLimit): Bound | undefined => {
+    const a = own.limit?.[field];
+    const b = ceiling.limit?.[field];
+    if (a === undefined && b === undefined) return undefined;
+    if (b === undefined || (a !== undefined && a <= b)) return { value: a!, target: own.target, id: own.id };
+    return { value: b, target: ceiling.target, id: ceiling.id };
+  };
+  return { tokens: pick("tokens"), costUsd: pick("costUsd") };
+}
+
+function startOfUtcDay(at: number): number {
+  const d = new Date(at);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+}
+
+/** Where a budget is raised, in the user's terms. */
+function howToRaise(bound: Bound): string {
+  const api = `PUT /api/budgets/${bound.target}/${encodeURIComponent(bound.id)}`;
+  switch (bound.target) {
+    case "owner":
+      return `An owner raises it under Settings → Budgets (${api}).`;
+    case "user":
+      return `An owner raises this user's daily budget under Settings → Users (${api}), or the call waits for the next UTC day.`;
+    case "workflow":
+      return `Raise the workflow's budget in its settings (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+    case "agent":
+      return `Raise the agent profile's budget (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+    case "scene":
+      return `Raise the scene's budget (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+    default: {
+      const never: never = bound.target;
+      return never;
+    }
+  }
+}
+
+function setBy(bound: Bound): string {
+  return bound.target === "owner" ? "the owner's ceiling" : `${bound.target} "${bound.id}"`;
+}
+
+function dollars(value: number): string {
+  return `$${value.toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
+}
+
+/**
+ * Checks every LLM call before it is sent (`ProfileLlmService`'s `beforeCall`) against the budgets of its run, agent
+ * conversation, scene and user-day: the usage stored so far plus the call's estimate must stay within each, or the
+ * call is refused (`BUDGET_EXCEEDED`) and never reaches the provider. A workflow's, agent's or scene's own budget
+ * only narrows the owner's ceiling: the narrower of the two holds, whatever an editor stored.
+ */
+export class BudgetGuard {
+  constructor(
+    private readonly budgets: BudgetRepository,
+    private readonly usage: UsageRepository,
+    private readonly runs: Pick<RunRepository, "get">,
+  ) {}
+
+  readonly beforeCall = async (call: LlmCallEstimate): Promise<LlmCallAllowance> => {
+    const checks = await this.checksFor(call);
+    const notices: string[] = [];
+    for (const check of checks) {
+      const [used] = await this.usage.report({ ...check.used, groupBy: [] });
+      const usedTokens = used?.totalTokens ?? 0;
+      const usedCost = used?.costUsd ?? 0;
+      const words = SCOPE_WORDS[check.scope];
+      if (check.tokens) {
+        const left = check.tokens.value - usedTokens;
+        if (call.usage.totalTokens > left) {
+          refuse(
+            `Budget exceeded: ${words} token budget is ${check.tokens.value} (set by ${setBy(check.tokens)}); ${usedTokens} tokens are used and this call may use up to ${call.usage.totalTokens} more (its prompt estimated, its completion at maxTokens), so it was not sent.`,
+            check.tokens,
+          );
+        }
+        if (left - call.usage.totalTokens < check.tokens.value * LOW_BUDGET_SHARE)
+          notices.push(`about ${Math.max(0, left - call.usage.totalTokens)} tokens of ${words} budget of ${check.tokens.value}`);
+      }
+      if (check.costUsd) {
+        if (call.costUsd === undefined) {
+          refuse(
+            `Budget exceeded: ${words} cost budget is ${dollars(check.costUsd.value)} (set by ${setBy(check.costUsd)}), and LLM profile "${call.profileId}" has no prices, so the call's cost cannot be checked and it was not sent. Set the profile's prices under Settings → LLM profiles.`,
+            check.costUsd,
+          );
+        }
+        const left = check.costUsd.value - usedCost;
+        if (call.costUsd > left) {
+          refuse(
+            `Budget exceeded: ${words} cost budget is ${dollars(check.costUsd.value)} (set by ${setBy(check.costUsd)}); ${dollars(usedCost)} is used and this call may cost up to ${dollars(call.costUsd)} more, so it was not sent.`,
+            check.costUsd,
+          );
+        }
+        if (left - call.costUsd < check.costUsd.value * LOW_BUDGET_SHARE) notices.push(`about ${dollars(Math.max(0, left - call.costUsd))} of ${words} budget of ${dollars(check.costUsd.value)}`);
+      }
+    }
+    // Only an agent reads its context to plan: a workflow's own LLM node gets its prompt unchanged.
+    if (notices.length === 0 || call.caller.conversationId === undefined) return {};
+    return { notice: `Budget running low: ${notices.join("; ")} left. Finish the task with few further steps, or tell the user the budget is nearly spent.` };
+  };
+
+  private async checksFor(call: LlmCallEstimate): Promise<ScopeCheck[]> {
+    const { caller } = call;
+    const run = caller.runId !== undefined ? await this.runs.get(caller.runId) : undefined;
+    const userId = run?.createdBy;
+    const keys: Array<{ target: BudgetTarget; id: string }> = [
+      { target: "owner", id: "run" },
+      { target: "owner", id: "conversation" },
+      { target: "owner", id: "scene" },
+      { target: "owner", id: "user-day" },
+    ];
+    if (run) keys.push({ target: "workflow", id: run.workflowId });
+    if (caller.agentId !== undefined) keys.push({ target: "agent", id: caller.agentId });
+    if (caller.sceneId !== undefined) keys.push({ target: "scene", id: caller.sceneId });
+    if (userId !== undefined) keys.push({ target: "user", id: userId });
+    const limits = await this.budgets.getMany(keys);
+    const owner = (id: Scope) => ({ target: "owner" as const, id, limit: limits.get(`owner/${id}`) });
+    const checks: ScopeCheck[] = [];
+    if (caller.runId !== undefined && run) {
+      checks.push({ scope: "run", ...narrowest({ target: "workflow", id: run.workflowId, limit: limits.get(`workflow/${run.workflowId}`) }, owner("run")), used: { runId: caller.runId } });
+    }
+    if (caller.conversationId !== undefined) {
+      const agentId = caller.agentId ?? "";
+      checks.push({
+        scope: "conversation",
+        ...narrowest({ target: "agent", id: agentId, limit: limits.get(`agent/${agentId}`) }, owner("conversation")),
+        used: { conversationId: caller.conversationId },
+      });
+    }
+    if (caller.sceneId !== undefined) {
+      checks.push({ scope: "scene", ...narrowest({ target: "scene", id: caller.sceneId, limit: limits.get(`scene/${caller.sceneId}`) }, owner("scene")), used: { sceneId: caller.sceneId } });
+    }
+    if (userId !== undefined) {
+      // The owner's limit for this user replaces the default for everyone (the owner set both).
+      const own = limits.get(`user/${userId}`);
+      const limit = own ?? limits.get("owner/user-day");
+      const target: BudgetTarget = own ? "user" : "owner";
+      const id = own ? userId : "user-day";
+      const bound = (value: number | undefined): Bound | undefined => (value !== undefined ? { value, target, id } : undefined);
+      const tokens = bound(limit?.tokens);
+      const costUsd = bound(limit?.costUsd);
+      checks.push({ scope: "user-day", ...(tokens ? { tokens } : {}), ...(costUsd ? { costUsd } : {}), used: { userId, from: startOfUtcDay(Date.now()) } });
+    }
+    return checks.filter((c) => c.tokens !== undefined || c.costUsd !== undefined);
+  }
+}
+
+function refuse(message: string, bound: Bound): never {
+  throw new LlmError({ code: "BUDGET_EXCEEDED", message, hint: howToRaise(bound) });
+}
