@@ -47,14 +47,15 @@ async function run(workflow: WorkflowInput) {
 }
 
 describe("bounded outputs (issue 31, attack 4)", () => {
-  it("a node returning 100 MB fails with OUTPUT_TOO_LARGE; the database does not grow by it and the run list stays small", async () => {
+  // 24 MB, three times the cap: 100 MB took the sandbox past its 30 s limit on a loaded machine (CODE_TIMEOUT).
+  it("a node returning 24 MB fails with OUTPUT_TOO_LARGE; the database does not grow by it and the run list stays small", async () => {
     const before = databaseBytes(t.dataDir);
-    const { run: record, observations } = await run(codeWorkflow("hundred-mb", 'return "x".repeat(100 * 1024 * 1024);'));
+    const { run: record, observations } = await run(codeWorkflow("big-output", 'return "x".repeat(24 * 1024 * 1024);'));
     expect(record.status).toBe("failed");
     const code = observations.find((o) => o.nodeId === "code");
     expect(code?.status).toBe("failed");
     expect(code?.error?.code).toBe("OUTPUT_TOO_LARGE");
-    expect(code?.error?.message).toMatch(/about 100 MB, over the cap of 8 MB per node.*WEFT_MAX_OUTPUT_BYTES/);
+    expect(code?.error?.message).toMatch(/about 24 MB, over the cap of 8 MB per node.*WEFT_MAX_OUTPUT_BYTES/);
     expect(databaseBytes(t.dataDir) - before).toBeLessThan(5 * MB);
 
     const list = await t.fetch("/api/runs?limit=5");
