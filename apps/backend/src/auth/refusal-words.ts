@@ -12,6 +12,9 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /^\/api\/(workflows|agents|scenes)\/[^/]+\/versions\/[^/]+\/restore$/, "restore old versions"],
   ["POST", /^\/api\/runs\/[^/]+\/cancel$/, "cancel runs"],
   ["POST", /^\/api\/runs\/[^/]+\/rerun$/, "run workflows again"],
+  ["POST", /^\/api\/runs\/[^/]+\/fork$/, "fork runs"],
+  ["PUT", /^\/api\/workflows\/[^/]+\/active$/, "switch workflows' triggers on or off"],
+  ["POST", /^\/api\/workflows\/[^/]+\/triggers\/[^/]+\/secret$/, "rotate webhook secrets"],
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],
   ["POST", /^\/api\/agents\/[^/]+\/messages$/, "chat with agents"],
   ["POST", /^\/api\/conversations\/[^/]+\/cancel$/, "stop agents' replies"],
@@ -44,6 +47,9 @@ const NOUNS: Record<string, string> = {
   credentials: "credentials",
   builder: "Builder AI sessions",
   nodes: "the node catalogue",
+  budgets: "budgets",
+  usage: "LLM usage",
+  triggers: "triggers",
 };
 
 const SETTINGS: Record<string, string> = { PERMISSION: "the permission settings", MCP: "the MCP servers", BUILDER_SETTINGS: "the Builder AI settings" };
