@@ -112,8 +112,10 @@ export class RunService {
       revision = stored.document.revision;
       storedKey = storedRevision(stored);
     }
+    // The check and version kept for exactly this stored revision, if any.
     const kept = storedKey === undefined ? undefined : this.checked.get(request.workflowId);
-    const validation = kept?.revision === storedKey && kept !== undefined ? { ok: true as const, workflow: kept.workflow } : this.deps.validator.validate(candidate);
+    const hit = kept !== undefined && kept.revision === storedKey ? kept : undefined;
+    const validation = hit ? { ok: true as const, workflow: hit.workflow } : this.deps.validator.validate(candidate);
     if (!validation.ok) {
       throw new ServiceError(
         "VALIDATION_FAILED",
@@ -147,7 +149,7 @@ export class RunService {
     const running = request.pins === undefined ? workflow : pinOutputs(workflow, request.pins);
 
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
-    const workflowVersion = kept?.revision === storedKey && kept !== undefined ? kept.version : await this.versionOf(workflow);
+    const workflowVersion = hit ? hit.version : await this.versionOf(workflow);
     if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
     if (storedKey !== undefined && workflowVersion !== undefined && skillReferences(workflow).length === 0) this.keepChecked(workflow.id, storedKey, workflow, workflowVersion);
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
