@@ -246,6 +246,8 @@ export interface LlmCaller {
   agentId?: string;
   conversationId?: string;
   sceneId?: string;
+  /** The user the call acts for, when the caller knows it (an agent's loop: who sent the message); else the run's creator. */
+  userId?: string;
 }
 
 export interface LlmCallOptions {

@@ -126,7 +126,7 @@ export class BudgetGuard {
   private async checksFor(call: LlmCallEstimate): Promise<ScopeCheck[]> {
     const { caller } = call;
     const run = caller.runId !== undefined ? await this.runs.get(caller.runId) : undefined;
-    const userId = run?.createdBy;
+    const userId = caller.userId ?? run?.createdBy;
     const keys: Array<{ target: BudgetTarget; id: string }> = [
       { target: "owner", id: "run" },
       { target: "owner", id: "conversation" },

@@ -29,7 +29,7 @@ export class UsageRecorder {
         at: call.at,
         ...caller,
         ...(run ? { workflowId: run.workflowId } : {}),
-        ...(run?.createdBy ? { userId: run.createdBy } : {}),
+        ...(caller.userId === undefined && run?.createdBy ? { userId: run.createdBy } : {}),
         profileId: call.profileId,
         model: call.model,
         usage: call.usage,

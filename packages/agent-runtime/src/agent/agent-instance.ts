@@ -345,8 +345,9 @@ export class AgentInstance {
     services.privateState ??= this.ownPrivateState;
     if (o.llm) services.llm = boundLlm(o.llm, this.profile.llmProfileId);
     if (wrapLlm && services.llm) services.llm = wrapLlm(services.llm);
-    // Usage records name the conversation (and the scene, which a scene's own wrapper adds).
-    if (services.llm) services.llm = withLlmCaller(services.llm, { agentId: this.agentId, conversationId: this.conversationId });
+    // Usage records (and budgets) name the conversation and its user (and the scene, which a scene's own wrapper adds):
+    // the user is known here, while the deliberation run's record may not be stored yet when its LLM call is made.
+    if (services.llm) services.llm = withLlmCaller(services.llm, { agentId: this.agentId, conversationId: this.conversationId, ...(userId !== undefined ? { userId } : {}) });
     const agentRules = this.profile.permissions ?? [];
     if (o.toolHost)
       services.toolHost = withCallContext(o.toolHost, {
