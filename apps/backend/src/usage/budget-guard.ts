@@ -1,5 +1,5 @@
 import { LOW_BUDGET_SHARE, LlmError, type BudgetLimit, type BudgetTarget, type LlmCallAllowance, type LlmCallEstimate } from "@weft/types";
-import type { RunRepository } from "../events/run-repository.ts";
+import type { RunFactsLookup } from "./run-facts.ts";
 import type { BudgetRepository } from "./budget-repository.ts";
 import type { UsageRepository } from "./usage-repository.ts";
 import type { UsageQuery } from "./usage-schemas.ts";
@@ -79,7 +79,7 @@ export class BudgetGuard {
   constructor(
     private readonly budgets: BudgetRepository,
     private readonly usage: UsageRepository,
-    private readonly runs: Pick<RunRepository, "get">,
+    private readonly runs: Pick<RunFactsLookup, "of">,
   ) {}
 
   readonly beforeCall = async (call: LlmCallEstimate): Promise<LlmCallAllowance> => {
@@ -125,7 +125,7 @@ export class BudgetGuard {
 
   private async checksFor(call: LlmCallEstimate): Promise<ScopeCheck[]> {
     const { caller } = call;
-    const run = caller.runId !== undefined ? await this.runs.get(caller.runId) : undefined;
+    const run = await this.runs.of(caller.runId);
     const userId = caller.userId ?? run?.createdBy;
     const keys: Array<{ target: BudgetTarget; id: string }> = [
       { target: "owner", id: "run" },

@@ -7,6 +7,7 @@ import { BudgetRepository } from "./budget-repository.ts";
 import { usageApi } from "./usage-api.ts";
 import { UsageRecorder } from "./usage-recorder.ts";
 import { UsageRepository } from "./usage-repository.ts";
+import { RunFactsLookup } from "./run-facts.ts";
 
 export { USAGE_MIGRATIONS } from "./usage-migrations.ts";
 export { USAGE_ROUTES } from "./usage-api.ts";
@@ -22,8 +23,9 @@ export type { UsageRecord, UsageRow, UsageQuery, UsageGroup } from "./usage-sche
  */
 export function createUsage(deps: { engine: TableEngine; runs: Pick<RunRepository, "get">; log: Logger }) {
   const repository = new UsageRepository(deps.engine);
-  const recorder = new UsageRecorder(repository, deps.runs, deps.log);
+  const runs = new RunFactsLookup(deps.runs);
+  const recorder = new UsageRecorder(repository, runs, deps.log);
   const budgets = new BudgetRepository(deps.engine);
-  const guard = new BudgetGuard(budgets, repository, deps.runs);
+  const guard = new BudgetGuard(budgets, repository, runs);
   return { repository, recorder, guard, api: usageApi(repository).use(budgetApi(budgets)) };
 }

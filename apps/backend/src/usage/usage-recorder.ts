@@ -1,5 +1,5 @@
 import type { LlmCallUsage, Logger } from "@weft/types";
-import type { RunRepository } from "../events/run-repository.ts";
+import type { RunFactsLookup } from "./run-facts.ts";
 import type { UsageRepository } from "./usage-repository.ts";
 import type { UsageRecord } from "./usage-schemas.ts";
 
@@ -12,7 +12,7 @@ export class UsageRecorder {
 
   constructor(
     private readonly usage: UsageRepository,
-    private readonly runs: Pick<RunRepository, "get">,
+    private readonly runs: Pick<RunFactsLookup, "of">,
     private readonly log: Logger,
   ) {}
 
@@ -24,7 +24,7 @@ export class UsageRecorder {
   readonly record = async (call: LlmCallUsage): Promise<void> => {
     const { caller } = call;
     try {
-      const run = caller.runId ? await this.runs.get(caller.runId) : undefined;
+      const run = await this.runs.of(caller.runId);
       const record: UsageRecord = {
         at: call.at,
         ...caller,
