@@ -90,6 +90,16 @@ describe("forking a run at a node (POST /api/runs/:id/fork)", () => {
     expect(forked.run.forkChanges).toEqual({ inputs: { values: "edited" } });
   });
 
+  it("puts a setting the node holds as an input (not in its config) on that input, so the change takes effect", async () => {
+    const forked = await fork(t, original.run.id, { at: "fill", settings: { values: "set as a setting" } });
+    expect(llmRequests()).toBe(1);
+    expect(forked.run.outputs).toEqual({ text: "Summary: set as a setting" });
+    const fill = forked.workflow.nodes.find((n) => n.id === "fill");
+    expect(fill?.config).toEqual({ template: "Summary: {{0}}" });
+    expect(fill?.inputs).toMatchObject({ values: "set as a setting" });
+    expect(forked.workflow.edges.some((e) => e.target === "fill" && e.targetHandle === "values")).toBe(false);
+  });
+
   it("refuses an unknown node, and a fork a viewer asks for stores no run", async () => {
     const unknown = await t.call("POST", `/api/runs/${original.run.id}/fork`, { at: "nope" });
     expect(unknown.status).toBe(400);

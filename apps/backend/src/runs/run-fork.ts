@@ -14,9 +14,10 @@ export interface ForkPoint {
 export const NOT_RECORDED = "NOT_RECORDED";
 
 /**
- * The graph a fork runs: the forked run's graph with the changes applied to its node — settings merged over its
- * config, input values set as literals (an edge into such a port is removed: an edge would override the literal),
- * outputs pinned on the named nodes. Refuses (VALIDATION_FAILED) a node the graph does not have.
+ * The graph a fork runs: the forked run's graph with the changes applied to its node — each setting where the node
+ * holds it (its config, or a literal input value when it has that input port and no such config key), input values
+ * set as literals (an edge into such a port is removed: an edge would override the literal), outputs pinned on the
+ * named nodes; an explicit input wins over a setting of the same name. Refuses (VALIDATION_FAILED) a node the graph does not have.
  */
 export function forkWorkflow(source: Workflow, point: ForkPoint): Workflow {
   const { at, changes } = point;
@@ -30,14 +31,24 @@ export function forkWorkflow(source: Workflow, point: ForkPoint): Workflow {
   for (const pinned of Object.keys(changes.pins ?? {})) {
     if (!ids.has(pinned)) throw unknownNode(["pins", pinned], `body.pins: the run's workflow has no node "${pinned}" (${known()}).`);
   }
-  const inputs = changes.inputs ?? {};
-  const nodes = source.nodes.map((node) => {
-    const pins = changes.pins?.[node.id];
-    if (node.id !== at) return pins === undefined ? node : { ...node, pinned: pins };
+  const node = source.nodes.find((n) => n.id === at)!;
+  // Most of a node's settings are literal input values (a regex's pattern, a template's text); the rest are its
+  // config. A setting goes where the node holds it, so `--set replacement=…` changes what the node uses.
+  const settings: Record<string, unknown> = {};
+  const heldAsInput: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes.settings ?? {})) {
+    const isPort = key in node.inputs || source.edges.some((e) => e.target === at && e.targetHandle === key);
+    if (!(key in node.config) && isPort) heldAsInput[key] = value;
+    else settings[key] = value;
+  }
+  const inputs = { ...heldAsInput, ...changes.inputs };
+  const nodes = source.nodes.map((n) => {
+    const pins = changes.pins?.[n.id];
+    if (n.id !== at) return pins === undefined ? n : { ...n, pinned: pins };
     return {
-      ...node,
-      config: { ...node.config, ...changes.settings },
-      inputs: { ...node.inputs, ...inputs },
+      ...n,
+      config: { ...n.config, ...settings },
+      inputs: { ...n.inputs, ...inputs },
       ...(pins !== undefined ? { pinned: pins } : {}),
     };
   });
