@@ -1,3 +1,4 @@
+import { CheckedTexts } from "./checked-texts.ts";
 import { sql, type RawBuilder } from "kysely";
 import type { z } from "zod";
 import type { SlotOf } from "./prepared-query.ts";
@@ -139,6 +140,7 @@ export function decodeStoredJson<T>(table: string, id: string, data: string, sch
  */
 export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
   readonly versions: DocumentVersions;
+  private readonly checked = new CheckedTexts();
 
   constructor(
     engine: StorageEngine,
@@ -151,7 +153,8 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
-    return { document: decodeStoredJson(this.table, row.id, row.data, this.schema), createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
+    const document = this.checked.decode(row.id, row.data, (data) => decodeStoredJson(this.table, row.id, data, this.schema));
+    return { document, createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
   }
 
   private row(document: T, now: number): DocumentColumns & Record<string, unknown> {

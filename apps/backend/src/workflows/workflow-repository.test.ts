@@ -92,3 +92,23 @@ describe("workflow summaries", () => {
     await expect(repo.get("broken")).rejects.toThrow(StoredRecordInvalidError);
   });
 });
+
+describe("reading a workflow again", () => {
+  it("gives a fresh copy each time, and checks a text another writer changed underneath afresh", async () => {
+    const { db, repo } = await open();
+    await repo.create(skill("s", "Skill", 3));
+    const first = (await repo.get("s"))!.document;
+    first.nodes.splice(0);
+    first.name = "changed by a caller";
+    const second = (await repo.get("s"))!.document;
+    expect(second.name).toBe("Skill");
+    expect(second.nodes.length).toBe(5);
+    expect(second).toEqual(WorkflowSchema.parse(JSON.parse((db.query("SELECT data FROM workflows WHERE id = 's'").get() as { data: string }).data)));
+
+    // Another process's write of the same revision: a different text, so it is read and checked again.
+    db.query("UPDATE workflows SET data = ? WHERE id = 's'").run(JSON.stringify({ ...second, name: "Written elsewhere" }));
+    expect((await repo.get("s"))!.document.name).toBe("Written elsewhere");
+    db.query("UPDATE workflows SET data = ? WHERE id = 's'").run(JSON.stringify({ id: "s", nodes: [] }));
+    await expect(repo.get("s")).rejects.toThrow(StoredRecordInvalidError);
+  });
+});
