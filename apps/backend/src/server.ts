@@ -28,7 +28,7 @@ import { TrustBoundary } from "./auth/trust-boundary.ts";
 import { createAccounts } from "./accounts/index.ts";
 import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
 import { createWorkflows, refuseBuiltInWrites, withSkillCheck } from "./workflows/index.ts";
-import { authorOf } from "./auth/principal.ts";
+import { actorOf, authorOf } from "./auth/principal.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
@@ -260,10 +260,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       storage,
       catalog,
       validator: engine,
-      llmProfiles: llmProfiles.resolver(),
+      llm,
       toolHost,
       maxBodyBytes,
       log: log.child("builder"),
+      actorOf,
       // The Builder's apply writes agents, scenes and workflows too: the agent-id guard and the built-in workflows' hold there as well.
       guardApply: async (entries, request) => {
         await refuseBuiltInWrites(async () => (await shippedWorkflows(storage)).builtIn, entries);

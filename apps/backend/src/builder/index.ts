@@ -1,4 +1,4 @@
-import type { LlmProfileResolver, Logger, NodeCatalog, ToolHostService } from "@weft/types";
+import type { LlmService, Logger, NodeCatalog, ToolHostService } from "@weft/types";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import type { BuilderStorage } from "./builder-storage.ts";
 import { builderApi, type BuilderApiDeps } from "./api/builder-api.ts";
@@ -19,8 +19,8 @@ export interface BuilderDeps {
   storage: BuilderStorage;
   catalog: NodeCatalog;
   validator: WorkflowValidator;
-  /** The encrypted LLM profiles (LlmProfileService.resolver()). */
-  llmProfiles: LlmProfileResolver;
+  /** The server's LLM service (profiles resolved from the encrypted store, usage recorded, budgets checked). */
+  llm: LlmService;
   /** The sandboxed file tools; without them assets cannot be read or changed. */
   toolHost: ToolHostService | undefined;
   maxBodyBytes: number;
@@ -29,6 +29,7 @@ export interface BuilderDeps {
   maxModelCalls?: number;
   /** Refuses an apply the request's principal may not make (the composition's agent-id guard). */
   guardApply?: BuilderApiDeps["guardApply"];
+  actorOf?: BuilderApiDeps["actorOf"];
 }
 
 export interface Builder {
@@ -52,7 +53,7 @@ export function createBuilder(deps: BuilderDeps): Builder {
     ctx,
     changeSets,
     toolbox: tools,
-    llm: new BuilderLlm(deps.llmProfiles, deps.storage.redactor, deps.log.child("llm")),
+    llm: new BuilderLlm(deps.llm, deps.storage.redactor, deps.log.child("llm")),
     conversations: deps.storage.conversations,
     profileFor: (session) => profileForSession(deps.storage, session),
     maxModelCalls: deps.maxModelCalls ?? 12,
@@ -60,6 +61,15 @@ export function createBuilder(deps: BuilderDeps): Builder {
   const sessions = new SessionService(ctx, changeSets, turns, deps.storage.conversations);
   const apply = new ApplyOrchestrator(ctx, changeSets);
   return {
-    api: builderApi({ ctx, sessions, changeSets, apply, conversations: deps.storage.conversations, maxBodyBytes: deps.maxBodyBytes, ...(deps.guardApply ? { guardApply: deps.guardApply } : {}) }),
+    api: builderApi({
+      ctx,
+      sessions,
+      changeSets,
+      apply,
+      conversations: deps.storage.conversations,
+      maxBodyBytes: deps.maxBodyBytes,
+      ...(deps.guardApply ? { guardApply: deps.guardApply } : {}),
+      ...(deps.actorOf ? { actorOf: deps.actorOf } : {}),
+    }),
   };
 }

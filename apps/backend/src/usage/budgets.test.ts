@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
-import { SceneStateViewSchema } from "@weft/types";
+import { BuilderSessionStateSchema, BuilderTurnResponseSchema, SceneStateViewSchema } from "@weft/types";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import { startTestServer, tempDir, waitFor, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { createTestUser, type TestUser } from "../testing/users.ts";
+import { UsageReportSchema } from "./usage-schemas.ts";
 
 const EXAMPLES = fileURLToPath(new URL("../../../../workflows", import.meta.url));
 const PRICES = { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 };
 /** 1540 tokens a call: with a budget of 1600, a first call fits and any second call would pass it. */
 const KNOWN = { prompt_tokens: 1200, completion_tokens: 340 };
 const BUDGET = 1600;
+const BUILDER_BUDGET = 4000;
 
 /** Two LLM calls in a row: the second is the one a budget refuses. */
 function twoCalls(id: string, profileId: string) {
@@ -159,6 +161,31 @@ describe("budgets stop work before it overspends", () => {
     llm.enqueue({ kind: "text", chunks: ["Two."], usage: KNOWN });
     expect((await runOf("daily-budget", editor)).run.status).toBe("completed");
     expect(calls() - before).toBe(2);
+  });
+
+  it("counts the Builder AI's model calls for the user who sent the message, and holds their daily budget there too", async () => {
+    const builder = await createTestUser(t, "builder-user", "editor");
+    // The Builder's prompt (tools and context) is estimated at about 3,000 tokens: one call fits, a second after 1540 used does not.
+    expect((await put(`/api/budgets/user/${builder.id}`, { tokens: BUILDER_BUDGET })).status).toBe(200);
+    const opened = await builder.call("POST", "/api/builder/sessions", { target: { type: "workflow", workflowId: "daily-budget" }, llmProfileId: profile });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    const sessionId = BuilderSessionStateSchema.parse(opened.body).session.id;
+    const send = async (content: string) => {
+      const sent = await builder.call("POST", `/api/builder/sessions/${sessionId}/messages`, { content });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+      return BuilderTurnResponseSchema.parse(sent.body).turn;
+    };
+    llm.enqueue({ kind: "text", chunks: ["Nothing to change."], usage: KNOWN });
+    const before = calls();
+    const first = await send("Is this workflow fine?");
+    expect(first.status, JSON.stringify(first)).toBe("completed");
+    const used = await t.call("GET", `/api/usage?groupBy=user&userId=${builder.id}`);
+    expect(UsageReportSchema.parse(used.body).rows).toEqual([expect.objectContaining({ user: builder.id, calls: 1, totalTokens: 1540 })]);
+    // The next call would pass the user's tokens a day: refused before it is sent, with the budget named.
+    const refused = await send("And now?");
+    expect(refused).toMatchObject({ status: "failed", error: { llmCode: "BUDGET_EXCEEDED" } });
+    expect(refused.error?.message).toContain(`per-user token budget is ${BUILDER_BUDGET}`);
+    expect(calls() - before).toBe(1);
   });
 
   it("holds the owner's ceiling whatever budget an editor gives a workflow", async () => {

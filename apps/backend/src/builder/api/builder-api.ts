@@ -22,6 +22,8 @@ export interface BuilderApiDeps {
   maxBodyBytes: number;
   /** Refuses an apply the request's principal may not make (agent ids an owner's rule names, see agents/agent-governance.ts). */
   guardApply?: (entries: readonly OverlayEntry[], request: Request) => Promise<void>;
+  /** The user a request acts for (named on the usage of the model calls a message makes). */
+  actorOf?: (request: Request) => string | undefined;
 }
 
 /** `latest` names the session's newest change set. */
@@ -74,7 +76,7 @@ export function builderApi(deps: BuilderApiDeps) {
     .post("/sessions/:id/messages", async ({ params, request, server }) => {
       const body = await readBody(request, MessageBody, maxBodyBytes);
       server?.timeout(request, 0);
-      const turn = await sessions.message(params.id, body.content);
+      const turn = await sessions.message(params.id, body.content, deps.actorOf?.(request));
       return jsonResponse({ ...(await current(await changeSets.requireSession(params.id))), turn });
     })
     .post("/sessions/:id/interrupt", async ({ params }) => jsonResponse({ interrupted: await sessions.interrupt(params.id) }))

@@ -1,27 +1,25 @@
-import { LlmError, type LlmChatResult, type LlmErrorInfo, type LlmProfileResolver, type Logger, type SecretRedactor } from "@weft/types";
-import { OpenAiCompatibleProvider, profileNotFound, type ProviderRequest } from "@weft/agent-runtime";
+import { LlmError, type LlmChatResult, type LlmErrorInfo, type LlmService, type Logger, type SecretRedactor } from "@weft/types";
+import type { ProviderRequest } from "@weft/agent-runtime";
 
 export type BuilderLlmOutcome = { ok: true; result: LlmChatResult } | { ok: false; error: LlmErrorInfo };
 
 /**
- * The Builder's way to the model: the session's LLM profile (or the default one) resolved from the
- * encrypted profiles, called through the OpenAI-compatible provider with native tool calls. A
- * failure comes back as a value with every stored key redacted wherever the provider echoed it.
+ * The Builder's way to the model: the session's LLM profile (or the default one), called through the server's LLM
+ * service with native tool calls — so each call's usage is recorded for the user who sent the message and their
+ * daily budget is checked before it, as for runs. A failure comes back as a value with every stored key redacted
+ * wherever the provider echoed it.
  */
 export class BuilderLlm {
   constructor(
-    private readonly profiles: LlmProfileResolver,
+    private readonly llm: LlmService,
     private readonly redactor: SecretRedactor,
     private readonly log: Logger,
   ) {}
 
-  async chat(profileId: string | undefined, request: ProviderRequest, signal: AbortSignal): Promise<BuilderLlmOutcome> {
+  async chat(profileId: string | undefined, request: ProviderRequest, signal: AbortSignal, userId: string | undefined): Promise<BuilderLlmOutcome> {
     try {
-      const profile = await this.profiles.resolve(profileId);
-      if (!profile) throw profileNotFound(profileId);
-      const outcome = await OpenAiCompatibleProvider.fromProfile(profile, this.log).complete(request, { signal });
-      if (outcome.ok) return { ok: true, result: outcome.result };
-      throw outcome.error;
+      const result = await this.llm.chat({ ...request, ...(profileId !== undefined ? { profileId } : {}) }, { signal, caller: userId !== undefined ? { userId } : {} });
+      return { ok: true, result };
     } catch (error) {
       if (!(error instanceof LlmError)) throw error;
       const scrub = (text: string) => this.redactor.text(text);

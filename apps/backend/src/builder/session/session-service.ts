@@ -96,7 +96,7 @@ export class SessionService {
   }
 
   /** Runs one user message to the end (model replies, tool calls, repair rounds). One at a time per session. */
-  async message(sessionId: string, text: string): Promise<BuilderTurn> {
+  async message(sessionId: string, text: string, userId?: string): Promise<BuilderTurn> {
     await this.changeSets.requireActive(sessionId);
     if (this.running.has(sessionId)) {
       throw new BuilderError("AI_SESSION_BUSY", "This session is still working on the previous message; wait for it, or stop it with POST …/interrupt.", { sessionId });
@@ -104,7 +104,7 @@ export class SessionService {
     const controller = new AbortController();
     this.running.set(sessionId, controller);
     try {
-      return await this.turns.run(sessionId, text, controller.signal);
+      return await this.turns.run(sessionId, text, controller.signal, userId);
     } finally {
       this.running.delete(sessionId);
     }

@@ -42,7 +42,8 @@ function repairRequest(cs: ChangeSetRecord, round: number, of: number): string {
 export class TurnRunner {
   constructor(private readonly deps: TurnRunnerDeps) {}
 
-  async run(sessionId: string, text: string, signal: AbortSignal): Promise<BuilderTurn> {
+  /** `userId`: who sent the message, named on the usage of its model calls. */
+  async run(sessionId: string, text: string, signal: AbortSignal, userId?: string): Promise<BuilderTurn> {
     const { ctx, changeSets, conversations } = this.deps;
     const first = await changeSets.requireActive(sessionId);
     const conversationId = first.conversationId;
@@ -57,7 +58,7 @@ export class TurnRunner {
       for (let call = 0; call < this.deps.maxModelCalls; call++) {
         if (signal.aborted) return { ...result, status: "cancelled" };
         const session = await changeSets.requireActive(sessionId);
-        const outcome = await this.deps.llm.chat(profileId, await this.request(session), signal);
+        const outcome = await this.deps.llm.chat(profileId, await this.request(session), signal, userId);
         if (!outcome.ok) {
           await conversations.append(conversationId, [llmErrorMessage(outcome.error, meta)]);
           if (outcome.error.code === "CANCELLED") return { ...result, status: "cancelled" };
