@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { buildAgentManifest, parseAction } from "@weft/agent-runtime";
 import { AgentProfileSchema, type AgentProfile, type ConversationForkChanges, type NodeCatalog, type WorkflowSource } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
-import { cannotRun } from "./agent-host.ts";
+import { cannotRun, checkRunnable } from "./agent-host.ts";
 import { forConversation, planFork, type ConversationForkBody } from "./conversation-fork.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 
@@ -35,6 +35,8 @@ export async function prepareFork(sources: ForkSources, conversationId: string, 
   const profile = await profileFor(storage, agentId, body.agentVersion);
   const [messages, traces] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId)]);
   const plan = planFork(conversationId, messages, traces, body);
+  // A profile (version) that cannot run is refused here, before its fork is stored, not when its loop starts.
+  await checkRunnable(profile, sources);
   if (body.llmOutput !== undefined) await checkLlmOutput(sources, profile, body.llmOutput, body.step);
 
   const id = randomUUID();
