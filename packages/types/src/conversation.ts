@@ -65,12 +65,31 @@ export type ConversationUserMessage = z.infer<typeof ConversationUserMessageSche
 export type ConversationAssistantMessage = z.infer<typeof ConversationAssistantMessageSchema>;
 export type ConversationToolMessage = z.infer<typeof ConversationToolMessageSchema>;
 
+/** What an agent conversation's fork changed at its step (`POST /api/conversations/:id/fork`); the rest came from the record. */
+export const ConversationForkChangesSchema = z.object({
+  /** The step's LLM output, replaced by this text (its `<ACTION>` ran live). */
+  llmOutput: z.string().optional(),
+  /** The step's observation, replaced by this text (the step's action was not run again). */
+  observation: z.string().optional(),
+  /** The agent profile's version the steps after the fork point ran with. */
+  agentVersion: z.number().int().positive().optional(),
+});
+export type ConversationForkChanges = z.infer<typeof ConversationForkChangesSchema>;
+
+/** The conversation and step a fork continues from. */
+export const ConversationForkOfSchema = z.object({ conversationId: z.string(), step: z.number().int().positive() });
+export type ConversationForkOf = z.infer<typeof ConversationForkOfSchema>;
+
 export const ConversationSchema = z.object({
   id: z.string().min(1),
   title: z.string().default(""),
   /** The mode whose system prefix the next request uses (seed 003 §4.3.5). */
   activeMode: ConversationModeSchema.default("chat"),
   agentId: z.string().optional(),
+  /** The conversation and step this one forks: what came before was copied from that conversation's record. */
+  forkOf: ConversationForkOfSchema.optional(),
+  /** What the fork changed (with `forkOf`). */
+  forkChanges: ConversationForkChangesSchema.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -4,6 +4,7 @@ import { AgentStatusSchema, PermissionRequestSchema } from "@weft/types";
 import type { NodeCatalog, WorkflowSource } from "@weft/types";
 import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
+import type { ConversationForkBody } from "./conversation-fork.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 
 /** The live state of a conversation's agent, as the API shows it. */
@@ -30,8 +31,13 @@ export interface ConversationView {
   conversation: Conversation;
   messages: ConversationMessage[];
   steps: AgentStepTrace[];
+  /** The conversations forked from this one (`POST /api/conversations/:id/fork`), oldest first. */
+  forks: Conversation[];
   agent?: AgentConversationState;
 }
+
+/** The most forks a conversation's view lists. */
+const MAX_FORKS_LISTED = 200;
 
 /**
  * What the agent routes (`agents-api.ts`, `conversations-api.ts`) work with. `AgentService` runs the
@@ -45,6 +51,8 @@ export interface AgentHost {
   listConversations(agentId: string, limit: number): Promise<Conversation[]>;
   cancel(conversationId: string): Promise<void>;
   answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void>;
+  /** Forks the conversation at a step (`./conversation-fork.ts`) and starts the fork's loop; the new conversation's id. */
+  fork(conversationId: string, body: ConversationForkBody, createdBy?: string): Promise<{ conversationId: string }>;
   /** Stops taking messages, gives running loops `graceMs` to end, then cancels them. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -94,8 +102,13 @@ export function busyError(agentId: string, conversationId: string): ServiceError
 export async function storedConversation(storage: AgentsStorage, conversationId: string): Promise<{ view: ConversationView; session: AgentSessionState | undefined }> {
   const conversation = await storage.conversations.get(conversationId);
   if (!conversation) throw notFound("conversation", conversationId);
-  const [messages, steps, session] = await Promise.all([storage.conversations.messages(conversationId), storage.agentSteps.list(conversationId), storage.agentSessions.load(conversationId)]);
-  return { view: { conversation, messages, steps }, session };
+  const [messages, steps, session, forks] = await Promise.all([
+    storage.conversations.messages(conversationId),
+    storage.agentSteps.list(conversationId),
+    storage.agentSessions.load(conversationId),
+    storage.conversations.listForks(conversationId, MAX_FORKS_LISTED),
+  ]);
+  return { view: { conversation, messages, steps, forks }, session };
 }
 
 /**

@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { AgentInstance, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
+import { AgentInstance, type AgentResult, type AgentRunOptions, type AgentRunResult, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
 import type { AgentProfile, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
+import { prepareFork } from "./conversation-fork-service.ts";
+import type { ConversationForkBody } from "./conversation-fork.ts";
+import { givenFirstAnswer } from "./given-answer-llm.ts";
 import { busyError, cannotRun, listAgentConversations, messageTarget, storedAgentState, storedConversation, type AgentConversationState, type AgentHost, type ConversationView } from "./agent-host.ts";
 
 export type { AgentConversationState } from "./agent-host.ts";
@@ -72,8 +75,25 @@ export class AgentService implements AgentHost {
     if (agent.loop) throw busyError(agentId, id);
     // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
     agent.startedBy = createdBy;
-    agent.loop = this.runLoop(agent, id, message, options.signal);
+    agent.loop = this.runLoop(agent, id, (instance, run) => instance.sendMessage(message, run), options.signal);
     return { conversationId: id };
+  }
+
+  /**
+   * Forks the conversation at `body.step` (`./conversation-fork-service.ts` makes the new conversation from the record)
+   * and continues the fork's loop live from there: the forked step again with its edited LLM output as the model's
+   * answer, or the step after it. The forked conversation is not touched.
+   */
+  async fork(conversationId: string, body: ConversationForkBody, createdBy?: string): Promise<{ conversationId: string }> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; fork the conversation again once it is back.");
+    const { storage, catalog, workflows } = this.deps;
+    const fork = await prepareFork({ storage, catalog, workflows }, conversationId, body);
+    // The fork's agent is made for it alone (no message can reach a conversation this new), with the profile version it runs.
+    const agent = await this.agentFor(fork.profile, fork.conversationId);
+    agent.startedBy = createdBy;
+    const llmOutput = body.llmOutput;
+    agent.loop = this.runLoop(agent, fork.conversationId, (instance, run) => instance.resume(llmOutput === undefined ? run : { ...run, llm: givenFirstAnswer(llmOutput) }));
+    return { conversationId: fork.conversationId };
   }
 
   /** Resolves when the loop running in the conversation (if any) has ended and its events are flushed. */
@@ -150,9 +170,14 @@ export class AgentService implements AgentHost {
     }
   }
 
-  private async runLoop(agent: LiveAgent, conversationId: string, message: string, signal: AbortSignal | undefined): Promise<void> {
+  private async runLoop(
+    agent: LiveAgent,
+    conversationId: string,
+    start: (instance: AgentInstance, options: AgentRunOptions) => Promise<AgentResult<AgentRunResult>>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     try {
-      const outcome = await agent.instance.sendMessage(message, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), ...(signal ? { signal } : {}) });
+      const outcome = await start(agent.instance, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), ...(signal ? { signal } : {}) });
       if (!outcome.ok) {
         this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
         return;

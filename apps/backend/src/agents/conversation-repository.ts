@@ -1,16 +1,20 @@
 import { Table } from "../storage/table.ts";
-import { ConversationSchema, type Conversation, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
+import { ConversationSchema, type Conversation, type ConversationForkChanges, type ConversationForkOf, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 
 /** The conversation log store of the runtime, plus the listing the API needs. */
 export interface ConversationRepository extends ConversationStore {
   listByAgent(agentId: string, limit: number): Promise<Conversation[]>;
+  /** Creates a fork of `forkOf.conversationId` (see `conversation-fork.ts`); `exists` refusal as `create`. */
+  createFork(input: { id: string; title: string; agentId: string; forkOf: ConversationForkOf; forkChanges: ConversationForkChanges }): Promise<Conversation>;
+  /** The forks of a conversation, oldest first (at most `limit`). */
+  listForks(conversationId: string, limit: number): Promise<Conversation[]>;
   /** The messages numbered after `afterSeq` (messages are numbered from 0 and never change), with their numbers. */
   messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
 }
 
 interface ConversationsDb {
-  conversations: { id: string; agent_id: string | null; data: string; created_at: number; updated_at: number };
+  conversations: { id: string; agent_id: string | null; fork_of: string | null; data: string; created_at: number; updated_at: number };
   conversation_messages: { conversation_id: string; seq: number; message_id: string; data: string };
 }
 
@@ -29,12 +33,32 @@ function parseConversation(row: { data: string }): Conversation {
  */
 export class ConversationTable extends Table<ConversationsDb> implements ConversationRepository {
   async create(input: { id?: string; title?: string; activeMode?: ConversationMode; agentId?: string }): Promise<Conversation> {
-    const id = input.id ?? crypto.randomUUID();
+    return this.insert({ ...input, id: input.id ?? crypto.randomUUID() });
+  }
+
+  async createFork(input: { id: string; title: string; agentId: string; forkOf: ConversationForkOf; forkChanges: ConversationForkChanges }): Promise<Conversation> {
+    return this.insert({ ...input, activeMode: "agent" });
+  }
+
+  async listForks(conversationId: string, limit: number): Promise<Conversation[]> {
+    const rows = await this.db.selectFrom("conversations").select("data").where("fork_of", "=", conversationId).orderBy("created_at").orderBy("id").limit(limit).execute();
+    return rows.map(parseConversation);
+  }
+
+  private async insert(input: Partial<Conversation> & { id: string }): Promise<Conversation> {
+    const { id } = input;
     const now = new Date();
-    const conversation = ConversationSchema.parse({ ...input, id, createdAt: now.toISOString(), updatedAt: now.toISOString() });
+    const conversation = ConversationSchema.parse({ ...input, createdAt: now.toISOString(), updatedAt: now.toISOString() });
     const result = await this.db
       .insertInto("conversations")
-      .values({ id, agent_id: conversation.agentId ?? null, data: JSON.stringify(conversation), created_at: now.getTime(), updated_at: now.getTime() })
+      .values({
+        id,
+        agent_id: conversation.agentId ?? null,
+        fork_of: conversation.forkOf?.conversationId ?? null,
+        data: JSON.stringify(conversation),
+        created_at: now.getTime(),
+        updated_at: now.getTime(),
+      })
       .onConflict((oc) => oc.column("id").doNothing())
       .executeTakeFirst();
     if (result.numInsertedOrUpdatedRows === 0n) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);

@@ -4,11 +4,13 @@ import { PermissionAnswerSchema } from "@weft/types";
 import { jsonResponse } from "../api/errors.ts";
 import { readBody } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { actorOf } from "../auth/principal.ts";
 import type { AgentHost } from "./agent-host.ts";
+import { ConversationForkBodySchema } from "./conversation-fork.ts";
 
 const AnswerBody = PermissionAnswerSchema.strict();
 
-/** Agent conversations: read back the log and step traces, stop a loop, answer permission questions. */
+/** Agent conversations: read back the log and step traces, stop a loop, answer permission questions, fork at a step. */
 export function conversationsApi(agents: AgentHost, maxBodyBytes: number) {
   return new Elysia()
     .get("/api/conversations/:id", async ({ params }) => jsonResponse(await agents.conversation(params.id)))
@@ -20,8 +22,15 @@ export function conversationsApi(agents: AgentHost, maxBodyBytes: number) {
       const body = await readBody(request, AnswerBody, maxBodyBytes);
       await agents.answerPermission(params.id, params.requestId, body);
       return jsonResponse({ ok: true });
+    })
+    .post("/api/conversations/:id/fork", async ({ params, request }) => {
+      const body = await readBody(request, ConversationForkBodySchema, maxBodyBytes);
+      return jsonResponse(await agents.fork(params.id, body, actorOf(request)), 202);
     });
 }
+
+/** POST /api/conversations/:id/fork: the fork, a new conversation whose loop goes on from the fork point. */
+const Forked = z.object({ conversationId: z.string() });
 
 export const MessageBody = z
   .object({
@@ -35,4 +44,9 @@ export const CONVERSATIONS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/conversations/:id", "agents", "A conversation"),
   route("POST", "/api/conversations/:id/cancel", "agents", "Cancel a conversation's turn"),
   route("POST", "/api/conversations/:id/permissions/:requestId", "agents", "Answer a permission request", { body: PermissionAnswerSchema }),
+  route("POST", "/api/conversations/:id/fork", "agents", "Fork an agent conversation at a step: the steps before it come from the record, the loop goes on live", {
+    body: ConversationForkBodySchema,
+    response: Forked,
+    status: 202,
+  }),
 ];

@@ -18,6 +18,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],
   ["POST", /^\/api\/agents\/[^/]+\/messages$/, "chat with agents"],
   ["POST", /^\/api\/conversations\/[^/]+\/cancel$/, "stop agents' replies"],
+  ["POST", /^\/api\/conversations\/[^/]+\/fork$/, "fork agent conversations"],
   ["POST", /\/permissions\/[^/]+$/, "answer permission requests"],
   ["POST", /^\/api\/scenes\/[^/]+\/(start|pause|resume|stop)$/, "start, pause or stop scenes"],
   ["POST", /^\/api\/scenes\/[^/]+\/replay$/, "replay scenes"],

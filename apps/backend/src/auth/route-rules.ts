@@ -77,6 +77,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/api/conversations/:id", "viewer"),
   rule("POST", "/api/conversations/:id/cancel", "editor"),
   rule("POST", "/api/conversations/:id/permissions/:requestId", "editor"),
+  rule("POST", "/api/conversations/:id/fork", "editor"),
 
   ...documents("scenes"),
   rule("POST", "/api/scenes/:id/start", "editor"),

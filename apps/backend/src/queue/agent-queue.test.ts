@@ -190,6 +190,10 @@ describe("agents on queue-mode workers", () => {
       expect({ path, status: res.status, code: ErrorBodySchema.safeParse(res.body).data?.error.code }).toEqual({ path, status, code });
     }
     expect(workers.flatMap((w) => [...w.output().matchAll(/agent loop did not run/g)])).toEqual([]);
+    // Forking a conversation is refused in the queue mode (its loop would need a worker), storing nothing.
+    const forked = await apiB.call("POST", `/api/conversations/${other}/fork`, { step: 1 });
+    expect({ status: forked.status, details: ErrorBodySchema.safeParse(forked.body).data?.error.details }).toEqual({ status: 409, details: { reason: "QUEUE_MODE" } });
+    expect(z.object({ forks: z.array(z.unknown()) }).parse((await apiA.call("GET", `/api/conversations/${other}`)).body).forks).toEqual([]);
   });
 
   it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {

@@ -102,6 +102,15 @@ export class QueuedAgentHost implements AgentHost {
     return { ...view, ...(agent ? { agent } : {}) };
   }
 
+  fork(conversationId: string): Promise<{ conversationId: string }> {
+    // The fork's loop would have to run on a worker, and agent jobs carry a user's message only.
+    return Promise.reject(
+      new ServiceError("CONFLICT", `Conversation "${conversationId}" cannot be forked on this server: forking an agent conversation is not available in queue mode (WEFT_REDIS_URL) yet.`, {
+        reason: "QUEUE_MODE",
+      }),
+    );
+  }
+
   listConversations(agentId: string, limit: number): Promise<Conversation[]> {
     return listAgentConversations(this.deps.storage, agentId, limit);
   }

@@ -49,6 +49,24 @@ export function conversationsContract(harness: StorageHarness): void {
       await expect(storage.conversations.setActiveMode("none", "run")).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
     });
 
+    it("create forks that name their parent and list a conversation's forks oldest first", async () => {
+      const storage = await fresh();
+      await storage.conversations.create({ id: "p", agentId: "agent" });
+      const f1 = await storage.conversations.createFork({ id: "f1", title: "t", agentId: "agent", forkOf: { conversationId: "p", step: 2 }, forkChanges: { observation: "edited" } });
+      expect(f1).toMatchObject({ id: "f1", activeMode: "agent", forkOf: { conversationId: "p", step: 2 }, forkChanges: { observation: "edited" } });
+      await Bun.sleep(2);
+      await storage.conversations.createFork({ id: "f2", title: "t", agentId: "agent", forkOf: { conversationId: "p", step: 1 }, forkChanges: {} });
+      await storage.conversations.createFork({ id: "g", title: "t", agentId: "agent", forkOf: { conversationId: "f1", step: 3 }, forkChanges: { agentVersion: 2 } });
+      await expect(storage.conversations.createFork({ id: "f1", title: "t", agentId: "agent", forkOf: { conversationId: "p", step: 1 }, forkChanges: {} })).rejects.toMatchObject({
+        code: "CONVERSATION_EXISTS",
+      });
+      expect((await storage.conversations.listForks("p", 10)).map((c) => c.id)).toEqual(["f1", "f2"]);
+      expect((await storage.conversations.listForks("p", 1)).map((c) => c.id)).toEqual(["f1"]);
+      expect((await storage.conversations.listForks("f1", 10)).map((c) => [c.id, c.forkChanges])).toEqual([["g", { agentVersion: 2 }]]);
+      expect(await storage.conversations.listForks("g", 10)).toEqual([]);
+      expect(await storage.conversations.get("f1")).toEqual(f1);
+    });
+
     it("append messages in order, numbered from 0; refuse a duplicate id or an invalid message, appending none of them", async () => {
       const storage = await fresh(redactorWith("sk-conversation-secret"));
       const created = await storage.conversations.create({ id: "c" });

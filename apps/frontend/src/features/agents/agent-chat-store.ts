@@ -1,12 +1,13 @@
 import { defineStore } from "pinia";
 import { computed, reactive, ref, shallowRef, watch } from "vue";
 import { isWorkflowRunEvent, type Conversation, type PermissionAnswer, type RunEvent } from "@weft/types";
-import { agentsApi, type ConversationView } from "./agents-api.ts";
+import { agentsApi, type ConversationForkRequest, type ConversationView } from "./agents-api.ts";
 import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
 import { transcriptOf } from "./agent-chat.ts";
 import { coalescedRefresh } from "../../shared/lib/coalesced-refresh.ts";
 import { applyStepEvent, forgetStepsUpTo, type LiveSteps } from "./agent-live.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
+import { describeApiError } from "../../shared/api/errors.ts";
 
 /** Reads of the conversation follow each other at least this far apart while it keeps changing. */
 const REFRESH_GAP_MS = 150;
@@ -206,5 +207,19 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
     requestRefresh();
   }
 
-  return { agentId, conversations, conversationId, view, agentState, running, items, sending, socketStatus, open, selectConversation, send, cancel, answerPermission };
+  /**
+   * Forks the open conversation at a step and opens the fork (its loop goes on live from there); the parent stays as it
+   * was and lists the fork. Null when it was made, else why the server refused (the dialog shows it, to fix and retry).
+   */
+  async function fork(body: ConversationForkRequest): Promise<string | null> {
+    const id = conversationId.value;
+    if (!id) return "No conversation is open.";
+    const r = await agentsApi.fork(id, body);
+    if (!r.ok) return describeApiError(r.error);
+    selectConversation(r.value);
+    void loadConversations();
+    return null;
+  }
+
+  return { agentId, conversations, conversationId, view, agentState, running, items, sending, socketStatus, open, selectConversation, send, cancel, answerPermission, fork };
 });

@@ -35,9 +35,19 @@ export const ConversationViewSchema = z.object({
   conversation: ConversationSchema,
   messages: z.array(ConversationMessageSchema),
   steps: z.array(AgentStepTraceSchema),
+  /** The conversations forked from this one, oldest first. */
+  forks: z.array(ConversationSchema).default([]),
   agent: AgentConversationStateSchema.optional(),
 });
 export type ConversationView = z.infer<typeof ConversationViewSchema>;
+
+/** `POST /api/conversations/:id/fork`'s body: the step, and at most one of `llmOutput` and `observation`. */
+export interface ConversationForkRequest {
+  step: number;
+  llmOutput?: string;
+  observation?: string;
+  agentVersion?: number;
+}
 
 const enc = encodeURIComponent;
 
@@ -99,6 +109,15 @@ export class AgentsApi extends ApiClient {
   async cancel(conversationId: string) {
     const r = await this.request("POST", `/api/conversations/${enc(conversationId)}/cancel`, OkSchema);
     return r.ok ? ok(true as const) : r;
+  }
+
+  /**
+   * Forks the conversation at `step` (steps before it come from the record) and continues it live: with the step's
+   * observation or LLM output edited, and/or another version of the agent profile. The fork's conversation id.
+   */
+  async fork(conversationId: string, body: ConversationForkRequest) {
+    const r = await this.request("POST", `/api/conversations/${enc(conversationId)}/fork`, SentSchema, body);
+    return r.ok ? ok(r.value.conversationId) : r;
   }
 
   async answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer) {
