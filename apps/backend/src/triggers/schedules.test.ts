@@ -99,6 +99,18 @@ describe("schedules (embedded SQLite)", () => {
     expect(await scheduledRuns(t.call, "never-on")).toHaveLength(0);
   });
 
+  it("a save that changes the schedule of an active workflow re-arms it: the new expression fires without switching it off and on", async () => {
+    await save("edited", { cron: "0 0 1 1 *" });
+    expect((await activate("edited")).status).toBe(200);
+    const stored = z.object({ workflow: z.object({ revision: z.number() }) }).parse((await t.call("GET", "/api/workflows/edited")).body);
+    const changed = scheduleWorkflow("edited", { cron: "* * * * * *" });
+    expect((await t.call("PUT", "/api/workflows/edited", { workflow: changed, baseRevision: stored.workflow.revision })).status).toBe(200);
+    const [run] = await runsAtLeast("edited", 1);
+    // A tick of the new expression (every second), not the old one's next New Year.
+    expect(new Date(run.trigger?.scheduledFor ?? 0).getUTCFullYear()).toBe(new Date().getUTCFullYear());
+    expect(await activate("edited", false)).toMatchObject({ status: 200 });
+  });
+
   it("after downtime catches up by its policy: the last missed tick once by default, none, or the latest N", async () => {
     const daily = "0 0 * * *";
     await save("catch-last", { cron: daily });
