@@ -216,7 +216,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           }
         : {}),
     });
-    // Webhooks start runs from outside: session routes to switch them on, and the public /hooks/ they answer on.
+    // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.
     const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
@@ -318,6 +318,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     if (!server) throw new Error("the HTTP server did not start");
     const sceneRuntime = scenes;
     await sceneRuntime.recover();
+    // Schedules fire from now on (each tick once, whichever API process claims it first).
+    triggers.scheduler.start();
     const port = server.port ?? 0;
     const host = options.hostname ?? "127.0.0.1";
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -326,6 +328,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const stop = () =>
       (stopping ??= (async () => {
         const closed = server.stop(false);
+        await triggers.scheduler.stop();
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
         await rt.closeTools();
         await journal.flush();

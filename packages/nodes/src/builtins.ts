@@ -42,6 +42,7 @@ import { httpRequest } from "./http/request.ts";
 import { codeJavascript } from "./code/javascript.ts";
 import { coreMap } from "./core/map.ts";
 import { webhookTrigger } from "./trigger/webhook.ts";
+import { scheduleTrigger } from "./trigger/schedule.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
 export const builtinNodes: NodeDefinition[] = [
@@ -87,6 +88,7 @@ export const builtinNodes: NodeDefinition[] = [
   httpRequest,
   codeJavascript,
   webhookTrigger,
+  scheduleTrigger,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -3,8 +3,11 @@ import { z } from "zod";
 /** The node type of a webhook trigger: its outputs are the request that started the run. */
 export const WEBHOOK_TRIGGER_TYPE = "trigger:webhook";
 
-/** What may start a workflow from outside. A schedule (`trigger:schedule`) is the next kind. */
-export const TRIGGER_KINDS = ["webhook"] as const;
+/** The node type of a schedule trigger: its outputs are the tick it fires for and when it actually fired. */
+export const SCHEDULE_TRIGGER_TYPE = "trigger:schedule";
+
+/** What may start a workflow from outside. */
+export const TRIGGER_KINDS = ["webhook", "schedule"] as const;
 export const TriggerKindSchema = z.enum(TRIGGER_KINDS);
 export type TriggerKind = z.infer<typeof TriggerKindSchema>;
 
@@ -40,6 +43,25 @@ export const WebhookConfigSchema = z.object({
 });
 export type WebhookConfig = z.infer<typeof WebhookConfigSchema>;
 
+/**
+ * After downtime (or while the workflow's ticks were missed): `last` fires the latest missed tick once, `none` fires
+ * none of them (only a tick whose time has just come), `all` fires each missed tick, the latest `maxCatchUp` of them.
+ */
+export const SCHEDULE_CATCH_UP_POLICIES = ["last", "none", "all"] as const;
+export type ScheduleCatchUp = (typeof SCHEDULE_CATCH_UP_POLICIES)[number];
+
+/** A `trigger:schedule` node's config (defaults filled); the cron expression and time zone are checked by `@weft/nodes`' `checkSchedule`. */
+export const ScheduleConfigSchema = z.object({
+  /** Five fields (minute hour day month weekday), six with seconds first, or a nickname such as `@hourly`. */
+  cron: z.string().trim().min(1, "a cron expression is required, e.g. `0 9 * * 1-5` (09:00 on weekdays)").max(200),
+  /** An IANA time zone the expression is read in, e.g. `Europe/Berlin`. */
+  timezone: z.string().trim().min(1).max(100).default("UTC"),
+  catchUp: z.enum(SCHEDULE_CATCH_UP_POLICIES).default("last"),
+  /** `all`: at most this many missed ticks are fired (the latest ones). */
+  maxCatchUp: z.number().int().min(1).max(100).default(10),
+});
+export type ScheduleConfig = z.infer<typeof ScheduleConfigSchema>;
+
 /** What started a run, recorded on it (`RunRecord.trigger`). */
 export const RunTriggerSchema = z.object({
   kind: TriggerKindSchema,
@@ -47,6 +69,8 @@ export const RunTriggerSchema = z.object({
   nodeId: z.string(),
   /** For a webhook: its path under `/hooks/<workflowId>/`. */
   path: z.string().optional(),
+  /** For a schedule: the tick this run is for (epoch ms); `at` is when it actually fired. */
+  scheduledFor: z.number().optional(),
   at: z.number(),
 });
 export type RunTrigger = z.infer<typeof RunTriggerSchema>;

@@ -134,6 +134,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/api/triggers", "viewer"),
   rule("PUT", "/api/workflows/:id/active", "editor"),
   rule("POST", "/api/workflows/:id/triggers/:nodeId/secret", "editor"),
+  // A schedule's next ticks (computed, nothing stored): what the inspector shows while one is typed.
+  rule("POST", "/api/triggers/schedule-preview", "viewer"),
   // Webhooks: no session; each hook checks its own secret (triggers/hooks-api.ts), and the trust boundary lets them by.
   rule("POST", "/hooks/:workflowId/*", "public"),
   rule("GET", "/hooks/:workflowId/*", "public"),

@@ -8,6 +8,7 @@ import { TriggerTable } from "./trigger-repository.ts";
 import { TriggerService } from "./trigger-service.ts";
 import { triggersApi } from "./triggers-api.ts";
 import { hooksApi } from "./hooks-api.ts";
+import { Scheduler } from "./scheduler.ts";
 
 export { TRIGGER_MIGRATIONS } from "./trigger-migrations.ts";
 
@@ -21,13 +22,17 @@ export interface TriggersDeps {
   log: Logger;
 }
 
-/** Triggers: the service, the session routes (`/api/triggers`, the active switch, secrets) and the public hooks. */
+/**
+ * Triggers: the service, the session routes (`/api/triggers`, the active switch, secrets), the public hooks, and
+ * the scheduler (one loop per API process; `start` it once the server listens, `stop` it before the runs).
+ */
 export function createTriggers(deps: TriggersDeps) {
   const table = new TriggerTable(deps.engine);
   const service = new TriggerService({ workflows: deps.storage.workflows, runsRepo: deps.storage.runs, table, runs: deps.runs, box: deps.box, log: deps.log });
   return {
     service,
     api: triggersApi(service, deps.maxBodyBytes),
+    scheduler: new Scheduler({ table, workflows: deps.storage.workflows, triggers: service, log: deps.log }),
     hooks: hooksApi({ triggers: service, table, storage: deps.storage, hub: deps.hub, maxBodyBytes: deps.maxBodyBytes, log: deps.log }),
   };
 }

@@ -19,4 +19,13 @@ export const TRIGGER_MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    // A schedule's next tick, and the config it was computed for (a save that changes the cron re-arms it). A process
+    // fires a tick only after moving next_fire_at on from the value it read (compare-and-set): one process per tick.
+    id: "triggers-002 schedules: next fire time",
+    async up(db, engine) {
+      const { time, run } = ddl(db, engine);
+      await run(`ALTER TABLE triggers ADD COLUMN next_fire_at ${time}`, `ALTER TABLE triggers ADD COLUMN schedule text`, `CREATE INDEX triggers_by_next_fire ON triggers (next_fire_at)`);
+    },
+  },
 ];

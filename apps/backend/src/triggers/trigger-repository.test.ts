@@ -81,4 +81,31 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
       await b.close();
     }
   });
+
+  it("a schedule's tick is claimed by one of two storages reading the same next fire time, and not while its workflow is off", async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
+      await ta.activate({ workflowId: "cron", activatedBy: "u1", activatedAt: 1 });
+      await ta.armSchedule("cron", "clock", "key-1", 10_000, 1);
+      const [due] = await tb.dueSchedules(10_000);
+      expect(due).toEqual({ workflowId: "cron", nodeId: "clock", nextFireAt: 10_000, scheduleKey: "key-1", activatedBy: "u1", activatedAt: 1 });
+      expect(await ta.dueSchedules(9_999)).toEqual([]);
+      const claims = await Promise.all([ta.claimTick("cron", "clock", 10_000, 12_000, "key-1"), tb.claimTick("cron", "clock", 10_000, 12_000, "key-1")]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await ta.state("cron", "clock")).toMatchObject({ kind: "schedule", nextFireAt: 12_000, scheduleKey: "key-1" });
+      // Off: nothing is due and nothing can be claimed; the fire history stays.
+      await ta.recordFire("cron", "clock", 10_001, "run-1");
+      await ta.deactivate("cron");
+      expect(await tb.dueSchedules(20_000)).toEqual([]);
+      expect(await tb.claimTick("cron", "clock", 12_000, 14_000, "key-1")).toBe(false);
+      // On again: armed from then on, its history kept.
+      await ta.activate({ workflowId: "cron", activatedBy: "u1", activatedAt: 2 });
+      await ta.armSchedule("cron", "clock", "key-2", 30_000, 2);
+      expect(await tb.state("cron", "clock")).toMatchObject({ nextFireAt: 30_000, scheduleKey: "key-2", lastRunId: "run-1" });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -16,6 +16,10 @@ interface TriggerTables {
     created_at: Int64Column;
     last_fired_at: Int64Column | null;
     last_run_id: string | null;
+    /** A schedule's next tick (epoch ms); null when it has none (or for a webhook). */
+    next_fire_at: Int64Column | null;
+    /** The schedule config `next_fire_at` was computed for (`scheduleKey`), so a changed one is re-armed. */
+    schedule: string | null;
   };
   webhook_replays: { digest: string; expires_at: Int64Column };
 }
@@ -36,6 +40,20 @@ export interface TriggerState {
   createdAt: number;
   lastFiredAt?: number;
   lastRunId?: string;
+  /** A schedule's next tick. */
+  nextFireAt?: number;
+  /** The schedule config the next tick was computed for. */
+  scheduleKey?: string;
+}
+
+/** A schedule of an active workflow whose next tick is near, with who its runs act for. */
+export interface DueSchedule {
+  workflowId: string;
+  nodeId: string;
+  nextFireAt: number;
+  scheduleKey: string;
+  activatedBy: string;
+  activatedAt: number;
 }
 
 /** Activations, trigger state and accepted webhook signatures, on both engines. */
@@ -91,6 +109,57 @@ export class TriggerTable extends Table<TriggerTables> {
     );
   }
 
+  /** Stores a schedule node's next tick for its config (the row made when missing; its fire history kept). */
+  async armSchedule(workflowId: string, nodeId: string, scheduleKey: string, nextFireAt: number | undefined, at: number): Promise<void> {
+    const next = nextFireAt ?? null;
+    await this.db
+      .insertInto("triggers")
+      .values({ workflow_id: workflowId, node_id: nodeId, kind: "schedule", secret: null, created_at: at, last_fired_at: null, last_run_id: null, next_fire_at: next, schedule: scheduleKey })
+      .onConflict((oc) => oc.columns(["workflow_id", "node_id"]).doUpdateSet({ kind: "schedule", schedule: scheduleKey, next_fire_at: next }))
+      .execute();
+  }
+
+  /**
+   * The schedules of active workflows whose next tick is at or before `until`, earliest first: one indexed query per
+   * scheduler pass, whatever the number of schedules.
+   */
+  async dueSchedules(until: number): Promise<DueSchedule[]> {
+    const rows = await this.hot.rows(
+      "due-schedules",
+      (slot) =>
+        this.db
+          .selectFrom("triggers")
+          .innerJoin("trigger_activations", "trigger_activations.workflow_id", "triggers.workflow_id")
+          .select(["triggers.workflow_id", "triggers.node_id", "triggers.next_fire_at", "triggers.schedule", "trigger_activations.activated_by", "trigger_activations.activated_at"])
+          .where("triggers.kind", "=", "schedule")
+          .where("triggers.next_fire_at", "<=", slot(0))
+          .orderBy("triggers.next_fire_at"),
+      [until],
+    );
+    return rows.flatMap((row) =>
+      row.next_fire_at === null || row.schedule === null
+        ? []
+        : [{ workflowId: row.workflow_id, nodeId: row.node_id, nextFireAt: num(row.next_fire_at), scheduleKey: row.schedule, activatedBy: row.activated_by, activatedAt: num(row.activated_at) }],
+    );
+  }
+
+  /**
+   * Moves a schedule's next tick from `expected` to `next` only if it still is `expected` and its workflow is on: true
+   * for exactly one of the processes that read `expected` (the database decides), which alone fires the ticks in between.
+   */
+  async claimTick(workflowId: string, nodeId: string, expected: number, next: number | undefined, scheduleKey: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("triggers")
+      .set({ next_fire_at: next ?? null, schedule: scheduleKey })
+      .where("workflow_id", "=", workflowId)
+      .where("node_id", "=", nodeId)
+      .where("next_fire_at", "=", expected)
+      // Switched off meanwhile (after the due list was read): nothing is claimed, so nothing fires.
+      .where((eb) => eb.exists(eb.selectFrom("trigger_activations").select("trigger_activations.workflow_id").where("trigger_activations.workflow_id", "=", workflowId)))
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
   /**
    * Remembers an accepted signature until `expiresAt`: true the first time, false when any process stored it
    * before (the primary key decides, so two API processes cannot both accept one request). Requests arriving
@@ -123,5 +192,8 @@ function decodeState(row: Selectable<TriggerTables["triggers"]>): TriggerState {
   const lastFiredAt = optionalNum(row.last_fired_at);
   if (lastFiredAt !== undefined) state.lastFiredAt = lastFiredAt;
   if (row.last_run_id !== null) state.lastRunId = row.last_run_id;
+  const nextFireAt = optionalNum(row.next_fire_at);
+  if (nextFireAt !== undefined) state.nextFireAt = nextFireAt;
+  if (row.schedule !== null) state.scheduleKey = row.schedule;
   return state;
 }

@@ -1,4 +1,5 @@
-import { WEBHOOK_TRIGGER_TYPE, WebhookConfigSchema, type Logger, type RunTrigger, type TriggerKind, type WebhookConfig, type Workflow } from "@weft/types";
+import { SCHEDULE_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, WebhookConfigSchema, type Logger, type RunTrigger, type ScheduleConfig, type TriggerKind, type WebhookConfig, type Workflow } from "@weft/types";
+import { checkSchedule, type Schedule } from "@weft/nodes";
 import { notFound, ServiceError } from "../service-error.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
@@ -9,7 +10,15 @@ import type { TriggerState, TriggerTable } from "./trigger-repository.ts";
 import { newHookSecret } from "./webhook-proof.ts";
 
 /** One trigger node of a workflow, its config checked. */
-export type TriggerNode = { kind: "webhook"; nodeId: string; config: WebhookConfig };
+export type TriggerNode = WebhookNode | ScheduleNode;
+export type WebhookNode = { kind: "webhook"; nodeId: string; config: WebhookConfig };
+export type ScheduleNode = { kind: "schedule"; nodeId: string; config: ScheduleConfig; schedule: Schedule };
+
+/** How many coming ticks the Triggers view shows per schedule. */
+export const UPCOMING_TICKS = 5;
+
+/** The config a schedule's stored next tick was computed for: another one (a save) re-arms it. */
+export const scheduleKey = (config: ScheduleConfig): string => JSON.stringify([config.cron, config.timezone, config.catchUp, config.maxCatchUp]);
 
 /** A trigger as the Triggers view lists it. */
 export interface TriggerView {
@@ -25,6 +34,12 @@ export interface TriggerView {
   response?: WebhookConfig["response"];
   /** Whether a secret was made (at activation or rotation); it is never shown again. */
   hasSecret: boolean;
+  /** A schedule's cron expression, time zone and catch-up policy. */
+  cron?: string;
+  timezone?: string;
+  catchUp?: ScheduleConfig["catchUp"];
+  /** A schedule's next ticks from now (epoch ms), whether or not it is on. */
+  nextFires?: number[];
   lastFiredAt?: number;
   lastRunId?: string;
   /** The last run's status now (the "last result"). */
@@ -65,6 +80,12 @@ export function triggerNodesOf(workflow: Workflow): { nodes: TriggerNode[]; prob
   const problems = new Map<string, string>();
   const paths = new Map<string, string>();
   for (const node of workflow.nodes) {
+    if (node.type === SCHEDULE_TRIGGER_TYPE) {
+      const checked = checkSchedule(node.config);
+      if (checked.ok) nodes.push({ kind: "schedule", nodeId: node.id, config: checked.schedule.config, schedule: checked.schedule });
+      else problems.set(node.id, `config.${checked.problem.message}`);
+      continue;
+    }
     if (node.type !== WEBHOOK_TRIGGER_TYPE) continue;
     const parsed = WebhookConfigSchema.safeParse(node.config ?? {});
     if (!parsed.success) {
@@ -119,14 +140,28 @@ export class TriggerService {
       });
     }
     if (nodes.length === 0) {
-      throw new ServiceError("VALIDATION_FAILED", `Workflow "${workflowId}" has no trigger node, so there is nothing to switch on; add a "${WEBHOOK_TRIGGER_TYPE}" node and save first.`, {
-        issues: [{ path: ["nodes"], message: "no trigger node", code: "custom" }],
-      });
+      throw new ServiceError(
+        "VALIDATION_FAILED",
+        `Workflow "${workflowId}" has no trigger node, so there is nothing to switch on; add a "${WEBHOOK_TRIGGER_TYPE}" or "${SCHEDULE_TRIGGER_TYPE}" node and save first.`,
+        {
+          issues: [{ path: ["nodes"], message: "no trigger node", code: "custom" }],
+        },
+      );
     }
     const secrets: ShownSecret[] = [];
+    const now = Date.now();
     for (const node of nodes) {
-      const state = await this.deps.table.state(workflowId, node.nodeId);
-      if (!current(state, createdAt)) secrets.push(await this.newSecret(workflowId, node.nodeId));
+      switch (node.kind) {
+        case "webhook": {
+          const state = await this.deps.table.state(workflowId, node.nodeId);
+          if (!current(state, createdAt)) secrets.push(await this.newSecret(workflowId, node.nodeId));
+          break;
+        }
+        case "schedule":
+          // From now on: the ticks of the time it was off are not caught up.
+          await this.deps.table.armSchedule(workflowId, node.nodeId, scheduleKey(node.config), node.schedule.next(now), now);
+          break;
+      }
     }
     await this.deps.table.activate({ workflowId, activatedBy: by, activatedAt: Date.now() });
     return { workflowId, active: true, secrets };
@@ -157,7 +192,8 @@ export class TriggerService {
     for (const { document: workflow, createdAt } of listing.items) {
       const { nodes, problems } = triggerNodesOf(workflow);
       for (const node of workflow.nodes) {
-        if (node.type !== WEBHOOK_TRIGGER_TYPE) continue;
+        const kind = node.type === WEBHOOK_TRIGGER_TYPE ? "webhook" : node.type === SCHEDULE_TRIGGER_TYPE ? "schedule" : undefined;
+        if (kind === undefined) continue;
         const state = stateOf.get(`${workflow.id}\n${node.id}`);
         const checked = nodes.find((n) => n.nodeId === node.id);
         const on = activatedAt.get(workflow.id);
@@ -165,11 +201,11 @@ export class TriggerService {
           workflowId: workflow.id,
           workflowName: workflow.name,
           nodeId: node.id,
-          kind: "webhook",
+          kind,
           active: on !== undefined && on >= createdAt,
-          hasSecret: current(state, createdAt),
+          hasSecret: kind === "webhook" && current(state, createdAt),
         };
-        if (checked) Object.assign(view, { path: checked.config.path, method: checked.config.method, auth: checked.config.auth, response: checked.config.response });
+        if (checked) Object.assign(view, describeNode(checked));
         const problem = problems.get(node.id);
         if (problem !== undefined) view.problem = problem;
         if (state?.lastFiredAt !== undefined) view.lastFiredAt = state.lastFiredAt;
@@ -188,13 +224,13 @@ export class TriggerService {
    * The active hook at `/hooks/<workflowId>/<path>`: the workflow as stored, its node and config, who its runs act
    * for, and its secret. Undefined when there is none (or the workflow is off): the caller answers 404 alike.
    */
-  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string; secret: string } | undefined> {
+  async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; stored: StoredDocument<Workflow>; node: WebhookNode; actor: string; secret: string } | undefined> {
     const activation = await this.deps.table.activation(workflowId);
     if (!activation) return undefined;
     const stored = await this.deps.workflows.get(workflowId);
     // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
     if (!stored || activation.activatedAt < stored.createdAt) return undefined;
-    const node = this.triggerNodes(workflowId, stored).find((n) => n.config.path === path);
+    const node = this.triggerNodes(workflowId, stored).find((n): n is WebhookNode => n.kind === "webhook" && n.config.path === path);
     if (!node) return undefined;
     const state = await this.deps.table.state(workflowId, node.nodeId);
     if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
@@ -203,7 +239,7 @@ export class TriggerService {
   }
 
   /** The workflow's trigger nodes, checked once per stored revision (every hook request would parse them again). */
-  private triggerNodes(workflowId: string, stored: { document: Workflow; createdAt: number; updatedAt: number }): TriggerNode[] {
+  triggerNodes(workflowId: string, stored: { document: Workflow; createdAt: number; updatedAt: number }): TriggerNode[] {
     const revision = `${stored.createdAt}:${stored.updatedAt}:${stored.document.revision}`;
     const cached = this.nodesByWorkflow.get(workflowId);
     this.nodesByWorkflow.delete(workflowId);
@@ -224,10 +260,13 @@ export class TriggerService {
     return secret;
   }
 
-  /** Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the request). */
-  async fire(hook: { workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string }, outputs: Record<string, unknown>): Promise<string> {
+  /**
+   * Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the
+   * request, or the tick). A schedule's run records the tick it is for (`scheduledFor`).
+   */
+  async fire(hook: { workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string }, outputs: Record<string, unknown>, scheduledFor?: number): Promise<string> {
     const at = Date.now();
-    const trigger: RunTrigger = { kind: hook.node.kind, nodeId: hook.node.nodeId, path: hook.node.config.path, at };
+    const trigger = runTrigger(hook.node, at, scheduledFor);
     // The stored workflow runs (its check and version kept per revision), with the request pinned on its copy.
     const pins = { nodeId: hook.node.nodeId, outputs };
     const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins, stored: hook.stored });
@@ -235,5 +274,25 @@ export class TriggerService {
       .recordFire(hook.workflow.id, hook.node.nodeId, at, runId)
       .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));
     return runId;
+  }
+}
+
+/** What a run records of the trigger that started it. */
+function runTrigger(node: TriggerNode, at: number, scheduledFor: number | undefined): RunTrigger {
+  switch (node.kind) {
+    case "webhook":
+      return { kind: "webhook", nodeId: node.nodeId, path: node.config.path, at };
+    case "schedule":
+      return { kind: "schedule", nodeId: node.nodeId, scheduledFor: scheduledFor ?? at, at };
+  }
+}
+
+/** The Triggers view's words for a checked node: a hook's URL and verification, a schedule's cron and coming ticks. */
+function describeNode(node: TriggerNode): Partial<TriggerView> {
+  switch (node.kind) {
+    case "webhook":
+      return { path: node.config.path, method: node.config.method, auth: node.config.auth, response: node.config.response };
+    case "schedule":
+      return { cron: node.config.cron, timezone: node.config.timezone, catchUp: node.config.catchUp, nextFires: node.schedule.upcoming(UPCOMING_TICKS, Date.now()) };
   }
 }

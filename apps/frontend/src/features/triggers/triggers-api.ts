@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TriggerKindSchema, WEBHOOK_AUTH_MODES, WEBHOOK_RESPONSE_MODES } from "@weft/types";
+import { SCHEDULE_CATCH_UP_POLICIES, TriggerKindSchema, WEBHOOK_AUTH_MODES, WEBHOOK_RESPONSE_MODES } from "@weft/types";
 import { ApiClient } from "../../shared/api/client.ts";
 import { ok } from "../../shared/api/errors.ts";
 
@@ -15,6 +15,11 @@ export const TriggerViewSchema = z.object({
   auth: z.enum(WEBHOOK_AUTH_MODES).optional(),
   response: z.enum(WEBHOOK_RESPONSE_MODES).optional(),
   hasSecret: z.boolean(),
+  /** A schedule's cron expression, time zone, catch-up policy and next ticks (epoch ms, computed by the server). */
+  cron: z.string().optional(),
+  timezone: z.string().optional(),
+  catchUp: z.enum(SCHEDULE_CATCH_UP_POLICIES).optional(),
+  nextFires: z.array(z.number()).optional(),
   lastFiredAt: z.number().optional(),
   lastRunId: z.string().optional(),
   lastStatus: z.string().optional(),
@@ -25,7 +30,7 @@ export type TriggerView = z.infer<typeof TriggerViewSchema>;
 const ShownSecretSchema = z.object({ nodeId: z.string(), secret: z.string() });
 export type ShownSecret = z.infer<typeof ShownSecretSchema>;
 
-/** The triggers' routes: list, switch a workflow on or off, rotate a hook's secret. */
+/** The triggers' routes: list, switch a workflow on or off, rotate a hook's secret, preview a schedule. */
 class TriggersApi extends ApiClient {
   async list() {
     const r = await this.request("GET", "/api/triggers", z.object({ triggers: z.array(TriggerViewSchema) }));
@@ -39,6 +44,12 @@ class TriggersApi extends ApiClient {
 
   async rotate(workflowId: string, nodeId: string) {
     return this.request("POST", `/api/workflows/${encodeURIComponent(workflowId)}/triggers/${encodeURIComponent(nodeId)}/secret`, ShownSecretSchema);
+  }
+
+  /** A schedule's next five ticks, or the server's precise error (which field, an example). */
+  async previewSchedule(cron: string, timezone: string | undefined) {
+    const r = await this.request("POST", "/api/triggers/schedule-preview", z.object({ nextFires: z.array(z.number()) }), timezone === undefined ? { cron } : { cron, timezone });
+    return r.ok ? ok(r.value.nextFires) : r;
   }
 }
 
