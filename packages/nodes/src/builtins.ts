@@ -41,6 +41,7 @@ import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
 import { codeJavascript } from "./code/javascript.ts";
 import { coreMap } from "./core/map.ts";
+import { coreApproval } from "./core/approval.ts";
 import { webhookTrigger } from "./trigger/webhook.ts";
 
 /** Every node type Weft ships. To add one: import it above and append it here. */
@@ -87,6 +88,7 @@ export const builtinNodes: NodeDefinition[] = [
   httpRequest,
   codeJavascript,
   webhookTrigger,
+  coreApproval,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -281,6 +281,29 @@ export class RunService {
     throw new ServiceError("CONFLICT", `Run "${runId}" already ended (${now.status}); there is nothing to cancel.`, { status: now.status });
   }
 
+  /**
+   * Resumes a `waiting` run (a decision was recorded): the same run id, dispatched again like a new run (embedded: this
+   * process; queue mode: a worker). Its executor takes every node that ended in earlier executions and every decided
+   * pause as recorded (`RunExecutor`), so only what follows a decision runs. False when the run is not waiting (another
+   * process resumed it, or it ended): the caller tries again once it waits.
+   */
+  async resume(runId: string): Promise<boolean> {
+    const { storage } = this.deps;
+    if (!(await storage.runs.takeWaiting(runId))) return false;
+    const [record, workflow] = await Promise.all([storage.runs.get(runId), storage.runs.getWorkflow(runId)]);
+    if (!record || !workflow) {
+      await this.deps.executor.finishUnstarted(runId, "interrupted", "interrupted: its workflow was not stored, so it cannot resume", INTERRUPTED);
+      return true;
+    }
+    try {
+      await this.deps.dispatcher.dispatch(record, workflow);
+    } catch (error) {
+      this.deps.log.error("dispatching a resumed run failed", { runId, error: messageOf(error) });
+      await this.deps.executor.finishUnstarted(runId, "interrupted", "interrupted: the resumed run could not be queued", INTERRUPTED, record.startedAt);
+    }
+    return true;
+  }
+
   /** Marks runs a killed server left queued or running as interrupted, with a closing event each. */
   async recoverInterrupted(): Promise<string[]> {
     // In the queue mode unfinished runs may be running on live workers; the workers' stalled-job handling ends those of dead ones.
