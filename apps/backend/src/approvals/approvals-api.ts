@@ -27,7 +27,8 @@ const ApprovalSchema = z.object({
 const ListQuery = z.object({ runId: z.string().min(1).optional(), limit: z.coerce.number().int().min(1).max(500).optional() }).strict();
 const DecisionBody = z.object({ decision: ApprovalDecisionSchema, comment: z.string().max(4000).optional() }).strict();
 const LinkBody = z.object({ expiresInSeconds: z.number().int().min(60).max(MAX_LINK_SECONDS).optional() }).strict();
-const LinkAnswer = z.object({ token: z.string(), url: z.string(), expiresAt: z.number() });
+/** `decisionUrl`: where a mail or chat tool POSTs `{ token, decision, comment? }`. */
+const LinkAnswer = z.object({ token: z.string(), decisionUrl: z.string(), expiresAt: z.number() });
 const LinkDecisionBody = DecisionBody.extend({ token: z.string().min(1).max(2000) }).strict();
 
 /** A secret link is in this answer only: no cache may keep it. */
@@ -76,7 +77,7 @@ export function approvalsApi(approvals: ApprovalService, maxBodyBytes: number) {
       const approval = await approvals.get(params.id);
       allowed(decider, approval);
       const link = approvals.makeLink(approval, decider.userId, body?.expiresInSeconds);
-      return jsonResponse({ ...link, url: `${new URL(request.url).origin}/approve?link=${encodeURIComponent(link.token)}` }, 200, NO_STORE);
+      return jsonResponse({ ...link, decisionUrl: `${new URL(request.url).origin}/api/approval-links/decision` }, 200, NO_STORE);
     })
     .post("/api/approval-links/decision", async ({ request }) => {
       const body = await readBody(request, LinkDecisionBody, maxBodyBytes);
