@@ -65,6 +65,7 @@ export class ApprovalService {
     const record: DecisionRecord = { decision, decidedBy, decidedAt: this.now(), ...(comment !== undefined && comment !== "" ? { comment } : {}) };
     if (!(await this.deps.table.decide(id, record))) {
       const now = await this.get(id);
+      if (now.status === "closed") throw new ServiceError("CONFLICT", `Approval "${id}" is closed: its run was cancelled while it waited; there is nothing to decide.`, { reason: "CLOSED" });
       throw new ServiceError("CONFLICT", `Approval "${id}" was already decided (${now.decision ?? "?"} by ${now.decidedBy ?? "?"}); a decision is final.`, {
         reason: "ALREADY_DECIDED",
         decision: now.decision,

@@ -30,7 +30,8 @@ export interface Approval {
   nodeId: string;
   workflowId: string;
   request: ApprovalRequest;
-  status: "pending" | "decided";
+  /** `closed`: its run was cancelled while it waited; nobody may decide it. */
+  status: "pending" | "decided" | "closed";
   /** When the timeout takes the default decision (epoch ms); absent: never. */
   deadline?: number;
   createdAt: number;
@@ -109,6 +110,11 @@ export class ApprovalTable extends Table<ApprovalTables> {
     return result.numUpdatedRows > 0n;
   }
 
+  /** Closes a cancelled run's pending approvals (`decided_by` says why). */
+  async closePending(runId: string, at: number): Promise<void> {
+    await this.db.updateTable("approvals").set({ status: "closed", decided_by: "cancelled", decided_at: at }).where("run_id", "=", runId).where("status", "=", "pending").execute();
+  }
+
   /**
    * Claims a run's decided, not yet handed-on approvals for resuming it: true for the one caller that claimed any.
    * `release` undoes it when the run could not be resumed then (it was still executing): the next sweep tries again.
@@ -138,7 +144,7 @@ function decode(row: Selectable<ApprovalTables["approvals"]>): Approval {
     nodeId: row.node_id,
     workflowId: row.workflow_id,
     request: ApprovalRequestSchema.parse({ ...(JSON.parse(row.request) as object), role: ApprovalRoleSchema.parse(row.role) }),
-    status: row.status === "decided" ? "decided" : "pending",
+    status: row.status === "decided" || row.status === "closed" ? row.status : "pending",
     ...(deadline !== undefined ? { deadline } : {}),
     createdAt: num(row.created_at),
     ...(row.decision !== null ? { decision: ApprovalDecisionSchema.parse(row.decision) } : {}),

@@ -20,6 +20,10 @@ export class ApprovalWaits implements RunWaits {
     await this.table.addPending(rows);
   }
 
+  async close(runId: string, at: number): Promise<void> {
+    await this.table.closePending(runId, at);
+  }
+
   async decided(runId: string): Promise<Map<string, RecordedNode>> {
     const recorded = new Map<string, RecordedNode>();
     for (const a of await this.table.byRun(runId)) {

@@ -34,7 +34,7 @@ const ApprovalView = z.object({
   id: z.string(),
   runId: z.string(),
   nodeId: z.string(),
-  status: z.enum(["pending", "decided"]),
+  status: z.enum(["pending", "decided", "closed"]),
   request: z.object({ question: z.string(), data: z.unknown(), role: z.string() }),
   decision: z.string().optional(),
   decidedBy: z.string().optional(),
@@ -143,6 +143,19 @@ describe("approvals that wait durably (a real server, killed and started again)"
     expect((await approvalOf(child, runId)).decision).toBe("approved");
     expect(count("/refund/rejected")).toBe(0);
     expect(count("/refund/approved")).toBe(1);
+  });
+
+  it("cancelling a waiting run ends it and closes its approval: deciding it then runs nothing", async () => {
+    const before = count("/refund/approved") + count("/refund/rejected");
+    const runId = await start(child, "refund");
+    await until("the run to wait", statusIs(child, runId, "waiting"));
+    expect((await child.call("POST", `/api/runs/${runId}/cancel`)).status).toBe(200);
+    expect((await runOf(child, runId)).run.status).toBe("cancelled");
+    const closed = await approvalOf(child, runId);
+    expect(closed.status).toBe("closed");
+    expect((await child.call("POST", `/api/approvals/${closed.id}/decision`, { decision: "approved" })).status).toBe(409);
+    expect((await runOf(child, runId)).run.status).toBe("cancelled");
+    expect(count("/refund/approved") + count("/refund/rejected")).toBe(before);
   });
 
   it("a timeout takes the default branch", async () => {

@@ -35,6 +35,6 @@ export type RunsDeps = Omit<RunServiceDeps, "dispatcher" | "executor"> & {
 export function createRuns(deps: RunsDeps): Runs {
   const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, observations: deps.storage.observations, ...(deps.waits ? { waits: deps.waits } : {}), log: deps.log });
   const dispatcher = deps.dispatcher ? deps.dispatcher(executor) : new LocalRunDispatcher(deps.queue, executor);
-  const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor });
+  const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor, ...(deps.waits ? { waits: deps.waits } : {}) });
   return { service, executor, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };
 }

@@ -9,6 +9,7 @@ import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
 import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
+import type { RunWaits } from "./run-waits.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 import { contentHash, versionContent } from "../storage/document-versions.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
@@ -71,6 +72,8 @@ export interface RunServiceDeps {
   /** Ends runs that never reached an engine (cancelled while waiting, left over by a dead process). */
   executor: RunExecutor;
   validator: WorkflowValidator;
+  /** Where paused runs' requests are kept: a cancelled waiting run's are closed. */
+  waits?: RunWaits;
   log: Logger;
 }
 
@@ -253,6 +256,12 @@ export class RunService {
   async cancel(runId: string): Promise<void> {
     const record = await this.deps.storage.runs.get(runId);
     if (!record) throw notFound("run", runId);
+    // A waiting run is held by nobody: taken out of `waiting` (once, as a resume would), it ends here.
+    if (record.status === "waiting" && (await this.deps.storage.runs.takeWaiting(runId))) {
+      await this.deps.waits?.close(runId, Date.now());
+      await this.deps.executor.finishUnstarted(runId, "cancelled", "cancelled while waiting for a decision", undefined, record.startedAt);
+      return;
+    }
     if (record.status === "queued" || record.status === "running") {
       let outcome: DispatchCancel;
       try {

@@ -10,4 +10,6 @@ export interface RunWaits {
   record(runId: string, workflowId: string, waits: readonly RunWait[], at: number): Promise<void>;
   /** The decided pauses of a run, by node id, as the outputs the resumed execution gives those nodes. */
   decided(runId: string): Promise<Map<string, RecordedNode>>;
+  /** A waiting run was cancelled: its pending requests are closed (deciding one then is refused). */
+  close(runId: string, at: number): Promise<void>;
 }

@@ -10,7 +10,7 @@ export const ApprovalViewSchema = z.object({
   nodeId: z.string(),
   workflowId: z.string(),
   request: ApprovalRequestSchema,
-  status: z.enum(["pending", "decided"]),
+  status: z.enum(["pending", "decided", "closed"]),
   deadline: z.number().optional(),
   createdAt: z.number(),
   decision: ApprovalDecisionSchema.optional(),
