@@ -51,3 +51,23 @@ export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 /** A node a waiting run waits on, with what it asked. */
 export const RunWaitSchema = z.object({ nodeId: z.string(), request: z.record(z.string(), z.unknown()) });
 export type RunWait = z.infer<typeof RunWaitSchema>;
+
+/** An approval as the API shows it (`GET /api/approvals`): its request, its state and, once decided, the decision. */
+export const ApprovalViewSchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  nodeId: z.string(),
+  workflowId: z.string(),
+  request: ApprovalRequestSchema,
+  /** `closed`: its run was cancelled while it waited. */
+  status: z.enum(["pending", "decided", "closed"]),
+  deadline: z.number().optional(),
+  createdAt: z.number(),
+  decision: ApprovalDecisionSchema.optional(),
+  decidedBy: z.string().optional(),
+  decidedAt: z.number().optional(),
+  comment: z.string().optional(),
+  /** Whether the caller may decide it (their role against the node's). */
+  canDecide: z.boolean(),
+});
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>;

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { ApprovalDecisionSchema, ApprovalRequestSchema } from "@weft/types";
+import { ApprovalDecisionSchema, ApprovalViewSchema } from "@weft/types";
 import { ApiError, jsonResponse } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
@@ -8,22 +8,6 @@ import { principalOf } from "../auth/principal.ts";
 import type { Approval } from "./approval-table.ts";
 import { MAX_LINK_SECONDS, type ApprovalService, type Decider } from "./approval-service.ts";
 
-const ApprovalSchema = z.object({
-  id: z.string(),
-  runId: z.string(),
-  nodeId: z.string(),
-  workflowId: z.string(),
-  request: ApprovalRequestSchema,
-  status: z.enum(["pending", "decided", "closed"]),
-  deadline: z.number().optional(),
-  createdAt: z.number(),
-  decision: ApprovalDecisionSchema.optional(),
-  decidedBy: z.string().optional(),
-  decidedAt: z.number().optional(),
-  comment: z.string().optional(),
-  /** Whether the caller may decide it (their role against the node's). */
-  canDecide: z.boolean(),
-});
 const ListQuery = z.object({ runId: z.string().min(1).optional(), limit: z.coerce.number().int().min(1).max(500).optional() }).strict();
 const DecisionBody = z.object({ decision: ApprovalDecisionSchema, comment: z.string().max(4000).optional() }).strict();
 const LinkBody = z.object({ expiresInSeconds: z.number().int().min(60).max(MAX_LINK_SECONDS).optional() }).strict();
@@ -89,12 +73,12 @@ export function approvalsApi(approvals: ApprovalService, maxBodyBytes: number) {
 export const APPROVALS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/approvals", "approvals", "Pending approvals the caller may decide (or, with runId, every approval of that run)", {
     query: ListQuery,
-    response: z.object({ approvals: z.array(ApprovalSchema) }),
+    response: z.object({ approvals: z.array(ApprovalViewSchema) }),
   }),
-  route("GET", "/api/approvals/:id", "approvals", "One approval: its request, and its decision once made", { response: ApprovalSchema }),
+  route("GET", "/api/approvals/:id", "approvals", "One approval: its request, and its decision once made", { response: ApprovalViewSchema }),
   route("POST", "/api/approvals/:id/decision", "approvals", "Decide an approval (once: a second decision is 409); the run resumes on the chosen branch", {
     body: DecisionBody,
-    response: ApprovalSchema,
+    response: ApprovalViewSchema,
   }),
   route("POST", "/api/approvals/:id/link", "approvals", "A signed one-time link to decide this approval (for mail or chat), shown in this answer only", {
     body: LinkBody,

@@ -4,22 +4,14 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { RunAnswerSchema, removeDir, tempDir, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
+import { startHitCounter } from "../testing/hit-counter.ts";
 import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
 import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queue-test-database.ts";
 
-/** What the test's listener was asked, by path: the side effects of the workflow's nodes. */
-const hits = new Map<string, number>();
-const listener = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: (request) => {
-    const path = new URL(request.url).pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    return Response.json({ amount: 7 });
-  },
-});
-const origin = `http://127.0.0.1:${listener.port}`;
-const count = (path: string) => hits.get(path) ?? 0;
+/** The side effects of the workflows' nodes, counted by path. */
+const listener = startHitCounter({ amount: 7 });
+const origin = listener.origin;
+const count = (path: string) => listener.count(path);
 
 const ApprovalList = z.object({ approvals: z.array(z.object({ id: z.string(), status: z.string() })) });
 
@@ -48,7 +40,7 @@ describe("approvals in queue mode", () => {
     worker?.proc.kill("SIGKILL");
     api?.proc.kill("SIGKILL");
     await Promise.all([worker?.proc.exited, api?.proc.exited]);
-    await listener.stop(true);
+    await listener.stop();
     await redis?.stop();
     await database?.stop();
     removeDir(dataDir);

@@ -6,20 +6,12 @@ import { call } from "../testing/http-call.ts";
 import { CreatedTokenSchema, signInWithPassword } from "../testing/users.ts";
 import { tempDir } from "../testing/temp-dirs.ts";
 import { until } from "../testing/until.ts";
+import { startHitCounter } from "../testing/hit-counter.ts";
 
-/** What the test's listener was asked, by path: the side effects of the workflows' nodes. */
-const hits = new Map<string, number>();
-const listener = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch: (request) => {
-    const path = new URL(request.url).pathname;
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    return Response.json({ amount: 42, path });
-  },
-});
-const origin = `http://127.0.0.1:${listener.port}`;
-const count = (path: string) => hits.get(path) ?? 0;
+/** The side effects of the workflows' nodes, counted by path. */
+const listener = startHitCounter({ amount: 42 });
+const origin = listener.origin;
+const count = (path: string) => listener.count(path);
 
 const children: ChildServer[] = [];
 afterAll(async () => {
@@ -27,7 +19,7 @@ afterAll(async () => {
     child.proc.kill("SIGKILL");
     await child.proc.exited;
   }
-  await listener.stop(true);
+  await listener.stop();
 });
 
 const ApprovalView = z.object({

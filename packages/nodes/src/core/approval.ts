@@ -1,8 +1,6 @@
 import { APPROVAL_DECISIONS, APPROVAL_ROLES, suspendRun, type ApprovalRequest } from "@weft/types";
 import { defineNode } from "../define-node.ts";
 
-export const APPROVAL_NODE_TYPE = "core:approval";
-
 /**
  * Pauses its run until someone with the right role decides (the inbox, `POST /api/approvals/:id/decision`, or a
  * signed link), or the timeout takes the default. It never completes here: it returns the request (`suspendRun`),
@@ -11,7 +9,7 @@ export const APPROVAL_NODE_TYPE = "core:approval";
  */
 export const coreApproval = defineNode(
   {
-    type: APPROVAL_NODE_TYPE,
+    type: "core:approval",
     title: "Approval",
     description:
       "Pauses the run until a user decides (Approvals inbox, API, or a signed link). The data goes on to `approved` or `rejected`, so only that branch runs; `decision` says what was decided, by whom and when. Nothing is held while it waits; after the timeout the default decision is taken.",

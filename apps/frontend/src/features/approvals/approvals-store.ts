@@ -1,8 +1,8 @@
 import { defineStore } from "pinia";
 import { ref } from "vue";
-import type { ApprovalDecision } from "@weft/types";
+import type { ApprovalDecision, ApprovalView } from "@weft/types";
 import type { ApiError } from "../../shared/api/errors.ts";
-import { approvalsApi, type ApprovalView } from "./approvals-api.ts";
+import { approvalsApi } from "./approvals-api.ts";
 
 /** The Approvals inbox's state: the pending approvals the user may decide, the comment typed per approval, and deciding. */
 export const useApprovalsStore = defineStore("approvals", () => {
