@@ -34,10 +34,12 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
-  it("the versions and triggers tabs", async () => {
+  it("the versions, triggers and approvals tabs", async () => {
     await sidebarTab(weft.page, "Versions");
     expect(await seriousInBothThemes(weft.page)).toEqual({});
     await sidebarTab(weft.page, "Triggers");
+    expect(await seriousInBothThemes(weft.page)).toEqual({});
+    await sidebarTab(weft.page, "Approvals");
     expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   WEFT_MAX_BODY_BYTES: positiveInt.default(5 * 1024 * 1024),
   WEFT_MAX_OUTPUT_BYTES: positiveInt.max(Number.MAX_SAFE_INTEGER).default(8 * 1024 * 1024),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
+  WEFT_APPROVAL_SWEEP_MS: positiveInt.max(3_600_000).default(1000),
   WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
   // `weft worker` only: its own /metrics and /healthz listener. Empty counts as unset (not as port 0, a random one).
   WEFT_WORKER_METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
@@ -59,6 +60,8 @@ export interface EnvConfig {
   /** WEFT_MAX_OUTPUT_BYTES: the most one node may return (its outputs as JSON, about). */
   maxOutputBytes: number;
   shutdownGraceMs: number;
+  /** WEFT_APPROVAL_SWEEP_MS: how often approvals' deadlines are swept (ms). */
+  approvalSweepMs: number;
   demoLlm: boolean;
   /** WEFT_WORKER_METRICS_PORT: a worker's metrics listener (0: a free port). */
   workerMetricsPort?: number;
@@ -101,6 +104,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     maxBodyBytes: e.WEFT_MAX_BODY_BYTES,
     maxOutputBytes: e.WEFT_MAX_OUTPUT_BYTES,
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
+    approvalSweepMs: e.WEFT_APPROVAL_SWEEP_MS,
     demoLlm: e.WEFT_DEMO_LLM === "on",
     ...(e.WEFT_WORKER_METRICS_PORT !== undefined ? { workerMetricsPort: e.WEFT_WORKER_METRICS_PORT } : {}),
   };

@@ -40,6 +40,7 @@ try {
     maxBodyBytes: config.maxBodyBytes,
     maxOutputBytes: config.maxOutputBytes,
     shutdownGraceMs: config.shutdownGraceMs,
+    approvalSweepMs: config.approvalSweepMs,
     demoLlm: config.demoLlm,
     logger: log,
   });

@@ -12,6 +12,7 @@ import { BUDGET_MIGRATIONS } from "./usage/budget-migrations.ts";
 import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 import { CONVERSATION_MIGRATIONS } from "./agents/conversation-migrations.ts";
+import { APPROVAL_MIGRATIONS } from "./approvals/approval-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...TRIGGER_MIGRATIONS,
   ...BUDGET_MIGRATIONS,
   ...CONVERSATION_MIGRATIONS,
+  ...APPROVAL_MIGRATIONS,
 ];

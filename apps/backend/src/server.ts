@@ -46,6 +46,8 @@ import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
 import { credentialsApi } from "./credentials/credentials-api.ts";
 import { API_ROUTES } from "./api-routes.ts";
 import { createTriggers } from "./triggers/index.ts";
+import { createApprovals } from "./approvals/index.ts";
+import { loadMasterKey } from "./secrets/master-key.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -83,6 +85,8 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** How long running runs may take to finish on shutdown before they are stopped. */
   shutdownGraceMs?: number;
+  /** How often this process takes overdue approvals' defaults and resumes decided runs (WEFT_APPROVAL_SWEEP_MS, default 1000). */
+  approvalSweepMs?: number;
   journal?: Partial<JournalOptions>;
   ws?: Partial<GatewayOptions>;
   /** Each `/ws` socket's message rate (auth/ws-access.ts). */
@@ -177,6 +181,15 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version, ...(queueMode ? { queueRejections: queueRejections(queueMode) } : {}) });
     hub.tap(ops.observe);
     rt.usage.recorder.onRecord(ops.metrics.llmUsage);
+    // Approvals: stored when a run pauses and read when it resumes (by the runs' executor), answered by API or link.
+    const approvals = createApprovals({
+      engine: storage,
+      storage,
+      masterKey: loadMasterKey(options.dataDir, options.secret, redactor),
+      sweepMs: options.approvalSweepMs ?? 1000,
+      maxBodyBytes,
+      log: log.child("approvals"),
+    });
     const { service: runs, api: runsApi } = createRuns({
       storage,
       journal,
@@ -185,6 +198,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       validator,
       engineFor,
       maxBodyBytes,
+      waits: approvals.waits,
       log: log.child("runs"),
     });
     const { service: agents, api: agentsApi } = createAgents({
@@ -227,6 +241,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     );
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
+    approvals.connect(runs);
 
     const gateway = new WsGateway(
       storage.events,
@@ -301,6 +316,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           ops.api,
           triggers.api,
           triggers.hooks,
+          approvals.api,
           openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
@@ -329,6 +345,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       (stopping ??= (async () => {
         const closed = server.stop(false);
         await triggers.scheduler.stop();
+        await approvals.stop();
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
         await rt.closeTools();
         await journal.flush();

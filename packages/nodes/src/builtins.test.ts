@@ -38,7 +38,7 @@ describe("built-in nodes", () => {
       .filter((d) => d.spec.type.startsWith("core:") && !d.spec.flags.idempotent)
       .map((d) => d.spec.type)
       .sort();
-    expect(impure).toEqual(["core:delay", "core:map", "core:preview", "core:skill"]);
+    expect(impure).toEqual(["core:approval", "core:delay", "core:map", "core:preview", "core:skill"]);
   });
 
   it("each has a test file next to it, named after its type (scene:* nodes: beside the scene runtime they need)", () => {

@@ -41,6 +41,7 @@ import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
 import { codeJavascript } from "./code/javascript.ts";
 import { coreMap } from "./core/map.ts";
+import { coreApproval } from "./core/approval.ts";
 import { webhookTrigger } from "./trigger/webhook.ts";
 import { scheduleTrigger } from "./trigger/schedule.ts";
 
@@ -89,6 +90,7 @@ export const builtinNodes: NodeDefinition[] = [
   codeJavascript,
   webhookTrigger,
   scheduleTrigger,
+  coreApproval,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

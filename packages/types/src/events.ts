@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NodeErrorSchema } from "./run.ts";
+import { RunWaitSchema } from "./approval.ts";
 
 /**
  * Every event of a run, an agent conversation or a scene. `streamId` is the run id (or the
@@ -43,6 +44,8 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("run.failed"), runId: z.string(), error: NodeErrorSchema, outputs: z.record(z.string(), z.unknown()), durationMs: z.number() }),
   /** The last event of a cancelled run: running nodes ended with node.failed and waiting ones with node.skipped first. */
   z.object({ ...base, type: z.literal("run.cancelled"), runId: z.string(), reason: z.string(), durationMs: z.number() }),
+  /** The run paused: these nodes wait for a decision (`core:approval`); a later execution of the same run resumes it. */
+  z.object({ ...base, type: z.literal("run.waiting"), runId: z.string(), waiting: z.array(RunWaitSchema), durationMs: z.number() }),
   // Agent loop (AgentInstance), on the conversation's stream.
   /** A step of the agent loop changes phase: `deliberating` (its LLM workflow runs), `acting` (a tool runs), `done`. */
   z.object({ ...base, type: z.literal("agent.step"), agentId: z.string(), step: z.number().int(), phase: z.enum(["deliberating", "acting", "done"]) }),
@@ -99,6 +102,7 @@ const WORKFLOW_RUN_EVENT_TYPES = [
   "run.completed",
   "run.failed",
   "run.cancelled",
+  "run.waiting",
 ] as const satisfies readonly RunEventType[];
 const workflowRunEventTypes: ReadonlySet<RunEventType> = new Set(WORKFLOW_RUN_EVENT_TYPES);
 

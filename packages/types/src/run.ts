@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunWaitSchema } from "./approval.ts";
 
 /**
  * The run-time error codes the engine and the built-in nodes produce (a NodeError's `code`). The list
@@ -77,15 +78,20 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
-/** `budget_exceeded`: an LLM call was refused because it would have passed a budget (the run's error says which and how to raise it). */
-export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted", "budget_exceeded"] as const;
+/**
+ * `budget_exceeded`: an LLM call was refused because it would have passed a budget (the run's error says which and how to raise it).
+ * `waiting`: a `core:approval` node waits for a decision; nothing of the run is held in memory until it resumes.
+ */
+export const RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted", "budget_exceeded", "waiting"] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 export const RunResultSchema = z.object({
   runId: z.string(),
   workflowId: z.string(),
-  status: z.enum(["completed", "failed", "cancelled"]),
+  status: z.enum(["completed", "failed", "cancelled", "waiting"]),
+  /** `waiting`: the nodes that asked to pause the run (`suspendRun`), with their requests. */
+  waiting: z.array(RunWaitSchema).optional(),
   /** Interface outputs (for a single-node run: all the node's outputs). */
   outputs: z.record(z.string(), z.unknown()),
   observations: z.array(ObservationSchema),

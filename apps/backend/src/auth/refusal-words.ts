@@ -15,6 +15,8 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /^\/api\/runs\/[^/]+\/fork$/, "fork runs"],
   ["PUT", /^\/api\/workflows\/[^/]+\/active$/, "switch workflows' triggers on or off"],
   ["POST", /^\/api\/workflows\/[^/]+\/triggers\/[^/]+\/secret$/, "rotate webhook secrets"],
+  ["POST", /^\/api\/approvals\/[^/]+\/decision$/, "decide approvals"],
+  ["POST", /^\/api\/approvals\/[^/]+\/link$/, "make approval links"],
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],
   ["POST", /^\/api\/agents\/[^/]+\/messages$/, "chat with agents"],
   ["POST", /^\/api\/conversations\/[^/]+\/cancel$/, "stop agents' replies"],
@@ -51,6 +53,7 @@ const NOUNS: Record<string, string> = {
   budgets: "budgets",
   usage: "LLM usage",
   triggers: "triggers",
+  approvals: "approvals",
 };
 
 const SETTINGS: Record<string, string> = { PERMISSION: "the permission settings", MCP: "the MCP servers", BUILDER_SETTINGS: "the Builder AI settings" };

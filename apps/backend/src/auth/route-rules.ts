@@ -141,6 +141,14 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/hooks/:workflowId/*", "public"),
   rule("PUT", "/hooks/:workflowId/*", "public"),
 
+  // Approvals: anyone signed in lists (each sees those their role may decide); editors decide (a node may ask owners
+  // only, checked per approval) and make signed links; a link's decision needs no session: the signed link is the proof.
+  rule("GET", "/api/approvals", "viewer"),
+  rule("GET", "/api/approvals/:id", "viewer"),
+  rule("POST", "/api/approvals/:id/decision", "editor"),
+  rule("POST", "/api/approvals/:id/link", "editor"),
+  rule("POST", "/api/approval-links/decision", "public"),
+
   // Live events: any signed-in principal may watch (each subscription is checked again, see ws-access.ts).
   rule("WS", "/ws", "viewer"),
   // Prometheus scrapes with a personal token (a viewer's is enough) or the access token.

@@ -92,6 +92,7 @@ export class ObservationTracker {
       case "run.completed":
       case "run.failed":
       case "run.cancelled":
+      case "run.waiting":
         return;
       default: {
         const never: never = event;

@@ -87,6 +87,8 @@ export interface RunRepository {
   /** Newest first; summaries only (the inputs and outputs columns are not read). */
   list(query: RunListQuery): Promise<RunSummary[]>;
   update(update: RunUpdate): Promise<void>;
+  /** A `waiting` run made `queued` to be resumed: true for the one caller that did (two processes may try at once). */
+  takeWaiting(id: string): Promise<boolean>;
   /** Runs a previous process left queued or running. */
   listUnfinished(): Promise<RunRecord[]>;
 }
@@ -249,6 +251,11 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       })
       .where("id", "=", update.id)
       .execute();
+  }
+
+  async takeWaiting(id: string): Promise<boolean> {
+    const result = await this.db.updateTable("runs").set({ status: "queued" }).where("id", "=", id).where("status", "=", "waiting").executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   async listUnfinished(): Promise<RunRecord[]> {

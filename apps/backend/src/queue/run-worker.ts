@@ -138,6 +138,8 @@ export class RunWorker {
         case "cancelled":
         case "interrupted":
         case "budget_exceeded":
+        case "waiting":
+          // Ended, or paused (its resume makes it `queued` before a job is added): nothing to execute.
           return;
         default: {
           const never: never = record.status;

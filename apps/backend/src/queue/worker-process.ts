@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createLogger, redactingLogger, SecretRedactor, type Logger } from "@weft/types";
 import { EventJournal } from "../events/event-journal.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
+import { approvalWaits } from "../approvals/index.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "../runtime/run-runtime.ts";
 import { openProcessStorage, type Storage } from "../app-storage.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
@@ -139,7 +140,8 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       // The LLM calls of its runs are answered here: their tokens and cost are counted on its own /metrics.
       rt.usage.recorder.onRecord(ops.metrics.llmUsage);
     }
-    const executor = new RunExecutor({ journal, engineFor: rt.engineFor, observations: storage.observations, log: log.child("runs") });
+    // A run that pauses on this worker stores its approvals here; a resumed one reads its decisions here.
+    const executor = new RunExecutor({ journal, engineFor: rt.engineFor, observations: storage.observations, waits: approvalWaits(storage), log: log.child("runs") });
     const slots = (concurrency: number) => ({ redisUrl: options.redisUrl, concurrency, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) });
     // What the agents' and the scenes' services run with: this worker's engine, tools and journal.
     const hosting = {

@@ -4,10 +4,12 @@ import { RunExecutor } from "./run-executor.ts";
 import { LocalRunDispatcher, type RunDispatcher } from "./run-dispatcher.ts";
 import type { RunQueue } from "./run-queue.ts";
 import { runsApi } from "./runs-api.ts";
+import type { RunWaits } from "./run-waits.ts";
 
 export { RunService } from "./run-service.ts";
 export { RunExecutor } from "./run-executor.ts";
 export type { RunDispatcher } from "./run-dispatcher.ts";
+export type { RunWaits } from "./run-waits.ts";
 
 export interface Runs {
   service: RunService;
@@ -25,12 +27,14 @@ export type RunsDeps = Omit<RunServiceDeps, "dispatcher" | "executor"> & {
   /** Another dispatcher (the queue mode's); it gets this process's executor to close runs that never started. */
   dispatcher?: (executor: RunExecutor) => RunDispatcher;
   maxBodyBytes: number;
+  /** Where paused runs' requests and decisions are kept (`../approvals/`). */
+  waits?: RunWaits;
 };
 
 /** Workflow runs: the service that checks, records and dispatches them, and its routes. */
 export function createRuns(deps: RunsDeps): Runs {
-  const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, observations: deps.storage.observations, log: deps.log });
+  const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, observations: deps.storage.observations, ...(deps.waits ? { waits: deps.waits } : {}), log: deps.log });
   const dispatcher = deps.dispatcher ? deps.dispatcher(executor) : new LocalRunDispatcher(deps.queue, executor);
-  const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor });
+  const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor, ...(deps.waits ? { waits: deps.waits } : {}) });
   return { service, executor, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };
 }

@@ -5,6 +5,7 @@ import type { ObservationRepository } from "../events/observation-repository.ts"
 import { NOT_RECORDED, recordedNodes } from "./run-fork.ts";
 import type { RunRecord } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
+import type { RunWaits } from "./run-waits.ts";
 import { ObservationTracker } from "../events/observation-tracker.ts";
 import { engineError, messageOf } from "@weft/types";
 
@@ -16,6 +17,8 @@ export interface RunExecutorDeps {
   engineFor(workflowId: string): ExecutionEngine;
   /** A forked run's observations, read whole: what a fork takes from it comes from storage, not from this process. */
   observations: Pick<ObservationRepository, "listByRun">;
+  /** Where paused runs' requests and decisions are kept; without it a run whose node pauses fails. */
+  waits?: RunWaits;
   log: Logger;
 }
 
@@ -71,7 +74,8 @@ export class RunExecutor {
     const { journal } = this.deps;
     const runId = record.id;
     await journal.open(runId);
-    journal.updateRun({ id: runId, status: "running", startedAt: Date.now() });
+    // A resumed run (one that executed before, and paused) keeps its first start.
+    journal.updateRun({ id: runId, status: "running", ...(record.startedAt === undefined ? { startedAt: Date.now() } : {}) });
     const tracker = new ObservationTracker(runId, (ord, observation) => journal.addObservation(ord, observation));
     let result: RunResult;
     try {
@@ -86,6 +90,7 @@ export class RunExecutor {
         signal,
         ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
         ...(replayed.size > 0 ? { recorded: replayed } : {}),
+        ...(this.deps.waits !== undefined ? { mayPause: true } : {}),
         onEvent: (event) => {
           if (!this.lost.has(runId)) tracker.onEvent(journal.append(runId, event));
         },
@@ -101,6 +106,10 @@ export class RunExecutor {
     if (this.forget(runId)) return;
     const interrupted = result.status === "cancelled" && this.stopping && !this.cancelRequested.has(runId);
     this.cancelRequested.delete(runId);
+    if (result.status === "waiting") {
+      await this.pause(runId, workflow.id, result);
+      return;
+    }
     journal.replaceObservations(runId, result.observations);
     const error = interrupted ? INTERRUPTED : result.error;
     journal.updateRun({
@@ -115,13 +124,53 @@ export class RunExecutor {
     journal.close(runId);
   }
 
-  /** A fork's recorded nodes, read from the forked run's stored observations (empty for any other run), or why they cannot be. */
+  /**
+   * Ends an execution whose nodes paused: their requests are stored first, then the run says `waiting` (a process
+   * dying between the two leaves a `running` run, ended `interrupted` at the next start, never a waiting run nobody
+   * can answer). Nothing of the run stays in this process.
+   */
+  private async pause(runId: string, workflowId: string, result: RunResult): Promise<void> {
+    const { journal, waits } = this.deps;
+    const now = Date.now();
+    try {
+      if (waits === undefined) throw new Error("this process keeps no approvals");
+      await waits.record(runId, workflowId, result.waiting ?? [], now);
+    } catch (thrown) {
+      this.deps.log.error("a paused run's requests could not be stored", { runId, error: messageOf(thrown) });
+      journal.replaceObservations(runId, result.observations);
+      await this.failBeforeStart(runId, { code: "INTERNAL", message: `The run paused for a decision, but its request could not be stored: ${messageOf(thrown)}` });
+      return;
+    }
+    journal.replaceObservations(runId, result.observations);
+    journal.updateRun({ id: runId, status: "waiting", durationMs: result.durationMs });
+    await journal.flush();
+    journal.close(runId);
+  }
+
+  /**
+   * The nodes that end as recorded instead of running: a fork's, read from the forked run's stored observations; a
+   * resumed run's (one that executed before: it has a start), its own stored observations plus the decided pauses.
+   */
   private async recordedFor(record: RunRecord, workflow: Workflow): Promise<Map<string, RecordedNode> | NodeError> {
-    if (record.forkOf === undefined) return new Map();
+    if (record.forkOf === undefined) return record.startedAt !== undefined && this.deps.waits !== undefined ? this.resumed(record.id, this.deps.waits) : new Map();
     const { runId, nodeId } = record.forkOf;
     const plan = recordedNodes(workflow, { at: nodeId, changes: record.forkChanges ?? {} }, runId, await this.deps.observations.listByRun(runId));
     // Checked when the fork was asked for; the forked run's records may have been purged since.
     return plan.ok ? plan.recorded : { code: NOT_RECORDED, message: plan.message, details: { runId, nodeId: plan.nodeId } };
+  }
+
+  /** What a resumed run takes from its earlier executions: every node that ended there, and the decided pauses. */
+  private async resumed(runId: string, waits: RunWaits): Promise<Map<string, RecordedNode>> {
+    const [observations, decided] = await Promise.all([this.deps.observations.listByRun(runId), waits.decided(runId)]);
+    const recorded = new Map<string, RecordedNode>();
+    for (const o of observations) {
+      // Top-level nodes only (a skill's inner nodes are replayed with their caller); a failed node runs again.
+      if (o.nodeId.includes("/")) continue;
+      if (o.status === "completed") recorded.set(o.nodeId, { status: "completed", inputs: o.inputs, outputs: o.outputs });
+      else if (o.status === "skipped") recorded.set(o.nodeId, { status: "skipped", reason: o.skipReason ?? "skipped in an earlier execution of this run" });
+    }
+    for (const [nodeId, node] of decided) recorded.set(nodeId, node);
+    return recorded;
   }
 
   /** Ends a run that failed before its engine produced a result. */

@@ -9,6 +9,7 @@ import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
 import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
+import type { RunWaits } from "./run-waits.ts";
 import { checkRunInputs } from "./check-inputs.ts";
 import { contentHash, versionContent } from "../storage/document-versions.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
@@ -71,6 +72,8 @@ export interface RunServiceDeps {
   /** Ends runs that never reached an engine (cancelled while waiting, left over by a dead process). */
   executor: RunExecutor;
   validator: WorkflowValidator;
+  /** Where paused runs' requests are kept: a cancelled waiting run's are closed. */
+  waits?: RunWaits;
   log: Logger;
 }
 
@@ -253,6 +256,12 @@ export class RunService {
   async cancel(runId: string): Promise<void> {
     const record = await this.deps.storage.runs.get(runId);
     if (!record) throw notFound("run", runId);
+    // A waiting run is held by nobody: taken out of `waiting` (once, as a resume would), it ends here.
+    if (record.status === "waiting" && (await this.deps.storage.runs.takeWaiting(runId))) {
+      await this.deps.waits?.close(runId, Date.now());
+      await this.deps.executor.finishUnstarted(runId, "cancelled", "cancelled while waiting for a decision", undefined, record.startedAt);
+      return;
+    }
     if (record.status === "queued" || record.status === "running") {
       let outcome: DispatchCancel;
       try {
@@ -279,6 +288,29 @@ export class RunService {
     const now = (await this.deps.storage.runs.get(runId)) ?? record;
     if (now.status === "cancelled") return;
     throw new ServiceError("CONFLICT", `Run "${runId}" already ended (${now.status}); there is nothing to cancel.`, { status: now.status });
+  }
+
+  /**
+   * Resumes a `waiting` run (a decision was recorded): the same run id, dispatched again like a new run (embedded: this
+   * process; queue mode: a worker). Its executor takes every node that ended in earlier executions and every decided
+   * pause as recorded (`RunExecutor`), so only what follows a decision runs. False when the run is not waiting (another
+   * process resumed it, or it ended): the caller tries again once it waits.
+   */
+  async resume(runId: string): Promise<boolean> {
+    const { storage } = this.deps;
+    if (!(await storage.runs.takeWaiting(runId))) return false;
+    const [record, workflow] = await Promise.all([storage.runs.get(runId), storage.runs.getWorkflow(runId)]);
+    if (!record || !workflow) {
+      await this.deps.executor.finishUnstarted(runId, "interrupted", "interrupted: its workflow was not stored, so it cannot resume", INTERRUPTED);
+      return true;
+    }
+    try {
+      await this.deps.dispatcher.dispatch(record, workflow);
+    } catch (error) {
+      this.deps.log.error("dispatching a resumed run failed", { runId, error: messageOf(error) });
+      await this.deps.executor.finishUnstarted(runId, "interrupted", "interrupted: the resumed run could not be queued", INTERRUPTED, record.startedAt);
+    }
+    return true;
   }
 
   /** Marks runs a killed server left queued or running as interrupted, with a closing event each. */

@@ -10,6 +10,10 @@ import { AgentProfileSchema, AgentStepTraceSchema, ConversationMessageSchema, Co
 export const StartedRunSchema = z.object({ runId: z.string() });
 /** GET /api/runs/:id, whatever state the run is in: its status (and duration once it ended). */
 export const RunStatusSchema = z.object({ run: z.object({ status: z.string(), durationMs: z.number().optional() }) });
+/** GET /api/runs: the runs' ids and statuses. */
+export const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string() })) });
+/** GET /api/approvals: which approval waits, for which run. */
+export const ApprovalListSchema = z.object({ approvals: z.array(z.object({ id: z.string(), runId: z.string() })) });
 /** GET /api/workflows/:id. */
 export const WorkflowAnswerSchema = z.object({ workflow: WorkflowSchema });
 /** POST /api/llm-profiles and friends: the profile's id. */

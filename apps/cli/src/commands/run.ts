@@ -90,6 +90,8 @@ async function runFile(file: LoadedFile, inputPairs: string[], json: boolean, ll
     case "completed":
       return 0;
     case "failed":
+    case "waiting":
+      // A local run cannot pause (it is not `mayPause`: an approval node fails it), so `waiting` is not reached.
       return EXIT_FAILED;
     case "cancelled":
       return EXIT_INTERRUPTED;

@@ -93,6 +93,10 @@ export function createProgressReporter(write: (text: string) => void, titleOf: (
         closeStreamLine();
         write(`■ cancelled after ${formatDuration(event.durationMs)}: ${event.reason}\n`);
         return;
+      case "run.waiting":
+        closeStreamLine();
+        write(`⏸ waiting for a decision on ${event.waiting.map((w) => w.nodeId).join(", ")} (answer in the editor's Approvals, or POST /api/approvals/:id/decision)\n`);
+        return;
       default: {
         const never: never = event;
         return never;

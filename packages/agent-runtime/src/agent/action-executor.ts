@@ -86,7 +86,9 @@ export class ActionExecutor {
     const base = { runId, startedAt };
     if (run.status !== "completed") {
       const error = runError(run, call.toolKind);
-      return { ...base, status: run.status, ok: false, error, observation: this.failure(call, error, run.status), durationMs: performance.now() - t0 };
+      // A tool call's run cannot pause (it is not `mayPause`: an approval node fails it), so it never ends waiting.
+      const status = run.status === "waiting" ? "failed" : run.status;
+      return { ...base, status, ok: false, error, observation: this.failure(call, error, status), durationMs: performance.now() - t0 };
     }
     const observed = observedResult(run.outputs);
     if (!observed.ok) {

@@ -122,7 +122,8 @@ export class Deliberation {
       const cause = (error.details?.cause ?? {}) as { partialText?: unknown; partialReasoning?: unknown };
       const text = typeof cause.partialText === "string" && cause.partialText.length >= streamed.length ? cause.partialText : streamed;
       const reasoning = typeof cause.partialReasoning === "string" && cause.partialReasoning ? cause.partialReasoning : undefined;
-      return { ok: false, runId: options.runId, durationMs, status: run.status, error, partial: { text, ...(reasoning ? { reasoning } : {}), toolCalls: [] } };
+      // A deliberation's run cannot pause (it is not `mayPause`), so it never ends waiting.
+      return { ok: false, runId: options.runId, durationMs, status: run.status === "waiting" ? "failed" : run.status, error, partial: { text, ...(reasoning ? { reasoning } : {}), toolCalls: [] } };
     }
     const out = run.outputs;
     const toolCalls = out.toolCalls === undefined || out.toolCalls === null ? { success: true as const, data: [] } : ToolCallsSchema.safeParse(out.toolCalls);

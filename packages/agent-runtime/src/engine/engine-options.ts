@@ -44,4 +44,9 @@ export interface RunOptions {
    * A recorded node takes its record whatever its inputs; ids the workflow does not have are ignored.
    */
   recorded?: ReadonlyMap<string, RecordedNode>;
+  /**
+   * The caller can keep a paused run and resume it (the server's runs): a node returning `suspendRun` then ends the
+   * run `waiting`. Without it such a node fails (an agent's tool call or a local run has nobody to resume it).
+   */
+  mayPause?: boolean;
 }

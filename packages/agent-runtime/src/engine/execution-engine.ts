@@ -11,6 +11,7 @@ import {
   type NodeValues,
   type Observation,
   type RunResult,
+  type RunWait,
   type ValidationIssue,
   type Workflow,
 } from "@weft/types";
@@ -130,14 +131,29 @@ export class ExecutionEngine {
     const workflowId = typeof workflow?.id === "string" ? workflow.id : "";
     if (emitter.enabled) emitter.emit({ type: "run.started", runId, workflowId, nodeCount: Array.isArray(workflow?.nodes) ? workflow.nodes.length : 0, inputs });
 
-    const end = (status: RunResult["status"], outputs: NodeValues, observations: Observation[], error?: NodeError): RunResult => {
+    const end = (status: RunResult["status"], outputs: NodeValues, observations: Observation[], error?: NodeError, waiting?: RunWait[]): RunResult => {
       const durationMs = performance.now() - t0;
-      if (status === "completed") emitter.emit({ type: "run.completed", runId, outputs, durationMs });
-      else if (status === "failed") emitter.emit({ type: "run.failed", runId, error: error ?? { code: "FAILED", message: "the run failed" }, outputs, durationMs });
-      else emitter.emit({ type: "run.cancelled", runId, reason: error?.message ?? "the run was cancelled", durationMs });
+      switch (status) {
+        case "completed":
+          emitter.emit({ type: "run.completed", runId, outputs, durationMs });
+          break;
+        case "failed":
+          emitter.emit({ type: "run.failed", runId, error: error ?? { code: "FAILED", message: "the run failed" }, outputs, durationMs });
+          break;
+        case "cancelled":
+          emitter.emit({ type: "run.cancelled", runId, reason: error?.message ?? "the run was cancelled", durationMs });
+          break;
+        case "waiting":
+          emitter.emit({ type: "run.waiting", runId, waiting: waiting ?? [], durationMs });
+          break;
+        default: {
+          const never: never = status;
+          return never;
+        }
+      }
       emitter.close();
       this.logger.debug("run ended", { runId, workflowId, status, durationMs });
-      return { runId, workflowId, status, outputs, observations, ...(error ? { error } : {}), startedAt, durationMs };
+      return { runId, workflowId, status, outputs, observations, ...(error ? { error } : {}), ...(waiting ? { waiting } : {}), startedAt, durationMs };
     };
 
     const compiled = this.compileForRun(workflow);
@@ -169,8 +185,9 @@ export class ExecutionEngine {
       overrides: bound.overrides,
       forced,
       recorded,
+      ...(options.mayPause === true ? { mayPause: true } : {}),
     }).start();
-    return end(outcome.status, outcome.outputs, outcome.observations, outcome.error);
+    return end(outcome.status, outcome.outputs, outcome.observations, outcome.error, outcome.waiting);
   }
 
   /** A workflow of the one node `nodeType` with `params` as its literal inputs; its run outputs are all the node's outputs. */

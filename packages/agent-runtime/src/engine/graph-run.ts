@@ -1,4 +1,16 @@
-import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, engineError, engineFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
+import {
+  ERROR_OUTPUT_ID,
+  INTERFACE_VALUE_PORT,
+  engineError,
+  engineFailure,
+  suspensionOf,
+  type NodeError,
+  type RunWait,
+  type NodeValues,
+  type Observation,
+  type RunResult,
+  type SubworkflowOptions,
+} from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
 import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
@@ -22,6 +34,8 @@ export interface GraphRunOptions {
   forced?: Uint8Array;
   /** By node index: nodes that end as an earlier run recorded them, without running (a fork; top level only). */
   recorded?: readonly (RecordedNode | undefined)[];
+  /** A node may pause the run (`suspendRun`): top level only, and only when the caller can resume it. */
+  mayPause?: boolean;
   /** Called with every observation of this graph (a skill forwards them to its caller's graph). */
   forward?: (observation: Observation) => void;
 }
@@ -57,6 +71,8 @@ export class GraphRun implements ContextOwner {
   private awaitingAbandoned = false;
   private halted: Halt | null = null;
   private readonly failures: { nodeId: string; error: NodeError }[] = [];
+  /** Nodes that paused the run (`suspendRun`): they and what depends on them stay unsettled until a later execution. */
+  private readonly waits: RunWait[] = [];
   private readonly runOutputs: NodeValues = {};
   private readonly outputNames: Map<number, string>;
   /** `<runId>:`, the start of every invocation id of this run: made once, not once per node. */
@@ -198,6 +214,12 @@ export class GraphRun implements ContextOwner {
     }
     clock.read();
     if (call === undefined) {
+      const request = suspensionOf(value);
+      if (request !== undefined) {
+        attemptSignal?.dispose();
+        this.suspend(i, obs, t0, request);
+        return;
+      }
       if (classifyResult(value) === "outputs") {
         attemptSignal?.dispose();
         this.complete(i, obs, t0, value as NodeValues, key);
@@ -385,6 +407,24 @@ export class GraphRun implements ContextOwner {
     }
   }
 
+  /**
+   * A node paused the run: it is neither settled nor released, so nothing after it runs; the run ends `waiting` once
+   * nothing else can run. Only a top-level node of a run that can be resumed may (a resumed execution replays
+   * top-level nodes only).
+   */
+  private suspend(i: number, obs: Observation, t0: number, request: Record<string, unknown>): void {
+    if (this.options.mayPause !== true) {
+      const where =
+        this.options.prefix !== ""
+          ? "inside a skill or a map item; move it into the calling workflow"
+          : "in a run nobody can resume (an agent's tool call or a local run); run the workflow on the server";
+      this.fail(i, obs, t0, engineError("INVALID_CONFIG", `"${obs.nodeType}" pauses its run until someone decides, which it cannot do ${where}.`));
+      return;
+    }
+    this.state[i] = NodeState.Suspended;
+    this.waits.push({ nodeId: obs.nodeId, request });
+  }
+
   private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
     obs.status = "cancelled";
     obs.error = error;
@@ -421,7 +461,7 @@ export class GraphRun implements ContextOwner {
   /** Ends the run once every node is final (or, after a halt, once nothing runs), first waiting out abandoned attempts. */
   private checkFinished(): void {
     if (this.finished || this.awaitingAbandoned) return;
-    if (this.halted !== null ? this.running > 0 : this.done < this.size) return;
+    if (this.halted !== null ? this.running > 0 : this.done < this.size && !this.onlyWaitsLeft()) return;
     if (this.abandoned.size === 0) {
       this.finish();
       return;
@@ -430,6 +470,11 @@ export class GraphRun implements ContextOwner {
     this.awaitingAbandoned = true;
     const grace = new Promise((resolve) => setTimeout(resolve, this.scope.graceMs).unref?.());
     Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
+  }
+
+  /** Nothing runs or is ready, and what has not settled waits behind a paused node. */
+  private onlyWaitsLeft(): boolean {
+    return this.waits.length > 0 && this.running === 0 && this.head === this.tail;
   }
 
   /** Reports the run's outcome exactly once: nodes still running after a halt are cancelled, nodes never started are skipped. */
@@ -450,7 +495,7 @@ export class GraphRun implements ContextOwner {
         if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
       }
     }
-    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations));
+    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.waits));
   }
 
   runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options: SubworkflowOptions = {}): Promise<RunResult> {

@@ -196,6 +196,11 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
       view.durationMs = event.durationMs;
       settle(view, "cancelled");
       return true;
+    case "run.waiting":
+      // Paused for a decision: the nodes after the approval have not run yet, and stay as they are until it resumes.
+      view.status = "waiting";
+      view.durationMs = event.durationMs;
+      return true;
     default: {
       const never: never = event;
       return never;

@@ -1,5 +1,5 @@
 import { defineNode, NodeRegistry } from "@weft/nodes";
-import { NodeFailure, WorkflowSchema, type RunEvent, type Workflow, type WorkflowInput } from "@weft/types";
+import { NodeFailure, suspendRun, WorkflowSchema, type RunEvent, type Workflow, type WorkflowInput } from "@weft/types";
 
 /** What the test nodes saw: executions per node id, and the start/finish order of async nodes. */
 export interface TestProbe {
@@ -205,6 +205,21 @@ export function createTestCatalog(): { catalog: NodeRegistry; probe: TestProbe }
       return { value: Math.random() };
     }),
     defineNode({ type: "test:nothing", title: "Returns nothing", outputs: [{ id: "value", type: "any" }] }, () => undefined as never),
+    defineNode(
+      {
+        type: "test:pause",
+        title: "Pause",
+        inputs: [{ id: "value", type: "any" }],
+        outputs: [
+          { id: "yes", type: "any" },
+          { id: "no", type: "any" },
+        ],
+      },
+      (inputs, ctx) => {
+        count(probe, ctx.nodeId);
+        return suspendRun({ asked: inputs.value ?? null });
+      },
+    ),
     defineNode(
       {
         type: "core:workflow-input",
