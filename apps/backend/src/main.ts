@@ -41,6 +41,7 @@ try {
     maxOutputBytes: config.maxOutputBytes,
     shutdownGraceMs: config.shutdownGraceMs,
     demoLlm: config.demoLlm,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     logger: log,
   });
 } catch (error) {

@@ -4,10 +4,18 @@ import { RunExecutor } from "./run-executor.ts";
 import { LocalRunDispatcher, type RunDispatcher } from "./run-dispatcher.ts";
 import type { RunQueue } from "./run-queue.ts";
 import { runsApi } from "./runs-api.ts";
+import { ErrorWorkflowLauncher, type ErrorWorkflowDeps } from "./error-workflow.ts";
 
 export { RunService } from "./run-service.ts";
 export { RunExecutor } from "./run-executor.ts";
 export type { RunDispatcher } from "./run-dispatcher.ts";
+export { ErrorWorkflowLauncher } from "./error-workflow.ts";
+
+/** A run that fails on `executor` starts its workflow's error workflow through `service` (in the API, or on a worker). */
+export function startErrorWorkflows(executor: RunExecutor, service: RunService, deps: Omit<ErrorWorkflowDeps, "start">): void {
+  const launcher = new ErrorWorkflowLauncher({ ...deps, start: (request) => service.start(request) });
+  executor.onRunFailed((runId) => launcher.launch(runId));
+}
 
 export interface Runs {
   service: RunService;
@@ -25,6 +33,8 @@ export type RunsDeps = Omit<RunServiceDeps, "dispatcher" | "executor"> & {
   /** Another dispatcher (the queue mode's); it gets this process's executor to close runs that never started. */
   dispatcher?: (executor: RunExecutor) => RunDispatcher;
   maxBodyBytes: number;
+  /** For a failed run's error workflow: whether its creator may still run workflows, and the editor's public address. */
+  errorWorkflows: Pick<ErrorWorkflowDeps, "mayRun" | "publicUrl">;
 };
 
 /** Workflow runs: the service that checks, records and dispatches them, and its routes. */
@@ -32,5 +42,6 @@ export function createRuns(deps: RunsDeps): Runs {
   const executor = new RunExecutor({ journal: deps.journal, engineFor: deps.engineFor, observations: deps.storage.observations, log: deps.log });
   const dispatcher = deps.dispatcher ? deps.dispatcher(executor) : new LocalRunDispatcher(deps.queue, executor);
   const service = new RunService({ storage: deps.storage, journal: deps.journal, validator: deps.validator, log: deps.log, dispatcher, executor });
+  startErrorWorkflows(executor, service, { storage: deps.storage, log: deps.log, ...deps.errorWorkflows });
   return { service, executor, api: runsApi({ runs: service, storage: deps.storage, maxBodyBytes: deps.maxBodyBytes }) };
 }
