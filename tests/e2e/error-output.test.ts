@@ -20,8 +20,9 @@ const orders: WorkflowInput = {
 };
 
 describe("a node's error output in the editor", () => {
-  it("chooses 'continue on the error output' in the inspector, wires the $error port, runs, and shows the handled error", async () => {
+  it("chooses 'continue on the error output' in the inspector, wires the $error port, runs, shows the handled error, and picks an error workflow", async () => {
     const { page } = weft;
+    await weft.createWorkflow({ id: "on-failure", name: "On failure", nodes: [] });
     await weft.createWorkflow(orders);
     await page.goto(weft.url, { timeout: 30_000 });
     await openFromList(page, "orders-errors");
@@ -54,11 +55,19 @@ describe("a node's error output in the editor", () => {
     await poll(() => page.getByTestId("inspector-status").textContent()).toBe("completed");
     expect(await texts(page, "[data-testid=inspector-outputs]")).toContain("INVALID_JSON");
 
-    // Saved: the stored workflow has the policy and the edge.
+    // The workflow's settings (nothing selected) name an error workflow, chosen from the saved ones.
+    await page.locator(".vue-flow__pane").click({ position: { x: 10, y: 10 } });
+    await page.getByRole("combobox", { name: "Error workflow" }).selectOption("on-failure");
+
+    // Saved: the stored workflow has the policy, the edge and the error workflow.
     await page.keyboard.press("Control+s");
     await poll(async () => {
       const stored = await weft.storedWorkflow("orders-errors");
-      return stored.edges.some((e) => e.source === "parse" && e.sourceHandle === "$error") && stored.nodes.find((n) => n.id === "parse")?.policy?.onError === "route";
+      return (
+        stored.edges.some((e) => e.source === "parse" && e.sourceHandle === "$error") &&
+        stored.nodes.find((n) => n.id === "parse")?.policy?.onError === "route" &&
+        stored.errorWorkflowId === "on-failure"
+      );
     }).toBe(true);
   });
 });
