@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
   // `weft worker` only: its own /metrics and /healthz listener. Empty counts as unset (not as port 0, a random one).
   WEFT_WORKER_METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  // The editor's address as users open it (behind a proxy, another host): links to runs (an error workflow's `link`) start with it.
+  WEFT_PUBLIC_URL: z.url({ protocol: /^https?$/, error: "WEFT_PUBLIC_URL must be an http(s) URL, e.g. https://weft.example.com" }).optional(),
 });
 
 export interface EnvConfig {
@@ -65,6 +67,8 @@ export interface EnvConfig {
   demoLlm: boolean;
   /** WEFT_WORKER_METRICS_PORT: a worker's metrics listener (0: a free port). */
   workerMetricsPort?: number;
+  /** WEFT_PUBLIC_URL: the editor's address, for links to runs. */
+  publicUrl?: string;
 }
 
 export class ConfigError extends Error {
@@ -107,5 +111,6 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     approvalSweepMs: e.WEFT_APPROVAL_SWEEP_MS,
     demoLlm: e.WEFT_DEMO_LLM === "on",
     ...(e.WEFT_WORKER_METRICS_PORT !== undefined ? { workerMetricsPort: e.WEFT_WORKER_METRICS_PORT } : {}),
+    ...(e.WEFT_PUBLIC_URL ? { publicUrl: e.WEFT_PUBLIC_URL } : {}),
   };
 }

@@ -42,6 +42,7 @@ try {
     shutdownGraceMs: config.shutdownGraceMs,
     approvalSweepMs: config.approvalSweepMs,
     demoLlm: config.demoLlm,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     logger: log,
   });
 } catch (error) {

@@ -91,6 +91,8 @@ export interface ServerOptions {
   ws?: Partial<GatewayOptions>;
   /** Each `/ws` socket's message rate (auth/ws-access.ts). */
   wsRateLimits?: WsRateLimits;
+  /** WEFT_PUBLIC_URL: the editor's address as users open it; an error workflow's `link` to the failed run starts with it. */
+  publicUrl?: string;
   logger?: Logger;
 }
 
@@ -200,6 +202,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       maxBodyBytes,
       waits: approvals.waits,
       log: log.child("runs"),
+      errorWorkflows: { mayRun: accounts.mayRun, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) },
     });
     const { service: agents, api: agentsApi } = createAgents({
       storage,

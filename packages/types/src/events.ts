@@ -35,7 +35,16 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     inputs: z.record(z.string(), z.unknown()).optional(),
   }),
   /** The invocation ended without outputs: it failed, timed out or was cancelled (`error.code` says which); no retry follows. */
-  z.object({ ...base, type: z.literal("node.failed"), ...nodeRef, error: NodeErrorSchema, durationMs: z.number() }),
+  z.object({
+    ...base,
+    type: z.literal("node.failed"),
+    ...nodeRef,
+    error: NodeErrorSchema,
+    durationMs: z.number(),
+    /** The node's policy sends its error on (`onError: "route"`): `outputs` holds its `$error` output, the run goes on. */
+    handled: z.literal(true).optional(),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+  }),
   /** The node never started: an input it needs is dead (a failed node or an untaken branch, `causeNodeId`), or the run stopped or was cancelled first. No invocationId. */
   z.object({ ...base, type: z.literal("node.skipped"), nodeId: z.string(), reason: z.string(), causeNodeId: z.string().optional() }),
   /** The last event of a successful run: every node has its final event; `outputs` are the interface's outputs. */

@@ -71,6 +71,11 @@ export const ObservationSchema = z.object({
   chunks: z.array(z.unknown()),
   error: NodeErrorSchema.optional(),
   skipReason: z.string().optional(),
+  /**
+   * A failed node whose policy sends its error on (`onError: "route"`): status stays `failed`, `outputs` holds only
+   * `$error` (`{ code, message, nodeId, nodeTitle, attempt }`), and the run does not fail because of it.
+   */
+  handled: z.literal(true).optional(),
   startedAt: z.number(),
   durationMs: z.number(),
   cached: z.boolean(),

@@ -62,11 +62,16 @@ export const ScheduleConfigSchema = z.object({
 });
 export type ScheduleConfig = z.infer<typeof ScheduleConfigSchema>;
 
+/** What may start a run without a person: a trigger node's kind, or `error` (a workflow's error workflow, after a failed run). */
+export const RunTriggerKindSchema = z.union([TriggerKindSchema, z.literal("error")]);
+
 /** What started a run, recorded on it (`RunRecord.trigger`). */
 export const RunTriggerSchema = z.object({
-  kind: TriggerKindSchema,
-  /** The trigger node's id in the workflow. */
-  nodeId: z.string(),
+  kind: RunTriggerKindSchema,
+  /** The trigger node's id in the workflow (absent for kind `error`). */
+  nodeId: z.string().optional(),
+  /** For kind `error`: the failed run whose workflow names this one as its error workflow. */
+  runId: z.string().optional(),
   /** For a webhook: its path under `/hooks/<workflowId>/`. */
   path: z.string().optional(),
   /** For a schedule: the tick this run is for (epoch ms); `at` is when it actually fired. */

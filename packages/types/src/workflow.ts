@@ -5,7 +5,11 @@ import { PortSpecSchema } from "./ports.ts";
 export const PositionSchema = z.object({ x: z.number(), y: z.number() });
 
 export const NodePolicySchema = z.object({
-  /** stop: cancel the whole run; continue: fail this node, skip its dependents, finish the rest; route: emit the error on the `$error` output. */
+  /**
+   * stop: cancel the whole run; continue: fail this node, skip its dependents, finish the rest (the run fails);
+   * route: the error becomes data on the `$error` output (`{ code, message, nodeId, nodeTitle, attempt }`), the node's
+   * observation is `failed` with `handled: true`, what reads its other outputs is skipped and the run goes on.
+   */
   onError: z.enum(["stop", "continue", "route"]).default("continue"),
   retries: z.number().int().min(0).max(10).default(0),
   retryBackoffMs: z.number().int().min(0).default(200),
@@ -67,6 +71,11 @@ export const WorkflowSchema = z.object({
   edges: z.array(WorkflowEdgeSchema).default([]),
   annotations: z.array(AnnotationSchema).default([]),
   tags: z.array(z.string()).default([]),
+  /**
+   * The workflow that runs when a run of this one fails (status `failed`; not cancelled, interrupted or over budget),
+   * with the failed run's context as inputs (see ERROR_WORKFLOW_INPUTS); a run of an error workflow starts none.
+   */
+  errorWorkflowId: z.string().min(1).optional(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 export type WorkflowInput = z.input<typeof WorkflowSchema>;

@@ -66,7 +66,13 @@ export class ObservationTracker {
           cached: event.type === "node.completed" ? event.cached : false,
           attempts: started.attempt,
         };
-        if (event.type === "node.failed") observation.error = event.error;
+        if (event.type === "node.failed") {
+          observation.error = event.error;
+          if (event.handled) {
+            observation.handled = true;
+            observation.outputs = event.outputs ?? {};
+          }
+        }
         this.emit(started.ord, observation);
         return;
       }

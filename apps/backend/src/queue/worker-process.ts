@@ -8,7 +8,6 @@ import { openProcessStorage, type Storage } from "../app-storage.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
 import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
 import type { Redis } from "ioredis";
-import { openRedis } from "./queue-names.ts";
 import { RelayingEventHub } from "./event-relay.ts";
 import { RunWorker } from "./run-worker.ts";
 import { redisAnswers } from "./queue-probe.ts";
@@ -18,7 +17,13 @@ import { createSceneService } from "../scenes/index.ts";
 import { SceneWorker } from "./scene-worker.ts";
 import { AgentService } from "../agents/agent-service.ts";
 import { AgentWorker } from "./agent-worker.ts";
-import { installationSeal } from "./queue-seal.ts";
+import { installationSeal, type SealedJob } from "./queue-seal.ts";
+import { Queue } from "bullmq";
+import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { QueueRunDispatcher } from "./queue-dispatcher.ts";
+import { RunService, startErrorWorkflows } from "../runs/index.ts";
+import { withSkillCheck } from "../workflows/index.ts";
+import { openAccountRepository, runStarterCheck } from "../accounts/index.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -53,6 +58,8 @@ export interface WorkerProcessOptions {
   metricsHostname?: string;
   /** WEFT_AUTH_TOKEN: the bearer token /metrics asks for; otherwise `<dataDir>/access-token`, as the API's. */
   authToken?: string;
+  /** WEFT_PUBLIC_URL: the editor's address, for the link an error workflow gets (as the API's). */
+  publicUrl?: string;
   logger?: Logger;
 }
 
@@ -88,6 +95,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let subscriber: Redis | undefined;
   let controlSubscriber: Redis | undefined;
   let ops: WorkerOps | undefined;
+  let runQueue: Queue<SealedJob<RunJobData>> | undefined;
   try {
     // The API's key (its WEFT_SECRET or master.key): without it nothing this worker reads from Redis would pass its check.
     const seal = installationSeal(options.dataDir, options.secret, redactor, log.child("queue"));
@@ -154,6 +162,24 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
       permissionBroker: rt.permissionBroker,
     };
+    // A run failing here starts its workflow's error workflow from here: recorded, and queued for any worker.
+    const errorRunQueue = (runQueue = new Queue<SealedJob<RunJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
+    errorRunQueue.on("error", errorReporter("run queue", log));
+    const runs = new RunService({
+      storage,
+      journal,
+      // The API's limit on waiting runs is for requests: an error run is one per failed run, never refused for it.
+      dispatcher: new QueueRunDispatcher(errorRunQueue, commands, seal, Number.MAX_SAFE_INTEGER),
+      executor,
+      validator: withSkillCheck(rt.engine, (workflowId) => storage.workflows.isStored(workflowId)),
+      log: log.child("runs"),
+    });
+    startErrorWorkflows(executor, runs, {
+      storage,
+      mayRun: runStarterCheck(await openAccountRepository(storage.sql, storage.transaction)),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      log: log.child("runs"),
+    });
     const worker = new RunWorker(slots(options.concurrency ?? 4), { storage, executor, redis: commands, subscriber, seal, settingsApplied: () => settings.applied(), log: log.child("queue") });
     await worker.start();
     const agents = new AgentService({
@@ -180,6 +206,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         await Promise.all([worker.stop(options.shutdownGraceMs ?? 30_000), agentWorker.stop(options.shutdownGraceMs ?? 30_000)]);
         await control.stop();
         await journal.flush();
+        await errorRunQueue.close();
         await rt.close();
         await ops?.stop();
         await commands.quit().catch(() => undefined);
@@ -188,6 +215,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     return { id, storage, worker, agentWorker, ...(ops ? { metricsUrl: ops.url } : {}), stop };
   } catch (error) {
     await ops?.stop();
+    await runQueue?.close();
     await runtime?.close();
     redis?.disconnect();
     subscriber?.disconnect();

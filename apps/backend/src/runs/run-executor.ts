@@ -33,8 +33,15 @@ export class RunExecutor {
   private readonly cancelRequested = new Set<string>();
   /** Runs this process no longer owns (a queue worker lost the job's lock): nothing more of theirs is journaled. */
   private readonly lost = new Set<string>();
+  /** Told of each run that ended `failed` here, once its record is stored (its error workflow starts from it). */
+  private failedListener: ((runId: string) => Promise<unknown>) | undefined;
 
   constructor(private readonly deps: RunExecutorDeps) {}
+
+  /** Set once at composition: the error-workflow launcher (runs/error-workflow.ts) needs the service built on this executor. */
+  onRunFailed(listener: (runId: string) => Promise<unknown>): void {
+    this.failedListener = listener;
+  }
 
   /** From now on a run stopped by its signal ends `interrupted` unless a client asked to cancel it. */
   beginShutdown(): void {
@@ -112,9 +119,10 @@ export class RunExecutor {
     }
     journal.replaceObservations(runId, result.observations);
     const error = interrupted ? INTERRUPTED : result.error;
+    const status = interrupted ? "interrupted" : overBudget(result) ? "budget_exceeded" : result.status;
     journal.updateRun({
       id: runId,
-      status: interrupted ? "interrupted" : overBudget(result) ? "budget_exceeded" : result.status,
+      status,
       outputs: result.outputs,
       finishedAt: Date.now(),
       durationMs: result.durationMs,
@@ -122,6 +130,7 @@ export class RunExecutor {
     });
     await journal.flush();
     journal.close(runId);
+    if (status === "failed") await this.failedListener?.(runId);
   }
 
   /**
@@ -181,6 +190,7 @@ export class RunExecutor {
     await journal.flush();
     journal.close(runId);
     this.cancelRequested.delete(runId);
+    await this.failedListener?.(runId);
   }
 
   /** True (and the run released here) when the run was lost: its end is another process's to record. */

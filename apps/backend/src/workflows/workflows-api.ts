@@ -26,6 +26,7 @@ import type { WorkflowCaches } from "./workflow-caches.ts";
 import { SKILL_CALLING_TYPES } from "./skill-references.ts";
 import type { WorkflowValidator } from "./workflow-validator.ts";
 import { refuseBuiltIn } from "./built-in-guard.ts";
+import { refuseBadErrorWorkflow } from "./error-workflow-check.ts";
 
 export interface WorkflowsApiDeps {
   storage: WorkflowsStorage;
@@ -91,6 +92,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
         issues: [{ path: ["workflow", "id"], message: "must equal the id in the path", code: "custom" }],
       });
     }
+    refuseBadErrorWorkflow(workflow, (w) => repo.isStored(w), where);
     const result = await repo.update(workflow, baseRevision, note);
     switch (result.kind) {
       case "updated":
@@ -148,6 +150,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     .post("/api/workflows", async ({ request }) => {
       const body = await readBody(request, CreateBody, maxBodyBytes);
       const workflow = parseWorkflow(body.workflow, "body.workflow");
+      refuseBadErrorWorkflow(workflow, (w) => repo.isStored(w), "body.workflow");
       const result = await repo.create(workflow, createdBy(request));
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${workflow.id}" exists; pick another id, or save over it with PUT /api/workflows/${workflow.id}.`, { id: workflow.id });
@@ -193,6 +196,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       const id = await freeId(workflow.id);
       // A copy beside an original of the same name is told apart by its name too, not only by its id.
       const sameName = id !== workflow.id && (await repo.get(workflow.id))?.document.name === workflow.name;
+      refuseBadErrorWorkflow({ ...workflow, id }, (w) => repo.isStored(w), "body");
       const result = await repo.create({ ...workflow, id, ...(sameName ? { name: `${workflow.name} (imported)` } : {}) }, { ...createdBy(request), message: "Imported" });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
       return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);

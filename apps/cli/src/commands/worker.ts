@@ -61,6 +61,7 @@ export async function workerCommand(args: string[]): Promise<number> {
     ...(lockMs(process.env) !== undefined ? { lockMs: lockMs(process.env) } : {}),
     ...(process.env.WEFT_SHUTDOWN_GRACE_MS ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
     ...(config.workerMetricsPort !== undefined ? { metricsPort: config.workerMetricsPort, metricsHostname: config.hostname } : {}),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     ...(config.authToken ? { authToken: config.authToken } : {}),
     logger: log,
   });

@@ -93,9 +93,11 @@ describe("ExecutionEngine failures", () => {
     const log = eventLog();
     const result = await new ExecutionEngine({ catalog }).run(wf, { onEvent: log.onEvent });
     expect(result.status).toBe("completed");
-    expect(result.outputs).toEqual({ handled: [{ code: "NOPE", message: "no way" }] });
+    const problem = { code: "NOPE", message: "no way", nodeId: "bad", nodeTitle: expect.any(String), attempt: 1 };
+    expect(result.outputs).toEqual({ handled: [problem] });
     const bad = result.observations.find((o) => o.nodeId === "bad")!;
-    expect(bad).toMatchObject({ status: "failed", error: { code: "NOPE" }, outputs: { $error: { code: "NOPE", message: "no way" } } });
+    expect(bad).toMatchObject({ status: "failed", handled: true, error: { code: "NOPE" }, outputs: { $error: problem } });
+    expect(log.ofType("node.failed")).toEqual([expect.objectContaining({ nodeId: "bad", handled: true, outputs: { $error: problem } })]);
     expect(log.ofType("node.skipped")).toEqual([expect.objectContaining({ nodeId: "normal", reason: expect.stringContaining("its error went to $error") })]);
   });
 

@@ -311,7 +311,7 @@ export class GraphRun implements ContextOwner {
     if (emitter.enabled) {
       const clock = this.scope.clock;
       if (obs.status === "completed") emitter.nodeCompleted(obs.nodeId, obs.invocationId, obs.nodeType, obs.inputs, obs.outputs, obs.durationMs, obs.cached, clock.wall(clock.last));
-      else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last));
+      else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last), obs.handled === true ? obs.outputs : undefined);
       else emitter.nodeSkipped(obs.nodeId, obs.skipReason ?? "", causeNodeId);
     }
     this.record(obs);
@@ -395,8 +395,12 @@ export class GraphRun implements ContextOwner {
     const policy = this.graph.policies[i];
     let outputs: NodeValues | null = null;
     if (policy.onError === "route") {
-      outputs = { [ERROR_OUTPUT_ID]: { code: error.code, message: error.message } };
+      // Handled: the error is this node's one output (its other outputs are absent, so what reads them is skipped).
+      outputs = {
+        [ERROR_OUTPUT_ID]: { code: error.code, message: error.message, nodeId: obs.nodeId, nodeTitle: this.graph.workflow.nodes[i].label ?? this.graph.defs[i].spec.title, attempt: obs.attempts },
+      };
       obs.outputs = outputs;
+      obs.handled = true;
       this.refs[i] = volatileRef();
     } else {
       this.failures.push({ nodeId: obs.nodeId, error });

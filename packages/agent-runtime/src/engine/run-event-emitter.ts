@@ -103,9 +103,10 @@ export class RunEventEmitter {
     else this.deliver({ type: "node.completed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, outputs, durationMs, cached });
   }
 
-  nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number, ts: number): void {
+  /** `handledOutputs`: the node sends its error on (policy `route`); these are its outputs (the `$error` one). */
+  nodeFailed(nodeId: string, invocationId: string, error: NodeError, durationMs: number, ts: number, handledOutputs?: NodeValues): void {
     if (this.pending) this.flushStart();
-    this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs });
+    this.deliver({ type: "node.failed", streamId: this.streamId, seq: this.seq++, ts, nodeId, invocationId, error, durationMs, ...(handledOutputs ? { handled: true, outputs: handledOutputs } : {}) });
   }
 
   nodeSkipped(nodeId: string, reason: string, causeNodeId: string | undefined): void {

@@ -17,6 +17,8 @@ export interface Invocation {
   startedAt: number;
   durationMs?: number;
   cached: boolean;
+  /** Failed, but its policy sent the error on as data (`outputs.$error`): the run went on. */
+  handled?: boolean;
 }
 
 export interface NodeRun {
@@ -166,6 +168,10 @@ export function applyRunEvent(view: RunView, event: RunEvent): boolean {
       inv.status = "failed";
       inv.error = event.error;
       inv.durationMs = event.durationMs;
+      if (event.handled) {
+        inv.handled = true;
+        inv.outputs = event.outputs;
+      }
       run.status = event.error.code === "CANCELLED" ? "cancelled" : "failed";
       return true;
     }
@@ -255,6 +261,7 @@ export function runViewFromObservations(
       startedAt: o.startedAt,
       durationMs: o.durationMs,
       cached: o.cached,
+      ...(o.handled ? { handled: true } : {}),
     });
     node.status = status;
   }

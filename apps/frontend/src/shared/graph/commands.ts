@@ -6,7 +6,7 @@ export type Position = { x: number; y: number };
 /** The fields of a node an edit may replace; a field set to undefined is removed. */
 export type NodePatch = Partial<Pick<WorkflowNode, "type" | "config" | "inputs" | "label" | "ui" | "ports" | "policy" | "pinned">>;
 export type AnnotationPatch = Partial<Omit<Annotation, "id">>;
-export type MetaPatch = Partial<Pick<Workflow, "name" | "description" | "tags">>;
+export type MetaPatch = Partial<Pick<Workflow, "name" | "description" | "tags" | "errorWorkflowId">>;
 
 export interface ElementSet {
   nodes: WorkflowNode[];
