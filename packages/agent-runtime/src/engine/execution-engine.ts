@@ -57,7 +57,8 @@ export class ExecutionEngine {
   private readonly maxOutputBytes: number;
   private readonly logger: Logger;
   private readonly subworkflows: SubworkflowRunner;
-  private readonly tracing: Tracing | undefined;
+  /** The tracing runs of this engine are traced with (agents trace their steps and tool calls with it too); undefined when off. */
+  readonly tracing: Tracing | undefined;
   /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
   private readonly frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
 
