@@ -211,6 +211,71 @@ describe("OpenTelemetry traces (tracing on: OTLP endpoint set)", () => {
   }, 180_000);
 });
 
+describe("OpenTelemetry traces of an agent (tracing on)", () => {
+  let receiver: OtlpReceiver;
+  let llm: ScriptedLlmServer;
+  let dataDir: string;
+  let api: ChildServer;
+
+  beforeAll(async () => {
+    receiver = startOtlpReceiver();
+    llm = await startScriptedLlmServer();
+    dataDir = tempDir("weft-otel-agent-");
+    api = await spawnServer(dataDir, { WEFT_DEMO_LLM: "off", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" });
+  }, 120_000);
+
+  afterAll(async () => {
+    api?.proc.kill("SIGKILL");
+    await api?.proc.exited;
+    await llm?.stop();
+    await receiver?.stop();
+    removeDir(dataDir);
+  });
+
+  it("each step is an invoke_agent span, its deliberation run and LLM call under it, a tool call an execute_tool span with the tool's run under it", async () => {
+    const profile = await api.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
+    const llmProfileId = ProfileIdAnswerSchema.parse(profile.body).profile.id;
+    const created = await api.call("POST", "/api/agents", {
+      id: "reader",
+      name: "Reader",
+      deliberationWorkflowId: "agent-deliberation",
+      llmProfileId,
+      protocol: "openai-tools",
+      maxSteps: 3,
+      tools: ["fs:read"],
+    });
+    expect(created.status).toBe(201);
+    llm.enqueue({ kind: "tool_calls", calls: [{ name: "fs_read", arguments: JSON.stringify({ path: "@project/notes.txt" }) }], usage: USAGE }, { kind: "text", chunks: ["Done."], usage: USAGE });
+    const sent = await api.call("POST", "/api/agents/reader/messages", { message: "Read my notes" });
+    expect(sent.status).toBe(202);
+
+    const spans = await until("the agent's two steps and its tool call", () => {
+      const all = receiver.spans();
+      const steps = all.filter((s) => s.name === "invoke_agent Reader");
+      const tool = all.find((s) => s.name === "execute_tool fs_read");
+      return steps.length >= 2 && tool && all.filter((s) => s.traceId === tool.traceId).length >= 5 ? { all, steps, tool } : undefined;
+    }).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; spans: ${receiver
+          .spans()
+          .map((s) => s.name)
+          .join(", ")}`,
+      );
+    });
+    const first = spans.steps.find((s) => s.attributes["weft.agent.step"] === 1) ?? spans.steps[0];
+    expect(first.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Reader", "gen_ai.agent.id": "reader" });
+    const inStep = spans.all.filter((s) => s.traceId === first.traceId);
+    const deliberation = inStep.find((s) => s.name.startsWith("run ") && s.parentSpanId === first.spanId);
+    expect(deliberation).toBeDefined();
+    const chat = inStep.find((s) => s.name === `chat ${llm.model}`);
+    expect(chat?.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 321, "gen_ai.usage.output_tokens": 54 });
+    expect(spans.tool.parentSpanId).toBe(first.spanId);
+    expect(spans.tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fs_read", "weft.tool.id": "fs:read" });
+    const toolRun = inStep.find((s) => s.name.startsWith("run ") && s.parentSpanId === spans.tool.spanId);
+    expect(toolRun?.attributes["weft.run.id"]).toBe(spans.tool.attributes["weft.run.id"]);
+  }, 180_000);
+});
+
 describe("OpenTelemetry traces (tracing off)", () => {
   it("with OTEL_SDK_DISABLED=true the receiver gets nothing, though an endpoint is set and runs ran", async () => {
     const receiver = startOtlpReceiver();
