@@ -169,6 +169,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           events: storage.events,
           maxWaiting: options.maxQueuedRuns ?? 10_000,
           log: log.child("queue"),
+          ...(rt.tracing ? { tracing: rt.tracing } : {}),
         })
       : undefined;
     await queueMode?.followSettings(rt);

@@ -5,3 +5,4 @@ export * from "./llm/index.ts";
 export * from "./conversation/index.ts";
 export * from "./toolhost/index.ts";
 export * from "./agent/index.ts";
+export * from "./tracing/index.ts";

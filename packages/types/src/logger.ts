@@ -18,12 +18,22 @@ function envLevel(): LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(raw ?? "") ? (raw as LogLevel) : "warn";
 }
 
+/** Fields every written line carries, read as it is written (the active trace's `trace_id` / `span_id`); none by default. */
+let contextFields: (() => Record<string, string> | undefined) | undefined;
+
+/** Sets what `createLogger`'s lines carry from the context they are written in (the process's tracing does). */
+export function setLogContextFields(provider: (() => Record<string, string> | undefined) | undefined): void {
+  contextFields = provider;
+}
+
 /** A levelled logger writing one line per message to stderr; quiet (warn) unless WEFT_LOG_LEVEL says otherwise. */
 export function createLogger(scope = "weft", level: LogLevel = envLevel()): Logger {
   const enabled = (at: Exclude<LogLevel, "silent">) => rank[at] >= rank[level];
   const write = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
     if (!enabled(at)) return;
-    const extra = fields && Object.keys(fields).length > 0 ? " " + JSON.stringify(fields) : "";
+    const ids = contextFields?.();
+    const all = ids ? { ...fields, ...ids } : fields;
+    const extra = all && Object.keys(all).length > 0 ? " " + JSON.stringify(all) : "";
     console.error(`${new Date().toISOString()} ${at.toUpperCase()} [${scope}] ${message}${extra}`);
   };
   return {

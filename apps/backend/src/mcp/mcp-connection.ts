@@ -6,6 +6,7 @@ import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/t
 import { messageOf, type Logger } from "@weft/types";
 import type { ResolvedServer } from "./mcp-config.ts";
 import { GroupedStdioTransport } from "./mcp-stdio-transport.ts";
+import { tracedFetch } from "./traced-fetch.ts";
 
 /**
  * Where a server is: `idle` until first used (stdio servers start on first use), `restarting` after it
@@ -182,10 +183,10 @@ export class McpConnection {
         return transport;
       }
       case "http":
-        return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, reconnectionOptions: HTTP_RECONNECTION });
+        return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, reconnectionOptions: HTTP_RECONNECTION, fetch: tracedFetch });
       case "sse":
         // The SDK sends these headers on the event stream and on each POST.
-        return new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+        return new SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: tracedFetch });
       default: {
         const never: never = server;
         return never;

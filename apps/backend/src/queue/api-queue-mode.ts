@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@weft/types";
+import type { Tracing } from "@weft/agent-runtime";
 import type { EventRepository } from "../events/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
@@ -42,7 +43,15 @@ export interface ApiQueueMode {
 }
 
 /** Connects an API process to Redis: the run queue, the event relay in both directions, the cancel channel. */
-export async function startApiQueueMode(options: { redisUrl: string; seal: QueueSeal; events: EventRepository; maxWaiting: number; log: Logger }): Promise<ApiQueueMode> {
+export async function startApiQueueMode(options: {
+  redisUrl: string;
+  seal: QueueSeal;
+  events: EventRepository;
+  maxWaiting: number;
+  log: Logger;
+  /** When the process traces: each queued run's job carries its trace (`traceparent`) to the worker. */
+  tracing?: Tracing;
+}): Promise<ApiQueueMode> {
   const { seal } = options;
   const origin = `api-${randomUUID()}`;
   const log = options.log;
@@ -71,7 +80,7 @@ export async function startApiQueueMode(options: { redisUrl: string; seal: Queue
     await control.start();
     return {
       hub,
-      dispatcher: new QueueRunDispatcher(queue, redis, seal, options.maxWaiting),
+      dispatcher: new QueueRunDispatcher(queue, redis, seal, options.maxWaiting, options.tracing),
       probe: queueModeProbe(queue, redis, probed),
       control,
       redis,

@@ -5,6 +5,9 @@ import type { DispatchCancel, RunDispatcher } from "../runs/run-dispatcher.ts";
 import { RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
 import { requestCancel } from "./cancel-signal.ts";
 import { sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
+import { traceEnqueue } from "./run-trace.ts";
+import type { Tracing } from "@weft/agent-runtime";
+import type { Workflow } from "@weft/types";
 
 /** Failed jobs kept in Redis for inspection (the run record says why anyway). */
 const KEEP_FAILED_JOBS = 1000;
@@ -31,19 +34,26 @@ export class QueueRunDispatcher implements RunDispatcher {
     /** Seals each job and cancel: a worker runs only what an API of this installation queued. */
     private readonly seal: QueueSeal,
     private readonly maxWaiting: number,
+    private readonly tracing?: Tracing,
   ) {}
 
   async isFull(): Promise<{ full: boolean; limit: number }> {
     return { full: (await this.waiting()) >= this.maxWaiting, limit: this.maxWaiting };
   }
 
-  async dispatch(run: RunRecord): Promise<number> {
-    // Only the id travels: the worker reads the run and the workflow it was recorded with from the database.
-    await this.queue.add(RUN_JOB, sealJob(this.seal, RUN_QUEUE, run.id, { runId: run.id }), { jobId: run.id, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
+  async dispatch(run: RunRecord, workflow: Workflow): Promise<number> {
+    // Only the id (and the trace, when tracing) travels: the worker reads the run and its recorded workflow from the database.
+    const sent = this.tracing ? traceEnqueue(this.tracing, run.id, workflow, (traceparent) => this.add(run.id, traceparent)) : this.add(run.id, undefined);
+    await sent;
     // Its place in line as of the last count (approximate: workers take jobs meanwhile), counted in for the next request.
     const counted = (this.counted ??= { waiting: 0, at: Date.now() });
     counted.waiting++;
     return counted.waiting;
+  }
+
+  private async add(runId: string, traceparent: string | undefined): Promise<void> {
+    const data: RunJobData = traceparent ? { runId, traceparent } : { runId };
+    await this.queue.add(RUN_JOB, sealJob(this.seal, RUN_QUEUE, runId, data), { jobId: runId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
   }
 
   private async waiting(): Promise<number> {

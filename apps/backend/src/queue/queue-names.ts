@@ -11,7 +11,14 @@ export const RUN_QUEUE = "runs";
 export const RUN_JOB = "workflow-run";
 
 /** A run job carries only the run's id: the run record and its workflow are read from the shared database. */
-export const RunJobDataSchema = z.object({ runId: z.string().min(1) });
+export const RunJobDataSchema = z.object({
+  runId: z.string().min(1),
+  /** W3C trace context of the API's `enqueue run` span, when the API traces: the worker's run span is its child. */
+  traceparent: z
+    .string()
+    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+    .optional(),
+});
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
 /** Agents' conversation loops: a job per user message (see `agent-worker.ts`); its id is the busy marker's value. */

@@ -6,6 +6,7 @@ import type { RunExecutor } from "../runs/run-executor.ts";
 import { queueWorker, RUN_QUEUE, RunJobDataSchema, type QueueWorkerSlots, type RunJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
+import { jobTraceParent } from "./run-trace.ts";
 
 const WORKER_LOST: NodeError = engineError("INTERRUPTED", "The worker running this run stopped before it finished (killed or lost); re-run it (POST /api/runs/:id/rerun).");
 const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow was not stored with it, so no worker can execute it.");
@@ -110,7 +111,7 @@ export class RunWorker {
   private async process(job: Job<SealedJob<RunJobData>>): Promise<void> {
     const { storage, executor, log, seal } = this.deps;
     // No age limit: a job may wait long for a worker, and its run's stored status refuses a replay (only a `queued` run is executed).
-    const { runId } = openJob(seal, RUN_QUEUE, job, RunJobDataSchema, "a run job");
+    const { runId, traceparent } = openJob(seal, RUN_QUEUE, job, RunJobDataSchema, "a run job");
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
     this.held.set(runId, controller);
@@ -154,7 +155,7 @@ export class RunWorker {
         await executor.finishUnstarted(runId, "interrupted", "interrupted: its workflow was not stored", NO_WORKFLOW);
         return;
       }
-      await executor.execute(record, workflow, controller.signal);
+      await executor.execute(record, workflow, controller.signal, undefined, jobTraceParent(traceparent));
     } finally {
       this.held.delete(runId);
     }

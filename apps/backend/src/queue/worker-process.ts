@@ -127,6 +127,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ...runtimeChoices(options),
       // The API creates the default profiles; a worker only reads them.
       createDefaultProfiles: false,
+      serviceName: "weft-worker",
     }));
 
     // Settings saved in the editor apply here at once; the cancel listener shares the connection (each filters by channel).

@@ -1,3 +1,4 @@
+import { context } from "@opentelemetry/api";
 import type { RecordedNode } from "@weft/agent-runtime";
 import type { Workflow } from "@weft/types";
 import type { RunRecord } from "../events/run-repository.ts";
@@ -48,7 +49,9 @@ export class LocalRunDispatcher implements RunDispatcher {
   }
 
   async dispatch(run: RunRecord, workflow: Workflow, recorded?: Map<string, RecordedNode>): Promise<number> {
-    return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal, recorded));
+    // The run's trace parent is who dispatched it (a traced caller), not whatever this queue ran before it.
+    const parent = context.active();
+    return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal, recorded, parent));
   }
 
   position(runId: string): number | undefined {

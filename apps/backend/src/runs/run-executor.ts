@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT, type Context } from "@opentelemetry/api";
 import type { ExecutionEngine } from "@weft/agent-runtime";
 import type { RecordedNode } from "@weft/agent-runtime";
 import type { Logger, NodeError, RunResult, Workflow } from "@weft/types";
@@ -76,8 +77,10 @@ export class RunExecutor {
   /**
    * Runs the workflow to its end (or until `signal` aborts) and stores the outcome; never throws for a failed run.
    * A fork's `recorded` nodes, when the process that planned it gives them, are not read from storage again.
+   * When the process traces, the run's span is a child of `traceParent` (who dispatched it; a queued run's job
+   * carries it); without one it starts its own trace, never one of whatever ran before it here.
    */
-  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal, recorded?: Map<string, RecordedNode>): Promise<void> {
+  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal, recorded?: Map<string, RecordedNode>, traceParent: Context = ROOT_CONTEXT): Promise<void> {
     const { journal } = this.deps;
     const runId = record.id;
     await journal.open(runId);
@@ -95,6 +98,7 @@ export class RunExecutor {
         runId,
         inputs: record.inputs,
         signal,
+        traceParent,
         ...(record.rerunFrom !== undefined ? { rerunFrom: record.rerunFrom } : {}),
         ...(replayed.size > 0 ? { recorded: replayed } : {}),
         ...(this.deps.waits !== undefined ? { mayPause: true } : {}),

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { codeWorkers, createBuiltinRegistry } from "@weft/nodes";
-import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost } from "@weft/agent-runtime";
+import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost, type Tracing } from "@weft/agent-runtime";
 import type { Logger, NodeServices, SecretRedactor, WorkflowSource } from "@weft/types";
 import type { RuntimeStorage } from "./runtime-storage.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
@@ -18,6 +18,7 @@ import { toolCallsByUser } from "../accounts/tool-calls-by-user.ts";
 import { openAccountRepository } from "../accounts/index.ts";
 import { CACHE_ENTRIES_PER_WORKFLOW, CACHED_WORKFLOWS, WorkflowCaches } from "../workflows/workflow-caches.ts";
 import { createUsage } from "../usage/index.ts";
+import { startTracing, type ProcessTracing } from "../tracing/process-tracing.ts";
 
 /** The repository's workflows/ folder: example content and the tools' read-only `@pkg/`. */
 export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows", import.meta.url));
@@ -42,8 +43,10 @@ export interface RunRuntimeOptions {
   maxOutputBytes?: number;
   /** The API creates the default LLM profiles when missing; a worker only reads what the API stored. */
   createDefaultProfiles: boolean;
-  /** Read by the tool host (WEFT_SHELL_SANDBOX). Default `process.env`. */
+  /** Read by the tool host (WEFT_SHELL_SANDBOX) and tracing (`OTEL_*`). Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** The traces' `service.name` unless OTEL_SERVICE_NAME sets one: `weft` for an API process, `weft-worker` for a worker. */
+  serviceName?: string;
 }
 
 /** The runtime options an API process and a worker both take from their own options, passed on only when set. */
@@ -81,6 +84,8 @@ export interface RunRuntime {
   llm: ProfileLlmService;
   /** Every LLM call's tokens and cost, stored by the LLM service as it is answered (`GET /api/usage` reads them). */
   usage: ReturnType<typeof createUsage>;
+  /** Set when the environment turned tracing on (`../tracing/`): the engine and the LLM service already trace with it. */
+  tracing: Tracing | undefined;
   /** What workflow runs' nodes get: the LLM, and the tool host naming the user who started the run in the audit log. */
   services: NodeServices;
   /** Each workflow's output cache (per process). */
@@ -107,7 +112,10 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
   const { storage, redactor, log } = options;
   const mcp = new McpManager(McpSettings.toolCache(storage.settings, log.child("mcp-client")), log.child("mcp-client"));
   let demo: DemoLlm | undefined;
+  let traces: ProcessTracing | undefined;
   try {
+    traces = startTracing(options.env ?? process.env, options.serviceName ?? "weft", redactor, log.child("tracing"));
+    const tracing = traces?.tracing;
     const box = new SecretBox(loadMasterKey(options.dataDir, options.secret, redactor));
     demo = options.demoLlm === false ? undefined : startDemoLlm({ port: 0 });
     const demoUrl = demo?.baseUrl;
@@ -143,12 +151,18 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       mcp.onChange(() => toolHost.setStandingAnswers(mcp.autoApproveRules()));
     }
     const usage = createUsage({ engine: storage, runs: storage.runs, log: log.child("usage") });
-    const llm = new ProfileLlmService({ profiles: llmProfiles.resolver(), logger: log.child("llm"), onUsage: usage.recorder.record, beforeCall: usage.guard.beforeCall });
+    const llm = new ProfileLlmService({
+      profiles: llmProfiles.resolver(),
+      logger: log.child("llm"),
+      onUsage: usage.recorder.record,
+      beforeCall: usage.guard.beforeCall,
+      ...(tracing ? { tracing } : {}),
+    });
     // The audit log names the user whose run made each tool call.
     const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
-    const cap = options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {};
+    const cap = { ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}), ...(tracing ? { tracing } : {}) };
     const engine = new ExecutionEngine({ catalog, workflows, services, logger: engineLog, ...cap });
     const engineFor = (workflowId: string) => new ExecutionEngine({ catalog, workflows, services, cache: caches.for(workflowId), logger: engineLog, ...cap });
 
@@ -165,6 +179,8 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
         await demo?.stop();
         // The process's code threads: their runs were stopped before this, what still idles ends now.
         codeWorkers.close();
+        // Last: the runs' final spans are ended by now.
+        await traces?.shutdown();
       })());
     return {
       box,
@@ -180,6 +196,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       toolHost,
       llm,
       usage,
+      tracing,
       services,
       caches,
       engine,
@@ -191,6 +208,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
   } catch (error) {
     await mcp.stop();
     await demo?.stop();
+    await traces?.shutdown();
     throw error;
   }
 }

@@ -1,6 +1,17 @@
 import { messageOf } from "@weft/types";
 import { randomUUID } from "node:crypto";
-import { RecordedEffectOrder, RecordedLlm, replayScene, SceneRuntime, sceneDeliberate, sceneStateDifferences, type AgentInstance, type Deliberate } from "@weft/agent-runtime";
+import {
+  RecordedEffectOrder,
+  RecordedLlm,
+  replayScene,
+  SceneRuntime,
+  sceneDeliberate,
+  sceneStateDifferences,
+  type AgentInstance,
+  type Deliberate,
+  type ExecutionEngine,
+  type Tracing,
+} from "@weft/agent-runtime";
 import type { AgentProfile, AgentTrigger, PermissionAnswer, RunEvent, Scene, SceneReplayProgress, SceneReplayResult, SceneStateView } from "@weft/types";
 import { notFound, ServiceError } from "../service-error.ts";
 import { createReplayAgents, createSceneAgents, loadSceneProfiles, type SceneAgentDeps } from "./scene-agents.ts";
@@ -11,6 +22,10 @@ import { TIMELINE_MAX_BYTES, TimelinePageBuilder, type TimelinePage } from "./sc
 import type { SceneSession, SceneStore } from "./scene-store.ts";
 import { SceneTurns } from "./scene-turns.ts";
 import type { SceneHost } from "./scene-host.ts";
+
+function tracingOf(engine: ExecutionEngine): { tracing?: Tracing } {
+  return engine.tracing ? { tracing: engine.tracing } : {};
+}
 
 export interface SceneServiceDeps extends SceneAgentDeps {
   store: SceneStore;
@@ -306,6 +321,8 @@ export class SceneService implements SceneHost {
         onEvent,
         store: signalled,
         logger: this.deps.log,
+        // The process's tracing (the engines' own): each deliberation a `scene step` span.
+        ...tracingOf(this.deps.engineFor(sceneId)),
       });
       live = { scene: runtime.scene, runtime, agents, profiles, session, closed: false, frozen: false };
       if (mode === "restore") await runtime.restoreFromStore();

@@ -1,3 +1,4 @@
+import { traceToolCall } from "./agent-spans.ts";
 import { ToolFailureResultSchema, type NodeCatalog, type NodeError, type NodeServices, type RunEventSink, type RunResult, type Workflow, type WorkflowSource, messageOf } from "@weft/types";
 import { DEFAULT_OBSERVATION_CHARS, formatObservation } from "../action/index.ts";
 import { newRunId } from "../engine/run-id.ts";
@@ -69,6 +70,11 @@ export class ActionExecutor {
   }
 
   async execute(call: ActionCall, options: ActionRunOptions = {}): Promise<ActionOutcome> {
+    const tracing = this.options.engine.tracing;
+    return tracing ? traceToolCall(tracing, call, () => this.run(call, options)) : this.run(call, options);
+  }
+
+  private async run(call: ActionCall, options: ActionRunOptions): Promise<ActionOutcome> {
     const startedAt = Date.now();
     const t0 = performance.now();
     const runId = options.runId ?? newRunId();

@@ -12,6 +12,7 @@ import {
 import { assistantMessage, conversationHistory, llmErrorMessage, userMessage, withStepTrace, type MessageMeta } from "../conversation/index.ts";
 import { newRunId } from "../engine/run-id.ts";
 import { buildAgentContext } from "./agent-context.ts";
+import { traceAgentStep } from "./agent-spans.ts";
 import type { LlmOutput } from "./deliberation.ts";
 import { agentError, type AgentError } from "./errors.ts";
 import { MAX_CONTINUATIONS, type LoopMemory } from "./loop-memory.ts";
@@ -42,6 +43,11 @@ const LLM_CODES: ReadonlySet<string> = new Set(LLM_ERROR_CODES);
  * message and observations) in the conversation log. Never throws.
  */
 export async function runAgentStep(env: StepEnvironment, step: number, memory: LoopMemory): Promise<StepResult> {
+  const tracing = env.engine.tracing;
+  return tracing ? traceAgentStep(tracing, env, step, () => stepOf(env, step, memory)) : stepOf(env, step, memory);
+}
+
+async function stepOf(env: StepEnvironment, step: number, memory: LoopMemory): Promise<StepResult> {
   const startedAt = Date.now();
   const t0 = performance.now();
   const meta: MessageMeta = { mode: "agent", agentId: env.agentId };

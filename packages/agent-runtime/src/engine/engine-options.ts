@@ -1,5 +1,7 @@
 import type { OutputCache } from "./cache/index.ts";
 import type { RecordedNode } from "./recorded.ts";
+import type { Context } from "@opentelemetry/api";
+import type { Tracing } from "../tracing/index.ts";
 import type { Logger, NodeCatalog, NodeServices, RunEventSink, WorkflowSource } from "@weft/types";
 
 export interface EngineOptions {
@@ -25,6 +27,8 @@ export interface EngineOptions {
    * is stored and sent to every watcher: one node's 100 MB would be the database's and every client's.
    */
   maxOutputBytes?: number;
+  /** Traces each run (a span per run, skill and node invocation); absent, nothing is traced and nothing is paid. */
+  tracing?: Tracing;
 }
 
 export interface RunOptions {
@@ -49,4 +53,6 @@ export interface RunOptions {
    * run `waiting`. Without it such a node fails (an agent's tool call or a local run has nobody to resume it).
    */
   mayPause?: boolean;
+  /** The trace the run's span joins (e.g. a queued run's, from its job); default the active context. Only read when tracing. */
+  traceParent?: Context;
 }

@@ -1,3 +1,4 @@
+import { context } from "@opentelemetry/api";
 import { newRunId } from "./run-id.ts";
 import {
   createLogger,
@@ -29,6 +30,8 @@ import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
 import { parseWorkflowDocument } from "./schema-issues.ts";
 import { singleNodeWorkflow } from "./single-node-workflow.ts";
 import { createSubworkflowRunner, type CheckedWorkflow } from "./subworkflow.ts";
+import { endGraphSpan, startGraphSpan } from "./run-span.ts";
+import type { Tracing } from "../tracing/index.ts";
 
 /** Asynchronous nodes one graph runs at once by default: enough to overlap I/O-bound calls (LLM, HTTP) without flooding a provider. */
 const DEFAULT_CONCURRENCY = 8;
@@ -55,6 +58,8 @@ export class ExecutionEngine {
   private readonly maxOutputBytes: number;
   private readonly logger: Logger;
   private readonly subworkflows: SubworkflowRunner;
+  /** The tracing runs of this engine are traced with (agents trace their steps and tool calls with it too); undefined when off. */
+  readonly tracing: Tracing | undefined;
   /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
   private readonly frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
 
@@ -70,6 +75,7 @@ export class ExecutionEngine {
     if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 1) throw new RangeError(`maxOutputBytes must be a positive integer, got ${maxOutputBytes}`);
     this.maxOutputBytes = maxOutputBytes;
     this.logger = options.logger ?? createLogger("engine");
+    this.tracing = options.tracing;
     this.subworkflows = createSubworkflowRunner(
       options.workflows,
       (doc) => this.check(doc),
@@ -130,6 +136,7 @@ export class ExecutionEngine {
     const inputs = options.inputs ?? {};
     const workflowId = typeof workflow?.id === "string" ? workflow.id : "";
     if (emitter.enabled) emitter.emit({ type: "run.started", runId, workflowId, nodeCount: Array.isArray(workflow?.nodes) ? workflow.nodes.length : 0, inputs });
+    const traced = this.tracing ? startGraphSpan(this.tracing, runId, workflow ?? {}, options.traceParent ?? context.active()) : undefined;
 
     const end = (status: RunResult["status"], outputs: NodeValues, observations: Observation[], error?: NodeError, waiting?: RunWait[]): RunResult => {
       const durationMs = performance.now() - t0;
@@ -152,6 +159,7 @@ export class ExecutionEngine {
         }
       }
       emitter.close();
+      if (traced) endGraphSpan(traced, status, error);
       this.logger.debug("run ended", { runId, workflowId, status, durationMs });
       return { runId, workflowId, status, outputs, observations, ...(error ? { error } : {}), ...(waiting ? { waiting } : {}), startedAt, durationMs };
     };
@@ -177,7 +185,18 @@ export class ExecutionEngine {
         if (i !== undefined) recorded[i] = record;
       }
     }
-    const scope = new RunScope(runId, emitter, this.cache, { ...this.services, ...options.services }, this.logger, this.concurrency, this.graceMs, this.maxOutputBytes, this.subworkflows);
+    const scope = new RunScope(
+      runId,
+      emitter,
+      this.cache,
+      { ...this.services, ...options.services },
+      this.logger,
+      this.concurrency,
+      this.graceMs,
+      this.maxOutputBytes,
+      this.subworkflows,
+      this.tracing,
+    );
     const outcome = await new GraphRun(scope, graph, {
       prefix: "",
       stack: [workflowId],
@@ -186,6 +205,7 @@ export class ExecutionEngine {
       forced,
       recorded,
       ...(options.mayPause === true ? { mayPause: true } : {}),
+      ...(traced ? { traceParent: traced.context } : {}),
     }).start();
     return end(outcome.status, outcome.outputs, outcome.observations, outcome.error, outcome.waiting);
   }

@@ -11,6 +11,7 @@ import {
   type RunResult,
   type SubworkflowOptions,
 } from "@weft/types";
+import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
 import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
@@ -21,6 +22,7 @@ import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNode
 import type { RunScope } from "./run-scope.ts";
 import type { RecordedNode } from "./recorded.ts";
 import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
+import { NodeSpans } from "./node-spans.ts";
 
 export interface GraphRunOptions {
   /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
@@ -38,6 +40,8 @@ export interface GraphRunOptions {
   mayPause?: boolean;
   /** Called with every observation of this graph (a skill forwards them to its caller's graph). */
   forward?: (observation: Observation) => void;
+  /** The span this graph's node spans are children of (the run's, or a skill's); only when the run is traced. */
+  traceParent?: Context;
 }
 
 /** Shared placeholders (frozen): most observations have no chunks, and outputs arrive later. */
@@ -82,6 +86,8 @@ export class GraphRun implements ContextOwner {
   private readonly abandoned = new Set<Promise<unknown>>();
   private readonly controller = new AbortController();
   private readonly subworkflowCalls = new Map<number, number>();
+  /** Undefined unless the run is traced: then no node pays for tracing. */
+  private readonly spans: NodeSpans | undefined;
   /** Prefixes of labelled calls made so far; made only when a node labels its calls (core:map). */
   private labelledPrefixes: Set<string> | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -103,6 +109,7 @@ export class GraphRun implements ContextOwner {
     this.refs = new Float64Array(n).fill(NO_REF);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
     this.invocationPrefix = scope.runId + ":";
+    this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, n) : undefined;
   }
 
   start(): Promise<GraphOutcome> {
@@ -207,8 +214,13 @@ export class GraphRun implements ContextOwner {
     const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.controller.signal);
     let value: unknown;
     let call: CallResult | undefined;
+    const spans = this.spans;
     try {
-      value = def.execute(inputs, ctx);
+      if (spans === undefined) value = def.execute(inputs, ctx);
+      else {
+        spans.start(i, nodeId, def.spec.type, invocationId);
+        value = spans.run(i, () => def.execute(inputs, ctx));
+      }
     } catch (error) {
       call = { threw: true, error };
     }
@@ -244,14 +256,16 @@ export class GraphRun implements ContextOwner {
       maxOutputBytes: scope.maxOutputBytes,
       call: (signal) => this.callNode(i, nodeId, invocationId, inputs, signal),
       abandon: (work) => this.abandon(work),
+      ...(spans ? { inContext: <T>(step: () => T) => spans.run(i, step) } : {}),
     };
     runAttempts(host, obs, policy, call, attemptSignal).then((outcome) => this.settle(i, obs, t0, outcome, key));
   }
 
   private callNode(i: number, nodeId: string, invocationId: string, inputs: NodeValues, signal: AbortSignal): CallResult {
     const ctx = new EngineNodeContext(this, i, nodeId, invocationId, this.graph.configs[i], signal);
+    const def = this.graph.defs[i];
     try {
-      return { threw: false, value: this.graph.defs[i].execute(inputs, ctx) };
+      return { threw: false, value: this.spans ? this.spans.run(i, () => def.execute(inputs, ctx)) : def.execute(inputs, ctx) };
     } catch (error) {
       return { threw: true, error };
     }
@@ -314,6 +328,7 @@ export class GraphRun implements ContextOwner {
       else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last), obs.handled === true ? obs.outputs : undefined);
       else emitter.nodeSkipped(obs.nodeId, obs.skipReason ?? "", causeNodeId);
     }
+    this.spans?.end(i, obs);
     this.record(obs);
     this.release(i);
   }
@@ -361,6 +376,7 @@ export class GraphRun implements ContextOwner {
   private completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {
     const clock = this.scope.clock;
     const obs = this.observation(nodeId, invocationId, this.graph.defs[i].spec.type, "completed", inputs, outputs, clock.wall(clock.last), true, 0);
+    this.spans?.start(i, nodeId, obs.nodeType, invocationId);
     this.collectOutputs(i, inputs, outputs);
     this.settleNode(i, NodeState.Completed, outputs, obs);
   }
@@ -372,6 +388,7 @@ export class GraphRun implements ContextOwner {
         const nodeId = this.qualified(i);
         const clock = this.scope.clock;
         const obs = this.observation(nodeId, this.invocationPrefix + nodeId, this.graph.defs[i].spec.type, "completed", recorded.inputs, recorded.outputs, clock.wall(clock.last), true, 0);
+        this.spans?.start(i, nodeId, obs.nodeType, obs.invocationId);
         // Not this run's computation: nothing downstream may be cached under a key built on it.
         this.refs[i] = volatileRef();
         this.collectOutputs(i, recorded.inputs, recorded.outputs);

@@ -19,6 +19,11 @@ export interface AttemptHost {
   call(signal: AbortSignal): CallResult;
   /** A timed-out attempt that may still be running: the run waits for it (bounded) before it ends. */
   abandon(work: Promise<unknown>): void;
+  /**
+   * When the run is traced: runs `step` in the node's span context. A streaming node's body runs at each `next()`,
+   * not when `execute` returned its generator, so each step is resumed there (what it calls then nests under the node).
+   */
+  inContext?<T>(step: () => T): T;
 }
 
 export type ResultKind = "outputs" | "promise" | "stream" | "invalid";
@@ -99,9 +104,10 @@ async function drainStream(stream: AsyncIterable<unknown>, host: AttemptHost, ob
   let finished = false;
   let chunkBytes = 0;
   const limit = host.maxOutputBytes;
+  const inContext = host.inContext;
   try {
     for (;;) {
-      const step = await it.next();
+      const step = await (inContext ? inContext(() => it.next()) : it.next());
       if (step.done) {
         finished = true;
         return checkOutputs(step.value);

@@ -2,6 +2,7 @@ import type { Logger, NodeServices, NodeValues, RunResult } from "@weft/types";
 import type { OutputCache } from "./cache/index.ts";
 import type { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunClock } from "./run-clock.ts";
+import type { Tracing } from "../tracing/index.ts";
 
 /** A request from a node (`ctx.runSubworkflow`) to run a saved workflow inside the current run. */
 export interface SubworkflowRequest {
@@ -35,5 +36,7 @@ export class RunScope {
     /** Outputs (or chunks) of one node past this many bytes fail it (`output-size.ts`). */
     readonly maxOutputBytes: number,
     readonly runSubworkflow: SubworkflowRunner,
+    /** Set when the run is traced (its graphs make spans); undefined costs nothing. */
+    readonly tracing: Tracing | undefined,
   ) {}
 }

@@ -1,7 +1,9 @@
+import { context } from "@opentelemetry/api";
 import { engineFailure, formatIssue, messageOf, NodeFailure, type NodeValues, type ValidationIssue, type Workflow, type WorkflowSource } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { GraphRun } from "./graph-run.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
+import { endGraphSpan, startGraphSpan } from "./run-span.ts";
 import type { RunScope, SubworkflowRequest, SubworkflowRunner } from "./run-scope.ts";
 
 export type CheckedWorkflow = { ok: true; workflow: Workflow; graph: CompiledGraph } | { ok: false; issues: ValidationIssue[] };
@@ -67,13 +69,17 @@ export function createSubworkflowRunner(
     if (!bound.ok) throw new NodeFailure(bound.error.code, bound.error.message, bound.error.details);
     const startedAt = Date.now();
     const t0 = performance.now();
+    // Called from the skill node's execution: the active context is its span, so the skill's run nests under it.
+    const traced = scope.tracing ? startGraphSpan(scope.tracing, scope.runId, checked.workflow, context.active()) : undefined;
     const outcome = await new GraphRun(scope, checked.graph, {
       prefix: request.prefix,
       stack: [...request.stack, stackId],
       signal: request.signal,
       overrides: bound.overrides,
       forward: request.record,
+      ...(traced ? { traceParent: traced.context } : {}),
     }).start();
+    if (traced) endGraphSpan(traced, outcome.status, outcome.error);
     return {
       runId: scope.runId,
       workflowId,

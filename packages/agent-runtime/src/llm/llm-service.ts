@@ -17,6 +17,8 @@ import {
 } from "@weft/types";
 import { profileNotFound } from "./errors.ts";
 import { OpenAiCompatibleProvider } from "./openai-compatible-provider.ts";
+import { traceLlmCall } from "./llm-span.ts";
+import type { Tracing } from "../tracing/index.ts";
 
 export interface ProfileLlmServiceOptions {
   profiles: LlmProfileResolver;
@@ -33,6 +35,8 @@ export interface ProfileLlmServiceOptions {
    */
   beforeCall?: (call: LlmCallEstimate) => Promise<LlmCallAllowance | void>;
   logger?: Logger;
+  /** A span per call (GenAI conventions), when the process traces. */
+  tracing?: Tracing;
 }
 
 /** The completion a call is assumed to use when it sets no `maxTokens`: budgets are checked against it before the call. */
@@ -62,6 +66,12 @@ export class ProfileLlmService implements LlmService {
     const { profileId, ...rest } = request;
     const profile = await this.options.profiles.resolve(profileId);
     if (!profile) throw profileNotFound(profileId);
+    const tracing = this.options.tracing;
+    if (tracing) return traceLlmCall(tracing, profile, rest, options.caller ?? {}, () => this.callProfile(profile, rest, options));
+    return this.callProfile(profile, rest, options);
+  }
+
+  private async callProfile(profile: LlmProfile, rest: Omit<LlmChatRequest, "profileId">, options: LlmCallOptions): Promise<LlmChatResult> {
     let call = rest;
     if (this.options.beforeCall) {
       const estimate = estimateCall(rest);

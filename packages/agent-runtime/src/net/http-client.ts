@@ -1,3 +1,4 @@
+import { context, propagation } from "@opentelemetry/api";
 import { messageOf } from "@weft/types";
 import type { IncomingMessage } from "node:http";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
@@ -133,12 +134,26 @@ function networkFailure(error: unknown, url: URL, timeoutMs: number, outer: Abor
   return new NetFailure("E_NETWORK", `The request to ${url.origin} failed: ${message}.`, { url: url.origin });
 }
 
+/**
+ * The active trace's W3C `traceparent` (and `tracestate`) when the process traces, so the target can join the run's
+ * trace; nothing otherwise (no propagator is registered then). A header the request sets itself wins.
+ */
+function withTraceHeaders(own: Record<string, string>): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  const injected = Object.keys(carrier);
+  if (injected.length === 0) return own;
+  const set = new Set(Object.keys(own).map((name) => name.toLowerCase()));
+  for (const name of injected) if (set.has(name)) delete carrier[name];
+  return { ...carrier, ...own };
+}
+
 /** One attempt: follows redirects by hand, each hop through the gate, and reads the final body. */
 async function attempt(request: SafeHttpRequest, signal: AbortSignal): Promise<Omit<SafeHttpResponse, "attempts">> {
   let url = request.url;
   let method = request.method;
   let body = request.body;
-  let headers = request.headers;
+  let headers = withTraceHeaders(request.headers);
   const redirects: string[] = [];
   for (;;) {
     const scope = request.gate(url);

@@ -15,6 +15,7 @@ import type {
   ToolCall,
 } from "@weft/types";
 import type { EffectGate } from "./effect-gate.ts";
+import type { Tracing } from "../../tracing/index.ts";
 import type { SceneStateStore } from "../persistence/scene-state-store.ts";
 
 /** What the scene needs from an agent's profile. */
@@ -99,6 +100,8 @@ export interface SceneRuntimeOptions {
   /** Payload schemas by exact topic. */
   payloadSchemas?: Record<string, z.ZodType>;
   logger?: Logger;
+  /** When the process traces: each agent's deliberation for a trigger is a `scene step` span (`scene-step-span.ts`). */
+  tracing?: Tracing;
   clock?: () => number;
   worldHistoryLimit?: number;
   /** Holds agents' world writes and publishes until their turn (a replay following the recorded order). */

@@ -28,6 +28,7 @@ import { StepBudget } from "../triggers/step-budget.ts";
 import { agentServices } from "./agent-services.ts";
 import { resumePlans, type ResumePlan } from "./resume-plan.ts";
 import { actionEntry, DeliberationRecord } from "./deliberation-record.ts";
+import { traceSceneStep } from "./scene-step-span.ts";
 import type { SceneRuntimeOptions, SceneStatusInfo, ScenePeerProfile } from "./scene-runtime-types.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
 import { SceneRouter } from "./scene-router.ts";
@@ -299,16 +300,19 @@ export class SceneRuntime {
         warn: (message, details) => this.logger.warn(message, { instanceId: id, triggerId: trigger.id, ...details }),
       });
       const services = plan ? agentServices(id, this.world, this.bus, this.privateState(id), () => this.current.status === "stopped", this.options.effectGate, record.done) : this.servicesFor(id);
-      return this.options.deliberate(id, trigger, {
-        sceneId: this.scene.id,
-        signal,
-        services,
-        llm: (inner) => record.llm(inner),
-        conversations: (inner) => record.conversations(inner),
-        sessions: (inner) => record.sessions(inner),
-        actions: record.actions,
-        resumeAfter: (steps) => record.resumeAfter(steps),
-      });
+      const deliberate = () =>
+        this.options.deliberate(id, trigger, {
+          sceneId: this.scene.id,
+          signal,
+          services,
+          llm: (inner) => record.llm(inner),
+          conversations: (inner) => record.conversations(inner),
+          sessions: (inner) => record.sessions(inner),
+          actions: record.actions,
+          resumeAfter: (steps) => record.resumeAfter(steps),
+        });
+      const tracing = this.options.tracing;
+      return tracing ? traceSceneStep(tracing, this.scene, id, trigger, deliberate) : deliberate();
     };
     const merges = new MergedTriggers();
     const mailbox = new AgentMailbox(id, config, run, {

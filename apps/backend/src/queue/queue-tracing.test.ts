@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "../testing/test-server.ts";
+import { ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../testing/otlp-receiver.ts";
+import { until } from "../testing/until.ts";
+import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
+import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+
+/**
+ * Queue mode with tracing on in both processes: the API queues the run inside its `enqueue run` span, the run's sealed
+ * job carries that span's traceparent, and the worker's `run <workflow>` span (with its nodes and LLM call) joins it —
+ * one trace across the two processes, each span exported by the process that made it.
+ */
+describe("a queued run is one trace across the API and the worker", () => {
+  let redis: TestRedis;
+  let database: QueueTestDatabase;
+  let llm: ScriptedLlmServer;
+  let receiver: OtlpReceiver;
+  let dataDir: string;
+  let api: ChildServer;
+  let worker: ChildWorker | undefined;
+
+  const ended = (runId: string): Promise<RunAnswer> =>
+    waitFor(
+      async () => {
+        const answer = RunAnswerSchema.safeParse((await api.call("GET", `/api/runs/${runId}`)).body);
+        return answer.success && !["queued", "running"].includes(answer.data.run.status) ? answer.data : undefined;
+      },
+      120_000,
+      `run ${runId} to end`,
+    );
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    database = await queueTestDatabase();
+    llm = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: ["Traced on a worker."], usage: { prompt_tokens: 77, completion_tokens: 8 } }] });
+    receiver = startOtlpReceiver();
+    dataDir = tempDir("weft-queue-otel-");
+    const env = {
+      WEFT_REDIS_URL: redis.url,
+      WEFT_DATA_DIR: dataDir,
+      WEFT_DEMO_LLM: "off",
+      WEFT_WORKER_LOCK_MS: "5000",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+      ...database.env,
+    };
+    api = await spawnServer(dataDir, env);
+    worker = await spawnWorker(env, ["--concurrency", "1"]);
+  }, 180_000);
+
+  afterAll(async () => {
+    worker?.proc.kill("SIGKILL");
+    api?.proc.kill("SIGKILL");
+    await Promise.all([worker?.proc.exited, api?.proc.exited]);
+    await llm?.stop();
+    await receiver?.stop();
+    await redis?.stop();
+    await database?.stop();
+    removeDir(dataDir);
+  });
+
+  it("the worker's run span is the child of the API's enqueue span: same trace id, each from its own service", async () => {
+    const profile = await api.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
+    expect(profile.status).toBe(201);
+    const profileId = ProfileIdAnswerSchema.parse(profile.body).profile.id;
+    const workflow = { id: "ask", name: "Ask", nodes: [{ id: "llm", type: "llm:chat", config: { profileId }, inputs: { prompt: "Where do you run?" } }], edges: [] };
+    expect((await api.call("POST", "/api/workflows", { workflow })).status).toBe(201);
+    const started = await api.call("POST", "/api/workflows/ask/runs", {});
+    const runId = StartedRunSchema.parse(started.body).runId;
+    expect((await ended(runId)).run.status).toBe("completed");
+    expect(worker?.runsTaken()).toContain(runId);
+
+    const spans = await until("the run's spans from both processes", () => {
+      const all = receiver.spans().filter((s) => s.attributes["weft.run.id"] === runId);
+      const enqueue = all.find((s) => s.name === "enqueue run Ask");
+      const run = all.find((s) => s.name === "run Ask");
+      const chat = all.find((s) => s.name === `chat ${llm.model}`);
+      return enqueue && run && chat ? { enqueue, run, chat, all } : undefined;
+    });
+    const { enqueue, run, chat } = spans;
+    expect(enqueue.service).toBe("weft");
+    expect(enqueue.parentSpanId).toBe("");
+    expect(enqueue.kind).toBe(4); // SPAN_KIND_PRODUCER
+    expect(run.service).toBe("weft-worker");
+    expect(run.traceId).toBe(enqueue.traceId);
+    expect(run.parentSpanId).toBe(enqueue.spanId);
+    const node = spans.all.find((s: ReceivedSpan) => s.name === "node llm");
+    expect(node?.parentSpanId).toBe(run.spanId);
+    expect(chat.traceId).toBe(enqueue.traceId);
+    expect(chat.parentSpanId).toBe(node?.spanId);
+    expect(chat.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 77, "gen_ai.usage.output_tokens": 8 });
+    expect(receiver.rejected()).toEqual([]);
+  }, 240_000);
+});

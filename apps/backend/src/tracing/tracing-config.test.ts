@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { readTracingConfig, TracingConfigError } from "./tracing-config.ts";
+
+const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" };
+
+describe("readTracingConfig: the OTEL_* environment", () => {
+  it("is off by default, and off when disabled or exporter none even with an endpoint", () => {
+    expect(readTracingConfig({}, "weft")).toBeUndefined();
+    expect(readTracingConfig({ ...ENDPOINT, OTEL_SDK_DISABLED: "true" }, "weft")).toBeUndefined();
+    expect(readTracingConfig({ ...ENDPOINT, OTEL_TRACES_EXPORTER: "none" }, "weft")).toBeUndefined();
+  });
+
+  it("is on with an endpoint, a traces endpoint, or OTEL_TRACES_EXPORTER=otlp; contents only when asked", () => {
+    expect(readTracingConfig(ENDPOINT, "weft")).toMatchObject({ serviceName: "weft", captureContent: false });
+    expect(readTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://x/v1/traces", OTEL_SERVICE_NAME: "api" }, "weft")?.serviceName).toBe("api");
+    expect(readTracingConfig({ OTEL_TRACES_EXPORTER: "otlp", WEFT_OTEL_CAPTURE_CONTENT: "true" }, "weft-worker")).toMatchObject({ serviceName: "weft-worker", captureContent: true });
+  });
+
+  it("refuses what it cannot honour, naming the variable and what to set", () => {
+    const bad: Record<string, string>[] = [
+      { OTEL_TRACES_SAMPLER: "sometimes" },
+      { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" },
+      { OTEL_TRACES_EXPORTER: "zipkin" },
+      { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      { WEFT_OTEL_CAPTURE_CONTENT: "yes please" },
+      { OTEL_BSP_SCHEDULE_DELAY: "soon" },
+    ];
+    for (const env of bad) {
+      const name = Object.keys(env).at(-1) ?? "";
+      let thrown: unknown;
+      try {
+        readTracingConfig({ ...ENDPOINT, ...env }, "weft");
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TracingConfigError);
+      expect((thrown as TracingConfigError).code).toBe("INVALID_TRACING_CONFIG");
+      expect((thrown as Error).message).toContain(name === "OTEL_EXPORTER_OTLP_PROTOCOL" ? "OTEL_EXPORTER_OTLP_PROTOCOL" : name);
+    }
+  });
+});
