@@ -11,6 +11,7 @@ import { USAGE_MIGRATIONS } from "./usage/usage-migrations.ts";
 import { BUDGET_MIGRATIONS } from "./usage/budget-migrations.ts";
 import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
+import { EVAL_MIGRATIONS } from "./evals/eval-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...LLM_PRICE_MIGRATIONS,
   ...TRIGGER_MIGRATIONS,
   ...BUDGET_MIGRATIONS,
+  ...EVAL_MIGRATIONS,
 ];

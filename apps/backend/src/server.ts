@@ -46,6 +46,7 @@ import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
 import { credentialsApi } from "./credentials/credentials-api.ts";
 import { API_ROUTES } from "./api-routes.ts";
 import { createTriggers } from "./triggers/index.ts";
+import { createEvals } from "./evals/index.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -218,6 +219,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     });
     // Webhooks start runs from outside: session routes to switch them on, and the public /hooks/ they answer on.
     const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
+    // Eval suites: their cases run as ordinary runs (on the workers in queue mode), judged with the LLM service.
+    const evals = createEvals({ engine: storage, storage, runs, hub, journal, usage: rt.usage.repository, llm, maxBodyBytes, log: log.child("evals") });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
@@ -227,6 +230,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     );
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
+    await evals.service.recover();
 
     const gateway = new WsGateway(
       storage.events,
@@ -300,6 +304,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           ops.api,
           triggers.api,
           triggers.hooks,
+          evals.api,
           openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
@@ -326,6 +331,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       (stopping ??= (async () => {
         const closed = server.stop(false);
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
+        await evals.service.shutdown();
         await rt.closeTools();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");

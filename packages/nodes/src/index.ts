@@ -5,3 +5,4 @@ export { builtinNodes, createBuiltinRegistry } from "./builtins.ts";
 export { codeWorkers } from "./code/code-workers.ts";
 export { sceneNodes } from "./scene/index.ts";
 export { streamProgress } from "./fs/tool-call.ts";
+export { schemaValidator, describeSchemaErrors } from "./support/json-schema-check.ts";

@@ -38,3 +38,4 @@ export * from "./graph-diff.ts";
 export * from "./versions.ts";
 export * from "./trigger.ts";
 export * from "./budget.ts";
+export * from "./evals.ts";

@@ -138,6 +138,17 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/hooks/:workflowId/*", "public"),
   rule("PUT", "/hooks/:workflowId/*", "public"),
 
+  // Eval suites: viewers read suites and results; editors write suites and run them (the case runs act for them).
+  rule("GET", "/api/evals/suites", "viewer"),
+  rule("POST", "/api/evals/suites", "editor"),
+  rule("GET", "/api/evals/suites/:id", "viewer"),
+  rule("PUT", "/api/evals/suites/:id", "editor"),
+  rule("DELETE", "/api/evals/suites/:id", "editor"),
+  rule("POST", "/api/evals/suites/:id/cases/from-run", "editor"),
+  rule("POST", "/api/evals/suites/:id/runs", "editor"),
+  rule("GET", "/api/evals/suites/:id/runs", "viewer"),
+  rule("GET", "/api/evals/runs/:id", "viewer"),
+
   // Live events: any signed-in principal may watch (each subscription is checked again, see ws-access.ts).
   rule("WS", "/ws", "viewer"),
   // Prometheus scrapes with a personal token (a viewer's is enough) or the access token.
