@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { EvalSuiteSchema } from "../../packages/types/src/index.ts";
 import { seriousInBothThemes } from "./support/axe.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
-import { notesWorkflow } from "./support/notes.ts";
+import { notesWorkflow, runToEnd } from "./support/notes.ts";
 import { useWeft } from "./support/weft.ts";
 
 const weft = useWeft({ viewport: { width: 1024, height: 700 } });
@@ -44,5 +45,16 @@ describe("the Evals view", () => {
     const panel = await page.locator('[data-testid="evals-panel"]').boundingBox();
     expect(panel && panel.y + panel.height <= 700 && panel.x + panel.width <= 1024).toBe(true);
     expect(await seriousInBothThemes(page)).toEqual({});
+
+    // "Save as test case" on a run in the run panel: one click adds its inputs and outputs to the suite.
+    const runId = await runToEnd(weft, "notes", { topic: "figs" });
+    await page.locator('.run-history button[title="Refresh"]').click();
+    await poll(() => page.locator(`[data-testid="run-history"] li[data-run-id="${runId}"]`).count()).toBe(1);
+    await page.locator(`[data-testid="run-history"] li[data-run-id="${runId}"] button.row-main`).click();
+    await page.getByRole("button", { name: "Save as test case" }).click();
+    await poll(() => texts(page, '[data-testid="save-as-case"]')).toContain("(3 cases)");
+    const listed = (await weft.api("GET", "/api/evals/suites?workflowId=notes")).body as { suites?: unknown };
+    const stored = EvalSuiteSchema.array().parse(listed.suites)[0];
+    expect(stored.cases.at(-1)).toMatchObject({ inputs: { topic: "figs" }, assertions: [{ kind: "equals", expected: { text: "Memo about figs" } }] });
   });
 });
