@@ -103,6 +103,43 @@ describe("eval suites", () => {
     expect(errorOf(missing.body).message).toContain("has no version 9");
   });
 
+  it("compares two LLM profiles on the same cases, with each case's tokens from the usage records", async () => {
+    const skill = {
+      id: "ask-llm",
+      name: "Ask",
+      nodes: [
+        { id: "q", type: "core:workflow-input", config: { name: "q", portType: "string", required: true } },
+        { id: "llm", type: "llm:chat", config: {} },
+        { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+      ],
+      edges: [
+        { id: "e1", source: "q", sourceHandle: "value", target: "llm", targetHandle: "prompt" },
+        { id: "e2", source: "llm", sourceHandle: "text", target: "out", targetHandle: "value" },
+      ],
+    };
+    expect((await editor.call("POST", "/api/workflows", { workflow: skill })).status).toBe(201);
+    const nowhere = await t.call("POST", "/api/llm-profiles", { name: "Nowhere", baseUrl: "http://127.0.0.1:9/v1", model: "m", timeoutMs: 2000, maxRetries: 0 });
+    expect(nowhere.status).toBe(201);
+    const suiteId = await createSuite(editor, "ask-llm", [
+      {
+        id: "hi",
+        name: "hi",
+        inputs: { q: "hello there" },
+        assertions: [
+          { kind: "contains", output: "text", text: "demo model" },
+          { kind: "cost", maxTokens: 10_000 },
+        ],
+      },
+    ]);
+    const run = await runSuite(editor, suiteId, { against: { profileId: "demo" }, compare: { profileId: "nowhere" } });
+    const [demo, other] = run.sides.map((s) => s.results[0]);
+    expect(demo.pass).toBe(true);
+    expect(demo.tokens).toBeGreaterThan(0);
+    expect(other.pass).toBe(false);
+    expect(other.runStatus).toBe("failed");
+    expect(other.error).toContain("NETWORK");
+  });
+
   it("judges with an LLM profile: the demo LLM's verdict passes an answer naming the rubric's phrases and fails one that does not", async () => {
     expect((await editor.call("POST", "/api/workflows", { workflow: templateWorkflow("notes-judge") })).status).toBe(201);
     const suiteId = await createSuite(editor, "notes-judge", [
