@@ -4,11 +4,16 @@
  * template) is timed from the request to the fork's completion as `GET /api/runs/:id` reports it (polled every 1 ms):
  * the 999 nodes before it come from the stored record, one node executes.
  *
- * Prints one JSON line: `fork_ms` (the median of BENCH_FORKS forks, default 7; goal ≤ 100), its min and max, and the
+ * Prints two JSON lines: `fork_ms` (the median of BENCH_FORKS forks, default 7; goal ≤ 100), its min and max, and the
  * nodes the last fork executed (goal 1).
  */
 import { chainWorkflow, RunAnswerSchema, startTestServer, waitFor } from "../apps/backend/src/testing/test-server.ts";
 import { StartedRunSchema } from "../apps/backend/src/testing/answers.ts";
+import { EvalRunSchema, EvalSuiteSchema } from "../packages/types/src/index.ts";
+import { serveModel, streamedReply } from "./support/instant-llm.ts";
+
+const field = (body: unknown, key: string): unknown => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
+const EvalRunAnswerSchema = { parse: (body: unknown) => ({ run: EvalRunSchema.parse(field(body, "run")) }) };
 
 const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const FORKS = Number(process.env.BENCH_FORKS ?? 7);
@@ -56,4 +61,77 @@ try {
   );
 } finally {
   await t.stop();
+}
+
+/**
+ * `cases_per_s` (issue 33): a suite of BENCH_CASES cases (default 1,000) of a 5-node skill (input → template → LLM →
+ * template → output) whose LLM profile points at an instant local model, run by `POST /api/evals/suites/:id/runs`
+ * (concurrency BENCH_EVAL_CONCURRENCY, default 16) on a real embedded server, timed from the request to the eval run's
+ * end as `GET /api/evals/runs/:id` reports it (polled every 100 ms: the answer holds every case's result, so polling it
+ * more often would measure the polling). Goal ≥ 200/s embedded.
+ */
+const CASES = Number(process.env.BENCH_CASES ?? 1000);
+const EVAL_CONCURRENCY = Number(process.env.BENCH_EVAL_CONCURRENCY ?? 16);
+const model = serveModel(() => streamedReply("instant answer"));
+const e = await startTestServer({ runConcurrency: EVAL_CONCURRENCY });
+try {
+  const profile = await e.call("POST", "/api/llm-profiles", { name: "Instant", baseUrl: model.baseUrl, model: "bench-model", timeoutMs: 10_000 });
+  if (profile.status !== 201) throw new Error(`the LLM profile was refused: ${JSON.stringify(profile.body)}`);
+  const skill = {
+    id: "five",
+    name: "Five nodes",
+    nodes: [
+      { id: "topic", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } },
+      { id: "ask", type: "core:text-template", config: { template: "Say something about {{0}}" } },
+      { id: "llm", type: "llm:chat", config: { profileId: "instant" } },
+      { id: "wrap", type: "core:text-template", config: { template: "Answer: {{0}}" } },
+      { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+    ],
+    edges: [
+      { id: "e1", source: "topic", sourceHandle: "value", target: "ask", targetHandle: "values" },
+      { id: "e2", source: "ask", sourceHandle: "text", target: "llm", targetHandle: "prompt" },
+      { id: "e3", source: "llm", sourceHandle: "text", target: "wrap", targetHandle: "values" },
+      { id: "e4", source: "wrap", sourceHandle: "text", target: "out", targetHandle: "value" },
+    ],
+  };
+  if ((await e.call("POST", "/api/workflows", { workflow: skill })).status !== 201) throw new Error("saving the skill failed");
+  const cases = Array.from({ length: CASES }, (_, i) => ({
+    id: `c${i}`,
+    name: `case ${i}`,
+    inputs: { topic: `topic ${i}` },
+    assertions: [{ kind: "equals", output: "text", expected: "Answer: instant answer" }],
+  }));
+  const suite = await e.call("POST", "/api/evals/suites", { name: "bench", target: { kind: "workflow", id: "five" }, cases });
+  if (suite.status !== 201) throw new Error(`the suite was refused: ${JSON.stringify(suite.body).slice(0, 300)}`);
+  const suiteId = EvalSuiteSchema.parse(field(suite.body, "suite")).id;
+  const t0 = performance.now();
+  const started = await e.call("POST", `/api/evals/suites/${suiteId}/runs`, { concurrency: EVAL_CONCURRENCY });
+  if (started.status !== 202) throw new Error(`the eval run was refused: ${JSON.stringify(started.body)}`);
+  const runId = EvalRunAnswerSchema.parse(started.body).run.id;
+  const run = await waitFor(
+    async () => {
+      const answer = EvalRunAnswerSchema.parse((await e.call("GET", `/api/evals/runs/${runId}`)).body).run;
+      if (answer.status !== "running") return answer;
+      await Bun.sleep(100);
+      return undefined;
+    },
+    600_000,
+    `eval run ${runId}`,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  if (run.sides[0].passed !== CASES) throw new Error(`only ${run.sides[0].passed} of ${CASES} cases passed: ${JSON.stringify(run.sides[0].results.find((r) => !r.pass))}`);
+  console.log(
+    JSON.stringify({
+      bench: "eval",
+      mode: "embedded",
+      cases: CASES,
+      nodes: 5,
+      concurrency: EVAL_CONCURRENCY,
+      seconds: Math.round(seconds * 100) / 100,
+      cases_per_s: Math.round((CASES / seconds) * 10) / 10,
+    }),
+  );
+} finally {
+  await e.stop();
+  await model.stop();
 }

@@ -18,6 +18,7 @@ import { BUDGET_ROUTES } from "./usage/budget-api.ts";
 import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 import { APPROVALS_ROUTES } from "./approvals/approvals-api.ts";
+import { EVALS_ROUTES } from "./evals/evals-api.ts";
 
 /**
  * Every route under /api/ (and /v1/) as the OpenAPI document describes it, each domain's list from beside its handlers;
@@ -44,4 +45,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...OPENAI_ROUTES,
   ...TRIGGERS_ROUTES,
   ...APPROVALS_ROUTES,
+  ...EVALS_ROUTES,
 ];

@@ -13,6 +13,7 @@ import { LLM_PRICE_MIGRATIONS } from "./llm/llm-profile-repository.ts";
 import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 import { CONVERSATION_MIGRATIONS } from "./agents/conversation-migrations.ts";
 import { APPROVAL_MIGRATIONS } from "./approvals/approval-migrations.ts";
+import { EVAL_MIGRATIONS } from "./evals/eval-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...BUDGET_MIGRATIONS,
   ...CONVERSATION_MIGRATIONS,
   ...APPROVAL_MIGRATIONS,
+  ...EVAL_MIGRATIONS,
 ];

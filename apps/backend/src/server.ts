@@ -48,6 +48,7 @@ import { API_ROUTES } from "./api-routes.ts";
 import { createTriggers } from "./triggers/index.ts";
 import { createApprovals } from "./approvals/index.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
+import { createEvals } from "./evals/index.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -236,6 +237,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     });
     // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.
     const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
+    // Eval suites: their cases run as ordinary runs (on the workers in queue mode), judged with the LLM service.
+    const evals = createEvals({ engine: storage, storage, runs, hub, journal, usage: rt.usage.repository, llm, maxBodyBytes, log: log.child("evals") });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
@@ -246,6 +249,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
     approvals.connect(runs);
+    await evals.service.recover();
 
     const gateway = new WsGateway(
       storage.events,
@@ -321,6 +325,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           triggers.api,
           triggers.hooks,
           approvals.api,
+          evals.api,
           openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
@@ -351,6 +356,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await triggers.scheduler.stop();
         await approvals.stop();
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
+        await evals.service.shutdown();
         await rt.closeTools();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");

@@ -2,6 +2,7 @@
 /** The `weft` command line: validate and run workflow files, list node types, run a queue worker. */
 import { agentCommand, AGENT_USAGE } from "./commands/agent.ts";
 import { compactCommand, COMPACT_USAGE } from "./commands/compact.ts";
+import { evalCommand, EVAL_USAGE } from "./commands/eval.ts";
 import { nodesCommand, NODES_USAGE } from "./commands/nodes.ts";
 import { runCommand, RUN_USAGE } from "./commands/run.ts";
 import { validateCommand, VALIDATE_USAGE } from "./commands/validate.ts";
@@ -17,6 +18,7 @@ const USAGE = `weft — check and run Weft workflows
   ${AGENT_USAGE}
   ${WORKER_USAGE}
   ${COMPACT_USAGE}
+  ${EVAL_USAGE}
 
 Skills called by a workflow are looked up in the folder of its file.`;
 
@@ -35,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
       return workerCommand(rest);
     case "compact":
       return compactCommand(rest);
+    case "eval":
+      return evalCommand(rest);
     case "help":
     case "--help":
     case "-h":
@@ -44,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${USAGE}\n`);
       return EXIT_USAGE;
     default:
-      throw new CliError(`unknown command "${command}". The commands are validate, run, nodes, agent and compact.\n\n${USAGE}`, EXIT_USAGE);
+      throw new CliError(`unknown command "${command}". The commands are validate, run, nodes, agent, worker, compact and eval.\n\n${USAGE}`, EXIT_USAGE);
   }
 }
 

@@ -90,6 +90,10 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("world.changed"), path: z.string(), value: z.unknown(), agentId: z.string().optional(), op: z.enum(["set", "delete"]).optional() }),
   /** The scene's session log is stored up to `nextSeq - 1`, with the state it led to: read the timeline from there. */
   z.object({ ...base, type: z.literal("scene.log"), nextSeq: z.number().int().nonnegative() }),
+  /** An eval run (its stream is its id) finished one case run: `done` of `total` case runs, over all sides. */
+  z.object({ ...base, type: z.literal("eval.progress"), evalRunId: z.string(), caseId: z.string(), side: z.number().int(), pass: z.boolean(), done: z.number().int(), total: z.number().int() }),
+  /** The eval run ended: each side's pass rate (0–1). */
+  z.object({ ...base, type: z.literal("eval.finished"), evalRunId: z.string(), status: z.string(), passRates: z.array(z.number()) }),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent["type"];

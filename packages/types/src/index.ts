@@ -39,3 +39,4 @@ export * from "./versions.ts";
 export * from "./trigger.ts";
 export * from "./budget.ts";
 export * from "./approval.ts";
+export * from "./evals.ts";

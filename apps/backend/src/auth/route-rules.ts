@@ -148,6 +148,16 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/approvals/:id/decision", "editor"),
   rule("POST", "/api/approvals/:id/link", "editor"),
   rule("POST", "/api/approval-links/decision", "public"),
+  // Eval suites: viewers read suites and results; editors write suites and run them (the case runs act for them).
+  rule("GET", "/api/evals/suites", "viewer"),
+  rule("POST", "/api/evals/suites", "editor"),
+  rule("GET", "/api/evals/suites/:id", "viewer"),
+  rule("PUT", "/api/evals/suites/:id", "editor"),
+  rule("DELETE", "/api/evals/suites/:id", "editor"),
+  rule("POST", "/api/evals/suites/:id/cases/from-run", "editor"),
+  rule("POST", "/api/evals/suites/:id/runs", "editor"),
+  rule("GET", "/api/evals/suites/:id/runs", "viewer"),
+  rule("GET", "/api/evals/runs/:id", "viewer"),
 
   // Live events: any signed-in principal may watch (each subscription is checked again, see ws-access.ts).
   rule("WS", "/ws", "viewer"),

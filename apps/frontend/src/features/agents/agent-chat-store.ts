@@ -126,6 +126,8 @@ export const useAgentChatStore = defineStore("agent-chat", () => {
       case "scene.status":
       case "world.changed":
       case "scene.log":
+      case "eval.progress":
+      case "eval.finished":
         return;
       default: {
         const never: never = event;

@@ -47,6 +47,8 @@ export function applySceneEvent(live: SceneLive, event: RunEvent): boolean {
     case "scene.status":
     case "world.changed":
     case "scene.log":
+    case "eval.progress":
+    case "eval.finished":
       return true;
     default: {
       const never: never = event;

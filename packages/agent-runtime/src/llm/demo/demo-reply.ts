@@ -2,12 +2,13 @@ import { approxTokens, splitEvenly, splitForStreaming, type WireReply } from "..
 import { MANIFEST_HEADER, parseActionManifest } from "./action-manifest.ts";
 import { offeredBuilderTools } from "./builder-turn.ts";
 import { planBuilderStep } from "./demo-builder.ts";
+import { demoJudgeVerdict } from "./demo-judge.ts";
 import { messageText, type DemoMessage, type DemoRequest } from "./demo-request.ts";
 import { deriveArguments, paramsFromJsonSchema, pickTool, type ParamSpec } from "./tool-match.ts";
 
 /**
  * What the demo LLM says, decided from the request alone (same request, same answer):
- * 0. the Builder's tools offered → the next step of the Builder plan (demo-builder.ts);
+ * 0. the Builder's tools offered → the next step of the Builder plan (demo-builder.ts); an eval judge's prompt → its verdict (demo-judge.ts);
  * 1. the latest turn is an observation (a `tool` message, or a user message starting with
  *    `Observation:`) → a final answer built from the observed result;
  * 2. native `tools` offered → a `tool_calls` call of the tool best matching the user's words;
@@ -25,6 +26,9 @@ export function planDemoReply(request: DemoRequest, replyId: string): WireReply 
     const step = planBuilderStep(messages, builderTools);
     return step.kind === "say" ? textReply(step.text, promptTokens, request) : toolCallsReply(step.calls, replyId, promptTokens);
   }
+
+  const verdict = demoJudgeVerdict(messages);
+  if (verdict !== undefined) return textReply(verdict, promptTokens, request);
 
   if (last && isObservation(last)) return textReply(finalAnswer(messages, question), promptTokens, request);
 

@@ -1,0 +1,133 @@
+import type { EvalCase, EvalCaseResult, EvalRun, EvalSide, Logger, Workflow } from "@weft/types";
+import { messageOf } from "@weft/types";
+import { checkAssertion, type Judge } from "./eval-assertions.ts";
+
+/** What a side runs: the stored workflow, or a draft (a saved version's content, maybe with another LLM profile). */
+export interface SideWorkflow {
+  workflowId: string;
+  draft?: Workflow;
+}
+
+/** A finished case run as the runner reads it. */
+export interface FinishedRun {
+  status: string;
+  outputs: Record<string, unknown>;
+  error?: string;
+  durationMs: number;
+  steps: number;
+  workflowVersion?: number;
+}
+
+/** What the runner needs of the runs domain and the usage records (wired in index.ts). */
+export interface CaseRunPort {
+  /** Starts one run of the side's workflow with these inputs; its id. */
+  start(workflow: SideWorkflow, inputs: Record<string, unknown>, createdBy: string | undefined): Promise<string>;
+  /** Resolves when the run has ended. */
+  finished(runId: string): Promise<FinishedRun>;
+  /** Tokens and cost of the run's LLM calls (null: a price is unknown). */
+  usage(runId: string): Promise<{ tokens: number; costUsd: number | null }>;
+}
+
+/** Where the runner reports: progress per case run, and the record (stored now and then, and at the end). */
+export interface EvalRunReport {
+  progress(run: EvalRun, side: number, result: EvalCaseResult): void;
+  store(run: EvalRun): Promise<void>;
+}
+
+/** A side's workflow: the version's content, with every LLM node's profile replaced when the side names one. */
+export function sideWorkflow(content: Workflow, side: EvalSide): Workflow {
+  if (side.profileId === undefined) return content;
+  const profileId = side.profileId;
+  return { ...content, nodes: content.nodes.map((n) => (n.type.startsWith("llm:") ? { ...n, config: { ...n.config, profileId } } : n)) };
+}
+
+/** Runs one case on one side and checks its assertions. */
+async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: EvalCase, createdBy: string | undefined, judge: Judge): Promise<EvalCaseResult & { version?: number }> {
+  const base = { caseId: testCase.id, name: testCase.name };
+  const began = Date.now();
+  let runId: string;
+  try {
+    runId = await port.start(workflow, testCase.inputs, createdBy);
+  } catch (error) {
+    const message = messageOf(error);
+    return {
+      ...base,
+      pass: false,
+      runStatus: "not_started",
+      error: message,
+      durationMs: Date.now() - began,
+      tokens: 0,
+      costUsd: null,
+      assertions: [{ kind: "run", pass: false, message: `the case's run could not start: ${message}` }],
+    };
+  }
+  const ended = await port.finished(runId);
+  const usage = await port.usage(runId);
+  const common = {
+    ...base,
+    runId,
+    runStatus: ended.status,
+    outputs: ended.outputs,
+    durationMs: ended.durationMs,
+    tokens: usage.tokens,
+    costUsd: usage.costUsd,
+    ...(ended.workflowVersion !== undefined ? { version: ended.workflowVersion } : {}),
+  };
+  if (ended.status !== "completed") {
+    const why = `the case's run ended ${ended.status}${ended.error ? `: ${ended.error}` : ""}`;
+    return { ...common, pass: false, error: why, assertions: [{ kind: "run", pass: false, message: why }] };
+  }
+  const actual = { outputs: ended.outputs, steps: ended.steps, tokens: usage.tokens, costUsd: usage.costUsd };
+  const assertions = [];
+  for (const assertion of testCase.assertions) assertions.push(await checkAssertion(assertion, actual, judge));
+  return { ...common, pass: assertions.every((a) => a.pass), assertions };
+}
+
+/** How often at most the growing record is rewritten while cases finish (the end is always stored). */
+const STORE_EVERY_MS = 500;
+
+/**
+ * Runs every case on every side, `concurrency` case runs at a time, filling `run` in place (results in case order)
+ * and reporting each finished case. Never throws: a case that cannot run fails with the reason.
+ */
+export async function executeEvalRun(options: {
+  run: EvalRun;
+  cases: readonly EvalCase[];
+  workflows: readonly SideWorkflow[];
+  concurrency: number;
+  createdBy: string | undefined;
+  port: CaseRunPort;
+  judge: Judge;
+  report: EvalRunReport;
+  log: Logger;
+}): Promise<void> {
+  const { run, cases, workflows, port, judge, report } = options;
+  const jobs: Array<{ side: number; index: number }> = [];
+  for (let index = 0; index < cases.length; index++) for (let side = 0; side < workflows.length; side++) jobs.push({ side, index });
+  const slots: Array<Array<EvalCaseResult | undefined>> = workflows.map(() => cases.map(() => undefined));
+  let next = 0;
+  let lastStored = Date.now();
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      const { version, ...result } = await runCase(port, workflows[job.side], cases[job.index], options.createdBy, judge);
+      slots[job.side][job.index] = result;
+      const side = run.sides[job.side];
+      if (side.side.version === undefined && version !== undefined) side.side.version = version;
+      if (result.pass) side.passed++;
+      else side.failed++;
+      side.passRate = cases.length === 0 ? 0 : side.passed / cases.length;
+      side.results = slots[job.side].filter((r): r is EvalCaseResult => r !== undefined);
+      run.done++;
+      report.progress(run, job.side, result);
+      if (Date.now() - lastStored >= STORE_EVERY_MS) {
+        lastStored = Date.now();
+        await report.store(run).catch((error: unknown) => options.log.warn("an eval run's progress could not be stored", { evalRunId: run.id, error: messageOf(error) }));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, Math.max(1, jobs.length)) }, worker));
+  run.status = "completed";
+  run.finishedAt = Date.now();
+  await report.store(run);
+}
