@@ -17,6 +17,7 @@ import { USAGE_ROUTES } from "./usage/usage-api.ts";
 import { BUDGET_ROUTES } from "./usage/budget-api.ts";
 import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
+import { A2A_ROUTES } from "./a2a/index.ts";
 
 /**
  * Every route under /api/ (and /v1/) as the OpenAPI document describes it, each domain's list from beside its handlers;
@@ -42,4 +43,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...BUDGET_ROUTES,
   ...OPENAI_ROUTES,
   ...TRIGGERS_ROUTES,
+  ...A2A_ROUTES,
 ];
