@@ -95,6 +95,9 @@ describe("every agent as an A2A server, through the official @a2a-js/sdk client"
     // tasks/get reads it back.
     const got = await sdk.getTask({ id: task.id, historyLength: undefined, tenant: "" });
     expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Another editor's token does not see it.
+    const other = await createTestUser(t, "otto", "editor");
+    await expect((await client("text-helper", other.bearer)).getTask({ id: task.id, historyLength: undefined, tenant: "" })).rejects.toThrow();
     // The same contextId: a second turn in the same conversation, with its own answer.
     const again = (await sdk.sendMessage({ message: userMessage("Please uppercase this text: second turn", task.contextId), configuration: undefined, metadata: undefined, tenant: "" })) as Task;
     expect(again.contextId).toBe(task.contextId);
