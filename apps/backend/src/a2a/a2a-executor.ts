@@ -113,18 +113,19 @@ export class A2aExecutor implements AgentExecutor {
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: undefined }));
       bus.finished();
     };
+    // Known from here on, so tasks/cancel can end it; an error ends it `failed` unless it was cancelled first.
+    this.running.set(taskId, contextId);
     try {
       await this.openConversation(contextId);
       const after = await this.deps.storage.events.lastSeq(contextId);
       await this.deps.agents.sendMessage(this.agentId, text, contextId, userId);
-      this.running.set(taskId, contextId);
+      // Cancelled while the loop was starting: the cancel found nothing to stop, so it is stopped now.
+      if (!this.running.has(taskId)) return void (await this.deps.agents.cancel(contextId).catch(() => undefined));
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
       const outcome: AgentOutcome = await this.deps.completions.wait(contextId, this.deps.timeoutMs ?? 600_000, undefined, after);
-      if (!this.running.has(taskId)) return; // tasks/cancel already ended it
-      finish(stateOf(outcome.status), outcome.text || (outcome.status === "completed" ? "" : `The agent stopped (${outcome.status}).`));
+      if (this.running.has(taskId)) finish(stateOf(outcome.status), outcome.text || (outcome.status === "completed" ? "" : `The agent stopped (${outcome.status}).`));
     } catch (error) {
-      if (error instanceof ServiceError && error.code === "VALIDATION_FAILED") throw error;
-      if (this.running.has(taskId) || !request.task) finish(TaskState.TASK_STATE_FAILED, messageOf(error));
+      if (this.running.has(taskId)) finish(TaskState.TASK_STATE_FAILED, messageOf(error));
     } finally {
       this.running.delete(taskId);
     }
@@ -134,7 +135,8 @@ export class A2aExecutor implements AgentExecutor {
     const conversationId = this.running.get(taskId);
     if (!conversationId) return;
     this.running.delete(taskId);
-    await this.deps.agents.cancel(conversationId);
+    // A loop that has not started yet (or already ended) has nothing to cancel; the task ends canceled all the same.
+    await this.deps.agents.cancel(conversationId).catch(() => undefined);
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
