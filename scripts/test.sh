@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything the tests need (bun, dependencies, chromium, bubblewrap, redis, postgresql, promtool, the Python openai SDK), then runs the typecheck and every test.
+# Installs everything the tests need (bun, dependencies, chromium, bubblewrap, redis, postgresql, promtool, the Python openai SDK and a2a-sdk where the package index serves it), then runs the typecheck and every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-bun.sh
@@ -10,4 +10,5 @@ source scripts/ensure-redis.sh
 source scripts/ensure-postgres.sh
 source scripts/ensure-promtool.sh
 source scripts/ensure-python-openai.sh
+source scripts/ensure-python-a2a.sh
 exec bun scripts/run-tests.ts "$@"

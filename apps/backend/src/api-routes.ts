@@ -19,6 +19,7 @@ import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 import { APPROVALS_ROUTES } from "./approvals/approvals-api.ts";
 import { EVALS_ROUTES } from "./evals/evals-api.ts";
+import { A2A_ROUTES } from "./a2a/index.ts";
 
 /**
  * Every route under /api/ (and /v1/) as the OpenAPI document describes it, each domain's list from beside its handlers;
@@ -46,4 +47,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...TRIGGERS_ROUTES,
   ...APPROVALS_ROUTES,
   ...EVALS_ROUTES,
+  ...A2A_ROUTES,
 ];

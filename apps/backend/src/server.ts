@@ -39,6 +39,7 @@ import { authApi } from "./auth/auth-api.ts";
 import { llmProfilesApi } from "./llm/llm-profiles-api.ts";
 import { conversationsApi } from "./agents/conversations-api.ts";
 import { createOpenAiCompat, OPENAI_ERRORS } from "./openai-compat/index.ts";
+import { createA2a } from "./a2a/index.ts";
 import { sceneDocumentsApi } from "./scenes/scene-documents-api.ts";
 import { sceneRefusalOf } from "./scenes/scene-errors.ts";
 import { permissionsApi } from "./settings/permissions-api.ts";
@@ -314,6 +315,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           runsApi,
           agentsApi,
           createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository }),
+          createA2a({ agents, storage, hub, maxBodyBytes, version: pkg.version }),
           wsPlugin,
           builder.api,
           scenes.api,

@@ -39,6 +39,7 @@ import { fsSearch } from "./fs/search.ts";
 import { fsWrite } from "./fs/write.ts";
 import { shellExec } from "./shell/exec.ts";
 import { httpRequest } from "./http/request.ts";
+import { a2aCallNode } from "./a2a/call.ts";
 import { codeJavascript } from "./code/javascript.ts";
 import { coreMap } from "./core/map.ts";
 import { coreApproval } from "./core/approval.ts";
@@ -91,6 +92,7 @@ export const builtinNodes: NodeDefinition[] = [
   webhookTrigger,
   scheduleTrigger,
   coreApproval,
+  a2aCallNode,
 ];
 
 /** A registry holding the built-in nodes plus `extra` (a type defined twice is refused). */

@@ -17,6 +17,7 @@ export * from "./llm.ts";
 export * from "./conversation.ts";
 export * from "./toolhost.ts";
 export * from "./http.ts";
+export * from "./a2a.ts";
 export * from "./credential-binding.ts";
 export * from "./world.ts";
 export * from "./agent.ts";

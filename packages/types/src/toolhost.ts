@@ -45,6 +45,8 @@ export const TOOL_ERROR_CODES = [
   "E_MCP_UNAVAILABLE",
   /** mcp:<server>.<tool>: the MCP server ran the tool and reported an error. */
   "E_MCP_TOOL_ERROR",
+  /** a2a.call: the remote agent's card or answer is not A2A, or it answered with a JSON-RPC error (its message says which). */
+  "E_A2A_ERROR",
 ] as const;
 export const ToolErrorCodeSchema = z.enum(TOOL_ERROR_CODES);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
@@ -61,7 +63,7 @@ export type ToolResult = ({ ok: true } & Record<string, unknown>) | { ok: false;
 export const ToolFailureResultSchema = z.object({ ok: z.literal(false), error: ToolErrorSchema });
 export type ToolFailureResult = z.infer<typeof ToolFailureResultSchema>;
 
-export const TOOL_NAMES = ["fs.read", "fs.search", "fs.list", "fs.write", "fs.apply_patch", "shell.exec", "http.request"] as const;
+export const TOOL_NAMES = ["fs.read", "fs.search", "fs.list", "fs.write", "fs.apply_patch", "shell.exec", "http.request", "a2a.call"] as const;
 export const ToolNameSchema = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolNameSchema>;
 

@@ -49,7 +49,7 @@ function operation(route: ApiRoute | undefined, live: LiveRoute): Json {
 }
 
 /**
- * The OpenAPI 3.1 document of the routes the server answers under /api/ (and the OpenAI-compatible /v1/), described from the zod
+ * The OpenAPI 3.1 document of the routes the server answers under /api/ (and the OpenAI-compatible /v1/, A2A's cards and /a2a/), described from the zod
  * schemas the handlers read with. A live route missing from the registry is still listed, marked
  * UNDESCRIBED, so the document never hides one.
  */
@@ -57,7 +57,8 @@ export function openApiDocument(routes: readonly ApiRoute[], live: readonly Live
   const described = new Map(routes.map((r) => [operationKey(r.method, r.path), r]));
   const paths: Record<string, Json> = {};
   for (const r of live) {
-    if (!(r.path.startsWith("/api/") || r.path.startsWith("/v1/")) || !["GET", "POST", "PUT", "DELETE", "PATCH"].includes(r.method.toUpperCase())) continue;
+    const documented = r.path.startsWith("/api/") || r.path.startsWith("/v1/") || r.path.startsWith("/a2a/") || r.path === "/.well-known/agent-card.json";
+    if (!documented || !["GET", "POST", "PUT", "DELETE", "PATCH"].includes(r.method.toUpperCase())) continue;
     (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(described.get(operationKey(r.method, r.path)), r);
   }
   return {

@@ -37,6 +37,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["ANY", /^\/mcp$/, "use Weft's MCP tools"],
   ["ANY", /^\/v1\//, "chat with agents through the OpenAI-compatible endpoint"],
   ["ANY", /^\/metrics$/, "read the metrics"],
+  ["ANY", /^\/(a2a\/|\.well-known\/agent-card\.json$)/, "talk to agents over A2A"],
 ];
 
 /** The things a plain read, create, change or delete acts on, by the path's first segment after /api/. */

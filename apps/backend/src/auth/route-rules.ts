@@ -169,6 +169,10 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/v1/models", "editor"),
   rule("GET", "/v1/models/:id", "editor"),
   rule("POST", "/v1/chat/completions", "editor"),
+  // A2A runs agents too (a2a/): an editor's personal token, for the cards as for the JSON-RPC endpoint.
+  rule("GET", "/.well-known/agent-card.json", "editor"),
+  rule("GET", "/a2a/:agentId/.well-known/agent-card.json", "editor"),
+  rule("POST", "/a2a/:agentId", "editor"),
   // The editor's files hold no data; a signed-out editor shows its sign-in page.
   rule("GET", "/", "public"),
   rule("GET", "/*", "public"),

@@ -61,11 +61,12 @@ export class AgentCompletions {
   /**
    * Resolves with the loop's outcome once it has ended; rejects with SERVICE_UNAVAILABLE when the loop ended
    * without one (its process failed before it could say) or `timeoutMs` passed (the loop is then cancelled).
-   * `signal` (the client gone away) cancels the loop and ends the wait.
+   * `signal` (the client gone away) cancels the loop and ends the wait. `afterSeq`: the conversation's last event
+   * before the turn was sent, so a continued conversation's earlier `agent.finished` is not taken for this turn's.
    */
-  wait(conversationId: string, timeoutMs: number, signal?: AbortSignal): Promise<AgentOutcome> {
+  wait(conversationId: string, timeoutMs: number, signal?: AbortSignal, afterSeq = -1): Promise<AgentOutcome> {
     const { hub, storage, agents } = this.deps;
-    let after = -1;
+    let after = afterSeq;
     let checking: Promise<void> | undefined;
     let again = false;
     return new Promise<AgentOutcome>((resolve, reject) => {

@@ -4,6 +4,7 @@ import { openAiApi, type OpenAiApiDeps } from "./openai-api.ts";
 import type { CompletionUsage } from "./openai-wire.ts";
 
 export { OPENAI_ERRORS } from "./openai-errors.ts";
+export { AgentCompletions, type AgentOutcome } from "./agent-completions.ts";
 
 /** Every agent as an OpenAI-compatible endpoint: the routes, on the agent host the agent chat uses (in this process or on workers). */
 export function createOpenAiCompat(deps: AgentCompletionsDeps & Omit<OpenAiApiDeps, "completions" | "usageOf"> & { usage: Pick<UsageRepository, "report"> }) {

@@ -41,9 +41,10 @@ import { fsRead } from "./tools/fs-read.ts";
 import { fsSearch } from "./tools/fs-search.ts";
 import { fsWrite } from "./tools/fs-write.ts";
 import { httpRequest } from "./tools/http-request.ts";
+import { a2aCall } from "./tools/a2a-call.ts";
 import { shellExec } from "./tools/shell-exec.ts";
 
-const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec, httpRequest];
+const BUILTIN_TOOLS: readonly ToolDefinition[] = [fsRead, fsSearch, fsList, fsWrite, fsApplyPatch, shellExec, httpRequest, a2aCall];
 
 export interface ToolHostOptions {
   mounts: MountRoots;

@@ -15,6 +15,7 @@ export const NODE_KEYWORDS: Readonly<Record<string, string>> = {
   "core:math": "add subtract multiply divide plus minus sum arithmetic",
   "core:delay": "wait sleep",
   "http:request": "http fetch get post url api web rest",
+  "a2a:call": "a2a agent remote delegate agent2agent call",
   "llm:chat": "ai gpt model openai prompt completion",
   "code:javascript": "script js function code",
 };

@@ -1,7 +1,7 @@
 import type { NodeSpec } from "@weft/types";
 
 /** Categories whose nodes reach outside the workflow (files, network, shell, world state): offered after the ones that just work on a value. */
-const OUTSIDE = new Set(["files", "http", "shell", "scene", "llm", "code"]);
+const OUTSIDE = new Set(["files", "http", "shell", "scene", "llm", "code", "a2a"]);
 
 /**
  * Orders the nodes offered for a wire: by how well they fit it (`fit`, higher first); nodes that
