@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { formatSSEErrorEvent, formatSSEEvent } from "@a2a-js/sdk";
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, ServerCallContext, type User } from "@a2a-js/sdk/server";
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, type User } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { isLegacyJsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { ApiError, jsonResponse, StatusError } from "../api/errors.ts";
@@ -11,6 +11,7 @@ import { principalOf } from "../auth/principal.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { A2aExecutor, type A2aExecutorDeps } from "./a2a-executor.ts";
 import { agentCard, cardJson, installationCard } from "./a2a-card.ts";
+import { BoundedTaskStore } from "./bounded-task-store.ts";
 
 export interface A2aApiDeps extends A2aExecutorDeps {
   storage: AgentsStorage;
@@ -41,9 +42,9 @@ function callerOf(request: Request): User {
 
 const originOf = (request: Request) => new URL(request.url).origin;
 
-/** Per agent: its tasks (kept in this process, scoped per user by the SDK) and its executor; the card is read afresh per request. */
+/** Per agent: its tasks (kept in this process, bounded, scoped per user by the SDK) and its executor; the card is read afresh per request. */
 interface AgentServer {
-  tasks: InMemoryTaskStore;
+  tasks: BoundedTaskStore;
   buses: DefaultExecutionEventBusManager;
   executor: A2aExecutor;
 }
@@ -88,7 +89,7 @@ export function a2aApi(deps: A2aApiDeps) {
   const serverOf = (agentId: string): AgentServer => {
     let server = servers.get(agentId);
     if (!server) {
-      server = { tasks: new InMemoryTaskStore(), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
+      server = { tasks: new BoundedTaskStore(), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
       servers.set(agentId, server);
     }
     return server;
