@@ -71,6 +71,29 @@ describe("GET /metrics", () => {
     expect(sampleValue(after, "weft_process_resident_memory_bytes")).toBeGreaterThan(0);
   });
 
+  it("counts a run that paused for an approval and resumed once as started, and its pause as paused", async () => {
+    const gated = {
+      id: "gated",
+      name: "Gated",
+      nodes: [
+        { id: "gate", type: "core:approval", config: { question: "Go on?", timeoutSeconds: 1, defaultDecision: "approved" }, inputs: { data: "x" } },
+        { id: "out", type: "core:workflow-output", config: { name: "decided", portType: "json" } },
+      ],
+      edges: [{ id: "e1", source: "gate", sourceHandle: "approved", target: "out", targetHandle: "value" }],
+    };
+    expect((await t.call("POST", "/api/workflows", { workflow: gated })).status).toBe(201);
+    const before = await scrape();
+    const started = StartedRunSchema.parse((await t.call("POST", "/api/workflows/gated/runs", { inputs: {} })).body);
+    // Waits for the timeout's default decision and the resumed execution's end.
+    const answer = await waitForRun(t, started.runId);
+    expect(answer.run.status).toBe("completed");
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string> = {}) => (sampleValue(after, name, labels) ?? 0) - (sampleValue(before, name, labels) ?? 0);
+    expect(delta("weft_runs_paused_total")).toBe(1);
+    expect(delta("weft_runs_started_total")).toBe(1);
+    expect(delta("weft_runs_finished_total", { status: "completed" })).toBe(1);
+  });
+
   it("refuses a scrape without a credential, and with a wrong one", async () => {
     const attempts: Record<string, string>[] = [{}, { authorization: "Bearer not-the-token" }];
     for (const headers of attempts) {

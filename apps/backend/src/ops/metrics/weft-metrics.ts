@@ -13,7 +13,7 @@ const NODE_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120]
 type FinalRunStatus = "completed" | "failed" | "cancelled";
 
 /** Only these events are decoded: the others pass by with a look at their `type`. */
-const OBSERVED = new Set(["run.started", "node.started", "node.completed", "node.failed", "run.completed", "run.failed", "run.cancelled"]);
+const OBSERVED = new Set(["run.started", "run.waiting", "node.started", "node.completed", "node.failed", "run.completed", "run.failed", "run.cancelled"]);
 
 interface DecodedEvent {
   type: string;
@@ -98,6 +98,7 @@ export class WeftMetrics {
   readonly registry = new Registry();
   private readonly runsStarted: Counter;
   private readonly runsFinished: Counter<"status">;
+  private readonly runsPaused: Counter;
   private readonly runDuration: Histogram<"status">;
   private readonly nodeDuration: Histogram<"node_type" | "status">;
   private readonly nodeCacheHits: Counter;
@@ -109,11 +110,18 @@ export class WeftMetrics {
   private readonly finished: Record<FinalRunStatus, { count: Counter.Internal; duration: Histogram.Internal<"status"> }>;
   /** Per run stream: the node type of each started invocation, until its final event (a node.completed after a node.started has no type). */
   private readonly invocationTypes = new Map<string, Map<string, string>>();
+  /** Runs this process saw pause (run.waiting): their next run.started is a resume, not another run. */
+  private readonly paused = new Set<string>();
 
   /** Without `queue` (a worker process), the queue gauges are left to the API process that owns the queue. */
   constructor(queue: RunQueueProbe | undefined, options: { defaultMetrics?: boolean; queueRejections?: QueueRejections } = {}) {
     const registers = [this.registry];
     this.runsStarted = new Counter({ name: "weft_runs_started_total", help: "Runs that started executing (run.started events).", registers });
+    this.runsPaused = new Counter({
+      name: "weft_runs_paused_total",
+      help: "Times a run paused to wait for a decision (run.waiting events); its resume is not counted as another started run.",
+      registers,
+    });
     this.runsFinished = new Counter({ name: "weft_runs_finished_total", help: "Runs that ended, by final status.", labelNames: ["status"], registers });
     this.runDuration = new Histogram({ name: "weft_run_duration_seconds", help: "Duration of finished runs, by final status.", labelNames: ["status"], buckets: RUN_BUCKETS, registers });
     this.nodeDuration = new Histogram({
@@ -184,7 +192,13 @@ export class WeftMetrics {
   private count(streamId: string, type: string, event: DecodedEvent): void {
     switch (type) {
       case "run.started":
-        this.runsStarted.inc();
+        // A resumed run (paused here before) is the same run starting again.
+        if (!this.paused.delete(streamId)) this.runsStarted.inc();
+        return;
+      case "run.waiting":
+        this.invocationTypes.delete(streamId);
+        this.paused.add(streamId);
+        this.runsPaused.inc();
         return;
       case "node.started":
         if (event.invocationId !== undefined && event.nodeType !== undefined) this.typesOf(streamId).set(event.invocationId, event.nodeType);
@@ -204,6 +218,7 @@ export class WeftMetrics {
       case "run.failed":
       case "run.cancelled": {
         this.invocationTypes.delete(streamId);
+        this.paused.delete(streamId);
         const status: FinalRunStatus = type === "run.completed" ? "completed" : type === "run.failed" ? "failed" : "cancelled";
         const finished = this.finished[status];
         finished.count.inc();
