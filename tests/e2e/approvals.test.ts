@@ -57,4 +57,54 @@ describe("approvals", () => {
     await page.getByRole("tab", { name: "Runs" }).click();
     await poll(() => page.locator(`[data-testid="recent-runs"] li[data-run-id="${runId}"] .pill.completed`).count()).toBe(1);
   });
+
+  it("decides from a signed link's page opened without signing in: the page shows what to review, and the link works once", async () => {
+    await weft.createWorkflow({
+      id: "e2e-approval-link",
+      name: "Approve by mail",
+      nodes: [
+        { id: "gate", type: "core:approval", config: { question: "Ship order 7?" }, inputs: { data: { order: 7 } } },
+        { id: "yes", type: "core:json-stringify" },
+        { id: "no", type: "core:json-stringify" },
+      ],
+      edges: [
+        { id: "e1", source: "gate", sourceHandle: "approved", target: "yes", targetHandle: "value" },
+        { id: "e2", source: "gate", sourceHandle: "rejected", target: "no", targetHandle: "value" },
+      ],
+    });
+    const { runId } = (await weft.api("POST", "/api/workflows/e2e-approval-link/runs", {})).body as { runId: string };
+    const status = async () => (await weft.api("GET", `/api/runs/${runId}`)).body as RunAnswer;
+    await poll(async () => (await status()).run.status).toBe("waiting");
+    const approvals = (await weft.api("GET", `/api/approvals?runId=${runId}`)).body as { approvals: { id: string }[] };
+    const made = await weft.api("POST", `/api/approvals/${approvals.approvals[0]!.id}/link`, {});
+    expect(made.status).toBe(200);
+    const { pageUrl } = made.body as { pageUrl: string };
+    expect(pageUrl).toMatch(/\/approve\.html#.+/);
+
+    // A browser with no session: the link alone is the proof.
+    const browser = weft.page.context().browser()!;
+    const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(pageUrl);
+      await poll(() => page.locator("#question").textContent()).toBe("Ship order 7?");
+      expect(await page.locator("#data").textContent()).toContain('"order": 7');
+      // Opening the page decided nothing.
+      expect((await status()).run.status).toBe("waiting");
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByLabel("Comment (optional)").fill("packed");
+      await page.getByRole("button", { name: "Approve" }).click();
+      await poll(() => page.getByRole("status").textContent()).toContain("Done: approved");
+      await poll(async () => (await status()).run.status).toBe("completed");
+      const gate = (await status()).observations.find((o) => o.nodeId === "gate");
+      expect(gate?.outputs.decision).toMatchObject({ decision: "approved", comment: "packed" });
+
+      // Opened again, the link shows the decision and cannot decide twice.
+      await page.reload();
+      await poll(() => page.getByRole("status").textContent()).toContain("Already decided: approved");
+      expect(await page.getByRole("button", { name: "Reject" }).isDisabled()).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
 });

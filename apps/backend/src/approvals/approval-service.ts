@@ -3,7 +3,7 @@ import { roleAtLeast, type Role } from "../accounts/roles.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { RunsStorage } from "../runs/runs-storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
-import type { ApprovalLinks, LinkCheck } from "./approval-link.ts";
+import type { ApprovalLinks, LinkCheck, LinkClaim } from "./approval-link.ts";
 import type { Approval, ApprovalTable, DecisionRecord } from "./approval-table.ts";
 
 /** Who answers: a signed-in user (their role decides), or a signed link (its maker's right was checked when it was made). */
@@ -87,6 +87,16 @@ export class ApprovalService {
 
   /** Decides through a signed link: a tampered, expired or malformed link decides nothing (VALIDATION_FAILED), a used one CONFLICT. */
   async decideByLink(token: string, decision: ApprovalDecision, comment?: string): Promise<Approval> {
+    const claim = this.claimOf(token);
+    return this.decide(claim.approvalId, decision, `link:${claim.maker}`, comment);
+  }
+
+  /** The approval a signed link decides, for the link's page (what to review); the link stays unused. */
+  async viewByLink(token: string): Promise<Approval> {
+    return await this.get(this.claimOf(token).approvalId);
+  }
+
+  private claimOf(token: string): LinkClaim {
     const check: LinkCheck = this.deps.links.verify(token, this.now());
     if (!check.ok) {
       throw new ServiceError("VALIDATION_FAILED", `body.token: this approval link is ${LINK_WORDS[check.reason]}; ask for a new link (POST /api/approvals/:id/link).`, {
@@ -94,7 +104,7 @@ export class ApprovalService {
         problem: check.reason,
       });
     }
-    return this.decide(check.claim.approvalId, decision, `link:${check.claim.maker}`, comment);
+    return check.claim;
   }
 
   /** Takes the default decision of every approval whose deadline has passed (each exactly once across processes), then resumes runs left unresumed. */

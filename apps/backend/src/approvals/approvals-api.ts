@@ -11,9 +11,23 @@ import { MAX_LINK_SECONDS, type ApprovalService, type Decider } from "./approval
 const ListQuery = z.object({ runId: z.string().min(1).optional(), limit: z.coerce.number().int().min(1).max(500).optional() }).strict();
 const DecisionBody = z.object({ decision: ApprovalDecisionSchema, comment: z.string().max(4000).optional() }).strict();
 const LinkBody = z.object({ expiresInSeconds: z.number().int().min(60).max(MAX_LINK_SECONDS).optional() }).strict();
-/** `decisionUrl`: where a mail or chat tool POSTs `{ token, decision, comment? }`. */
-const LinkAnswer = z.object({ token: z.string(), decisionUrl: z.string(), expiresAt: z.number() });
-const LinkDecisionBody = DecisionBody.extend({ token: z.string().min(1).max(2000) }).strict();
+/**
+ * `decisionUrl`: where a mail or chat tool POSTs `{ token, decision, comment? }`; `pageUrl`: the page a person opens
+ * from a mail to review and decide (the token after `#`, so it never reaches a server log or a link scanner's request).
+ */
+const LinkAnswer = z.object({ token: z.string(), decisionUrl: z.string(), pageUrl: z.string(), expiresAt: z.number() });
+const LinkToken = z.string().min(1).max(2000);
+const LinkDecisionBody = DecisionBody.extend({ token: LinkToken }).strict();
+const LinkViewBody = z.object({ token: LinkToken }).strict();
+/** What a link's page shows: the question and the data to review, and whether it is still open. */
+const LinkView = z.object({
+  question: z.string(),
+  data: z.unknown(),
+  status: z.enum(["pending", "decided", "closed"]),
+  decision: ApprovalDecisionSchema.optional(),
+  runId: z.string(),
+  workflowId: z.string(),
+});
 
 /** A secret link is in this answer only: no cache may keep it. */
 const NO_STORE = { "cache-control": "no-store" };
@@ -61,7 +75,15 @@ export function approvalsApi(approvals: ApprovalService, maxBodyBytes: number) {
       const approval = await approvals.get(params.id);
       allowed(decider, approval);
       const link = approvals.makeLink(approval, decider.userId, body?.expiresInSeconds);
-      return jsonResponse({ ...link, decisionUrl: `${new URL(request.url).origin}/api/approval-links/decision` }, 200, NO_STORE);
+      const origin = new URL(request.url).origin;
+      return jsonResponse({ ...link, decisionUrl: `${origin}/api/approval-links/decision`, pageUrl: `${origin}/approve.html#${link.token}` }, 200, NO_STORE);
+    })
+    .post("/api/approval-links/view", async ({ request }) => {
+      const body = await readBody(request, LinkViewBody, maxBodyBytes);
+      const a = await approvals.viewByLink(body.token);
+      const view: z.infer<typeof LinkView> = { question: a.request.question, data: a.request.data, status: a.status, runId: a.runId, workflowId: a.workflowId };
+      if (a.decision !== undefined) view.decision = a.decision;
+      return jsonResponse(view, 200, NO_STORE);
     })
     .post("/api/approval-links/decision", async ({ request }) => {
       const body = await readBody(request, LinkDecisionBody, maxBodyBytes);
@@ -84,6 +106,10 @@ export const APPROVALS_ROUTES: readonly ApiRoute[] = [
     body: LinkBody,
     bodyOptional: true,
     response: LinkAnswer,
+  }),
+  route("POST", "/api/approval-links/view", "approvals", "What a signed link decides: the question, the data to review, and whether it is still open (the link stays unused)", {
+    body: LinkViewBody,
+    response: LinkView,
   }),
   route("POST", "/api/approval-links/decision", "approvals", "Decide through a signed link (no session: the link is the proof; it works once, until it expires)", {
     body: LinkDecisionBody,

@@ -176,8 +176,9 @@ describe("approvals that wait durably (a real server, killed and started again)"
 
     const made = await child.call("POST", `/api/approvals/${owners.id}/link`, {});
     expect(made.status).toBe(200);
-    const { token, decisionUrl } = z.object({ token: z.string(), decisionUrl: z.string() }).parse(made.body);
+    const { token, decisionUrl, pageUrl } = z.object({ token: z.string(), decisionUrl: z.string(), pageUrl: z.string() }).parse(made.body);
     expect(decisionUrl).toBe(`${child.url}/api/approval-links/decision`);
+    expect(pageUrl).toBe(`${child.url}/approve.html#${token}`);
     const [claim, signature] = token.split(".") as [string, string];
     // The same signature on a claim naming another approval, and a changed signature: neither decides.
     const otherClaim = Buffer.from(JSON.stringify({ ...(JSON.parse(Buffer.from(claim, "base64url").toString()) as object), a: refund.id })).toString("base64url");
@@ -185,7 +186,13 @@ describe("approvals that wait durably (a real server, killed and started again)"
     for (const forged of [`${otherClaim}.${signature}`, flipped]) {
       const refused = await call(child.url, "POST", "/api/approval-links/decision", { token: forged, decision: "approved" });
       expect(refused.status).toBe(400);
+      // Nor does a forged link show the other approval's question and data.
+      expect((await call(child.url, "POST", "/api/approval-links/view", { token: forged })).status).toBe(400);
     }
+    // The real link shows what to review (without a session), and viewing it decides nothing.
+    const viewed = await call(child.url, "POST", "/api/approval-links/view", { token });
+    expect(viewed.status).toBe(200);
+    expect(viewed.body).toMatchObject({ status: "pending", runId: ownersRun, workflowId: "owners" });
     expect((await approvalOf(child, refundRun)).status).toBe("pending");
     expect((await approvalOf(child, ownersRun)).status).toBe("pending");
     expect(count("/owners/approved") + count("/owners/rejected")).toBe(0);

@@ -17,6 +17,8 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /^\/api\/workflows\/[^/]+\/triggers\/[^/]+\/secret$/, "rotate webhook secrets"],
   ["POST", /^\/api\/approvals\/[^/]+\/decision$/, "decide approvals"],
   ["POST", /^\/api\/approvals\/[^/]+\/link$/, "make approval links"],
+  ["POST", /^\/api\/evals\/suites\/[^/]+\/runs$/, "run eval suites"],
+  ["POST", /^\/api\/evals\/suites\/[^/]+\/cases\/from-run$/, "save runs as test cases"],
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],
   ["POST", /^\/api\/agents\/[^/]+\/messages$/, "chat with agents"],
   ["POST", /^\/api\/conversations\/[^/]+\/cancel$/, "stop agents' replies"],
@@ -55,6 +57,7 @@ const NOUNS: Record<string, string> = {
   usage: "LLM usage",
   triggers: "triggers",
   approvals: "approvals",
+  evals: "eval suites",
 };
 
 const SETTINGS: Record<string, string> = { PERMISSION: "the permission settings", MCP: "the MCP servers", BUILDER_SETTINGS: "the Builder AI settings" };

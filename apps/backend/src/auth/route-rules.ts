@@ -147,6 +147,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("GET", "/api/approvals/:id", "viewer"),
   rule("POST", "/api/approvals/:id/decision", "editor"),
   rule("POST", "/api/approvals/:id/link", "editor"),
+  rule("POST", "/api/approval-links/view", "public"),
   rule("POST", "/api/approval-links/decision", "public"),
   // Eval suites: viewers read suites and results; editors write suites and run them (the case runs act for them).
   rule("GET", "/api/evals/suites", "viewer"),
