@@ -71,4 +71,10 @@ describe("weft eval", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--against "latest" is not a version number');
   });
+
+  it("prints its usage with --help, as the other commands do", async () => {
+    const help = await weft("--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("weft eval <suite id or name>");
+  });
 });

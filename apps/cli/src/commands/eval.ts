@@ -69,8 +69,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
       junit: { type: "string" },
       server: { type: "string" },
       json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${EVAL_USAGE}\n`);
+    return 0;
+  }
   if (positionals.length !== 1) throw new CliError(`weft eval takes one suite (its id or name). Usage: ${EVAL_USAGE}`, EXIT_USAGE);
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32))
