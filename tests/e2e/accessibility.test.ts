@@ -34,13 +34,16 @@ describe("WCAG 2.1 AA (axe-core): no serious or critical finding in either theme
     expect(await seriousInBothThemes(weft.page)).toEqual({});
   });
 
-  it("the versions, triggers and approvals tabs", async () => {
+  it("the versions and triggers tabs and the approvals inbox", async () => {
     await sidebarTab(weft.page, "Versions");
     expect(await seriousInBothThemes(weft.page)).toEqual({});
     await sidebarTab(weft.page, "Triggers");
     expect(await seriousInBothThemes(weft.page)).toEqual({});
-    await sidebarTab(weft.page, "Approvals");
+    await weft.page.getByTestId("approvals-inbox").click();
+    await poll(() => weft.page.locator("#approvals-inbox-panel").count()).toBe(1);
     expect(await seriousInBothThemes(weft.page)).toEqual({});
+    await weft.page.keyboard.press("Escape");
+    await poll(() => weft.page.locator("#approvals-inbox-panel").count()).toBe(0);
   });
 
   it("the inspector of a selected node", async () => {

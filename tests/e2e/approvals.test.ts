@@ -35,7 +35,10 @@ describe("approvals", () => {
 
     const { page } = weft;
     await page.goto(weft.url);
-    await page.getByRole("tab", { name: "Approvals" }).click();
+    // The header's inbox counts what waits, and opens from the keyboard.
+    await poll(() => page.getByTestId("approvals-count").textContent()).toBe("1");
+    await page.getByTestId("approvals-inbox").focus();
+    await page.keyboard.press("Enter");
     const item = page.locator(".approval", { hasText: "Refund 42 EUR to Ada?" });
     await poll(() => item.count()).toBe(1);
     expect(await item.locator(".data").textContent()).toContain('"customer": "Ada"');
@@ -54,6 +57,7 @@ describe("approvals", () => {
     expect(byId.get("gate")?.outputs.decision).toMatchObject({ decision: "approved", decidedBy: "owner", comment: "checked the invoice" });
     // Decided, it leaves the inbox; the Runs tab shows the run completed.
     await poll(() => item.count()).toBe(0);
+    expect(await page.getByTestId("approvals-count").count()).toBe(0);
     await page.getByRole("tab", { name: "Runs" }).click();
     await poll(() => page.locator(`[data-testid="recent-runs"] li[data-run-id="${runId}"] .pill.completed`).count()).toBe(1);
   });

@@ -1,6 +1,6 @@
 /**
- * Approvals as the others see it: the Approvals tab (the inbox of waiting runs' questions). Other features, app/ and
+ * Approvals as the others see it: the header's Approvals inbox (the waiting runs' questions, with their count). Other features, app/ and
  * App.vue import this feature through this file only.
  */
-export { default as ApprovalsPanel } from "./ApprovalsPanel.vue";
+export { default as ApprovalsInbox } from "./ApprovalsInbox.vue";
 export { useApprovalsStore } from "./approvals-store.ts";

@@ -93,7 +93,7 @@ export interface ContextMenuState {
   nodeId: string | null;
 }
 
-type SidebarTab = "nodes" | "workflows" | "runs" | "triggers" | "approvals" | "history" | "versions" | "evals";
+type SidebarTab = "nodes" | "workflows" | "runs" | "triggers" | "history" | "versions" | "evals";
 
 /** Theme, panels, dialogs, toasts and the selection of the active canvas. */
 export const useUiStore = defineStore("ui", () => {
