@@ -14,6 +14,7 @@ import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 import { CONVERSATION_MIGRATIONS } from "./agents/conversation-migrations.ts";
 import { APPROVAL_MIGRATIONS } from "./approvals/approval-migrations.ts";
 import { EVAL_MIGRATIONS } from "./evals/eval-migrations.ts";
+import { A2A_TASK_MIGRATIONS } from "./a2a/a2a-task-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...CONVERSATION_MIGRATIONS,
   ...APPROVAL_MIGRATIONS,
   ...EVAL_MIGRATIONS,
+  ...A2A_TASK_MIGRATIONS,
 ];

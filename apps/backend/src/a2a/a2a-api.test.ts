@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
-import { Role, TaskState, type Message, type Task } from "@a2a-js/sdk";
+import { TaskState, type Message, type Task } from "@a2a-js/sdk";
+import { sdkClient, textOf, userMessage } from "./testing/sdk-client.ts";
 import { ConversationMessageSchema, ConversationSchema } from "@weft/types";
 import { startTestServer, tempDir, type TestServer } from "../testing/test-server.ts";
 import { createTestUser, type TestUser } from "../testing/users.ts";
@@ -15,6 +15,7 @@ const ConversationListSchema = z.object({ conversations: z.array(ConversationSch
 const ConversationAnswerSchema = z.object({ conversation: ConversationSchema, messages: z.array(ConversationMessageSchema) });
 
 let t: TestServer;
+const client = (agentId: string, headers: Record<string, string>) => sdkClient(t.url, agentId, headers);
 let editor: TestUser;
 let viewer: TestUser;
 beforeAll(async () => {
@@ -23,35 +24,6 @@ beforeAll(async () => {
   viewer = await createTestUser(t, "vera", "viewer");
 });
 afterAll(() => t.stop());
-
-/** The official JS SDK's client for an agent's card, its requests carrying `headers` (the token). */
-async function client(agentId: string, headers: Record<string, string>): Promise<Client> {
-  const fetchImpl = Object.assign(
-    (input: RequestInfo | URL, init?: RequestInit) => {
-      const merged = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-      return fetch(input, { ...init, headers: merged });
-    },
-    { preconnect: fetch.preconnect },
-  );
-  // The card resolver fetches with the same token: cards are an editor's, as the endpoint.
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }),
-  );
-  return factory.createFromUrl(`${t.url}/a2a/${agentId}/.well-known/agent-card.json`, "");
-}
-
-const userMessage = (text: string, contextId?: string): Message => ({
-  messageId: randomUUID(),
-  contextId: contextId ?? "",
-  taskId: "",
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
-const textOf = (message: Message | undefined) => (message?.parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 
 async function conversationsOf(agentId: string) {
   return ConversationListSchema.parse((await t.call("GET", `/api/agents/${agentId}/conversations?limit=500`)).body).conversations;

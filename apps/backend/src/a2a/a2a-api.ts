@@ -11,10 +11,13 @@ import { principalOf } from "../auth/principal.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { A2aExecutor, type A2aExecutorDeps } from "./a2a-executor.ts";
 import { agentCard, cardJson, installationCard } from "./a2a-card.ts";
-import { BoundedTaskStore } from "./bounded-task-store.ts";
+import type { SqlHandle } from "../storage/sql-handle.ts";
+import { StoredTaskStore } from "./a2a-task-store.ts";
 
 export interface A2aApiDeps extends A2aExecutorDeps {
   storage: AgentsStorage;
+  /** The storage's connection: tasks are stored (a2a-task-store.ts). */
+  sql: SqlHandle;
   version: string;
   /** The largest JSON-RPC body taken (the server's WEFT_MAX_BODY_BYTES, at most 1 MiB). */
   maxBodyBytes: number;
@@ -42,9 +45,9 @@ function callerOf(request: Request): User {
 
 const originOf = (request: Request) => new URL(request.url).origin;
 
-/** Per agent: its tasks (kept in this process, bounded, scoped per user by the SDK) and its executor; the card is read afresh per request. */
+/** Per agent: its tasks (stored, scoped per agent and user) and its executor; the card is read afresh per request. */
 interface AgentServer {
-  tasks: BoundedTaskStore;
+  tasks: StoredTaskStore;
   buses: DefaultExecutionEventBusManager;
   executor: A2aExecutor;
 }
@@ -89,7 +92,7 @@ export function a2aApi(deps: A2aApiDeps) {
   const serverOf = (agentId: string): AgentServer => {
     let server = servers.get(agentId);
     if (!server) {
-      server = { tasks: new BoundedTaskStore(), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
+      server = { tasks: new StoredTaskStore(deps.sql, agentId), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
       servers.set(agentId, server);
     }
     return server;
