@@ -23,6 +23,14 @@ export interface TriggersDeps {
 }
 
 /**
+ * The tests' way to kill this process right after a schedule's claim commits (exactly-once recovery); unset, nothing
+ * happens. SIGKILL: no shutdown code runs, as when the machine dies.
+ */
+function crashHook(): { afterClaim?: () => void } {
+  return process.env.WEFT_TEST_EXIT_AFTER_SCHEDULE_CLAIM === "1" ? { afterClaim: () => process.kill(process.pid, "SIGKILL") } : {};
+}
+
+/**
  * Triggers: the service, the session routes (`/api/triggers`, the active switch, secrets), the public hooks, and
  * the scheduler (one loop per API process; `start` it once the server listens, `stop` it before the runs).
  */
@@ -32,7 +40,7 @@ export function createTriggers(deps: TriggersDeps) {
   return {
     service,
     api: triggersApi(service, deps.maxBodyBytes),
-    scheduler: new Scheduler({ table, workflows: deps.storage.workflows, triggers: service, log: deps.log }),
+    scheduler: new Scheduler({ table, workflows: deps.storage.workflows, triggers: service, log: deps.log, mode: deps.runs.mode, ...crashHook() }),
     hooks: hooksApi({ triggers: service, table, storage: deps.storage, hub: deps.hub, maxBodyBytes: deps.maxBodyBytes, log: deps.log }),
   };
 }
