@@ -20,6 +20,8 @@ export interface TriggersDeps {
   box: SecretBox;
   maxBodyBytes: number;
   log: Logger;
+  /** How often the scheduler compares active workflows with their armed schedules (default 10 s; saves re-arm at once). */
+  scheduleSyncMs?: number;
 }
 
 /**
@@ -40,7 +42,15 @@ export function createTriggers(deps: TriggersDeps) {
   return {
     service,
     api: triggersApi(service, deps.maxBodyBytes),
-    scheduler: new Scheduler({ table, workflows: deps.storage.workflows, triggers: service, log: deps.log, mode: deps.runs.mode, ...crashHook() }),
+    scheduler: new Scheduler({
+      table,
+      workflows: deps.storage.workflows,
+      triggers: service,
+      log: deps.log,
+      mode: deps.runs.mode,
+      ...(deps.scheduleSyncMs !== undefined ? { syncMs: deps.scheduleSyncMs } : {}),
+      ...crashHook(),
+    }),
     hooks: hooksApi({ triggers: service, table, storage: deps.storage, hub: deps.hub, maxBodyBytes: deps.maxBodyBytes, log: deps.log }),
   };
 }

@@ -1,6 +1,6 @@
 import { messageOf, type Logger } from "@weft/types";
 import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
-import type { DueSchedule, TriggerTable } from "./trigger-repository.ts";
+import type { Activation, DueSchedule, TriggerState, TriggerTable } from "./trigger-repository.ts";
 import type { PreparedRun } from "../runs/run-service.ts";
 import { scheduleKey, type ScheduleNode, type TriggerService } from "./trigger-service.ts";
 
@@ -11,7 +11,10 @@ export interface SchedulerDeps {
   log: Logger;
   /** The longest sleep between passes (a tick is fired at most this late); default 1 s. */
   pollMs?: number;
-  /** How often the active workflows' schedule nodes are compared with their stored next ticks (a save re-arms them); default 10 s. */
+  /**
+   * How often the active workflows' schedule nodes are compared with their stored next ticks (a save through the
+   * routes re-arms at once, `rearm`; this catches other writers); default 10 s.
+   */
   syncMs?: number;
   /** `queue`: runs are handed to workers through Redis, and a tick's run a dead process stored is handed over by `recover`. */
   mode: "embedded" | "queue";
@@ -41,6 +44,8 @@ export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** A pass is under way (its timer has fired): `wake` leaves it be. */
+  private passing = false;
   private lastSync = 0;
 
   constructor(private readonly deps: SchedulerDeps) {}
@@ -65,12 +70,16 @@ export class Scheduler {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      this.passing = true;
       this.running = this.pass()
         .catch((error: unknown) => {
           this.deps.log.warn("a scheduler pass failed; trying again", { error: messageOf(error) });
           return this.pollMs;
         })
-        .then((sleep) => this.schedule(sleep));
+        .then((sleep) => {
+          this.passing = false;
+          this.schedule(sleep);
+        });
     }, delayMs);
   }
 
@@ -170,23 +179,48 @@ export class Scheduler {
 
   /**
    * Arms the schedule nodes of active workflows that have no stored next tick for their current config (added or
-   * changed by a save after the workflow was switched on). A changed one is moved by compare-and-set, so two
-   * processes syncing together arm it once.
+   * changed by a save after the workflow was switched on, by a writer that did not call `rearm`). A changed one is
+   * moved by compare-and-set, so two processes syncing together arm it once.
    */
   private async sync(now: number): Promise<void> {
     const [activations, states] = await Promise.all([this.deps.table.activations(), this.deps.table.states()]);
     const stateOf = new Map(states.map((s) => [`${s.workflowId}\n${s.nodeId}`, s]));
-    for (const activation of activations) {
-      const stored = await this.deps.workflows.get(activation.workflowId);
-      if (!stored || activation.activatedAt < stored.createdAt) continue;
-      for (const node of this.deps.triggers.triggerNodes(activation.workflowId, stored)) {
-        if (node.kind !== "schedule") continue;
-        const key = scheduleKey(node.config);
-        const state = stateOf.get(`${activation.workflowId}\n${node.nodeId}`);
-        if (state?.scheduleKey === key && state.nextFireAt !== undefined) continue;
-        if (state?.nextFireAt !== undefined) await this.deps.table.claimTick(activation.workflowId, node.nodeId, state.nextFireAt, node.schedule.next(now), key);
-        else if (state?.scheduleKey !== key) await this.deps.table.armSchedule(activation.workflowId, node.nodeId, key, node.schedule.next(now), now);
-      }
+    for (const activation of activations) await this.arm(activation, (nodeId) => stateOf.get(`${activation.workflowId}\n${nodeId}`), now);
+  }
+
+  /**
+   * A save of `workflowId` (its routes call this): its schedules are armed for what was saved at once, in the
+   * database every API process reads, and this loop wakes to fire a tick that is now near. Off: nothing.
+   */
+  async rearm(workflowId: string): Promise<void> {
+    try {
+      const activation = await this.deps.table.activation(workflowId);
+      if (!activation) return;
+      const now = Date.now();
+      await this.arm(activation, (nodeId) => this.deps.table.state(workflowId, nodeId), now);
+      this.wake();
+    } catch (error) {
+      this.deps.log.warn("a saved workflow's schedules were not armed; the next sync arms them", { workflowId, error: messageOf(error) });
     }
+  }
+
+  private async arm(activation: Activation, stateOf: (nodeId: string) => TriggerState | undefined | Promise<TriggerState | undefined>, now: number): Promise<void> {
+    const stored = await this.deps.workflows.get(activation.workflowId);
+    if (!stored || activation.activatedAt < stored.createdAt) return;
+    for (const node of this.deps.triggers.triggerNodes(activation.workflowId, stored)) {
+      if (node.kind !== "schedule") continue;
+      const key = scheduleKey(node.config);
+      const state = await stateOf(node.nodeId);
+      if (state?.scheduleKey === key && state.nextFireAt !== undefined) continue;
+      if (state?.nextFireAt !== undefined) await this.deps.table.claimTick(activation.workflowId, node.nodeId, state.nextFireAt, node.schedule.next(now), key);
+      else if (state?.scheduleKey !== key) await this.deps.table.armSchedule(activation.workflowId, node.nodeId, key, node.schedule.next(now), now);
+    }
+  }
+
+  /** A sleeping loop passes now (one under way sleeps at most `pollMs` after it). */
+  private wake(): void {
+    if (this.stopped || this.timer === undefined || this.passing) return;
+    clearTimeout(this.timer);
+    this.schedule(0);
   }
 }
