@@ -54,6 +54,8 @@ import { createEvals } from "./evals/index.ts";
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
   dataDir: string;
+  /** How often the scheduler looks for schedules saved by writers other than the workflow routes (default 10 s; tests lengthen it). */
+  scheduleSyncMs?: number;
   /** `postgres://…` (WEFT_DATABASE_URL): store everything in PostgreSQL instead of `<dataDir>/weft.sqlite`. */
   databaseUrl?: string;
   /** WEFT_DB_POOL_SIZE: PostgreSQL connections in this process's pool (default 10). */
@@ -237,10 +239,28 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         : {}),
     });
     // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.
-    const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
+    const triggers = createTriggers({
+      engine: storage,
+      storage,
+      runs,
+      hub,
+      box: rt.box,
+      maxBodyBytes,
+      log: log.child("triggers"),
+      ...(options.scheduleSyncMs !== undefined ? { scheduleSyncMs: options.scheduleSyncMs } : {}),
+    });
     // Eval suites: their cases run as ordinary runs (on the workers in queue mode), judged with the LLM service.
     const evals = createEvals({ engine: storage, storage, runs, hub, journal, usage: rt.usage.repository, llm, maxBodyBytes, log: log.child("evals") });
-    const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
+    const workflowsApi = createWorkflows({
+      storage,
+      validator,
+      caches,
+      maxBodyBytes,
+      log: log.child("api"),
+      shipped: () => shippedWorkflows(storage),
+      savedBy: authorOf,
+      onSaved: (id) => void triggers.scheduler.rearm(id),
+    }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
     scenes = createScenes(

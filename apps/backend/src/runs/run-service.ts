@@ -61,6 +61,17 @@ const storedRevision = (stored: { document: Workflow; createdAt: number; updated
 
 type Started = { runId: string; status: "queued"; queuePosition: number };
 
+/**
+ * A run checked and built but not recorded yet (`RunService.prepare`): a scheduler records it in the transaction that
+ * claims its tick (`store`), then hands it over (`dispatchStored`).
+ */
+export interface PreparedRun {
+  record: RunRecord;
+  workflow: Workflow;
+  /** A fork's recorded nodes, as its plan read them. */
+  recorded?: Map<string, RecordedNode>;
+}
+
 /** A run (or, in lists, its summary) with its place in line while queued (1 = next). */
 export type RunView<R extends RunSummary = RunRecord> = R & { queuePosition?: number };
 
@@ -92,7 +103,52 @@ export class RunService {
 
   constructor(private readonly deps: RunServiceDeps) {}
 
+  /** Where runs execute: this process (`embedded`) or queue workers (`queue`). */
+  get mode(): RunDispatcher["mode"] {
+    return this.deps.dispatcher.mode;
+  }
+
   async start(request: StartRunRequest, sourceRunId?: string, fork?: ForkOrigin): Promise<Started> {
+    const prepared = await this.prepare(request, sourceRunId, fork);
+    await this.store(prepared);
+    const { record, workflow, recorded } = prepared;
+    let queuePosition: number;
+    try {
+      queuePosition = await this.deps.dispatcher.dispatch(record, workflow, recorded);
+    } catch (error) {
+      // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
+      this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
+      await this.deps.executor.finishUnstarted(record.id, "interrupted", "interrupted: the run could not be queued", INTERRUPTED);
+      throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
+    }
+    return { runId: record.id, status: "queued", queuePosition };
+  }
+
+  /** Records a prepared run `queued` (inside the caller's transaction when there is one). */
+  async store(prepared: PreparedRun): Promise<void> {
+    await this.deps.storage.runs.create(prepared.record, prepared.workflow);
+  }
+
+  /** Hands a stored run over for execution; throws when the queue is unreachable (the run stays `queued`). */
+  async dispatchStored(prepared: PreparedRun): Promise<void> {
+    await this.deps.dispatcher.dispatch(prepared.record, prepared.workflow, prepared.recorded);
+  }
+
+  /**
+   * Hands over again a run that is stored `queued` and never started (a process died after recording it): false when
+   * it is not (it started, ended, or does not exist). Queue mode only adds a job under the run's id, which BullMQ
+   * keeps once, and a worker executes only a `queued` run, so a second hand-over of a live run does nothing.
+   */
+  async redispatch(runId: string): Promise<boolean> {
+    const { storage } = this.deps;
+    const [record, workflow] = await Promise.all([storage.runs.get(runId), storage.runs.getWorkflow(runId)]);
+    if (!record || !workflow || record.status !== "queued" || record.startedAt !== undefined) return false;
+    await this.deps.dispatcher.dispatch(record, workflow);
+    return true;
+  }
+
+  /** Checks a start request and builds its run record (nothing stored): what `start` records and dispatches. */
+  async prepare(request: StartRunRequest, sourceRunId?: string, fork?: ForkOrigin): Promise<PreparedRun> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down and accepts no new runs; retry once it is back.");
     const { storage } = this.deps;
     let candidate: unknown;
@@ -163,17 +219,7 @@ export class RunService {
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
     if (request.trigger !== undefined) record.trigger = request.trigger;
-    await storage.runs.create(record, running);
-    let queuePosition: number;
-    try {
-      queuePosition = await this.deps.dispatcher.dispatch(record, running, fork?.recorded);
-    } catch (error) {
-      // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
-      this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
-      await this.deps.executor.finishUnstarted(record.id, "interrupted", "interrupted: the run could not be queued", INTERRUPTED);
-      throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
-    }
-    return { runId: record.id, status: "queued", queuePosition };
+    return { record, workflow: running, ...(fork ? { recorded: fork.recorded } : {}) };
   }
 
   private keepChecked(workflowId: string, revision: string, workflow: Workflow, version: number): void {
@@ -313,15 +359,21 @@ export class RunService {
     return true;
   }
 
-  /** Marks runs a killed server left queued or running as interrupted, with a closing event each. */
+  /**
+   * Marks runs a killed server left queued or running as interrupted, with a closing event each. A schedule's run that
+   * never started is owed (its tick was claimed with it, `../triggers/scheduler.ts`): it is dispatched again instead.
+   */
   async recoverInterrupted(): Promise<string[]> {
     // In the queue mode unfinished runs may be running on live workers; the workers' stalled-job handling ends those of dead ones.
     if (!this.deps.dispatcher.ownsUnfinishedRuns) return [];
     const unfinished = await this.deps.storage.runs.listUnfinished();
+    const interrupted: string[] = [];
     for (const run of unfinished) {
+      if (run.status === "queued" && run.startedAt === undefined && run.trigger?.kind === "schedule" && (await this.redispatch(run.id))) continue;
       await this.deps.executor.finishUnstarted(run.id, "interrupted", `interrupted: the server stopped while this run was ${run.status}`, INTERRUPTED, run.startedAt);
+      interrupted.push(run.id);
     }
-    return unfinished.map((r) => r.id);
+    return interrupted;
   }
 
   /** Stops taking runs, lets running ones finish for `graceMs`, then stops them; queued ones end interrupted. */

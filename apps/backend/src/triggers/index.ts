@@ -20,6 +20,16 @@ export interface TriggersDeps {
   box: SecretBox;
   maxBodyBytes: number;
   log: Logger;
+  /** How often the scheduler compares active workflows with their armed schedules (default 10 s; saves re-arm at once). */
+  scheduleSyncMs?: number;
+}
+
+/**
+ * The tests' way to kill this process right after a schedule's claim commits (exactly-once recovery); unset, nothing
+ * happens. SIGKILL: no shutdown code runs, as when the machine dies.
+ */
+function crashHook(): { afterClaim?: () => void } {
+  return process.env.WEFT_TEST_EXIT_AFTER_SCHEDULE_CLAIM === "1" ? { afterClaim: () => process.kill(process.pid, "SIGKILL") } : {};
 }
 
 /**
@@ -32,7 +42,15 @@ export function createTriggers(deps: TriggersDeps) {
   return {
     service,
     api: triggersApi(service, deps.maxBodyBytes),
-    scheduler: new Scheduler({ table, workflows: deps.storage.workflows, triggers: service, log: deps.log }),
+    scheduler: new Scheduler({
+      table,
+      workflows: deps.storage.workflows,
+      triggers: service,
+      log: deps.log,
+      mode: deps.runs.mode,
+      ...(deps.scheduleSyncMs !== undefined ? { syncMs: deps.scheduleSyncMs } : {}),
+      ...crashHook(),
+    }),
     hooks: hooksApi({ triggers: service, table, storage: deps.storage, hub: deps.hub, maxBodyBytes: deps.maxBodyBytes, log: deps.log }),
   };
 }

@@ -138,3 +138,32 @@ describe("schedules (embedded SQLite)", () => {
     expect(await ticks("catch-two")).toEqual([dayBefore, lastMidnight]);
   });
 });
+
+/**
+ * A save re-arms at once. The periodic sync (which would arm it within 10 s otherwise) runs here once at start and then
+ * only after an hour, so the run below can only come from the save itself.
+ */
+describe("a save re-arms at once (embedded SQLite, no periodic sync)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ dataDir: tempDir("weft-schedules-rearm-"), scheduleSyncMs: 3_600_000 });
+  });
+  afterAll(async () => {
+    await s.stop();
+  });
+
+  it("an active workflow whose schedule is changed from never-due to every second fires after the save, without switching it off and on", async () => {
+    expect((await s.call("POST", "/api/workflows", { workflow: scheduleWorkflow("rearmed", { cron: "0 0 1 1 *" }) })).status).toBe(201);
+    expect((await s.call("PUT", "/api/workflows/rearmed/active", { active: true })).status).toBe(200);
+    const stored = z.object({ workflow: z.object({ revision: z.number() }) }).parse((await s.call("GET", "/api/workflows/rearmed")).body);
+    const saved = await s.call("PUT", "/api/workflows/rearmed", { workflow: scheduleWorkflow("rearmed", { cron: "*/1 * * * * *" }), baseRevision: stored.workflow.revision });
+    expect(saved.status).toBe(200);
+    const [run] = await until("a run of the saved schedule", async () => {
+      const runs = await scheduledRuns(s.call, "rearmed");
+      return runs.length > 0 ? runs : undefined;
+    });
+    // A tick of the saved expression (every second), not the old one's next New Year.
+    expect(new Date(run.trigger?.scheduledFor ?? 0).getUTCFullYear()).toBe(new Date().getUTCFullYear());
+    expect((await s.call("PUT", "/api/workflows/rearmed/active", { active: false })).status).toBe(200);
+  });
+});

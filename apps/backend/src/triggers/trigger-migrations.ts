@@ -28,4 +28,16 @@ export const TRIGGER_MIGRATIONS: readonly Migration[] = [
       await run(`ALTER TABLE triggers ADD COLUMN next_fire_at ${time}`, `ALTER TABLE triggers ADD COLUMN schedule text`, `CREATE INDEX triggers_by_next_fire ON triggers (next_fire_at)`);
     },
   },
+  {
+    // Each claimed tick, with the run recorded for it in the claim's own transaction: the primary key makes a second
+    // run of a tick impossible, and `dispatched_at` tells a run handed over from one a dead process left behind.
+    id: "triggers-003 schedules: claimed ticks",
+    async up(db, engine) {
+      const { time, run } = ddl(db, engine);
+      await run(
+        `CREATE TABLE schedule_ticks (workflow_id text NOT NULL, node_id text NOT NULL, tick ${time} NOT NULL, run_id text NOT NULL, claimed_at ${time} NOT NULL, dispatched_at ${time}, PRIMARY KEY (workflow_id, node_id, tick))`,
+        `CREATE INDEX schedule_ticks_by_claim ON schedule_ticks (dispatched_at, claimed_at)`,
+      );
+    },
+  },
 ];

@@ -108,4 +108,40 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
       await b.close();
     }
   });
+
+  it("a claim and its ticks' rows are one transaction: one of two storages claims, a failing run record stores nothing, and an undispatched tick is retaken once", async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
+      await ta.activate({ workflowId: "tx", activatedBy: "u1", activatedAt: 1 });
+      await ta.armSchedule("tx", "clock", "key", 10_000, 1);
+      const recorded: string[] = [];
+      const claim = (table: TriggerTable, runId: string) =>
+        table.claimTicks({ workflowId: "tx", nodeId: "clock", expected: 10_000, next: 12_000, scheduleKey: "key" }, [{ tick: 10_000, runId }], 100, async () => void recorded.push(runId));
+      const claims = await Promise.all([claim(ta, "run-a"), claim(tb, "run-b")]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(recorded).toHaveLength(1);
+      const [tick] = await tb.undispatchedTicks(200, 10);
+      expect(tick).toEqual({ workflowId: "tx", nodeId: "clock", tick: 10_000, runId: recorded[0], claimedAt: 100 });
+      // The runs' records fail: the claim is rolled back with them, so the tick is still there to claim.
+      const failing = ta.claimTicks({ workflowId: "tx", nodeId: "clock", expected: 12_000, next: 14_000, scheduleKey: "key" }, [{ tick: 12_000, runId: "run-x" }], 100, async () => {
+        throw new Error("the run could not be recorded");
+      });
+      await expect(failing).rejects.toThrow("the run could not be recorded");
+      expect(await tb.state("tx", "clock")).toMatchObject({ nextFireAt: 12_000 });
+      expect(await tb.undispatchedTicks(200, 10)).toHaveLength(1);
+      // A tick claimed before cannot get a second row (and so a second run), whatever the next fire time says.
+      await ta.armSchedule("tx", "clock", "key", 10_000, 1);
+      await expect(claim(ta, "run-again")).rejects.toThrow();
+      expect(await tb.state("tx", "clock")).toMatchObject({ nextFireAt: 10_000 });
+      // Two processes retake an undispatched tick: one wins; once marked it is not offered again.
+      const retakes = await Promise.all([ta.retakeTick(tick, 300), tb.retakeTick(tick, 300)]);
+      expect(retakes.filter(Boolean)).toHaveLength(1);
+      await tb.markDispatched("tx", "clock", 10_000, 301);
+      expect(await ta.undispatchedTicks(1_000, 10)).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

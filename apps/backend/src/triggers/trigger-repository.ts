@@ -22,6 +22,16 @@ interface TriggerTables {
     schedule: string | null;
   };
   webhook_replays: { digest: string; expires_at: Int64Column };
+  schedule_ticks: { workflow_id: string; node_id: string; tick: Int64Column; run_id: string; claimed_at: Int64Column; dispatched_at: Int64Column | null };
+}
+
+/** A claimed tick and the run recorded for it. */
+export interface ClaimedTick {
+  workflowId: string;
+  nodeId: string;
+  tick: number;
+  runId: string;
+  claimedAt: number;
 }
 
 export interface Activation {
@@ -158,6 +168,59 @@ export class TriggerTable extends Table<TriggerTables> {
       .where((eb) => eb.exists(eb.selectFrom("trigger_activations").select("trigger_activations.workflow_id").where("trigger_activations.workflow_id", "=", workflowId)))
       .executeTakeFirst();
     return result.numUpdatedRows === 1n;
+  }
+
+  /**
+   * `claimTick` and, in the same transaction, one `schedule_ticks` row per tick and `recordRuns` (which records their
+   * runs `queued`): all of it is stored or none, so a tick whose claim is stored has its run, whenever the process dies.
+   * False (nothing stored) when another process claimed it first.
+   */
+  async claimTicks(
+    claim: { workflowId: string; nodeId: string; expected: number; next: number | undefined; scheduleKey: string },
+    ticks: ReadonlyArray<{ tick: number; runId: string }>,
+    at: number,
+    recordRuns: () => Promise<void>,
+  ): Promise<boolean> {
+    return this.engine.transaction(async () => {
+      if (!(await this.claimTick(claim.workflowId, claim.nodeId, claim.expected, claim.next, claim.scheduleKey))) return false;
+      if (ticks.length > 0) {
+        await this.db
+          .insertInto("schedule_ticks")
+          .values(ticks.map((t) => ({ workflow_id: claim.workflowId, node_id: claim.nodeId, tick: t.tick, run_id: t.runId, claimed_at: at, dispatched_at: null })))
+          .execute();
+      }
+      await recordRuns();
+      return true;
+    });
+  }
+
+  async markDispatched(workflowId: string, nodeId: string, tick: number, at: number): Promise<void> {
+    await this.db.updateTable("schedule_ticks").set({ dispatched_at: at }).where("workflow_id", "=", workflowId).where("node_id", "=", nodeId).where("tick", "=", tick).execute();
+  }
+
+  /** Ticks claimed before `claimedBefore` whose run was never handed over (their process died, or the queue was down). */
+  async undispatchedTicks(claimedBefore: number, limit: number): Promise<ClaimedTick[]> {
+    const rows = await this.db.selectFrom("schedule_ticks").selectAll().where("dispatched_at", "is", null).where("claimed_at", "<", claimedBefore).orderBy("claimed_at").limit(limit).execute();
+    return rows.map((r) => ({ workflowId: r.workflow_id, nodeId: r.node_id, tick: num(r.tick), runId: r.run_id, claimedAt: num(r.claimed_at) }));
+  }
+
+  /** Takes over an undispatched tick (compare-and-set on its claim time): true for one of the processes that try. */
+  async retakeTick(tick: ClaimedTick, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable("schedule_ticks")
+      .set({ claimed_at: at })
+      .where("workflow_id", "=", tick.workflowId)
+      .where("node_id", "=", tick.nodeId)
+      .where("tick", "=", tick.tick)
+      .where("claimed_at", "=", tick.claimedAt)
+      .where("dispatched_at", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  /** Forgets ticks claimed before `before`: the stored next tick has long moved past them, so none is claimed again. */
+  async pruneTicks(before: number): Promise<void> {
+    await this.db.deleteFrom("schedule_ticks").where("claimed_at", "<", before).execute();
   }
 
   /**

@@ -1,7 +1,7 @@
 import { SCHEDULE_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, WebhookConfigSchema, type Logger, type RunTrigger, type ScheduleConfig, type TriggerKind, type WebhookConfig, type Workflow } from "@weft/types";
 import { checkSchedule, type Schedule } from "@weft/nodes";
 import { notFound, ServiceError } from "../service-error.ts";
-import type { RunService } from "../runs/run-service.ts";
+import type { PreparedRun, RunService, StartRunRequest } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
@@ -262,19 +262,57 @@ export class TriggerService {
 
   /**
    * Starts a run of `workflow` with the trigger node's outputs pinned (the node does not run; its outputs are the
-   * request, or the tick). A schedule's run records the tick it is for (`scheduledFor`).
+   * request). A schedule's run (`prepareTick`) records the tick it is for (`scheduledFor`).
    */
-  async fire(hook: { workflow: Workflow; stored: StoredDocument<Workflow>; node: TriggerNode; actor: string }, outputs: Record<string, unknown>, scheduledFor?: number): Promise<string> {
+  async fire(hook: FiringHook, outputs: Record<string, unknown>): Promise<string> {
     const at = Date.now();
+    const { runId } = await this.deps.runs.start(this.startRequest(hook, outputs, at));
+    await this.recordFire(hook, at, runId);
+    return runId;
+  }
+
+  /**
+   * A schedule tick's run, checked and built but not stored: the scheduler stores it in the transaction that claims
+   * the tick (`store`) and then hands it over (`dispatch`).
+   */
+  prepareTick(hook: FiringHook, outputs: Record<string, unknown>, scheduledFor: number): Promise<PreparedRun> {
+    return this.deps.runs.prepare(this.startRequest(hook, outputs, Date.now(), scheduledFor));
+  }
+
+  store(run: PreparedRun): Promise<void> {
+    return this.deps.runs.store(run);
+  }
+
+  /** Hands a stored tick's run over; throws when the queue is unreachable (the run stays queued for the recovery). */
+  async dispatch(hook: FiringHook, run: PreparedRun): Promise<void> {
+    await this.deps.runs.dispatchStored(run);
+    await this.recordFire(hook, run.record.trigger?.at ?? run.record.createdAt, run.record.id);
+  }
+
+  /** A claimed tick's run that a dead process stored but never handed over: handed over now (false: it was). */
+  redispatch(runId: string): Promise<boolean> {
+    return this.deps.runs.redispatch(runId);
+  }
+
+  /** The stored workflow runs (its check and version kept per revision), with the request pinned on its copy. */
+  private startRequest(hook: FiringHook, outputs: Record<string, unknown>, at: number, scheduledFor?: number): StartRunRequest {
     const trigger = runTrigger(hook.node, at, scheduledFor);
-    // The stored workflow runs (its check and version kept per revision), with the request pinned on its copy.
-    const pins = { nodeId: hook.node.nodeId, outputs };
-    const { runId } = await this.deps.runs.start({ workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins, stored: hook.stored });
+    return { workflowId: hook.workflow.id, inputs: {}, createdBy: hook.actor, trigger, pins: { nodeId: hook.node.nodeId, outputs }, stored: hook.stored };
+  }
+
+  private async recordFire(hook: FiringHook, at: number, runId: string): Promise<void> {
     await this.deps.table
       .recordFire(hook.workflow.id, hook.node.nodeId, at, runId)
       .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));
-    return runId;
   }
+}
+
+/** A trigger node of a stored workflow, with who its runs act for. */
+export interface FiringHook {
+  workflow: Workflow;
+  stored: StoredDocument<Workflow>;
+  node: TriggerNode;
+  actor: string;
 }
 
 /** What a run records of the trigger that started it. */

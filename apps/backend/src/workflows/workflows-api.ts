@@ -39,6 +39,8 @@ export interface WorkflowsApiDeps {
   shipped: () => Promise<{ builtIn: ReadonlySet<string>; examples: ReadonlySet<string> }>;
   /** Who a request acts for: each save's version names them (the composition reads the trust boundary's principal). */
   savedBy: (request: Request) => VersionAuthor | undefined;
+  /** Told of each stored save (a restore too; a new workflow is never on): the composition re-arms its schedules at once. */
+  onSaved?: (workflowId: string) => void;
 }
 
 const CreateBody = z.object({ workflow: z.unknown() }).strict();
@@ -96,6 +98,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     const result = await repo.update(workflow, baseRevision, note);
     switch (result.kind) {
       case "updated":
+        deps.onSaved?.(id);
         // The cache stays: its keys cover config and inputs, so unchanged nodes are reused after the edit.
         return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt });
       case "conflict":
