@@ -93,5 +93,5 @@ export const BUDGET_ROUTES: readonly ApiRoute[] = [
     body: BudgetLimitSchema,
     response: BudgetSchema,
   }),
-  route("DELETE", "/api/budgets/:target/:id", "usage", "Remove a budget"),
+  route("DELETE", "/api/budgets/:target/:id", "usage", "Remove a budget", { status: 204 }),
 ];
