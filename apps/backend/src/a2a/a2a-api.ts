@@ -167,6 +167,13 @@ const CardSchema = z
   .object({ name: z.string(), description: z.string(), supportedInterfaces: z.array(z.object({ url: z.string(), protocolBinding: z.string(), protocolVersion: z.string() }).loose()).optional() })
   .loose();
 const JsonRpcSchema = z.object({ jsonrpc: z.literal("2.0"), method: z.string(), id: z.union([z.string(), z.number(), z.null()]).optional(), params: z.unknown() });
+/** A JSON-RPC answer: `result` (an A2A Task or Message, by the specification) or `error`. A streaming method answers text/event-stream instead. */
+const JsonRpcAnswer = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
 
 /** The A2A routes, as the OpenAPI document describes them (the JSON-RPC methods and their results are the A2A specification's). */
 export const A2A_ROUTES: readonly ApiRoute[] = [
@@ -177,8 +184,6 @@ export const A2A_ROUTES: readonly ApiRoute[] = [
     "/a2a/:agentId",
     "a2a",
     "A2A JSON-RPC: SendMessage, SendStreamingMessage (text/event-stream), GetTask, CancelTask, and A2A 0.3's message/send, message/stream, tasks/get, tasks/cancel",
-    {
-      body: JsonRpcSchema,
-    },
+    { body: JsonRpcSchema, response: JsonRpcAnswer },
   ),
 ];

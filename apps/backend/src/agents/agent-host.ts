@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { buildAgentManifest, Deliberation, type AgentError } from "@weft/agent-runtime";
-import { AgentStatusSchema, PermissionRequestSchema } from "@weft/types";
+import { AgentStatusSchema, AgentStepTraceSchema, ConversationMessageSchema, ConversationSchema, PermissionRequestSchema } from "@weft/types";
 import type { NodeCatalog, WorkflowSource } from "@weft/types";
-import type { AgentProfile, AgentSessionState, AgentStatus, AgentStepTrace, Conversation, ConversationMessage, PermissionAnswer, PermissionRequest } from "@weft/types";
+import type { AgentProfile, AgentSessionState, AgentStatus, Conversation, PermissionAnswer, PermissionRequest } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
 import type { ConversationForkBody } from "./conversation-fork.ts";
 import { notFound, ServiceError } from "../service-error.ts";
@@ -27,14 +27,15 @@ export const AgentConversationStateSchema = z.object({
 });
 
 /** GET /api/conversations/:id: the stored conversation, and its agent's state when it has one. */
-export interface ConversationView {
-  conversation: Conversation;
-  messages: ConversationMessage[];
-  steps: AgentStepTrace[];
+export const ConversationViewSchema = z.object({
+  conversation: ConversationSchema,
+  messages: z.array(ConversationMessageSchema),
+  steps: z.array(AgentStepTraceSchema),
   /** The conversations forked from this one (`POST /api/conversations/:id/fork`), oldest first. */
-  forks: Conversation[];
-  agent?: AgentConversationState;
-}
+  forks: z.array(ConversationSchema),
+  agent: AgentConversationStateSchema.optional(),
+});
+export type ConversationView = z.output<typeof ConversationViewSchema>;
 
 /** The most forks a conversation's view lists. */
 const MAX_FORKS_LISTED = 200;

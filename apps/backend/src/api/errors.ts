@@ -81,6 +81,14 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
+/**
+ * A JSON answer whose body must be what `schema` (the route's `response` in its `…_ROUTES`) describes: the compiler
+ * holds the handler to the OpenAPI document, so the two cannot drift. Not parsed at run time (the test does that).
+ */
+export function answer<S extends z.ZodType>(schema: S, body: z.output<S>, status = 200, headers: Record<string, string> = {}): Response {
+  return jsonResponse(body, status, headers);
+}
+
 /** A service's refusal as the API's answer: same code, message and details (every ServiceErrorCode is an ApiErrorCode). */
 export function apiErrorOf(error: ServiceError): ApiError {
   return new ApiError(error.code, error.message, error.details);

@@ -1,12 +1,15 @@
 import { Elysia } from "elysia";
-import type { NodeCatalog } from "@weft/types";
-import { jsonResponse } from "./errors.ts";
+import { z } from "zod";
+import { NodeSpecSchema, type NodeCatalog } from "@weft/types";
+import { answer } from "./errors.ts";
+
+export const NodeCatalogAnswer = z.object({ nodes: z.array(NodeSpecSchema) });
 
 /** `GET /api/nodes`. (`GET /api/health` is in ops/: it reports the database and the queue.) */
 export function healthApi(deps: { catalog: NodeCatalog }) {
   return (
     new Elysia()
       // Specs only: implementations (and any server detail) stay on the server.
-      .get("/api/nodes", () => jsonResponse({ nodes: deps.catalog.list() }))
+      .get("/api/nodes", () => answer(NodeCatalogAnswer, { nodes: deps.catalog.list() }))
   );
 }

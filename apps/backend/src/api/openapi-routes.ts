@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DocumentVersionSchema, SaveMessageSchema, VersionDiffSchema, VersionPageSchema } from "@weft/types";
 import { RestoreBody, VersionPageQuery } from "./version-routes.ts";
+import { NodeCatalogAnswer } from "./health.ts";
 
 /**
  * The OpenAPI route registry's parts: each domain describes its own routes next to their handlers
@@ -22,8 +23,10 @@ export interface ApiRoute {
   query?: z.ZodObject;
   /** The success answer's body; absent where the answer is described in docs/api.md only. */
   response?: z.ZodType;
-  /** The success status (default 200). */
+  /** The success status (default 200; 204 answers no body). */
   status?: number;
+  /** The success answer's media type, where it is not JSON (the reference page's HTML). */
+  mediaType?: string;
   /** The refusals' body where a route speaks another protocol's error shape (the OpenAI-compatible `/v1/`); default the API's. */
   error?: z.ZodType;
 }
@@ -60,7 +63,7 @@ export function versionRouteEntries(segment: string, tag: string, content: z.Zod
 }
 
 /** CRUD of a revisioned document kind (`documentRoutes` in document-routes.ts) and its versions, each answer as that function sends it. */
-export function documentRouteEntries(segment: string, tag: string, key: string, schema: z.ZodType): ApiRoute[] {
+export function documentRouteEntries(segment: string, tag: string, key: string, schema: z.ZodObject<{ revision: z.ZodType }>): ApiRoute[] {
   const base = `/api/${segment}`;
   const stored = z.object({ [key]: schema, updatedAt: z.number().describe("milliseconds since the epoch") });
   const list = z.object({ [segment]: z.array(z.intersection(schema, z.object({ updatedAt: z.number() }))), skipped: z.array(SkippedRecordSchema).optional() });
@@ -70,14 +73,18 @@ export function documentRouteEntries(segment: string, tag: string, key: string, 
     route("GET", `${base}/:id`, tag, `Get one of ${segment}`, { response: stored }),
     route("PUT", `${base}/:id`, tag, `Update one of ${segment} (optimistic concurrency on baseRevision)`, { body: documentUpdate(key), response: stored }),
     route("DELETE", `${base}/:id`, tag, `Delete one of ${segment}`, { response: OkAnswer }),
-    // A version's content is the document without its revision (which the schemas default).
-    ...versionRouteEntries(segment, tag, schema, stored, false),
+    // A version's content is the document without its revision. Rebuilt from the shape: a refined schema (a scene's) has no
+    // omit, and the refinements do not show in a JSON Schema.
+    ...versionRouteEntries(segment, tag, z.object(schema.shape).omit({ revision: true }), stored, false),
   ];
 }
 
+/** This document, as far as a client needs to know its shape (the OpenAPI 3.1 schema describes the rest). */
+const OpenApiDocumentAnswer = z.looseObject({ openapi: z.literal("3.1.0"), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+
 /** The kit's own routes: the node catalog and this document. (`GET /api/health` is ops/'s.) */
 export const KIT_ROUTES: readonly ApiRoute[] = [
-  route("GET", "/api/nodes", "health", "The node catalog: every node type with its ports"),
-  route("GET", "/api/openapi.json", "health", "This OpenAPI document"),
-  route("GET", "/api/reference", "health", "This document as a browsable page (HTML)"),
+  route("GET", "/api/nodes", "health", "The node catalog: every node type with its ports", { response: NodeCatalogAnswer }),
+  route("GET", "/api/openapi.json", "health", "This OpenAPI document", { response: OpenApiDocumentAnswer }),
+  route("GET", "/api/reference", "health", "This document as a browsable page (HTML)", { response: z.string(), mediaType: "text/html; charset=utf-8" }),
 ];

@@ -7,8 +7,8 @@ import { TokenViewSchema } from "../accounts/account-records.ts";
 import { PasswordSchema } from "../accounts/users-api.ts";
 import { SESSION_COOKIE, clearedSessionCookie, cookieValue, sessionCookie } from "../api/session-cookie.ts";
 import { readBody } from "../api/body.ts";
-import { ApiError, jsonResponse } from "../api/errors.ts";
-import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { ApiError, answer } from "../api/errors.ts";
+import { OkAnswer, route, type ApiRoute } from "../api/openapi-routes.ts";
 import { principalOf } from "./principal.ts";
 import { isSecureRequest, type TrustBoundary } from "./trust-boundary.ts";
 
@@ -24,6 +24,9 @@ const PrincipalViewSchema = z.object({
   name: z.string(),
   role: z.enum(["owner", "editor", "viewer"]),
 });
+const SessionAnswer = z.object({ principal: PrincipalViewSchema });
+const TokensAnswer = z.object({ tokens: z.array(TokenViewSchema) });
+const CreatedTokenAnswer = z.object({ token: TokenViewSchema, secret: z.string().describe("the token to send as Authorization: Bearer <secret>; shown this once") });
 
 /** Present on every route but the public ones: the trust boundary refused the request otherwise. */
 function signedIn(request: Request): Principal {
@@ -40,7 +43,7 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle 
   const accounts = boundary.accounts;
   const withCookie = async (request: Request, userId: string) => {
     const cookie = sessionCookie(await accounts.openSession(userId), isSecureRequest(request, new URL(request.url)));
-    return jsonResponse({ ok: true }, 200, { "set-cookie": cookie, "cache-control": "no-store" });
+    return answer(OkAnswer, { ok: true }, 200, { "set-cookie": cookie, "cache-control": "no-store" });
   };
   return new Elysia()
     .post("/api/auth/session", async ({ request }) => {
@@ -72,45 +75,45 @@ export function authApi(boundary: TrustBoundary, maxBodyBytes: number, throttle 
     .get("/api/auth/session", async ({ request }) => {
       const principal = signedIn(request);
       const user = await accounts.getUser(principal.userId);
-      return jsonResponse({ principal: { ...principal, name: user.name } }, 200, { "cache-control": "no-store" });
+      return answer(SessionAnswer, { principal: { ...principal, name: user.name } }, 200, { "cache-control": "no-store" });
     })
     .delete("/api/auth/session", async ({ request }) => {
       // Ends the session on the server too: a copied cookie opens nothing afterwards.
       const session = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
       if (session !== undefined) await accounts.endSession(session);
-      return jsonResponse({ ok: true }, 200, { "set-cookie": clearedSessionCookie() });
+      return answer(OkAnswer, { ok: true }, 200, { "set-cookie": clearedSessionCookie() });
     })
     .put("/api/auth/password", async ({ request }) => {
       const principal = signedIn(request);
       const body = await readBody(request, PasswordChangeSchema, maxBodyBytes);
       await accounts.changeOwnPassword(principal.userId, body.currentPassword, body.newPassword);
       // Every session ended with the old password; this browser goes on in a new one.
-      return principal.kind === "session" ? withCookie(request, principal.userId) : jsonResponse({ ok: true });
+      return principal.kind === "session" ? withCookie(request, principal.userId) : answer(OkAnswer, { ok: true });
     })
-    .get("/api/auth/tokens", async ({ request }) => jsonResponse({ tokens: await accounts.listTokens(signedIn(request).userId) }, 200, { "cache-control": "no-store" }))
+    .get("/api/auth/tokens", async ({ request }) => answer(TokensAnswer, { tokens: await accounts.listTokens(signedIn(request).userId) }, 200, { "cache-control": "no-store" }))
     .post("/api/auth/tokens", async ({ request }) => {
       const principal = signedIn(request);
       const { name } = await readBody(request, TokenCreateSchema, maxBodyBytes);
       const created = await accounts.createToken(principal.userId, name);
-      return jsonResponse({ token: created.token, secret: created.secret }, 201, { "cache-control": "no-store" });
+      return answer(CreatedTokenAnswer, { token: created.token, secret: created.secret }, 201, { "cache-control": "no-store" });
     })
     .delete("/api/auth/tokens/:id", async ({ request, params }) => {
       await accounts.revokeToken(signedIn(request).userId, params.id);
-      return jsonResponse({ ok: true });
+      return answer(OkAnswer, { ok: true });
     });
 }
 
 /** The signed-in user's own routes, as the OpenAPI document describes them. */
 export const AUTH_ROUTES: readonly ApiRoute[] = [
-  route("GET", "/api/auth/session", "auth", "Who is signed in, with their role", { response: z.object({ principal: PrincipalViewSchema }) }),
-  route("POST", "/api/auth/session", "auth", "Sign in with username and password, or the access token, for a session cookie (public)", { body: SignInSchema }),
-  route("DELETE", "/api/auth/session", "auth", "Sign out (ends the session on the server)"),
-  route("PUT", "/api/auth/password", "auth", "Change your own password (ends your other sessions)", { body: PasswordChangeSchema }),
-  route("GET", "/api/auth/tokens", "auth", "Your personal API tokens (never their secrets)", { response: z.object({ tokens: z.array(TokenViewSchema) }) }),
+  route("GET", "/api/auth/session", "auth", "Who is signed in, with their role", { response: SessionAnswer }),
+  route("POST", "/api/auth/session", "auth", "Sign in with username and password, or the access token, for a session cookie (public)", { body: SignInSchema, response: OkAnswer }),
+  route("DELETE", "/api/auth/session", "auth", "Sign out (ends the session on the server)", { response: OkAnswer }),
+  route("PUT", "/api/auth/password", "auth", "Change your own password (ends your other sessions)", { body: PasswordChangeSchema, response: OkAnswer }),
+  route("GET", "/api/auth/tokens", "auth", "Your personal API tokens (never their secrets)", { response: TokensAnswer }),
   route("POST", "/api/auth/tokens", "auth", "Create a personal API token: the secret is in this answer only", {
     body: TokenCreateSchema,
     status: 201,
-    response: z.object({ token: TokenViewSchema, secret: z.string() }),
+    response: CreatedTokenAnswer,
   }),
-  route("DELETE", "/api/auth/tokens/:id", "auth", "Revoke one of your personal API tokens"),
+  route("DELETE", "/api/auth/tokens/:id", "auth", "Revoke one of your personal API tokens", { response: OkAnswer }),
 ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LlmPrices } from "@weft/types";
+import { LlmPricesSchema, type LlmPrices } from "@weft/types";
 
 const url = z
   .string()
@@ -105,24 +105,25 @@ export const UpdateLlmProfileSchema = z
 export type UpdateLlmProfile = z.infer<typeof UpdateLlmProfileSchema>;
 
 /** A profile as the API shows it: everything but the key, of which only a mask is shown. */
-export interface LlmProfileView {
-  id: string;
-  name: string;
-  provider: "openai-compatible" | "demo";
-  baseUrl: string;
-  model: string;
-  timeoutMs: number;
-  temperature?: number;
-  contextWindow?: number;
-  passBackReasoning: boolean;
-  maxRetries: number;
+export const LlmProfileViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  provider: z.enum(["openai-compatible", "demo"]),
+  baseUrl: z.string(),
+  model: z.string(),
+  timeoutMs: z.number(),
+  temperature: z.number().optional(),
+  contextWindow: z.number().optional(),
+  passBackReasoning: z.boolean(),
+  maxRetries: z.number(),
   /** US dollars per million tokens; an absent price is unknown. */
-  prices?: LlmPrices;
-  isDefault: boolean;
-  hasApiKey: boolean;
-  apiKeyMasked: string | null;
-  healthStatus: "unknown" | "ok" | "failed";
-  lastTestedAt?: number;
-  createdAt: number;
-  updatedAt: number;
-}
+  prices: LlmPricesSchema.optional(),
+  isDefault: z.boolean(),
+  hasApiKey: z.boolean(),
+  apiKeyMasked: z.string().nullable(),
+  healthStatus: z.enum(["unknown", "ok", "failed"]),
+  lastTestedAt: z.number().optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type LlmProfileView = z.output<typeof LlmProfileViewSchema>;

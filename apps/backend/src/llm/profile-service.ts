@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger, type SecretRedactor } from "@weft/types";
 import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
 import type { LlmProfileRepository, StoredLlmProfile } from "./llm-profile-repository.ts";
@@ -5,22 +6,24 @@ import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secre
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import { demoProfile } from "./demo-profile.ts";
-import { pricesOf, type CreateLlmProfile, type LlmProfileView, type UpdateLlmProfile } from "./profile-schemas.ts";
+import { LlmProfileViewSchema, pricesOf, type CreateLlmProfile, type LlmProfileView, type UpdateLlmProfile } from "./profile-schemas.ts";
 
-export interface ConnectionTestView {
-  ok: boolean;
-  latencyMs: number;
-  model?: string;
-  error?: { code: string; message: string; hint: string };
-}
+export const ConnectionTestViewSchema = z.object({
+  ok: z.boolean(),
+  latencyMs: z.number(),
+  model: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string() }).optional(),
+});
+export type ConnectionTestView = z.output<typeof ConnectionTestViewSchema>;
 
 /** The answer to a change: the profile, and whether its stored key was dropped because the endpoint moved. */
-export interface LlmProfileUpdateView {
-  profile: LlmProfileView;
-  apiKeyCleared: boolean;
+export const LlmProfileUpdateViewSchema = z.object({
+  profile: LlmProfileViewSchema,
+  apiKeyCleared: z.boolean(),
   /** What the user must do now, when the key was cleared. */
-  notice?: string;
-}
+  notice: z.string().optional(),
+});
+export type LlmProfileUpdateView = z.output<typeof LlmProfileUpdateViewSchema>;
 
 /** Where the embedded demo LLM listens, once it does. */
 export interface DemoEndpoint {

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { PermissionAnswerSchema, type Logger } from "@weft/types";
+import { AgentTriggerSchema, PermissionAnswerSchema, SceneReplayResultSchema, SceneStateViewSchema, SceneTimelineSchema, type Logger } from "@weft/types";
 import { parseWith, readBody } from "../api/body.ts";
-import { jsonResponse } from "../api/errors.ts";
-import { route, type ApiRoute } from "../api/openapi-routes.ts";
+import { answer } from "../api/errors.ts";
+import { OkAnswer, route, type ApiRoute } from "../api/openapi-routes.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
 import type { SceneHost } from "./scene-host.ts";
@@ -24,6 +24,9 @@ const TimelineQuery = z.object({
   maxBytes: z.coerce.number().int().min(TIMELINE_BYTES_RANGE.min).max(TIMELINE_BYTES_RANGE.max).default(TIMELINE_MAX_BYTES),
 });
 
+/** What a message or an answer to an agent woke: one trigger per agent that will deliberate. */
+const TriggeredAnswer = z.object({ triggers: z.array(AgentTriggerSchema) });
+
 /**
  * Running scenes (the CRUD of their definitions is in scene-documents-api.ts): start, pause, resume, stop,
  * messages, answers to agents' questions and permission requests, live state, timeline, replay.
@@ -32,24 +35,24 @@ const TimelineQuery = z.object({
 export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Logger) {
   return (
     new Elysia()
-      .post("/api/scenes/:id/start", async ({ params, request }) => jsonResponse(await scenes.start(params.id, actorOf(request))))
-      .post("/api/scenes/:id/pause", async ({ params }) => jsonResponse(await scenes.pause(params.id)))
-      .post("/api/scenes/:id/resume", async ({ params }) => jsonResponse(await scenes.resume(params.id)))
-      .post("/api/scenes/:id/stop", async ({ params }) => jsonResponse(await scenes.stop(params.id)))
+      .post("/api/scenes/:id/start", async ({ params, request }) => answer(SceneStateViewSchema, await scenes.start(params.id, actorOf(request))))
+      .post("/api/scenes/:id/pause", async ({ params }) => answer(SceneStateViewSchema, await scenes.pause(params.id)))
+      .post("/api/scenes/:id/resume", async ({ params }) => answer(SceneStateViewSchema, await scenes.resume(params.id)))
+      .post("/api/scenes/:id/stop", async ({ params }) => answer(SceneStateViewSchema, await scenes.stop(params.id)))
       .post("/api/scenes/:id/messages", async ({ params, request }) => {
         const body = await readBody(request, MessageBody, maxBodyBytes);
-        return jsonResponse(await scenes.sendMessage(params.id, body.to, body.text), 202);
+        return answer(TriggeredAnswer, await scenes.sendMessage(params.id, body.to, body.text), 202);
       })
       .post("/api/scenes/:id/agents/:instanceId/answer", async ({ params, request }) => {
         const body = await readBody(request, AnswerBody, maxBodyBytes);
-        return jsonResponse(await scenes.answerQuestion(params.id, params.instanceId, body.text), 202);
+        return answer(TriggeredAnswer, await scenes.answerQuestion(params.id, params.instanceId, body.text), 202);
       })
       .post("/api/scenes/:id/agents/:instanceId/permissions/:requestId", async ({ params, request }) => {
         const body = await readBody(request, PermissionAnswerSchema, maxBodyBytes);
         await scenes.answerPermission(params.id, params.instanceId, params.requestId, body);
-        return jsonResponse({ ok: true });
+        return answer(OkAnswer, { ok: true });
       })
-      .get("/api/scenes/:id/state", async ({ params }) => jsonResponse(await scenes.state(params.id)))
+      .get("/api/scenes/:id/state", async ({ params }) => answer(SceneStateViewSchema, await scenes.state(params.id)))
       .get("/api/scenes/:id/timeline", async ({ params, query }) => {
         const { fromSeq, limit, since, maxBytes } = parseWith(TimelineQuery, query, "query");
         const page = await scenes.timeline(params.id, { fromSeq, limit, maxBytes, ...(since !== undefined ? { since } : {}) });
@@ -59,21 +62,21 @@ export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Lo
       // Asked for as NDJSON, the replay reports its progress line by line; otherwise one JSON answer at the end.
       .post("/api/scenes/:id/replay", async ({ params, request }) => {
         const run = await scenes.prepareReplay(params.id);
-        return request.headers.get("accept")?.includes(NDJSON) ? replayStream(run, log) : jsonResponse(await run());
+        return request.headers.get("accept")?.includes(NDJSON) ? replayStream(run, log) : answer(SceneReplayResultSchema, await run());
       })
   );
 }
 
 /** The running scenes' routes, as the OpenAPI document describes them. */
 export const SCENE_RUNTIME_ROUTES: readonly ApiRoute[] = [
-  route("POST", "/api/scenes/:id/start", "scenes", "Start a scene"),
-  route("POST", "/api/scenes/:id/pause", "scenes", "Pause a scene"),
-  route("POST", "/api/scenes/:id/resume", "scenes", "Resume a scene"),
-  route("POST", "/api/scenes/:id/stop", "scenes", "Stop a scene"),
-  route("POST", "/api/scenes/:id/replay", "scenes", "Replay a scene"),
-  route("POST", "/api/scenes/:id/messages", "scenes", "Post a message into a scene"),
-  route("POST", "/api/scenes/:id/agents/:instanceId/answer", "scenes", "Answer an agent's question"),
-  route("POST", "/api/scenes/:id/agents/:instanceId/permissions/:requestId", "scenes", "Answer an agent's permission request", { body: PermissionAnswerSchema }),
-  route("GET", "/api/scenes/:id/state", "scenes", "A scene's current state"),
-  route("GET", "/api/scenes/:id/timeline", "scenes", "A scene's timeline"),
+  route("POST", "/api/scenes/:id/start", "scenes", "Start a scene", { response: SceneStateViewSchema }),
+  route("POST", "/api/scenes/:id/pause", "scenes", "Pause a scene", { response: SceneStateViewSchema }),
+  route("POST", "/api/scenes/:id/resume", "scenes", "Resume a scene", { response: SceneStateViewSchema }),
+  route("POST", "/api/scenes/:id/stop", "scenes", "Stop a scene", { response: SceneStateViewSchema }),
+  route("POST", "/api/scenes/:id/replay", "scenes", "Replay a scene from its log and compare (with Accept: application/x-ndjson, progress lines first)", { response: SceneReplayResultSchema }),
+  route("POST", "/api/scenes/:id/messages", "scenes", "Post a message into a scene", { body: MessageBody, response: TriggeredAnswer, status: 202 }),
+  route("POST", "/api/scenes/:id/agents/:instanceId/answer", "scenes", "Answer an agent's question", { body: AnswerBody, response: TriggeredAnswer, status: 202 }),
+  route("POST", "/api/scenes/:id/agents/:instanceId/permissions/:requestId", "scenes", "Answer an agent's permission request", { body: PermissionAnswerSchema, response: OkAnswer }),
+  route("GET", "/api/scenes/:id/state", "scenes", "A scene's current state", { response: SceneStateViewSchema }),
+  route("GET", "/api/scenes/:id/timeline", "scenes", "A scene's timeline: log entries and agent steps, paged", { query: TimelineQuery, response: SceneTimelineSchema }),
 ];

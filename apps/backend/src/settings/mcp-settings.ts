@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ApiError } from "../api/errors.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { SettingsRepository } from "./settings-repository.ts";
-import { isStdio, McpSettingsSchema, serverOptions, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
+import { isStdio, McpServerConfigSchema, McpSettingsSchema, serverOptions, withEnvValues, type McpServerConfig, type McpSettingsInput, type ResolvedServer } from "../mcp/mcp-config.ts";
 import type { Role } from "../accounts/roles.ts";
 import { maskedForEditors } from "./mcp-masking.ts";
 import type { McpServerStatus } from "../mcp/mcp-connection.ts";
@@ -17,6 +17,28 @@ const TOOLS_KEY = "mcp.tools";
 type StoredSettings = McpSettingsInput;
 
 /** What the API returns: the servers with every env and header value `null` (never sent), and each server's status. */
+export const McpSettingsViewSchema = z.object({
+  mcpServers: z.record(z.string(), McpServerConfigSchema),
+  // ../mcp/ owns the status (McpServerStatus): a field added there must be added here, or the generated-client test fails.
+  status: z.record(
+    z.string(),
+    z.object({
+      state: z.enum(["idle", "starting", "ready", "restarting", "failed", "stopped", "disabled"]),
+      transport: z.string(),
+      timeoutMs: z.number().describe("the limit of one call, restarted by each progress report"),
+      error: z.string().optional().describe("what went wrong last, with what to do"),
+      restarts: z.number(),
+      lastCrash: z.string().optional(),
+      pid: z.number().optional(),
+      tools: z.number(),
+      unsupportedTools: z
+        .array(z.object({ name: z.string(), reason: z.string() }))
+        .optional()
+        .describe("tools Weft cannot call, each with why"),
+    }),
+  ),
+  updatedAt: z.number().nullable(),
+});
 export interface McpSettingsView {
   mcpServers: Record<string, McpServerConfig>;
   status: Record<string, McpServerStatus>;

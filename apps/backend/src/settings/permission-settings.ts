@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ruleProblems } from "@weft/agent-runtime";
 import { PermissionPolicySchema, type Logger, type PermissionPolicy, type PermissionRule } from "@weft/types";
 import { ApiError } from "../api/errors.ts";
@@ -14,11 +15,12 @@ const DEFAULT_POLICY: PermissionPolicy = { defaultAction: "allow", rules: [] };
 /** A stored policy that no longer parses is replaced by this until the user saves a new one: refuse rather than guess. */
 const FALLBACK_POLICY: PermissionPolicy = { defaultAction: "deny", rules: [] };
 
-export interface PermissionSettingsView {
-  policy: PermissionPolicy;
+export const PermissionSettingsViewSchema = z.object({
+  policy: PermissionPolicySchema,
   /** When the user last saved the policy; null while it is the installation's default. */
-  updatedAt: number | null;
-}
+  updatedAt: z.number().nullable().describe("when the policy was last saved; null while it is the installation's default"),
+});
+export type PermissionSettingsView = z.output<typeof PermissionSettingsViewSchema>;
 
 /** Problems of rules that parse but cannot work, as API issues under `path` (e.g. `["rules"]`, `["permissions"]`). */
 export function ruleIssues(rules: readonly PermissionRule[], path: (string | number)[]): { path: (string | number)[]; message: string; code: string }[] {

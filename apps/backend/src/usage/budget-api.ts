@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { BudgetLimitSchema, BudgetSchema, BudgetScopeSchema, BudgetTargetSchema, type Budget, type BudgetLimit, type BudgetScope, type BudgetTarget } from "@weft/types";
 import { z } from "zod";
-import { ApiError, jsonResponse } from "../api/errors.ts";
+import { ApiError, answer } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import { principalOf } from "../auth/principal.ts";
@@ -43,7 +43,7 @@ export function budgetApi(budgets: BudgetRepository) {
       const principal = principalOf(request);
       const all = await budgets.list();
       const visible = principal?.role === "owner" ? all : all.filter((b) => b.target !== "user" || b.id === principal?.userId);
-      return jsonResponse({ budgets: visible }, 200, { "cache-control": "no-store" });
+      return answer(BudgetsAnswerSchema, { budgets: visible }, 200, { "cache-control": "no-store" });
     })
     .put("/api/budgets/:target/:id", async ({ request, params }) => {
       const { target, id } = pathOf(params);
@@ -55,7 +55,7 @@ export function budgetApi(budgets: BudgetRepository) {
       if (target !== "owner" && target !== "user") await withinCeiling(budgets, CEILING_OF[target], limit);
       await budgets.set(target, id, limit);
       const stored: Budget = { target, id, limit };
-      return jsonResponse(stored);
+      return answer(BudgetSchema, stored);
     })
     .delete("/api/budgets/:target/:id", async ({ request, params }) => {
       const { target, id } = pathOf(params);
@@ -93,5 +93,5 @@ export const BUDGET_ROUTES: readonly ApiRoute[] = [
     body: BudgetLimitSchema,
     response: BudgetSchema,
   }),
-  route("DELETE", "/api/budgets/:target/:id", "usage", "Remove a budget"),
+  route("DELETE", "/api/budgets/:target/:id", "usage", "Remove a budget", { status: 204 }),
 ];

@@ -13,7 +13,7 @@ import {
   type Workflow,
 } from "@weft/types";
 import type { Logger } from "@weft/types";
-import { ApiError, jsonResponse, notFound } from "../api/errors.ts";
+import { ApiError, answer, notFound } from "../api/errors.ts";
 import { listAnswer } from "../api/document-routes.ts";
 import { parseWith, readBody, readJsonBody } from "../api/body.ts";
 import { refuseOverLimits } from "../api/write-limits.ts";
@@ -58,6 +58,13 @@ const DuplicateBody = z
   .strict();
 const ValidateBody = z.object({ workflow: z.unknown() }).strict();
 
+/** `{ workflow, updatedAt }`: what a create, an update and a duplicate answer. */
+const StoredWorkflow = z.object({ workflow: WorkflowSchema, updatedAt: z.number().describe("milliseconds since the epoch") });
+const ImportedWorkflow = StoredWorkflow.extend({ renamedFrom: z.string().optional().describe("the id in the file, when it was taken") });
+const WorkflowAnswer = StoredWorkflow.extend({ createdAt: z.number(), builtIn: z.literal(true).optional().describe("agents run it: duplicate it to change it") });
+const CallersAnswer = z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) });
+const ValidationAnswer = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });
+
 /** A workflow from a request body, to be stored: within the write limits too. */
 function parseWorkflow(value: unknown, where: string): Workflow {
   const workflow = parseWith(WorkflowSchema, value, where);
@@ -100,7 +107,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       case "updated":
         deps.onSaved?.(id);
         // The cache stays: its keys cover config and inputs, so unchanged nodes are reused after the edit.
-        return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt });
+        return answer(StoredWorkflow, { workflow: result.record.document, updatedAt: result.record.updatedAt });
       case "conflict":
         throw new ApiError(
           "REVISION_CONFLICT",
@@ -148,7 +155,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     })
     .get("/api/workflows/:id", async ({ params }) => {
       const [record, shipped] = await Promise.all([requireWorkflow(params.id), deps.shipped()]);
-      return jsonResponse({ workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt, ...(shipped.builtIn.has(params.id) ? { builtIn: true } : {}) });
+      return answer(WorkflowAnswer, { workflow: record.document, createdAt: record.createdAt, updatedAt: record.updatedAt, ...(shipped.builtIn.has(params.id) ? { builtIn: true } : {}) });
     })
     .post("/api/workflows", async ({ request }) => {
       const body = await readBody(request, CreateBody, maxBodyBytes);
@@ -158,7 +165,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       if (result.kind === "exists") {
         throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${workflow.id}" exists; pick another id, or save over it with PUT /api/workflows/${workflow.id}.`, { id: workflow.id });
       }
-      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
+      return answer(StoredWorkflow, { workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
     })
     .put("/api/workflows/:id", async ({ params, request }) => {
       const body = await readBody(request, UpdateBody, maxBodyBytes);
@@ -168,13 +175,13 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
     .get("/api/workflows/:id/callers", async ({ params }) => {
       // Not requireWorkflow: callers of a deleted skill are exactly the ones to find and fix.
       const callers = await repo.callersOf(params.id, SKILL_CALLING_TYPES);
-      return jsonResponse({ workflows: callers.filter((w) => w.id !== params.id) });
+      return answer(CallersAnswer, { workflows: callers.filter((w) => w.id !== params.id) });
     })
     .delete("/api/workflows/:id", async ({ params }) => {
       await refuseBuiltIn(builtIns, params.id, "delete");
       if (!(await repo.delete(params.id))) throw notFound("workflow", params.id);
       deps.caches.drop(params.id);
-      return jsonResponse({ ok: true });
+      return answer(OkAnswer, { ok: true });
     })
     .post("/api/workflows/:id/duplicate", async ({ params, request }) => {
       const body = await readBody(request, DuplicateBody, maxBodyBytes, { allowEmpty: true });
@@ -185,7 +192,7 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       refuseOverLimits(workflowLimitIssues(copy), "the copy");
       const result = await repo.create(copy, { ...createdBy(request), message: `Duplicated from ${params.id}` });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" exists; pick another id.`, { id });
-      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
+      return answer(StoredWorkflow, { workflow: result.record.document, updatedAt: result.record.updatedAt }, 201);
     })
     .get("/api/workflows/:id/export", async ({ params }) => {
       const { document } = await requireWorkflow(params.id);
@@ -202,37 +209,34 @@ export function workflowsApi(deps: WorkflowsApiDeps) {
       refuseBadErrorWorkflow({ ...workflow, id }, (w) => repo.isStored(w), "body");
       const result = await repo.create({ ...workflow, id, ...(sameName ? { name: `${workflow.name} (imported)` } : {}) }, { ...createdBy(request), message: "Imported" });
       if (result.kind === "exists") throw new ApiError("ALREADY_EXISTS", `A workflow with the id "${id}" was created meanwhile; import again.`, { id });
-      return jsonResponse({ workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
+      return answer(ImportedWorkflow, { workflow: result.record.document, updatedAt: result.record.updatedAt, ...(id !== workflow.id ? { renamedFrom: workflow.id } : {}) }, 201);
     })
     .post("/api/workflows/validate", async ({ request }) => {
       const body = await readBody(request, ValidateBody, maxBodyBytes);
       const result = deps.validator.validate(body.workflow);
-      return jsonResponse(result.ok ? { ok: true, issues: [] } : { ok: false, issues: result.issues });
+      return answer(ValidationAnswer, result.ok ? { ok: true, issues: [] } : { ok: false, issues: result.issues });
     });
 }
 
 /** The workflow routes, as the OpenAPI document describes them. */
-/** `{ workflow, updatedAt }`: what a create, an update and a duplicate answer. */
-const StoredWorkflow = z.object({ workflow: WorkflowSchema, updatedAt: z.number().describe("milliseconds since the epoch") });
-
 export const WORKFLOWS_ROUTES: readonly ApiRoute[] = [
   route("GET", "/api/workflows", "workflows", "List workflows", { response: z.object({ workflows: z.array(WorkflowSummarySchema), skipped: z.array(SkippedRecordSchema).optional() }) }),
   route("POST", "/api/workflows", "workflows", "Create a workflow", { body: CreateBody, response: StoredWorkflow, status: 201 }),
   route("POST", "/api/workflows/validate", "workflows", "Validate a workflow without saving it", {
     body: ValidateBody,
-    response: z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) }),
+    response: ValidationAnswer,
   }),
   route("POST", "/api/workflows/import", "workflows", "Import an exported workflow (a free id is chosen)", {
-    response: StoredWorkflow.extend({ renamedFrom: z.string().optional().describe("the id in the file, when it was taken") }),
+    response: ImportedWorkflow,
     status: 201,
   }),
   route("GET", "/api/workflows/:id", "workflows", "Get a workflow", {
-    response: StoredWorkflow.extend({ createdAt: z.number(), builtIn: z.literal(true).optional().describe("agents run it: duplicate it to change it") }),
+    response: WorkflowAnswer,
   }),
   route("PUT", "/api/workflows/:id", "workflows", "Update a workflow (optimistic concurrency on baseRevision)", { body: UpdateBody, response: StoredWorkflow }),
   route("DELETE", "/api/workflows/:id", "workflows", "Delete a workflow", { response: OkAnswer }),
   route("GET", "/api/workflows/:id/export", "workflows", "Export a workflow as a file", { response: WorkflowSchema }),
   route("POST", "/api/workflows/:id/duplicate", "workflows", "Duplicate a workflow", { body: DuplicateBody, bodyOptional: true, response: StoredWorkflow, status: 201 }),
-  route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill", { response: z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) }) }),
+  route("GET", "/api/workflows/:id/callers", "workflows", "The workflows that call this skill", { response: CallersAnswer }),
   ...versionRouteEntries("workflows", "workflows", WorkflowSchema.omit({ revision: true }), StoredWorkflow, true),
 ];

@@ -39,10 +39,11 @@ export const AUDIT_EVENT_TYPES = [
 export const AuditEventTypeSchema = z.enum(AUDIT_EVENT_TYPES);
 export type AuditEventType = z.infer<typeof AuditEventTypeSchema>;
 
-export interface AuditEvent {
-  id: number;
-  sessionId: string;
-  type: AuditEventType;
-  data: Record<string, unknown>;
-  at: number;
-}
+export const AuditEventSchema = z.object({
+  id: z.number().describe("pass as `after` to read on"),
+  sessionId: z.string(),
+  type: AuditEventTypeSchema,
+  data: z.record(z.string(), z.unknown()),
+  at: z.number(),
+});
+export type AuditEvent = z.output<typeof AuditEventSchema>;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { RunQueueProbe } from "../queue-probe.ts";
 
 /** How the server's database answers a probe; `ping` rejects (or never settles) when it does not. */
@@ -10,13 +11,13 @@ export interface DatabaseProbe {
  * What `GET /api/health` answers, to anyone: whether the server and what it depends on answer, and
  * nothing an outsider could use (no addresses, names, counts of records or versions of the engines).
  */
-export interface HealthReport {
-  /** False when the database (or, in queue mode, Redis) does not answer; the status is then 503. */
-  ok: boolean;
-  version: string;
-  database: { engine: "sqlite" | "postgres"; reachable: boolean };
-  queue: { mode: "embedded" } | { mode: "queue"; redis: { reachable: boolean }; workers: number };
-}
+export const HealthReportSchema = z.object({
+  ok: z.boolean().describe("false when the database (or, in queue mode, Redis) does not answer; the status is then 503"),
+  version: z.string(),
+  database: z.object({ engine: z.enum(["sqlite", "postgres"]), reachable: z.boolean() }),
+  queue: z.discriminatedUnion("mode", [z.object({ mode: z.literal("embedded") }), z.object({ mode: z.literal("queue"), redis: z.object({ reachable: z.boolean() }), workers: z.number() })]),
+});
+export type HealthReport = z.output<typeof HealthReportSchema>;
 
 /** A dependency that takes longer than this counts as unreachable: a probe must answer quickly. */
 const PROBE_TIMEOUT_MS = 2000;
