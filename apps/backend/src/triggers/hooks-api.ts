@@ -92,8 +92,14 @@ export function hooksApi(deps: HooksApiDeps) {
           switch (ending.status) {
             case "completed":
               return jsonResponse({ runId, status: ending.status, outputs: ending.outputs }, 200);
-            case "failed":
+            case "failed": {
+              // A budget's refusal is the run's own end, not a server error: the sender sees it and which budget (the
+              // record, written with the run's last event, tells it from another failure).
+              if ((await deps.storage.runs.get(runId))?.status === "budget_exceeded") {
+                return jsonResponse({ runId, status: "budget_exceeded", message: ending.error.message, error: ending.error }, 402);
+              }
               return jsonResponse({ runId, status: ending.status, error: ending.error }, 500);
+            }
             case "cancelled":
             case "interrupted":
               return jsonResponse({ runId, status: ending.status, reason: ending.reason }, 503);
