@@ -67,7 +67,6 @@ export function hooksApi(deps: HooksApiDeps) {
     const now = Date.now();
     const proof = checkProof(config.auth, hook.secret, request.headers, bytes, hookKey, now);
     if (!proof.ok) throw new ApiError("UNAUTHENTICATED", proof.message, { reason: proof.reason });
-    const url = new URL(request.url);
     // Parsed before the signature is spent, so a sender can fix a malformed body and sign again.
     const body = parseHookBody(request.headers.get("content-type"), bytes);
     if (proof.replayKey) {
@@ -79,7 +78,7 @@ export function hooksApi(deps: HooksApiDeps) {
         throw new ApiError("UNAUTHENTICATED", "This signature was already accepted once: each request must be signed anew (a new timestamp).", { reason: "REPLAYED" });
       }
     }
-    const runId = await deps.triggers.fire(hook, { ...hookRequest(request, url, body) });
+    const runId = await deps.triggers.fire(hook, { ...hookRequest(request, body) });
     switch (config.response) {
       case "accepted":
         return jsonResponse({ runId }, 202);
