@@ -15,10 +15,10 @@
  *                                 than the rates by a busy machine (the bench's own load generator is not counted)
  */
 import { SQL } from "bun";
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
+import { databaseBytes } from "./support/database-bytes.ts";
 import { hookWorkflow, signedHeaders } from "../apps/backend/src/testing/webhooks.ts";
 import { startRedis } from "../apps/backend/src/testing/redis-server.ts";
 import { spawnWorker, type ChildWorker } from "../apps/backend/src/queue/testing/child-worker.ts";
@@ -39,12 +39,6 @@ function checkAnswer(answer: unknown): void {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function databaseBytes(dataDir: string): number {
-  return readdirSync(dataDir)
-    .filter((name) => name.startsWith("weft.sqlite"))
-    .reduce((sum, name) => sum + statSync(join(dataDir, name)).size, 0);
 }
 
 /** CPU time (user + system) the process has used so far, in ms, from /proc (undefined where there is none). */
