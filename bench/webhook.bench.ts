@@ -1,23 +1,35 @@
 /**
- * `bun run bench:webhook`: a real server (child process, SQLite) answering a webhook in wait mode: the request is
- * verified (HMAC of `timestamp.body`, each signature stored once), runs `trigger:webhook → get-path → text-template →
- * output`, and the answer carries the workflow's output. Prints one JSON line for `"mode": "embedded"`:
+ * `bun run bench:webhook`: a real server (child process) answering a webhook in wait mode: the request is verified
+ * (HMAC of `timestamp.body`, each signature stored once), runs `trigger:webhook → get-path → text-template → output`,
+ * and the answer carries the workflow's output. Prints one JSON line per mode (BENCH_WEBHOOK_MODES, default both):
+ *   "embedded" — one API process on SQLite, runs executed in it;
+ *   "queue"    — one API process taking the requests and 2 `weft worker` processes executing the runs, on a real
+ *                PostgreSQL and Redis started for the bench (the queue tests' helpers).
+ * Fields:
  *   executions_per_s — 32 senders in parallel, each sending its next request when the last is answered
  *   p50_ms / p99_ms   — latency of requests sent at a steady 200 requests/s (BENCH_WEBHOOK_SECONDS, default 10 s)
- *   storage_bytes_per_execution — the database's growth (file and WAL, after a clean stop) per execution
- *   server_cpu_ms_per_execution — the server process's CPU time (user + system, /proc) per execution of the throughput
- *                                 part: what a request costs, less swayed than the rates by a busy machine
+ *   storage_bytes_per_execution — the database's growth per execution: SQLite's file and WAL after a clean stop;
+ *                                 PostgreSQL's pg_database_size (tables and indexes, not its WAL)
+ *   server_cpu_ms_per_execution — the Weft processes' CPU time (user + system, /proc; the API process and, in queue mode,
+ *                                 the workers) per execution of the throughput part: what a request costs, less swayed
+ *                                 than the rates by a busy machine (the bench's own load generator is not counted)
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { SQL } from "bun";
+import { readFileSync } from "node:fs";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
+import { databaseBytes } from "./support/database-bytes.ts";
 import { hookWorkflow, signedHeaders } from "../apps/backend/src/testing/webhooks.ts";
+import { startRedis } from "../apps/backend/src/testing/redis-server.ts";
+import { spawnWorker, type ChildWorker } from "../apps/backend/src/queue/testing/child-worker.ts";
+import { queueTestDatabase } from "../apps/backend/src/queue/testing/queue-test-database.ts";
 
 const THROUGHPUT_REQUESTS = Number(process.env.BENCH_WEBHOOK_REQUESTS ?? 2000);
 const PARALLEL = 32;
 const RATE = 200;
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
+const MODES = (process.env.BENCH_WEBHOOK_MODES ?? "embedded,queue").split(",");
+const WORKERS = 2;
 
 /** The answer the bench expects: the workflow completed with its greeting. */
 function checkAnswer(answer: unknown): void {
@@ -27,12 +39,6 @@ function checkAnswer(answer: unknown): void {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function databaseBytes(dataDir: string): number {
-  return readdirSync(dataDir)
-    .filter((name) => name.startsWith("weft.sqlite"))
-    .reduce((sum, name) => sum + statSync(join(dataDir, name)).size, 0);
 }
 
 /** CPU time (user + system) the process has used so far, in ms, from /proc (undefined where there is none). */
@@ -57,37 +63,95 @@ async function send(server: ChildServer, secret: string, n: number): Promise<num
   return performance.now() - started;
 }
 
-async function main(): Promise<void> {
+/** The processes under test: where requests go, whose CPU counts, how big the database is, and how to stop them. */
+interface Target {
+  server: ChildServer;
+  pids(): number[];
+  storageBytes(): Promise<number>;
+  /** Called once the warm-up is done: settles what starting wrote (embedded: a clean restart). */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const totalCpu = (pids: number[]): number | undefined => {
+  const each = pids.map(cpuMs);
+  return each.some((ms) => ms === undefined) ? undefined : each.reduce((sum: number, ms) => sum + (ms ?? 0), 0);
+};
+
+async function embedded(): Promise<Target> {
   const dataDir = tempDir("weft-bench-webhook-");
-  let server = await spawnServer(dataDir, { WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_RUN_CONCURRENCY: "32" });
+  const env = { WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_RUN_CONCURRENCY: "32" };
+  const target: Target = {
+    server: await spawnServer(dataDir, env),
+    pids: () => [target.server.proc.pid],
+    storageBytes: async () => databaseBytes(dataDir),
+    // Restarted, so the storage measured is the executions' alone (the start's own writes settled).
+    settle: async () => {
+      target.server.proc.kill("SIGTERM");
+      await target.server.proc.exited;
+      target.server = await spawnServer(dataDir, env);
+    },
+    stop: async () => {
+      target.server.proc.kill("SIGTERM");
+      await target.server.proc.exited;
+      removeDir(dataDir);
+    },
+  };
+  return target;
+}
+
+async function queue(): Promise<Target> {
+  const redis = await startRedis();
+  const database = await queueTestDatabase();
+  const dataDir = tempDir("weft-bench-webhook-queue-");
+  const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_LOG_LEVEL: "warn", ...database.env };
+  const server = await spawnServer(dataDir, env);
+  const workers: ChildWorker[] = [];
+  for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorker(env, ["--concurrency", "16"]));
+  const url = database.env.WEFT_DATABASE_URL;
+  const sql = url === undefined ? undefined : new SQL(url);
+  return {
+    server,
+    pids: () => [server.proc.pid, ...workers.map((w) => w.proc.pid)],
+    storageBytes: async () => (sql ? Number((await sql`SELECT pg_database_size(current_database()) AS size`)[0].size) : databaseBytes(dataDir)),
+    settle: async () => undefined,
+    stop: async () => {
+      await sql?.close();
+      for (const p of [server.proc, ...workers.map((w) => w.proc)]) p.kill("SIGTERM");
+      await Promise.all([server.proc.exited, ...workers.map((w) => w.proc.exited)]);
+      await redis.stop();
+      await database.stop();
+      removeDir(dataDir);
+    },
+  };
+}
+
+async function measure(mode: "embedded" | "queue"): Promise<void> {
+  const target = mode === "embedded" ? await embedded() : await queue();
   try {
     const workflow = hookWorkflow("bench-hook", { path: "in", response: "wait", ratePerMinute: 100_000, waitTimeoutMs: 60_000 });
-    if ((await server.call("POST", "/api/workflows", { workflow })).status !== 201) throw new Error("the workflow was not saved");
-    const activated = (await server.call("PUT", "/api/workflows/bench-hook/active", { active: true })).body as { secrets?: { secret: string }[] };
+    if ((await target.server.call("POST", "/api/workflows", { workflow })).status !== 201) throw new Error("the workflow was not saved");
+    const activated = (await target.server.call("PUT", "/api/workflows/bench-hook/active", { active: true })).body as { secrets?: { secret: string }[] };
     const secret = activated.secrets?.[0]?.secret;
     if (secret === undefined) throw new Error(`activation showed no secret: ${JSON.stringify(activated)}`);
     let n = 0;
-    for (let i = 0; i < 50; i++) await send(server, secret, n++); // warm-up
-
-    // Restarted, so the storage measured is the executions' alone (the start's own writes settled).
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-    const bytesBefore = databaseBytes(dataDir);
-    server = await spawnServer(dataDir, { WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_RUN_CONCURRENCY: "32" });
+    for (let i = 0; i < 50; i++) await send(target.server, secret, n++); // warm-up
+    await target.settle();
+    const bytesBefore = await target.storageBytes();
 
     let next = 0;
-    const cpuBefore = cpuMs(server.proc.pid);
+    const cpuBefore = totalCpu(target.pids());
     const started = performance.now();
     await Promise.all(
       Array.from({ length: PARALLEL }, async () => {
         while (next < THROUGHPUT_REQUESTS) {
           next++;
-          await send(server, secret, n++);
+          await send(target.server, secret, n++);
         }
       }),
     );
     const throughputMs = performance.now() - started;
-    const cpuAfter = cpuMs(server.proc.pid);
+    const cpuAfter = totalCpu(target.pids());
 
     // A steady 200 requests/s, each sent on its own schedule whether or not earlier ones were answered.
     const latencies: number[] = [];
@@ -98,19 +162,23 @@ async function main(): Promise<void> {
       const due = t0 + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await Bun.sleep(wait);
-      pending.push(send(server, secret, n++).then((ms) => void latencies.push(ms)));
+      pending.push(send(target.server, secret, n++).then((ms) => void latencies.push(ms)));
     }
     await Promise.all(pending);
     latencies.sort((a, b) => a - b);
 
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
     const executions = THROUGHPUT_REQUESTS + total;
-    const bytesAfter = databaseBytes(dataDir);
+    if (mode === "embedded") {
+      // SQLite's file and WAL are measured after a clean stop (the WAL checkpointed).
+      target.server.proc.kill("SIGTERM");
+      await target.server.proc.exited;
+    }
+    const bytesAfter = await target.storageBytes();
     console.log(
       JSON.stringify({
         bench: "webhook",
-        mode: "embedded",
+        mode,
+        ...(mode === "queue" ? { workers: WORKERS } : {}),
         workflow_nodes: 3,
         executions_per_s: Math.round(THROUGHPUT_REQUESTS / (throughputMs / 1000)),
         parallel: PARALLEL,
@@ -123,10 +191,11 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    server.proc.kill("SIGKILL");
-    await server.proc.exited;
-    removeDir(dataDir);
+    await target.stop();
   }
 }
 
-await main();
+for (const mode of MODES) {
+  if (mode !== "embedded" && mode !== "queue") throw new Error(`BENCH_WEBHOOK_MODES: "${mode}" is not a mode; use embedded, queue or both (comma-separated).`);
+  await measure(mode);
+}

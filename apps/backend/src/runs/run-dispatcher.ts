@@ -51,6 +51,8 @@ export class LocalRunDispatcher implements RunDispatcher {
   async dispatch(run: RunRecord, workflow: Workflow, recorded?: Map<string, RecordedNode>): Promise<number> {
     // The run's trace parent is who dispatched it (a traced caller), not whatever this queue ran before it.
     const parent = context.active();
+    // Never started (a resumed run has): nothing of it is stored but its record, and only this process executes it.
+    if (run.startedAt === undefined) this.executor.prepareNew(run.id);
     return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal, recorded, parent));
   }
 

@@ -63,6 +63,14 @@ export class RunExecutor {
     this.lost.add(runId);
   }
 
+  /**
+   * A run just recorded, about to be executed by this process only (the embedded dispatcher): its event stream is new,
+   * so its numbering starts at 0 without reading the highest stored seq (a read per run on a webhook's hot path).
+   */
+  prepareNew(runId: string): void {
+    this.deps.journal.openNew(runId);
+  }
+
   /** Ends a run that never reached the engine (or whose process died) with a closing event. */
   async finishUnstarted(runId: string, status: "cancelled" | "interrupted", reason: string, error?: NodeError, startedAt?: number): Promise<void> {
     const { journal } = this.deps;

@@ -67,7 +67,6 @@ export function hooksApi(deps: HooksApiDeps) {
     const now = Date.now();
     const proof = checkProof(config.auth, hook.secret, request.headers, bytes, hookKey, now);
     if (!proof.ok) throw new ApiError("UNAUTHENTICATED", proof.message, { reason: proof.reason });
-    const url = new URL(request.url);
     // Parsed before the signature is spent, so a sender can fix a malformed body and sign again.
     const body = parseHookBody(request.headers.get("content-type"), bytes);
     if (proof.replayKey) {
@@ -79,7 +78,7 @@ export function hooksApi(deps: HooksApiDeps) {
         throw new ApiError("UNAUTHENTICATED", "This signature was already accepted once: each request must be signed anew (a new timestamp).", { reason: "REPLAYED" });
       }
     }
-    const runId = await deps.triggers.fire(hook, { ...hookRequest(request, url, body) });
+    const runId = await deps.triggers.fire(hook, { ...hookRequest(request, body) });
     switch (config.response) {
       case "accepted":
         return jsonResponse({ runId }, 202);
@@ -92,8 +91,14 @@ export function hooksApi(deps: HooksApiDeps) {
           switch (ending.status) {
             case "completed":
               return jsonResponse({ runId, status: ending.status, outputs: ending.outputs }, 200);
-            case "failed":
+            case "failed": {
+              // A budget's refusal is the run's own end, not a server error: the sender sees it and which budget (the
+              // record, written with the run's last event, tells it from another failure).
+              if ((await deps.storage.runs.get(runId))?.status === "budget_exceeded") {
+                return jsonResponse({ runId, status: "budget_exceeded", message: ending.error.message, error: ending.error }, 402);
+              }
               return jsonResponse({ runId, status: ending.status, error: ending.error }, 500);
+            }
             case "cancelled":
             case "interrupted":
               return jsonResponse({ runId, status: ending.status, reason: ending.reason }, 503);

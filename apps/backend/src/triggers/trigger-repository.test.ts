@@ -26,10 +26,10 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
     const storage = await open();
     try {
       const table = new TriggerTable(storage);
-      expect(await table.activation("wf")).toBeUndefined();
+      expect(await table.activeState("wf", "hook")).toBeUndefined();
       await table.activate({ workflowId: "wf", activatedBy: "u1", activatedAt: 1_700_000_000_000 });
       await table.activate({ workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 });
-      expect(await table.activation("wf")).toEqual({ workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 });
+      expect(await table.activeState("wf", "hook")).toEqual({ activation: { workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 }, state: undefined });
       expect(await table.activations()).toHaveLength(1);
       await table.putSecret("wf", "hook", "webhook", "sealed-1", 5);
       await table.recordFire("wf", "hook", 1_700_000_000_500, "run-1");
@@ -43,9 +43,26 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
         lastFiredAt: 1_700_000_000_500,
         lastRunId: "run-1",
       });
+      // The hook request's one read: the activation with the node's state.
+      expect(await table.activeState("wf", "hook")).toEqual({ activation: { workflowId: "wf", activatedBy: "u2", activatedAt: 1_700_000_000_001 }, state: await table.state("wf", "hook") });
       await table.deactivate("wf");
-      expect(await table.activation("wf")).toBeUndefined();
+      expect(await table.activeState("wf", "hook")).toBeUndefined();
       expect(await table.states()).toHaveLength(1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("records fires that arrive together: each trigger's latest, every caller answered once it is stored", async () => {
+    const storage = await open();
+    try {
+      const table = new TriggerTable(storage);
+      await table.putSecret("wf2", "a", "webhook", "sealed", 1);
+      await table.putSecret("wf2", "b", "webhook", "sealed", 1);
+      const fires = Array.from({ length: 20 }, (_, i) => table.recordFire("wf2", i % 2 === 0 ? "a" : "b", 1000 + i, `run-${i}`));
+      await Promise.all(fires);
+      expect(await table.state("wf2", "a")).toMatchObject({ lastFiredAt: 1018, lastRunId: "run-18" });
+      expect(await table.state("wf2", "b")).toMatchObject({ lastFiredAt: 1019, lastRunId: "run-19" });
     } finally {
       await storage.close();
     }

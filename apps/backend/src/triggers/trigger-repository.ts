@@ -4,6 +4,7 @@ import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
 import { ReplayBatch, type ReplayRow } from "./replay-batch.ts";
+import { FireBatch, type FireRow } from "./fire-batch.ts";
 
 interface TriggerTables {
   trigger_activations: { workflow_id: string; activated_by: string; activated_at: Int64Column };
@@ -69,10 +70,28 @@ export interface DueSchedule {
 /** Activations, trigger state and accepted webhook signatures, on both engines. */
 export class TriggerTable extends Table<TriggerTables> {
   private readonly replays = new ReplayBatch((rows) => this.storeReplays(rows));
+  private readonly fires = new FireBatch((rows) => this.storeFires(rows));
 
-  async activation(workflowId: string): Promise<Activation | undefined> {
-    const [row] = await this.hot.rows("activation", (slot) => this.db.selectFrom("trigger_activations").selectAll().where("workflow_id", "=", slot(0)), [workflowId]);
-    return row ? { workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) } : undefined;
+  /**
+   * A hook request's one read: the workflow's activation and the node's state (the hot path's two lookups in one
+   * statement). Undefined when the workflow is not switched on.
+   */
+  async activeState(workflowId: string, nodeId: string): Promise<{ activation: Activation; state: TriggerState | undefined } | undefined> {
+    const [row] = await this.hot.rows(
+      "active-state",
+      (slot) =>
+        this.db
+          .selectFrom("trigger_activations as a")
+          .leftJoin("triggers as t", (join) => join.onRef("t.workflow_id", "=", "a.workflow_id").on("t.node_id", "=", slot(1)))
+          .select(["a.activated_by", "a.activated_at", "t.node_id", "t.kind", "t.secret", "t.created_at", "t.last_fired_at", "t.last_run_id", "t.next_fire_at", "t.schedule"])
+          .where("a.workflow_id", "=", slot(0)),
+      [workflowId, nodeId],
+    );
+    if (!row) return undefined;
+    const activation = { workflowId, activatedBy: row.activated_by, activatedAt: num(row.activated_at) };
+    if (row.node_id === null || row.kind === null || row.created_at === null) return { activation, state: undefined };
+    const state = decodeState({ ...row, workflow_id: workflowId, node_id: row.node_id, kind: row.kind, created_at: row.created_at });
+    return { activation, state };
   }
 
   async activations(): Promise<Activation[]> {
@@ -106,17 +125,30 @@ export class TriggerTable extends Table<TriggerTables> {
       .execute();
   }
 
-  async recordFire(workflowId: string, nodeId: string, at: number, runId: string): Promise<void> {
-    await this.hot.run(
-      "fired",
-      (slot) =>
-        this.db
-          .updateTable("triggers")
-          .set({ last_fired_at: slot(0), last_run_id: slot(1) })
-          .where("workflow_id", "=", slot(2))
-          .where("node_id", "=", slot(3)),
-      [at, runId, workflowId, nodeId],
-    );
+  /**
+   * Records a trigger's last fire and its run. Fires arriving together are written in one commit, each trigger's
+   * latest only (`FireBatch`); resolves once it is stored.
+   */
+  recordFire(workflowId: string, nodeId: string, at: number, runId: string): Promise<void> {
+    return this.fires.record({ workflowId, nodeId, at, runId });
+  }
+
+  private async storeFires(rows: readonly FireRow[]): Promise<void> {
+    const one = (row: FireRow) =>
+      this.hot.run(
+        "fired",
+        (slot) =>
+          this.db
+            .updateTable("triggers")
+            .set({ last_fired_at: slot(0), last_run_id: slot(1) })
+            .where("workflow_id", "=", slot(2))
+            .where("node_id", "=", slot(3)),
+        [row.at, row.runId, row.workflowId, row.nodeId],
+      );
+    if (rows.length === 1) return void (await one(rows[0]));
+    await this.engine.transaction(async () => {
+      for (const row of rows) await one(row);
+    });
   }
 
   /** Stores a schedule node's next tick for its config (the row made when missing; its fire history kept). */

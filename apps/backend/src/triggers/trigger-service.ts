@@ -225,14 +225,17 @@ export class TriggerService {
    * for, and its secret. Undefined when there is none (or the workflow is off): the caller answers 404 alike.
    */
   async activeHook(workflowId: string, path: string): Promise<{ workflow: Workflow; stored: StoredDocument<Workflow>; node: WebhookNode; actor: string; secret: string } | undefined> {
-    const activation = await this.deps.table.activation(workflowId);
-    if (!activation) return undefined;
     const stored = await this.deps.workflows.get(workflowId);
-    // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
-    if (!stored || activation.activatedAt < stored.createdAt) return undefined;
+    if (!stored) return undefined;
     const node = this.triggerNodes(workflowId, stored).find((n): n is WebhookNode => n.kind === "webhook" && n.config.path === path);
     if (!node) return undefined;
-    const state = await this.deps.table.state(workflowId, node.nodeId);
+    // The activation and the node's state in one read (a request reads them both every time: a switch-off or a
+    // rotation by another process is seen on the next request).
+    const found = await this.deps.table.activeState(workflowId, node.nodeId);
+    if (!found) return undefined;
+    const { activation, state } = found;
+    // A workflow deleted and made again under the same id is a new one: off, whatever the old one was.
+    if (activation.activatedAt < stored.createdAt) return undefined;
     if (!current(state, stored.createdAt) || state?.sealedSecret === undefined) return undefined;
     const secret = this.openSecret(workflowId, node.nodeId, state.sealedSecret);
     return { workflow: stored.document, stored, node, actor: activation.activatedBy, secret };

@@ -36,10 +36,13 @@ export function parseHookBody(contentType: string | null, bytes: Buffer | undefi
 }
 
 /** The request as the run sees it: headers without credentials (authorization, cookies, the hook's own token and signature). */
-export function hookRequest(request: Request, url: URL, body: unknown): HookRequest {
+export function hookRequest(request: Request, body: unknown): HookRequest {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
     if (!HIDDEN.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   });
-  return { body, headers, query: Object.fromEntries(url.searchParams), method: request.method };
+  // The query alone, without parsing the whole URL again (a request's URL is already checked by the server).
+  const at = request.url.indexOf("?");
+  const query = at < 0 ? {} : Object.fromEntries(new URLSearchParams(request.url.slice(at + 1).split("#")[0]));
+  return { body, headers, query, method: request.method };
 }
