@@ -21,6 +21,14 @@ async function connect(headers: Record<string, string>, capabilities: Constructo
 }
 const owner = () => ({ authorization: `Bearer ${t.server.accessToken}` });
 
+/** The JSON of a read resource's one text content. */
+async function readJson(client: Client, uri: string): Promise<unknown> {
+  const { contents } = await client.readResource({ uri });
+  expect(contents).toHaveLength(1);
+  const [content] = contents;
+  return content && "text" in content ? JSON.parse(content.text) : undefined;
+}
+
 beforeAll(async () => {
   t = await startTestServer();
   for (const workflow of [templateWorkflow("notes"), templateWorkflow("deliberate"), delayChainWorkflow("delays", 4, 300)])
@@ -48,11 +56,11 @@ describe("workflows and runs as MCP resources", () => {
     const workflow = await client.readResource({ uri: "weft://workflows/notes" });
     expect(workflow.contents).toHaveLength(1);
     expect(workflow.contents[0]).toMatchObject({ uri: "weft://workflows/notes", mimeType: "application/json" });
-    expect(JSON.parse(String(workflow.contents[0]?.text))).toMatchObject({ id: "notes", nodes: expect.arrayContaining([expect.objectContaining({ id: "fill" })]) });
+    expect(await readJson(client, "weft://workflows/notes")).toMatchObject({ id: "notes", nodes: expect.arrayContaining([expect.objectContaining({ id: "fill" })]) });
 
-    const run = JSON.parse(String((await client.readResource({ uri: `weft://runs/${runId}` })).contents[0]?.text));
+    const run = await readJson(client, `weft://runs/${runId}`);
     expect(run).toMatchObject({ id: runId, status: "completed", outputs: { text: "Notes on resources" } });
-    const observations = JSON.parse(String((await client.readResource({ uri: `weft://runs/${runId}/observations` })).contents[0]?.text));
+    const observations = await readJson(client, `weft://runs/${runId}/observations`);
     expect(observations).toContainEqual(expect.objectContaining({ nodeId: "fill", outputs: { text: "Notes on resources" } }));
   });
 
@@ -76,8 +84,7 @@ describe("workflows and runs as MCP resources", () => {
     await waitForRun(t, runId);
     // The run's last event is published after its record is stored: wait for its update rather than for a time.
     await waitFor(async () => (updates.filter((u) => u === uri).length >= 2 ? true : undefined), 60_000, "resource updates");
-    const run = JSON.parse(String((await client.readResource({ uri })).contents[0]?.text));
-    expect(run.status).toBe("completed");
+    expect(await readJson(client, uri)).toMatchObject({ status: "completed" });
     expect(updates).toContain(`${uri}/observations`);
   });
 });
@@ -85,8 +92,7 @@ describe("workflows and runs as MCP resources", () => {
 describe("who reads what through /mcp", () => {
   it("a viewer's token reads workflows and runs but starts no run through a skill", async () => {
     const client = await connect(viewer.bearer);
-    const workflow = await client.readResource({ uri: "weft://workflows/notes" });
-    expect(JSON.parse(String(workflow.contents[0]?.text))).toMatchObject({ id: "notes" });
+    expect(await readJson(client, "weft://workflows/notes")).toMatchObject({ id: "notes" });
     const before = RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=notes")).body).runs.length;
     const error: unknown = await client.callTool({ name: "notes", arguments: { topic: "not for viewers" } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);

@@ -38,7 +38,8 @@ export interface SkillServerDeps {
 
 /** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
 async function callSkill(deps: SkillServerDeps, name: string, inputs: Record<string, unknown>, extra: McpExtra, caller: McpCaller): Promise<CallToolResult> {
-  if (!(await findSkill(deps.storage, name))) {
+  const skill = await findSkill(deps.storage, name);
+  if (!skill) {
     throw new McpError(ErrorCode.InvalidParams, `There is no skill "${name}" in Weft; tools/list names the skills (workflows with workflow-input/-output nodes).`);
   }
   requireAccess(caller, "POST", `/api/workflows/${encodeURIComponent(name)}/runs`, "run skills");
@@ -61,7 +62,7 @@ async function callSkill(deps: SkillServerDeps, name: string, inputs: Record<str
     const ending = await runEnding(deps.hub, deps.storage, runId);
     // Every node's progress reaches the client before the answer that ends the call.
     await progress?.flush();
-    return toolResult(runId, ending);
+    return toolResult(runId, ending, skill);
   } finally {
     progress?.close();
     extra.signal.removeEventListener("abort", cancel);
