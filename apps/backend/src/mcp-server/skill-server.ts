@@ -26,18 +26,20 @@ import { callerOf, requireAccess, type McpCaller, type McpExtra } from "./mcp-ca
 import { checkedResource, listResources, readResource, RESOURCE_TEMPLATES } from "./weft-resources.ts";
 import { RunSubscriptions } from "./run-subscriptions.ts";
 import { getPrompt, listPrompts, type AgentProfiles } from "./agent-prompts.ts";
+import { ApprovalElicitation, type McpApprovals } from "./approval-elicitation.ts";
 
 export interface SkillServerDeps {
   storage: RunsStorage;
   runs: RunService;
   hub: EventHub;
   agents: AgentProfiles;
+  approvals: McpApprovals;
   version: string;
   log: Logger;
 }
 
 /** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
-async function callSkill(deps: SkillServerDeps, name: string, inputs: Record<string, unknown>, extra: McpExtra, caller: McpCaller): Promise<CallToolResult> {
+async function callSkill(deps: SkillServerDeps, server: Server, name: string, inputs: Record<string, unknown>, extra: McpExtra, caller: McpCaller): Promise<CallToolResult> {
   const skill = await findSkill(deps.storage, name);
   if (!skill) {
     throw new McpError(ErrorCode.InvalidParams, `There is no skill "${name}" in Weft; tools/list names the skills (workflows with workflow-input/-output nodes).`);
@@ -55,7 +57,10 @@ async function callSkill(deps: SkillServerDeps, name: string, inputs: Record<str
   extra.signal.addEventListener("abort", cancel, { once: true });
   const progressToken = extra._meta?.progressToken;
   const progress = progressToken === undefined ? undefined : new RunProgress(deps.storage, deps.hub, runId, progressToken, extra.sendNotification, deps.log);
+  // A client that answers forms is asked to decide the run's approvals; any other leaves them in the inbox.
+  const elicitation = ApprovalElicitation.offeredBy(server) ? new ApprovalElicitation(deps, runId, caller, extra) : undefined;
   try {
+    await elicitation?.start();
     // Tells the client at once which run to look for in Weft (and starts the answer's stream), then what ran before the subscription.
     await progress?.started();
     await progress?.flush();
@@ -65,6 +70,7 @@ async function callSkill(deps: SkillServerDeps, name: string, inputs: Record<str
     return toolResult(runId, ending, skill);
   } finally {
     progress?.close();
+    elicitation?.close();
     extra.signal.removeEventListener("abort", cancel);
   }
 }
@@ -80,7 +86,7 @@ export function skillServer(deps: SkillServerDeps, subscriptions?: (server: Serv
   const subs = subscriptions?.(server);
   server.onclose = () => subs?.close();
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await skillTools(deps.storage) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, request.params.name, request.params.arguments ?? {}, extra, callerOf(extra)));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, server, request.params.name, request.params.arguments ?? {}, extra, callerOf(extra)));
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: await listResources(deps, callerOf(extra)) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => readResource(deps, request.params.uri, callerOf(extra)));
