@@ -90,8 +90,9 @@ describe("workflows and runs as MCP resources", () => {
 });
 
 describe("who reads what through /mcp", () => {
-  it("a viewer's token reads workflows and runs but starts no run through a skill", async () => {
+  it("a viewer's token reads workflows and runs but lists no tool and starts no run through a skill", async () => {
     const client = await connect(viewer.bearer);
+    expect((await client.listTools()).tools).toEqual([]);
     expect(await readJson(client, "weft://workflows/notes")).toMatchObject({ id: "notes" });
     const before = RunListSchema.parse((await t.call("GET", "/api/runs?workflowId=notes")).body).runs.length;
     const error: unknown = await client.callTool({ name: "notes", arguments: { topic: "not for viewers" } }).catch((e: unknown) => e);

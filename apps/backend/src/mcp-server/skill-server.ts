@@ -22,7 +22,7 @@ import { ServiceError } from "../service-error.ts";
 import { runEnding } from "../runs/run-ending.ts";
 import { findSkill, refusedResult, skillTools, toolResult } from "./skill-tools.ts";
 import { RunProgress } from "./run-progress.ts";
-import { callerOf, requireAccess, type McpCaller, type McpExtra } from "./mcp-caller.ts";
+import { callerOf, mayCall, requireAccess, type McpCaller, type McpExtra } from "./mcp-caller.ts";
 import { checkedResource, listResources, readResource, RESOURCE_TEMPLATES } from "./weft-resources.ts";
 import { RunSubscriptions } from "./run-subscriptions.ts";
 import { getPrompt, listPrompts, type AgentProfiles } from "./agent-prompts.ts";
@@ -85,7 +85,11 @@ export function skillServer(deps: SkillServerDeps, subscriptions?: (server: Serv
   const server = new Server({ name: "weft", title: "Weft skills", version: deps.version }, { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} } });
   const subs = subscriptions?.(server);
   server.onclose = () => subs?.close();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await skillTools(deps.storage) }));
+  // Only the skills the caller may run: a viewer's client lists none rather than tools that always refuse.
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const caller = callerOf(extra);
+    return { tools: (await skillTools(deps.storage)).filter((tool) => mayCall(caller, "POST", `/api/workflows/${encodeURIComponent(tool.name)}/runs`)) };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callSkill(deps, server, request.params.name, request.params.arguments ?? {}, extra, callerOf(extra)));
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: await listResources(deps, callerOf(extra)) }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
