@@ -36,6 +36,8 @@ const SAMPLES: Record<PortType, unknown> = {
   json: { sample: true },
   array: ["a", "b"],
   messages: [{ role: "user", content: "hi" }],
+  image: { mimeType: "image/png", data: "iVBORw0KGgo=" },
+  file: { mimeType: "text/plain", data: "aGk=" },
   any: "sample",
 };
 

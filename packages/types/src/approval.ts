@@ -41,7 +41,7 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 /** The `decision` output of a decided approval node: what was decided, by whom, when. */
 export const ApprovalOutcomeSchema = z.object({
   decision: ApprovalDecisionSchema,
-  /** A user id; `link:<user id>` for a signed link that user made; `timeout` when the deadline decided. */
+  /** A user id; `link:<user id>` for a signed link that user made; `mcp:<user id>` for that user's answer in an MCP client (elicitation); `timeout` when the deadline decided. */
   decidedBy: z.string(),
   decidedAt: z.number(),
   comment: z.string().optional(),

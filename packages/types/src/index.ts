@@ -1,4 +1,5 @@
 export * from "./ports.ts";
+export * from "./media.ts";
 export * from "./node-spec.ts";
 export * from "./workflow.ts";
 export * from "./interface.ts";

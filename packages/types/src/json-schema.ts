@@ -1,4 +1,5 @@
 import type { PortSpec, PortType } from "./ports.ts";
+import { MEDIA_JSON_SCHEMA } from "./media.ts";
 import type { NodeSpec } from "./node-spec.ts";
 import type { WorkflowInterface } from "./interface.ts";
 
@@ -25,6 +26,9 @@ export function portTypeJsonSchema(type: PortType): JsonSchema {
           required: ["role"],
         },
       };
+    case "image":
+    case "file":
+      return MEDIA_JSON_SCHEMA;
     case "json":
     case "any":
       return {};

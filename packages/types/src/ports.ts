@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { isMediaValue } from "./media.ts";
 
-export const PORT_TYPES = ["string", "number", "integer", "boolean", "json", "array", "messages", "any"] as const;
+export const PORT_TYPES = ["string", "number", "integer", "boolean", "json", "array", "messages", "image", "file", "any"] as const;
 export const PortTypeSchema = z.enum(PORT_TYPES);
 export type PortType = z.infer<typeof PortTypeSchema>;
 
@@ -26,7 +27,7 @@ export type PortSpec = z.infer<typeof PortSpecSchema>;
 export type PortSpecInput = z.input<typeof PortSpecSchema>;
 
 /** Types a `json` port accepts from upstream without conversion. */
-const JSON_COMPATIBLE = new Set<PortType>(["string", "number", "integer", "boolean", "json", "array", "messages"]);
+const JSON_COMPATIBLE = new Set<PortType>(["string", "number", "integer", "boolean", "json", "array", "messages", "image", "file"]);
 
 /**
  * Whether an edge from a port of type `source` may feed a port of type `target`.
@@ -37,6 +38,8 @@ export function portTypeMismatch(source: PortType, target: PortType): string | n
   if (target === "json" && JSON_COMPATIBLE.has(source)) return null;
   if (source === "integer" && target === "number") return null;
   if (source === "messages" && target === "array") return null;
+  // Every image is a file.
+  if (source === "image" && target === "file") return null;
   if (source === "json") return null; // json is only known at run time; checked by the receiving node
   return `a ${source} output cannot feed a ${target} input`;
 }
@@ -59,6 +62,9 @@ export function valueMatchesPortType(value: unknown, type: PortType): boolean {
       return Array.isArray(value);
     case "messages":
       return Array.isArray(value) && value.every((m) => typeof m === "object" && m !== null && "role" in m);
+    case "image":
+    case "file":
+      return isMediaValue(value, type);
     default: {
       const never: never = type;
       return never;

@@ -19,17 +19,29 @@ const jsonRpcMessage = {
   properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, method: { type: "string" }, params: { type: "object" }, result: { type: "object" }, error: { type: "object" } },
   required: ["jsonrpc"],
 };
-const notStateful = { description: "The endpoint is stateless: only POST is answered (`Allow: POST`).", content: { "application/json": { schema: { type: "object" } } } };
+const noSession = { description: "No `Mcp-Session-Id` header: without a session only POST is answered (`Allow: POST`).", content: { "application/json": { schema: { type: "object" } } } };
+const sessionHeader = {
+  name: "Mcp-Session-Id",
+  in: "header",
+  required: false,
+  description: "The session an initialize answered with (only its user's requests reach it).",
+  schema: { type: "string" },
+};
+const sessionNotFound = { description: "The session ended or was never this user's: send initialize for a new one.", content: { "application/json": { schema: jsonRpcMessage } } };
 
 export const PROTOCOL_PATHS: Record<string, Json> = {
   "/mcp": {
     post: {
       operationId: "postMcp",
       tags: ["mcp"],
-      summary: "Weft's skills as MCP tools (Streamable HTTP, stateless): initialize, tools/list, tools/call with progress, ping",
+      summary:
+        "Weft's MCP server (Streamable HTTP): skills as tools (progress, image/file content, approvals by elicitation), workflows and runs as resources (subscriptions), agents' personas as prompts",
       description:
         "Send MCP JSON-RPC messages with `Accept: application/json, text/event-stream`. A request's answer streams as Server-Sent Events (progress notifications for each node of the skill's run, then the result). The token may also come as `?token=` on this path alone, for clients configured with a URL only.",
-      parameters: [{ name: "token", in: "query", required: false, description: "The access token or a personal API token, for MCP clients that cannot send headers.", schema: { type: "string" } }],
+      parameters: [
+        { name: "token", in: "query", required: false, description: "The access token or a personal API token, for MCP clients that cannot send headers.", schema: { type: "string" } },
+        sessionHeader,
+      ],
       requestBody: { required: true, content: { "application/json": { schema: jsonRpcMessage } } },
       responses: {
         "200": {
@@ -38,11 +50,29 @@ export const PROTOCOL_PATHS: Record<string, Json> = {
         },
         "202": { description: "A notification or a response was accepted (no answer body)." },
         "401": unauthenticated,
+        "404": sessionNotFound,
         default: error,
       },
     },
-    get: { operationId: "getMcp", tags: ["mcp"], summary: "Not supported: the server opens no stream of its own", responses: { "405": notStateful, "401": unauthenticated } },
-    delete: { operationId: "deleteMcp", tags: ["mcp"], summary: "Not supported: there is no session to end", responses: { "405": notStateful, "401": unauthenticated } },
+    get: {
+      operationId: "getMcp",
+      tags: ["mcp"],
+      summary: "A session's stream of the server's own messages (resource updates)",
+      parameters: [sessionHeader],
+      responses: {
+        "200": { description: "Server-Sent Events of the session.", content: { "text/event-stream": { schema: { type: "string" } } } },
+        "404": sessionNotFound,
+        "405": noSession,
+        "401": unauthenticated,
+      },
+    },
+    delete: {
+      operationId: "deleteMcp",
+      tags: ["mcp"],
+      summary: "Ends a session",
+      parameters: [sessionHeader],
+      responses: { "200": { description: "The session ended." }, "404": sessionNotFound, "405": noSession, "401": unauthenticated },
+    },
   },
   "/ws": {
     get: {

@@ -164,8 +164,9 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("WS", "/ws", "viewer"),
   // Prometheus scrapes with a personal token (a viewer's is enough) or the access token.
   rule("GET", "/metrics", "viewer"),
-  // The MCP endpoint's tools start runs: an editor's.
-  rule("ALL", "/mcp", "editor"),
+  // The MCP endpoint: viewers read its resources and prompts; each method is checked again against the API route
+  // that does the same (mcp-server/mcp-caller.ts), so its tools start runs for editors only.
+  rule("ALL", "/mcp", "viewer"),
   // The OpenAI-compatible endpoint runs agents, as POST /api/agents/:id/messages does: an editor's (its models are the agents it may run).
   rule("GET", "/v1/models", "editor"),
   rule("GET", "/v1/models/:id", "editor"),

@@ -68,6 +68,8 @@ export function coerceText(value: unknown, type: PortType): unknown {
       return value === "true" ? true : value === "false" ? false : value;
     case "array":
     case "messages":
+    case "image":
+    case "file":
       try {
         return JSON.parse(value);
       } catch {

@@ -20,6 +20,8 @@ const PLACEHOLDER_BY_TYPE: Record<ManifestParam["type"], string> = {
   json: '<![CDATA[{"key": "value"}]]>',
   array: "<item>value</item><item>another value</item>",
   messages: '<![CDATA[[{"role": "user", "content": "Hello"}]]]>',
+  image: '<![CDATA[{"mimeType": "image/png", "data": "<base64>"}]]>',
+  file: '<![CDATA[{"mimeType": "application/pdf", "name": "report.pdf", "data": "<base64>"}]]>',
   any: "value",
 };
 
@@ -45,6 +47,8 @@ const JSON_PLACEHOLDER_BY_TYPE: Record<ManifestParam["type"], unknown> = {
   json: { key: "value" },
   array: ["value"],
   messages: [{ role: "user", content: "Hello" }],
+  image: { mimeType: "image/png", data: "<base64>" },
+  file: { mimeType: "application/pdf", name: "report.pdf", data: "<base64>" },
   any: "value",
 };
 

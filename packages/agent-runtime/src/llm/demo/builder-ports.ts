@@ -83,6 +83,8 @@ export function coerceInput(text: string, port: PortSpec): Coerced {
       return Array.isArray(value) ? { ok: true, value } : { ok: false, reason: "must be a JSON array, e.g. [1, 2]" };
     }
     case "json":
+    case "image":
+    case "file":
     case "any":
       return { ok: true, value: jsonOrText(text) };
     default: {

@@ -28,6 +28,8 @@ export function widgetForPort(port: PortSpec): WidgetSpec {
     case "json":
     case "array":
     case "messages":
+    case "image":
+    case "file":
     case "any":
       return { ...base, kind: "json" };
     default: {
