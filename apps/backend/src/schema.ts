@@ -14,6 +14,7 @@ import { TRIGGER_MIGRATIONS } from "./triggers/trigger-migrations.ts";
 import { CONVERSATION_MIGRATIONS } from "./agents/conversation-migrations.ts";
 import { APPROVAL_MIGRATIONS } from "./approvals/approval-migrations.ts";
 import { EVAL_MIGRATIONS } from "./evals/eval-migrations.ts";
+import { SCENE_SUITE_MIGRATIONS } from "./evals/scene-suite-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...CONVERSATION_MIGRATIONS,
   ...APPROVAL_MIGRATIONS,
   ...EVAL_MIGRATIONS,
+  ...SCENE_SUITE_MIGRATIONS,
 ];
