@@ -8,7 +8,7 @@ import { callServer, defaultServer } from "../support/server-client.ts";
 import { findSceneSuite, runSceneSuite } from "./eval-scene.ts";
 
 export const EVAL_USAGE =
-  "weft eval <suite or scene suite, id or name> [--against <version>] [--profile <id>] [--compare <version>] [--compare-profile <id>] [--concurrency N] [--junit file.xml] [--server URL] [--json]   run an eval suite on a running Weft: progress on stderr, a summary on stdout, exit 1 when a case fails (a scene suite: when an invariant breaks, naming its first broken step, value and timeline link); --junit writes JUnit XML for CI";
+  "weft eval <suite id or name> [--against <version>] [--profile <id>] [--compare <version>] [--compare-profile <id>] [--concurrency N] [--junit file.xml] [--server URL] [--json]   run an eval suite or a scene suite on a running Weft: progress on stderr, a summary on stdout, exit 1 when a case fails (a scene suite: when an invariant breaks, naming its first broken step, value and timeline link); --junit writes JUnit XML for CI";
 
 const POLL_MS = 200;
 const RunAnswer = z.object({ run: EvalRunSchema });

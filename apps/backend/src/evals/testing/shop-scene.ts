@@ -1,7 +1,6 @@
 import { observationsSinceUser, streamedAction, streamedReply, type WireMessage } from "../../../../../bench/support/instant-llm.ts";
 import { scriptedModel } from "../../scenes/testing/scripted-model.ts";
 import { ProfileIdAnswerSchema } from "../../testing/answers.ts";
-import type { TestServer } from "../../testing/test-server.ts";
 
 /** The last message a person sent (not an observation fed back to the agent). */
 function lastUserText(messages: readonly WireMessage[]): string {
@@ -31,8 +30,13 @@ export function overSeller(messages: WireMessage[]): string {
   }
 }
 
+/** What the helper calls: a test server, or an e2e test's API client. */
+interface Caller {
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+}
+
 /** The "shop" scene: one seller agent on the over-selling model, `stock` 5 to start with. */
-export async function createShopScene(t: TestServer, sceneId = "shop"): Promise<{ requests: () => number; stop: () => Promise<void> }> {
+export async function createShopScene(t: Caller, sceneId = "shop"): Promise<{ requests: () => number; stop: () => Promise<void> }> {
   const model = scriptedModel(overSeller);
   const profile = await t.call("POST", "/api/llm-profiles", { name: `seller-model-${sceneId}`, baseUrl: model.baseUrl, model: "m", maxRetries: 0 });
   if (profile.status !== 201) throw new Error(`the LLM profile was refused: ${JSON.stringify(profile.body)}`);
