@@ -19,6 +19,7 @@ import { OPENAI_ROUTES } from "./openai-compat/openai-api.ts";
 import { TRIGGERS_ROUTES } from "./triggers/triggers-api.ts";
 import { APPROVALS_ROUTES } from "./approvals/approvals-api.ts";
 import { EVALS_ROUTES } from "./evals/evals-api.ts";
+import { SCENE_SUITES_ROUTES } from "./evals/scene-suites-api.ts";
 import { A2A_ROUTES } from "./a2a/index.ts";
 
 /**
@@ -47,5 +48,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...TRIGGERS_ROUTES,
   ...APPROVALS_ROUTES,
   ...EVALS_ROUTES,
+  ...SCENE_SUITES_ROUTES,
   ...A2A_ROUTES,
 ];

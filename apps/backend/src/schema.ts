@@ -15,6 +15,7 @@ import { CONVERSATION_MIGRATIONS } from "./agents/conversation-migrations.ts";
 import { APPROVAL_MIGRATIONS } from "./approvals/approval-migrations.ts";
 import { EVAL_MIGRATIONS } from "./evals/eval-migrations.ts";
 import { A2A_TASK_MIGRATIONS } from "./a2a/a2a-task-migrations.ts";
+import { SCENE_SUITE_MIGRATIONS } from "./evals/scene-suite-migrations.ts";
 
 /**
  * Every table of the server, in the order the steps run: the storage's core tables first, then each
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...APPROVAL_MIGRATIONS,
   ...EVAL_MIGRATIONS,
   ...A2A_TASK_MIGRATIONS,
+  ...SCENE_SUITE_MIGRATIONS,
 ];

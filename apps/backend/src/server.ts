@@ -50,6 +50,8 @@ import { createTriggers } from "./triggers/index.ts";
 import { createApprovals } from "./approvals/index.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { createEvals } from "./evals/index.ts";
+import { createSceneSuites } from "./evals/scene-suites.ts";
+import { sceneCaseRuns } from "./scenes/scene-case-runs.ts";
 
 export interface ServerOptions {
   /** Folder of the SQLite file and the generated master key. */
@@ -267,10 +269,13 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       { storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") },
       hostScenes ? (local, store) => new QueuedSceneHost(local, store, hostScenes, log.child("scenes")) : undefined,
     );
+    // Scene suites: each variation runs as an ordinary scene run (of a stored copy of the scene) on the scene host.
+    const sceneSuites = createSceneSuites({ engine: storage, port: sceneCaseRuns({ host: scenes.service, scenes: storage.scenes }), maxBodyBytes, log: log.child("evals") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
     approvals.connect(runs);
     await evals.service.recover();
+    await sceneSuites.service.recover();
 
     const gateway = new WsGateway(
       storage.events,
@@ -348,6 +353,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           triggers.hooks,
           approvals.api,
           evals.api,
+          sceneSuites.api,
           openApiApi(() => api.routes, API_ROUTES, pkg.version),
         ],
         websocket: { backpressureLimit: 64 * 1024 * 1024, closeOnBackpressureLimit: false, perMessageDeflate: false, idleTimeout: 120 },
@@ -379,6 +385,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         await approvals.stop();
         await Promise.all([runs.shutdown(options.shutdownGraceMs ?? 5000), agents.shutdown(options.shutdownGraceMs ?? 5000), sceneRuntime.shutdown()]);
         await evals.service.shutdown();
+        await sceneSuites.service.shutdown();
         await rt.closeTools();
         await journal.flush();
         gateway.closeAll(1001, "server shutting down; reconnect and resume from your last seq");

@@ -42,3 +42,4 @@ export * from "./trigger.ts";
 export * from "./budget.ts";
 export * from "./approval.ts";
 export * from "./evals.ts";
+export * from "./scene-evals.ts";

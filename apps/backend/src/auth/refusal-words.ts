@@ -19,6 +19,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /^\/api\/approvals\/[^/]+\/link$/, "make approval links"],
   ["POST", /^\/api\/evals\/suites\/[^/]+\/runs$/, "run eval suites"],
   ["POST", /^\/api\/evals\/suites\/[^/]+\/cases\/from-run$/, "save runs as test cases"],
+  ["POST", /^\/api\/evals\/scene-suites\/[^/]+\/runs$/, "run scene suites"],
   ["GET", /^\/api\/agents\/[^/]+\/permissions$/, "see an agent's effective permissions"],
   ["POST", /^\/api\/agents\/[^/]+\/messages$/, "chat with agents"],
   ["POST", /^\/api\/conversations\/[^/]+\/cancel$/, "stop agents' replies"],

@@ -159,6 +159,15 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/evals/suites/:id/runs", "editor"),
   rule("GET", "/api/evals/suites/:id/runs", "viewer"),
   rule("GET", "/api/evals/runs/:id", "viewer"),
+  // Scene suites: the same split; a run's scene runs act for the editor who started it.
+  rule("GET", "/api/evals/scene-suites", "viewer"),
+  rule("POST", "/api/evals/scene-suites", "editor"),
+  rule("GET", "/api/evals/scene-suites/:id", "viewer"),
+  rule("PUT", "/api/evals/scene-suites/:id", "editor"),
+  rule("DELETE", "/api/evals/scene-suites/:id", "editor"),
+  rule("POST", "/api/evals/scene-suites/:id/runs", "editor"),
+  rule("GET", "/api/evals/scene-suites/:id/runs", "viewer"),
+  rule("GET", "/api/evals/scene-runs/:id", "viewer"),
 
   // Live events: any signed-in principal may watch (each subscription is checked again, see ws-access.ts).
   rule("WS", "/ws", "viewer"),

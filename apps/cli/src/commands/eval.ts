@@ -5,9 +5,10 @@ import { EvalRunSchema, EvalSuiteSchema, type EvalRun, type EvalSide } from "@we
 import { CliError, EXIT_FAILED, EXIT_USAGE } from "../support/cli-error.ts";
 import { evalRunJunit } from "../support/junit.ts";
 import { callServer, defaultServer } from "../support/server-client.ts";
+import { findSceneSuite, runSceneSuite } from "./eval-scene.ts";
 
 export const EVAL_USAGE =
-  "weft eval <suite id or name> [--against <version>] [--profile <id>] [--compare <version>] [--compare-profile <id>] [--concurrency N] [--junit file.xml] [--server URL] [--json]   run an eval suite on a running Weft: progress on stderr, a summary on stdout, exit 1 when a case fails; --junit writes JUnit XML for CI";
+  "weft eval <suite id or name> [--against <version>] [--profile <id>] [--compare <version>] [--compare-profile <id>] [--concurrency N] [--junit file.xml] [--server URL] [--json]   run an eval suite or a scene suite on a running Weft: progress on stderr, a summary on stdout, exit 1 when a case fails (a scene suite: when an invariant breaks, naming its first broken step, value and timeline link); --junit writes JUnit XML for CI";
 
 const POLL_MS = 200;
 const RunAnswer = z.object({ run: EvalRunSchema });
@@ -83,6 +84,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const server = values.server ?? defaultServer(process.env);
   const against = side(version("--against", values.against), values.profile);
   const compare = side(version("--compare", values.compare), values["compare-profile"]);
+  const sceneSuite = await findSceneSuite(server, positionals[0]);
+  if (sceneSuite !== undefined) {
+    if (against || compare || concurrency !== undefined)
+      throw new CliError("a scene suite runs its scene's script as it is: --against, --profile, --compare and --concurrency are for skill suites.", EXIT_USAGE);
+    return runSceneSuite(server, sceneSuite, { ...(values.junit !== undefined ? { junit: values.junit } : {}), ...(values.json !== undefined ? { json: values.json } : {}) });
+  }
   const id = await suiteId(server, positionals[0]);
   const started = await callServer(server, process.env, "POST", `/api/evals/suites/${encodeURIComponent(id)}/runs`, {
     ...(against ? { against } : {}),

@@ -1,6 +1,6 @@
 import type { EvalRun } from "@weft/types";
 
-const escapeXml = (text: string) =>
+export const escapeXml = (text: string) =>
   text
     // Characters XML 1.0 cannot hold at all are dropped (a model's output may have them).
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")

@@ -1,7 +1,8 @@
 import { computed, onScopeDispose, ref, watch, type Ref } from "vue";
-import { hashOfRoute, routeFromHash, samePlace, type EditorLink } from "../shared/ui/route.ts";
+import { hashOfRoute, routeFromHash, samePlace, sceneLinkFromHash, sceneLinkHash, type EditorLink } from "../shared/ui/route.ts";
 import { useBuilderStore } from "../features/builder/index.ts";
 import { useRunsStore } from "../features/runs/index.ts";
+import { useScenesStore } from "../features/scenes/index.ts";
 import { useUiStore } from "../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../shared/workflow/workflows-store.ts";
 
@@ -24,6 +25,8 @@ export function useHashRoute(booting: Ref<boolean>) {
   const builder = useBuilderStore();
   const workflows = useWorkflowsStore();
   const runs = useRunsStore();
+  // Made on first use: the scenes store opens its live socket when created.
+  const scenes = () => useScenesStore();
 
   /** The stored workflow on the active tab (a never-saved one has no address yet), its shown run and its one selected node. */
   const editorLink = computed((): EditorLink | null => {
@@ -32,7 +35,12 @@ export function useHashRoute(booting: Ref<boolean>) {
     const node = ui.singleSelected;
     return { workflow: tab.doc.id, run: runs.shown[tab.id] ?? null, node: node && tab.doc.nodes.some((n) => n.id === node) ? node : null };
   });
-  const wanted = computed(() => hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null }));
+  const wanted = computed(() => {
+    // A scene opened at a timeline entry keeps that address until another scene is picked.
+    const at = ui.view === "scenes" ? scenes().timelineFocus : null;
+    if (at && at.sceneId === scenes().selectedId) return sceneLinkHash({ scene: at.sceneId, seq: at.seq });
+    return hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null });
+  });
   const plainAddress = () => location.pathname + location.search;
   const write = (hash: string, push: boolean) => (push ? history.pushState(null, "", hash || plainAddress()) : history.replaceState(history.state, "", hash || plainAddress()));
   /** The hash the app last wrote or took in: a different one is a navigation the app has not taken in yet. */
@@ -70,6 +78,8 @@ export function useHashRoute(booting: Ref<boolean>) {
     const route = routeFromHash(location.hash);
     ui.view = route.view;
     if (route.view === "builder") builder.showSession(route.session);
+    const sceneLink = route.view === "scenes" ? sceneLinkFromHash(location.hash) : null;
+    if (sceneLink && sceneLink.seq !== null) void scenes().openAt(sceneLink.scene, sceneLink.seq);
     known = location.hash;
     if (route.link && hashOfRoute(route) !== wanted.value) return void openLink(route.link);
     if (!opening.value) correct();

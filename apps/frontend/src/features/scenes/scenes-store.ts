@@ -21,7 +21,7 @@ const MAX_REPLAY = 5000;
 const REFRESH_GAP_MS = 120;
 
 export type SceneControl = "start" | "pause" | "resume" | "stop";
-export type SceneSideTab = "world" | "trace" | "replay" | "versions";
+export type SceneSideTab = "world" | "trace" | "replay" | "versions" | "evals";
 
 /**
  * The Scenes view: the scene list, the selected scene's state, timeline and step traces, kept live
@@ -43,6 +43,8 @@ export const useScenesStore = defineStore("scenes", () => {
   const sideTab = ref<SceneSideTab>("world");
   /** The agent whose trace the side panel shows, and the step to bring into view. */
   const focus = ref<{ instanceId: string; step?: number } | null>(null);
+  /** A session-log entry a link points at (#/scenes/:id?seq=N, e.g. a scene suite's first broken step): the timeline shows it. */
+  const timelineFocus = ref<{ sceneId: string; seq: number } | null>(null);
 
   /** The timeline the view holds and the server's cursor after it: each read asks only for what is new. */
   let held: HeldTimeline = emptyTimeline();
@@ -93,6 +95,7 @@ export const useScenesStore = defineStore("scenes", () => {
     unsubscribe?.();
     unsubscribe = null;
     selectedId.value = id;
+    if (timelineFocus.value?.sceneId !== id) timelineFocus.value = null;
     writeLocal(SELECTED_KEY, id ?? undefined);
     resetView();
     focus.value = null;
@@ -250,6 +253,15 @@ export const useScenesStore = defineStore("scenes", () => {
     await loadList();
   }
 
+  /** Opens a scene at one entry of its timeline (a link's target); the list is read again, the scene may be new. */
+  async function openAt(sceneId: string, seq: number | null): Promise<void> {
+    timelineFocus.value = seq === null ? null : { sceneId, seq };
+    selectedId.value = sceneId;
+    const r = await sceneApi.listScenes();
+    if (r.ok) scenes.value = r.value;
+    await select(sceneId);
+  }
+
   function showTrace(instanceId: string, step?: number) {
     focus.value = { instanceId, ...(step !== undefined ? { step } : {}) };
     sideTab.value = "trace";
@@ -267,6 +279,7 @@ export const useScenesStore = defineStore("scenes", () => {
     busy,
     sideTab,
     focus,
+    timelineFocus,
     socketStatus,
     seen,
     noteSeen,
@@ -280,5 +293,6 @@ export const useScenesStore = defineStore("scenes", () => {
     create,
     remove,
     showTrace,
+    openAt,
   };
 });

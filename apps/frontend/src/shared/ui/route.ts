@@ -70,3 +70,23 @@ export function sessionIdFromHash(hash: string): string | null {
   const match = /^#\/builder\/([^/]+)/.exec(hash);
   return match ? decodeURIComponent(match[1]) : null;
 }
+
+/** A scene's timeline at one session-log entry (#/scenes/:id?seq=N): what a scene suite's first broken step links to. */
+export interface SceneLink {
+  scene: string;
+  seq: number | null;
+}
+
+const SCENE_LINK = /^#\/scenes\/([^/?]+)\/?(?:\?(.*))?$/;
+
+export function sceneLinkFromHash(hash: string): SceneLink | null {
+  const match = SCENE_LINK.exec(hash);
+  if (!match) return null;
+  const seq = new URLSearchParams(match[2] ?? "").get("seq");
+  const n = seq !== null && /^\d+$/.test(seq) ? Number(seq) : null;
+  return { scene: decodeURIComponent(match[1]), seq: n };
+}
+
+export function sceneLinkHash(link: SceneLink): string {
+  return `#/scenes/${encodeURIComponent(link.scene)}${link.seq !== null ? `?seq=${link.seq}` : ""}`;
+}
