@@ -12,6 +12,7 @@ import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { A2aExecutor, type A2aExecutorDeps } from "./a2a-executor.ts";
 import { agentCard, cardJson, installationCard } from "./a2a-card.ts";
 import { BoundedTaskStore } from "./bounded-task-store.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 
 export interface A2aApiDeps extends A2aExecutorDeps {
   storage: AgentsStorage;
@@ -147,7 +148,8 @@ export function a2aApi(deps: A2aApiDeps) {
       const legacy = isLegacyJsonRpcMethod(envelope.data.method);
       const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
       const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-      return rpcResponse(await transport.handle(body as Record<string, unknown>, context), envelope.data.id, mapError);
+      // A caller's `traceparent`: the agent's steps join its trace.
+      return rpcResponse(await inCallerTrace(request, () => transport.handle(body as Record<string, unknown>, context)), envelope.data.id, mapError);
     });
 }
 
