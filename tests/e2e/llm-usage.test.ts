@@ -85,6 +85,10 @@ describe("tokens and cost in the editor", () => {
     await page.getByTestId("chat-send").click();
     await poll(() => text(page, "agent-usage"), { timeout: 20_000 }).toBe(SHOWN);
     await poll(() => text(page, "scene-usage")).toBe(`LLM ${SHOWN}`);
+    // No simulated clock in a scene: the cost per agent step instead of per simulated hour, and the tooltip says so.
+    await poll(() => text(page, "scene-cost-per-step")).toBe("$0.00362 per step");
+    await poll(() => text(page, "agent-cost-per-step")).toBe("$0.00362 per step");
+    expect(await page.getByTestId("scene-cost-per-step").getAttribute("title")).toContain("no simulated clock");
 
     // An owner empties the prices in Settings → LLM profiles: the same call then shows its tokens, and the cost as unknown.
     await page.getByTestId("settings").click();

@@ -13,6 +13,7 @@ import { A2aExecutor, type A2aExecutorDeps } from "./a2a-executor.ts";
 import { agentCard, cardJson, installationCard } from "./a2a-card.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { StoredTaskStore } from "./a2a-task-store.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 
 export interface A2aApiDeps extends A2aExecutorDeps {
   storage: AgentsStorage;
@@ -150,7 +151,8 @@ export function a2aApi(deps: A2aApiDeps) {
       const legacy = isLegacyJsonRpcMethod(envelope.data.method);
       const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
       const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
-      return rpcResponse(await transport.handle(body as Record<string, unknown>, context), envelope.data.id, mapError);
+      // A caller's `traceparent`: the agent's steps join its trace.
+      return rpcResponse(await inCallerTrace(request, () => transport.handle(body as Record<string, unknown>, context)), envelope.data.id, mapError);
     });
 }
 

@@ -12,6 +12,7 @@ import type { AgentHost } from "./agent-host.ts";
 import { ruleIssues } from "../settings/permission-settings.ts";
 import { actorOf, authorOf } from "../auth/principal.ts";
 import type { AgentChangeLog } from "./agent-change-log.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 import { changeOf, refuseClaimedId } from "./agent-governance.ts";
 
 export interface AgentsApiDeps {
@@ -52,39 +53,44 @@ async function referenceProblems(deps: AgentsApiDeps, agent: AgentProfile): Prom
 
 /** Agent profile CRUD, messages to an agent, and an agent's conversations. */
 export function agentsApi(deps: AgentsApiDeps) {
-  return documentRoutes<AgentProfile>({
-    segment: "agents",
-    key: "agent",
-    listKey: "agents",
-    kind: "agent profile",
-    schema: AgentProfileSchema,
-    limits: (agent) => namedDocumentIssues(agent),
-    repo: deps.storage.agents,
-    maxBodyBytes: deps.maxBodyBytes,
-    check: (agent) => referenceProblems(deps, agent),
-    // An update keeps the id (the path names it), so only a creation can claim one.
-    guard: async (agent, request, stored) => (stored ? undefined : refuseClaimedId(deps.permissions(), agent.id, request)),
-    onWritten: (change, request) => deps.changes.record(changeOf(change, request)),
-    savedBy: authorOf,
-    log: deps.log,
-  })
-    .post("/api/agents/:id/messages", async ({ params, request }) => {
-      const body = await readBody(request, MessageBody, deps.maxBodyBytes);
-      return jsonResponse(await deps.agents.sendMessage(params.id, body.message, body.conversationId, actorOf(request)), 202);
+  return (
+    documentRoutes<AgentProfile>({
+      segment: "agents",
+      key: "agent",
+      listKey: "agents",
+      kind: "agent profile",
+      schema: AgentProfileSchema,
+      limits: (agent) => namedDocumentIssues(agent),
+      repo: deps.storage.agents,
+      maxBodyBytes: deps.maxBodyBytes,
+      check: (agent) => referenceProblems(deps, agent),
+      // An update keeps the id (the path names it), so only a creation can claim one.
+      guard: async (agent, request, stored) => (stored ? undefined : refuseClaimedId(deps.permissions(), agent.id, request)),
+      onWritten: (change, request) => deps.changes.record(changeOf(change, request)),
+      savedBy: authorOf,
+      log: deps.log,
     })
-    .get("/api/agents/:id/conversations", async ({ params, query }) => {
-      const { limit } = parseWith(ConversationsQuery, query, "query");
-      return jsonResponse({ conversations: await deps.agents.listConversations(params.id, limit) });
-    })
-    .get("/api/agents/:id/permissions", async ({ params }) => {
-      const agent = (await deps.storage.agents.get(params.id))?.document;
-      if (!agent) throw notFound("agent profile", params.id, "GET /api/agents lists them.");
-      return jsonResponse(effectivePermissions(deps.permissions(), agent.permissions ?? [], agent.id, agent.tools));
-    })
-    .get("/api/agents/:id/changes", async ({ params, query }) => {
-      const { limit } = parseWith(ConversationsQuery, query, "query");
-      return jsonResponse({ changes: await deps.changes.list(params.id, limit) });
-    });
+      // A caller's `traceparent`: the agent's steps join its trace.
+      .post("/api/agents/:id/messages", ({ params, request }) =>
+        inCallerTrace(request, async () => {
+          const body = await readBody(request, MessageBody, deps.maxBodyBytes);
+          return jsonResponse(await deps.agents.sendMessage(params.id, body.message, body.conversationId, actorOf(request)), 202);
+        }),
+      )
+      .get("/api/agents/:id/conversations", async ({ params, query }) => {
+        const { limit } = parseWith(ConversationsQuery, query, "query");
+        return jsonResponse({ conversations: await deps.agents.listConversations(params.id, limit) });
+      })
+      .get("/api/agents/:id/permissions", async ({ params }) => {
+        const agent = (await deps.storage.agents.get(params.id))?.document;
+        if (!agent) throw notFound("agent profile", params.id, "GET /api/agents lists them.");
+        return jsonResponse(effectivePermissions(deps.permissions(), agent.permissions ?? [], agent.id, agent.tools));
+      })
+      .get("/api/agents/:id/changes", async ({ params, query }) => {
+        const { limit } = parseWith(ConversationsQuery, query, "query");
+        return jsonResponse({ changes: await deps.changes.list(params.id, limit) });
+      })
+  );
 }
 
 /** The agent routes, as the OpenAPI document describes them. */

@@ -7,6 +7,7 @@ import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { ServiceError } from "../service-error.ts";
 import type { AgentCompletions, AgentOutcome, AgentTurn } from "./agent-completions.ts";
 import { OpenAiRefusal, openAiErrorBody } from "./openai-errors.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 import {
   ChatCompletionRequestSchema,
   ChatCompletionSchema,
@@ -198,7 +199,8 @@ export function openAiApi(deps: OpenAiApiDeps) {
       const turn = turnOf(body, userId);
       if (!(await deps.storage.agents.get(turn.agentId)))
         throw new OpenAiRefusal(404, "model_not_found", `There is no agent "${turn.agentId}". GET /v1/models lists the agents you may use.`, { agentId: turn.agentId });
-      const { conversationId } = await deps.completions.start(turn);
+      // A caller's `traceparent`: the agent's steps join its trace.
+      const { conversationId } = await inCallerTrace(request, () => deps.completions.start(turn));
       const created = Math.floor(Date.now() / 1000);
       if (body.stream === true) return streamed(deps, conversationId, turn.agentId, created, timeoutMs, body.stream_options?.include_usage === true);
       try {

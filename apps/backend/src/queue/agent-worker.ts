@@ -1,3 +1,4 @@
+import { context } from "@opentelemetry/api";
 import { WaitingError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import { ServiceError } from "../service-error.ts";
 import { AGENT_CANCEL_KEY_SECONDS, agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, deleteIfValue, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 import type { ControlHandler, ControlServer } from "./control-rpc.ts";
+import { jobTraceParent } from "./run-trace.ts";
 
 /** What an API may ask the worker holding a conversation's loop (`QueuedAgentHost` sends them). */
 export const AgentControlOpSchema = z.enum(["state", "cancel", "answerPermission"]);
@@ -187,7 +189,7 @@ export class AgentWorker {
   /** Holds the conversation and runs its loop to the end; false when the service refused it because this worker is stopping. */
   private async runLoop(jobId: string, data: AgentJobData): Promise<boolean> {
     const { agents, control, redis, seal } = this.deps;
-    const { agentId, conversationId, message, createdBy } = data;
+    const { agentId, conversationId, message, createdBy, traceparent } = data;
     const controller = new AbortController();
     this.held.set(conversationId, { jobId, controller });
     await control.hold("agent", conversationId);
@@ -197,7 +199,8 @@ export class AgentWorker {
       if (cancel !== null && seal.unwrap(agentCancelKey(jobId), cancel, z.literal(jobId), "a conversation's cancel key", { maxAgeMs: AGENT_CANCEL_KEY_SECONDS * 1000 }) !== undefined)
         controller.abort();
       try {
-        await agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal });
+        // In the trace the message was sent in, when it was sent in one: the loop's spans join it.
+        await context.with(jobTraceParent(traceparent), () => agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal }));
       } catch (error) {
         if (this.closing && error instanceof ServiceError && error.code === "SERVICE_UNAVAILABLE") return false;
         throw error;

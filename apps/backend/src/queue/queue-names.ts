@@ -11,13 +11,16 @@ export const RUN_QUEUE = "runs";
 export const RUN_JOB = "workflow-run";
 
 /** A run job carries only the run's id: the run record and its workflow are read from the shared database. */
+/** A W3C `traceparent` a job carries, so the worker's spans continue the API's trace. */
+const TraceparentSchema = z
+  .string()
+  .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+  .optional();
+
 export const RunJobDataSchema = z.object({
   runId: z.string().min(1),
   /** W3C trace context of the API's `enqueue run` span, when the API traces: the worker's run span is its child. */
-  traceparent: z
-    .string()
-    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
-    .optional(),
+  traceparent: TraceparentSchema,
 });
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
@@ -34,6 +37,8 @@ export const AgentJobDataSchema = z.object({
   message: z.string(),
   createdBy: z.string().optional(),
   messagesBefore: z.number().int().nonnegative(),
+  /** The trace the message was sent in (a caller's `traceparent`), when the API traces: the worker's agent steps join it. */
+  traceparent: TraceparentSchema,
 });
 export type AgentJobData = z.infer<typeof AgentJobDataSchema>;
 /** Set (NX) by the API that queues a conversation's message, to its job's id; deleted when that loop ends. */

@@ -6,6 +6,7 @@ import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "..
 import { ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../testing/otlp-receiver.ts";
 import { until } from "../testing/until.ts";
+import { TEST_TOKEN } from "../testing/http-call.ts";
 import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
 import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
 
@@ -94,5 +95,51 @@ describe("a queued run is one trace across the API and the worker", () => {
     expect(chat.parentSpanId).toBe(node?.spanId);
     expect(chat.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 77, "gen_ai.usage.output_tokens": 8 });
     expect(receiver.rejected()).toEqual([]);
+  }, 240_000);
+
+  it("a caller's traceparent crosses the queue: a queued run and an agent message job continue the caller's trace on the worker", async () => {
+    const hex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+    const caller = { traceId: hex(16), spanId: hex(8) };
+    const headers = { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json", traceparent: `00-${caller.traceId}-${caller.spanId}-01` };
+
+    llm.enqueue({ kind: "text", chunks: ["Joined."], usage: { prompt_tokens: 5, completion_tokens: 1 } });
+    const started = await fetch(`${api.url}/api/workflows/ask/runs`, { method: "POST", headers, body: "{}" });
+    expect(started.status).toBe(202);
+    const runId = StartedRunSchema.parse(await started.json()).runId;
+    expect((await ended(runId)).run.status).toBe("completed");
+    const run = await until("the worker's run span in the caller's trace", () =>
+      receiver.spans().find((s) => s.traceId === caller.traceId && s.name === "run Ask" && s.attributes["weft.run.id"] === runId),
+    );
+    const enqueue = receiver.spans().find((s) => s.traceId === caller.traceId && s.name === "enqueue run Ask");
+    expect(enqueue?.parentSpanId).toBe(caller.spanId);
+    expect(run.parentSpanId).toBe(enqueue?.spanId);
+    expect(run.service).toBe("weft-worker");
+
+    const profile = await api.call("POST", "/api/llm-profiles", { name: "scripted-agent", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
+    const llmProfileId = ProfileIdAnswerSchema.parse(profile.body).profile.id;
+    expect(
+      (
+        await api.call("POST", "/api/agents", {
+          id: "queued-reader",
+          name: "Queued reader",
+          deliberationWorkflowId: "agent-deliberation",
+          llmProfileId,
+          protocol: "openai-tools",
+          maxSteps: 2,
+          tools: [],
+        })
+      ).status,
+    ).toBe(201);
+    llm.enqueue({ kind: "text", chunks: ["Answered on a worker."], usage: { prompt_tokens: 5, completion_tokens: 1 } });
+    const agentCaller = { traceId: hex(16), spanId: hex(8) };
+    const sent = await fetch(`${api.url}/api/agents/queued-reader/messages`, {
+      method: "POST",
+      headers: { ...headers, traceparent: `00-${agentCaller.traceId}-${agentCaller.spanId}-01` },
+      body: JSON.stringify({ message: "Where do you run?" }),
+    });
+    expect(sent.status).toBe(202);
+    const step = await until("the worker's agent step in the caller's trace", () => receiver.spans().find((s) => s.traceId === agentCaller.traceId && s.name === "invoke_agent Queued reader"));
+    expect(step.parentSpanId).toBe(agentCaller.spanId);
+    expect(step.service).toBe("weft-worker");
   }, 240_000);
 });

@@ -20,6 +20,7 @@ import { AGENT_CANCEL_KEY_SECONDS, AGENT_JOB, AGENT_QUEUE, agentBusyKey, agentCa
 import type { ControlClient } from "./control-rpc.ts";
 import { releaseAgentBusy, type AgentControlOp } from "./agent-worker.ts";
 import { sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
+import { activeTraceparent } from "../tracing/caller-trace.ts";
 
 /** Failed jobs kept in Redis for inspection. */
 const KEEP_FAILED_JOBS = 1000;
@@ -72,7 +73,15 @@ export class QueuedAgentHost implements AgentHost {
       if (conversationId === undefined) await storage.conversations.create({ id, title: profile.name, activeMode: "agent", agentId: profile.id });
       // Read while this message holds the busy marker: no loop appends to the conversation until its own starts.
       const messagesBefore = conversationId === undefined ? 0 : (await storage.conversations.messages(id)).length;
-      const data: AgentJobData = { agentId, conversationId: id, message, ...(createdBy !== undefined ? { createdBy } : {}), messagesBefore };
+      const traceparent = activeTraceparent();
+      const data: AgentJobData = {
+        agentId,
+        conversationId: id,
+        message,
+        ...(createdBy !== undefined ? { createdBy } : {}),
+        messagesBefore,
+        ...(traceparent !== undefined ? { traceparent } : {}),
+      };
       await this.jobs().add(AGENT_JOB, sealJob(this.deps.seal, AGENT_QUEUE, jobId, data), { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
     } catch (error) {
       await releaseAgentBusy(redis, id, jobId).catch(() => undefined);

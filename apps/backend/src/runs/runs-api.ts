@@ -9,6 +9,7 @@ import { RunRecordSchema } from "../events/run-repository.ts";
 import { actorOf } from "../auth/principal.ts";
 import { previewEventJson, previewObservation, previewRun, valueOf } from "../events/large-values.ts";
 import type { RunService } from "./run-service.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 
 export interface RunsApiDeps {
   runs: RunService;
@@ -72,53 +73,58 @@ export function runsApi(deps: RunsApiDeps) {
     });
   }
 
-  return new Elysia()
-    .post("/api/workflows/:id/runs", async ({ params, request }) => {
-      const body = await readBody(request, StartBody, maxBodyBytes, { allowEmpty: true });
-      const started = await runs.start({
-        workflowId: params.id,
-        inputs: body.inputs,
-        ...(body.rerunFrom !== undefined ? { rerunFrom: body.rerunFrom } : {}),
-        ...(body.workflow !== undefined ? { draft: body.workflow } : {}),
-        createdBy: actorOf(request),
-      });
-      return jsonResponse(started, 202);
-    })
-    .get("/api/runs", async ({ query }) => {
-      const q = parseWith(ListQuery, query, "query");
-      return jsonResponse({ runs: await runs.list(q) });
-    })
-    .get("/api/runs/:id", async ({ params }) => {
-      // Values over 64 KB as previews with a link to the route below: a run with a huge output stays quick to open.
-      const answer = await runs.get(params.id);
-      return jsonResponse({ ...answer, run: previewRun(answer.run), observations: answer.observations.map(previewObservation) });
-    })
-    .get("/api/runs/:id/value", async ({ params, query }) => {
-      const q = parseWith(ValueQuery, query, "query");
-      const found = valueOf(await runs.get(params.id), q.side, q.key, q.node);
-      if (!found) {
-        const where = q.node === undefined ? `run "${params.id}"` : `node "${q.node}" of run "${params.id}"`;
-        throw new ApiError("NOT_FOUND", `${where} has no ${q.side} value "${q.key}"; the links in GET /api/runs/${params.id} name the ones it has.`, { ...q });
-      }
-      return jsonResponse(found);
-    })
-    .get("/api/runs/:id/events", async ({ params, query }) => {
-      if (!(await storage.runs.get(params.id))) throw notFound("run", params.id);
-      return eventsPage(params.id, query);
-    })
-    .get("/api/streams/:id/events", async ({ params, query }) => eventsPage(params.id, query))
-    .post("/api/runs/:id/cancel", async ({ params }) => {
-      await runs.cancel(params.id);
-      return jsonResponse({ ok: true });
-    })
-    .post("/api/runs/:id/rerun", async ({ params, request }) => {
-      const body = await readBody(request, RerunBody, maxBodyBytes, { allowEmpty: true });
-      return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
-    })
-    .post("/api/runs/:id/fork", async ({ params, request }) => {
-      const { at, ...changes } = await readBody(request, ForkBody, maxBodyBytes);
-      return jsonResponse(await runs.fork(params.id, { at, changes }, actorOf(request)), 202);
-    });
+  return (
+    new Elysia()
+      // A caller's `traceparent`: the run joins its trace.
+      .post("/api/workflows/:id/runs", ({ params, request }) =>
+        inCallerTrace(request, async () => {
+          const body = await readBody(request, StartBody, maxBodyBytes, { allowEmpty: true });
+          const started = await runs.start({
+            workflowId: params.id,
+            inputs: body.inputs,
+            ...(body.rerunFrom !== undefined ? { rerunFrom: body.rerunFrom } : {}),
+            ...(body.workflow !== undefined ? { draft: body.workflow } : {}),
+            createdBy: actorOf(request),
+          });
+          return jsonResponse(started, 202);
+        }),
+      )
+      .get("/api/runs", async ({ query }) => {
+        const q = parseWith(ListQuery, query, "query");
+        return jsonResponse({ runs: await runs.list(q) });
+      })
+      .get("/api/runs/:id", async ({ params }) => {
+        // Values over 64 KB as previews with a link to the route below: a run with a huge output stays quick to open.
+        const answer = await runs.get(params.id);
+        return jsonResponse({ ...answer, run: previewRun(answer.run), observations: answer.observations.map(previewObservation) });
+      })
+      .get("/api/runs/:id/value", async ({ params, query }) => {
+        const q = parseWith(ValueQuery, query, "query");
+        const found = valueOf(await runs.get(params.id), q.side, q.key, q.node);
+        if (!found) {
+          const where = q.node === undefined ? `run "${params.id}"` : `node "${q.node}" of run "${params.id}"`;
+          throw new ApiError("NOT_FOUND", `${where} has no ${q.side} value "${q.key}"; the links in GET /api/runs/${params.id} name the ones it has.`, { ...q });
+        }
+        return jsonResponse(found);
+      })
+      .get("/api/runs/:id/events", async ({ params, query }) => {
+        if (!(await storage.runs.get(params.id))) throw notFound("run", params.id);
+        return eventsPage(params.id, query);
+      })
+      .get("/api/streams/:id/events", async ({ params, query }) => eventsPage(params.id, query))
+      .post("/api/runs/:id/cancel", async ({ params }) => {
+        await runs.cancel(params.id);
+        return jsonResponse({ ok: true });
+      })
+      .post("/api/runs/:id/rerun", async ({ params, request }) => {
+        const body = await readBody(request, RerunBody, maxBodyBytes, { allowEmpty: true });
+        return jsonResponse(await runs.rerun(params.id, { ...body, createdBy: actorOf(request) }), 202);
+      })
+      .post("/api/runs/:id/fork", async ({ params, request }) => {
+        const { at, ...changes } = await readBody(request, ForkBody, maxBodyBytes);
+        return jsonResponse(await runs.fork(params.id, { at, changes }, actorOf(request)), 202);
+      })
+  );
 }
 
 const Started = z.object({ runId: z.string(), status: z.literal("queued"), queuePosition: z.number().int() });

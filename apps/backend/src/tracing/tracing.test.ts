@@ -5,7 +5,8 @@ import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runt
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "../testing/test-server.ts";
 import { ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../testing/otlp-receiver.ts";
+import { startOtlpReceiver, type OtlpReceiver } from "../testing/otlp-receiver.ts";
+import { byName, spanLines, traceOf } from "../testing/traces.ts";
 import { until } from "../testing/until.ts";
 
 const PROFILE_KEY = "sk-live-profile-key-4f9a8b7c6d5e";
@@ -40,29 +41,6 @@ async function startRun(api: ChildServer, workflowId: string): Promise<string> {
   expect(started.status).toBe(202);
   return StartedRunSchema.parse(started.body).runId;
 }
-
-/** The spans of a run's trace, once its root (`run <name>`, no parent) has arrived and nothing more came for a moment. */
-async function traceOf(receiver: OtlpReceiver, runId: string, expectedSpans: number): Promise<ReceivedSpan[]> {
-  const seen = () => receiver.spans().map((s) => `${s.name} (${s.traceId.slice(0, 6)}/${s.spanId.slice(0, 6)} < ${s.parentSpanId.slice(0, 6)})`);
-  return until(
-    `the trace of run ${runId}`,
-    () => {
-      const root = receiver.spans().find((s) => s.attributes["weft.run.id"] === runId && s.name.startsWith("run ") && s.parentSpanId === "");
-      if (!root) return undefined;
-      const spans = receiver.spans().filter((s) => s.traceId === root.traceId);
-      return spans.length >= expectedSpans ? spans : undefined;
-    },
-    90_000,
-  ).catch((error: unknown) => {
-    throw new Error(`${String(error)}; spans received: ${seen().join(", ")}`);
-  });
-}
-
-const byName = (spans: ReceivedSpan[], name: string): ReceivedSpan => {
-  const found = spans.find((s) => s.name === name);
-  if (!found) throw new Error(`no span "${name}" among ${spans.map((s) => s.name).join(", ")}`);
-  return found;
-};
 
 describe("OpenTelemetry traces (tracing on: OTLP endpoint set)", () => {
   let receiver: OtlpReceiver;
@@ -255,12 +233,7 @@ describe("OpenTelemetry traces of an agent (tracing on)", () => {
       const tool = all.find((s) => s.name === "execute_tool fs_read");
       return steps.length >= 2 && tool && all.filter((s) => s.traceId === tool.traceId).length >= 5 ? { all, steps, tool } : undefined;
     }).catch((error: unknown) => {
-      throw new Error(
-        `${String(error)}; spans: ${receiver
-          .spans()
-          .map((s) => s.name)
-          .join(", ")}`,
-      );
+      throw new Error(`${String(error)}; spans: ${spanLines(receiver)}`);
     });
     const first = spans.steps.find((s) => s.attributes["weft.agent.step"] === 1) ?? spans.steps[0];
     expect(first.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "Reader", "gen_ai.agent.id": "reader" });

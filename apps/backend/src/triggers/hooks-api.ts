@@ -11,6 +11,7 @@ import { HookRateLimit } from "./hook-rate-limit.ts";
 import { checkProof } from "./webhook-proof.ts";
 import { hookRequest, parseHookBody } from "./webhook-request.ts";
 import { runEventStream } from "./run-event-stream.ts";
+import { inCallerTrace } from "../tracing/caller-trace.ts";
 
 /** Where hooks are served: outside `/api`, outside the session auth (the trust boundary lets them through to here). */
 export const HOOKS_PREFIX = "/hooks/";
@@ -119,7 +120,8 @@ export function hooksApi(deps: HooksApiDeps) {
       }
     }
   };
-  const route = ({ request, params }: { request: Request; params: Record<string, string> }) => handle(request, params.workflowId ?? "", params["*"] ?? "");
+  // A sender's `traceparent`: the run joins its trace.
+  const route = ({ request, params }: { request: Request; params: Record<string, string> }) => inCallerTrace(request, () => handle(request, params.workflowId ?? "", params["*"] ?? ""));
   // The body is read here, raw (a signature covers the exact bytes): Elysia must not parse it.
   return new Elysia().post(`${HOOKS_PREFIX}:workflowId/*`, route, { parse: "none" }).get(`${HOOKS_PREFIX}:workflowId/*`, route).put(`${HOOKS_PREFIX}:workflowId/*`, route, { parse: "none" });
 }

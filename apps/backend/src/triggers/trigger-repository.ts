@@ -94,6 +94,12 @@ export class TriggerTable extends Table<TriggerTables> {
     return { activation, state };
   }
 
+  /** A workflow's activation (a save re-arms its schedules from it). */
+  async activation(workflowId: string): Promise<Activation | undefined> {
+    const [row] = await this.hot.rows("activation", (slot) => this.db.selectFrom("trigger_activations").selectAll().where("workflow_id", "=", slot(0)), [workflowId]);
+    return row ? { workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) } : undefined;
+  }
+
   async activations(): Promise<Activation[]> {
     const rows = await this.db.selectFrom("trigger_activations").selectAll().execute();
     return rows.map((row) => ({ workflowId: row.workflow_id, activatedBy: row.activated_by, activatedAt: num(row.activated_at) }));

@@ -47,13 +47,14 @@ function howToRaise(bound: Bound): string {
     case "owner":
       return `An owner raises it under Settings → Budgets (${api}).`;
     case "user":
-      return `An owner raises this user's daily budget under Settings → Users (${api}), or the call waits for the next UTC day.`;
+      return `An owner raises this user's daily budget under Settings → Budgets (${api}), or the call waits for the next UTC day.`;
+    // Settings → Budgets is where these are set in the editor (one list for every budget).
     case "workflow":
-      return `Raise the workflow's budget in its settings (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+      return `Raise the workflow's budget under Settings → Budgets (${api}); it cannot pass the owner's ceiling.`;
     case "agent":
-      return `Raise the agent profile's budget (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+      return `Raise the agent profile's budget under Settings → Budgets (${api}); it cannot pass the owner's ceiling.`;
     case "scene":
-      return `Raise the scene's budget (${api}); it cannot pass the owner's ceiling (Settings → Budgets).`;
+      return `Raise the scene's budget under Settings → Budgets (${api}); it cannot pass the owner's ceiling.`;
     default: {
       const never: never = bound.target;
       return never;

@@ -4,6 +4,7 @@
  */
 export { default as UsageBadge } from "./UsageBadge.vue";
 export { default as BudgetsEditor } from "./BudgetsEditor.vue";
+export { default as UsagePerStep } from "./UsagePerStep.vue";
 export { useUsage } from "./useUsage.ts";
 export { figuresOf, type UsageFigures } from "./usage-format.ts";
 export type { UsageRow } from "./usage-api.ts";

@@ -28,6 +28,20 @@ export function costText(u: UsageFigures): string {
   return `$${u.costUsd.toFixed(u.costUsd === 0 ? 2 : digits)}${(u.unpricedCalls ?? 0) > 0 ? " +" : ""}`;
 }
 
+/**
+ * Cost per agent step (each step is one LLM call) of a scene or one of its agents: "$0.00362 per step", "—" when the
+ * cost is unknown. Scenes have no simulated clock, so a cost per simulated hour cannot be given; this is its stand-in.
+ */
+export function costPerStepText(u: { costUsd: number | null; calls: number; unpricedCalls: number }): string {
+  if (u.costUsd === null || u.calls === 0) return "— per step";
+  return `${costText({ ...u, costUsd: u.costUsd / u.calls, totalTokens: 0, promptTokens: 0, completionTokens: 0 })} per step`;
+}
+
+/** Why a scene shows cost per step: what it divides, and that there is no simulated hour to divide by. */
+export function perStepTitle(u: { calls: number }): string {
+  return `Cost ÷ ${count.format(u.calls)} agent step(s) (one LLM call each). Scenes have no simulated clock, so cost per simulated hour cannot be shown; this is per step instead.`;
+}
+
 /** The tooltip: every figure, and what the marks mean. */
 export function usageTitle(u: UsageFigures): string {
   const lines = [
