@@ -239,7 +239,18 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.
     const triggers = createTriggers({ engine: storage, storage, runs, hub, box: rt.box, maxBodyBytes, log: log.child("triggers") });
     // Eval suites: their cases run as ordinary runs (on the workers in queue mode), judged with the LLM service.
-    const evals = createEvals({ engine: storage, storage, runs, hub, journal, usage: rt.usage.repository, llm, maxBodyBytes, log: log.child("evals") });
+    const evals = createEvals({
+      engine: storage,
+      storage,
+      runs,
+      hub,
+      journal,
+      usage: rt.usage.repository,
+      llm,
+      agents: { host: agents, storage, catalog, workflows },
+      maxBodyBytes,
+      log: log.child("evals"),
+    });
     const workflowsApi = createWorkflows({ storage, validator, caches, maxBodyBytes, log: log.child("api"), shipped: () => shippedWorkflows(storage), savedBy: authorOf }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
     const hostScenes = queueMode;
