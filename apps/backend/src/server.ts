@@ -270,7 +270,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         (await storage.events.lastSeq(streamId)) >= 0 ||
         (await storage.runs.get(streamId)) !== undefined ||
         (await storage.conversations.get(streamId)) !== undefined ||
-        (await storage.scenes.get(streamId)) !== undefined,
+        (await storage.scenes.get(streamId)) !== undefined ||
+        (await evals.service.knows(streamId)),
       { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
       log.child("ws"),
     );

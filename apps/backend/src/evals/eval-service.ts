@@ -165,6 +165,11 @@ export class EvalService {
     return run;
   }
 
+  /** Whether an eval run has this id (its progress stream can be subscribed to before its first event). */
+  async knows(id: string): Promise<boolean> {
+    return (await this.deps.repo.getRun(id)) !== undefined;
+  }
+
   async listRuns(suiteId: string, limit: number): Promise<EvalRun[]> {
     await this.getSuite(suiteId);
     return this.deps.repo.listRuns(suiteId, limit);
