@@ -11,6 +11,11 @@ import { chainWorkflow, RunAnswerSchema, startTestServer, waitFor } from "../app
 import { StartedRunSchema } from "../apps/backend/src/testing/answers.ts";
 import { EvalRunSchema, EvalSuiteSchema } from "../packages/types/src/index.ts";
 import { serveModel, streamedReply } from "./support/instant-llm.ts";
+import { startRedis } from "../apps/backend/src/testing/redis-server.ts";
+import { createTestDatabase, startPostgres } from "../apps/backend/src/testing/postgres-server.ts";
+import { spawnServer } from "../apps/backend/src/testing/child-server.ts";
+import { spawnWorker, type ChildWorker } from "../apps/backend/src/queue/testing/child-worker.ts";
+import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 
 const field = (body: unknown, key: string): unknown => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
 const EvalRunAnswerSchema = { parse: (body: unknown) => ({ run: EvalRunSchema.parse(field(body, "run")) }) };
@@ -68,22 +73,25 @@ try {
  * template → output) whose LLM profile points at an instant local model, run by `POST /api/evals/suites/:id/runs`
  * (concurrency BENCH_EVAL_CONCURRENCY, default 16) on a real embedded server, timed from the request to the eval run's
  * end as `GET /api/evals/runs/:id` reports it (polled every 100 ms: the answer holds every case's result, so polling it
- * more often would measure the polling). Goal ≥ 200/s embedded.
+ * more often would measure the polling). Goal ≥ 200/s embedded. Then the same in queue mode (below).
  */
 const CASES = Number(process.env.BENCH_CASES ?? 1000);
 const EVAL_CONCURRENCY = Number(process.env.BENCH_EVAL_CONCURRENCY ?? 16);
-const model = serveModel(() => streamedReply("instant answer"));
-const e = await startTestServer({ runConcurrency: EVAL_CONCURRENCY });
-try {
-  const profile = await e.call("POST", "/api/llm-profiles", { name: "Instant", baseUrl: model.baseUrl, model: "bench-model", timeoutMs: 10_000 });
+const WORKERS = Number(process.env.BENCH_EVAL_WORKERS ?? 2);
+type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** Saves the 5-node skill and a suite of CASES cases on the server behind `call`, runs it, and prints the JSON line. */
+async function benchSuite(call: Call, modelUrl: string, line: Record<string, unknown>): Promise<void> {
+  const profile = await call("POST", "/api/llm-profiles", { name: "Instant", baseUrl: modelUrl, model: "bench-model", timeoutMs: 10_000 });
   if (profile.status !== 201) throw new Error(`the LLM profile was refused: ${JSON.stringify(profile.body)}`);
+  const profileId = String(field(field(profile.body, "profile"), "id"));
   const skill = {
     id: "five",
     name: "Five nodes",
     nodes: [
       { id: "topic", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } },
       { id: "ask", type: "core:text-template", config: { template: "Say something about {{0}}" } },
-      { id: "llm", type: "llm:chat", config: { profileId: "instant" } },
+      { id: "llm", type: "llm:chat", config: { profileId } },
       { id: "wrap", type: "core:text-template", config: { template: "Answer: {{0}}" } },
       { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
     ],
@@ -94,28 +102,28 @@ try {
       { id: "e4", source: "wrap", sourceHandle: "text", target: "out", targetHandle: "value" },
     ],
   };
-  if ((await e.call("POST", "/api/workflows", { workflow: skill })).status !== 201) throw new Error("saving the skill failed");
+  if ((await call("POST", "/api/workflows", { workflow: skill })).status !== 201) throw new Error("saving the skill failed");
   const cases = Array.from({ length: CASES }, (_, i) => ({
     id: `c${i}`,
     name: `case ${i}`,
     inputs: { topic: `topic ${i}` },
     assertions: [{ kind: "equals", output: "text", expected: "Answer: instant answer" }],
   }));
-  const suite = await e.call("POST", "/api/evals/suites", { name: "bench", target: { kind: "workflow", id: "five" }, cases });
+  const suite = await call("POST", "/api/evals/suites", { name: "bench", target: { kind: "workflow", id: "five" }, cases });
   if (suite.status !== 201) throw new Error(`the suite was refused: ${JSON.stringify(suite.body).slice(0, 300)}`);
   const suiteId = EvalSuiteSchema.parse(field(suite.body, "suite")).id;
   const t0 = performance.now();
-  const started = await e.call("POST", `/api/evals/suites/${suiteId}/runs`, { concurrency: EVAL_CONCURRENCY });
+  const started = await call("POST", `/api/evals/suites/${suiteId}/runs`, { concurrency: EVAL_CONCURRENCY });
   if (started.status !== 202) throw new Error(`the eval run was refused: ${JSON.stringify(started.body)}`);
   const runId = EvalRunAnswerSchema.parse(started.body).run.id;
   const run = await waitFor(
     async () => {
-      const answer = EvalRunAnswerSchema.parse((await e.call("GET", `/api/evals/runs/${runId}`)).body).run;
+      const answer = EvalRunAnswerSchema.parse((await call("GET", `/api/evals/runs/${runId}`)).body).run;
       if (answer.status !== "running") return answer;
       await Bun.sleep(100);
       return undefined;
     },
-    600_000,
+    900_000,
     `eval run ${runId}`,
   );
   const seconds = (performance.now() - t0) / 1000;
@@ -123,7 +131,7 @@ try {
   console.log(
     JSON.stringify({
       bench: "eval",
-      mode: "embedded",
+      ...line,
       cases: CASES,
       nodes: 5,
       concurrency: EVAL_CONCURRENCY,
@@ -131,7 +139,43 @@ try {
       cases_per_s: Math.round((CASES / seconds) * 10) / 10,
     }),
   );
+}
+
+const model = serveModel(() => streamedReply("instant answer"));
+try {
+  const e = await startTestServer({ runConcurrency: EVAL_CONCURRENCY });
+  try {
+    await benchSuite((method, path, body) => e.call(method, path, body), model.baseUrl, { mode: "embedded" });
+  } finally {
+    await e.stop();
+  }
+
+  /**
+   * Queue mode (issue 33): the same suite on an API process and BENCH_EVAL_WORKERS (default 2) `weft worker` processes
+   * (each taking EVAL_CONCURRENCY / workers case runs at a time) sharing a PostgreSQL and a Redis started here; the case
+   * runs are the workers' jobs. Goal ≥ 1.7× the embedded line's cases_per_s with 2 workers.
+   */
+  const redis = await startRedis();
+  const pg = await startPostgres();
+  const dataDir = tempDir("weft-bench-eval-queue-");
+  const workers: ChildWorker[] = [];
+  try {
+    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_DATABASE_URL: await createTestDatabase(pg.url) };
+    const api = await spawnServer(dataDir, env);
+    try {
+      const perWorker = String(Math.max(1, Math.ceil(EVAL_CONCURRENCY / WORKERS)));
+      for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorker(env, ["--concurrency", perWorker]));
+      await benchSuite((method, path, body) => api.call(method, path, body), model.baseUrl, { mode: "queue", workers: WORKERS });
+    } finally {
+      for (const w of workers) w.proc.kill("SIGKILL");
+      api.proc.kill("SIGKILL");
+      await Promise.all([...workers.map((w) => w.proc.exited), api.proc.exited]);
+    }
+  } finally {
+    await redis.stop();
+    await pg.stop();
+    removeDir(dataDir);
+  }
 } finally {
-  await e.stop();
   await model.stop();
 }

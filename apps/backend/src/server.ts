@@ -252,7 +252,18 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...(options.scheduleSyncMs !== undefined ? { scheduleSyncMs: options.scheduleSyncMs } : {}),
     });
     // Eval suites: their cases run as ordinary runs (on the workers in queue mode), judged with the LLM service.
-    const evals = createEvals({ engine: storage, storage, runs, hub, journal, usage: rt.usage.repository, llm, maxBodyBytes, log: log.child("evals") });
+    const evals = createEvals({
+      engine: storage,
+      storage,
+      runs,
+      hub,
+      journal,
+      usage: rt.usage.repository,
+      llm,
+      agents: { host: agents, storage, catalog, workflows },
+      maxBodyBytes,
+      log: log.child("evals"),
+    });
     const workflowsApi = createWorkflows({
       storage,
       validator,
@@ -284,7 +295,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         (await storage.events.lastSeq(streamId)) >= 0 ||
         (await storage.runs.get(streamId)) !== undefined ||
         (await storage.conversations.get(streamId)) !== undefined ||
-        (await storage.scenes.get(streamId)) !== undefined,
+        (await storage.scenes.get(streamId)) !== undefined ||
+        (await evals.service.knows(streamId)),
       { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
       log.child("ws"),
     );

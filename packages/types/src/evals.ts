@@ -47,21 +47,66 @@ export const EvalCaseSchema = z
   .strict();
 export type EvalCase = z.infer<typeof EvalCaseSchema>;
 
-/** What a suite belongs to: a skill (workflow). */
-export const EvalTargetSchema = z.object({ kind: z.literal("workflow"), id: z.string().min(1) }).strict();
+/**
+ * An agent suite's assertions (issue 33 item 4): the skill assertions over the agent's final answer (`output` absent or
+ * "answer"; "status" is the agent's status), and whether a tool was or was not called in the case's conversation.
+ */
+const ToolName = z.string().min(1).max(200).describe('the tool\'s node type or skill workflow id (e.g. "fs:write"), or the name the model used ("fs_write")');
+export const AgentEvalAssertionSchema = z.discriminatedUnion("kind", [
+  ...EvalAssertionSchema.options,
+  z
+    .object({
+      kind: z.literal("tool-called"),
+      tool: ToolName,
+      args: z.record(z.string(), z.unknown()).optional().describe("each of these arguments must equal the call's (others may be there too)"),
+    })
+    .strict(),
+  z.object({ kind: z.literal("tool-not-called"), tool: ToolName }).strict(),
+]);
+export type AgentEvalAssertion = z.infer<typeof AgentEvalAssertionSchema>;
+
+/** A case of an agent's suite: a user message, or a short conversation of user messages, each sent once the agent has answered the one before. */
+export const AgentEvalCaseSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1–64 letters, digits, _ or -"),
+    name: z.string().min(1).max(200),
+    messages: z.array(z.string().min(1).max(100_000)).min(1, "a case needs at least one user message").max(20),
+    assertions: z.array(AgentEvalAssertionSchema).min(1, "a case needs at least one assertion").max(50),
+  })
+  .strict();
+export type AgentEvalCase = z.infer<typeof AgentEvalCaseSchema>;
+
+/** A suite's case: a skill's (inputs) or an agent's (messages). */
+export type EvalSuiteCase = EvalCase | AgentEvalCase;
+export const isAgentCase = (c: EvalSuiteCase): c is AgentEvalCase => "messages" in c;
+
+/** What a suite belongs to: a skill (workflow) or an agent (profile). */
+export const EvalTargetSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("workflow"), id: z.string().min(1) }).strict(),
+  z.object({ kind: z.literal("agent"), id: z.string().min(1) }).strict(),
+]);
 export type EvalTarget = z.infer<typeof EvalTargetSchema>;
+
+/** A suite's cases: a skill suite's have inputs, an agent suite's have messages (the suite's refinement says which fits). */
+const SuiteCaseSchema = z.union([EvalCaseSchema, AgentEvalCaseSchema], {
+  error: "a case is a skill's { id, name, inputs, assertions } or an agent's { id, name, messages (1–20 strings), assertions (1–50) }; check each field against GET /api/openapi.json",
+});
 
 /** A suite as written: POST /api/evals/suites and PUT /api/evals/suites/:id. */
 export const EvalSuiteInputSchema = z
   .object({
     name: z.string().min(1).max(200),
     target: EvalTargetSchema,
-    cases: z.array(EvalCaseSchema).max(MAX_EVAL_CASES),
+    cases: z.array(SuiteCaseSchema).max(MAX_EVAL_CASES),
   })
   .strict()
   .superRefine((suite, ctx) => {
     const seen = new Set<string>();
     suite.cases.forEach((c, i) => {
+      if (isAgentCase(c) !== (suite.target.kind === "agent")) {
+        const [has, needs] = isAgentCase(c) ? ["messages", "inputs"] : ["inputs", "messages"];
+        ctx.addIssue({ code: "custom", path: ["cases", i], message: `case "${c.id}" has ${has}, but ${suite.target.kind === "agent" ? "an agent" : "a skill"} suite's case has ${needs}` });
+      }
       if (seen.has(c.id)) ctx.addIssue({ code: "custom", path: ["cases", i, "id"], message: `case id "${c.id}" is used twice; each case needs its own id` });
       seen.add(c.id);
     });
@@ -72,14 +117,14 @@ export const EvalSuiteSchema = z.object({
   id: z.string(),
   name: z.string(),
   target: EvalTargetSchema,
-  cases: z.array(EvalCaseSchema),
+  cases: z.array(SuiteCaseSchema),
   createdBy: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });
 export type EvalSuite = z.infer<typeof EvalSuiteSchema>;
 
-/** What one side of an eval run runs: a saved version of the skill (the latest when absent) and/or an LLM profile for its LLM nodes. */
+/** What one side of an eval run runs: a saved version of the skill or agent profile (the latest when absent) and/or an LLM profile for its LLM nodes (the agent's LLM). */
 export const EvalSideSchema = z
   .object({
     version: z.number().int().min(1).optional(),
@@ -113,6 +158,8 @@ export const EvalCaseResultSchema = z.object({
   name: z.string(),
   pass: z.boolean(),
   runId: z.string().optional(),
+  /** An agent case's conversation (open it in the chat). */
+  conversationId: z.string().optional(),
   runStatus: z.string(),
   outputs: z.unknown().optional(),
   error: z.string().optional(),

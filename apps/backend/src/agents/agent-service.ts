@@ -65,6 +65,16 @@ export class AgentService implements AgentHost {
   async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string, options: { signal?: AbortSignal } = {}): Promise<{ conversationId: string }> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
     const profile = await messageTarget(this.deps.storage, agentId, conversationId);
+    return this.sendMessageAs(profile, message, conversationId, createdBy, options);
+  }
+
+  /**
+   * `sendMessage` with this profile instead of the stored one (an eval case runs a saved version of it, or with another
+   * LLM profile): the caller has checked the profile; a conversation it made keeps running with it.
+   */
+  async sendMessageAs(profile: AgentProfile, message: string, conversationId?: string, createdBy?: string, options: { signal?: AbortSignal } = {}): Promise<{ conversationId: string }> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
+    const agentId = profile.id;
     const id = conversationId ?? randomUUID();
     let making = this.making.get(id);
     if (!making) {

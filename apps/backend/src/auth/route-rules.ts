@@ -156,6 +156,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("PUT", "/api/evals/suites/:id", "editor"),
   rule("DELETE", "/api/evals/suites/:id", "editor"),
   rule("POST", "/api/evals/suites/:id/cases/from-run", "editor"),
+  rule("POST", "/api/evals/suites/:id/cases/from-conversation", "editor"),
   rule("POST", "/api/evals/suites/:id/runs", "editor"),
   rule("GET", "/api/evals/suites/:id/runs", "viewer"),
   rule("GET", "/api/evals/runs/:id", "viewer"),

@@ -1,6 +1,5 @@
-import { EvalCaseSchema, EvalRunSchema, EvalTargetSchema, type EvalRun, type EvalSuite } from "@weft/types";
+import { EvalRunSchema, EvalSuiteSchema, EvalTargetSchema, type EvalRun, type EvalSuite } from "@weft/types";
 import type { Selectable } from "kysely";
-import { z } from "zod";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num } from "../storage/row-values.ts";
 import { Table, type TableEngine } from "../storage/table.ts";
@@ -19,7 +18,7 @@ interface EvalTables {
   eval_runs: { id: string; suite_id: string; status: string; run_json: string; created_at: Int64Column };
 }
 
-const StoredCases = z.array(EvalCaseSchema);
+const StoredCases = EvalSuiteSchema.shape.cases;
 
 function suiteOf(row: Selectable<EvalTables["eval_suites"]>): EvalSuite {
   return {

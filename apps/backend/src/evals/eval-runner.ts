@@ -42,7 +42,7 @@ export function sideWorkflow(content: Workflow, side: EvalSide): Workflow {
 }
 
 /** Runs one case on one side and checks its assertions. */
-async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: EvalCase, createdBy: string | undefined, judge: Judge): Promise<EvalCaseResult & { version?: number }> {
+async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: EvalCase, createdBy: string | undefined, judge: Judge): Promise<CaseOutcome> {
   const base = { caseId: testCase.id, name: testCase.name };
   const began = Date.now();
   let runId: string;
@@ -101,22 +101,42 @@ export async function executeEvalRun(options: {
   report: EvalRunReport;
   log: Logger;
 }): Promise<void> {
-  const { run, cases, workflows, port, judge, report } = options;
+  const { cases, workflows, port, judge } = options;
+  await executeCases({ ...options, caseCount: cases.length, runOne: (side, index) => runCase(port, workflows[side], cases[index], options.createdBy, judge) });
+}
+
+/** What running one case on one side gives: its result, and the version that side ran when it did not name one. */
+export type CaseOutcome = EvalCaseResult & { version?: number };
+
+/**
+ * The loop of an eval run, whatever its cases are (a skill's, an agent's): every case on every side of `run`,
+ * `concurrency` at a time, each by `runOne` (which never throws), then the run completed and stored.
+ */
+export async function executeCases(options: {
+  run: EvalRun;
+  caseCount: number;
+  runOne: (side: number, index: number) => Promise<CaseOutcome>;
+  concurrency: number;
+  report: EvalRunReport;
+  log: Logger;
+}): Promise<void> {
+  const { run, caseCount, report } = options;
+  const sides = run.sides.length;
   const jobs: Array<{ side: number; index: number }> = [];
-  for (let index = 0; index < cases.length; index++) for (let side = 0; side < workflows.length; side++) jobs.push({ side, index });
-  const slots: Array<Array<EvalCaseResult | undefined>> = workflows.map(() => cases.map(() => undefined));
+  for (let index = 0; index < caseCount; index++) for (let side = 0; side < sides; side++) jobs.push({ side, index });
+  const slots: Array<Array<EvalCaseResult | undefined>> = run.sides.map(() => Array.from({ length: caseCount }, () => undefined));
   let next = 0;
   let lastStored = Date.now();
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
-      const { version, ...result } = await runCase(port, workflows[job.side], cases[job.index], options.createdBy, judge);
+      const { version, ...result } = await options.runOne(job.side, job.index);
       slots[job.side][job.index] = result;
       const side = run.sides[job.side];
       if (side.side.version === undefined && version !== undefined) side.side.version = version;
       if (result.pass) side.passed++;
       else side.failed++;
-      side.passRate = cases.length === 0 ? 0 : side.passed / cases.length;
+      side.passRate = caseCount === 0 ? 0 : side.passed / caseCount;
       side.results = slots[job.side].filter((r): r is EvalCaseResult => r !== undefined);
       run.done++;
       report.progress(run, job.side, result);

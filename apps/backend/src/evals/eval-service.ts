@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import {
   MAX_EVAL_CASES,
   WorkflowSchema,
+  isAgentCase,
   messageOf,
+  type AgentEvalCase,
   type EvalCase,
   type EvalCaseResult,
   type EvalRun,
@@ -19,7 +21,8 @@ import type { RunRepository } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import type { Judge } from "./eval-assertions.ts";
 import type { EvalRepository } from "./eval-repository.ts";
-import { executeEvalRun, sideWorkflow, type CaseRunPort, type SideWorkflow } from "./eval-runner.ts";
+import { executeCases, executeEvalRun, sideWorkflow, type CaseRunPort, type SideWorkflow } from "./eval-runner.ts";
+import type { AgentCases } from "./agent-cases.ts";
 
 export interface EvalServiceDeps {
   repo: EvalRepository;
@@ -27,6 +30,8 @@ export interface EvalServiceDeps {
   runs: Pick<RunRepository, "get">;
   journal: EventJournal;
   port: CaseRunPort;
+  /** Agent suites' cases (agent-cases.ts); without it, a suite of an agent is refused. */
+  agents?: AgentCases;
   judgeFor(userId: string | undefined): Judge;
   /** Case runs of one eval run at a time unless the request says otherwise. */
   defaultConcurrency: number;
@@ -74,6 +79,8 @@ export class EvalService {
   /** Adds a case made from a completed run of the suite's skill: its inputs, and its outputs as the expected value. */
   async caseFromRun(suiteId: string, runId: string, name: string | undefined): Promise<{ suite: EvalSuite; case: EvalCase }> {
     const suite = await this.getSuite(suiteId);
+    if (suite.target.kind !== "workflow")
+      throw new ServiceError("VALIDATION_FAILED", `Suite "${suite.name}" tests agent "${suite.target.id}": save a conversation to it (POST /api/evals/suites/${suite.id}/cases/from-conversation).`);
     const run = await this.deps.runs.get(runId);
     if (!run) throw notFound("run", runId, "GET /api/runs lists them.");
     if (run.workflowId !== suite.target.id) {
@@ -96,18 +103,24 @@ export class EvalService {
     return { suite: updated, case: testCase };
   }
 
+  /** "Save as test case" from an agent conversation: its user messages, its final answer expected (an `equals` the user then edits). */
+  async caseFromConversation(suiteId: string, conversationId: string, name: string | undefined): Promise<{ suite: EvalSuite; case: AgentEvalCase }> {
+    const suite = await this.getSuite(suiteId);
+    if (suite.target.kind !== "agent")
+      throw new ServiceError("VALIDATION_FAILED", `Suite "${suite.name}" tests workflow "${suite.target.id}": save a run to it (POST /api/evals/suites/${suite.id}/cases/from-run).`);
+    if (suite.cases.length >= MAX_EVAL_CASES) throw new ServiceError("VALIDATION_FAILED", `Suite "${suite.name}" already has ${MAX_EVAL_CASES} cases, the most a suite holds; remove one first.`);
+    const testCase = await this.agentCases().caseFromConversation(suite, conversationId, name, new Set(suite.cases.map((c) => c.id)));
+    const updated: EvalSuite = { ...suite, cases: [...suite.cases, testCase], updatedAt: Date.now() };
+    await this.deps.repo.putSuite(updated);
+    return { suite: updated, case: testCase };
+  }
+
   /** Starts an eval run in the background: its record at once (status `running`); progress on its event stream. */
   async startRun(suiteId: string, request: EvalRunRequest, createdBy: string | undefined): Promise<EvalRun> {
     const suite = await this.getSuite(suiteId);
     if (suite.cases.length === 0) throw new ServiceError("VALIDATION_FAILED", `Suite "${suite.name}" has no cases to run; add one (PUT /api/evals/suites/${suite.id}) first.`);
     const sides: EvalSide[] = [request.against ?? {}, ...(request.compare ? [request.compare] : [])];
-    const workflows: SideWorkflow[] = [];
-    for (const [i, side] of sides.entries()) {
-      // The stored workflow as it is runs as stored (its check is kept across runs); a version or a profile runs as a draft.
-      const stored = side.version === undefined && side.profileId === undefined;
-      workflows.push({ workflowId: suite.target.id, ...(stored ? {} : { draft: sideWorkflow(await this.sideContent(suite, side, i === 0 ? "against" : "compare"), side) }) });
-    }
-    if (workflows.every((w) => w.draft === undefined)) await this.sideContent(suite, {}, "against");
+    const loop = await this.caseRunner(suite, sides, createdBy);
     const run: EvalRun = {
       id: randomUUID(),
       suiteId: suite.id,
@@ -128,17 +141,7 @@ export class EvalService {
         void journal.append(current.id, { type: "eval.progress", evalRunId: current.id, caseId: result.caseId, side, pass: result.pass, done: current.done, total }),
       store: (current: EvalRun) => this.deps.repo.putRun(current),
     };
-    const work = executeEvalRun({
-      run,
-      cases: suite.cases,
-      workflows,
-      concurrency: request.concurrency ?? this.deps.defaultConcurrency,
-      createdBy,
-      port: this.deps.port,
-      judge: this.deps.judgeFor(createdBy),
-      report,
-      log: this.deps.log,
-    })
+    const work = loop({ run, concurrency: request.concurrency ?? this.deps.defaultConcurrency, report, log: this.deps.log })
       .catch(async (error: unknown) => {
         this.deps.log.error("an eval run failed", { evalRunId: run.id, error: messageOf(error) });
         run.status = "failed";
@@ -162,6 +165,11 @@ export class EvalService {
     return run;
   }
 
+  /** Whether an eval run has this id (its progress stream can be subscribed to before its first event). */
+  async knows(id: string): Promise<boolean> {
+    return (await this.deps.repo.getRun(id)) !== undefined;
+  }
+
   async listRuns(suiteId: string, limit: number): Promise<EvalRun[]> {
     await this.getSuite(suiteId);
     return this.deps.repo.listRuns(suiteId, limit);
@@ -179,7 +187,47 @@ export class EvalService {
   }
 
   private async requireTarget(input: EvalSuiteInput): Promise<void> {
-    if (!(await this.deps.workflows.get(input.target.id))) throw notFound("workflow", input.target.id, "A suite tests a stored workflow (skill); GET /api/workflows lists them.");
+    switch (input.target.kind) {
+      case "workflow":
+        if (!(await this.deps.workflows.get(input.target.id))) throw notFound("workflow", input.target.id, "A suite tests a stored workflow (skill); GET /api/workflows lists them.");
+        return;
+      case "agent":
+        await this.agentCases().requireAgent(input.target.id);
+        return;
+    }
+  }
+
+  private agentCases(): AgentCases {
+    if (!this.deps.agents) throw new ServiceError("CONFLICT", "This server runs no agents, so it has no agent suites.");
+    return this.deps.agents;
+  }
+
+  /** The eval run's loop for the suite's kind of target, its sides checked (and resolved) before anything runs. */
+  private async caseRunner(suite: EvalSuite, sides: readonly EvalSide[], createdBy: string | undefined) {
+    const judge = this.deps.judgeFor(createdBy);
+    type Loop = (options: Pick<Parameters<typeof executeCases>[0], "run" | "concurrency" | "report" | "log">) => Promise<void>;
+    switch (suite.target.kind) {
+      case "agent": {
+        const agents = this.agentCases();
+        const agentSides = await agents.sides(suite, sides);
+        const cases = suite.cases.filter(isAgentCase);
+        const agentId = suite.target.id;
+        const loop: Loop = (options) => executeCases({ ...options, caseCount: cases.length, runOne: (side, index) => agents.run(agentId, agentSides[side], cases[index], createdBy, judge) });
+        return loop;
+      }
+      case "workflow": {
+        const workflows: SideWorkflow[] = [];
+        for (const [i, side] of sides.entries()) {
+          // The stored workflow as it is runs as stored (its check is kept across runs); a version or a profile runs as a draft.
+          const stored = side.version === undefined && side.profileId === undefined;
+          workflows.push({ workflowId: suite.target.id, ...(stored ? {} : { draft: sideWorkflow(await this.sideContent(suite, side, i === 0 ? "against" : "compare"), side) }) });
+        }
+        if (workflows.every((w) => w.draft === undefined)) await this.sideContent(suite, {}, "against");
+        const cases: EvalCase[] = suite.cases.filter((c): c is EvalCase => !isAgentCase(c));
+        const loop: Loop = (options) => executeEvalRun({ ...options, cases, workflows, createdBy, port: this.deps.port, judge });
+        return loop;
+      }
+    }
   }
 
   /** The workflow a side runs: its saved version, or the stored workflow. */

@@ -50,7 +50,7 @@ function summary(run: EvalRun): string {
     const label = [s.side.version !== undefined ? `version ${s.side.version}` : "latest", s.side.profileId !== undefined ? `profile ${s.side.profileId}` : ""].filter(Boolean).join(", ");
     lines.push(`${run.suiteName} (${label}): ${s.passed}/${s.results.length} passed (${(s.passRate * 100).toFixed(1)}%)`);
     for (const r of s.results.filter((x) => !x.pass)) {
-      lines.push(`  FAIL ${r.name}${r.runId ? ` (run ${r.runId})` : ""}`);
+      lines.push(`  FAIL ${r.name}${r.runId ? ` (run ${r.runId})` : ""}${r.conversationId ? ` (conversation ${r.conversationId})` : ""}`);
       for (const a of r.assertions.filter((x) => !x.pass)) lines.push(`    ${a.kind}: ${a.message}`);
     }
   }

@@ -1,23 +1,28 @@
 import { z } from "zod";
-import { EvalRunSchema, EvalSuiteSchema, VersionPageSchema, type EvalCase, type EvalRunRequest } from "@weft/types";
+import { EvalRunSchema, EvalSuiteSchema, VersionPageSchema, type EvalRunRequest, type EvalSuiteCase, type EvalTarget } from "@weft/types";
 import { ApiClient } from "../../shared/api/client.ts";
 
 const enc = encodeURIComponent;
 const SuiteAnswer = z.object({ suite: EvalSuiteSchema });
 const RunAnswer = z.object({ run: EvalRunSchema });
 
-/** Eval suites (docs/api.md "Evals"): a workflow's suites, writing them, running them, their runs. */
+/** Eval suites (docs/api.md "Evals"): a workflow's or an agent's suites, writing them, running them, their runs. */
 export class EvalsApi extends ApiClient {
-  suites(workflowId: string) {
-    return this.request("GET", `/api/evals/suites?workflowId=${enc(workflowId)}`, z.object({ suites: z.array(EvalSuiteSchema) }));
+  suites(target: EvalTarget) {
+    const filter = target.kind === "agent" ? `agentId=${enc(target.id)}` : `workflowId=${enc(target.id)}`;
+    return this.request("GET", `/api/evals/suites?${filter}`, z.object({ suites: z.array(EvalSuiteSchema) }));
   }
 
-  create(workflowId: string, name: string) {
-    return this.request("POST", "/api/evals/suites", SuiteAnswer, { name, target: { kind: "workflow", id: workflowId }, cases: [] });
+  create(target: EvalTarget, name: string) {
+    return this.request("POST", "/api/evals/suites", SuiteAnswer, { name, target, cases: [] });
   }
 
-  save(id: string, workflowId: string, name: string, cases: EvalCase[]) {
-    return this.request("PUT", `/api/evals/suites/${enc(id)}`, SuiteAnswer, { name, target: { kind: "workflow", id: workflowId }, cases });
+  save(id: string, target: EvalTarget, name: string, cases: EvalSuiteCase[]) {
+    return this.request("PUT", `/api/evals/suites/${enc(id)}`, SuiteAnswer, { name, target, cases });
+  }
+
+  caseFromConversation(suiteId: string, conversationId: string) {
+    return this.request("POST", `/api/evals/suites/${enc(suiteId)}/cases/from-conversation`, SuiteAnswer.extend({ case: z.unknown() }), { conversationId });
   }
 
   caseFromRun(suiteId: string, runId: string) {
@@ -36,7 +41,7 @@ export class EvalsApi extends ApiClient {
     return this.request("GET", `/api/evals/suites/${enc(suiteId)}/runs?limit=1`, z.object({ runs: z.array(EvalRunSchema) }));
   }
 
-  versions(workflowId: string) {
-    return this.request("GET", `/api/workflows/${enc(workflowId)}/versions?limit=50`, VersionPageSchema);
+  versions(target: EvalTarget) {
+    return this.request("GET", `/api/${target.kind === "agent" ? "agents" : "workflows"}/${enc(target.id)}/versions?limit=50`, VersionPageSchema);
   }
 }

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { EvalRunSchema, type EvalCase } from "@weft/types";
+import { startRedis, type TestRedis } from "../testing/redis-server.ts";
+import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import { removeDir, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
+import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
+import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+
+const RunAnswer = z.object({ run: EvalRunSchema });
+const SuiteAnswer = z.object({ suite: z.object({ id: z.string() }) });
+
+/**
+ * Issue 33 item 4: an eval suite in queue mode. The API process runs no workflow itself: each case run is a job that
+ * one of two `weft worker` processes (sharing PostgreSQL and Redis with it) takes; the eval run counts their results.
+ */
+describe("an eval suite in queue mode", () => {
+  let redis: TestRedis;
+  let database: QueueTestDatabase;
+  let dataDir: string;
+  let api: ChildServer;
+  const workers: ChildWorker[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    database = await queueTestDatabase();
+    dataDir = tempDir("weft-queue-evals-");
+    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
+    api = await spawnServer(dataDir, env);
+    workers.push(await spawnWorker(env, ["--concurrency", "2"]), await spawnWorker(env, ["--concurrency", "2"]));
+  });
+
+  afterAll(async () => {
+    for (const w of workers) w.proc.kill("SIGKILL");
+    api?.proc.kill("SIGKILL");
+    await Promise.all([...workers.map((w) => w.proc.exited), api?.proc.exited]);
+    await redis?.stop();
+    await database?.stop();
+    removeDir(dataDir);
+  });
+
+  it("runs 20 cases on the 2 workers and reports the exact pass rate (18 of 20)", async () => {
+    expect((await api.call("POST", "/api/workflows", { workflow: templateWorkflow("notes") })).status).toBe(201);
+    const wrong = new Set([3, 14]);
+    const cases: EvalCase[] = Array.from({ length: 20 }, (_, i) => ({
+      id: `c${i}`,
+      name: `case ${i}`,
+      inputs: { topic: `t${i}` },
+      assertions: [{ kind: "equals", output: "text", expected: wrong.has(i) ? `Wrong ${i}` : `Notes on t${i}` }],
+    }));
+    const suite = await api.call("POST", "/api/evals/suites", { name: "queued", target: { kind: "workflow", id: "notes" }, cases });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 8 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const id = RunAnswer.parse(started.body).run.id;
+    const run = await waitFor(
+      async () => {
+        const answer = RunAnswer.parse((await api.call("GET", `/api/evals/runs/${id}`)).body).run;
+        return answer.status === "running" ? undefined : answer;
+      },
+      240_000,
+      `eval run ${id}`,
+    );
+    expect(run.status).toBe("completed");
+    const [side] = run.sides;
+    expect(side.passRate).toBe(0.9);
+    expect(side.results.filter((r) => !r.pass).map((r) => r.caseId)).toEqual(["c3", "c14"]);
+    // Every case run was a job a worker took (the API process runs none).
+    const taken = new Set(workers.flatMap((w) => w.runsTaken()));
+    const runIds = side.results.map((r) => r.runId);
+    expect(runIds.every((r) => r !== undefined && taken.has(r))).toBe(true);
+    expect(new Set(runIds).size).toBe(20);
+  });
+});
