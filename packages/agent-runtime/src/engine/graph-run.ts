@@ -1,16 +1,4 @@
-import {
-  ERROR_OUTPUT_ID,
-  INTERFACE_VALUE_PORT,
-  engineError,
-  engineFailure,
-  suspensionOf,
-  type NodeError,
-  type RunWait,
-  type NodeValues,
-  type Observation,
-  type RunResult,
-  type SubworkflowOptions,
-} from "@weft/types";
+import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, engineError, engineFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
@@ -23,6 +11,7 @@ import type { RunScope } from "./run-scope.ts";
 import type { RecordedNode } from "./recorded.ts";
 import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 import { NodeSpans } from "./node-spans.ts";
+import { RunPause } from "./run-pause.ts";
 
 export interface GraphRunOptions {
   /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
@@ -76,7 +65,7 @@ export class GraphRun implements ContextOwner {
   private halted: Halt | null = null;
   private readonly failures: { nodeId: string; error: NodeError }[] = [];
   /** Nodes that paused the run (`suspendRun`): they and what depends on them stay unsettled until a later execution. */
-  private readonly waits: RunWait[] = [];
+  private readonly pause: RunPause;
   private readonly runOutputs: NodeValues = {};
   private readonly outputNames: Map<number, string>;
   /** `<runId>:`, the start of every invocation id of this run: made once, not once per node. */
@@ -85,6 +74,8 @@ export class GraphRun implements ContextOwner {
   private readonly active = new Map<number, Observation>();
   private readonly abandoned = new Set<Promise<unknown>>();
   private readonly controller = new AbortController();
+  /** `controller.signal`, read once: the getter is a native call, and every node's context takes the signal. */
+  private readonly runSignal = this.controller.signal;
   private readonly subworkflowCalls = new Map<number, number>();
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
@@ -109,6 +100,7 @@ export class GraphRun implements ContextOwner {
     this.refs = new Float64Array(n).fill(NO_REF);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
     this.invocationPrefix = scope.runId + ":";
+    this.pause = new RunPause(options.mayPause === true, options.prefix);
     this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, n) : undefined;
   }
 
@@ -209,9 +201,9 @@ export class GraphRun implements ContextOwner {
     const emitter = scope.emitter;
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
     const policy = g.policies[i];
-    const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.controller.signal) : undefined;
+    const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.runSignal) : undefined;
     // The first call inline (callNode's work without its result object): most nodes end here.
-    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.controller.signal);
+    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.runSignal);
     let value: unknown;
     let call: CallResult | undefined;
     const spans = this.spans;
@@ -226,7 +218,7 @@ export class GraphRun implements ContextOwner {
     }
     clock.read();
     if (call === undefined) {
-      const request = suspensionOf(value);
+      const request = RunPause.requestOf(value);
       if (request !== undefined) {
         attemptSignal?.dispose();
         this.suspend(i, obs, t0, request);
@@ -251,7 +243,7 @@ export class GraphRun implements ContextOwner {
     this.state[i] = NodeState.Running;
     this.active.set(i, obs);
     const host: AttemptHost = {
-      runSignal: this.controller.signal,
+      runSignal: this.runSignal,
       emitter,
       maxOutputBytes: scope.maxOutputBytes,
       call: (signal) => this.callNode(i, nodeId, invocationId, inputs, signal),
@@ -428,22 +420,11 @@ export class GraphRun implements ContextOwner {
     }
   }
 
-  /**
-   * A node paused the run: it is neither settled nor released, so nothing after it runs; the run ends `waiting` once
-   * nothing else can run. Only a top-level node of a run that can be resumed may (a resumed execution replays
-   * top-level nodes only).
-   */
+  /** A node asked to pause the run (run-pause.ts): it stays unsettled, or fails where the run cannot pause. */
   private suspend(i: number, obs: Observation, t0: number, request: Record<string, unknown>): void {
-    if (this.options.mayPause !== true) {
-      const where =
-        this.options.prefix !== ""
-          ? "inside a skill or a map item; move it into the calling workflow"
-          : "in a run nobody can resume (an agent's tool call or a local run); run the workflow on the server";
-      this.fail(i, obs, t0, engineError("INVALID_CONFIG", `"${obs.nodeType}" pauses its run until someone decides, which it cannot do ${where}.`));
-      return;
-    }
-    this.state[i] = NodeState.Suspended;
-    this.waits.push({ nodeId: obs.nodeId, request });
+    const refused = this.pause.pause(obs.nodeId, obs.nodeType, request);
+    if (refused !== undefined) this.fail(i, obs, t0, refused);
+    else this.state[i] = NodeState.Suspended;
   }
 
   private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
@@ -495,7 +476,7 @@ export class GraphRun implements ContextOwner {
 
   /** Nothing runs or is ready, and what has not settled waits behind a paused node. */
   private onlyWaitsLeft(): boolean {
-    return this.waits.length > 0 && this.running === 0 && this.head === this.tail;
+    return this.pause.paused && this.running === 0 && this.head === this.tail;
   }
 
   /** Reports the run's outcome exactly once: nodes still running after a halt are cancelled, nodes never started are skipped. */
@@ -516,7 +497,7 @@ export class GraphRun implements ContextOwner {
         if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
       }
     }
-    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.waits));
+    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.pause.waits));
   }
 
   runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options: SubworkflowOptions = {}): Promise<RunResult> {
