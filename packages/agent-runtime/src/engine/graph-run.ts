@@ -1,16 +1,4 @@
-import {
-  ERROR_OUTPUT_ID,
-  INTERFACE_VALUE_PORT,
-  engineError,
-  engineFailure,
-  suspensionOf,
-  type NodeError,
-  type RunWait,
-  type NodeValues,
-  type Observation,
-  type RunResult,
-  type SubworkflowOptions,
-} from "@weft/types";
+import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, engineError, engineFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
@@ -23,6 +11,8 @@ import type { RunScope } from "./run-scope.ts";
 import type { RecordedNode } from "./recorded.ts";
 import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 import { NodeSpans } from "./node-spans.ts";
+import { RunPause } from "./run-pause.ts";
+import { CallPrefixes } from "./call-prefixes.ts";
 
 export interface GraphRunOptions {
   /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
@@ -75,21 +65,23 @@ export class GraphRun implements ContextOwner {
   private awaitingAbandoned = false;
   private halted: Halt | null = null;
   private readonly failures: { nodeId: string; error: NodeError }[] = [];
-  /** Nodes that paused the run (`suspendRun`): they and what depends on them stay unsettled until a later execution. */
-  private readonly waits: RunWait[] = [];
+  /** Nodes that paused the run (`suspendRun`): they and what depends on them stay unsettled until a later execution. Made on the first pause. */
+  private pause: RunPause | undefined;
   private readonly runOutputs: NodeValues = {};
   private readonly outputNames: Map<number, string>;
   /** `<runId>:`, the start of every invocation id of this run: made once, not once per node. */
   private readonly invocationPrefix: string;
   private readonly observations: Observation[] = [];
   private readonly active = new Map<number, Observation>();
-  private readonly abandoned = new Set<Promise<unknown>>();
+  /** Timed-out attempts that may still run; made on the first (a skill's or map item's graph run seldom has one). */
+  private abandoned: Set<Promise<unknown>> | undefined;
   private readonly controller = new AbortController();
-  private readonly subworkflowCalls = new Map<number, number>();
+  /** `controller.signal`, read once: the getter is a native call, and every node's context takes the signal. */
+  private readonly runSignal = this.controller.signal;
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
-  /** Prefixes of labelled calls made so far; made only when a node labels its calls (core:map). */
-  private labelledPrefixes: Set<string> | undefined;
+  /** Made on the first subworkflow call of one of this graph's nodes. */
+  private callPrefixes: CallPrefixes | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private resolveOutcome!: (outcome: GraphOutcome) => void;
   private readonly onExternalAbort = () => this.halt({ kind: "cancel", reason: "the run was cancelled", error: engineError("CANCELLED", "the run was cancelled") });
@@ -209,9 +201,9 @@ export class GraphRun implements ContextOwner {
     const emitter = scope.emitter;
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
     const policy = g.policies[i];
-    const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.controller.signal) : undefined;
+    const attemptSignal = policy.timeoutMs !== undefined ? new AttemptSignal(this.runSignal) : undefined;
     // The first call inline (callNode's work without its result object): most nodes end here.
-    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.controller.signal);
+    const ctx = new EngineNodeContext(this, i, nodeId, invocationId, g.configs[i], attemptSignal?.signal ?? this.runSignal);
     let value: unknown;
     let call: CallResult | undefined;
     const spans = this.spans;
@@ -226,7 +218,7 @@ export class GraphRun implements ContextOwner {
     }
     clock.read();
     if (call === undefined) {
-      const request = suspensionOf(value);
+      const request = RunPause.requestOf(value);
       if (request !== undefined) {
         attemptSignal?.dispose();
         this.suspend(i, obs, t0, request);
@@ -251,7 +243,7 @@ export class GraphRun implements ContextOwner {
     this.state[i] = NodeState.Running;
     this.active.set(i, obs);
     const host: AttemptHost = {
-      runSignal: this.controller.signal,
+      runSignal: this.runSignal,
       emitter,
       maxOutputBytes: scope.maxOutputBytes,
       call: (signal) => this.callNode(i, nodeId, invocationId, inputs, signal),
@@ -428,22 +420,11 @@ export class GraphRun implements ContextOwner {
     }
   }
 
-  /**
-   * A node paused the run: it is neither settled nor released, so nothing after it runs; the run ends `waiting` once
-   * nothing else can run. Only a top-level node of a run that can be resumed may (a resumed execution replays
-   * top-level nodes only).
-   */
+  /** A node asked to pause the run (run-pause.ts): it stays unsettled, or fails where the run cannot pause. */
   private suspend(i: number, obs: Observation, t0: number, request: Record<string, unknown>): void {
-    if (this.options.mayPause !== true) {
-      const where =
-        this.options.prefix !== ""
-          ? "inside a skill or a map item; move it into the calling workflow"
-          : "in a run nobody can resume (an agent's tool call or a local run); run the workflow on the server";
-      this.fail(i, obs, t0, engineError("INVALID_CONFIG", `"${obs.nodeType}" pauses its run until someone decides, which it cannot do ${where}.`));
-      return;
-    }
-    this.state[i] = NodeState.Suspended;
-    this.waits.push({ nodeId: obs.nodeId, request });
+    const refused = (this.pause ??= new RunPause(this.options.mayPause === true, this.options.prefix)).pause(obs.nodeId, obs.nodeType, request);
+    if (refused !== undefined) this.fail(i, obs, t0, refused);
+    else this.state[i] = NodeState.Suspended;
   }
 
   private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
@@ -466,8 +447,9 @@ export class GraphRun implements ContextOwner {
       () => undefined,
       () => undefined,
     );
-    this.abandoned.add(settled);
-    settled.then(() => this.abandoned.delete(settled));
+    const abandoned = (this.abandoned ??= new Set());
+    abandoned.add(settled);
+    settled.then(() => abandoned.delete(settled));
   }
 
   /** Stop starting nodes, tell the running ones, and end once they have settled (or the grace period is over). */
@@ -483,19 +465,20 @@ export class GraphRun implements ContextOwner {
   private checkFinished(): void {
     if (this.finished || this.awaitingAbandoned) return;
     if (this.halted !== null ? this.running > 0 : this.done < this.size && !this.onlyWaitsLeft()) return;
-    if (this.abandoned.size === 0) {
+    const abandoned = this.abandoned;
+    if (abandoned === undefined || abandoned.size === 0) {
       this.finish();
       return;
     }
     // Timed-out attempts were told to stop: give them the grace period to do so before the run ends.
     this.awaitingAbandoned = true;
     const grace = new Promise((resolve) => setTimeout(resolve, this.scope.graceMs).unref?.());
-    Promise.race([Promise.all(this.abandoned), grace]).then(() => this.finish());
+    Promise.race([Promise.all(abandoned), grace]).then(() => this.finish());
   }
 
   /** Nothing runs or is ready, and what has not settled waits behind a paused node. */
   private onlyWaitsLeft(): boolean {
-    return this.waits.length > 0 && this.running === 0 && this.head === this.tail;
+    return this.pause !== undefined && this.pause.paused && this.running === 0 && this.head === this.tail;
   }
 
   /** Reports the run's outcome exactly once: nodes still running after a halt are cancelled, nodes never started are skipped. */
@@ -516,15 +499,12 @@ export class GraphRun implements ContextOwner {
         if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
       }
     }
-    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.waits));
+    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.pause?.waits));
   }
 
   runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options: SubworkflowOptions = {}): Promise<RunResult> {
-    const calls = (this.subworkflowCalls.get(index) ?? 0) + 1;
-    this.subworkflowCalls.set(index, calls);
     // A node that calls more than one subworkflow (or retries) gets a fresh namespace for each call.
-    const base = options.label !== undefined ? `${callerId}[${options.label}]` : callerId;
-    const prefix = options.label === undefined ? `${base}${calls > 1 ? `#${calls}` : ""}/` : this.labelled(base, calls);
+    const prefix = (this.callPrefixes ??= new CallPrefixes()).next(index, callerId, options.label);
     return this.scope.runSubworkflow(this.scope, {
       workflowId,
       ...(options.asNodeType ? { asNodeType: true } : {}),
@@ -534,13 +514,5 @@ export class GraphRun implements ContextOwner {
       stack: this.options.stack,
       record: (obs) => this.record(obs),
     });
-  }
-
-  /** `<caller>[<label>]/`, or (the same label again: a retry) with the call count, so ids stay unique in the run. */
-  private labelled(base: string, calls: number): string {
-    const used = (this.labelledPrefixes ??= new Set());
-    const prefix = used.has(`${base}/`) ? `${base}#${calls}/` : `${base}/`;
-    used.add(prefix);
-    return prefix;
   }
 }

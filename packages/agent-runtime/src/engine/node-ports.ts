@@ -41,15 +41,21 @@ class PortIndex implements NodePorts {
 
 // Most nodes have exactly their spec's ports: one index per spec serves them all.
 const specPorts = new WeakMap<NodeSpec, PortIndex>();
+/** The spec asked for last: nodes of one type mostly come one after another, and a WeakMap lookup per node costs more than the rest. */
+let lastSpec: NodeSpec | undefined;
+let lastPorts: PortIndex | undefined;
 
 export function nodePorts(node: WorkflowNode, spec: NodeSpec): NodePorts {
   const { inputs, outputs } = declaredPorts(node, spec);
   if (inputs !== spec.inputs || outputs !== spec.outputs) return new PortIndex(inputs, outputs);
+  if (spec === lastSpec) return lastPorts!;
   let ports = specPorts.get(spec);
   if (!ports) {
     ports = new PortIndex(inputs, outputs);
     specPorts.set(spec, ports);
   }
+  lastSpec = spec;
+  lastPorts = ports;
   return ports;
 }
 
