@@ -162,6 +162,15 @@ describe("a client generated from GET /api/openapi.json", () => {
     expect(evalRun.status).toBe(202);
     const evalRunId = z.object({ run: Id }).parse(evalRun.body).run.id;
 
+    // A scene suite over the example scene, and its run (still running or done: either way it is read).
+    const sceneCase = { id: "a", name: "a", script: [{ to: "scribe", text: "Note: hello" }], invariants: [{ kind: "never", event: "board.cleared" }] };
+    const sceneSuite = await call("POST", "/api/evals/scene-suites", {}, { name: "client", sceneId, cases: [sceneCase] });
+    expect(sceneSuite.status).toBe(201);
+    const sceneSuiteId = z.object({ suite: Id }).parse(sceneSuite.body).suite.id;
+    const sceneRun = await call("POST", "/api/evals/scene-suites/{id}/runs", { path: { id: sceneSuiteId } }, {});
+    expect(sceneRun.status).toBe(202);
+    const sceneRunId = z.object({ run: Id }).parse(sceneRun.body).run.id;
+
     const idUnder: [RegExp, string][] = [
       [/^\/api\/workflows\//, workflowId],
       [/^\/api\/(runs|streams)\//, runId],
@@ -174,6 +183,8 @@ describe("a client generated from GET /api/openapi.json", () => {
       [/^\/api\/approvals\//, approvalId],
       [/^\/api\/evals\/suites\//, suiteId],
       [/^\/api\/evals\/runs\//, evalRunId],
+      [/^\/api\/evals\/scene-suites\//, sceneSuiteId],
+      [/^\/api\/evals\/scene-runs\//, sceneRunId],
     ];
     const named: Record<string, string> = { n: "1", to: "2", csId: "latest" };
     // The only required query: a run's value names its side and key.
