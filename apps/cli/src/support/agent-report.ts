@@ -70,6 +70,8 @@ export function reportAgentRun(result: AgentRunResult, llm: CliLlm, json: boolea
     case "idle":
     case "running":
     case "waiting_permission":
+    // The CLI offers no `ask_approval` (nothing here could decide it).
+    case "waiting_approval":
       process.stderr.write(`weft: the agent ended in an unexpected state (${result.status}).\n`);
       return EXIT_FAILED;
     default: {
