@@ -207,7 +207,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       log: log.child("runs"),
       errorWorkflows: { mayRun: accounts.mayRun, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) },
     });
-    const { service: agents, api: agentsApi, continueAfterApproval } = createAgents({
+    const {
+      service: agents,
+      api: agentsApi,
+      continueAfterApproval,
+    } = createAgents({
       storage,
       journal,
       catalog,

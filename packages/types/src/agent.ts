@@ -34,7 +34,20 @@ export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
  * `cancelled`, `failed` (the deliberation itself failed, e.g. the LLM was unreachable), or `budget_exceeded` (an LLM call
  * was refused because it would have passed a token or cost budget).
  */
-export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "waiting_approval", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed", "budget_exceeded"] as const;
+export const AGENT_STATUSES = [
+  "idle",
+  "running",
+  "waiting_permission",
+  "waiting_user",
+  "waiting_approval",
+  "completed",
+  "stuck",
+  "max_steps",
+  "cut_off",
+  "cancelled",
+  "failed",
+  "budget_exceeded",
+] as const;
 export const AgentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 

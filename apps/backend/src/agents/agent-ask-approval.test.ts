@@ -24,7 +24,12 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
   const projectDir = tempDir("weft-askappr-project-");
   const dataDir = tempDir("weft-askappr-data-");
   const logFile = join(projectDir, "log.txt");
-  const lines = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").split(";").filter((l) => l !== "") : []);
+  const lines = () =>
+    existsSync(logFile)
+      ? readFileSync(logFile, "utf8")
+          .split(";")
+          .filter((l) => l !== "")
+      : [];
   let t: TestServer;
   let llm: ScriptedLlmServer;
 
@@ -79,7 +84,7 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
   });
 
   it("waits (waiting_approval, listed in the inbox), a viewer's decision does nothing, and after a restart an approval continues the loop without re-running a step", async () => {
-    llm.enqueue(say(write("one")), say(askApproval("Pay invoice 17 (420 EUR)?", "\n    <data>{\"invoice\": 17}</data>")));
+    llm.enqueue(say(write("one")), say(askApproval("Pay invoice 17 (420 EUR)?", '\n    <data>{"invoice": 17}</data>')));
     const id = await send("Write one, then pay invoice 17 once approved.");
     const waiting = await settled(id, "waiting_approval");
     expect(waiting.steps.map((s) => s.status)).toEqual(["running", "waiting_approval"]);

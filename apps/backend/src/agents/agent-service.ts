@@ -80,9 +80,13 @@ export class AgentService implements AgentHost {
     if (agent.loop) throw busyError(agentId, id);
     const approval = agent.instance.pendingApproval;
     if (approval)
-      throw new ServiceError("CONFLICT", `Conversation "${id}" waits for an approval of: ${approval.question}. A message does not answer it; decide it in the approvals inbox (POST /api/approvals/:id/decision).`, {
-        reason: "WAITING_FOR_APPROVAL",
-      });
+      throw new ServiceError(
+        "CONFLICT",
+        `Conversation "${id}" waits for an approval of: ${approval.question}. A message does not answer it; decide it in the approvals inbox (POST /api/approvals/:id/decision).`,
+        {
+          reason: "WAITING_FOR_APPROVAL",
+        },
+      );
     // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
     agent.startedBy = createdBy;
     agent.loop = this.runLoop(agent, id, (instance, run) => instance.sendMessage(message, run), options.signal);

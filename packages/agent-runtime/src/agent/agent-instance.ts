@@ -211,7 +211,19 @@ export class AgentInstance {
     }
     const privateState = new PrivateState(agentId, saved?.privateState ?? profile.initialPrivateState);
     const events = new AgentEventStream(conversationId, saved?.nextEventSeq ?? 0, options.onEvent, options.logger ?? silentLogger);
-    return ok(new AgentInstance(profile, options.approvals === true ? [...entries.value, ASK_APPROVAL_ENTRY] : entries.value, conversationId, deliberation.value, privateState, events, options, saved, stepsInLog));
+    return ok(
+      new AgentInstance(
+        profile,
+        options.approvals === true ? [...entries.value, ASK_APPROVAL_ENTRY] : entries.value,
+        conversationId,
+        deliberation.value,
+        privateState,
+        events,
+        options,
+        saved,
+        stepsInLog,
+      ),
+    );
   }
 
   /** The tools and skills the model is offered: the profile's, less those the permissions deny outright. */
