@@ -42,6 +42,8 @@ describe("ask_approval", () => {
     const agent = await h.create({}, { approvals: true, conversationId: "c3" });
     const result = await agent.sendMessage("Ask.");
     expect(result.ok && result.value.status).toBe("completed");
-    expect(JSON.stringify(h.request(1).at(-1))).toContain("role");
+    const observation = JSON.stringify(h.request(1).at(-1));
+    expect(observation).toContain("ask_approval was not asked");
+    expect(observation).toContain("role");
   });
 });
