@@ -38,12 +38,12 @@ describe("ask_approval", () => {
   });
 
   it("refuses invalid parameters with an observation, without waiting", async () => {
-    h = await createAgentHarness({ turns: [ask({ role: "admin" }), say("Understood.")] });
+    h = await createAgentHarness({ turns: [ask({ timeoutSeconds: "-5" }), say("Understood.")] });
     const agent = await h.create({}, { approvals: true, conversationId: "c3" });
     const result = await agent.sendMessage("Ask.");
     expect(result.ok && result.value.status).toBe("completed");
     const observation = JSON.stringify(h.request(1).at(-1));
     expect(observation).toContain("ask_approval was not asked");
-    expect(observation).toContain("role");
+    expect(observation).toContain("timeoutSeconds");
   });
 });
