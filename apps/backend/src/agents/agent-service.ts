@@ -162,6 +162,7 @@ export class AgentService implements AgentHost {
       () => agent?.startedBy,
     );
     await journal.open(conversationId);
+    const approvals = this.deps.approvals;
     const created = await AgentInstance.create({
       profile,
       engine: this.deps.engineFor(`agent:${profile.id}`),
@@ -172,7 +173,7 @@ export class AgentService implements AgentHost {
       llm: this.deps.llm,
       ...(this.deps.toolHost ? { toolHost: this.deps.toolHost } : {}),
       permissionBroker: this.deps.permissionBroker,
-      approvals: this.deps.approvals !== undefined,
+      ...(approvals ? { approvals: true, onApprovalAsked: (ask: { step: number; request: ApprovalRequest }) => approvals.ask({ conversationId, agentId: profile.id, ...ask }) } : {}),
       stateStore: storage.agentSessions,
       onEvent: (event) => void journal.append(conversationId, event),
       onRunEvent: this.runEventSink(conversationId, recorder),
@@ -224,9 +225,6 @@ export class AgentService implements AgentHost {
         return;
       }
       await this.deps.storage.agentSteps.save(conversationId, outcome.value.steps);
-      const asked = agent.instance.pendingApproval;
-      if (outcome.value.status === "waiting_approval" && asked && this.deps.approvals)
-        await this.deps.approvals.ask({ conversationId, agentId: agent.instance.agentId, step: asked.step, request: asked.request });
     } catch (error) {
       this.deps.log.error("agent loop failed", { conversationId, error: messageOf(error) });
     } finally {

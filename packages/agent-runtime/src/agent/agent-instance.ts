@@ -76,6 +76,11 @@ export interface AgentInstanceOptions {
    * backend's approvals inbox) and continues the loop with `answerApproval` once decided.
    */
   approvals?: boolean;
+  /**
+   * Stores an `ask_approval` request where it will be decided, before the session says `waiting_approval` (so a
+   * stored waiting session always has its request stored); a failure ends the loop `failed` instead of waiting.
+   */
+  onApprovalAsked?: (ask: { step: number; request: ApprovalRequest }) => Promise<void>;
   /** Scene services (world, events, private state); without a private state the agent keeps its own. */
   services?: NodeServices;
   stateStore?: AgentStateStore;
@@ -377,6 +382,15 @@ export class AgentInstance {
       };
     } finally {
       this.controller = undefined;
+    }
+    const asked = this.question?.approval;
+    if (result.status === "waiting_approval" && asked && this.question && this.options.onApprovalAsked) {
+      try {
+        await this.options.onApprovalAsked({ step: this.question.step, request: asked });
+      } catch (error) {
+        this.question = undefined;
+        result = { ...result, status: "failed", reason: `The approval request could not be stored, so nobody could decide it: ${messageOf(error)}. Send a message to let the agent go on.` };
+      }
     }
     this.currentStatus = result.status;
     this.reason = result.reason;

@@ -37,6 +37,29 @@ describe("ask_approval", () => {
     expect(agent.pendingApproval).toBeUndefined();
   });
 
+  it("stores the request (onApprovalAsked) before the session says it waits; a failure to store it ends the loop failed, not waiting", async () => {
+    h = await createAgentHarness({ turns: [ask(), ask()] });
+    const seen: Array<string | undefined> = [];
+    const agent = await h.create({}, { approvals: true, conversationId: "c4", onApprovalAsked: async () => void seen.push((await h.states.load("c4"))?.status) });
+    const waiting = await agent.sendMessage("Pay.");
+    expect(waiting.ok && waiting.value.status).toBe("waiting_approval");
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toBe("waiting_approval");
+
+    const broken = await h.create(
+      {},
+      {
+        approvals: true,
+        conversationId: "c5",
+        onApprovalAsked: () => Promise.reject(new Error("database is down")),
+      },
+    );
+    const failed = await broken.sendMessage("Pay.");
+    expect(failed.ok && failed.value.status).toBe("failed");
+    expect(broken.pendingApproval).toBeUndefined();
+    expect((await h.states.load("c5"))?.status).toBe("failed");
+  });
+
   it("refuses invalid parameters with an observation, without waiting", async () => {
     h = await createAgentHarness({ turns: [ask({ timeoutSeconds: "-5" }), say("Understood.")] });
     const agent = await h.create({}, { approvals: true, conversationId: "c3" });
