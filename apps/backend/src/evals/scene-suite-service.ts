@@ -37,6 +37,8 @@ export interface SceneRunPort {
   recordedScript(sceneId: string): Promise<SceneScriptMessage[]>;
   /** Runs the copy to the end of its script (each message once the scene has settled); its whole session log. */
   run(spec: SceneCaseRunSpec): Promise<{ entries: SceneLogEntry[]; error?: string }>;
+  /** Deletes a copy a run made (its definition, state and log), as `DELETE /api/scenes/:id` does. */
+  remove(copyId: string): Promise<void>;
 }
 
 export interface SceneSuiteServiceDeps {
@@ -46,6 +48,8 @@ export interface SceneSuiteServiceDeps {
 }
 
 const HOW = "GET /api/evals/scene-suites lists them.";
+/** A suite's runs are not capped: deleting it reads them all, once, for their copies. */
+const EVERY_RUN = Number.MAX_SAFE_INTEGER;
 
 /** A variation of a case: its name and the overrides over the scene's initial world. */
 function variationsOf(c: SceneCase): Array<{ name: string; world: Record<string, unknown> }> {
@@ -93,8 +97,12 @@ export class SceneSuiteService {
     return suite;
   }
 
+  /** Deletes the suite, its runs and the scene copies they made (nothing else links to them). */
   async deleteSuite(id: string): Promise<void> {
+    const copies = (await this.deps.repo.listRuns(id, EVERY_RUN)).flatMap((run) => run.results.flatMap((r) => (r.sceneId ? [r.sceneId] : [])));
     if (!(await this.deps.repo.deleteSuite(id))) throw notFound("scene suite", id, HOW);
+    for (const copyId of copies)
+      await this.deps.port.remove(copyId).catch((error: unknown) => this.deps.log.warn("a scene suite's copy was not deleted; delete it from the Scenes view", { copyId, error: messageOf(error) }));
   }
 
   /** Starts a run in the background: its record at once (status `running`), rewritten as each variation ends. */

@@ -126,6 +126,13 @@ describe("scene suites", () => {
     expect(unconfirmed.broken.map((b) => [b.name, b.step])).toEqual([["placed then confirmed", 3]]);
     expect(unconfirmed.broken[0].message).toContain('"order.placed" at step 3 was not followed by "order.confirmed"');
     expect(unconfirmed.steps).toBe(3);
+
+    // Deleting the suite deletes its runs and the scene copies they made; the suite's own scene stays.
+    const copies = run.results.map((r) => r.sceneId ?? "");
+    for (const copy of copies) expect((await t.call("GET", `/api/scenes/${copy}`)).status).toBe(200);
+    expect((await editor.call("DELETE", `/api/evals/scene-suites/${suiteId}`)).status).toBe(200);
+    for (const copy of copies) expect((await t.call("GET", `/api/scenes/${copy}`)).status).toBe(404);
+    expect((await t.call("GET", "/api/scenes/shop")).status).toBe(200);
   });
 
   it("refuses malformed invariants and overrides with the field at fault and how to fix it", async () => {

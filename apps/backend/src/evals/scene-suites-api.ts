@@ -44,7 +44,7 @@ export const SCENE_SUITES_ROUTES: readonly ApiRoute[] = [
   }),
   route("GET", "/api/evals/scene-suites/:id", "evals", "One scene suite with its cases", { response: SuiteAnswer }),
   route("PUT", "/api/evals/scene-suites/:id", "evals", "Replace a scene suite's name, scene and cases", { body: SceneSuiteInputSchema, response: SuiteAnswer }),
-  route("DELETE", "/api/evals/scene-suites/:id", "evals", "Delete a scene suite and its runs", { response: OkAnswer }),
+  route("DELETE", "/api/evals/scene-suites/:id", "evals", "Delete a scene suite, its runs and the scene copies they made", { response: OkAnswer }),
   route("POST", "/api/evals/scene-suites/:id/runs", "evals", "Run a scene suite: each variation an ordinary scene run of a stored copy of the scene", { response: RunAnswer, status: 202 }),
   route("GET", "/api/evals/scene-suites/:id/runs", "evals", "The scene suite's runs, newest first", { query: RunListQuery, response: z.object({ runs: z.array(SceneSuiteRunSchema) }) }),
   route("GET", "/api/evals/scene-runs/:id", "evals", "One scene suite run: per variation pass or fail, each broken invariant's first step, value and timeline link", { response: RunAnswer }),

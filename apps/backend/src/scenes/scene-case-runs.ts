@@ -65,5 +65,9 @@ export function sceneCaseRuns(deps: { host: SceneHost; scenes: DocumentRepositor
       await deps.host.stop(spec.copyId).catch(() => undefined);
       return { entries: await wholeLog(deps.host, spec.copyId), ...(error !== undefined ? { error } : {}) };
     },
+    /** As `DELETE /api/scenes/:id`: the definition, then its runtime state and log. */
+    async remove(copyId: string) {
+      if (await deps.scenes.delete(copyId)) await deps.host.forget(copyId);
+    },
   };
 }
