@@ -14,6 +14,8 @@ const PRICES = { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillio
 const KNOWN = { prompt_tokens: 1200, completion_tokens: 340 };
 const BUDGET = 1600;
 const BUILDER_BUDGET = 4000;
+/** An agent conversation's: two calls of 2,800 tokens pass it; the second's estimate (~1,200, the prompt with its tools' documentation) still fits after the first. */
+const AGENT_BUDGET = 4400;
 
 /** Two LLM calls in a row: the second is the one a budget refuses. */
 function twoCalls(id: string, profileId: string) {
@@ -95,7 +97,7 @@ describe("budgets stop work before it overspends", () => {
   it("tells an agent in its context when its budget is low, then ends its conversation with budget_exceeded before the call that would pass it", async () => {
     const LARGE = { prompt_tokens: 2700, completion_tokens: 100 };
     expect((await t.call("POST", "/api/agents", { id: "budget-agent", name: "Budget agent", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile, tools: [] })).status).toBe(201);
-    expect((await put("/api/budgets/agent/budget-agent", { tokens: 4000 })).status).toBe(200);
+    expect((await put("/api/budgets/agent/budget-agent", { tokens: AGENT_BUDGET })).status).toBe(200);
     llm.enqueue({ kind: "text", chunks: ["First."], usage: LARGE });
     const before = calls();
     const sent = await t.call("POST", "/api/agents/budget-agent/messages", { message: "Hello" });
@@ -108,7 +110,7 @@ describe("budgets stop work before it overspends", () => {
       });
     await ended("completed", 1);
     expect(JSON.stringify(llm.chatBodies().at(-1))).not.toContain("Budget running low");
-    // 2800 of 4000 used: the next call fits, and leaves under a fifth, so the agent is told.
+    // 2800 of 4400 used: the next call fits, and leaves under a fifth, so the agent is told.
     llm.enqueue({ kind: "text", chunks: ["Second."], usage: LARGE });
     expect((await t.call("POST", "/api/agents/budget-agent/messages", { message: "Again", conversationId })).status).toBe(202);
     await ended("completed", 2);
@@ -119,7 +121,7 @@ describe("budgets stop work before it overspends", () => {
     const c = await ended("budget_exceeded", 3);
     expect(calls() - before).toBe(2);
     expect(c.steps.at(-1)?.status).toBe("budget_exceeded");
-    expect(c.steps.at(-1)?.reason).toContain("agent conversation's token budget is 4000");
+    expect(c.steps.at(-1)?.reason).toContain(`agent conversation's token budget is ${AGENT_BUDGET}`);
   });
 
   it("pauses a scene with reason BUDGET_EXCEEDED before the call that would pass the scene's budget", async () => {
