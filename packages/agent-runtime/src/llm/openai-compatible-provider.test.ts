@@ -30,6 +30,20 @@ function failure(outcome: LlmOutcome) {
   if (outcome.ok) throw new Error(`expected a failure, got text ${JSON.stringify(outcome.result.text)}`);
   return outcome.error;
 }
+/** A cut the scripted server waits for: it comes once the client has read `text`, so the reset drops nothing unread. */
+function readThenCut(text: string) {
+  let seen = "";
+  let cut: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (cut = resolve));
+  return {
+    cut: promise,
+    saw(chunk: string) {
+      seen += chunk;
+      if (seen === text) cut();
+    },
+  };
+}
+
 function success(outcome: LlmOutcome) {
   if (!outcome.ok) throw new Error(`expected success, got ${outcome.error.code}: ${outcome.error.message}`);
   return outcome.result;
@@ -202,14 +216,15 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
   it("times out when the server does not answer, and when the stream stalls, keeping the partial text", async () => {
     const { server, provider } = await setup(
       [
-        { kind: "text", chunks: ["never"], delayMs: 3_000 },
-        { kind: "text", chunks: ["Hel", "lo", "!"], stall: { afterChunks: 2, ms: 1_500 } },
+        { kind: "text", chunks: ["never"], delayMs: 10_000 },
+        { kind: "text", chunks: ["Hel", "lo", "!"], stall: { afterChunks: 2, ms: 10_000 } },
       ],
-      { timeoutMs: 300 },
+      // Long enough for a busy machine to deliver the first chunk in time; the stalls are far longer.
+      { timeoutMs: 1_500 },
     );
     const silent = failure(await provider.complete({ messages: ask }));
     expect(silent.code).toBe("TIMEOUT");
-    expect(silent.hint).toContain("300 ms");
+    expect(silent.hint).toContain("1500 ms");
 
     const stalled = failure(await provider.complete({ messages: ask }));
     expect(stalled.code).toBe("TIMEOUT");
@@ -218,9 +233,10 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
   });
 
   it("keeps the partial text when the connection drops mid-stream", async () => {
-    const { provider } = await setup([{ kind: "disconnect", chunks: ["The answer ", "is"], reasoning: ["thinking"] }]);
+    const read = readThenCut("The answer is");
+    const { provider } = await setup([{ kind: "disconnect", chunks: ["The answer ", "is"], reasoning: ["thinking"], cutWhen: read.cut }]);
     const chunks: string[] = [];
-    const error = failure(await provider.complete({ messages: ask }, { onChunk: (c) => c.kind === "text" && chunks.push(c.text) }));
+    const error = failure(await provider.complete({ messages: ask }, { onChunk: (c) => c.kind === "text" && (chunks.push(c.text), read.saw(c.text)) }));
     expect(error.code).toBe("NETWORK");
     expect(error.partialText).toBe("The answer is");
     expect(error.partialReasoning).toBe("thinking");
@@ -312,11 +328,12 @@ describe("OpenAiCompatibleProvider over real HTTP", () => {
     expect(before.server.chatBodies()).toHaveLength(2);
     await before.server.stop();
 
+    const read = readThenCut("The answer is");
     const after = await setup([
-      { kind: "disconnect", chunks: ["The answer", " is"], cutAfterMs: 20 },
+      { kind: "disconnect", chunks: ["The answer", " is"], cutWhen: read.cut },
       { kind: "text", chunks: ["never asked"] },
     ]);
-    const error = failure(await after.provider.complete({ messages: ask }));
+    const error = failure(await after.provider.complete({ messages: ask }, { onChunk: (c) => c.kind === "text" && read.saw(c.text) }));
     expect(error.code).toBe("NETWORK");
     expect(error.partialText).toBe("The answer is");
     expect(error.message).not.toMatch(/could not (be )?reach/i);

@@ -43,7 +43,8 @@ export type LlmOutcome = { ok: true; result: LlmChatResult; turn: LlmTurn } | { 
 
 export type ConnectionTestResult = { ok: true; latencyMs: number; model: string } | { ok: false; latencyMs: number; error: LlmErrorInfo };
 
-type AttemptResult = { ok: true; assembler: StreamAssembler } | { ok: false; error: LlmError; assembler: StreamAssembler };
+/** `responded`: the endpoint answered 200 and the stream had begun, so a break is not a refused connection. */
+type AttemptResult = { ok: true; assembler: StreamAssembler } | { ok: false; error: LlmError; assembler: StreamAssembler; responded: boolean };
 
 /** Raised around a caller's onChunk failure so it is rethrown, not mistaken for a provider failure. */
 class ChunkCallbackError extends Error {
@@ -135,7 +136,7 @@ export class OpenAiCompatibleProvider {
         done.response = { assistant: chat.message, finishReason: chat.finishReason, ...(chat.usage ? { usage: chat.usage } : {}) };
         return { ok: true, result: chat, turn: done };
       }
-      const delay = this.retryDelay(result.error, attempt, result.assembler);
+      const delay = this.retryDelay(result.error, attempt, result.assembler, result.responded);
       if (delay !== undefined) {
         this.log.info("retrying LLM call", { code: result.error.code, attempt, delayMs: delay });
         if (await sleep(delay, options.signal)) continue;
@@ -179,10 +180,12 @@ export class OpenAiCompatibleProvider {
       partialReasoning: assembler.reasoning,
       started: assembler.chunks > 0,
     });
+    let responded = false;
     try {
-      if (signal?.aborted) return { ok: false, error: classifyLlmFailure(undefined, context()), assembler };
+      if (signal?.aborted) return { ok: false, error: classifyLlmFailure(undefined, context()), assembler, responded };
       arm();
       const stream = await this.client.chat.completions.create(body, { signal: controller.signal });
+      responded = true;
       arm();
       for await (const chunk of stream) {
         arm();
@@ -191,12 +194,12 @@ export class OpenAiCompatibleProvider {
         if (added.text) deliver(onChunk, { kind: "text", text: added.text });
       }
       // The SDK ends an aborted stream quietly; the abort is still a failure.
-      if (controller.signal.aborted) return { ok: false, error: classifyLlmFailure(undefined, context()), assembler };
-      if (assembler.finishReason === undefined) return { ok: false, error: streamEndedEarly(context(), assembler.chunks), assembler };
+      if (controller.signal.aborted) return { ok: false, error: classifyLlmFailure(undefined, context()), assembler, responded };
+      if (assembler.finishReason === undefined) return { ok: false, error: streamEndedEarly(context(), assembler.chunks), assembler, responded };
       return { ok: true, assembler };
     } catch (error) {
       if (error instanceof ChunkCallbackError) throw error.original;
-      return { ok: false, error: classifyLlmFailure(error, context()), assembler };
+      return { ok: false, error: classifyLlmFailure(error, context()), assembler, responded };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -204,12 +207,13 @@ export class OpenAiCompatibleProvider {
   }
 
   /** Milliseconds to wait before retrying, or undefined when this failure is final. */
-  private retryDelay(error: LlmError, attempt: number, assembler: StreamAssembler): number | undefined {
+  private retryDelay(error: LlmError, attempt: number, assembler: StreamAssembler, responded: boolean): number | undefined {
     if (attempt > this.config.maxRetries) return undefined;
     // Never replay a request whose answer had started: the caller already saw those tokens.
     if (assembler.produced) return undefined;
-    // A stream that broke before its first token is a glitch worth one more try; a refused connection is not.
-    const reset = error.code === "NETWORK" && assembler.chunks > 0;
+    // A stream that broke before its first token is a glitch worth one more try, even when the break came before
+    // its first chunk was read (a busy client reads late); a refused connection is not.
+    const reset = error.code === "NETWORK" && responded;
     if (error.code !== "RATE_LIMIT" && error.code !== "PROVIDER_ERROR" && !reset) return undefined;
     const maxDelay = this.config.maxRetryDelayMs ?? 30_000;
     if (error.retryAfterMs !== undefined) return error.retryAfterMs <= maxDelay ? error.retryAfterMs : undefined;

@@ -36,10 +36,11 @@ export type ScriptedTurn =
   /** An HTTP error answer in the OpenAI error format (401, 404 model not found, 429 with retry-after…). */
   | ({ kind: "http_error"; status: number; message?: string; type?: string; code?: string; headers?: Record<string, string> } & Timing)
   /**
-   * Streams these text chunks, then destroys the socket without finishing the response. The cut
-   * comes `cutAfterMs` (default 100) after the last chunk, so the client has read what was sent.
+   * Streams these text chunks, then destroys the socket without finishing the response. The cut comes once
+   * `cutWhen` settles (a test resolves it when its client has read the chunks: a busy client reads late, and
+   * a reset drops what it had not read), else `cutAfterMs` (default 100) after the chunks were flushed.
    */
-  | ({ kind: "disconnect"; chunks: string[]; reasoning?: string[]; cutAfterMs?: number } & Timing)
+  | ({ kind: "disconnect"; chunks: string[]; reasoning?: string[]; cutAfterMs?: number; cutWhen?: Promise<unknown> } & Timing)
   /** Streams these text chunks, then an in-stream `{"error": …}` event, as providers do on late failures. */
   | ({ kind: "stream_error"; chunks: string[]; message: string; code?: string; type?: string } & Timing)
   /** Answers 200 with this exact body, e.g. an SSE line whose JSON is broken, or an HTML page. */
@@ -136,7 +137,12 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
       case "disconnect": {
         const chunks = replyChunks(partialReply(turn.chunks, turn.reasoning ?? []), meta, false).slice(0, -1);
         await stream(res, chunks, turn, false);
-        await pause(turn.cutAfterMs ?? 100, res);
+        if (turn.cutWhen) await turn.cutWhen;
+        else {
+          // An SSE comment line, ignored by the client: its callback says the chunks before it left the server.
+          await new Promise<void>((resolve) => res.write(":\n\n", () => resolve()));
+          await pause(turn.cutAfterMs ?? 100, res);
+        }
         cutByServer.add(res);
         res.socket?.destroy();
         return;
