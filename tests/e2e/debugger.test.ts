@@ -36,13 +36,16 @@ const debugWorkflow: WorkflowInput = {
   ],
 };
 
-/** Two waits in a row: long enough to reload the page in the middle of the run. */
+/**
+ * Two waits in a row: long enough to reload the page in the middle of the run. The second is the longer: on a
+ * loaded machine the reload alone took longer than 1.5 s, and the page came back to a run already finished.
+ */
 const slowWorkflow: WorkflowInput = {
   id: "slow",
   name: "Slow",
   nodes: [
     { id: "first", type: "core:delay", position: { x: 0, y: 0 }, inputs: { value: "x", ms: 1500 } },
-    { id: "second", type: "core:delay", position: { x: 320, y: 0 }, inputs: { ms: 1500 } },
+    { id: "second", type: "core:delay", position: { x: 320, y: 0 }, inputs: { ms: 8000 } },
   ],
   edges: [{ id: "e", source: "first", sourceHandle: "value", target: "second", targetHandle: "value" }],
 };
@@ -58,7 +61,8 @@ async function openWorkflow(id: string) {
 describe("running and debugging in the browser", () => {
   it("runs with interface inputs and shows every node's status, outputs, error and skip reason", async () => {
     const { page } = weft;
-    await page.goto(weft.url);
+    // The first load parses the whole editor: slower than the default limit when the machine is busy.
+    await page.goto(weft.url, { timeout: 30_000 });
     await openWorkflow("debug-me");
     // A text template's `template` is both an input and a setting: it is edited once, in the setting.
     expect(await node(page, "greet").locator(".port-row.input").filter({ hasText: "Template" }).locator("textarea, input").count()).toBe(0);
@@ -122,11 +126,11 @@ describe("running and debugging in the browser", () => {
     await openWorkflow("slow");
     await page.locator('[data-testid="run"]').click();
     await poll(() => status("first")).toBe("running");
-    await page.reload();
-    await poll(() => page.locator(".tab.active").getAttribute("data-tab-id")).toBe("slow");
+    await page.reload({ timeout: 30_000 });
+    await poll(() => page.locator(".tab.active").getAttribute("data-tab-id"), { timeout: 15_000 }).toBe("slow");
     // Back on the live run: it goes on and finishes on screen.
-    await poll(() => status("second"), { timeout: 10_000 }).toBe("running");
-    await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 10_000 }).toBe("completed");
+    await poll(() => status("second"), { timeout: 15_000 }).toBe("running");
+    await poll(() => texts(page, '[data-testid="run-status"]'), { timeout: 30_000 }).toBe("completed");
     expect(await status("first")).toBe("completed");
     expect(await status("second")).toBe("completed");
     await inspectRun(page, "second");

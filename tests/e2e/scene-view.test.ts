@@ -86,7 +86,8 @@ async function say(page: Page, to: string, text: string) {
 describe("the Scenes view", () => {
   it("runs the notice-board scene live: agents' statuses, timeline, world state, traces, chat, reload, reconnect, the debugger", async () => {
     const { page } = weft;
-    await page.goto(weft.url);
+    // The first load parses the whole editor: slower than the default limit when the machine is busy.
+    await page.goto(weft.url, { timeout: 30_000 });
     await page.locator('[data-testid="view-scenes"]').click();
     await poll(() => page.locator('[data-testid="SceneView"]').count()).toBe(1);
     expect(new URL(page.url()).hash).toBe("#/scenes");
@@ -146,7 +147,7 @@ describe("the Scenes view", () => {
     }
 
     // After a reload the view comes back as it was and goes on live from where it stood.
-    await page.reload();
+    await page.reload({ timeout: 30_000 });
     await poll(() => page.locator(".scene-item.active").getAttribute("data-scene-id")).toBe("notice-board");
     await poll(() => page.locator(`${timeline} .tl-step`).count()).toBe(6);
     await say(page, "scribe", 'Post the note "Ferry at noon"');
@@ -186,7 +187,7 @@ describe("the Scenes view", () => {
 
   it("shows an agent's question and takes the user's answer, which the agent then uses", async () => {
     const { page } = weft;
-    await page.goto(`${weft.url}/#/scenes`);
+    await page.goto(`${weft.url}/#/scenes`, { timeout: 30_000 });
     await openScene(page, "asking");
     await page.locator('[data-testid="scene-start"]').click();
     await poll(() => page.locator('[data-testid="scene-status"]').getAttribute("data-status")).toBe("running");
@@ -216,7 +217,7 @@ describe("the Scenes view", () => {
 
   it("creates a scene from agent profiles and deletes it", async () => {
     const { page } = weft;
-    await page.goto(`${weft.url}/#/scenes`);
+    await page.goto(`${weft.url}/#/scenes`, { timeout: 30_000 });
     await page.locator('[data-testid="scene-new"]').click();
     const dialog = page.locator('[data-testid="scene-create"]');
     await dialog.locator("#scene-name").fill("Pair of agents");

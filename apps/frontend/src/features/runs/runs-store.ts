@@ -39,7 +39,7 @@ export const useRunsStore = defineStore("runs", () => {
   const snapshots = new Map<string, Workflow>();
   const starting = ref(false);
   const unsubscribers = new Map<string, () => void>();
-  const { socket, status: socketStatus } = useLiveSocket((error) => ui.apiError("Live updates", error));
+  const { socket, status: socketStatus, reconnectNow } = useLiveSocket((error) => ui.apiError("Live updates", error));
 
   const viewOf = (runId: string | null | undefined) => (runId ? views.get(runId) : undefined);
   const shownRun = (tabId: string | null | undefined) => (tabId ? viewOf(shown[tabId]) : undefined);
@@ -281,6 +281,7 @@ export const useRunsStore = defineStore("runs", () => {
     recent,
     recentError,
     socketStatus,
+    reconnectNow,
     starting,
     rememberShown,
     viewOf,

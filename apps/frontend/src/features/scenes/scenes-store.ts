@@ -30,7 +30,7 @@ export type SceneSideTab = "world" | "trace" | "replay" | "versions" | "evals";
  */
 export const useScenesStore = defineStore("scenes", () => {
   const ui = useUiStore();
-  const { socket, status: socketStatus } = useLiveSocket((error) => ui.apiError("Live updates", error));
+  const { socket, status: socketStatus, reconnectNow } = useLiveSocket((error) => ui.apiError("Live updates", error));
 
   const scenes = ref<Scene[]>([]);
   const selectedId = ref<string | null>(readLocal(SELECTED_KEY, z.string()) ?? null);
@@ -281,6 +281,7 @@ export const useScenesStore = defineStore("scenes", () => {
     focus,
     timelineFocus,
     socketStatus,
+    reconnectNow,
     seen,
     noteSeen,
     rememberSeen,

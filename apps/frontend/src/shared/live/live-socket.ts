@@ -11,8 +11,14 @@ export interface LiveSocketOptions {
   WebSocketImpl?: typeof WebSocket;
   onStatus?: (status: SocketStatus) => void;
   onError?: (error: ApiError) => void;
-  /** Waits before reconnect attempts; the last one repeats. */
+  /** Waits before reconnect attempts, each taken between half and all of it (jitter); the last one repeats. Reset once a connection opens. */
   reconnectDelaysMs?: number[];
+  /**
+   * An attempt that has not opened after this long is given up and tried again (a handshake lost on the way
+   * would otherwise hold the view at "connecting" until the browser's own limit, minutes). Doubled after each
+   * attempt given up (up to 5 minutes), so a handshake that is only slow, on a loaded machine, still gets through.
+   */
+  connectTimeoutMs?: number;
 }
 
 interface Stream {
@@ -20,6 +26,10 @@ interface Stream {
   listeners: Set<EventListener>;
   resyncing: boolean;
 }
+
+const DEFAULT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000];
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const MAX_CONNECT_TIMEOUT_MS = 300_000;
 
 /**
  * One WebSocket to `/ws` shared by every live view. Each stream remembers the last `seq` it
@@ -29,8 +39,12 @@ interface Stream {
 export class LiveSocket {
   private socket: WebSocket | null = null;
   private readonly streams = new Map<string, Stream>();
+  /** Failed attempts since the last open: picks the wait before the next one. */
   private attempt = 0;
+  /** Attempts in a row given up for taking too long: lengthens the next one's limit. */
+  private slowAttempts = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private connectTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   status: SocketStatus = "closed";
 
@@ -63,7 +77,7 @@ export class LiveSocket {
 
   close(): void {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.clearTimers();
     this.socket?.close();
     this.socket = null;
     this.setStatus("closed");
@@ -74,9 +88,42 @@ export class LiveSocket {
     this.socket?.close();
   }
 
+  /**
+   * Tries again at once, without the wait (the user's "Reconnect now", the browser back online or the tab
+   * shown again). An open connection is kept; an attempt under way is given up for a new one.
+   */
+  reconnectNow(): void {
+    if (this.closed || this.status === "open") return;
+    this.attempt = 0;
+    this.slowAttempts = 0;
+    const stale = this.socket;
+    this.clearTimers();
+    this.socket = null;
+    if (stale) {
+      this.detach(stale);
+      stale.close();
+    }
+    if (this.streams.size > 0) this.ensureOpen();
+    else this.setStatus("closed");
+  }
+
   private setStatus(status: SocketStatus) {
     this.status = status;
     this.options.onStatus?.(status);
+  }
+
+  private clearTimers() {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.timer = null;
+    this.connectTimer = null;
+  }
+
+  private detach(socket: WebSocket) {
+    socket.onopen = null;
+    socket.onmessage = null;
+    socket.onclose = null;
+    socket.onerror = null;
   }
 
   private ensureOpen() {
@@ -85,29 +132,48 @@ export class LiveSocket {
     const socket = new Impl(this.options.url);
     this.socket = socket;
     this.setStatus("connecting");
+    const limit = Math.min((this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS) * 2 ** this.slowAttempts, MAX_CONNECT_TIMEOUT_MS);
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = null;
+      if (this.socket !== socket || socket.readyState === 1) return;
+      this.slowAttempts++;
+      this.lost(socket);
+    }, limit);
     socket.onopen = () => {
+      if (this.connectTimer) clearTimeout(this.connectTimer);
+      this.connectTimer = null;
       this.attempt = 0;
+      this.slowAttempts = 0;
       this.setStatus("open");
       for (const [streamId, stream] of this.streams) if (!stream.resyncing) this.send({ type: "subscribe", streamId, after: stream.lastSeq });
     };
     socket.onmessage = (message) => this.receive(String(message.data));
-    socket.onclose = () => {
-      if (this.socket !== socket) return;
-      this.socket = null;
-      this.setStatus("closed");
-      if (!this.closed && this.streams.size > 0) this.scheduleReconnect();
-    };
-    socket.onerror = () => socket.close();
+    socket.onclose = () => this.lost(socket);
+    socket.onerror = () => this.lost(socket);
+  }
+
+  /** The connection (or the attempt) is gone: forgets it and plans the next attempt. */
+  private lost(socket: WebSocket) {
+    if (this.socket !== socket) return;
+    this.detach(socket);
+    if (socket.readyState !== 3) socket.close();
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    this.socket = null;
+    this.setStatus("closed");
+    if (!this.closed && this.streams.size > 0) this.scheduleReconnect();
   }
 
   private scheduleReconnect() {
-    const delays = this.options.reconnectDelaysMs ?? [250, 500, 1000, 2000, 5000];
+    const delays = this.options.reconnectDelaysMs ?? DEFAULT_DELAYS_MS;
     const delay = delays[Math.min(this.attempt, delays.length - 1)];
+    // Half to all of the wait: pages that lost the same server do not all come back in the same instant.
+    const wait = delay * (0.5 + 0.5 * Math.random());
     this.attempt++;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.ensureOpen();
-    }, delay);
+    }, wait);
   }
 
   private send(message: unknown) {
