@@ -64,8 +64,9 @@ export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1440, height: 900 },
   });
-  // A step that cannot happen should fail the test with its own message, well before the test's timeout.
-  context.setDefaultTimeout(8000);
+  // A step that cannot happen should fail the test with its own message, well before the test's timeout; a step that is
+  // only slow (a loaded machine: a page load, a click waiting for the layout) still gets through.
+  context.setDefaultTimeout(15_000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   await signInBrowser(context, server);
   if (!options.home) {

@@ -11,7 +11,10 @@ export interface LiveSocketOptions {
   WebSocketImpl?: typeof WebSocket;
   onStatus?: (status: SocketStatus) => void;
   onError?: (error: ApiError) => void;
-  /** Waits before reconnect attempts, each taken between half and all of it (jitter); the last one repeats. Reset once a connection opens. */
+  /**
+   * Waits before reconnect attempts, each taken between half and all of it (jitter); the last one repeats. Reset once a
+   * connection has stayed open a while: a server that accepts and drops at once is not hammered.
+   */
   reconnectDelaysMs?: number[];
   /**
    * An attempt that has not opened after this long is given up and tried again (a handshake lost on the way
@@ -28,6 +31,8 @@ interface Stream {
 }
 
 const DEFAULT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000];
+/** A connection open this long was a working one: losing it starts the backoff from the shortest wait again. */
+const STABLE_OPEN_MS = 5000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const MAX_CONNECT_TIMEOUT_MS = 300_000;
 
@@ -41,6 +46,8 @@ export class LiveSocket {
   private readonly streams = new Map<string, Stream>();
   /** Failed attempts since the last open: picks the wait before the next one. */
   private attempt = 0;
+  /** When the current connection opened (null while none is open): a connection lost soon after keeps the backoff. */
+  private openedAt: number | null = null;
   /** Attempts in a row given up for taking too long: lengthens the next one's limit. */
   private slowAttempts = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -142,7 +149,7 @@ export class LiveSocket {
     socket.onopen = () => {
       if (this.connectTimer) clearTimeout(this.connectTimer);
       this.connectTimer = null;
-      this.attempt = 0;
+      this.openedAt = Date.now();
       this.slowAttempts = 0;
       this.setStatus("open");
       for (const [streamId, stream] of this.streams) if (!stream.resyncing) this.send({ type: "subscribe", streamId, after: stream.lastSeq });
@@ -160,6 +167,8 @@ export class LiveSocket {
     if (this.connectTimer) clearTimeout(this.connectTimer);
     this.connectTimer = null;
     this.socket = null;
+    if (this.openedAt !== null && Date.now() - this.openedAt >= STABLE_OPEN_MS) this.attempt = 0;
+    this.openedAt = null;
     this.setStatus("closed");
     if (!this.closed && this.streams.size > 0) this.scheduleReconnect();
   }
