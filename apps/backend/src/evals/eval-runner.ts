@@ -16,16 +16,17 @@ export interface FinishedRun {
   durationMs: number;
   steps: number;
   workflowVersion?: number;
+  /** Tokens and cost of the run's LLM calls (costUsd null: a price is unknown). */
+  tokens: number;
+  costUsd: number | null;
 }
 
 /** What the runner needs of the runs domain and the usage records (wired in index.ts). */
 export interface CaseRunPort {
   /** Starts one run of the side's workflow with these inputs; its id. */
   start(workflow: SideWorkflow, inputs: Record<string, unknown>, createdBy: string | undefined): Promise<string>;
-  /** Resolves when the run has ended. */
+  /** Resolves when the run has ended, with what it did and used. */
   finished(runId: string): Promise<FinishedRun>;
-  /** Tokens and cost of the run's LLM calls (null: a price is unknown). */
-  usage(runId: string): Promise<{ tokens: number; costUsd: number | null }>;
 }
 
 /** Where the runner reports: progress per case run, and the record (stored now and then, and at the end). */
@@ -62,7 +63,7 @@ async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: Eval
     };
   }
   const ended = await port.finished(runId);
-  const usage = await port.usage(runId);
+  const usage = { tokens: ended.tokens, costUsd: ended.costUsd };
   const common = {
     ...base,
     runId,
@@ -85,6 +86,11 @@ async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: Eval
 
 /** How often at most the growing record is rewritten while cases finish (the end is always stored). */
 const STORE_EVERY_MS = 500;
+/**
+ * And at most this share of the time: the record holds every result so far, so storing it costs more as the run
+ * grows (1,000 results: tens of milliseconds redacted and written), and a fixed interval made it a growing tax.
+ */
+const STORE_SHARE = 0.05;
 
 /**
  * Runs every case on every side, `concurrency` case runs at a time, filling `run` in place (results in case order)
@@ -127,6 +133,7 @@ export async function executeCases(options: {
   const slots: Array<Array<EvalCaseResult | undefined>> = run.sides.map(() => Array.from({ length: caseCount }, () => undefined));
   let next = 0;
   let lastStored = Date.now();
+  let storeGap = STORE_EVERY_MS;
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
@@ -140,9 +147,11 @@ export async function executeCases(options: {
       side.results = slots[job.side].filter((r): r is EvalCaseResult => r !== undefined);
       run.done++;
       report.progress(run, job.side, result);
-      if (Date.now() - lastStored >= STORE_EVERY_MS) {
-        lastStored = Date.now();
+      if (Date.now() - lastStored >= storeGap) {
+        const began = Date.now();
         await report.store(run).catch((error: unknown) => options.log.warn("an eval run's progress could not be stored", { evalRunId: run.id, error: messageOf(error) }));
+        lastStored = Date.now();
+        storeGap = Math.max(STORE_EVERY_MS, (lastStored - began) / STORE_SHARE);
       }
     }
   };
