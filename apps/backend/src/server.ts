@@ -359,7 +359,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           accounts.api,
           credentialsApi(credentials, maxBodyBytes),
           mcpSettingsApi(mcpSettings, maxBodyBytes),
-          mcpApi({ storage, runs, hub, agents: storage.agents, approvals: approvals.service, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
+          mcpApi({ storage, runs, hub, agents: storage.agents, approvals: approvals.service, callerModels: rt.callerModels, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
           ops.api,
           triggers.api,
           triggers.hooks,
