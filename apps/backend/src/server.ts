@@ -352,7 +352,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           runsApi,
           agentsApi,
           createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository }),
-          createA2a({ agents, storage, sql: storage.sql, hub, maxBodyBytes, version: pkg.version }),
+          createA2a({ agents, storage, sql: storage.sql, maxBodyBytes, version: pkg.version }),
           wsPlugin,
           builder.api,
           scenes.api,

@@ -18,6 +18,7 @@ let t: TestServer;
 let llm: ScriptedLlmServer;
 let editor: TestUser;
 let other: TestUser;
+let profileId: string;
 
 const send = (text: string, ids: { contextId?: string; taskId?: string } = {}, returnImmediately = false) => ({
   message: { ...userMessage(text, ids.contextId), taskId: ids.taskId ?? "" },
@@ -39,7 +40,8 @@ beforeAll(async () => {
   t = await startTestServer({ dataDir, examplesDir: EXAMPLES });
   const profile = await t.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0, timeoutMs: 300_000 });
   expect(profile.status).toBe(201);
-  const agent = { id: "scripted", name: "Scripted", tools: [], deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id };
+  profileId = ProfileIdAnswerSchema.parse(profile.body).profile.id;
+  const agent = { id: "scripted", name: "Scripted", tools: [], deliberationWorkflowId: "agent-deliberation", llmProfileId: profileId };
   expect((await t.call("POST", "/api/agents", agent)).status).toBe(201);
   editor = await createTestUser(t, "ed", "editor");
   other = await createTestUser(t, "otto", "editor");
@@ -106,5 +108,31 @@ describe("A2A tasks through the official @a2a-js/sdk client", () => {
     // The model got the user's answer as the result of its question.
     expect(JSON.stringify(llm.chatBodies().at(-1))).toContain("Lyon");
     expect((await sdk.getTask(getTask(asked.id))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("an agent's permission prompt leaves the task input-required naming the tool; the answer in the same task lets the call run and the task complete", async () => {
+    expect(
+      (await t.call("POST", "/api/agents", { id: "reader", name: "Reader", tools: ["fs:read"], protocol: "openai-tools", deliberationWorkflowId: "agent-deliberation", llmProfileId: profileId }))
+        .status,
+    ).toBe(201);
+    expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "ask", rules: [] })).status).toBe(200);
+    llm.enqueue({ kind: "tool_calls", calls: [{ name: "fs_read", arguments: JSON.stringify({ path: "@project/plan.txt" }) }] }, { kind: "text", chunks: ["Read it."] });
+    const sdk = await sdkClient(t.url, "reader", editor.bearer);
+    const before = llm.chatBodies().length;
+    const asked = (await sdk.sendMessage(send("Read the plan"))) as Task;
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(asked.status?.message)).toMatch(/fs\.read on @project\/plan\.txt.*"once"/);
+    // The loop waits: the model was asked once so far.
+    expect(llm.chatBodies().length - before).toBe(1);
+    const unclear = (await sdk.sendMessage(send("maybe", { contextId: asked.contextId, taskId: asked.id }))) as Task;
+    expect(unclear.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(llm.chatBodies().length - before).toBe(1);
+    const answered = (await sdk.sendMessage(send("once", { contextId: asked.contextId, taskId: asked.id }))) as Task;
+    expect(answered.id).toBe(asked.id);
+    expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(answered.status?.message)).toBe("Read it.");
+    // The tool ran (its result, found or not, went back to the model) and the loop went on.
+    expect(llm.chatBodies().length - before).toBe(2);
+    expect(JSON.stringify(llm.chatBodies().at(-1))).toContain('"role":"tool"');
   });
 });
