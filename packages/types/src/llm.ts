@@ -91,6 +91,11 @@ export const LlmChatRequestSchema = z.object({
   responseFormat: ResponseFormatSchema.optional(),
   /** Which configured LLM profile to use; the default profile when absent. */
   profileId: z.string().optional(),
+  /**
+   * Whether the model of the client that started the run answers instead (an MCP client offering `sampling`):
+   * `preferred` uses it when offered and the profile otherwise; `required` fails with CALLER_MODEL_UNAVAILABLE when not offered.
+   */
+  callerModel: z.enum(["preferred", "required"]).optional(),
 });
 export type LlmChatRequest = z.infer<typeof LlmChatRequestSchema>;
 
@@ -117,6 +122,8 @@ export const LLM_ERROR_CODES = [
   "PROFILE_NOT_FOUND",
   /** Refused before it was sent: the call would have passed a token or cost budget (the message says which and how to raise it). */
   "BUDGET_EXCEEDED",
+  /** The node asked for the calling client's model (`callerModel: required`) and the run's caller offers none. */
+  "CALLER_MODEL_UNAVAILABLE",
 ] as const;
 export const LlmErrorCodeSchema = z.enum(LLM_ERROR_CODES);
 export type LlmErrorCode = z.infer<typeof LlmErrorCodeSchema>;
@@ -172,6 +179,8 @@ export interface LlmChatResult {
   /** Provider's raw response (the assembled stream), kept for debugging (seed 000 §4.2). */
   raw?: unknown;
   turn?: LlmTurn;
+  /** `client`: answered by the calling client's model (MCP sampling), which Weft does not pay for; absent: an LLM profile. */
+  source?: "client";
 }
 
 /**

@@ -4,7 +4,7 @@ import { formatSSEErrorEvent, formatSSEEvent } from "@a2a-js/sdk";
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, type User } from "@a2a-js/sdk/server";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { isLegacyJsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
-import { ApiError, jsonResponse, StatusError } from "../api/errors.ts";
+import { answer, ApiError, StatusError } from "../api/errors.ts";
 import { readBodyBytes } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import { principalOf } from "../auth/principal.ts";
@@ -55,13 +55,13 @@ interface AgentServer {
 
 /** A JSON-RPC answer, or its stream as SSE (`message/stream`, `SendStreamingMessage`). */
 async function rpcResponse(result: unknown, id: unknown, mapError: (error: unknown) => unknown): Promise<Response> {
-  if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) return jsonResponse(result);
+  if (result === null || typeof result !== "object" || !(Symbol.asyncIterator in result)) return answer(JsonRpcAnswer, JsonRpcAnswer.parse(result));
   const iterator = (result as AsyncGenerator<unknown>)[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {
     first = await iterator.next();
   } catch (error) {
-    return jsonResponse({ jsonrpc: "2.0", id: id ?? null, error: mapError(error) });
+    return answer(JsonRpcAnswer, JsonRpcAnswer.parse({ jsonrpc: "2.0", id: id ?? null, error: mapError(error) }));
   }
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
@@ -108,19 +108,22 @@ export function a2aApi(deps: A2aApiDeps) {
     .get("/.well-known/agent-card.json", async ({ request }) => {
       callerOf(request);
       const { items } = await deps.storage.agents.list();
-      return jsonResponse(
-        cardJson(
-          installationCard(
-            items.map((stored) => stored.document),
-            originOf(request),
-            deps.version,
+      return answer(
+        CardSchema,
+        CardSchema.parse(
+          cardJson(
+            installationCard(
+              items.map((stored) => stored.document),
+              originOf(request),
+              deps.version,
+            ),
           ),
         ),
       );
     })
     .get("/a2a/:agentId/.well-known/agent-card.json", async ({ params, request }) => {
       callerOf(request);
-      return jsonResponse(cardJson(agentCard(await agentOf(params.agentId), originOf(request), deps.version)));
+      return answer(CardSchema, CardSchema.parse(cardJson(agentCard(await agentOf(params.agentId), originOf(request), deps.version))));
     })
     .post("/a2a/:agentId", async ({ params, request }) => {
       const user = callerOf(request);
@@ -134,13 +137,14 @@ export function a2aApi(deps: A2aApiDeps) {
       try {
         body = JSON.parse(bytes?.toString("utf8") ?? "");
       } catch {
-        return jsonResponse({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "The body is not JSON: send a JSON-RPC 2.0 request." } });
+        return answer(JsonRpcAnswer, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "The body is not JSON: send a JSON-RPC 2.0 request." } });
       }
       const envelope = RpcEnvelopeSchema.safeParse(body);
-      if (!envelope.success) return jsonResponse({ jsonrpc: "2.0", id: null, error: { code: -32600, message: 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a "method" and an "id".' } });
+      if (!envelope.success)
+        return answer(JsonRpcAnswer, { jsonrpc: "2.0", id: null, error: { code: -32600, message: 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a "method" and an "id".' } });
       const contextId = contextIdOf(body);
       if (contextId !== undefined && !CONTEXT_ID.test(contextId))
-        return jsonResponse({
+        return answer(JsonRpcAnswer, {
           jsonrpc: "2.0",
           id: envelope.data.id ?? null,
           error: { code: -32602, message: "message.contextId: use the contextId a previous answer gave (letters, digits, . _ : -, at most 128), or leave it out to start a conversation." },
@@ -172,7 +176,8 @@ const JsonRpcSchema = z.object({ jsonrpc: z.literal("2.0"), method: z.string(), 
 /** A JSON-RPC answer: `result` (an A2A Task or Message, by the specification) or `error`. A streaming method answers text/event-stream instead. */
 const JsonRpcAnswer = z.object({
   jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]),
+  // The SDK may leave it out for a request that had none: answered as null, as JSON-RPC says.
+  id: z.union([z.string(), z.number(), z.null()]).default(null),
   result: z.unknown().optional(),
   error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
 });

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { Role, TaskState, type Message, type Part } from "@a2a-js/sdk";
-import { messageOf } from "@weft/types";
+import { messageOf, type PermissionAnswer } from "@weft/types";
 import type { AgentHost } from "../agents/agent-host.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
-import type { AgentCompletions, AgentOutcome } from "../openai-compat/index.ts";
 import { ServiceError } from "../service-error.ts";
+import { nextLoopStop, type LoopStop } from "./a2a-loop-stops.ts";
 
 /** The most text one A2A message may carry (its text parts and data parts as JSON), as for /v1/'s messages. */
 export const MAX_A2A_MESSAGE_CHARS = 100_000;
@@ -13,7 +13,6 @@ export const MAX_A2A_MESSAGE_CHARS = 100_000;
 export interface A2aExecutorDeps {
   agents: AgentHost;
   storage: AgentsStorage;
-  completions: Pick<AgentCompletions, "wait">;
   /** How long a task waits for the agent's loop before cancelling it (default 10 minutes). */
   timeoutMs?: number;
 }
@@ -56,6 +55,24 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
     extensions: [],
     referenceTaskIds: [],
   };
+}
+
+/** A client's reply to a permission question: `once`, `always` or `reject` (also yes/allow and no/deny), or undefined for anything else. */
+export function permissionAnswerOf(text: string): PermissionAnswer["answer"] | undefined {
+  const word = text
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, "");
+  if (word === "once" || word === "yes" || word === "allow") return "once";
+  if (word === "always") return "always";
+  if (word === "reject" || word === "no" || word === "deny") return "reject";
+  return undefined;
+}
+
+/** What the task asks while the loop waits for a permission: the tool, its target, and how to answer. */
+function permissionQuestion(request: { tool: string; target?: string }): string {
+  const on = request.target !== undefined ? ` on ${request.target}` : "";
+  return `The agent asks to use ${request.tool}${on}. Reply in this task with "once" (allow this call), "always" (allow it from now on in this conversation) or "reject".`;
 }
 
 /** The A2A state a finished loop leaves its task in: a question to the user or a permission prompt asks for input. */
@@ -118,12 +135,21 @@ export class A2aExecutor implements AgentExecutor {
     try {
       await this.openConversation(contextId);
       const after = await this.deps.storage.events.lastSeq(contextId);
-      await this.deps.agents.sendMessage(this.agentId, text, contextId, userId);
+      // A loop waiting for a permission takes this message as the answer (the task is the one that asked).
+      const asking = (await this.deps.agents.conversation(contextId)).agent?.pendingPermissions[0];
+      if (asking) {
+        const answer = permissionAnswerOf(text);
+        if (answer === undefined) return finish(TaskState.TASK_STATE_INPUT_REQUIRED, `"${text.slice(0, 100)}" is no answer. ${permissionQuestion(asking)}`);
+        await this.deps.agents.answerPermission(contextId, asking.requestId, { answer });
+      } else await this.deps.agents.sendMessage(this.agentId, text, contextId, userId);
       // Cancelled while the loop was starting: the cancel found nothing to stop, so it is stopped now.
       if (!this.running.has(taskId)) return void (await this.deps.agents.cancel(contextId).catch(() => undefined));
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
-      const outcome: AgentOutcome = await this.deps.completions.wait(contextId, this.deps.timeoutMs ?? 600_000, undefined, after);
-      if (this.running.has(taskId)) finish(stateOf(outcome.status), outcome.text || (outcome.status === "completed" ? "" : `The agent stopped (${outcome.status}).`));
+      const stop: LoopStop = await nextLoopStop(this.deps, contextId, after, this.deps.timeoutMs ?? 600_000, () => !this.running.has(taskId));
+      if (!this.running.has(taskId)) return;
+      if (stop.kind === "permission") return finish(TaskState.TASK_STATE_INPUT_REQUIRED, permissionQuestion(stop));
+      const { outcome } = stop;
+      finish(stateOf(outcome.status), outcome.text || (outcome.status === "completed" ? "" : `The agent stopped (${outcome.status}).`));
     } catch (error) {
       if (this.running.has(taskId)) finish(TaskState.TASK_STATE_FAILED, messageOf(error));
     } finally {

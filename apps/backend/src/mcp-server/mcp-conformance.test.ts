@@ -38,7 +38,7 @@ const PNG = { mimeType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYA
 const WAV = { mimeType: "audio/wav", data: Buffer.from("RIFF\0\0\0\0WAVEfmt ").toString("base64") };
 const TEXT_FILE = { mimeType: "text/plain", data: Buffer.from("This is an embedded resource content.").toString("base64") };
 
-/** The tools the scenarios call, as skills: a text answer, a failing run (an `isError` result), a run of several nodes (a progress notification each), and media outputs. */
+/** The tools the scenarios call, as skills: a text answer, a failing run (an `isError` result), a run of several nodes (a progress notification each), an LLM node answered by the client's model, and media outputs. */
 const SCENARIO_SKILLS: WorkflowInput[] = [
   textSkill("test_simple_text", "This is a simple text response for testing."),
   {
@@ -56,6 +56,20 @@ const SCENARIO_SKILLS: WorkflowInput[] = [
     chain.edges = [...(chain.edges ?? []), { id: "e-out", source: "n2", sourceHandle: "text", target: "out", targetHandle: "value" }];
     return chain;
   })(),
+  {
+    // Its LLM node requires the caller's model: the scenario's client answers sampling/createMessage.
+    id: "test_sampling",
+    name: "test_sampling",
+    nodes: [
+      { id: "prompt", type: "core:workflow-input", config: { name: "prompt", portType: "string" } },
+      { id: "ask", type: "llm:chat", config: { callerModel: "required" } },
+      { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+    ],
+    edges: [
+      { id: "e1", source: "prompt", sourceHandle: "value", target: "ask", targetHandle: "prompt" },
+      { id: "e2", source: "ask", sourceHandle: "text", target: "out", targetHandle: "value" },
+    ],
+  },
   mediaSkill("test_image_content", [{ name: "image", portType: "image", value: PNG }]),
   mediaSkill("test_audio_content", [{ name: "audio", portType: "file", value: WAV }]),
   mediaSkill("test_embedded_resource", [{ name: "resource", portType: "file", value: TEXT_FILE }]),
@@ -77,7 +91,7 @@ const SCENARIO_AGENTS = [
 
 /**
  * Every server scenario of the installed suite (0.1.16, `conformance list`: 32) that a workflow
- * server answers: 16. The others, and why not:
+ * server answers: 17. The others, and why not:
  * - logging-set-level, tools-call-with-logging, completion-complete: Weft advertises neither logging nor completions.
  * - resources-read-text, resources-read-binary, resources-templates-read, resources-subscribe, resources-unsubscribe:
  *   read or subscribe to fixed `test://…` URIs; Weft's resources are its workflows and runs (`weft://…`), whose
@@ -85,7 +99,6 @@ const SCENARIO_AGENTS = [
  * - prompts-get-embedded-resource, prompts-get-with-image: a prompt is an agent's persona, which is text.
  * - tools-call-elicitation, elicitation-sep1034-defaults, elicitation-sep1330-enums: ask fixed forms (defaults, enums
  *   of every kind); a skill asks only its approvals' form (approve/reject + comment), checked by mcp-elicitation.test.ts.
- * - tools-call-sampling: a skill's LLM nodes use Weft's LLM profiles, not the caller's model.
  * - json-schema-2020-12: calls a fixed test tool whose schema a skill's interface cannot express.
  * - server-sse-polling: calls a fixed tool that closes its stream mid-call to be resumed by Last-Event-ID; Weft
  *   keeps no event store (a client whose stream broke reads the run: `weft://runs/<id>` or GET /api/runs/:id).
@@ -97,6 +110,7 @@ const SCENARIOS = [
   "tools-call-simple-text",
   "tools-call-error",
   "tools-call-with-progress",
+  "tools-call-sampling",
   "tools-call-image",
   "tools-call-audio",
   "tools-call-embedded-resource",

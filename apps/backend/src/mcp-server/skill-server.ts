@@ -27,6 +27,7 @@ import { checkedResource, listResources, readResource, RESOURCE_TEMPLATES } from
 import { RunSubscriptions } from "./run-subscriptions.ts";
 import { getPrompt, listPrompts, type AgentProfiles } from "./agent-prompts.ts";
 import { ApprovalElicitation, type McpApprovals } from "./approval-elicitation.ts";
+import { clientSampler, offersSampling, type McpCallerModels } from "./client-sampling.ts";
 
 export interface SkillServerDeps {
   storage: RunsStorage;
@@ -34,6 +35,7 @@ export interface SkillServerDeps {
   hub: EventHub;
   agents: AgentProfiles;
   approvals: McpApprovals;
+  callerModels: McpCallerModels;
   version: string;
   log: Logger;
 }
@@ -46,9 +48,20 @@ async function callSkill(deps: SkillServerDeps, server: Server, name: string, in
   }
   requireAccess(caller, "POST", `/api/workflows/${encodeURIComponent(name)}/runs`, "run skills");
   let runId: string;
+  let withdrawSampler: (() => void) | undefined;
   try {
-    ({ runId } = await deps.runs.start({ workflowId: name, inputs, createdBy: caller.userId }));
+    const request = { workflowId: name, inputs, createdBy: caller.userId };
+    // A client that offers sampling may answer the run's opted-in LLM nodes; offered before the run can reach one.
+    // Only a run executed in this process can use it: a queue worker has no way back to this client.
+    if (offersSampling(server) && deps.runs.mode === "embedded") {
+      const prepared = await deps.runs.prepare(request);
+      runId = prepared.record.id;
+      withdrawSampler = deps.callerModels.offer(runId, clientSampler(extra));
+      await deps.runs.store(prepared);
+      await deps.runs.dispatchStored(prepared);
+    } else ({ runId } = await deps.runs.start(request));
   } catch (error) {
+    withdrawSampler?.();
     if (error instanceof HttpError || error instanceof ServiceError) return refusedResult(error.code, deps.storage.redactor.text(error.message));
     throw error;
   }
@@ -71,6 +84,7 @@ async function callSkill(deps: SkillServerDeps, server: Server, name: string, in
   } finally {
     progress?.close();
     elicitation?.close();
+    withdrawSampler?.();
     extra.signal.removeEventListener("abort", cancel);
   }
 }

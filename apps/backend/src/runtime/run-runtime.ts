@@ -6,6 +6,7 @@ import type { RuntimeStorage } from "./runtime-storage.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
 import { SecretBox } from "../secrets/secret-box.ts";
 import { LlmProfileService } from "../llm/profile-service.ts";
+import { CallerModelLlm } from "../llm/caller-model-llm.ts";
 import { CredentialService } from "../credentials/credential-service.ts";
 import { createCredentialRepository } from "../credentials/credential-repository.ts";
 import { McpManager } from "../mcp/mcp-manager.ts";
@@ -82,6 +83,8 @@ export interface RunRuntime {
   /** The tool host itself (undefined when it could not start): agents, scenes and the Builder name their user per call. */
   toolHost: ToolHost | undefined;
   llm: ProfileLlmService;
+  /** Runs' LLM service: `llm`, or the calling MCP client's model for the nodes that opt in and the runs it is offered for. */
+  callerModels: CallerModelLlm;
   /** Every LLM call's tokens and cost, stored by the LLM service as it is answered (`GET /api/usage` reads them). */
   usage: ReturnType<typeof createUsage>;
   /** Set when the environment turned tracing on (`../tracing/`): the engine and the LLM service already trace with it. */
@@ -158,8 +161,9 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       beforeCall: usage.guard.beforeCall,
       ...(tracing ? { tracing } : {}),
     });
+    const callerModels = new CallerModelLlm(llm, usage.recorder.record);
     // The audit log names the user whose run made each tool call.
-    const services: NodeServices = { llm, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
+    const services: NodeServices = { llm: callerModels, ...(toolHost ? { toolHost: toolCallsByUser(toolHost, async (runId) => (await storage.runs.get(runId))?.createdBy) } : {}) };
     const engineLog = log.child("engine");
     const caches = new WorkflowCaches(CACHED_WORKFLOWS, CACHE_ENTRIES_PER_WORKFLOW);
     const cap = { ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}), ...(tracing ? { tracing } : {}) };
@@ -195,6 +199,7 @@ export async function createRunRuntime(options: RunRuntimeOptions): Promise<RunR
       examplesDir,
       toolHost,
       llm,
+      callerModels,
       usage,
       tracing,
       services,

@@ -110,6 +110,10 @@ export function profileNotFound(profileId: string | undefined): LlmError {
   });
 }
 
+/** How to get past CALLER_MODEL_UNAVAILABLE. */
+export const CALLER_MODEL_HINT =
+  'Call the skill through /mcp from a client that offers sampling (the "sampling" capability), or set the LLM node\'s "Caller\'s model" to "preferred" or "no" so an LLM profile answers otherwise.';
+
 function hintFor(code: LlmErrorCode, ctx: FailureContext, retryAfterMs?: number): string {
   switch (code) {
     case "AUTH":
@@ -142,6 +146,8 @@ function hintFor(code: LlmErrorCode, ctx: FailureContext, retryAfterMs?: number)
       return PROFILE_HINT;
     case "BUDGET_EXCEEDED":
       return "Raise the budget that was reached (Settings → Budgets, or the workflow's, agent's or scene's own budget), or wait for the next day's budget.";
+    case "CALLER_MODEL_UNAVAILABLE":
+      return CALLER_MODEL_HINT;
     default: {
       const never: never = code;
       return never;

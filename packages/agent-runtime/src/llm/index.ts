@@ -1,7 +1,7 @@
 export { OpenAiCompatibleProvider, type ProviderConfig, type ProviderRequest, type LlmOutcome, type ConnectionTestResult } from "./openai-compatible-provider.ts";
 export { withLlmCaller } from "./llm-caller.ts";
 export { ProfileLlmService, StaticLlmProfileResolver, estimateCall, DEFAULT_COMPLETION_ESTIMATE, type ProfileLlmServiceOptions } from "./llm-service.ts";
-export { classifyLlmFailure, displayUrl, parseRetryAfter, profileNotFound } from "./errors.ts";
+export { CALLER_MODEL_HINT, classifyLlmFailure, displayUrl, parseRetryAfter, profileNotFound } from "./errors.ts";
 export { toProviderMessages } from "./provider-messages.ts";
 export { StreamAssembler } from "./stream-assembler.ts";
 export { startDemoLlm, demoRequestHandler, DEMO_MODEL, type DemoLlm, type DemoLlmOptions } from "./demo/demo-llm-server.ts";

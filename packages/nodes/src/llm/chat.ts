@@ -4,6 +4,7 @@ import { defineNode } from "../define-node.ts";
 import { readMessages } from "../support/chat-messages.ts";
 
 const ToolsSchema = z.array(FunctionToolSchema);
+const CALLER_MODEL_CHOICES = ["no", "preferred", "required"] as const;
 
 export const llmChat = defineNode(
   {
@@ -32,7 +33,7 @@ export const llmChat = defineNode(
         type: "json",
         label: "Usage",
         description:
-          "{promptTokens, completionTokens, totalTokens, cachedTokens?, reasoningTokens?, estimated?, costUsd?}: as the provider reported them, or estimated (estimated: true) when it did not; costUsd at the profile's prices, absent when they are unknown.",
+          "{promptTokens, completionTokens, totalTokens, cachedTokens?, reasoningTokens?, estimated?, costUsd?, source?}: as the provider reported them, or estimated (estimated: true) when it did not; costUsd at the profile's prices, absent when they are unknown; source \"client\" when the calling MCP client's model answered (0 tokens and cost to Weft).",
       },
       { id: "finishReason", type: "string", label: "Finish reason", description: "stop, length, tool_calls, content_filter, …" },
       { id: "message", type: "json", label: "Assistant message", description: "The answer as an assistant message, ready to append to a conversation." },
@@ -44,6 +45,15 @@ export const llmChat = defineNode(
       { id: "model", kind: "text", default: "", label: "Model", description: "Overrides the profile's model; empty to keep it." },
       { id: "temperature", kind: "number", min: 0, max: 2, label: "Temperature", description: "0 for focused answers, higher for varied ones; empty for the profile's setting." },
       { id: "maxTokens", kind: "integer", min: 1, label: "Max tokens", description: "Longest answer allowed, in tokens; empty for the provider's limit." },
+      {
+        id: "callerModel",
+        kind: "select",
+        options: [...CALLER_MODEL_CHOICES],
+        default: "no",
+        label: "Caller's model",
+        description:
+          "When the skill is called through /mcp by a client that offers sampling, let that client's model answer (at the client's cost; no tools): no = always the LLM profile, preferred = the client's model when offered and the profile otherwise, required = fail (CALLER_MODEL_UNAVAILABLE) when not offered.",
+      },
     ],
     flags: { idempotent: false, streaming: true },
   },
@@ -149,6 +159,7 @@ function buildRequest(inputs: NodeValues, config: Record<string, unknown>): LlmC
   if (typeof config.model === "string" && config.model !== "") request.model = config.model;
   if (typeof config.temperature === "number") request.temperature = config.temperature;
   if (typeof config.maxTokens === "number") request.maxTokens = config.maxTokens;
+  if (config.callerModel === "preferred" || config.callerModel === "required") request.callerModel = config.callerModel;
   return request;
 }
 
@@ -162,5 +173,5 @@ function toNodeFailure(error: unknown, profileId: string | undefined): unknown {
 /** The usage output: the call's tokens with its cost, when the service priced it. */
 export function usageOutput(result: LlmChatResult): Record<string, unknown> | null {
   if (!result.usage) return null;
-  return result.costUsd !== undefined ? { ...result.usage, costUsd: result.costUsd } : { ...result.usage };
+  return { ...result.usage, ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.source ? { source: result.source } : {}) };
 }
