@@ -58,7 +58,7 @@ function agentMessage(taskId: string, contextId: string, text: string): Message 
   };
 }
 
-/** The A2A state a finished loop leaves its task in: a question to the user or a permission prompt asks for input. */
+/** The A2A state a finished loop leaves its task in: a question to the user, a permission prompt or an approval asks for input. */
 export function stateOf(status: string): TaskState {
   switch (status) {
     case "completed":
@@ -66,6 +66,7 @@ export function stateOf(status: string): TaskState {
       return TaskState.TASK_STATE_COMPLETED;
     case "waiting_user":
     case "waiting_permission":
+    case "waiting_approval":
       return TaskState.TASK_STATE_INPUT_REQUIRED;
     case "cancelled":
       return TaskState.TASK_STATE_CANCELED;
