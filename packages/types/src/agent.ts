@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ToolCallSchema } from "./llm.ts";
 import { NodeErrorSchema } from "./run.ts";
 import { PermissionRuleSchema } from "./toolhost.ts";
+import { ApprovalRequestSchema } from "./approval.ts";
 
 export const AgentProfileSchema = z.object({
   id: z.string().min(1),
@@ -26,13 +27,27 @@ export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
 
 /**
  * Where an agent's conversation stands. `running` and `waiting_permission` are transient (a loop
- * is under way); the others are where a loop stops: `waiting_user` until the user answers,
+ * is under way); the others are where a loop stops: `waiting_user` until the user answers, `waiting_approval`
+ * until an approval (`ask_approval`) is decided,
  * `completed` with an answer, `stuck` after repeated mistakes, `max_steps` when the step limit ran
  * out, `cut_off` when the answer stayed cut off at the model's output limit (with the partial answer),
  * `cancelled`, `failed` (the deliberation itself failed, e.g. the LLM was unreachable), or `budget_exceeded` (an LLM call
  * was refused because it would have passed a token or cost budget).
  */
-export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed", "budget_exceeded"] as const;
+export const AGENT_STATUSES = [
+  "idle",
+  "running",
+  "waiting_permission",
+  "waiting_user",
+  "waiting_approval",
+  "completed",
+  "stuck",
+  "max_steps",
+  "cut_off",
+  "cancelled",
+  "failed",
+  "budget_exceeded",
+] as const;
 export const AgentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 
@@ -60,7 +75,7 @@ export const AgentParseOutcomeSchema = z.discriminatedUnion("kind", [
 ]);
 export type AgentParseOutcome = z.infer<typeof AgentParseOutcomeSchema>;
 
-export const AGENT_ACTION_STATUSES = ["completed", "failed", "cancelled", "rejected", "waiting_user", "skipped"] as const;
+export const AGENT_ACTION_STATUSES = ["completed", "failed", "cancelled", "rejected", "waiting_user", "waiting_approval", "skipped"] as const;
 
 /** One action of a step: what was asked, the run that did it, and what the model was told. */
 export const AgentActionTraceSchema = z.object({
@@ -130,7 +145,16 @@ export const AgentSessionStateSchema = z.object({
   nextEventSeq: z.number().int().nonnegative(),
   privateState: z.record(z.string(), z.unknown()),
   /** Set while the agent waits for the user's answer to an `ask_user` call. */
-  pendingQuestion: z.object({ question: z.string(), step: z.number().int().positive(), callId: z.string().optional(), toolName: z.string() }).optional(),
+  pendingQuestion: z
+    .object({
+      question: z.string(),
+      step: z.number().int().positive(),
+      callId: z.string().optional(),
+      toolName: z.string(),
+      /** Set for an `ask_approval` call (status `waiting_approval`): what is asked; an approval's decision answers it, not a message. */
+      approval: ApprovalRequestSchema.optional(),
+    })
+    .optional(),
   updatedAt: z.number(),
 });
 export type AgentSessionState = z.infer<typeof AgentSessionStateSchema>;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AgentInstance, type AgentResult, type AgentRunOptions, type AgentRunResult, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
-import type { AgentProfile, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import type { AgentProfile, ApprovalOutcome, ApprovalRequest, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
@@ -29,6 +29,11 @@ export interface AgentServiceDeps {
    * worker, so each loop starts from the stored state and leaves nothing behind (its event numbering included).
    */
   keepIdle?: boolean;
+  /**
+   * Where an `ask_approval` request is stored to be decided (the approvals inbox, wired at composition); without it the
+   * agents are not offered `ask_approval` (a queue-mode worker: nothing there could continue the loop on a decision).
+   */
+  approvals?: { ask(ask: { conversationId: string; agentId: string; step: number; request: ApprovalRequest }): Promise<void> };
   /** Told of each run a loop starts (a queue-mode worker notes them, so a worker that takes over after a kill can close them). */
   onRunStarted?: (conversationId: string, runId: string) => void;
 }
@@ -83,6 +88,15 @@ export class AgentService implements AgentHost {
     }
     const agent = await making;
     if (agent.loop) throw busyError(agentId, id);
+    const approval = agent.instance.pendingApproval;
+    if (approval)
+      throw new ServiceError(
+        "CONFLICT",
+        `Conversation "${id}" waits for an approval of: ${approval.question}. A message does not answer it; decide it in the approvals inbox (POST /api/approvals/:id/decision).`,
+        {
+          reason: "WAITING_FOR_APPROVAL",
+        },
+      );
     // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
     agent.startedBy = createdBy;
     agent.loop = this.runLoop(agent, id, (instance, run) => instance.sendMessage(message, run), options.signal);
@@ -104,6 +118,32 @@ export class AgentService implements AgentHost {
     const llmOutput = body.llmOutput;
     agent.loop = this.runLoop(agent, fork.conversationId, (instance, run) => instance.resume(llmOutput === undefined ? run : { ...run, llm: givenFirstAnswer(llmOutput) }));
     return { conversationId: fork.conversationId };
+  }
+
+  /**
+   * Continues a conversation waiting on its `ask_approval` call at `step` with the decision (the approvals' resumer,
+   * from their sweep or a decision, on any process): true once its loop is under way, false when it no longer waits on
+   * that step. Nothing was held while it waited: the agent is made again from the stored session when not in memory.
+   */
+  async continueAfterApproval(decided: { conversationId: string; agentId: string; step: number; outcome: ApprovalOutcome }): Promise<boolean> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; the decision is handed on after the restart.");
+    const { conversationId: id, step, outcome } = decided;
+    const profile = (await this.deps.storage.agents.get(decided.agentId))?.document;
+    if (!profile) {
+      this.deps.log.warn("an approval was decided for an agent that no longer exists", { conversationId: id, agentId: decided.agentId });
+      return false;
+    }
+    let making = this.making.get(id);
+    if (!making) {
+      making = this.agentFor(profile, id).finally(() => this.making.delete(id));
+      this.making.set(id, making);
+    }
+    const agent = await making;
+    if (agent.loop) throw busyError(profile.id, id);
+    if (agent.instance.pendingApproval?.step !== step) return false;
+    agent.startedBy = undefined;
+    agent.loop = this.runLoop(agent, id, (instance, run) => instance.answerApproval(step, outcome, run));
+    return true;
   }
 
   /** Resolves when the loop running in the conversation (if any) has ended and its events are flushed. */
@@ -132,6 +172,7 @@ export class AgentService implements AgentHost {
       () => agent?.startedBy,
     );
     await journal.open(conversationId);
+    const approvals = this.deps.approvals;
     const created = await AgentInstance.create({
       profile,
       engine: this.deps.engineFor(`agent:${profile.id}`),
@@ -142,6 +183,7 @@ export class AgentService implements AgentHost {
       llm: this.deps.llm,
       ...(this.deps.toolHost ? { toolHost: this.deps.toolHost } : {}),
       permissionBroker: this.deps.permissionBroker,
+      ...(approvals ? { approvals: true, onApprovalAsked: (ask: { step: number; request: ApprovalRequest }) => approvals.ask({ conversationId, agentId: profile.id, ...ask }) } : {}),
       stateStore: storage.agentSessions,
       onEvent: (event) => void journal.append(conversationId, event),
       onRunEvent: this.runEventSink(conversationId, recorder),

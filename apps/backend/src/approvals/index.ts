@@ -11,6 +11,7 @@ import { ApprovalWaits } from "./approval-waits.ts";
 
 export { APPROVAL_MIGRATIONS } from "./approval-migrations.ts";
 export { APPROVALS_ROUTES } from "./approvals-api.ts";
+export type { AgentApprovalAsk, AgentApprovalResumer } from "./approval-service.ts";
 
 /** The executor's side alone (a queue worker's: it stores pauses and reads decisions, it answers nothing). */
 export function approvalWaits(engine: StorageEngine): ApprovalWaits {
