@@ -140,6 +140,22 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
     expect(observation).toContain("keep it");
   });
 
+  it("through /v1/chat/completions: a 409 naming the conversation and how to decide, not a server error, and the approval waits in the inbox", async () => {
+    const editor = await createTestUser(t, "eddie", "editor");
+    llm.enqueue(say(askApproval("Refund order 9?")));
+    const res = await fetch(`${t.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...editor.bearer, "content-type": "application/json" },
+      body: JSON.stringify({ model: "payer", messages: [{ role: "user", content: "Refund order 9 once approved." }] }),
+    });
+    expect(res.status).toBe(409);
+    expect(res.headers.get("x-should-retry")).toBe("false");
+    const error = z.object({ error: z.object({ code: z.string(), message: z.string() }) }).parse(await res.json()).error;
+    expect(error.code).toBe("agent_waiting_approval");
+    const conversationId = /continues conversation ([\w-]+)/.exec(error.message)?.[1] ?? "";
+    expect((await approvalOf(conversationId)).request.question).toBe("Refund order 9?");
+  });
+
   it("a timeout takes the default decision and continues the loop", async () => {
     const before = llm.chatBodies().length;
     llm.enqueue(say(askApproval("Send the newsletter?", "\n    <timeoutSeconds>1</timeoutSeconds>\n    <defaultDecision>approved</defaultDecision>")), say("Newsletter sent."));
