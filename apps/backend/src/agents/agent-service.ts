@@ -46,6 +46,11 @@ interface LiveAgent {
   loop?: Promise<void>;
   /** The user whose message the current loop answers: its runs and tool calls name them. */
   startedBy?: string;
+  /**
+   * Cancels the current loop from its start: `AgentInstance.cancel` only reaches a loop once it runs its steps, so a
+   * cancel while the message is still being stored (a client gone at once) would be lost without this.
+   */
+  stop?: AbortController;
 }
 
 /**
@@ -228,8 +233,10 @@ export class AgentService implements AgentHost {
     start: (instance: AgentInstance, options: AgentRunOptions) => Promise<AgentResult<AgentRunResult>>,
     signal?: AbortSignal,
   ): Promise<void> {
+    const stop = (agent.stop = new AbortController());
+    const stopped = signal ? AbortSignal.any([stop.signal, signal]) : stop.signal;
     try {
-      const outcome = await start(agent.instance, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), ...(signal ? { signal } : {}) });
+      const outcome = await start(agent.instance, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), signal: stopped });
       if (!outcome.ok) {
         this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
         return;
@@ -239,6 +246,7 @@ export class AgentService implements AgentHost {
       this.deps.log.error("agent loop failed", { conversationId, error: messageOf(error) });
     } finally {
       agent.loop = undefined;
+      agent.stop = undefined;
       await this.deps.journal.flush().catch(() => undefined);
       if (this.deps.keepIdle === false && this.live.get(conversationId) === agent) {
         agent.instance.dispose();
@@ -309,6 +317,7 @@ export class AgentService implements AgentHost {
       if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
       return;
     }
+    live.stop?.abort();
     live.instance.cancel();
   }
 
@@ -330,7 +339,10 @@ export class AgentService implements AgentHost {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.all(loops()), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
-      for (const agent of this.live.values()) agent.instance.cancel();
+      for (const agent of this.live.values()) {
+        agent.stop?.abort();
+        agent.instance.cancel();
+      }
       await Promise.all(loops());
     }
     for (const agent of this.live.values()) agent.instance.dispose();
