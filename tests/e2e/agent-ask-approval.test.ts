@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/index.ts";
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
+import { AgentAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 import { addScriptedAgent } from "./support/scripted-agent.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -28,6 +29,11 @@ describe("an agent's ask_approval in the editor", () => {
     await page.goto(`${weft.url}/#/agents`);
     await page.locator('.agent-item[data-agent-id="payer"]').click();
     await poll(() => page.locator('[data-testid="agent-editor"]').getAttribute("data-agent")).toBe("payer");
+    // Off by default: the editor's toggle offers it, saved with the profile.
+    expect(await page.getByTestId("agent-ask-approval").isChecked()).toBe(false);
+    await page.getByTestId("agent-ask-approval").check();
+    await page.getByTestId("agent-save").click();
+    await poll(async () => (await weft.read("/api/agents/payer", AgentAnswerSchema)).agent.askApproval).toBe(true);
     await page.getByTestId("chat-input").fill("Pay invoice 17 once approved.");
     await page.getByTestId("chat-send").click();
     await poll(() => texts(page, '[data-testid="chat-waiting-approval"]'), { timeout: 30_000 }).toContain("Waiting for approval: Pay invoice 17?");

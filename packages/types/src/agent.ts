@@ -20,6 +20,11 @@ export const AgentProfileSchema = z.object({
   llmProfileId: z.string().optional(),
   /** This agent's permission rules for its host tools: they can only narrow the owner's settings rules (deny, or ask where those allow), never allow more. */
   permissions: z.array(PermissionRuleSchema).optional(),
+  /**
+   * Offer the built-in `ask_approval` tool (its documentation goes into every prompt, so only agents that need it): the
+   * conversation waits, stored, until someone decides in the approvals inbox. Absent: off.
+   */
+  askApproval: z.boolean().optional(),
   revision: z.number().int().min(0).default(0),
 });
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;

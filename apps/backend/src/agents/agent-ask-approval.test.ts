@@ -32,6 +32,7 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
       : [];
   let t: TestServer;
   let llm: ScriptedLlmServer;
+  let llmProfileId = "";
 
   const serve = () => startTestServer({ dataDir, projectDir, examplesDir: EXAMPLES, approvalSweepMs: 200 });
   const view = async (id: string) => ConversationAnswerSchema.parse((await t.call("GET", `/api/conversations/${id}`)).body);
@@ -66,14 +67,16 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
     const profile = await t.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 });
     expect(profile.status).toBe(201);
     expect((await t.call("PUT", "/api/settings/permissions", { defaultAction: "allow", rules: [] })).status).toBe(200);
+    llmProfileId = ProfileIdAnswerSchema.parse(profile.body).profile.id;
     const created = await t.call("POST", "/api/agents", {
       id: "payer",
       name: "Payer",
       deliberationWorkflowId: "agent-deliberation",
-      llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id,
+      llmProfileId,
       protocol: "action-xml",
       maxSteps: 6,
       tools: ["fs:write"],
+      askApproval: true,
     });
     expect(created.status).toBe(201);
   });
@@ -165,5 +168,19 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
     expect(approval).toMatchObject({ status: "decided", decision: "approved", decidedBy: "timeout" });
     expect(llm.chatBodies()).toHaveLength(before + 2);
     expect(lastMessageOf(before + 1)).toContain("timeout");
+  });
+
+  it("is offered only to agents whose profile enables it: another agent's prompt has no ask_approval", async () => {
+    const plain = { id: "plain", name: "Plain", deliberationWorkflowId: "agent-deliberation", llmProfileId, protocol: "action-xml", tools: ["fs:write"] };
+    expect((await t.call("POST", "/api/agents", plain)).status).toBe(201);
+    const before = llm.chatBodies().length;
+    llm.enqueue(say("Hello."), say("Hello again."));
+    const sent = await t.call("POST", "/api/agents/plain/messages", { message: "Hi" });
+    expect(sent.status).toBe(202);
+    await settled(SentMessageSchema.parse(sent.body).conversationId, "completed");
+    expect(JSON.stringify(llm.chatBodies()[before])).not.toContain("ask_approval");
+    const payer = await send("Hi");
+    await settled(payer, "completed");
+    expect(JSON.stringify(llm.chatBodies()[before + 1])).toContain("ask_approval");
   });
 });

@@ -30,8 +30,8 @@ export interface AgentServiceDeps {
    */
   keepIdle?: boolean;
   /**
-   * Where an `ask_approval` request is stored to be decided (the approvals inbox, wired at composition); without it the
-   * agents are not offered `ask_approval` (a queue-mode worker: nothing there could continue the loop on a decision).
+   * Where an `ask_approval` request is stored to be decided (the approvals inbox, wired at composition), for profiles that enable it (`askApproval`); without it the
+   * agent gets an error observation for the call (a queue-mode worker: nothing there could continue the loop on a decision).
    */
   approvals?: { ask(ask: { conversationId: string; agentId: string; step: number; request: ApprovalRequest }): Promise<void> };
   /** Told of each run a loop starts (a queue-mode worker notes them, so a worker that takes over after a kill can close them). */

@@ -72,8 +72,10 @@ export interface AgentInstanceOptions {
   /** The tool host's gate: questions of this conversation come here and wait for `answerPermission`. */
   permissionBroker?: PermissionBroker;
   /**
-   * Offer `ask_approval` (default false): only a host that stores the request where someone can decide it (the
-   * backend's approvals inbox) and continues the loop with `answerApproval` once decided.
+   * Whether this host can take an `ask_approval` request (default false): only one that stores it where someone can
+   * decide it (the backend's approvals inbox) and continues the loop with `answerApproval` once decided. The tool is
+   * offered to profiles that enable it (`askApproval`); where the host cannot take it, a call gets an error observation
+   * saying so (the agent goes on without waiting).
    */
   approvals?: boolean;
   /**
@@ -219,7 +221,7 @@ export class AgentInstance {
     return ok(
       new AgentInstance(
         profile,
-        options.approvals === true ? [...entries.value, ASK_APPROVAL_ENTRY] : entries.value,
+        profile.askApproval === true ? [...entries.value, ASK_APPROVAL_ENTRY] : entries.value,
         conversationId,
         deliberation.value,
         privateState,
@@ -444,6 +446,7 @@ export class AgentInstance {
         },
       },
       ...(actions ? { actions } : {}),
+      ...(o.approvals === true ? {} : { approvalsRefused: APPROVALS_UNAVAILABLE }),
       signal,
     };
   }
@@ -492,6 +495,9 @@ export class AgentInstance {
 function policyOf(options: AgentInstanceOptions): PermissionPolicy | undefined {
   return options.permissions ?? (options.toolHost instanceof ToolHost ? options.toolHost.policy : undefined);
 }
+
+const APPROVALS_UNAVAILABLE =
+  "ask_approval is not available on this server: its agents run on queue-mode workers, where nothing could continue the conversation after the decision. Ask the user with ask_user instead, or go on without the approval if that is allowed.";
 
 function waitingForApproval(question: string): AgentError {
   return agentError("WAITING_FOR_APPROVAL", `The agent waits for an approval of: ${question}`, "Decide it in the approvals inbox (GET /api/approvals, POST /api/approvals/:id/decision).");

@@ -9,15 +9,31 @@ afterEach(async () => {
 const ask = (extra: Record<string, string> = {}) => say(action("ask_approval", { question: "Pay invoice 17?", ...extra }));
 
 describe("ask_approval", () => {
-  it("is offered only when the host enables approvals", async () => {
+  it("is offered only to a profile that enables it (askApproval), not by default even where the host takes approvals", async () => {
     h = await createAgentHarness();
     expect((await h.create({})).manifest.getById("ask_approval")).toBeUndefined();
-    expect((await h.create({}, { approvals: true, conversationId: "c2" })).manifest.getById("ask_approval")).toBeDefined();
+    expect((await h.create({}, { approvals: true, conversationId: "c0" })).manifest.getById("ask_approval")).toBeUndefined();
+    expect((await h.create({ askApproval: false }, { approvals: true, conversationId: "c01" })).manifest.getById("ask_approval")).toBeUndefined();
+    expect((await h.create({ askApproval: true }, { approvals: true, conversationId: "c2" })).manifest.getById("ask_approval")).toBeDefined();
+  });
+
+  it("where the host cannot take approvals (a queue-mode worker), a call gets an error observation saying so and nothing waits", async () => {
+    h = await createAgentHarness({ turns: [ask(), say("Going on without it.")] });
+    let stored = 0;
+    const agent = await h.create({ askApproval: true }, { conversationId: "c6", onApprovalAsked: async () => void stored++ });
+    const result = await agent.sendMessage("Pay invoice 17 once approved.");
+    expect(result.ok && result.value.status).toBe("completed");
+    expect(agent.pendingApproval).toBeUndefined();
+    expect(stored).toBe(0);
+    expect((await h.states.load("c6"))?.pendingQuestion).toBeUndefined();
+    const observation = JSON.stringify(h.request(1).at(-1));
+    expect(observation).toContain("ask_approval is not available on this server");
+    expect(observation).toContain("queue-mode workers");
   });
 
   it("ends the loop waiting_approval with the request saved; a message does not answer it; the decision of its step continues the loop", async () => {
     h = await createAgentHarness({ turns: [ask({ role: "owner", timeoutSeconds: "60" }), say("Paid.")] });
-    const agent = await h.create({}, { approvals: true, conversationId: "c1" });
+    const agent = await h.create({ askApproval: true }, { approvals: true, conversationId: "c1" });
     const waiting = await agent.sendMessage("Pay invoice 17 once approved.");
     expect(waiting.ok && waiting.value.status).toBe("waiting_approval");
     expect(agent.pendingApproval).toMatchObject({ step: 1, request: { question: "Pay invoice 17?", role: "owner", timeoutSeconds: 60, defaultDecision: "rejected" } });
@@ -40,14 +56,14 @@ describe("ask_approval", () => {
   it("stores the request (onApprovalAsked) before the session says it waits; a failure to store it ends the loop failed, not waiting", async () => {
     h = await createAgentHarness({ turns: [ask(), ask()] });
     const seen: Array<string | undefined> = [];
-    const agent = await h.create({}, { approvals: true, conversationId: "c4", onApprovalAsked: async () => void seen.push((await h.states.load("c4"))?.status) });
+    const agent = await h.create({ askApproval: true }, { approvals: true, conversationId: "c4", onApprovalAsked: async () => void seen.push((await h.states.load("c4"))?.status) });
     const waiting = await agent.sendMessage("Pay.");
     expect(waiting.ok && waiting.value.status).toBe("waiting_approval");
     expect(seen).toHaveLength(1);
     expect(seen[0]).not.toBe("waiting_approval");
 
     const broken = await h.create(
-      {},
+      { askApproval: true },
       {
         approvals: true,
         conversationId: "c5",
@@ -62,7 +78,7 @@ describe("ask_approval", () => {
 
   it("refuses invalid parameters with an observation, without waiting", async () => {
     h = await createAgentHarness({ turns: [ask({ timeoutSeconds: "-5" }), say("Understood.")] });
-    const agent = await h.create({}, { approvals: true, conversationId: "c3" });
+    const agent = await h.create({ askApproval: true }, { approvals: true, conversationId: "c3" });
     const result = await agent.sendMessage("Ask.");
     expect(result.ok && result.value.status).toBe("completed");
     const observation = JSON.stringify(h.request(1).at(-1));

@@ -99,17 +99,22 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
       continue;
     }
     if (isAskApproval(call)) {
-      const asked = approvalRequestOf(call.params);
-      if (asked.ok) {
+      const asked = env.approvalsRefused !== undefined ? undefined : approvalRequestOf(call.params);
+      if (asked?.ok) {
         out.question = { question: asked.request.question, toolName: call.toolName, approval: asked.request, ...callId };
         out.traces.push({ ...callId, parse, status: "waiting_approval", ok: true, observation: "", permissions: [], startedAt, durationMs: 0 });
         continue;
       }
-      const observation = withNote(`Error: ask_approval was not asked (${asked.problem}). Fix the parameters and call it again.`, action.note);
+      // Refused by the host (nothing could continue after a decision) or invalid parameters: the model is told, nothing waits.
+      const problem = asked ? `ask_approval was not asked (${asked.problem}). Fix the parameters and call it again.` : (env.approvalsRefused ?? "");
+      const observation = withNote(`Error: ${problem}`, action.note);
       out.observed.push(out.traces.length);
       out.traces.push({ ...callId, parse, status: "failed", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
       observe({ ...callId, toolName: call.toolName, observation });
-      out.failures.push({ signature: `call:${call.toolId}:${safeJson(call.params)}:INVALID`, what: `the call \`${call.toolName}\` (invalid parameters)` });
+      out.failures.push({
+        signature: `call:${call.toolId}:${safeJson(call.params)}:${asked ? "INVALID" : "UNAVAILABLE"}`,
+        what: `the call \`${call.toolName}\` (${asked ? "invalid parameters" : "not available here"})`,
+      });
       continue;
     }
     if (!acting) {
