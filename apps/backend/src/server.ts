@@ -198,6 +198,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       sweepMs: options.approvalSweepMs ?? 1000,
       maxBodyBytes,
       log: log.child("approvals"),
+      // An agent's observation of a decision names who decided.
+      userName: async (userId: string) => {
+        const user = await accounts.service.getUser(userId);
+        return `${user.name} (${user.username})`;
+      },
     });
     const { service: runs, api: runsApi } = createRuns({
       storage,
@@ -226,7 +231,9 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       permissionBroker,
       maxBodyBytes,
       // ask_approval: an agent's request goes to the same approvals inbox (embedded mode; queue-mode workers offer none).
-      ...(queueMode ? {} : { approvals: { ask: (ask: AgentApprovalAsk) => approvals.service.requestForAgent(ask) } }),
+      ...(queueMode
+        ? {}
+        : { approvals: { ask: (ask: AgentApprovalAsk) => approvals.service.requestForAgent(ask), close: (conversationId: string) => approvals.service.closeForAgent(conversationId) } }),
       permissions: () => permissions.current.policy,
       sql: storage.sql,
       log: log.child("agents"),

@@ -43,6 +43,8 @@ export const ApprovalOutcomeSchema = z.object({
   decision: ApprovalDecisionSchema,
   /** A user id; `link:<user id>` for a signed link that user made; `mcp:<user id>` for that user's answer in an MCP client (elicitation); `timeout` when the deadline decided. */
   decidedBy: z.string(),
+  /** The deciding user as people read them (`Name (username)`), where known: an agent's observation names who decided. */
+  decidedByName: z.string().optional(),
   decidedAt: z.number(),
   comment: z.string().optional(),
 });

@@ -135,12 +135,15 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
     const id = await send("Delete the archive if approved.");
     await settled(id, "waiting_approval");
     const pending = await approvalOf(id);
-    expect((await t.call("POST", `/api/approvals/${pending.id}/decision`, { decision: "rejected", comment: "keep it" })).status).toBe(200);
+    const archivist = await createTestUser(t, "archivist", "editor");
+    expect((await archivist.call("POST", `/api/approvals/${pending.id}/decision`, { decision: "rejected", comment: "keep it" })).status).toBe(200);
     await settled(id, "completed");
     expect(llm.chatBodies()).toHaveLength(before + 2);
     const observation = lastMessageOf(before + 1);
     expect(observation).toContain("rejected");
     expect(observation).toContain("keep it");
+    // The model is told who decided, by name, not only by id.
+    expect(observation).toContain("(archivist)");
   });
 
   it("through /v1/chat/completions: a 409 naming the conversation and how to decide, not a server error, and the approval waits in the inbox", async () => {
@@ -157,6 +160,28 @@ describe("ask_approval: an agent waits for a decision in the approvals inbox, ac
     expect(error.code).toBe("agent_waiting_approval");
     const conversationId = /continues conversation ([\w-]+)/.exec(error.message)?.[1] ?? "";
     expect((await approvalOf(conversationId)).request.question).toBe("Refund order 9?");
+  });
+
+  it("cancelling a conversation that waits closes its approval: out of the inbox, a later decision is a 409 and continues nothing", async () => {
+    const before = llm.chatBodies().length;
+    llm.enqueue(say(askApproval("Wire 5,000 EUR?")), say("Hello again."));
+    const id = await send("Wire the money once approved.");
+    await settled(id, "waiting_approval");
+    const pending = await approvalOf(id);
+    expect((await t.call("POST", `/api/conversations/${id}/cancel`)).status).toBe(200);
+    await settled(id, "cancelled");
+    expect((await approvalOf(id)).status).toBe("closed");
+    const inbox = ApprovalList.parse((await t.call("GET", "/api/approvals")).body).approvals;
+    expect(inbox.map((a) => a.id)).not.toContain(pending.id);
+    const late = await t.call("POST", `/api/approvals/${pending.id}/decision`, { decision: "approved" });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ error: { code: "CONFLICT", details: { reason: "CLOSED" } } });
+    expect(llm.chatBodies()).toHaveLength(before + 1);
+    // The conversation takes messages again: the next one is a new turn, not an answer to the approval.
+    expect((await t.call("POST", "/api/agents/payer/messages", { message: "Hi", conversationId: id })).status).toBe(202);
+    await settled(id, "completed");
+    expect(llm.chatBodies()).toHaveLength(before + 2);
+    expect(lastMessageOf(before + 1)).not.toContain("approved");
   });
 
   it("a timeout takes the default decision and continues the loop", async () => {

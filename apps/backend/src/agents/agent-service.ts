@@ -33,7 +33,11 @@ export interface AgentServiceDeps {
    * Where an `ask_approval` request is stored to be decided (the approvals inbox, wired at composition), for profiles that enable it (`askApproval`); without it the
    * agent gets an error observation for the call (a queue-mode worker: nothing there could continue the loop on a decision).
    */
-  approvals?: { ask(ask: { conversationId: string; agentId: string; step: number; request: ApprovalRequest }): Promise<void> };
+  approvals?: {
+    ask(ask: { conversationId: string; agentId: string; step: number; request: ApprovalRequest }): Promise<void>;
+    /** Closes the conversation's pending approval (it was cancelled while waiting): out of the inbox, a decision refused. */
+    close(conversationId: string): Promise<void>;
+  };
   /** Told of each run a loop starts (a queue-mode worker notes them, so a worker that takes over after a kill can close them). */
   onRunStarted?: (conversationId: string, runId: string) => void;
 }
@@ -313,12 +317,38 @@ export class AgentService implements AgentHost {
 
   async cancel(conversationId: string): Promise<void> {
     const live = this.live.get(conversationId);
-    if (!live) {
-      if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+    if (live?.loop) {
+      live.stop?.abort();
+      live.instance.cancel();
       return;
     }
-    live.stop?.abort();
-    live.instance.cancel();
+    if (!live && !(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+    const session = live ? undefined : await this.deps.storage.agentSessions.load(conversationId);
+    if (live?.instance.pendingApproval || session?.pendingQuestion?.approval) await this.withdrawApproval(conversationId, live?.instance.agentId ?? session?.agentId ?? "");
+  }
+
+  /**
+   * Cancels a conversation that waits for an approval (no loop runs then): the approval is closed first, so a decision
+   * racing the cancel is refused, then the agent stops waiting (`cancelled`; the next message is a new one).
+   */
+  private async withdrawApproval(conversationId: string, agentId: string): Promise<void> {
+    await this.deps.approvals?.close(conversationId);
+    const profile = (await this.deps.storage.agents.get(agentId))?.document;
+    if (!profile) return;
+    let making = this.making.get(conversationId);
+    if (!making) {
+      making = this.agentFor(profile, conversationId).finally(() => this.making.delete(conversationId));
+      this.making.set(conversationId, making);
+    }
+    const agent = await making;
+    // A decision recorded before the close continues the loop: cancel that loop instead.
+    if (agent.loop) {
+      agent.stop?.abort();
+      agent.instance.cancel();
+      return;
+    }
+    await agent.instance.withdrawApproval("The conversation was cancelled while it waited for an approval; the approval was closed.");
+    await this.deps.journal.flush();
   }
 
   async answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void> {

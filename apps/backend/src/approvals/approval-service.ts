@@ -38,6 +38,8 @@ export interface ApprovalServiceDeps {
   storage: RunsStorage;
   links: ApprovalLinks;
   log: Logger;
+  /** A user's name as people read it (accounts, at composition): an agent's observation names who decided. */
+  userName?: (userId: string) => Promise<string | undefined>;
   now?: () => number;
 }
 
@@ -83,6 +85,14 @@ export class ApprovalService {
     ]);
   }
 
+  /**
+   * Closes what an agent's conversation waits for (the conversation was cancelled): it leaves the inbox and a later
+   * decision gets CONFLICT (CLOSED). A decision recorded before stays (its continuation is the conversation's own).
+   */
+  async closeForAgent(conversationId: string): Promise<void> {
+    await this.deps.table.closePending(conversationId, this.now());
+  }
+
   /** Pending approvals this user may answer (or every approval of a run, decided ones too, for a run's view). */
   async list(who: Decider, query: { runId?: string; limit?: number }): Promise<Approval[]> {
     if (query.runId !== undefined) return this.deps.table.byRun(query.runId);
@@ -106,7 +116,10 @@ export class ApprovalService {
     const record: DecisionRecord = { decision, decidedBy, decidedAt: this.now(), ...(comment !== undefined && comment !== "" ? { comment } : {}) };
     if (!(await this.deps.table.decide(id, record))) {
       const now = await this.get(id);
-      if (now.status === "closed") throw new ServiceError("CONFLICT", `Approval "${id}" is closed: its run was cancelled while it waited; there is nothing to decide.`, { reason: "CLOSED" });
+      if (now.status === "closed")
+        throw new ServiceError("CONFLICT", `Approval "${id}" is closed: its ${now.subject.kind === "agent" ? "conversation" : "run"} was cancelled while it waited; there is nothing to decide.`, {
+          reason: "CLOSED",
+        });
       throw new ServiceError("CONFLICT", `Approval "${id}" was already decided (${now.decision ?? "?"} by ${now.decidedBy ?? "?"}); a decision is final.`, {
         reason: "ALREADY_DECIDED",
         decision: now.decision,
@@ -193,9 +206,12 @@ export class ApprovalService {
     if (!(await this.deps.table.claimResume(conversationId, claimedAt))) return false;
     const decided = (await this.deps.table.byRun(conversationId)).filter((a) => a.status === "decided" && a.subject.kind === "agent").at(-1);
     if (decided === undefined || decided.subject.kind !== "agent" || decided.decision === undefined) return false;
+    const decidedBy = decided.decidedBy ?? "unknown";
+    const name = await this.nameOf(decidedBy);
     const outcome: ApprovalOutcome = {
       decision: decided.decision,
-      decidedBy: decided.decidedBy ?? "unknown",
+      decidedBy,
+      ...(name !== undefined ? { decidedByName: name } : {}),
       decidedAt: decided.decidedAt ?? claimedAt,
       ...(decided.comment !== undefined ? { comment: decided.comment } : {}),
     };
@@ -205,6 +221,17 @@ export class ApprovalService {
       this.deps.log.warn("continuing an agent's conversation after a decision failed; the next sweep tries again", { conversationId, error: messageOf(error) });
       await this.deps.table.releaseResume(conversationId, claimedAt);
       return false;
+    }
+  }
+
+  /** The name of the user behind a `decidedBy` (`<id>`, `link:<id>`, `mcp:<id>`); none for `timeout` or a user since deleted. */
+  private async nameOf(decidedBy: string): Promise<string | undefined> {
+    if (decidedBy === "timeout" || !this.deps.userName) return undefined;
+    const userId = decidedBy.replace(/^(link|mcp):/, "");
+    try {
+      return await this.deps.userName(userId);
+    } catch {
+      return undefined;
     }
   }
 }

@@ -309,6 +309,21 @@ export class AgentInstance {
     return ok(await this.loop(options));
   }
 
+  /**
+   * Stops waiting for an approval without a decision (the host closed it: the conversation was cancelled): the status
+   * is `cancelled` with `reason`, saved, and the next message is a new one. Nothing to do while a loop runs or when
+   * no approval is awaited.
+   */
+  async withdrawApproval(reason: string): Promise<boolean> {
+    if (this.controller || !this.question?.approval) return false;
+    this.question = undefined;
+    this.currentStatus = "cancelled";
+    this.reason = reason;
+    this.events.emit({ type: "agent.finished", agentId: this.agentId, status: "cancelled", text: reason });
+    await this.save({});
+    return true;
+  }
+
   /** Continues the loop from the log without a new message (after `max_steps`, `stuck`, `failed`, `cancelled` or a restart). */
   async resume(options: AgentRunOptions = {}): Promise<AgentResult<AgentRunResult>> {
     if (this.controller) return fail(busy());
