@@ -47,7 +47,7 @@ import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
 import { credentialsApi } from "./credentials/credentials-api.ts";
 import { API_ROUTES } from "./api-routes.ts";
 import { createTriggers } from "./triggers/index.ts";
-import { createApprovals } from "./approvals/index.ts";
+import { createApprovals, type AgentApprovalAsk } from "./approvals/index.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { createEvals } from "./evals/index.ts";
 import { createSceneSuites } from "./evals/scene-suites.ts";
@@ -198,6 +198,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       sweepMs: options.approvalSweepMs ?? 1000,
       maxBodyBytes,
       log: log.child("approvals"),
+      // An agent's observation of a decision names who decided.
+      userName: async (userId: string) => {
+        const user = await accounts.service.getUser(userId);
+        return `${user.name} (${user.username})`;
+      },
     });
     const { service: runs, api: runsApi } = createRuns({
       storage,
@@ -211,7 +216,11 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       log: log.child("runs"),
       errorWorkflows: { mayRun: accounts.mayRun, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) },
     });
-    const { service: agents, api: agentsApi } = createAgents({
+    const {
+      service: agents,
+      api: agentsApi,
+      continueAfterApproval,
+    } = createAgents({
       storage,
       journal,
       catalog,
@@ -221,6 +230,10 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...(toolHost ? { toolHost } : {}),
       permissionBroker,
       maxBodyBytes,
+      // ask_approval: an agent's request goes to the same approvals inbox (embedded mode; queue-mode workers offer none).
+      ...(queueMode
+        ? {}
+        : { approvals: { ask: (ask: AgentApprovalAsk) => approvals.service.requestForAgent(ask), close: (conversationId: string) => approvals.service.closeForAgent(conversationId) } }),
       permissions: () => permissions.current.policy,
       sql: storage.sql,
       log: log.child("agents"),
@@ -284,6 +297,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     const sceneSuites = createSceneSuites({ engine: storage, port: sceneCaseRuns({ host: scenes.service, scenes: storage.scenes }), maxBodyBytes, log: log.child("evals") });
     const interruptedAtStart = await runs.recoverInterrupted();
     if (interruptedAtStart.length > 0) log.warn("runs interrupted by the previous shutdown", { count: interruptedAtStart.length });
+    // A decision on an agent's ask_approval continues its conversation (the agents' resumer, handed over here: neither domain imports the other).
+    if (continueAfterApproval) approvals.service.attachAgents(continueAfterApproval);
     approvals.connect(runs);
     await evals.service.recover();
     await sceneSuites.service.recover();

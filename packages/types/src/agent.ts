@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ToolCallSchema } from "./llm.ts";
 import { NodeErrorSchema } from "./run.ts";
 import { PermissionRuleSchema } from "./toolhost.ts";
+import { ApprovalRequestSchema } from "./approval.ts";
 
 export const AgentProfileSchema = z.object({
   id: z.string().min(1),
@@ -19,6 +20,11 @@ export const AgentProfileSchema = z.object({
   llmProfileId: z.string().optional(),
   /** This agent's permission rules for its host tools: they can only narrow the owner's settings rules (deny, or ask where those allow), never allow more. */
   permissions: z.array(PermissionRuleSchema).optional(),
+  /**
+   * Offer the built-in `ask_approval` tool (its documentation goes into every prompt, so only agents that need it): the
+   * conversation waits, stored, until someone decides in the approvals inbox. Absent: off.
+   */
+  askApproval: z.boolean().optional(),
   revision: z.number().int().min(0).default(0),
 });
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;
@@ -26,13 +32,27 @@ export type AgentProfileInput = z.input<typeof AgentProfileSchema>;
 
 /**
  * Where an agent's conversation stands. `running` and `waiting_permission` are transient (a loop
- * is under way); the others are where a loop stops: `waiting_user` until the user answers,
+ * is under way); the others are where a loop stops: `waiting_user` until the user answers, `waiting_approval`
+ * until an approval (`ask_approval`) is decided,
  * `completed` with an answer, `stuck` after repeated mistakes, `max_steps` when the step limit ran
  * out, `cut_off` when the answer stayed cut off at the model's output limit (with the partial answer),
  * `cancelled`, `failed` (the deliberation itself failed, e.g. the LLM was unreachable), or `budget_exceeded` (an LLM call
  * was refused because it would have passed a token or cost budget).
  */
-export const AGENT_STATUSES = ["idle", "running", "waiting_permission", "waiting_user", "completed", "stuck", "max_steps", "cut_off", "cancelled", "failed", "budget_exceeded"] as const;
+export const AGENT_STATUSES = [
+  "idle",
+  "running",
+  "waiting_permission",
+  "waiting_user",
+  "waiting_approval",
+  "completed",
+  "stuck",
+  "max_steps",
+  "cut_off",
+  "cancelled",
+  "failed",
+  "budget_exceeded",
+] as const;
 export const AgentStatusSchema = z.enum(AGENT_STATUSES);
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 
@@ -60,7 +80,7 @@ export const AgentParseOutcomeSchema = z.discriminatedUnion("kind", [
 ]);
 export type AgentParseOutcome = z.infer<typeof AgentParseOutcomeSchema>;
 
-export const AGENT_ACTION_STATUSES = ["completed", "failed", "cancelled", "rejected", "waiting_user", "skipped"] as const;
+export const AGENT_ACTION_STATUSES = ["completed", "failed", "cancelled", "rejected", "waiting_user", "waiting_approval", "skipped"] as const;
 
 /** One action of a step: what was asked, the run that did it, and what the model was told. */
 export const AgentActionTraceSchema = z.object({
@@ -130,7 +150,16 @@ export const AgentSessionStateSchema = z.object({
   nextEventSeq: z.number().int().nonnegative(),
   privateState: z.record(z.string(), z.unknown()),
   /** Set while the agent waits for the user's answer to an `ask_user` call. */
-  pendingQuestion: z.object({ question: z.string(), step: z.number().int().positive(), callId: z.string().optional(), toolName: z.string() }).optional(),
+  pendingQuestion: z
+    .object({
+      question: z.string(),
+      step: z.number().int().positive(),
+      callId: z.string().optional(),
+      toolName: z.string(),
+      /** Set for an `ask_approval` call (status `waiting_approval`): what is asked; an approval's decision answers it, not a message. */
+      approval: ApprovalRequestSchema.optional(),
+    })
+    .optional(),
   updatedAt: z.number(),
 });
 export type AgentSessionState = z.infer<typeof AgentSessionStateSchema>;

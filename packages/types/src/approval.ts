@@ -43,6 +43,8 @@ export const ApprovalOutcomeSchema = z.object({
   decision: ApprovalDecisionSchema,
   /** A user id; `link:<user id>` for a signed link that user made; `mcp:<user id>` for that user's answer in an MCP client (elicitation); `timeout` when the deadline decided. */
   decidedBy: z.string(),
+  /** The deciding user as people read them (`Name (username)`), where known: an agent's observation names who decided. */
+  decidedByName: z.string().optional(),
   decidedAt: z.number(),
   comment: z.string().optional(),
 });
@@ -55,8 +57,12 @@ export type RunWait = z.infer<typeof RunWaitSchema>;
 /** An approval as the API shows it (`GET /api/approvals`): its request, its state and, once decided, the decision. */
 export const ApprovalViewSchema = z.object({
   id: z.string(),
+  /** The run id; for an agent's approval (`subject.kind` agent), its conversation id. */
   runId: z.string(),
+  /** What waits: a run's `core:approval` node, or an agent's conversation at its `ask_approval` step. */
+  subject: z.discriminatedUnion("kind", [z.object({ kind: z.literal("run") }), z.object({ kind: z.literal("agent"), conversationId: z.string(), agentId: z.string(), step: z.number().int() })]),
   nodeId: z.string(),
+  /** The workflow id; for an agent's approval, the agent id. */
   workflowId: z.string(),
   request: ApprovalRequestSchema,
   /** `closed`: its run was cancelled while it waited. */

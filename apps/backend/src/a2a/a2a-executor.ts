@@ -75,7 +75,7 @@ function permissionQuestion(request: { tool: string; target?: string }): string 
   return `The agent asks to use ${request.tool}${on}. Reply in this task with "once" (allow this call), "always" (allow it from now on in this conversation) or "reject".`;
 }
 
-/** The A2A state a finished loop leaves its task in: a question to the user or a permission prompt asks for input. */
+/** The A2A state a finished loop leaves its task in: a question to the user, a permission prompt or an approval asks for input. */
 export function stateOf(status: string): TaskState {
   switch (status) {
     case "completed":
@@ -83,6 +83,7 @@ export function stateOf(status: string): TaskState {
       return TaskState.TASK_STATE_COMPLETED;
     case "waiting_user":
     case "waiting_permission":
+    case "waiting_approval":
       return TaskState.TASK_STATE_INPUT_REQUIRED;
     case "cancelled":
       return TaskState.TASK_STATE_CANCELED;

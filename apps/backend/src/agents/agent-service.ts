@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AgentInstance, type AgentResult, type AgentRunOptions, type AgentRunResult, type ExecutionEngine, type PermissionBroker } from "@weft/agent-runtime";
-import type { AgentProfile, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
+import type { AgentProfile, ApprovalOutcome, ApprovalRequest, Conversation, LlmService, Logger, NodeCatalog, PermissionAnswer, ToolHostService, Workflow, WorkflowSource } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
@@ -29,6 +29,15 @@ export interface AgentServiceDeps {
    * worker, so each loop starts from the stored state and leaves nothing behind (its event numbering included).
    */
   keepIdle?: boolean;
+  /**
+   * Where an `ask_approval` request is stored to be decided (the approvals inbox, wired at composition), for profiles that enable it (`askApproval`); without it the
+   * agent gets an error observation for the call (a queue-mode worker: nothing there could continue the loop on a decision).
+   */
+  approvals?: {
+    ask(ask: { conversationId: string; agentId: string; step: number; request: ApprovalRequest }): Promise<void>;
+    /** Closes the conversation's pending approval (it was cancelled while waiting): out of the inbox, a decision refused. */
+    close(conversationId: string): Promise<void>;
+  };
   /** Told of each run a loop starts (a queue-mode worker notes them, so a worker that takes over after a kill can close them). */
   onRunStarted?: (conversationId: string, runId: string) => void;
 }
@@ -41,6 +50,11 @@ interface LiveAgent {
   loop?: Promise<void>;
   /** The user whose message the current loop answers: its runs and tool calls name them. */
   startedBy?: string;
+  /**
+   * Cancels the current loop from its start: `AgentInstance.cancel` only reaches a loop once it runs its steps, so a
+   * cancel while the message is still being stored (a client gone at once) would be lost without this.
+   */
+  stop?: AbortController;
 }
 
 /**
@@ -83,6 +97,15 @@ export class AgentService implements AgentHost {
     }
     const agent = await making;
     if (agent.loop) throw busyError(agentId, id);
+    const approval = agent.instance.pendingApproval;
+    if (approval)
+      throw new ServiceError(
+        "CONFLICT",
+        `Conversation "${id}" waits for an approval of: ${approval.question}. A message does not answer it; decide it in the approvals inbox (POST /api/approvals/:id/decision).`,
+        {
+          reason: "WAITING_FOR_APPROVAL",
+        },
+      );
     // Set before the loop starts and only while no other loop runs here (refused above): each run reads the user of its own loop.
     agent.startedBy = createdBy;
     agent.loop = this.runLoop(agent, id, (instance, run) => instance.sendMessage(message, run), options.signal);
@@ -104,6 +127,32 @@ export class AgentService implements AgentHost {
     const llmOutput = body.llmOutput;
     agent.loop = this.runLoop(agent, fork.conversationId, (instance, run) => instance.resume(llmOutput === undefined ? run : { ...run, llm: givenFirstAnswer(llmOutput) }));
     return { conversationId: fork.conversationId };
+  }
+
+  /**
+   * Continues a conversation waiting on its `ask_approval` call at `step` with the decision (the approvals' resumer,
+   * from their sweep or a decision, on any process): true once its loop is under way, false when it no longer waits on
+   * that step. Nothing was held while it waited: the agent is made again from the stored session when not in memory.
+   */
+  async continueAfterApproval(decided: { conversationId: string; agentId: string; step: number; outcome: ApprovalOutcome }): Promise<boolean> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; the decision is handed on after the restart.");
+    const { conversationId: id, step, outcome } = decided;
+    const profile = (await this.deps.storage.agents.get(decided.agentId))?.document;
+    if (!profile) {
+      this.deps.log.warn("an approval was decided for an agent that no longer exists", { conversationId: id, agentId: decided.agentId });
+      return false;
+    }
+    let making = this.making.get(id);
+    if (!making) {
+      making = this.agentFor(profile, id).finally(() => this.making.delete(id));
+      this.making.set(id, making);
+    }
+    const agent = await making;
+    if (agent.loop) throw busyError(profile.id, id);
+    if (agent.instance.pendingApproval?.step !== step) return false;
+    agent.startedBy = undefined;
+    agent.loop = this.runLoop(agent, id, (instance, run) => instance.answerApproval(step, outcome, run));
+    return true;
   }
 
   /** Resolves when the loop running in the conversation (if any) has ended and its events are flushed. */
@@ -132,6 +181,7 @@ export class AgentService implements AgentHost {
       () => agent?.startedBy,
     );
     await journal.open(conversationId);
+    const approvals = this.deps.approvals;
     const created = await AgentInstance.create({
       profile,
       engine: this.deps.engineFor(`agent:${profile.id}`),
@@ -142,6 +192,7 @@ export class AgentService implements AgentHost {
       llm: this.deps.llm,
       ...(this.deps.toolHost ? { toolHost: this.deps.toolHost } : {}),
       permissionBroker: this.deps.permissionBroker,
+      ...(approvals ? { approvals: true, onApprovalAsked: (ask: { step: number; request: ApprovalRequest }) => approvals.ask({ conversationId, agentId: profile.id, ...ask }) } : {}),
       stateStore: storage.agentSessions,
       onEvent: (event) => void journal.append(conversationId, event),
       onRunEvent: this.runEventSink(conversationId, recorder),
@@ -186,8 +237,10 @@ export class AgentService implements AgentHost {
     start: (instance: AgentInstance, options: AgentRunOptions) => Promise<AgentResult<AgentRunResult>>,
     signal?: AbortSignal,
   ): Promise<void> {
+    const stop = (agent.stop = new AbortController());
+    const stopped = signal ? AbortSignal.any([stop.signal, signal]) : stop.signal;
     try {
-      const outcome = await start(agent.instance, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), ...(signal ? { signal } : {}) });
+      const outcome = await start(agent.instance, { ...(agent.startedBy !== undefined ? { userId: agent.startedBy } : {}), signal: stopped });
       if (!outcome.ok) {
         this.deps.log.error("agent loop did not start", { conversationId, code: outcome.error.code, error: outcome.error.message });
         return;
@@ -197,6 +250,7 @@ export class AgentService implements AgentHost {
       this.deps.log.error("agent loop failed", { conversationId, error: messageOf(error) });
     } finally {
       agent.loop = undefined;
+      agent.stop = undefined;
       await this.deps.journal.flush().catch(() => undefined);
       if (this.deps.keepIdle === false && this.live.get(conversationId) === agent) {
         agent.instance.dispose();
@@ -263,11 +317,38 @@ export class AgentService implements AgentHost {
 
   async cancel(conversationId: string): Promise<void> {
     const live = this.live.get(conversationId);
-    if (!live) {
-      if (!(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+    if (live?.loop) {
+      live.stop?.abort();
+      live.instance.cancel();
       return;
     }
-    live.instance.cancel();
+    if (!live && !(await this.deps.storage.conversations.get(conversationId))) throw notFound("conversation", conversationId);
+    const session = live ? undefined : await this.deps.storage.agentSessions.load(conversationId);
+    if (live?.instance.pendingApproval || session?.pendingQuestion?.approval) await this.withdrawApproval(conversationId, live?.instance.agentId ?? session?.agentId ?? "");
+  }
+
+  /**
+   * Cancels a conversation that waits for an approval (no loop runs then): the approval is closed first, so a decision
+   * racing the cancel is refused, then the agent stops waiting (`cancelled`; the next message is a new one).
+   */
+  private async withdrawApproval(conversationId: string, agentId: string): Promise<void> {
+    await this.deps.approvals?.close(conversationId);
+    const profile = (await this.deps.storage.agents.get(agentId))?.document;
+    if (!profile) return;
+    let making = this.making.get(conversationId);
+    if (!making) {
+      making = this.agentFor(profile, conversationId).finally(() => this.making.delete(conversationId));
+      this.making.set(conversationId, making);
+    }
+    const agent = await making;
+    // A decision recorded before the close continues the loop: cancel that loop instead.
+    if (agent.loop) {
+      agent.stop?.abort();
+      agent.instance.cancel();
+      return;
+    }
+    await agent.instance.withdrawApproval("The conversation was cancelled while it waited for an approval; the approval was closed.");
+    await this.deps.journal.flush();
   }
 
   async answerPermission(conversationId: string, requestId: string, answer: PermissionAnswer): Promise<void> {
@@ -288,7 +369,10 @@ export class AgentService implements AgentHost {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.all(loops()), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
-      for (const agent of this.live.values()) agent.instance.cancel();
+      for (const agent of this.live.values()) {
+        agent.stop?.abort();
+        agent.instance.cancel();
+      }
       await Promise.all(loops());
     }
     for (const agent of this.live.values()) agent.instance.dispose();

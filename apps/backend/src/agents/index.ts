@@ -12,6 +12,8 @@ export interface Agents {
   service: AgentHost;
   /** The Elysia plugin with the agent profile and agent message routes. */
   api: ReturnType<typeof agentsApi>;
+  /** Continues a conversation on an approval's decision (`AgentService.continueAfterApproval`); absent in queue mode (no `ask_approval` there). */
+  continueAfterApproval?: AgentService["continueAfterApproval"];
 }
 
 /**
@@ -21,7 +23,9 @@ export interface Agents {
  * in-process `AgentService` (queue mode: `../queue/queued-agent-host.ts` sends the loops to workers).
  */
 export function createAgents(deps: AgentServiceDeps & { maxBodyBytes: number; host?: AgentHost; permissions: () => PermissionPolicy; sql: SqlHandle }): Agents {
-  const service = deps.host ?? new AgentService(deps);
   const changes = openAgentChangeLog(deps.sql);
-  return { service, api: agentsApi({ agents: service, storage: deps.storage, catalog: deps.catalog, maxBodyBytes: deps.maxBodyBytes, permissions: deps.permissions, changes, log: deps.log }) };
+  const routes = (agents: AgentHost) => agentsApi({ agents, storage: deps.storage, catalog: deps.catalog, maxBodyBytes: deps.maxBodyBytes, permissions: deps.permissions, changes, log: deps.log });
+  if (deps.host) return { service: deps.host, api: routes(deps.host) };
+  const local = new AgentService(deps);
+  return { service: local, api: routes(local), continueAfterApproval: (decided) => local.continueAfterApproval(decided) };
 }

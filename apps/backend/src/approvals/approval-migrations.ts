@@ -19,4 +19,12 @@ export const APPROVAL_MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    // A second kind of subject: an agent's conversation waiting on an `ask_approval` call (`kind` 'agent'; `run_id`
+    // then holds the conversation id, `workflow_id` the agent id, `node_id` the asking step as `step-<n>`).
+    id: "approvals-002 agent conversations",
+    async up(db, engine) {
+      await ddl(db, engine).run(`ALTER TABLE approvals ADD COLUMN kind text NOT NULL DEFAULT 'run'`, `ALTER TABLE approvals ADD COLUMN conversation_id text`);
+    },
+  },
 ];

@@ -1,4 +1,5 @@
-import { messageOf, type ApprovalDecision, type Logger } from "@weft/types";
+import { randomUUID } from "node:crypto";
+import { messageOf, type ApprovalDecision, type ApprovalOutcome, type ApprovalRequest, type Logger } from "@weft/types";
 import { roleAtLeast, type Role } from "../accounts/roles.ts";
 import type { RunService } from "../runs/run-service.ts";
 import type { RunsStorage } from "../runs/runs-storage.ts";
@@ -12,6 +13,22 @@ export interface Decider {
   role: Role;
 }
 
+/** An agent's `ask_approval` call, as the agents' side hands it here to store (`requestForAgent`). */
+export interface AgentApprovalAsk {
+  conversationId: string;
+  agentId: string;
+  /** The step whose call asks: the decision answers that call only. */
+  step: number;
+  request: ApprovalRequest;
+}
+
+/**
+ * Continues an agent's conversation with a decision (given by the agents' side at composition, so neither domain
+ * imports the other): true once its loop took it, false when the conversation no longer waits on that step (nothing
+ * to do); a throw (busy, shutting down) leaves the decision for the next sweep.
+ */
+export type AgentApprovalResumer = (decided: { conversationId: string; agentId: string; step: number; outcome: ApprovalOutcome }) => Promise<boolean>;
+
 /** How long a signed link works unless asked otherwise, and at most. */
 export const DEFAULT_LINK_SECONDS = 7 * 24 * 3600;
 export const MAX_LINK_SECONDS = 30 * 24 * 3600;
@@ -21,6 +38,8 @@ export interface ApprovalServiceDeps {
   storage: RunsStorage;
   links: ApprovalLinks;
   log: Logger;
+  /** A user's name as people read it (accounts, at composition): an agent's observation names who decided. */
+  userName?: (userId: string) => Promise<string | undefined>;
   now?: () => number;
 }
 
@@ -32,6 +51,8 @@ export interface ApprovalServiceDeps {
 export class ApprovalService {
   /** Set once the run service exists (it is built after the executor that stores requests here). */
   private runs: RunService | undefined;
+  /** Set once the agents exist (queue mode's API process has none: its agents offer no `ask_approval`). */
+  private agents: AgentApprovalResumer | undefined;
   private readonly now: () => number;
 
   constructor(private readonly deps: ApprovalServiceDeps) {
@@ -40,6 +61,36 @@ export class ApprovalService {
 
   attachRuns(runs: RunService): void {
     this.runs = runs;
+  }
+
+  attachAgents(resumer: AgentApprovalResumer): void {
+    this.agents = resumer;
+  }
+
+  /** Stores an agent's `ask_approval` request as a pending approval (once per asking step), with its deadline. */
+  async requestForAgent(ask: AgentApprovalAsk): Promise<void> {
+    const at = this.now();
+    const { request } = ask;
+    await this.deps.table.addPending([
+      {
+        id: randomUUID(),
+        runId: ask.conversationId,
+        subject: { kind: "agent", conversationId: ask.conversationId, agentId: ask.agentId, step: ask.step },
+        nodeId: `step-${ask.step}`,
+        workflowId: ask.agentId,
+        request,
+        createdAt: at,
+        ...(request.timeoutSeconds !== undefined ? { deadline: at + request.timeoutSeconds * 1000 } : {}),
+      },
+    ]);
+  }
+
+  /**
+   * Closes what an agent's conversation waits for (the conversation was cancelled): it leaves the inbox and a later
+   * decision gets CONFLICT (CLOSED). A decision recorded before stays (its continuation is the conversation's own).
+   */
+  async closeForAgent(conversationId: string): Promise<void> {
+    await this.deps.table.closePending(conversationId, this.now());
   }
 
   /** Pending approvals this user may answer (or every approval of a run, decided ones too, for a run's view). */
@@ -65,7 +116,10 @@ export class ApprovalService {
     const record: DecisionRecord = { decision, decidedBy, decidedAt: this.now(), ...(comment !== undefined && comment !== "" ? { comment } : {}) };
     if (!(await this.deps.table.decide(id, record))) {
       const now = await this.get(id);
-      if (now.status === "closed") throw new ServiceError("CONFLICT", `Approval "${id}" is closed: its run was cancelled while it waited; there is nothing to decide.`, { reason: "CLOSED" });
+      if (now.status === "closed")
+        throw new ServiceError("CONFLICT", `Approval "${id}" is closed: its ${now.subject.kind === "agent" ? "conversation" : "run"} was cancelled while it waited; there is nothing to decide.`, {
+          reason: "CLOSED",
+        });
       throw new ServiceError("CONFLICT", `Approval "${id}" was already decided (${now.decision ?? "?"} by ${now.decidedBy ?? "?"}); a decision is final.`, {
         reason: "ALREADY_DECIDED",
         decision: now.decision,
@@ -74,7 +128,7 @@ export class ApprovalService {
       });
     }
     const decided = await this.get(id);
-    await this.resume(decided.runId);
+    await this.resume(decided.runId, decided.subject.kind);
     return decided;
   }
 
@@ -116,7 +170,7 @@ export class ApprovalService {
         timedOut++;
     }
     let resumed = 0;
-    for (const runId of await this.deps.table.unresumedRuns(100)) if (await this.resume(runId)) resumed++;
+    for (const { runId, kind } of await this.deps.table.unresumedRuns(100)) if (await this.resume(runId, kind)) resumed++;
     return { timedOut, resumed };
   }
 
@@ -124,7 +178,8 @@ export class ApprovalService {
    * Hands a run with new decisions on to resume, once: the claim on its decided rows decides between processes. A run
    * still executing (it paused again elsewhere, or is resuming) gives the claim back for the next sweep.
    */
-  private async resume(runId: string): Promise<boolean> {
+  private async resume(runId: string, kind: Approval["subject"]["kind"]): Promise<boolean> {
+    if (kind === "agent") return this.resumeAgent(runId);
     const runs = this.runs;
     if (runs === undefined) return false;
     const claimedAt = this.now();
@@ -137,6 +192,47 @@ export class ApprovalService {
     const status = (await this.deps.storage.runs.get(runId))?.status;
     if (status === "queued" || status === "running") await this.deps.table.releaseResume(runId, claimedAt);
     return false;
+  }
+
+  /**
+   * Hands an agent's conversation its decision, once (the same claim as runs): the last decided approval it asked
+   * (a conversation waits on one at a time; earlier ones were answered). A loop that could not take it now (busy, or
+   * this process stopping) gives the claim back for the next sweep.
+   */
+  private async resumeAgent(conversationId: string): Promise<boolean> {
+    const agents = this.agents;
+    if (agents === undefined) return false;
+    const claimedAt = this.now();
+    if (!(await this.deps.table.claimResume(conversationId, claimedAt))) return false;
+    const decided = (await this.deps.table.byRun(conversationId)).filter((a) => a.status === "decided" && a.subject.kind === "agent").at(-1);
+    if (decided === undefined || decided.subject.kind !== "agent" || decided.decision === undefined) return false;
+    const decidedBy = decided.decidedBy ?? "unknown";
+    const name = await this.nameOf(decidedBy);
+    const outcome: ApprovalOutcome = {
+      decision: decided.decision,
+      decidedBy,
+      ...(name !== undefined ? { decidedByName: name } : {}),
+      decidedAt: decided.decidedAt ?? claimedAt,
+      ...(decided.comment !== undefined ? { comment: decided.comment } : {}),
+    };
+    try {
+      return await agents({ conversationId, agentId: decided.subject.agentId, step: decided.subject.step, outcome });
+    } catch (error) {
+      this.deps.log.warn("continuing an agent's conversation after a decision failed; the next sweep tries again", { conversationId, error: messageOf(error) });
+      await this.deps.table.releaseResume(conversationId, claimedAt);
+      return false;
+    }
+  }
+
+  /** The name of the user behind a `decidedBy` (`<id>`, `link:<id>`, `mcp:<id>`); none for `timeout` or a user since deleted. */
+  private async nameOf(decidedBy: string): Promise<string | undefined> {
+    if (decidedBy === "timeout" || !this.deps.userName) return undefined;
+    const userId = decidedBy.replace(/^(link|mcp):/, "");
+    try {
+      return await this.deps.userName(userId);
+    } catch {
+      return undefined;
+    }
   }
 }
 

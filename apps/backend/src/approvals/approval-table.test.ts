@@ -39,15 +39,25 @@ function approvalContract(engine: string, open: () => Promise<Storage>) {
     });
 
     it("claims a run's new decisions for resuming once, and gives a claim back", async () => {
-      expect(await table.unresumedRuns(10)).toEqual(["run-1"]);
+      expect(await table.unresumedRuns(10)).toEqual([{ runId: "run-1", kind: "run" }]);
       expect(await table.claimResume("run-1", 4_000)).toBe(true);
       expect(await table.claimResume("run-1", 4_001)).toBe(false);
       expect(await table.unresumedRuns(10)).toEqual([]);
       await table.releaseResume("run-1", 4_000);
-      expect(await table.unresumedRuns(10)).toEqual(["run-1"]);
+      expect(await table.unresumedRuns(10)).toEqual([{ runId: "run-1", kind: "run" }]);
       // A run without decisions has nothing to claim.
       await new ApprovalWaits(table).record("run-2", "wf", [{ nodeId: "gate", request: request() }], 5_000);
       expect(await table.claimResume("run-2", 5_001)).toBe(false);
+    });
+
+    it("keeps an agent's approval (approvals-002): its subject is the conversation and the asking step, claimed like a run's", async () => {
+      const subject = { kind: "agent" as const, conversationId: "conv-1", agentId: "payer", step: 3 };
+      await table.addPending([{ id: "a-agent", runId: "conv-1", subject, nodeId: "step-3", workflowId: "payer", request: request(), createdAt: 7_000 }]);
+      expect(await table.get("a-agent")).toMatchObject({ runId: "conv-1", subject, status: "pending" });
+      expect(await table.decide("a-agent", { decision: "rejected", decidedBy: "u2", decidedAt: 8_000 })).toBe(true);
+      expect(await table.unresumedRuns(10)).toContainEqual({ runId: "conv-1", kind: "agent" });
+      expect(await table.claimResume("conv-1", 8_001)).toBe(true);
+      expect(await table.unresumedRuns(10)).not.toContainEqual({ runId: "conv-1", kind: "agent" });
     });
   });
 }

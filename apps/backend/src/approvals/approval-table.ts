@@ -1,5 +1,5 @@
 import { ApprovalDecisionSchema, ApprovalRequestSchema, ApprovalRoleSchema, type ApprovalDecision, type ApprovalRequest } from "@weft/types";
-import type { Selectable } from "kysely";
+import type { Generated, Selectable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
@@ -21,12 +21,20 @@ interface ApprovalTables {
     decided_at: Int64Column | null;
     comment: string | null;
     resumed_at: Int64Column | null;
+    /** `run` (a `core:approval` node) or `agent` (an `ask_approval` call: `run_id` is then the conversation id). */
+    kind: Generated<string>;
+    conversation_id: string | null;
   };
 }
 
+/** What waits on an approval: a run's `core:approval` node, or an agent's conversation at its `ask_approval` step. */
+export type ApprovalSubject = { kind: "run" } | { kind: "agent"; conversationId: string; agentId: string; step: number };
+
 export interface Approval {
   id: string;
+  /** The run id; for an agent's approval, its conversation id. */
   runId: string;
+  subject: ApprovalSubject;
   nodeId: string;
   workflowId: string;
   request: ApprovalRequest;
@@ -72,6 +80,8 @@ export class ApprovalTable extends Table<ApprovalTables> {
           decided_at: null,
           comment: null,
           resumed_at: null,
+          kind: a.subject.kind,
+          conversation_id: a.subject.kind === "agent" ? a.subject.conversationId : null,
         })),
       )
       .onConflict((oc) => oc.columns(["run_id", "node_id"]).doNothing())
@@ -128,10 +138,10 @@ export class ApprovalTable extends Table<ApprovalTables> {
     await this.db.updateTable("approvals").set({ resumed_at: null }).where("run_id", "=", runId).where("resumed_at", "=", claimedAt).execute();
   }
 
-  /** Runs with a decision not handed on yet (its process died between deciding and resuming, or the run was busy). */
-  async unresumedRuns(limit: number): Promise<string[]> {
-    const rows = await this.db.selectFrom("approvals").select("run_id").distinct().where("status", "=", "decided").where("resumed_at", "is", null).limit(limit).execute();
-    return rows.map((r) => r.run_id);
+  /** Runs (and agent conversations) with a decision not handed on yet (its process died between deciding and resuming, or the run was busy). */
+  async unresumedRuns(limit: number): Promise<Array<{ runId: string; kind: ApprovalSubject["kind"] }>> {
+    const rows = await this.db.selectFrom("approvals").select(["run_id", "kind"]).distinct().where("status", "=", "decided").where("resumed_at", "is", null).limit(limit).execute();
+    return rows.map((r) => ({ runId: r.run_id, kind: r.kind === "agent" ? "agent" : "run" }));
   }
 }
 
@@ -141,6 +151,7 @@ function decode(row: Selectable<ApprovalTables["approvals"]>): Approval {
   return {
     id: row.id,
     runId: row.run_id,
+    subject: subjectOf(row),
     nodeId: row.node_id,
     workflowId: row.workflow_id,
     request: ApprovalRequestSchema.parse({ ...(JSON.parse(row.request) as object), role: ApprovalRoleSchema.parse(row.role) }),
@@ -152,4 +163,9 @@ function decode(row: Selectable<ApprovalTables["approvals"]>): Approval {
     ...(decidedAt !== undefined ? { decidedAt } : {}),
     ...(row.comment !== null ? { comment: row.comment } : {}),
   };
+}
+
+function subjectOf(row: Selectable<ApprovalTables["approvals"]>): ApprovalSubject {
+  if (row.kind !== "agent") return { kind: "run" };
+  return { kind: "agent", conversationId: row.conversation_id ?? row.run_id, agentId: row.workflow_id, step: Number(row.node_id.replace(/^step-/, "")) };
 }

@@ -15,7 +15,16 @@ export class ApprovalWaits implements RunWaits {
   async record(runId: string, workflowId: string, waits: readonly RunWait[], at: number): Promise<void> {
     const rows = waits.map((w) => {
       const request = ApprovalRequestSchema.parse(w.request);
-      return { id: randomUUID(), runId, nodeId: w.nodeId, workflowId, request, createdAt: at, ...(request.timeoutSeconds !== undefined ? { deadline: at + request.timeoutSeconds * 1000 } : {}) };
+      return {
+        id: randomUUID(),
+        runId,
+        subject: { kind: "run" as const },
+        nodeId: w.nodeId,
+        workflowId,
+        request,
+        createdAt: at,
+        ...(request.timeoutSeconds !== undefined ? { deadline: at + request.timeoutSeconds * 1000 } : {}),
+      };
     });
     await this.table.addPending(rows);
   }

@@ -11,6 +11,7 @@ import { ApprovalWaits } from "./approval-waits.ts";
 
 export { APPROVAL_MIGRATIONS } from "./approval-migrations.ts";
 export { APPROVALS_ROUTES } from "./approvals-api.ts";
+export type { AgentApprovalAsk, AgentApprovalResumer } from "./approval-service.ts";
 
 /** The executor's side alone (a queue worker's: it stores pauses and reads decisions, it answers nothing). */
 export function approvalWaits(engine: StorageEngine): ApprovalWaits {
@@ -26,6 +27,8 @@ export interface ApprovalsDeps {
   sweepMs: number;
   maxBodyBytes: number;
   log: Logger;
+  /** A user's name as people read it (an agent's observation names who decided). */
+  userName?: (userId: string) => Promise<string | undefined>;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface ApprovalsDeps {
  */
 export function createApprovals(deps: ApprovalsDeps) {
   const table = new ApprovalTable(deps.engine);
-  const service = new ApprovalService({ table, storage: deps.storage, links: new ApprovalLinks(deriveLinkKey(deps.masterKey)), log: deps.log });
+  const service = new ApprovalService({ table, storage: deps.storage, links: new ApprovalLinks(deriveLinkKey(deps.masterKey)), log: deps.log, ...(deps.userName ? { userName: deps.userName } : {}) });
   const sweeper = new ApprovalSweeper(() => service.sweep(), deps.sweepMs, deps.log);
   return {
     service,

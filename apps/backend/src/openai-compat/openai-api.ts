@@ -104,6 +104,14 @@ function answerOf(outcome: AgentOutcome, conversationId: string): { content: str
       return { content: outcome.text, finishReason: "stop" };
     case "cut_off":
       return { content: outcome.text, finishReason: "length" };
+    case "waiting_approval":
+      // Not a server error: the loop is stored, waiting for a person; their decision continues the same conversation.
+      throw new OpenAiRefusal(
+        409,
+        "agent_waiting_approval",
+        `The agent is waiting for a person's approval${outcome.text ? ` (${outcome.text})` : ""}. Decide it in Weft's Approvals inbox or with POST /api/approvals/:id/decision (GET /api/approvals?runId=${conversationId} lists it); the agent then continues conversation ${conversationId}: GET /api/conversations/${conversationId} shows its answer.`,
+        { conversationId },
+      );
     default:
       throw new OpenAiRefusal(
         500,

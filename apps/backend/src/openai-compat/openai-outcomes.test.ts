@@ -86,12 +86,16 @@ describe("how the agent's loop ends, as an OpenAI client sees it (a scripted LLM
 
   it("a client that goes away cancels the agent's loop", async () => {
     llm.enqueue({ kind: "text", chunks: ["Too late."], delayMs: 60_000 });
+    const asked = llm.requests.length;
     const controller = new AbortController();
     const stream = await sdk.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "Take your time." }], stream: true }, { signal: controller.signal });
     let conversationId = "";
     const reading = (async () => {
       for await (const chunk of stream) {
         conversationId = chunk.id.replace(/^chatcmpl-/, "");
+        // The role chunk comes at once, before the loop asks the model: go away once the model has the request, so
+        // that request is in flight (a client gone sooner ends the loop before it asks: nothing to drop then).
+        await waitFor(async () => llm.requests.length > asked || undefined, 60_000, "the loop to ask the model");
         controller.abort();
       }
     })().catch(() => undefined);
@@ -106,6 +110,7 @@ describe("how the agent's loop ends, as an OpenAI client sees it (a scripted LLM
       "the abandoned loop to end",
     );
     expect(ended.status).toBe("cancelled");
+    expect(llm.requests).toHaveLength(asked + 1);
     await waitFor(async () => llm.requests.at(-1)?.clientClosedEarly || undefined, 30_000, "the LLM request to be dropped");
   });
 });

@@ -70,6 +70,7 @@ export function reportAgentRun(result: AgentRunResult, llm: CliLlm, json: boolea
     case "idle":
     case "running":
     case "waiting_permission":
+    case "waiting_approval": // the CLI offers no `ask_approval` (nothing here could decide it)
       process.stderr.write(`weft: the agent ended in an unexpected state (${result.status}).\n`);
       return EXIT_FAILED;
     default: {

@@ -8,6 +8,8 @@ import {
   type AgentStateStore,
   type AgentStatus,
   type AgentStepTrace,
+  type ApprovalOutcome,
+  type ApprovalRequest,
   type ContextBudgetInput,
   type ConversationMessage,
   type ConversationStore,
@@ -33,6 +35,7 @@ import { ActionExecutor } from "./action-executor.ts";
 import { AgentEventStream } from "./agent-events.ts";
 import { permittedManifest, resolveAgentEntries } from "./agent-manifest.ts";
 import { runAgentStep } from "./agent-step.ts";
+import { approvalObservation, ASK_APPROVAL_ENTRY } from "./ask-approval.ts";
 import { userAnswerObservation } from "./ask-user.ts";
 import { Deliberation } from "./deliberation.ts";
 import { agentError, fail, ok, type AgentError, type AgentResult } from "./errors.ts";
@@ -68,6 +71,18 @@ export interface AgentInstanceOptions {
   permissions?: PermissionPolicy;
   /** The tool host's gate: questions of this conversation come here and wait for `answerPermission`. */
   permissionBroker?: PermissionBroker;
+  /**
+   * Whether this host can take an `ask_approval` request (default false): only one that stores it where someone can
+   * decide it (the backend's approvals inbox) and continues the loop with `answerApproval` once decided. The tool is
+   * offered to profiles that enable it (`askApproval`); where the host cannot take it, a call gets an error observation
+   * saying so (the agent goes on without waiting).
+   */
+  approvals?: boolean;
+  /**
+   * Stores an `ask_approval` request where it will be decided, before the session says `waiting_approval` (so a
+   * stored waiting session always has its request stored); a failure ends the loop `failed` instead of waiting.
+   */
+  onApprovalAsked?: (ask: { step: number; request: ApprovalRequest }) => Promise<void>;
   /** Scene services (world, events, private state); without a private state the agent keeps its own. */
   services?: NodeServices;
   stateStore?: AgentStateStore;
@@ -203,7 +218,19 @@ export class AgentInstance {
     }
     const privateState = new PrivateState(agentId, saved?.privateState ?? profile.initialPrivateState);
     const events = new AgentEventStream(conversationId, saved?.nextEventSeq ?? 0, options.onEvent, options.logger ?? silentLogger);
-    return ok(new AgentInstance(profile, entries.value, conversationId, deliberation.value, privateState, events, options, saved, stepsInLog));
+    return ok(
+      new AgentInstance(
+        profile,
+        profile.askApproval === true ? [...entries.value, ASK_APPROVAL_ENTRY] : entries.value,
+        conversationId,
+        deliberation.value,
+        privateState,
+        events,
+        options,
+        saved,
+        stepsInLog,
+      ),
+    );
   }
 
   /** The tools and skills the model is offered: the profile's, less those the permissions deny outright. */
@@ -230,9 +257,16 @@ export class AgentInstance {
     return this.permissionsPending.list();
   }
 
+  /** What an `ask_approval` call waits for (`waiting_approval`); a decision answers it through `answerApproval`. */
+  get pendingApproval(): { question: string; request: ApprovalRequest; step: number; callId?: string } | undefined {
+    const q = this.question;
+    return q?.approval ? { question: q.question, request: q.approval, step: q.step, ...(q.callId !== undefined ? { callId: q.callId } : {}) } : undefined;
+  }
+
   /** Sends the user's message and runs the loop; while the agent waits for the user, the message is the answer. */
   async sendMessage(text: string, options: AgentRunOptions = {}): Promise<AgentResult<AgentRunResult>> {
     if (this.controller) return fail(busy());
+    if (this.question?.approval) return fail(waitingForApproval(this.question.question));
     const meta = { mode: "agent" as const, agentId: this.agentId };
     const question = this.question;
     const entries = question
@@ -252,9 +286,48 @@ export class AgentInstance {
     return this.options.conversations.messages(this.conversationId);
   }
 
+  /**
+   * Continues a loop that waits on an `ask_approval` call with its decision as the call's observation. `step` names
+   * the call (a decision for an earlier, already answered request is refused: NOT_WAITING_FOR_APPROVAL).
+   */
+  async answerApproval(step: number, outcome: ApprovalOutcome, options: AgentRunOptions = {}): Promise<AgentResult<AgentRunResult>> {
+    if (this.controller) return fail(busy());
+    const question = this.question;
+    if (!question?.approval || question.step !== step)
+      return fail(agentError("NOT_WAITING_FOR_APPROVAL", `Conversation ${this.conversationId} does not wait for the approval asked in step ${step}.`, "Nothing to continue: it was answered before."));
+    const meta = { mode: "agent" as const, agentId: this.agentId };
+    const entries = this.protocol.observationEntries(
+      [{ ...(question.callId ? { callId: question.callId } : {}), toolName: question.toolName, observation: approvalObservation(question.toolName, outcome) }],
+      meta,
+    );
+    try {
+      await (options.conversations ? options.conversations(this.options.conversations) : this.options.conversations).append(this.conversationId, entries);
+    } catch (error) {
+      return fail(agentError("CONVERSATION_FAILED", `The decision could not be written to the conversation log: ${messageOf(error)}`));
+    }
+    this.question = undefined;
+    return ok(await this.loop(options));
+  }
+
+  /**
+   * Stops waiting for an approval without a decision (the host closed it: the conversation was cancelled): the status
+   * is `cancelled` with `reason`, saved, and the next message is a new one. Nothing to do while a loop runs or when
+   * no approval is awaited.
+   */
+  async withdrawApproval(reason: string): Promise<boolean> {
+    if (this.controller || !this.question?.approval) return false;
+    this.question = undefined;
+    this.currentStatus = "cancelled";
+    this.reason = reason;
+    this.events.emit({ type: "agent.finished", agentId: this.agentId, status: "cancelled", text: reason });
+    await this.save({});
+    return true;
+  }
+
   /** Continues the loop from the log without a new message (after `max_steps`, `stuck`, `failed`, `cancelled` or a restart). */
   async resume(options: AgentRunOptions = {}): Promise<AgentResult<AgentRunResult>> {
     if (this.controller) return fail(busy());
+    if (this.question?.approval) return fail(waitingForApproval(this.question.question));
     if (this.question) return fail(agentError("WAITING_FOR_USER", `The agent waits for the user's answer to: ${this.question.question}`, "Answer it with sendMessage."));
     return ok(await this.loop(options));
   }
@@ -327,6 +400,15 @@ export class AgentInstance {
     } finally {
       this.controller = undefined;
     }
+    const asked = this.question?.approval;
+    if (result.status === "waiting_approval" && asked && this.question && this.options.onApprovalAsked) {
+      try {
+        await this.options.onApprovalAsked({ step: this.question.step, request: asked });
+      } catch (error) {
+        this.question = undefined;
+        result = { ...result, status: "failed", reason: `The approval request could not be stored, so nobody could decide it: ${messageOf(error)}. Send a message to let the agent go on.` };
+      }
+    }
     this.currentStatus = result.status;
     this.reason = result.reason;
     this.events.emit({
@@ -379,6 +461,7 @@ export class AgentInstance {
         },
       },
       ...(actions ? { actions } : {}),
+      ...(o.approvals === true ? {} : { approvalsRefused: APPROVALS_UNAVAILABLE }),
       signal,
     };
   }
@@ -426,6 +509,13 @@ export class AgentInstance {
 /** The permission rules the manifest follows: the given ones, else the tool host's current ones. */
 function policyOf(options: AgentInstanceOptions): PermissionPolicy | undefined {
   return options.permissions ?? (options.toolHost instanceof ToolHost ? options.toolHost.policy : undefined);
+}
+
+const APPROVALS_UNAVAILABLE =
+  "ask_approval is not available on this server: its agents run on queue-mode workers, where nothing could continue the conversation after the decision. Ask the user with ask_user instead, or go on without the approval if that is allowed.";
+
+function waitingForApproval(question: string): AgentError {
+  return agentError("WAITING_FOR_APPROVAL", `The agent waits for an approval of: ${question}`, "Decide it in the approvals inbox (GET /api/approvals, POST /api/approvals/:id/decision).");
 }
 
 function busy(): AgentError {

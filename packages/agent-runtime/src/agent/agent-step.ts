@@ -178,7 +178,7 @@ async function stepOf(env: StepEnvironment, step: number, memory: LoopMemory): P
   const verdict = memory.mistakes.record(signatureOf(acted.failures), acted.failures.map((f) => f.what).join("; "));
   if (verdict.kind === "mistake" && verdict.firmer) firmUp(acted, verdict.firmer);
   emitObservations(env, step, acted);
-  const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? "waiting_user" : "running";
+  const status: AgentStatus = acted.cancelled ? "cancelled" : verdict.kind === "stuck" ? "stuck" : acted.question ? (acted.question.approval ? "waiting_approval" : "waiting_user") : "running";
   const reason = status === "cancelled" ? "The run was cancelled while an action ran." : verdict.kind === "stuck" ? verdict.reason : undefined;
   const t = trace({
     responseText: read.responseText,
@@ -234,7 +234,7 @@ function signatureOf(failures: readonly ActionFailure[]): string | undefined {
 function firmUp(acted: ActionsOutcome, firmer: string): void {
   for (let i = acted.traces.length - 1; i >= 0; i--) {
     const t = acted.traces[i]!;
-    if (t.ok || t.status === "skipped" || t.status === "waiting_user") continue;
+    if (t.ok || t.status === "skipped" || t.status === "waiting_user" || t.status === "waiting_approval") continue;
     t.observation = `${t.observation}\n${firmer}`;
     const at = acted.observationOf[i];
     if (at !== undefined) acted.observations[at]!.observation = t.observation;

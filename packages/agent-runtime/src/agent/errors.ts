@@ -27,6 +27,10 @@ export const AGENT_ERROR_CODES = [
   "BUSY",
   /** The agent waits for the user's answer: give it with `sendMessage`. */
   "WAITING_FOR_USER",
+  /** The agent waits for an approval (`ask_approval`): a decision in the approvals inbox continues it. */
+  "WAITING_FOR_APPROVAL",
+  /** A decision for an approval the conversation does not wait for (answered before). */
+  "NOT_WAITING_FOR_APPROVAL",
   "UNKNOWN_PERMISSION_REQUEST",
   /** A permission answer that is not once, always or reject. */
   "INVALID_PERMISSION_ANSWER",

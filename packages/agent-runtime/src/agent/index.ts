@@ -4,6 +4,7 @@ export { buildAgentManifest, type AgentManifestSources } from "./agent-manifest.
 export { buildAgentContext, type AgentContextInput, type AgentProtocol } from "./agent-context.ts";
 export { Deliberation, type DeliberationInputs, type DeliberationOutcome, type LlmOutput } from "./deliberation.ts";
 export { ASK_USER_ENTRY, ASK_USER_ID } from "./ask-user.ts";
+export { ASK_APPROVAL_ENTRY, ASK_APPROVAL_ID } from "./ask-approval.ts";
 export { MistakeTracker, type MistakeLimits, type MistakeVerdict } from "./mistake-tracker.ts";
 export { PermissionBroker, PendingPermissions } from "./permission-broker.ts";
 export { InMemoryAgentStateStore } from "./agent-state-store.ts";

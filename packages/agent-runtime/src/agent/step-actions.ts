@@ -1,7 +1,8 @@
-import type { AgentActionTrace, AgentParseOutcome } from "@weft/types";
+import type { AgentActionTrace, AgentParseOutcome, ApprovalRequest } from "@weft/types";
 import { formatObservation, type CallResult, type ErrorResult } from "../action/index.ts";
 import { newRunId } from "../engine/run-id.ts";
 import { safeJson } from "../action/json.ts";
+import { approvalRequestOf, isAskApproval } from "./ask-approval.ts";
 import { isAskUser } from "./ask-user.ts";
 import type { ObservationEntry, PlannedAction } from "./protocol.ts";
 import type { StepEnvironment } from "./step-environment.ts";
@@ -10,6 +11,8 @@ export interface PendingQuestion {
   question: string;
   callId?: string;
   toolName: string;
+  /** An `ask_approval` call's request: an approval's decision answers it, not the user's message. */
+  approval?: ApprovalRequest;
 }
 
 /** A failing action, for the mistake tracker. */
@@ -32,6 +35,7 @@ export interface ActionsOutcome {
 }
 
 const WAITING_NOTE = "Not executed: an earlier call in this turn asks the user, and the run waits for the reply. Call this again once you have it, if it is still needed.";
+const WAITING_APPROVAL_NOTE = "Not executed: an earlier call in this turn asks for an approval, and the run waits for the decision. Call this again once approved, if it is still needed.";
 const CANCELLED_NOTE = "Not executed: the run was cancelled.";
 
 function parseOutcome(parsed: CallResult | ErrorResult): AgentParseOutcome {
@@ -67,7 +71,7 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
     const parse = parseOutcome(action.parsed);
     const callId = action.callId !== undefined ? { callId: action.callId } : {};
     const toolName = action.parsed.kind === "call" ? action.parsed.toolName : (env.manifest.getById(action.parsed.toolId ?? "")?.name ?? "action");
-    const stopped = out.question ? WAITING_NOTE : out.cancelled || env.signal.aborted ? CANCELLED_NOTE : undefined;
+    const stopped = out.question ? (out.question.approval ? WAITING_APPROVAL_NOTE : WAITING_NOTE) : out.cancelled || env.signal.aborted ? CANCELLED_NOTE : undefined;
     if (stopped) {
       out.cancelled ||= stopped === CANCELLED_NOTE;
       out.traces.push({ ...callId, parse, status: "skipped", ok: false, observation: stopped, permissions: [], startedAt, durationMs: 0 });
@@ -92,6 +96,25 @@ export async function runActions(env: StepEnvironment, step: number, actions: re
     if (isAskUser(call)) {
       out.question = { question: String(call.params.question ?? ""), toolName: call.toolName, ...callId };
       out.traces.push({ ...callId, parse, status: "waiting_user", ok: true, observation: "", permissions: [], startedAt, durationMs: 0 });
+      continue;
+    }
+    if (isAskApproval(call)) {
+      const asked = env.approvalsRefused !== undefined ? undefined : approvalRequestOf(call.params);
+      if (asked?.ok) {
+        out.question = { question: asked.request.question, toolName: call.toolName, approval: asked.request, ...callId };
+        out.traces.push({ ...callId, parse, status: "waiting_approval", ok: true, observation: "", permissions: [], startedAt, durationMs: 0 });
+        continue;
+      }
+      // Refused by the host (nothing could continue after a decision) or invalid parameters: the model is told, nothing waits.
+      const problem = asked ? `ask_approval was not asked (${asked.problem}). Fix the parameters and call it again.` : (env.approvalsRefused ?? "");
+      const observation = withNote(`Error: ${problem}`, action.note);
+      out.observed.push(out.traces.length);
+      out.traces.push({ ...callId, parse, status: "failed", ok: false, observation, permissions: [], startedAt, durationMs: 0 });
+      observe({ ...callId, toolName: call.toolName, observation });
+      out.failures.push({
+        signature: `call:${call.toolId}:${safeJson(call.params)}:${asked ? "INVALID" : "UNAVAILABLE"}`,
+        what: `the call \`${call.toolName}\` (${asked ? "invalid parameters" : "not available here"})`,
+      });
       continue;
     }
     if (!acting) {

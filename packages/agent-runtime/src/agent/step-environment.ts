@@ -42,5 +42,7 @@ export interface StepEnvironment {
   context: { systemPrompt?: string; budget?: ContextBudgetInput; stateChars?: number };
   permissions: PermissionRecorder;
   actions?: ActionJournal;
+  /** Set where the host cannot take an `ask_approval` request: why, as the call's error observation (nothing waits). */
+  approvalsRefused?: string;
   signal: AbortSignal;
 }

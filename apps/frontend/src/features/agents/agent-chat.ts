@@ -66,6 +66,7 @@ export function transcriptOf(input: TranscriptInput): ChatItem[] {
         if (!t) break;
         lastStep = Math.max(lastStep, t.step);
         items.push({ kind: "step", key: `step-${t.step}`, step: traceOfRecorded(t, `step-${t.step}`) });
+        // A waiting `ask_approval` call's observation is the decision (an entry of its own, like any observation).
         observations = t.actions.filter((a) => a.status !== "waiting_user").length;
         awaitingReply = t.status === "waiting_user";
         if (t.status === "completed" && t.responseText.trim()) items.push({ kind: "answer", key: `answer-${t.step}`, text: t.responseText.trim() });

@@ -27,6 +27,15 @@ describe("the agent profile form's draft", () => {
     expect(result.ok && AgentProfileSchema.parse(result.profile)).toEqual(calculator);
   });
 
+  it("keeps ask_approval off unless the toggle is on: a profile without it is saved without it, one with it round-trips", () => {
+    const off = profileOfDraft(draftOfAgent(calculator));
+    expect(off.ok && "askApproval" in off.profile).toBe(false);
+    expect(blankAgentDraft("agent-deliberation").askApproval).toBe(false);
+    const on = profileOfDraft({ ...draftOfAgent(calculator), askApproval: true });
+    expect(on.ok && AgentProfileSchema.parse(on.profile)).toEqual({ ...calculator, askApproval: true });
+    expect(draftOfAgent({ ...calculator, askApproval: true }).askApproval).toBe(true);
+  });
+
   it("gives a new agent an id from its name and refuses what the form can tell is wrong", () => {
     const draft = { ...blankAgentDraft("agent-deliberation"), name: "  My Helper " };
     expect(profileOfDraft(draft)).toMatchObject({ ok: true, profile: { id: "my-helper", name: "My Helper", revision: 0 } });

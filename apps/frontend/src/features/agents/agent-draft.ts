@@ -11,6 +11,8 @@ export interface AgentDraft {
   deliberationWorkflowId: string;
   protocol: AgentProfile["protocol"];
   tools: string[];
+  /** Offer the built-in `ask_approval` tool (profile `askApproval`). */
+  askApproval: boolean;
   skills: string[];
   /** Empty: the default LLM profile. */
   llmProfileId: string;
@@ -63,6 +65,7 @@ export function draftOfAgent(agent: AgentProfile): AgentDraft {
     deliberationWorkflowId: agent.deliberationWorkflowId,
     protocol: agent.protocol,
     tools: [...agent.tools],
+    askApproval: agent.askApproval === true,
     skills: [...agent.skills],
     llmProfileId: agent.llmProfileId ?? "",
     maxSteps: agent.maxSteps,
@@ -82,6 +85,7 @@ export function blankAgentDraft(deliberationWorkflowId: string): AgentDraft {
     deliberationWorkflowId,
     protocol: "action-xml",
     tools: [],
+    askApproval: false,
     skills: [],
     llmProfileId: "",
     maxSteps: 8,
@@ -131,6 +135,8 @@ export function profileOfDraft(draft: AgentDraft): ProfileResult {
       deliberationWorkflowId: draft.deliberationWorkflowId,
       protocol: draft.protocol,
       tools: draft.tools,
+      // Only when on: a profile that never enabled it is saved as before.
+      ...(draft.askApproval ? { askApproval: true } : {}),
       skills: draft.skills,
       ...(draft.llmProfileId ? { llmProfileId: draft.llmProfileId } : {}),
       maxSteps: draft.maxSteps,

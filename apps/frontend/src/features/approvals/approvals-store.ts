@@ -10,6 +10,9 @@ export const useApprovalsStore = defineStore("approvals", () => {
   const error = ref<ApiError | null>(null);
   const busy = ref<string | null>(null);
   const comments = ref<Record<string, string>>({});
+  /** Counts requests to open the header's inbox from elsewhere (an agent's "Waiting for approval"); the inbox watches it. */
+  const openRequests = ref(0);
+  const requestOpen = () => void openRequests.value++;
 
   async function load() {
     const r = await approvalsApi.list();
@@ -32,5 +35,5 @@ export const useApprovalsStore = defineStore("approvals", () => {
     }
   }
 
-  return { approvals, error, busy, comments, load, decide };
+  return { approvals, error, busy, comments, openRequests, requestOpen, load, decide };
 });
