@@ -29,7 +29,10 @@ describe("contentRecorder: prompts and completions on LLM spans", () => {
     const record = contentRecorder(redactor(), budget);
     // The secret starts 10 characters before the cut: cutting first and redacting after would leave its first 10 characters.
     const long = "a".repeat(budget - 10) + SECRET + "b".repeat(50_000);
-    const json = record([{ role: "user", content: long }, { role: "user", content: "c".repeat(100) }]);
+    const json = record([
+      { role: "user", content: long },
+      { role: "user", content: "c".repeat(100) },
+    ]);
     expect(json).not.toContain(SECRET.slice(0, 10));
     const parsed = JSON.parse(json) as { role: string; content: string }[];
     expect(parsed[0].content.startsWith("a".repeat(budget - 10))).toBe(true);
