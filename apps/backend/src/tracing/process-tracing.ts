@@ -9,6 +9,8 @@ import { setLogContextFields, type Logger, type SecretRedactor } from "@weft/typ
 import type { Tracing } from "@weft/agent-runtime";
 import { readTracingConfig } from "./tracing-config.ts";
 import { RedactingSpanProcessor } from "./redacting-processor.ts";
+import { DeferredExporter } from "./deferred-exporter.ts";
+import { contentRecorder } from "./span-content.ts";
 
 /** A process's tracing: what the runtime traces with, and the flush at its end. */
 export interface ProcessTracing {
@@ -47,19 +49,27 @@ export function startTracing(env: Record<string, string | undefined>, defaultSer
   if (!config) return undefined;
   // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (which wins) over this process's default name.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new OTLPTraceExporter();
+  const exporter = new DeferredExporter(new OTLPTraceExporter());
   const provider = new TracerProvider({
     resource,
     sampler: config.sampler,
     spanProcessors: [
-      new RedactingSpanProcessor(new BatchSpanProcessor({ exporter, ...(config.scheduledDelayMillis !== undefined ? { scheduledDelayMillis: config.scheduledDelayMillis } : {}) }), redactor),
+      new RedactingSpanProcessor(
+        new BatchSpanProcessor({
+          exporter,
+          maxQueueSize: config.maxQueueSize,
+          maxExportBatchSize: config.maxExportBatchSize,
+          ...(config.scheduledDelayMillis !== undefined ? { scheduledDelayMillis: config.scheduledDelayMillis } : {}),
+        }),
+        redactor,
+      ),
     ],
   });
   registerGlobals();
   log.info("tracing on: spans are exported over OTLP", { service: config.serviceName, captureContent: config.captureContent });
   const tracing: Tracing = {
     tracer: provider.getTracer("weft"),
-    ...(config.captureContent ? { content: (value: unknown) => redactor.json(JSON.stringify(value) ?? "null") } : {}),
+    ...(config.captureContent ? { content: contentRecorder(redactor, config.contentMaxChars) } : {}),
   };
   return { tracing, shutdown: () => provider.shutdown() };
 }

@@ -1,15 +1,22 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
+import { GEN_AI } from "@weft/agent-runtime";
 import type { SecretRedactor } from "@weft/types";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Attributes = ReadableSpan["attributes"];
 
+/** Attributes whose text the recorder already redacted, string by string, before serialising (`span-content.ts`). */
+const REDACTED_AT_SOURCE: ReadonlySet<string> = new Set([GEN_AI.inputMessages, GEN_AI.outputMessages]);
+
 function redactAttributes(attributes: Attributes, redactor: SecretRedactor): void {
   const bag = attributes as Record<string, unknown>;
-  for (const [key, value] of Object.entries(bag)) {
-    if (typeof value === "string") bag[key] = redactor.text(value);
-    else if (Array.isArray(value)) bag[key] = value.map((item: unknown) => (typeof item === "string" ? redactor.text(item) : item));
+  // for…in, not Object.entries: this runs for every span, and allocates nothing when nothing changes.
+  for (const key in bag) {
+    const value = bag[key];
+    if (typeof value === "string") {
+      if (!REDACTED_AT_SOURCE.has(key)) bag[key] = redactor.text(value);
+    } else if (Array.isArray(value)) bag[key] = value.map((item: unknown) => (typeof item === "string" ? redactor.text(item) : item));
   }
 }
 

@@ -16,6 +16,12 @@ describe("readTracingConfig: the OTEL_* environment", () => {
     expect(readTracingConfig({ OTEL_TRACES_EXPORTER: "otlp", WEFT_OTEL_CAPTURE_CONTENT: "true" }, "weft-worker")).toMatchObject({ serviceName: "weft-worker", captureContent: true });
   });
 
+  it("holds a burst of spans while an export is under way: a queue of 8192 by default, 512 per request, both settable", () => {
+    expect(readTracingConfig(ENDPOINT, "weft")).toMatchObject({ maxQueueSize: 8192, maxExportBatchSize: 512, contentMaxChars: 16_384 });
+    expect(readTracingConfig({ ...ENDPOINT, OTEL_BSP_MAX_QUEUE_SIZE: "100" }, "weft")).toMatchObject({ maxQueueSize: 100, maxExportBatchSize: 100 });
+    expect(readTracingConfig({ ...ENDPOINT, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64", WEFT_OTEL_CONTENT_MAX_CHARS: "1000" }, "weft")).toMatchObject({ maxExportBatchSize: 64, contentMaxChars: 1000 });
+  });
+
   it("refuses what it cannot honour, naming the variable and what to set", () => {
     const bad: Record<string, string>[] = [
       { OTEL_TRACES_SAMPLER: "sometimes" },
@@ -24,6 +30,9 @@ describe("readTracingConfig: the OTEL_* environment", () => {
       { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
       { WEFT_OTEL_CAPTURE_CONTENT: "yes please" },
       { OTEL_BSP_SCHEDULE_DELAY: "soon" },
+      { OTEL_BSP_MAX_QUEUE_SIZE: "-1" },
+      { OTEL_BSP_MAX_QUEUE_SIZE: "100", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "512" },
+      { WEFT_OTEL_CONTENT_MAX_CHARS: "lots" },
     ];
     for (const env of bad) {
       const name = Object.keys(env).at(-1) ?? "";

@@ -8,7 +8,21 @@ export interface TracingConfig {
   captureContent: boolean;
   /** OTEL_BSP_SCHEDULE_DELAY: the most a finished span waits before it is exported (the SDK's default 5000 ms). */
   scheduledDelayMillis: number | undefined;
+  /** OTEL_BSP_MAX_QUEUE_SIZE: finished spans held while an export is slow; beyond it new spans are dropped. */
+  maxQueueSize: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE: spans per export request (at most maxQueueSize). */
+  maxExportBatchSize: number;
+  /** WEFT_OTEL_CONTENT_MAX_CHARS: the most text of prompts or completions one LLM span records (when captured). */
+  contentMaxChars: number;
 }
+
+/**
+ * Four times the SDK's 2048: an agent step makes about a dozen spans and a scene runs several agents at once, so a
+ * burst while one export is in flight must not drop spans. 512 per request, as the SDK does.
+ */
+const DEFAULT_MAX_QUEUE_SIZE = 8192;
+const DEFAULT_MAX_EXPORT_BATCH_SIZE = 512;
+const DEFAULT_CONTENT_MAX_CHARS = 16_384;
 
 /** A setting the operator got wrong: the process refuses to start rather than trace differently than asked. */
 export class TracingConfigError extends Error {
@@ -44,7 +58,27 @@ export function readTracingConfig(env: Env, defaultServiceName: string): Tracing
     sampler: readSampler(env.OTEL_TRACES_SAMPLER, env.OTEL_TRACES_SAMPLER_ARG),
     captureContent: readFlag(env.WEFT_OTEL_CAPTURE_CONTENT, "WEFT_OTEL_CAPTURE_CONTENT"),
     scheduledDelayMillis: readDelay(env.OTEL_BSP_SCHEDULE_DELAY),
+    ...readBatch(env),
+    contentMaxChars: readCount(env.WEFT_OTEL_CONTENT_MAX_CHARS, "WEFT_OTEL_CONTENT_MAX_CHARS", DEFAULT_CONTENT_MAX_CHARS),
   };
+}
+
+function readCount(value: string | undefined, name: string, fallback: number): number {
+  if (!set(value)) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new TracingConfigError(`${name} is "${value}"; set it to a whole number above 0, e.g. ${fallback}`);
+  return n;
+}
+
+function readBatch(env: Env): { maxQueueSize: number; maxExportBatchSize: number } {
+  const maxQueueSize = readCount(env.OTEL_BSP_MAX_QUEUE_SIZE, "OTEL_BSP_MAX_QUEUE_SIZE", DEFAULT_MAX_QUEUE_SIZE);
+  const maxExportBatchSize = readCount(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", Math.min(DEFAULT_MAX_EXPORT_BATCH_SIZE, maxQueueSize));
+  if (maxExportBatchSize > maxQueueSize) {
+    throw new TracingConfigError(
+      `OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxExportBatchSize}) is above OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize}); a batch is taken from the queue: lower it or raise the queue`,
+    );
+  }
+  return { maxQueueSize, maxExportBatchSize };
 }
 
 function readFlag(value: string | undefined, name: string): boolean {

@@ -15,7 +15,26 @@ const KNOWN_PROVIDERS: readonly [suffix: string, name: string][] = [
   ["api.perplexity.ai", "perplexity"],
 ];
 
-function providerName(baseUrl: string): { provider: string; host: string | undefined; port: number | undefined } {
+interface Provider {
+  provider: string;
+  host: string | undefined;
+  port: number | undefined;
+}
+
+/** Per base URL: a process has a handful of profiles, and parsing a URL on every call is wasted work. */
+const providers = new Map<string, Provider>();
+
+function providerOf(baseUrl: string): Provider {
+  let known = providers.get(baseUrl);
+  if (!known) {
+    if (providers.size >= 256) providers.clear();
+    known = providerName(baseUrl);
+    providers.set(baseUrl, known);
+  }
+  return known;
+}
+
+function providerName(baseUrl: string): Provider {
   let url: URL | undefined;
   try {
     url = new URL(baseUrl);
@@ -34,7 +53,7 @@ function providerName(baseUrl: string): { provider: string; host: string | undef
  * the operator opted in (`Tracing.content`, which redacts).
  */
 export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, request: Omit<LlmChatRequest, "profileId">, caller: LlmCaller, call: () => Promise<LlmChatResult>): Promise<LlmChatResult> {
-  const { provider, host, port } = providerName(profile.baseUrl);
+  const { provider, host, port } = providerOf(profile.baseUrl);
   const span = tracing.tracer.startSpan(`chat ${profile.model}`, {
     kind: SpanKind.CLIENT,
     attributes: definedAttributes({
@@ -52,9 +71,10 @@ export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, reques
       [WEFT.agentId]: caller.agentId,
       [GEN_AI.conversationId]: caller.conversationId,
       [WEFT.sceneId]: caller.sceneId,
-      [GEN_AI.inputMessages]: tracing.content?.(request.messages),
     }),
   });
+  // Contents are built only for a span that is recorded (a caller's unsampled trace costs nothing).
+  if (tracing.content && span.isRecording()) span.setAttribute(GEN_AI.inputMessages, tracing.content(request.messages));
   let result: LlmChatResult;
   try {
     result = await context.with(trace.setSpan(context.active(), span), call);
@@ -68,6 +88,7 @@ export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, reques
 }
 
 function recordAnswer(span: Span, tracing: Tracing, result: LlmChatResult): void {
+  if (!span.isRecording()) return;
   span.setAttributes(
     definedAttributes({
       [GEN_AI.responseModel]: result.model,
@@ -77,7 +98,7 @@ function recordAnswer(span: Span, tracing: Tracing, result: LlmChatResult): void
       [GEN_AI.cacheReadTokens]: result.usage?.cachedTokens,
       [WEFT.estimated]: result.usage?.estimated,
       [WEFT.costUsd]: result.costUsd,
-      [GEN_AI.outputMessages]: tracing.content?.([result.message]),
     }),
   );
+  if (tracing.content && span.isRecording()) span.setAttribute(GEN_AI.outputMessages, tracing.content([result.message]));
 }

@@ -1,4 +1,5 @@
 import { SpanStatusCode, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import type { ChatMessage } from "@weft/types";
 
 /**
  * What the runtime traces with, handed in by the process that started tracing (the backend reads the `OTEL_*`
@@ -8,9 +9,10 @@ export interface Tracing {
   tracer: Tracer;
   /**
    * Prompt and completion contents on LLM spans (`gen_ai.input.messages` / `gen_ai.output.messages`): off unless the
-   * operator opted in. When on, it returns the value as the JSON text to record, secrets already redacted.
+   * operator opted in. When on, it returns the messages as the JSON text to record: secrets already redacted, long
+   * texts cut before anything is serialised. Called only for a span that is recorded.
    */
-  content?: (value: unknown) => string;
+  content?: (messages: readonly ChatMessage[]) => string;
 }
 
 /** Weft's own span attributes, beside the OpenTelemetry GenAI semantic conventions (`gen_ai.*`). */
