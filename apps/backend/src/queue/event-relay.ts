@@ -1,17 +1,25 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
-import { EventHub } from "../events/event-hub.ts";
+import { EventHub, isRunEnding } from "../events/event-hub.ts";
 import type { EventRepository, StoredEvent } from "../events/event-repository.ts";
 import { EVENTS_CHANNEL } from "./queue-names.ts";
 import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
-/** What goes over Redis: only which seqs are new per stream. The events themselves are read from the shared database. */
+/**
+ * What goes over Redis: which seqs are new per stream (the events themselves are read from the shared database), and
+ * each run's last event among them, inline when small: who waits only for a run's end (a wait-mode webhook, a skill
+ * call) gets it from here, one message per run, without reading the run's events.
+ */
 const AnnouncementSchema = z.object({
   origin: z.string(),
   streams: z.array(z.tuple([z.string(), z.number().int(), z.number().int()])),
+  endings: z.array(z.object({ streamId: z.string(), seq: z.number().int(), type: z.string(), json: z.string().optional() })).default([]),
 });
-type Announcement = z.infer<typeof AnnouncementSchema>;
+type Announcement = z.input<typeof AnnouncementSchema>;
+
+/** A run's last event larger than this goes by its seq only (its waiters read that one event). */
+const INLINE_ENDING_MAX_CHARS = 16_384;
 
 /**
  * The event hub of a process in the queue mode: besides delivering its own persisted events to its
@@ -39,7 +47,8 @@ export class RelayingEventHub extends EventHub {
       if (r) r[1] = Math.max(r[1], e.seq);
       else range.set(e.streamId, [e.seq, e.seq]);
     }
-    const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]) };
+    const endings = events.filter(isRunEnding).map((e) => (e.json.length <= INLINE_ENDING_MAX_CHARS ? e : { streamId: e.streamId, seq: e.seq, type: e.type }));
+    const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]), endings };
     // A lost announcement costs only latency: subscribers catch up from storage on the next one, or on resubscribe.
     this.redis.publish(EVENTS_CHANNEL, this.seal.wrap(EVENTS_CHANNEL, announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
   }
@@ -48,6 +57,11 @@ export class RelayingEventHub extends EventHub {
   deliverRelayed(events: StoredEvent[]): void {
     // Not `publish`: the taps (metrics) count only what this process stored; the writer counted these.
     this.deliver(events);
+  }
+
+  /** A run's last event another process stored and announced: to this process's `subscribeEnding` listeners. */
+  deliverRelayedEnding(event: StoredEvent): void {
+    this.deliverEnding(event);
   }
 }
 
@@ -94,12 +108,28 @@ export class EventRelay {
     // Unsealed, forged or replayed: dropped before it costs a read of storage.
     const announcement = this.hub.seal.unwrap(EVENTS_CHANNEL, text, AnnouncementSchema, "an event announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
+    for (const ending of announcement.endings) {
+      if (this.hub.endingListenerCount(ending.streamId) === 0) continue;
+      const { json } = ending;
+      if (json !== undefined) this.hub.deliverRelayedEnding({ ...ending, json });
+      else void this.readEnding(ending.streamId, ending.seq);
+    }
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;
       let following = this.streams.get(streamId);
       if (!following) this.streams.set(streamId, (following = { delivered: first - 1, target: last, reading: false }));
       following.target = Math.max(following.target, last);
       if (!following.reading) void this.pump(streamId, following);
+    }
+  }
+
+  /** A large ending announced by its seq: that one event, read. */
+  private async readEnding(streamId: string, seq: number): Promise<void> {
+    try {
+      const [event] = await this.events.listAfter(streamId, seq - 1, 1);
+      if (event?.seq === seq) this.hub.deliverRelayedEnding(event);
+    } catch (error) {
+      this.log.warn("reading a relayed run ending failed", { streamId, error: messageOf(error) });
     }
   }
 
