@@ -7,29 +7,29 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 import type { EventRepository, StoredEvent } from "../events/event-repository.ts";
 import { runEnding } from "../runs/run-ending.ts";
+import { until } from "../testing/until.ts";
 import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { openRedis } from "./queue-names.ts";
 import { deriveQueueKey, QueueSeal } from "./queue-seal.ts";
 
-/** A run's events as a worker's journal stores them: started, one node, then its end with `outputs`. */
-function runEvents(runId: string, outputs: Record<string, unknown>): StoredEvent[][] {
+/** A run's events as a worker's journal stores them, batch by batch: started, `nodes` nodes, then its end with `outputs`. */
+function runEvents(runId: string, nodes: number, outputs: Record<string, unknown>): StoredEvent[][] {
   const event = (seq: number, body: Record<string, unknown>): StoredEvent => ({
     streamId: runId,
     seq,
     type: String(body.type),
     json: JSON.stringify({ streamId: runId, seq, ts: Date.now(), ...body }),
   });
-  return [
-    [event(0, { type: "run.started", runId, workflowId: "w", nodeCount: 1, inputs: {} })],
-    [event(1, { type: "node.started", runId, nodeId: "a", invocationId: "a#1" })],
-    [event(2, { type: "run.completed", runId, outputs, durationMs: 3 })],
-  ];
+  const batches = [[event(0, { type: "run.started", runId, workflowId: "w", nodeCount: nodes, inputs: {} })]];
+  for (let i = 0; i < nodes; i++) batches.push([event(i + 1, { type: "node.started", runId, nodeId: `n${i}`, invocationId: `n${i}#1` })]);
+  batches.push([event(nodes + 1, { type: "run.completed", runId, outputs, durationMs: 3 })]);
+  return batches;
 }
 
 /**
  * The queue mode's relay between a worker and an API process: real Redis, real SQLite events. A wait-mode webhook
- * (or a skill call) waits only for its run's end: it gets it from the worker's announcement, without the API
- * process reading the run's events from storage (once per announcement per waiter, before).
+ * (or a skill call) waits only for its run's end: the worker's announcement names it, and the API process reads that
+ * one event from storage (it followed the whole stream before: every announced batch read).
  */
 describe("event relay: waiting for a run's end", () => {
   let redis: TestRedis;
@@ -39,7 +39,8 @@ describe("event relay: waiting for a run's end", () => {
   let relay: EventRelay;
   let worker: RelayingEventHub;
   let api: RelayingEventHub;
-  let reads = 0;
+  /** Events the API process read from storage. */
+  let read = 0;
   const key = deriveQueueKey(randomBytes(32));
 
   const connect = async (name: string) => {
@@ -50,9 +51,10 @@ describe("event relay: waiting for a run's end", () => {
 
   /** Stores a run's events and announces them batch by batch, as a worker's journal does. */
   const work = async (from: RelayingEventHub, runId: string, outputs: Record<string, unknown>) => {
-    for (const batch of runEvents(runId, outputs)) {
+    for (const batch of runEvents(runId, 20, outputs)) {
       await storage.events.append(batch);
       from.publish(batch);
+      await Bun.sleep(5); // batches a few ms apart, as a run's flushes come
     }
   };
 
@@ -62,9 +64,10 @@ describe("event relay: waiting for a run's end", () => {
     storage = await openSqliteStorage(dir);
     // The API's reads of storage, counted (the real table answers them).
     const events: EventRepository = {
-      listAfter: (streamId, after, limit) => {
-        reads++;
-        return storage.events.listAfter(streamId, after, limit);
+      listAfter: async (streamId, after, limit) => {
+        const page = await storage.events.listAfter(streamId, after, limit);
+        read += page.length;
+        return page;
       },
       lastSeq: (streamId) => storage.events.lastSeq(streamId),
       append: (batch) => storage.events.append(batch),
@@ -83,30 +86,28 @@ describe("event relay: waiting for a run's end", () => {
     removeDir(dir);
   });
 
-  it("a waiter gets the run's outputs from the worker's announcement, reading none of the run's events from storage", async () => {
-    reads = 0;
-    const ending = runEnding(api, storage, "run-small");
-    await work(worker, "run-small", { greeting: "Hello relay" });
+  it("a waiter gets the run's outputs reading only the run's last event from storage, not the 21 before it", async () => {
+    read = 0;
+    const ending = runEnding(api, storage, "run-1");
+    await work(worker, "run-1", { greeting: "Hello relay" });
     expect(await ending).toEqual({ status: "completed", outputs: { greeting: "Hello relay" } });
-    expect(reads).toBe(0);
+    expect(read).toBe(1);
   });
 
-  it("an ending too large to announce inline is read once, by its seq", async () => {
-    reads = 0;
-    const big = "x".repeat(40_000);
-    const ending = runEnding(api, storage, "run-big");
-    await work(worker, "run-big", { big });
-    expect(await ending).toEqual({ status: "completed", outputs: { big } });
-    expect(reads).toBe(1);
-  });
-
-  it("an ending announced by a process without the installation's key is ignored: the waiter gets the worker's outputs", async () => {
+  it("an ending announced by a process without the installation's key is not read: the waiter waits for the worker's own announcement", async () => {
+    read = 0;
     const forger = new RelayingEventHub("forger", await connect("forger"), new QueueSeal(deriveQueueKey(randomBytes(32)), silentLogger), silentLogger);
-    const ending = runEnding(api, storage, "run-forged");
-    // Published first, on the same Redis: a relay that believed it would answer the waiter with it.
-    const [, , forged] = runEvents("run-forged", { greeting: "forged" });
-    forger.publish(forged);
-    await work(worker, "run-forged", { greeting: "Hello worker" });
+    let settled = false;
+    const ending = runEnding(api, storage, "run-2").finally(() => (settled = true));
+    const last = runEvents("run-2", 1, { greeting: "Hello worker" }).at(-1) ?? [];
+    await storage.events.append(last);
+    const refused = api.seal.rejected().get("bad_signature") ?? 0;
+    forger.publish(last);
+    await until("the forged announcement refused", () => ((api.seal.rejected().get("bad_signature") ?? 0) > refused ? true : undefined));
+    expect(read).toBe(0);
+    expect(settled).toBe(false);
+    worker.publish(last);
     expect(await ending).toEqual({ status: "completed", outputs: { greeting: "Hello worker" } });
+    expect(read).toBe(1);
   });
 });

@@ -7,19 +7,16 @@ import { EVENTS_CHANNEL } from "./queue-names.ts";
 import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
 /**
- * What goes over Redis: which seqs are new per stream (the events themselves are read from the shared database), and
- * each run's last event among them, inline when small: who waits only for a run's end (a wait-mode webhook, a skill
- * call) gets it from here, one message per run, without reading the run's events.
+ * What goes over Redis: which seqs are new per stream, and which of them is a run's last event (`[streamId, seq]`).
+ * The events themselves stay in the shared database (what Redis readers may see is ids, not outputs): who waits only
+ * for a run's end (a wait-mode webhook, a skill call) reads that one event, once per run, not each announced batch.
  */
 const AnnouncementSchema = z.object({
   origin: z.string(),
   streams: z.array(z.tuple([z.string(), z.number().int(), z.number().int()])),
-  endings: z.array(z.object({ streamId: z.string(), seq: z.number().int(), type: z.string(), json: z.string().optional() })).default([]),
+  endings: z.array(z.tuple([z.string(), z.number().int()])).default([]),
 });
 type Announcement = z.input<typeof AnnouncementSchema>;
-
-/** A run's last event larger than this goes by its seq only (its waiters read that one event). */
-const INLINE_ENDING_MAX_CHARS = 16_384;
 
 /**
  * The event hub of a process in the queue mode: besides delivering its own persisted events to its
@@ -47,7 +44,7 @@ export class RelayingEventHub extends EventHub {
       if (r) r[1] = Math.max(r[1], e.seq);
       else range.set(e.streamId, [e.seq, e.seq]);
     }
-    const endings = events.filter(isRunEnding).map((e) => (e.json.length <= INLINE_ENDING_MAX_CHARS ? e : { streamId: e.streamId, seq: e.seq, type: e.type }));
+    const endings = events.filter(isRunEnding).map((e): [string, number] => [e.streamId, e.seq]);
     const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]), endings };
     // A lost announcement costs only latency: subscribers catch up from storage on the next one, or on resubscribe.
     this.redis.publish(EVENTS_CHANNEL, this.seal.wrap(EVENTS_CHANNEL, announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
@@ -108,12 +105,7 @@ export class EventRelay {
     // Unsealed, forged or replayed: dropped before it costs a read of storage.
     const announcement = this.hub.seal.unwrap(EVENTS_CHANNEL, text, AnnouncementSchema, "an event announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
-    for (const ending of announcement.endings) {
-      if (this.hub.endingListenerCount(ending.streamId) === 0) continue;
-      const { json } = ending;
-      if (json !== undefined) this.hub.deliverRelayedEnding({ ...ending, json });
-      else void this.readEnding(ending.streamId, ending.seq);
-    }
+    for (const [streamId, seq] of announcement.endings) if (this.hub.endingListenerCount(streamId) > 0) void this.readEnding(streamId, seq);
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;
       let following = this.streams.get(streamId);
@@ -123,7 +115,7 @@ export class EventRelay {
     }
   }
 
-  /** A large ending announced by its seq: that one event, read. */
+  /** A run's announced last event, read for those waiting for it. */
   private async readEnding(streamId: string, seq: number): Promise<void> {
     try {
       const [event] = await this.events.listAfter(streamId, seq - 1, 1);
