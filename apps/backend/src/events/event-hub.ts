@@ -1,11 +1,17 @@
 import type { StoredEvent } from "./event-repository.ts";
 
 export type EventListener = (events: StoredEvent[]) => void;
+export type EndingListener = (event: StoredEvent) => void;
+
+/** The types of a run's last event. */
+const RUN_ENDING_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled"]);
+export const isRunEnding = (event: StoredEvent): boolean => RUN_ENDING_TYPES.has(event.type);
 
 /** In-process fan-out of events that are already persisted, by stream. */
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly taps = new Set<EventListener>();
+  private readonly enders = new Map<string, Set<EndingListener>>();
 
   /** Every batch this process stores (`publish`), whatever its streams (metrics); called after the streams' own listeners. */
   tap(listener: EventListener): () => void {
@@ -25,11 +31,37 @@ export class EventHub {
     };
   }
 
+  /**
+   * Only a run's last event (`run.completed`, `run.failed`, `run.cancelled`). Who waits for a run's end follows
+   * nothing else: in queue mode the ending comes with the writer's announcement, so the relay reads none of the
+   * run's other events for it (`../queue/event-relay.ts`).
+   */
+  subscribeEnding(streamId: string, listener: EndingListener): () => void {
+    let set = this.enders.get(streamId);
+    if (!set) this.enders.set(streamId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.enders.delete(streamId);
+    };
+  }
+
   /** Events this process stored, of one or more streams, each stream's in seq order: to the streams' listeners, then the taps. */
   publish(events: StoredEvent[]): void {
     this.deliver(events);
     if (events.length === 0) return;
+    if (this.enders.size > 0) for (const e of events) if (isRunEnding(e)) this.deliverEnding(e);
     for (const tap of this.taps) tap(events);
+  }
+
+  /** A run's last event to those waiting for it (`subscribeEnding`) only. */
+  protected deliverEnding(event: StoredEvent): void {
+    const set = this.enders.get(event.streamId);
+    if (set) for (const listener of [...set]) listener(event);
+  }
+
+  endingListenerCount(streamId: string): number {
+    return this.enders.get(streamId)?.size ?? 0;
   }
 
   /**

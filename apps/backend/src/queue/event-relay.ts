@@ -1,17 +1,22 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { messageOf, type Logger } from "@weft/types";
-import { EventHub } from "../events/event-hub.ts";
+import { EventHub, isRunEnding } from "../events/event-hub.ts";
 import type { EventRepository, StoredEvent } from "../events/event-repository.ts";
 import { EVENTS_CHANNEL } from "./queue-names.ts";
 import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
-/** What goes over Redis: only which seqs are new per stream. The events themselves are read from the shared database. */
+/**
+ * What goes over Redis: which seqs are new per stream, and which of them is a run's last event (`[streamId, seq]`).
+ * The events themselves stay in the shared database (what Redis readers may see is ids, not outputs): who waits only
+ * for a run's end (a wait-mode webhook, a skill call) reads that one event, once per run, not each announced batch.
+ */
 const AnnouncementSchema = z.object({
   origin: z.string(),
   streams: z.array(z.tuple([z.string(), z.number().int(), z.number().int()])),
+  endings: z.array(z.tuple([z.string(), z.number().int()])).default([]),
 });
-type Announcement = z.infer<typeof AnnouncementSchema>;
+type Announcement = z.input<typeof AnnouncementSchema>;
 
 /**
  * The event hub of a process in the queue mode: besides delivering its own persisted events to its
@@ -39,7 +44,8 @@ export class RelayingEventHub extends EventHub {
       if (r) r[1] = Math.max(r[1], e.seq);
       else range.set(e.streamId, [e.seq, e.seq]);
     }
-    const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]) };
+    const endings = events.filter(isRunEnding).map((e): [string, number] => [e.streamId, e.seq]);
+    const announcement: Announcement = { origin: this.origin, streams: [...range].map(([id, [first, last]]) => [id, first, last]), endings };
     // A lost announcement costs only latency: subscribers catch up from storage on the next one, or on resubscribe.
     this.redis.publish(EVENTS_CHANNEL, this.seal.wrap(EVENTS_CHANNEL, announcement)).catch((error: unknown) => this.log.warn("announcing events failed", { error: messageOf(error) }));
   }
@@ -48,6 +54,11 @@ export class RelayingEventHub extends EventHub {
   deliverRelayed(events: StoredEvent[]): void {
     // Not `publish`: the taps (metrics) count only what this process stored; the writer counted these.
     this.deliver(events);
+  }
+
+  /** A run's last event another process stored and announced: to this process's `subscribeEnding` listeners. */
+  deliverRelayedEnding(event: StoredEvent): void {
+    this.deliverEnding(event);
   }
 }
 
@@ -94,12 +105,23 @@ export class EventRelay {
     // Unsealed, forged or replayed: dropped before it costs a read of storage.
     const announcement = this.hub.seal.unwrap(EVENTS_CHANNEL, text, AnnouncementSchema, "an event announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
+    for (const [streamId, seq] of announcement.endings) if (this.hub.endingListenerCount(streamId) > 0) void this.readEnding(streamId, seq);
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;
       let following = this.streams.get(streamId);
       if (!following) this.streams.set(streamId, (following = { delivered: first - 1, target: last, reading: false }));
       following.target = Math.max(following.target, last);
       if (!following.reading) void this.pump(streamId, following);
+    }
+  }
+
+  /** A run's announced last event, read for those waiting for it. */
+  private async readEnding(streamId: string, seq: number): Promise<void> {
+    try {
+      const [event] = await this.events.listAfter(streamId, seq - 1, 1);
+      if (event?.seq === seq) this.hub.deliverRelayedEnding(event);
+    } catch (error) {
+      this.log.warn("reading a relayed run ending failed", { streamId, error: messageOf(error) });
     }
   }
 

@@ -27,11 +27,10 @@ function endingOf(event: StoredEvent): RunEnding | undefined {
 export async function runEnding(hub: EventHub, storage: RunsStorage, runId: string): Promise<RunEnding> {
   let unsubscribe = () => {};
   const published = new Promise<RunEnding>((resolve) => {
-    unsubscribe = hub.subscribe(runId, (events) => {
-      for (const event of events) {
-        const ending = endingOf(event);
-        if (ending) resolve(ending);
-      }
+    // The ending only: in queue mode, following the whole stream would read each of its events from storage.
+    unsubscribe = hub.subscribeEnding(runId, (event) => {
+      const ending = endingOf(event);
+      if (ending) resolve(ending);
     });
   });
   try {
