@@ -21,7 +21,7 @@ describe("/v1/chat/completions in queue mode", () => {
     expect(profile.status).toBe(201);
     const agent = { id: "queued", name: "Queued", tools: [], deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id };
     expect((await api.call("POST", "/api/agents", agent)).status).toBe(201);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await Promise.all([cluster?.stop(), llm?.stop()]);

@@ -100,9 +100,12 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
     // The first API process alone: it migrates the shared database before anyone else opens it.
     const first = await spawnServer(dataDir, env);
     started.push(first);
-    const others = await Promise.all(Array.from({ length: (options.apiProcesses ?? 1) - 1 }, () => spawnServer(dataDir, env)));
+    // Then the others and the workers together: on a busy machine each takes seconds to start.
+    const [others] = await Promise.all([
+      Promise.all(Array.from({ length: (options.apiProcesses ?? 1) - 1 }, () => spawnServer(dataDir, env))),
+      Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker())),
+    ]);
     started.push(...others);
-    for (let i = 0; i < (options.workers ?? 1); i++) await startWorker();
     return {
       redis,
       database,
