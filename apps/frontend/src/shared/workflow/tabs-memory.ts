@@ -25,6 +25,11 @@ export function remembersTabs(): boolean {
   return readLocal(TABS_KEY, RememberedTabsSchema) !== undefined;
 }
 
+/** Whether the last visit left a tab of workflow `id` to reopen. */
+export function remembersTab(id: string): boolean {
+  return readLocal(TABS_KEY, RememberedTabsSchema)?.tabs.some((t) => t.id === id) ?? false;
+}
+
 /** What restoring needs of the workflows store. */
 export interface RestoreHost {
   tab(id: string): EditorTab | null;

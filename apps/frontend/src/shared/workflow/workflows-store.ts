@@ -1,6 +1,6 @@
 import { defineStore } from "pinia";
 import { computed, markRaw, ref, shallowRef } from "vue";
-import type { ValidationIssue, Workflow } from "@weft/types";
+import { WorkflowSchema, type ValidationIssue, type Workflow } from "@weft/types";
 import { api, revisionConflict } from "../api/client.ts";
 import type { ApiError } from "../api/errors.ts";
 import type { WorkflowSummary } from "../api/schemas.ts";
@@ -9,7 +9,7 @@ import { deepEqual } from "../lib/deep-equal.ts";
 import { idNamesWorkflow, newWorkflowId } from "../graph/ids.ts";
 import { useHistoryStore } from "./history-store.ts";
 import type { Conflict, EditorTab } from "./editor-tab.ts";
-import { remembersTabs, restoreTabs, writeTabsMemory } from "./tabs-memory.ts";
+import { remembersTab, remembersTabs, restoreTabs, writeTabsMemory } from "./tabs-memory.ts";
 import { useUiStore } from "../ui/ui-store.ts";
 
 export type { Conflict, EditorTab };
@@ -78,7 +78,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
    */
   function fetchAhead(id: string): void {
     // A tab open or remembered has its own fetch (restore's).
-    if (tab(id) || readLocal(TABS_KEY, RememberedTabsSchema)?.tabs.some((t) => t.id === id)) return;
+    if (tab(id) || remembersTab(id)) return;
     ahead = { id, fetched: fetchStored(id) };
   }
 
