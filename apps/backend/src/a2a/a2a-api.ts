@@ -12,7 +12,7 @@ import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { A2aExecutor, type A2aExecutorDeps } from "./a2a-executor.ts";
 import { agentCard, cardJson, installationCard } from "./a2a-card.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
-import { StoredTaskStore } from "./a2a-task-store.ts";
+import { A2aTaskTable, StoredTaskStore } from "./a2a-task-store.ts";
 import { inCallerTrace } from "../tracing/caller-trace.ts";
 
 export interface A2aApiDeps extends A2aExecutorDeps {
@@ -90,10 +90,12 @@ async function rpcResponse(result: unknown, id: unknown, mapError: (error: unkno
  */
 export function a2aApi(deps: A2aApiDeps) {
   const servers = new Map<string, AgentServer>();
+  // One table object for every agent: one Kysely on the storage's connection, one prune schedule per process.
+  const taskTable = new A2aTaskTable(deps.sql);
   const serverOf = (agentId: string): AgentServer => {
     let server = servers.get(agentId);
     if (!server) {
-      server = { tasks: new StoredTaskStore(deps.sql, agentId), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
+      server = { tasks: new StoredTaskStore(taskTable, agentId), buses: new DefaultExecutionEventBusManager(), executor: new A2aExecutor(agentId, deps) };
       servers.set(agentId, server);
     }
     return server;

@@ -1,8 +1,25 @@
 import type { Migration } from "../storage/migrations.ts";
-import { ddl } from "../storage/ddl.ts";
+import { ddl, type Int64Column } from "../storage/ddl.ts";
 
 /** The table the SDK's `DatabaseTaskStore` reads and writes (a2a-task-store.ts). */
 export const A2A_TASK_TABLE = "a2a_tasks";
+
+/** Its columns as Kysely types them (the SDK writes them; Weft itself only deletes old rows by `status_last_updated`). */
+export interface A2aTaskTables {
+  a2a_tasks: {
+    tenant: string;
+    owner: string;
+    id: string;
+    context_id: string;
+    status_last_updated: Int64Column;
+    status_state: string | null;
+    status: string | null;
+    artifacts: string | null;
+    history: string | null;
+    metadata: string | null;
+    protocol_version: string | null;
+  };
+}
 
 /**
  * A2A tasks, stored so that `tasks/get` answers after a restart and on another API process. The columns are the

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { RunAnswerSchema, removeDir, tempDir, waitFor } from "../testing/test-server.ts";
+import { RunAnswerSchema, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
 import { startHitCounter } from "../testing/hit-counter.ts";
-import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "../queue/testing/queue-cluster.ts";
 
 /** The side effects of the workflows' nodes, counted by path. */
 const listener = startHitCounter({ amount: 7 });
@@ -20,30 +17,17 @@ const ApprovalList = z.object({ approvals: z.array(z.object({ id: z.string(), st
  * nothing of it — killed, a fresh worker resumes the run after the decision, from the shared database.
  */
 describe("approvals in queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
-  let env: Record<string, string>;
-  let api: ChildServer;
-  let worker: ChildWorker | undefined;
+  let cluster: QueueCluster;
+  let api: QueueCluster["api"];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-approvals-");
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    cluster = await startQueueCluster({ name: "queue-approvals", workerArgs: ["--concurrency", "1"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    api = cluster.api;
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
     await listener.stop();
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   const statusOf = async (runId: string) => RunAnswerSchema.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.status;
@@ -67,9 +51,7 @@ describe("approvals in queue mode", () => {
     expect(count("/upstream")).toBe(1);
 
     // The worker that ran it goes away; a new one holds nothing of the run.
-    worker?.proc.kill("SIGKILL");
-    await worker?.proc.exited;
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    await cluster.restartWorker(cluster.workers[0]);
 
     const [approval] = ApprovalList.parse((await api.call("GET", `/api/approvals?runId=${runId}`)).body).approvals;
     expect(approval?.status).toBe("pending");

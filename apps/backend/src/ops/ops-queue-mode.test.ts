@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TEST_TOKEN } from "../testing/http-call.ts";
-import { removeDir, slowWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
+import { slowWorkflow, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "../queue/testing/queue-cluster.ts";
 import { parseExposition, sampleValue } from "./testing/exposition.ts";
 
 /**
@@ -13,26 +11,17 @@ import { parseExposition, sampleValue } from "./testing/exposition.ts";
  * file shared by both (the queue mode's one-machine form; the API does not start on PostgreSQL yet).
  */
 describe("ops in queue mode", () => {
-  let redis: TestRedis;
-  let dataDir: string;
-  let api: ChildServer;
-  let worker: ChildWorker;
+  let cluster: QueueCluster;
+  let api: QueueCluster["api"];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    dataDir = tempDir("weft-ops-queue-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off" };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    cluster = await startQueueCluster({ name: "ops-queue", database: "sqlite", workerArgs: ["--concurrency", "1"] });
+    api = cluster.api;
     expect((await api.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", 30_000) })).status).toBe(201);
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
-    await redis?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   const HealthSchema = z.object({
@@ -71,7 +60,7 @@ describe("ops in queue mode", () => {
   });
 
   it("answers 503, not ok, once Redis is gone", async () => {
-    await redis.stop();
+    await cluster.redis.stop();
     const res = await waitFor(
       async () => {
         const r = await fetch(`${api.url}/api/health`);

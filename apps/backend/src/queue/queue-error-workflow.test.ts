@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "../testing/test-server.ts";
+import { RunAnswerSchema, waitFor, type RunAnswer } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 const RunListSchema = z.object({ runs: z.array(z.object({ id: z.string(), trigger: z.object({ kind: z.string(), runId: z.string().optional() }).optional() })) });
 
 /** Queue mode: the worker that ran the failed run records and queues its error workflow's run; a worker runs it. */
 describe("an error workflow in queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
-  let api: ChildServer;
-  let worker: ChildWorker | undefined;
+  let cluster: QueueCluster;
+  let api: QueueCluster["api"];
 
   const ended = (runId: string): Promise<RunAnswer> =>
     waitFor(
@@ -28,21 +22,12 @@ describe("an error workflow in queue mode", () => {
     );
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-error-wf-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_PUBLIC_URL: "https://weft.example.test", ...database.env };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    cluster = await startQueueCluster({ name: "queue-error-wf", workerArgs: ["--concurrency", "1"], env: { WEFT_PUBLIC_URL: "https://weft.example.test" } });
+    api = cluster.api;
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("the failed run's error workflow runs on a worker with its link", async () => {

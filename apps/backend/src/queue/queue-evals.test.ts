@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { EvalRunSchema, type EvalCase } from "@weft/types";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { removeDir, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import { templateWorkflow, waitFor } from "../testing/test-server.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 const RunAnswer = z.object({ run: EvalRunSchema });
 const SuiteAnswer = z.object({ suite: z.object({ id: z.string() }) });
@@ -15,28 +12,16 @@ const SuiteAnswer = z.object({ suite: z.object({ id: z.string() }) });
  * one of two `weft worker` processes (sharing PostgreSQL and Redis with it) takes; the eval run counts their results.
  */
 describe("an eval suite in queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
-  let api: ChildServer;
-  const workers: ChildWorker[] = [];
+  let cluster: QueueCluster;
+  let api: QueueCluster["api"];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-evals-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    api = await spawnServer(dataDir, env);
-    workers.push(await spawnWorker(env, ["--concurrency", "2"]), await spawnWorker(env, ["--concurrency", "2"]));
+    cluster = await startQueueCluster({ name: "queue-evals", workers: 2, workerArgs: ["--concurrency", "2"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    api = cluster.api;
   });
 
   afterAll(async () => {
-    for (const w of workers) w.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([...workers.map((w) => w.proc.exited), api?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("runs 20 cases on the 2 workers and reports the exact pass rate (18 of 20)", async () => {
@@ -66,7 +51,7 @@ describe("an eval suite in queue mode", () => {
     expect(side.passRate).toBe(0.9);
     expect(side.results.filter((r) => !r.pass).map((r) => r.caseId)).toEqual(["c3", "c14"]);
     // Every case run was a job a worker took (the API process runs none).
-    const taken = new Set(workers.flatMap((w) => w.runsTaken()));
+    const taken = new Set(cluster.workers.flatMap((w) => w.runsTaken()));
     const runIds = side.results.map((r) => r.runId);
     expect(runIds.every((r) => r !== undefined && taken.has(r))).toBe(true);
     expect(new Set(runIds).size).toBe(20);

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "../testing/test-server.ts";
+import { RunAnswerSchema, waitFor, type RunAnswer } from "../testing/test-server.ts";
 import { ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 const ANSWER = `Recorded once: ${"x".repeat(400)}`;
 
@@ -14,12 +11,9 @@ const ANSWER = `Recorded once: ${"x".repeat(400)}`;
  * forked run comes from the shared PostgreSQL database (the worker never saw that run in memory).
  */
 describe("forking a run in queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let llm: ScriptedLlmServer;
-  let dataDir: string;
-  let api: ChildServer;
-  let worker: ChildWorker | undefined;
+  let api: QueueCluster["api"];
 
   const ended = (runId: string): Promise<RunAnswer> =>
     waitFor(
@@ -32,23 +26,14 @@ describe("forking a run in queue mode", () => {
     );
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
+    cluster = await startQueueCluster({ name: "queue-fork", workerArgs: ["--concurrency", "1"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    api = cluster.api;
     llm = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: [ANSWER] }] });
-    dataDir = tempDir("weft-queue-fork-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
     await llm?.stop();
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("a worker runs the fork at the last node from the recorded outputs: no new LLM request", async () => {
@@ -77,9 +62,7 @@ describe("forking a run in queue mode", () => {
     expect(llm.chatBodies()).toHaveLength(1);
 
     // A fresh worker process: nothing of the original run is in its memory.
-    worker?.proc.kill("SIGKILL");
-    await worker?.proc.exited;
-    worker = await spawnWorker({ WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env }, ["--concurrency", "1"]);
+    await cluster.restartWorker(cluster.workers[0]);
 
     const forked = await api.call("POST", `/api/runs/${original.run.id}/fork`, { at: "fill", settings: { template: "Queued fork: {{0}}" } });
     expect(forked.status, JSON.stringify(forked.body)).toBe(202);

@@ -6,26 +6,25 @@ import type { WorkflowInput } from "@weft/types";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { TEST_TOKEN } from "../testing/http-call.ts";
 import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TestWsClient, contiguousFrom, messageType } from "../testing/ws-client.ts";
-import { EventsPageSchema, RunAnswerSchema, removeDir, slowWorkflow, templateWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
+import { EventsPageSchema, RunAnswerSchema, slowWorkflow, templateWorkflow, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 /**
  * Queue mode end to end: real Redis, the shared database, two API processes and two `weft worker`
  * processes, all spawned as the user would run them.
  */
 describe("queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let dataDir: string;
   let apiA: ChildServer;
   let apiB: ChildServer;
-  const workers: ChildWorker[] = [];
+  /** The live workers (the cluster's list: a worker killed here is taken out of it). */
+  let workers: ChildWorker[];
   let env: Record<string, string>;
 
   const startRun = async (api: ChildServer, workflowId: string, inputs: Record<string, unknown> = {}) => {
@@ -46,27 +45,24 @@ describe("queue mode", () => {
   const storedEvents = async (api: ChildServer, runId: string) => EventsPageSchema.parse((await api.call("GET", `/api/runs/${runId}/events?after=-1&limit=1000`)).body).events;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-");
-    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
-    // (at 1 s, a loop was cancelled mid-action at load average 24).
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
-    apiA = await spawnServer(dataDir, env);
-    apiB = await spawnServer(dataDir, env);
-    workers.push(await spawnWorker(env, ["--concurrency", "1"]), await spawnWorker(env, ["--concurrency", "1"]));
+    cluster = await startQueueCluster({
+      name: "queue",
+      apiProcesses: 2,
+      workers: 2,
+      workerArgs: ["--concurrency", "1"],
+      // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+      // (at 1 s, a loop was cancelled mid-action at load average 24).
+      env: { WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000" },
+    });
+    ({ dataDir, env, workers } = cluster);
+    [apiA, apiB] = cluster.apis;
     for (const workflow of [templateWorkflow("notes"), slowWorkflow("slow", 30_000), slowWorkflow("short", 400)] satisfies WorkflowInput[]) {
       expect((await apiA.call("POST", "/api/workflows", { workflow })).status).toBeLessThan(300);
     }
   });
 
   afterAll(async () => {
-    for (const w of workers) w.proc.kill("SIGKILL");
-    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
-    await Promise.all([...workers.map((w) => w.proc.exited), ...[apiA, apiB].map((api) => api?.proc.exited)]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("executes runs on both workers; their events reach /ws subscribers of the API that started them and of another API", async () => {
@@ -91,7 +87,7 @@ describe("queue mode", () => {
         expect((await runStatus(apiB, id)).status).toBe("completed");
       }
       // On PostgreSQL no process fell back to a SQLite file of its own.
-      if (database.engine === "postgres") expect(existsSync(join(dataDir, "weft.sqlite"))).toBe(false);
+      if (cluster.database.engine === "postgres") expect(existsSync(join(dataDir, "weft.sqlite"))).toBe(false);
       const taken = workers.map((w) => w.runsTaken().filter((id) => runIds.includes(id)).length);
       expect(taken[0] + taken[1]).toBe(6);
       expect(taken[0]).toBeGreaterThan(0);
@@ -207,9 +203,7 @@ describe("queue mode", () => {
     const holder = await waitFor(async () => workers.find((w) => w.runsTaken().includes(runId)), 60_000, "the worker holding the run");
     const survivor = workers.find((w) => w !== holder);
     if (!survivor) throw new Error("expected two workers");
-    holder.proc.kill("SIGKILL");
-    await holder.proc.exited;
-    workers.splice(workers.indexOf(holder), 1);
+    await cluster.kill(holder);
     const run = await waitForStatus(apiB, runId, ["interrupted", "completed", "failed", "cancelled"], 60_000);
     expect(run.status).toBe("interrupted");
     expect(run.error?.code).toBe("INTERRUPTED");
@@ -234,8 +228,7 @@ describe("queue mode", () => {
   });
 
   it("SIGTERM with a run longer than the grace period: the run ends interrupted and the worker exits", async () => {
-    const worker = await spawnWorker({ ...env, WEFT_SHUTDOWN_GRACE_MS: "300" }, ["--concurrency", "1"]);
-    workers.push(worker);
+    const worker = await cluster.startWorker({ WEFT_SHUTDOWN_GRACE_MS: "300" });
     const runId = await startRun(apiA, "slow");
     await waitFor(async () => (worker.runsTaken().includes(runId) ? true : undefined), 60_000, "the worker to take the run");
     await waitForStatus(apiA, runId, ["running"]);

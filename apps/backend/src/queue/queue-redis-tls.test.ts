@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
 import { TEST_TOKEN } from "../testing/http-call.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
-import { removeDir, slowWorkflow, tempDir } from "../testing/test-server.ts";
+import { slowWorkflow } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildServer } from "../testing/child-server.ts";
+import type { TestRedis } from "../testing/redis-server.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 const HealthSchema = z.object({ queue: z.object({ mode: z.string(), redis: z.object({ reachable: z.boolean() }), workers: z.number() }) });
 
@@ -17,37 +17,27 @@ const HealthSchema = z.object({ queue: z.object({ mode: z.string(), redis: z.obj
  * queues, the workers, pub/sub, the probe — must carry the user, the password and TLS, or nothing runs.
  */
 describe("queue mode with Redis behind TLS and an ACL user", () => {
+  let cluster: QueueCluster;
   let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
   let api: ChildServer;
   let worker: ChildWorker;
 
   beforeAll(async () => {
-    [redis, database] = await Promise.all([startRedis({ acl: true, tls: true }), queueTestDatabase()]);
+    cluster = await startQueueCluster({
+      name: "queue-tls",
+      redis: { acl: true, tls: true },
+      projectDir: true,
+      workerArgs: ["--concurrency", "1"],
+      env: { WEFT_AUTH_TOKEN: TEST_TOKEN },
+    });
+    ({ redis, api } = cluster);
+    [worker] = cluster.workers;
     if (!redis.caFile) throw new Error("the TLS server came without its CA");
-    dataDir = tempDir("weft-queue-tls-");
-    const env = {
-      WEFT_REDIS_URL: redis.url,
-      NODE_EXTRA_CA_CERTS: redis.caFile,
-      WEFT_DATA_DIR: dataDir,
-      WEFT_PROJECT_DIR: `${dataDir}-project`,
-      WEFT_DEMO_LLM: "off",
-      WEFT_AUTH_TOKEN: TEST_TOKEN,
-      ...database.env,
-    };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    expect(cluster.env.NODE_EXTRA_CA_CERTS).toBe(redis.caFile);
   });
 
   afterAll(async () => {
-    for (const p of [worker, api]) p?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
-    await Promise.all([redis?.stop(), database?.stop()]);
-    if (dataDir) {
-      removeDir(dataDir);
-      removeDir(`${dataDir}-project`);
-    }
+    await cluster?.stop();
   });
 
   it("runs a workflow on the worker, relays its events to /ws, reports Redis and the worker in health, and logs no password", async () => {

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { RunAnswerSchema, removeDir, tempDir, waitFor, type RunAnswer } from "../testing/test-server.ts";
+import { RunAnswerSchema, waitFor, type RunAnswer } from "../testing/test-server.ts";
 import { ProfileIdAnswerSchema, StartedRunSchema } from "../testing/answers.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../testing/otlp-receiver.ts";
 import { until } from "../testing/until.ts";
 import { TEST_TOKEN } from "../testing/http-call.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 /**
  * Queue mode with tracing on in both processes: the API queues the run inside its `enqueue run` span, the run's sealed
@@ -16,13 +13,10 @@ import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-
  * one trace across the two processes, each span exported by the process that made it.
  */
 describe("a queued run is one trace across the API and the worker", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let llm: ScriptedLlmServer;
   let receiver: OtlpReceiver;
-  let dataDir: string;
-  let api: ChildServer;
-  let worker: ChildWorker | undefined;
+  let api: QueueCluster["api"];
 
   const ended = (runId: string): Promise<RunAnswer> =>
     waitFor(
@@ -35,33 +29,20 @@ describe("a queued run is one trace across the API and the worker", () => {
     );
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
     llm = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: ["Traced on a worker."], usage: { prompt_tokens: 77, completion_tokens: 8 } }] });
     receiver = startOtlpReceiver();
-    dataDir = tempDir("weft-queue-otel-");
-    const env = {
-      WEFT_REDIS_URL: redis.url,
-      WEFT_DATA_DIR: dataDir,
-      WEFT_DEMO_LLM: "off",
-      WEFT_WORKER_LOCK_MS: "5000",
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
-      OTEL_BSP_SCHEDULE_DELAY: "100",
-      ...database.env,
-    };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "1"]);
+    cluster = await startQueueCluster({
+      name: "queue-otel",
+      workerArgs: ["--concurrency", "1"],
+      env: { WEFT_WORKER_LOCK_MS: "5000", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: "100" },
+    });
+    api = cluster.api;
   }, 180_000);
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
     await llm?.stop();
     await receiver?.stop();
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("the worker's run span is the child of the API's enqueue span: same trace id, each from its own service", async () => {
@@ -73,7 +54,7 @@ describe("a queued run is one trace across the API and the worker", () => {
     const started = await api.call("POST", "/api/workflows/ask/runs", {});
     const runId = StartedRunSchema.parse(started.body).runId;
     expect((await ended(runId)).run.status).toBe("completed");
-    expect(worker?.runsTaken()).toContain(runId);
+    expect(cluster.workers[0].runsTaken()).toContain(runId);
 
     const spans = await until("the run's spans from both processes", () => {
       const all = receiver.spans().filter((s) => s.attributes["weft.run.id"] === runId);

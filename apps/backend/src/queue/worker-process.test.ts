@@ -2,15 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { TEST_TOKEN, call } from "../testing/http-call.ts";
 import { signInWithPassword } from "../testing/users.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
-import { RunAnswerSchema, removeDir, slowWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
+import { RunAnswerSchema, slowWorkflow, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 import { parseExposition, sampleValue, type Sample } from "../ops/testing/exposition.ts";
 
 /**
@@ -20,20 +19,25 @@ import { parseExposition, sampleValue, type Sample } from "../ops/testing/exposi
  * second time. The worker's engine is the API's (`createRunRuntime`): its tool calls name the user.
  */
 describe("a worker process", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let dataDir: string;
+  let projectDir: string;
   let api: ChildServer;
   let worker: ChildWorker;
   let workerUrl: string;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-worker-process-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_PROJECT_DIR: `${dataDir}-project`, WEFT_DEMO_LLM: "off", WEFT_AUTH_TOKEN: TEST_TOKEN, ...database.env };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker({ ...env, WEFT_WORKER_METRICS_PORT: "0" }, ["--concurrency", "1"]);
+    cluster = await startQueueCluster({
+      name: "worker-process",
+      projectDir: true,
+      workerArgs: ["--concurrency", "1"],
+      env: { WEFT_AUTH_TOKEN: TEST_TOKEN },
+      workerEnv: { WEFT_WORKER_METRICS_PORT: "0" },
+    });
+    ({ api, dataDir } = cluster);
+    if (!cluster.projectDir) throw new Error("the cluster came without its project folder");
+    projectDir = cluster.projectDir;
+    [worker] = cluster.workers;
     const announced = /weft worker metrics: (http:\/\/\S+)\/metrics/.exec(worker.output())?.[1];
     if (!announced) throw new Error(`the worker did not announce its metrics listener:\n${worker.output()}`);
     workerUrl = announced;
@@ -43,13 +47,7 @@ describe("a worker process", () => {
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
-    removeDir(`${dataDir}-project`);
+    await cluster?.stop();
   });
 
   const scrape = async (url: string): Promise<Sample[]> => {
@@ -113,7 +111,7 @@ describe("a worker process", () => {
     );
     expect(run.status).toBe("completed");
     expect(worker.runsTaken()).toContain(runId);
-    expect(readFileSync(`${dataDir}-project/by-eve.txt`, "utf8")).toBe("hello");
+    expect(readFileSync(join(projectDir, "by-eve.txt"), "utf8")).toBe("hello");
     const records = readFileSync(join(dataDir, "audit", "tools.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -143,17 +141,17 @@ describe("a worker process", () => {
     await setPolicy([{ action: "deny", tool: "fs.write" }]);
     // The node answers the refusal as its output (the run itself completes); the file is the effect that counts.
     expect((await runWriter("denied.txt")).outputs).toMatchObject({ ok: false, result: { error: { code: "E_PERMISSION_DENIED" } } });
-    expect(existsSync(`${dataDir}-project/denied.txt`)).toBe(false);
+    expect(existsSync(join(projectDir, "denied.txt"))).toBe(false);
 
     await setPolicy([]);
     expect((await runWriter("allowed.txt")).outputs).toMatchObject({ ok: true });
-    expect(readFileSync(`${dataDir}-project/allowed.txt`, "utf8")).toBe("allowed.txt");
+    expect(readFileSync(join(projectDir, "allowed.txt"), "utf8")).toBe("allowed.txt");
   });
 
   it("answers /healthz without a credential", async () => {
     const res = await fetch(`${workerUrl}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, database: { engine: database.engine, reachable: true }, redis: { reachable: true } });
+    expect(await res.json()).toEqual({ ok: true, database: { engine: cluster.database.engine, reachable: true }, redis: { reachable: true } });
   });
 
   it("closes the listener when SIGTERM stops the worker", async () => {

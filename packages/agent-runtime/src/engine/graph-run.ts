@@ -1,22 +1,20 @@
-import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, engineError, engineFailure, type NodeError, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
+import { engineError, engineFailure, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
-import { cacheKey, NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
+import { cacheKey, type CacheKey } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
 import { AttemptSignal, classifyResult, invalidOutputsError, runAttempts, toNodeError, type AttemptHost, type CallResult, type InvocationOutcome } from "./node-attempts.ts";
 import type { RunScope } from "./run-scope.ts";
 import type { RecordedNode } from "./recorded.ts";
-import { jsonSizeUpTo, outputTooLarge } from "./output-size.ts";
 import { NodeSpans } from "./node-spans.ts";
 import { RunPause } from "./run-pause.ts";
 import { CallPrefixes } from "./call-prefixes.ts";
+import { NO_VALUES, NodeEndings, type NodeEndingsHost, type NodeEndingsOptions } from "./node-endings.ts";
 
-export interface GraphRunOptions {
-  /** Prefix of node ids in events and observations: "" at top level, `<skillNodeId>/` inside a skill. */
-  prefix: string;
+export interface GraphRunOptions extends NodeEndingsOptions {
   /** Workflow ids from the top-level run down to this graph. */
   stack: readonly string[];
   signal?: AbortSignal;
@@ -26,17 +24,10 @@ export interface GraphRunOptions {
   forced?: Uint8Array;
   /** By node index: nodes that end as an earlier run recorded them, without running (a fork; top level only). */
   recorded?: readonly (RecordedNode | undefined)[];
-  /** A node may pause the run (`suspendRun`): top level only, and only when the caller can resume it. */
-  mayPause?: boolean;
-  /** Called with every observation of this graph (a skill forwards them to its caller's graph). */
-  forward?: (observation: Observation) => void;
   /** The span this graph's node spans are children of (the run's, or a skill's); only when the run is traced. */
   traceParent?: Context;
 }
 
-/** Shared placeholders (frozen): most observations have no chunks, and outputs arrive later. */
-const NO_CHUNKS: unknown[] = Object.freeze([]) as unknown as unknown[];
-const NO_VALUES: NodeValues = Object.freeze({}) as NodeValues;
 /** How long a stretch of synchronous nodes may hold the event loop before the run yields once. */
 const SLICE_MS = 16;
 /** The clock is read once per this many nodes (a power of two, less one, for a mask): reading it per node costs more than a cheap node. */
@@ -45,15 +36,13 @@ const CLOCK_CHECK_MASK = 255;
 /**
  * One execution of a compiled graph: a ready queue fed by in-degree counting, bounded concurrency
  * for asynchronous nodes, skipping, failure policies, caching and cancellation. Synchronous nodes
- * finish inside the scheduling loop (no promise, no tick per node); nothing here recurses.
+ * finish inside the scheduling loop (no promise, no tick per node); nothing here recurses. How a node
+ * ends (its observation, event, outputs, cache ref) is node-endings.ts's.
  */
-export class GraphRun implements ContextOwner {
+export class GraphRun implements ContextOwner, NodeEndingsHost {
   private readonly size: number;
   private readonly pending: Int32Array;
-  private readonly state: Uint8Array;
-  private readonly outputs: (NodeValues | null | undefined)[];
-  /** Per node, the ref its outputs go by in downstream cache keys (set when it completes; NO_REF until then). */
-  private readonly refs: Float64Array;
+  private readonly ends: NodeEndings;
   /** Nodes whose inputs are all settled, in the order they became ready: each node enters once, so `size` slots suffice. */
   private readonly queue: Int32Array;
   private head = 0;
@@ -64,14 +53,6 @@ export class GraphRun implements ContextOwner {
   private finished = false;
   private awaitingAbandoned = false;
   private halted: Halt | null = null;
-  private readonly failures: { nodeId: string; error: NodeError }[] = [];
-  /** Nodes that paused the run (`suspendRun`): they and what depends on them stay unsettled until a later execution. Made on the first pause. */
-  private pause: RunPause | undefined;
-  private readonly runOutputs: NodeValues = {};
-  private readonly outputNames: Map<number, string>;
-  /** `<runId>:`, the start of every invocation id of this run: made once, not once per node. */
-  private readonly invocationPrefix: string;
-  private readonly observations: Observation[] = [];
   private readonly active = new Map<number, Observation>();
   /** Timed-out attempts that may still run; made on the first (a skill's or map item's graph run seldom has one). */
   private abandoned: Set<Promise<unknown>> | undefined;
@@ -95,13 +76,9 @@ export class GraphRun implements ContextOwner {
     this.size = n;
     this.pending = new Int32Array(n);
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
-    this.state = new Uint8Array(n);
     this.queue = new Int32Array(n);
-    this.outputs = new Array(n);
-    this.refs = new Float64Array(n).fill(NO_REF);
-    this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
-    this.invocationPrefix = scope.runId + ":";
     this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, n) : undefined;
+    this.ends = new NodeEndings(scope, graph, options, this.spans, this);
   }
 
   start(): Promise<GraphOutcome> {
@@ -113,10 +90,6 @@ export class GraphRun implements ContextOwner {
       for (let i = 0; i < this.size; i++) if (this.pending[i] === 0) this.queue[this.tail++] = i;
       this.pump();
     });
-  }
-
-  private qualified(i: number): string {
-    return this.options.prefix === "" ? this.graph.ids[i] : this.options.prefix + this.graph.ids[i];
   }
 
   private pump = (): void => {
@@ -142,30 +115,32 @@ export class GraphRun implements ContextOwner {
   /** Decides what happens to a node whose inputs are all settled: skip it, or run it. */
   private process(i: number): void {
     const recorded = this.options.recorded?.[i];
+    const ends = this.ends;
     if (recorded !== undefined) {
-      this.replay(i, recorded);
+      ends.replay(i, recorded);
       return;
     }
     const g = this.graph;
     const to = g.inStart[i + 1];
+    const outputs = ends.outputs;
     let dead = -1;
     for (let e = g.inStart[i]; e < to; e++) {
-      const out = this.outputs[g.inSrc[e]];
+      const out = outputs[g.inSrc[e]];
       if (out === null || out === undefined || out[g.inHandle[e]] === undefined) {
         dead = e;
         break;
       }
     }
     if (dead >= 0 && !g.partial[i]) {
-      this.skip(i, deadEdgeReason(g, dead, this.state, this.outputs, this.options.prefix), this.qualified(g.inSrc[dead]));
+      ends.skip(i, deadEdgeReason(g, dead, ends.state, outputs, this.options.prefix), ends.qualified(g.inSrc[dead]));
       return;
     }
     const overrides = this.options.overrides;
-    const inputs = resolveInputs(g, i, this.outputs, overrides.size > 0 ? (overrides.get(i) ?? g.literals[i]) : g.literals[i]);
+    const inputs = resolveInputs(g, i, outputs, overrides.size > 0 ? (overrides.get(i) ?? g.literals[i]) : g.literals[i]);
     if (dead >= 0) {
       const missing = g.requiredIds[i].find((id) => inputs[id] === undefined || (Array.isArray(inputs[id]) && (inputs[id] as unknown[]).length === 0));
       if (missing !== undefined) {
-        this.skip(i, `required input "${missing}" has no value: ${deadEdgeReason(g, dead, this.state, this.outputs, this.options.prefix)}`, this.qualified(g.inSrc[dead]));
+        ends.skip(i, `required input "${missing}" has no value: ${deadEdgeReason(g, dead, ends.state, outputs, this.options.prefix)}`, ends.qualified(g.inSrc[dead]));
         return;
       }
     }
@@ -177,17 +152,18 @@ export class GraphRun implements ContextOwner {
     const g = this.graph;
     const scope = this.scope;
     const def = g.defs[i];
-    const nodeId = this.qualified(i);
+    const ends = this.ends;
+    const nodeId = ends.qualified(i);
     // Qualified node ids are unique within a run (repeated skill calls get their own prefix).
-    const invocationId = this.invocationPrefix + nodeId;
+    const invocationId = ends.invocationPrefix + nodeId;
     let key: CacheKey | undefined;
     if (g.cacheable[i]) {
-      key = cacheKey(g, i, this.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
+      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
       if (this.options.forced === undefined || !this.options.forced[i]) {
         const hit = scope.cache.get(key);
         if (hit !== undefined) {
-          this.refs[i] = hit.ref;
-          this.completeFromCache(i, nodeId, invocationId, inputs, hit.outputs);
+          ends.refs[i] = hit.ref;
+          ends.completeFromCache(i, nodeId, invocationId, inputs, hit.outputs);
           return;
         }
       }
@@ -197,7 +173,7 @@ export class GraphRun implements ContextOwner {
     const clock = scope.clock;
     const t0 = clock.last;
     const startedAt = clock.wall(t0);
-    const obs = this.observation(nodeId, invocationId, def.spec.type, "completed", inputs, NO_VALUES, startedAt, false, 1);
+    const obs = ends.observation(nodeId, invocationId, def.spec.type, "completed", inputs, NO_VALUES, startedAt, false, 1);
     const emitter = scope.emitter;
     if (emitter.enabled) emitter.nodeStarted(nodeId, invocationId, def.spec.type, inputs, 1, startedAt);
     const policy = g.policies[i];
@@ -221,12 +197,12 @@ export class GraphRun implements ContextOwner {
       const request = RunPause.requestOf(value);
       if (request !== undefined) {
         attemptSignal?.dispose();
-        this.suspend(i, obs, t0, request);
+        ends.suspend(i, obs, t0, request);
         return;
       }
       if (classifyResult(value) === "outputs") {
         attemptSignal?.dispose();
-        this.complete(i, obs, t0, value as NodeValues, key);
+        ends.complete(i, obs, t0, value as NodeValues, key);
         return;
       }
       call = { threw: false, value };
@@ -236,11 +212,11 @@ export class GraphRun implements ContextOwner {
     if (emitter.enabled) emitter.flushStart();
     if (policy.retries === 0 && (kind === "threw" || kind === "invalid")) {
       attemptSignal?.dispose();
-      this.fail(i, obs, t0, call.threw ? toNodeError(call.error) : invalidOutputsError(call.value));
+      ends.fail(i, obs, t0, call.threw ? toNodeError(call.error) : invalidOutputsError(call.value));
       return;
     }
     this.running++;
-    this.state[i] = NodeState.Running;
+    ends.state[i] = NodeState.Running;
     this.active.set(i, obs);
     const host: AttemptHost = {
       runSignal: this.runSignal,
@@ -272,13 +248,13 @@ export class GraphRun implements ContextOwner {
     if (this.finished) return;
     switch (outcome.kind) {
       case "completed":
-        this.complete(i, obs, t0, outcome.outputs, key);
+        this.ends.complete(i, obs, t0, outcome.outputs, key);
         break;
       case "failed":
-        this.fail(i, obs, t0, outcome.error);
+        this.ends.fail(i, obs, t0, outcome.error);
         break;
       case "cancelled":
-        this.cancel(i, obs, t0, outcome.error);
+        this.ends.cancel(i, obs, t0, outcome.error);
         break;
       default: {
         const never: never = outcome;
@@ -288,50 +264,8 @@ export class GraphRun implements ContextOwner {
     this.pump();
   }
 
-  /**
-   * The one shape of an observation (every field, in this order) so every observation of a run
-   * shares one object layout; `error` and `skipReason` are added only where there is one.
-   */
-  private observation(
-    nodeId: string,
-    invocationId: string,
-    nodeType: string,
-    status: Observation["status"],
-    inputs: NodeValues,
-    outputs: NodeValues,
-    startedAt: number,
-    cached: boolean,
-    attempts: number,
-  ): Observation {
-    return { runId: this.scope.runId, nodeId, invocationId, nodeType, status, inputs, outputs, chunks: NO_CHUNKS, startedAt, durationMs: 0, cached, attempts };
-  }
-
-  /**
-   * The one ending of every node, whatever its outcome: its final state and outputs, its final event
-   * (read off the observation), the observation kept, and what waits on it released.
-   */
-  private settleNode(i: number, state: number, outputs: NodeValues | null, obs: Observation, causeNodeId?: string): void {
-    this.state[i] = state;
-    this.outputs[i] = outputs;
-    const emitter = this.scope.emitter;
-    if (emitter.enabled) {
-      const clock = this.scope.clock;
-      if (obs.status === "completed") emitter.nodeCompleted(obs.nodeId, obs.invocationId, obs.nodeType, obs.inputs, obs.outputs, obs.durationMs, obs.cached, clock.wall(clock.last));
-      else if (obs.error !== undefined) emitter.nodeFailed(obs.nodeId, obs.invocationId, obs.error, obs.durationMs, clock.wall(clock.last), obs.handled === true ? obs.outputs : undefined);
-      else emitter.nodeSkipped(obs.nodeId, obs.skipReason ?? "", causeNodeId);
-    }
-    this.spans?.end(i, obs);
-    this.record(obs);
-    this.release(i);
-  }
-
-  private record(obs: Observation): void {
-    this.observations.push(obs);
-    this.options.forward?.(obs);
-  }
-
   /** A node reached a final state: count it and release what waits on it. */
-  private release(i: number): void {
+  release(i: number): void {
     this.done++;
     const g = this.graph;
     const to = g.outStart[i + 1];
@@ -339,107 +273,6 @@ export class GraphRun implements ContextOwner {
       const target = g.outDst[e];
       if (--this.pending[target] === 0) this.queue[this.tail++] = target;
     }
-  }
-
-  private collectOutputs(i: number, inputs: NodeValues, outputs: NodeValues): void {
-    if (this.graph.singleNodeOutputs) Object.assign(this.runOutputs, outputs);
-    else if (this.outputNames.size > 0) {
-      const name = this.outputNames.get(i);
-      if (name !== undefined && inputs[INTERFACE_VALUE_PORT] !== undefined) this.runOutputs[name] = inputs[INTERFACE_VALUE_PORT];
-    }
-  }
-
-  /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
-  private complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
-    const limit = this.scope.maxOutputBytes;
-    // Before anything keeps them (cache, events, observations): too large, they are dropped here.
-    if (jsonSizeUpTo(outputs, limit) > limit) {
-      this.fail(i, obs, t0, outputTooLarge("outputs", outputs, limit));
-      return;
-    }
-    obs.outputs = outputs;
-    obs.durationMs = this.scope.clock.last - t0;
-    // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
-    this.refs[i] = key !== undefined ? this.scope.cache.set(key, outputs).ref : volatileRef();
-    this.collectOutputs(i, obs.inputs, outputs);
-    this.settleNode(i, NodeState.Completed, outputs, obs);
-  }
-
-  private completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {
-    const clock = this.scope.clock;
-    const obs = this.observation(nodeId, invocationId, this.graph.defs[i].spec.type, "completed", inputs, outputs, clock.wall(clock.last), true, 0);
-    this.spans?.start(i, nodeId, obs.nodeType, invocationId);
-    this.collectOutputs(i, inputs, outputs);
-    this.settleNode(i, NodeState.Completed, outputs, obs);
-  }
-
-  /** Ends a node as an earlier run recorded it (a fork): nothing of it runs, its observation is `cached`. */
-  private replay(i: number, recorded: RecordedNode): void {
-    switch (recorded.status) {
-      case "completed": {
-        const nodeId = this.qualified(i);
-        const clock = this.scope.clock;
-        const obs = this.observation(nodeId, this.invocationPrefix + nodeId, this.graph.defs[i].spec.type, "completed", recorded.inputs, recorded.outputs, clock.wall(clock.last), true, 0);
-        this.spans?.start(i, nodeId, obs.nodeType, obs.invocationId);
-        // Not this run's computation: nothing downstream may be cached under a key built on it.
-        this.refs[i] = volatileRef();
-        this.collectOutputs(i, recorded.inputs, recorded.outputs);
-        this.settleNode(i, NodeState.Completed, recorded.outputs, obs);
-        return;
-      }
-      case "skipped":
-        this.skip(i, recorded.reason, undefined);
-        return;
-      default: {
-        const never: never = recorded;
-        return never;
-      }
-    }
-  }
-
-  private fail(i: number, obs: Observation, t0: number, error: NodeError): void {
-    obs.status = "failed";
-    obs.error = error;
-    obs.durationMs = this.scope.clock.last - t0;
-    const policy = this.graph.policies[i];
-    let outputs: NodeValues | null = null;
-    if (policy.onError === "route") {
-      // Handled: the error is this node's one output (its other outputs are absent, so what reads them is skipped).
-      outputs = {
-        [ERROR_OUTPUT_ID]: { code: error.code, message: error.message, nodeId: obs.nodeId, nodeTitle: this.graph.workflow.nodes[i].label ?? this.graph.defs[i].spec.title, attempt: obs.attempts },
-      };
-      obs.outputs = outputs;
-      obs.handled = true;
-      this.refs[i] = volatileRef();
-    } else {
-      this.failures.push({ nodeId: obs.nodeId, error });
-    }
-    this.settleNode(i, NodeState.Failed, outputs, obs);
-    if (policy.onError === "stop") {
-      this.halt({ kind: "stop", reason: `the run stopped because "${obs.nodeId}" failed (its policy is "stop")`, causeNodeId: obs.nodeId, error });
-    }
-  }
-
-  /** A node asked to pause the run (run-pause.ts): it stays unsettled, or fails where the run cannot pause. */
-  private suspend(i: number, obs: Observation, t0: number, request: Record<string, unknown>): void {
-    const refused = (this.pause ??= new RunPause(this.options.mayPause === true, this.options.prefix)).pause(obs.nodeId, obs.nodeType, request);
-    if (refused !== undefined) this.fail(i, obs, t0, refused);
-    else this.state[i] = NodeState.Suspended;
-  }
-
-  private cancel(i: number, obs: Observation, t0: number, error: NodeError): void {
-    obs.status = "cancelled";
-    obs.error = error;
-    obs.durationMs = this.scope.clock.last - t0;
-    this.settleNode(i, NodeState.Cancelled, null, obs);
-  }
-
-  private skip(i: number, reason: string, causeNodeId: string | undefined): void {
-    const nodeId = this.qualified(i);
-    const clock = this.scope.clock;
-    const obs = this.observation(nodeId, this.invocationPrefix + nodeId, this.graph.workflow.nodes[i].type, "skipped", NO_VALUES, NO_VALUES, clock.wall(clock.last), false, 0);
-    obs.skipReason = reason;
-    this.settleNode(i, NodeState.Skipped, null, obs, causeNodeId);
   }
 
   private abandon(work: Promise<unknown>): void {
@@ -453,7 +286,7 @@ export class GraphRun implements ContextOwner {
   }
 
   /** Stop starting nodes, tell the running ones, and end once they have settled (or the grace period is over). */
-  private halt(halt: Halt): void {
+  halt(halt: Halt): void {
     if (this.halted !== null || this.finished) return;
     this.halted = halt;
     this.controller.abort(engineFailure("CANCELLED", halt.reason));
@@ -478,7 +311,8 @@ export class GraphRun implements ContextOwner {
 
   /** Nothing runs or is ready, and what has not settled waits behind a paused node. */
   private onlyWaitsLeft(): boolean {
-    return this.pause !== undefined && this.pause.paused && this.running === 0 && this.head === this.tail;
+    const pause = this.ends.pause;
+    return pause !== undefined && pause.paused && this.running === 0 && this.head === this.tail;
   }
 
   /** Reports the run's outcome exactly once: nodes still running after a halt are cancelled, nodes never started are skipped. */
@@ -488,18 +322,19 @@ export class GraphRun implements ContextOwner {
     clearTimeout(this.graceTimer);
     this.options.signal?.removeEventListener("abort", this.onExternalAbort);
     const halt = this.halted;
+    const ends = this.ends;
     if (halt !== null) {
       const clock = this.scope.clock;
       const now = clock.read();
       for (const [i, obs] of this.active) {
         this.scope.logger.warn("a node did not stop after the run was cancelled; giving up on it", { nodeId: obs.nodeId, graceMs: this.scope.graceMs });
-        this.cancel(i, obs, now - (clock.wall(now) - obs.startedAt), engineError("CANCELLED", `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms`));
+        ends.cancel(i, obs, now - (clock.wall(now) - obs.startedAt), engineError("CANCELLED", `${halt.reason}; the node did not stop within ${this.scope.graceMs} ms`));
       }
       for (let i = 0; i < this.size; i++) {
-        if (this.state[i] === NodeState.Waiting) this.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
+        if (ends.state[i] === NodeState.Waiting) ends.skip(i, halt.kind === "cancel" ? "the run was cancelled before this node started" : halt.reason, halt.causeNodeId);
       }
     }
-    this.resolveOutcome(runOutcome(halt, this.failures, this.runOutputs, this.observations, this.pause?.waits));
+    this.resolveOutcome(runOutcome(halt, ends.failures, ends.runOutputs, ends.observations, ends.pause?.waits));
   }
 
   runSubworkflow(index: number, callerId: string, workflowId: string, inputs: NodeValues, signal: AbortSignal, options: SubworkflowOptions = {}): Promise<RunResult> {
@@ -512,7 +347,7 @@ export class GraphRun implements ContextOwner {
       signal,
       prefix,
       stack: this.options.stack,
-      record: (obs) => this.record(obs),
+      record: (obs) => this.ends.record(obs),
     });
   }
 }

@@ -1,6 +1,5 @@
 import { defineStore } from "pinia";
 import { computed, markRaw, ref, shallowRef } from "vue";
-import { z } from "zod";
 import { WorkflowSchema, type ValidationIssue, type Workflow } from "@weft/types";
 import { api, revisionConflict } from "../api/client.ts";
 import type { ApiError } from "../api/errors.ts";
@@ -8,45 +7,15 @@ import type { WorkflowSummary } from "../api/schemas.ts";
 import { applyCommand, isEmptyCommand, type GraphCommand } from "../graph/commands.ts";
 import { deepEqual } from "../lib/deep-equal.ts";
 import { idNamesWorkflow, newWorkflowId } from "../graph/ids.ts";
-import { readLocal, writeLocal } from "../lib/local-store.ts";
 import { useHistoryStore } from "./history-store.ts";
+import type { Conflict, EditorTab } from "./editor-tab.ts";
+import { remembersTab, remembersTabs, restoreTabs, writeTabsMemory } from "./tabs-memory.ts";
 import { useUiStore } from "../ui/ui-store.ts";
 
-export interface Conflict {
-  currentRevision: number;
-  current: Workflow;
-}
+export type { Conflict, EditorTab };
 
-export interface EditorTab {
-  /** The workflow id (one tab per workflow); read-only run snapshots use `run:<runId>`. */
-  id: string;
-  doc: Workflow;
-  /** The version last read from or written to the server; null for a workflow not saved yet. */
-  saved: Workflow | null;
-  saving: boolean;
-  saveError: ApiError | null;
-  conflict: Conflict | null;
-  /** A snapshot of the workflow as a past run ran it, or a built-in workflow: shown, never edited. */
-  readonly: boolean;
-  /** A built-in workflow (the system runs it): read-only here and refused by the server; "Duplicate to edit" copies it. */
-  builtIn?: boolean;
-  /** Graph problems the server found (on Run or Validate), shown on the nodes until fixed. */
-  issues: ValidationIssue[];
-  viewport?: { x: number; y: number; zoom: number };
-  /**
-   * The id was made from the first name (a new workflow): until it is saved, it follows the name. Running the
-   * draft ends that (the runs are stored under the id), so naming it on the first save keeps its runs with it.
-   */
-  idFromName?: boolean;
-}
-
-const TABS_KEY = "weft.tabs";
 /** The name of a new workflow until its first save asks for one. */
 const UNTITLED = "Untitled workflow";
-const DraftSchema = z.object({ doc: WorkflowSchema, baseRevision: z.number().nullable() });
-const TabsMemorySchema = z.object({ active: z.string().nullable(), tabs: z.array(z.object({ id: z.string(), draft: DraftSchema.optional() })) });
-/** Just whether there are tabs to reopen, without checking the drafts kept with them. */
-const RememberedTabsSchema = z.object({ tabs: z.array(z.object({ id: z.string() })).min(1) });
 
 /** Open workflow documents (tabs), their edits, saving with revision checks, import and export. */
 export const useWorkflowsStore = defineStore("workflows", () => {
@@ -109,7 +78,7 @@ export const useWorkflowsStore = defineStore("workflows", () => {
    */
   function fetchAhead(id: string): void {
     // A tab open or remembered has its own fetch (restore's).
-    if (tab(id) || readLocal(TABS_KEY, RememberedTabsSchema)?.tabs.some((t) => t.id === id)) return;
+    if (tab(id) || remembersTab(id)) return;
     ahead = { id, fetched: fetchStored(id) };
   }
 
@@ -338,52 +307,12 @@ export const useWorkflowsStore = defineStore("workflows", () => {
 
   /** Writes the open tabs and unsaved drafts for the next visit (when: useWorkflowMemory). */
   function rememberTabs() {
-    const memory = {
-      active: activeId.value,
-      tabs: tabs.value.filter((t) => !t.readonly || t.builtIn).map((t) => (isDirty(t) ? { id: t.id, draft: { doc: t.doc, baseRevision: t.saved?.revision ?? null } } : { id: t.id })),
-    };
-    if (!writeLocal(TABS_KEY, memory)) ui.toast("warning", "This browser refused to keep a copy of your unsaved drafts (storage full). Save to keep them.");
+    if (!writeTabsMemory(tabs.value, activeId.value, isDirty)) ui.toast("warning", "This browser refused to keep a copy of your unsaved drafts (storage full). Save to keep them.");
   }
 
-  /** Whether the last visit left tabs to reopen. */
-  function remembersTabs(): boolean {
-    return readLocal(TABS_KEY, RememberedTabsSchema) !== undefined;
-  }
-
-  /**
-   * Reopens the tabs of the last visit; a draft whose workflow changed on the server since gets a
-   * conflict on save. The workflows are fetched at once; the tabs open once `ready` has settled
-   * (at start, the node catalogue their nodes are drawn from).
-   */
-  async function restore(ready: Promise<unknown> = Promise.resolve()) {
-    const memory = readLocal(TABS_KEY, TabsMemorySchema);
-    if (!memory) return;
-    // Fetched together; the tabs open in their remembered order.
-    const fetched = memory.tabs.map((entry) => (tab(entry.id) ? null : api.getWorkflow(entry.id)));
-    await ready;
-    for (const [index, entry] of memory.tabs.entries()) {
-      const pending = fetched[index];
-      if (!pending || tab(entry.id)) continue;
-      const result = await pending;
-      // Signed out: nothing is known about the workflows; the tabs stay remembered for after sign-in.
-      if (!result.ok && result.error.status === 401) return;
-      // A draft never saved whose workflow is on the server now was saved after it was remembered.
-      if (entry.draft && entry.draft.baseRevision === null && !result.ok) {
-        addTab(entry.draft.doc, null);
-        continue;
-      }
-      if (!result.ok) {
-        if (entry.draft) {
-          addTab(entry.draft.doc, null);
-          ui.toast("warning", `"${entry.draft.doc.name}" is no longer on the server; your unsaved copy is open and will be created again on save.`);
-        }
-        continue;
-      }
-      const stored = result.value.workflow;
-      if (!entry.draft || entry.draft.baseRevision === null || result.value.builtIn) addTab(stored, stored, { builtIn: !!result.value.builtIn });
-      else addTab(entry.draft.doc, entry.draft.baseRevision === stored.revision ? stored : { ...stored, revision: entry.draft.baseRevision ?? 0 });
-    }
-    if (memory.active && tab(memory.active)) activeId.value = memory.active;
+  /** Reopens the tabs of the last visit (tabs-memory.ts); they open once `ready` has settled. */
+  function restore(ready: Promise<unknown> = Promise.resolve()): Promise<void> {
+    return restoreTabs({ tab, addTab, activate: (id) => (activeId.value = id), warn: (message) => ui.toast("warning", message) }, ready);
   }
 
   /** Asks the server what is wrong with a tab's graph; the answer replaces the issues shown. */
