@@ -147,13 +147,14 @@ describe("ExecutionEngine failures", () => {
   });
 
   it("waits (within the grace period) for a timed-out node that ignores its signal before the run resolves", async () => {
-    const deaf = workflow("deaf", [{ id: "slow", type: "test:delay", inputs: { ms: 80 }, config: { ignoreAbort: true }, policy: { timeoutMs: 10 } }]);
+    // The grace is far longer than the node (patient), or far shorter (hasty): a busy machine's late timers change neither.
+    const deaf = (ms: number) => workflow("deaf", [{ id: "slow", type: "test:delay", inputs: { ms }, config: { ignoreAbort: true }, policy: { timeoutMs: 10 } }]);
     const patient = createTestCatalog();
-    const waited = await new ExecutionEngine({ catalog: patient.catalog, cancelGraceMs: 1000 }).run(deaf);
+    const waited = await new ExecutionEngine({ catalog: patient.catalog, cancelGraceMs: 30_000 }).run(deaf(80));
     expect(waited.observations[0].error?.code).toBe("TIMEOUT");
     expect(patient.probe.finished.has("slow")).toBe(true);
     const hasty = createTestCatalog();
-    await new ExecutionEngine({ catalog: hasty.catalog, cancelGraceMs: 5 }).run(deaf);
+    await new ExecutionEngine({ catalog: hasty.catalog, cancelGraceMs: 5 }).run(deaf(20_000));
     expect(hasty.probe.finished.has("slow")).toBe(false);
   });
 
