@@ -62,6 +62,7 @@ try {
     budget: { limit: 600, used: step },
     timers: [],
     counters: { trigger: triggers, event: triggers, log: step + 1, stream: step },
+    runningMs: 0,
     savedAt: Date.now(),
   });
 

@@ -85,10 +85,20 @@ describe("tokens and cost in the editor", () => {
     await page.getByTestId("chat-send").click();
     await poll(() => text(page, "agent-usage"), { timeout: 20_000 }).toBe(SHOWN);
     await poll(() => text(page, "scene-usage")).toBe(`LLM ${SHOWN}`);
-    // No simulated clock in a scene: the cost per agent step instead of per simulated hour, and the tooltip says so.
     await poll(() => text(page, "scene-cost-per-step")).toBe("$0.00362 per step");
     await poll(() => text(page, "agent-cost-per-step")).toBe("$0.00362 per step");
-    expect(await page.getByTestId("scene-cost-per-step").getAttribute("title")).toContain("no simulated clock");
+    // Per hour of scene time: the session's cost ÷ the scene's running time, which the element carries.
+    const perHour = page.getByTestId("scene-cost-per-hour");
+    await poll(() => perHour.count(), { timeout: 15_000 }).toBe(1);
+    // One read of both: the figure moves on every 5 s while the scene runs.
+    const [shownText, runningText] = await perHour.evaluate((el) => [el.textContent?.trim() ?? "", (el as HTMLElement).dataset.runningMs ?? ""]);
+    const runningMs = Number(runningText);
+    expect(runningMs).toBeGreaterThan(0);
+    const shown = /^\$([\d.,]+) per scene hour$/.exec(shownText);
+    expect(shown).not.toBeNull();
+    const expected = (0.00362 * 3_600_000) / runningMs;
+    expect(Math.abs(Number(shown![1]!.replaceAll(",", "")) - expected) / expected).toBeLessThan(0.01);
+    expect(await perHour.getAttribute("title")).toContain("running");
 
     // An owner empties the prices in Settings → LLM profiles: the same call then shows its tokens, and the cost as unknown.
     await page.getByTestId("settings").click();

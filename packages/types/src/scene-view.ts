@@ -35,6 +35,11 @@ export const SceneStateViewSchema = z.object({
   /** Whether the scene is loaded in this server (running, paused, or stopped this session). */
   live: z.boolean(),
   budget: z.object({ limit: z.number().int(), used: z.number().int() }),
+  /**
+   * The scene's clock: its running time in this session (timers fire on it; paused time and downtime do not count),
+   * measured at `at` (epoch ms). While `status` is running it goes on from there: add the time since `at`.
+   */
+  clock: z.object({ runningMs: z.number().nonnegative(), at: z.number() }),
   agents: z.array(SceneAgentViewSchema),
   world: JsonObjectSchema,
   /** Recent world changes, oldest first. */

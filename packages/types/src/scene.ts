@@ -202,6 +202,8 @@ export const SceneRuntimeStateSchema = z.object({
     log: z.number().int().nonnegative(),
     stream: z.number().int().nonnegative(),
   }),
+  /** The scene's running time in this session at `savedAt` (its clock: timers fire on it; paused time does not count). */
+  runningMs: z.number().nonnegative().default(0),
   savedAt: z.number(),
 });
 export type SceneRuntimeState = z.infer<typeof SceneRuntimeStateSchema>;

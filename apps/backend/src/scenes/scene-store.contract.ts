@@ -15,6 +15,7 @@ export const sceneState = (total: number, status: SceneRuntimeState["status"] = 
   budget: { limit: 10, used: 0 },
   timers: [],
   counters: { trigger: 0, event: 0, log: 0, stream: 0 },
+  runningMs: 0,
   savedAt: total,
 });
 export const logEntry = (seq: number, status: "running" | "paused" = "running"): SceneLogEntry => ({ seq, ts: 1, kind: "status", status });

@@ -40,6 +40,7 @@ export function liveStateView(runtime: SceneRuntime, agents: Map<string, AgentIn
     ...(info.reason ? { reason: info.reason } : {}),
     live: true,
     budget: info.budget,
+    clock: info.clock,
     agents: views,
     world: runtime.world.snapshot(),
     worldChanges: runtime.world.history().slice(-RECENT_CHANGES),
@@ -56,6 +57,7 @@ export function savedStateView(scene: Scene, saved: SceneRuntimeState | undefine
     ...(saved?.reason ? { reason: saved.reason } : {}),
     live: false,
     budget: saved?.budget ?? { limit: scene.stepBudget, used: 0 },
+    clock: saved ? { runningMs: saved.runningMs, at: saved.savedAt } : { runningMs: 0, at: Date.now() },
     agents: scene.agents.map((a) => {
       const mailbox = saved?.mailboxes[a.instanceId];
       const conversationId = session?.conversations[a.instanceId];

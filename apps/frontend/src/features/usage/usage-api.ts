@@ -37,7 +37,7 @@ export interface UsageFilter {
   from?: string;
   conversationId?: string;
   sceneId?: string;
-  groupBy?: "run" | "agent";
+  groupBy?: "run" | "agent" | "conversation";
 }
 
 export class UsageApi extends ApiClient {

@@ -28,18 +28,40 @@ export function costText(u: UsageFigures): string {
   return `$${u.costUsd.toFixed(u.costUsd === 0 ? 2 : digits)}${(u.unpricedCalls ?? 0) > 0 ? " +" : ""}`;
 }
 
-/**
- * Cost per agent step (each step is one LLM call) of a scene or one of its agents: "$0.00362 per step", "—" when the
- * cost is unknown. Scenes have no simulated clock, so a cost per simulated hour cannot be given; this is its stand-in.
- */
+/** Cost per agent step (each step is one LLM call) of a scene or one of its agents: "$0.00362 per step", "—" when the cost is unknown. */
 export function costPerStepText(u: { costUsd: number | null; calls: number; unpricedCalls: number }): string {
   if (u.costUsd === null || u.calls === 0) return "— per step";
   return `${costText({ ...u, costUsd: u.costUsd / u.calls, totalTokens: 0, promptTokens: 0, completionTokens: 0 })} per step`;
 }
 
-/** Why a scene shows cost per step: what it divides, and that there is no simulated hour to divide by. */
+/** What the cost per step divides. */
 export function perStepTitle(u: { calls: number }): string {
-  return `Cost ÷ ${count.format(u.calls)} agent step(s) (one LLM call each). Scenes have no simulated clock, so cost per simulated hour cannot be shown; this is per step instead.`;
+  return `Cost ÷ ${count.format(u.calls)} agent step(s) (one LLM call each).`;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Cost per hour of scene time (the scene's clock: the time it ran, on which its timers fire; paused time does not
+ * count): "$0.72 per scene hour"; "—" when the cost is unknown or the scene has not run yet.
+ */
+export function costPerHourText(u: { costUsd: number | null; unpricedCalls: number }, runningMs: number): string {
+  if (u.costUsd === null || runningMs <= 0) return "— per scene hour";
+  return `${costText({ ...u, costUsd: (u.costUsd * HOUR_MS) / runningMs, totalTokens: 0, promptTokens: 0, completionTokens: 0 })} per scene hour`;
+}
+
+/** "1 h 05 min", "4 min 10 s", "12 s": a scene's running time. */
+export function durationText(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+}
+
+/** What the cost per scene hour divides. */
+export function perHourTitle(runningMs: number): string {
+  return `This session's cost ÷ its scene time: ${durationText(runningMs)} running (the scene's clock, on which its timers fire; paused time and server downtime do not count).`;
 }
 
 /** The tooltip: every figure, and what the marks mean. */

@@ -24,6 +24,7 @@ const state = (total: number): SceneRuntimeState => ({
   budget: { limit: 10, used: 0 },
   timers: [],
   counters: { trigger: 0, event: 0, log: 2, stream: 0 },
+  runningMs: 0,
   savedAt: 1,
 });
 const entry = (seq: number): SceneLogEntry => ({ seq, ts: 1, kind: "status", status: "running" });

@@ -25,6 +25,7 @@ const stateWith = (total: number): SceneRuntimeState => ({
   budget: { limit: 10, used: 0 },
   timers: [],
   counters: { trigger: 0, event: 0, log: total, stream: 0 },
+  runningMs: 0,
   savedAt: 1,
 });
 

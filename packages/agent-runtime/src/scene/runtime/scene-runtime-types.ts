@@ -112,5 +112,7 @@ export interface SceneStatusInfo {
   status: SceneStatus;
   reason?: SceneStatusReason;
   budget: { limit: number; used: number };
+  /** The scene's clock (`SceneClock`): its running time in this session, measured at `at` (epoch ms). */
+  clock: { runningMs: number; at: number };
   agents: Array<{ instanceId: string; busy: boolean; waiting: number }>;
 }

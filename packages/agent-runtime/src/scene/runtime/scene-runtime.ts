@@ -30,6 +30,7 @@ import { resumePlans, type ResumePlan } from "./resume-plan.ts";
 import { actionEntry, DeliberationRecord } from "./deliberation-record.ts";
 import { traceSceneStep } from "./scene-step-span.ts";
 import type { SceneRuntimeOptions, SceneStatusInfo, ScenePeerProfile } from "./scene-runtime-types.ts";
+import { SceneClock } from "./scene-clock.ts";
 import { restoreSceneState, serializeScene, type SceneParts } from "./scene-snapshot.ts";
 import { SceneRouter } from "./scene-router.ts";
 
@@ -65,6 +66,7 @@ export class SceneRuntime {
   private resumes = new Map<string, ResumePlan>();
   private readonly logger: Logger;
   private readonly clock: () => number;
+  private readonly sceneClock: SceneClock;
 
   constructor(private readonly options: SceneRuntimeOptions) {
     const parsed = SceneSchema.safeParse(options.scene);
@@ -75,6 +77,7 @@ export class SceneRuntime {
     const scene = (this.scene = parsed.data);
     this.logger = (options.logger ?? silentLogger).child(`scene:${scene.id}`);
     this.clock = options.clock ?? Date.now;
+    this.sceneClock = new SceneClock(this.clock);
     const emit = (draft: RunEventDraft) => this.emit(draft);
     this.log = new SceneLog({ clock: this.clock });
     this.world = definitionPart(
@@ -117,9 +120,11 @@ export class SceneRuntime {
   }
 
   status(): SceneStatusInfo {
+    const at = this.clock();
     return {
       ...this.current,
       budget: { limit: this.budget.limit, used: this.budget.used },
+      clock: { runningMs: this.sceneClock.runningMs(at), at },
       agents: [...this.mailboxes.values()].map((m) => ({ instanceId: m.instanceId, busy: m.busy, waiting: m.waiting().length })),
     };
   }
@@ -278,8 +283,8 @@ export class SceneRuntime {
   }
 
   private parts(): SceneParts {
-    const { scene, world, bus, log, privates, mailboxes, timers, budget, counters } = this;
-    return { scene, world, bus, log, privates, mailboxes, timers, budget, counters };
+    const { scene, world, bus, log, privates, mailboxes, timers, budget, counters, sceneClock } = this;
+    return { scene, world, bus, log, privates, mailboxes, timers, budget, counters, clock: sceneClock };
   }
 
   private addAgent(agent: SceneAgent, profile: ScenePeerProfile): void {
@@ -377,6 +382,7 @@ export class SceneRuntime {
     this.emit({ type: "scene.status", status, ...(reason ? { reason: reason.message } : {}) });
     this.log.append({ kind: "status", status, ...(reason ? { reason } : {}) });
     for (const timer of this.timers.values()) timer.setActive(status === "running");
+    this.sceneClock.setRunning(status === "running");
     if (status === "running") for (const m of this.mailboxes.values()) m.pump();
     this.checkIdle();
   }

@@ -7,6 +7,7 @@ import type { WorldState } from "../state/world-state.ts";
 import type { AgentMailbox } from "../triggers/agent-mailbox.ts";
 import type { IntervalTimer } from "../triggers/interval-timer.ts";
 import type { StepBudget } from "../triggers/step-budget.ts";
+import type { SceneClock } from "./scene-clock.ts";
 
 /** The parts of a SceneRuntime that make up its saved state. */
 export interface SceneParts {
@@ -19,6 +20,7 @@ export interface SceneParts {
   timers: ReadonlyMap<string, IntervalTimer>;
   budget: StepBudget;
   counters: { trigger: number; stream: number };
+  clock: SceneClock;
 }
 
 /**
@@ -66,6 +68,7 @@ export function serializeScene(parts: SceneParts, current: { status: SceneStatus
     budget: { limit: parts.budget.limit, used: parts.budget.used },
     timers: [...parts.timers.values()].map((t) => ({ id: t.id, ticks: t.ticks, paused: t.isPaused })),
     counters: { trigger: parts.counters.trigger, event: parts.bus.lastSeq, log: parts.log.nextSeq, stream: parts.counters.stream },
+    runningMs: parts.clock.runningMs(now),
     savedAt: now,
   };
 }
@@ -101,6 +104,7 @@ export function restoreSceneState(parts: SceneParts, raw: unknown): { status: Sc
   for (const [id, mailbox] of Object.entries(state.mailboxes)) parts.mailboxes.get(id)?.load(mailbox);
   for (const t of state.timers) parts.timers.get(t.id)?.load(t);
   parts.budget.load(state.budget.used);
+  parts.clock.load(state.runningMs);
   parts.bus.resumeNumbering(state.counters.event);
   parts.log.resumeAt(state.counters.log);
   parts.counters.trigger = state.counters.trigger;
