@@ -289,6 +289,8 @@ export interface LlmCallEstimate {
 /** What a budget check lets through: a note the model is given when a budget runs low (the call goes on). */
 export interface LlmCallAllowance {
   notice?: string;
+  /** Frees what the check reserved for the call: called once the call has ended and its usage is stored, or it failed. */
+  release?: () => void;
 }
 
 /** The LLM as nodes see it. A failed call rejects with an `LlmError` (code, hint, partial output). */

@@ -70,13 +70,34 @@ function dollars(value: number): string {
   return `$${value.toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
 }
 
+/** What the calls in flight in this process hold of one budget scope (`BudgetGuard`'s reservations). */
+interface Held {
+  tokens: number;
+  costUsd: number;
+  calls: number;
+}
+
+/** A budget scope's key: its scope and the usage it sums. */
+const keyOf = (check: ScopeCheck): string => `${check.scope}:${JSON.stringify(check.used)}`;
+
+/** How often a check reads the stored usage again when calls ended while it read (see `beforeCall`). */
+const MAX_REREADS = 5;
+
 /**
  * Checks every LLM call before it is sent (`ProfileLlmService`'s `beforeCall`) against the budgets of its run, agent
- * conversation, scene and user-day: the usage stored so far plus the call's estimate must stay within each, or the
- * call is refused (`BUDGET_EXCEEDED`) and never reaches the provider. A workflow's, agent's or scene's own budget
- * only narrows the owner's ceiling: the narrower of the two holds, whatever an editor stored.
+ * conversation, scene and user-day: the usage stored so far, plus what the calls in flight in this process reserved,
+ * plus the call's estimate must stay within each, or the call is refused (`BUDGET_EXCEEDED`) and never reaches the
+ * provider. A call that passes reserves its estimate until it has ended and its usage is stored (`release`), so calls
+ * made at once (parallel nodes, agents of one scene) cannot each pass a budget that only one of them fits. A
+ * workflow's, agent's or scene's own budget only narrows the owner's ceiling: the narrower of the two holds, whatever
+ * an editor stored. Reservations are this process's: in queue mode, workers' calls at the same moment are not counted
+ * against each other's.
  */
 export class BudgetGuard {
+  private readonly held = new Map<string, Held>();
+  /** Counts released reservations: a check that read the stored usage while one ended may have missed its usage. */
+  private released = 0;
+
   constructor(
     private readonly budgets: BudgetRepository,
     private readonly usage: UsageRepository,
@@ -85,17 +106,29 @@ export class BudgetGuard {
 
   readonly beforeCall = async (call: LlmCallEstimate): Promise<LlmCallAllowance> => {
     const checks = await this.checksFor(call);
+    if (checks.length === 0) return {};
+    let stored: Array<{ totalTokens: number; costUsd: number | null } | undefined> = [];
+    for (let read = 0; read <= MAX_REREADS; read++) {
+      const releasedBefore = this.released;
+      stored = (await Promise.all(checks.map((check) => this.usage.report({ ...check.used, groupBy: [] })))).map((rows) => rows[0]);
+      // A call that ended while this read may have had its usage stored after the read and its reservation freed
+      // before this check: it would count nowhere. Read again.
+      if (this.released === releasedBefore) break;
+    }
+    // Nothing awaits from here to the reservation: each call in flight is counted once, in the store or as held.
     const notices: string[] = [];
-    for (const check of checks) {
-      const [used] = await this.usage.report({ ...check.used, groupBy: [] });
-      const usedTokens = used?.totalTokens ?? 0;
-      const usedCost = used?.costUsd ?? 0;
+    const keys = checks.map(keyOf);
+    checks.forEach((check, i) => {
+      const held = this.held.get(keys[i]!);
+      const usedTokens = stored[i]?.totalTokens ?? 0;
+      const usedCost = stored[i]?.costUsd ?? 0;
+      const inFlight = (what: string) => (held ? ` and ${what} reserved by ${held.calls} call(s) in flight` : "");
       const words = SCOPE_WORDS[check.scope];
       if (check.tokens) {
-        const left = check.tokens.value - usedTokens;
+        const left = check.tokens.value - usedTokens - (held?.tokens ?? 0);
         if (call.usage.totalTokens > left) {
           refuse(
-            `Budget exceeded: ${words} token budget is ${check.tokens.value} (set by ${setBy(check.tokens)}); ${usedTokens} tokens are used and this call may use up to ${call.usage.totalTokens} more (its prompt estimated, its completion at maxTokens), so it was not sent.`,
+            `Budget exceeded: ${words} token budget is ${check.tokens.value} (set by ${setBy(check.tokens)}); ${usedTokens} tokens are used${inFlight(`${held?.tokens ?? 0} tokens`)} and this call may use up to ${call.usage.totalTokens} more (its prompt estimated, its completion at maxTokens), so it was not sent.`,
             check.tokens,
           );
         }
@@ -109,20 +142,47 @@ export class BudgetGuard {
             check.costUsd,
           );
         }
-        const left = check.costUsd.value - usedCost;
+        const left = check.costUsd.value - usedCost - (held?.costUsd ?? 0);
         if (call.costUsd > left) {
           refuse(
-            `Budget exceeded: ${words} cost budget is ${dollars(check.costUsd.value)} (set by ${setBy(check.costUsd)}); ${dollars(usedCost)} is used and this call may cost up to ${dollars(call.costUsd)} more, so it was not sent.`,
+            `Budget exceeded: ${words} cost budget is ${dollars(check.costUsd.value)} (set by ${setBy(check.costUsd)}); ${dollars(usedCost)} is used${inFlight(dollars(held?.costUsd ?? 0))} and this call may cost up to ${dollars(call.costUsd)} more, so it was not sent.`,
             check.costUsd,
           );
         }
         if (left - call.costUsd < check.costUsd.value * LOW_BUDGET_SHARE) notices.push(`about ${dollars(Math.max(0, left - call.costUsd))} of ${words} budget of ${dollars(check.costUsd.value)}`);
       }
-    }
+    });
+    const release = this.reserve(keys, call);
     // Only an agent reads its context to plan: a workflow's own LLM node gets its prompt unchanged.
-    if (notices.length === 0 || call.caller.conversationId === undefined) return {};
-    return { notice: `Budget running low: ${notices.join("; ")} left. Finish the task with few further steps, or tell the user the budget is nearly spent.` };
+    if (notices.length === 0 || call.caller.conversationId === undefined) return { release };
+    return { release, notice: `Budget running low: ${notices.join("; ")} left. Finish the task with few further steps, or tell the user the budget is nearly spent.` };
   };
+
+  /** Holds the call's estimate in each of its scopes; the answer frees it (once). */
+  private reserve(keys: readonly string[], call: LlmCallEstimate): () => void {
+    for (const key of keys) {
+      const held = this.held.get(key) ?? { tokens: 0, costUsd: 0, calls: 0 };
+      held.tokens += call.usage.totalTokens;
+      held.costUsd += call.costUsd ?? 0;
+      held.calls += 1;
+      this.held.set(key, held);
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.released++;
+      for (const key of keys) {
+        const held = this.held.get(key);
+        if (!held) continue;
+        held.calls -= 1;
+        held.tokens -= call.usage.totalTokens;
+        held.costUsd -= call.costUsd ?? 0;
+        // The last call out removes the entry: no sums drifting from float rounding, no keys left behind.
+        if (held.calls <= 0) this.held.delete(key);
+      }
+    };
+  }
 
   private async checksFor(call: LlmCallEstimate): Promise<ScopeCheck[]> {
     const { caller } = call;

@@ -34,6 +34,19 @@ function twoCalls(id: string, profileId: string) {
   };
 }
 
+/** Two LLM calls at once (no edge between them): each fits the budget alone, not both. */
+function parallelCalls(id: string, profileId: string) {
+  return {
+    id,
+    name: id,
+    nodes: [
+      { id: "left", type: "llm:chat", config: { profileId }, inputs: { prompt: "Say hi" } },
+      { id: "right", type: "llm:chat", config: { profileId }, inputs: { prompt: "Say hi" } },
+    ],
+    edges: [],
+  };
+}
+
 function oneCall(id: string, profileId: string) {
   return {
     id,
@@ -54,7 +67,7 @@ beforeAll(async () => {
   llm = await startScriptedLlmServer();
   t = await startTestServer({ dataDir: tempDir(), examplesDir: EXAMPLES });
   profile = ProfileIdAnswerSchema.parse((await t.call("POST", "/api/llm-profiles", { name: "priced", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0, prices: PRICES })).body).profile.id;
-  for (const workflow of [twoCalls("run-budget", profile), twoCalls("ceiling-budget", profile), oneCall("daily-budget", profile)]) {
+  for (const workflow of [twoCalls("run-budget", profile), twoCalls("ceiling-budget", profile), oneCall("daily-budget", profile), parallelCalls("parallel-budget", profile)]) {
     expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
   }
   editor = await createTestUser(t, "budget-editor", "editor");
@@ -92,6 +105,20 @@ describe("budgets stop work before it overspends", () => {
     expect(answer.run.error?.message).toContain('workflow "run-budget"');
     expect(answer.run.error?.message).toContain("1540 tokens are used");
     expect(JSON.stringify(refused?.error)).toContain("PUT /api/budgets/workflow/run-budget");
+  });
+
+  it("counts a call in flight against the budget: of two calls made at once that the budget fits only one of, one reaches the LLM", async () => {
+    // Each call's estimate is ~515 tokens (its prompt, and 512 for the completion): one fits 800, two do not.
+    expect((await put("/api/budgets/workflow/parallel-budget", { tokens: 800 })).status).toBe(200);
+    // The answer waits, so the other call is checked while this one is in flight and its usage not yet stored.
+    llm.enqueue({ kind: "text", chunks: ["Hi"], usage: { prompt_tokens: 10, completion_tokens: 2 }, delayMs: 2000 });
+    const before = calls();
+    const answer = await runOf("parallel-budget");
+    expect(calls() - before).toBe(1);
+    expect(answer.run.status).toBe("budget_exceeded");
+    const refused = answer.observations.filter((o) => o.error?.code === "BUDGET_EXCEEDED");
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.error?.message).toContain("reserved by 1 call(s) in flight");
   });
 
   it("tells an agent in its context when its budget is low, then ends its conversation with budget_exceeded before the call that would pass it", async () => {

@@ -73,12 +73,22 @@ export class ProfileLlmService implements LlmService {
 
   private async callProfile(profile: LlmProfile, rest: Omit<LlmChatRequest, "profileId">, options: LlmCallOptions): Promise<LlmChatResult> {
     let call = rest;
+    let allowance: LlmCallAllowance | void = undefined;
     if (this.options.beforeCall) {
       const estimate = estimateCall(rest);
       const estimatedCost = costOf(estimate, profile.prices);
-      const allowance = await this.options.beforeCall({ caller: options.caller ?? {}, profileId: profile.id, usage: estimate, ...(estimatedCost !== undefined ? { costUsd: estimatedCost } : {}) });
+      allowance = await this.options.beforeCall({ caller: options.caller ?? {}, profileId: profile.id, usage: estimate, ...(estimatedCost !== undefined ? { costUsd: estimatedCost } : {}) });
       if (allowance?.notice) call = { ...rest, messages: [...rest.messages, { role: "system", content: allowance.notice }] };
     }
+    try {
+      return await this.send(profile, call, options);
+    } finally {
+      allowance?.release?.();
+    }
+  }
+
+  /** The call itself; its usage is stored (`onUsage`) before it returns. */
+  private async send(profile: LlmProfile, call: Omit<LlmChatRequest, "profileId">, options: LlmCallOptions): Promise<LlmChatResult> {
     const outcome = await this.providerFor(profile).complete(call, options);
     this.options.onTurn?.(outcome.turn);
     if (!outcome.ok) throw outcome.error;
