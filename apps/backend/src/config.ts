@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   WEFT_MAX_OUTPUT_BYTES: positiveInt.max(Number.MAX_SAFE_INTEGER).default(8 * 1024 * 1024),
   WEFT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   WEFT_APPROVAL_SWEEP_MS: positiveInt.max(3_600_000).default(1000),
+  WEFT_V1_CONCURRENCY: positiveInt.max(10_000).default(8),
   WEFT_DEMO_LLM: z.enum(["on", "off"]).default("on"),
   // `weft worker` only: its own /metrics and /healthz listener. Empty counts as unset (not as port 0, a random one).
   WEFT_WORKER_METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
@@ -64,6 +65,8 @@ export interface EnvConfig {
   shutdownGraceMs: number;
   /** WEFT_APPROVAL_SWEEP_MS: how often approvals' deadlines are swept (ms). */
   approvalSweepMs: number;
+  /** WEFT_V1_CONCURRENCY: chat completions one user may have in flight at once on /v1/chat/completions, per API process. */
+  v1Concurrency: number;
   demoLlm: boolean;
   /** WEFT_WORKER_METRICS_PORT: a worker's metrics listener (0: a free port). */
   workerMetricsPort?: number;
@@ -109,6 +112,7 @@ export function configFromEnv(env: Record<string, string | undefined>): EnvConfi
     maxOutputBytes: e.WEFT_MAX_OUTPUT_BYTES,
     shutdownGraceMs: e.WEFT_SHUTDOWN_GRACE_MS,
     approvalSweepMs: e.WEFT_APPROVAL_SWEEP_MS,
+    v1Concurrency: e.WEFT_V1_CONCURRENCY,
     demoLlm: e.WEFT_DEMO_LLM === "on",
     ...(e.WEFT_WORKER_METRICS_PORT !== undefined ? { workerMetricsPort: e.WEFT_WORKER_METRICS_PORT } : {}),
     ...(e.WEFT_PUBLIC_URL ? { publicUrl: e.WEFT_PUBLIC_URL } : {}),

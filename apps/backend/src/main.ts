@@ -41,6 +41,7 @@ try {
     maxOutputBytes: config.maxOutputBytes,
     shutdownGraceMs: config.shutdownGraceMs,
     approvalSweepMs: config.approvalSweepMs,
+    v1Concurrency: config.v1Concurrency,
     demoLlm: config.demoLlm,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     logger: log,

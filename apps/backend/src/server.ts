@@ -93,6 +93,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   /** How often this process takes overdue approvals' defaults and resumes decided runs (WEFT_APPROVAL_SWEEP_MS, default 1000). */
   approvalSweepMs?: number;
+  /** Chat completions one user may have in flight at once on /v1 (WEFT_V1_CONCURRENCY, default 8). */
+  v1Concurrency?: number;
   journal?: Partial<JournalOptions>;
   ws?: Partial<GatewayOptions>;
   /** Each `/ws` socket's message rate (auth/ws-access.ts). */
@@ -366,7 +368,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           workflowsApi,
           runsApi,
           agentsApi,
-          createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository }),
+          createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository, ...(options.v1Concurrency ? { concurrentPerUser: options.v1Concurrency } : {}) }),
           createA2a({ agents, storage, sql: storage.sql, maxBodyBytes, version: pkg.version }),
           wsPlugin,
           builder.api,

@@ -6,6 +6,7 @@ import { principalOf } from "../auth/principal.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
 import { ServiceError } from "../service-error.ts";
 import type { AgentCompletions, AgentOutcome, AgentTurn } from "./agent-completions.ts";
+import { CallerSlots } from "./caller-slots.ts";
 import { OpenAiRefusal, openAiErrorBody } from "./openai-errors.ts";
 import { inCallerTrace } from "../tracing/caller-trace.ts";
 import {
@@ -35,6 +36,8 @@ export interface OpenAiApiDeps {
   keepAliveMs?: number;
   /** The tokens a conversation's LLM calls used (recorded before each call's answer returns, so complete once the loop ended). */
   usageOf(conversationId: string): Promise<CompletionUsage | undefined>;
+  /** How many chat completions one user may have in flight at once in this process (WEFT_V1_CONCURRENCY, default 8); more are refused with 429. */
+  concurrentPerUser?: number;
 }
 
 /** Where the caller's system and developer messages go: first in the history, as a user message, under the agent's own instructions. */
@@ -137,8 +140,8 @@ function noRetry(error: unknown): Response {
 const encoder = new TextEncoder();
 const sse = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
 
-/** `stream: true`: the role at once, SSE comments while the agent works, then its answer, the finish and `[DONE]`. */
-function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, created: number, timeoutMs: number, includeUsage: boolean): Response {
+/** `stream: true`: the role at once, SSE comments while the agent works, then its answer, the finish and `[DONE]`; the caller's slot is freed when the agent's loop has ended. */
+function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, created: number, timeoutMs: number, includeUsage: boolean, free: () => void): Response {
   const id = completionId(conversationId);
   const gone = new AbortController();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -169,6 +172,7 @@ function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, cr
         })
         .finally(() => {
           clearInterval(keepAlive);
+          free();
           if (!gone.signal.aborted) controller.close();
         });
     },
@@ -188,6 +192,7 @@ function streamed(deps: OpenAiApiDeps, conversationId: string, model: string, cr
  */
 export function openAiApi(deps: OpenAiApiDeps) {
   const timeoutMs = deps.timeoutMs ?? 600_000;
+  const slots = new CallerSlots(deps.concurrentPerUser ?? 8);
   return new Elysia()
     .get("/v1/models", async ({ request }) => {
       callerOf(request);
@@ -207,10 +212,17 @@ export function openAiApi(deps: OpenAiApiDeps) {
       const turn = turnOf(body, userId);
       if (!(await deps.storage.agents.get(turn.agentId)))
         throw new OpenAiRefusal(404, "model_not_found", `There is no agent "${turn.agentId}". GET /v1/models lists the agents you may use.`, { agentId: turn.agentId });
-      // A caller's `traceparent`: the agent's steps join its trace.
-      const { conversationId } = await inCallerTrace(request, () => deps.completions.start(turn));
+      const free = slots.take(userId);
+      let conversationId: string;
+      try {
+        // A caller's `traceparent`: the agent's steps join its trace.
+        ({ conversationId } = await inCallerTrace(request, () => deps.completions.start(turn)));
+      } catch (error) {
+        free();
+        throw error;
+      }
       const created = Math.floor(Date.now() / 1000);
-      if (body.stream === true) return streamed(deps, conversationId, turn.agentId, created, timeoutMs, body.stream_options?.include_usage === true);
+      if (body.stream === true) return streamed(deps, conversationId, turn.agentId, created, timeoutMs, body.stream_options?.include_usage === true, free);
       try {
         const outcome = await deps.completions.wait(conversationId, timeoutMs, request.signal);
         const { content, finishReason } = answerOf(outcome, conversationId);
@@ -218,6 +230,8 @@ export function openAiApi(deps: OpenAiApiDeps) {
         return jsonResponse(completion(completionId(conversationId), turn.agentId, created, content, finishReason, usage), 200, { "x-weft-conversation-id": conversationId });
       } catch (error) {
         return noRetry(error);
+      } finally {
+        free();
       }
     });
 }

@@ -111,9 +111,20 @@ describe("budgets stop work before it overspends", () => {
     // Each call's estimate is ~515 tokens (its prompt, and 512 for the completion): one fits 800, two do not.
     expect((await put("/api/budgets/workflow/parallel-budget", { tokens: 800 })).status).toBe(200);
     // The answer waits, so the other call is checked while this one is in flight and its usage not yet stored.
-    llm.enqueue({ kind: "text", chunks: ["Hi"], usage: { prompt_tokens: 10, completion_tokens: 2 }, delayMs: 2000 });
+    let answerFirst = () => {};
+    llm.enqueue({ kind: "text", chunks: ["Hi"], usage: { prompt_tokens: 10, completion_tokens: 2 }, holdUntil: new Promise<void>((resolve) => (answerFirst = resolve)) });
     const before = calls();
-    const answer = await runOf("parallel-budget");
+    const started = await t.call("POST", "/api/workflows/parallel-budget/runs", { inputs: {} });
+    expect(started.status).toBe(202);
+    const { runId } = StartedRunSchema.parse(started.body);
+    // The first call is at the LLM; the other is refused (with the fix) or sent too (without it) — either ends the wait.
+    await waitFor(async () => {
+      if (calls() - before >= 2) return true;
+      const run = (await t.call("GET", `/api/runs/${runId}`)).body as { observations?: Array<{ error?: { code?: string } }> };
+      return run.observations?.some((o) => o.error?.code === "BUDGET_EXCEEDED") ? true : undefined;
+    });
+    answerFirst();
+    const answer = await waitForRun(t, runId);
     expect(calls() - before).toBe(1);
     expect(answer.run.status).toBe("budget_exceeded");
     const refused = answer.observations.filter((o) => o.error?.code === "BUDGET_EXCEEDED");

@@ -11,6 +11,8 @@ import { approxTokens, errorBody, modelsBody, replyChunks, replyCompletion, spli
 interface Timing {
   /** Wait before answering (before the status line). */
   delayMs?: number;
+  /** Wait for this too before answering: a test holds the call in flight until it resolves it. */
+  holdUntil?: Promise<unknown>;
   /** Wait between streamed chunks. */
   chunkDelayMs?: number;
   /** Stop sending for `ms` after `afterChunks` SSE chunks (the opening role chunk counts as one). */
@@ -111,6 +113,7 @@ export async function startScriptedLlmServer(options: { turns?: ScriptedTurn[]; 
     }
     const request = (typeof body === "object" && body !== null ? body : {}) as { stream?: boolean; stream_options?: { include_usage?: boolean }; model?: string };
     await pause(turn.delayMs, res);
+    if (turn.holdUntil) await Promise.race([turn.holdUntil, new Promise((resolve) => res.once("close", resolve))]);
     if (res.destroyed) return;
     await answer(turn, request, res, served);
   }
