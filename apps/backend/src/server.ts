@@ -95,6 +95,8 @@ export interface ServerOptions {
   approvalSweepMs?: number;
   /** Chat completions one user may have in flight at once on /v1 (WEFT_V1_CONCURRENCY, default 8). */
   v1Concurrency?: number;
+  /** The least time between two MCP `resources/updated` notifications of one run (default 250 ms). */
+  mcpResourceUpdateMs?: number;
   journal?: Partial<JournalOptions>;
   ws?: Partial<GatewayOptions>;
   /** Each `/ws` socket's message rate (auth/ws-access.ts). */
@@ -376,7 +378,18 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           accounts.api,
           credentialsApi(credentials, maxBodyBytes),
           mcpSettingsApi(mcpSettings, maxBodyBytes),
-          mcpApi({ storage, runs, hub, agents: storage.agents, approvals: approvals.service, callerModels: rt.callerModels, version: pkg.version, maxBodyBytes, log: log.child("mcp") }),
+          mcpApi({
+            storage,
+            runs,
+            hub,
+            agents: storage.agents,
+            approvals: approvals.service,
+            callerModels: rt.callerModels,
+            version: pkg.version,
+            maxBodyBytes,
+            log: log.child("mcp"),
+            ...(options.mcpResourceUpdateMs !== undefined ? { resourceUpdateMs: options.mcpResourceUpdateMs } : {}),
+          }),
           ops.api,
           triggers.api,
           triggers.hooks,

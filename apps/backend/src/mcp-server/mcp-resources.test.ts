@@ -89,6 +89,32 @@ describe("workflows and runs as MCP resources", () => {
   });
 });
 
+describe("resource updates of a run with many fast changes", () => {
+  it("are held to one per interval, and the run's ending is sent at once: the last read shows it", async () => {
+    // An interval longer than the run: the first change is told at once, the ending at once, nothing between.
+    const quiet = await startTestServer({ mcpResourceUpdateMs: 600_000 });
+    try {
+      expect((await quiet.call("POST", "/api/workflows", { workflow: delayChainWorkflow("many", 40, 50) })).status).toBe(201);
+      const client = new Client({ name: "weft-test", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${quiet.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${quiet.server.accessToken}` } } }));
+      clients.push(client);
+      const updates: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+      const { runId } = StartedSchema.parse((await quiet.call("POST", "/api/workflows/many/runs", { inputs: {} })).body);
+      const uri = `weft://runs/${runId}`;
+      await client.subscribeResource({ uri });
+      await waitForRun(quiet, runId);
+      // The first change at once and the ending at once (not after the interval): two.
+      await waitFor(async () => (updates.filter((u) => u === uri).length >= 2 ? true : undefined), 60_000, "the ending's update");
+      expect(await readJson(client, uri)).toMatchObject({ status: "completed" });
+      // 40 nodes' events in many batches: without the interval each batch was one update (and one read of the run).
+      expect(updates.filter((u) => u === uri)).toHaveLength(2);
+    } finally {
+      await quiet.stop();
+    }
+  });
+});
+
 describe("who reads what through /mcp", () => {
   it("a viewer's token reads workflows and runs but lists no tool and starts no run through a skill", async () => {
     const client = await connect(viewer.bearer);

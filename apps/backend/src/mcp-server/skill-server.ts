@@ -38,6 +38,8 @@ export interface SkillServerDeps {
   callerModels: McpCallerModels;
   version: string;
   log: Logger;
+  /** The least time between two updates of one subscribed resource (default `RESOURCE_UPDATE_MS`). */
+  resourceUpdateMs?: number;
 }
 
 /** Starts the skill as a Weft run (recorded in the run history like any other) and answers with how it ended. */
@@ -126,7 +128,10 @@ export function skillServer(deps: SkillServerDeps, subscriptions?: (server: Serv
 /** The session's subscriptions, telling its client through this server. */
 export function sessionSubscriptions(deps: SkillServerDeps): (server: Server) => RunSubscriptions {
   return (server) =>
-    new RunSubscriptions(deps.storage, deps.hub, (uri) =>
-      server.sendResourceUpdated({ uri }).catch((error: unknown) => deps.log.debug("an MCP resource update was not sent", { uri, error: messageOf(error) })),
+    new RunSubscriptions(
+      deps.storage,
+      deps.hub,
+      (uri) => server.sendResourceUpdated({ uri }).catch((error: unknown) => deps.log.debug("an MCP resource update was not sent", { uri, error: messageOf(error) })),
+      deps.resourceUpdateMs,
     );
 }
