@@ -222,13 +222,18 @@ export function linkEdges(b: GraphBuild): void {
   const edgeMulti = new Uint8Array(m);
   const inCount = new Int32Array(n + 1);
   const outCount = new Int32Array(n + 1);
+  // The ends of the edge before: where this edge's ends are looked for first (`IdIndex.near`).
+  let lastS = 0;
+  let lastT = 0;
   for (let k = 0; k < m; k++) {
     const edge = edges[k];
-    const s = indexOf.get(edge.source);
-    const t = indexOf.get(edge.target);
+    const s = indexOf.near(edge.source, lastS, lastT);
+    const t = indexOf.near(edge.target, lastT, lastS);
     if (s === undefined && !malformedNodeIds?.has(edge.source)) issues.push(danglingEdge(edge, "source"));
     if (t === undefined && !malformedNodeIds?.has(edge.target)) issues.push(danglingEdge(edge, "target"));
     if (s === undefined || t === undefined) continue;
+    lastS = s;
+    lastT = t;
     edgeSrc[k] = s;
     edgeDst[k] = t;
     inCount[t]++;

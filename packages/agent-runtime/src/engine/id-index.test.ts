@@ -33,6 +33,32 @@ describe("IdIndex", () => {
     ids.forEach((id, i) => expect(index.get(id)).toBe(i));
   });
 
+  it("finds an id next to the indexes it is given as it finds it in the table, and an id elsewhere all the same", () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+    const { index } = indexOf(ids);
+    for (const [id, a, b] of [
+      ["n5", 5, 9],
+      ["n9", 5, 9],
+      ["n6", 5, 9],
+      ["n10", 5, 9],
+      ["n500", 5, 9],
+      ["n0", 999, 998],
+      ["n999", 998, 0],
+    ] as const) {
+      expect(index.near(id, a, b)).toBe(index.get(id));
+      expect(index.near(id, a, b)).toBe(Number(id.slice(1)));
+    }
+    expect(index.near("n1000", 999, 999)).toBeUndefined();
+    expect(index.near(undefined as unknown as string, 999, 0)).toBeUndefined();
+  });
+
+  it("gives a repeated id's first index even when its repeat sits at the index it is given", () => {
+    const { index } = indexOf(["a", "b", "a", "c"]);
+    expect(index.near("a", 2, 3)).toBe(0);
+    expect(index.near("a", 1, 1)).toBe(0);
+    expect(index.near("c", 2, 2)).toBe(3);
+  });
+
   it("answers for ids that are not strings as a Map would (a malformed workflow is still reported)", () => {
     const kept: string[] = [];
     const index = new IdIndex(2, kept);
