@@ -107,6 +107,22 @@ describe("forking a scene agent's step", () => {
     });
   });
 
+  it("with step 2's observation edited: the call is not run again (its write stands), the model is told the edited observation", async () => {
+    const before = llm.chatBodies().length;
+    llm.enqueue(say("Forked on an edited observation."));
+    const forked = await t.call("POST", "/api/scenes/tally/fork", { instanceId: "ann", triggerId, step: 2, observation: { text: "OBSERVED-EDITED: n is now 99" } });
+    expect(forked.status, JSON.stringify(forked.body)).toBe(202);
+    const forkId = Forked.parse(forked.body).sceneId;
+    const fork = await settled(forkId, 3);
+    // Steps 1 and 2 (its call too) from the record: one request, for step 3, which carries the edited observation.
+    expect(llm.chatBodies()).toHaveLength(before + 1);
+    expect(JSON.stringify(llm.chatBodies()[before])).toContain("OBSERVED-EDITED: n is now 99");
+    expect(worldChanges(fork.timeline.entries)).toEqual(worldChanges(original.entries).slice(0, 2));
+    expect(fork.state.world).toEqual({ n: 2 });
+    const scene = SceneAnswer.parse((await t.call("GET", `/api/scenes/${forkId}`)).body).scene;
+    expect(scene.forkOf).toMatchObject({ step: 2, changed: "observation", index: 0, after: "OBSERVED-EDITED: n is now 99" });
+  });
+
   it("refuses a step that was not recorded, a body with both or neither edit, and a viewer, precisely", async () => {
     const missing = await t.call("POST", "/api/scenes/tally/fork", { instanceId: "ann", triggerId, step: 9, llmOutput: "x" });
     expect(missing.status).toBe(404);
