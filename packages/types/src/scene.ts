@@ -59,6 +59,23 @@ export const SceneAgentSchema = z.object({
 });
 export type SceneAgent = z.infer<typeof SceneAgentSchema>;
 
+/**
+ * A fork's record of where it came from (issue #33 item 3): the scene, the agent's step it was forked at, and what was
+ * changed there (the step's model output, or the observation of its call `index`), before and after.
+ */
+export const SceneForkOfSchema = z.object({
+  sceneId: z.string(),
+  instanceId: z.string(),
+  triggerId: z.string(),
+  step: z.number().int().positive(),
+  changed: z.enum(["llmOutput", "observation"]),
+  index: z.number().int().nonnegative().optional(),
+  before: z.string(),
+  after: z.string(),
+  at: z.number(),
+});
+export type SceneForkOf = z.infer<typeof SceneForkOfSchema>;
+
 export const SceneSchema = z
   .object({
     id: z.string().min(1),
@@ -75,6 +92,8 @@ export const SceneSchema = z
     mailbox: MailboxConfigSchema.default({ capacity: 32, overflow: "coalesce" }),
     /** Whether an agent is woken by the events it published itself (off: no self-loops). */
     echoOwnEvents: z.boolean().default(false),
+    /** Set on a fork of another scene's session: where it was forked and what was changed. */
+    forkOf: SceneForkOfSchema.optional(),
     revision: z.number().int().min(0).default(0),
   })
   .superRefine((scene, ctx) => {

@@ -48,8 +48,8 @@ const MAX_FORKS_LISTED = 200;
 export interface AgentHost {
   /** Stores the message and starts the agent's loop on it; CONFLICT while a loop runs in that conversation. */
   sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }>;
-  /** `sendMessage` with this profile (a saved version of it, or with another LLM profile); the queue mode's host has none. */
-  sendMessageAs?(profile: AgentProfile, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }>;
+  /** `sendMessage` with this profile (a saved version of it, or with another LLM profile), checked by the caller. */
+  sendMessageAs(profile: AgentProfile, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }>;
   conversation(conversationId: string): Promise<ConversationView>;
   listConversations(agentId: string, limit: number): Promise<Conversation[]>;
   cancel(conversationId: string): Promise<void>;

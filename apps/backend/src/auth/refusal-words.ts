@@ -27,6 +27,7 @@ const ACTIONS: readonly [method: string, pattern: RegExp, words: string][] = [
   ["POST", /\/permissions\/[^/]+$/, "answer permission requests"],
   ["POST", /^\/api\/scenes\/[^/]+\/(start|pause|resume|stop)$/, "start, pause or stop scenes"],
   ["POST", /^\/api\/scenes\/[^/]+\/replay$/, "replay scenes"],
+  ["POST", /^\/api\/scenes\/[^/]+\/fork$/, "fork scenes"],
   ["POST", /^\/api\/scenes\/[^/]+\/messages$/, "send messages to scenes"],
   ["POST", /^\/api\/scenes\/[^/]+\/agents\/[^/]+\/answer$/, "answer agents' questions"],
   ["POST", /^\/api\/llm-profiles\/[^/]+\/test$/, "test LLM profiles"],

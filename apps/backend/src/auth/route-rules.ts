@@ -85,6 +85,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   rule("POST", "/api/scenes/:id/resume", "editor"),
   rule("POST", "/api/scenes/:id/stop", "editor"),
   rule("POST", "/api/scenes/:id/replay", "editor"),
+  rule("POST", "/api/scenes/:id/fork", "editor"),
   rule("POST", "/api/scenes/:id/messages", "editor"),
   rule("POST", "/api/scenes/:id/agents/:instanceId/answer", "editor"),
   rule("POST", "/api/scenes/:id/agents/:instanceId/permissions/:requestId", "editor"),

@@ -2,7 +2,6 @@ import type { AgentProfile } from "@weft/types";
 import type { AgentHost, ConversationView } from "../agents/agent-host.ts";
 import type { EventHub } from "../events/event-hub.ts";
 import type { UsageRepository } from "../usage/usage-repository.ts";
-import { ServiceError } from "../service-error.ts";
 
 /** Where an agent case's conversation stands once its loop has stopped. */
 export interface SettledConversation {
@@ -20,8 +19,6 @@ export interface AgentCasePort {
   cancel(conversationId: string): Promise<void>;
   /** Tokens and cost of the conversation's LLM calls (null: a price is unknown). */
   usage(conversationId: string): Promise<{ tokens: number; costUsd: number | null }>;
-  /** Whether a case can run a profile other than the stored one (the queue mode's host cannot). */
-  readonly runsProfiles: boolean;
 }
 
 /** A loop can stop without an `agent.finished` this process sees (another process, a permission prompt): the view is read again this often. */
@@ -31,11 +28,8 @@ const RECHECK_MS = 500;
 export function agentCasePort(deps: { agents: AgentHost; hub: EventHub; usage: UsageRepository }): AgentCasePort {
   const { agents } = deps;
   return {
-    runsProfiles: agents.sendMessageAs !== undefined,
     async send(agentId, profile, message, conversationId, createdBy) {
       if (profile === undefined) return (await agents.sendMessage(agentId, message, conversationId, createdBy)).conversationId;
-      if (!agents.sendMessageAs)
-        throw new ServiceError("CONFLICT", "This server runs agents on queue workers, which run an agent's stored profile only; run the suite without a version or LLM profile.");
       return (await agents.sendMessageAs(profile, message, conversationId, createdBy)).conversationId;
     },
     settled(conversationId) {

@@ -45,9 +45,6 @@ export class AgentCases {
         result.push({ profile: undefined, version: (await this.deps.storage.agents.versions.latest(agentId))?.number });
         continue;
       }
-      if (!this.deps.port.runsProfiles) {
-        throw new ServiceError("CONFLICT", `body.${field}: this server runs agents on queue workers, which run an agent's stored profile only; run the suite without a version or LLM profile.`);
-      }
       const base = side.version === undefined ? current : await this.version(agentId, side.version, field);
       const profile = side.profileId === undefined ? base : { ...base, llmProfileId: side.profileId };
       await checkRunnable(profile, { catalog: this.deps.catalog, workflows: this.deps.workflows });

@@ -200,7 +200,11 @@ export class AgentWorker {
         controller.abort();
       try {
         // In the trace the message was sent in, when it was sent in one: the loop's spans join it.
-        await context.with(jobTraceParent(traceparent), () => agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal }));
+        await context.with(jobTraceParent(traceparent), () =>
+          data.profile === undefined
+            ? agents.sendMessage(agentId, message, conversationId, createdBy, { signal: controller.signal })
+            : agents.sendMessageAs(data.profile, message, conversationId, createdBy, { signal: controller.signal }),
+        );
       } catch (error) {
         if (this.closing && error instanceof ServiceError && error.code === "SERVICE_UNAVAILABLE") return false;
         throw error;

@@ -1,7 +1,7 @@
 import { Worker, type Processor } from "bullmq";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import { messageOf, type Logger } from "@weft/types";
+import { AgentProfileSchema, messageOf, type Logger } from "@weft/types";
 import { ServiceError } from "../service-error.ts";
 
 /** BullMQ's key prefix and queue name: every Weft key in Redis starts with `weft:`. */
@@ -37,6 +37,11 @@ export const AgentJobDataSchema = z.object({
   message: z.string(),
   createdBy: z.string().optional(),
   messagesBefore: z.number().int().nonnegative(),
+  /**
+   * The profile to run instead of the stored one (an eval suite's chosen version or LLM profile), checked by the API
+   * that queued it; absent, the worker reads the stored profile. The job is sealed, so a worker trusts it as it trusts the rest.
+   */
+  profile: AgentProfileSchema.optional(),
   /** The trace the message was sent in (a caller's `traceparent`), when the API traces: the worker's agent steps join it. */
   traceparent: TraceparentSchema,
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { messageOf, type Conversation, type Logger, type NodeCatalog, type PermissionAnswer, type WorkflowSource } from "@weft/types";
+import { messageOf, type AgentProfile, type Conversation, type Logger, type NodeCatalog, type PermissionAnswer, type WorkflowSource } from "@weft/types";
 import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import {
@@ -61,9 +61,21 @@ export class QueuedAgentHost implements AgentHost {
 
   async sendMessage(agentId: string, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }> {
     if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
-    const { storage, redis } = this.deps;
-    const profile = await messageTarget(storage, agentId, conversationId);
+    const profile = await messageTarget(this.deps.storage, agentId, conversationId);
     await checkRunnable(profile, this.deps);
+    return this.queueMessage(profile, false, message, conversationId, createdBy);
+  }
+
+  /** `sendMessage` with this profile (checked by the caller): the job carries it, and the worker runs it instead of the stored one. */
+  async sendMessageAs(profile: AgentProfile, message: string, conversationId?: string, createdBy?: string): Promise<{ conversationId: string }> {
+    if (this.stopping) throw new ServiceError("SERVICE_UNAVAILABLE", "The server is shutting down; send the message again once it is back.");
+    return this.queueMessage(profile, true, message, conversationId, createdBy);
+  }
+
+  /** Marks the conversation busy and queues the message's job; `carry`: the job names the profile to run. */
+  private async queueMessage(profile: AgentProfile, carry: boolean, message: string, conversationId: string | undefined, createdBy: string | undefined): Promise<{ conversationId: string }> {
+    const { storage, redis } = this.deps;
+    const agentId = profile.id;
     const id = conversationId ?? randomUUID();
     // The time leads the id, so another API can tell a marker whose job never reached the queue (see `markBusy`).
     const jobId = `${Date.now()}-${randomUUID()}`;
@@ -80,6 +92,7 @@ export class QueuedAgentHost implements AgentHost {
         message,
         ...(createdBy !== undefined ? { createdBy } : {}),
         messagesBefore,
+        ...(carry ? { profile } : {}),
         ...(traceparent !== undefined ? { traceparent } : {}),
       };
       await this.jobs().add(AGENT_JOB, sealJob(this.deps.seal, AGENT_QUEUE, jobId, data), { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });

@@ -138,6 +138,14 @@ export class QueuedSceneHost implements SceneHost {
     return queued;
   }
 
+  /** A worker continues it, as a scene `recover` finds saved running. */
+  async continueSaved(sceneId: string): Promise<void> {
+    await reachable(`continue scene "${sceneId}"`, async () => {
+      const jobId = sceneJobId(sceneId);
+      await this.queue.add(SCENE_JOB, sealJob(this.mode.seal, SCENE_QUEUE, jobId, { sceneId, mode: "restore" }), { jobId, removeOnComplete: true, removeOnFail: true });
+    });
+  }
+
   /** Scenes run on workers: nothing to save here. */
   async shutdown(): Promise<void> {
     await this.local.shutdown();

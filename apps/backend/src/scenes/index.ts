@@ -1,5 +1,6 @@
 import type { SceneAgentDeps } from "./scene-agents.ts";
 import { sceneRuntimeApi } from "./scene-api.ts";
+import { forkScene } from "./scene-fork.ts";
 import { SceneService } from "./scene-service.ts";
 import type { SceneHost } from "./scene-host.ts";
 import { createSceneStore, type SceneStore } from "./scene-store.ts";
@@ -36,7 +37,7 @@ export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }, ho
   const service = hostWith ? hostWith(local, store) : local;
   return {
     service,
-    api: sceneRuntimeApi(service, deps.maxBodyBytes, deps.log),
+    api: sceneRuntimeApi(service, deps.maxBodyBytes, deps.log, (sceneId, body, by) => forkScene({ storage: deps.storage, store, host: service }, sceneId, body, by)),
     recover: () => service.recover(),
     shutdown: () => service.shutdown(),
   };

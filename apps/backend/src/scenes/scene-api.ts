@@ -1,13 +1,14 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { AgentTriggerSchema, PermissionAnswerSchema, SceneReplayResultSchema, SceneStateViewSchema, SceneTimelineSchema, type Logger } from "@weft/types";
+import { AgentTriggerSchema, PermissionAnswerSchema, SceneReplayResultSchema, SceneStateViewSchema, SceneTimelineSchema, type Logger, type VersionAuthor } from "@weft/types";
 import { parseWith, readBody } from "../api/body.ts";
 import { answer } from "../api/errors.ts";
 import { OkAnswer, route, type ApiRoute } from "../api/openapi-routes.ts";
 import { NDJSON, replayStream } from "./scene-replay-stream.ts";
 import { TIMELINE_BYTES_RANGE, TIMELINE_MAX_BYTES } from "./scene-timeline-page.ts";
 import type { SceneHost } from "./scene-host.ts";
-import { actorOf } from "../auth/principal.ts";
+import { actorOf, authorOf } from "../auth/principal.ts";
+import { SceneForkBodySchema, type SceneForkBody } from "./scene-fork.ts";
 
 const MessageBody = z.object({
   /** An agent instance id, or "all". */
@@ -24,6 +25,11 @@ const TimelineQuery = z.object({
   maxBytes: z.coerce.number().int().min(TIMELINE_BYTES_RANGE.min).max(TIMELINE_BYTES_RANGE.max).default(TIMELINE_MAX_BYTES),
 });
 
+/** Forks a scene's session at an agent's step (`scene-fork.ts`); the fork's scene id. */
+export type SceneForker = (sceneId: string, body: SceneForkBody, by: VersionAuthor | undefined) => Promise<{ sceneId: string }>;
+/** POST /api/scenes/:id/fork: the fork, a new scene continuing from the fork point. */
+const ForkedScene = z.object({ sceneId: z.string() });
+
 /** What a message or an answer to an agent woke: one trigger per agent that will deliberate. */
 const TriggeredAnswer = z.object({ triggers: z.array(AgentTriggerSchema) });
 
@@ -32,7 +38,7 @@ const TriggeredAnswer = z.object({ triggers: z.array(AgentTriggerSchema) });
  * messages, answers to agents' questions and permission requests, live state, timeline, replay.
  * Live events: subscribe to the scene id on `/ws`.
  */
-export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Logger) {
+export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Logger, fork: SceneForker) {
   return (
     new Elysia()
       .post("/api/scenes/:id/start", async ({ params, request }) => answer(SceneStateViewSchema, await scenes.start(params.id, actorOf(request))))
@@ -51,6 +57,10 @@ export function sceneRuntimeApi(scenes: SceneHost, maxBodyBytes: number, log: Lo
         const body = await readBody(request, PermissionAnswerSchema, maxBodyBytes);
         await scenes.answerPermission(params.id, params.instanceId, params.requestId, body);
         return answer(OkAnswer, { ok: true });
+      })
+      .post("/api/scenes/:id/fork", async ({ params, request }) => {
+        const body = await readBody(request, SceneForkBodySchema, maxBodyBytes);
+        return answer(ForkedScene, await fork(params.id, body, authorOf(request)), 202);
       })
       .get("/api/scenes/:id/state", async ({ params }) => answer(SceneStateViewSchema, await scenes.state(params.id)))
       .get("/api/scenes/:id/timeline", async ({ params, query }) => {
@@ -77,6 +87,11 @@ export const SCENE_RUNTIME_ROUTES: readonly ApiRoute[] = [
   route("POST", "/api/scenes/:id/messages", "scenes", "Post a message into a scene", { body: MessageBody, response: TriggeredAnswer, status: 202 }),
   route("POST", "/api/scenes/:id/agents/:instanceId/answer", "scenes", "Answer an agent's question", { body: AnswerBody, response: TriggeredAnswer, status: 202 }),
   route("POST", "/api/scenes/:id/agents/:instanceId/permissions/:requestId", "scenes", "Answer an agent's permission request", { body: PermissionAnswerSchema, response: OkAnswer }),
+  route("POST", "/api/scenes/:id/fork", "scenes", "Fork a scene's session at an agent's step: the world and events as they were, the steps before from the record, the rest live", {
+    body: SceneForkBodySchema,
+    response: ForkedScene,
+    status: 202,
+  }),
   route("GET", "/api/scenes/:id/state", "scenes", "A scene's current state", { response: SceneStateViewSchema }),
   route("GET", "/api/scenes/:id/timeline", "scenes", "A scene's timeline: log entries and agent steps, paged", { query: TimelineQuery, response: SceneTimelineSchema }),
 ];

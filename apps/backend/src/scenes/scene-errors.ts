@@ -7,6 +7,7 @@ export function sceneServiceError(error: SceneError): ServiceError {
   switch (error.code) {
     case "UNKNOWN_INSTANCE":
     case "UNKNOWN_TIMER":
+    case "UNKNOWN_STEP":
       code = "NOT_FOUND";
       break;
     case "INVALID_TRANSITION":

@@ -26,6 +26,8 @@ export interface SceneHost {
   prepareReplay(sceneId: string): Promise<(onProgress?: (progress: SceneReplayProgress) => void) => Promise<SceneReplayResult>>;
   /** A deleted scene: stops it wherever it runs and removes its saved state, log and session. */
   forget(sceneId: string): Promise<void>;
+  /** Continues one scene saved as running or paused (a fork just written), here or on a worker. */
+  continueSaved(sceneId: string): Promise<void>;
   /** At start: continues the scenes saved as running or paused (here, or by handing them to workers). Returns their ids. */
   recover(): Promise<string[]>;
   /** At stop: saves what runs here so it continues on the next start (a queue-mode API runs none). */

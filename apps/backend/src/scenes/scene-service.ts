@@ -91,6 +91,11 @@ export class SceneService implements SceneHost {
     });
   }
 
+  /** Continues a scene whose state was saved as running by another path than a session (a fork); as `restore`. */
+  async continueSaved(sceneId: string): Promise<void> {
+    if (!(await this.restore(sceneId))) throw new ServiceError("CONFLICT", `Scene "${sceneId}" has no saved state to continue.`);
+  }
+
   /** What `start` refuses before it loads anything: an unknown scene, or one naming an agent profile that does not exist. */
   async checkStartable(sceneId: string): Promise<void> {
     await loadSceneProfiles(this.deps.storage, await this.definition(sceneId));
@@ -388,6 +393,7 @@ export class SceneService implements SceneHost {
   }
 }
 
-function profileView(profile: AgentProfile | undefined): { subscribedEvents: string[]; initialPrivateState: Record<string, unknown> } | undefined {
+/** What the runtime needs of an instance's profile. */
+export function profileView(profile: AgentProfile | undefined): { subscribedEvents: string[]; initialPrivateState: Record<string, unknown> } | undefined {
   return profile ? { subscribedEvents: profile.subscribedEvents, initialPrivateState: profile.initialPrivateState } : undefined;
 }

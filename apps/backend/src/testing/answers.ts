@@ -37,5 +37,7 @@ export const SentMessageSchema = z.object({ conversationId: z.string() });
 export const AgentAnswerSchema = z.object({ agent: AgentProfileSchema });
 /** GET /api/scenes/:id. */
 export const SceneAnswerSchema = z.object({ scene: SceneSchema });
+/** GET /api/scenes. */
+export const SceneListAnswerSchema = z.object({ scenes: z.array(SceneSchema) });
 /** GET /api/credentials: the summaries, never a secret. */
 export const CredentialListSchema = z.object({ credentials: z.array(CredentialSummarySchema) });

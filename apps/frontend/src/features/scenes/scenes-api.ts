@@ -20,6 +20,10 @@ import { OkSchema } from "../../shared/api/schemas.ts";
 const SceneListSchema = z.object({ scenes: z.array(SceneSchema) });
 const SceneResponseSchema = z.object({ scene: SceneSchema });
 const TriggersSchema = z.object({ triggers: z.array(AgentTriggerSchema) });
+const ForkedSchema = z.object({ sceneId: z.string() });
+
+/** What a scene fork changes at its step: the model's output, or the observation of the step's call `index`. */
+export type SceneForkChange = { llmOutput: string } | { observation: { index: number; text: string } };
 
 /** Log entries per timeline request (the server allows up to 5,000). */
 const TIMELINE_PAGE = 2000;
@@ -43,6 +47,12 @@ export class SceneApi extends ApiClient {
 
   control(id: string, action: "start" | "pause" | "resume" | "stop") {
     return this.request("POST", `/api/scenes/${enc(id)}/${action}`, SceneStateViewSchema);
+  }
+
+  /** Forks the scene's session at an agent's step (`triggerId`, `step` within that deliberation); the fork's scene id. */
+  async fork(id: string, point: { instanceId: string; triggerId: string; step: number }, change: SceneForkChange) {
+    const r = await this.request("POST", `/api/scenes/${enc(id)}/fork`, ForkedSchema, { ...point, ...change });
+    return r.ok ? ok(r.value.sceneId) : r;
   }
 
   state(id: string) {

@@ -2,7 +2,8 @@ import { defineStore } from "pinia";
 import { computed, reactive, ref, shallowRef, watch } from "vue";
 import { z } from "zod";
 import type { PermissionAnswer, RunEvent, Scene, SceneAgentView, SceneInput, SceneLogEntry, SceneStateView, SceneStepView, SceneTimeline } from "@weft/types";
-import { sceneApi } from "./scenes-api.ts";
+import { sceneApi, type SceneForkChange } from "./scenes-api.ts";
+import { forkPointOf } from "./scene-fork.ts";
 import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
 import { coalescedRefresh } from "../../shared/lib/coalesced-refresh.ts";
 import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
@@ -10,6 +11,7 @@ import { applySceneEvent, forgetCoveredStatuses, forgetRecordedSteps, newSceneLi
 import { applyTimeline as foldTimeline, emptyTimeline, type HeldTimeline } from "./scene-timeline-sync.ts";
 import { useSceneReplayStore } from "./scene-replay-store.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
+import { describeApiError } from "../../shared/api/errors.ts";
 
 const SELECTED_KEY = "weft.scenes.selected";
 /** The last event seen of each scene's stream: after a reload the view resumes from there. */
@@ -262,6 +264,20 @@ export const useScenesStore = defineStore("scenes", () => {
     await select(sceneId);
   }
 
+  /**
+   * Forks the session at an agent's `nth` recorded step with `change` applied, then opens the fork (a new scene going on
+   * from there). The refusal's message when it was refused, else null.
+   */
+  async function forkStep(instanceId: string, nth: number, change: SceneForkChange): Promise<string | null> {
+    const id = selectedId.value;
+    const point = forkPointOf(instanceId, nth, entries.value);
+    if (!id || !point) return "This step is not in the session's log yet; wait until the timeline shows it.";
+    const r = await sceneApi.fork(id, { instanceId, ...point }, change);
+    if (!r.ok) return describeApiError(r.error);
+    await openAt(r.value, null);
+    return null;
+  }
+
   function showTrace(instanceId: string, step?: number) {
     focus.value = { instanceId, ...(step !== undefined ? { step } : {}) };
     sideTab.value = "trace";
@@ -295,5 +311,6 @@ export const useScenesStore = defineStore("scenes", () => {
     remove,
     showTrace,
     openAt,
+    forkStep,
   };
 });
