@@ -180,32 +180,39 @@ export function decodeRun(row: RunRow): RunRecord {
 }
 
 /**
+ * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
+ * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
+ */
+export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string): RunsTable {
+  return {
+    id: record.id,
+    workflow_id: record.workflowId,
+    workflow_revision: record.workflowRevision,
+    status: record.status,
+    inputs: redact(record.inputs),
+    outputs: redact(record.outputs),
+    error: record.error ? redact(record.error) : null,
+    rerun_from: record.rerunFrom ?? null,
+    source_run_id: record.sourceRunId ?? null,
+    created_by: record.createdBy ?? null,
+    fork: record.forkOf ? redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
+    triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
+    created_at: record.createdAt,
+    started_at: record.startedAt ?? null,
+    finished_at: record.finishedAt ?? null,
+    duration_ms: record.durationMs ?? null,
+    workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+    workflow_version: record.workflowVersion ?? null,
+  };
+}
+
+/**
  * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
  * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
  */
 export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
-  /** Runtime JSON redacted; `workflow` is "null" when not kept. */
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
-    const row: RunsTable = {
-      id: record.id,
-      workflow_id: record.workflowId,
-      workflow_revision: record.workflowRevision,
-      status: record.status,
-      inputs: this.redact(record.inputs),
-      outputs: this.redact(record.outputs),
-      error: record.error ? this.redact(record.error) : null,
-      rerun_from: record.rerunFrom ?? null,
-      source_run_id: record.sourceRunId ?? null,
-      created_by: record.createdBy ?? null,
-      fork: record.forkOf ? this.redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
-      triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
-      created_at: record.createdAt,
-      started_at: record.startedAt ?? null,
-      finished_at: record.finishedAt ?? null,
-      duration_ms: record.durationMs ?? null,
-      workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
-      workflow_version: record.workflowVersion ?? null,
-    };
+    const row = runRow(record, workflow, (value) => this.redact(value));
     await this.hot.run("create", (slot) => this.db.insertInto("runs").values(slotsOf(slot, row)), Object.values(row));
   }
 
