@@ -1,18 +1,11 @@
 import type { Selectable } from "kysely";
 import type { z } from "zod";
 import type { Int64Column } from "../storage/ddl.ts";
-import { num } from "../storage/row-values.ts";
+import { num, present } from "../storage/row-values.ts";
 import { Table, type TableEngine } from "../storage/table.ts";
 
 /** A suite's columns but what it tests (each kind of suite adds its own target columns). */
-interface SuiteColumns {
-  id: string;
-  name: string;
-  cases_json: string;
-  created_by: string | null;
-  created_at: Int64Column;
-  updated_at: Int64Column;
-}
+type SuiteColumns = { id: string; name: string; cases_json: string; created_by: string | null; created_at: Int64Column; updated_at: Int64Column };
 /** The target columns, by name (text on both engines). */
 export type TargetColumns = Record<string, string>;
 export type SuiteRow = Selectable<SuiteColumns> & TargetColumns;
@@ -23,24 +16,10 @@ export type SuiteRow = Selectable<SuiteColumns> & TargetColumns;
 type SuiteTables = Record<string, Record<string, unknown>>;
 
 /** What every suite record holds, whatever it tests. */
-interface SuiteRecord {
-  id: string;
-  name: string;
-  cases: unknown[];
-  createdBy?: string;
-  createdAt: number;
-  updatedAt: number;
-}
+type SuiteRecord = { id: string; name: string; cases: unknown[]; createdBy?: string; createdAt: number; updatedAt: number };
 
 /** What every suite run record holds. */
-interface SuiteRunRecord {
-  id: string;
-  suiteId: string;
-  status: string;
-  error?: string;
-  createdAt: number;
-  finishedAt?: number;
-}
+type SuiteRunRecord = { id: string; suiteId: string; status: string; error?: string; createdAt: number; finishedAt?: number };
 
 /** The names of a kind's two tables and what it stores in them. */
 export interface SuiteKind<S extends SuiteRecord, R extends SuiteRunRecord> {
@@ -63,14 +42,8 @@ export class SuiteTable<S extends SuiteRecord, R extends SuiteRunRecord> extends
   }
 
   private suiteOf(row: SuiteRow): S {
-    const common: SuiteRecord = {
-      id: row.id,
-      name: row.name,
-      cases: this.kind.cases.parse(JSON.parse(row.cases_json)),
-      ...(row.created_by !== null ? { createdBy: row.created_by } : {}),
-      createdAt: num(row.created_at),
-      updatedAt: num(row.updated_at),
-    };
+    const cases = this.kind.cases.parse(JSON.parse(row.cases_json));
+    const common: SuiteRecord = { id: row.id, name: row.name, cases, ...present({ createdBy: row.created_by }), createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
     return { ...common, ...this.kind.targetOf(row) } as S;
   }
 
@@ -93,15 +66,8 @@ export class SuiteTable<S extends SuiteRecord, R extends SuiteRunRecord> extends
 
   /** Inserts or replaces the suite (`createdBy` and `createdAt` are kept from the first save). */
   async putSuite(suite: S): Promise<void> {
-    const row = {
-      id: suite.id,
-      ...this.kind.targetColumns(suite),
-      name: suite.name,
-      cases_json: JSON.stringify(suite.cases),
-      created_by: suite.createdBy ?? null,
-      created_at: suite.createdAt,
-      updated_at: suite.updatedAt,
-    };
+    const common = { id: suite.id, name: suite.name, cases_json: JSON.stringify(suite.cases), created_by: suite.createdBy ?? null, created_at: suite.createdAt, updated_at: suite.updatedAt };
+    const row = { ...common, ...this.kind.targetColumns(suite) };
     await this.upsertRows(this.kind.suites, ["id"], [row], ["created_by", "created_at"]);
   }
 
