@@ -1,7 +1,7 @@
 import { ApprovalDecisionSchema, ApprovalRequestSchema, ApprovalRoleSchema, type ApprovalDecision, type ApprovalRequest } from "@weft/types";
 import type { Generated, Selectable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
-import { num, optionalNum } from "../storage/row-values.ts";
+import { num, optionalNum, present } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
 
 interface ApprovalTables {
@@ -146,8 +146,6 @@ export class ApprovalTable extends Table<ApprovalTables> {
 }
 
 function decode(row: Selectable<ApprovalTables["approvals"]>): Approval {
-  const deadline = optionalNum(row.deadline);
-  const decidedAt = optionalNum(row.decided_at);
   return {
     id: row.id,
     runId: row.run_id,
@@ -156,12 +154,9 @@ function decode(row: Selectable<ApprovalTables["approvals"]>): Approval {
     workflowId: row.workflow_id,
     request: ApprovalRequestSchema.parse({ ...(JSON.parse(row.request) as object), role: ApprovalRoleSchema.parse(row.role) }),
     status: row.status === "decided" || row.status === "closed" ? row.status : "pending",
-    ...(deadline !== undefined ? { deadline } : {}),
+    ...present({ deadline: optionalNum(row.deadline) }),
     createdAt: num(row.created_at),
-    ...(row.decision !== null ? { decision: ApprovalDecisionSchema.parse(row.decision) } : {}),
-    ...(row.decided_by !== null ? { decidedBy: row.decided_by } : {}),
-    ...(decidedAt !== undefined ? { decidedAt } : {}),
-    ...(row.comment !== null ? { comment: row.comment } : {}),
+    ...present({ decision: ApprovalDecisionSchema.optional().parse(row.decision ?? undefined), decidedBy: row.decided_by, decidedAt: optionalNum(row.decided_at), comment: row.comment }),
   };
 }
 

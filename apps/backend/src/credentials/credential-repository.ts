@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
 import { byteOrder } from "../storage/document-table.ts";
+import { present } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
 import type { StorageEngine } from "../storage/storage.ts";
 
@@ -62,8 +63,7 @@ function decode(row: Row): StoredCredential {
   return {
     name: row.name,
     kind,
-    ...(row.header !== null ? { header: row.header } : {}),
-    ...(row.username !== null ? { username: row.username } : {}),
+    ...present({ header: row.header, username: row.username }),
     description: row.description,
     hosts: column(HostsColumn, row.hosts, []),
     roles: column(RolesColumn, row.roles, []),

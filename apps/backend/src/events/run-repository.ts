@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
-import { num, optionalNum } from "../storage/row-values.ts";
+import { num, optionalJson, optionalNum, present } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
 import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
 import { Table } from "../storage/table.ts";
@@ -151,7 +151,8 @@ function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
 const StoredFork = z.object({ forkOf: z.object({ runId: z.string(), nodeId: z.string() }), changes: ForkChangesSchema });
 
 export function decodeRun(row: RunRow): RunRecord {
-  const record: RunRecord = {
+  const fork = StoredFork.optional().parse(optionalJson(row.fork));
+  return {
     id: row.id,
     workflowId: row.workflow_id,
     workflowRevision: row.workflow_revision,
@@ -159,24 +160,47 @@ export function decodeRun(row: RunRow): RunRecord {
     inputs: JSON.parse(row.inputs) as Record<string, unknown>,
     outputs: JSON.parse(row.outputs) as Record<string, unknown>,
     createdAt: num(row.created_at),
+    ...present({
+      error: optionalJson(row.error) as NodeError | undefined,
+      rerunFrom: row.rerun_from,
+      sourceRunId: row.source_run_id,
+      createdBy: row.created_by,
+      forkOf: fork?.forkOf,
+      forkChanges: fork?.changes,
+      trigger: RunTriggerSchema.optional().parse(optionalJson(row.triggered_by)),
+      startedAt: optionalNum(row.started_at),
+      finishedAt: optionalNum(row.finished_at),
+      durationMs: row.duration_ms,
+      workflowVersion: optionalNum(row.workflow_version),
+    }),
   };
-  if (row.error !== null) record.error = JSON.parse(row.error) as NodeError;
-  if (row.rerun_from !== null) record.rerunFrom = row.rerun_from;
-  if (row.source_run_id !== null) record.sourceRunId = row.source_run_id;
-  if (row.created_by !== null) record.createdBy = row.created_by;
-  if (row.fork !== null) {
-    const fork = StoredFork.parse(JSON.parse(row.fork));
-    record.forkOf = fork.forkOf;
-    record.forkChanges = fork.changes;
-  }
-  if (row.triggered_by !== null) record.trigger = RunTriggerSchema.parse(JSON.parse(row.triggered_by));
-  const startedAt = optionalNum(row.started_at);
-  const finishedAt = optionalNum(row.finished_at);
-  if (startedAt !== undefined) record.startedAt = startedAt;
-  if (finishedAt !== undefined) record.finishedAt = finishedAt;
-  if (row.duration_ms !== null) record.durationMs = row.duration_ms;
-  if (row.workflow_version !== null) record.workflowVersion = Number(row.workflow_version);
-  return record;
+}
+
+/**
+ * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
+ * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
+ */
+export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string): RunsTable {
+  return {
+    id: record.id,
+    workflow_id: record.workflowId,
+    workflow_revision: record.workflowRevision,
+    status: record.status,
+    inputs: redact(record.inputs),
+    outputs: redact(record.outputs),
+    error: record.error ? redact(record.error) : null,
+    rerun_from: record.rerunFrom ?? null,
+    source_run_id: record.sourceRunId ?? null,
+    created_by: record.createdBy ?? null,
+    fork: record.forkOf ? redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
+    triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
+    created_at: record.createdAt,
+    started_at: record.startedAt ?? null,
+    finished_at: record.finishedAt ?? null,
+    duration_ms: record.durationMs ?? null,
+    workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+    workflow_version: record.workflowVersion ?? null,
+  };
 }
 
 /**
@@ -184,28 +208,8 @@ export function decodeRun(row: RunRow): RunRecord {
  * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
  */
 export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
-  /** Runtime JSON redacted; `workflow` is "null" when not kept. */
   async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
-    const row: RunsTable = {
-      id: record.id,
-      workflow_id: record.workflowId,
-      workflow_revision: record.workflowRevision,
-      status: record.status,
-      inputs: this.redact(record.inputs),
-      outputs: this.redact(record.outputs),
-      error: record.error ? this.redact(record.error) : null,
-      rerun_from: record.rerunFrom ?? null,
-      source_run_id: record.sourceRunId ?? null,
-      created_by: record.createdBy ?? null,
-      fork: record.forkOf ? this.redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
-      triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
-      created_at: record.createdAt,
-      started_at: record.startedAt ?? null,
-      finished_at: record.finishedAt ?? null,
-      duration_ms: record.durationMs ?? null,
-      workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
-      workflow_version: record.workflowVersion ?? null,
-    };
+    const row = runRow(record, workflow, (value) => this.redact(value));
     await this.hot.run("create", (slot) => this.db.insertInto("runs").values(slotsOf(slot, row)), Object.values(row));
   }
 

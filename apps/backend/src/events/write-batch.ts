@@ -1,7 +1,7 @@
-import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import type { Observation, SecretRedactor, Workflow } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
-import type { RunRecord, RunRepository, RunUpdate } from "./run-repository.ts";
+import { runRow, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
 import type { ObservationRepository, OrderedObservation } from "./observation-repository.ts";
 import type { EventRepository, StoredEvent } from "./event-repository.ts";
 
@@ -44,10 +44,9 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
  */
 function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: WriteBatch) => void {
   const redact = (value: unknown) => redactor.json(JSON.stringify(value));
-  const insertRun = db.query(
-    `INSERT INTO runs (id, workflow_id, workflow_revision, status, inputs, outputs, error, rerun_from, source_run_id, created_by, created_at, started_at, finished_at, duration_ms, workflow, workflow_version)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  // runRow names every column, always in the same order.
+  const runColumns = Object.keys(runRow({ id: "", workflowId: "", workflowRevision: 0, status: "queued", inputs: {}, outputs: {}, createdAt: 0 }, undefined, redact));
+  const insertRun = db.query(`INSERT INTO runs (${runColumns.join(", ")}) VALUES (${runColumns.map(() => "?").join(", ")})`);
   const insertEvent = db.query("INSERT INTO events (stream_id, seq, type, data) VALUES (?, ?, ?, ?)");
   const upsertObservation = db.query(
     "INSERT INTO observations (run_id, invocation_id, ord, data) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, invocation_id) DO UPDATE SET ord = excluded.ord, data = excluded.data",
@@ -60,11 +59,7 @@ function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: Writ
   );
   const observe = (runId: string, invocationId: string, ord: number, observation: unknown) => upsertObservation.run(runId, invocationId, ord, redact(observation));
   return db.transaction((batch: WriteBatch) => {
-    for (const { record: r, workflow } of batch.newRuns) {
-      const values: SQLQueryBindings[] = [r.id, r.workflowId, r.workflowRevision, r.status, redact(r.inputs), redact(r.outputs), r.error ? redact(r.error) : null];
-      values.push(r.rerunFrom ?? null, r.sourceRunId ?? null, r.createdBy ?? null, r.createdAt, r.startedAt ?? null, r.finishedAt ?? null, r.durationMs ?? null);
-      insertRun.run(...values, workflow === undefined ? "null" : JSON.stringify(workflow), r.workflowVersion ?? null);
-    }
+    for (const { record, workflow } of batch.newRuns) insertRun.run(...Object.values(runRow(record, workflow, redact)));
     for (const e of batch.events) insertEvent.run(e.streamId, e.seq, e.type, e.json);
     for (const { ord, observation: o } of batch.observations) observe(o.runId, o.invocationId, ord, o);
     for (const { runId, observations } of batch.finalObservations) {

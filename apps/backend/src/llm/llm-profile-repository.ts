@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { LlmPrices } from "@weft/types";
-import { flag, num, optionalNum } from "../storage/row-values.ts";
+import { flag, num, optionalNum, present } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
 import { ddl } from "../storage/ddl.ts";
@@ -72,7 +72,8 @@ interface LlmProfileRow {
 }
 
 function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
-  const profile: StoredLlmProfile = {
+  const prices = present({ inputPerMillion: optionalNum(row.price_input), cachedInputPerMillion: optionalNum(row.price_cached_input), outputPerMillion: optionalNum(row.price_output) });
+  return {
     id: row.id,
     name: row.name,
     provider: LlmProviderSchema.parse(row.provider),
@@ -85,19 +86,15 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
     healthStatus: (HEALTH_STATUSES as readonly string[]).includes(row.health_status) ? (row.health_status as HealthStatus) : "unknown",
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
+    ...present({
+      apiKeyEncrypted: row.api_key_encrypted,
+      apiKeyMasked: row.api_key_masked,
+      temperature: row.temperature,
+      contextWindow: row.context_window,
+      prices: Object.keys(prices).length > 0 ? prices : undefined,
+      lastTestedAt: optionalNum(row.last_tested_at),
+    }),
   };
-  if (row.api_key_encrypted !== null) profile.apiKeyEncrypted = row.api_key_encrypted;
-  if (row.api_key_masked !== null) profile.apiKeyMasked = row.api_key_masked;
-  if (row.temperature !== null) profile.temperature = row.temperature;
-  if (row.context_window !== null) profile.contextWindow = row.context_window;
-  const prices: LlmPrices = {};
-  if (row.price_input !== null) prices.inputPerMillion = num(row.price_input);
-  if (row.price_cached_input !== null) prices.cachedInputPerMillion = num(row.price_cached_input);
-  if (row.price_output !== null) prices.outputPerMillion = num(row.price_output);
-  if (Object.keys(prices).length > 0) profile.prices = prices;
-  const lastTestedAt = optionalNum(row.last_tested_at);
-  if (lastTestedAt !== undefined) profile.lastTestedAt = lastTestedAt;
-  return profile;
 }
 
 function toRow(p: StoredLlmProfile): LlmProfileRow {

@@ -18,3 +18,18 @@ export function optionalNum(value: unknown): number | undefined {
 export function flag(value: number | boolean): boolean {
   return value === true || value === 1;
 }
+
+/**
+ * A record's optional fields from nullable columns, written once for every decoder: each field whose value is NULL
+ * (or undefined) is left out, the others kept as they are.
+ */
+export function present<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: NonNullable<T[K]> } {
+  const kept: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) if (value !== null && value !== undefined) kept[field] = value;
+  return kept as { [K in keyof T]?: NonNullable<T[K]> };
+}
+
+/** A nullable JSON column: undefined for NULL (a schema's `.optional().parse` checks it). */
+export function optionalJson(text: string | null): unknown {
+  return text === null ? undefined : JSON.parse(text);
+}

@@ -1,7 +1,7 @@
 import { TriggerKindSchema, type TriggerKind } from "@weft/types";
 import type { Selectable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
-import { num, optionalNum } from "../storage/row-values.ts";
+import { num, optionalNum, present } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
 import { ReplayBatch, type ReplayRow } from "./replay-batch.ts";
 import { FireBatch, type FireRow } from "./fire-batch.ts";
@@ -303,13 +303,11 @@ export class TriggerTable extends Table<TriggerTables> {
 }
 
 function decodeState(row: Selectable<TriggerTables["triggers"]>): TriggerState {
-  const state: TriggerState = { workflowId: row.workflow_id, nodeId: row.node_id, kind: TriggerKindSchema.parse(row.kind), createdAt: num(row.created_at) };
-  if (row.secret !== null) state.sealedSecret = row.secret;
-  const lastFiredAt = optionalNum(row.last_fired_at);
-  if (lastFiredAt !== undefined) state.lastFiredAt = lastFiredAt;
-  if (row.last_run_id !== null) state.lastRunId = row.last_run_id;
-  const nextFireAt = optionalNum(row.next_fire_at);
-  if (nextFireAt !== undefined) state.nextFireAt = nextFireAt;
-  if (row.schedule !== null) state.scheduleKey = row.schedule;
-  return state;
+  return {
+    workflowId: row.workflow_id,
+    nodeId: row.node_id,
+    kind: TriggerKindSchema.parse(row.kind),
+    createdAt: num(row.created_at),
+    ...present({ sealedSecret: row.secret, lastFiredAt: optionalNum(row.last_fired_at), lastRunId: row.last_run_id, nextFireAt: optionalNum(row.next_fire_at), scheduleKey: row.schedule }),
+  };
 }

@@ -31,6 +31,27 @@ export function transactionsContract(harness: StorageHarness): void {
       expect(await storage.runs.get("r1")).toMatchObject({ status: "completed", finishedAt: 30, durationMs: 20 });
     });
 
+    it("a run stored by writeBatch reads back as runs.create stores it, every field included", async () => {
+      const storage = await fresh();
+      const full = run("full", 5, {
+        status: "running",
+        error: { code: "NODE_FAILED", message: "m" },
+        rerunFrom: "n1",
+        sourceRunId: "src",
+        forkOf: { runId: "src", nodeId: "n1" },
+        forkChanges: { settings: { a: 1 } },
+        createdBy: "u1",
+        trigger: { kind: "webhook", nodeId: "hook", path: "p", at: 5 },
+        startedAt: 6,
+        durationMs: 1,
+        workflowVersion: 3,
+      });
+      await storage.writeBatch({ newRuns: [{ record: full, workflow: undefined }], events: [], observations: [], finalObservations: [], runUpdates: [] });
+      await storage.runs.create({ ...full, id: "created" }, undefined);
+      expect(await storage.runs.get("full")).toEqual(full);
+      expect(await storage.runs.get("created")).toEqual({ ...full, id: "created" });
+    });
+
     it("a writeBatch that fails part-way stores nothing of it", async () => {
       const storage = await fresh();
       await storage.events.append([{ streamId: "r", seq: 1, type: "t", json: "{}" }]);
