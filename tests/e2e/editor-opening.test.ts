@@ -48,4 +48,28 @@ describe("opening the editor", () => {
     await expect(page.locator(".tab.active").textContent()).resolves.toContain("Beta");
     expect([count("GET /api/workflows/alpha"), count("GET /api/workflows/beta")]).toEqual([1, 1]);
   });
+
+  it("downloads the editor's scripts only; a side tab not shown at opening loads its own when first opened", async () => {
+    const { page } = weft;
+    await weft.createWorkflow(chainWorkflow("gamma", "Gamma", 4));
+    // The first test's visits left every script in the cache: without it, each one is asked for again (and seen here).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/assets/") && path.endsWith(".js")) scripts.push(path.slice("/assets/".length).replace(/-[\w-]+\.js$/, ""));
+    });
+    // From another page: only the hash would change otherwise, and the loaded editor would stay.
+    await page.goto("about:blank");
+    await page.goto(`${weft.url}/#/workflows/gamma`);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(4);
+    // The entry, the libraries and the editor: the Versions, Evals, Triggers, Runs and history tabs and the dialogs are not in them.
+    expect(scripts.sort()).toEqual(["app", "index", "vendor"]);
+
+    await page.locator(".sidebar-tabs button", { hasText: "Versions" }).click();
+    await expect(page.locator(".versions-intro").waitFor()).resolves.toBeUndefined();
+    expect(scripts).toContain("VersionsPanel");
+  });
 });

@@ -7,12 +7,14 @@ export { default as NodeRunDetails } from "./NodeRunDetails.vue";
 export { default as NodeRunFooter } from "./NodeRunFooter.vue";
 export { default as RunAnnouncer } from "./RunAnnouncer.vue";
 export { default as RunBanner } from "./RunBanner.vue";
-export { default as RunDialog } from "./RunDialog.vue";
 export { default as ReadonlyBanner } from "./ReadonlyBanner.vue";
-export { default as RecentRuns } from "./RecentRuns.vue";
 export { default as RunPanel } from "./RunPanel.vue";
 export { formatDuration } from "./preview.ts";
 export { edgeCarried, isRunActive, type RunView } from "./run-state.ts";
 export { useRunsStore } from "./runs-store.ts";
 export { STATUS_VAR } from "./status-colors.ts";
 export { useRunMemory } from "./useRunMemory.ts";
+
+// Loaded on first use (`defineAsyncComponent` in App.vue): not shown when a workflow opens.
+export const loadRecentRuns = () => import("./RecentRuns.vue");
+export const loadRunDialog = () => import("./RunDialog.vue");
