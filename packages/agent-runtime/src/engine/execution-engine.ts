@@ -24,6 +24,7 @@ import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./output-size.ts";
 import { isFrozenWorkflow } from "./frozen-workflow.ts";
+import { pinnedCopyOf, pinnedDefinition } from "./pinned.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
 import { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
@@ -98,8 +99,26 @@ export class ExecutionEngine {
     return { ok: false, issues };
   }
 
-  /** The graph `run` runs: compiled each time, or once for a workflow frozen by `freezeWorkflow`. */
+  /**
+   * The graph `run` runs: compiled each time, or once for a workflow frozen by `freezeWorkflow` (and a `pinOutputs`
+   * copy of one runs on that graph, its pinned node's definition swapped).
+   */
   private compileForRun(workflow: Workflow): CompileResult {
+    const pin = pinnedCopyOf(workflow);
+    if (pin) {
+      const base = this.compileForRun(pin.base);
+      const i = base.graph?.indexOf.get(pin.nodeId);
+      const node = i === undefined ? undefined : workflow.nodes[i];
+      if (base.graph && i !== undefined && node?.pinned !== undefined) {
+        // As compileGraph treats a pinned node: its pinned outputs handed on, never cached as what it computes.
+        const defs = base.graph.defs.slice();
+        defs[i] = pinnedDefinition(defs[i].spec, node.pinned);
+        const cacheable = base.graph.cacheable.slice();
+        cacheable[i] = 0;
+        return { graph: { ...base.graph, workflow, defs, cacheable }, issues: base.issues };
+      }
+      return this.compile(workflow);
+    }
     if (!isFrozenWorkflow(workflow)) return this.compile(workflow);
     // A frozen workflow cannot change; its graph holds while every node type resolves to the same definition.
     const kept = this.frozenGraphs.get(workflow);
