@@ -50,6 +50,13 @@ function invalidWorkflowError(issues: ValidationIssue[]): NodeError {
  * Validates and runs workflows. One code path runs everything: saved workflows, skills inside them
  * (`core:skill`) and single nodes called as tools (`singleNodeWorkflow`).
  */
+/**
+ * Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when
+ * compiled: shared by every engine (the server builds an engine per run, so one engine's own map never hit), and
+ * compiled again when an engine's catalog gives another definition for a node.
+ */
+const frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
+
 export class ExecutionEngine {
   private readonly catalog: NodeCatalog;
   private readonly services: NodeServices;
@@ -61,8 +68,6 @@ export class ExecutionEngine {
   private readonly subworkflows: SubworkflowRunner;
   /** The tracing runs of this engine are traced with (agents trace their steps and tool calls with it too); undefined when off. */
   readonly tracing: Tracing | undefined;
-  /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
-  private readonly frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
 
   constructor(options: EngineOptions) {
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -121,10 +126,10 @@ export class ExecutionEngine {
     }
     if (!isFrozenWorkflow(workflow)) return this.compile(workflow);
     // A frozen workflow cannot change; its graph holds while every node type resolves to the same definition.
-    const kept = this.frozenGraphs.get(workflow);
+    const kept = frozenGraphs.get(workflow);
     if (kept && workflow.nodes.every((node, i) => this.catalog.get(node.type) === kept.defs[i])) return kept.result;
     const result = this.compile(workflow);
-    this.frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
+    frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
     return result;
   }
 
