@@ -170,8 +170,7 @@ export class EventJournal {
     this.live.push(live);
     this.pending.events.push(stored);
     // A run's end that someone waits for (a webhook in wait mode, an API call waiting for its run) is written after
-    // flushMs, not held for the spacing: the caller's answer waits for that write (bench:webhook at 32 senders was
-    // bound by the 50 ms spacing, not by CPU).
+    // flushMs, not held for the spacing: the caller's answer waits for that write (up to 50 ms per request before).
     this.schedule(isRunEnding(live) && this.hub.endingListenerCount(streamId) > 0);
     return stamped;
   }
