@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, statSync } from "node:fs";
+import { connect } from "node:net";
+import fc from "fast-check";
 import { join } from "node:path";
 import type { WorkflowInput } from "@weft/types";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../testing/test-server.ts";
 import { BunWebSocket } from "../testing/bun-websocket.ts";
+import { plainPath } from "./trust-boundary.ts";
 
 let t: TestServer;
 let project: string;
@@ -113,6 +116,53 @@ describe("who may call", () => {
 
   it("refuses a WEFT_AUTH_TOKEN too short to be a secret", async () => {
     await expect(startTestServer({ authToken: "short" })).rejects.toThrow(/WEFT_AUTH_TOKEN is shorter than 16 characters/);
+  });
+});
+
+/** One request line sent as written (fetch would normalise the path first), and the status line of the answer. */
+function rawStatus(target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(t.port(), "127.0.0.1", () => socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${t.port()}\r\nConnection: close\r\n\r\n`));
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (status) {
+        resolve(Number(status[1]));
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
+describe("the webhooks' way past the session check", () => {
+  it("is only for paths under /hooks/ once normalised: a dot segment or an escape leading out of it still needs a token", async () => {
+    for (const target of ["/hooks/../api/workflows", "/hooks/%2e%2e/api/workflows", "/hooks/./../api/workflows", "/hooks/x/%2E%2E/%2e%2e/api/workflows"]) {
+      expect(await rawStatus(target), target).toBe(401);
+    }
+    // The same way, with a plain path under /hooks/, reaches the hooks (no such hook: 404), so the check above can fail.
+    expect(await rawStatus("/hooks/none/in")).toBe(404);
+  });
+
+  it("reads a plain path as URL parsing would, and declines every other", () => {
+    const part = fc.constantFrom("hooks", "api", "..", ".", "%2e", "%2E%2e", "a.b", "x\\y", "q?x=/hooks/", "#f", "@", "", "workflows");
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), fc.constantFrom("localhost:3000", "127.0.0.1", "a@b", "h?x", "[::1]:8"), (parts, host) => {
+        const url = `http://${host}/${parts.join("/")}`;
+        const path = plainPath(url);
+        let parsed: string | undefined;
+        try {
+          parsed = new URL(url).pathname;
+        } catch {
+          parsed = undefined;
+        }
+        if (path !== undefined) expect(path, url).toBe(parsed);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(plainPath("http://localhost:3000/hooks/wf/in?x=1")).toBe("/hooks/wf/in");
+    expect(plainPath("http://localhost:3000/hooks/../api")).toBeUndefined();
   });
 });
 

@@ -26,6 +26,23 @@ export function isHookPath(path: string): boolean {
   return path.startsWith("/hooks/");
 }
 
+/**
+ * The path of a request's URL (`http://host/path?query`) where URL parsing would give the same (no dot segment,
+ * escape or backslash to normalise, a plain authority), else undefined: a webhook, the most frequent request, then
+ * skips building a URL (~3% of a hook request's CPU in bench:webhook).
+ */
+export function plainPath(url: string): string | undefined {
+  const authority = url.indexOf("//") + 2;
+  const start = url.indexOf("/", authority);
+  if (authority < 2 || start < 0 || /[?#\\@%]/.test(url.slice(authority, start))) return undefined;
+  let end = url.indexOf("?", start);
+  if (end < 0) end = url.length;
+  const fragment = url.indexOf("#", start);
+  if (fragment >= 0 && fragment < end) end = fragment;
+  const path = url.slice(start, end);
+  return /\/\.|%|\\/.test(path) ? undefined : path;
+}
+
 export function isSecureRequest(request: Request, url: URL): boolean {
   return url.protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
 }
@@ -54,14 +71,15 @@ export class TrustBoundary {
    * reverse proxy every client shares the proxy's address for the token throttle.
    */
   async check(request: Request, clientAddress = "unknown"): Promise<Response | undefined> {
-    this.addresses.set(request, clientAddress);
-    const url = new URL(request.url);
     const host = request.headers.get("host");
     if (!this.site.hostAllowed(host)) {
       throw new ApiError("MISDIRECTED_HOST", `Weft does not answer to the host name ${JSON.stringify(host ?? "")}. To reach it by this name, add it to WEFT_ALLOWED_HOSTS.`, { host });
     }
     // A webhook carries no session and no Weft token (its Authorization is the hook's own secret, checked by the hook):
     // the cross-site checks guard cookies and so do not apply, and its body may be a form or text.
+    if (isHookPath(plainPath(request.url) ?? "")) return undefined;
+    this.addresses.set(request, clientAddress);
+    const url = new URL(request.url);
     if (isHookPath(url.pathname)) return undefined;
     const origin = request.headers.get("origin");
     if (origin !== null && !this.site.originAllowed(origin, host ?? "")) {

@@ -5,6 +5,7 @@ import type { WriteBatch } from "./write-batch.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
+import type { StoredEvent } from "./event-repository.ts";
 import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
@@ -75,6 +76,22 @@ describe("EventJournal", () => {
     expect(batches).toHaveLength(1);
     while (batches.length === 1) await Bun.sleep(5);
     expect(batches[1]!.events.map((e) => e.seq)).toEqual([1]);
+  });
+
+  it("writes a run's end that someone waits for flushMs after it, not held for spacingMs (a webhook's answer waits for it)", async () => {
+    const { storage, batches } = await countingStorage();
+    const hub = new EventHub();
+    const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 1, spacingMs: 600_000 }, silentLogger);
+    await journal.open("run-w");
+    journal.append("run-w", chunk(0));
+    while (batches.length === 0) await Bun.sleep(5);
+    // Within the spacing now: this chunk alone would wait ten minutes; the awaited end takes it along.
+    journal.append("run-w", chunk(1));
+    const ended = new Promise<StoredEvent>((resolve) => hub.subscribeEnding("run-w", resolve));
+    journal.append("run-w", { type: "run.completed", runId: "run-w", outputs: {}, durationMs: 1 });
+    expect((await ended).seq).toBe(2);
+    expect(batches[1]!.events.map((e) => e.seq)).toEqual([1, 2]);
+    expect((await storage.events.listAfter("run-w", -1, 10)).map((e) => e.seq)).toEqual([0, 1, 2]);
   });
 
   it("continues a stream's numbering after it was closed (a conversation that goes on later)", async () => {

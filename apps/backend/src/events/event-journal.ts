@@ -3,7 +3,7 @@ import type { JournalStorage } from "./journal-storage.ts";
 import type { WriteBatch } from "./write-batch.ts";
 import type { StoredEvent } from "./event-repository.ts";
 import type { RunRecord, RunUpdate } from "./run-repository.ts";
-import type { EventHub } from "./event-hub.ts";
+import { isRunEnding, type EventHub } from "./event-hub.ts";
 import { messageOf } from "@weft/types";
 import { CompactionMemo, compactFields, compactPayload, MIN_REF_BYTES } from "./payload-refs.ts";
 import { envelopeFree } from "./event-envelope.ts";
@@ -84,6 +84,8 @@ export class EventJournal {
   private live: StoredEvent[] = [];
   private readonly held = new Map<string, Held>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When `timer` fires (Date.now() time), so a sooner write can replace it. */
+  private timerDue = 0;
   private lastWriteAt = -Infinity;
   private microtaskQueued = false;
   /** Set while storage refuses writes: retries then wait instead of spinning. */
@@ -167,7 +169,9 @@ export class EventJournal {
     }
     this.live.push(live);
     this.pending.events.push(stored);
-    this.schedule();
+    // A run's end that someone waits for (a webhook in wait mode, an API call waiting for its run) is written after
+    // flushMs, not held for the spacing: the caller's answer waits for that write (up to 50 ms per request before).
+    this.schedule(isRunEnding(live) && this.hub.endingListenerCount(streamId) > 0);
     return stamped;
   }
 
@@ -228,7 +232,8 @@ export class EventJournal {
     return inputs === observation.inputs && outputs === observation.outputs ? observation : { ...observation, inputs, outputs };
   }
 
-  private schedule(): void {
+  /** Sets the write timer; `awaited`: flushMs from now, sooner than the spacing would allow (replacing a later timer). */
+  private schedule(awaited = false): void {
     if (!this.failing && this.pending.events.length + this.pending.observations.length >= this.options.maxBatch) {
       if (!this.microtaskQueued) {
         this.microtaskQueued = true;
@@ -239,13 +244,17 @@ export class EventJournal {
       }
       return;
     }
-    this.timer ??= setTimeout(
-      () => {
-        this.timer = undefined;
-        void this.flush().catch(() => undefined);
-      },
-      this.failing ? RETRY_MS : Math.max(this.options.flushMs, this.lastWriteAt + (this.options.spacingMs ?? 0) - Date.now()),
-    );
+    const now = Date.now();
+    const delay = this.failing ? RETRY_MS : awaited ? this.options.flushMs : Math.max(this.options.flushMs, this.lastWriteAt + (this.options.spacingMs ?? 0) - now);
+    if (this.timer) {
+      if (this.timerDue <= now + delay) return;
+      clearTimeout(this.timer);
+    }
+    this.timerDue = now + delay;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush().catch(() => undefined);
+    }, delay);
   }
 
   /** Holds the stream's events until its owner cuts them (see HeldStream). Open the stream first. */

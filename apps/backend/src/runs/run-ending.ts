@@ -1,18 +1,26 @@
-import { RunEventSchema, type NodeError } from "@weft/types";
+import { RunEventSchema, type NodeError, type RunEvent } from "@weft/types";
 import type { EventHub } from "../events/event-hub.ts";
 import type { StoredEvent } from "../events/event-repository.ts";
+import { sourceEvent } from "../events/event-journal.ts";
 import type { RunsStorage } from "./runs-storage.ts";
 
 /** How a run ended, as an MCP tool call reports it. */
 export type RunEnding =
   { status: "completed"; outputs: Record<string, unknown> } | { status: "failed"; outputs: Record<string, unknown>; error: NodeError } | { status: "cancelled" | "interrupted"; reason: string };
 
+function parseEvent(json: string): RunEvent | undefined {
+  const parsed = RunEventSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** The run's last event, when this is one. */
 function endingOf(event: StoredEvent): RunEnding | undefined {
   if (event.type !== "run.completed" && event.type !== "run.failed" && event.type !== "run.cancelled") return undefined;
-  const parsed = RunEventSchema.safeParse(JSON.parse(event.json));
-  if (!parsed.success) return undefined;
-  const e = parsed.data;
+  // Read from the text, which is redacted (the answer must not carry a secret). This process's own event was made by
+  // the engine, so its text is not checked against the schema again (~1% of a hook request's CPU); one read back or
+  // relayed from another process is.
+  const e = sourceEvent(event) !== undefined ? (JSON.parse(event.json) as RunEvent) : parseEvent(event.json);
+  if (e === undefined) return undefined;
   if (e.type === "run.completed") return { status: "completed", outputs: e.outputs };
   if (e.type === "run.failed") return { status: "failed", outputs: e.outputs, error: e.error };
   if (e.type === "run.cancelled") return { status: "cancelled", reason: e.reason };

@@ -1,4 +1,4 @@
-import { freezeWorkflow, newRunId, type RecordedNode } from "@weft/agent-runtime";
+import { freezeWorkflow, newRunId, pinOutputs, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import { skillReferences } from "../workflows/skill-references.ts";
 import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
@@ -34,14 +34,14 @@ export interface StartRunRequest {
   stored?: StoredDocument<Workflow>;
 }
 
-/** The workflow with `pins.outputs` pinned on node `pins.nodeId` (a new copy; the nodes it shares are not changed). */
-function pinOutputs(workflow: Workflow, pins: { nodeId: string; outputs: Record<string, unknown> }): Workflow {
+/** The workflow with `pins.outputs` pinned on node `pins.nodeId` (the engine's `pinOutputs`: a new copy). */
+function pinned(workflow: Workflow, pins: { nodeId: string; outputs: Record<string, unknown> }): Workflow {
   if (!workflow.nodes.some((n) => n.id === pins.nodeId)) {
     throw new ServiceError("VALIDATION_FAILED", `Workflow "${workflow.id}" has no node "${pins.nodeId}" to pin the trigger's request on (it was saved without it); fire again.`, {
       issues: [{ path: ["nodes"], message: `no node "${pins.nodeId}"`, code: "custom" }],
     });
   }
-  return { ...workflow, nodes: workflow.nodes.map((n) => (n.id === pins.nodeId ? { ...n, pinned: pins.outputs } : n)) };
+  return pinOutputs(workflow, pins.nodeId, pins.outputs);
 }
 
 /** A run to start as a fork of a past run: recorded as `forkOf` / `forkChanges`, with the forked run's workflow revision. */
@@ -205,7 +205,7 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
-    const running = request.pins === undefined ? workflow : pinOutputs(workflow, request.pins);
+    const running = request.pins === undefined ? workflow : pinned(workflow, request.pins);
 
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     const workflowVersion = hit ? hit.version : await this.versionOf(workflow);

@@ -80,11 +80,11 @@ export function executeOn<R>(handle: SqlHandle, sql: string, parameters: readonl
   switch (handle.engine) {
     case "sqlite":
       return handle.gate((): QueryResult<R> => {
-        const statement = preparedStatement(handle.db, sql);
+        const { statement, returnsRows } = preparedStatement(handle.db, sql);
         const params = parameters as SqliteParam[];
-        if (statement.columnNames.length > 0) return { rows: statement.all(...params) as R[] };
-        const { changes, lastInsertRowid } = statement.run(...params);
-        return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+        if (returnsRows) return { rows: statement.all(...params) as R[] };
+        // No insertId: Weft's tables have no generated keys it reads back.
+        return { rows: [], numAffectedRows: BigInt(statement.run(...params).changes) };
       });
     case "postgres":
       return (async () => {

@@ -3,6 +3,12 @@ import type { Database, Statement } from "bun:sqlite";
 /** Statements kept prepared per connection: more than the hot queries of every repository together. */
 export const STATEMENTS_KEPT = 256;
 
+/** A kept statement, and whether it answers rows (a SELECT or a RETURNING) or only changes them. */
+export interface PreparedStatement {
+  statement: Statement;
+  returnsRows: boolean;
+}
+
 /**
  * Prepared statements by their text, so the same query compiles once. Not bun:sqlite's `db.query`
  * cache: it keeps the 20 texts prepared last, and a server runs more (migrations, every repository's
@@ -12,30 +18,34 @@ export const STATEMENTS_KEPT = 256;
  * and a dropped statement is finalized (statements run synchronously, so none is in use then).
  */
 export class StatementCache {
-  private current = new Map<string, Statement>();
-  private previous = new Map<string, Statement>();
+  private current = new Map<string, PreparedStatement>();
+  private previous = new Map<string, PreparedStatement>();
 
   constructor(private readonly db: Database) {}
 
-  get(sql: string): Statement {
-    let statement = this.current.get(sql);
-    if (statement !== undefined) return statement;
-    statement = this.previous.get(sql);
-    if (statement !== undefined) this.previous.delete(sql);
-    else statement = this.db.prepare(sql);
-    this.current.set(sql, statement);
+  get(sql: string): PreparedStatement {
+    let prepared = this.current.get(sql);
+    if (prepared !== undefined) return prepared;
+    prepared = this.previous.get(sql);
+    if (prepared !== undefined) this.previous.delete(sql);
+    else {
+      const statement = this.db.prepare(sql);
+      // bun:sqlite's columnNames asks SQLite on every read (~1% of a hook request's CPU, read per query): read once.
+      prepared = { statement, returnsRows: statement.columnNames.length > 0 };
+    }
+    this.current.set(sql, prepared);
     if (this.current.size >= STATEMENTS_KEPT) {
-      for (const dropped of this.previous.values()) dropped.finalize();
+      for (const dropped of this.previous.values()) dropped.statement.finalize();
       this.previous = this.current;
       this.current = new Map();
     }
-    return statement;
+    return prepared;
   }
 
   /** Finalizes every kept statement: SQLite closes a connection (and checkpoints, removing the WAL) only once none is left. */
   finalizeAll(): void {
-    for (const statement of this.previous.values()) statement.finalize();
-    for (const statement of this.current.values()) statement.finalize();
+    for (const { statement } of this.previous.values()) statement.finalize();
+    for (const { statement } of this.current.values()) statement.finalize();
     this.previous = new Map();
     this.current = new Map();
   }
@@ -44,7 +54,7 @@ export class StatementCache {
 const statementCaches = new WeakMap<Database, StatementCache>();
 
 /** The statement of `sql` on `db`, prepared once while it stays in use. */
-export function preparedStatement(db: Database, sql: string): Statement {
+export function preparedStatement(db: Database, sql: string): PreparedStatement {
   let cache = statementCaches.get(db);
   if (cache === undefined) {
     cache = new StatementCache(db);

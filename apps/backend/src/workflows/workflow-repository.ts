@@ -95,7 +95,7 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
   isStored(id: string): boolean {
     switch (this.engine.sql.engine) {
       case "sqlite":
-        return preparedStatement(this.engine.sql.db, this.isStoredSql).get(id) !== null;
+        return preparedStatement(this.engine.sql.db, this.isStoredSql).statement.get(id) !== null;
       case "postgres":
         return this.known.has(id);
     }

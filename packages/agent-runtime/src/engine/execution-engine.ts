@@ -24,6 +24,7 @@ import { LruOutputCache, type OutputCache } from "./cache/index.ts";
 import { GraphRun } from "./graph-run.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "./output-size.ts";
 import { isFrozenWorkflow } from "./frozen-workflow.ts";
+import { pinnedCopyOf, pinnedDefinition } from "./pinned.ts";
 import { bindInterfaceInputs } from "./interface-inputs.ts";
 import { RunEventEmitter } from "./run-event-emitter.ts";
 import { RunScope, type SubworkflowRunner } from "./run-scope.ts";
@@ -49,6 +50,13 @@ function invalidWorkflowError(issues: ValidationIssue[]): NodeError {
  * Validates and runs workflows. One code path runs everything: saved workflows, skills inside them
  * (`core:skill`) and single nodes called as tools (`singleNodeWorkflow`).
  */
+/**
+ * Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when
+ * compiled: shared by every engine (the server builds an engine per run, so one engine's own map never hit), and
+ * compiled again when an engine's catalog gives another definition for a node.
+ */
+const frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
+
 export class ExecutionEngine {
   private readonly catalog: NodeCatalog;
   private readonly services: NodeServices;
@@ -60,8 +68,6 @@ export class ExecutionEngine {
   private readonly subworkflows: SubworkflowRunner;
   /** The tracing runs of this engine are traced with (agents trace their steps and tool calls with it too); undefined when off. */
   readonly tracing: Tracing | undefined;
-  /** Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when compiled. */
-  private readonly frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
 
   constructor(options: EngineOptions) {
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -98,14 +104,32 @@ export class ExecutionEngine {
     return { ok: false, issues };
   }
 
-  /** The graph `run` runs: compiled each time, or once for a workflow frozen by `freezeWorkflow`. */
+  /**
+   * The graph `run` runs: compiled each time, or once for a workflow frozen by `freezeWorkflow` (and a `pinOutputs`
+   * copy of one runs on that graph, its pinned node's definition swapped).
+   */
   private compileForRun(workflow: Workflow): CompileResult {
+    const pin = pinnedCopyOf(workflow);
+    if (pin) {
+      const base = this.compileForRun(pin.base);
+      const i = base.graph?.indexOf.get(pin.nodeId);
+      const node = i === undefined ? undefined : workflow.nodes[i];
+      if (base.graph && i !== undefined && node?.pinned !== undefined) {
+        // As compileGraph treats a pinned node: its pinned outputs handed on, never cached as what it computes.
+        const defs = base.graph.defs.slice();
+        defs[i] = pinnedDefinition(defs[i].spec, node.pinned);
+        const cacheable = base.graph.cacheable.slice();
+        cacheable[i] = 0;
+        return { graph: { ...base.graph, workflow, defs, cacheable }, issues: base.issues };
+      }
+      return this.compile(workflow);
+    }
     if (!isFrozenWorkflow(workflow)) return this.compile(workflow);
     // A frozen workflow cannot change; its graph holds while every node type resolves to the same definition.
-    const kept = this.frozenGraphs.get(workflow);
+    const kept = frozenGraphs.get(workflow);
     if (kept && workflow.nodes.every((node, i) => this.catalog.get(node.type) === kept.defs[i])) return kept.result;
     const result = this.compile(workflow);
-    this.frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
+    frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
     return result;
   }
 

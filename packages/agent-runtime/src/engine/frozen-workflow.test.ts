@@ -48,7 +48,7 @@ describe("freezeWorkflow", () => {
     expect(isFrozenWorkflow(structuredClone(wf))).toBe(false);
   });
 
-  it("compiles a frozen workflow once per engine, and an unfrozen one at every run", async () => {
+  it("compiles a frozen workflow once for every engine on the same catalog, and an unfrozen one at every run", async () => {
     const { catalog } = createTestCatalog();
     const engine = new ExecutionEngine({ catalog });
 
@@ -69,9 +69,13 @@ describe("freezeWorkflow", () => {
       expect(run.status).toBe("completed");
       expect(run.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 112 });
     }
-    // Another engine compiles it for itself.
+    // Another engine on the same catalog (the server builds one per run) runs the graph already compiled…
     await new ExecutionEngine({ catalog }).run(fixed.wf);
+    expect(fixed.reads()).toBe(readsAfterFirst);
+    // …and one whose catalog gives other definitions compiles it for itself.
+    const other = await new ExecutionEngine({ catalog: createTestCatalog().catalog }).run(fixed.wf);
     expect(fixed.reads()).toBeGreaterThan(readsAfterFirst);
+    expect(other.observations.find((o) => o.nodeId === "times")?.outputs).toEqual({ sum: 112 });
   });
 
   it("compiles a frozen workflow again when a node type's definition changes in the catalog", async () => {
