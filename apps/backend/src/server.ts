@@ -367,7 +367,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           runsApi,
           agentsApi,
           createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository }),
-          createA2a({ agents, storage, sql: storage.sql, maxBodyBytes, version: pkg.version }),
+          createA2a({ agents, storage, hub, sql: storage.sql, maxBodyBytes, version: pkg.version }),
           wsPlugin,
           builder.api,
           scenes.api,
