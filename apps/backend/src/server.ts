@@ -371,7 +371,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
           runsApi,
           agentsApi,
           createOpenAiCompat({ agents, storage, hub, maxBodyBytes, usage: rt.usage.repository, ...(options.v1Concurrency ? { concurrentPerUser: options.v1Concurrency } : {}) }),
-          createA2a({ agents, storage, sql: storage.sql, maxBodyBytes, version: pkg.version }),
+          createA2a({ agents, storage, hub, sql: storage.sql, maxBodyBytes, version: pkg.version }),
           wsPlugin,
           builder.api,
           scenes.api,

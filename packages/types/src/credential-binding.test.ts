@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { credentialMayGoTo, formatHostPattern, parseHostPattern } from "./credential-binding.ts";
+import { credentialMayGoTo, formatHostPattern, hostPatternsOf, parseHostPattern } from "./credential-binding.ts";
 import { CredentialInputSchema } from "./http.ts";
 
-const mayGo = (patterns: string[], url: string) => credentialMayGoTo(patterns, new URL(url));
+const mayGo = (patterns: string[], url: string) => credentialMayGoTo(hostPatternsOf(patterns), new URL(url));
 
 describe("credential host patterns", () => {
   it("match scheme, host and port exactly (the default port when none is written), and a path at segment boundaries", () => {

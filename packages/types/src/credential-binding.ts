@@ -55,11 +55,13 @@ function matches(p: HostPattern, url: URL): boolean {
   return p.path === "/" || url.pathname === p.path || url.pathname.startsWith(`${p.path}/`);
 }
 
-/** Whether a credential bound to `patterns` may be sent with a request to `url` (malformed patterns match nothing). */
-export function credentialMayGoTo(patterns: readonly string[], url: URL): boolean {
+/** A credential's stored patterns, parsed once for all the URLs of a request (malformed ones left out: they match nothing). */
+export function hostPatternsOf(texts: readonly string[]): HostPattern[] {
+  return texts.map(parseHostPattern).filter((p): p is HostPattern => typeof p !== "string");
+}
+
+/** Whether a credential bound to `patterns` (`hostPatternsOf`) may be sent with a request to `url`. */
+export function credentialMayGoTo(patterns: readonly HostPattern[], url: URL): boolean {
   if (url.username !== "" || url.password !== "") return false;
-  return patterns.some((text) => {
-    const p = parseHostPattern(text);
-    return typeof p !== "string" && matches(p, url);
-  });
+  return patterns.some((p) => matches(p, url));
 }

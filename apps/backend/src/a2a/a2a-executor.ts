@@ -4,13 +4,14 @@ import { Role, TaskState, type Message, type Part } from "@a2a-js/sdk";
 import { messageOf, type PermissionAnswer } from "@weft/types";
 import type { AgentHost } from "../agents/agent-host.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
+import type { LoopWaitDeps } from "../agents/loop-wait.ts";
 import { ServiceError } from "../service-error.ts";
 import { nextLoopStop, type LoopStop } from "./a2a-loop-stops.ts";
 
 /** The most text one A2A message may carry (its text parts and data parts as JSON), as for /v1/'s messages. */
 export const MAX_A2A_MESSAGE_CHARS = 100_000;
 
-export interface A2aExecutorDeps {
+export interface A2aExecutorDeps extends LoopWaitDeps {
   agents: AgentHost;
   storage: AgentsStorage;
   /** How long a task waits for the agent's loop before cancelling it (default 10 minutes). */
@@ -98,8 +99,8 @@ export function stateOf(status: string): TaskState {
  * uses, and the loop's `agent.finished` ends the task with the answer as its status message and an `answer` artifact.
  */
 export class A2aExecutor implements AgentExecutor {
-  /** The conversation of each task still running, for tasks/cancel. */
-  private readonly running = new Map<string, string>();
+  /** The conversation of each task still running, and what ends its wait, for tasks/cancel. */
+  private readonly running = new Map<string, { contextId: string; wait: AbortController }>();
 
   constructor(
     private readonly agentId: string,
@@ -132,7 +133,8 @@ export class A2aExecutor implements AgentExecutor {
       bus.finished();
     };
     // Known from here on, so tasks/cancel can end it; an error ends it `failed` unless it was cancelled first.
-    this.running.set(taskId, contextId);
+    const wait = new AbortController();
+    this.running.set(taskId, { contextId, wait });
     try {
       await this.openConversation(contextId);
       const after = await this.deps.storage.events.lastSeq(contextId);
@@ -146,7 +148,7 @@ export class A2aExecutor implements AgentExecutor {
       // Cancelled while the loop was starting: the cancel found nothing to stop, so it is stopped now.
       if (!this.running.has(taskId)) return void (await this.deps.agents.cancel(contextId).catch(() => undefined));
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
-      const stop: LoopStop = await nextLoopStop(this.deps, contextId, after, this.deps.timeoutMs ?? 600_000, () => !this.running.has(taskId));
+      const stop: LoopStop = await nextLoopStop(this.deps, contextId, after, this.deps.timeoutMs ?? 600_000, wait.signal);
       if (!this.running.has(taskId)) return;
       if (stop.kind === "permission") return finish(TaskState.TASK_STATE_INPUT_REQUIRED, permissionQuestion(stop));
       const { outcome } = stop;
@@ -159,9 +161,11 @@ export class A2aExecutor implements AgentExecutor {
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    const conversationId = this.running.get(taskId);
-    if (!conversationId) return;
+    const task = this.running.get(taskId);
+    if (!task) return;
     this.running.delete(taskId);
+    task.wait.abort();
+    const conversationId = task.contextId;
     // A loop that has not started yet (or already ended) has nothing to cancel; the task ends canceled all the same.
     await this.deps.agents.cancel(conversationId).catch(() => undefined);
     bus.publish(

@@ -7,6 +7,17 @@ export type EndingListener = (event: StoredEvent) => void;
 const RUN_ENDING_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled"]);
 export const isRunEnding = (event: StoredEvent): boolean => RUN_ENDING_TYPES.has(event.type);
 
+/** Adds `listener` to `streamId`'s set; the returned function removes it, and the set once empty (so a stream no one follows costs nothing). */
+function addTo<L>(sets: Map<string, Set<L>>, streamId: string, listener: L): () => void {
+  let set = sets.get(streamId);
+  if (!set) sets.set(streamId, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0) sets.delete(streamId);
+  };
+}
+
 /** In-process fan-out of events that are already persisted, by stream. */
 export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
@@ -22,13 +33,7 @@ export class EventHub {
   }
 
   subscribe(streamId: string, listener: EventListener): () => void {
-    let set = this.listeners.get(streamId);
-    if (!set) this.listeners.set(streamId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(streamId);
-    };
+    return addTo(this.listeners, streamId, listener);
   }
 
   /**
@@ -37,13 +42,7 @@ export class EventHub {
    * run's other events for it (`../queue/event-relay.ts`).
    */
   subscribeEnding(streamId: string, listener: EndingListener): () => void {
-    let set = this.enders.get(streamId);
-    if (!set) this.enders.set(streamId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.enders.delete(streamId);
-    };
+    return addTo(this.enders, streamId, listener);
   }
 
   /** Events this process stored, of one or more streams, each stream's in seq order: to the streams' listeners, then the taps. */

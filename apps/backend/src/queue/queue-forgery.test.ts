@@ -7,15 +7,14 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
 import { silentLogger } from "@weft/types";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { TEST_TOKEN } from "../testing/http-call.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { removeDir, RunAnswerSchema, slowWorkflow, tempDir, waitFor } from "../testing/test-server.ts";
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema, StartedRunSchema } from "../testing/answers.ts";
 import { parseExposition, sampleValue } from "../ops/testing/exposition.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 import { AGENT_JOB, AGENT_QUEUE, agentBusyKey, bullConnection, CANCEL_CHANNEL, cancelKey, EVENTS_CHANNEL, openRedis, QUEUE_PREFIX } from "./queue-names.ts";
 import { QueueSeal, sealJob, type QueueRejectReason } from "./queue-seal.ts";
 
@@ -36,8 +35,7 @@ const AuditRecord = z.object({ userId: z.string().optional() });
  * runs, the LLM asked, the run's end, a /ws client) and that the rejection is counted in /metrics.
  */
 describe("a process with access to Redis but not to the installation's secret", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let dataDir: string;
   let workerProject: string;
   let api: ChildServer;
@@ -104,12 +102,16 @@ describe("a process with access to Redis but not to the installation's secret", 
   };
 
   beforeAll(async () => {
-    [redis, database] = await Promise.all([startRedis(), queueTestDatabase()]);
-    dataDir = tempDir("weft-queue-forgery-");
     workerProject = tempDir("weft-queue-forgery-worker-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_PROJECT_DIR: `${dataDir}-project`, WEFT_DEMO_LLM: "off", WEFT_AUTH_TOKEN: TEST_TOKEN, ...database.env };
-    api = await spawnServer(dataDir, env);
-    worker = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject, WEFT_WORKER_METRICS_PORT: "0" }, ["--concurrency", "2"]);
+    cluster = await startQueueCluster({
+      name: "queue-forgery",
+      projectDir: true,
+      workerArgs: ["--concurrency", "2"],
+      env: { WEFT_AUTH_TOKEN: TEST_TOKEN },
+      workerEnv: { WEFT_PROJECT_DIR: workerProject, WEFT_WORKER_METRICS_PORT: "0" },
+    });
+    ({ dataDir, api } = cluster);
+    worker = cluster.workers[0] as ChildWorker;
     const announced = /weft worker metrics: (http:\/\/\S+)\/metrics/.exec(worker.output())?.[1];
     if (!announced) throw new Error(`the worker did not announce its metrics listener:\n${worker.output()}`);
     workerMetrics = announced;
@@ -117,8 +119,8 @@ describe("a process with access to Redis but not to the installation's secret", 
     expect(viewer.status).toBe(201);
     viewerId = z.object({ user: z.object({ id: z.string() }) }).parse(viewer.body).user.id;
 
-    attacker = await openRedis(redis.url, "attacker", silentLogger);
-    listener = await openRedis(redis.url, "attacker-listener", silentLogger);
+    attacker = await openRedis(cluster.redis.url, "attacker", silentLogger);
+    listener = await openRedis(cluster.redis.url, "attacker-listener", silentLogger);
     // What the announcements say, sealed or not: a seal authenticates, it does not hide.
     listener.on("message", (_channel: string, text: string) => {
       const outer = z.object({ body: z.string() }).safeParse(JSON.parse(text));
@@ -126,17 +128,15 @@ describe("a process with access to Redis but not to the installation's secret", 
       for (const [streamId] of announcement.streams) learned.add(streamId);
     });
     await listener.subscribe(EVENTS_CHANNEL);
-    agentsQueue = new Queue(AGENT_QUEUE, { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX });
+    agentsQueue = new Queue(AGENT_QUEUE, { connection: bullConnection(cluster.redis.url), prefix: QUEUE_PREFIX });
   });
 
   afterAll(async () => {
-    for (const p of [worker, api]) p?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, api?.proc.exited]);
     await agentsQueue?.close();
     attacker?.disconnect();
     listener?.disconnect();
-    await Promise.all([redis?.stop(), database?.stop(), ...llms.map((l) => l.stop())]);
-    for (const dir of [dataDir, `${dataDir}-project`, workerProject]) if (dir) removeDir(dir);
+    await Promise.all([cluster?.stop(), ...llms.map((l) => l.stop())]);
+    if (workerProject) removeDir(workerProject);
   });
 
   it("learns a conversation from weft:events and queues a message naming a viewer: no file, no audit record, no run, the model never asked; counted", async () => {

@@ -1,40 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { removeDir, tempDir } from "../testing/test-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { scheduledRuns, scheduleWorkflow, type ScheduledRun } from "../testing/schedules.ts";
 import { until } from "../testing/until.ts";
-import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "../queue/testing/queue-cluster.ts";
 
 const TICKS = 10;
 
 /** Schedules in queue mode: real PostgreSQL and Redis, two API processes each running a scheduler, a worker executing the runs. */
 describe("schedules with two API processes on one PostgreSQL", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
+  let cluster: QueueCluster;
   let apiA: ChildServer;
   let apiB: ChildServer;
-  let worker: ChildWorker;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-schedules-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    apiA = await spawnServer(dataDir, env);
-    apiB = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "2"]);
+    cluster = await startQueueCluster({ name: "queue-schedules", apiProcesses: 2, workerArgs: ["--concurrency", "2"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    [apiA, apiB] = cluster.apis as [ChildServer, ChildServer];
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, apiA?.proc.exited, apiB?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it(`a schedule every 2 s fires exactly once per tick over ${TICKS} ticks, and the runs execute on the worker`, async () => {

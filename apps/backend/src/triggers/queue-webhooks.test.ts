@@ -1,41 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { removeDir, tempDir } from "../testing/test-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { hookWorkflow, signedHeaders } from "../testing/webhooks.ts";
-import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "../queue/testing/queue-cluster.ts";
 
 const Activated = z.object({ secrets: z.array(z.object({ nodeId: z.string(), secret: z.string() })) });
 const Runs = z.object({ runs: z.array(z.object({ id: z.string() })) });
 
 /** Webhooks in queue mode: real Redis and PostgreSQL, two API processes, a `weft worker` executing the runs. */
 describe("webhooks in queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
+  let cluster: QueueCluster;
   let apiA: ChildServer;
   let apiB: ChildServer;
-  let worker: ChildWorker;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-hooks-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    apiA = await spawnServer(dataDir, env);
-    apiB = await spawnServer(dataDir, env);
-    worker = await spawnWorker(env, ["--concurrency", "2"]);
+    cluster = await startQueueCluster({ name: "queue-hooks", apiProcesses: 2, workerArgs: ["--concurrency", "2"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    [apiA, apiB] = cluster.apis as [ChildServer, ChildServer];
   });
 
   afterAll(async () => {
-    worker?.proc.kill("SIGKILL");
-    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, apiA?.proc.exited, apiB?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("a signed request to one API process runs on the worker and answers its output; the same request sent to the other process stores no run", async () => {

@@ -1,135 +1,42 @@
 import {
   AgentProfileSchema,
-  PermissionAnswerSchema,
   silentLogger,
   type AgentProfile,
-  type AgentProfileInput,
   type AgentSessionState,
-  type AgentStateStore,
   type AgentStatus,
   type AgentStepTrace,
   type ApprovalOutcome,
-  type ApprovalRequest,
-  type ContextBudgetInput,
   type ConversationMessage,
-  type ConversationStore,
   type LlmService,
   type Logger,
-  type NodeCatalog,
   type NodeServices,
   type PermissionAnswer,
   type PermissionPolicy,
   type PermissionRequest,
-  type RunEventSink,
-  type ToolHostService,
-  type WorkflowSource,
   messageOf,
 } from "@weft/types";
 import type { Manifest, ManifestEntry } from "../action/index.ts";
-import { userMessage, type ToolOutputStore } from "../conversation/index.ts";
-import type { ExecutionEngine } from "../engine/index.ts";
+import { userMessage } from "../conversation/index.ts";
 import { withLlmCaller } from "../llm/llm-caller.ts";
 import { PrivateState } from "../scene/index.ts";
 import { ToolHost, withCallContext } from "../toolhost/index.ts";
 import { ActionExecutor } from "./action-executor.ts";
+import { handOverApproval, notWaitingForApproval, pendingApprovalOf, waitingForApproval, APPROVALS_UNAVAILABLE, type PendingApproval } from "./agent-approval-waits.ts";
 import { AgentEventStream } from "./agent-events.ts";
+import type { AgentInstanceOptions, AgentRunOptions, AgentRunResult } from "./agent-instance-options.ts";
 import { permittedManifest, resolveAgentEntries } from "./agent-manifest.ts";
+import { PermissionWaits } from "./agent-permission-waits.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { approvalObservation, ASK_APPROVAL_ENTRY } from "./ask-approval.ts";
 import { userAnswerObservation } from "./ask-user.ts";
 import { Deliberation } from "./deliberation.ts";
 import { agentError, fail, ok, type AgentError, type AgentResult } from "./errors.ts";
 import { LoopMemory } from "./loop-memory.ts";
-import type { MistakeLimits } from "./mistake-tracker.ts";
-import { PendingPermissions, type PermissionBroker } from "./permission-broker.ts";
 import type { AgentProtocolAdapter } from "./protocol.ts";
 import { nativeProtocol } from "./protocol-native.ts";
 import { xmlProtocol } from "./protocol-xml.ts";
 import type { PendingQuestion } from "./step-actions.ts";
-import type { ActionJournal, PermissionRecord, StepEnvironment } from "./step-environment.ts";
-
-export interface AgentInstanceOptions {
-  profile: AgentProfileInput;
-  engine: ExecutionEngine;
-  /** Node types the profile's tools come from (usually the engine's catalog). */
-  catalog: NodeCatalog;
-  /** The deliberation workflow and the skills. */
-  workflows: WorkflowSource;
-  conversations: ConversationStore;
-  /** Continue this conversation (created when it does not exist); default a new one. */
-  conversationId?: string;
-  /** The agent id in events, traces and permission rules (a scene's instance id); default the profile id. */
-  instanceId?: string;
-  /** The LLM for the deliberation (bound to the profile's `llmProfileId`); default the engine's. */
-  llm?: LlmService;
-  /** For the file and shell tools; bound to this agent and conversation on every call. */
-  toolHost?: ToolHostService;
-  /**
-   * The tool host's rules, to leave denied tools out of the manifest (default: a `ToolHost`'s own
-   * policy, read again at the start of every loop, so changed settings apply from the next message).
-   */
-  permissions?: PermissionPolicy;
-  /** The tool host's gate: questions of this conversation come here and wait for `answerPermission`. */
-  permissionBroker?: PermissionBroker;
-  /**
-   * Whether this host can take an `ask_approval` request (default false): only one that stores it where someone can
-   * decide it (the backend's approvals inbox) and continues the loop with `answerApproval` once decided. The tool is
-   * offered to profiles that enable it (`askApproval`); where the host cannot take it, a call gets an error observation
-   * saying so (the agent goes on without waiting).
-   */
-  approvals?: boolean;
-  /**
-   * Stores an `ask_approval` request where it will be decided, before the session says `waiting_approval` (so a
-   * stored waiting session always has its request stored); a failure ends the loop `failed` instead of waiting.
-   */
-  onApprovalAsked?: (ask: { step: number; request: ApprovalRequest }) => Promise<void>;
-  /** Scene services (world, events, private state); without a private state the agent keeps its own. */
-  services?: NodeServices;
-  stateStore?: AgentStateStore;
-  /** Keeps results too large for an Observation (e.g. `FileToolOutputStore` on the @state/ folder). */
-  outputStore?: ToolOutputStore;
-  systemPrompt?: string;
-  budget?: ContextBudgetInput;
-  mistakes?: MistakeLimits;
-  observationChars?: number;
-  /** `agent.*` events, on the conversation's stream. */
-  onEvent?: RunEventSink;
-  /** Events of the deliberation and action runs, each on its run's stream. */
-  onRunEvent?: RunEventSink;
-  logger?: Logger;
-}
-
-export interface AgentRunOptions {
-  signal?: AbortSignal;
-  /** Services for this loop only (a scene's, per trigger), over the instance's. */
-  services?: NodeServices;
-  /** Wraps the loop's LLM for this loop only (a scene records each answer, or serves recorded ones after a crash). */
-  llm?: (llm: LlmService) => LlmService;
-  /** Wraps the conversation store for this loop only (a scene commits its effects before each step is recorded). */
-  conversations?: (store: ConversationStore) => ConversationStore;
-  /** Wraps the session store for this loop only (a scene saves the counters with its commit). */
-  sessions?: (store: AgentStateStore) => AgentStateStore;
-  /** Records this loop's tool calls, and gives back those already run before a crash (a scene's deliberation). */
-  actions?: ActionJournal;
-  /** The id of the message `sendMessage` appends (a scene names its trigger, to find it again after a crash). */
-  messageId?: string;
-  /** The user this loop acts for (who sent the message): named on its tool calls, so the audit log says who they were for. */
-  userId?: string;
-}
-
-/** How a loop ended. */
-export interface AgentRunResult {
-  conversationId: string;
-  status: AgentStatus;
-  reason?: string;
-  /** The final answer (`completed`). */
-  text?: string;
-  /** What the agent asks the user (`waiting_user`); answer it with `sendMessage`. */
-  question?: string;
-  steps: AgentStepTrace[];
-  /** Why the loop failed (`failed`). */
-  error?: AgentError;
-}
+import type { StepEnvironment } from "./step-environment.ts";
 
 const TRANSIENT: ReadonlySet<AgentStatus> = new Set(["running", "waiting_permission"]);
 
@@ -147,9 +54,7 @@ export class AgentInstance {
   private steps: number;
   private question: (PendingQuestion & { step: number }) | undefined;
   private controller: AbortController | undefined;
-  private recording: PermissionRecord[] | undefined;
-  private readonly permissionsPending: PendingPermissions;
-  private readonly detach: (() => void) | undefined;
+  private readonly permissionWaits: PermissionWaits;
   private readonly executor: ActionExecutor;
   private readonly protocol: AgentProtocolAdapter;
   private readonly logger: Logger;
@@ -183,8 +88,10 @@ export class AgentInstance {
       ...(options.observationChars ? { observationChars: options.observationChars } : {}),
     });
     this.protocol = profile.protocol === "openai-tools" ? nativeProtocol : xmlProtocol;
-    this.permissionsPending = new PendingPermissions({ onRequested: (r) => this.onPermissionRequested(r), onAnswered: (r, a) => this.onPermissionAnswered(r, a) });
-    this.detach = options.permissionBroker?.attach(conversationId, this.permissionsPending);
+    this.permissionWaits = new PermissionWaits(this.agentId, conversationId, events, options.permissionBroker, (waiting) => {
+      if (waiting) this.currentStatus = "waiting_permission";
+      else if (this.currentStatus === "waiting_permission") this.currentStatus = "running";
+    });
   }
 
   /** Checks the profile and everything it names, then opens (or continues) the conversation. */
@@ -254,13 +161,12 @@ export class AgentInstance {
   }
 
   pendingPermissions(): PermissionRequest[] {
-    return this.permissionsPending.list();
+    return this.permissionWaits.list();
   }
 
   /** What an `ask_approval` call waits for (`waiting_approval`); a decision answers it through `answerApproval`. */
-  get pendingApproval(): { question: string; request: ApprovalRequest; step: number; callId?: string } | undefined {
-    const q = this.question;
-    return q?.approval ? { question: q.question, request: q.approval, step: q.step, ...(q.callId !== undefined ? { callId: q.callId } : {}) } : undefined;
+  get pendingApproval(): PendingApproval | undefined {
+    return pendingApprovalOf(this.question);
   }
 
   /** Sends the user's message and runs the loop; while the agent waits for the user, the message is the answer. */
@@ -272,11 +178,8 @@ export class AgentInstance {
     const entries = question
       ? this.protocol.observationEntries([{ ...(question.callId ? { callId: question.callId } : {}), toolName: question.toolName, observation: userAnswerObservation(question.toolName, text) }], meta)
       : [userMessage(text, { ...meta, ...(options.messageId !== undefined ? { id: options.messageId } : {}) })];
-    try {
-      await (options.conversations ? options.conversations(this.options.conversations) : this.options.conversations).append(this.conversationId, entries);
-    } catch (error) {
-      return fail(agentError("CONVERSATION_FAILED", `The message could not be written to the conversation log: ${messageOf(error)}`));
-    }
+    const written = await this.appendToLog(entries, options, "message");
+    if (!written.ok) return written;
     this.question = undefined;
     return ok(await this.loop(options));
   }
@@ -293,18 +196,14 @@ export class AgentInstance {
   async answerApproval(step: number, outcome: ApprovalOutcome, options: AgentRunOptions = {}): Promise<AgentResult<AgentRunResult>> {
     if (this.controller) return fail(busy());
     const question = this.question;
-    if (!question?.approval || question.step !== step)
-      return fail(agentError("NOT_WAITING_FOR_APPROVAL", `Conversation ${this.conversationId} does not wait for the approval asked in step ${step}.`, "Nothing to continue: it was answered before."));
+    if (!question?.approval || question.step !== step) return fail(notWaitingForApproval(this.conversationId, step));
     const meta = { mode: "agent" as const, agentId: this.agentId };
     const entries = this.protocol.observationEntries(
       [{ ...(question.callId ? { callId: question.callId } : {}), toolName: question.toolName, observation: approvalObservation(question.toolName, outcome) }],
       meta,
     );
-    try {
-      await (options.conversations ? options.conversations(this.options.conversations) : this.options.conversations).append(this.conversationId, entries);
-    } catch (error) {
-      return fail(agentError("CONVERSATION_FAILED", `The decision could not be written to the conversation log: ${messageOf(error)}`));
-    }
+    const written = await this.appendToLog(entries, options, "decision");
+    if (!written.ok) return written;
     this.question = undefined;
     return ok(await this.loop(options));
   }
@@ -334,20 +233,7 @@ export class AgentInstance {
 
   /** Answers a permission question the loop is waiting on. */
   answerPermission(requestId: string, answer: PermissionAnswer | PermissionAnswer["answer"]): AgentResult<void> {
-    const parsed = PermissionAnswerSchema.safeParse(typeof answer === "string" ? { answer } : answer);
-    if (!parsed.success) return fail(agentError("INVALID_PERMISSION_ANSWER", `"${String(typeof answer === "string" ? answer : answer.answer)}" is not an answer; use once, always or reject.`));
-    if (!this.permissionsPending.answer(requestId, parsed.data)) {
-      const open = this.permissionsPending.list().map((r) => r.requestId);
-      return fail(
-        agentError(
-          "UNKNOWN_PERMISSION_REQUEST",
-          `No open permission question "${requestId}" in conversation ${this.conversationId}.`,
-          open.length > 0 ? `Open questions: ${open.join(", ")}.` : "Nothing is waiting for permission now.",
-          { requestId },
-        ),
-      );
-    }
-    return ok(undefined);
+    return this.permissionWaits.answer(requestId, answer);
   }
 
   /** Stops the running loop (the LLM stream and any running action are aborted). */
@@ -358,7 +244,7 @@ export class AgentInstance {
   /** Detaches from the permission broker; the instance must not be used afterwards. */
   dispose(): void {
     this.cancel();
-    this.detach?.();
+    this.permissionWaits.dispose();
   }
 
   private async loop(options: AgentRunOptions): Promise<AgentRunResult> {
@@ -400,13 +286,11 @@ export class AgentInstance {
     } finally {
       this.controller = undefined;
     }
-    const asked = this.question?.approval;
-    if (result.status === "waiting_approval" && asked && this.question && this.options.onApprovalAsked) {
-      try {
-        await this.options.onApprovalAsked({ step: this.question.step, request: asked });
-      } catch (error) {
+    if (result.status === "waiting_approval") {
+      const lost = await handOverApproval(this.question, this.options.onApprovalAsked);
+      if (lost !== undefined) {
         this.question = undefined;
-        result = { ...result, status: "failed", reason: `The approval request could not be stored, so nobody could decide it: ${messageOf(error)}. Send a message to let the agent go on.` };
+        result = { ...result, status: "failed", reason: lost };
       }
     }
     this.currentStatus = result.status;
@@ -452,35 +336,21 @@ export class AgentInstance {
       ...(o.onRunEvent ? { onRunEvent: o.onRunEvent } : {}),
       services,
       context: { ...(o.systemPrompt ? { systemPrompt: o.systemPrompt } : {}), ...(o.budget ? { budget: o.budget } : {}) },
-      permissions: {
-        begin: () => void (this.recording = []),
-        end: () => {
-          const records = this.recording ?? [];
-          this.recording = undefined;
-          return records;
-        },
-      },
+      permissions: this.permissionWaits.recorder,
       ...(actions ? { actions } : {}),
       ...(o.approvals === true ? {} : { approvalsRefused: APPROVALS_UNAVAILABLE }),
       signal,
     };
   }
 
-  private onPermissionRequested(request: PermissionRequest): void {
-    this.currentStatus = "waiting_permission";
-    this.events.emit({
-      type: "agent.permission.requested",
-      agentId: this.agentId,
-      requestId: request.requestId,
-      tool: request.tool,
-      ...(request.target !== undefined ? { target: request.target } : {}),
-    });
-  }
-
-  private onPermissionAnswered(request: PermissionRequest, answer: PermissionAnswer): void {
-    this.recording?.push({ requestId: request.requestId, tool: request.tool, ...(request.target !== undefined ? { target: request.target } : {}), answer: answer.answer });
-    this.events.emit({ type: "agent.permission.answered", agentId: this.agentId, requestId: request.requestId, answer: answer.answer });
-    if (this.permissionsPending.size === 0 && this.currentStatus === "waiting_permission") this.currentStatus = "running";
+  /** Appends the user's `what` (message or decision) to the log, through this loop's wrapper of the store when it has one. */
+  private async appendToLog(entries: ConversationMessage[], options: AgentRunOptions, what: string): Promise<AgentResult<void>> {
+    try {
+      await (options.conversations ? options.conversations(this.options.conversations) : this.options.conversations).append(this.conversationId, entries);
+      return ok(undefined);
+    } catch (error) {
+      return fail(agentError("CONVERSATION_FAILED", `The ${what} could not be written to the conversation log: ${messageOf(error)}`));
+    }
   }
 
   private async save(options: AgentRunOptions): Promise<void> {
@@ -509,13 +379,6 @@ export class AgentInstance {
 /** The permission rules the manifest follows: the given ones, else the tool host's current ones. */
 function policyOf(options: AgentInstanceOptions): PermissionPolicy | undefined {
   return options.permissions ?? (options.toolHost instanceof ToolHost ? options.toolHost.policy : undefined);
-}
-
-const APPROVALS_UNAVAILABLE =
-  "ask_approval is not available on this server: its agents run on queue-mode workers, where nothing could continue the conversation after the decision. Ask the user with ask_user instead, or go on without the approval if that is allowed.";
-
-function waitingForApproval(question: string): AgentError {
-  return agentError("WAITING_FOR_APPROVAL", `The agent waits for an approval of: ${question}`, "Decide it in the approvals inbox (GET /api/approvals, POST /api/approvals/:id/decision).");
 }
 
 function busy(): AgentError {

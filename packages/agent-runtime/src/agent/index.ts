@@ -1,4 +1,5 @@
-export { AgentInstance, type AgentInstanceOptions, type AgentRunOptions, type AgentRunResult } from "./agent-instance.ts";
+export { AgentInstance } from "./agent-instance.ts";
+export type { AgentInstanceOptions, AgentRunOptions, AgentRunResult } from "./agent-instance-options.ts";
 export { ActionExecutor, type ActionCall, type ActionExecutorOptions, type ActionOutcome, type ActionRunOptions } from "./action-executor.ts";
 export { buildAgentManifest, type AgentManifestSources } from "./agent-manifest.ts";
 export { buildAgentContext, type AgentContextInput, type AgentProtocol } from "./agent-context.ts";

@@ -1,7 +1,8 @@
 import type { AgentStepTrace, AgentTrigger } from "@weft/types";
 import { safeJson } from "../action/json.ts";
 import { DeliberationOverBudget, type Deliberate, type RecordedLlm } from "../scene/index.ts";
-import type { AgentInstance, AgentRunOptions } from "./agent-instance.ts";
+import type { AgentInstance } from "./agent-instance.ts";
+import type { AgentRunOptions } from "./agent-instance-options.ts";
 
 /** What an agent is told when a trigger wakes it: the user's text, or a short shell naming the event or timer. */
 export function triggerMessage(trigger: AgentTrigger): string {

@@ -9,7 +9,8 @@ import { DirectoryWorkflowSource, ExecutionEngine } from "../../engine/index.ts"
 import { ProfileLlmService, StaticLlmProfileResolver } from "../../llm/index.ts";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "../../llm/testing/scripted-llm-server.ts";
 import { ToolHost, type ToolHostOptions } from "../../toolhost/index.ts";
-import { AgentInstance, type AgentInstanceOptions } from "../agent-instance.ts";
+import { AgentInstance } from "../agent-instance.ts";
+import type { AgentInstanceOptions } from "../agent-instance-options.ts";
 import { InMemoryAgentStateStore } from "../agent-state-store.ts";
 import { PermissionBroker } from "../permission-broker.ts";
 

@@ -73,7 +73,8 @@ function cardUrlOf(raw: string): URL {
 function guardedFetch(card: URL, args: A2aCallArgs, env: ToolEnv, credential: AppliedCredential | undefined, timeoutMs: number) {
   const limits = env.limits;
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = new URL(input instanceof Request ? input.url : input.toString());
+    // A URL the SDK hands over is not parsed again.
+    const url = input instanceof URL ? input : new URL(input instanceof Request ? input.url : input);
     if (url.origin !== card.origin && !env.urlRules.permits(url.href))
       throw new NetFailure("E_PERMISSION_DENIED", `The agent card at ${card.href} names ${url.origin} as its endpoint, which the permission rules do not allow; add an allow rule for it.`, {
         url: url.href,

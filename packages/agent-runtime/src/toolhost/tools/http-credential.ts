@@ -1,4 +1,4 @@
-import { credentialMayGoTo, type CredentialResolver, type CredentialUse, type ResolvedCredential } from "@weft/types";
+import { credentialMayGoTo, hostPatternsOf, type CredentialResolver, type CredentialUse, type ResolvedCredential } from "@weft/types";
 import { ToolFailure } from "../tool-failure.ts";
 
 /** A named credential as one http.request call applies it: its headers, for the URLs it may go to. */
@@ -32,7 +32,9 @@ export async function applyCredential(name: string, url: URL, store: CredentialR
   const grant = await store.resolve(name, use);
   if (!grant.ok) throw new ToolFailure(grant.code, grant.message, { credential: name });
   const { hosts } = grant;
-  if (!credentialMayGoTo(hosts, url)) {
+  // Parsed once: every hop of the request (redirects) is checked against the same patterns.
+  const bound = hostPatternsOf(hosts);
+  if (!credentialMayGoTo(bound, url)) {
     throw new ToolFailure(
       "E_CREDENTIAL_HOST_NOT_ALLOWED",
       `The credential "${name}" may only be sent to ${hosts.join(", ")}; ${url.origin}${url.pathname} is not one of them, so nothing was sent. Use a URL there, or ask an owner to add this host to the credential (Settings → Credentials).`,
@@ -40,5 +42,5 @@ export async function applyCredential(name: string, url: URL, store: CredentialR
     );
   }
   const headers = credentialHeaders(grant.credential);
-  return { headersFor: (hop) => (hop.origin === url.origin && credentialMayGoTo(hosts, hop) ? headers : {}) };
+  return { headersFor: (hop) => (hop.origin === url.origin && credentialMayGoTo(bound, hop) ? headers : {}) };
 }
