@@ -91,8 +91,16 @@ describe("an eval suite in queue mode", () => {
     // Each case is still its own run, linkable from its result.
     const c3 = CaseRunAnswer.parse((await api.call("GET", `/api/runs/${side.results[3].runId}`)).body).run;
     expect(c3).toMatchObject({ status: "completed", inputs: { topic: "t3" } });
-    // Progress went out per case on the eval run's stream (what the Evals view follows), then the end.
-    const events = EventsAnswer.parse((await api.call("GET", `/api/streams/${run.id}/events`)).body).events;
+    // Progress went out per case on the eval run's stream (what the Evals view follows), then the end (journaled after
+    // the record is stored: waited for).
+    const events = await waitFor(
+      async () => {
+        const stored = EventsAnswer.parse((await api.call("GET", `/api/streams/${run.id}/events`)).body).events;
+        return stored.at(-1)?.type === "eval.finished" ? stored : undefined;
+      },
+      60_000,
+      `eval run ${run.id}'s eval.finished event`,
+    );
     expect(events.filter((e) => e.type === "eval.progress")).toHaveLength(20);
     expect(events.at(-1)).toMatchObject({ type: "eval.finished", status: "completed", passRates: [0.9] });
   });
