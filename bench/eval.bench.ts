@@ -19,6 +19,7 @@ import { spawnServer } from "../apps/backend/src/testing/child-server.ts";
 import { spawnWorker, type ChildWorker } from "../apps/backend/src/queue/testing/child-worker.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { StreamEnds } from "./support/stream-ends.ts";
+import { readFileSync } from "node:fs";
 
 const field = (body: unknown, key: string): unknown => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
 const EvalRunAnswerSchema = { parse: (body: unknown) => ({ run: EvalRunSchema.parse(field(body, "run")) }) };
@@ -97,8 +98,23 @@ const EVAL_CONCURRENCY = Number(process.env.BENCH_EVAL_CONCURRENCY ?? 16);
 const WORKERS = Number(process.env.BENCH_EVAL_WORKERS ?? 2);
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
 
+/** CPU time (user + system, ms) a child process has used so far, from /proc (Linux); undefined elsewhere. */
+function childCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Processes besides this one whose CPU per case the line reports (queue mode: the API and the workers). */
+type Children = Record<string, number[]>;
+
 /** Saves the 5-node skill and a suite of CASES cases on the server behind `call`, runs it, and prints the JSON line. */
-async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line: Record<string, unknown>): Promise<void> {
+async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line: Record<string, unknown>, children: Children = {}): Promise<void> {
+  const childCpu = () => Object.fromEntries(Object.entries(children).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + (childCpuMs(pid) ?? Number.NaN), 0)]));
   const profile = await call("POST", "/api/llm-profiles", { name: "Instant", baseUrl: modelUrl, model: "bench-model", timeoutMs: 10_000 });
   if (profile.status !== 201) throw new Error(`the LLM profile was refused: ${JSON.stringify(profile.body)}`);
   const profileId = String(field(field(profile.body, "profile"), "id"));
@@ -133,7 +149,9 @@ async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line:
   let seconds: number;
   let cpuMs: number;
   let runId: string;
+  const childCpuPerCase: Record<string, number> = {};
   try {
+    const children0 = childCpu();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const started = await call("POST", `/api/evals/suites/${suiteId}/runs`, { concurrency: EVAL_CONCURRENCY });
@@ -143,6 +161,8 @@ async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line:
     seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     cpuMs = (cpu.user + cpu.system) / 1000;
+    const children1 = childCpu();
+    for (const name of Object.keys(children)) childCpuPerCase[`${name}_cpu_ms_per_case`] = Math.round(((children1[name] - children0[name]) / CASES) * 100) / 100;
   } finally {
     ends.close();
   }
@@ -159,6 +179,7 @@ async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line:
       seconds: Math.round(seconds * 100) / 100,
       cases_per_s: Math.round((CASES / seconds) * 10) / 10,
       ...(line.mode === "embedded" ? { cpu_ms_per_case: Math.round((cpuMs / CASES) * 100) / 100 } : {}),
+      ...childCpuPerCase,
     }),
   );
 }
@@ -179,7 +200,7 @@ async function benchQueue(modelUrl: string): Promise<void> {
     try {
       const perWorker = String(Math.max(1, Math.ceil(EVAL_CONCURRENCY / WORKERS)));
       for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorker(env, ["--concurrency", perWorker]));
-      await benchSuite((method, path, body) => api.call(method, path, body), api.url, modelUrl, { mode: "queue", workers: WORKERS });
+      await benchSuite((method, path, body) => api.call(method, path, body), api.url, modelUrl, { mode: "queue", workers: WORKERS }, { api: [api.proc.pid], workers: workers.map((w) => w.proc.pid) });
     } finally {
       for (const w of workers) w.proc.kill("SIGKILL");
       api.proc.kill("SIGKILL");

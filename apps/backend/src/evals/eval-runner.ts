@@ -23,8 +23,12 @@ export interface FinishedRun {
 
 /** What the runner needs of the runs domain and the usage records (wired in index.ts). */
 export interface CaseRunPort {
+  /** Cases go out in batches (`startBatch`, queue mode: one job each) rather than one `start` each. */
+  readonly batched: boolean;
   /** Starts one run of the side's workflow with these inputs; its id. */
   start(workflow: SideWorkflow, inputs: Record<string, unknown>, createdBy: string | undefined): Promise<string>;
+  /** Starts a run per inputs, handed over together, executed one after another; per run its id or why it did not start. */
+  startBatch(workflow: SideWorkflow, inputs: ReadonlyArray<Record<string, unknown>>, createdBy: string | undefined): Promise<Array<{ runId: string } | { error: string }>>;
   /** Resolves when the run has ended, with what it did and used. */
   finished(runId: string): Promise<FinishedRun>;
 }
@@ -42,13 +46,13 @@ export function sideWorkflow(content: Workflow, side: EvalSide): Workflow {
   return { ...content, nodes: content.nodes.map((n) => (n.type.startsWith("llm:") ? { ...n, config: { ...n.config, profileId } } : n)) };
 }
 
-/** Runs one case on one side and checks its assertions. */
-async function runCase(port: CaseRunPort, workflow: SideWorkflow, testCase: EvalCase, createdBy: string | undefined, judge: Judge): Promise<CaseOutcome> {
+/** Runs one case (`start` starts its run, or throws why not) and checks its assertions. */
+async function runCase(port: CaseRunPort, start: () => Promise<string>, testCase: EvalCase, judge: Judge): Promise<CaseOutcome> {
   const base = { caseId: testCase.id, name: testCase.name };
   const began = Date.now();
   let runId: string;
   try {
-    runId = await port.start(workflow, testCase.inputs, createdBy);
+    runId = await start();
   } catch (error) {
     const message = messageOf(error);
     return {
@@ -107,8 +111,69 @@ export async function executeEvalRun(options: {
   report: EvalRunReport;
   log: Logger;
 }): Promise<void> {
-  const { cases, workflows, port, judge } = options;
-  await executeCases({ ...options, caseCount: cases.length, runOne: (side, index) => runCase(port, workflows[side], cases[index], options.createdBy, judge) });
+  const { cases, workflows, port, judge, createdBy } = options;
+  if (!port.batched) {
+    await executeCases({ ...options, caseCount: cases.length, runOne: (side, index) => runCase(port, () => port.start(workflows[side], cases[index].inputs, createdBy), cases[index], judge) });
+    return;
+  }
+  const starts = batchStarts({ ...options, sides: workflows.length });
+  // Every case is awaited at once; `batchStarts` bounds what runs: `concurrency` batches, each one case after another.
+  await executeCases({
+    ...options,
+    caseCount: cases.length,
+    concurrency: cases.length * workflows.length,
+    runOne: (side, index) => starts(side, index, (start) => runCase(port, start, cases[index], judge)),
+  });
+}
+
+/** Most cases in one batch (the queue's own bound, MAX_RUN_BATCH in ../queue/queue-names.ts, is higher). */
+const MAX_CASES_PER_BATCH = 50;
+/** Batches per concurrency slot: enough that the workers' slots stay busy while the last batches finish. */
+const BATCHES_PER_SLOT = 4;
+
+/**
+ * Queue mode: each side's cases in batches of ceil(cases / (concurrency × 4)) (at most MAX_CASES_PER_BATCH), at
+ * most `concurrency` batches started and not yet ended at a time, in case order. Each batch is one job, its cases
+ * run one after another on a worker, so at most `concurrency` case runs execute at once, as in the embedded mode.
+ * Answers `(side, index, judge)`: `judge` gets the case's start and resolves with its outcome; the batch's slot is
+ * freed once each of its cases is judged.
+ */
+function batchStarts(options: { cases: readonly EvalCase[]; sides: number; workflows: readonly SideWorkflow[]; concurrency: number; createdBy: string | undefined; port: CaseRunPort }) {
+  const { cases, port, workflows, createdBy } = options;
+  const slots = Math.max(1, options.concurrency);
+  const size = Math.min(MAX_CASES_PER_BATCH, Math.max(1, Math.ceil((cases.length * options.sides) / (slots * BATCHES_PER_SLOT))));
+  let free = slots;
+  const queued: Array<() => void> = [];
+  const slot = () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((resolve) => queued.push(resolve)));
+  const release = () => {
+    const next = queued.shift();
+    if (next) next();
+    else free++;
+  };
+  const batches = new Map<string, { started: Promise<Array<{ runId: string } | { error: string }>>; left: number }>();
+  const batchOf = (side: number, index: number) => {
+    const first = index - (index % size);
+    const key = `${side}:${first}`;
+    let batch = batches.get(key);
+    if (!batch) {
+      const inputs = cases.slice(first, first + size).map((c) => c.inputs);
+      batch = { started: slot().then(() => port.startBatch(workflows[side], inputs, createdBy)), left: inputs.length };
+      batches.set(key, batch);
+    }
+    return { batch, at: index - first };
+  };
+  return async (side: number, index: number, judge: (start: () => Promise<string>) => Promise<CaseOutcome>): Promise<CaseOutcome> => {
+    const { batch, at } = batchOf(side, index);
+    try {
+      return await judge(async () => {
+        const answer = (await batch.started)[at];
+        if ("error" in answer) throw new Error(answer.error);
+        return answer.runId;
+      });
+    } finally {
+      if (--batch.left === 0) release();
+    }
+  };
 }
 
 /** What running one case on one side gives: its result, and the version that side ran when it did not name one. */

@@ -1,5 +1,6 @@
 import type { Observation } from "@weft/types";
 import { Table } from "../storage/table.ts";
+import { ID_LIST_CHUNK } from "./run-repository.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -9,6 +10,8 @@ export interface OrderedObservation {
 
 export interface ObservationRepository {
   listByRun(runId: string): Promise<Observation[]>;
+  /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
+  countExecuted(runIds: readonly string[]): Promise<Map<string, number>>;
   /** Inserts or replaces observations by (runId, invocationId). */
   upsert(items: OrderedObservation[]): Promise<void>;
   /** Replaces every observation of the run with these, in this order. */
@@ -26,6 +29,20 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
   async listByRun(runId: string): Promise<Observation[]> {
     const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
     return rows.map((r) => JSON.parse(r.data) as Observation);
+  }
+
+  async countExecuted(runIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>(runIds.map((id) => [id, 0]));
+    for (let i = 0; i < runIds.length; i += ID_LIST_CHUNK) {
+      const rows = await this.db
+        .selectFrom("observations")
+        .select(["run_id", "data"])
+        .where("run_id", "in", runIds.slice(i, i + ID_LIST_CHUNK))
+        .execute();
+      // `cached` sits in the JSON document (both engines): read here, as listByRun's callers did.
+      for (const row of rows) if ((JSON.parse(row.data) as Observation).cached !== true) counts.set(row.run_id, (counts.get(row.run_id) ?? 0) + 1);
+    }
+    return counts;
   }
 
   /** One statement per MAX_INSERT_ROWS (the run writer flushes hundreds at once); the last copy of an invocation wins. */

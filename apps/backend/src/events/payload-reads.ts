@@ -41,6 +41,7 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
     },
     list: async (query) => hydratePayloads<RunSummary[]>(await storage.runs.list(query), load),
     listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
+    listEnded: async (ids) => hydratePayloads<RunRecord[]>(await storage.runs.listEnded(ids), load),
     getWorkflow: async (id) => {
       // The snapshot may be a reference (an agent's run): read the column as stored, resolve it, then check it.
       const text = await storedRunWorkflow(storage.sql, id);

@@ -91,7 +91,12 @@ export interface RunRepository {
   takeWaiting(id: string): Promise<boolean>;
   /** Runs a previous process left queued or running. */
   listUnfinished(): Promise<RunRecord[]>;
+  /** Those of these runs that have ended (any order): one query for many, for who follows many runs' ends (an eval run). */
+  listEnded(ids: readonly string[]): Promise<RunRecord[]>;
 }
+
+/** A run's stored status once it has ended: nothing changes it after. */
+export const ENDED_STATUSES = ["completed", "failed", "cancelled", "interrupted", "budget_exceeded"] as const satisfies readonly RunRecord["status"][];
 
 /** The `runs` table (`ord`, PostgreSQL's insertion counter, is not read). */
 export interface RunsTable {
@@ -266,4 +271,17 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("status", "in", ["queued", "running"]).orderBy("created_at").orderBy(this.insertionOrder).execute();
     return rows.map(decodeRun);
   }
+
+  async listEnded(ids: readonly string[]): Promise<RunRecord[]> {
+    const out: RunRecord[] = [];
+    for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) {
+      const chunk = ids.slice(i, i + ID_LIST_CHUNK);
+      const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute();
+      for (const row of rows) out.push(decodeRun(row));
+    }
+    return out;
+  }
 }
+
+/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
+export const ID_LIST_CHUNK = 500;

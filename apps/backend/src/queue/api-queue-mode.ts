@@ -6,7 +6,7 @@ import type { Tracing } from "@weft/agent-runtime";
 import type { EventRepository } from "../events/event-repository.ts";
 import type { RunDispatcher } from "../runs/run-dispatcher.ts";
 import type { RunQueueProbe } from "../ops/queue-probe.ts";
-import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, SCENE_QUEUE, type RunJobData } from "./queue-names.ts";
+import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, SCENE_QUEUE, type RunQueueJobData } from "./queue-names.ts";
 import { EventRelay, RelayingEventHub } from "./event-relay.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { queueModeProbe } from "./queue-probe.ts";
@@ -66,7 +66,7 @@ export async function startApiQueueMode(options: {
     subscriber.disconnect();
     throw error;
   });
-  const queue = new Queue<SealedJob<RunJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
+  const queue = new Queue<SealedJob<RunQueueJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX });
   queue.on("error", errorReporter("run queue", log));
   // Read-only handles for metrics: the agents' and scenes' hosts add their jobs through queues of their own.
   const probed = [AGENT_QUEUE, SCENE_QUEUE].map((name) => new Queue(name, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));

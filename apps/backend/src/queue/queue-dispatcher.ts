@@ -2,7 +2,8 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { RunRecord } from "../events/run-repository.ts";
 import type { DispatchCancel, RunDispatcher } from "../runs/run-dispatcher.ts";
-import { RUN_JOB, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { randomUUID } from "node:crypto";
+import { RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, type RunBatchJobData, type RunJobData, type RunQueueJobData } from "./queue-names.ts";
 import { requestCancel } from "./cancel-signal.ts";
 import { sealJob, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 import { traceEnqueue } from "./run-trace.ts";
@@ -28,7 +29,7 @@ export class QueueRunDispatcher implements RunDispatcher {
   private counted: { waiting: number; at: number } | undefined;
 
   constructor(
-    private readonly queue: Queue<SealedJob<RunJobData>>,
+    private readonly queue: Queue<SealedJob<RunQueueJobData>>,
     /** For cancel requests (a normal connection, not the subscriber). */
     private readonly redis: Redis,
     /** Seals each job and cancel: a worker runs only what an API of this installation queued. */
@@ -56,6 +57,13 @@ export class QueueRunDispatcher implements RunDispatcher {
     await this.queue.add(RUN_JOB, sealJob(this.seal, RUN_QUEUE, runId, data), { jobId: runId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
   }
 
+  async dispatchBatch(runs: ReadonlyArray<{ record: RunRecord }>): Promise<void> {
+    // Ids only, as for one run; not traced per run (a batch is one job: its runs start their own traces on the worker).
+    const jobId = `batch-${randomUUID()}`;
+    const data: RunBatchJobData = { runIds: runs.map((r) => r.record.id) };
+    await this.queue.add(RUN_BATCH_JOB, sealJob(this.seal, RUN_QUEUE, jobId, data), { jobId, attempts: 1, removeOnComplete: true, removeOnFail: { count: KEEP_FAILED_JOBS } });
+  }
+
   private async waiting(): Promise<number> {
     const now = Date.now();
     if (this.counted && now - this.counted.at < COUNT_REUSE_MS) return this.counted.waiting;
@@ -69,8 +77,12 @@ export class QueueRunDispatcher implements RunDispatcher {
   }
 
   async cancel(runId: string): Promise<DispatchCancel> {
-    // Gone from the queue: it finished (its record says how) or was never queued here.
-    if (!(await this.queue.getJob(runId))) return "unknown";
+    // No job of its own: a batch's run (its worker reads the cancel key as it comes to it, or gets the message while
+    // running it), or one that already ended (the caller reads its record again). Signalled either way.
+    if (!(await this.queue.getJob(runId))) {
+      await requestCancel(this.redis, this.seal, runId);
+      return "signalled";
+    }
     // BullMQ removes a job only while no worker holds its lock: it never started, or its worker died.
     if ((await this.queue.remove(runId)) === 1) return "removed";
     await requestCancel(this.redis, this.seal, runId);

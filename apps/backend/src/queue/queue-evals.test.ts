@@ -1,18 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "@weft/agent-runtime";
-import { EvalRunSchema, type EvalCase } from "@weft/types";
+import { EvalRunSchema, type EvalCase, type EvalRun } from "@weft/types";
 import { ProfileIdAnswerSchema } from "../testing/answers.ts";
 import { say } from "../testing/agent-eval-fixture.ts";
 import { templateWorkflow, waitFor } from "../testing/test-server.ts";
+import type { WorkflowInput } from "@weft/types";
 import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
 
 const RunAnswer = z.object({ run: EvalRunSchema });
 const SuiteAnswer = z.object({ suite: z.object({ id: z.string() }) });
+const EventsAnswer = z.object({ events: z.array(z.object({ type: z.string() }).loose()) });
+const CaseRunAnswer = z.object({ run: z.object({ status: z.string(), inputs: z.record(z.string(), z.unknown()) }) });
+
+/** The batch each run a worker executed came in (its `run taken {"runId", "batch"}` log lines). */
+const batchesOf = (worker: ChildWorker): Map<string, string> => new Map([...worker.output().matchAll(/run taken \{"runId":"([^"]+)","batch":"([^"]+)"/g)].map((m): [string, string] => [m[1], m[2]]));
+
+/** input → wait `ms` → output: a case that is still running while the test acts. */
+const slowEcho = (ms: number): WorkflowInput => ({
+  id: "slow-echo",
+  name: "Slow echo",
+  nodes: [
+    { id: "topic", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } },
+    { id: "wait", type: "core:delay", inputs: { ms } },
+    { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+  ],
+  edges: [
+    { id: "e1", source: "topic", sourceHandle: "value", target: "wait", targetHandle: "value" },
+    { id: "e2", source: "wait", sourceHandle: "value", target: "out", targetHandle: "value" },
+  ],
+});
 
 /**
- * Issue 33 item 4: an eval suite in queue mode. The API process runs no workflow itself: each case run is a job that
- * one of two `weft worker` processes (sharing PostgreSQL and Redis with it) takes; the eval run counts their results.
+ * Issue 33 item 4: an eval suite in queue mode. The API process runs no workflow itself: the cases go out in batches,
+ * one job per batch, which two `weft worker` processes (sharing PostgreSQL and Redis with it) take, each batch's cases
+ * one after another; each case is still its own run, and the eval run counts their results.
  */
 describe("an eval suite in queue mode", () => {
   let cluster: QueueCluster;
@@ -31,7 +54,7 @@ describe("an eval suite in queue mode", () => {
 
   beforeAll(async () => {
     llm = await startScriptedLlmServer();
-    cluster = await startQueueCluster({ name: "queue-evals", workers: 2, workerArgs: ["--concurrency", "2"], env: { WEFT_WORKER_LOCK_MS: "5000" } });
+    cluster = await startQueueCluster({ name: "queue-evals", workers: 2, workerArgs: ["--concurrency", "2"], env: { WEFT_WORKER_LOCK_MS: "2000" } });
     api = cluster.api;
   });
 
@@ -40,7 +63,18 @@ describe("an eval suite in queue mode", () => {
     await llm?.stop();
   });
 
-  it("runs 20 cases on the 2 workers and reports the exact pass rate (18 of 20)", async () => {
+  const runSuite = async (workflowId: string, cases: EvalCase[], concurrency: number): Promise<EvalRun> => {
+    const suite = await api.call("POST", "/api/evals/suites", { name: `queued ${workflowId}`, target: { kind: "workflow", id: workflowId }, cases });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    return awaitRun(RunAnswer.parse(started.body).run.id);
+  };
+
+  /** How many times each run started executing (its stream's `run.started` events). */
+  const startsOf = async (runId: string): Promise<number> => EventsAnswer.parse((await api.call("GET", `/api/streams/${runId}/events`)).body).events.filter((e) => e.type === "run.started").length;
+
+  it("runs 20 cases on the 2 workers in batches and reports the exact pass rate (18 of 20)", async () => {
     expect((await api.call("POST", "/api/workflows", { workflow: templateWorkflow("notes") })).status).toBe(201);
     const wrong = new Set([3, 14]);
     const cases: EvalCase[] = Array.from({ length: 20 }, (_, i) => ({
@@ -49,20 +83,84 @@ describe("an eval suite in queue mode", () => {
       inputs: { topic: `t${i}` },
       assertions: [{ kind: "equals", output: "text", expected: wrong.has(i) ? `Wrong ${i}` : `Notes on t${i}` }],
     }));
-    const suite = await api.call("POST", "/api/evals/suites", { name: "queued", target: { kind: "workflow", id: "notes" }, cases });
-    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
-    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 8 });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    const run = await awaitRun(RunAnswer.parse(started.body).run.id);
+    // Concurrency 2: batches of ceil(20 / (2 × 4)) = 3 cases, 7 jobs for 20 runs.
+    const run = await runSuite("notes", cases, 2);
     expect(run.status).toBe("completed");
     const [side] = run.sides;
     expect(side.passRate).toBe(0.9);
     expect(side.results.filter((r) => !r.pass).map((r) => r.caseId)).toEqual(["c3", "c14"]);
-    // Every case run was a job a worker took (the API process runs none).
-    const taken = new Set(cluster.workers.flatMap((w) => w.runsTaken()));
-    const runIds = side.results.map((r) => r.runId);
-    expect(runIds.every((r) => r !== undefined && taken.has(r))).toBe(true);
+    // Every case run came in a batch a worker took (the API process runs none), each run taken once.
+    const batches = new Map(cluster.workers.flatMap((w) => [...batchesOf(w)]));
+    const runIds = side.results.map((r) => r.runId ?? "");
     expect(new Set(runIds).size).toBe(20);
+    expect(runIds.every((r) => batches.has(r))).toBe(true);
+    expect(new Set(runIds.map((r) => batches.get(r))).size).toBe(7);
+    expect(cluster.workers.flatMap((w) => w.runsTaken()).filter((r) => runIds.includes(r))).toHaveLength(20);
+    // Each case is still its own run, linkable from its result.
+    const c3 = CaseRunAnswer.parse((await api.call("GET", `/api/runs/${side.results[3].runId}`)).body).run;
+    expect(c3).toMatchObject({ status: "completed", inputs: { topic: "t3" } });
+    // Progress went out per case on the eval run's stream (what the Evals view follows), then the end (journaled after
+    // the record is stored: waited for).
+    const events = await waitFor(
+      async () => {
+        const stored = EventsAnswer.parse((await api.call("GET", `/api/streams/${run.id}/events`)).body).events;
+        return stored.at(-1)?.type === "eval.finished" ? stored : undefined;
+      },
+      60_000,
+      `eval run ${run.id}'s eval.finished event`,
+    );
+    expect(events.filter((e) => e.type === "eval.progress")).toHaveLength(20);
+    expect(events.at(-1)).toMatchObject({ type: "eval.finished", status: "completed", passRates: [0.9] });
+  });
+
+  it("a batch whose worker is killed mid-way ends every case once: ended cases are not run again, the rest run on the other worker", async () => {
+    expect((await api.call("POST", "/api/workflows", { workflow: slowEcho(400) })).status).toBe(201);
+    const cases: EvalCase[] = Array.from({ length: 12 }, (_, i) => ({
+      id: `s${i}`,
+      name: `slow ${i}`,
+      inputs: { topic: `s${i}` },
+      assertions: [{ kind: "equals", output: "text", expected: `s${i}` }],
+    }));
+    const suite = await api.call("POST", "/api/evals/suites", { name: "killed", target: { kind: "workflow", id: "slow-echo" }, cases });
+    // Concurrency 1: batches of ceil(12 / 4) = 3 cases, one batch at a time.
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 1 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const id = RunAnswer.parse(started.body).run.id;
+    // The first case ended: the worker that took its batch is on the batch's next case. Kill it there.
+    const firstRun = await waitFor(
+      async () => {
+        const answer = RunAnswer.parse((await api.call("GET", `/api/evals/runs/${id}`)).body).run;
+        return answer.sides[0].results.find((r) => r.caseId === "s0")?.runId;
+      },
+      120_000,
+      "the first case's end",
+    );
+    const holder = cluster.workers.find((w) => batchesOf(w).has(firstRun));
+    if (!holder) throw new Error("no worker took the first case's run");
+    const killed = batchesOf(holder);
+    const survivor = cluster.workers.find((w) => w !== holder);
+    if (!survivor) throw new Error("no second worker");
+    await cluster.kill(holder);
+    const run = await awaitRun(id);
+    expect(run.status).toBe("completed");
+    const results = run.sides[0].results;
+    expect(results.map((r) => r.caseId).sort()).toEqual(cases.map((c) => c.id).sort());
+    const runIds = results.map((r) => r.runId ?? "");
+    expect(new Set(runIds).size).toBe(12);
+    // Each run executed on one worker at most once: the batch handed over skipped what had ended.
+    const taken = [...killed.keys(), ...batchesOf(survivor).keys()].filter((r) => runIds.includes(r));
+    expect(taken.length).toBe(new Set(taken).size);
+    for (const runId of runIds) expect(await startsOf(runId)).toBeLessThanOrEqual(1);
+    // The case the killed worker was running ends `interrupted` (never run twice); every other case ran and passed.
+    const notPassed = results.filter((r) => !r.pass);
+    expect(notPassed.length).toBeLessThanOrEqual(1);
+    for (const r of notPassed) expect(r.runStatus).toBe("interrupted");
+    expect(results.filter((r) => r.pass)).toHaveLength(12 - notPassed.length);
+    // The killed batch's 3 runs each executed on exactly one of the two: what never started there ran on the survivor.
+    const killedBatch = killed.get(firstRun);
+    const inBatch = [...killed, ...batchesOf(survivor)].filter(([, batch]) => batch === killedBatch).map(([runId]) => runId);
+    expect(inBatch).toHaveLength(3);
+    expect(new Set(inBatch).size).toBe(3);
   });
 
   it("runs an agent suite's sides on the workers with the chosen version and LLM profile, not the stored profile", async () => {

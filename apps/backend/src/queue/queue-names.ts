@@ -24,6 +24,18 @@ export const RunJobDataSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
+/** Most runs one batch job carries: a batch is executed one run after another, so it holds one worker slot that long. */
+export const MAX_RUN_BATCH = 100;
+/**
+ * Job name of a batch of recorded runs (an eval run's cases), executed one after another by the worker that takes it; its
+ * id is `batch-<uuid>`. Handed over again after a stall, it skips the runs that ended and closes the one left running.
+ */
+export const RUN_BATCH_JOB = "workflow-run-batch";
+export const RunBatchJobDataSchema = z.object({ runIds: z.array(z.string().min(1)).min(1).max(MAX_RUN_BATCH) });
+export type RunBatchJobData = z.infer<typeof RunBatchJobDataSchema>;
+/** What the run queue's jobs carry: one run, or a batch. */
+export type RunQueueJobData = RunJobData | RunBatchJobData;
+
 /** Agents' conversation loops: a job per user message (see `agent-worker.ts`); its id is the busy marker's value. */
 export const AGENT_QUEUE = "agents";
 export const AGENT_JOB = "agent-message";

@@ -1,9 +1,9 @@
-import type { Job, Worker } from "bullmq";
+import { UnrecoverableError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
 import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
-import { queueWorker, RUN_QUEUE, RunJobDataSchema, type QueueWorkerSlots, type RunJobData } from "./queue-names.ts";
+import { queueWorker, RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, RunBatchJobDataSchema, RunJobDataSchema, type QueueWorkerSlots, type RunQueueJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 import { jobTraceParent } from "./run-trace.ts";
@@ -39,7 +39,7 @@ export interface RunWorkerDeps {
  */
 export class RunWorker {
   private readonly held = new Map<string, AbortController>();
-  private worker: Worker<SealedJob<RunJobData>> | undefined;
+  private worker: Worker<SealedJob<RunQueueJobData>> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
   constructor(
@@ -54,7 +54,7 @@ export class RunWorker {
 
   async start(): Promise<void> {
     this.stopListening = await listenForCancels(this.deps.subscriber, this.deps.seal, (runId) => this.cancel(runId));
-    this.worker = queueWorker<SealedJob<RunJobData>>(
+    this.worker = queueWorker<SealedJob<RunQueueJobData>>(
       RUN_QUEUE,
       (job) => this.process(job),
       // Handed over again after a stall, the job only closes the run (see above). Past this count BullMQ
@@ -108,14 +108,34 @@ export class RunWorker {
     controller.abort(new Error("cancelled by request"));
   }
 
-  private async process(job: Job<SealedJob<RunJobData>>): Promise<void> {
+  private async process(job: Job<SealedJob<RunQueueJobData>>): Promise<void> {
+    const { seal } = this.deps;
+    switch (job.name) {
+      case RUN_JOB: {
+        // No age limit: a job may wait long for a worker, and its run's stored status refuses a replay (only a `queued` run is executed).
+        const { runId, traceparent } = openJob(seal, RUN_QUEUE, job, RunJobDataSchema, "a run job");
+        this.deps.log.info("run taken", { runId, attempt: job.attemptsStarted });
+        await this.runOne(runId, traceparent);
+        return;
+      }
+      case RUN_BATCH_JOB: {
+        // One after another; each run's stored status decides, so a batch handed over after a stall runs only what never started.
+        const { runIds } = openJob(seal, RUN_QUEUE, job, RunBatchJobDataSchema, "a run batch job");
+        for (const runId of runIds) await this.runOne(runId, undefined, job.id);
+        return;
+      }
+      default:
+        // Sealed by this installation, yet no name this worker knows (another version's API): failed, never retried.
+        throw new UnrecoverableError(`a job named "${job.name}" on the run queue is not one this worker runs`);
+    }
+  }
+
+  /** Executes one recorded run if it is still `queued`; closes it if a dead worker left it `running`; else nothing. */
+  private async runOne(runId: string, traceparent: string | undefined, batch?: string): Promise<void> {
     const { storage, executor, log, seal } = this.deps;
-    // No age limit: a job may wait long for a worker, and its run's stored status refuses a replay (only a `queued` run is executed).
-    const { runId, traceparent } = openJob(seal, RUN_QUEUE, job, RunJobDataSchema, "a run job");
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
     this.held.set(runId, controller);
-    this.deps.log.info("run taken", { runId, attempt: job.attemptsStarted });
     try {
       // One round trip's time for all three: this is the queue mode's latency per run.
       const [record, cancelAsked, workflow] = await Promise.all([
@@ -147,6 +167,8 @@ export class RunWorker {
           return never;
         }
       }
+      // A batch's run is logged as taken only when it executes here: a batch handed over again skips what ended.
+      if (batch !== undefined) log.info("run taken", { runId, batch });
       if (controller.signal.aborted || cancelAsked) {
         await executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
         return;

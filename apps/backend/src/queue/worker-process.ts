@@ -19,7 +19,7 @@ import { AgentService } from "../agents/agent-service.ts";
 import { AgentWorker } from "./agent-worker.ts";
 import { installationSeal, type SealedJob } from "./queue-seal.ts";
 import { Queue } from "bullmq";
-import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunJobData } from "./queue-names.ts";
+import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type RunQueueJobData } from "./queue-names.ts";
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { RunService, startErrorWorkflows } from "../runs/index.ts";
 import { withSkillCheck } from "../workflows/index.ts";
@@ -95,7 +95,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   let subscriber: Redis | undefined;
   let controlSubscriber: Redis | undefined;
   let ops: WorkerOps | undefined;
-  let runQueue: Queue<SealedJob<RunJobData>> | undefined;
+  let runQueue: Queue<SealedJob<RunQueueJobData>> | undefined;
   try {
     // The API's key (its WEFT_SECRET or master.key): without it nothing this worker reads from Redis would pass its check.
     const seal = installationSeal(options.dataDir, options.secret, redactor, log.child("queue"));
@@ -164,7 +164,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       permissionBroker: rt.permissionBroker,
     };
     // A run failing here starts its workflow's error workflow from here: recorded, and queued for any worker.
-    const errorRunQueue = (runQueue = new Queue<SealedJob<RunJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
+    const errorRunQueue = (runQueue = new Queue<SealedJob<RunQueueJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
     errorRunQueue.on("error", errorReporter("run queue", log));
     const runs = new RunService({
       storage,

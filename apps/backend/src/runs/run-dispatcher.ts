@@ -26,6 +26,8 @@ export interface RunDispatcher {
    * `recorded` nodes, already read by the caller, serve an executor in this process; another process reads them.
    */
   dispatch(run: RunRecord, workflow: Workflow, recorded?: Map<string, RecordedNode>): Promise<number>;
+  /** Hands several recorded runs over together, to be executed one after another (queue mode: one job for all). */
+  dispatchBatch(runs: ReadonlyArray<{ record: RunRecord; workflow: Workflow }>): Promise<void>;
   /** Place in line (1 = next), when this process knows it without asking anyone; undefined otherwise. */
   position(runId: string): number | undefined;
   /** Stops a run: "removed" (never started; the caller ends it `cancelled`), "signalled" (its executor ends it), or "unknown". */
@@ -54,6 +56,11 @@ export class LocalRunDispatcher implements RunDispatcher {
     // Never started (a resumed run has): nothing of it is stored but its record, and only this process executes it.
     if (run.startedAt === undefined) this.executor.prepareNew(run.id);
     return this.queue.enqueue(run.id, (signal) => this.executor.execute(run, workflow, signal, recorded, parent));
+  }
+
+  async dispatchBatch(runs: ReadonlyArray<{ record: RunRecord; workflow: Workflow }>): Promise<void> {
+    // This process's queue already bounds how many execute at once: each run is queued as it would be alone.
+    for (const { record, workflow } of runs) await this.dispatch(record, workflow);
   }
 
   position(runId: string): number | undefined {

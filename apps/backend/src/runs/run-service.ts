@@ -60,6 +60,8 @@ const CHECKED_WORKFLOWS = 256;
 const storedRevision = (stored: { document: Workflow; createdAt: number; updatedAt: number }) => `${stored.createdAt}:${stored.updatedAt}:${stored.document.revision}`;
 
 type Started = { runId: string; status: "queued"; queuePosition: number };
+/** One run of `startBatch`: started (its id), or why not. */
+export type BatchStart = { runId: string } | { error: string };
 
 /**
  * A run checked and built but not recorded yet (`RunService.prepare`): a scheduler records it in the transaction that
@@ -122,6 +124,36 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
     }
     return { runId: record.id, status: "queued", queuePosition };
+  }
+
+  /**
+   * Several runs handed over together (an eval run's cases): each checked and recorded as its own run, then one
+   * hand-over for all (queue mode: one job, `../queue/run-worker.ts` runs them one after another). Answers per
+   * request, in order, its run id or why it was not started; never throws for one request's fault.
+   */
+  async startBatch(requests: readonly StartRunRequest[]): Promise<BatchStart[]> {
+    const answers: BatchStart[] = [];
+    const prepared: PreparedRun[] = [];
+    for (const request of requests) {
+      try {
+        const one = await this.prepare(request);
+        prepared.push(one);
+        answers.push({ runId: one.record.id });
+      } catch (error) {
+        answers.push({ error: messageOf(error) });
+      }
+    }
+    await Promise.all(prepared.map((one) => this.store(one)));
+    if (prepared.length === 0) return answers;
+    try {
+      await this.deps.dispatcher.dispatchBatch(prepared.map(({ record, workflow }) => ({ record, workflow })));
+    } catch (error) {
+      this.deps.log.error("dispatching a batch of runs failed", { runs: prepared.length, error: messageOf(error) });
+      for (const one of prepared) await this.deps.executor.finishUnstarted(one.record.id, "interrupted", "interrupted: the run could not be queued", INTERRUPTED);
+      const why = "The run queue is unreachable; the run was not started. Retry shortly.";
+      return answers.map((answer) => ("runId" in answer ? { error: why } : answer));
+    }
+    return answers;
   }
 
   /** Records a prepared run `queued` (inside the caller's transaction when there is one). */

@@ -2,6 +2,7 @@ import { sql, type Generated } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
 import { Table, type TableEngine } from "../storage/table.ts";
+import { ID_LIST_CHUNK } from "../events/run-repository.ts";
 import type { UsageGroup, UsageQuery, UsageRecord, UsageRow } from "./usage-schemas.ts";
 
 interface UsageTable {
@@ -83,6 +84,34 @@ export class UsageRepository extends Table<{ llm_usage: UsageTable }, TableEngin
         estimated: record.usage.estimated === true,
       })
       .execute();
+  }
+
+  /**
+   * Tokens and cost per run, for many runs in one query (an eval run's cases); a run without calls is absent.
+   * `costUsd` is null when a call's price is unknown (a partial sum never passes for the whole).
+   */
+  async totalsByRun(runIds: readonly string[]): Promise<Map<string, { tokens: number; costUsd: number | null }>> {
+    const totals = new Map<string, { tokens: number; costUsd: number | null }>();
+    for (let i = 0; i < runIds.length; i += ID_LIST_CHUNK) {
+      const rows = await this.db
+        .selectFrom("llm_usage")
+        .where("run_id", "in", runIds.slice(i, i + ID_LIST_CHUNK))
+        .select("run_id")
+        .select((eb) => [
+          eb.fn.countAll().as("calls"),
+          eb.fn.coalesce(eb.fn.sum("total_tokens"), sql.lit(0)).as("total_tokens"),
+          eb.fn.sum("cost_usd").as("cost_usd"),
+          eb.fn.count("cost_usd").as("priced_calls"),
+        ])
+        .groupBy("run_id")
+        .execute();
+      for (const row of rows) {
+        if (row.run_id === null) continue;
+        const calls = num(row.calls);
+        totals.set(row.run_id, { tokens: num(row.total_tokens), costUsd: calls > num(row.priced_calls) ? null : (optionalNum(row.cost_usd) ?? 0) });
+      }
+    }
+    return totals;
   }
 
   /** Sums of the rows `query` selects, one row per combination of its `groupBy` keys (one row in all without keys), largest cost first. */
