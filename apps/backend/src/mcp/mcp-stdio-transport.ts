@@ -43,6 +43,10 @@ export class GroupedStdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private lifeline: Socket | undefined;
   private readonly readBuffer = new ReadBuffer();
+  /** Messages held for a later turn, in order (see `deliver`). */
+  private held: JSONRPCMessage[] = [];
+  /** A notification was delivered in this turn: a response read in the same turn waits for the next. */
+  private notifiedThisTurn = false;
 
   constructor(private readonly server: StdioServerCommand) {}
 
@@ -100,15 +104,38 @@ export class GroupedStdioTransport implements Transport {
       void this.close();
       return;
     }
+    this.notifiedThisTurn = false;
     for (;;) {
       try {
         const message = this.readBuffer.readMessage();
         if (message === null) return;
-        this.onmessage?.(message);
+        this.deliver(message);
       } catch (error) {
         this.onerror?.(asError(error));
       }
     }
+  }
+
+  /**
+   * Hands a message on, in the order read. The SDK's client runs a notification's handler a microtask after it is
+   * handed over, but settles a response at once and forgets the call's progress handler: a call's last progress
+   * report read together with its answer (a server reports the last step, then answers) was dropped. A response after
+   * a notification in the same turn, and whatever follows it, is handed on in the next turn instead.
+   */
+  private deliver(message: JSONRPCMessage): void {
+    if (this.held.length > 0 || (this.notifiedThisTurn && "id" in message && !("method" in message))) {
+      if (this.held.push(message) === 1) setImmediate(() => this.release());
+      return;
+    }
+    if ("method" in message && !("id" in message)) this.notifiedThisTurn = true;
+    this.onmessage?.(message);
+  }
+
+  private release(): void {
+    const held = this.held;
+    this.held = [];
+    this.notifiedThisTurn = false;
+    for (const message of held) this.deliver(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
