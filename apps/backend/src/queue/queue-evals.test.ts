@@ -147,19 +147,17 @@ describe("an eval suite in queue mode", () => {
     expect(results.map((r) => r.caseId).sort()).toEqual(cases.map((c) => c.id).sort());
     const runIds = results.map((r) => r.runId ?? "");
     expect(new Set(runIds).size).toBe(12);
-    // Each run executed on one worker at most once: the batch handed over skipped what had ended.
-    const taken = [...killed.keys(), ...batchesOf(survivor).keys()].filter((r) => runIds.includes(r));
-    expect(taken.length).toBe(new Set(taken).size);
+    // Each run started at most once: the batch handed over skipped what had ended. (A worker logs "taken" just before
+    // it starts a run; killed in between, the run was still queued and the other worker ran it: logged twice, run once.)
     for (const runId of runIds) expect(await startsOf(runId)).toBeLessThanOrEqual(1);
     // The case the killed worker was running ends `interrupted` (never run twice); every other case ran and passed.
     const notPassed = results.filter((r) => !r.pass);
     expect(notPassed.length).toBeLessThanOrEqual(1);
     for (const r of notPassed) expect(r.runStatus).toBe("interrupted");
     expect(results.filter((r) => r.pass)).toHaveLength(12 - notPassed.length);
-    // The killed batch's 3 runs each executed on exactly one of the two: what never started there ran on the survivor.
+    // The killed batch's 3 runs were each taken by one of the two: what never started there ran on the survivor.
     const killedBatch = killed.get(firstRun);
     const inBatch = [...killed, ...batchesOf(survivor)].filter(([, batch]) => batch === killedBatch).map(([runId]) => runId);
-    expect(inBatch).toHaveLength(3);
     expect(new Set(inBatch).size).toBe(3);
   });
 
