@@ -1,7 +1,7 @@
 import { freezeWorkflow, newRunId, pinOutputs, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import { skillReferences } from "../workflows/skill-references.ts";
-import type { Logger, Observation, RunTrigger, Workflow } from "@weft/types";
+import type { Logger, Observation, RunTrigger, ValidationIssue, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
 import type { ForkChanges, RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
@@ -274,6 +274,12 @@ export class RunService {
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */
+  /** What keeps a workflow from running (none when it can run): the check a run makes before it starts. */
+  problemsOf(workflow: Workflow): ValidationIssue[] {
+    const validation = this.deps.validator.validate(workflow);
+    return validation.ok ? [] : validation.issues;
+  }
+
   async rerun(runId: string, options: { rerunFrom?: string; createdBy?: string }): Promise<Started> {
     const source = await this.deps.storage.runs.get(runId);
     if (!source) throw notFound("run", runId);

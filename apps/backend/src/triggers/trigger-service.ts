@@ -148,6 +148,15 @@ export class TriggerService {
         },
       );
     }
+    // A hook or schedule of a workflow that cannot run would fail every request it takes.
+    const issues = this.deps.runs.problemsOf(workflow);
+    if (issues.length > 0) {
+      throw new ServiceError(
+        "VALIDATION_FAILED",
+        `Workflow "${workflowId}" cannot be switched on: it cannot run (${issues.length} problem(s), first: ${issues[0].message}). Fix them (POST /api/workflows/validate lists them all), save, and switch it on again.`,
+        { issues },
+      );
+    }
     const secrets: ShownSecret[] = [];
     const now = Date.now();
     for (const node of nodes) {

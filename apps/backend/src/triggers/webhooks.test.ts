@@ -101,6 +101,25 @@ describe("webhooks", () => {
     expect(await runsOf("limits")).toHaveLength(1);
   });
 
+  it("a workflow that cannot run is not switched on: the answer names the problem, and its hook stays closed", async () => {
+    const workflow = hookWorkflow("broken", { path: "in" });
+    workflow.nodes.push({ id: "odd", type: "core:no-such-node", position: { x: 0, y: 300 } });
+    expect((await t.call("POST", "/api/workflows", { workflow })).status).toBe(201);
+    const answer = await t.call("PUT", "/api/workflows/broken/active", { active: true });
+    expect(answer.status).toBe(400);
+    const error = z
+      .object({ error: z.object({ code: z.string(), message: z.string(), details: z.object({ issues: z.array(z.object({ code: z.string(), nodeId: z.string() })) }) }) })
+      .parse(answer.body).error;
+    expect(error.code).toBe("VALIDATION_FAILED");
+    expect(error.message).toContain("cannot run");
+    expect(error.details.issues[0]).toMatchObject({ code: "UNKNOWN_NODE_TYPE", nodeId: "odd" });
+    const triggers = z.object({ triggers: z.array(z.object({ workflowId: z.string(), active: z.boolean() })) }).parse((await t.call("GET", "/api/triggers")).body).triggers;
+    expect(triggers.find((x) => x.workflowId === "broken")?.active).toBe(false);
+    const body = JSON.stringify({ name: "Ada" });
+    expect((await hook("broken/in", { method: "POST", body, headers: { "content-type": "application/json", authorization: "Bearer whatever" } })).status).toBe(404);
+    expect(await runsOf("broken")).toHaveLength(0);
+  });
+
   it("a rotated secret replaces the old one at once", async () => {
     const old = await saveAndActivate("rotated", { path: "in", auth: "token" });
     const rotated = z.object({ secret: z.string() }).parse((await t.call("POST", "/api/workflows/rotated/triggers/hook/secret")).body).secret;
