@@ -31,7 +31,7 @@ describe("Home, the first screen", () => {
     await page.getByTestId("home").waitFor();
     expect(await page.evaluate(() => location.hash)).toBe("#/home");
     await expect.poll(() => page.getByTestId("example-card").count(), { timeout: 8000 }).toBeGreaterThan(3);
-    expect(await page.getByTestId("template-card").count()).toBe(4);
+    expect(await page.getByTestId("template-card").count()).toBe(5);
     expect(await page.getByTestId("agent-card").count()).toBeGreaterThan(0);
     await page.getByTestId("home-new-workflow").waitFor();
     // Only skills are badged "skill"; every card's name can be read whole in its tooltip.

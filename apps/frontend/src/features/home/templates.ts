@@ -43,6 +43,52 @@ const httpStructured: Workflow = {
   ],
 };
 
+/** A request waits for a person's yes or no; only the chosen branch runs. */
+const approvalFlow: Workflow = {
+  id: "approval-flow",
+  name: "Approve before it runs",
+  description: "Asks a person (the Approvals inbox, the API or a signed link) before going on: only the branch of their decision runs.",
+  revision: 0,
+  tags: [],
+  annotations: [],
+  nodes: [
+    {
+      id: "request",
+      type: "core:workflow-input",
+      position: { x: 0, y: 80 },
+      label: "Request",
+      config: { name: "request", portType: "string", required: true, description: "What needs a yes or no." },
+      inputs: {},
+    },
+    {
+      id: "gate",
+      type: "core:approval",
+      position: { x: 260, y: 80 },
+      label: "Ask for approval",
+      config: { question: "Go ahead with this request?", role: "editor", timeoutSeconds: 86400, defaultDecision: "rejected" },
+      inputs: {},
+    },
+    { id: "done", type: "core:text-template", position: { x: 540, y: 0 }, label: "Go ahead", config: { template: "Done: {{0}}" }, inputs: {} },
+    { id: "refused", type: "core:text-template", position: { x: 540, y: 180 }, label: "Refuse", config: { template: "Refused: {{0}}" }, inputs: {} },
+    { id: "result", type: "core:workflow-output", position: { x: 820, y: 0 }, label: "Result", config: { name: "result", portType: "string", description: "What was done." }, inputs: {} },
+    {
+      id: "refusal",
+      type: "core:workflow-output",
+      position: { x: 820, y: 180 },
+      label: "Refusal",
+      config: { name: "refusal", portType: "string", description: "Why nothing was done." },
+      inputs: {},
+    },
+  ],
+  edges: [
+    { id: "e1", source: "request", sourceHandle: "value", target: "gate", targetHandle: "data" },
+    { id: "e2", source: "gate", sourceHandle: "approved", target: "done", targetHandle: "values" },
+    { id: "e3", source: "gate", sourceHandle: "rejected", target: "refused", targetHandle: "values" },
+    { id: "e4", source: "done", sourceHandle: "text", target: "result", targetHandle: "value" },
+    { id: "e5", source: "refused", sourceHandle: "text", target: "refusal", targetHandle: "value" },
+  ],
+};
+
 /** The gallery: each opens as a copy ("… (copy)", a new id). */
 export const TEMPLATES: readonly Template[] = [
   {
@@ -72,5 +118,12 @@ export const TEMPLATES: readonly Template[] = [
     description: "Fetches a page and has the model answer as JSON that fits a schema.",
     shows: "http:request · llm:structured",
     source: { kind: "document", document: httpStructured },
+  },
+  {
+    key: "approval",
+    title: "Approve before it runs",
+    description: "Waits for a person's yes or no; only the branch of the decision runs.",
+    shows: "core:approval · Approvals inbox",
+    source: { kind: "document", document: approvalFlow },
   },
 ];

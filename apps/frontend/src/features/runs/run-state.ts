@@ -289,3 +289,6 @@ export function edgeCarried(view: RunView | undefined, sourceNode: string, sourc
 }
 
 export const isRunActive = (status: RunStatus): boolean => status === "queued" || status === "running";
+
+/** Whether the run will still send events: active, or waiting for a decision (it resumes on the same stream). */
+export const isRunLive = (status: RunStatus): boolean => isRunActive(status) || status === "waiting";

@@ -11,7 +11,7 @@ import { runErrorInWords, runErrorSentence } from "./run-error-words.ts";
 import { useLiveSocket } from "../../shared/live/useLiveSocket.ts";
 import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
 import { workflowFromObservations } from "./run-graph.ts";
-import { applyRunEvent, fillCachedInputs, hasCacheHits, isRunActive, newRunView, runViewFromObservations, type RunView } from "./run-state.ts";
+import { applyRunEvent, fillCachedInputs, hasCacheHits, isRunActive, isRunLive, newRunView, runViewFromObservations, type RunView } from "./run-state.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";
 
@@ -45,7 +45,7 @@ export const useRunsStore = defineStore("runs", () => {
   const shownRun = (tabId: string | null | undefined) => (tabId ? viewOf(shown[tabId]) : undefined);
 
   function listen(view: RunView) {
-    if (unsubscribers.has(view.runId) || !isRunActive(view.status)) return;
+    if (unsubscribers.has(view.runId) || !isRunLive(view.status)) return;
     const stop = socket.subscribe(view.runId, view.lastSeq, (event) => onEvent(view, event));
     unsubscribers.set(view.runId, stop);
   }
@@ -53,10 +53,12 @@ export const useRunsStore = defineStore("runs", () => {
   function onEvent(view: RunView, event: RunEvent) {
     applyRunEvent(view, event);
     if (isRunActive(view.status)) return;
-    unsubscribers.get(view.runId)?.();
-    unsubscribers.delete(view.runId);
     void loadList(view.workflowId);
     if (recent.value) void loadRecent();
+    // A waiting run resumes on the same stream once decided: keep following it.
+    if (isRunLive(view.status)) return;
+    unsubscribers.get(view.runId)?.();
+    unsubscribers.delete(view.runId);
     if (hasCacheHits(view)) void loadCachedInputs(view);
     if (view.status === "failed") announceFailure(view);
   }
@@ -189,8 +191,8 @@ export const useRunsStore = defineStore("runs", () => {
     // A run followed live since it started only lacked its snapshot.
     if (known) return known;
     let view: RunView;
-    if (isRunActive(run.status)) {
-      // Still going: replay its events so far, then follow it live from the last one.
+    if (isRunLive(run.status)) {
+      // Still going (or waiting for a decision): replay its events so far, then follow it live from the last one.
       view = reactive(newRunView(run.id, run.workflowId, workflow?.nodes.map((n) => n.id) ?? [], run.status)) as RunView;
       view.workflowRevision = run.workflowRevision;
       const events = await api.runEvents(run.id, -1);
