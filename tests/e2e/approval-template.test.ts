@@ -29,12 +29,12 @@ describe("the approval template, as a user runs it", () => {
     await dialog.waitFor();
     await dialog.getByLabel("request", { exact: true }).fill("refund 42 EUR to Ada");
     await dialog.getByRole("button", { name: /Run/ }).click();
-    await poll(() => banner().getAttribute("data-run-id")).not.toBeNull();
+    await poll(() => banner().getAttribute("data-run-id"), { timeout: 30_000 }).not.toBeNull();
     const runId = (await banner().getAttribute("data-run-id"))!;
-    await poll(async () => (await weft.read(`/api/runs/${runId}`, RunResponseSchema)).run.status).toBe("waiting");
+    await poll(async () => (await weft.read(`/api/runs/${runId}`, RunResponseSchema)).run.status, { timeout: 30_000 }).toBe("waiting");
 
     // The header's inbox counts it; approving there resumes the run on the approved branch only.
-    await poll(() => page.getByTestId("approvals-count").textContent()).toBe("1");
+    await poll(() => page.getByTestId("approvals-count").textContent(), { timeout: 30_000 }).toBe("1");
     await page.getByTestId("approvals-inbox").click();
     const item = page.locator(".approval", { hasText: "Go ahead with this request?" });
     await poll(() => item.count()).toBe(1);
@@ -42,7 +42,7 @@ describe("the approval template, as a user runs it", () => {
     await item.getByRole("button", { name: "Approve" }).click();
 
     // The editor follows the run on: its banner shows it completed, with the answer.
-    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    await poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 }).toBe("completed");
     await poll(() => page.getByTestId("run-outputs").innerText()).toContain("Done: refund 42 EUR to Ada");
     const { run, observations } = await weft.read(`/api/runs/${runId}`, RunResponseSchema);
     expect(run.outputs).toEqual({ result: "Done: refund 42 EUR to Ada" });
