@@ -13,14 +13,12 @@ import {
   type WorkflowEdge,
   type WorkflowNode,
 } from "@weft/types";
-import { DEFAULT_POLICY, type CompiledGraph, type ResolvedPolicy } from "./compiled-graph.ts";
+import { DEFAULT_POLICY, NO_LITERALS, type CompiledGraph, type ResolvedPolicy } from "./compiled-graph.ts";
 import { checkInterfaceNode, checkNodeConfig } from "./config-checks.ts";
 import { findCycles } from "./find-cycles.ts";
 import { IdIndex } from "./id-index.ts";
 import { listPortIds, nodePorts, outputPort, type NodePorts } from "./node-ports.ts";
 import { pinnedDefinition } from "./pinned.ts";
-
-const EMPTY: NodeValues = Object.freeze({}) as NodeValues;
 
 export interface CompileResult {
   graph?: CompiledGraph;
@@ -140,7 +138,7 @@ export function checkNodes(b: GraphBuild): void {
     ids[i] = node.id;
     // One index operation per node (the first of two nodes with one id keeps it); duplicates are looked for only when the index came out short.
     indexOf.add(node.id, i);
-    const lit = node.inputs ?? EMPTY;
+    const lit = node.inputs ?? NO_LITERALS;
     literals[i] = lit;
     policies[i] = resolvePolicy(node);
 
@@ -196,7 +194,7 @@ export function checkNodes(b: GraphBuild): void {
       }
     }
     // Every node of a big workflow has its own empty `inputs`: the run reads one shared object instead, which stays in the CPU's cache.
-    if (!hasLiterals) literals[i] = EMPTY;
+    if (!hasLiterals) literals[i] = NO_LITERALS;
   }
 }
 
@@ -332,9 +330,9 @@ export function checkInputs(b: GraphBuild): void {
       }
     }
     const p = ports[i];
-    if (!p || p.requiredIds.length === 0) continue;
-    for (const id of p.requiredIds) {
-      if (literals[i][id] !== undefined || p.input(id)?.default !== undefined) continue;
+    if (!p || p.unfilledIds.length === 0) continue;
+    for (const id of p.unfilledIds) {
+      if (literals[i][id] !== undefined) continue;
       let connected = false;
       for (let e = from; e < to && !connected; e++) connected = inPort[e] === id;
       if (!connected) {

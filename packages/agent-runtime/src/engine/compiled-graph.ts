@@ -9,6 +9,9 @@ export interface ResolvedPolicy {
   timeoutMs?: number;
 }
 
+/** The literal inputs of every node that has none: one shared object, so the run can tell them apart without looking inside. */
+export const NO_LITERALS: NodeValues = Object.freeze({}) as NodeValues;
+
 export const DEFAULT_POLICY: ResolvedPolicy = Object.freeze({ onError: "continue", retries: 0, retryBackoffMs: 200 });
 
 /** One port of the workflow's interface and the node that declares it. */

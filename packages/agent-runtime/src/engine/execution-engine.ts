@@ -47,16 +47,28 @@ function invalidWorkflowError(issues: ValidationIssue[]): NodeError {
 }
 
 /**
- * Validates and runs workflows. One code path runs everything: saved workflows, skills inside them
- * (`core:skill`) and single nodes called as tools (`singleNodeWorkflow`).
- */
-/**
- * Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node's type when
+ * Compiled graphs of frozen workflows (`freezeWorkflow`), with the catalog's definition of each node type they use when
  * compiled: shared by every engine (the server builds an engine per run, so one engine's own map never hit), and
  * compiled again when an engine's catalog gives another definition for a node.
  */
-const frozenGraphs = new WeakMap<Workflow, { result: CompileResult; defs: (NodeDefinition | undefined)[] }>();
+const frozenGraphs = new WeakMap<Workflow, { result: CompileResult; types: Map<string, NodeDefinition | undefined> }>();
 
+/** The catalog's definition of each node type the workflow uses: a run checks these, not each node (a workflow of 100,000 nodes may use three types). */
+function typesOf(workflow: Workflow, catalog: NodeCatalog): Map<string, NodeDefinition | undefined> {
+  const types = new Map<string, NodeDefinition | undefined>();
+  for (const node of workflow.nodes) if (!types.has(node.type)) types.set(node.type, catalog.get(node.type));
+  return types;
+}
+
+function sameDefinitions(types: Map<string, NodeDefinition | undefined>, catalog: NodeCatalog): boolean {
+  for (const [type, def] of types) if (catalog.get(type) !== def) return false;
+  return true;
+}
+
+/**
+ * Validates and runs workflows. One code path runs everything: saved workflows, skills inside them
+ * (`core:skill`) and single nodes called as tools (`singleNodeWorkflow`).
+ */
 export class ExecutionEngine {
   private readonly catalog: NodeCatalog;
   private readonly services: NodeServices;
@@ -127,9 +139,9 @@ export class ExecutionEngine {
     if (!isFrozenWorkflow(workflow)) return this.compile(workflow);
     // A frozen workflow cannot change; its graph holds while every node type resolves to the same definition.
     const kept = frozenGraphs.get(workflow);
-    if (kept && workflow.nodes.every((node, i) => this.catalog.get(node.type) === kept.defs[i])) return kept.result;
+    if (kept && sameDefinitions(kept.types, this.catalog)) return kept.result;
     const result = this.compile(workflow);
-    frozenGraphs.set(workflow, { result, defs: workflow.nodes.map((node) => this.catalog.get(node.type)) });
+    frozenGraphs.set(workflow, { result, types: typesOf(workflow, this.catalog) });
     return result;
   }
 

@@ -1,7 +1,7 @@
 import { engineError, engineFailure, type NodeValues, type Observation, type RunResult, type SubworkflowOptions } from "@weft/types";
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
-import { deadEdgeReason, resolveInputs } from "./node-inputs.ts";
+import { deadEdgeReason, resolveInputs, type DeadEdge } from "./node-inputs.ts";
 import { cacheKey, type CacheKey } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
@@ -54,6 +54,8 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
   private awaitingAbandoned = false;
   private halted: Halt | null = null;
   private readonly active = new Map<number, Observation>();
+  /** The first dead input edge of the node being processed (`resolveInputs`). */
+  private readonly dead: DeadEdge = { edge: -1 };
   /** Timed-out attempts that may still run; made on the first (a skill's or map item's graph run seldom has one). */
   private abandoned: Set<Promise<unknown>> | undefined;
   private readonly controller = new AbortController();
@@ -121,22 +123,14 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
       return;
     }
     const g = this.graph;
-    const to = g.inStart[i + 1];
     const outputs = ends.outputs;
-    let dead = -1;
-    for (let e = g.inStart[i]; e < to; e++) {
-      const out = outputs[g.inSrc[e]];
-      if (out === null || out === undefined || out[g.inHandle[e]] === undefined) {
-        dead = e;
-        break;
-      }
-    }
+    const overrides = this.options.overrides;
+    const inputs = resolveInputs(g, i, outputs, overrides.size > 0 ? (overrides.get(i) ?? g.literals[i]) : g.literals[i], this.dead);
+    const dead = this.dead.edge;
     if (dead >= 0 && !g.partial[i]) {
       ends.skip(i, deadEdgeReason(g, dead, ends.state, outputs, this.options.prefix), ends.qualified(g.inSrc[dead]));
       return;
     }
-    const overrides = this.options.overrides;
-    const inputs = resolveInputs(g, i, outputs, overrides.size > 0 ? (overrides.get(i) ?? g.literals[i]) : g.literals[i]);
     if (dead >= 0) {
       const missing = g.requiredIds[i].find((id) => inputs[id] === undefined || (Array.isArray(inputs[id]) && (inputs[id] as unknown[]).length === 0));
       if (missing !== undefined) {

@@ -1,24 +1,35 @@
 import { ERROR_OUTPUT_ID, type NodeValues } from "@weft/types";
-import type { CompiledGraph } from "./compiled-graph.ts";
+import { NO_LITERALS, type CompiledGraph } from "./compiled-graph.ts";
 import { NodeState, STATE_WORDS } from "./node-state.ts";
 
 type Outputs = readonly (NodeValues | null | undefined)[];
 
+/** Where `resolveInputs` tells the first input edge that carries nothing (-1: none): one object per graph run, not one per node. */
+export interface DeadEdge {
+  edge: number;
+}
+
 /**
  * The inputs node `i` runs with: its literal inputs, then the values of its edges (a multi input
  * gets a list in edge order; an edge whose source gave nothing counts as missing), then the port
- * defaults for whatever is still unset.
+ * defaults for whatever is still unset. The first edge that carries nothing goes to `dead` (each edge's
+ * value is read once: the scheduler skips the node or drops the edge by it).
  */
-export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, literals: NodeValues): NodeValues {
+export function resolveInputs(g: CompiledGraph, i: number, outputs: Outputs, literals: NodeValues, dead: DeadEdge): NodeValues {
   const inputs: NodeValues = {};
-  for (const key in literals) {
-    const value = literals[key];
-    if (value !== undefined) inputs[key] = value;
+  // for-in costs even over an empty object, and most nodes have no literal inputs.
+  if (literals !== NO_LITERALS) {
+    for (const key in literals) {
+      const value = literals[key];
+      if (value !== undefined) inputs[key] = value;
+    }
   }
+  dead.edge = -1;
   const to = g.inStart[i + 1];
   for (let e = g.inStart[i]; e < to; e++) {
     const out = outputs[g.inSrc[e]];
     const value = out ? out[g.inHandle[e]] : undefined;
+    if (value === undefined && dead.edge < 0) dead.edge = e;
     const port = g.inPort[e];
     if (g.inMulti[e]) {
       if (g.inFirst[e]) inputs[port] = value === undefined ? [] : [value];

@@ -1,4 +1,4 @@
-import { declaredPorts, ERROR_OUTPUT_ID, ERROR_PORT, type NodeSpec, type PortSpec, type WorkflowNode } from "@weft/types";
+import { declaredPorts, ERROR_OUTPUT_ID, ERROR_PORT, WORKFLOW_INPUT_TYPE, WORKFLOW_OUTPUT_TYPE, type NodeSpec, type PortSpec, type WorkflowNode } from "@weft/types";
 
 /** The ports one workflow node really has (`declaredPorts`), indexed for the graph compiler. */
 export interface NodePorts {
@@ -8,6 +8,8 @@ export interface NodePorts {
   withDefaults: readonly PortSpec[];
   /** Ids of required inputs. */
   requiredIds: readonly string[];
+  /** Ids of required inputs without a default: each needs a literal value or an edge. */
+  unfilledIds: readonly string[];
   input(id: string): PortSpec | undefined;
   output(id: string): PortSpec | undefined;
 }
@@ -20,6 +22,7 @@ class PortIndex implements NodePorts {
   private readonly outputMap: Map<string, PortSpec>;
   readonly withDefaults: readonly PortSpec[];
   readonly requiredIds: readonly string[];
+  readonly unfilledIds: readonly string[];
   constructor(
     readonly inputs: readonly PortSpec[],
     readonly outputs: readonly PortSpec[],
@@ -30,6 +33,8 @@ class PortIndex implements NodePorts {
     const requiredIds = inputs.filter((p) => p.required).map((p) => p.id);
     this.withDefaults = withDefaults.length > 0 ? withDefaults : EMPTY_PORTS;
     this.requiredIds = requiredIds.length > 0 ? requiredIds : NO_IDS;
+    const unfilledIds = inputs.filter((p) => p.required && p.default === undefined).map((p) => p.id);
+    this.unfilledIds = unfilledIds.length > 0 ? unfilledIds : NO_IDS;
   }
   input(id: string): PortSpec | undefined {
     return this.inputMap.get(id);
@@ -45,7 +50,12 @@ const specPorts = new WeakMap<NodeSpec, PortIndex>();
 let lastSpec: NodeSpec | undefined;
 let lastPorts: PortIndex | undefined;
 
+/** Whether nodes of this spec have its ports whatever their config (see `declaredPorts`), for the spec asked for last. */
+let lastFixed = false;
+
 export function nodePorts(node: WorkflowNode, spec: NodeSpec): NodePorts {
+  // A run of nodes of one plain type (a chain, a fan-out) needs neither `declaredPorts` nor its result object per node.
+  if (spec === lastSpec && lastFixed && node.type !== WORKFLOW_INPUT_TYPE && node.type !== WORKFLOW_OUTPUT_TYPE) return lastPorts!;
   const { inputs, outputs } = declaredPorts(node, spec);
   if (inputs !== spec.inputs || outputs !== spec.outputs) return new PortIndex(inputs, outputs);
   if (spec === lastSpec) return lastPorts!;
@@ -56,6 +66,7 @@ export function nodePorts(node: WorkflowNode, spec: NodeSpec): NodePorts {
   }
   lastSpec = spec;
   lastPorts = ports;
+  lastFixed = !spec.flags?.dynamicPorts && !spec.flags?.outputsFromSchema;
   return ports;
 }
 

@@ -78,6 +78,8 @@ interface FixedPart {
   readonly config: ObjectPart;
   readonly a: number;
   readonly b: number;
+  /** The lanes after empty literal inputs too (most nodes have none): made on first use. */
+  bare?: { readonly a: number; readonly b: number };
 }
 
 /**
@@ -129,6 +131,9 @@ function setLabel(port: string, handle: string): void {
 }
 setLabel("", "");
 
+/** The edges of every key of a node without input edges (frozen: never written). */
+const NO_EDGES = Object.freeze([]) as unknown as (string | number)[];
+
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
  * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
@@ -137,11 +142,21 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   const fixed = fixedPart(keyHead(g.defs[i]), g.configs[i]);
   const config = fixed.config;
   const literals = override ? objectPart(override) : literalsPart(g.literals[i]);
-  let a = hashObjectPart(fixed.a, literals, LANE_A);
-  let b = hashObjectPart(fixed.b, literals, LANE_B);
+  let a: number;
+  let b: number;
+  if (literals === EMPTY_PART) {
+    const bare = (fixed.bare ??= { a: hashObjectPart(fixed.a, EMPTY_PART, LANE_A), b: hashObjectPart(fixed.b, EMPTY_PART, LANE_B) });
+    a = bare.a;
+    b = bare.b;
+  } else {
+    a = hashObjectPart(fixed.a, literals, LANE_A);
+    b = hashObjectPart(fixed.b, literals, LANE_B);
+  }
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
-  const edges = new Array<string | number>(3 * (to - from));
+  // Most nodes have one input edge or none: an array literal costs a third of `new Array(3)` (JavaScriptCore), and none needs no array.
+  const count = to - from;
+  const edges: (string | number)[] = count === 0 ? NO_EDGES : count === 1 ? [g.inPort[from], g.inHandle[from], NO_REF] : new Array<string | number>(3 * count);
   for (let e = from, k = 0; e < to; e++, k += 3) {
     const port = g.inPort[e];
     const handle = g.inHandle[e];
