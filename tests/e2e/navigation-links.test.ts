@@ -76,4 +76,31 @@ describe("links, the tab strip and the minimap", () => {
     await page.getByRole("button", { name: "Minimap" }).click();
     await poll(() => page.locator(".minimap-canvas").count()).toBe(1);
   });
+
+  it("the minimap draws the nodes as measured: folding and unfolding it draws the same picture", async () => {
+    const { page } = weft;
+    await weft.createWorkflow({ ...notes, id: "measured", name: "Measured" });
+    await page.goto(`${weft.url}/#/workflows/measured`);
+    await poll(() => activeTab(page)).toBe("measured");
+    await poll(() => node(page, "out").isVisible()).toBe(true);
+    const toggle = page.getByRole("button", { name: "Minimap" });
+    if ((await toggle.getAttribute("aria-expanded")) === "false") await toggle.click();
+    // The picture once it no longer changes from one frame to the next (the nodes are measured after they show).
+    const settled = () =>
+      page.locator(".minimap-canvas").evaluate(async (canvas) => {
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+        const before = (canvas as HTMLCanvasElement).toDataURL();
+        await frame();
+        await frame();
+        await frame();
+        return before === (canvas as HTMLCanvasElement).toDataURL() ? before : null;
+      });
+    let shown: string | null = null;
+    await poll(async () => (shown = await settled()) !== null).toBe(true);
+    // Unfolded, the minimap is drawn afresh from the sizes Vue Flow holds now.
+    await toggle.click();
+    await poll(() => page.locator(".minimap-canvas").count()).toBe(0);
+    await toggle.click();
+    await poll(() => settled()).toBe(shown);
+  });
 });
