@@ -11,6 +11,7 @@ import { readTracingConfig } from "./tracing-config.ts";
 import { RedactingSpanProcessor } from "./redacting-processor.ts";
 import { DeferredExporter } from "./deferred-exporter.ts";
 import { contentRecorder } from "./span-content.ts";
+import { LeanTracer } from "./lean-tracer.ts";
 
 /** A process's tracing: what the runtime traces with, and the flush at its end. */
 export interface ProcessTracing {
@@ -68,7 +69,7 @@ export function startTracing(env: Record<string, string | undefined>, defaultSer
   registerGlobals();
   log.info("tracing on: spans are exported over OTLP", { service: config.serviceName, captureContent: config.captureContent });
   const tracing: Tracing = {
-    tracer: provider.getTracer("weft"),
+    tracer: new LeanTracer(provider.getTracer("weft")),
     ...(config.captureContent ? { content: contentRecorder(redactor, config.contentMaxChars) } : {}),
   };
   return { tracing, shutdown: () => provider.shutdown() };
