@@ -8,7 +8,10 @@ export interface ReceiverProcess {
 }
 
 export async function startReceiverProcess(): Promise<ReceiverProcess> {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "otlp-receiver-process.ts")], { stdout: "pipe", stderr: "inherit" });
+  // Without the JavaScriptCore options (BUN_JSC_*): a bench run with e.g. BUN_JSC_reportCompileTimes=1 would mix the
+  // receiver's compilations into the measured process's report.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("BUN_JSC_")));
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "otlp-receiver-process.ts")], { stdout: "pipe", stderr: "inherit", env });
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let buffered = "";

@@ -1,5 +1,5 @@
 import { context, trace } from "@opentelemetry/api";
-import { definedAttributes, endFailed, GEN_AI, WEFT, type Tracing } from "../tracing/index.ts";
+import { endFailed, GEN_AI, WEFT, type Tracing } from "../tracing/index.ts";
 
 /** What a step or tool call ended with, as the span records it. */
 interface Ended {
@@ -18,14 +18,14 @@ export async function traceAgentStep<T extends Ended>(
   body: () => Promise<T>,
 ): Promise<T> {
   const span = tracing.tracer.startSpan(`invoke_agent ${env.profile.name}`, {
-    attributes: definedAttributes({
+    attributes: {
       [GEN_AI.operation]: "invoke_agent",
       [GEN_AI.agentName]: env.profile.name,
       [GEN_AI.agentId]: env.profile.id,
       [GEN_AI.conversationId]: env.conversationId,
       [WEFT.agentId]: env.agentId,
       [WEFT.step]: step,
-    }),
+    },
   });
   const result = await context.with(trace.setSpan(context.active(), span), body);
   span.setAttribute(WEFT.status, result.status);

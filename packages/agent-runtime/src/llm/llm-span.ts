@@ -1,6 +1,6 @@
 import { context, SpanKind, trace, type Span } from "@opentelemetry/api";
 import type { LlmCaller, LlmChatRequest, LlmChatResult, LlmProfile } from "@weft/types";
-import { definedAttributes, endThrown, GEN_AI, WEFT, type Tracing } from "../tracing/index.ts";
+import { endThrown, GEN_AI, WEFT, type Tracing } from "../tracing/index.ts";
 
 /** Hosts whose provider the GenAI conventions name; anything else speaks the OpenAI wire protocol, so it is `openai`. */
 const KNOWN_PROVIDERS: readonly [suffix: string, name: string][] = [
@@ -56,7 +56,8 @@ export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, reques
   const { provider, host, port } = providerOf(profile.baseUrl);
   const span = tracing.tracer.startSpan(`chat ${profile.model}`, {
     kind: SpanKind.CLIENT,
-    attributes: definedAttributes({
+    // An undefined value is no attribute: the tracer drops it.
+    attributes: {
       [GEN_AI.operation]: "chat",
       [GEN_AI.provider]: provider,
       [GEN_AI.requestModel]: profile.model,
@@ -71,7 +72,7 @@ export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, reques
       [WEFT.agentId]: caller.agentId,
       [GEN_AI.conversationId]: caller.conversationId,
       [WEFT.sceneId]: caller.sceneId,
-    }),
+    },
   });
   // Contents are built only for a span that is recorded (a caller's unsampled trace costs nothing).
   if (tracing.content && span.isRecording()) span.setAttribute(GEN_AI.inputMessages, tracing.content(request.messages));
@@ -89,16 +90,14 @@ export async function traceLlmCall(tracing: Tracing, profile: LlmProfile, reques
 
 function recordAnswer(span: Span, tracing: Tracing, result: LlmChatResult): void {
   if (!span.isRecording()) return;
-  span.setAttributes(
-    definedAttributes({
-      [GEN_AI.responseModel]: result.model,
-      [GEN_AI.finishReasons]: [result.finishReason],
-      [GEN_AI.inputTokens]: result.usage?.promptTokens,
-      [GEN_AI.outputTokens]: result.usage?.completionTokens,
-      [GEN_AI.cacheReadTokens]: result.usage?.cachedTokens,
-      [WEFT.estimated]: result.usage?.estimated,
-      [WEFT.costUsd]: result.costUsd,
-    }),
-  );
+  span.setAttributes({
+    [GEN_AI.responseModel]: result.model,
+    [GEN_AI.finishReasons]: [result.finishReason],
+    [GEN_AI.inputTokens]: result.usage?.promptTokens,
+    [GEN_AI.outputTokens]: result.usage?.completionTokens,
+    [GEN_AI.cacheReadTokens]: result.usage?.cachedTokens,
+    [WEFT.estimated]: result.usage?.estimated,
+    [WEFT.costUsd]: result.costUsd,
+  });
   if (tracing.content && span.isRecording()) span.setAttribute(GEN_AI.outputMessages, tracing.content([result.message]));
 }

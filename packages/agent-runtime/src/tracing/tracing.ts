@@ -1,4 +1,4 @@
-import { SpanStatusCode, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import { SpanStatusCode, type Span, type Tracer } from "@opentelemetry/api";
 import type { ChatMessage } from "@weft/types";
 
 /**
@@ -54,13 +54,6 @@ export const GEN_AI = {
   inputMessages: "gen_ai.input.messages",
   outputMessages: "gen_ai.output.messages",
 } as const;
-
-/** Attributes without the undefined ones (the API drops them anyway; this keeps call sites flat). */
-export function definedAttributes(attributes: Record<string, string | number | boolean | string[] | undefined>): Attributes {
-  const out: Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
-}
 
 /** Ends `span` as failed with `code` (also `error.type`, as the conventions ask) and `message`. */
 export function endFailed(span: Span, code: string, message: string): void {
