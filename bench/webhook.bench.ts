@@ -13,9 +13,11 @@
  *   server_cpu_ms_per_execution — the Weft processes' CPU time (user + system, /proc; the API process and, in queue mode,
  *                                 the workers) per execution of the throughput part: what a request costs, less swayed
  *                                 than the rates by a busy machine (the bench's own load generator is not counted)
+ *   api_cpu_ms_per_execution / workers_cpu_ms_per_execution — that CPU time split by process (queue mode)
+ *   postgres_cpu_ms_per_execution — PostgreSQL's (the postmaster and its children, live and ended) in queue mode
  */
 import { SQL } from "bun";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { spawnServer, type ChildServer } from "../apps/backend/src/testing/child-server.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { databaseBytes } from "./support/database-bytes.ts";
@@ -63,10 +65,36 @@ async function send(server: ChildServer, secret: string, n: number): Promise<num
   return performance.now() - started;
 }
 
+/** A process's parent id, from /proc (undefined where there is none). */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time of a PostgreSQL cluster, in ms: the postmaster's, its ended children's (reaped: cutime, cstime) and its live children's. */
+function clusterCpuMs(postmaster: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${postmaster}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    let ms = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    for (const entry of readdirSync("/proc")) {
+      const pid = Number(entry);
+      if (Number.isInteger(pid) && parentOf(pid) === postmaster) ms += cpuMs(pid) ?? 0;
+    }
+    return ms;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The processes under test: where requests go, whose CPU counts, how big the database is, and how to stop them. */
 interface Target {
   server: ChildServer;
   pids(): number[];
+  /** The API process's CPU, the workers' and the database's, in ms (queue mode). */
+  split?(): { api?: number; workers?: number; postgres?: number };
   storageBytes(): Promise<number>;
   /** Called once the warm-up is done: settles what starting wrote (embedded: a clean restart). */
   settle(): Promise<void>;
@@ -110,9 +138,16 @@ async function queue(): Promise<Target> {
   for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorker(env, ["--concurrency", "16"]));
   const url = database.env.WEFT_DATABASE_URL;
   const sql = url === undefined ? undefined : new SQL(url);
+  const backend = sql ? Number((await sql`SELECT pg_backend_pid() AS pid`)[0].pid) : undefined;
+  const postmaster = backend === undefined ? undefined : parentOf(backend);
   return {
     server,
     pids: () => [server.proc.pid, ...workers.map((w) => w.proc.pid)],
+    split: () => ({
+      api: cpuMs(server.proc.pid),
+      workers: totalCpu(workers.map((w) => w.proc.pid)),
+      postgres: postmaster === undefined ? undefined : clusterCpuMs(postmaster),
+    }),
     storageBytes: async () => (sql ? Number((await sql`SELECT pg_database_size(current_database()) AS size`)[0].size) : databaseBytes(dataDir)),
     settle: async () => undefined,
     stop: async () => {
@@ -141,6 +176,7 @@ async function measure(mode: "embedded" | "queue"): Promise<void> {
 
     let next = 0;
     const cpuBefore = totalCpu(target.pids());
+    const splitBefore = target.split?.();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: PARALLEL }, async () => {
@@ -152,6 +188,12 @@ async function measure(mode: "embedded" | "queue"): Promise<void> {
     );
     const throughputMs = performance.now() - started;
     const cpuAfter = totalCpu(target.pids());
+    const splitAfter = target.split?.();
+    const perExecution = (key: "api" | "workers" | "postgres") => {
+      const before = splitBefore?.[key];
+      const after = splitAfter?.[key];
+      return before === undefined || after === undefined ? null : Number(((after - before) / THROUGHPUT_REQUESTS).toFixed(3));
+    };
 
     // A steady 200 requests/s, each sent on its own schedule whether or not earlier ones were answered.
     const latencies: number[] = [];
@@ -188,6 +230,7 @@ async function measure(mode: "embedded" | "queue"): Promise<void> {
         p99_ms: Number(percentile(latencies, 99).toFixed(2)),
         storage_bytes_per_execution: Math.round((bytesAfter - bytesBefore) / executions),
         server_cpu_ms_per_execution: cpuBefore === undefined || cpuAfter === undefined ? null : Number(((cpuAfter - cpuBefore) / THROUGHPUT_REQUESTS).toFixed(3)),
+        ...(mode === "queue" ? { api_cpu_ms_per_execution: perExecution("api"), workers_cpu_ms_per_execution: perExecution("workers"), postgres_cpu_ms_per_execution: perExecution("postgres") } : {}),
       }),
     );
   } finally {

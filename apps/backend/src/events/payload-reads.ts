@@ -8,6 +8,7 @@ import type { SqlHandle } from "../storage/sql-handle.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
 import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
+import { isPinnedSnapshot, readPinnedSnapshot } from "./run-workflow-base.ts";
 import type { PayloadStore } from "./payload-store.ts";
 
 /**
@@ -47,6 +48,7 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
       const text = await storedRunWorkflow(storage.sql, id);
       if (text === undefined) return undefined;
       // Read once: the column as read here is the snapshot (asking the repository would read it again).
+      if (isPinnedSnapshot(text)) return readPinnedSnapshot(text, load);
       if (!text.includes(PAYLOAD_REF_KEY)) return parseRunWorkflow(text);
       return WorkflowSchema.parse(await hydratePayloads(JSON.parse(text) as unknown, load));
     },

@@ -2,8 +2,11 @@ import { sql } from "kysely";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalJson, optionalNum, present } from "../storage/row-values.ts";
-import { slotsOf } from "../storage/prepared-query.ts";
+import { powerOfTwoChunks, slotsOf, type SlotOf } from "../storage/prepared-query.ts";
 import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
+import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun, type RunBase } from "./run-workflow-base.ts";
+import { RunInsertBatch } from "./run-insert-batch.ts";
+import type { PayloadLoader } from "./payload-refs.ts";
 import { Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
@@ -78,9 +81,11 @@ export interface RunListQuery {
 export interface RunRepository {
   /**
    * Stores a new run with the exact workflow it runs (a snapshot, so a past run stays inspectable);
-   * `undefined` for a workflow generated on the fly (an agent's single-node tool call).
+   * `undefined` for a workflow generated on the fly (an agent's single-node tool call). With `pinned` (the workflow is
+   * `pinned.base`, frozen, with outputs pinned on one node: a trigger's run) the snapshot names the base, stored once
+   * (`run-workflow-base.ts`). Outside a transaction, runs created together on PostgreSQL share one insert.
    */
-  create(record: RunRecord, workflow: Workflow | undefined): Promise<void>;
+  create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
   /** The workflow exactly as this run ran it; undefined when it was not kept. */
   getWorkflow(id: string): Promise<Workflow | undefined>;
@@ -185,7 +190,7 @@ export function decodeRun(row: RunRow): RunRecord {
  * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
  * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
  */
-export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string): RunsTable {
+export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
   return {
     id: record.id,
     workflow_id: record.workflowId,
@@ -203,7 +208,7 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
     started_at: record.startedAt ?? null,
     finished_at: record.finishedAt ?? null,
     duration_ms: record.durationMs ?? null,
-    workflow: workflow === undefined ? "null" : JSON.stringify(workflow),
+    workflow: snapshot ?? (workflow === undefined ? "null" : JSON.stringify(workflow)),
     workflow_version: record.workflowVersion ?? null,
   };
 }
@@ -212,10 +217,52 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
  * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
  * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
  */
-export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
-  async create(record: RunRecord, workflow: Workflow | undefined): Promise<void> {
-    const row = runRow(record, workflow, (value) => this.redact(value));
-    await this.hot.run("create", (slot) => this.db.insertInto("runs").values(slotsOf(slot, row)), Object.values(row));
+export class RunTable extends Table<{ runs: RunsTable; payloads: { id: string; data: string } }> implements RunRepository {
+  /** Bases this process stored outside any transaction (so never rolled back): not written again. */
+  private readonly storedBases = new Set<string>();
+  private readonly inserts = new RunInsertBatch<NewRun>((rows) => this.insert(rows));
+
+  async create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void> {
+    const snapshot = pinned === undefined ? undefined : pinnedSnapshot(pinned);
+    const run: NewRun = { row: runRow(record, workflow, (value) => this.redact(value), snapshot?.column), ...(snapshot ? { base: snapshot.base } : {}) };
+    // A commit per run was PostgreSQL's cost per webhook request; inside a caller's transaction the row is its own.
+    if (this.engine.sql.engine === "postgres" && !this.engine.inTransaction()) return this.inserts.add(run);
+    await this.insert([run]);
+  }
+
+  /** The runs' rows, all or none, each after its base (a reference is never stored without its text). */
+  private async insert(runs: NewRun[]): Promise<void> {
+    const outside = !this.engine.inTransaction();
+    const bases = new Map<string, string>();
+    for (const { base } of runs) if (base !== undefined && !this.storedBases.has(base.id)) bases.set(base.id, base.json);
+    if (bases.size > 0) {
+      const ids = [...bases.keys()];
+      await this.hot.run(
+        `bases:${ids.length}`,
+        (slot) =>
+          this.db
+            .insertInto("payloads")
+            .values(ids.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) })))
+            .onConflict((oc) => oc.column("id").doNothing()),
+        ids.flatMap((id) => [id, bases.get(id)]),
+      );
+      if (outside) {
+        if (this.storedBases.size >= STORED_BASES) this.storedBases.clear();
+        for (const id of ids) this.storedBases.add(id);
+      }
+    }
+    const chunks = [...powerOfTwoChunks(runs, MAX_RUNS_PER_INSERT)];
+    const all = async () => {
+      for (const chunk of chunks) {
+        const width = Object.keys(chunk[0].row).length;
+        await this.hot.run(
+          `create:${chunk.length}`,
+          (slot) => this.db.insertInto("runs").values(chunk.map(({ row }, n) => slotsOf(((i: number) => slot(n * width + i)) as SlotOf, row))),
+          chunk.flatMap(({ row }) => Object.values(row)),
+        );
+      }
+    };
+    await (chunks.length > 1 ? this.engine.transaction(all) : all());
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -225,8 +272,15 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
     const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
-    return parseRunWorkflow(row?.workflow ?? "null");
+    const text = row?.workflow ?? "null";
+    return isPinnedSnapshot(text) ? readPinnedSnapshot(text, this.loadPayloads) : parseRunWorkflow(text);
   }
+
+  /** Payload texts by id (a pinned snapshot's base), for readers without the payload store (`withPayloadReads` has its own). */
+  private readonly loadPayloads: PayloadLoader = async (ids) => {
+    const rows = await this.db.selectFrom("payloads").select(["id", "data"]).where("id", "in", ids).execute();
+    return new Map(rows.map((r) => [r.id, r.data]));
+  };
 
   private get insertionOrder() {
     return this.engine.sql.engine === "sqlite" ? sql`rowid` : sql`ord`;
@@ -282,6 +336,17 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     return out;
   }
 }
+
+/** A run's row to insert, and the base its snapshot names (`run-workflow-base.ts`), if any. */
+interface NewRun {
+  row: RunsTable;
+  base?: RunBase;
+}
+
+/** Runs per insert statement (18 values each). */
+const MAX_RUNS_PER_INSERT = 128;
+/** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
+const STORED_BASES = 1024;
 
 /** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
 export const ID_LIST_CHUNK = 500;

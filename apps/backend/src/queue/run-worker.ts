@@ -177,6 +177,8 @@ export class RunWorker {
         await executor.finishUnstarted(runId, "interrupted", "interrupted: its workflow was not stored", NO_WORKFLOW);
         return;
       }
+      // Never started: no event of it is stored, so its numbering starts at 0 without reading the highest stored seq.
+      if (record.startedAt === undefined) executor.prepareNew(runId);
       await executor.execute(record, workflow, controller.signal, undefined, jobTraceParent(traceparent));
     } finally {
       this.held.delete(runId);

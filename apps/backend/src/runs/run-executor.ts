@@ -64,7 +64,8 @@ export class RunExecutor {
   }
 
   /**
-   * A run just recorded, about to be executed by this process only (the embedded dispatcher): its event stream is new,
+   * A run just recorded, about to be executed by this process only (the embedded dispatcher; a queue worker taking a run
+   * that never started): its event stream is new,
    * so its numbering starts at 0 without reading the highest stored seq (a read per run on a webhook's hot path).
    */
   prepareNew(runId: string): void {

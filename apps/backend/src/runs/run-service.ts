@@ -1,9 +1,10 @@
-import { freezeWorkflow, newRunId, pinOutputs, type RecordedNode } from "@weft/agent-runtime";
+import { freezeWorkflow, isFrozenWorkflow, newRunId, pinOutputs, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import { skillReferences } from "../workflows/skill-references.ts";
 import type { Logger, Observation, RunTrigger, ValidationIssue, Workflow } from "@weft/types";
 import type { RunsStorage } from "./runs-storage.ts";
 import type { ForkChanges, RunListQuery, RunRecord, RunSummary } from "../events/run-repository.ts";
+import type { PinnedRun } from "../events/run-workflow-base.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { messageOf } from "@weft/types";
@@ -72,6 +73,8 @@ export interface PreparedRun {
   workflow: Workflow;
   /** A fork's recorded nodes, as its plan read them. */
   recorded?: Map<string, RecordedNode>;
+  /** `workflow` as a kept (frozen) workflow and a trigger's pins: stored as a reference to it plus the pins. */
+  pinned?: PinnedRun;
 }
 
 /** A run (or, in lists, its summary) with its place in line while queued (1 = next). */
@@ -158,7 +161,7 @@ export class RunService {
 
   /** Records a prepared run `queued` (inside the caller's transaction when there is one). */
   async store(prepared: PreparedRun): Promise<void> {
-    await this.deps.storage.runs.create(prepared.record, prepared.workflow);
+    await this.deps.storage.runs.create(prepared.record, prepared.workflow, prepared.pinned);
   }
 
   /** Hands a stored run over for execution; throws when the queue is unreachable (the run stays `queued`). */
@@ -237,12 +240,13 @@ export class RunService {
       throw new ServiceError("SERVICE_UNAVAILABLE", `The run queue is full (${line.limit} runs waiting); retry when some have finished.`, { reason: "QUEUE_FULL" });
     }
 
-    const running = request.pins === undefined ? workflow : pinned(workflow, request.pins);
-
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
     const workflowVersion = hit ? hit.version : await this.versionOf(workflow);
     if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
     if (storedKey !== undefined && workflowVersion !== undefined && skillReferences(workflow).length === 0) this.keepChecked(workflow.id, storedKey, workflow, workflowVersion);
+    // Pinned after keepChecked froze it: the copy runs on the kept graph, and its run stores the kept workflow once.
+    const running = request.pins === undefined ? workflow : pinned(workflow, request.pins);
+    const pinnedRun = request.pins !== undefined && isFrozenWorkflow(workflow) ? { base: workflow, ...request.pins } : undefined;
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
     if (fork !== undefined) {
       record.forkOf = fork.forkOf;
@@ -251,7 +255,7 @@ export class RunService {
     if (sourceRunId !== undefined) record.sourceRunId = sourceRunId;
     if (request.createdBy !== undefined) record.createdBy = request.createdBy;
     if (request.trigger !== undefined) record.trigger = request.trigger;
-    return { record, workflow: running, ...(fork ? { recorded: fork.recorded } : {}) };
+    return { record, workflow: running, ...(fork ? { recorded: fork.recorded } : {}), ...(pinnedRun ? { pinned: pinnedRun } : {}) };
   }
 
   private keepChecked(workflowId: string, revision: string, workflow: Workflow, version: number): void {

@@ -221,6 +221,46 @@ describe("webhooks", () => {
   });
 });
 
+describe("a hook's past run", () => {
+  it("opens against the graph it ran, with its request, after a save and after the workflow is deleted and made again", async () => {
+    const secret = await saveAndActivate("kept", { path: "in", auth: "token", response: "wait" });
+    const send = async (name: string) => {
+      const res = await hook("kept/in", { method: "POST", body: JSON.stringify({ name }), headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } });
+      return z.object({ runId: z.string(), outputs: z.record(z.string(), z.unknown()) }).parse(await res.json());
+    };
+    const Opened = z.object({
+      workflow: z.object({
+        revision: z.number(),
+        nodes: z.array(z.object({ id: z.string(), config: z.record(z.string(), z.unknown()).optional(), pinned: z.record(z.string(), z.unknown()).optional() })),
+      }),
+    });
+    const opened = async (runId: string) => {
+      const { workflow } = Opened.parse((await t.call("GET", `/api/runs/${runId}`)).body);
+      const node = (id: string) => workflow.nodes.find((n) => n.id === id);
+      return { revision: workflow.revision, template: node("greet")?.config?.template, body: node("hook")?.pinned?.body };
+    };
+    const first = await send("Ada");
+    const second = await send("Grace");
+    expect(second.outputs).toMatchObject({ greeting: "Hello Grace" });
+
+    const saved = hookWorkflow("kept", { path: "in", auth: "token", response: "wait" });
+    const edited = { ...saved, nodes: saved.nodes.map((n) => (n.id === "greet" ? { ...n, config: { template: "Hi {{0}}" } } : n)) };
+    expect((await t.call("PUT", "/api/workflows/kept", { workflow: edited, baseRevision: 1 })).status).toBe(200);
+    const third = await send("Lin");
+    expect(third.outputs).toMatchObject({ greeting: "Hi Lin" });
+    expect(await opened(first.runId)).toEqual({ revision: 1, template: "Hello {{0}}", body: { name: "Ada" } });
+    expect(await opened(second.runId)).toEqual({ revision: 1, template: "Hello {{0}}", body: { name: "Grace" } });
+    expect(await opened(third.runId)).toEqual({ revision: 2, template: "Hi {{0}}", body: { name: "Lin" } });
+
+    // Deleted (its versions go with it) and made again under the same id, whose version 1 is another graph.
+    expect((await t.call("DELETE", "/api/workflows/kept")).status).toBe(200);
+    const other = { ...saved, nodes: saved.nodes.map((n) => (n.id === "greet" ? { ...n, config: { template: "Yo {{0}}" } } : n)) };
+    expect((await t.call("POST", "/api/workflows", { workflow: other })).status).toBe(201);
+    expect(await opened(first.runId)).toEqual({ revision: 1, template: "Hello {{0}}", body: { name: "Ada" } });
+    expect(await opened(third.runId)).toEqual({ revision: 2, template: "Hi {{0}}", body: { name: "Lin" } });
+  });
+});
+
 describe("a workflow deleted and made again under the same id", () => {
   it("starts off, and its old secret starts no run", async () => {
     const old = await saveAndActivate("reborn", { path: "in", auth: "token" });

@@ -20,7 +20,7 @@ export interface ChildWorker {
  * (or WEFT_DATA_DIR); it logs at info so the tests can see which runs it took.
  */
 export async function spawnWorker(env: Record<string, string>, args: string[] = []): Promise<ChildWorker> {
-  const proc = Bun.spawn(["bun", CLI, "worker", ...args], {
+  const proc = Bun.spawn(["bun", ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), CLI, "worker", ...args], {
     env: { ...process.env, WEFT_LOG_LEVEL: "info", WEFT_DEMO_LLM: "off", ...env },
     stdout: "pipe",
     stderr: "pipe",

@@ -1,0 +1,80 @@
+import { freezeWorkflow, pinOutputs } from "@weft/agent-runtime";
+import { WorkflowSchema, type Workflow } from "@weft/types";
+import { z } from "zod";
+import { PAYLOAD_REF_KEY, payloadId, type PayloadLoader } from "./payload-refs.ts";
+
+/**
+ * A trigger's run (a webhook request, a schedule tick) runs a kept, frozen workflow with the request pinned on one
+ * node (`RunService`'s `pins`, the engine's `pinOutputs`). Its stored snapshot (the runs table's `workflow` column) is
+ * then `{"$weftRunBase": {"$weftPayload": "<id>"}, "pins": {nodeId, outputs}}`: the workflow's text is stored once in
+ * `payloads` under its content id (the retention sweep sees the reference, so it outlives the workflow's deletion and
+ * its versions' pruning), and each run adds only its request. Read back, the base is parsed and checked once per
+ * process (`RunWorkflowBases`) and frozen, so the engine compiles its graph once: a queue worker otherwise parsed,
+ * checked and compiled the whole workflow for every request.
+ */
+export const RUN_BASE_KEY = "$weftRunBase";
+
+/** Where such a snapshot starts (JSON.stringify puts the key first): told from any other snapshot without parsing it. */
+const BASE_PREFIX = `{"${RUN_BASE_KEY}":`;
+
+/** A base workflow's text, and its id in `payloads` (its content id: the same text has the same id in every process). */
+export interface RunBase {
+  id: string;
+  json: string;
+}
+
+const StoredPins = z.object({
+  [RUN_BASE_KEY]: z.object({ [PAYLOAD_REF_KEY]: z.string() }),
+  pins: z.object({ nodeId: z.string(), outputs: z.record(z.string(), z.unknown()) }),
+});
+
+/** Bases' texts by the frozen workflow they were made from (it never changes): each kept revision is serialized once per process. */
+const baseTexts = new WeakMap<Workflow, RunBase>();
+
+/** A run's workflow given as a frozen workflow (`freezeWorkflow`: one kept revision) and the outputs pinned on one node. */
+export interface PinnedRun {
+  base: Workflow;
+  nodeId: string;
+  outputs: Record<string, unknown>;
+}
+
+/** The stored snapshot of a `PinnedRun`: the column's text and the base to store (before the run's row) in `payloads`. */
+export function pinnedSnapshot(run: PinnedRun): { column: string; base: RunBase } {
+  let base = baseTexts.get(run.base);
+  if (base === undefined) {
+    const json = JSON.stringify(run.base);
+    base = { id: payloadId(json), json };
+    baseTexts.set(run.base, base);
+  }
+  return { column: JSON.stringify({ [RUN_BASE_KEY]: { [PAYLOAD_REF_KEY]: base.id }, pins: { nodeId: run.nodeId, outputs: run.outputs } }), base };
+}
+
+/** Whether a stored snapshot is a base and pins (`pinnedSnapshot`). */
+export function isPinnedSnapshot(text: string): boolean {
+  return text.startsWith(BASE_PREFIX);
+}
+
+/** Bases kept per process (each a few KB to a few MB; the least recently read go first). */
+const KEPT_BASES = 64;
+
+/**
+ * Bases read back, checked and frozen, by payload id (content-addressed: an entry never goes stale). One per process,
+ * shared by every reader of runs in it.
+ */
+const bases = new Map<string, Workflow>();
+
+/** A `pinnedSnapshot` read back: the frozen base (checked once per process) with the run's request pinned on its node. */
+export async function readPinnedSnapshot(text: string, load: PayloadLoader): Promise<Workflow> {
+  const stored = StoredPins.parse(JSON.parse(text));
+  const id = stored[RUN_BASE_KEY][PAYLOAD_REF_KEY];
+  let base = bases.get(id);
+  bases.delete(id);
+  if (base === undefined) {
+    const json = (await load([id])).get(id);
+    if (json === undefined) throw new Error(`The run's workflow (payload ${id}) is missing from storage.`);
+    base = freezeWorkflow(WorkflowSchema.parse(JSON.parse(json)));
+  }
+  if (bases.size >= KEPT_BASES) bases.delete(bases.keys().next().value as string);
+  bases.set(id, base);
+  return pinOutputs(base, stored.pins.nodeId, stored.pins.outputs);
+}
