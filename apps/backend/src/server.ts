@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { isAddressInUse, PortInUseError } from "./port-in-use-error.ts";
 import { fileURLToPath } from "node:url";
@@ -7,35 +6,29 @@ import { createRunRuntime, runtimeChoices, type RunRuntime } from "./runtime/run
 import { openProcessStorage, type Storage } from "./app-storage.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { EventJournal, type JournalOptions } from "./events/event-journal.ts";
-import { WsGateway, type GatewayOptions } from "./events/ws-gateway.ts";
-import { eventSocketOf } from "./events/socket-adapter.ts";
+import type { GatewayOptions } from "./events/ws-gateway.ts";
 import { RunQueue } from "./runs/run-queue.ts";
 import { createRuns } from "./runs/index.ts";
-import { startApiQueueMode, type ApiQueueMode } from "./queue/api-queue-mode.ts";
-import { installationSeal } from "./queue/queue-seal.ts";
-import { QueuedSceneHost } from "./queue/queued-scene-host.ts";
+import type { ApiQueueMode } from "./queue/api-queue-mode.ts";
+import { composeApiQueue } from "./queue/compose-api-queue.ts";
 import { loadExamplesOnce } from "./seed/example-loader.ts";
 import { markShippedWorkflows, shippedWorkflows } from "./seed/shipped-workflows.ts";
 import { createApi } from "./api/app.ts";
-import { createBuilder } from "./builder/index.ts";
+import { composeBuilder } from "./builder/compose-builder.ts";
 import { createAgents } from "./agents/index.ts";
-import { refuseClaimedIdsIn } from "./agents/agent-governance.ts";
-import { QueuedAgentHost } from "./queue/queued-agent-host.ts";
 import { createScenes, type Scenes } from "./scenes/index.ts";
-import { loadAccessToken } from "./auth/access-token.ts";
-import { SitePolicy } from "./auth/site-policy.ts";
-import { TrustBoundary } from "./auth/trust-boundary.ts";
-import { createAccounts } from "./accounts/index.ts";
-import { WsAccess, type WsRateLimits } from "./auth/ws-access.ts";
-import { createWorkflows, refuseBuiltInWrites, withSkillCheck } from "./workflows/index.ts";
-import { actorOf, authorOf } from "./auth/principal.ts";
+import { composeAuth } from "./auth/compose-auth.ts";
+import { composeWs } from "./auth/compose-ws.ts";
+import type { WsRateLimits } from "./auth/ws-access.ts";
+import { createWorkflows, withSkillCheck } from "./workflows/index.ts";
+import { authorOf } from "./auth/principal.ts";
+import { hostingOf } from "./runtime/hosting.ts";
 import { mcpApi } from "./mcp-server/mcp-api.ts";
 import { openApiApi } from "./api/openapi.ts";
 import { createOps, embeddedQueueProbe } from "./ops/index.ts";
 import pkg from "../package.json" with { type: "json" };
 // The routes of the domains whose factories do not return them, and every domain's OpenAPI description.
 import { healthApi } from "./api/health.ts";
-import { authApi } from "./auth/auth-api.ts";
 import { llmProfilesApi } from "./llm/llm-profiles-api.ts";
 import { conversationsApi } from "./agents/conversations-api.ts";
 import { createOpenAiCompat, OPENAI_ERRORS } from "./openai-compat/index.ts";
@@ -47,8 +40,7 @@ import { mcpSettingsApi } from "./settings/mcp-settings-api.ts";
 import { credentialsApi } from "./credentials/credentials-api.ts";
 import { API_ROUTES } from "./api-routes.ts";
 import { createTriggers } from "./triggers/index.ts";
-import { createApprovals, type AgentApprovalAsk } from "./approvals/index.ts";
-import { loadMasterKey } from "./secrets/master-key.ts";
+import { composeApprovals } from "./approvals/compose-approvals.ts";
 import { createEvals } from "./evals/index.ts";
 import { createSceneSuites } from "./evals/scene-suites.ts";
 import { sceneCaseRuns } from "./scenes/scene-case-runs.ts";
@@ -150,11 +142,8 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
   let scenes: Scenes | undefined;
   let queueMode: ApiQueueMode | undefined;
   try {
-    const token = loadAccessToken(options.dataDir, options.authToken);
-    redactor.set("access-token", "access token", [token.value]);
-    const accounts = await createAccounts({ sql: storage.sql, transaction: storage.transaction, maxBodyBytes, log: log.child("accounts") });
-    const site = new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
-    const boundary = new TrustBoundary(token, site, accounts.service);
+    const auth = await composeAuth(options, { storage, redactor, maxBodyBytes, log });
+    const { token, accounts, boundary } = auth;
     // The engine and its services (LLM profiles, credentials, MCP servers, tool host, caches): built as a worker builds them.
     const rt = (runtime = await createRunRuntime({
       storage,
@@ -164,50 +153,27 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       ...runtimeChoices(options),
       createDefaultProfiles: true,
     }));
-    const { llmProfiles, credentials, mcpSettings, catalog, workflows, permissionBroker, permissions, projectDir, toolHost, llm, caches, engine, engineFor } = rt;
+    const { llmProfiles, credentials, mcpSettings, catalog, workflows, permissions, projectDir, toolHost, llm, caches, engine, engineFor } = rt;
     await loadExamplesOnce(storage, rt.examplesDir, log.child("examples"));
     await markShippedWorkflows(storage, rt.examplesDir);
     // The API and runs also name skills that no longer exist; the Builder checks its staged set alone (a skill and its caller may be staged together).
     const validator = withSkillCheck(engine, (id) => storage.workflows.isStored(id));
 
-    // Queue mode: runs go to BullMQ workers, and events and cancels travel through Redis (see queue/).
-    queueMode = options.redisUrl
-      ? await startApiQueueMode({
-          redisUrl: options.redisUrl,
-          // Keyed by the installation's secret, as the workers' is: what they put on Redis is checked here, and the other way round.
-          seal: installationSeal(options.dataDir, options.secret, redactor, log.child("queue")),
-          events: storage.events,
-          maxWaiting: options.maxQueuedRuns ?? 10_000,
-          log: log.child("queue"),
-          ...(rt.tracing ? { tracing: rt.tracing } : {}),
-        })
-      : undefined;
-    await queueMode?.followSettings(rt);
+    // Queue mode: runs, agents' loops and scenes go to BullMQ workers, and events and cancels travel through Redis (see queue/).
+    const queued = (queueMode = await composeApiQueue(options, { storage, rt, redactor, log }));
     const dispatcher = queueMode?.dispatcher;
     const hub = queueMode?.hub ?? new EventHub();
     // Waiting events are written 5 ms after the first when the journal was idle (a watcher sees them at once), but at
     // most once per 50 ms: each write is a commit rewriting the same hot pages, and in a busy scene the scene's own
     // commits carry the waiting events anyway.
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, spacingMs: 50, ...options.journal }, log.child("journal"), payloads);
+    const hosting = hostingOf(rt, storage, journal);
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.
     const ops = createOps({ storage, queue: queueMode?.probe ?? embeddedQueueProbe(queue), version: pkg.version, ...(queueMode ? { queueRejections: queueRejections(queueMode) } : {}) });
     hub.tap(ops.observe);
     rt.usage.recorder.onRecord(ops.metrics.llmUsage);
-    // Approvals: stored when a run pauses and read when it resumes (by the runs' executor), answered by API or link.
-    const approvals = createApprovals({
-      engine: storage,
-      storage,
-      masterKey: loadMasterKey(options.dataDir, options.secret, redactor),
-      sweepMs: options.approvalSweepMs ?? 1000,
-      maxBodyBytes,
-      log: log.child("approvals"),
-      // An agent's observation of a decision names who decided.
-      userName: async (userId: string) => {
-        const user = await accounts.service.getUser(userId);
-        return `${user.name} (${user.username})`;
-      },
-    });
+    const approvals = composeApprovals(options, { storage, redactor, accounts: accounts.service, maxBodyBytes, log });
     const { service: runs, api: runsApi } = createRuns({
       storage,
       journal,
@@ -225,37 +191,13 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       api: agentsApi,
       continueAfterApproval,
     } = createAgents({
-      storage,
-      journal,
-      catalog,
-      workflows,
-      engineFor,
-      llm,
-      ...(toolHost ? { toolHost } : {}),
-      permissionBroker,
+      ...hosting,
       maxBodyBytes,
-      // ask_approval: an agent's request goes to the same approvals inbox (embedded mode; queue-mode workers offer none).
-      ...(queueMode
-        ? {}
-        : { approvals: { ask: (ask: AgentApprovalAsk) => approvals.service.requestForAgent(ask), close: (conversationId: string) => approvals.service.closeForAgent(conversationId) } }),
+      // Queue mode: each message's loop runs on a worker. Embedded: an ask_approval goes to the approvals inbox.
+      ...(queued ? { host: queued.agentHost } : { approvals: approvals.forAgents }),
       permissions: () => permissions.current.policy,
       sql: storage.sql,
       log: log.child("agents"),
-      // Queue mode: each message's loop runs on a worker (queue/agent-worker.ts); this process asks the worker holding it.
-      ...(queueMode
-        ? {
-            host: new QueuedAgentHost({
-              storage,
-              catalog,
-              workflows,
-              redis: queueMode.redis,
-              redisUrl: queueMode.redisUrl,
-              control: queueMode.control,
-              seal: queueMode.seal,
-              log: log.child("agents"),
-            }),
-          }
-        : {}),
     });
     // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.
     const triggers = createTriggers({
@@ -292,11 +234,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       onSaved: (id) => void triggers.scheduler.rearm(id),
     }).api;
     // Queue mode: scenes run on workers (queue/scene-worker.ts); this process asks the worker holding one.
-    const hostScenes = queueMode;
-    scenes = createScenes(
-      { storage, journal, catalog, workflows, engineFor, llm, ...(toolHost ? { toolHost } : {}), permissionBroker, maxBodyBytes, log: log.child("scenes") },
-      hostScenes ? (local, store) => new QueuedSceneHost(local, store, hostScenes, log.child("scenes")) : undefined,
-    );
+    scenes = createScenes({ ...hosting, maxBodyBytes, log: log.child("scenes") }, queued?.sceneHost);
     // Scene suites: each variation runs as an ordinary scene run (of a stored copy of the scene) on the scene host.
     const sceneSuites = createSceneSuites({ engine: storage, port: sceneCaseRuns({ host: scenes.service, scenes: storage.scenes }), maxBodyBytes, log: log.child("evals") });
     const interruptedAtStart = await runs.recoverInterrupted();
@@ -307,50 +245,22 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     await evals.service.recover();
     await sceneSuites.service.recover();
 
-    const gateway = new WsGateway(
-      storage.events,
+    const { gateway, plugin: wsPlugin } = composeWs({
+      events: storage.events,
       hub,
-      async (streamId) =>
+      knows: async (streamId) =>
         (await storage.events.lastSeq(streamId)) >= 0 ||
         (await storage.runs.get(streamId)) !== undefined ||
         (await storage.conversations.get(streamId)) !== undefined ||
         (await storage.scenes.get(streamId)) !== undefined ||
         (await evals.service.knows(streamId)),
-      { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...options.ws },
-      log.child("ws"),
-    );
-    const wsAccess = new WsAccess((request) => boundary.principalFor(request), options.wsRateLimits);
-    // A token revoked, a session ended, a role changed, a password reset, a user deleted: their open sockets are checked at once (and in the other API processes).
-    accounts.service.onCredentialsChanged((userId) => wsAccess.recheckUser(userId));
-    await queueMode?.followAccounts(accounts.service, (userId) => wsAccess.recheckUser(userId));
-    const wsPlugin = new Elysia().ws("/ws", {
-      open: (ws) => {
-        wsAccess.open(ws.raw, { request: ws.data.request, send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) });
-        gateway.open(eventSocketOf(ws.raw));
-      },
-      // The upgrade's principal, kept for the socket's life and checked again when the accounts change; a rate per socket.
-      message: (ws, message) => wsAccess.message(ws.raw, () => gateway.message(eventSocketOf(ws.raw), message)),
-      drain: (ws) => gateway.drain(eventSocketOf(ws.raw)),
-      close: (ws) => {
-        wsAccess.close(ws.raw);
-        gateway.close(eventSocketOf(ws.raw));
-      },
+      access: auth.wsAccess,
+      ...(options.ws ? { options: options.ws } : {}),
+      log,
     });
-    const builder = createBuilder({
-      storage,
-      catalog,
-      validator: engine,
-      llm,
-      toolHost,
-      maxBodyBytes,
-      log: log.child("builder"),
-      actorOf,
-      // The Builder's apply writes agents, scenes and workflows too: the agent-id guard and the built-in workflows' hold there as well.
-      guardApply: async (entries, request) => {
-        await refuseBuiltInWrites(async () => (await shippedWorkflows(storage)).builtIn, entries);
-        await refuseClaimedIdsIn(storage, permissions.current.policy, entries, request);
-      },
-    });
+    // Credential changes made in the other API processes close their sockets here too.
+    await queueMode?.followAccounts(accounts.service, (userId) => auth.wsAccess.recheckUser(userId));
+    const builder = composeBuilder({ storage, catalog, validator: engine, llm, toolHost, maxBodyBytes, log: log.child("builder"), permissions: () => permissions.current.policy });
     const sceneDocuments = sceneDocumentsApi({ storage, permissions: () => permissions.current.policy, sceneRuntime: scenes.service, maxBodyBytes, log: log.child("api") });
     const api = createApi(
       { redactor: storage.redactor, log: log.child("api") },
@@ -360,7 +270,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
         refusals: [sceneRefusalOf],
         errorFormats: [OPENAI_ERRORS],
         routes: [
-          authApi(boundary, maxBodyBytes),
+          auth.api,
           healthApi({ catalog }),
           llmProfilesApi(llmProfiles, maxBodyBytes),
           rt.usage.api,

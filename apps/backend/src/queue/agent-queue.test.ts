@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
 import type { RunEvent } from "@weft/types";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { TestWsClient, contiguousFrom } from "../testing/ws-client.ts";
-import { removeDir, RunAnswerSchema, tempDir, waitFor } from "../testing/test-server.ts";
+import { RunAnswerSchema, waitFor } from "../testing/test-server.ts";
 import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema, WorkflowAnswerSchema } from "../testing/answers.ts";
 import { ErrorBodySchema } from "../testing/error-body.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 
 /** An `<ACTION>` calling fs.write, as the model writes it. */
 const write = (path: string, content: string): ScriptedTurn => ({
@@ -42,16 +41,14 @@ const AgentFinished = z.object({ type: z.literal("agent.finished"), status: z.st
  * where its loop ran. The scripted LLM answers whichever process calls it.
  */
 describe("agents on queue-mode workers", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
+  let cluster: QueueCluster;
   let llm: ScriptedLlmServer;
-  let dataDir: string;
   let apiProject: string;
   let workerProject: string;
-  let env: Record<string, string>;
   let apiA: ChildServer;
   let apiB: ChildServer;
-  const workers: ChildWorker[] = [];
+  /** The live workers (the cluster's: killed ones leave it). */
+  let workers: ChildWorker[];
 
   const send = async (api: ChildServer, agent: string, message: string, conversationId?: string) => {
     const sent = await api.call("POST", `/api/agents/${agent}/messages`, { message, ...(conversationId ? { conversationId } : {}) });
@@ -74,17 +71,20 @@ describe("agents on queue-mode workers", () => {
   const finished = (events: RunEvent[]) => events.flatMap((e) => (e.type === "agent.finished" ? [AgentFinished.parse(e)] : []));
 
   beforeAll(async () => {
-    [redis, database, llm] = await Promise.all([startRedis(), queueTestDatabase(), startScriptedLlmServer()]);
-    dataDir = tempDir("weft-agent-queue-");
-    apiProject = tempDir("weft-agent-queue-api-");
-    workerProject = tempDir("weft-agent-queue-worker-");
-    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
-    // (at 1 s, a loop was cancelled mid-action at load average 24).
-    env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
-    apiA = await spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject });
-    let worker: ChildWorker;
-    [apiB, worker] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject })]);
-    workers.push(worker);
+    llm = await startScriptedLlmServer();
+    cluster = await startQueueCluster({
+      name: "agent-queue",
+      apiProcesses: 2,
+      projectDir: true,
+      workerProjectDir: true,
+      // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+      // (at 1 s, a loop was cancelled mid-action at load average 24).
+      env: { WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000" },
+    });
+    if (!cluster.projectDir || !cluster.workerProjectDir) throw new Error("the cluster came without its project folders");
+    [apiProject, workerProject] = [cluster.projectDir, cluster.workerProjectDir];
+    [apiA, apiB] = cluster.apis as [ChildServer, ChildServer];
+    workers = cluster.workers;
     const profile = await apiA.call("POST", "/api/llm-profiles", { name: "scripted", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0, timeoutMs: 60_000 });
     expect(profile.status).toBe(201);
     const agent = { deliberationWorkflowId: "agent-deliberation", llmProfileId: ProfileIdAnswerSchema.parse(profile.body).profile.id, tools: ["fs:write"], maxSteps: 4 };
@@ -93,10 +93,7 @@ describe("agents on queue-mode workers", () => {
   });
 
   afterAll(async () => {
-    for (const p of [...workers, apiA, apiB]) p?.proc.kill("SIGKILL");
-    await Promise.all([...workers, apiA, apiB].map((p) => p?.proc.exited));
-    await Promise.all([redis?.stop(), database?.stop(), llm?.stop()]);
-    for (const dir of [dataDir, apiProject, workerProject]) if (dir) removeDir(dir);
+    await Promise.all([cluster?.stop(), llm?.stop()]);
   });
 
   it("runs a message sent to API A on the worker, its events reach API B's /ws, and the answer to ask_user continues it from storage", async () => {
@@ -197,9 +194,8 @@ describe("agents on queue-mode workers", () => {
   });
 
   it("a worker killed mid-loop: another worker closes the loop failed without running it again, and the conversation takes the next message", async () => {
-    const survivor = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject });
-    workers.push(survivor);
     const victim = workers[0];
+    const survivor = await cluster.startWorker();
     llm.enqueue(say("never delivered", 30_000));
     const requests = llm.requests.length;
     const id = await send(apiA, "trusted", "Think long");
@@ -213,9 +209,7 @@ describe("agents on queue-mode workers", () => {
       60_000,
       "the loop's deliberation run to be stored",
     );
-    holder.proc.kill("SIGKILL");
-    await holder.proc.exited;
-    workers.splice(workers.indexOf(holder), 1);
+    await cluster.kill(holder, "SIGKILL");
     const closed = await settled(apiB, id, 0, 60_000);
     expect(closed.agent).toMatchObject({ status: "failed", running: false });
     expect(closed.agent?.reason).toMatch(/stopped before it finished/);
@@ -243,11 +237,8 @@ describe("agents on queue-mode workers", () => {
     const finishes = await send(apiA, "trusted", "Quick one");
     await waitFor(async () => (patient.output().includes(`agent loop taken {"conversationId":"${finishes}"`) ? true : undefined), 60_000, "the worker to take the loop");
     // The next worker waits only 300 ms; it starts before the first one stops, so the queue is never without a worker.
-    const hasty = await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject, WEFT_SHUTDOWN_GRACE_MS: "300" });
-    workers.push(hasty);
-    patient.proc.kill("SIGTERM");
-    expect(await patient.proc.exited).toBe(0);
-    workers.splice(workers.indexOf(patient), 1);
+    const hasty = await cluster.startWorker({ WEFT_SHUTDOWN_GRACE_MS: "300" });
+    expect(await cluster.kill(patient, "SIGTERM")).toBe(0);
     expect((await settled(apiB, finishes, "completed")).agent?.running).toBe(false);
 
     // Far longer than the test: a worker that waited for the answer instead of cancelling would fail it.
@@ -255,9 +246,7 @@ describe("agents on queue-mode workers", () => {
     const requests = llm.requests.length;
     const cut = await send(apiA, "trusted", "Slow one");
     await waitFor(async () => (llm.requests.length > requests ? true : undefined), 60_000, "the worker to call the LLM");
-    hasty.proc.kill("SIGTERM");
-    expect(await hasty.proc.exited).toBe(0);
-    workers.splice(workers.indexOf(hasty), 1);
+    expect(await cluster.kill(hasty, "SIGTERM")).toBe(0);
     expect((await settled(apiB, cut, 0, 60_000)).agent?.status).toBe("cancelled");
   });
 
@@ -267,7 +256,7 @@ describe("agents on queue-mode workers", () => {
     const id = await send(apiA, "trusted", "Nobody is there yet");
     expect((await read(apiB, id)).agent).toMatchObject({ running: true });
     expect((await apiB.call("POST", `/api/conversations/${id}/cancel`)).status).toBe(200);
-    workers.push(await spawnWorker({ ...env, WEFT_PROJECT_DIR: workerProject }));
+    await cluster.startWorker();
     const done = await settled(apiA, id, "cancelled");
     expect(done.messages[0]).toMatchObject({ role: "user", content: "Nobody is there yet" });
     expect(llm.requests.length).toBe(requests);

@@ -6,6 +6,11 @@ import { startRedis, type TestRedis } from "../testing/redis-server.ts";
 import { AGENT_QUEUE, bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_JOB, RUN_QUEUE, SCENE_QUEUE, type RunJobData } from "./queue-names.ts";
 import { queueModeProbe } from "./queue-probe.ts";
 
+/**
+ * The probe in this process on a real Redis alone, not on `startQueueCluster`: it counts the jobs and workers it
+ * makes itself (a cluster's worker would take its jobs and be counted), needs no database or API process, and
+ * stops Redis under the probe to see it say so.
+ */
 describe("queueModeProbe", () => {
   let redis: TestRedis;
   let client: Redis;

@@ -10,13 +10,11 @@ import { RunEventSchema, SceneLogEntrySchema, SceneStateViewSchema, type RunEven
 import { streamedAction, streamedReply } from "../../../../bench/support/instant-llm.ts";
 import { countVisitThenAnnounce, scriptedModel } from "../scenes/testing/scripted-model.ts";
 import { readPostgresSceneState, readSqliteSceneState } from "../scenes/testing/read-scene-state.ts";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
-import { removeDir, tempDir } from "../testing/test-server.ts";
 import { until } from "../testing/until.ts";
-import { spawnWorker, type ChildWorker } from "./testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "./testing/queue-test-database.ts";
+import type { ChildWorker } from "./testing/child-worker.ts";
+import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 import { holderKey } from "./control-rpc.ts";
 import { Queue } from "bullmq";
 import { QUEUE_PREFIX, SCENE_QUEUE, sceneJobId } from "./queue-names.ts";
@@ -32,17 +30,15 @@ const ErrorAnswerSchema = z.object({ error: z.object({ code: z.string(), message
  * scene's agent wrote shows where the scene ran.
  */
 describe("scenes in the queue mode", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
+  let cluster: QueueCluster;
   let apiProject: string;
   let workerProject: string;
   let apiA: ChildServer;
   let apiB: ChildServer;
   let keys: Redis;
-  const workers: ChildWorker[] = [];
+  /** The live workers (the cluster's: killed ones leave it). */
+  let workers: ChildWorker[];
   const models: Array<{ stop(): Promise<void> }> = [];
-  let workerEnv: Record<string, string>;
 
   const state = async (api: ChildServer, sceneId: string): Promise<SceneStateView> => SceneStateViewSchema.parse((await api.call("GET", `/api/scenes/${sceneId}/state`)).body);
   const holder = async (sceneId: string) => (await keys.get(holderKey("scene", sceneId))) ?? undefined;
@@ -63,6 +59,7 @@ describe("scenes in the queue mode", () => {
       state,
       log: log.map((r) => SceneLogEntrySchema.parse(JSON.parse(r.data))),
     });
+    const { database, dataDir } = cluster;
     if (database.engine === "sqlite") {
       const db = new Database(join(dataDir, "weft.sqlite"), { readonly: true });
       try {
@@ -80,29 +77,27 @@ describe("scenes in the queue mode", () => {
   }
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-scene-queue-");
-    apiProject = tempDir("weft-scene-queue-api-project-");
-    workerProject = tempDir("weft-scene-queue-worker-project-");
-    // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
-    // (at 1 s, a loop was cancelled mid-action at load average 24).
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000", ...database.env };
-    workerEnv = { ...env, WEFT_PROJECT_DIR: workerProject };
-    [apiA, apiB] = await Promise.all([spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject }), spawnServer(dataDir, { ...env, WEFT_PROJECT_DIR: apiProject })]);
-    workers.push(...(await Promise.all([spawnWorker(workerEnv), spawnWorker(workerEnv)])));
-    keys = new Redis(redis.url);
+    cluster = await startQueueCluster({
+      name: "scene-queue",
+      apiProcesses: 2,
+      workers: 2,
+      projectDir: true,
+      workerProjectDir: true,
+      // A 5 s job lock: a killed worker's job is found stalled within seconds, and a busy machine still renews it in time
+      // (at 1 s, a loop was cancelled mid-action at load average 24).
+      env: { WEFT_EXAMPLES_DIR: EXAMPLES, WEFT_WORKER_LOCK_MS: "5000", WEFT_SHUTDOWN_GRACE_MS: "10000" },
+    });
+    if (!cluster.projectDir || !cluster.workerProjectDir) throw new Error("the cluster came without its project folders");
+    [apiProject, workerProject] = [cluster.projectDir, cluster.workerProjectDir];
+    [apiA, apiB] = cluster.apis as [ChildServer, ChildServer];
+    workers = cluster.workers;
+    keys = new Redis(cluster.redis.url);
   });
 
   afterAll(async () => {
     keys?.disconnect();
-    for (const w of workers) w.proc.kill("SIGKILL");
-    for (const api of [apiA, apiB]) api?.proc.kill("SIGKILL");
-    await Promise.all([...workers.map((w) => w.proc.exited), ...[apiA, apiB].map((api) => api?.proc.exited)]);
+    await cluster?.stop();
     for (const m of models) await m.stop();
-    await redis?.stop();
-    await database?.stop();
-    for (const dir of [dataDir, apiProject, workerProject]) if (dir) removeDir(dir);
   });
 
   it("a scene started through one API runs on a worker (its agent's file lands in the worker's folder); its events reach /ws on the other API, which pauses, resumes and stops it", async () => {
@@ -183,9 +178,7 @@ describe("scenes in the queue mode", () => {
     const host = workers.find((w) => w.id === hostId);
     const survivor = workers.find((w) => w !== host);
     if (!host || !survivor) throw new Error(`expected the scene on one of the two workers, its holder is ${hostId}`);
-    host.proc.kill("SIGKILL");
-    await host.proc.exited;
-    workers.splice(workers.indexOf(host), 1);
+    await cluster.kill(host, "SIGKILL");
 
     await until("the other worker to hold the scene", async () => ((await holder("town")) === survivor.id ? true : undefined));
     await until("the resumed clerk to finish", async () => (idle(await state(apiB, "town")) && (await saved("town")).log.some((e) => e.kind === "deliberation.finished") ? true : undefined));
@@ -204,14 +197,11 @@ describe("scenes in the queue mode", () => {
   });
 
   it("SIGTERM hands a held scene back: the worker exits, another one continues it", async () => {
-    const replacement = await spawnWorker(workerEnv);
-    workers.push(replacement);
+    const replacement = await cluster.startWorker();
     const hostId = await holder("town");
     const host = workers.find((w) => w.id === hostId);
     if (!host) throw new Error(`the scene's holder ${hostId} is not one of the workers`);
-    host.proc.kill("SIGTERM");
-    expect(await host.proc.exited).toBe(0);
-    workers.splice(workers.indexOf(host), 1);
+    expect(await cluster.kill(host, "SIGTERM")).toBe(0);
     await until("the other worker to hold the scene", async () => ((await holder("town")) === replacement.id ? true : undefined));
     // Saved running, continued running, and it answers from its new worker.
     expect((await state(apiB, "town")).status).toBe("running");
@@ -244,24 +234,21 @@ describe("scenes in the queue mode", () => {
     expect(office.status).toBe(200);
     const only = workers[0];
     expect(await holder("office")).toBe(only.id);
-    only.proc.kill("SIGKILL");
-    await only.proc.exited;
-    workers.splice(0, 1);
+    await cluster.kill(only, "SIGKILL");
     // The job goes too (as when Redis lost it): BullMQ removes it once its dead worker's lock expired.
-    const scenes = new Queue(SCENE_QUEUE, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
+    const scenes = new Queue(SCENE_QUEUE, { connection: { url: cluster.redis.url }, prefix: QUEUE_PREFIX });
     try {
       await until("the job to be removed", async () => ((await scenes.remove(sceneJobId("office"))) === 1 ? true : undefined), 60_000);
       expect((await saved("office")).state?.status).toBe("running");
-      const apiC = await spawnServer(dataDir, { ...workerEnv, WEFT_PROJECT_DIR: apiProject });
+      const apiC = await cluster.startApi();
       try {
         // Sealed by the API that queued it: a worker runs no unsealed job.
         expect((await scenes.getJob(sceneJobId("office")))?.data).toEqual({ sceneId: "office", mode: "restore", seal: { id: expect.any(String), ts: expect.any(Number), sig: expect.any(String) } });
-        workers.push(await spawnWorker(workerEnv));
+        await cluster.startWorker();
         await until("the new worker to hold the scene", async () => ((await holder("office")) === workers[0]?.id ? true : undefined));
         expect((await apiC.call("POST", "/api/scenes/office/stop")).status).toBe(200);
       } finally {
-        apiC.proc.kill("SIGKILL");
-        await apiC.proc.exited;
+        await cluster.kill(apiC, "SIGKILL");
       }
     } finally {
       await scenes.close();

@@ -4,6 +4,7 @@ import { EventJournal } from "../events/event-journal.ts";
 import { RunExecutor } from "../runs/run-executor.ts";
 import { approvalWaits } from "../approvals/index.ts";
 import { createRunRuntime, runtimeChoices, type RunRuntime } from "../runtime/run-runtime.ts";
+import { hostingOf } from "../runtime/hosting.ts";
 import { openProcessStorage, type Storage } from "../app-storage.ts";
 import { loadAccessToken } from "../auth/access-token.ts";
 import { startWorkerOps, type WorkerOps } from "../ops/worker-ops.ts";
@@ -153,16 +154,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const executor = new RunExecutor({ journal, engineFor: rt.engineFor, observations: storage.observations, waits: approvalWaits(storage), log: log.child("runs") });
     const slots = (concurrency: number) => ({ redisUrl: options.redisUrl, concurrency, ...(options.lockMs !== undefined ? { lockMs: options.lockMs } : {}) });
     // What the agents' and the scenes' services run with: this worker's engine, tools and journal.
-    const hosting = {
-      storage,
-      journal,
-      catalog: rt.catalog,
-      workflows: rt.workflows,
-      engineFor: rt.engineFor,
-      llm: rt.llm,
-      ...(rt.toolHost ? { toolHost: rt.toolHost } : {}),
-      permissionBroker: rt.permissionBroker,
-    };
+    const hosting = hostingOf(rt, storage, journal);
     // A run failing here starts its workflow's error workflow from here: recorded, and queued for any worker.
     const errorRunQueue = (runQueue = new Queue<SealedJob<RunQueueJobData>>(RUN_QUEUE, { connection: bullConnection(options.redisUrl, "fail-fast"), prefix: QUEUE_PREFIX }));
     errorRunQueue.on("error", errorReporter("run queue", log));

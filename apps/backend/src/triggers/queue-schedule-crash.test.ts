@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../testing/redis-server.ts";
-import { spawnServer, type ChildServer } from "../testing/child-server.ts";
-import { removeDir, tempDir } from "../testing/test-server.ts";
+import type { ChildServer } from "../testing/child-server.ts";
 import { scheduledRuns, scheduleWorkflow } from "../testing/schedules.ts";
 import { until } from "../testing/until.ts";
-import { spawnWorker, type ChildWorker } from "../queue/testing/child-worker.ts";
-import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queue-test-database.ts";
+import { startQueueCluster, type QueueCluster } from "../queue/testing/queue-cluster.ts";
 
 /**
  * Exactly once per tick in queue mode (real PostgreSQL and Redis, two API processes, a worker). API process A has the
@@ -13,29 +10,23 @@ import { queueTestDatabase, type QueueTestDatabase } from "../queue/testing/queu
  * before the tick's run is queued in Redis (unset in production, the hook does nothing). B hands that run over.
  */
 describe("a tick claimed by an API process killed before queueing its run (PostgreSQL, Redis)", () => {
-  let redis: TestRedis;
-  let database: QueueTestDatabase;
-  let dataDir: string;
-  let doomed: ChildServer;
+  let cluster: QueueCluster;
   let survivor: ChildServer;
-  let worker: ChildWorker;
+  let doomed: ChildServer;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    database = await queueTestDatabase();
-    dataDir = tempDir("weft-queue-schedule-crash-");
-    const env = { WEFT_REDIS_URL: redis.url, WEFT_DATA_DIR: dataDir, WEFT_DEMO_LLM: "off", WEFT_WORKER_LOCK_MS: "5000", ...database.env };
-    survivor = await spawnServer(dataDir, env);
-    doomed = await spawnServer(dataDir, { ...env, WEFT_TEST_EXIT_AFTER_SCHEDULE_CLAIM: "1" });
-    worker = await spawnWorker(env, ["--concurrency", "2"]);
+    cluster = await startQueueCluster({
+      name: "queue-schedule-crash",
+      apiProcesses: 2,
+      apiEnv: [{}, { WEFT_TEST_EXIT_AFTER_SCHEDULE_CLAIM: "1" }],
+      workerArgs: ["--concurrency", "2"],
+      env: { WEFT_WORKER_LOCK_MS: "5000" },
+    });
+    [survivor, doomed] = cluster.apis as [ChildServer, ChildServer];
   });
 
   afterAll(async () => {
-    for (const proc of [worker?.proc, doomed?.proc, survivor?.proc]) proc?.kill("SIGKILL");
-    await Promise.all([worker?.proc.exited, doomed?.proc.exited, survivor?.proc.exited]);
-    await redis?.stop();
-    await database?.stop();
-    removeDir(dataDir);
+    await cluster?.stop();
   });
 
   it("every tick from the first to the last has exactly one run, the killed process's tick included, and each completes", async () => {

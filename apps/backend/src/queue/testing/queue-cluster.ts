@@ -10,7 +10,9 @@ export interface QueueClusterOptions {
   name: string;
   /** API processes to start (default 1). */
   apiProcesses?: number;
-  /** `weft worker` processes to start (default 1). */
+  /** Added to the environment of the API process at the same index only (e.g. a test-only hook on one of two). */
+  apiEnv?: Record<string, string>[];
+  /** `weft worker` processes to start (default 1; 0: runs wait in Redis). */
   workers?: number;
   /** Arguments of each worker started (e.g. `["--concurrency", "1"]`), and of those `startWorker` starts without its own. */
   workerArgs?: string[];
@@ -24,6 +26,8 @@ export interface QueueClusterOptions {
   database?: "shared" | "sqlite";
   /** Make a project folder (`projectDir`) and give it to every process as WEFT_PROJECT_DIR. */
   projectDir?: boolean;
+  /** Make another project folder (`workerProjectDir`) for the workers alone: a file a tool wrote shows where it ran. */
+  workerProjectDir?: boolean;
 }
 
 /** Redis, the shared database, API processes and `weft worker` processes, all real, started for one test file. */
@@ -34,6 +38,8 @@ export interface QueueCluster {
   dataDir: string;
   /** WEFT_PROJECT_DIR of every process, with `projectDir: true`. */
   projectDir: string | undefined;
+  /** WEFT_PROJECT_DIR of every worker, with `workerProjectDir: true`. */
+  workerProjectDir: string | undefined;
   /** The environment every process was started with (the workers add `workerEnv`). */
   env: Record<string, string>;
   /** The bearer token the API processes accept. */
@@ -43,10 +49,12 @@ export interface QueueCluster {
   api: ChildServer;
   /** The workers running now: the ones started, then the ones `startWorker`/`restartWorker` added (killed ones removed). */
   workers: ChildWorker[];
+  /** Starts one more API process (the cluster's environment plus `env`); it is stopped with the cluster. */
+  startApi(env?: Record<string, string>): Promise<ChildServer>;
   /** Starts one more worker (the cluster's environment plus `env`); it is stopped with the cluster. */
   startWorker(env?: Record<string, string>, args?: string[]): Promise<ChildWorker>;
-  /** Sends `signal` and waits for the process to exit; a worker leaves `workers`. */
-  kill(process: ChildServer | ChildWorker, signal?: NodeJS.Signals): Promise<void>;
+  /** Sends `signal` and waits for the process to exit (its exit code); a worker leaves `workers`. */
+  kill(process: ChildServer | ChildWorker, signal?: NodeJS.Signals): Promise<number>;
   /** Kills a worker with SIGKILL and starts a fresh one with the same environment and arguments (nothing of the old one in memory). */
   restartWorker(worker: ChildWorker): Promise<ChildWorker>;
   /** Kills every process it started, stops Redis and the database, removes its folders. */
@@ -60,6 +68,7 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
   ]);
   const dataDir = tempDir(`weft-${options.name}-`);
   const projectDir = options.projectDir ? tempDir(`weft-${options.name}-project-`) : undefined;
+  const workerProjectDir = options.workerProjectDir ? tempDir(`weft-${options.name}-worker-project-`) : undefined;
   const env: Record<string, string> = {
     WEFT_REDIS_URL: redis.url,
     ...(redis.caFile ? { NODE_EXTRA_CA_CERTS: redis.caFile } : {}),
@@ -74,48 +83,54 @@ export async function startQueueCluster(options: QueueClusterOptions): Promise<Q
   const workers: ChildWorker[] = [];
   const launches = new Map<ChildWorker, { env: Record<string, string>; args: string[] }>();
 
+  const startApi = async (extra: Record<string, string> = {}): Promise<ChildServer> => {
+    const api = await spawnServer(dataDir, { ...env, ...extra });
+    started.push(api);
+    return api;
+  };
   const startWorker = async (extra: Record<string, string> = {}, args: string[] = workerArgs): Promise<ChildWorker> => {
-    const workerEnv = { ...env, ...options.workerEnv, ...extra };
+    const workerEnv = { ...env, ...(workerProjectDir ? { WEFT_PROJECT_DIR: workerProjectDir } : {}), ...options.workerEnv, ...extra };
     const worker = await spawnWorker(workerEnv, args);
     started.push(worker);
     workers.push(worker);
     launches.set(worker, { env: workerEnv, args });
     return worker;
   };
-  const kill = async (child: ChildServer | ChildWorker, signal: NodeJS.Signals = "SIGKILL"): Promise<void> => {
+  const kill = async (child: ChildServer | ChildWorker, signal: NodeJS.Signals = "SIGKILL"): Promise<number> => {
     child.proc.kill(signal);
-    await child.proc.exited;
+    const code = await child.proc.exited;
     const index = workers.indexOf(child as ChildWorker);
     if (index >= 0) workers.splice(index, 1);
+    return code;
   };
   const stop = async (): Promise<void> => {
     for (const child of started) child.proc.kill("SIGKILL");
     await Promise.all(started.map((child) => child.proc.exited));
     await Promise.all([redis.stop(), database.stop()]);
     removeDir(dataDir);
-    if (projectDir) removeDir(projectDir);
+    for (const dir of [projectDir, workerProjectDir]) if (dir) removeDir(dir);
   };
 
   try {
     // The first API process alone: it migrates the shared database before anyone else opens it.
-    const first = await spawnServer(dataDir, env);
-    started.push(first);
+    const first = await startApi(options.apiEnv?.[0]);
     // Then the others and the workers together: on a busy machine each takes seconds to start.
     const [others] = await Promise.all([
-      Promise.all(Array.from({ length: (options.apiProcesses ?? 1) - 1 }, () => spawnServer(dataDir, env))),
+      Promise.all(Array.from({ length: (options.apiProcesses ?? 1) - 1 }, (_, i) => startApi(options.apiEnv?.[i + 1]))),
       Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker())),
     ]);
-    started.push(...others);
     return {
       redis,
       database,
       dataDir,
       projectDir,
+      workerProjectDir,
       env,
       token: env.WEFT_AUTH_TOKEN ?? TEST_TOKEN,
       apis: [first, ...others],
       api: first,
       workers,
+      startApi,
       startWorker,
       kill,
       async restartWorker(worker) {
