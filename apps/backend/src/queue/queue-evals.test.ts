@@ -161,6 +161,39 @@ describe("an eval suite in queue mode", () => {
     expect(new Set(inBatch).size).toBe(3);
   });
 
+  it("a case cancelled while it waits in a batch its worker already read ends cancelled, never started; the batch goes on", async () => {
+    expect((await api.call("POST", "/api/workflows", { workflow: { ...slowEcho(2500), id: "slow-cancel" } })).status).toBe(201);
+    const cases: EvalCase[] = Array.from({ length: 9 }, (_, i) => ({ id: `k${i}`, name: `k ${i}`, inputs: { topic: `k${i}` }, assertions: [{ kind: "equals", output: "text", expected: `k${i}` }] }));
+    const suite = await api.call("POST", "/api/evals/suites", { name: "cancelled in batch", target: { kind: "workflow", id: "slow-cancel" }, cases });
+    // Concurrency 1: batches of ceil(9 / 4) = 3 cases, one batch at a time, so while a case runs the runs queued are its
+    // batch's next ones. Each case takes 2.5 s: long enough for the cancels to arrive before they start, on a busy machine.
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 1 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const Listed = z.object({ runs: z.array(z.object({ id: z.string(), status: z.string() }).loose()) });
+    const listed = async (status: string) => Listed.parse((await api.call("GET", `/api/runs?workflowId=slow-cancel&status=${status}`)).body).runs.map((r) => r.id);
+    // A case running (its batch's records and cancel keys were read as the batch began) with cases queued behind it.
+    const waiting = await waitFor(
+      async () => {
+        if ((await listed("running")).length === 0) return undefined;
+        const queued = await listed("queued");
+        return queued.length > 0 ? queued : undefined;
+      },
+      120_000,
+      "a running case with queued cases in its batch",
+    );
+    for (const runId of waiting) expect((await api.call("POST", `/api/runs/${runId}/cancel`)).status).toBe(200);
+    const run = await awaitRun(RunAnswer.parse(started.body).run.id);
+    expect(run.status).toBe("completed");
+    const results = run.sides[0].results;
+    expect(results).toHaveLength(9);
+    for (const runId of waiting) {
+      // Ended `cancelled` without starting: the cancel reached the worker holding its batch, not only a key read later.
+      expect(results.find((r) => r.runId === runId)?.runStatus).toBe("cancelled");
+      expect(await startsOf(runId)).toBe(0);
+    }
+    expect(results.filter((r) => r.pass)).toHaveLength(9 - waiting.length);
+  });
+
   it("runs an agent suite's sides on the workers with the chosen version and LLM profile, not the stored profile", async () => {
     const profileOf = async (name: string, model: string) => {
       const made = await api.call("POST", "/api/llm-profiles", { name, baseUrl: llm.baseUrl, model, maxRetries: 0, timeoutMs: 60_000 });
