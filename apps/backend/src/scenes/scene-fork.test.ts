@@ -47,7 +47,11 @@ const conversationOf = async (sceneId: string, instanceId = "ann") => {
   return ConversationView.parse((await t.call("GET", `/api/conversations/${id}`)).body);
 };
 /** The texts of a chat request's messages, in order. */
-const requestTexts = (body: unknown) => z.object({ messages: z.array(z.object({ content: z.unknown() })) }).parse(body).messages.map((m) => JSON.stringify(m.content));
+const requestTexts = (body: unknown) =>
+  z
+    .object({ messages: z.array(z.object({ content: z.unknown() })) })
+    .parse(body)
+    .messages.map((m) => JSON.stringify(m.content));
 const timelineOf = async (sceneId: string) => SceneTimelineSchema.parse((await t.call("GET", `/api/scenes/${sceneId}/timeline`)).body);
 const worldChanges = (entries: readonly SceneLogEntry[]) => entries.flatMap((e) => (e.kind === "world.changed" ? [{ path: e.change.path, before: e.change.before, after: e.change.after }] : []));
 /** The scene once its agent has finished a deliberation of `steps` steps and nothing waits. */
@@ -196,7 +200,9 @@ describe("forking a scene agent's step", () => {
     const forked = await t.call("POST", "/api/scenes/tally/fork", { instanceId: "ann", triggerId: second?.kind === "llm.output" ? second.triggerId : "", step: 1, llmOutput: setWorldText("n", "40") });
     expect(forked.status, JSON.stringify(forked.body)).toBe(202);
     const forkId = Forked.parse(forked.body).sceneId;
-    await until(`fork ${forkId} to finish its deliberation`, async () => ((await timelineOf(forkId)).entries.some((e) => e.kind === "deliberation.finished" && e.triggerId !== triggerId) ? true : undefined));
+    await until(`fork ${forkId} to finish its deliberation`, async () =>
+      (await timelineOf(forkId)).entries.some((e) => e.kind === "deliberation.finished" && e.triggerId !== triggerId) ? true : undefined,
+    );
     expect(llm.chatBodies()).toHaveLength(before + 1);
     // The one live request (step 2 of the second deliberation) carries the first deliberation: its message and its answer.
     const sent = requestTexts(llm.chatBodies()[before]).join("\n");
@@ -211,7 +217,10 @@ describe("forking a scene agent's step", () => {
   });
 
   it("keeps forkOf as the fork route set it: a PUT or POST of a scene cannot set, change or remove it", async () => {
-    const fork = z.object({ scenes: z.array(SceneSchema) }).parse((await t.call("GET", "/api/scenes")).body).scenes.find((s) => s.forkOf?.sceneId === "tally");
+    const fork = z
+      .object({ scenes: z.array(SceneSchema) })
+      .parse((await t.call("GET", "/api/scenes")).body)
+      .scenes.find((s) => s.forkOf?.sceneId === "tally");
     expect(fork?.forkOf).toBeDefined();
     const stored = SceneAnswer.parse((await t.call("GET", `/api/scenes/${fork?.id ?? ""}`)).body).scene;
     const withoutForkOf = { ...stored, name: "Renamed fork" };
