@@ -4,7 +4,7 @@ import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/a
 import { texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { seriousViolations } from "./support/axe.ts";
-import { addScriptedAgent } from "./support/scripted-agent.ts";
+import { addScriptedAgent, saveAgentVersion } from "./support/scripted-agent.ts";
 import { useWeft } from "./support/weft.ts";
 import { ConversationAnswerSchema } from "../../apps/backend/src/testing/answers.ts";
 
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe("forking an agent conversation from the chat", () => {
-  it("Fork from here… with an edited observation opens the fork with its banner; the parent lists it", async () => {
+  it("Fork from here… with an edited observation on version 1 of the profile opens the fork with its banner; the parent lists it", async () => {
     const { page } = weft;
     await page.goto(`${weft.url}#/agents`);
     await page.locator('.agent-item[data-agent-id="echoer"]').click();
@@ -39,6 +39,7 @@ describe("forking an agent conversation from the chat", () => {
     await poll(() => page.getByTestId("chat-status").getAttribute("data-status")).toBe("completed");
     const parentId = (await page.getByTestId("agent-chat").getAttribute("data-conversation")) ?? "";
 
+    await saveAgentVersion(weft, "echoer", { persona: "PERSONA-TWO: you echo differently." });
     // Keyboard only: the step's button, the dialog's observation field, and Fork and continue.
     const step2 = page.locator('[data-testid="chat-items"] [data-testid="trace-step"][data-step="2"]');
     await step2.getByTestId("step-fork").focus();
@@ -46,6 +47,13 @@ describe("forking an agent conversation from the chat", () => {
     await poll(() => page.getByTestId("step-fork-dialog").count()).toBe(1);
     expect(await page.getByTestId("step-fork-observation").evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByTestId("step-fork-observation").fill("Observation: EDITED in the browser");
+    // The profile's versions, newest first, after "The current profile": two steps down is version 1.
+    const version = page.getByTestId("step-fork-version");
+    await poll(() => version.locator("option").count()).toBe(3);
+    await version.focus();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    expect(await version.inputValue()).toBe("1");
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByTestId("step-fork-submit").focus();
     await page.keyboard.press("Enter");
@@ -59,6 +67,10 @@ describe("forking an agent conversation from the chat", () => {
     expect(await page.locator('[data-testid="chat-items"] [data-testid="trace-step"][data-step="2"] [data-testid="trace-observation"]').textContent()).toContain("Observation: EDITED in the browser");
     const fork = await weft.read(`/api/conversations/${forkId}`, ConversationAnswerSchema);
     expect(fork.conversation.forkOf).toEqual({ conversationId: parentId, step: 2 });
+    expect(fork.conversation.forkChanges).toEqual({ observation: "Observation: EDITED in the browser", agentVersion: 1 });
+    expect(await page.getByTestId("chat-fork-banner").textContent()).toContain("agent version 1");
+    // The live step ran version 1 of the profile, without the later persona.
+    expect(JSON.stringify(llm.chatBodies()[3])).not.toContain("PERSONA-TWO");
     expect(llm.chatBodies()).toHaveLength(4);
     expect(await seriousViolations(page)).toEqual([]);
 

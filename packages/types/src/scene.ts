@@ -52,6 +52,8 @@ export type SceneTrigger = z.infer<typeof SceneTriggerSchema>;
 export const SceneAgentSchema = z.object({
   instanceId: z.string().regex(/^[A-Za-z0-9_-]+$/, "an instance id is letters, digits, _ or -"),
   profileId: z.string().min(1),
+  /** Runs this saved version of the profile (a fork made with another version); absent: the profile as it is now. */
+  profileVersion: z.number().int().positive().optional(),
   /** Merged over the profile's initialPrivateState (top-level keys). */
   initialPrivateState: z.record(z.string(), z.unknown()).optional(),
   /** Overrides the scene's mailbox settings for this agent. */
@@ -72,6 +74,8 @@ export const SceneForkOfSchema = z.object({
   index: z.number().int().nonnegative().optional(),
   before: z.string(),
   after: z.string(),
+  /** The version of the forked agent's profile its live steps ran with, when one was chosen. */
+  agentVersion: z.number().int().positive().optional(),
   at: z.number(),
 });
 export type SceneForkOf = z.infer<typeof SceneForkOfSchema>;

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { buildAgentManifest, parseAction } from "@weft/agent-runtime";
-import { AgentProfileSchema, type AgentProfile, type ConversationForkChanges, type NodeCatalog, type WorkflowSource } from "@weft/types";
+import { type AgentProfile, type ConversationForkChanges, type NodeCatalog, type WorkflowSource } from "@weft/types";
 import type { AgentsStorage } from "./agents-storage.ts";
 import { cannotRun, checkRunnable } from "./agent-host.ts";
 import { forConversation, planFork, type ConversationForkBody } from "./conversation-fork.ts";
 import { notFound, ServiceError } from "../service-error.ts";
+import { profileAtVersion } from "./profile-version.ts";
 
 export interface ForkSources {
   storage: AgentsStorage;
@@ -63,19 +64,8 @@ async function profileFor(storage: AgentsStorage, agentId: string, version: numb
     );
   }
   if (version === undefined) return current.document;
-  const found = await storage.agents.versions.get(agentId, version);
-  if (!found) {
-    const latest = (await storage.agents.versions.latest(agentId))?.number ?? 0;
-    throw new ServiceError(
-      "NOT_FOUND",
-      `body.agentVersion: agent "${agentId}" has no version ${version} (its versions are 1 to ${latest}, fewer if retention removed old ones; GET /api/agents/${agentId}/versions lists them).`,
-      { kind: "version", id: agentId, version },
-    );
-  }
-  // Revision 0: the fork's loop runs this version; a later message to the fork goes to the agent's current profile.
-  const parsed = AgentProfileSchema.safeParse({ ...(found.content as object), revision: 0 });
-  if (!parsed.success) throw new ServiceError("CONFLICT", `Version ${version} of agent "${agentId}" is not a profile this server can run: ${parsed.error.issues[0]?.message ?? "invalid"}.`);
-  return parsed.data;
+  // The fork's loop runs this version; a later message to the fork goes to the agent's current profile.
+  return profileAtVersion(storage, agentId, version, "body.agentVersion");
 }
 
 /** An edited LLM output of an `<ACTION>` agent must parse: a malformed action would only be refused when the fork runs. */

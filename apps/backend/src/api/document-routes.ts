@@ -29,6 +29,11 @@ export interface DocumentRoutesOptions<T extends { id: string; revision: number 
    * creation (`stored` undefined) and an update (`stored`: the document it replaces).
    */
   guard?: (document: T, request: Request, stored: T | undefined) => Promise<void>;
+  /**
+   * Fields only the server sets (a scene's `forkOf`, set by its fork route): given what a write sent and the stored
+   * document it replaces (undefined on a creation), the document to store, with the stored values of those fields.
+   */
+  serverSet?: (document: T, stored: T | undefined) => T;
   /** Told of every stored creation, update and deletion, with the document before and after (e.g. to record who changed it). */
   onWritten?: (change: DocumentWrite<T>, request: Request) => Promise<void>;
   /** Cleans up what hangs on a document once it is deleted (e.g. a scene's runtime state). */
@@ -74,13 +79,15 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
 
   /** An update (PUT, or a restore of an old version): checked, guarded and stored as one save. */
   async function update(request: Request, id: string, raw: unknown, baseRevision: number, note: SaveNote, where: string): Promise<Response> {
-    const document = await parseDocument(raw, where);
-    if (document.id !== id) {
-      throw new ApiError("VALIDATION_FAILED", `${where}.id is "${document.id}" but the path names "${id}"; they must match.`, {
+    const parsed = await parseDocument(raw, where);
+    if (parsed.id !== id) {
+      throw new ApiError("VALIDATION_FAILED", `${where}.id is "${parsed.id}" but the path names "${id}"; they must match.`, {
         issues: [{ path: [o.key, "id"], message: "must equal the id in the path", code: "custom" }],
       });
     }
-    const before = o.onWritten || o.guard ? (await o.repo.get(id))?.document : undefined;
+    const before = o.onWritten || o.guard || o.serverSet ? (await o.repo.get(id))?.document : undefined;
+    // Judged against `before`'s revision: a write based on another one is a conflict below, whatever it kept.
+    const document = o.serverSet ? o.serverSet(parsed, before) : parsed;
     // The guard judges the write against what it replaces: a revision other than that one is a conflict below.
     if (before?.revision === baseRevision) await o.guard?.(document, request, before);
     const result = await o.repo.update(document, baseRevision, note);
@@ -126,7 +133,8 @@ export function documentRoutes<T extends { id: string; revision: number }>(o: Do
     .post(base, async ({ request }) => {
       const raw = await readJsonBody(request, o.maxBodyBytes);
       const wrapped = typeof raw === "object" && raw !== null && !Array.isArray(raw) && o.key in raw && !("id" in raw);
-      const document = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
+      const parsed = await parseDocument(wrapped ? (raw as Record<string, unknown>)[o.key] : raw, wrapped ? `body.${o.key}` : "body");
+      const document = o.serverSet ? o.serverSet(parsed, undefined) : parsed;
       await o.guard?.(document, request, undefined);
       const by = o.savedBy(request);
       const result = await o.repo.create(document, by ? { by } : {});

@@ -4,19 +4,22 @@ import { ServiceError } from "../service-error.ts";
 import type { AgentServiceDeps } from "../agents/agent-service.ts";
 import { ExternalRunRecorder } from "../runs/external-run-recorder.ts";
 import type { AgentsStorage } from "../agents/agents-storage.ts";
+import { profileAtVersion } from "../agents/profile-version.ts";
 import type { SceneSession } from "./scene-store.ts";
 import { turnTakingLlm, type SceneTurns } from "./scene-turns.ts";
 
 /** A scene's agents need what a standalone agent needs. */
 export type SceneAgentDeps = AgentServiceDeps;
 
-/** The profile of every agent instance of the scene; a missing one is a 400 naming the instance. */
+/** The profile of every agent instance of the scene (its pinned version, if any); a missing one is a 400 naming the instance. */
 export async function loadSceneProfiles(storage: AgentsStorage, scene: Scene): Promise<Map<string, AgentProfile>> {
   const profiles = new Map<string, AgentProfile>();
   const missing: { path: (string | number)[]; message: string }[] = [];
   for (const [i, agent] of scene.agents.entries()) {
     const profile = (await storage.agents.get(agent.profileId))?.document;
-    if (profile) profiles.set(agent.instanceId, profile);
+    // A pinned version (a fork made with another version of the profile) runs as it was saved.
+    if (profile && agent.profileVersion !== undefined) profiles.set(agent.instanceId, await profileAtVersion(storage, agent.profileId, agent.profileVersion, `agents.${i}.profileVersion`));
+    else if (profile) profiles.set(agent.instanceId, profile);
     else missing.push({ path: ["agents", i, "profileId"], message: `no agent profile has the id "${agent.profileId}" (GET /api/agents lists them)` });
   }
   if (missing.length > 0) {

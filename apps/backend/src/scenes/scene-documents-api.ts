@@ -37,6 +37,7 @@ export function sceneDocumentsApi(deps: SceneDocumentsApiDeps) {
       const existing = new Set(stored?.agents.map((a) => a.instanceId) ?? []);
       for (const agent of scene.agents) if (!existing.has(agent.instanceId)) await refuseClaimedId(deps.permissions(), agent.instanceId, request);
     },
+    serverSet: keepForkOf,
     savedBy: authorOf,
     log: deps.log,
     check: async (scene) => {
@@ -46,6 +47,13 @@ export function sceneDocumentsApi(deps: SceneDocumentsApiDeps) {
       );
     },
   });
+}
+
+/** `forkOf` is set by the fork route only: a write keeps the stored one (none on a creation), whatever it sent. */
+function keepForkOf(scene: Scene, stored: Scene | undefined): Scene {
+  const kept: Scene = { ...scene };
+  delete kept.forkOf;
+  return stored?.forkOf ? { ...kept, forkOf: stored.forkOf } : kept;
 }
 
 /** The scene definitions' routes, as the OpenAPI document describes them. */

@@ -14,7 +14,7 @@ export type { CommitRider, SceneStateStore } from "./persistence/scene-state-sto
 export { FileSceneStateStore } from "./persistence/file-scene-state-store.ts";
 export { SceneRuntime, type SceneRuntimeOptions, type ScenePeerProfile, type Deliberate, type DeliberationContext, type RecordedLlmOutput, type SceneStatusInfo } from "./runtime/scene-runtime.ts";
 export type { SceneActionCall, SceneActionJournal, SceneActionOutcome } from "./runtime/scene-runtime-types.ts";
-export { forkSceneRecord, type SceneForkEdit, type SceneForkPoint, type SceneForkRecord } from "./fork/scene-fork.ts";
+export { forkSceneRecord, isForkCut, type SceneForkEdit, type SceneForkPoint, type SceneForkRecord } from "./fork/scene-fork.ts";
 export { RecordedLlm, triggerSignature } from "./replay/recorded-llm.ts";
 export { recordedTriggerScript } from "./replay/trigger-script.ts";
 export { replayScene, recordedUserMessages, type RecordedUserMessage, type SceneReplayReport } from "./replay/scene-replay.ts";

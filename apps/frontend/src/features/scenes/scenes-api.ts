@@ -49,9 +49,12 @@ export class SceneApi extends ApiClient {
     return this.request("POST", `/api/scenes/${enc(id)}/${action}`, SceneStateViewSchema);
   }
 
-  /** Forks the scene's session at an agent's step (`triggerId`, `step` within that deliberation); the fork's scene id. */
-  async fork(id: string, point: { instanceId: string; triggerId: string; step: number }, change: SceneForkChange) {
-    const r = await this.request("POST", `/api/scenes/${enc(id)}/fork`, ForkedSchema, { ...point, ...change });
+  /**
+   * Forks the scene's session at an agent's step (`triggerId`, `step` within that deliberation), its live steps on
+   * `agentVersion` of the agent's profile when given; the fork's scene id.
+   */
+  async fork(id: string, point: { instanceId: string; triggerId: string; step: number }, change: SceneForkChange, agentVersion?: number) {
+    const r = await this.request("POST", `/api/scenes/${enc(id)}/fork`, ForkedSchema, { ...point, ...change, ...(agentVersion !== undefined ? { agentVersion } : {}) });
     return r.ok ? ok(r.value.sceneId) : r;
   }
 

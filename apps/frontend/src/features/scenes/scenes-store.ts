@@ -265,14 +265,15 @@ export const useScenesStore = defineStore("scenes", () => {
   }
 
   /**
-   * Forks the session at an agent's `nth` recorded step with `change` applied, then opens the fork (a new scene going on
-   * from there). The refusal's message when it was refused, else null.
+   * Forks the session at an agent's `nth` recorded step with `change` applied (its live steps on `agentVersion` of the
+   * agent's profile when given), then opens the fork (a new scene going on from there). The refusal's message when it
+   * was refused, else null.
    */
-  async function forkStep(instanceId: string, nth: number, change: SceneForkChange): Promise<string | null> {
+  async function forkStep(instanceId: string, nth: number, change: SceneForkChange, agentVersion?: number): Promise<string | null> {
     const id = selectedId.value;
     const point = forkPointOf(instanceId, nth, entries.value);
     if (!id || !point) return "This step is not in the session's log yet; wait until the timeline shows it.";
-    const r = await sceneApi.fork(id, { instanceId, ...point }, change);
+    const r = await sceneApi.fork(id, { instanceId, ...point }, change, agentVersion);
     if (!r.ok) return describeApiError(r.error);
     await openAt(r.value, null);
     return null;

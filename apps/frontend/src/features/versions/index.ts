@@ -7,3 +7,6 @@ export type { VersionedKind } from "./versions-api.ts";
 
 /** The editor's Versions tab, loaded on first use (`defineAsyncComponent` in App.vue): the editor opens on the Nodes tab. */
 export const loadVersionsPanel = () => import("./VersionsPanel.vue");
+
+/** An agent profile's saved versions, for a step fork's version choice. */
+export { useProfileVersions } from "./useProfileVersions.ts";

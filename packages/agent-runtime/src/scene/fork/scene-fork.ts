@@ -43,6 +43,24 @@ export function forkSceneRecord(base: SceneRuntimeState, log: readonly SceneLogE
   return { state: { ...state, status: "running", savedAt: now }, log: entries, replaced };
 }
 
+/**
+ * Whether `entry` is where a fork at `point` with `edit` cuts the log: the step's model output, or the edited call's
+ * completion. A reader may stop reading the log once it has met this entry: the fork needs nothing after it.
+ */
+export function isForkCut(entry: SceneLogEntry, point: SceneForkPoint, edit: SceneForkEdit): boolean {
+  const { instanceId, triggerId, step } = point;
+  switch (edit.kind) {
+    case "llmOutput":
+      return entry.kind === "llm.output" && entry.instanceId === instanceId && entry.triggerId === triggerId && entry.step === step;
+    case "observation":
+      return entry.kind === "action.completed" && entry.instanceId === instanceId && entry.triggerId === triggerId && entry.step === step && entry.index === edit.index;
+    default: {
+      const never: never = edit;
+      return never;
+    }
+  }
+}
+
 /** Where the original log is cut, and the entry that takes the cut-off entry's place. */
 function cutAt(log: readonly SceneLogEntry[], point: SceneForkPoint, edit: SceneForkEdit): { cut: number; edited: SceneLogEntry; replaced: string } {
   const { instanceId, triggerId, step } = point;
@@ -51,7 +69,7 @@ function cutAt(log: readonly SceneLogEntry[], point: SceneForkPoint, edit: Scene
     new SceneError("UNKNOWN_STEP", `${what}; the deliberation of trigger "${triggerId}" by "${instanceId}" recorded ${steps} step(s). Pick a step of the agent's trace.`, { steps });
   switch (edit.kind) {
     case "llmOutput": {
-      const at = log.findIndex((e) => e.kind === "llm.output" && e.instanceId === instanceId && e.triggerId === triggerId && e.step === step);
+      const at = log.findIndex((e) => isForkCut(e, point, edit));
       const entry = log[at];
       if (entry?.kind !== "llm.output") throw missing(`No model output of step ${step} is recorded`);
       // The edited text only: recorded reasoning and native tool calls belonged to the replaced answer.
@@ -59,7 +77,7 @@ function cutAt(log: readonly SceneLogEntry[], point: SceneForkPoint, edit: Scene
       return { cut: at, edited, replaced: entry.text };
     }
     case "observation": {
-      const at = log.findIndex((e) => e.kind === "action.completed" && e.instanceId === instanceId && e.triggerId === triggerId && e.step === step && e.index === edit.index);
+      const at = log.findIndex((e) => isForkCut(e, point, edit));
       const entry = log[at];
       if (entry?.kind !== "action.completed") throw missing(`No call ${edit.index + 1} of step ${step} is recorded`);
       // The call's effects stand (they are logged before it); the model is told the edited observation.
