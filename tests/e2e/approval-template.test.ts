@@ -52,4 +52,27 @@ describe("the approval template, as a user runs it", () => {
     // The run is of the user's copy, stored under an id of its own.
     expect(run.workflowId).not.toBe("approval-flow");
   });
+  it("a run waiting for a decision is cancelled from its banner: it ends cancelled and its approval leaves the inbox", async () => {
+    const { page } = weft;
+    await page.reload();
+    await page.getByTestId("view-home").click();
+    await page.getByTestId("use-template-approval").click();
+    await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe("Approve before it runs");
+    await page.getByTestId("run").click();
+    const dialog = page.getByRole("dialog", { name: "Run inputs" });
+    await dialog.waitFor();
+    await dialog.getByLabel("request", { exact: true }).fill("delete the archive");
+    await dialog.getByRole("button", { name: /Run/ }).click();
+    await poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 }).toBe("waiting");
+    const runId = (await banner().getAttribute("data-run-id"))!;
+    await poll(() => page.getByTestId("approvals-count").textContent(), { timeout: 30_000 }).toBe("1");
+
+    await page.getByTestId("run-cancel").click();
+    await poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 }).toBe("cancelled");
+    expect((await weft.read(`/api/runs/${runId}`, RunResponseSchema)).run.status).toBe("cancelled");
+    expect(await page.getByTestId("run-cancel").count()).toBe(0);
+    const pending = (await weft.api("GET", `/api/approvals`)).body as { approvals: { runId: string }[] };
+    expect(pending.approvals.filter((a) => a.runId === runId)).toEqual([]);
+    await poll(() => page.getByTestId("approvals-count").count()).toBe(0);
+  });
 });
