@@ -15,22 +15,27 @@ const weft = useWeft({ examplesDir: EXAMPLES, home: true, viewport: { width: 102
 
 const banner = () => weft.page.locator(".run-banner");
 
+/** From Home: uses the approval template and runs the copy with `request`; the run's id once the banner names it. */
+async function runTemplateCopy(request: string): Promise<string> {
+  const { page } = weft;
+  await page.reload();
+  await page.getByTestId("view-home").click();
+  await page.getByTestId("use-template-approval").click();
+  await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe("Approve before it runs");
+  expect(await page.getByTestId("built-in-bar").count()).toBe(0);
+  await page.getByTestId("run").click();
+  const dialog = page.getByRole("dialog", { name: "Run inputs" });
+  await dialog.waitFor();
+  await dialog.getByLabel("request", { exact: true }).fill(request);
+  await dialog.getByRole("button", { name: /Run/ }).click();
+  await poll(() => banner().getAttribute("data-run-id"), { timeout: 30_000 }).not.toBeNull();
+  return (await banner().getAttribute("data-run-id"))!;
+}
+
 describe("the approval template, as a user runs it", () => {
   it("its copy waits for a decision from the inbox, then runs only the approved branch", async () => {
     const { page } = weft;
-    await page.reload();
-    await page.getByTestId("view-home").click();
-    await page.getByTestId("use-template-approval").click();
-    await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe("Approve before it runs");
-    expect(await page.getByTestId("built-in-bar").count()).toBe(0);
-
-    await page.getByTestId("run").click();
-    const dialog = page.getByRole("dialog", { name: "Run inputs" });
-    await dialog.waitFor();
-    await dialog.getByLabel("request", { exact: true }).fill("refund 42 EUR to Ada");
-    await dialog.getByRole("button", { name: /Run/ }).click();
-    await poll(() => banner().getAttribute("data-run-id"), { timeout: 30_000 }).not.toBeNull();
-    const runId = (await banner().getAttribute("data-run-id"))!;
+    const runId = await runTemplateCopy("refund 42 EUR to Ada");
     await poll(async () => (await weft.read(`/api/runs/${runId}`, RunResponseSchema)).run.status, { timeout: 30_000 }).toBe("waiting");
 
     // The header's inbox counts it; approving there resumes the run on the approved branch only.
@@ -52,19 +57,11 @@ describe("the approval template, as a user runs it", () => {
     // The run is of the user's copy, stored under an id of its own.
     expect(run.workflowId).not.toBe("approval-flow");
   });
+
   it("a run waiting for a decision is cancelled from its banner: it ends cancelled and its approval leaves the inbox", async () => {
     const { page } = weft;
-    await page.reload();
-    await page.getByTestId("view-home").click();
-    await page.getByTestId("use-template-approval").click();
-    await poll(() => page.locator(".tab.active .tab-name").textContent()).toBe("Approve before it runs");
-    await page.getByTestId("run").click();
-    const dialog = page.getByRole("dialog", { name: "Run inputs" });
-    await dialog.waitFor();
-    await dialog.getByLabel("request", { exact: true }).fill("delete the archive");
-    await dialog.getByRole("button", { name: /Run/ }).click();
+    const runId = await runTemplateCopy("delete the archive");
     await poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 }).toBe("waiting");
-    const runId = (await banner().getAttribute("data-run-id"))!;
     await poll(() => page.getByTestId("approvals-count").textContent(), { timeout: 30_000 }).toBe("1");
 
     await page.getByTestId("run-cancel").click();
