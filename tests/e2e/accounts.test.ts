@@ -139,11 +139,10 @@ describe("accounts in the editor", () => {
     await poll(() => page.getByTestId("run").isEnabled()).toBe(true);
     const before = Runs.parse((await weft.api("GET", "/api/runs")).body).runs.length;
     await page.getByTestId("run").click();
-    const runDialog = page.getByRole("dialog").filter({ has: page.getByRole("button", { name: /Run/ }) });
-    if ((await runDialog.count()) > 0) {
-      await runDialog.getByRole("textbox").first().fill("bees");
-      await runDialog.getByRole("button", { name: /Run/ }).last().click();
-    }
+    // The workflow asks for a topic, so the run dialog opens (waited for: it may still be loading under load).
+    await poll(() => page.locator(".run-dialog").count()).toBe(1);
+    await page.locator(".run-dialog textarea").fill("bees");
+    await page.locator('.run-dialog button[type="submit"]').click();
     await poll(async () => Runs.parse((await weft.api("GET", "/api/runs")).body).runs.length).toBe(before + 1);
 
     // Sign out from the user menu: the login page again, and the session is gone on the server.
