@@ -4,6 +4,12 @@ import vue from "@vitejs/plugin-vue";
 
 type ChunkingContext = Rolldown.ChunkingContext;
 
+/**
+ * `@weft/types` re-exports every schema module; followed through it, the first load took all of them (the evals'
+ * schemas, built at start for views loaded later). Past it, a module of it is in the first load only when used there.
+ */
+const TYPES_BARREL = fileURLToPath(new URL("../../packages/types/src/index.ts", import.meta.url));
+
 /** The modules the entry imports statically (what opening the editor runs), once per chunking pass. */
 const firstLoads = new WeakMap<ChunkingContext, Set<string>>();
 function firstLoad(ctx: ChunkingContext): Set<string> {
@@ -15,7 +21,7 @@ function firstLoad(ctx: ChunkingContext): Set<string> {
   for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
     if (found.has(id)) continue;
     found.add(id);
-    todo.push(...(ctx.getModuleInfo(id)?.importedIds ?? []));
+    if (id !== TYPES_BARREL) todo.push(...(ctx.getModuleInfo(id)?.importedIds ?? []));
   }
   firstLoads.set(ctx, found);
   return found;

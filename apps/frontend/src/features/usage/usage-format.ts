@@ -13,12 +13,14 @@ export interface UsageFigures {
   unpricedCalls?: number;
 }
 
-const count = new Intl.NumberFormat("en-US");
+let countFormat: Intl.NumberFormat | undefined;
+/** "1,540". The format is made on first use: made at module load, its ICU set-up delayed every opening of the editor. */
+const count = (n: number): string => (countFormat ??= new Intl.NumberFormat("en-US")).format(n);
 
 /** "1,540 tokens", "≈ 17 tokens" when estimated. */
 export function tokensText(u: UsageFigures): string {
   const estimated = u.estimated === true || (u.estimatedCalls ?? 0) > 0;
-  return `${estimated ? "≈ " : ""}${count.format(u.totalTokens)} tokens`;
+  return `${estimated ? "≈ " : ""}${count(u.totalTokens)} tokens`;
 }
 
 /** "$12.34"; below a dollar three significant digits ("$0.00362"); "—" when unknown, "$0.00362 +" when some calls had no price. */
@@ -36,7 +38,7 @@ export function costPerStepText(u: { costUsd: number | null; calls: number; unpr
 
 /** What the cost per step divides. */
 export function perStepTitle(u: { calls: number }): string {
-  return `Cost ÷ ${count.format(u.calls)} agent step(s) (one LLM call each).`;
+  return `Cost ÷ ${count(u.calls)} agent step(s) (one LLM call each).`;
 }
 
 const HOUR_MS = 3_600_000;
@@ -66,10 +68,7 @@ export function perHourTitle(runningMs: number): string {
 
 /** The tooltip: every figure, and what the marks mean. */
 export function usageTitle(u: UsageFigures): string {
-  const lines = [
-    `prompt ${count.format(u.promptTokens)} (cached ${count.format(u.cachedTokens ?? 0)})`,
-    `completion ${count.format(u.completionTokens)} (reasoning ${count.format(u.reasoningTokens ?? 0)})`,
-  ];
+  const lines = [`prompt ${count(u.promptTokens)} (cached ${count(u.cachedTokens ?? 0)})`, `completion ${count(u.completionTokens)} (reasoning ${count(u.reasoningTokens ?? 0)})`];
   if (u.estimated === true || (u.estimatedCalls ?? 0) > 0) lines.push("≈: the provider reported no usage, so tokens are estimated (about 4 characters a token)");
   if (u.costUsd === null || u.costUsd === undefined) lines.push("cost —: the LLM profile has no prices (Settings → LLM profiles)");
   else if ((u.unpricedCalls ?? 0) > 0) lines.push(`+: ${u.unpricedCalls} call(s) at unknown prices are not in the cost`);
