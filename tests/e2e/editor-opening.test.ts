@@ -72,4 +72,18 @@ describe("opening the editor", () => {
     await expect(page.locator(".versions-intro").waitFor()).resolves.toBeUndefined();
     expect(scripts).toContain("VersionsPanel");
   });
+
+  it("breaks no rule of the page's content security policy while it opens (zod's eval probe was refused on every start)", async () => {
+    const { page } = weft;
+    await weft.createWorkflow(chainWorkflow("delta", "Delta", 2));
+    await page.context().addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener("securitypolicyviolation", (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
+    await page.goto("about:blank");
+    await page.goto(`${weft.url}/#/workflows/delta`);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(2);
+    await expect(page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).resolves.toEqual([]);
+  });
 });

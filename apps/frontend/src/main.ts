@@ -1,3 +1,5 @@
+// First: it configures zod before any schema is built.
+import "./app/zod-config.ts";
 import { createApp } from "vue";
 import { createPinia } from "pinia";
 import "@vue-flow/core/dist/style.css";
