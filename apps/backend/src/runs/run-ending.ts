@@ -28,19 +28,28 @@ function endingOf(event: StoredEvent): RunEnding | undefined {
 }
 
 /**
+ * The ending of a run from now on (`EventHub.subscribeEnding`), without reading its record: for a run not handed over
+ * yet, which cannot have ended before. `stop` once it is no longer waited for.
+ */
+export function followEnding(hub: EventHub, runId: string): { ending: Promise<RunEnding>; stop: () => void } {
+  let stop = () => {};
+  const ending = new Promise<RunEnding>((resolve) => {
+    // The ending only: in queue mode, following the whole stream would read each of its events from storage.
+    stop = hub.subscribeEnding(runId, (event) => {
+      const ended = endingOf(event);
+      if (ended) resolve(ended);
+    });
+  });
+  return { ending, stop };
+}
+
+/**
  * Resolves with the run's ending, from its last event as the journal publishes it (outputs come with
  * it, so there is no wait for the run record's own update). A run already recorded as ended, before
  * the subscription began, is answered from its record.
  */
 export async function runEnding(hub: EventHub, storage: RunsStorage, runId: string): Promise<RunEnding> {
-  let unsubscribe = () => {};
-  const published = new Promise<RunEnding>((resolve) => {
-    // The ending only: in queue mode, following the whole stream would read each of its events from storage.
-    unsubscribe = hub.subscribeEnding(runId, (event) => {
-      const ending = endingOf(event);
-      if (ending) resolve(ending);
-    });
-  });
+  const followed = followEnding(hub, runId);
   try {
     const record = await storage.runs.get(runId);
     if (record?.status === "completed") return { status: "completed", outputs: record.outputs };
@@ -48,8 +57,8 @@ export async function runEnding(hub: EventHub, storage: RunsStorage, runId: stri
     if (record?.status === "failed" || record?.status === "budget_exceeded")
       return { status: "failed", outputs: record.outputs, error: record.error ?? { code: "FAILED", message: "The run failed." } };
     if (record?.status === "cancelled" || record?.status === "interrupted") return { status: record.status, reason: record.error?.message ?? `The run was ${record.status}.` };
-    return await published;
+    return await followed.ending;
   } finally {
-    unsubscribe();
+    followed.stop();
   }
 }

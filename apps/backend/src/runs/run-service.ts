@@ -116,17 +116,23 @@ export class RunService {
   async start(request: StartRunRequest, sourceRunId?: string, fork?: ForkOrigin): Promise<Started> {
     const prepared = await this.prepare(request, sourceRunId, fork);
     await this.store(prepared);
+    const queuePosition = await this.handOver(prepared);
+    return { runId: prepared.record.id, status: "queued", queuePosition };
+  }
+
+  /**
+   * Hands a stored run over for execution and answers its place in line; when that fails (Redis unreachable) the run
+   * is ended `interrupted` rather than left queued forever, and SERVICE_UNAVAILABLE thrown.
+   */
+  async handOver(prepared: PreparedRun): Promise<number> {
     const { record, workflow, recorded } = prepared;
-    let queuePosition: number;
     try {
-      queuePosition = await this.deps.dispatcher.dispatch(record, workflow, recorded);
+      return await this.deps.dispatcher.dispatch(record, workflow, recorded);
     } catch (error) {
-      // Recorded but never handed over (Redis unreachable): end it now rather than leave it queued forever.
       this.deps.log.error("dispatching a run failed", { runId: record.id, error: messageOf(error) });
       await this.deps.executor.finishUnstarted(record.id, "interrupted", "interrupted: the run could not be queued", INTERRUPTED);
       throw new ServiceError("SERVICE_UNAVAILABLE", "The run queue is unreachable; the run was not started. Retry shortly.", { reason: "QUEUE_UNAVAILABLE", runId: record.id });
     }
-    return { runId: record.id, status: "queued", queuePosition };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Logger } from "@weft/types";
 import { ApiError, jsonResponse } from "../api/errors.ts";
 import { readBodyBytes } from "../api/body.ts";
 import type { EventHub } from "../events/event-hub.ts";
-import { runEnding } from "../runs/run-ending.ts";
+import { followEnding } from "../runs/run-ending.ts";
 import type { RunsStorage } from "../runs/runs-storage.ts";
 import type { TriggerService } from "./trigger-service.ts";
 import type { TriggerTable } from "./trigger-repository.ts";
@@ -32,8 +32,9 @@ const PRUNE_EVERY_MS = 60_000;
 /**
  * `POST|GET|PUT /hooks/<workflowId>/<path>`: finds the active hook, counts the request against the hook's rate,
  * reads the body within its limit, checks the proof (token, or signature with a fresh timestamp, each signature
- * accepted once by any process), and only then starts a run; answers per the hook's response mode. Every refusal
- * comes before the run is stored.
+ * accepted once by any process), and only then starts a run (the signature, the run and the hook's last fire are
+ * stored in one commit, `TriggerService.admit`); answers per the hook's response mode. Every refusal comes before
+ * the run is stored.
  */
 export function hooksApi(deps: HooksApiDeps) {
   const rate = new HookRateLimit();
@@ -70,24 +71,25 @@ export function hooksApi(deps: HooksApiDeps) {
     if (!proof.ok) throw new ApiError("UNAUTHENTICATED", proof.message, { reason: proof.reason });
     // Parsed before the signature is spent, so a sender can fix a malformed body and sign again.
     const body = parseHookBody(request.headers.get("content-type"), bytes);
-    if (proof.replayKey) {
-      if (now - prunedAt > PRUNE_EVERY_MS) {
-        prunedAt = now;
-        await deps.table.pruneReplays(now);
-      }
-      if (!(await deps.table.acceptOnce(proof.replayKey.digest, proof.replayKey.expiresAt))) {
-        throw new ApiError("UNAUTHENTICATED", "This signature was already accepted once: each request must be signed anew (a new timestamp).", { reason: "REPLAYED" });
-      }
+    if (proof.replayKey && now - prunedAt > PRUNE_EVERY_MS) {
+      prunedAt = now;
+      await deps.table.pruneReplays(now);
     }
-    const runId = await deps.triggers.fire(hook, { ...hookRequest(request, body) });
+    const run = await deps.triggers.admit(hook, { ...hookRequest(request, body) }, proof.replayKey);
+    if (!run) throw new ApiError("UNAUTHENTICATED", "This signature was already accepted once: each request must be signed anew (a new timestamp).", { reason: "REPLAYED" });
+    const runId = run.record.id;
     switch (config.response) {
       case "accepted":
+        await deps.triggers.startAdmitted(run);
         return jsonResponse({ runId }, 202);
       case "wait": {
+        // Followed before it is handed over, so it cannot have ended unseen: its record need not be read.
+        const followed = followEnding(deps.hub, runId);
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), config.waitTimeoutMs)));
         try {
-          const ending = await Promise.race([runEnding(deps.hub, deps.storage, runId), timeout]);
+          await deps.triggers.startAdmitted(run);
+          const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), config.waitTimeoutMs)));
+          const ending = await Promise.race([followed.ending, timeout]);
           if (ending === undefined) return jsonResponse({ runId, status: "running" }, 202);
           switch (ending.status) {
             case "completed":
@@ -110,9 +112,11 @@ export function hooksApi(deps: HooksApiDeps) {
           }
         } finally {
           clearTimeout(timer);
+          followed.stop();
         }
       }
       case "stream":
+        await deps.triggers.startAdmitted(run);
         return runEventStream(deps.hub, deps.storage, runId, deps.log);
       default: {
         const never: never = config.response;

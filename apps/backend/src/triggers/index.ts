@@ -38,7 +38,15 @@ function crashHook(): { afterClaim?: () => void } {
  */
 export function createTriggers(deps: TriggersDeps) {
   const table = new TriggerTable(deps.engine);
-  const service = new TriggerService({ workflows: deps.storage.workflows, runsRepo: deps.storage.runs, table, runs: deps.runs, box: deps.box, log: deps.log });
+  const service = new TriggerService({
+    workflows: deps.storage.workflows,
+    runsRepo: deps.storage.runs,
+    table,
+    runs: deps.runs,
+    box: deps.box,
+    log: deps.log,
+    transaction: (work) => deps.engine.transaction(work),
+  });
   return {
     service,
     api: triggersApi(service, deps.maxBodyBytes),

@@ -37,4 +37,19 @@ describe("webhooks in queue mode", () => {
     const again = await fetch(`${apiB.url}/hooks/qhook/in`, { method: "POST", body, headers: signedHeaders(secret, body, Math.floor(Date.now() / 1000) + 1) });
     expect(await again.json()).toMatchObject({ status: "completed", outputs: { greeting: "Hello Queue" } });
   });
+
+  it("a save or a switch-off through one API process holds at once for the hook on the other, which served it before", async () => {
+    expect((await apiA.call("POST", "/api/workflows", { workflow: hookWorkflow("qkept", { path: "in", auth: "token", response: "wait", waitTimeoutMs: 60_000 }) })).status).toBe(201);
+    const secret = Activated.parse((await apiA.call("PUT", "/api/workflows/qkept/active", { active: true })).body).secrets[0].secret;
+    const send = (api: ChildServer) =>
+      fetch(`${api.url}/hooks/qkept/in`, { method: "POST", body: JSON.stringify({ name: "Kept" }), headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" } });
+    expect(await (await send(apiB)).json()).toMatchObject({ outputs: { greeting: "Hello Kept" } });
+    const saved = hookWorkflow("qkept", { path: "in", auth: "token", response: "wait", waitTimeoutMs: 60_000 });
+    const edited = { ...saved, nodes: saved.nodes.map((n) => (n.id === "greet" ? { ...n, config: { template: "Hi {{0}}" } } : n)) };
+    expect((await apiA.call("PUT", "/api/workflows/qkept", { workflow: edited, baseRevision: 1 })).status).toBe(200);
+    expect(await (await send(apiB)).json()).toMatchObject({ outputs: { greeting: "Hi Kept" } });
+    expect((await apiA.call("PUT", "/api/workflows/qkept/active", { active: false })).status).toBe(200);
+    expect((await send(apiB)).status).toBe(404);
+    expect(Runs.parse((await apiB.call("GET", "/api/runs?workflowId=qkept")).body).runs).toHaveLength(2);
+  });
 });

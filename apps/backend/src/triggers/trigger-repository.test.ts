@@ -72,27 +72,28 @@ describe.each(["sqlite", "postgres"] as const)("the trigger table on %s", (engin
     const [a, b] = [await open(), await open()];
     try {
       const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
-      const results = await Promise.all([ta.acceptOnce("sig-1", 1000), tb.acceptOnce("sig-1", 1000)]);
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await tb.acceptOnce("sig-1", 1000)).toBe(false);
+      const sig = [{ digest: "sig-1", expiresAt: 1000 }];
+      const results = await Promise.all([ta.acceptReplays(sig), tb.acceptReplays(sig)]);
+      expect(results.filter((stored) => stored.has("sig-1"))).toHaveLength(1);
+      expect((await tb.acceptReplays(sig)).size).toBe(0);
       await ta.pruneReplays(2000);
-      expect(await tb.acceptOnce("sig-1", 3000)).toBe(true);
+      expect(await tb.acceptReplays([{ digest: "sig-1", expiresAt: 3000 }])).toEqual(new Set(["sig-1"]));
     } finally {
       await a.close();
       await b.close();
     }
   });
 
-  it("signatures sent together are each accepted once, a copy in the same batch or through the other storage refused", async () => {
+  it("signatures stored together (several statements) are each accepted once, those the other storage stored refused", async () => {
     const [a, b] = [await open(), await open()];
     try {
       const [ta, tb] = [new TriggerTable(a), new TriggerTable(b)];
-      const digests = Array.from({ length: 1200 }, (_, i) => `batch-${i % 600}`);
-      const results = await Promise.all(digests.map((d, i) => (i % 3 === 0 ? ta : tb).acceptOnce(d, 5000)));
-      const accepted = digests.filter((_, i) => results[i]);
-      expect(accepted).toHaveLength(600);
-      expect(new Set(accepted).size).toBe(600);
-      expect(await ta.acceptOnce("batch-7", 5000)).toBe(false);
+      const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ digest: `batch-${from + i}`, expiresAt: 5000 }));
+      // 400 each, 200 of them in both: more than one insert statement per call.
+      const [byA, byB] = await Promise.all([ta.acceptReplays(rows(0, 400)), tb.acceptReplays(rows(200, 600))]);
+      expect(byA.size + byB.size).toBe(600);
+      expect([...byA].filter((d) => byB.has(d))).toEqual([]);
+      expect((await ta.acceptReplays(rows(7, 8))).size).toBe(0);
     } finally {
       await a.close();
       await b.close();

@@ -4,7 +4,6 @@ import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum, present } from "../storage/row-values.ts";
 import { powerOfTwoChunks } from "../storage/prepared-query.ts";
 import { Table } from "../storage/table.ts";
-import { ReplayBatch, type ReplayRow } from "./replay-batch.ts";
 import { FireBatch, type FireRow } from "./fire-batch.ts";
 
 /** Signatures per insert statement: chunk sizes 1, 2, 4 … 64, so at most seven statement shapes. */
@@ -28,6 +27,8 @@ interface TriggerTables {
   };
   webhook_replays: { digest: string; expires_at: Int64Column };
   schedule_ticks: { workflow_id: string; node_id: string; tick: Int64Column; run_id: string; claimed_at: Int64Column; dispatched_at: Int64Column | null };
+  /** The workflows' own table (`../workflows/`), of which a hook request reads only which stored revision is current. */
+  workflows: { id: string; revision: number; created_at: Int64Column; updated_at: Int64Column };
 }
 
 /** A claimed tick and the run recorded for it. */
@@ -61,6 +62,12 @@ export interface TriggerState {
   scheduleKey?: string;
 }
 
+/** A signature to remember until `expiresAt`. */
+export interface ReplayRow {
+  digest: string;
+  expiresAt: number;
+}
+
 /** A schedule of an active workflow whose next tick is near, with who its runs act for. */
 export interface DueSchedule {
   workflowId: string;
@@ -73,15 +80,16 @@ export interface DueSchedule {
 
 /** Activations, trigger state and accepted webhook signatures, on both engines. */
 export class TriggerTable extends Table<TriggerTables> {
-  private readonly replays = new ReplayBatch((rows) => this.storeReplays(rows));
   private readonly fires = new FireBatch((rows) => this.storeFires(rows));
 
   /**
-   * A hook request's one read: the workflow's activation and the node's state (the hot path's two lookups in one
-   * statement). Undefined when the workflow is not switched on. The state's columns are scalar subqueries on the
-   * primary key rather than a join: SQLite ran the join with bound values in ~50–100 µs, these in ~10 µs.
+   * A hook request's one read: the workflow's activation, the node's state and which stored revision of the workflow
+   * is current (`storedRevision`: `<created_at>:<updated_at>:<revision>`, undefined when there is none), so a kept
+   * copy of the workflow serves the request only while it is the stored one. Undefined when the workflow is not
+   * switched on. The columns are scalar subqueries on primary keys rather than joins: SQLite ran the join with bound
+   * values in ~50–100 µs, these in ~10 µs.
    */
-  async activeState(workflowId: string, nodeId: string): Promise<{ activation: Activation; state: TriggerState | undefined } | undefined> {
+  async activeState(workflowId: string, nodeId: string): Promise<{ activation: Activation; state: TriggerState | undefined; storedRevision: string | undefined } | undefined> {
     const [row] = await this.hot.rows(
       "active-state",
       (slot) =>
@@ -90,6 +98,7 @@ export class TriggerTable extends Table<TriggerTables> {
           .select((eb) => {
             const column = <C extends keyof TriggerTables["triggers"]>(name: C) =>
               eb.selectFrom("triggers as t").select(`t.${name}`).where("t.workflow_id", "=", slot(0)).where("t.node_id", "=", slot(1)).as(name);
+            const stored = <C extends "revision" | "created_at" | "updated_at">(name: C) => eb.selectFrom("workflows as w").select(`w.${name}`).where("w.id", "=", slot(0)).as(`workflow_${name}`);
             return [
               "a.activated_by",
               "a.activated_at",
@@ -101,6 +110,9 @@ export class TriggerTable extends Table<TriggerTables> {
               column("last_run_id"),
               column("next_fire_at"),
               column("schedule"),
+              stored("created_at"),
+              stored("updated_at"),
+              stored("revision"),
             ];
           })
           .where("a.workflow_id", "=", slot(0)),
@@ -108,9 +120,13 @@ export class TriggerTable extends Table<TriggerTables> {
     );
     if (!row) return undefined;
     const activation = { workflowId, activatedBy: row.activated_by, activatedAt: num(row.activated_at) };
-    if (row.node_id === null || row.kind === null || row.created_at === null) return { activation, state: undefined };
+    const storedRevision =
+      row.workflow_created_at === null || row.workflow_updated_at === null || row.workflow_revision === null
+        ? undefined
+        : `${num(row.workflow_created_at)}:${num(row.workflow_updated_at)}:${row.workflow_revision}`;
+    if (row.node_id === null || row.kind === null || row.created_at === null) return { activation, state: undefined, storedRevision };
     const state = decodeState({ ...row, workflow_id: workflowId, node_id: row.node_id, kind: row.kind, created_at: row.created_at });
-    return { activation, state };
+    return { activation, state, storedRevision };
   }
 
   /** A workflow's activation (a save re-arms its schedules from it). */
@@ -158,7 +174,8 @@ export class TriggerTable extends Table<TriggerTables> {
     return this.fires.record({ workflowId, nodeId, at, runId });
   }
 
-  private async storeFires(rows: readonly FireRow[]): Promise<void> {
+  /** Stores each row's fire on its trigger (at most one row per trigger), all or none; joins the caller's transaction. */
+  async storeFires(rows: readonly FireRow[]): Promise<void> {
     const one = (row: FireRow) =>
       this.hot.run(
         "fired",
@@ -170,10 +187,10 @@ export class TriggerTable extends Table<TriggerTables> {
             .where("node_id", "=", slot(3)),
         [row.at, row.runId, row.workflowId, row.nodeId],
       );
-    if (rows.length === 1) return void (await one(rows[0]));
-    await this.engine.transaction(async () => {
+    const all = async () => {
       for (const row of rows) await one(row);
-    });
+    };
+    await (rows.length === 1 ? all() : this.engine.transaction(all));
   }
 
   /** Stores a schedule node's next tick for its config (the row made when missing; its fire history kept). */
@@ -281,19 +298,12 @@ export class TriggerTable extends Table<TriggerTables> {
   }
 
   /**
-   * Remembers an accepted signature until `expiresAt`: true the first time, false when any process stored it
-   * before (the primary key decides, so two API processes cannot both accept one request). Requests arriving
-   * together are stored in one statement (`ReplayBatch`).
+   * Remembers signatures until their `expiresAt`; answers the digests stored now, leaving out those any process stored
+   * before (the primary key decides, so two API processes cannot both accept one request). Each digest at most once.
+   * A prepared statement per chunk size (a Kysely build per batch was ~3% of a hook request's CPU in bench:webhook);
+   * more than one chunk, one commit (or the caller's transaction).
    */
-  acceptOnce(digest: string, expiresAt: number): Promise<boolean> {
-    return this.replays.acceptOnce(digest, expiresAt);
-  }
-
-  /**
-   * Stores the signatures not stored yet; answers the digests it stored. A prepared statement per chunk size (a
-   * Kysely build per batch was ~3% of a hook request's CPU in bench:webhook); more than one chunk, one commit.
-   */
-  private async storeReplays(rows: readonly ReplayRow[]): Promise<Set<string>> {
+  async acceptReplays(rows: readonly ReplayRow[]): Promise<Set<string>> {
     const stored = new Set<string>();
     const insert = async (chunk: ReplayRow[]) => {
       const inserted = await this.hot.rows(
@@ -309,11 +319,10 @@ export class TriggerTable extends Table<TriggerTables> {
       for (const r of inserted) stored.add(r.digest);
     };
     const chunks = [...powerOfTwoChunks(rows, REPLAYS_PER_INSERT)];
-    if (chunks.length === 1) await insert(chunks[0]);
-    else
-      await this.engine.transaction(async () => {
-        for (const chunk of chunks) await insert(chunk);
-      });
+    const all = async () => {
+      for (const chunk of chunks) await insert(chunk);
+    };
+    await (chunks.length === 1 ? all() : this.engine.transaction(all));
     return stored;
   }
 

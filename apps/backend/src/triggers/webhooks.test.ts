@@ -75,6 +75,31 @@ describe("webhooks", () => {
     expect(await runsOf("guarded")).toHaveLength(1);
   });
 
+  it("requests sent together: copies of one signature start one run and the rest are refused; each other request starts its own, the last fire names one", async () => {
+    const secret = await saveAndActivate("together", { path: "in" });
+    const body = JSON.stringify({ name: "Ada" });
+    const copy = signedHeaders(secret, body);
+    const copies = await Promise.all(Array.from({ length: 8 }, () => hook("together/in", { method: "POST", body, headers: copy })));
+    expect(copies.map((r) => r.status).sort()).toEqual([202, 401, 401, 401, 401, 401, 401, 401]);
+    const others = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const one = JSON.stringify({ name: `n${i}` });
+        const res = await hook("together/in", { method: "POST", body: one, headers: signedHeaders(secret, one) });
+        expect(res.status).toBe(202);
+        return z.object({ runId: z.string() }).parse(await res.json()).runId;
+      }),
+    );
+    const runs = await runsOf("together");
+    expect(runs).toHaveLength(13);
+    for (const runId of others) expect(runs.map((r) => r.id)).toContain(runId);
+    const listed = z
+      .object({ triggers: z.array(z.object({ workflowId: z.string(), lastRunId: z.string().optional(), lastFiredAt: z.number().optional() })) })
+      .parse((await t.call("GET", "/api/triggers")).body)
+      .triggers.find((x) => x.workflowId === "together");
+    expect(runs.map((r) => r.id)).toContain(listed?.lastRunId);
+    expect(listed?.lastFiredAt).toBeGreaterThan(0);
+  });
+
   it("token hooks take the secret as a bearer token or X-Weft-Token, form and text bodies", async () => {
     const secret = await saveAndActivate("tokened", { path: "form", auth: "token", response: "wait" });
     const form = await hook("tokened/form", { method: "POST", body: "name=Grace&x=1", headers: { authorization: `Bearer ${secret}`, "content-type": "application/x-www-form-urlencoded" } });
