@@ -36,7 +36,12 @@ const MAX_EVENTS_PER_INSERT = 1024;
  */
 export class EventTable extends Table<{ events: EventsTable }> implements EventRepository {
   async listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]> {
-    const rows = await this.db.selectFrom("events").select(["seq", "type", "data"]).where("stream_id", "=", streamId).where("seq", ">", after).orderBy("seq").limit(limit).execute();
+    // Built once (a queue-mode API reads each awaited run's last event with it: a Kysely compile per webhook request).
+    const rows = await this.hot.rows(
+      "listAfter",
+      (slot) => this.db.selectFrom("events").select(["seq", "type", "data"]).where("stream_id", "=", slot(0)).where("seq", ">", slot(1)).orderBy("seq").limit(slot(2)),
+      [streamId, after, limit],
+    );
     return rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
   }
 
