@@ -1,5 +1,6 @@
 import type { Observation } from "@weft/types";
 import { Table } from "../storage/table.ts";
+import { powerOfTwoChunks } from "../storage/prepared-query.ts";
 import { ID_LIST_CHUNK } from "./run-repository.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
@@ -16,7 +17,12 @@ export interface ObservationRepository {
   upsert(items: OrderedObservation[]): Promise<void>;
   /** Replaces every observation of the run with these, in this order. */
   replaceForRun(runId: string, observations: Observation[]): Promise<void>;
+  /** `replaceForRun` for several runs: one delete and one insert for all (the run writer's flush of the runs that ended). */
+  replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
 }
+
+/** Observations per insert statement (4 values each). */
+const MAX_OBSERVATIONS_PER_INSERT = 1024;
 
 interface ObservationsTable {
   run_id: string;
@@ -54,13 +60,47 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
       latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
       latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
     }
-    await this.inChunks([...latest.values()], (chunk) => this.upsertRows("observations", ["run_id", "invocation_id"], chunk));
+    const chunks = [...powerOfTwoChunks([...latest.values()], MAX_OBSERVATIONS_PER_INSERT)];
+    const all = async () => {
+      for (const chunk of chunks) {
+        // Built once per chunk size: a run writer's flush on PostgreSQL compiled one per run it ended.
+        await this.hot.run(
+          `upsert:${chunk.length}`,
+          (slot) =>
+            this.db
+              .insertInto("observations")
+              .values(chunk.map((_, n) => ({ run_id: slot(4 * n), invocation_id: slot(4 * n + 1), ord: slot(4 * n + 2), data: slot(4 * n + 3) })))
+              .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") }))),
+          chunk.flatMap((row) => [row.run_id, row.invocation_id, row.ord, row.data]),
+        );
+      }
+    };
+    await (chunks.length > 1 ? this.engine.transaction(all) : all());
   }
 
-  async replaceForRun(runId: string, observations: Observation[]): Promise<void> {
-    await this.engine.transaction(async () => {
-      await this.db.deleteFrom("observations").where("run_id", "=", runId).execute();
-      await this.upsert(observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } })));
-    });
+  replaceForRun(runId: string, observations: Observation[]): Promise<void> {
+    return this.replaceForRuns([{ runId, observations }]);
+  }
+
+  async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
+    if (finals.length === 0) return;
+    const write = async () => {
+      for (const chunk of powerOfTwoChunks([...new Set(finals.map((f) => f.runId))], ID_LIST_CHUNK)) {
+        await this.hot.run(
+          `deleteRuns:${chunk.length}`,
+          (slot) =>
+            this.db.deleteFrom("observations").where(
+              "run_id",
+              "in",
+              chunk.map((_, i) => slot(i)),
+            ),
+          chunk,
+        );
+      }
+      await this.upsert(finals.flatMap(({ runId, observations }) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
+    };
+    // Inside this context's PostgreSQL transaction (the run writer's flush) it is all or nothing already: a savepoint of
+    // its own cost two more round trips per ended run. (SQLite's inTransaction may be another caller's.)
+    await (this.engine.sql.engine === "postgres" && this.engine.inTransaction() ? write() : this.engine.transaction(write));
   }
 }

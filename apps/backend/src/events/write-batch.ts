@@ -30,7 +30,7 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
       for (const run of batch.newRuns) await runs.create(run.record, run.workflow);
       await events.append(batch.events);
       await observations.upsert(batch.observations);
-      for (const final of batch.finalObservations) await observations.replaceForRun(final.runId, final.observations);
+      await observations.replaceForRuns(batch.finalObservations);
       for (const update of batch.runUpdates) await runs.update(update);
     });
   };

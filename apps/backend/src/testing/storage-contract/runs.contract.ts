@@ -129,6 +129,32 @@ export function runsContract(harness: StorageHarness): void {
       expect(await storage.observations.listByRun("none")).toEqual([]);
     });
 
+    it("replaces several runs' observations at once, joining the caller's transaction (rolled back with it)", async () => {
+      const storage = await fresh();
+      await storage.observations.upsert([
+        { ord: 0, observation: observation("a", "old") },
+        { ord: 0, observation: observation("b", "old") },
+        { ord: 0, observation: observation("other", "kept") },
+      ]);
+      const finals = [
+        { runId: "a", observations: [observation("a", "a1"), observation("a", "a2")] },
+        { runId: "b", observations: [observation("b", "b1")] },
+      ];
+      await expect(
+        storage.transaction(async () => {
+          await storage.observations.replaceForRuns(finals);
+          throw new Error("the flush failed after it");
+        }),
+      ).rejects.toThrow("the flush failed after it");
+      expect((await storage.observations.listByRun("a")).map((o) => o.invocationId)).toEqual(["old"]);
+      await storage.transaction(() => storage.observations.replaceForRuns(finals));
+      expect((await storage.observations.listByRun("a")).map((o) => o.invocationId)).toEqual(["a1", "a2"]);
+      expect((await storage.observations.listByRun("b")).map((o) => o.invocationId)).toEqual(["b1"]);
+      await storage.observations.replaceForRuns([{ runId: "b", observations: [] }]);
+      expect(await storage.observations.listByRun("b")).toEqual([]);
+      expect((await storage.observations.listByRun("other")).map((o) => o.invocationId)).toEqual(["kept"]);
+    });
+
     it("a batch holding a node twice (started, then finished) stores the last, in the place of the first", async () => {
       const storage = await fresh();
       await storage.observations.upsert([
