@@ -3,7 +3,7 @@ import type { LlmPrices } from "@weft/types";
 import { flag, num, optionalNum, present } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
-import { ddl } from "../storage/ddl.ts";
+import { ddlStep } from "../storage/ddl.ts";
 import type { Migration } from "../storage/migrations.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
@@ -160,15 +160,9 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
 
 /** Prices per profile (issue 35): three nullable columns, NULL = unknown. */
 export const LLM_PRICE_MIGRATIONS: readonly Migration[] = [
-  {
-    id: "llm-profiles-001 prices",
-    async up(db, engine) {
-      const { real, run } = ddl(db, engine);
-      await run(
-        `ALTER TABLE llm_profiles ADD COLUMN price_input ${real}`,
-        `ALTER TABLE llm_profiles ADD COLUMN price_cached_input ${real}`,
-        `ALTER TABLE llm_profiles ADD COLUMN price_output ${real}`,
-      );
-    },
-  },
+  ddlStep("llm-profiles-001 prices", ({ real }) => [
+    `ALTER TABLE llm_profiles ADD COLUMN price_input ${real}`,
+    `ALTER TABLE llm_profiles ADD COLUMN price_cached_input ${real}`,
+    `ALTER TABLE llm_profiles ADD COLUMN price_output ${real}`,
+  ]),
 ];
