@@ -1,39 +1,31 @@
 import type { Logger } from "@weft/types";
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
 import { openStorage, postgresOpenError, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
-import { journalRepositories, type JournalStorage } from "./events/journal-storage.ts";
-import { createWorkflowRepository, type WorkflowRepository } from "./workflows/workflow-repository.ts";
-import { createAgentProfileRepository, type AgentProfileRepository } from "./agents/agent-profile-repository.ts";
-import { ConversationTable, type ConversationRepository } from "./agents/conversation-repository.ts";
-import { AgentSessionTable, type AgentSessionRepository } from "./agents/agent-session-repository.ts";
-import { AgentStepTable, type AgentStepRepository } from "./agents/agent-step-repository.ts";
-import { createSceneRepository, type SceneRepository } from "./scenes/scene-repository.ts";
-import { LlmProfileTable, type LlmProfileRepository } from "./llm/llm-profile-repository.ts";
-import { SettingsTableRepository, type SettingsRepository } from "./settings/settings-repository.ts";
-import { MetaTable, type MetaRepository } from "./seed/meta-repository.ts";
+import { journalRepositories } from "./events/journal-storage.ts";
+import { WorkflowTable } from "./workflows/workflow-repository.ts";
+import { createAgentProfileRepository } from "./agents/agent-profile-repository.ts";
+import { ConversationTable } from "./agents/conversation-repository.ts";
+import { AgentSessionTable } from "./agents/agent-session-repository.ts";
+import { AgentStepTable } from "./agents/agent-step-repository.ts";
+import { createSceneRepository } from "./scenes/scene-repository.ts";
+import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
+import { SettingsTableRepository } from "./settings/settings-repository.ts";
+import { MetaTable } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
 import { withPayloadReads } from "./events/payload-reads.ts";
 import { MIGRATIONS } from "./schema.ts";
+import type { RuntimeStorage } from "./runtime/runtime-storage.ts";
 
 /**
- * The server's storage: the engine with every domain's core repositories on it. Each domain types
- * against the narrow storage it needs (e.g. `JournalStorage`, `AgentsStorage`); this satisfies them all.
+ * The server's storage: the engine with every domain's core repositories on it, which is what the runtime's services
+ * and workers run on (`RuntimeStorage`). Each domain types against the narrow storage it needs (e.g. `JournalStorage`,
+ * `AgentsStorage`); this satisfies them all.
  */
-export interface Storage extends JournalStorage {
-  readonly workflows: WorkflowRepository;
-  readonly agents: AgentProfileRepository;
-  readonly scenes: SceneRepository;
-  readonly llmProfiles: LlmProfileRepository;
-  readonly meta: MetaRepository;
-  readonly conversations: ConversationRepository;
-  readonly agentSessions: AgentSessionRepository;
-  readonly agentSteps: AgentStepRepository;
-  readonly settings: SettingsRepository;
-}
+export type Storage = RuntimeStorage;
 
 /** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */
 export async function composeStorage(engine: StorageEngine): Promise<Storage> {
-  const workflows = createWorkflowRepository(engine);
+  const workflows = new WorkflowTable(engine);
   const storage: Storage = {
     ...engine,
     ...journalRepositories(engine),

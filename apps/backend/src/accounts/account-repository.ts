@@ -20,10 +20,6 @@ function userOf(row: Selectable<AccountTables["users"]>): UserRecord {
   return { id: row.id, username: row.username, name: row.name, role: RoleSchema.parse(row.role), passwordHash: row.password_hash, createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
 }
 
-function tokenOf(row: Selectable<AccountTables["user_tokens"]>): TokenRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, hash: row.hash, createdAt: num(row.created_at), lastUsedAt: row.last_used_at === null ? null : num(row.last_used_at) };
-}
-
 /**
  * Users, sessions and personal tokens, on either engine: every query runs on the storage's connection
  * (SQLite through its gate, PostgreSQL on `current()`), so it joins `Storage.transaction`.
@@ -128,7 +124,8 @@ class SqlAccountRepository implements AccountRepository {
   }
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
-    return (await this.db.selectFrom("user_tokens").selectAll().where("user_id", "=", userId).orderBy("created_at").orderBy("id").execute()).map(tokenOf);
+    const rows = await this.db.selectFrom("user_tokens").selectAll().where("user_id", "=", userId).orderBy("created_at").orderBy("id").execute();
+    return rows.map((r) => ({ id: r.id, userId: r.user_id, name: r.name, hash: r.hash, createdAt: num(r.created_at), lastUsedAt: r.last_used_at === null ? null : num(r.last_used_at) }));
   }
 
   async tokenUser(hash: string, now: number): Promise<{ user: UserRecord; tokenId: string } | undefined> {

@@ -2,7 +2,7 @@ import type { Generated, Kysely } from "kysely";
 import { AgentChangeSchema, type AgentChange } from "@weft/types";
 import type { Migration } from "../storage/migrations.ts";
 import { createQueryDb } from "../storage/query-db.ts";
-import { ddl } from "../storage/ddl.ts";
+import { ddlStep } from "../storage/ddl.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 
 interface ChangeTables {
@@ -11,16 +11,10 @@ interface ChangeTables {
 
 /** The change log's table (a SQLite file of e5dc891 has it as `module_schema` ('agent-changes', 1)). */
 export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
-  {
-    id: "agent-changes-001 who changed agent profiles",
-    async up(db, engine) {
-      const { time, run } = ddl(db, engine);
-      await run(
-        `CREATE TABLE agent_changes (seq ${engine === "sqlite" ? "integer PRIMARY KEY AUTOINCREMENT" : "bigserial PRIMARY KEY"}, agent_id text NOT NULL, at ${time} NOT NULL, data text NOT NULL)`,
-        `CREATE INDEX agent_changes_by_agent ON agent_changes (agent_id, seq)`,
-      );
-    },
-  },
+  ddlStep("agent-changes-001 who changed agent profiles", ({ pg, time }) => [
+    `CREATE TABLE agent_changes (seq ${pg ? "bigserial PRIMARY KEY" : "integer PRIMARY KEY AUTOINCREMENT"}, agent_id text NOT NULL, at ${time} NOT NULL, data text NOT NULL)`,
+    `CREATE INDEX agent_changes_by_agent ON agent_changes (agent_id, seq)`,
+  ]),
 ];
 
 /** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */

@@ -106,8 +106,7 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
 
   async messages(conversationId: string): Promise<ConversationMessage[]> {
     if (!(await this.get(conversationId))) throw notFound(conversationId);
-    const rows = await this.db.selectFrom("conversation_messages").select("data").where("conversation_id", "=", conversationId).orderBy("seq").execute();
-    return rows.map((r) => JSON.parse(r.data) as ConversationMessage);
+    return (await this.messagesAfter(conversationId, -1)).map((m) => m.message);
   }
 
   async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {

@@ -3,7 +3,7 @@ import type { LlmPrices } from "@weft/types";
 import { flag, num, optionalNum, present } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
-import { ddl } from "../storage/ddl.ts";
+import { ddlStep } from "../storage/ddl.ts";
 import type { Migration } from "../storage/migrations.ts";
 
 export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
@@ -97,32 +97,6 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   };
 }
 
-function toRow(p: StoredLlmProfile): LlmProfileRow {
-  return {
-    id: p.id,
-    name: p.name,
-    provider: p.provider,
-    base_url: p.baseUrl,
-    model: p.model,
-    api_key_encrypted: p.apiKeyEncrypted ?? null,
-    api_key_masked: p.apiKeyMasked ?? null,
-    timeout_ms: p.timeoutMs,
-    temperature: p.temperature ?? null,
-    context_window: p.contextWindow ?? null,
-    // Booleans on both engines: SQLite stores them as 1/0.
-    pass_back_reasoning: p.passBackReasoning,
-    max_retries: p.maxRetries,
-    price_input: p.prices?.inputPerMillion ?? null,
-    price_cached_input: p.prices?.cachedInputPerMillion ?? null,
-    price_output: p.prices?.outputPerMillion ?? null,
-    is_default: p.isDefault,
-    health_status: p.healthStatus,
-    last_tested_at: p.lastTestedAt ?? null,
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
-  };
-}
-
 export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> implements LlmProfileRepository {
   private selectAll() {
     return this.db.selectFrom("llm_profiles").selectAll().orderBy("is_default", "desc").orderBy(nameOrder(this.engine.sql.engine));
@@ -145,7 +119,30 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
   async save(p: StoredLlmProfile): Promise<void> {
     await this.engine.transaction(async () => {
       if (p.isDefault) await this.db.updateTable("llm_profiles").set({ is_default: false }).where("id", "<>", p.id).where("is_default", "=", true).execute();
-      await this.upsertRows("llm_profiles", ["id"], [toRow(p)], ["created_at"]);
+      const row: LlmProfileRow = {
+        id: p.id,
+        name: p.name,
+        provider: p.provider,
+        base_url: p.baseUrl,
+        model: p.model,
+        api_key_encrypted: p.apiKeyEncrypted ?? null,
+        api_key_masked: p.apiKeyMasked ?? null,
+        timeout_ms: p.timeoutMs,
+        temperature: p.temperature ?? null,
+        context_window: p.contextWindow ?? null,
+        // Booleans on both engines: SQLite stores them as 1/0.
+        pass_back_reasoning: p.passBackReasoning,
+        max_retries: p.maxRetries,
+        price_input: p.prices?.inputPerMillion ?? null,
+        price_cached_input: p.prices?.cachedInputPerMillion ?? null,
+        price_output: p.prices?.outputPerMillion ?? null,
+        is_default: p.isDefault,
+        health_status: p.healthStatus,
+        last_tested_at: p.lastTestedAt ?? null,
+        created_at: p.createdAt,
+        updated_at: p.updatedAt,
+      };
+      await this.upsertRows("llm_profiles", ["id"], [row], ["created_at"]);
     });
   }
 
@@ -160,15 +157,9 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
 
 /** Prices per profile (issue 35): three nullable columns, NULL = unknown. */
 export const LLM_PRICE_MIGRATIONS: readonly Migration[] = [
-  {
-    id: "llm-profiles-001 prices",
-    async up(db, engine) {
-      const { real, run } = ddl(db, engine);
-      await run(
-        `ALTER TABLE llm_profiles ADD COLUMN price_input ${real}`,
-        `ALTER TABLE llm_profiles ADD COLUMN price_cached_input ${real}`,
-        `ALTER TABLE llm_profiles ADD COLUMN price_output ${real}`,
-      );
-    },
-  },
+  ddlStep("llm-profiles-001 prices", ({ real }) => [
+    `ALTER TABLE llm_profiles ADD COLUMN price_input ${real}`,
+    `ALTER TABLE llm_profiles ADD COLUMN price_cached_input ${real}`,
+    `ALTER TABLE llm_profiles ADD COLUMN price_output ${real}`,
+  ]),
 ];

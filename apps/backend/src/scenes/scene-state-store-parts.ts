@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { messageOf, SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
+import { SceneRuntimeStateSchema, type MailboxState, type SceneRuntimeState, type WorldChange } from "@weft/types";
+import { checkStored, decodeStoredJson, StoredRecordInvalidError } from "../storage/document-table.ts";
 
 /** The state row's `data` in the "parts" layout: the state without its mailboxes and world changes. */
 export type StateHeader = Omit<SceneRuntimeState, "mailboxes" | "world"> & { world: Omit<SceneRuntimeState["world"], "history"> };
@@ -50,29 +51,23 @@ export class SceneStateParts {
   /** The changes since the last write remembered for the scene, or undefined when only a whole write will do. */
   changes(state: SceneRuntimeState): { previousMark: string; write: StateWrite } | undefined {
     const last = this.written.get(state.sceneId);
-    if (!last) return undefined;
-    const history = state.world.history;
-    const fresh = newChanges(history, last.lastChange);
+    return last && this.since(state, last);
+  }
+
+  /** The whole state (the changes since nothing was written): the engine deletes the scene's part rows first. */
+  whole(state: SceneRuntimeState): StateWrite {
+    // With no change written every one is new, so `since` always answers.
+    return this.since(state, { mark: "", mailboxes: new Map(), lastChange: undefined })!.write;
+  }
+
+  private since(state: SceneRuntimeState, last: Written): { previousMark: string; write: StateWrite } | undefined {
+    const fresh = newChanges(state.world.history, last.lastChange);
     if (!fresh) return undefined;
     const mailboxes: StateWrite["mailboxes"] = [];
     for (const [id, mailbox] of Object.entries(state.mailboxes)) if (last.mailboxes.get(id) !== mailbox) mailboxes.push([id, this.encode(mailbox)]);
     const droppedMailboxes = [...last.mailboxes.keys()].filter((id) => !Object.hasOwn(state.mailboxes, id));
-    return {
-      previousMark: last.mark,
-      write: { mark: this.nextMark(), header: this.encode(headerOf(state)), mailboxes, droppedMailboxes, changes: this.encodeChanges(fresh), keepChangesFrom: keepFrom(state) },
-    };
-  }
-
-  /** The whole state: the engine deletes the scene's part rows first. */
-  whole(state: SceneRuntimeState): StateWrite {
-    return {
-      mark: this.nextMark(),
-      header: this.encode(headerOf(state)),
-      mailboxes: Object.entries(state.mailboxes).map(([id, m]) => [id, this.encode(m)]),
-      droppedMailboxes: [],
-      changes: this.encodeChanges(state.world.history),
-      keepChangesFrom: keepFrom(state),
-    };
+    const changes = fresh.map((c): [number, string] => [c.seq, this.encode(c)]);
+    return { previousMark: last.mark, write: { mark: this.nextMark(), header: this.encode(headerOf(state)), mailboxes, droppedMailboxes, changes, keepChangesFrom: keepFrom(state) } };
   }
 
   /**
@@ -91,10 +86,6 @@ export class SceneStateParts {
 
   private nextMark(): string {
     return `${this.writer}:${++this.counter}`;
-  }
-
-  private encodeChanges(changes: readonly WorldChange[]): StateWrite["changes"] {
-    return changes.map((c) => [c.seq, this.encode(c)]);
   }
 }
 
@@ -138,60 +129,35 @@ export const stateRowsSql = (param: string): string =>
    UNION ALL SELECT 'm' AS part, key, 0 AS seq, data FROM scene_state_parts WHERE scene_id = ${param} AND kind = 'mailbox'
    UNION ALL SELECT 'c' AS part, '' AS key, seq, data FROM scene_world_changes WHERE scene_id = ${param}`;
 
-/** A stored scene row that no longer fits its schema: reported, never silently dropped. */
-export class StoredSceneInvalidError extends Error {
-  readonly code = "STORED_RECORD_INVALID";
-}
-
-export function parseStored<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new StoredSceneInvalidError(`The stored ${what} is not valid JSON (${messageOf(error)}); it was left as it is.`);
-  }
-  return checkStored(schema, raw, what);
-}
-
-/** `raw` (read from a stored row) checked against its schema. */
-export function checkStored<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoredSceneInvalidError(`The stored ${what} does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}; it was left as it is.`);
-  }
-  return parsed.data;
-}
-
 const AnyJson = z.unknown();
 const JsonObject = z.record(z.string(), z.unknown());
 
 /**
  * A state from its rows (either layout), checked whole, or undefined when it has no state row. A row
- * that does not fit fails with `StoredSceneInvalidError` naming the scene; nothing is changed.
+ * that does not fit fails with `StoredRecordInvalidError` naming the scene; nothing is changed.
  */
 export function decodeStoredState(sceneId: string, rows: readonly StoredStateRow[]): SceneRuntimeState | undefined {
   const head = rows.find((r) => r.part === "h");
   if (!head) return undefined;
-  const what = `state of scene "${sceneId}"`;
+  const what = "state of scene";
   // The state row's layout: "whole", the state as one JSON text (rows written before scenes-002), or "parts", the
   // header in `data` and the mailboxes and world changes in their own rows.
   switch (head.key) {
     case "whole":
-      return parseStored(SceneRuntimeStateSchema, head.data, what);
+      return decodeStoredJson(what, sceneId, head.data, SceneRuntimeStateSchema);
     case "parts": {
-      const header = parseStored(JsonObject, head.data, what);
+      const header = decodeStoredJson(what, sceneId, head.data, JsonObject);
       const world = JsonObject.safeParse(header.world);
       const mailboxes: Record<string, unknown> = {};
       const changes: Array<{ seq: number; change: unknown }> = [];
       for (const r of rows) {
-        if (r.part === "m") mailboxes[r.key] = parseStored(AnyJson, r.data, `mailbox "${r.key}" of scene "${sceneId}"`);
-        else if (r.part === "c") changes.push({ seq: Number(r.seq), change: parseStored(AnyJson, r.data, `world change of scene "${sceneId}"`) });
+        if (r.part === "m") mailboxes[r.key] = decodeStoredJson(`mailbox "${r.key}" of scene`, sceneId, r.data, AnyJson);
+        else if (r.part === "c") changes.push({ seq: Number(r.seq), change: decodeStoredJson("world change of scene", sceneId, r.data, AnyJson) });
       }
       const history = changes.sort((a, b) => a.seq - b.seq).map((c) => c.change);
-      return checkStored(SceneRuntimeStateSchema, { ...header, world: { ...(world.success ? world.data : {}), history }, mailboxes }, what);
+      return checkStored(what, sceneId, { ...header, world: { ...(world.success ? world.data : {}), history }, mailboxes }, SceneRuntimeStateSchema);
     }
     default:
-      throw new StoredSceneInvalidError(`The stored ${what} has the unknown layout "${head.key}"; it was left as it is.`);
+      throw new StoredRecordInvalidError(what, sceneId, `has the unknown layout "${head.key}"`);
   }
 }

@@ -4,9 +4,9 @@ import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
-import { byteOrder } from "../storage/document-table.ts";
+import { byteOrder, decodeStoredJson } from "../storage/document-table.ts";
 import { Table, type TableEngine } from "../storage/table.ts";
-import { decodeStoredState, parseStored, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
+import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -93,7 +93,7 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
       .orderBy("seq")
       .$if(limit >= 0, (q) => q.limit(limit))
       .execute();
-    return rows.map((row) => parseStored(SceneLogEntrySchema, row.data, `log entry of scene "${sceneId}"`));
+    return rows.map((row) => decodeStoredJson("log entry of scene", sceneId, row.data, SceneLogEntrySchema));
   }
 
   async saveSession(sceneId: string, session: SceneSession): Promise<void> {
@@ -102,7 +102,7 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
 
   async loadSession(sceneId: string): Promise<SceneSession | undefined> {
     const row = await this.db.selectFrom("scene_sessions").select("data").where("scene_id", "=", sceneId).executeTakeFirst();
-    return row ? parseStored(SceneSessionSchema, row.data, `session of scene "${sceneId}"`) : undefined;
+    return row ? decodeStoredJson("session of scene", sceneId, row.data, SceneSessionSchema) : undefined;
   }
 
   /** Scenes with a saved state, and the status they were saved in, by scene id. */

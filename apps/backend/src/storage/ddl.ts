@@ -1,4 +1,5 @@
 import { sql, type ColumnType, type Kysely } from "kysely";
+import type { Migration } from "./migrations.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 
 /** How a table's interface types an `int64` or `time` column: PostgreSQL hands its BIGINT over as text. */
@@ -13,6 +14,7 @@ export function ddl<DB>(db: Kysely<DB>, engine: SqlHandle["engine"]) {
   const pg = engine === "postgres";
   const int64 = pg ? "bigint" : "integer";
   return {
+    pg,
     /** A 64-bit integer: SQLite's INTEGER is. */
     int64,
     time: int64,
@@ -27,6 +29,17 @@ export function ddl<DB>(db: Kysely<DB>, engine: SqlHandle["engine"]) {
     /** Runs the statements in order, one per call (bun:sqlite runs only the first of several in one text). */
     async run(...statements: string[]): Promise<void> {
       for (const statement of statements) await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+/** A migration step that is DDL text both engines take: `statements` names them with the words that differ, in order. */
+export function ddlStep(id: string, statements: (words: ReturnType<typeof ddl>) => string[]): Migration {
+  return {
+    id,
+    async up(db, engine) {
+      const words = ddl(db, engine);
+      await words.run(...statements(words));
     },
   };
 }

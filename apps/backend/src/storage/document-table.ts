@@ -1,3 +1,4 @@
+import { messageOf } from "@weft/types";
 import { CheckedTexts } from "./checked-texts.ts";
 import { sql, type RawBuilder } from "kysely";
 import type { z } from "zod";
@@ -58,15 +59,15 @@ export interface DocumentRepository<T extends { id: string; revision: number }> 
   ensureVersioned(id: string): Promise<void>;
 }
 
-/** A record read back from the database does not match its schema any more. */
+/** A record read back from the database does not match its schema any more: reported, never silently dropped or changed. */
 export class StoredRecordInvalidError extends Error {
   readonly code = "STORED_RECORD_INVALID";
   constructor(
-    table: string,
+    what: string,
     readonly id: string,
     detail: string,
   ) {
-    super(`The stored ${table} record "${id}" does not match the current schema (${detail}). Fix or delete it.`);
+    super(`The stored ${what} "${id}" ${detail}; it was left as it is. Fix or delete it.`);
   }
 }
 
@@ -117,19 +118,25 @@ export function byteOrder(engine: SqlHandle["engine"], column: string): RawBuild
 }
 
 /**
- * Decodes a stored record's JSON text (a document, a Builder session…) against its schema; one that
- * no longer reads is a StoredRecordInvalidError naming the table and id.
+ * A stored record's JSON text (a document, a Builder session, a scene's state…) checked against its schema; one that
+ * no longer reads is a StoredRecordInvalidError naming it: `what` and `id`, e.g. `workflows record` "w1".
  */
-export function decodeStoredJson<T>(table: string, id: string, data: string, schema: z.ZodType<T>): T {
+export function decodeStoredJson<T>(what: string, id: string, data: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
     raw = JSON.parse(data);
-  } catch {
-    throw new StoredRecordInvalidError(table, id, "not JSON");
+  } catch (error) {
+    throw new StoredRecordInvalidError(what, id, `is not valid JSON (${messageOf(error)})`);
   }
+  return checkStored(what, id, raw, schema);
+}
+
+/** `raw` (read from a stored row) checked against its schema, as `decodeStoredJson` checks it. */
+export function checkStored<T>(what: string, id: string, raw: unknown, schema: z.ZodType<T>): T {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new StoredRecordInvalidError(table, id, parsed.error.issues[0]?.message ?? "invalid");
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new StoredRecordInvalidError(what, id, `does not fit its format at ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
 }
 
 /**
@@ -153,7 +160,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   private decode(row: Pick<DocumentColumns, "id" | "data" | "created_at" | "updated_at">): StoredDocument<T> {
-    const document = this.checked.decode(row.id, row.data, (data) => decodeStoredJson(this.table, row.id, data, this.schema));
+    const document = this.checked.decode(row.id, row.data, (data) => decodeStoredJson(`${this.table} record`, row.id, data, this.schema));
     return { document, createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
   }
 

@@ -40,20 +40,14 @@ const MIGRATION_LOCK = 0x7765_6674;
  * written by Weft e5dc891 or earlier (`PRAGMA user_version`) is adopted first (legacy-sqlite.ts).
  */
 export async function runMigrations(handle: SqlHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
-  assertUniqueIds(migrations);
+  const ids = migrations.map((m) => m.id);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new Error(`Migration id "${twice}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
   switch (handle.engine) {
     case "sqlite":
       return await runSqlite(handle, migrations);
     case "postgres":
       return await runPostgres(handle, migrations);
-  }
-}
-
-function assertUniqueIds(migrations: readonly Migration[]): void {
-  const seen = new Set<string>();
-  for (const { id } of migrations) {
-    if (seen.has(id)) throw new Error(`Migration id "${id}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
-    seen.add(id);
   }
 }
 

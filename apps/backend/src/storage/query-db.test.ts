@@ -130,4 +130,10 @@ describe.each([
     expect(Number(tables.rows[0].n)).toBe(0);
     await expect(db.withTables<{ more: { id: string } }>().selectFrom("more").selectAll().execute()).rejects.toThrow(/more/);
   });
+
+  it("refuses a list that names one id twice, before applying any of it", async () => {
+    const again: Migration = { id: "test-004 again", up: (d) => d.schema.createTable("again").addColumn("id", "text").execute() };
+    await expect(runMigrations(engine.handle, [NOTES, again, again])).rejects.toThrow('Migration id "test-004 again" appears twice');
+    await expect(db.withTables<{ again: { id: string } }>().selectFrom("again").selectAll().execute()).rejects.toThrow(/again/);
+  });
 });

@@ -43,7 +43,7 @@ const ID_REFRESH_MS = 60_000;
  * they call, for `callersOf`). A SQLite row written before those columns existed (schema 7) is decoded
  * once by the list and its columns filled in.
  */
-class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
+export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRepository {
   private known = new Set<string>();
   private refresher: ReturnType<typeof setInterval> | undefined;
   private subscription: { unlisten(): Promise<void> } | undefined;
@@ -123,28 +123,16 @@ class Workflows extends DocumentTable<Workflow> implements WorkflowRepository {
       .execute();
     const filled: Array<{ id: string; revision: number; columns: SummaryColumns }> = [];
     const listing = listReadable(rows, (row) => {
-      const base = { id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at) };
-      if (row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null) {
-        const columns = summaryColumns(decodeStoredJson("workflows", row.id, row.data ?? "", WorkflowSchema));
-        filled.push({ id: row.id, revision: row.revision, columns });
-        return summaryFrom({ ...base, columns });
-      }
-      const columns = {
-        description: String(row.description),
-        tags: String(row.tags),
-        node_count: Number(row.node_count),
-        is_skill: flag(row.is_skill as number | boolean),
-        interface: String(row.interface),
-      };
-      return summaryFrom({ ...base, columns });
+      const unfilled = row.node_count === null || row.description === null || row.tags === null || row.is_skill === null || row.interface === null;
+      const columns = unfilled
+        ? summaryColumns(decodeStoredJson("workflows record", row.id, row.data ?? "", WorkflowSchema))
+        : { description: String(row.description), tags: String(row.tags), node_count: Number(row.node_count), is_skill: flag(row.is_skill as number | boolean), interface: String(row.interface) };
+      if (unfilled) filled.push({ id: row.id, revision: row.revision, columns });
+      return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at), columns });
     });
     for (const fill of filled) await this.db.updateTable("workflows").set(fill.columns).where("id", "=", fill.id).where("revision", "=", fill.revision).execute();
     return listing;
   }
-}
-
-export function createWorkflowRepository(engine: StorageEngine): WorkflowRepository {
-  return new Workflows(engine);
 }
 
 /** The storage workflows/ needs. */

@@ -25,8 +25,8 @@ interface BuilderTables {
 /** Open change sets as stored; `isOpenChangeSet` has the last word. */
 const OPEN_STATUSES = ["staged", "validated", "rejected"];
 
-const sessionOf = (row: { id: string; data: string }) => decodeStoredJson("builder_sessions", row.id, row.data, SessionRecordSchema);
-const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("builder_change_sets", row.id, row.data, ChangeSetRecordSchema);
+const sessionOf = (row: { id: string; data: string }) => decodeStoredJson("builder_sessions record", row.id, row.data, SessionRecordSchema);
+const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("builder_change_sets record", row.id, row.data, ChangeSetRecordSchema);
 
 /**
  * The Builder's own tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working
@@ -36,8 +36,6 @@ const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("bui
  * is ordered byte-wise, as SQLite orders it, whatever PostgreSQL's locale.
  */
 export class BuilderStore extends Table<BuilderTables, TableEngine> {
-  private readonly postgres = this.engine.sql.engine === "postgres";
-
   private bytewise(column: string) {
     return byteOrder(this.engine.sql.engine, column);
   }
@@ -79,7 +77,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
 
   private async readSession(id: string, lock: boolean): Promise<SessionRecord | undefined> {
     const query = this.db.selectFrom("builder_sessions").select(["id", "data"]).where("id", "=", id);
-    const row = await (lock && this.postgres ? query.forUpdate() : query).executeTakeFirst();
+    const row = await query.$if(lock && this.engine.sql.engine === "postgres", (q) => q.forUpdate()).executeTakeFirst();
     return row && sessionOf(row);
   }
 
@@ -156,7 +154,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
       .orderBy(this.bytewise("object_type"))
       .orderBy(this.bytewise("object_key"))
       .execute();
-    return rows.map((row) => decodeStoredJson("builder_working_copy", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
+    return rows.map((row) => decodeStoredJson("builder_working_copy record", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
   }
 
   /** Inserts or replaces each entry (by type and key). */
