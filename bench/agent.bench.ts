@@ -30,8 +30,10 @@ import { SecretRedactor, silentLogger } from "../packages/types/src/index.ts";
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
 const STEPS_PER_MESSAGE = 10;
 // Warm-up long enough for the JIT to reach the paths that run once per many steps: with tracing on, the batch's
-// export (every ~40 steps) is still being compiled to its top tier hundreds of steps in.
-const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP_MESSAGES ?? 3);
+// export (512 spans: every ~70 steps) is still being compiled to its top tier hundreds of steps in. With 3 messages
+// (30 steps) no export had run before the clock started, and its one-off compilation (BUN_JSC_reportCompileTimes=true
+// showed ~0.4 s for serializeSpan alone) counted as per-step cost.
+const WARMUP_MESSAGES = Number(process.env.BENCH_WARMUP_MESSAGES ?? 20);
 const WORKFLOWS = join(import.meta.dir, "../workflows");
 
 const ACTION = "I will compute it.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n    <op>multiply</op>\n  </core_math>\n</ACTION>";
