@@ -39,6 +39,8 @@ export interface RunWorkerDeps {
  */
 export class RunWorker {
   private readonly held = new Map<string, AbortController>();
+  /** Batch jobs being worked through here, by job id: the run executing now, and whether the job's lock was lost. */
+  private readonly batches = new Map<string, { current?: string; lost: boolean }>();
   private worker: Worker<SealedJob<RunQueueJobData>> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
@@ -64,8 +66,17 @@ export class RunWorker {
     );
     // The lock expired while this process still ran the job (its event loop stalled): another worker may
     // have taken it over and closed the run. Stop it here without writing under seqs that worker uses.
+    // A batch's job id is not a run's: its run executing now is stopped, and none of its later runs starts here.
     this.worker.on("lockRenewalFailed", (jobIds) => {
-      for (const runId of jobIds) this.lose(runId);
+      for (const jobId of jobIds) {
+        const batch = this.batches.get(jobId);
+        if (batch === undefined) {
+          this.lose(jobId);
+          continue;
+        }
+        batch.lost = true;
+        if (batch.current !== undefined) this.lose(batch.current);
+      }
     });
     // A refused job was logged as it was refused.
     this.worker.on("failed", (job, error) => {
@@ -121,7 +132,22 @@ export class RunWorker {
       case RUN_BATCH_JOB: {
         // One after another; each run's stored status decides, so a batch handed over after a stall runs only what never started.
         const { runIds } = openJob(seal, RUN_QUEUE, job, RunBatchJobDataSchema, "a run batch job");
-        for (const runId of runIds) await this.runOne(runId, undefined, job.id);
+        const batchId = job.id ?? "";
+        const batch: { current?: string; lost: boolean } = { lost: false };
+        this.batches.set(batchId, batch);
+        try {
+          for (const runId of runIds) {
+            // Its lock lost, the batch is another worker's now (BullMQ hands a stalled job over whole): the runs left are its.
+            if (batch.lost) {
+              this.deps.log.warn("lost the lock of a run batch; leaving its remaining runs to the worker that took it", { batch: batchId, runId });
+              return;
+            }
+            batch.current = runId;
+            await this.runOne(runId, undefined, batchId);
+          }
+        } finally {
+          this.batches.delete(batchId);
+        }
         return;
       }
       default:
