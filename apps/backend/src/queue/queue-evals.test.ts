@@ -178,6 +178,8 @@ describe("an eval suite in queue mode", () => {
         { id: "e3", source: "wait", sourceHandle: "value", target: "out", targetHandle: "value" },
       ],
     };
+    // Two workers (the test before killed one): one to stall, one to take its batch over.
+    while (cluster.workers.length < 2) await cluster.startWorker(undefined, ["--concurrency", "2"]);
     expect((await api.call("POST", "/api/workflows", { workflow: waitEcho })).status).toBe(201);
     const cases: EvalCase[] = Array.from({ length: 9 }, (_, i) => ({
       id: `w${i}`,
