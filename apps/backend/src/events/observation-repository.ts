@@ -16,6 +16,11 @@ export interface ObservationRepository {
   upsert(items: OrderedObservation[]): Promise<void>;
   /** Replaces every observation of the run with these, in this order. */
   replaceForRun(runId: string, observations: Observation[]): Promise<void>;
+  /**
+   * `replaceForRun` for several runs in two statements (one delete, one insert); a run named twice gets its last list.
+   * Inside a transaction it joins it: a failure leaves the caller's transaction to roll back.
+   */
+  replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
 }
 
 interface ObservationsTable {
@@ -58,9 +63,22 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
   }
 
   async replaceForRun(runId: string, observations: Observation[]): Promise<void> {
-    await this.engine.transaction(async () => {
-      await this.db.deleteFrom("observations").where("run_id", "=", runId).execute();
-      await this.upsert(observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } })));
-    });
+    await this.replaceForRuns([{ runId, observations }]);
+  }
+
+  async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
+    const last = new Map(finals.map((f) => [f.runId, f.observations]));
+    if (last.size === 0) return;
+    const runIds = [...last.keys()];
+    const all = async () => {
+      for (let i = 0; i < runIds.length; i += ID_LIST_CHUNK)
+        await this.db
+          .deleteFrom("observations")
+          .where("run_id", "in", runIds.slice(i, i + ID_LIST_CHUNK))
+          .execute();
+      await this.upsert([...last].flatMap(([runId, observations]) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
+    };
+    // Within a caller's transaction (the run writer's flush) it joins it, as the rest of that write does: no savepoint.
+    await (this.engine.inTransaction() ? all() : this.engine.transaction(all));
   }
 }
