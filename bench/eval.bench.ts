@@ -19,7 +19,7 @@ import { spawnServer } from "../apps/backend/src/testing/child-server.ts";
 import { spawnWorker, type ChildWorker } from "../apps/backend/src/queue/testing/child-worker.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
 import { StreamEnds } from "./support/stream-ends.ts";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const field = (body: unknown, key: string): unknown => (typeof body === "object" && body !== null ? (body as Record<string, unknown>)[key] : undefined);
 const EvalRunAnswerSchema = { parse: (body: unknown) => ({ run: EvalRunSchema.parse(field(body, "run")) }) };
@@ -109,12 +109,41 @@ function childCpuMs(pid: number): number | undefined {
   }
 }
 
-/** Processes besides this one whose CPU per case the line reports (queue mode: the API and the workers). */
-type Children = Record<string, number[]>;
+/**
+ * The processes serving `port` (a PostgreSQL cluster: its postmaster, found by its `-p PORT` argument, and every
+ * backend it forked; a redis-server by its `host:PORT`), so their CPU per case is reported beside the API's and the
+ * workers'. Read at the start and the end of the timed part: a backend forked meanwhile counts from 0.
+ */
+function serverPids(port: string): number[] {
+  const pids: number[] = [];
+  let postmaster: number | undefined;
+  const stats = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      stats.set(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
+      if (cmdline.some((arg) => arg.endsWith(`:${port}`)) && cmdline[0].includes("redis-server")) pids.push(pid);
+      if (cmdline.includes("-p") && cmdline[cmdline.indexOf("-p") + 1] === port) postmaster = pid;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  if (postmaster === undefined) return pids;
+  pids.push(postmaster);
+  for (const [pid, stat] of stats) if (Number(stat.split(") ")[1].split(" ")[1]) === postmaster) pids.push(pid);
+  return pids;
+}
+
+/** Processes besides this one whose CPU per case the line reports (queue mode: the API, the workers, PostgreSQL and Redis), by pid or found again by port. */
+type Children = Record<string, number[] | (() => number[])>;
 
 /** Saves the 5-node skill and a suite of CASES cases on the server behind `call`, runs it, and prints the JSON line. */
 async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line: Record<string, unknown>, children: Children = {}): Promise<void> {
-  const childCpu = () => Object.fromEntries(Object.entries(children).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + (childCpuMs(pid) ?? Number.NaN), 0)]));
+  // Per process, so one that starts or ends meanwhile (a PostgreSQL backend) counts only what it used in between.
+  const childCpu = () =>
+    Object.fromEntries(Object.entries(children).map(([name, pids]) => [name, new Map((typeof pids === "function" ? pids() : pids).map((pid) => [pid, childCpuMs(pid) ?? 0]))] as const));
   const profile = await call("POST", "/api/llm-profiles", { name: "Instant", baseUrl: modelUrl, model: "bench-model", timeoutMs: 10_000 });
   if (profile.status !== 201) throw new Error(`the LLM profile was refused: ${JSON.stringify(profile.body)}`);
   const profileId = String(field(field(profile.body, "profile"), "id"));
@@ -162,7 +191,11 @@ async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line:
     const cpu = process.cpuUsage(cpu0);
     cpuMs = (cpu.user + cpu.system) / 1000;
     const children1 = childCpu();
-    for (const name of Object.keys(children)) childCpuPerCase[`${name}_cpu_ms_per_case`] = Math.round(((children1[name] - children0[name]) / CASES) * 100) / 100;
+    for (const name of Object.keys(children)) {
+      let used = 0;
+      for (const [pid, ms] of children1[name]) used += ms - (children0[name].get(pid) ?? 0);
+      childCpuPerCase[`${name}_cpu_ms_per_case`] = Math.round((used / CASES) * 100) / 100;
+    }
   } finally {
     ends.close();
   }
@@ -187,7 +220,9 @@ async function benchSuite(call: Call, serverUrl: string, modelUrl: string, line:
 /**
  * Queue mode (issue 33): the same suite on an API process and BENCH_EVAL_WORKERS (default 2) `weft worker` processes
  * (each taking EVAL_CONCURRENCY / workers case runs at a time) sharing a PostgreSQL and a Redis started here; the case
- * runs are the workers' jobs. Goal ≥ 1.7× the embedded line's cases_per_s with 2 workers.
+ * runs are the workers' jobs. Goal ≥ 1.7× the embedded line's cases_per_s with 2 workers. The line gives the CPU per case
+ * of the API, the workers, PostgreSQL (its postmaster and backends) and Redis: on 2 cores, 340 cases/s leaves them
+ * ~5.5 ms together.
  */
 async function benchQueue(modelUrl: string): Promise<void> {
   const redis = await startRedis();
@@ -200,7 +235,18 @@ async function benchQueue(modelUrl: string): Promise<void> {
     try {
       const perWorker = String(Math.max(1, Math.ceil(EVAL_CONCURRENCY / WORKERS)));
       for (let i = 0; i < WORKERS; i++) workers.push(await spawnWorker(env, ["--concurrency", perWorker]));
-      await benchSuite((method, path, body) => api.call(method, path, body), api.url, modelUrl, { mode: "queue", workers: WORKERS }, { api: [api.proc.pid], workers: workers.map((w) => w.proc.pid) });
+      await benchSuite(
+        (method, path, body) => api.call(method, path, body),
+        api.url,
+        modelUrl,
+        { mode: "queue", workers: WORKERS },
+        {
+          api: [api.proc.pid],
+          workers: workers.map((w) => w.proc.pid),
+          postgres: () => serverPids(new URL(pg.url).port),
+          redis: () => serverPids(new URL(redis.url).port),
+        },
+      );
     } finally {
       for (const w of workers) w.proc.kill("SIGKILL");
       api.proc.kill("SIGKILL");

@@ -17,7 +17,10 @@ export interface ObservationRepository {
   upsert(items: OrderedObservation[]): Promise<void>;
   /** Replaces every observation of the run with these, in this order. */
   replaceForRun(runId: string, observations: Observation[]): Promise<void>;
-  /** `replaceForRun` for several runs: one delete and one insert for all (the run writer's flush of the runs that ended). */
+  /**
+   * `replaceForRun` for several runs: one delete and one insert for all (the run writer's flush of the runs that ended);
+   * a run named twice gets its last list.
+   */
   replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
 }
 
@@ -83,9 +86,10 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
   }
 
   async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
-    if (finals.length === 0) return;
+    const last = new Map(finals.map((f) => [f.runId, f.observations]));
+    if (last.size === 0) return;
     const write = async () => {
-      for (const chunk of powerOfTwoChunks([...new Set(finals.map((f) => f.runId))], ID_LIST_CHUNK)) {
+      for (const chunk of powerOfTwoChunks([...last.keys()], ID_LIST_CHUNK)) {
         await this.hot.run(
           `deleteRuns:${chunk.length}`,
           (slot) =>
@@ -97,7 +101,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
           chunk,
         );
       }
-      await this.upsert(finals.flatMap(({ runId, observations }) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
+      await this.upsert([...last].flatMap(([runId, observations]) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
     };
     // Inside this context's PostgreSQL transaction (the run writer's flush) it is all or nothing already: a savepoint of
     // its own cost two more round trips per ended run. (SQLite's inTransaction may be another caller's.)

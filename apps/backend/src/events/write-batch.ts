@@ -26,14 +26,33 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
       const write = (writeAll ??= sqliteBatchWriter(sql.db, redactor));
       return void (await sql.gate(() => write(batch)));
     }
-    await transaction(async () => {
+    const all = async () => {
       for (const run of batch.newRuns) await runs.create(run.record, run.workflow);
       await events.append(batch.events);
       await observations.upsert(batch.observations);
+      // Every run that ended since the last flush in two statements; a run's updates (started, ended) in one.
       await observations.replaceForRuns(batch.finalObservations);
-      for (const update of batch.runUpdates) await runs.update(update);
-    });
+      for (const update of mergedUpdates(batch.runUpdates)) await runs.update(update);
+    };
+    // The journal's flush calls it inside its own transaction, whose failure rolls all of it back: no savepoint needed.
+    await (engine.inTransaction() ? all() : transaction(all));
   };
+}
+
+/** One update per run, in the order runs first appear: a later update's values over an earlier one's (what applying them in turn stores). */
+export function mergedUpdates(updates: readonly RunUpdate[]): RunUpdate[] {
+  const byRun = new Map<string, RunUpdate>();
+  for (const update of updates) {
+    const earlier = byRun.get(update.id);
+    if (earlier === undefined) {
+      byRun.set(update.id, update);
+      continue;
+    }
+    const merged: RunUpdate = { ...earlier };
+    for (const [key, value] of Object.entries(update)) if (value !== undefined) Object.assign(merged, { [key]: value });
+    byRun.set(update.id, merged);
+  }
+  return [...byRun.values()];
 }
 
 /**

@@ -161,6 +161,96 @@ describe("an eval suite in queue mode", () => {
     expect(new Set(inBatch).size).toBe(3);
   });
 
+  it("a batch whose worker stalls past its lock goes on on the other worker; resumed, the stalled worker writes nothing more of it and takes runs again", async () => {
+    // topic and ms in → wait ms → topic out: the case stalled in is long, so it is still waiting when its worker resumes.
+    const waitEcho: WorkflowInput = {
+      id: "wait-echo",
+      name: "Wait echo",
+      nodes: [
+        { id: "topic", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } },
+        { id: "ms", type: "core:workflow-input", config: { name: "ms", portType: "integer", required: true } },
+        { id: "wait", type: "core:delay" },
+        { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+      ],
+      edges: [
+        { id: "e1", source: "topic", sourceHandle: "value", target: "wait", targetHandle: "value" },
+        { id: "e2", source: "ms", sourceHandle: "value", target: "wait", targetHandle: "ms" },
+        { id: "e3", source: "wait", sourceHandle: "value", target: "out", targetHandle: "value" },
+      ],
+    };
+    // Two workers (the test before killed one): one to stall, one to take its batch over.
+    while (cluster.workers.length < 2) await cluster.startWorker(undefined, ["--concurrency", "2"]);
+    expect((await api.call("POST", "/api/workflows", { workflow: waitEcho })).status).toBe(201);
+    const cases: EvalCase[] = Array.from({ length: 9 }, (_, i) => ({
+      id: `w${i}`,
+      name: `w ${i}`,
+      inputs: { topic: `w${i}`, ms: i === 1 ? 15_000 : 200 },
+      assertions: [{ kind: "equals", output: "text", expected: `w${i}` }],
+    }));
+    const suite = await api.call("POST", "/api/evals/suites", { name: "stalled", target: { kind: "workflow", id: "wait-echo" }, cases });
+    // Concurrency 1: batches of ceil(9 / 4) = 3 cases, one batch at a time; w1 (15 s) is the first batch's second case.
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 1 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const id = RunAnswer.parse(started.body).run.id;
+    const Listed = z.object({ runs: z.array(z.object({ id: z.string() }).loose()) });
+    const w1Run = await waitFor(
+      async () => {
+        for (const { id: runId } of Listed.parse((await api.call("GET", "/api/runs?workflowId=wait-echo&status=running")).body).runs) {
+          if (CaseRunAnswer.parse((await api.call("GET", `/api/runs/${runId}`)).body).run.inputs.ms === 15_000) return runId;
+        }
+        return undefined;
+      },
+      120_000,
+      "case w1 running",
+    );
+    const holder = cluster.workers.find((w) => batchesOf(w).has(w1Run));
+    const batch = holder && batchesOf(holder).get(w1Run);
+    if (!holder || batch === undefined) throw new Error("no worker took w1's run in a batch");
+    const survivor = cluster.workers.find((w) => w !== holder);
+    if (!survivor) throw new Error("no second worker");
+    // Stalled (as a blocked event loop is): its lock (2 s) lapses and the other worker is handed the batch.
+    holder.proc.kill("SIGSTOP");
+    try {
+      await waitFor(async () => ([...batchesOf(survivor).values()].includes(batch) ? true : undefined), 60_000, "the batch handed over to the other worker");
+    } finally {
+      holder.proc.kill("SIGCONT");
+    }
+    const run = await awaitRun(id);
+    expect(run.status).toBe("completed");
+    const results = run.sides[0].results;
+    expect(results).toHaveLength(9);
+    // The case that stalled ended once, `interrupted` by the worker that took the batch over; every other case passed.
+    expect(results.find((r) => r.caseId === "w1")).toMatchObject({ runId: w1Run, runStatus: "interrupted" });
+    expect(results.filter((r) => r.pass)).toHaveLength(8);
+    const endings = new Set(["run.completed", "run.failed", "run.cancelled"]);
+    for (const r of results) {
+      const events = EventsAnswer.parse((await api.call("GET", `/api/streams/${r.runId}/events`)).body).events;
+      expect(
+        events.filter((e) => endings.has(e.type)),
+        r.caseId,
+      ).toHaveLength(1);
+      expect(events.filter((e) => e.type === "run.started").length).toBeLessThanOrEqual(1);
+    }
+    // Resumed, the stalled worker drops w1 (15 s of waiting left) as another worker's: it says so, rather than finish it
+    // later and fail to store events numbered as the other worker's (w1's end), which left its writes stuck, retried forever.
+    const settled = await waitFor(
+      async () => (holder.output().includes(`its end is not recorded here {"runId":"${w1Run}"`) || holder.output().includes("storing events failed") ? holder.output() : undefined),
+      60_000,
+      "the stalled worker to drop w1",
+    );
+    expect(settled).not.toContain("storing events failed");
+    // And it still works: ten quick cases at concurrency 4 run on both workers and all end.
+    expect((await api.call("POST", "/api/workflows", { workflow: templateWorkflow("after-stall") })).status).toBe(201);
+    const after = await runSuite(
+      "after-stall",
+      Array.from({ length: 10 }, (_, i) => ({ id: `a${i}`, name: `a ${i}`, inputs: { topic: `a${i}` }, assertions: [{ kind: "equals", output: "text", expected: `Notes on a${i}` }] })),
+      4,
+    );
+    expect(after.sides[0].passed).toBe(10);
+    const afterRuns = new Set(after.sides[0].results.map((r) => r.runId));
+    expect([...batchesOf(holder).keys()].some((r) => afterRuns.has(r))).toBe(true);
+  });
+
   it("a case cancelled while it waits in a batch its worker already read ends cancelled, never started; the batch goes on", async () => {
     expect((await api.call("POST", "/api/workflows", { workflow: { ...slowEcho(2500), id: "slow-cancel" } })).status).toBe(201);
     const cases: EvalCase[] = Array.from({ length: 9 }, (_, i) => ({ id: `k${i}`, name: `k ${i}`, inputs: { topic: `k${i}` }, assertions: [{ kind: "equals", output: "text", expected: `k${i}` }] }));

@@ -1,8 +1,10 @@
 import { UnrecoverableError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
-import { engineError, messageOf, type Logger, type NodeError } from "@weft/types";
+import { freezeWorkflow } from "@weft/agent-runtime";
+import { engineError, messageOf, type Logger, type NodeError, type Workflow } from "@weft/types";
 import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
+import type { RunRecord } from "../events/run-repository.ts";
 import { queueWorker, RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, RunBatchJobDataSchema, RunJobDataSchema, type QueueWorkerSlots, type RunQueueJobData } from "./queue-names.ts";
 import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
@@ -23,6 +25,8 @@ export interface RunWorkerDeps {
   subscriber: Redis;
   /** Checks each job and cancel request: only what an API of this installation sealed is run or obeyed. */
   seal: QueueSeal;
+  /** Told of each run about to execute here, its record just read (the usage records' facts of it, read no more). */
+  knowRun?: (record: RunRecord) => void;
   /** Resolves once settings saved elsewhere before this job was queued apply here. */
   settingsApplied?: () => Promise<void>;
   log: Logger;
@@ -39,6 +43,8 @@ export interface RunWorkerDeps {
  */
 export class RunWorker {
   private readonly held = new Map<string, AbortController>();
+  /** Batch jobs being worked through here, by job id: the run executing now, and whether the job's lock was lost. */
+  private readonly batches = new Map<string, Batch>();
   private worker: Worker<SealedJob<RunQueueJobData>> | undefined;
   private stopListening: (() => Promise<void>) | undefined;
 
@@ -64,8 +70,17 @@ export class RunWorker {
     );
     // The lock expired while this process still ran the job (its event loop stalled): another worker may
     // have taken it over and closed the run. Stop it here without writing under seqs that worker uses.
+    // A batch's job id is not a run's: its run executing now is stopped, and none of its later runs starts here.
     this.worker.on("lockRenewalFailed", (jobIds) => {
-      for (const runId of jobIds) this.lose(runId);
+      for (const jobId of jobIds) {
+        const batch = this.batches.get(jobId);
+        if (batch === undefined) {
+          this.lose(jobId);
+          continue;
+        }
+        batch.lost = true;
+        if (batch.current !== undefined) this.lose(batch.current);
+      }
     });
     // A refused job was logged as it was refused.
     this.worker.on("failed", (job, error) => {
@@ -121,7 +136,22 @@ export class RunWorker {
       case RUN_BATCH_JOB: {
         // One after another; each run's stored status decides, so a batch handed over after a stall runs only what never started.
         const { runIds } = openJob(seal, RUN_QUEUE, job, RunBatchJobDataSchema, "a run batch job");
-        for (const runId of runIds) await this.runOne(runId, undefined, job.id);
+        const batchId = job.id ?? "";
+        const batch: Batch = { lost: false, workflows: new BatchWorkflows() };
+        this.batches.set(batchId, batch);
+        try {
+          for (const runId of runIds) {
+            // Its lock lost, the batch is another worker's now (BullMQ hands a stalled job over whole): the runs left are its.
+            if (batch.lost) {
+              this.deps.log.warn("lost the lock of a run batch; leaving its remaining runs to the worker that took it", { batch: batchId, runId });
+              return;
+            }
+            batch.current = runId;
+            await this.runOne(runId, undefined, { id: batchId, workflows: batch.workflows });
+          }
+        } finally {
+          this.batches.delete(batchId);
+        }
         return;
       }
       default:
@@ -131,7 +161,7 @@ export class RunWorker {
   }
 
   /** Executes one recorded run if it is still `queued`; closes it if a dead worker left it `running`; else nothing. */
-  private async runOne(runId: string, traceparent: string | undefined, batch?: string): Promise<void> {
+  private async runOne(runId: string, traceparent: string | undefined, batch?: { id: string; workflows: BatchWorkflows }): Promise<void> {
     const { storage, executor, log, seal } = this.deps;
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
@@ -168,7 +198,7 @@ export class RunWorker {
         }
       }
       // A batch's run is logged as taken only when it executes here: a batch handed over again skips what ended.
-      if (batch !== undefined) log.info("run taken", { runId, batch });
+      if (batch !== undefined) log.info("run taken", { runId, batch: batch.id });
       if (controller.signal.aborted || cancelAsked) {
         await executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
         return;
@@ -179,9 +209,31 @@ export class RunWorker {
       }
       // Never started: no event of it is stored, so its numbering starts at 0 without reading the highest stored seq.
       if (record.startedAt === undefined) executor.prepareNew(runId);
-      await executor.execute(record, workflow, controller.signal, undefined, jobTraceParent(traceparent));
+      this.deps.knowRun?.(record);
+      await executor.execute(record, batch ? batch.workflows.shared(workflow) : workflow, controller.signal, undefined, jobTraceParent(traceparent));
     } finally {
       this.held.delete(runId);
     }
+  }
+}
+
+/** A batch job being worked through: the run executing now, whether the job's lock was lost, the workflows its runs ran. */
+interface Batch {
+  current?: string;
+  lost: boolean;
+  workflows: BatchWorkflows;
+}
+
+/**
+ * A batch's runs (an eval side's cases) all ran one workflow, each read back from its own snapshot: one equal to the
+ * last is given as the last's frozen copy, whose graph the engine compiles once (`freezeWorkflow`), not once per run.
+ */
+class BatchWorkflows {
+  private last: { json: string; workflow: Workflow } | undefined;
+
+  shared(workflow: Workflow): Workflow {
+    const json = JSON.stringify(workflow);
+    if (this.last?.json !== json) this.last = { json, workflow: freezeWorkflow(workflow) };
+    return this.last.workflow;
   }
 }

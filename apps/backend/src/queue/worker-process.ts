@@ -173,7 +173,16 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       log: log.child("runs"),
     });
-    const worker = new RunWorker(slots(options.concurrency ?? 4), { storage, executor, redis: commands, subscriber, seal, settingsApplied: () => settings.applied(), log: log.child("queue") });
+    const worker = new RunWorker(slots(options.concurrency ?? 4), {
+      storage,
+      executor,
+      redis: commands,
+      subscriber,
+      seal,
+      knowRun: (record) => rt.usage.runFacts.know(record),
+      settingsApplied: () => settings.applied(),
+      log: log.child("queue"),
+    });
     await worker.start();
     const agents = new AgentService({
       ...hosting,

@@ -143,9 +143,14 @@ export class RunService {
   async startBatch(requests: readonly StartRunRequest[]): Promise<BatchStart[]> {
     const answers: BatchStart[] = [];
     const prepared: PreparedRun[] = [];
+    // Each stored workflow read once for the batch (an eval run's cases all run one), not once per run.
+    const stored = new Map<string, StoredDocument<Workflow> | undefined>();
     for (const request of requests) {
       try {
-        const one = await this.prepare(request);
+        const { workflowId } = request;
+        if (request.draft === undefined && request.stored === undefined && !stored.has(workflowId)) stored.set(workflowId, await this.deps.storage.workflows.get(workflowId));
+        const read = request.draft === undefined ? (request.stored ?? stored.get(workflowId)) : undefined;
+        const one = await this.prepare(read === undefined ? request : { ...request, stored: read });
         prepared.push(one);
         answers.push({ runId: one.record.id });
       } catch (error) {

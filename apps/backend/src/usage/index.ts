@@ -27,5 +27,5 @@ export function createUsage(deps: { engine: TableEngine; runs: Pick<RunRepositor
   const recorder = new UsageRecorder(repository, runs, deps.log);
   const budgets = new BudgetRepository(deps.engine);
   const guard = new BudgetGuard(budgets, repository, runs);
-  return { repository, recorder, guard, api: usageApi(repository).use(budgetApi(budgets)) };
+  return { repository, recorder, guard, runFacts: runs, api: usageApi(repository).use(budgetApi(budgets)) };
 }

@@ -18,6 +18,12 @@ export class RunFactsLookup {
 
   constructor(private readonly runs: Pick<RunRepository, "get">) {}
 
+  /** A run whose record its executor has just read (a queue worker taking it): its calls need not read it again. */
+  know(run: { id: string } & RunFacts): void {
+    if (this.kept.has(run.id)) return;
+    this.keep(run.id, { workflowId: run.workflowId, ...(run.createdBy !== undefined ? { createdBy: run.createdBy } : {}) });
+  }
+
   async of(runId: string | undefined): Promise<RunFacts | undefined> {
     if (runId === undefined) return undefined;
     const known = this.kept.get(runId);
@@ -25,8 +31,12 @@ export class RunFactsLookup {
     const run = await this.runs.get(runId);
     if (!run) return undefined;
     const facts: RunFacts = { workflowId: run.workflowId, ...(run.createdBy !== undefined ? { createdBy: run.createdBy } : {}) };
+    this.keep(runId, facts);
+    return facts;
+  }
+
+  private keep(runId: string, facts: RunFacts): void {
     if (this.kept.size >= KEPT_RUNS) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(runId, facts);
-    return facts;
   }
 }

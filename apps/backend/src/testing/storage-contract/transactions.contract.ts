@@ -31,6 +31,37 @@ export function transactionsContract(harness: StorageHarness): void {
       expect(await storage.runs.get("r1")).toMatchObject({ status: "completed", finishedAt: 30, durationMs: 20 });
     });
 
+    it("writeBatch ends several runs at once: each run's last final list replaces what it had, its updates applied in turn", async () => {
+      const storage = await fresh();
+      for (const id of ["a", "b", "c"]) await storage.runs.create(run(id, 10), undefined);
+      await storage.observations.upsert([
+        { ord: 0, observation: observation("a", "running") },
+        { ord: 0, observation: observation("c", "kept") },
+      ]);
+      await storage.writeBatch({
+        newRuns: [],
+        events: [],
+        observations: [],
+        finalObservations: [
+          { runId: "a", observations: [observation("a", "a1"), observation("a", "a2")] },
+          { runId: "b", observations: [observation("b", "first list")] },
+          { runId: "b", observations: [observation("b", "b1")] },
+        ],
+        runUpdates: [
+          { id: "a", status: "running", startedAt: 11 },
+          { id: "b", status: "running", startedAt: 12 },
+          { id: "a", status: "completed", finishedAt: 20, durationMs: 9, outputs: { text: "done" } },
+          { id: "b", status: "failed", finishedAt: 21, error: { code: "NODE_FAILED", message: "m" } },
+        ],
+      });
+      expect((await storage.observations.listByRun("a")).map((o) => o.invocationId)).toEqual(["a1", "a2"]);
+      expect((await storage.observations.listByRun("b")).map((o) => o.invocationId)).toEqual(["b1"]);
+      expect((await storage.observations.listByRun("c")).map((o) => o.invocationId)).toEqual(["kept"]);
+      expect(await storage.runs.get("a")).toMatchObject({ status: "completed", startedAt: 11, finishedAt: 20, durationMs: 9, outputs: { text: "done" } });
+      expect(await storage.runs.get("b")).toMatchObject({ status: "failed", startedAt: 12, finishedAt: 21, error: { code: "NODE_FAILED", message: "m" } });
+      expect(await storage.runs.get("c")).toMatchObject({ status: "queued" });
+    });
+
     it("a run stored by writeBatch reads back as runs.create stores it, every field included", async () => {
       const storage = await fresh();
       const full = run("full", 5, {
