@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Logger } from "@weft/types";
 import { DATABASE_FILE } from "../testing/storage.ts";
+import { openDatabase } from "../storage/database.ts";
 import { startTestServer, templateWorkflow, type TestServer } from "../testing/test-server.ts";
 import { z } from "zod";
 import { ErrorBodySchema } from "../testing/error-body.ts";
@@ -23,7 +23,8 @@ afterAll(() => t.stop());
 
 /** Rows written behind the API's back, as a crash, an old version or a hand edit could leave them. */
 function writeRows(table: string, rows: [id: string, data: string][]): void {
-  const db = new Database(join(t.dataDir, DATABASE_FILE));
+  // With the server's settings (a busy timeout above all): the server writes to the same file meanwhile.
+  const db = openDatabase(join(t.dataDir, DATABASE_FILE));
   try {
     const insert = db.query(`INSERT INTO ${table} (id, name, revision, data, created_at, updated_at) VALUES (?, ?, 1, ?, 1, 1)`);
     for (const [id, data] of rows) insert.run(id, id, data);
