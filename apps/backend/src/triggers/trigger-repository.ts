@@ -62,6 +62,9 @@ export interface TriggerState {
   scheduleKey?: string;
 }
 
+/** Which stored revision of a workflow is current: a save, or a workflow made again under its id, is another key. */
+export const storedRevisionKey = (createdAt: number, updatedAt: number, revision: number): string => `${createdAt}:${updatedAt}:${revision}`;
+
 /** A signature to remember until `expiresAt`. */
 export interface ReplayRow {
   digest: string;
@@ -123,7 +126,7 @@ export class TriggerTable extends Table<TriggerTables> {
     const storedRevision =
       row.workflow_created_at === null || row.workflow_updated_at === null || row.workflow_revision === null
         ? undefined
-        : `${num(row.workflow_created_at)}:${num(row.workflow_updated_at)}:${row.workflow_revision}`;
+        : storedRevisionKey(num(row.workflow_created_at), num(row.workflow_updated_at), row.workflow_revision);
     if (row.node_id === null || row.kind === null || row.created_at === null) return { activation, state: undefined, storedRevision };
     const state = decodeState({ ...row, workflow_id: workflowId, node_id: row.node_id, kind: row.kind, created_at: row.created_at });
     return { activation, state, storedRevision };

@@ -7,6 +7,7 @@ import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import type { Activation, ReplayRow, TriggerState, TriggerTable } from "./trigger-repository.ts";
+import { storedRevisionKey } from "./trigger-repository.ts";
 import { newHookSecret } from "./webhook-proof.ts";
 import { HookAdmissions } from "./hook-admissions.ts";
 import type { StorageEngine } from "../storage/storage.ts";
@@ -279,7 +280,7 @@ export class TriggerService {
 
   /** The workflow's trigger nodes, checked once per stored revision (every hook request would parse them again). */
   triggerNodes(workflowId: string, stored: StoredDocument<Workflow>): TriggerNode[] {
-    const revision = storedRevision(stored);
+    const revision = storedRevisionKey(stored.createdAt, stored.updatedAt, stored.document.revision);
     const cached = this.kept.get(workflowId);
     this.kept.delete(workflowId);
     const nodes = cached?.revision === revision ? cached.nodes : triggerNodesOf(stored.document).nodes;
@@ -352,9 +353,6 @@ export class TriggerService {
       .catch((error: unknown) => this.deps.log.warn("a trigger's last fire was not recorded", { runId, error: String(error) }));
   }
 }
-
-/** The stored revision a kept workflow is for, as `TriggerTable.activeState` reads it: a save, or a workflow made again, is another. */
-const storedRevision = (stored: StoredDocument<Workflow>): string => `${stored.createdAt}:${stored.updatedAt}:${stored.document.revision}`;
 
 /** The webhook node at `path`, if any. */
 const webhookAt = (nodes: readonly TriggerNode[], path: string): WebhookNode | undefined => nodes.find((n): n is WebhookNode => n.kind === "webhook" && n.config.path === path);
