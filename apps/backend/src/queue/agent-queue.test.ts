@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { z } from "zod";
 import { startScriptedLlmServer, type ScriptedLlmServer, type ScriptedTurn } from "@weft/agent-runtime";
 import type { RunEvent } from "@weft/types";
@@ -11,6 +12,7 @@ import { ConversationAnswerSchema, ProfileIdAnswerSchema, SentMessageSchema, Wor
 import { ErrorBodySchema } from "../testing/error-body.ts";
 import type { ChildWorker } from "./testing/child-worker.ts";
 import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
+import { agentBusyKey } from "./queue-names.ts";
 
 /** An `<ACTION>` calling fs.write, as the model writes it. */
 const write = (path: string, content: string): ScriptedTurn => ({
@@ -51,10 +53,9 @@ describe("agents on queue-mode workers", () => {
   let workers: ChildWorker[];
 
   const send = async (api: ChildServer, agent: string, message: string, conversationId?: string) => {
-    const post = () => api.call("POST", `/api/agents/${agent}/messages`, { message, ...(conversationId ? { conversationId } : {}) });
-    // A follow-up waits out the previous loop's busy marker: its worker deletes it just after the loop's last write,
-    // which is what `settled` saw, so on a loaded machine a message sent at once can still meet it (409).
-    const sent = conversationId ? await waitFor(async () => post().then((r) => (r.status === 409 ? undefined : r)), 30_000, "the previous loop's busy marker to go") : await post();
+    // A follow-up is sent as soon as `settled` sees the last loop finished, as a user would: the API waits for that
+    // loop's worker to let go of the conversation's busy marker rather than refusing the message.
+    const sent = await api.call("POST", `/api/agents/${agent}/messages`, { message, ...(conversationId ? { conversationId } : {}) });
     expect(sent.status).toBe(202);
     return SentMessageSchema.parse(sent.body).conversationId;
   };
@@ -167,6 +168,25 @@ describe("agents on queue-mode workers", () => {
     llm.enqueue(say("Here again."));
     await send(apiB, "trusted", "Now?", id);
     expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Here again.");
+  });
+
+  it("takes a message sent while a finished loop's worker still holds the busy marker once the worker lets go of it", async () => {
+    llm.enqueue(say("First."));
+    const id = await send(apiA, "trusted", "Hello");
+    await settled(apiA, id, "completed");
+    // What a worker leaves for a moment after its loop's last write: the marker of a job that is no longer queued.
+    const redis = new Redis(cluster.redis.url);
+    try {
+      await redis.set(agentBusyKey(id), `${Date.now()}-finished-job`);
+      llm.enqueue(say("Second."));
+      const sending = apiB.call("POST", "/api/agents/trusted/messages", { message: "Again", conversationId: id });
+      await Bun.sleep(500);
+      await redis.del(agentBusyKey(id));
+      expect((await sending).status).toBe(202);
+    } finally {
+      redis.disconnect();
+    }
+    expect((await settled(apiA, id, "completed")).messages.at(-1)?.content).toContain("Second.");
   });
 
   it("refuses bad messages in the API, as the embedded mode does, without queueing them", async () => {

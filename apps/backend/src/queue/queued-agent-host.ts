@@ -29,6 +29,9 @@ const KEEP_FAILED_JOBS = 1000;
  * once it is this old; younger, its job may be on its way into the queue.
  */
 const STALE_MARKER_MS = 30_000;
+/** How long a message waits for a finished loop's worker to drop the conversation's busy marker, and how often it looks. */
+const FINISHING_WAIT_MS = 5_000;
+const FINISHING_POLL_MS = 25;
 /** What a refused send could not do (for its 503). */
 const SEND = "send the message";
 
@@ -184,19 +187,37 @@ export class QueuedAgentHost implements AgentHost {
     return (this.queue = queue);
   }
 
-  /** Marks the conversation busy for `jobId`, or refuses (CONFLICT) while another loop is queued or running in it. */
+  /**
+   * Marks the conversation busy for `jobId`, or refuses (CONFLICT) while another loop is queued or running in it.
+   * A loop that has finished (its `agent.finished` sent, its state no longer running) still holds the marker
+   * until its worker lets go of it: a message sent in that moment waits for it rather than being refused.
+   */
   private async markBusy(agentId: string, conversationId: string, jobId: string): Promise<void> {
     const { redis } = this.deps;
     const key = agentBusyKey(conversationId);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const giveUpAt = Date.now() + FINISHING_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
       if ((await this.queueCall(SEND, () => redis.set(key, jobId, "NX"))) === "OK") return;
       const holder = await this.queueCall(SEND, () => redis.get(key));
-      if (holder === null) continue;
-      if (!(await this.isStale(holder))) throw busyError(agentId, conversationId);
-      this.deps.log.warn("dropped a conversation's busy marker whose message never reached the queue", { conversationId });
-      await this.queueCall(SEND, () => releaseAgentBusy(redis, conversationId, holder));
+      if (holder === null && Date.now() < giveUpAt) continue;
+      if (holder === null) throw busyError(agentId, conversationId);
+      if (attempt < 2 && (await this.isStale(holder))) {
+        this.deps.log.warn("dropped a conversation's busy marker whose message never reached the queue", { conversationId });
+        await this.queueCall(SEND, () => releaseAgentBusy(redis, conversationId, holder));
+        continue;
+      }
+      if (Date.now() >= giveUpAt || !(await this.isFinishing(conversationId, holder))) throw busyError(agentId, conversationId);
+      await Bun.sleep(FINISHING_POLL_MS);
     }
-    throw busyError(agentId, conversationId);
+  }
+
+  /** Whether the loop of the marker's job has ended and only its worker's letting go of the marker is left. */
+  private async isFinishing(conversationId: string, holderJobId: string): Promise<boolean> {
+    const outcome = await this.ask(conversationId, "state").catch(() => undefined);
+    if (outcome?.held) return outcome.value !== null && !AgentConversationStateSchema.parse(outcome.value).running;
+    // Not held: queued for a worker (refused), or past its worker's hold and about to drop the marker.
+    const state = await this.queueCall(SEND, () => this.jobs().getJobState(holderJobId));
+    return state !== "waiting" && state !== "delayed" && state !== "prioritized" && state !== "waiting-children";
   }
 
   private async isStale(jobId: string): Promise<boolean> {
