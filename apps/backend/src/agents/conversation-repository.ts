@@ -67,18 +67,11 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
   }
 
   async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
-    return await this.engine.transaction(async () => {
-      const current = await this.lock(conversationId);
-      const now = new Date();
-      const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
-      await this.save(next, now);
-      return next;
-    });
+    return this.update(conversationId, async () => ({ activeMode: mode }));
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    await this.engine.transaction(async () => {
-      const current = await this.lock(conversationId);
+    await this.update(conversationId, async () => {
       const ids = messages.map((m) => (typeof m === "object" && m !== null && typeof m.id === "string" ? m.id : ""));
       const taken = await this.db.selectFrom("conversation_messages").select("message_id").where("conversation_id", "=", conversationId).where("message_id", "in", ids).execute();
       const valid = validateMessages(conversationId, messages, new Set(taken.map((r) => r.message_id)));
@@ -90,8 +83,7 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
       let seq = (last?.seq ?? -1) + 1;
       const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redact(m) }));
       if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
-      const now = new Date();
-      await this.save({ ...current, updatedAt: now.toISOString() }, now);
+      return {};
     });
   }
 
@@ -106,23 +98,24 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
   }
 
-  private async save(conversation: Conversation, now: Date): Promise<void> {
-    await this.db
-      .updateTable("conversations")
-      .set({ data: JSON.stringify(conversation), updated_at: now.getTime() })
-      .where("id", "=", conversation.id)
-      .execute();
-  }
-
-  /** The conversation, its row locked until the surrounding transaction ends. */
-  private async lock(conversationId: string): Promise<Conversation> {
-    const row = await this.db
-      .selectFrom("conversations")
-      .select("data")
-      .where("id", "=", conversationId)
-      .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
-      .executeTakeFirst();
-    if (!row) throw notFound(conversationId);
-    return parseConversation(row);
+  /** Stores `change` (made in the same transaction) with a new `updatedAt`, the conversation's row locked from its read on. */
+  private async update(conversationId: string, change: () => Promise<Partial<Conversation>>): Promise<Conversation> {
+    return this.engine.transaction(async () => {
+      const row = await this.db
+        .selectFrom("conversations")
+        .select("data")
+        .where("id", "=", conversationId)
+        .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!row) throw notFound(conversationId);
+      const now = new Date();
+      const next = { ...parseConversation(row), ...(await change()), updatedAt: now.toISOString() };
+      await this.db
+        .updateTable("conversations")
+        .set({ data: JSON.stringify(next), updated_at: now.getTime() })
+        .where("id", "=", conversationId)
+        .execute();
+      return next;
+    });
   }
 }

@@ -42,7 +42,8 @@ export class WorkflowTable extends DocumentTable<Workflow> {
     const handle = this.engine.sql;
     if (handle.engine !== "postgres") return;
     const refresh = () => void this.refreshIds(handle).catch(() => undefined);
-    this.subscription = await handle.sql.listen(ID_CHANNEL, (payload) => this.announced(payload), refresh);
+    const announced = (payload: string) => (payload.startsWith("+") ? this.known.add(payload.slice(1)) : this.known.delete(payload.slice(1)));
+    this.subscription = await handle.sql.listen(ID_CHANNEL, announced, refresh);
     await this.refreshIds(handle);
     this.refresher = setInterval(refresh, ID_REFRESH_MS);
     this.refresher.unref?.();
@@ -51,12 +52,6 @@ export class WorkflowTable extends DocumentTable<Workflow> {
   async close(): Promise<void> {
     if (this.refresher) clearInterval(this.refresher);
     await this.subscription?.unlisten();
-  }
-
-  private announced(payload: string): void {
-    const id = payload.slice(1);
-    if (payload.startsWith("+")) this.known.add(id);
-    else if (payload.startsWith("-")) this.known.delete(id);
   }
 
   private async refreshIds(handle: PostgresHandle): Promise<void> {

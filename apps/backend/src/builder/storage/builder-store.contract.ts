@@ -125,6 +125,16 @@ export function builderStoreContract(harness: StorageHarness): void {
       expect(await store.overlay("s2")).toHaveLength(1);
     });
 
+    it("the working copy: an entry given twice in one write keeps the later one", async () => {
+      const { store } = await open();
+      await store.saveSession(sessionRecord("s1"));
+      await store.putOverlay("s1", [assetEntry("@project/a.md", "first"), assetEntry("@project/b.md", "b"), assetEntry("@project/a.md", "second")], 1);
+      expect((await store.overlay("s1")).map((e) => [e.key, e.value])).toEqual([
+        ["@project/a.md", "second"],
+        ["@project/b.md", "b"],
+      ]);
+    });
+
     it("audit events: per session, after an id, limited, in order", async () => {
       const { store } = await open();
       await store.appendAudit("s1", "ai.session.created", { mode: "create" }, 100);

@@ -7,13 +7,6 @@ import { byteOrder, decodeStoredJson } from "../../storage/document-table.ts";
 import { num } from "../../storage/row-values.ts";
 import { Table, type TableEngine } from "../../storage/table.ts";
 
-export interface SessionFilter {
-  targetType?: string;
-  targetKey?: string;
-  status?: SessionStatus;
-  limit: number;
-}
-
 /** The Builder's tables (builder-migration.ts). */
 interface BuilderTables {
   builder_sessions: { id: string; target_type: string; target_key: string; status: string; data: string; created_at: Bigint; updated_at: Bigint };
@@ -63,7 +56,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
   }
 
   /** Newest first (by `updatedAt`). */
-  async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
+  async listSessions(filter: { targetType?: string; targetKey?: string; status?: SessionStatus; limit: number }): Promise<SessionRecord[]> {
     const rows = await this.db
       .selectFrom("builder_sessions")
       .select(["id", "data"])
@@ -122,15 +115,13 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     return rows.map((row) => decodeStoredJson("builder_working_copy record", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
   }
 
-  /** Inserts or replaces each entry (by type and key). */
+  /** Inserts or replaces each entry (by type and key; of two with the same, the later). */
   async putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void> {
-    for (const entry of entries) {
-      await this.upsertRows(
-        "builder_working_copy",
-        ["session_id", "object_type", "object_key"],
-        [{ session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }],
-      );
-    }
+    // One INSERT cannot touch a row twice: one row per type and key.
+    const rows = new Map(
+      entries.map((entry) => [`${entry.type}/${entry.key}`, { session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }]),
+    );
+    await this.inChunks([...rows.values()], (chunk) => this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], chunk));
   }
 
   async clearOverlay(sessionId: string): Promise<void> {
