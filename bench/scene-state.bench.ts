@@ -7,7 +7,7 @@
  * (after a warm-up round), the state's JSON size, and whether the loaded state equals the last saved one.
  */
 import type { MailboxState, SceneRuntimeState, WorldChange } from "../packages/types/src/index.ts";
-import { createSceneStore } from "../apps/backend/src/scenes/scene-store.ts";
+import { SceneStore } from "../apps/backend/src/scenes/scene-store.ts";
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { removeDir, tempDir } from "../apps/backend/src/testing/test-server.ts";
@@ -18,7 +18,7 @@ const HISTORY = 200;
 
 const dir = tempDir("weft-scene-state-bench-");
 const storage = await openSqliteStorage(dir, undefined, MIGRATIONS);
-const store = createSceneStore(storage);
+const store = new SceneStore(storage);
 try {
   let triggers = 0;
   let worldSeq = 0;

@@ -1,13 +1,12 @@
-import type { Logger } from "@weft/types";
+import { AgentProfileSchema, SceneSchema, type AgentProfile, type Logger, type Scene } from "@weft/types";
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
 import { openStorage, postgresOpenError, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
+import { DocumentTable } from "./storage/document-table.ts";
 import { journalRepositories } from "./events/journal-storage.ts";
 import { WorkflowTable } from "./workflows/workflow-repository.ts";
-import { createAgentProfileRepository } from "./agents/agent-profile-repository.ts";
 import { ConversationTable } from "./agents/conversation-repository.ts";
 import { AgentSessionTable } from "./agents/agent-session-repository.ts";
 import { AgentStepTable } from "./agents/agent-step-repository.ts";
-import { createSceneRepository } from "./scenes/scene-repository.ts";
 import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
 import { SettingsTableRepository } from "./settings/settings-repository.ts";
 import { MetaTable } from "./seed/meta-repository.ts";
@@ -30,8 +29,8 @@ export async function composeStorage(engine: StorageEngine): Promise<Storage> {
     ...engine,
     ...journalRepositories(engine),
     workflows,
-    agents: createAgentProfileRepository(engine),
-    scenes: createSceneRepository(engine),
+    agents: new DocumentTable<AgentProfile>(engine, "agent_profiles", AgentProfileSchema),
+    scenes: new DocumentTable<Scene>(engine, "scenes", SceneSchema),
     llmProfiles: new LlmProfileTable(engine),
     meta: new MetaTable(engine),
     conversations: new ConversationTable(engine),

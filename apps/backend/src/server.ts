@@ -196,7 +196,6 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
       // Queue mode: each message's loop runs on a worker. Embedded: an ask_approval goes to the approvals inbox.
       ...(queued ? { host: queued.agentHost } : { approvals: approvals.forAgents }),
       permissions: () => permissions.current.policy,
-      sql: storage.sql,
       log: log.child("agents"),
     });
     // Webhooks and schedules start runs from outside: session routes to switch them on, the public /hooks/ they answer on, the scheduler.

@@ -4,7 +4,7 @@ import { MIGRATIONS } from "../schema.ts";
 import { openSqliteStorage, openStorage, type Storage } from "../testing/storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { tempDir } from "../testing/test-server.ts";
-import { openAgentChangeLog } from "./agent-change-log.ts";
+import { AgentChangeLog } from "./agent-change-log.ts";
 
 const change = (agentId: string, kind: AgentChange["kind"], at: number): AgentChange => ({
   agentId,
@@ -39,7 +39,7 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
 
   it("keeps every change, newest first, per agent", async () => {
     let storage = await open();
-    const log = openAgentChangeLog(storage.sql);
+    const log = new AgentChangeLog(storage);
     await log.record(change("ops", "created", 1));
     await log.record(change("other", "created", 2));
     await log.record(change("ops", "deleted", 3));
@@ -47,7 +47,7 @@ describe.each(["sqlite", "postgres"] as const)("the agent change log on %s", (en
     await storage.close();
     storage = await open();
     try {
-      const again = openAgentChangeLog(storage.sql);
+      const again = new AgentChangeLog(storage);
       expect((await again.list("ops", 50)).map((c) => [c.kind, c.at])).toEqual([
         ["created", 4],
         ["deleted", 3],

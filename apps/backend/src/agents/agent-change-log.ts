@@ -1,13 +1,9 @@
-import type { Generated, Kysely } from "kysely";
+import type { Generated } from "kysely";
 import { AgentChangeSchema, type AgentChange } from "@weft/types";
 import type { Migration } from "../storage/migrations.ts";
-import { createQueryDb } from "../storage/query-db.ts";
+import { decodeStoredJson, listReadable } from "../storage/document-table.ts";
 import { ddlStep } from "../storage/ddl.ts";
-import type { SqlHandle } from "../storage/sql-handle.ts";
-
-interface ChangeTables {
-  agent_changes: { seq: Generated<number>; agent_id: string; at: number; data: string };
-}
+import { Table, type TableEngine } from "../storage/table.ts";
 
 /** The change log's table (a SQLite file of e5dc891 has it as `module_schema` ('agent-changes', 1)). */
 export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
@@ -18,9 +14,7 @@ export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
-export class AgentChangeLog {
-  constructor(private readonly db: Kysely<ChangeTables>) {}
-
+export class AgentChangeLog extends Table<{ agent_changes: { seq: Generated<number>; agent_id: string; at: number; data: string } }, TableEngine> {
   async record(change: AgentChange): Promise<void> {
     await this.db
       .insertInto("agent_changes")
@@ -32,14 +26,6 @@ export class AgentChangeLog {
   async list(agentId: string, limit: number): Promise<AgentChange[]> {
     const rows = await this.db.selectFrom("agent_changes").select("data").where("agent_id", "=", agentId).orderBy("seq", "desc").limit(limit).execute();
     // A record that no longer reads is left out rather than breaking the history.
-    return rows.flatMap((row) => {
-      const parsed = AgentChangeSchema.safeParse(JSON.parse(row.data));
-      return parsed.success ? [parsed.data] : [];
-    });
+    return listReadable(rows, (row) => decodeStoredJson("change of agent", agentId, row.data, AgentChangeSchema)).items;
   }
-}
-
-/** The change log on the storage's connection (its table comes with AGENT_CHANGE_MIGRATIONS). */
-export function openAgentChangeLog(handle: SqlHandle): AgentChangeLog {
-  return new AgentChangeLog(createQueryDb<ChangeTables>(handle));
 }

@@ -1,17 +1,7 @@
 import { AgentSessionStateSchema, type AgentSessionState, type AgentStateStore } from "@weft/types";
 import { Table } from "../storage/table.ts";
 
-/** What an agent needs to continue a conversation (counters, private state, a pending question). */
-export type AgentSessionRepository = AgentStateStore;
-
-interface AgentSessionsTable {
-  conversation_id: string;
-  agent_id: string;
-  data: string;
-  updated_at: number;
-}
-
-export class AgentSessionTable extends Table<{ agent_sessions: AgentSessionsTable }> implements AgentSessionRepository {
+export class AgentSessionTable extends Table<{ agent_sessions: { conversation_id: string; agent_id: string; data: string; updated_at: number } }> implements AgentStateStore {
   async load(conversationId: string): Promise<AgentSessionState | undefined> {
     const row = await this.db.selectFrom("agent_sessions").select("data").where("conversation_id", "=", conversationId).executeTakeFirst();
     return row ? AgentSessionStateSchema.parse(JSON.parse(row.data)) : undefined;

@@ -2,23 +2,13 @@ import type { AgentStepTrace } from "@weft/types";
 import { Table } from "../storage/table.ts";
 
 /** The recorded deliberation steps of agent conversations (seed 004 §3.3 "logging"). */
-export interface AgentStepRepository {
-  /** Stores steps by their number; a step stored again (a retried save) replaces the earlier copy. */
-  save(conversationId: string, steps: readonly AgentStepTrace[]): Promise<void>;
-  list(conversationId: string): Promise<AgentStepTrace[]>;
-}
-
-interface AgentStepsTable {
-  conversation_id: string;
-  step: number;
-  data: string;
-}
-
-export class AgentStepTable extends Table<{ agent_steps: AgentStepsTable }> implements AgentStepRepository {
-  /** One statement: a step given twice in one call keeps its last copy (one INSERT cannot touch a row twice). */
+export class AgentStepTable extends Table<{ agent_steps: { conversation_id: string; step: number; data: string } }> {
+  /**
+   * Stores steps by their number; a step stored again (a retried save) replaces the earlier copy. One statement: a
+   * step given twice in one call keeps its last copy (one INSERT cannot touch a row twice).
+   */
   async save(conversationId: string, steps: readonly AgentStepTrace[]): Promise<void> {
-    const rows = new Map<number, AgentStepsTable>();
-    for (const step of steps) rows.set(step.step, { conversation_id: conversationId, step: step.step, data: this.redact(step) });
+    const rows = new Map(steps.map((step) => [step.step, { conversation_id: conversationId, step: step.step, data: this.redact(step) }]));
     if (rows.size > 0) await this.upsertRows("agent_steps", ["conversation_id", "step"], [...rows.values()]);
   }
 

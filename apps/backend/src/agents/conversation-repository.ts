@@ -2,17 +2,6 @@ import { Table } from "../storage/table.ts";
 import { ConversationSchema, type Conversation, type ConversationForkChanges, type ConversationForkOf, type ConversationMessage, type ConversationMode, type ConversationStore } from "@weft/types";
 import { ConversationStoreError, validateMessages } from "@weft/agent-runtime";
 
-/** The conversation log store of the runtime, plus the listing the API needs. */
-export interface ConversationRepository extends ConversationStore {
-  listByAgent(agentId: string, limit: number): Promise<Conversation[]>;
-  /** Creates a fork of `forkOf.conversationId` (see `conversation-fork.ts`); `exists` refusal as `create`. */
-  createFork(input: { id: string; title: string; agentId: string; forkOf: ConversationForkOf; forkChanges: ConversationForkChanges }): Promise<Conversation>;
-  /** The forks of a conversation, oldest first (at most `limit`). */
-  listForks(conversationId: string, limit: number): Promise<Conversation[]>;
-  /** The messages numbered after `afterSeq` (messages are numbered from 0 and never change), with their numbers. */
-  messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>>;
-}
-
 interface ConversationsDb {
   conversations: { id: string; agent_id: string | null; fork_of: string | null; data: string; created_at: number; updated_at: number };
   conversation_messages: { conversation_id: string; seq: number; message_id: string; data: string };
@@ -27,19 +16,21 @@ function parseConversation(row: { data: string }): Conversation {
 }
 
 /**
- * Conversation logs: one row per conversation, one per message, appended in order. An append locks
- * the conversation's row (PostgreSQL `FOR UPDATE`; SQLite's transactions run one at a time) before
- * numbering its messages, so two processes appending to one conversation number them one after the other.
+ * The runtime's conversation logs, plus the listings the API needs: one row per conversation, one per message, appended
+ * in order. An append locks the conversation's row (PostgreSQL `FOR UPDATE`; SQLite's transactions run one at a time)
+ * before numbering its messages, so two processes appending to one conversation number them one after the other.
  */
-export class ConversationTable extends Table<ConversationsDb> implements ConversationRepository {
+export class ConversationTable extends Table<ConversationsDb> implements ConversationStore {
   async create(input: { id?: string; title?: string; activeMode?: ConversationMode; agentId?: string }): Promise<Conversation> {
     return this.insert({ ...input, id: input.id ?? crypto.randomUUID() });
   }
 
+  /** Creates a fork of `forkOf.conversationId` (see `conversation-fork.ts`); `exists` refusal as `create`. */
   async createFork(input: { id: string; title: string; agentId: string; forkOf: ConversationForkOf; forkChanges: ConversationForkChanges }): Promise<Conversation> {
     return this.insert({ ...input, activeMode: "agent" });
   }
 
+  /** The forks of a conversation, oldest first (at most `limit`). */
   async listForks(conversationId: string, limit: number): Promise<Conversation[]> {
     const rows = await this.db.selectFrom("conversations").select("data").where("fork_of", "=", conversationId).orderBy("created_at").orderBy("id").limit(limit).execute();
     return rows.map(parseConversation);
@@ -76,18 +67,11 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
   }
 
   async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
-    return await this.engine.transaction(async () => {
-      const current = await this.lock(conversationId);
-      const now = new Date();
-      const next = { ...current, activeMode: mode, updatedAt: now.toISOString() };
-      await this.save(next, now);
-      return next;
-    });
+    return this.update(conversationId, async () => ({ activeMode: mode }));
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    await this.engine.transaction(async () => {
-      const current = await this.lock(conversationId);
+    await this.update(conversationId, async () => {
       const ids = messages.map((m) => (typeof m === "object" && m !== null && typeof m.id === "string" ? m.id : ""));
       const taken = await this.db.selectFrom("conversation_messages").select("message_id").where("conversation_id", "=", conversationId).where("message_id", "in", ids).execute();
       const valid = validateMessages(conversationId, messages, new Set(taken.map((r) => r.message_id)));
@@ -99,8 +83,7 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
       let seq = (last?.seq ?? -1) + 1;
       const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redact(m) }));
       if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
-      const now = new Date();
-      await this.save({ ...current, updatedAt: now.toISOString() }, now);
+      return {};
     });
   }
 
@@ -109,28 +92,30 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
     return (await this.messagesAfter(conversationId, -1)).map((m) => m.message);
   }
 
+  /** The messages numbered after `afterSeq` (messages are numbered from 0 and never change), with their numbers. */
   async messagesAfter(conversationId: string, afterSeq: number): Promise<Array<{ seq: number; message: ConversationMessage }>> {
     const rows = await this.db.selectFrom("conversation_messages").select(["seq", "data"]).where("conversation_id", "=", conversationId).where("seq", ">", afterSeq).orderBy("seq").execute();
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
   }
 
-  private async save(conversation: Conversation, now: Date): Promise<void> {
-    await this.db
-      .updateTable("conversations")
-      .set({ data: JSON.stringify(conversation), updated_at: now.getTime() })
-      .where("id", "=", conversation.id)
-      .execute();
-  }
-
-  /** The conversation, its row locked until the surrounding transaction ends. */
-  private async lock(conversationId: string): Promise<Conversation> {
-    const row = await this.db
-      .selectFrom("conversations")
-      .select("data")
-      .where("id", "=", conversationId)
-      .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
-      .executeTakeFirst();
-    if (!row) throw notFound(conversationId);
-    return parseConversation(row);
+  /** Stores `change` (made in the same transaction) with a new `updatedAt`, the conversation's row locked from its read on. */
+  private async update(conversationId: string, change: () => Promise<Partial<Conversation>>): Promise<Conversation> {
+    return this.engine.transaction(async () => {
+      const row = await this.db
+        .selectFrom("conversations")
+        .select("data")
+        .where("id", "=", conversationId)
+        .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!row) throw notFound(conversationId);
+      const now = new Date();
+      const next = { ...parseConversation(row), ...(await change()), updatedAt: now.toISOString() };
+      await this.db
+        .updateTable("conversations")
+        .set({ data: JSON.stringify(next), updated_at: now.getTime() })
+        .where("id", "=", conversationId)
+        .execute();
+      return next;
+    });
   }
 }

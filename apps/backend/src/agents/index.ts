@@ -1,7 +1,6 @@
 import type { PermissionPolicy } from "@weft/types";
-import type { SqlHandle } from "../storage/sql-handle.ts";
 import { AgentService, type AgentServiceDeps } from "./agent-service.ts";
-import { openAgentChangeLog } from "./agent-change-log.ts";
+import { AgentChangeLog } from "./agent-change-log.ts";
 import type { AgentHost } from "./agent-host.ts";
 import { agentsApi } from "./agents-api.ts";
 
@@ -19,11 +18,10 @@ export interface Agents {
 /**
  * Agents outside scenes: the host that runs their conversations, and its routes (with the owner's
  * permission rules, to show an agent's effective permissions and guard ids those rules name, and the
- * storage's connection for the change log). `host` replaces the
- * in-process `AgentService` (queue mode: `../queue/queued-agent-host.ts` sends the loops to workers).
+ * change log on the storage's connection). `host` replaces the in-process `AgentService` (queue mode: `../queue/queued-agent-host.ts` sends the loops to workers).
  */
-export function createAgents(deps: AgentServiceDeps & { maxBodyBytes: number; host?: AgentHost; permissions: () => PermissionPolicy; sql: SqlHandle }): Agents {
-  const changes = openAgentChangeLog(deps.sql);
+export function createAgents(deps: AgentServiceDeps & { maxBodyBytes: number; host?: AgentHost; permissions: () => PermissionPolicy }): Agents {
+  const changes = new AgentChangeLog(deps.storage);
   const routes = (agents: AgentHost) => agentsApi({ agents, storage: deps.storage, catalog: deps.catalog, maxBodyBytes: deps.maxBodyBytes, permissions: deps.permissions, changes, log: deps.log });
   if (deps.host) return { service: deps.host, api: routes(deps.host) };
   const local = new AgentService(deps);

@@ -8,7 +8,7 @@ import { ChangeSetService } from "./changes/change-set-service.ts";
 import { BuilderLlm } from "./session/builder-llm.ts";
 import { profileForSession, SessionService } from "./session/session-service.ts";
 import { TurnRunner } from "./session/turn-runner.ts";
-import { createBuilderStore } from "./storage/builder-store.ts";
+import { BuilderStore } from "./storage/builder-store.ts";
 import { CHANGE_TOOLS } from "./tools/change-tools.ts";
 import { contextTool } from "./tools/context-tool.ts";
 import { READ_TOOLS } from "./tools/read-tools.ts";
@@ -40,7 +40,7 @@ export interface Builder {
 /** The Builder AI (seed 001): sessions, working copies, semantic tools, validation and manual apply. */
 export function createBuilder(deps: BuilderDeps): Builder {
   const ctx: BuilderContext = {
-    store: createBuilderStore(deps.storage),
+    store: new BuilderStore(deps.storage),
     storage: deps.storage,
     catalog: deps.catalog,
     validator: deps.validator,

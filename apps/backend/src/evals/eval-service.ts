@@ -16,7 +16,7 @@ import {
   type Workflow,
 } from "@weft/types";
 import { notFound, ServiceError } from "../service-error.ts";
-import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
+import type { WorkflowTable } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
 import type { EventJournal } from "../events/event-journal.ts";
 import type { Judge } from "./eval-assertions.ts";
@@ -26,7 +26,7 @@ import type { AgentCases } from "./agent-cases.ts";
 
 export interface EvalServiceDeps {
   repo: EvalRepository;
-  workflows: WorkflowRepository;
+  workflows: WorkflowTable;
   runs: Pick<RunRepository, "get">;
   journal: EventJournal;
   port: CaseRunPort;

@@ -1,7 +1,7 @@
 import type { JournalStorage } from "../events/journal-storage.ts";
-import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
+import type { WorkflowTable } from "../workflows/workflow-repository.ts";
 
 /** The storage runs/ needs: the run journal's tables and the workflows runs are started from. */
 export interface RunsStorage extends JournalStorage {
-  readonly workflows: WorkflowRepository;
+  readonly workflows: WorkflowTable;
 }

@@ -3,10 +3,9 @@ import { sceneRuntimeApi } from "./scene-api.ts";
 import { forkScene } from "./scene-fork.ts";
 import { SceneService } from "./scene-service.ts";
 import type { SceneHost } from "./scene-host.ts";
-import { createSceneStore, type SceneStore } from "./scene-store.ts";
+import { SceneStore } from "./scene-store.ts";
 
 export { SceneService } from "./scene-service.ts";
-export { createSceneStore } from "./scene-store.ts";
 export type { SceneSession, SceneStore } from "./scene-store.ts";
 export type { SceneHost } from "./scene-host.ts";
 
@@ -22,7 +21,7 @@ export interface Scenes {
 }
 
 /** A scene service on the storage's connection and engine: the API's, or a `weft worker`'s (which hosts the scenes in the queue mode). */
-export function createSceneService(deps: SceneAgentDeps, store: SceneStore = createSceneStore(deps.storage)): SceneService {
+export function createSceneService(deps: SceneAgentDeps, store: SceneStore = new SceneStore(deps.storage)): SceneService {
   return new SceneService({ ...deps, store });
 }
 
@@ -32,7 +31,7 @@ export function createSceneService(deps: SceneAgentDeps, store: SceneStore = cre
  * service (which then runs none, and answers timelines, replays and saved states from storage).
  */
 export function createScenes(deps: SceneAgentDeps & { maxBodyBytes: number }, hostWith?: (local: SceneService, store: SceneStore) => SceneHost): Scenes {
-  const store = createSceneStore(deps.storage);
+  const store = new SceneStore(deps.storage);
   const local = createSceneService(deps, store);
   const service = hostWith ? hostWith(local, store) : local;
   return {

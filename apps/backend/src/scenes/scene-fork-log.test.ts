@@ -3,7 +3,7 @@ import type { SceneLogEntry } from "@weft/types";
 import { storageEngines } from "../testing/engine-harnesses.ts";
 import { storageOpener } from "../testing/storage-contract/harness.ts";
 import { ServiceError } from "../service-error.ts";
-import { createSceneStore } from "./scene-store.ts";
+import { SceneStore } from "./scene-store.ts";
 import { readLogUpToFork } from "./scene-fork.ts";
 
 /** Deliberation t1 of ann: step s's model output, then a status entry, for steps 1..n. */
@@ -21,7 +21,7 @@ for (const harness of storageEngines()) {
     const { fresh } = storageOpener(harness);
 
     it("gives the log up to the forked step's entry, page by page, and stops reading there", async () => {
-      const store = createSceneStore(await fresh());
+      const store = new SceneStore(await fresh());
       await store.appendLog("s1", session(1_500));
       const log = await readLogUpToFork(store, "s1", point(700), edit);
       expect(log).toHaveLength(1_399);
@@ -31,7 +31,7 @@ for (const harness of storageEngines()) {
     });
 
     it("refuses a fork point beyond the entry limit, naming the limit", async () => {
-      const store = createSceneStore(await fresh());
+      const store = new SceneStore(await fresh());
       await store.appendLog("s1", session(20));
       expect(await readLogUpToFork(store, "s1", point(5), edit, 10)).toHaveLength(9);
       const refused = await readLogUpToFork(store, "s1", point(6), edit, 10).catch((error: unknown) => error);

@@ -67,7 +67,9 @@ export class SceneStateParts {
     for (const [id, mailbox] of Object.entries(state.mailboxes)) if (last.mailboxes.get(id) !== mailbox) mailboxes.push([id, this.encode(mailbox)]);
     const droppedMailboxes = [...last.mailboxes.keys()].filter((id) => !Object.hasOwn(state.mailboxes, id));
     const changes = fresh.map((c): [number, string] => [c.seq, this.encode(c)]);
-    return { previousMark: last.mark, write: { mark: this.nextMark(), header: this.encode(headerOf(state)), mailboxes, droppedMailboxes, changes, keepChangesFrom: keepFrom(state) } };
+    // Rows of world changes older than the oldest the state keeps are deleted.
+    const keepChangesFrom = state.world.history[0]?.seq ?? state.world.seq + 1;
+    return { previousMark: last.mark, write: { mark: `${this.writer}:${++this.counter}`, header: this.encode(headerOf(state)), mailboxes, droppedMailboxes, changes, keepChangesFrom } };
   }
 
   /**
@@ -82,10 +84,6 @@ export class SceneStateParts {
   /** Forgets a scene (cleared, deleted, or a write of it failed). */
   forget(sceneId: string): void {
     this.written.delete(sceneId);
-  }
-
-  private nextMark(): string {
-    return `${this.writer}:${++this.counter}`;
   }
 }
 
@@ -103,9 +101,6 @@ function newChanges(history: readonly WorldChange[], last: WorldChange | undefin
   // More changes than the history keeps came since the last write: every kept one is new.
   return history.length > 0 && history[0].seq > last.seq ? history : undefined;
 }
-
-/** Rows of world changes older than the oldest the state keeps are deleted. */
-const keepFrom = (state: SceneRuntimeState): number => state.world.history[0]?.seq ?? state.world.seq + 1;
 
 function headerOf(state: SceneRuntimeState): StateHeader {
   const { mailboxes: _mailboxes, world, ...rest } = state;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MailboxState, SceneLogEntry, SceneRuntimeState, WorldChange } from "@weft/types";
 import { storageOpener, type StorageHarness } from "../testing/storage-contract/harness.ts";
 import { requireSqlite, type Storage } from "../testing/storage.ts";
-import { createSceneStore } from "./scene-store.ts";
+import { SceneStore } from "./scene-store.ts";
 
 export const sceneState = (total: number, status: SceneRuntimeState["status"] = "running", sceneId = "s1"): SceneRuntimeState => ({
   version: 1,
@@ -68,7 +68,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
     const { fresh, database } = storageOpener(harness);
 
     it("replaces the state, appends the log once per number, reads it by range, and clear keeps the session", async () => {
-      const store = createSceneStore(await fresh());
+      const store = new SceneStore(await fresh());
       expect(await store.loadState("s1")).toBeUndefined();
       await store.saveState(sceneState(1));
       await store.saveState(sceneState(2, "paused"));
@@ -94,7 +94,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
 
     it("commits log entries with their state, joins the caller's transaction, and stores nothing when it rolls back", async () => {
       const storage = await fresh();
-      const store = createSceneStore(storage);
+      const store = new SceneStore(storage);
       await store.commit("s1", [logEntry(0), logEntry(1)], sceneState(2));
       await expect(
         storage.transaction(async () => {
@@ -115,7 +115,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
     });
 
     it("ignores writes once frozen (shutdown), and forgets a deleted scene's state, log and session, only that scene's", async () => {
-      const store = createSceneStore(await fresh());
+      const store = new SceneStore(await fresh());
       for (const id of ["s1", "s2"]) {
         await store.saveState(sceneState(1, "running", id));
         await store.appendLog(id, [logEntry(0)]);
@@ -138,7 +138,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
       const { SecretRedactor } = await import("@weft/types");
       const redactor = new SecretRedactor();
       redactor.set("k", "api key", ["sk-scene-secret-1"]);
-      const store = createSceneStore(await fresh(redactor));
+      const store = new SceneStore(await fresh(redactor));
       const state = sceneState(1);
       state.privateStates.ann = { key: "sk-scene-secret-1" };
       await store.commit("s1", [{ seq: 0, ts: 1, kind: "private.changed", instanceId: "ann", op: "set", path: "key", after: "sk-scene-secret-1" }], state);
@@ -150,7 +150,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
       const first = (): SceneRuntimeState => ({ ...sceneState(1), mailboxes: { ann: mailbox(0), bob: mailbox(0, ["t1"]) }, world: { document: { total: 1 }, seq: 1, history: [change(1)] } });
 
       it("writes what changed and loads the whole new state: a mailbox changed, one gone, one new, world changes appended and trimmed", async () => {
-        const store = createSceneStore(await fresh());
+        const store = new SceneStore(await fresh());
         const one = first();
         await store.saveState(one);
         expect(await store.loadState("s1")).toEqual(one);
@@ -170,7 +170,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
 
       it("loses nothing when a commit rolled back: the next save writes what the database lacks", async () => {
         const storage = await fresh();
-        const store = createSceneStore(storage);
+        const store = new SceneStore(storage);
         const one = first();
         await store.commit("s1", [logEntry(0)], one);
         const two = nextState(one, { bob: mailbox(5, ["t9"]) }, [change(2)]);
@@ -190,7 +190,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
 
       it("writes the whole state when another process wrote the scene since, or it was cleared", async () => {
         const db = await database();
-        const [mine, theirs] = [createSceneStore(await db.open()), createSceneStore(await db.open())];
+        const [mine, theirs] = [new SceneStore(await db.open()), new SceneStore(await db.open())];
         const one = first();
         await mine.saveState(one);
         await theirs.saveState(nextState(one, { bob: mailbox(7) }, [change(2)]));
@@ -205,7 +205,7 @@ export function sceneStoreContract(harness: StorageHarness): void {
 
       it("loads a state stored whole in one row (before the parts), and saves it in parts from then on", async () => {
         const storage = await fresh();
-        const store = createSceneStore(storage);
+        const store = new SceneStore(storage);
         const old = first();
         await storeWholeRow(storage, old);
         expect(await store.loadState("s1")).toEqual(old);

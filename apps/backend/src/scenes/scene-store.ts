@@ -5,7 +5,7 @@ import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from 
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../storage/document-table.ts";
-import { Table, type TableEngine } from "../storage/table.ts";
+import { MAX_INSERT_ROWS, Table, type TableEngine } from "../storage/table.ts";
 import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
@@ -26,9 +26,6 @@ interface SceneTables {
   scene_log: { scene_id: string; seq: number; kind: string; data: string };
   scene_sessions: { scene_id: string; data: string; started_at: Bigint };
 }
-
-/** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766). */
-const ROWS_PER_INSERT = 1000;
 
 /** `count` rows of a multi-row insert, `width` values each, from slot 1 on (slot 0 is the scene id). */
 function slotRows<R>(slot: SlotOf, count: number, width: number, row: (column: (index: number) => never) => R): R[] {
@@ -198,13 +195,8 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
 
   /** `rows` (each the values after the scene id) in chunks, by one prepared statement per chunk size, built by `insert`. */
   private async insertRows(name: string, sceneId: string, rows: ReadonlyArray<readonly unknown[]>, insert: (slot: SlotOf, count: number) => Compilable): Promise<void> {
-    for (const chunk of powerOfTwoChunks(rows, ROWS_PER_INSERT)) {
+    for (const chunk of powerOfTwoChunks(rows, MAX_INSERT_ROWS)) {
       await this.hot.run(`${name} ${chunk.length}`, (slot) => insert(slot, chunk.length), [sceneId, ...chunk.flat()]);
     }
   }
-}
-
-/** The scene store on the storage's engine and connection (its tables come with SCENE_MIGRATIONS). */
-export function createSceneStore(storage: TableEngine): SceneStore {
-  return new SceneStore(storage);
 }

@@ -4,12 +4,12 @@ import { MIGRATIONS } from "../schema.ts";
 import { openSqliteStorage, requireSqlite } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { change, logEntry, mailbox, nextState, sceneState } from "./scene-store.contract.ts";
-import { createSceneStore } from "./scene-store.ts";
+import { SceneStore } from "./scene-store.ts";
 
 /** The store on the server storage's own connection, as the server builds it. */
 async function open() {
   const storage = await openSqliteStorage(tempDir("weft-scene-store-"), undefined, MIGRATIONS);
-  return { db: requireSqlite(storage.sql, "test").db, storage, store: createSceneStore(storage) };
+  return { db: requireSqlite(storage.sql, "test").db, storage, store: new SceneStore(storage) };
 }
 
 /** What only SQLite shows (a row damaged in the file, a trigger refusing a write); the rest is `sceneStoreContract`. */

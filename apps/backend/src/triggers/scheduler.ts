@@ -1,12 +1,12 @@
 import { messageOf, type Logger } from "@weft/types";
-import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
+import type { WorkflowTable } from "../workflows/workflow-repository.ts";
 import type { Activation, DueSchedule, TriggerState, TriggerTable } from "./trigger-repository.ts";
 import type { PreparedRun } from "../runs/run-service.ts";
 import { scheduleKey, type ScheduleNode, type TriggerService } from "./trigger-service.ts";
 
 export interface SchedulerDeps {
   table: TriggerTable;
-  workflows: WorkflowRepository;
+  workflows: WorkflowTable;
   triggers: TriggerService;
   log: Logger;
   /** The longest sleep between passes (a tick is fired at most this late); default 1 s. */
@@ -103,7 +103,7 @@ export class Scheduler {
   }
 
   /** The schedule node of a due row as its workflow is stored now, or undefined when it no longer is one (or the workflow was made again). */
-  private async nodeOf(due: DueSchedule): Promise<{ node: ScheduleNode; stored: NonNullable<Awaited<ReturnType<WorkflowRepository["get"]>>> } | undefined> {
+  private async nodeOf(due: DueSchedule): Promise<{ node: ScheduleNode; stored: NonNullable<Awaited<ReturnType<WorkflowTable["get"]>>> } | undefined> {
     const stored = await this.deps.workflows.get(due.workflowId);
     if (!stored || due.activatedAt < stored.createdAt) return undefined;
     const node = this.deps.triggers.triggerNodes(due.workflowId, stored).find((n): n is ScheduleNode => n.kind === "schedule" && n.nodeId === due.nodeId);

@@ -3,7 +3,7 @@ import { checkSchedule, type Schedule } from "@weft/nodes";
 import { notFound, ServiceError } from "../service-error.ts";
 import type { PreparedRun, RunService, StartRunRequest } from "../runs/run-service.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { WorkflowRepository } from "../workflows/workflow-repository.ts";
+import type { WorkflowTable } from "../workflows/workflow-repository.ts";
 import type { RunRepository } from "../events/run-repository.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import type { Activation, ReplayRow, TriggerState, TriggerTable } from "./trigger-repository.ts";
@@ -58,7 +58,7 @@ export interface ShownSecret {
 }
 
 export interface TriggerServiceDeps {
-  workflows: WorkflowRepository;
+  workflows: WorkflowTable;
   runsRepo: RunRepository;
   table: TriggerTable;
   runs: RunService;

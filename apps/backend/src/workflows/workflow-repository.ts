@@ -1,36 +1,15 @@
 import { sql } from "kysely";
 import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
-import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type DocumentRepository, type Listing } from "../storage/document-table.ts";
+import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type Listing } from "../storage/document-table.ts";
 import { summaryColumns, summaryFrom, type SummaryColumns } from "./workflow-summary.ts";
-import { flag, num } from "../storage/row-values.ts";
+import { flag } from "../storage/row-values.ts";
 import type { PostgresHandle } from "../storage/sql-handle.ts";
 import { preparedStatement } from "../storage/statement-cache.ts";
 import type { StorageEngine } from "../storage/storage.ts";
 
-export interface WorkflowRepository extends DocumentRepository<Workflow> {
-  /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
-  summaries(): Promise<Listing<WorkflowSummary>>;
-  /** The workflows with a node that calls `skillId` (`config.workflowId` of one of `callingTypes`), by name. */
-  callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]>;
-  /**
-   * Whether a workflow of that id is stored, synchronously, for the validators' skill check. SQLite:
-   * exact. PostgreSQL: from this process's writes and the ids other processes' commits announce, so a
-   * workflow another process created is known a moment (one notification) after its commit.
-   */
-  isStored(id: string): boolean;
-  /** PostgreSQL: loads the ids `isStored` answers from and follows other processes' commits. */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** What a workflow's nodes call by id (`config.workflowId`), kept in `calls` for `callersOf` (PostgreSQL). */
 function callsOf(workflow: Workflow): string {
-  const calls: { type: string; workflowId: string }[] = [];
-  for (const node of workflow.nodes) {
-    const target = node.config?.workflowId;
-    if (typeof target === "string") calls.push({ type: node.type, workflowId: target });
-  }
-  return JSON.stringify(calls);
+  return JSON.stringify(workflow.nodes.flatMap(({ type, config }) => (typeof config?.workflowId === "string" ? [{ type, workflowId: config.workflowId }] : [])));
 }
 
 /** The channel the `workflows` trigger announces added ("+id") and removed ("-id") workflow ids on. */
@@ -43,7 +22,7 @@ const ID_REFRESH_MS = 60_000;
  * they call, for `callersOf`). A SQLite row written before those columns existed (schema 7) is decoded
  * once by the list and its columns filled in.
  */
-export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRepository {
+export class WorkflowTable extends DocumentTable<Workflow> {
   private known = new Set<string>();
   private refresher: ReturnType<typeof setInterval> | undefined;
   private subscription: { unlisten(): Promise<void> } | undefined;
@@ -58,11 +37,13 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
     this.isStoredSql = this.db.selectFrom("workflows").select("id").where("id", "=", "").compile().sql;
   }
 
+  /** PostgreSQL: loads the ids `isStored` answers from and follows other processes' commits. */
   async start(): Promise<void> {
     const handle = this.engine.sql;
     if (handle.engine !== "postgres") return;
     const refresh = () => void this.refreshIds(handle).catch(() => undefined);
-    this.subscription = await handle.sql.listen(ID_CHANNEL, (payload) => this.announced(payload), refresh);
+    const announced = (payload: string) => (payload.startsWith("+") ? this.known.add(payload.slice(1)) : this.known.delete(payload.slice(1)));
+    this.subscription = await handle.sql.listen(ID_CHANNEL, announced, refresh);
     await this.refreshIds(handle);
     this.refresher = setInterval(refresh, ID_REFRESH_MS);
     this.refresher.unref?.();
@@ -71,12 +52,6 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
   async close(): Promise<void> {
     if (this.refresher) clearInterval(this.refresher);
     await this.subscription?.unlisten();
-  }
-
-  private announced(payload: string): void {
-    const id = payload.slice(1);
-    if (payload.startsWith("+")) this.known.add(id);
-    else if (payload.startsWith("-")) this.known.delete(id);
   }
 
   private async refreshIds(handle: PostgresHandle): Promise<void> {
@@ -92,6 +67,11 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
     else this.known.delete(id);
   }
 
+  /**
+   * Whether a workflow of that id is stored, synchronously, for the validators' skill check. SQLite:
+   * exact. PostgreSQL: from this process's writes and the ids other processes' commits announce, so a
+   * workflow another process created is known a moment (one notification) after its commit.
+   */
   isStored(id: string): boolean {
     switch (this.engine.sql.engine) {
       case "sqlite":
@@ -101,6 +81,7 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
     }
   }
 
+  /** The workflows with a node that calls `skillId` (`config.workflowId` of one of `callingTypes`), by name. */
   async callersOf(skillId: string, callingTypes: readonly string[]): Promise<{ id: string; name: string }[]> {
     const types = JSON.stringify(callingTypes);
     // The calling types come as a JSON array, so one statement serves any list of them.
@@ -114,6 +95,7 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
     return await this.db.selectFrom("workflows").select(["id", "name"]).where(calls).orderBy(nameOrder(this.engine.sql.engine)).execute();
   }
 
+  /** Every stored workflow's summary, by name then id; a record that does not read is left out and reported. */
   async summaries(): Promise<Listing<WorkflowSummary>> {
     const rows = await this.db
       .selectFrom("workflows")
@@ -128,7 +110,7 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
         ? summaryColumns(decodeStoredJson("workflows record", row.id, row.data ?? "", WorkflowSchema))
         : { description: String(row.description), tags: String(row.tags), node_count: Number(row.node_count), is_skill: flag(row.is_skill as number | boolean), interface: String(row.interface) };
       if (unfilled) filled.push({ id: row.id, revision: row.revision, columns });
-      return summaryFrom({ id: row.id, name: row.name, revision: row.revision, updatedAt: num(row.updated_at), columns });
+      return summaryFrom(row, columns);
     });
     for (const fill of filled) await this.db.updateTable("workflows").set(fill.columns).where("id", "=", fill.id).where("revision", "=", fill.revision).execute();
     return listing;
@@ -137,5 +119,5 @@ export class WorkflowTable extends DocumentTable<Workflow> implements WorkflowRe
 
 /** The storage workflows/ needs. */
 export interface WorkflowsStorage {
-  readonly workflows: WorkflowRepository;
+  readonly workflows: WorkflowTable;
 }

@@ -267,9 +267,9 @@ export class ApplyOrchestrator {
         objects.push({ type: entry.type, key: entry.key, from: stored, to: next, before });
       }
       const appliedRevisions = objects.map((o) => ({ type: o.type as OverlayEntry["type"], key: o.key as string, revision: o.to as number | string | null }));
-      await store.updateChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
+      await store.saveChangeSet({ ...current, status: "applied", appliedRevisions, updatedAt: now });
       await store.clearOverlay(session.id);
-      await store.updateSession({ ...fresh, updatedAt: now });
+      await store.saveSession({ ...fresh, updatedAt: now });
       await store.appendAudit(
         session.id,
         "ai.apply.succeeded",

@@ -8,7 +8,7 @@ import { templateWorkflow } from "../../testing/test-server.ts";
 import type { BuilderContext } from "../builder-context.ts";
 import { ChangeSetService } from "../changes/change-set-service.ts";
 import { BuilderError } from "../domain/errors.ts";
-import { createBuilderStore } from "../storage/builder-store.ts";
+import { BuilderStore } from "../storage/builder-store.ts";
 import { execRaw, sessionRecord } from "../storage/builder-store.contract.ts";
 import { ApplyOrchestrator } from "./apply-orchestrator.ts";
 
@@ -27,7 +27,7 @@ function notes(name = "Notes"): Workflow {
 /** The Builder's services on `storage`, without a model: changes are staged the way the model's tool stages them. */
 function builderOn(storage: Storage) {
   const catalog = createBuiltinRegistry();
-  const ctx: BuilderContext = { store: createBuilderStore(storage), storage, catalog, validator: new ExecutionEngine({ catalog }), toolHost: undefined, log: silentLogger };
+  const ctx: BuilderContext = { store: new BuilderStore(storage), storage, catalog, validator: new ExecutionEngine({ catalog }), toolHost: undefined, log: silentLogger };
   const changeSets = new ChangeSetService(ctx);
   return { store: ctx.store, changeSets, apply: new ApplyOrchestrator(ctx, changeSets) };
 }
@@ -80,7 +80,7 @@ export function applyContract(harness: StorageHarness): void {
 
     async function staged(storage: Storage, sessionId: string, name: string) {
       const builder = builderOn(storage);
-      await builder.store.insertSession(sessionRecord(sessionId));
+      await builder.store.saveSession(sessionRecord(sessionId));
       const outcome = await builder.changeSets.stage(sessionId, { summary: `rename to ${name}`, operations: [{ op: "workflow.put", workflow: notes(name) }] });
       if (!outcome.ok) throw new Error(`not staged: ${JSON.stringify(outcome.errors)}`);
       return { builder, changeSetId: outcome.changeSet.id };
@@ -127,7 +127,7 @@ export function applyContract(harness: StorageHarness): void {
         expect({ id, kind: updated.kind }).toEqual({ id: "notes", kind: "updated" });
       });
       const builder = builderOn(storage);
-      await builder.store.insertSession(sessionRecord("sd"));
+      await builder.store.saveSession(sessionRecord("sd"));
       const outcome = await builder.changeSets.stage("sd", { summary: "delete notes", operations: [{ op: "workflow.delete", workflowId: "notes" }] });
       if (!outcome.ok) throw new Error(`not staged: ${JSON.stringify(outcome.errors)}`);
       const failed = await builder.apply.apply("sd", { changeSetId: outcome.changeSet.id, confirmSource: APPLY_CONFIRM_SOURCE }).catch((error: unknown) => error);

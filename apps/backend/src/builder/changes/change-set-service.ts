@@ -21,9 +21,9 @@ export class ChangeSetService {
     return this.active(sessionId, await this.requireSession(sessionId));
   }
 
-  /** `requireActive` inside a transaction: the session stays locked until it ends, so its writers take turns (see BuilderStore.lockSession). */
+  /** `requireActive` inside a transaction: the session stays locked until it ends, so its writers take turns (see BuilderStore.getSession). */
   async lockActive(sessionId: string): Promise<SessionRecord> {
-    return this.active(sessionId, this.found(sessionId, await this.ctx.store.lockSession(sessionId)));
+    return this.active(sessionId, this.found(sessionId, await this.ctx.store.getSession(sessionId, "lock")));
   }
 
   private found(sessionId: string, session: SessionRecord | undefined): SessionRecord {
@@ -77,7 +77,7 @@ export class ChangeSetService {
       const fresh = await this.lockActive(sessionId);
       const now = Date.now();
       await store.putOverlay(sessionId, staged.entries, now);
-      for (const open of await store.openChangeSets(sessionId)) await store.updateChangeSet({ ...open, status: "superseded", updatedAt: now });
+      for (const open of await store.listChangeSets(sessionId, "open")) await store.saveChangeSet({ ...open, status: "superseded", updatedAt: now });
       const record: ChangeSetRecord = {
         id: `cs_${randomUUID()}`,
         sessionId,
@@ -89,8 +89,8 @@ export class ChangeSetService {
         createdAt: now,
         updatedAt: now,
       };
-      await store.insertChangeSet(record);
-      await store.updateSession({ ...fresh, latestChangeSetId: record.id, updatedAt: now });
+      await store.saveChangeSet(record);
+      await store.saveSession({ ...fresh, latestChangeSetId: record.id, updatedAt: now });
       return record;
     });
     return { ok: true, changeSet, notes: staged.notes };
@@ -111,7 +111,7 @@ export class ChangeSetService {
     const { store } = this.ctx;
     return store.transaction(async () => {
       // The session's lock first, so an apply or stage of this session cannot change the change set under this write.
-      await store.lockSession(sessionId);
+      await store.getSession(sessionId, "lock");
       const current = await store.getChangeSet(cs.id);
       // Superseded or applied meanwhile: its status is no longer the validation's to set.
       if (!current || !isOpenChangeSet(current)) return { ...cs, validation: report };
@@ -119,7 +119,7 @@ export class ChangeSetService {
       const next: ChangeSetRecord = { ...current, validation: report, updatedAt: now, status: report.valid ? "validated" : "rejected" };
       if (report.valid) delete next.statusReason;
       else next.statusReason = "invalid";
-      await store.updateChangeSet(next);
+      await store.saveChangeSet(next);
       await store.appendAudit(
         sessionId,
         report.valid ? "ai.validation.passed" : "ai.validation.failed",
@@ -143,9 +143,9 @@ export class ChangeSetService {
       const cs = await this.requireOpen(session, changeSetId);
       const now = Date.now();
       const next: ChangeSetRecord = { ...cs, status: "rejected", statusReason: "discarded", updatedAt: now };
-      await store.updateChangeSet(next);
+      await store.saveChangeSet(next);
       await store.clearOverlay(sessionId);
-      await store.updateSession({ ...session, updatedAt: now });
+      await store.saveSession({ ...session, updatedAt: now });
       await store.appendAudit(sessionId, "ai.change.discarded", { changeSetId: cs.id, version: cs.version }, now);
       return next;
     });

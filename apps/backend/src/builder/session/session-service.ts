@@ -75,7 +75,7 @@ export class SessionService {
     };
     const { store } = this.ctx;
     await store.transaction(async () => {
-      await store.insertSession(session);
+      await store.saveSession(session);
       await store.appendAudit(id, "ai.session.created", { target: input.target, mode: input.mode }, now);
     });
     return session;
@@ -125,10 +125,10 @@ export class SessionService {
     return store.transaction(async () => {
       const session = await this.changeSets.lockActive(sessionId);
       const now = Date.now();
-      for (const open of await store.openChangeSets(sessionId)) await store.updateChangeSet({ ...open, status: "rejected", statusReason: "cancelled", updatedAt: now });
+      for (const open of await store.listChangeSets(sessionId, "open")) await store.saveChangeSet({ ...open, status: "rejected", statusReason: "cancelled", updatedAt: now });
       await store.clearOverlay(sessionId);
       const next: SessionRecord = { ...session, status: "cancelled", updatedAt: now };
-      await store.updateSession(next);
+      await store.saveSession(next);
       await store.appendAudit(sessionId, "ai.session.cancelled", {}, now);
       return next;
     });
@@ -141,7 +141,7 @@ export class SessionService {
       const session = await this.changeSets.lockActive(sessionId);
       const home = targetObject(session.target);
       const next: SessionRecord = { ...session, scope: { extra: scope.extra.filter((l) => !(l.type === home.type && l.id === home.id)) }, updatedAt: Date.now() };
-      await store.updateSession(next);
+      await store.saveSession(next);
       return next;
     });
   }

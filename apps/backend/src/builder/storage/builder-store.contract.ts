@@ -5,7 +5,7 @@ import { StoredRecordInvalidError } from "../../storage/document-table.ts";
 import type { Storage } from "../../testing/storage.ts";
 import type { OverlayEntry } from "../domain/change-set.ts";
 import type { ChangeSetRecord, SessionRecord } from "../domain/records.ts";
-import { createBuilderStore, type BuilderStore } from "./builder-store.ts";
+import { BuilderStore } from "./builder-store.ts";
 
 export function sessionRecord(id: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -54,14 +54,14 @@ export function builderStoreContract(harness: StorageHarness): void {
     const { fresh } = storageOpener(harness);
     const open = async (redactor?: SecretRedactor): Promise<{ storage: Storage; store: BuilderStore }> => {
       const storage = await fresh(redactor);
-      return { storage, store: createBuilderStore(storage) };
+      return { storage, store: new BuilderStore(storage) };
     };
 
     it("stores, reads, updates and lists sessions newest first, filtered by target and status", async () => {
       const { store } = await open();
-      await store.insertSession(sessionRecord("s1", { updatedAt: 10 }));
-      await store.insertSession(sessionRecord("s2", { updatedAt: 30, target: { type: "agent", agentId: "helper" } }));
-      await store.insertSession(sessionRecord("s3", { updatedAt: 20, status: "cancelled" }));
+      await store.saveSession(sessionRecord("s1", { updatedAt: 10 }));
+      await store.saveSession(sessionRecord("s2", { updatedAt: 30, target: { type: "agent", agentId: "helper" } }));
+      await store.saveSession(sessionRecord("s3", { updatedAt: 20, status: "cancelled" }));
       expect(await store.getSession("s1")).toEqual(sessionRecord("s1", { updatedAt: 10 }));
       expect(await store.getSession("missing")).toBeUndefined();
 
@@ -71,41 +71,41 @@ export function builderStoreContract(harness: StorageHarness): void {
       expect((await store.listSessions({ targetType: "agent", targetKey: "helper", limit: 10 })).map((s) => s.id)).toEqual(["s2"]);
       expect((await store.listSessions({ targetKey: "notes", status: "active", limit: 10 })).map((s) => s.id)).toEqual(["s1"]);
 
-      await store.updateSession(sessionRecord("s1", { updatedAt: 40, status: "cancelled", latestChangeSetId: "cs1" }));
+      await store.saveSession(sessionRecord("s1", { updatedAt: 40, status: "cancelled", latestChangeSetId: "cs1" }));
       expect(await store.getSession("s1")).toMatchObject({ status: "cancelled", latestChangeSetId: "cs1", updatedAt: 40 });
       expect((await store.listSessions({ status: "cancelled", limit: 10 })).map((s) => s.id)).toEqual(["s1", "s3"]);
-      expect(await store.lockSession("s1")).toEqual(await store.getSession("s1"));
-      expect(await store.lockSession("missing")).toBeUndefined();
+      expect(await store.getSession("s1", "lock")).toEqual(await store.getSession("s1"));
+      expect(await store.getSession("missing", "lock")).toBeUndefined();
     });
 
     it("change sets: by version, the open ones, the next version, one version per session", async () => {
       const { store } = await open();
-      await store.insertSession(sessionRecord("s1"));
-      await store.insertSession(sessionRecord("s2"));
+      await store.saveSession(sessionRecord("s1"));
+      await store.saveSession(sessionRecord("s2"));
       expect(await store.nextVersion("s1")).toBe(1);
-      await store.insertChangeSet(changeSetRecord("c2", "s1", 2, { status: "validated" }));
-      await store.insertChangeSet(changeSetRecord("c1", "s1", 1, { status: "superseded" }));
-      await store.insertChangeSet(changeSetRecord("c3", "s1", 3, { status: "rejected", statusReason: "discarded" }));
-      await store.insertChangeSet(changeSetRecord("c4", "s1", 4, { status: "rejected", statusReason: "invalid" }));
-      await store.insertChangeSet(changeSetRecord("other", "s2", 1));
+      await store.saveChangeSet(changeSetRecord("c2", "s1", 2, { status: "validated" }));
+      await store.saveChangeSet(changeSetRecord("c1", "s1", 1, { status: "superseded" }));
+      await store.saveChangeSet(changeSetRecord("c3", "s1", 3, { status: "rejected", statusReason: "discarded" }));
+      await store.saveChangeSet(changeSetRecord("c4", "s1", 4, { status: "rejected", statusReason: "invalid" }));
+      await store.saveChangeSet(changeSetRecord("other", "s2", 1));
 
       expect((await store.listChangeSets("s1")).map((c) => c.id)).toEqual(["c1", "c2", "c3", "c4"]);
       // Discarded is no longer open; rejected as invalid still is (it can be validated again or discarded).
-      expect((await store.openChangeSets("s1")).map((c) => c.id)).toEqual(["c2", "c4"]);
+      expect((await store.listChangeSets("s1", "open")).map((c) => c.id)).toEqual(["c2", "c4"]);
       expect(await store.nextVersion("s1")).toBe(5);
       expect(await store.nextVersion("s2")).toBe(2);
-      await expect(store.insertChangeSet(changeSetRecord("dup", "s1", 4))).rejects.toThrow();
+      await expect(store.saveChangeSet(changeSetRecord("dup", "s1", 4))).rejects.toThrow();
 
       const validated = changeSetRecord("c2", "s1", 2, { status: "applied", appliedRevisions: [{ type: "workflow", key: "notes", revision: 3 }], updatedAt: 9_999 });
-      await store.updateChangeSet(validated);
+      await store.saveChangeSet(validated);
       expect(await store.getChangeSet("c2")).toEqual(validated);
       expect(await store.getChangeSet("missing")).toBeUndefined();
     });
 
     it("the working copy: entries replaced by type and key, read in byte order, cleared per session", async () => {
       const { store } = await open();
-      await store.insertSession(sessionRecord("s1"));
-      await store.insertSession(sessionRecord("s2"));
+      await store.saveSession(sessionRecord("s1"));
+      await store.saveSession(sessionRecord("s2"));
       await store.putOverlay("s1", [assetEntry("@project/b.md", "b1"), assetEntry("@project/a.md", "a1"), assetEntry("@project/B.md", "B1")], 1);
       await store.putOverlay("s1", [assetEntry("@project/b.md", "b2")], 2);
       await store.putOverlay("s2", [assetEntry("@project/a.md", "other")], 1);
@@ -123,6 +123,16 @@ export function builderStoreContract(harness: StorageHarness): void {
       await store.clearOverlay("s1");
       expect(await store.overlay("s1")).toEqual([]);
       expect(await store.overlay("s2")).toHaveLength(1);
+    });
+
+    it("the working copy: an entry given twice in one write keeps the later one", async () => {
+      const { store } = await open();
+      await store.saveSession(sessionRecord("s1"));
+      await store.putOverlay("s1", [assetEntry("@project/a.md", "first"), assetEntry("@project/b.md", "b"), assetEntry("@project/a.md", "second")], 1);
+      expect((await store.overlay("s1")).map((e) => [e.key, e.value])).toEqual([
+        ["@project/a.md", "second"],
+        ["@project/b.md", "b"],
+      ]);
     });
 
     it("audit events: per session, after an id, limited, in order", async () => {
@@ -145,9 +155,9 @@ export function builderStoreContract(harness: StorageHarness): void {
     it("sessions and audit events pass the redactor; change sets (user documents) are stored as given", async () => {
       const secret = "sk-contract-Builder-9f8e7d6c5b4a";
       const { store } = await open(redactorWith(secret));
-      await store.insertSession(sessionRecord("s1", { contextEnvelope: { targetLabel: `label ${secret}`, targetRevision: null, referencedAssetPaths: [] } }));
+      await store.saveSession(sessionRecord("s1", { contextEnvelope: { targetLabel: `label ${secret}`, targetRevision: null, referencedAssetPaths: [] } }));
       await store.appendAudit("s1", "ai.apply.failed", { cause: `refused ${secret}` });
-      await store.insertChangeSet(changeSetRecord("c1", "s1", 1, { summary: `keeps ${secret}` }));
+      await store.saveChangeSet(changeSetRecord("c1", "s1", 1, { summary: `keeps ${secret}` }));
       expect(JSON.stringify(await store.getSession("s1"))).not.toContain(secret);
       expect(JSON.stringify(await store.listAudit("s1", 0, 10))).not.toContain(secret);
       expect((await store.getChangeSet("c1"))?.summary).toBe(`keeps ${secret}`);
@@ -155,7 +165,7 @@ export function builderStoreContract(harness: StorageHarness): void {
 
     it("a stored record that no longer matches its schema is a StoredRecordInvalidError naming it", async () => {
       const { storage, store } = await open();
-      await store.insertSession(sessionRecord("s1"));
+      await store.saveSession(sessionRecord("s1"));
       await execRaw(storage, {
         sqlite: "UPDATE builder_sessions SET data = '{\"id\":\"s1\"}' WHERE id = 's1'",
         postgres: "UPDATE builder_sessions SET data = '{\"id\":\"s1\"}' WHERE id = 's1'",
@@ -166,12 +176,12 @@ export function builderStoreContract(harness: StorageHarness): void {
 
     it("transaction: the Builder's writes and document writes are stored together, or none of them", async () => {
       const { storage, store } = await open();
-      await store.insertSession(sessionRecord("s1"));
+      await store.saveSession(sessionRecord("s1"));
       await expect(
         store.transaction(async () => {
           await storage.workflows.create(workflow({ id: "notes", name: "Notes", nodes: [] }));
-          await store.updateSession(sessionRecord("s1", { status: "cancelled", updatedAt: 5_000 }));
-          await store.insertChangeSet(changeSetRecord("c1", "s1", 1));
+          await store.saveSession(sessionRecord("s1", { status: "cancelled", updatedAt: 5_000 }));
+          await store.saveChangeSet(changeSetRecord("c1", "s1", 1));
           await store.putOverlay("s1", [assetEntry("@project/a.md", "a")], 5_000);
           await store.appendAudit("s1", "ai.apply.succeeded", {});
           throw new Error("the disk says no");
@@ -185,7 +195,7 @@ export function builderStoreContract(harness: StorageHarness): void {
 
       const answer = await store.transaction(async () => {
         await storage.workflows.create(workflow({ id: "notes", name: "Notes", nodes: [] }));
-        await store.insertChangeSet(changeSetRecord("c1", "s1", 1));
+        await store.saveChangeSet(changeSetRecord("c1", "s1", 1));
         await store.appendAudit("s1", "ai.apply.succeeded", {});
         return "stored";
       });
@@ -197,16 +207,16 @@ export function builderStoreContract(harness: StorageHarness): void {
 
     // One storage: on PostgreSQL its pool gives each transaction a connection of its own. (Two SQLite
     // connections in one process would wait for each other's lock synchronously, blocking the thread.)
-    it("lockSession: concurrent writers of one session take turns (no lost update)", async () => {
+    it("getSession with lock: concurrent writers of one session take turns (no lost update)", async () => {
       const { store } = await open();
-      await store.insertSession(sessionRecord("s1", { updatedAt: 0 }));
+      await store.saveSession(sessionRecord("s1", { updatedAt: 0 }));
       // Each writer reads the session, waits a moment while holding it, and writes it back one higher.
       const bump = (store: BuilderStore) =>
         store.transaction(async () => {
-          const session = await store.lockSession("s1");
+          const session = await store.getSession("s1", "lock");
           if (!session) throw new Error("session missing");
           await Bun.sleep(15);
-          await store.updateSession({ ...session, updatedAt: session.updatedAt + 1 });
+          await store.saveSession({ ...session, updatedAt: session.updatedAt + 1 });
         });
       await Promise.all([1, 2, 3, 4, 5, 6].map(() => bump(store)));
       expect((await store.getSession("s1"))?.updatedAt).toBe(6);

@@ -1,18 +1,11 @@
 import type { ColumnType } from "kysely";
 import { isOpenChangeSet, targetObject, type SessionStatus } from "@weft/types";
 import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
-import { AuditEventTypeSchema, ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
+import { AuditEventSchema, ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import type { Int64Column as Bigint } from "../../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../../storage/document-table.ts";
 import { num } from "../../storage/row-values.ts";
 import { Table, type TableEngine } from "../../storage/table.ts";
-
-export interface SessionFilter {
-  targetType?: string;
-  targetKey?: string;
-  status?: SessionStatus;
-  limit: number;
-}
 
 /** The Builder's tables (builder-migration.ts). */
 interface BuilderTables {
@@ -36,10 +29,6 @@ const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("bui
  * is ordered byte-wise, as SQLite orders it, whatever PostgreSQL's locale.
  */
 export class BuilderStore extends Table<BuilderTables, TableEngine> {
-  private bytewise(column: string) {
-    return byteOrder(this.engine.sql.engine, column);
-  }
-
   /**
    * Runs `work` in the server storage's transaction: every write in it, the Builder's and the documents',
    * is stored, or none. `work` awaits only storage calls (no model or file I/O), and opens no nested transaction.
@@ -48,41 +37,26 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     return this.engine.transaction(work);
   }
 
-  async insertSession(session: SessionRecord): Promise<void> {
+  /** Inserts the session, or replaces the one stored under its id. */
+  async saveSession(session: SessionRecord): Promise<void> {
     const target = targetObject(session.target);
-    const data = this.redact(session);
-    await this.db
-      .insertInto("builder_sessions")
-      .values({ id: session.id, target_type: target.type, target_key: target.id, status: session.status, data, created_at: session.createdAt, updated_at: session.updatedAt })
-      .execute();
-  }
-
-  async updateSession(session: SessionRecord): Promise<void> {
-    const data = this.redact(session);
-    await this.db.updateTable("builder_sessions").set({ status: session.status, data, updated_at: session.updatedAt }).where("id", "=", session.id).execute();
-  }
-
-  getSession(id: string): Promise<SessionRecord | undefined> {
-    return this.readSession(id, false);
+    const row = { id: session.id, target_type: target.type, target_key: target.id, status: session.status, data: this.redact(session), created_at: session.createdAt, updated_at: session.updatedAt };
+    await this.upsertRows("builder_sessions", ["id"], [row], ["created_at"]);
   }
 
   /**
-   * The session, read to be changed: inside `transaction` the session stays locked until it ends, so two writers of
-   * one session (a stage and an apply) take turns. PostgreSQL: FOR UPDATE, the row lock lasting until the surrounding
-   * transaction ends; SQLite's write transactions (BEGIN IMMEDIATE) take turns already.
+   * With `lock`, the session read to be changed: inside `transaction` the session stays locked until it ends, so two
+   * writers of one session (a stage and an apply) take turns. PostgreSQL: FOR UPDATE, the row lock lasting until the
+   * surrounding transaction ends; SQLite's write transactions (BEGIN IMMEDIATE) take turns already.
    */
-  lockSession(id: string): Promise<SessionRecord | undefined> {
-    return this.readSession(id, true);
-  }
-
-  private async readSession(id: string, lock: boolean): Promise<SessionRecord | undefined> {
+  async getSession(id: string, lock?: "lock"): Promise<SessionRecord | undefined> {
     const query = this.db.selectFrom("builder_sessions").select(["id", "data"]).where("id", "=", id);
-    const row = await query.$if(lock && this.engine.sql.engine === "postgres", (q) => q.forUpdate()).executeTakeFirst();
+    const row = await query.$if(lock !== undefined && this.engine.sql.engine === "postgres", (q) => q.forUpdate()).executeTakeFirst();
     return row && sessionOf(row);
   }
 
   /** Newest first (by `updatedAt`). */
-  async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
+  async listSessions(filter: { targetType?: string; targetKey?: string; status?: SessionStatus; limit: number }): Promise<SessionRecord[]> {
     const rows = await this.db
       .selectFrom("builder_sessions")
       .select(["id", "data"])
@@ -91,23 +65,16 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
       .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status as string))
       .orderBy("updated_at", "desc")
       .orderBy("created_at", "desc")
-      .orderBy(this.bytewise("id"))
+      .orderBy(byteOrder(this.engine.sql.engine, "id"))
       .limit(filter.limit)
       .execute();
     return rows.map(sessionOf);
   }
 
-  async insertChangeSet(cs: ChangeSetRecord): Promise<void> {
+  /** Inserts the change set, or replaces the one stored under its id; another id for a session's version is refused. */
+  async saveChangeSet(cs: ChangeSetRecord): Promise<void> {
     const row = { id: cs.id, session_id: cs.sessionId, version: cs.version, status: cs.status, data: JSON.stringify(cs), created_at: cs.createdAt, updated_at: cs.updatedAt };
-    await this.db.insertInto("builder_change_sets").values(row).execute();
-  }
-
-  async updateChangeSet(cs: ChangeSetRecord): Promise<void> {
-    await this.db
-      .updateTable("builder_change_sets")
-      .set({ status: cs.status, data: JSON.stringify(cs), updated_at: cs.updatedAt })
-      .where("id", "=", cs.id)
-      .execute();
+    await this.upsertRows("builder_change_sets", ["id"], [row], ["created_at"]);
   }
 
   async getChangeSet(id: string): Promise<ChangeSetRecord | undefined> {
@@ -115,25 +82,16 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     return row && changeSetOf(row);
   }
 
-  /** By version. */
-  listChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
-    return this.changeSets(sessionId, false);
-  }
-
-  /** Change sets that can still be validated, applied or discarded (see `isOpenChangeSet`). */
-  async openChangeSets(sessionId: string): Promise<ChangeSetRecord[]> {
-    return (await this.changeSets(sessionId, true)).filter(isOpenChangeSet);
-  }
-
-  private async changeSets(sessionId: string, open: boolean): Promise<ChangeSetRecord[]> {
+  /** By version; with `open`, only those that can still be validated, applied or discarded (see `isOpenChangeSet`). */
+  async listChangeSets(sessionId: string, open?: "open"): Promise<ChangeSetRecord[]> {
     const rows = await this.db
       .selectFrom("builder_change_sets")
       .select(["id", "data"])
       .where("session_id", "=", sessionId)
-      .$if(open, (q) => q.where("status", "in", OPEN_STATUSES))
+      .$if(open !== undefined, (q) => q.where("status", "in", OPEN_STATUSES))
       .orderBy("version")
       .execute();
-    return rows.map(changeSetOf);
+    return open ? rows.map(changeSetOf).filter(isOpenChangeSet) : rows.map(changeSetOf);
   }
 
   async nextVersion(sessionId: string): Promise<number> {
@@ -151,21 +109,19 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
       .selectFrom("builder_working_copy")
       .select(["object_type", "object_key", "entry"])
       .where("session_id", "=", sessionId)
-      .orderBy(this.bytewise("object_type"))
-      .orderBy(this.bytewise("object_key"))
+      .orderBy(byteOrder(this.engine.sql.engine, "object_type"))
+      .orderBy(byteOrder(this.engine.sql.engine, "object_key"))
       .execute();
     return rows.map((row) => decodeStoredJson("builder_working_copy record", `${sessionId}/${row.object_type}/${row.object_key}`, row.entry, OverlayEntrySchema));
   }
 
-  /** Inserts or replaces each entry (by type and key). */
+  /** Inserts or replaces each entry (by type and key; of two with the same, the later). */
   async putOverlay(sessionId: string, entries: readonly OverlayEntry[], now: number): Promise<void> {
-    for (const entry of entries) {
-      await this.upsertRows(
-        "builder_working_copy",
-        ["session_id", "object_type", "object_key"],
-        [{ session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }],
-      );
-    }
+    // One INSERT cannot touch a row twice: one row per type and key.
+    const rows = new Map(
+      entries.map((entry) => [`${entry.type}/${entry.key}`, { session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }]),
+    );
+    await this.inChunks([...rows.values()], (chunk) => this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], chunk));
   }
 
   async clearOverlay(sessionId: string): Promise<void> {
@@ -181,18 +137,14 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
 
   /** The session's events after `afterId`, oldest first. */
   async listAudit(sessionId: string, afterId: number, limit: number): Promise<AuditEvent[]> {
-    const rows = await this.db.selectFrom("builder_audit_events").selectAll().where("session_id", "=", sessionId).where("id", ">", afterId).orderBy("id").limit(limit).execute();
-    return rows.map((row) => ({
-      id: num(row.id),
-      sessionId: row.session_id,
-      type: AuditEventTypeSchema.parse(row.type),
-      data: JSON.parse(row.data) as Record<string, unknown>,
-      at: num(row.created_at),
-    }));
+    const rows = await this.db
+      .selectFrom("builder_audit_events")
+      .select(["id", "session_id as sessionId", "type", "data", "created_at as at"])
+      .where("session_id", "=", sessionId)
+      .where("id", ">", afterId)
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => AuditEventSchema.parse({ ...row, id: num(row.id), data: JSON.parse(row.data), at: num(row.at) }));
   }
-}
-
-/** The Builder's store on the server storage's connection: its writes join `Storage.transaction`. */
-export function createBuilderStore(storage: TableEngine): BuilderStore {
-  return new BuilderStore(storage);
 }

@@ -13,7 +13,7 @@ import {
   type WorkflowSummary,
 } from "@weft/types";
 import type { Storage } from "../storage.ts";
-import type { WorkflowRepository } from "../../workflows/workflow-repository.ts";
+import type { WorkflowTable } from "../../workflows/workflow-repository.ts";
 
 /** One empty database of the engine under test. */
 export interface ContractDatabase {
@@ -70,7 +70,7 @@ export function skill(id: string, name: string, extra = 0): Workflow {
 }
 
 /** The workflow list's summaries as computed from the whole stored documents, in the list's order: what `summaries()` must answer. */
-export async function summariesOfWholeDocuments(repo: WorkflowRepository): Promise<WorkflowSummary[]> {
+export async function summariesOfWholeDocuments(repo: WorkflowTable): Promise<WorkflowSummary[]> {
   return (await repo.list()).items.map(({ document: wf, updatedAt }) => ({
     id: wf.id,
     name: wf.name,
