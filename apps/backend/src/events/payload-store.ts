@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
 import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import { createQueryDb } from "../storage/query-db.ts";
-import { ddl } from "../storage/ddl.ts";
+import { ddlStep } from "../storage/ddl.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
@@ -26,12 +26,7 @@ interface PayloadTables {
  * IF NOT EXISTS: a SQLite file of e5dc891 got the table when its first PayloadStore opened, with no version row.
  */
 export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
-  {
-    id: "payloads-001 large values stored once",
-    async up(db, engine) {
-      await ddl(db, engine).run(`CREATE TABLE IF NOT EXISTS payloads (id text ${engine === "sqlite" ? "NOT NULL UNIQUE" : "PRIMARY KEY"}, data text NOT NULL)`);
-    },
-  },
+  ddlStep("payloads-001 large values stored once", ({ pg }) => [`CREATE TABLE IF NOT EXISTS payloads (id text ${pg ? "PRIMARY KEY" : "NOT NULL UNIQUE"}, data text NOT NULL)`]),
 ];
 
 /**
@@ -99,23 +94,28 @@ export class PayloadStore implements PayloadSink {
     const blobs = this.pending;
     this.pending = [];
     try {
-      for (const batch of powerOfTwoChunks(blobs, BATCH)) {
-        const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
-        await this.inserts.run(
-          `${batch.length}`,
-          (slot) =>
-            this.db
-              .insertInto("payloads")
-              .values(rows(slot))
-              .onConflict((oc) => oc.column("id").doNothing()),
-          batch.flatMap((b) => [b.id, b.json]),
-        );
-      }
+      await this.write(blobs);
     } catch (error) {
       this.pending = [...blobs, ...this.pending];
       throw error;
     }
     return blobs;
+  }
+
+  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement. */
+  async write(blobs: readonly PayloadBlob[]): Promise<void> {
+    for (const batch of powerOfTwoChunks(blobs, BATCH)) {
+      const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
+      await this.inserts.run(
+        `${batch.length}`,
+        (slot) =>
+          this.db
+            .insertInto("payloads")
+            .values(rows(slot))
+            .onConflict((oc) => oc.column("id").doNothing()),
+        batch.flatMap((b) => [b.id, b.json]),
+      );
+    }
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */
