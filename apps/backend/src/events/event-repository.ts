@@ -82,3 +82,13 @@ export async function insertChunks<R extends object>(hot: PreparedQueries, engin
   };
   await (chunks.length > 1 ? engine.transaction(all) : all());
 }
+
+/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
+export const ID_LIST_CHUNK = 500;
+
+/** The rows `query` answers for `ids`, asked ID_LIST_CHUNK ids at a time. */
+export async function rowsByIds<R>(ids: readonly string[], query: (chunk: string[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = [];
+  for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) rows.push(...(await query(ids.slice(i, i + ID_LIST_CHUNK))));
+  return rows;
+}

@@ -1,8 +1,7 @@
 import type { Observation } from "@weft/types";
 import { Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { ID_LIST_CHUNK } from "./run-repository.ts";
-import { insertChunks } from "./event-repository.ts";
+import { ID_LIST_CHUNK, insertChunks } from "./event-repository.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {

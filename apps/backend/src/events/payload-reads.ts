@@ -2,7 +2,6 @@ import type { Observation } from "@weft/types";
 import type { JournalStorage } from "./journal-storage.ts";
 import type { EventRepository } from "./event-repository.ts";
 import type { ObservationRepository } from "./observation-repository.ts";
-import type { RunRecord, RunRepository, RunSummary } from "./run-repository.ts";
 import { hydratePayloads, hydratePayloadTexts } from "./payload-refs.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
@@ -10,9 +9,9 @@ import type { PayloadStore } from "./payload-store.ts";
 
 /**
  * The storage as its readers need it when the journal stores large values once (`payload-refs.ts`)
- * and a running run's observations as references to its events (`observation-refs.ts`): events,
- * observations and runs read back whole, so the run debugger, the stream's catch-up and
- * the runs API answer what they always did. Everything else is the storage itself.
+ * and a running run's observations as references to its events (`observation-refs.ts`): events and
+ * observations read back whole (runs are, by RunTable itself), so the run debugger and the stream's
+ * catch-up answer what they always did. Everything else is the storage itself.
  */
 export function withPayloadReads<S extends JournalStorage>(storage: S, payloads: PayloadStore): S {
   const { load } = payloads;
@@ -32,16 +31,7 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
       return hydratePayloads<Observation[]>(filled, load);
     },
   });
-  const runs = override<RunRepository>(storage.runs, {
-    get: async (id) => {
-      const run = await storage.runs.get(id);
-      return run && hydratePayloads<RunRecord>(run, load);
-    },
-    list: async (query) => hydratePayloads<RunSummary[]>(await storage.runs.list(query), load),
-    listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
-    listEnded: async (ids) => hydratePayloads<RunRecord[]>(await storage.runs.listEnded(ids), load),
-  });
-  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations, runs };
+  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations };
   return through(storage, replaced);
 }
 

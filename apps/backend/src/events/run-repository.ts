@@ -4,11 +4,11 @@ import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, typ
 import { num, optionalJson, optionalNum, present } from "../storage/row-values.ts";
 import { slotsOf } from "../storage/prepared-query.ts";
 import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
-import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun, type RunBase } from "./run-workflow-base.ts";
+import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } from "./run-workflow-base.ts";
 import { RunInsertBatch } from "./run-insert-batch.ts";
-import { hydratePayloads, PAYLOAD_REF_KEY } from "./payload-refs.ts";
+import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { insertChunks } from "./event-repository.ts";
+import { insertChunks, rowsByIds } from "./event-repository.ts";
 import { Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
@@ -216,14 +216,14 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
 }
 
 /**
- * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
- * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
+ * Runs, on both engines, read back whole (the journal stores their large values once, `payload-refs.ts`). Lists are
+ * newest first; runs created in the same millisecond keep their insertion order (SQLite's rowid, PostgreSQL's `ord`).
  */
 export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
   /** Bases this process stored outside any transaction (so never rolled back): not written again. */
   private readonly storedBases = new Set<string>();
   /** The payloads table, for the bases pinned snapshots name and the references in an agent's run's snapshot. */
-  private readonly payloads = new PayloadStore(this.engine.sql);
+  private readonly payloads = new PayloadStore(this.engine);
   private readonly inserts = new RunInsertBatch<NewRun>((rows) => this.insert(rows));
 
   async create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void> {
@@ -237,7 +237,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
   /** The runs' rows, all or none, each after its base (a reference is never stored without its text). */
   private async insert(runs: NewRun[]): Promise<void> {
     const outside = !this.engine.inTransaction();
-    const bases = new Map<string, RunBase>();
+    const bases = new Map<string, PayloadBlob>();
     for (const { base } of runs) if (base !== undefined && !this.storedBases.has(base.id)) bases.set(base.id, base);
     if (bases.size > 0) {
       await this.payloads.write([...bases.values()]);
@@ -252,7 +252,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
 
   async get(id: string): Promise<RunRecord | undefined> {
     const [row] = await this.hot.rows("get", (slot) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "=", slot(0)), [id]);
-    return row ? decodeRun(row) : undefined;
+    return row && hydratePayloads(decodeRun(row), this.payloads.load);
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
@@ -279,7 +279,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
       .orderBy(sql`${this.insertionOrder} desc`)
       .limit(query.limit)
       .execute();
-    return rows.map(decodeRunSummary);
+    return hydratePayloads(rows.map(decodeRunSummary), this.payloads.load);
   }
 
   /** Values left out keep what is stored. */
@@ -302,28 +302,21 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
 
   async listUnfinished(): Promise<RunRecord[]> {
     const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("status", "in", ["queued", "running"]).orderBy("created_at").orderBy(this.insertionOrder).execute();
-    return rows.map(decodeRun);
+    return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
 
   async listEnded(ids: readonly string[]): Promise<RunRecord[]> {
-    const out: RunRecord[] = [];
-    for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) {
-      const chunk = ids.slice(i, i + ID_LIST_CHUNK);
-      const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute();
-      for (const row of rows) out.push(decodeRun(row));
-    }
-    return out;
+    const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute());
+    return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
 }
 
 /** A run's row to insert, and the base its snapshot names (`run-workflow-base.ts`), if any. */
 interface NewRun {
   row: RunsTable;
-  base?: RunBase;
+  base?: PayloadBlob;
 }
 
 /** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
 const STORED_BASES = 1024;
-
-/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
-export const ID_LIST_CHUNK = 500;
+export { ID_LIST_CHUNK } from "./event-repository.ts";
