@@ -66,6 +66,6 @@ export async function openAppStorage(options: StorageOptions): Promise<Storage> 
 export async function openProcessStorage(options: Omit<StorageOptions, "migrations"> & { log: Logger }): Promise<{ storage: Storage; payloads: PayloadStore }> {
   ensurePrivateDataDir(options.dataDir, options.log);
   const opened = await openAppStorage({ ...options, migrations: MIGRATIONS });
-  const payloads = new PayloadStore(opened.sql);
+  const payloads = new PayloadStore(opened);
   return { storage: withPayloadReads(opened, payloads), payloads };
 }

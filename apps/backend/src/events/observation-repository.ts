@@ -1,7 +1,7 @@
 import type { Observation } from "@weft/types";
 import { Table } from "../storage/table.ts";
-import { powerOfTwoChunks } from "../storage/prepared-query.ts";
-import { ID_LIST_CHUNK } from "./run-repository.ts";
+import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import { ID_LIST_CHUNK, insertChunks } from "./event-repository.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -15,17 +15,12 @@ export interface ObservationRepository {
   countExecuted(runIds: readonly string[]): Promise<Map<string, number>>;
   /** Inserts or replaces observations by (runId, invocationId). */
   upsert(items: OrderedObservation[]): Promise<void>;
-  /** Replaces every observation of the run with these, in this order. */
-  replaceForRun(runId: string, observations: Observation[]): Promise<void>;
   /**
-   * `replaceForRun` for several runs: one delete and one insert for all (the run writer's flush of the runs that ended);
-   * a run named twice gets its last list.
+   * Replaces every observation of each run with its list, in that order: one delete and one insert for all (the run
+   * writer's flush of the runs that ended); a run named twice gets its last list.
    */
   replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
 }
-
-/** Observations per insert statement (4 values each). */
-const MAX_OBSERVATIONS_PER_INSERT = 1024;
 
 interface ObservationsTable {
   run_id: string;
@@ -54,7 +49,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     return counts;
   }
 
-  /** One statement per MAX_INSERT_ROWS (the run writer flushes hundreds at once); the last copy of an invocation wins. */
+  /** Several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
   async upsert(items: OrderedObservation[]): Promise<void> {
     const latest = new Map<string, ObservationsTable>();
     for (const { ord, observation } of items) {
@@ -63,26 +58,12 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
       latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
       latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
     }
-    const chunks = [...powerOfTwoChunks([...latest.values()], MAX_OBSERVATIONS_PER_INSERT)];
-    const all = async () => {
-      for (const chunk of chunks) {
-        // Built once per chunk size: a run writer's flush on PostgreSQL compiled one per run it ended.
-        await this.hot.run(
-          `upsert:${chunk.length}`,
-          (slot) =>
-            this.db
-              .insertInto("observations")
-              .values(chunk.map((_, n) => ({ run_id: slot(4 * n), invocation_id: slot(4 * n + 1), ord: slot(4 * n + 2), data: slot(4 * n + 3) })))
-              .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") }))),
-          chunk.flatMap((row) => [row.run_id, row.invocation_id, row.ord, row.data]),
-        );
-      }
-    };
-    await (chunks.length > 1 ? this.engine.transaction(all) : all());
-  }
-
-  replaceForRun(runId: string, observations: Observation[]): Promise<void> {
-    return this.replaceForRuns([{ runId, observations }]);
+    await insertChunks(this.hot, this.engine, "upsert", [...latest.values()], (chunk) =>
+      this.db
+        .insertInto("observations")
+        .values(chunk)
+        .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") }))),
+    );
   }
 
   async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
@@ -90,16 +71,8 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     if (last.size === 0) return;
     const write = async () => {
       for (const chunk of powerOfTwoChunks([...last.keys()], ID_LIST_CHUNK)) {
-        await this.hot.run(
-          `deleteRuns:${chunk.length}`,
-          (slot) =>
-            this.db.deleteFrom("observations").where(
-              "run_id",
-              "in",
-              chunk.map((_, i) => slot(i)),
-            ),
-          chunk,
-        );
+        const ids = (slot: SlotOf) => chunk.map((_, i) => slot(i));
+        await this.hot.run(`deleteRuns:${chunk.length}`, (slot) => this.db.deleteFrom("observations").where("run_id", "in", ids(slot)), chunk);
       }
       await this.upsert([...last].flatMap(([runId, observations]) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
     };

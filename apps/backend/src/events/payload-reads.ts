@@ -1,21 +1,17 @@
-import { WorkflowSchema, type Observation } from "@weft/types";
+import type { Observation } from "@weft/types";
 import type { JournalStorage } from "./journal-storage.ts";
 import type { EventRepository } from "./event-repository.ts";
 import type { ObservationRepository } from "./observation-repository.ts";
-import type { RunRecord, RunRepository, RunSummary } from "./run-repository.ts";
-import { hydratePayloads, hydratePayloadTexts, PAYLOAD_REF_KEY } from "./payload-refs.ts";
-import type { SqlHandle } from "../storage/sql-handle.ts";
+import { hydratePayloads, hydratePayloadTexts } from "./payload-refs.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { withEnvelope } from "./event-envelope.ts";
-import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
-import { isPinnedSnapshot, readPinnedSnapshot } from "./run-workflow-base.ts";
 import type { PayloadStore } from "./payload-store.ts";
 
 /**
  * The storage as its readers need it when the journal stores large values once (`payload-refs.ts`)
- * and a running run's observations as references to its events (`observation-refs.ts`): events,
- * observations and runs read back whole, so the run debugger, the stream's catch-up and
- * the runs API answer what they always did. Everything else is the storage itself.
+ * and a running run's observations as references to its events (`observation-refs.ts`): events and
+ * observations read back whole (runs are, by RunTable itself), so the run debugger and the stream's
+ * catch-up answer what they always did. Everything else is the storage itself.
  */
 export function withPayloadReads<S extends JournalStorage>(storage: S, payloads: PayloadStore): S {
   const { load } = payloads;
@@ -35,47 +31,11 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
       return hydratePayloads<Observation[]>(filled, load);
     },
   });
-  const runs = override<RunRepository>(storage.runs, {
-    get: async (id) => {
-      const run = await storage.runs.get(id);
-      return run && hydratePayloads<RunRecord>(run, load);
-    },
-    list: async (query) => hydratePayloads<RunSummary[]>(await storage.runs.list(query), load),
-    listUnfinished: async () => hydratePayloads<RunRecord[]>(await storage.runs.listUnfinished(), load),
-    listEnded: async (ids) => hydratePayloads<RunRecord[]>(await storage.runs.listEnded(ids), load),
-    getWorkflow: async (id) => {
-      // The snapshot may be a reference (an agent's run): read the column as stored, resolve it, then check it.
-      const text = await storedRunWorkflow(storage.sql, id);
-      if (text === undefined) return undefined;
-      // Read once: the column as read here is the snapshot (asking the repository would read it again).
-      if (isPinnedSnapshot(text)) return readPinnedSnapshot(text, load);
-      if (!text.includes(PAYLOAD_REF_KEY)) return parseRunWorkflow(text);
-      return WorkflowSchema.parse(await hydratePayloads(JSON.parse(text) as unknown, load));
-    },
-  });
-  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations, runs };
+  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations };
   return through(storage, replaced);
 }
 
 const EVENT_PAGE = 2000;
-
-/** A run's workflow column as stored (undefined without the run). */
-async function storedRunWorkflow(sql: SqlHandle, runId: string): Promise<string | undefined> {
-  switch (sql.engine) {
-    case "sqlite": {
-      const { db } = sql;
-      return (await sql.gate(() => db.query<{ workflow: string }, [string]>("SELECT workflow FROM runs WHERE id = ?").get(runId)))?.workflow;
-    }
-    case "postgres": {
-      const [row] = (await sql.current()`SELECT workflow FROM runs WHERE id = ${runId}`) as Array<{ workflow: string }>;
-      return row?.workflow;
-    }
-    default: {
-      const never: never = sql;
-      return never;
-    }
-  }
-}
 
 /** Every stored event text of a stream, in order (references left for the caller to resolve). */
 async function allEventTexts(events: EventRepository, streamId: string): Promise<string[]> {

@@ -37,7 +37,7 @@ describe("large values stored once", () => {
   it("stores a step's prompt and history once across events, observations and the run, and readers get every record as it was sent", async () => {
     const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
+    const payloads = new PayloadStore(raw);
     const storage = withPayloadReads(raw, payloads);
     const hub = new EventHub();
     const live: string[] = [];
@@ -82,7 +82,7 @@ describe("large values stored once", () => {
   it("reads the observation stubs earlier versions stored for a running run, filled from its events", async () => {
     const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
+    const payloads = new PayloadStore(raw);
     const storage = withPayloadReads(raw, payloads);
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     const observed = step(journal, "r1", history(3));
@@ -97,7 +97,7 @@ describe("large values stored once", () => {
     redactor.set("k", "api key", ["sk-secret-123456"]);
     const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
     opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
+    const payloads = new PayloadStore(raw);
     const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     step(journal, "r1", [{ role: "user", content: `my key is sk-secret-123456 ${"x".repeat(400)}` }]);
     await journal.flush();
@@ -136,7 +136,7 @@ describe("values handed over again", () => {
     const redactor = new SecretRedactor();
     const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
     opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
+    const payloads = new PayloadStore(raw);
     const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     const messages = [{ role: "user", content: `my key is sk-later-123456 ${"x".repeat(400)}` }];
     step(journal, "r1", messages);

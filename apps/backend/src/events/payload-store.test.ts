@@ -14,7 +14,7 @@ function payloadStoreContract(harness: StorageHarness): void {
 
     it("stores each text once, inside the caller's transaction, and loads any number by id", async () => {
       const storage = await fresh();
-      const store = new PayloadStore(storage.sql);
+      const store = new PayloadStore(storage);
       const texts = Array.from({ length: 1200 }, (_, i) => JSON.stringify(`text ${i}`));
       const ids = texts.map((t) => store.put(t));
       expect(store.put(texts[0]!)).toBe(ids[0]);
@@ -32,7 +32,7 @@ function payloadStoreContract(harness: StorageHarness): void {
       }
       await store.flush();
       // A second process stores what it puts under its own ids: the first one's read as they were.
-      const again = new PayloadStore(storage.sql);
+      const again = new PayloadStore(storage);
       texts.forEach((t) => again.put(t));
       await again.flush();
       const loaded = await store.load([...ids, "unknown-id"]);
@@ -56,7 +56,7 @@ function payloadStoreContract(harness: StorageHarness): void {
 
     it("makes ids in the order texts come, so each new text goes to the end of the id index", async () => {
       const storage = await fresh();
-      const store = new PayloadStore(storage.sql);
+      const store = new PayloadStore(storage);
       const ids: string[] = [];
       for (let i = 0; i < 40; i++) {
         ids.push(store.put(JSON.stringify(`text ${i}`)));
@@ -70,7 +70,7 @@ function payloadStoreContract(harness: StorageHarness): void {
 
     it("gives a journal's events back as they were sent: a long history in runs, a prompt in pieces, the envelope's defaults", async () => {
       const raw = await fresh();
-      const payloads = new PayloadStore(raw.sql);
+      const payloads = new PayloadStore(raw);
       const storage = withPayloadReads(raw, payloads);
       const hub = new EventHub();
       const live: string[] = [];

@@ -1,9 +1,8 @@
-import type { Kysely } from "kysely";
 import type { Migration } from "../storage/migrations.ts";
-import { PreparedQueries, powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { createQueryDb } from "../storage/query-db.ts";
-import { ddl } from "../storage/ddl.ts";
-import type { SqlHandle } from "../storage/sql-handle.ts";
+import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import { Table, type TableEngine } from "../storage/table.ts";
+import { ddlStep } from "../storage/ddl.ts";
+import { rowsByIds } from "./event-repository.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
 /** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
@@ -13,7 +12,7 @@ const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
-/** Ids per read and rows per insert: far below either engine's limit of parameters per statement. */
+/** Rows per insert: far below either engine's limit of parameters per statement. */
 const BATCH = 500;
 
 interface PayloadTables {
@@ -26,12 +25,7 @@ interface PayloadTables {
  * IF NOT EXISTS: a SQLite file of e5dc891 got the table when its first PayloadStore opened, with no version row.
  */
 export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
-  {
-    id: "payloads-001 large values stored once",
-    async up(db, engine) {
-      await ddl(db, engine).run(`CREATE TABLE IF NOT EXISTS payloads (id text ${engine === "sqlite" ? "NOT NULL UNIQUE" : "PRIMARY KEY"}, data text NOT NULL)`);
-    },
-  },
+  ddlStep("payloads-001 large values stored once", ({ pg }) => [`CREATE TABLE IF NOT EXISTS payloads (id text ${pg ? "PRIMARY KEY" : "NOT NULL UNIQUE"}, data text NOT NULL)`]),
 ];
 
 /**
@@ -41,19 +35,11 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
  * batch), or outside one (500 rows a statement): a crash in between leaves an unreferenced text, never a reference
  * without its text.
  */
-export class PayloadStore implements PayloadSink {
+export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
   private pending: PayloadBlob[] = [];
   private readonly known = new Set<string>();
   private readonly ids = new Map<string, string>();
   private idChars = 0;
-  private readonly db: Kysely<PayloadTables>;
-  /** The journal's writes (a hot path), built once per number of rows. */
-  private readonly inserts: PreparedQueries;
-
-  constructor(sql: SqlHandle) {
-    this.db = createQueryDb<PayloadTables>(sql);
-    this.inserts = new PreparedQueries(sql);
-  }
 
   put(json: string): string {
     const id = this.idOf(json);
@@ -99,23 +85,28 @@ export class PayloadStore implements PayloadSink {
     const blobs = this.pending;
     this.pending = [];
     try {
-      for (const batch of powerOfTwoChunks(blobs, BATCH)) {
-        const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
-        await this.inserts.run(
-          `${batch.length}`,
-          (slot) =>
-            this.db
-              .insertInto("payloads")
-              .values(rows(slot))
-              .onConflict((oc) => oc.column("id").doNothing()),
-          batch.flatMap((b) => [b.id, b.json]),
-        );
-      }
+      await this.write(blobs);
     } catch (error) {
       this.pending = [...blobs, ...this.pending];
       throw error;
     }
     return blobs;
+  }
+
+  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement. */
+  async write(blobs: readonly PayloadBlob[]): Promise<void> {
+    for (const batch of powerOfTwoChunks(blobs, BATCH)) {
+      const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
+      await this.hot.run(
+        `${batch.length}`,
+        (slot) =>
+          this.db
+            .insertInto("payloads")
+            .values(rows(slot))
+            .onConflict((oc) => oc.column("id").doNothing()),
+        batch.flatMap((b) => [b.id, b.json]),
+      );
+    }
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */
@@ -124,15 +115,7 @@ export class PayloadStore implements PayloadSink {
   }
 
   readonly load: PayloadLoader = async (ids) => {
-    const out = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += BATCH) {
-      const rows = await this.db
-        .selectFrom("payloads")
-        .select(["id", "data"])
-        .where("id", "in", ids.slice(i, i + BATCH))
-        .execute();
-      for (const row of rows) out.set(row.id, row.data);
-    }
-    return out;
+    const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("payloads").select(["id", "data"]).where("id", "in", chunk).execute());
+    return new Map(rows.map((row) => [row.id, row.data]));
   };
 }

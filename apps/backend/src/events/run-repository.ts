@@ -1,12 +1,14 @@
 import { sql } from "kysely";
 import { z } from "zod";
-import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
+import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalJson, optionalNum, present } from "../storage/row-values.ts";
-import { powerOfTwoChunks, slotsOf, type SlotOf } from "../storage/prepared-query.ts";
+import { slotsOf } from "../storage/prepared-query.ts";
 import { parseRunWorkflow } from "./run-workflow-snapshot.ts";
-import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun, type RunBase } from "./run-workflow-base.ts";
+import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } from "./run-workflow-base.ts";
 import { RunInsertBatch } from "./run-insert-batch.ts";
-import type { PayloadLoader } from "./payload-refs.ts";
+import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
+import { PayloadStore } from "./payload-store.ts";
+import { insertChunks, rowsByIds } from "./event-repository.ts";
 import { Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
@@ -60,7 +62,7 @@ export type RunSummary = Omit<RunRecord, "inputs" | "outputs">;
 export const SUMMARY_ERROR_CHARS = 1000;
 
 /** A change to a stored run: a status transition with what it brings. */
-export interface RunUpdate {
+export type RunUpdate = {
   id: string;
   status: RunStatus;
   startedAt?: number;
@@ -68,7 +70,7 @@ export interface RunUpdate {
   durationMs?: number;
   outputs?: Record<string, unknown>;
   error?: NodeError;
-}
+};
 
 export interface RunListQuery {
   workflowId?: string;
@@ -160,7 +162,7 @@ function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
 
 const StoredFork = z.object({ forkOf: z.object({ runId: z.string(), nodeId: z.string() }), changes: ForkChangesSchema });
 
-export function decodeRun(row: RunRow): RunRecord {
+function decodeRun(row: RunRow): RunRecord {
   const fork = StoredFork.optional().parse(optionalJson(row.fork));
   return {
     id: row.id,
@@ -214,12 +216,14 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
 }
 
 /**
- * Runs, on both engines. Lists are newest first; runs created in the same millisecond keep their
- * insertion order (SQLite's rowid, PostgreSQL's `ord` identity).
+ * Runs, on both engines, read back whole (the journal stores their large values once, `payload-refs.ts`). Lists are
+ * newest first; runs created in the same millisecond keep their insertion order (SQLite's rowid, PostgreSQL's `ord`).
  */
-export class RunTable extends Table<{ runs: RunsTable; payloads: { id: string; data: string } }> implements RunRepository {
+export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
   /** Bases this process stored outside any transaction (so never rolled back): not written again. */
   private readonly storedBases = new Set<string>();
+  /** The payloads table, for the bases pinned snapshots name and the references in an agent's run's snapshot. */
+  private readonly payloads = new PayloadStore(this.engine);
   private readonly inserts = new RunInsertBatch<NewRun>((rows) => this.insert(rows));
 
   async create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void> {
@@ -233,54 +237,32 @@ export class RunTable extends Table<{ runs: RunsTable; payloads: { id: string; d
   /** The runs' rows, all or none, each after its base (a reference is never stored without its text). */
   private async insert(runs: NewRun[]): Promise<void> {
     const outside = !this.engine.inTransaction();
-    const bases = new Map<string, string>();
-    for (const { base } of runs) if (base !== undefined && !this.storedBases.has(base.id)) bases.set(base.id, base.json);
+    const bases = new Map<string, PayloadBlob>();
+    for (const { base } of runs) if (base !== undefined && !this.storedBases.has(base.id)) bases.set(base.id, base);
     if (bases.size > 0) {
-      const ids = [...bases.keys()];
-      await this.hot.run(
-        `bases:${ids.length}`,
-        (slot) =>
-          this.db
-            .insertInto("payloads")
-            .values(ids.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) })))
-            .onConflict((oc) => oc.column("id").doNothing()),
-        ids.flatMap((id) => [id, bases.get(id)]),
-      );
+      await this.payloads.write([...bases.values()]);
       if (outside) {
         if (this.storedBases.size >= STORED_BASES) this.storedBases.clear();
-        for (const id of ids) this.storedBases.add(id);
+        for (const id of bases.keys()) this.storedBases.add(id);
       }
     }
-    const chunks = [...powerOfTwoChunks(runs, MAX_RUNS_PER_INSERT)];
-    const all = async () => {
-      for (const chunk of chunks) {
-        const width = Object.keys(chunk[0].row).length;
-        await this.hot.run(
-          `create:${chunk.length}`,
-          (slot) => this.db.insertInto("runs").values(chunk.map(({ row }, n) => slotsOf(((i: number) => slot(n * width + i)) as SlotOf, row))),
-          chunk.flatMap(({ row }) => Object.values(row)),
-        );
-      }
-    };
-    await (chunks.length > 1 ? this.engine.transaction(all) : all());
+    const rows = runs.map(({ row }) => row);
+    await insertChunks(this.hot, this.engine, "create", rows, (chunk) => this.db.insertInto("runs").values(chunk));
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
     const [row] = await this.hot.rows("get", (slot) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "=", slot(0)), [id]);
-    return row ? decodeRun(row) : undefined;
+    return row && hydratePayloads(decodeRun(row), this.payloads.load);
   }
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
     const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
     const text = row?.workflow ?? "null";
-    return isPinnedSnapshot(text) ? readPinnedSnapshot(text, this.loadPayloads) : parseRunWorkflow(text);
+    if (isPinnedSnapshot(text)) return readPinnedSnapshot(text, this.payloads.load);
+    // An agent's run's snapshot may hold references to large values (`payload-refs.ts`).
+    if (!text.includes(PAYLOAD_REF_KEY)) return parseRunWorkflow(text);
+    return WorkflowSchema.parse(await hydratePayloads(JSON.parse(text) as unknown, this.payloads.load));
   }
-
-  /** Payload texts by id (a pinned snapshot's base), for readers without the payload store (`withPayloadReads` has its own). */
-  private readonly loadPayloads: PayloadLoader = async (ids) => {
-    const rows = await this.db.selectFrom("payloads").select(["id", "data"]).where("id", "in", ids).execute();
-    return new Map(rows.map((r) => [r.id, r.data]));
-  };
 
   private get insertionOrder() {
     return this.engine.sql.engine === "sqlite" ? sql`rowid` : sql`ord`;
@@ -297,7 +279,7 @@ export class RunTable extends Table<{ runs: RunsTable; payloads: { id: string; d
       .orderBy(sql`${this.insertionOrder} desc`)
       .limit(query.limit)
       .execute();
-    return rows.map(decodeRunSummary);
+    return hydratePayloads(rows.map(decodeRunSummary), this.payloads.load);
   }
 
   /** Values left out keep what is stored. */
@@ -320,30 +302,21 @@ export class RunTable extends Table<{ runs: RunsTable; payloads: { id: string; d
 
   async listUnfinished(): Promise<RunRecord[]> {
     const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("status", "in", ["queued", "running"]).orderBy("created_at").orderBy(this.insertionOrder).execute();
-    return rows.map(decodeRun);
+    return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
 
   async listEnded(ids: readonly string[]): Promise<RunRecord[]> {
-    const out: RunRecord[] = [];
-    for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) {
-      const chunk = ids.slice(i, i + ID_LIST_CHUNK);
-      const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute();
-      for (const row of rows) out.push(decodeRun(row));
-    }
-    return out;
+    const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute());
+    return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
 }
 
 /** A run's row to insert, and the base its snapshot names (`run-workflow-base.ts`), if any. */
 interface NewRun {
   row: RunsTable;
-  base?: RunBase;
+  base?: PayloadBlob;
 }
 
-/** Runs per insert statement (18 values each). */
-const MAX_RUNS_PER_INSERT = 128;
 /** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
 const STORED_BASES = 1024;
-
-/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
-export const ID_LIST_CHUNK = 500;
+export { ID_LIST_CHUNK } from "./event-repository.ts";

@@ -1,7 +1,7 @@
 import { freezeWorkflow, pinOutputs } from "@weft/agent-runtime";
 import { WorkflowSchema, type Workflow } from "@weft/types";
 import { z } from "zod";
-import { PAYLOAD_REF_KEY, payloadId, type PayloadLoader } from "./payload-refs.ts";
+import { PAYLOAD_REF_KEY, payloadId, type PayloadBlob, type PayloadLoader } from "./payload-refs.ts";
 
 /**
  * A trigger's run (a webhook request, a schedule tick) runs a kept, frozen workflow with the request pinned on one
@@ -9,19 +9,13 @@ import { PAYLOAD_REF_KEY, payloadId, type PayloadLoader } from "./payload-refs.t
  * then `{"$weftRunBase": {"$weftPayload": "<id>"}, "pins": {nodeId, outputs}}`: the workflow's text is stored once in
  * `payloads` under its content id (the retention sweep sees the reference, so it outlives the workflow's deletion and
  * its versions' pruning), and each run adds only its request. Read back, the base is parsed and checked once per
- * process (`RunWorkflowBases`) and frozen, so the engine compiles its graph once: a queue worker otherwise parsed,
+ * process (`readPinnedSnapshot`) and frozen, so the engine compiles its graph once: a queue worker otherwise parsed,
  * checked and compiled the whole workflow for every request.
  */
-export const RUN_BASE_KEY = "$weftRunBase";
+const RUN_BASE_KEY = "$weftRunBase";
 
 /** Where such a snapshot starts (JSON.stringify puts the key first): told from any other snapshot without parsing it. */
 const BASE_PREFIX = `{"${RUN_BASE_KEY}":`;
-
-/** A base workflow's text, and its id in `payloads` (its content id: the same text has the same id in every process). */
-export interface RunBase {
-  id: string;
-  json: string;
-}
 
 const StoredPins = z.object({
   [RUN_BASE_KEY]: z.object({ [PAYLOAD_REF_KEY]: z.string() }),
@@ -29,7 +23,7 @@ const StoredPins = z.object({
 });
 
 /** Bases' texts by the frozen workflow they were made from (it never changes): each kept revision is serialized once per process. */
-const baseTexts = new WeakMap<Workflow, RunBase>();
+const baseTexts = new WeakMap<Workflow, PayloadBlob>();
 
 /** A run's workflow given as a frozen workflow (`freezeWorkflow`: one kept revision) and the outputs pinned on one node. */
 export interface PinnedRun {
@@ -38,8 +32,8 @@ export interface PinnedRun {
   outputs: Record<string, unknown>;
 }
 
-/** The stored snapshot of a `PinnedRun`: the column's text and the base to store (before the run's row) in `payloads`. */
-export function pinnedSnapshot(run: PinnedRun): { column: string; base: RunBase } {
+/** The stored snapshot of a `PinnedRun`: the column's text and the base to store (before the run's row) in `payloads`, under its content id. */
+export function pinnedSnapshot(run: PinnedRun): { column: string; base: PayloadBlob } {
   let base = baseTexts.get(run.base);
   if (base === undefined) {
     const json = JSON.stringify(run.base);

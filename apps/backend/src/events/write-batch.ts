@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Observation, SecretRedactor, Workflow } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
+import { present } from "../storage/row-values.ts";
 import { runRow, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
 import type { ObservationRepository, OrderedObservation } from "./observation-repository.ts";
 import type { EventRepository, StoredEvent } from "./event-repository.ts";
@@ -42,16 +43,7 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
 /** One update per run, in the order runs first appear: a later update's values over an earlier one's (what applying them in turn stores). */
 export function mergedUpdates(updates: readonly RunUpdate[]): RunUpdate[] {
   const byRun = new Map<string, RunUpdate>();
-  for (const update of updates) {
-    const earlier = byRun.get(update.id);
-    if (earlier === undefined) {
-      byRun.set(update.id, update);
-      continue;
-    }
-    const merged: RunUpdate = { ...earlier };
-    for (const [key, value] of Object.entries(update)) if (value !== undefined) Object.assign(merged, { [key]: value });
-    byRun.set(update.id, merged);
-  }
+  for (const update of updates) byRun.set(update.id, { ...byRun.get(update.id), ...present(update), id: update.id, status: update.status });
   return [...byRun.values()];
 }
 

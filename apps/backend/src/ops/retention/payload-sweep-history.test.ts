@@ -19,7 +19,7 @@ describe("the retention sweep", () => {
   it("keeps every run of a stored history: after a sweep, the events read back whole", async () => {
     const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
     opened.push(raw);
-    const payloads = new PayloadStore(raw.sql);
+    const payloads = new PayloadStore(raw);
     const storage = withPayloadReads(raw, payloads);
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     step(journal, "r1", history(60));

@@ -120,7 +120,7 @@ export function runsContract(harness: StorageHarness): void {
         ["second", "completed", 2.5],
       ]);
       expect(listed[0]).toEqual(observation("r", "first", { status: "completed", durationMs: 9 }));
-      await storage.observations.replaceForRun("r", [observation("ignored-run-id", "z"), observation("r", "y")]);
+      await storage.observations.replaceForRuns([{ runId: "r", observations: [observation("ignored-run-id", "z"), observation("r", "y")] }]);
       expect((await storage.observations.listByRun("r")).map((o) => [o.runId, o.invocationId])).toEqual([
         ["r", "z"],
         ["r", "y"],
