@@ -220,16 +220,20 @@ export function linkEdges(b: GraphBuild): void {
   const edgeMulti = new Uint8Array(m);
   const inCount = new Int32Array(n + 1);
   const outCount = new Int32Array(n + 1);
-  // The ends of the edge before: where this edge's ends are looked for first (`IdIndex.near`).
+  // The ends of the edge before, and of the one before that: where this edge's ends are looked for first (`IdIndex.near`).
   let lastS = 0;
   let lastT = 0;
+  let prevS = 0;
+  let prevT = 0;
   for (let k = 0; k < m; k++) {
     const edge = edges[k];
-    const s = indexOf.near(edge.source, lastS, lastT);
-    const t = indexOf.near(edge.target, lastT, lastS);
+    const s = indexOf.near(edge.source, lastS, lastT, prevS);
+    const t = indexOf.near(edge.target, lastT, lastS, prevT);
     if (s === undefined && !malformedNodeIds?.has(edge.source)) issues.push(danglingEdge(edge, "source"));
     if (t === undefined && !malformedNodeIds?.has(edge.target)) issues.push(danglingEdge(edge, "target"));
     if (s === undefined || t === undefined) continue;
+    prevS = lastS;
+    prevT = lastT;
     lastS = s;
     lastT = t;
     edgeSrc[k] = s;

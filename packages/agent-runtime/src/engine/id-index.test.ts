@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { IdIndex } from "./id-index.ts";
 
 function indexOf(ids: string[]): { index: IdIndex; added: boolean[] } {
@@ -52,11 +52,24 @@ describe("IdIndex", () => {
     expect(index.near(undefined as unknown as string, 999, 0)).toBeUndefined();
   });
 
+  it("finds a fan's hub and spokes beside the ends of the edge before the last without probing the table", () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+    const { index } = indexOf(ids);
+    const probe = vi.spyOn(index, "get");
+    // Edges n0→n7, n7→n999, n0→n8: the third's source is the first's, two edges back.
+    expect(index.near("n0", 7, 999, 0)).toBe(0);
+    expect(index.near("n999", 8, 0, 999)).toBe(999);
+    expect(probe).not.toHaveBeenCalled();
+    expect(index.near("n500", 7, 999, 0)).toBe(500);
+    expect(probe).toHaveBeenCalledTimes(1);
+  });
+
   it("gives a repeated id's first index even when its repeat sits at the index it is given", () => {
     const { index } = indexOf(["a", "b", "a", "c"]);
     expect(index.near("a", 2, 3)).toBe(0);
     expect(index.near("a", 1, 1)).toBe(0);
     expect(index.near("c", 2, 2)).toBe(3);
+    expect(index.near("a", 3, 3, 2)).toBe(0);
   });
 
   it("answers for ids that are not strings as a Map would (a malformed workflow is still reported)", () => {

@@ -58,11 +58,12 @@ export class IdIndex {
   }
 
   /**
-   * `get`, first trying indexes `a` and `b` and the ones after them: an edge mostly names nodes beside those the edge
-   * before it named (a chain's next node, a fan's hub), and comparing an id or two costs less than a probe into a table
-   * that no longer fits the CPU's cache (at 100,000 ids, a probe cost more than the rest of linking an edge).
+   * `get`, first trying indexes `a` and `b` and the ones after them, then `c`: an edge mostly names nodes beside those the
+   * edge before it named (a chain's next node), or one the edge before that named (a fan's edges alternate between the hub
+   * and the spoke), and comparing an id or two costs less than a probe into a table that no longer fits the CPU's cache
+   * (at 100,000 ids, a probe cost more than the rest of linking an edge).
    */
-  near(id: string, a: number, b: number): number | undefined {
+  near(id: string, a: number, b: number, c = a): number | undefined {
     if (!this.repeated && typeof id === "string") {
       const ids = this.ids;
       const last = ids.length - 1;
@@ -70,6 +71,7 @@ export class IdIndex {
       if (ids[b] === id) return b;
       if (a < last && ids[a + 1] === id) return a + 1;
       if (b < last && ids[b + 1] === id) return b + 1;
+      if (ids[c] === id) return c;
     }
     return this.get(id);
   }
