@@ -11,6 +11,8 @@ import { useWeft } from "./support/weft.ts";
  */
 const weft = useWeft({}, async () => {
   await weft.createWorkflow(grid("big", 1000));
+  // The same grid, its first row (40 nodes, 12,700 wide: far wider than the screen) in a frame.
+  await weft.createWorkflow({ ...grid("framed", 1000), annotations: [{ id: "row", kind: "frame", position: { x: -20, y: -20 }, size: { width: 13_000, height: 200 }, text: "Row" }] });
 });
 
 const COLUMNS = 40;
@@ -30,10 +32,10 @@ function grid(id: string, count: number): WorkflowInput {
 }
 
 /** Opens the graph by its link, at its opening view (a large graph: its top-left corner, only that rendered). */
-async function openBig(page: Page) {
+async function openBig(page: Page, id = "big") {
   // From elsewhere: a link to the page already shown would only change its hash.
   await page.goto("about:blank");
-  await page.goto(`${weft.url}/#/workflows/big`);
+  await page.goto(`${weft.url}/#/workflows/${id}`);
   await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(0);
   expect(await page.locator(".vue-flow__node-weft").count()).toBeLessThan(100);
 }
@@ -73,6 +75,27 @@ describe("a large graph's nodes off screen", () => {
     await page.locator(".workflow-settings .issues").getByRole("button", { name: "Jump to node" }).first().click();
     await poll(() => inView(page, FAR)).toBe(true);
     await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
+  });
+
+  it("move with a frame dragged by its title, as the nodes on screen do", async () => {
+    const { page } = weft;
+    await openBig(page, "framed");
+    const title = (await page.locator(".frame-title").boundingBox())!;
+    // Its left padding: the name field (not a grip) starts past it.
+    const from = { x: title.x + 3, y: title.y + title.height / 2 };
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(from.x + 8 * i, from.y + 8 * i);
+    await page.mouse.up();
+    await page.keyboard.press("Control+s");
+    const moved = async () => {
+      const stored = await weft.storedWorkflow("framed");
+      const at = (id: string) => stored.nodes.find((n) => n.id === id)!.position;
+      return { near: at("n0").x, far: at("n39").x - 39 * 320 };
+    };
+    await poll(async () => (await moved()).near, { timeout: 15_000 }).toBeGreaterThan(40);
+    const { near, far } = await moved();
+    expect(far).toBe(near);
   });
 
   it("are selected by Select everything: Delete then removes all 1,000, and the save stores none", async () => {

@@ -20,6 +20,8 @@ export interface CanvasContext {
   issues: ComputedRef<Map<string, ValidationIssue[]>>;
   /** A node's size as Vue Flow last measured it, also after a large graph's culling took it from Vue Flow (the editor's canvas; the minimap reads it). */
   measured?: (id: string) => Size | undefined;
+  /** Hands these workflow nodes to Vue Flow now, wherever they are (a large graph's culling holds only those near the view). */
+  hold?: (ids: Iterable<string>) => void;
 }
 
 const KEY: InjectionKey<CanvasContext> = Symbol("weft-canvas");

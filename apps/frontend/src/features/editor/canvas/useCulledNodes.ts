@@ -5,6 +5,8 @@ import type { Size } from "../../../shared/graph/node-size.ts";
 import { cullArea, nodesToShow, sameSet } from "./culling.ts";
 import { LARGE_GRAPH, type Viewport } from "./viewport.ts";
 
+const viewKey = (v: Viewport, screen: Size) => `${v.x},${v.y},${v.zoom},${screen.width},${screen.height}`;
+
 /**
  * A large graph's own culling: Vue Flow gets only the nodes near the screen (culling.ts), since it
  * keeps every node it holds as a reactive object it sets up, looks up, measures and watches, though it
@@ -21,6 +23,8 @@ export function useCulledNodes(flow: VueFlowStore, doc: ComputedRef<Workflow>, e
   /** Nodes to hand Vue Flow whatever the view (shown, or about to be selected): until the selection holds them. */
   const pins = new Set<string>();
   let shown: Set<string> | null = null;
+  /** The view the set was last worked out for: the view settling where the canvas opened changes nothing. */
+  let lastView = "";
   let dragging = false;
   let paused = false;
   let frame = 0;
@@ -42,6 +46,7 @@ export function useCulledNodes(flow: VueFlowStore, doc: ComputedRef<Workflow>, e
       shown = null;
       return changed;
     }
+    lastView = viewKey(viewport, screen);
     // Before the canvas is measured (set up, not mounted) nothing is near the screen.
     const next = screen.width > 0 ? nodesToShow(doc.value, cullArea(viewport, screen), sizeOf, pinned()) : new Set<string>();
     if (shown && sameSet(shown, next)) return false;
@@ -55,7 +60,11 @@ export function useCulledNodes(flow: VueFlowStore, doc: ComputedRef<Workflow>, e
 
   // The view moves: once a frame at most, and never under a drag (handing nodes over resets their positions to the document's).
   const schedule = () => {
-    if (!frame && !paused) frame = requestAnimationFrame(() => ((frame = 0), dragging ? undefined : update()));
+    if (frame || paused) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      if (!dragging && viewKey(flow.viewport.value, flow.dimensions.value) !== lastView) update();
+    });
   };
   watch([flow.viewport, flow.dimensions], schedule);
   flow.onNodeDragStart(() => (dragging = true));
