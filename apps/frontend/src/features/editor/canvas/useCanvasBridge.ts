@@ -3,6 +3,7 @@ import type { GraphNode, VueFlowStore } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
 import { fittingViewport, framingViewport, LARGE_GRAPH } from "./viewport.ts";
 import { minimapCover } from "./minimap.ts";
+import type { useCulledNodes } from "./useCulledNodes.ts";
 import { keepInView } from "../core/placement.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
@@ -15,6 +16,8 @@ export interface CanvasBridgeOptions {
   minZoom: number;
   /** Moves the keyboard focus to a node (from `useCanvasKeyboard`). */
   focusNode(id: string): void;
+  /** Which nodes Vue Flow holds: a node is handed to it before it is selected or shown. */
+  culled: Pick<ReturnType<typeof useCulledNodes>, "pin" | "measured">;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface CanvasBridgeOptions {
  * whenever its tab becomes the active one, and withdraws it when the canvas goes away. Returns the
  * fit the canvas also uses when it opens.
  */
-export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode }: CanvasBridgeOptions): { fit(duration: number): void } {
+export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode, culled }: CanvasBridgeOptions): { fit(duration: number): void } {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
 
@@ -50,6 +53,7 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
     ui.attachCanvas({
       focusNode,
       showNode: (id) => {
+        culled.pin([id]);
         void flow.fitView({ nodes: [id], padding: 0.4, minZoom, maxZoom: 1, duration: 150 });
         flow.removeSelectedElements();
         const node = flow.findNode(id);
@@ -73,13 +77,17 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
       toScreen: (p) => flow.flowToScreenCoordinate(p),
       sizeOf: (id) => {
         const d = flow.findNode(id)?.dimensions;
-        return d && d.width > 0 ? { width: d.width, height: d.height } : undefined;
+        return d && d.width > 0 ? { width: d.width, height: d.height } : culled.measured(id);
       },
       select: (ids) => {
+        culled.pin(ids);
         flow.removeSelectedElements();
         flow.addSelectedNodes(ids.map((id) => flow.findNode(id)).filter((n): n is GraphNode => !!n));
       },
-      selectAll: () => flow.addSelectedNodes(flow.nodes.value),
+      selectAll: () => {
+        culled.pin(doc.value.nodes.map((n) => n.id));
+        flow.addSelectedNodes(flow.nodes.value);
+      },
       clearSelection: () => flow.removeSelectedElements(),
     });
   }

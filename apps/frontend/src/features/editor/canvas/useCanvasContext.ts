@@ -1,6 +1,7 @@
 import { computed, inject, provide, type ComputedRef, type InjectionKey } from "vue";
 import type { NodeSpec, ValidationIssue, Workflow, WorkflowEdge } from "@weft/types";
 import type { RunView } from "../../runs/index.ts";
+import type { Size } from "../../../shared/graph/node-size.ts";
 
 /** What every node and edge on one canvas needs to know about that canvas. */
 export interface CanvasContext {
@@ -17,6 +18,10 @@ export interface CanvasContext {
   lookup: (type: string) => NodeSpec | undefined;
   /** The server's graph problems, by the node they concern. */
   issues: ComputedRef<Map<string, ValidationIssue[]>>;
+  /** A node's size as Vue Flow last measured it, also after a large graph's culling took it from Vue Flow (the editor's canvas; the minimap reads it). */
+  measured?: (id: string) => Size | undefined;
+  /** Hands these workflow nodes to Vue Flow now, wherever they are (a large graph's culling holds only those near the view). */
+  hold?: (ids: Iterable<string>) => void;
 }
 
 const KEY: InjectionKey<CanvasContext> = Symbol("weft-canvas");

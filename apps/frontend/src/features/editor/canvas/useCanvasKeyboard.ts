@@ -1,5 +1,7 @@
 import type { Ref } from "vue";
 import type { GraphNode, VueFlowStore } from "@vue-flow/core";
+import type { WorkflowNode } from "@weft/types";
+import type { Size } from "../../../shared/graph/node-size.ts";
 import type { Position } from "../../../shared/graph/commands.ts";
 import { annotationIdOf } from "../core/flow-elements.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
@@ -8,6 +10,8 @@ import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
 /** Flow pixels an arrow moves the selection; with Shift, the bigger step. */
 const STEP = 10;
 const BIG_STEP = 50;
+/** Frames a focus waits for a node being brought into view to be drawn. */
+const REVEAL_FRAMES = 60;
 const ARROWS: Readonly<Record<string, Position>> = { ArrowUp: { x: 0, y: -1 }, ArrowDown: { x: 0, y: 1 }, ArrowLeft: { x: -1, y: 0 }, ArrowRight: { x: 1, y: 0 } };
 
 /** Moves the focus to the first field of the inspector (the selected node's settings). */
@@ -22,8 +26,10 @@ export function focusInspector(): void {
  * inspector; arrows move the selection (Shift: bigger steps; one undo step per run of presses) or,
  * when the node is not selected, move the focus to the nearest node that way; the context-menu key
  * or Shift+F10 opens the node's menu. Vue Flow's own node keys stay off: its moves bypass the document.
+ * The nearest node is looked for in the whole document (`sizeOf` its measured or estimated size): Vue
+ * Flow holds only a large graph's nodes near the screen; one off screen is brought into view.
  */
-export function useCanvasKeyboard(flow: VueFlowStore, root: Ref<HTMLElement | null>, tabId: string, readonly: Ref<boolean>) {
+export function useCanvasKeyboard(flow: VueFlowStore, root: Ref<HTMLElement | null>, tabId: string, readonly: Ref<boolean>, sizeOf: (node: WorkflowNode) => Size) {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
 
@@ -57,13 +63,19 @@ export function useCanvasKeyboard(flow: VueFlowStore, root: Ref<HTMLElement | nu
     workflows.exec({ kind: "move", ...moves }, "Move", { tabId, coalesceKey: `keyboard-move:${ids}` });
   }
 
-  /** The nearest node whose centre lies that way, preferring ones straight ahead. */
-  function neighbour(from: GraphNode, direction: Position): GraphNode | undefined {
-    const centre = (n: GraphNode) => ({ x: n.computedPosition.x + n.dimensions.width / 2, y: n.computedPosition.y + n.dimensions.height / 2 });
+  /** The nearest workflow node whose centre lies that way, preferring ones straight ahead. */
+  function neighbour(fromId: string, direction: Position): WorkflowNode | undefined {
+    const nodes = workflows.tab(tabId)?.doc.nodes ?? [];
+    const from = nodes.find((n) => n.id === fromId);
+    if (!from) return undefined;
+    const centre = (n: WorkflowNode) => {
+      const size = sizeOf(n);
+      return { x: n.position.x + size.width / 2, y: n.position.y + size.height / 2 };
+    };
     const origin = centre(from);
-    let best: { node: GraphNode; score: number } | undefined;
-    for (const n of flow.getNodes.value) {
-      if (n.id === from.id || n.type !== "weft") continue;
+    let best: { node: WorkflowNode; score: number } | undefined;
+    for (const n of nodes) {
+      if (n.id === from.id) continue;
       const c = centre(n);
       const ahead = (c.x - origin.x) * direction.x + (c.y - origin.y) * direction.y;
       if (ahead <= 0) continue;
@@ -89,8 +101,12 @@ export function useCanvasKeyboard(flow: VueFlowStore, root: Ref<HTMLElement | nu
     } else if (arrow) {
       if (node.selected && !readonly.value) moveSelection(arrow, event.shiftKey ? BIG_STEP : STEP);
       else {
-        const next = neighbour(node, arrow);
-        if (next) focusNode(next.id, 0);
+        const next = neighbour(node.id, arrow);
+        if (next) {
+          // Off screen, it is not drawn (nor, in a large graph, held by Vue Flow) until the view comes to it.
+          if (!elementOf(next.id)) ui.canvas?.reveal({ ...next.position, ...sizeOf(next) });
+          focusNode(next.id, REVEAL_FRAMES);
+        }
       }
     } else if (event.key === "ContextMenu" || (event.key === "F10" && event.shiftKey)) {
       if (!node.selected) selectOnly(node);

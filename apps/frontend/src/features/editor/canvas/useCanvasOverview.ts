@@ -9,14 +9,18 @@ import { isOverview } from "./overview.ts";
  * draws them), so fitting thousands of nodes in view mounts nothing. The sizes Vue Flow measured are
  * kept for the drawing, and the selection is given back when the nodes return.
  */
-export function useCanvasOverview(flow: VueFlowStore, doc: ComputedRef<Workflow>, selection: () => string[]) {
+export function useCanvasOverview(flow: VueFlowStore, doc: ComputedRef<Workflow>, selection: () => string[], measured: (id: string) => Size | undefined) {
   const active = computed(() => isOverview(doc.value.nodes.length, flow.viewport.value.zoom));
   const sizes = shallowRef<ReadonlyMap<string, Size>>(new Map());
 
   function enter() {
-    const measured = new Map<string, Size>();
-    for (const n of flow.nodes.value) if (n.dimensions.width > 0) measured.set(n.id, { width: n.dimensions.width, height: n.dimensions.height });
-    sizes.value = measured;
+    // Every node measured so far, whether Vue Flow holds it now or not (a large graph's culling).
+    const known = new Map<string, Size>();
+    for (const n of doc.value.nodes) {
+      const size = measured(n.id);
+      if (size) known.set(n.id, size);
+    }
+    sizes.value = known;
     flow.setEdges([]);
     flow.setNodes([]);
   }

@@ -19,6 +19,13 @@ describe("workflow ↔ Vue Flow elements", () => {
     expect(splitFlowIds(["text_1", annotationFlowId("frame_1")])).toEqual({ nodes: ["text_1"], annotations: ["frame_1"] });
   });
 
+  it("gives only the nodes accepted, all annotations, and the edges with both ends accepted", () => {
+    const doc = sampleWorkflow();
+    const only = (id: string) => id === "number_1" || id === "add_1";
+    expect(toFlowNodes(doc, undefined, only).map((n) => n.id)).toEqual(["annotation/frame_1", "number_1", "add_1"]);
+    expect(toFlowEdges(doc, only).map((e) => [e.source, e.target])).toEqual([["number_1", "add_1"]]);
+  });
+
   it("knows which nodes a frame holds", () => {
     const doc = sampleWorkflow();
     expect(nodesInFrame(doc, doc.annotations[0])).toEqual(["text_1", "llm_1"]);

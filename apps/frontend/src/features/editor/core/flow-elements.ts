@@ -80,15 +80,20 @@ export function toFlowEdge(edge: WorkflowEdge): FlowEdge {
   return flow;
 }
 
-/** Everything Vue Flow draws for a workflow: frames first (under), then nodes, then comments. */
-export function toFlowNodes(doc: Workflow, describe?: (node: WorkflowNode) => string): FlowNode[] {
+/**
+ * Everything Vue Flow draws for a workflow: frames first (under), then nodes, then comments. With
+ * `only`, just the workflow nodes it accepts (a large graph's culling; annotations are few and all kept).
+ */
+export function toFlowNodes(doc: Workflow, describe?: (node: WorkflowNode) => string, only?: (id: string) => boolean): FlowNode[] {
   const frames = doc.annotations.filter((a) => a.kind === "frame").map(annotationToFlowNode);
   const comments = doc.annotations.filter((a) => a.kind === "comment").map(annotationToFlowNode);
-  return [...frames, ...doc.nodes.map((n) => toFlowNode(n, describe)), ...comments];
+  const nodes = only ? doc.nodes.filter((n) => only(n.id)) : doc.nodes;
+  return [...frames, ...nodes.map((n) => toFlowNode(n, describe)), ...comments];
 }
 
-export function toFlowEdges(doc: Workflow): FlowEdge[] {
-  return doc.edges.map(toFlowEdge);
+/** The workflow's edges for Vue Flow; with `only`, those whose both nodes it accepts (Vue Flow drops the others). */
+export function toFlowEdges(doc: Workflow, only?: (id: string) => boolean): FlowEdge[] {
+  return (only ? doc.edges.filter((e) => only(e.source) && only(e.target)) : doc.edges).map(toFlowEdge);
 }
 
 /** Splits Vue Flow element ids into workflow node ids and annotation ids. */
