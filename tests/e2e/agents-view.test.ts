@@ -258,7 +258,7 @@ describe("the Agents view", () => {
 
   it("asks before the page is left over an agent's unsaved edits (the shell asks without importing the Agents view)", async () => {
     const { page } = weft;
-    await page.getByTestId("view-agents").click();
+    await page.goto(`${weft.url}/#/agents`);
     await selectAgent(page, "clerk");
     await page.getByTestId("agent-persona").fill("Unsaved: answer in one line.");
     let asked = false;
