@@ -73,6 +73,12 @@ describe("opening the editor", () => {
     // the dialogs and the other views (Agents, Scenes, the Builder, Settings) are not in them.
     expect(scripts.sort()).toEqual(["index", "vendor"]);
     expect(sheets).toEqual(["index"]);
+    // Both carry Chromium's compile hint: their functions compile off the main thread while the file streams in.
+    const firstLines = await page.evaluate(async () => {
+      const loaded = performance.getEntriesByType("resource").filter((r) => /\/assets\/.*\.js$/.test(r.name));
+      return Promise.all(loaded.map(async (r) => (await (await fetch(r.name)).text()).split("\n", 1)[0]));
+    });
+    expect(firstLines).toEqual(["//# allFunctionsCalledOnLoad", "//# allFunctionsCalledOnLoad"]);
 
     await page.locator(".sidebar-tabs button", { hasText: "Versions" }).click();
     await expect(page.locator(".versions-intro").waitFor()).resolves.toBeUndefined();
