@@ -98,7 +98,8 @@ async function run(count: number): Promise<void> {
     const page = context.pages()[0] ?? (await context.newPage());
     const cdp = await context.newCDPSession(page);
     const events: TraceEvent[] = [];
-    cdp.on("Tracing.dataCollected", (data: { value: TraceEvent[] }) => void events.push(...data.value));
+    // The protocol types the events as string maps; they are the trace format's objects.
+    cdp.on("Tracing.dataCollected", ({ value }) => void events.push(...(value as unknown[] as TraceEvent[])));
     await cdp.send("Tracing.start", {
       traceConfig: { includedCategories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing", "loading"] },
       transferMode: "ReportEvents",
