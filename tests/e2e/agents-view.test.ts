@@ -255,4 +255,18 @@ describe("the Agents view", () => {
     await poll(() => item.count()).toBe(0);
     expect((await weft.api("GET", "/api/agents/greeter")).status).toBe(404);
   });
+
+  it("asks before the page is left over an agent's unsaved edits (the shell asks without importing the Agents view)", async () => {
+    const { page } = weft;
+    await page.goto(`${weft.url}/#/agents`);
+    await selectAgent(page, "clerk");
+    await page.getByTestId("agent-persona").fill("Unsaved: answer in one line.");
+    let asked = false;
+    page.once("dialog", (dialog) => {
+      asked = dialog.type() === "beforeunload";
+      void dialog.accept();
+    });
+    await page.reload();
+    expect(asked).toBe(true);
+  });
 });

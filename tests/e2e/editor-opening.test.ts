@@ -49,7 +49,7 @@ describe("opening the editor", () => {
     expect([count("GET /api/workflows/alpha"), count("GET /api/workflows/beta")]).toEqual([1, 1]);
   });
 
-  it("downloads the editor's scripts only; a side tab not shown at opening loads its own when first opened", async () => {
+  it("downloads the editor's scripts only; a side tab or a view not shown at opening loads its own when first opened", async () => {
     const { page } = weft;
     await weft.createWorkflow(chainWorkflow("gamma", "Gamma", 4));
     // The first test's visits left every script in the cache: without it, each one is asked for again (and seen here).
@@ -57,20 +57,35 @@ describe("opening the editor", () => {
     await cdp.send("Network.enable");
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     const scripts: string[] = [];
+    const sheets: string[] = [];
     page.on("request", (request) => {
       const path = new URL(request.url()).pathname;
-      if (path.startsWith("/assets/") && path.endsWith(".js")) scripts.push(path.slice("/assets/".length).replace(/-[\w-]+\.js$/, ""));
+      const name = path.slice("/assets/".length).replace(/-[\w-]+\.(js|css)$/, "");
+      if (path.startsWith("/assets/") && path.endsWith(".js")) scripts.push(name);
+      if (path.startsWith("/assets/") && path.endsWith(".css")) sheets.push(name);
     });
     // From another page: only the hash would change otherwise, and the loaded editor would stay.
     await page.goto("about:blank");
     await page.goto(`${weft.url}/#/workflows/gamma`);
     await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(4);
-    // The entry, the libraries and the editor: the Versions, Evals, Triggers, Runs and history tabs and the dialogs are not in them.
-    expect(scripts.sort()).toEqual(["app", "index", "vendor"]);
+    // The editor (the page's script) and the libraries, one stylesheet: with the two preloads and early-start.js, six
+    // requests, as many as the browser sends to a server at once. The Versions, Evals, Triggers, Runs and history tabs,
+    // the dialogs and the other views (Agents, Scenes, the Builder, Settings) are not in them.
+    expect(scripts.sort()).toEqual(["index", "vendor"]);
+    expect(sheets).toEqual(["index"]);
+    // Both carry Chromium's compile hint: their functions compile off the main thread while the file streams in.
+    const firstLines = await page.evaluate(async () => {
+      const loaded = performance.getEntriesByType("resource").filter((r) => /\/assets\/.*\.js$/.test(r.name));
+      return Promise.all(loaded.map(async (r) => (await (await fetch(r.name)).text()).split("\n", 1)[0]));
+    });
+    expect(firstLines).toEqual(["//# allFunctionsCalledOnLoad", "//# allFunctionsCalledOnLoad"]);
 
     await page.locator(".sidebar-tabs button", { hasText: "Versions" }).click();
     await expect(page.locator(".versions-intro").waitFor()).resolves.toBeUndefined();
-    expect(scripts).toContain("VersionsPanel");
+    expect(scripts).toEqual(expect.arrayContaining(["VersionsPanel", "versions"]));
+    // The Agents view brings the agents feature (its store and schemas) with it: the opening did without them.
+    await page.getByTestId("view-agents").click();
+    await poll(() => scripts.includes("agents") && scripts.includes("AgentsView")).toBe(true);
   });
 
   it("breaks no rule of the page's content security policy while it opens (zod's eval probe was refused on every start)", async () => {

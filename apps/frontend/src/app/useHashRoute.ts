@@ -1,8 +1,9 @@
-import { computed, onScopeDispose, ref, watch, type Ref } from "vue";
+import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from "vue";
 import { hashOfRoute, routeFromHash, samePlace, sceneLinkFromHash, sceneLinkHash, type EditorLink } from "../shared/ui/route.ts";
-import { useBuilderStore } from "../features/builder/index.ts";
+import type { useBuilderStore } from "../features/builder/index.ts";
 import { useRunsStore } from "../features/runs/index.ts";
-import { useScenesStore } from "../features/scenes/index.ts";
+import type { useScenesStore } from "../features/scenes/index.ts";
+import { builderFeature, scenesFeature } from "./lazy-features.ts";
 import { useUiStore } from "../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../shared/workflow/workflows-store.ts";
 
@@ -22,11 +23,14 @@ function when(ready: () => boolean): Promise<void> {
  */
 export function useHashRoute(booting: Ref<boolean>) {
   const ui = useUiStore();
-  const builder = useBuilderStore();
   const workflows = useWorkflowsStore();
   const runs = useRunsStore();
-  // Made on first use: the scenes store opens its live socket when created.
-  const scenes = () => useScenesStore();
+  // The Builder's and the Scenes' stores load with their view, not at start (the scenes store also opens its live
+  // socket when created); the address they decide waits for them, as it waits for a link's workflow.
+  const builder = shallowRef<ReturnType<typeof useBuilderStore> | null>(null);
+  const scenes = shallowRef<ReturnType<typeof useScenesStore> | null>(null);
+  const loadBuilder = async () => (builder.value ??= (await builderFeature()).useBuilderStore());
+  const loadScenes = async () => (scenes.value ??= (await scenesFeature()).useScenesStore());
 
   /** The stored workflow on the active tab (a never-saved one has no address yet), its shown run and its one selected node. */
   const editorLink = computed((): EditorLink | null => {
@@ -37,9 +41,9 @@ export function useHashRoute(booting: Ref<boolean>) {
   });
   const wanted = computed(() => {
     // A scene opened at a timeline entry keeps that address until another scene is picked.
-    const at = ui.view === "scenes" ? scenes().timelineFocus : null;
-    if (at && at.sceneId === scenes().selectedId) return sceneLinkHash({ scene: at.sceneId, seq: at.seq });
-    return hashOfRoute({ view: ui.view, session: ui.view === "builder" ? builder.shownSessionId : null, link: ui.view === "editor" ? editorLink.value : null });
+    const at = ui.view === "scenes" ? (scenes.value?.timelineFocus ?? null) : null;
+    if (at && at.sceneId === scenes.value?.selectedId) return sceneLinkHash({ scene: at.sceneId, seq: at.seq });
+    return hashOfRoute({ view: ui.view, session: ui.view === "builder" ? (builder.value?.shownSessionId ?? null) : null, link: ui.view === "editor" ? editorLink.value : null });
   });
   const plainAddress = () => location.pathname + location.search;
   const write = (hash: string, push: boolean) => (push ? history.pushState(null, "", hash || plainAddress()) : history.replaceState(history.state, "", hash || plainAddress()));
@@ -74,16 +78,39 @@ export function useHashRoute(booting: Ref<boolean>) {
     if (location.hash === known) correct();
   }
 
+  /** Shows what the address names in a view whose store loads first (at once when loaded already). */
+  async function openInView<S>(load: () => Promise<S>, show: (store: S) => void) {
+    opening.value = true;
+    try {
+      show(await load());
+    } catch {
+      ui.toast("error", "Could not load this view: reload the page.");
+    } finally {
+      opening.value = false;
+    }
+    if (location.hash === known) correct();
+  }
+
   function takeIn() {
     const route = routeFromHash(location.hash);
     ui.view = route.view;
-    if (route.view === "builder") builder.showSession(route.session);
     const sceneLink = route.view === "scenes" ? sceneLinkFromHash(location.hash) : null;
-    if (sceneLink && sceneLink.seq !== null) void scenes().openAt(sceneLink.scene, sceneLink.seq);
     known = location.hash;
+    if (route.view === "builder") return void openInView(loadBuilder, (store) => store.showSession(route.session));
+    if (sceneLink && sceneLink.seq !== null) return void openInView(loadScenes, (store) => void store.openAt(sceneLink.scene, sceneLink.seq));
     if (route.link && hashOfRoute(route) !== wanted.value) return void openLink(route.link);
     if (!opening.value) correct();
   }
+
+  // A view entered from the app (a button, the Builder's entry) decides the address from its store too.
+  watch(
+    () => ui.view,
+    (view) => {
+      if (view === "builder") loadBuilder().catch(() => ui.toast("error", "Could not load the Builder: reload the page."));
+      if (view === "scenes") loadScenes().catch(() => ui.toast("error", "Could not load Scenes: reload the page."));
+    },
+    { immediate: true },
+  );
 
   watch(wanted, (hash) => {
     if (opening.value) return;

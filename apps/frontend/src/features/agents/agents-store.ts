@@ -5,6 +5,7 @@ import type { AgentProfile } from "@weft/types";
 import { agentConflict, agentsApi } from "./agents-api.ts";
 import { agentErrorsOf, blankAgentDraft, draftFingerprint, draftOfAgent, noAgentErrors, profileOfDraft, type AgentDraft, type AgentErrors } from "./agent-draft.ts";
 import { readLocal, writeLocal } from "../../shared/lib/local-store.ts";
+import { useLeaveGuardStore } from "../../shared/ui/leave-guard.ts";
 import { useUiStore } from "../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../shared/workflow/workflows-store.ts";
 
@@ -32,6 +33,8 @@ export const useAgentsStore = defineStore("agents", () => {
   const selected = computed(() => agents.value.find((a) => a.id === selectedId.value) ?? null);
   const isNew = computed(() => !!draft.value && draft.value.revision === 0);
   const dirty = computed(() => !!draft.value && draftFingerprint(draft.value) !== baseline.value);
+  // The page asks before closing over unsaved edits (the shell does not load this store to ask it).
+  useLeaveGuardStore().guard(() => dirty.value);
 
   function show(agent: AgentProfile | null, next: AgentDraft | null) {
     selectedId.value = agent?.id ?? null;

@@ -60,11 +60,5 @@ export function useBuilderEntry() {
     await builder.enter({ type: "agent", agentId });
   }
 
-  /** Whether a tab's workflow can be handed to the Builder at all (stored, not a run snapshot). */
-  const canAsk = (tabId: string | undefined): boolean => {
-    const t = tabId ? workflows.tab(tabId) : null;
-    return !!t && !t.readonly && t.saved !== null;
-  };
-
-  return { askAboutWorkflow, askAboutNode, askAboutAgent, canAsk };
+  return { askAboutWorkflow, askAboutNode, askAboutAgent };
 }

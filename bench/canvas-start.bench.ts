@@ -1,0 +1,169 @@
+/**
+ * The editor's start, split: a link to a workflow opened in the real editor (built frontend, real backend, Debian
+ * Chromium), from navigation start to the workflow on screen (`load_ms`, as canvas.bench.ts measures it), with when
+ *   html_ms       the document was in
+ *   scripts_ms    the last script or stylesheet of the first load was in
+ *   mounted_ms    the app had mounted (its first element in #app)
+ *   workflow_ms   the workflow's answer was in
+ * and the CPU the page spent until the workflow was on screen (Chromium's trace, thread time, so a busy machine's
+ * waits are not in it): `renderer_cpu_ms` every thread of the page's renderer, `main_cpu_ms` its main thread,
+ * `module_cpu_ms` the first load's scripts evaluated (the app's mount included: it runs in main.ts). `first_load`
+ * counts the requests and bytes of scripts and stylesheets sent before the mount. One JSON line per run; compare the
+ * CPU figures (the times are noise on a loaded machine).
+ *
+ *   bun bench/canvas-start.bench.ts          (NODES=1000 RUNS=5 bun bench/canvas-start.bench.ts for one size)
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { silentLogger, type WorkflowInput } from "../packages/types/src/index.ts";
+import { createServer } from "../apps/backend/src/server.ts";
+import { buildFrontend } from "../tests/e2e/support/build-frontend.ts";
+import { CHROMIUM, CHROMIUM_ARGS, signInBrowser } from "../tests/e2e/support/weft.ts";
+
+const SIZES = process.env.NODES ? [Number(process.env.NODES)] : [10, 1000];
+const RUNS = Number(process.env.RUNS ?? 3);
+const COLUMNS = 40;
+
+/** canvas.bench.ts's grid: text nodes in rows, each fed by its left neighbour. */
+function gridWorkflow(count: number): WorkflowInput {
+  const nodes: WorkflowInput["nodes"] = [];
+  const edges: NonNullable<WorkflowInput["edges"]> = [];
+  for (let i = 0; i < count; i++) {
+    const col = i % COLUMNS;
+    const row = Math.floor(i / COLUMNS);
+    nodes.push({ id: `n${i}`, type: "core:text-transform", position: { x: col * 320, y: row * 220 }, config: { case: i % 2 ? "upper" : "lower" }, inputs: col === 0 ? { text: `row ${row}` } : {} });
+    if (col > 0) edges.push({ id: `e${i}`, source: `n${i - 1}`, sourceHandle: "text", target: `n${i}`, targetHandle: "text" });
+  }
+  return { id: "start", name: `${count} nodes`, nodes, edges };
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  pid: number;
+  tid: number;
+  args?: { data?: { documentLoaderURL?: string; isLoadingMainFrame?: boolean }; name?: string };
+}
+
+/** Thread time (ms) of the outermost complete events of each thread of `pid` that start in [t0, t0 + ms]. */
+function cpuOf(events: TraceEvent[], pid: number, t0: number, ms: number, tid?: number): number {
+  const byThread = new Map<number, TraceEvent[]>();
+  for (const e of events) {
+    if (e.pid !== pid || e.ph !== "X" || e.dur === undefined || (tid !== undefined && e.tid !== tid)) continue;
+    if (e.ts < t0 || e.ts > t0 + ms * 1000) continue;
+    const list = byThread.get(e.tid) ?? [];
+    list.push(e);
+    byThread.set(e.tid, list);
+  }
+  let sum = 0;
+  for (const list of byThread.values()) {
+    list.sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+    let end = -1;
+    for (const e of list) {
+      if (e.ts < end) continue;
+      end = e.ts + (e.dur ?? 0);
+      sum += (e.tdur ?? 0) / 1000;
+    }
+  }
+  return Math.round(sum);
+}
+
+async function run(count: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-data-"));
+  const examplesDir = mkdtempSync(join(tmpdir(), "weft-bench-examples-"));
+  const profileDir = mkdtempSync(join(tmpdir(), "weft-bench-profile-"));
+  const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger });
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
+  try {
+    const workflow = gridWorkflow(count);
+    const created = await fetch(`${server.url}/api/workflows`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` },
+      body: JSON.stringify({ workflow }),
+    });
+    if (created.status !== 201) throw new Error(`could not store the workflow: ${await created.text()}`);
+    await signInBrowser(context, server);
+    await context.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (!document.getElementById("app")?.firstElementChild) return;
+        (window as unknown as { mountedAt: number }).mountedAt = performance.now();
+        observer.disconnect();
+      }).observe(document, { childList: true, subtree: true });
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const cdp = await context.newCDPSession(page);
+    const events: TraceEvent[] = [];
+    // The protocol types the events as string maps; they are the trace format's objects.
+    cdp.on("Tracing.dataCollected", ({ value }) => void events.push(...(value as unknown[] as TraceEvent[])));
+    await cdp.send("Tracing.start", {
+      traceConfig: { includedCategories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing", "loading"] },
+      transferMode: "ReportEvents",
+    });
+    await page.goto(`${server.url}/#/workflows/${workflow.id}`, { waitUntil: "commit" });
+    const shown = await page.waitForFunction(
+      () => {
+        const rendered = document.querySelectorAll(".vue-flow__node-weft");
+        if (rendered.length === 0) return false;
+        for (const el of Array.from(rendered)) if ((el as HTMLElement).style.visibility === "hidden") return false;
+        return performance.now();
+      },
+      undefined,
+      { polling: "raf", timeout: 60_000 },
+    );
+    const load = (await shown.jsonValue()) as number;
+    const timing = await page.evaluate((id) => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const mounted = (window as unknown as { mountedAt?: number }).mountedAt ?? null;
+      const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+      const assets = resources.filter((r) => /\.(js|css)$/.test(new URL(r.name).pathname) && (mounted === null || r.startTime < mounted));
+      const answer = resources.find((r) => new URL(r.name).pathname === `/api/workflows/${id}`);
+      return {
+        html: nav.responseEnd,
+        scripts: Math.max(...assets.map((r) => r.responseEnd)),
+        mounted,
+        workflow: answer?.responseEnd ?? null,
+        requests: assets.length,
+        bytes: assets.reduce((sum, r) => sum + r.encodedBodySize, 0),
+      };
+    }, workflow.id);
+    const done = new Promise<void>((resolve) => cdp.once("Tracing.tracingComplete", () => resolve()));
+    await cdp.send("Tracing.end");
+    await done;
+    // The navigation to the workflow's link (not the first blank page): its renderer, main thread and start.
+    const start = events.filter((e) => e.name === "navigationStart" && e.args?.data?.documentLoaderURL?.startsWith(server.url)).pop();
+    const cpu = (tid?: number) => (start ? cpuOf(events, start.pid, start.ts, load, tid) : null);
+    const moduleCpu = start
+      ? Math.round(events.filter((e) => e.name === "v8.evaluateModule" && e.pid === start.pid && e.ts >= start.ts && e.ts <= start.ts + load * 1000).reduce((sum, e) => sum + (e.tdur ?? 0) / 1000, 0))
+      : null;
+    const ms = (value: number | null) => (value === null ? null : Math.round(value));
+    console.log(
+      JSON.stringify({
+        bench: "canvas-start",
+        nodes: count,
+        load_ms: ms(load),
+        html_ms: ms(timing.html),
+        scripts_ms: ms(timing.scripts),
+        mounted_ms: ms(timing.mounted),
+        workflow_ms: ms(timing.workflow),
+        renderer_cpu_ms: cpu(),
+        main_cpu_ms: cpu(start?.tid),
+        module_cpu_ms: moduleCpu,
+        first_load: { requests: timing.requests, kb: Math.round(timing.bytes / 1024) },
+        loadavg: Number(loadavg()[0].toFixed(1)),
+      }),
+    );
+  } finally {
+    await context.close();
+    await server.stop();
+    // server.projectDir: the @project/ folder the server made beside the data folder.
+    for (const dir of [dataDir, server.projectDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await buildFrontend();
+for (const size of SIZES) for (let i = 0; i < RUNS; i++) await run(size);
