@@ -21,8 +21,8 @@ interface Waiter {
 }
 
 /**
- * Follows many runs to their ends for an eval run: each run's ending on the event hub (`subscribeEnding`: in queue mode
- * only its last event is read, `../queue/event-relay.ts`), then the ended runs' records, step counts and usage read in
+ * Follows many runs to their ends for an eval run: each run's ending on the event hub (`subscribeEnded`: in queue mode
+ * the announcement says it, nothing is read, `../queue/event-relay.ts`), then the ended runs' records, step counts and usage read in
  * bulk, one query each for every run that ended meanwhile, rather than a few round trips per case.
  */
 class RunEndings {
@@ -36,7 +36,8 @@ class RunEndings {
 
   finished(runId: string): Promise<FinishedRun> {
     return new Promise<FinishedRun>((resolve, reject) => {
-      const unsubscribe = this.deps.hub.subscribeEnding(runId, () => this.mark([runId]));
+      // That it ended is enough (its record is read below): in queue mode nothing is read per case for it.
+      const unsubscribe = this.deps.hub.subscribeEnded(runId, () => this.mark([runId]));
       this.waiting.set(runId, { resolve, reject, unsubscribe });
       // A run that ended before this subscription (or whose ending was lost) is found by the sweep.
       this.sweep ??= setInterval(() => this.mark([...this.waiting.keys()]), RECHECK_MS);

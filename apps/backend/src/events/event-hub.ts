@@ -2,6 +2,8 @@ import type { StoredEvent } from "./event-repository.ts";
 
 export type EventListener = (events: StoredEvent[]) => void;
 export type EndingListener = (event: StoredEvent) => void;
+/** Told only that a run ended (its stream id), not its last event. */
+export type EndedListener = (streamId: string) => void;
 
 /** The types of a run's last event. */
 const RUN_ENDING_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled"]);
@@ -23,6 +25,7 @@ export class EventHub {
   private readonly listeners = new Map<string, Set<EventListener>>();
   private readonly taps = new Set<EventListener>();
   private readonly enders = new Map<string, Set<EndingListener>>();
+  private readonly enderIds = new Map<string, Set<EndedListener>>();
 
   /** Every batch this process stores (`publish`), whatever its streams (metrics); called after the streams' own listeners. */
   tap(listener: EventListener): () => void {
@@ -45,11 +48,25 @@ export class EventHub {
     return addTo(this.enders, streamId, listener);
   }
 
+  /**
+   * Only that a run ended, not its last event: for who reads the ended run's record anyway (an eval run's cases, read
+   * in bulk). In queue mode the relay then reads nothing from storage for it, the announcement says enough.
+   */
+  subscribeEnded(streamId: string, listener: EndedListener): () => void {
+    return addTo(this.enderIds, streamId, listener);
+  }
+
   /** Events this process stored, of one or more streams, each stream's in seq order: to the streams' listeners, then the taps. */
   publish(events: StoredEvent[]): void {
     this.deliver(events);
     if (events.length === 0) return;
-    if (this.enders.size > 0) for (const e of events) if (isRunEnding(e)) this.deliverEnding(e);
+    if (this.enders.size > 0 || this.enderIds.size > 0) {
+      for (const e of events) {
+        if (!isRunEnding(e)) continue;
+        this.deliverEnding(e);
+        this.deliverEnded(e.streamId);
+      }
+    }
     for (const tap of this.taps) tap(events);
   }
 
@@ -59,7 +76,19 @@ export class EventHub {
     if (set) for (const listener of [...set]) listener(event);
   }
 
+  /** That a run ended to those waiting for that only (`subscribeEnded`). */
+  protected deliverEnded(streamId: string): void {
+    const set = this.enderIds.get(streamId);
+    if (set) for (const listener of [...set]) listener(streamId);
+  }
+
+  /** Who waits for the run's end, either kind. */
   endingListenerCount(streamId: string): number {
+    return (this.enders.get(streamId)?.size ?? 0) + (this.enderIds.get(streamId)?.size ?? 0);
+  }
+
+  /** Who waits for the run's last event itself (`subscribeEnding`): the relay reads it from storage only for them. */
+  endingEventListenerCount(streamId: string): number {
     return this.enders.get(streamId)?.size ?? 0;
   }
 

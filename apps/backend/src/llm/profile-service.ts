@@ -6,6 +6,7 @@ import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secre
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import { demoProfile } from "./demo-profile.ts";
+import { ProfileReadCache } from "./profile-cache.ts";
 import { LlmProfileViewSchema, pricesOf, type CreateLlmProfile, type LlmProfileView, type UpdateLlmProfile } from "./profile-schemas.ts";
 
 export const ConnectionTestViewSchema = z.object({
@@ -36,6 +37,10 @@ export interface DemoEndpoint {
  * stored key is kept in the redactor, so wherever it is echoed (a provider's error) it is replaced.
  */
 export class LlmProfileService {
+  /** What `resolver()` read, until a save. */
+  private readonly reads = new ProfileReadCache();
+  private readonly savedListeners: Array<() => Promise<void>> = [];
+
   constructor(
     private readonly repo: LlmProfileRepository,
     private readonly box: SecretBox,
@@ -54,12 +59,29 @@ export class LlmProfileService {
     const profiles = await this.repo.list();
     if (profiles.length === 0) {
       await this.repo.save(demoProfile(Date.now()));
+      await this.saved();
       return;
     }
     if (!profiles.some((p) => p.isDefault)) {
       const fallback = profiles.find((p) => p.id === DEMO_PROFILE_ID) ?? profiles[0];
       await this.repo.save({ ...fallback, isDefault: true, updatedAt: Date.now() });
+      await this.saved();
     }
+  }
+
+  /** Calls `listener` after each save in this process (not after a `forgetReads`); the save answers once it is done. */
+  onSaved(listener: () => Promise<void>): void {
+    this.savedListeners.push(listener);
+  }
+
+  /** Profiles were saved elsewhere: the runtime's next calls read them again. */
+  forgetReads(): void {
+    this.reads.forget();
+  }
+
+  private async saved(): Promise<void> {
+    this.reads.forget();
+    await Promise.all(this.savedListeners.map((listener) => listener()));
   }
 
   view(p: StoredLlmProfile): LlmProfileView {
@@ -125,6 +147,7 @@ export class LlmProfileService {
     if (input.apiKey !== undefined) this.setKey(profile, input.apiKey);
     await this.repo.save(profile);
     this.remember(profile);
+    await this.saved();
     return this.view(profile);
   }
 
@@ -178,6 +201,7 @@ export class LlmProfileService {
     }
     await this.repo.save(next);
     this.remember(next);
+    await this.saved();
     if (apiKeyCleared) this.log.info("LLM profile moved to another address; its key was cleared", { profileId: id });
     return {
       profile: this.view(next),
@@ -193,6 +217,7 @@ export class LlmProfileService {
     }
     await this.repo.delete(id);
     this.redactor.forget(id);
+    await this.saved();
     if (current.isDefault) await this.ensureDefaults();
     return this.view({ ...current, isDefault: false });
   }
@@ -220,7 +245,8 @@ export class LlmProfileService {
   resolver(): LlmProfileResolver {
     return {
       resolve: async (profileId?: string) => {
-        const stored = profileId === undefined ? await this.repo.getDefault() : await this.repo.get(profileId);
+        // Read once until a save (`saved`, or `forgetReads` for one elsewhere), not before every call.
+        const stored = await this.reads.get(profileId, () => (profileId === undefined ? this.repo.getDefault() : this.repo.get(profileId)));
         return stored ? this.toRuntime(stored) : undefined;
       },
     };

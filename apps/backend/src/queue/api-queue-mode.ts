@@ -36,7 +36,7 @@ export interface ApiQueueMode {
   /** Seals what this process puts on Redis and checks what it reads there; its rejections are counted in /metrics. */
   seal: QueueSeal;
   /** Announces the settings saved here and applies those saved by other processes. */
-  followSettings(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">): Promise<unknown>;
+  followSettings(runtime: Pick<RunRuntime, "permissions" | "mcpSettings" | "llmProfiles" | "usage">): Promise<unknown>;
   /** Announces the credential changes made here and calls `recheck` for those made in other API processes. */
   followAccounts(accounts: Pick<AccountService, "onCredentialsChanged">, recheck: (userId: string) => void): Promise<unknown>;
   close(): Promise<void>;

@@ -25,6 +25,18 @@ export async function cancelRequested(redis: Redis, seal: QueueSeal, runId: stri
   return text !== null && seal.unwrap(cancelKey(runId), text, z.literal(runId), "a run's cancel key", { maxAgeMs: CANCEL_TTL_S * 1000 }) !== undefined;
 }
 
+/** Of these runs, those a cancel was requested for: one round trip for a batch's runs (`MGET`), unsealed keys dropped. */
+export async function cancelsRequested(redis: Redis, seal: QueueSeal, runIds: readonly string[]): Promise<Set<string>> {
+  const asked = new Set<string>();
+  if (runIds.length === 0) return asked;
+  const texts = await redis.mget(...runIds.map(cancelKey));
+  runIds.forEach((runId, i) => {
+    const text = texts[i];
+    if (text != null && seal.unwrap(cancelKey(runId), text, z.literal(runId), "a run's cancel key", { maxAgeMs: CANCEL_TTL_S * 1000 }) !== undefined) asked.add(runId);
+  });
+  return asked;
+}
+
 /** Calls `onCancel(runId)` for every sealed cancel request; `subscriber` must be a connection of its own. */
 export async function listenForCancels(subscriber: Redis, seal: QueueSeal, onCancel: (runId: string) => void): Promise<() => Promise<void>> {
   subscriber.on("message", (channel: string, text: string) => {

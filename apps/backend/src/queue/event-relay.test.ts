@@ -110,4 +110,18 @@ describe("event relay: waiting for a run's end", () => {
     expect(await ending).toEqual({ status: "completed", outputs: { greeting: "Hello worker" } });
     expect(read).toBe(1);
   });
+
+  it("who waits only to know a run ended (an eval run's case) is told from the announcement, reading nothing from storage", async () => {
+    read = 0;
+    const ended: string[] = [];
+    const stop = api.subscribeEnded("run-3", (streamId) => ended.push(streamId));
+    try {
+      await work(worker, "run-3", { greeting: "Hello ids" });
+      await until("the ending told", () => (ended.length > 0 ? true : undefined));
+      expect(ended).toEqual(["run-3"]);
+      expect(read).toBe(0);
+    } finally {
+      stop();
+    }
+  });
 });

@@ -56,6 +56,11 @@ export class RelayingEventHub extends EventHub {
     this.deliver(events);
   }
 
+  /** That a run ended, as another process announced it: to this process's `subscribeEnded` listeners (nothing read). */
+  deliverRelayedEnded(streamId: string): void {
+    this.deliverEnded(streamId);
+  }
+
   /** A run's last event another process stored and announced: to this process's `subscribeEnding` listeners. */
   deliverRelayedEnding(event: StoredEvent): void {
     this.deliverEnding(event);
@@ -105,7 +110,11 @@ export class EventRelay {
     // Unsealed, forged or replayed: dropped before it costs a read of storage.
     const announcement = this.hub.seal.unwrap(EVENTS_CHANNEL, text, AnnouncementSchema, "an event announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
     if (!announcement || announcement.origin === this.hub.origin || this.stopped) return;
-    for (const [streamId, seq] of announcement.endings) if (this.hub.endingListenerCount(streamId) > 0) void this.readEnding(streamId, seq);
+    for (const [streamId, seq] of announcement.endings) {
+      // Who waits only for the end is told at once; the event is read only for who wants it.
+      this.hub.deliverRelayedEnded(streamId);
+      if (this.hub.endingEventListenerCount(streamId) > 0) void this.readEnding(streamId, seq);
+    }
     for (const [streamId, first, last] of announcement.streams) {
       if (this.hub.listenerCount(streamId) === 0) continue;
       let following = this.streams.get(streamId);

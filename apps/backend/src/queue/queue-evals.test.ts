@@ -284,6 +284,62 @@ describe("an eval suite in queue mode", () => {
     expect(results.filter((r) => r.pass)).toHaveLength(9 - waiting.length);
   });
 
+  it("an LLM profile or a budget saved while a batch runs is used by the batch's next case (what the worker remembered is forgotten)", async () => {
+    // A model server of its own: the agent suite's test below reads every request the shared one got.
+    const llm = await startScriptedLlmServer();
+    try {
+      await savedMidBatch(llm);
+    } finally {
+      await llm.stop();
+    }
+  });
+
+  const savedMidBatch = async (llm: ScriptedLlmServer) => {
+    const made = await api.call("POST", "/api/llm-profiles", { name: "batch profile", baseUrl: llm.baseUrl, model: "model-one", maxRetries: 0, timeoutMs: 60_000 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const profileId = ProfileIdAnswerSchema.parse(made.body).profile.id;
+    const workflow: WorkflowInput = {
+      id: "asks",
+      name: "Asks",
+      nodes: [
+        { id: "topic", type: "core:workflow-input", config: { name: "topic", portType: "string", required: true } },
+        { id: "llm", type: "llm:chat", config: { profileId } },
+        { id: "out", type: "core:workflow-output", config: { name: "text", portType: "string" } },
+      ],
+      edges: [
+        { id: "e1", source: "topic", sourceHandle: "value", target: "llm", targetHandle: "prompt" },
+        { id: "e2", source: "llm", sourceHandle: "text", target: "out", targetHandle: "value" },
+      ],
+    };
+    expect((await api.call("POST", "/api/workflows", { workflow })).status).toBe(201);
+    const releases: Array<() => void> = [];
+    const held = () => new Promise<void>((resolve) => releases.push(resolve));
+    // Concurrency 1: batches of ceil(12 / 4) = 3 cases, one after another on one worker: b0, b1, b2 together.
+    const cases: EvalCase[] = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, name: `b ${i}`, inputs: { topic: `b${i}` }, assertions: [{ kind: "contains", output: "text", text: "o" }] }));
+    const suite = await api.call("POST", "/api/evals/suites", { name: "saved mid-batch", target: { kind: "workflow", id: "asks" }, cases });
+    expect(suite.status, JSON.stringify(suite.body)).toBe(201);
+    llm.enqueue({ kind: "text", chunks: ["one"], holdUntil: held() }, { kind: "text", chunks: ["two"], holdUntil: held() });
+    const started = await api.call("POST", `/api/evals/suites/${SuiteAnswer.parse(suite.body).suite.id}/runs`, { concurrency: 1 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const chats = (count: number) => waitFor(async () => (llm.chatBodies().length >= count ? llm.chatBodies() : undefined), 120_000, `${count} LLM call(s)`);
+    // b0's call is in flight (its worker has read the profile and the budgets): the profile's model changes.
+    expect((await chats(1))[0]).toMatchObject({ model: "model-one" });
+    expect((await api.call("PUT", `/api/llm-profiles/${profileId}`, { model: "model-two" })).status).toBe(200);
+    releases[0]();
+    // b1, next in the batch on that worker, asks with the new model; while it is in flight the workflow gets a budget no call fits.
+    expect((await chats(2))[1]).toMatchObject({ model: "model-two" });
+    expect((await api.call("PUT", "/api/budgets/workflow/asks", { tokens: 1 })).status).toBe(200);
+    releases[1]();
+    const run = await awaitRun(RunAnswer.parse(started.body).run.id);
+    const results = run.sides[0].results;
+    expect(results.slice(0, 2).map((r) => r.pass)).toEqual([true, true]);
+    // b2 (same batch) and every later case: refused by the budget before any request went out.
+    expect(results.slice(2).every((r) => r.runStatus === "budget_exceeded")).toBe(true);
+    expect(llm.chatBodies()).toHaveLength(2);
+    const batches = new Map(cluster.workers.flatMap((w) => [...batchesOf(w)]));
+    expect(new Set(results.slice(0, 3).map((r) => batches.get(r.runId ?? ""))).size).toBe(1);
+  };
+
   it("runs an agent suite's sides on the workers with the chosen version and LLM profile, not the stored profile", async () => {
     const profileOf = async (name: string, model: string) => {
       const made = await api.call("POST", "/api/llm-profiles", { name, baseUrl: llm.baseUrl, model, maxRetries: 0, timeoutMs: 60_000 });

@@ -6,7 +6,7 @@ import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import type { RunRecord } from "../events/run-repository.ts";
 import { queueWorker, RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, RunBatchJobDataSchema, RunJobDataSchema, type QueueWorkerSlots, type RunQueueJobData } from "./queue-names.ts";
-import { cancelRequested, listenForCancels } from "./cancel-signal.ts";
+import { cancelRequested, cancelsRequested, listenForCancels } from "./cancel-signal.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
 import { jobTraceParent } from "./run-trace.ts";
 
@@ -117,6 +117,8 @@ export class RunWorker {
   }
 
   private cancel(runId: string): void {
+    // A batch's run not started yet: noted, so it never starts (its key was read once, as the batch began).
+    for (const batch of this.batches.values()) if (batch.waiting.has(runId)) batch.cancelled.add(runId);
     const controller = this.held.get(runId);
     if (!controller) return;
     this.deps.executor.markCancelRequested(runId);
@@ -137,9 +139,11 @@ export class RunWorker {
         // One after another; each run's stored status decides, so a batch handed over after a stall runs only what never started.
         const { runIds } = openJob(seal, RUN_QUEUE, job, RunBatchJobDataSchema, "a run batch job");
         const batchId = job.id ?? "";
-        const batch: Batch = { lost: false, workflows: new BatchWorkflows() };
+        const batch: Batch = { lost: false, workflows: new BatchWorkflows(), waiting: new Set(runIds), cancelled: new Set() };
+        // Listening (`cancel` above) before the keys are read: a request made later arrives as a message.
         this.batches.set(batchId, batch);
         try {
+          for (const runId of await cancelsRequested(this.deps.redis, seal, runIds)) batch.cancelled.add(runId);
           for (const runId of runIds) {
             // Its lock lost, the batch is another worker's now (BullMQ hands a stalled job over whole): the runs left are its.
             if (batch.lost) {
@@ -147,7 +151,8 @@ export class RunWorker {
               return;
             }
             batch.current = runId;
-            await this.runOne(runId, undefined, { id: batchId, workflows: batch.workflows });
+            await this.runOne(runId, undefined, { id: batchId, ...batch });
+            batch.waiting.delete(runId);
           }
         } finally {
           this.batches.delete(batchId);
@@ -161,16 +166,16 @@ export class RunWorker {
   }
 
   /** Executes one recorded run if it is still `queued`; closes it if a dead worker left it `running`; else nothing. */
-  private async runOne(runId: string, traceparent: string | undefined, batch?: { id: string; workflows: BatchWorkflows }): Promise<void> {
+  private async runOne(runId: string, traceparent: string | undefined, batch?: { id: string; workflows: BatchWorkflows; cancelled: ReadonlySet<string> }): Promise<void> {
     const { storage, executor, log, seal } = this.deps;
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
     this.held.set(runId, controller);
     try {
-      // One round trip's time for all three: this is the queue mode's latency per run.
-      const [record, cancelAsked, workflow] = await Promise.all([
+      // One round trip's time for all three: this is the queue mode's latency per run. A batch's cancels are known already.
+      const [record, cancelKeySet, workflow] = await Promise.all([
         storage.runs.get(runId),
-        cancelRequested(this.deps.redis, seal, runId),
+        batch === undefined ? cancelRequested(this.deps.redis, seal, runId) : false,
         storage.runs.getWorkflow(runId),
         this.deps.settingsApplied?.(),
       ]);
@@ -199,7 +204,7 @@ export class RunWorker {
       }
       // A batch's run is logged as taken only when it executes here: a batch handed over again skips what ended.
       if (batch !== undefined) log.info("run taken", { runId, batch: batch.id });
-      if (controller.signal.aborted || cancelAsked) {
+      if (controller.signal.aborted || cancelKeySet || batch?.cancelled.has(runId)) {
         await executor.finishUnstarted(runId, "cancelled", "cancelled before it started");
         return;
       }
@@ -222,6 +227,9 @@ interface Batch {
   current?: string;
   lost: boolean;
   workflows: BatchWorkflows;
+  /** Its runs not yet executed, and those of them whose cancel was asked (key read at the batch's start, or message since). */
+  waiting: Set<string>;
+  cancelled: Set<string>;
 }
 
 /**

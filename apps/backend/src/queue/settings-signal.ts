@@ -5,8 +5,11 @@ import type { RunRuntime } from "../runtime/run-runtime.ts";
 import { SETTINGS_CHANNEL } from "./queue-names.ts";
 import { MESSAGE_MAX_AGE_MS, type QueueSeal } from "./queue-seal.ts";
 
-/** The settings every process applies itself: tool permissions (the tool host's policy) and MCP servers. */
-const SettingsChangeSchema = z.object({ origin: z.string(), what: z.enum(["permissions", "mcp"]) });
+/**
+ * The settings every process applies itself: tool permissions (the tool host's policy) and MCP servers, reloaded; and
+ * what each process remembers of the budgets and LLM profiles it reads before every LLM call, forgotten.
+ */
+const SettingsChangeSchema = z.object({ origin: z.string(), what: z.enum(["permissions", "mcp", "budgets", "llm-profiles"]) });
 type SettingsChange = z.infer<typeof SettingsChangeSchema>;
 
 /**
@@ -26,14 +29,36 @@ export class SettingsSignal {
   ) {}
 
   /** Announces this process's saves of `runtime`'s settings, and applies the other processes' ones; `subscriber` may be shared with other channels. */
-  async follow(runtime: Pick<RunRuntime, "permissions" | "mcpSettings">, subscriber: Redis): Promise<this> {
+  async follow(runtime: Pick<RunRuntime, "permissions" | "mcpSettings" | "llmProfiles" | "usage">, subscriber: Redis): Promise<this> {
     runtime.permissions.onSaved(() => this.announce("permissions"));
     runtime.mcpSettings.onSaved(() => this.announce("mcp"));
+    runtime.usage.budgets.onSaved(() => this.announce("budgets"));
+    runtime.llmProfiles.onSaved(() => this.announce("llm-profiles"));
     subscriber.on("message", (channel: string, text: string) => {
       if (channel !== SETTINGS_CHANNEL) return;
       const change = this.seal.unwrap(SETTINGS_CHANNEL, text, SettingsChangeSchema, "a settings announcement", { maxAgeMs: MESSAGE_MAX_AGE_MS, once: true });
       if (!change || change.origin === this.origin) return;
-      const reloaded = (change.what === "permissions" ? runtime.permissions.reload(this.log) : runtime.mcpSettings.reload(this.log)).then(
+      let reload: Promise<void>;
+      switch (change.what) {
+        case "permissions":
+          reload = runtime.permissions.reload(this.log);
+          break;
+        case "mcp":
+          reload = runtime.mcpSettings.reload(this.log);
+          break;
+        // Forgotten at once, read again by the next call: no reload to wait for.
+        case "budgets":
+          runtime.usage.budgets.forget();
+          return;
+        case "llm-profiles":
+          runtime.llmProfiles.forgetReads();
+          return;
+        default: {
+          const never: never = change.what;
+          return never;
+        }
+      }
+      const reloaded = reload.then(
         () => this.log.info("settings saved elsewhere applied", { what: change.what }),
         (error: unknown) => this.log.warn("applying settings saved elsewhere failed", { what: change.what, error: messageOf(error) }),
       );

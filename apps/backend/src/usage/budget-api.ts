@@ -5,7 +5,7 @@ import { ApiError, answer } from "../api/errors.ts";
 import { parseWith, readBody } from "../api/body.ts";
 import { route, type ApiRoute } from "../api/openapi-routes.ts";
 import { principalOf } from "../auth/principal.ts";
-import type { BudgetRepository } from "./budget-repository.ts";
+import type { Budgets } from "./budget-cache.ts";
 
 /** A budget is two numbers. */
 const MAX_BODY_BYTES = 4096;
@@ -20,7 +20,7 @@ const CEILING_OF: Record<Exclude<BudgetTarget, "owner" | "user">, BudgetScope> =
  * an owner's to set; a workflow's, agent's or scene's own budget an editor's, only at or below the owner's ceiling
  * (refused above it — and the guard holds the ceiling anyway). Anyone but an owner reads only their own user budget.
  */
-export function budgetApi(budgets: BudgetRepository) {
+export function budgetApi(budgets: Budgets) {
   const pathOf = (params: Record<string, string | undefined>) => {
     const path = parseWith(PathSchema, params, "path");
     if (path.target === "owner" && !BudgetScopeSchema.safeParse(path.id).success) {
@@ -66,7 +66,7 @@ export function budgetApi(budgets: BudgetRepository) {
 }
 
 /** Refuses a budget above the owner's ceiling for its scope, naming the ceiling. */
-async function withinCeiling(budgets: BudgetRepository, scope: BudgetScope, limit: BudgetLimit): Promise<void> {
+async function withinCeiling(budgets: Budgets, scope: BudgetScope, limit: BudgetLimit): Promise<void> {
   const ceiling = (await budgets.getMany([{ target: "owner", id: scope }])).get(`owner/${scope}`);
   if (!ceiling) return;
   for (const field of ["tokens", "costUsd"] as const) {

@@ -1,6 +1,6 @@
 import { LOW_BUDGET_SHARE, LlmError, type BudgetLimit, type BudgetTarget, type LlmCallAllowance, type LlmCallEstimate } from "@weft/types";
 import type { RunFactsLookup } from "./run-facts.ts";
-import type { BudgetRepository } from "./budget-repository.ts";
+import type { Budgets } from "./budget-cache.ts";
 import type { UsageRepository } from "./usage-repository.ts";
 import type { UsageQuery } from "./usage-schemas.ts";
 
@@ -99,7 +99,7 @@ export class BudgetGuard {
   private released = 0;
 
   constructor(
-    private readonly budgets: BudgetRepository,
+    private readonly budgets: Pick<Budgets, "getMany">,
     private readonly usage: UsageRepository,
     private readonly runs: Pick<RunFactsLookup, "of">,
   ) {}

@@ -4,6 +4,7 @@ import type { TableEngine } from "../storage/table.ts";
 import { budgetApi } from "./budget-api.ts";
 import { BudgetGuard } from "./budget-guard.ts";
 import { BudgetRepository } from "./budget-repository.ts";
+import { BudgetCache } from "./budget-cache.ts";
 import { usageApi } from "./usage-api.ts";
 import { UsageRecorder } from "./usage-recorder.ts";
 import { UsageRepository } from "./usage-repository.ts";
@@ -25,7 +26,7 @@ export function createUsage(deps: { engine: TableEngine; runs: Pick<RunRepositor
   const repository = new UsageRepository(deps.engine);
   const runs = new RunFactsLookup(deps.runs);
   const recorder = new UsageRecorder(repository, runs, deps.log);
-  const budgets = new BudgetRepository(deps.engine);
+  const budgets = new BudgetCache(new BudgetRepository(deps.engine));
   const guard = new BudgetGuard(budgets, repository, runs);
-  return { repository, recorder, guard, runFacts: runs, api: usageApi(repository).use(budgetApi(budgets)) };
+  return { repository, recorder, guard, budgets, runFacts: runs, api: usageApi(repository).use(budgetApi(budgets)) };
 }
