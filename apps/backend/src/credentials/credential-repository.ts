@@ -3,7 +3,6 @@ import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type Credentia
 import { byteOrder } from "../storage/document-table.ts";
 import { present } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
-import type { StorageEngine } from "../storage/storage.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
 export interface StoredCredential {
@@ -107,9 +106,4 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
   async delete(name: string): Promise<boolean> {
     return (await this.db.deleteFrom("credentials").where("name", "=", name).executeTakeFirst()).numDeletedRows > 0n;
   }
-}
-
-/** The credential repository on the storage's connection. */
-export function createCredentialRepository(storage: StorageEngine): CredentialRepository {
-  return new CredentialTable(storage);
 }

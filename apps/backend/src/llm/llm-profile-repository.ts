@@ -6,19 +6,17 @@ import { Table } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import type { Migration } from "../storage/migrations.ts";
 
-export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
-export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
-export type LlmProvider = z.infer<typeof LlmProviderSchema>;
-
-export const HEALTH_STATUSES = ["unknown", "ok", "failed"] as const;
-export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+const LlmProviderSchema = z.enum(["openai-compatible", "demo"]);
+/** A status this Weft does not know (a newer one's) reads as not tested. */
+const HealthStatusSchema = z.enum(["unknown", "ok", "failed"]).catch("unknown");
+type HealthStatus = z.infer<typeof HealthStatusSchema>;
 
 /** An LLM profile as stored. The key is only ever held encrypted here (see secrets/secret-box.ts). */
 export interface StoredLlmProfile {
   id: string;
   name: string;
   /** `demo`: the embedded demo LLM, whose address is only known once the server runs. */
-  provider: LlmProvider;
+  provider: z.infer<typeof LlmProviderSchema>;
   baseUrl: string;
   model: string;
   apiKeyEncrypted?: string;
@@ -83,7 +81,7 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
     passBackReasoning: flag(row.pass_back_reasoning),
     maxRetries: row.max_retries,
     isDefault: flag(row.is_default),
-    healthStatus: (HEALTH_STATUSES as readonly string[]).includes(row.health_status) ? (row.health_status as HealthStatus) : "unknown",
+    healthStatus: HealthStatusSchema.parse(row.health_status),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
     ...present({
@@ -107,13 +105,11 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
   }
 
   async get(id: string): Promise<StoredLlmProfile | undefined> {
-    const row = await this.db.selectFrom("llm_profiles").selectAll().where("id", "=", id).executeTakeFirst();
-    return row ? decodeLlmProfile(row) : undefined;
+    return (await this.selectAll().where("id", "=", id).execute()).map(decodeLlmProfile)[0];
   }
 
   async getDefault(): Promise<StoredLlmProfile | undefined> {
-    const row = await this.selectAll().where("is_default", "=", true).limit(1).executeTakeFirst();
-    return row ? decodeLlmProfile(row) : undefined;
+    return (await this.selectAll().where("is_default", "=", true).limit(1).execute()).map(decodeLlmProfile)[0];
   }
 
   async save(p: StoredLlmProfile): Promise<void> {

@@ -198,7 +198,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       return true;
     });
     if (!inserted) return { kind: "exists" };
-    this.written(stored.id, true);
+    this.written?.(stored.id, true);
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
 
@@ -228,7 +228,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       return deleted;
     });
     // A conditional delete that matched nothing may have left the row (at another revision) in place.
-    if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written(id, false);
+    if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written?.(id, false);
     return result.numDeletedRows > 0n;
   }
 
@@ -244,7 +244,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, now)], ["created_at"]);
       await this.versions.record(document.id, versionContent({ ...document, revision }), note, now);
     });
-    this.written(document.id, true);
+    this.written?.(document.id, true);
   }
 
   async ensureVersioned(id: string): Promise<void> {
@@ -257,8 +257,5 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   /** Told of every write of this process (the workflow repository keeps its PostgreSQL id cache with it). */
-  protected written(id: string, stored: boolean): void {
-    void id;
-    void stored;
-  }
+  protected written?(id: string, stored: boolean): void;
 }
