@@ -1,6 +1,6 @@
 import { AgentProfileSchema, SceneSchema, type AgentProfile, type Logger, type Scene } from "@weft/types";
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
-import { openStorage, postgresOpenError, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
+import { openStorage, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
 import { DocumentTable } from "./storage/document-table.ts";
 import { journalRepositories } from "./events/journal-storage.ts";
 import { WorkflowTable } from "./workflows/workflow-repository.ts";
@@ -23,7 +23,7 @@ import type { RuntimeStorage } from "./runtime/runtime-storage.ts";
 export type Storage = RuntimeStorage;
 
 /** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */
-export async function composeStorage(engine: StorageEngine): Promise<Storage> {
+async function composeStorage(engine: StorageEngine): Promise<Storage> {
   const workflows = new WorkflowTable(engine);
   const storage: Storage = {
     ...engine,
@@ -47,14 +47,8 @@ export async function composeStorage(engine: StorageEngine): Promise<Storage> {
 }
 
 /** Opens the storage the options select (`openStorage`), migrated, with every core repository. */
-export async function openAppStorage(options: StorageOptions): Promise<Storage> {
-  const engine = await openStorage(options);
-  try {
-    return await composeStorage(engine);
-  } catch (error) {
-    await engine.close().catch(() => undefined);
-    throw options.databaseUrl ? postgresOpenError(error, options.databaseUrl, engine.redactor) : error;
-  }
+export function openAppStorage(options: StorageOptions): Promise<Storage> {
+  return openStorage(options, composeStorage);
 }
 
 /**

@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { openSqliteStorage, DATABASE_FILE } from "./testing/storage.ts";
-import { createCredentialRepository } from "./credentials/credential-repository.ts";
+import { CredentialTable } from "./credentials/credential-repository.ts";
 import { MIGRATIONS } from "./schema.ts";
 import { tempDir } from "./testing/test-server.ts";
 
@@ -25,7 +25,7 @@ describe("a SQLite file written by Weft e5dc891", () => {
       expect((await storage.workflows.summaries()).items).toMatchObject([{ id: "kept", description: "from e5dc891", tags: ["old"] }]);
       expect(await storage.runs.get("r1")).toMatchObject({ status: "completed", outputs: { text: "done" } });
       expect(await storage.meta.get("legacy")).toBe("yes");
-      expect(await createCredentialRepository(storage).get("api")).toMatchObject({ hosts: ["https://example.com/*"], roles: ["owner"] });
+      expect(await new CredentialTable(storage).get("api")).toMatchObject({ hosts: ["https://example.com/*"], roles: ["owner"] });
       await storage.workflows.create({ id: "new", name: "New", description: "", revision: 1, nodes: [], edges: [], annotations: [], tags: [] });
     } finally {
       await storage.close();

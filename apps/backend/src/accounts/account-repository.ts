@@ -1,8 +1,7 @@
-import type { ColumnType, Kysely, Selectable } from "kysely";
+import type { ColumnType, Selectable } from "kysely";
 import type { Int64Column as Millis } from "../storage/ddl.ts";
-import { createQueryDb } from "../storage/query-db.ts";
 import { num } from "../storage/row-values.ts";
-import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
+import { Table, type TableEngine } from "../storage/table.ts";
 import type { AccountRepository, SessionRecord, TokenRecord, UserRecord, UserUpdate } from "./account-records.ts";
 import { RoleSchema } from "./roles.ts";
 
@@ -22,18 +21,10 @@ function userOf(row: Selectable<AccountTables["users"]>): UserRecord {
 
 /**
  * Users, sessions and personal tokens, on either engine: every query runs on the storage's connection
- * (SQLite through its gate, PostgreSQL on `current()`), so it joins `Storage.transaction`.
+ * (SQLite through its gate, PostgreSQL on `current()`), so it joins `Storage.transaction`. The tables come with
+ * ACCOUNT_MIGRATIONS.
  */
-class SqlAccountRepository implements AccountRepository {
-  private readonly db: Kysely<AccountTables>;
-
-  constructor(
-    handle: SqlHandle,
-    private readonly transact: Transact,
-  ) {
-    this.db = createQueryDb<AccountTables>(handle);
-  }
-
+export class AccountTable extends Table<AccountTables, TableEngine> implements AccountRepository {
   private users() {
     return this.db.selectFrom("users as u").select(USER_COLUMNS);
   }
@@ -86,7 +77,7 @@ class SqlAccountRepository implements AccountRepository {
   async deleteUser(id: string): Promise<boolean> {
     // Explicit as well as ON DELETE CASCADE (which needs SQLite's foreign_keys on), all or nothing: a user is never
     // left half deleted.
-    return await this.transact(async () => {
+    return await this.engine.transaction(async () => {
       await this.deleteSessionsOf(id);
       await this.deleteTokensOf(id);
       const result = await this.db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
@@ -144,9 +135,4 @@ class SqlAccountRepository implements AccountRepository {
   async deleteToken(userId: string, id: string): Promise<boolean> {
     return (await this.db.deleteFrom("user_tokens").where("user_id", "=", userId).where("id", "=", id).executeTakeFirst()).numDeletedRows > 0n;
   }
-}
-
-/** The accounts' repository on the storage's connection (its tables come with ACCOUNT_MIGRATIONS); `transact` is `Storage.transaction`. */
-export function openAccountRepository(handle: SqlHandle, transact: Transact): Promise<AccountRepository> {
-  return Promise.resolve(new SqlAccountRepository(handle, transact));
 }

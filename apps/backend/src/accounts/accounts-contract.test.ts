@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { SQL } from "bun";
+import { SecretRedactor } from "@weft/types";
 import { openDatabase } from "../storage/database.ts";
 import { runMigrations } from "../storage/migrations.ts";
 import { PostgresConnection } from "../storage/postgres-connection.ts";
@@ -8,13 +9,13 @@ import { SqliteGate } from "../storage/sqlite-gate.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 import { accountsContract } from "./contract/accounts.contract.ts";
 import { ACCOUNT_MIGRATIONS } from "./account-migrations.ts";
-import { openAccountRepository } from "./account-repository.ts";
+import { AccountTable } from "./account-repository.ts";
 
 /** The accounts' tables alone on `handle`, migrated twice (a second process starting changes nothing). */
 async function repositoryOn(handle: SqlHandle, transact: Transact) {
   await runMigrations(handle, ACCOUNT_MIGRATIONS);
   await runMigrations(handle, ACCOUNT_MIGRATIONS);
-  return await openAccountRepository(handle, transact);
+  return new AccountTable({ sql: handle, transaction: transact, redactor: new SecretRedactor() });
 }
 
 accountsContract({

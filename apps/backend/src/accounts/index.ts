@@ -1,12 +1,12 @@
 import type { Logger } from "@weft/types";
-import type { SqlHandle, Transact } from "../storage/sql-handle.ts";
+import type { TableEngine } from "../storage/table.ts";
 import { AccountService } from "./account-service.ts";
-import { openAccountRepository } from "./account-repository.ts";
+import { AccountTable } from "./account-repository.ts";
 import { usersApi } from "./users-api.ts";
 import type { AccountRepository } from "./account-records.ts";
 import { roleAtLeast } from "./roles.ts";
 
-export { openAccountRepository };
+export { AccountTable };
 
 /**
  * Whether a user may start runs now (an editor or an owner, by their role as stored now; a deleted user may not): asked
@@ -20,8 +20,8 @@ export function runStarterCheck(repository: AccountRepository): (userId: string)
 }
 
 /** Users, sessions and personal tokens: the service (for the trust boundary) and the owners' /api/users routes. */
-export async function createAccounts(options: { sql: SqlHandle; transaction: Transact; maxBodyBytes: number; log: Logger }) {
-  const repository = await openAccountRepository(options.sql, options.transaction);
+export async function createAccounts(options: { storage: TableEngine; maxBodyBytes: number; log: Logger }) {
+  const repository = new AccountTable(options.storage);
   const service = new AccountService(repository, options.log);
   await service.ensureBootstrapOwner();
   return { service, api: usersApi(service, options.maxBodyBytes), mayRun: runStarterCheck(repository) };

@@ -25,7 +25,7 @@ export async function composeAuth(options: AuthOptions, deps: { storage: { sql: 
   const { storage, redactor, maxBodyBytes, log } = deps;
   const token = loadAccessToken(options.dataDir, options.authToken);
   redactor.set("access-token", "access token", [token.value]);
-  const accounts = await createAccounts({ sql: storage.sql, transaction: storage.transaction, maxBodyBytes, log: log.child("accounts") });
+  const accounts = await createAccounts({ storage: { sql: storage.sql, transaction: storage.transaction, redactor }, maxBodyBytes, log: log.child("accounts") });
   const site = new SitePolicy({ boundHost: options.hostname ?? "127.0.0.1", allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
   const boundary = new TrustBoundary(token, site, accounts.service);
   const wsAccess = new WsAccess((request) => boundary.principalFor(request), options.wsRateLimits);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { storageOpener, type StorageHarness } from "../testing/storage-contract/harness.ts";
-import { createCredentialRepository, type StoredCredential } from "./credential-repository.ts";
+import { CredentialTable, type StoredCredential } from "./credential-repository.ts";
 import type { SqlHandle } from "../storage/sql-handle.ts";
 
 function credential(name: string, overrides: Partial<StoredCredential> = {}): StoredCredential {
@@ -39,7 +39,7 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
     const { fresh } = storageOpener(harness);
 
     it("saves, reads and lists credentials by name (byte order), each kind with its own fields", async () => {
-      const repo = createCredentialRepository(await fresh());
+      const repo = new CredentialTable(await fresh());
       expect(await repo.list()).toEqual([]);
       await repo.save(credential("github", { kind: "header", header: "X-Api-Key" }));
       await repo.save(credential("Alpha"));
@@ -52,7 +52,7 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
     });
 
     it("save replaces the credential of that name, its old fields gone and its creation time kept as given", async () => {
-      const repo = createCredentialRepository(await fresh());
+      const repo = new CredentialTable(await fresh());
       await repo.save(credential("api", { kind: "header", header: "X-Key", updatedAt: 1_000 }));
       const replaced = credential("api", { kind: "bearer", secretEncrypted: "enc:new", updatedAt: 2_000_000_000_000 });
       await repo.save(replaced);
@@ -62,7 +62,7 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
 
     it("keeps the hosts and roles a credential is bound to, and reads a row stored before binding as bound nowhere, for owners", async () => {
       const storage = await fresh();
-      const repo = createCredentialRepository(storage);
+      const repo = new CredentialTable(storage);
       const bound = credential("svc", { hosts: ["https://api.example.com", "http://127.0.0.1:8080/v1"], roles: ["owner", "editor"] });
       await repo.save(bound);
       expect(await repo.get("svc")).toEqual(bound);
@@ -73,7 +73,7 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
     });
 
     it("delete says whether there was one", async () => {
-      const repo = createCredentialRepository(await fresh());
+      const repo = new CredentialTable(await fresh());
       await repo.save(credential("api"));
       expect(await repo.delete("api")).toBe(true);
       expect(await repo.delete("api")).toBe(false);
@@ -82,7 +82,7 @@ export function credentialRepositoryContract(harness: StorageHarness): void {
 
     it("joins Storage.transaction: a save in a body that throws is not stored", async () => {
       const storage = await fresh();
-      const repo = createCredentialRepository(storage);
+      const repo = new CredentialTable(storage);
       await expect(
         storage.transaction(async () => {
           await repo.save(credential("api"));

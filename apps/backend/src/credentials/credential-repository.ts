@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { CamelCasePlugin } from "kysely";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
 import { byteOrder } from "../storage/document-table.ts";
-import { present } from "../storage/row-values.ts";
+import { num, present } from "../storage/row-values.ts";
+import { createQueryDb } from "../storage/query-db.ts";
 import { Table } from "../storage/table.ts";
-import type { StorageEngine } from "../storage/storage.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
 export interface StoredCredential {
@@ -29,6 +30,7 @@ export interface CredentialRepository {
   delete(name: string): Promise<boolean>;
 }
 
+/** The `credentials` table, its columns named in camelCase (Kysely's CamelCasePlugin maps them to snake_case). */
 interface Row {
   name: string;
   kind: string;
@@ -38,38 +40,35 @@ interface Row {
   /** JSON arrays. */
   hosts: string;
   roles: string;
-  secret_encrypted: string;
+  secretEncrypted: string;
   /** PostgreSQL returns BIGINT as a string. */
-  created_at: number | string;
-  updated_at: number | string;
+  createdAt: number | string;
+  updatedAt: number | string;
 }
 
+const KindColumn = z.enum(CREDENTIAL_KINDS).catch("bearer");
 const HostsColumn = z.array(z.string());
 /** A role this Weft does not know (a newer one's) is dropped: it only ever narrows who may use the credential. */
 const RolesColumn = z.array(z.string()).transform((roles) => roles.filter((r): r is CredentialRole => (CREDENTIAL_ROLES as readonly string[]).includes(r)));
 
-/** A JSON column read back; a row that cannot be read is treated as allowing nothing (refused, never widened). */
-function column<T>(schema: z.ZodType<T>, text: string, fallback: T): T {
+/** A JSON column read back; one that cannot be read allows nothing (refused, never widened). */
+function column<T>(schema: z.ZodType<T[]>, text: string): T[] {
   try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : fallback;
+    return schema.parse(JSON.parse(text));
   } catch {
-    return fallback;
+    return [];
   }
 }
 
-function decode(row: Row): StoredCredential {
-  const kind = (CREDENTIAL_KINDS as readonly string[]).includes(row.kind) ? (row.kind as CredentialKind) : "bearer";
+function decode({ header, username, ...row }: Row): StoredCredential {
   return {
-    name: row.name,
-    kind,
-    ...present({ header: row.header, username: row.username }),
-    description: row.description,
-    hosts: column(HostsColumn, row.hosts, []),
-    roles: column(RolesColumn, row.roles, []),
-    secretEncrypted: row.secret_encrypted,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
+    ...row,
+    ...present({ header, username }),
+    kind: KindColumn.parse(row.kind),
+    hosts: column(HostsColumn, row.hosts),
+    roles: column(RolesColumn, row.roles),
+    createdAt: num(row.createdAt),
+    updatedAt: num(row.updatedAt),
   };
 }
 
@@ -78,6 +77,8 @@ function decode(row: Row): StoredCredential {
  * are ordered byte-wise (PostgreSQL COLLATE "C"), as SQLite orders them. The table: core-migrations.ts.
  */
 export class CredentialTable extends Table<{ credentials: Row }> implements CredentialRepository {
+  protected override readonly db = createQueryDb<{ credentials: Row }>(this.engine.sql).withPlugin(new CamelCasePlugin());
+
   async list(): Promise<StoredCredential[]> {
     const rows = await this.db.selectFrom("credentials").selectAll().orderBy(byteOrder(this.engine.sql.engine, "name")).execute();
     return rows.map(decode);
@@ -89,27 +90,12 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
   }
 
   async save(c: StoredCredential): Promise<void> {
-    const row: Row = {
-      name: c.name,
-      kind: c.kind,
-      header: c.header ?? null,
-      username: c.username ?? null,
-      description: c.description,
-      hosts: JSON.stringify(c.hosts),
-      roles: JSON.stringify(c.roles),
-      secret_encrypted: c.secretEncrypted,
-      created_at: c.createdAt,
-      updated_at: c.updatedAt,
-    };
-    await this.upsertRows("credentials", ["name"], [row], ["created_at"]);
+    // Every nullable column named, so a replaced credential keeps no old value.
+    const row = { header: null, username: null, ...c, hosts: JSON.stringify(c.hosts), roles: JSON.stringify(c.roles) };
+    await this.upsertRows("credentials", ["name"], [row], ["createdAt"]);
   }
 
   async delete(name: string): Promise<boolean> {
     return (await this.db.deleteFrom("credentials").where("name", "=", name).executeTakeFirst()).numDeletedRows > 0n;
   }
-}
-
-/** The credential repository on the storage's connection. */
-export function createCredentialRepository(storage: StorageEngine): CredentialRepository {
-  return new CredentialTable(storage);
 }

@@ -1,24 +1,24 @@
 import { z } from "zod";
+import { CamelCasePlugin } from "kysely";
 import type { LlmPrices } from "@weft/types";
 import { flag, num, optionalNum, present } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
+import { createQueryDb } from "../storage/query-db.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import type { Migration } from "../storage/migrations.ts";
 
-export const LLM_PROVIDERS = ["openai-compatible", "demo"] as const;
-export const LlmProviderSchema = z.enum(LLM_PROVIDERS);
-export type LlmProvider = z.infer<typeof LlmProviderSchema>;
-
-export const HEALTH_STATUSES = ["unknown", "ok", "failed"] as const;
-export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+const LlmProviderSchema = z.enum(["openai-compatible", "demo"]);
+/** A status this Weft does not know (a newer one's) reads as not tested. */
+const HealthStatusSchema = z.enum(["unknown", "ok", "failed"]).catch("unknown");
+type HealthStatus = z.infer<typeof HealthStatusSchema>;
 
 /** An LLM profile as stored. The key is only ever held encrypted here (see secrets/secret-box.ts). */
 export interface StoredLlmProfile {
   id: string;
   name: string;
   /** `demo`: the embedded demo LLM, whose address is only known once the server runs. */
-  provider: LlmProvider;
+  provider: z.infer<typeof LlmProviderSchema>;
   baseUrl: string;
   model: string;
   apiKeyEncrypted?: string;
@@ -47,59 +47,53 @@ export interface LlmProfileRepository {
   setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void>;
 }
 
-/** The `llm_profiles` table as both engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL. */
+/**
+ * The `llm_profiles` table, its columns named in camelCase (Kysely's CamelCasePlugin maps them to snake_case), as both
+ * engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL.
+ */
 interface LlmProfileRow {
   id: string;
   name: string;
   provider: string;
-  base_url: string;
+  baseUrl: string;
   model: string;
-  api_key_encrypted: string | null;
-  api_key_masked: string | null;
-  timeout_ms: number;
+  apiKeyEncrypted: string | null;
+  apiKeyMasked: string | null;
+  timeoutMs: number;
   temperature: number | null;
-  context_window: number | null;
-  pass_back_reasoning: number | boolean;
-  max_retries: number;
-  price_input: number | null;
-  price_cached_input: number | null;
-  price_output: number | null;
-  is_default: number | boolean;
-  health_status: string;
-  last_tested_at: number | string | null;
-  created_at: number | string;
-  updated_at: number | string;
+  contextWindow: number | null;
+  passBackReasoning: number | boolean;
+  maxRetries: number;
+  priceInput: number | null;
+  priceCachedInput: number | null;
+  priceOutput: number | null;
+  isDefault: number | boolean;
+  healthStatus: string;
+  lastTestedAt: number | string | null;
+  createdAt: number | string;
+  updatedAt: number | string;
 }
 
 function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
-  const prices = present({ inputPerMillion: optionalNum(row.price_input), cachedInputPerMillion: optionalNum(row.price_cached_input), outputPerMillion: optionalNum(row.price_output) });
+  const { priceInput, priceCachedInput, priceOutput, apiKeyEncrypted, apiKeyMasked, temperature, contextWindow, lastTestedAt, ...always } = row;
+  const prices = present({ inputPerMillion: optionalNum(priceInput), cachedInputPerMillion: optionalNum(priceCachedInput), outputPerMillion: optionalNum(priceOutput) });
   return {
-    id: row.id,
-    name: row.name,
+    ...always,
     provider: LlmProviderSchema.parse(row.provider),
-    baseUrl: row.base_url,
-    model: row.model,
-    timeoutMs: row.timeout_ms,
-    passBackReasoning: flag(row.pass_back_reasoning),
-    maxRetries: row.max_retries,
-    isDefault: flag(row.is_default),
-    healthStatus: (HEALTH_STATUSES as readonly string[]).includes(row.health_status) ? (row.health_status as HealthStatus) : "unknown",
-    createdAt: num(row.created_at),
-    updatedAt: num(row.updated_at),
-    ...present({
-      apiKeyEncrypted: row.api_key_encrypted,
-      apiKeyMasked: row.api_key_masked,
-      temperature: row.temperature,
-      contextWindow: row.context_window,
-      prices: Object.keys(prices).length > 0 ? prices : undefined,
-      lastTestedAt: optionalNum(row.last_tested_at),
-    }),
+    passBackReasoning: flag(row.passBackReasoning),
+    isDefault: flag(row.isDefault),
+    healthStatus: HealthStatusSchema.parse(row.healthStatus),
+    createdAt: num(row.createdAt),
+    updatedAt: num(row.updatedAt),
+    ...present({ apiKeyEncrypted, apiKeyMasked, temperature, contextWindow, prices: Object.keys(prices).length > 0 ? prices : undefined, lastTestedAt: optionalNum(lastTestedAt) }),
   };
 }
 
 export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> implements LlmProfileRepository {
+  protected override readonly db = createQueryDb<{ llm_profiles: LlmProfileRow }>(this.engine.sql).withPlugin(new CamelCasePlugin());
+
   private selectAll() {
-    return this.db.selectFrom("llm_profiles").selectAll().orderBy("is_default", "desc").orderBy(nameOrder(this.engine.sql.engine));
+    return this.db.selectFrom("llm_profiles").selectAll().orderBy("isDefault", "desc").orderBy(nameOrder(this.engine.sql.engine));
   }
 
   async list(): Promise<StoredLlmProfile[]> {
@@ -107,42 +101,20 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
   }
 
   async get(id: string): Promise<StoredLlmProfile | undefined> {
-    const row = await this.db.selectFrom("llm_profiles").selectAll().where("id", "=", id).executeTakeFirst();
-    return row ? decodeLlmProfile(row) : undefined;
+    return (await this.selectAll().where("id", "=", id).execute()).map(decodeLlmProfile)[0];
   }
 
   async getDefault(): Promise<StoredLlmProfile | undefined> {
-    const row = await this.selectAll().where("is_default", "=", true).limit(1).executeTakeFirst();
-    return row ? decodeLlmProfile(row) : undefined;
+    return (await this.selectAll().where("isDefault", "=", true).limit(1).execute()).map(decodeLlmProfile)[0];
   }
 
-  async save(p: StoredLlmProfile): Promise<void> {
+  async save({ prices, ...profile }: StoredLlmProfile): Promise<void> {
     await this.engine.transaction(async () => {
-      if (p.isDefault) await this.db.updateTable("llm_profiles").set({ is_default: false }).where("id", "<>", p.id).where("is_default", "=", true).execute();
-      const row: LlmProfileRow = {
-        id: p.id,
-        name: p.name,
-        provider: p.provider,
-        base_url: p.baseUrl,
-        model: p.model,
-        api_key_encrypted: p.apiKeyEncrypted ?? null,
-        api_key_masked: p.apiKeyMasked ?? null,
-        timeout_ms: p.timeoutMs,
-        temperature: p.temperature ?? null,
-        context_window: p.contextWindow ?? null,
-        // Booleans on both engines: SQLite stores them as 1/0.
-        pass_back_reasoning: p.passBackReasoning,
-        max_retries: p.maxRetries,
-        price_input: p.prices?.inputPerMillion ?? null,
-        price_cached_input: p.prices?.cachedInputPerMillion ?? null,
-        price_output: p.prices?.outputPerMillion ?? null,
-        is_default: p.isDefault,
-        health_status: p.healthStatus,
-        last_tested_at: p.lastTestedAt ?? null,
-        created_at: p.createdAt,
-        updated_at: p.updatedAt,
-      };
-      await this.upsertRows("llm_profiles", ["id"], [row], ["created_at"]);
+      if (profile.isDefault) await this.db.updateTable("llm_profiles").set({ isDefault: false }).where("id", "<>", profile.id).where("isDefault", "=", true).execute();
+      // Every nullable column named, so a replaced profile keeps no old value; booleans are stored as SQLite's 1/0.
+      const nulls = { apiKeyEncrypted: null, apiKeyMasked: null, temperature: null, contextWindow: null, lastTestedAt: null };
+      const row = { ...nulls, ...profile, priceInput: prices?.inputPerMillion ?? null, priceCachedInput: prices?.cachedInputPerMillion ?? null, priceOutput: prices?.outputPerMillion ?? null };
+      await this.upsertRows("llm_profiles", ["id"], [row], ["createdAt"]);
     });
   }
 
@@ -151,7 +123,7 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
   }
 
   async setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void> {
-    await this.db.updateTable("llm_profiles").set({ health_status: status, last_tested_at: testedAt }).where("id", "=", id).execute();
+    await this.db.updateTable("llm_profiles").set({ healthStatus: status, lastTestedAt: testedAt }).where("id", "=", id).execute();
   }
 }
 

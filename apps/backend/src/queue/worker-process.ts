@@ -24,7 +24,7 @@ import { bullConnection, errorReporter, openRedis, QUEUE_PREFIX, RUN_QUEUE, type
 import { QueueRunDispatcher } from "./queue-dispatcher.ts";
 import { RunService, startErrorWorkflows } from "../runs/index.ts";
 import { withSkillCheck } from "../workflows/index.ts";
-import { openAccountRepository, runStarterCheck } from "../accounts/index.ts";
+import { AccountTable, runStarterCheck } from "../accounts/index.ts";
 
 export interface WorkerProcessOptions {
   /** Folder of the master key (unless `secret`), the tools' state and, without `databaseUrl`, the SQLite file: the API's. */
@@ -169,7 +169,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     });
     startErrorWorkflows(executor, runs, {
       storage,
-      mayRun: runStarterCheck(await openAccountRepository(storage.sql, storage.transaction)),
+      mayRun: runStarterCheck(new AccountTable(storage)),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       log: log.child("runs"),
     });

@@ -14,13 +14,7 @@ export interface SettingsRepository {
   set(key: string, value: unknown): Promise<number>;
 }
 
-interface SettingsTable {
-  key: string;
-  data: string;
-  updated_at: number | string;
-}
-
-export class SettingsTableRepository extends Table<{ settings: SettingsTable }> implements SettingsRepository {
+export class SettingsTableRepository extends Table<{ settings: { key: string; data: string; updated_at: number | string } }> implements SettingsRepository {
   async get(key: string): Promise<StoredSetting | undefined> {
     const row = await this.db.selectFrom("settings").select(["data", "updated_at"]).where("key", "=", key).executeTakeFirst();
     return row ? { value: JSON.parse(row.data), updatedAt: num(row.updated_at) } : undefined;

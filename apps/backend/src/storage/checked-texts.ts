@@ -35,7 +35,9 @@ export class CheckedTexts {
   }
 
   private remember(id: string, stored: string, checked: string): void {
-    this.forget(id);
+    const old = this.entries.get(id);
+    if (old) this.bytes -= sizeOf(old);
+    this.entries.delete(id);
     const entry = { stored, checked: checked === stored ? stored : checked };
     const size = sizeOf(entry);
     if (size > this.maxBytes) return;
@@ -46,13 +48,6 @@ export class CheckedTexts {
       this.entries.delete(oldest);
       this.bytes -= sizeOf(old);
     }
-  }
-
-  private forget(id: string): void {
-    const old = this.entries.get(id);
-    if (!old) return;
-    this.entries.delete(id);
-    this.bytes -= sizeOf(old);
   }
 }
 

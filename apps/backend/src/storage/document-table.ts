@@ -19,17 +19,10 @@ export interface StoredDocument<T> {
 export type CreateResult<T> = { kind: "created"; record: StoredDocument<T> } | { kind: "exists" };
 export type UpdateResult<T> = { kind: "updated"; record: StoredDocument<T> } | { kind: "conflict"; current: StoredDocument<T> } | { kind: "not-found" };
 
-/** A stored record a list left out because it no longer reads (see StoredRecordInvalidError). */
-export interface SkippedRecord {
-  id: string;
-  code: "STORED_RECORD_INVALID";
-  message: string;
-}
-
-/** What a list could read, and the records it left out: one broken record never breaks a list. */
+/** What a list could read, and the records it left out because they no longer read (StoredRecordInvalidError): one broken record never breaks a list. */
 export interface Listing<T> {
   items: T[];
-  skipped: SkippedRecord[];
+  skipped: { id: string; code: "STORED_RECORD_INVALID"; message: string }[];
 }
 
 /** The operations every revisioned document repository offers (optimistic concurrency on `revision`). */
@@ -85,7 +78,7 @@ export function listReadable<R, T>(rows: R[], decode: (row: R) => T): Listing<T>
   return listing;
 }
 
-/** The columns every document table has; a kind may keep more beside them (DerivedColumns). */
+/** The columns every document table (`workflows`, `agent_profiles`, `scenes`) has; a kind may keep more beside them (`derived`). */
 export interface DocumentColumns {
   id: string;
   name: string;
@@ -95,12 +88,6 @@ export interface DocumentColumns {
   created_at: number | string;
   updated_at: number | string;
 }
-
-/** Every document table has the same columns; each domain names its own (`workflows`, `agent_profiles`, `scenes`). */
-type DocumentDb = Record<string, DocumentColumns & Record<string, unknown>>;
-
-/** Columns a document kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
-export type DerivedColumns<T> = (document: T) => Record<string, string | number | boolean | null>;
 
 /** Lists' order on both engines: by name case-insensitively, then id (PostgreSQL byte-wise whatever the database's collation). */
 export function nameOrder(engine: SqlHandle["engine"], column = "name"): RawBuilder<unknown> {
@@ -145,7 +132,7 @@ export function checkStored<T>(what: string, id: string, raw: unknown, schema: z
  * added to a schema later apply to old records. An update is `UPDATE … WHERE revision = $base`: of two
  * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
-export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<DocumentDb> implements DocumentRepository<T> {
+export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<Record<string, DocumentColumns & Record<string, unknown>>> implements DocumentRepository<T> {
   readonly versions: DocumentVersions;
   private readonly checked = new CheckedTexts();
 
@@ -153,7 +140,8 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     engine: StorageEngine,
     protected readonly table: string,
     private readonly schema: z.ZodType<T>,
-    private readonly derived: DerivedColumns<T> = () => ({}),
+    /** Columns a kind keeps beside `data`, computed from the document on every write (e.g. the workflow list's summary). */
+    private readonly derived: (document: T) => Record<string, string | number | boolean | null> = () => ({}),
   ) {
     super(engine);
     this.versions = new DocumentVersions(engine, table);
@@ -198,7 +186,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       return true;
     });
     if (!inserted) return { kind: "exists" };
-    this.written(stored.id, true);
+    this.written?.(stored.id, true);
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
 
@@ -228,7 +216,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       return deleted;
     });
     // A conditional delete that matched nothing may have left the row (at another revision) in place.
-    if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written(id, false);
+    if (result.numDeletedRows > 0n || expectedRevision === undefined) this.written?.(id, false);
     return result.numDeletedRows > 0n;
   }
 
@@ -244,7 +232,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
       await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, now)], ["created_at"]);
       await this.versions.record(document.id, versionContent({ ...document, revision }), note, now);
     });
-    this.written(document.id, true);
+    this.written?.(document.id, true);
   }
 
   async ensureVersioned(id: string): Promise<void> {
@@ -257,8 +245,5 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   }
 
   /** Told of every write of this process (the workflow repository keeps its PostgreSQL id cache with it). */
-  protected written(id: string, stored: boolean): void {
-    void id;
-    void stored;
-  }
+  protected written?(id: string, stored: boolean): void;
 }

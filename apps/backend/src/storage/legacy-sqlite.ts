@@ -44,17 +44,17 @@ export class SchemaTooOldError extends Error {
 }
 
 /**
- * The ids to record as applied for a file without `schema_migrations` (inside the runner's
- * transaction): none for a new file; those of `known` whose tables a legacy file has; `tooNew` for
+ * The ids to record as applied (inside the runner's transaction): none for a new file or one with
+ * `schema_migrations`; those of `known` whose tables a legacy file has; `tooNew` for
  * versions no Weft of that format wrote. Throws SchemaTooOldError for a file below the last legacy versions.
  */
 export function adoptLegacySqlite(db: Database, known: readonly string[]): string[] | { tooNew: string } {
+  const hasTable = (name: string) => db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
   const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-  if (version === 0) return [];
+  if (version === 0 || hasTable("schema_migrations")) return [];
   if (version < LAST_LEGACY_VERSION) throw new SchemaTooOldError(`schema version ${version}`);
   if (version > LAST_LEGACY_VERSION) return { tooNew: `schema version ${version}` };
   const ids = [...CORE_IDS];
-  const hasTable = (name: string) => db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
   if (hasTable("module_schema")) {
     for (const { module, version: moduleVersion } of db.query("SELECT module, version FROM module_schema").all() as { module: string; version: number }[]) {
       const moduleIds = MODULE_IDS[module];

@@ -1,8 +1,8 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { TransactionSQL } from "bun";
 import { createQueryDb } from "./query-db.ts";
 import { adoptLegacySqlite, NEW_FORMAT_USER_VERSION } from "./legacy-sqlite.ts";
-import type { PostgresHandle, SqlHandle, SqliteHandle } from "./sql-handle.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 /**
  * One step of the schema, written once for both engines with Kysely's schema builder (`engine` for
@@ -33,6 +33,11 @@ export class SchemaTooNewError extends Error {
 /** Arbitrary but fixed: the advisory lock key all Weft processes take while migrating (PostgreSQL). */
 const MIGRATION_LOCK = 0x7765_6674;
 
+/** The runner's own table, alike on both engines. */
+interface MigrationsDb {
+  schema_migrations: { id: string; applied_at: number };
+}
+
 /**
  * Applies the steps of `migrations` not yet recorded in `schema_migrations`, in order, all in one
  * transaction: a failed step leaves the schema as it was. PostgreSQL: under a transaction-level
@@ -44,63 +49,47 @@ export async function runMigrations(handle: SqlHandle, migrations: readonly Migr
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`Migration id "${twice}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
   switch (handle.engine) {
-    case "sqlite":
-      return await runSqlite(handle, migrations);
+    case "sqlite": {
+      const { db } = handle;
+      return await handle.gate(async () => {
+        db.run("BEGIN IMMEDIATE");
+        try {
+          const adopted = adoptLegacySqlite(db, ids);
+          if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
+          const result = await apply(createQueryDb(handle), "sqlite", migrations, adopted);
+          // e5dc891 and earlier read user_version: past their last version, they refuse this file instead of migrating it.
+          db.run(`PRAGMA user_version = ${NEW_FORMAT_USER_VERSION}`);
+          db.run("COMMIT");
+          return result;
+        } catch (error) {
+          if (db.inTransaction) db.run("ROLLBACK");
+          throw error;
+        }
+      });
+    }
     case "postgres":
-      return await runPostgres(handle, migrations);
+      return await handle.sql.begin(async (tx: TransactionSQL) => {
+        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+        return await apply(createQueryDb({ engine: "postgres", sql: handle.sql, current: () => tx }), "postgres", migrations, []);
+      });
   }
 }
 
-async function apply(db: Kysely<unknown>, engine: SqlHandle["engine"], migrations: readonly Migration[], done: Set<string>, record: (id: string) => Promise<void>): Promise<MigrationResult> {
+/** Inside the engine's migration transaction: records `adopted`, then applies what is not recorded. */
+async function apply(db: Kysely<MigrationsDb>, engine: SqlHandle["engine"], migrations: readonly Migration[], adopted: readonly string[]): Promise<MigrationResult> {
+  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(db);
+  const record = (id: string) => db.insertInto("schema_migrations").values({ id, applied_at: Date.now() }).execute();
+  for (const id of adopted) await record(id);
+  const done = new Set((await db.selectFrom("schema_migrations").select("id").execute()).map((r) => r.id));
   const known = new Set(migrations.map((m) => m.id));
   const unknown = [...done].filter((id) => !known.has(id)).sort();
   if (unknown.length > 0) throw new SchemaTooNewError(`schema steps (${unknown.join(", ")})`);
-  const fresh = done.size === 0;
   const applied: string[] = [];
   for (const migration of migrations) {
     if (done.has(migration.id)) continue;
-    await migration.up(db, engine);
+    await migration.up(db as Kysely<unknown>, engine);
     await record(migration.id);
     applied.push(migration.id);
   }
-  return { fresh, applied };
-}
-
-async function runSqlite(handle: SqliteHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
-  const { db } = handle;
-  return await handle.gate(async () => {
-    db.run("BEGIN IMMEDIATE");
-    try {
-      const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== null;
-      db.run("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)");
-      const record = db.query("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)");
-      if (!hasTable) {
-        const ids = migrations.map((m) => m.id);
-        const adopted = adoptLegacySqlite(db, ids);
-        if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
-        for (const id of adopted) record.run(id, Date.now());
-      }
-      const done = new Set((db.query("SELECT id FROM schema_migrations").all() as { id: string }[]).map((r) => r.id));
-      const result = await apply(createQueryDb(handle), "sqlite", migrations, done, async (id) => void record.run(id, Date.now()));
-      // e5dc891 and earlier read user_version: past their last version, they refuse this file instead of migrating it.
-      db.run(`PRAGMA user_version = ${NEW_FORMAT_USER_VERSION}`);
-      db.run("COMMIT");
-      return result;
-    } catch (error) {
-      if (db.inTransaction) db.run("ROLLBACK");
-      throw error;
-    }
-  });
-}
-
-async function runPostgres(handle: PostgresHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
-  return await handle.sql.begin(async (tx: TransactionSQL) => {
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`;
-    const done = new Set((await tx<{ id: string }[]>`SELECT id FROM schema_migrations`).map((r) => r.id));
-    const db = createQueryDb<unknown>({ engine: "postgres", sql: handle.sql, current: () => tx });
-    return await apply(db, "postgres", migrations, done, async (id) => {
-      await tx`INSERT INTO schema_migrations (id, applied_at) VALUES (${id}, ${Date.now()})`;
-    });
-  });
+  return { fresh: done.size === 0, applied };
 }

@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import { SecretRedactor } from "@weft/types";
+import { messageOf, SecretRedactor } from "@weft/types";
 import { join } from "node:path";
 import { openDatabase } from "./database.ts";
 import { runMigrations, type Migration } from "./migrations.ts";
@@ -7,9 +7,7 @@ import { SqliteGate } from "./sqlite-gate.ts";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { finalizeStatements } from "./statement-cache.ts";
 import { describeDatabaseUrl, PostgresConnection, PostgresUnavailableError } from "./postgres-connection.ts";
-import type { SqlHandle, Transact } from "./sql-handle.ts";
-
-export type { SqlHandle, Transact } from "./sql-handle.ts";
+import type { SqlHandle } from "./sql-handle.ts";
 
 export const DATABASE_FILE = "weft.sqlite";
 
@@ -39,14 +37,14 @@ export interface StorageEngine {
   close(): Promise<void>;
 }
 
-/** Opens `<dataDir>/weft.sqlite` (creating it if needed) and migrates it with `migrations`. */
-export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = []): Promise<StorageEngine> {
+/** SQLite in `<dataDir>/weft.sqlite`, created if needed. */
+function sqliteEngine(dataDir: string, redactor: SecretRedactor): StorageEngine {
   const file = join(dataDir, DATABASE_FILE);
   const db = openDatabase(file);
   const gate = new SqliteGate(db);
   const checkpointer = new WalCheckpointer(file);
   checkpointer.attach(db, gate);
-  const engine: StorageEngine = {
+  return {
     sql: { engine: "sqlite", db, gate: (work) => gate.run(work) },
     transaction: (work) => gate.transaction(work),
     inTransaction: () => db.inTransaction,
@@ -57,36 +55,15 @@ export async function openSqliteStorage(dataDir: string, redactor = new SecretRe
       db.close();
     },
   };
-  try {
-    await runMigrations(engine.sql, migrations);
-  } catch (error) {
-    await engine.close();
-    throw error;
-  }
-  return engine;
 }
 
-/** Connects to `url` and brings the schema up to date (under an advisory lock, so processes starting together do not race). */
-export async function openPostgresStorage(url: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = [], maxConnections = 10): Promise<StorageEngine> {
+/** A pool on PostgreSQL at `url`; its password joins the secrets `redactor` replaces. */
+function postgresEngine(url: string, redactor: SecretRedactor, maxConnections = 10): StorageEngine {
   const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : "";
   if (password) redactor.set("database-url", "database password", [password]);
   const pool = new SQL(url, { max: maxConnections, idleTimeout: 30, connectionTimeout: 10 });
-  try {
-    const connection = new PostgresConnection(pool);
-    await runMigrations(connection, migrations);
-    const transaction: Transact = (work) => connection.transaction(work);
-    return { sql: connection, transaction, inTransaction: () => connection.inTransaction(), redactor, close: () => pool.close({ timeout: 5 }) };
-  } catch (error) {
-    await pool.close({ timeout: 1 }).catch(() => undefined);
-    throw postgresOpenError(error, url, redactor);
-  }
-}
-
-/** A failure while opening PostgreSQL, as DATABASE_UNAVAILABLE naming the host, never the password (SCHEMA_TOO_NEW as it is). */
-export function postgresOpenError(error: unknown, url: string, redactor: SecretRedactor): Error {
-  if (error instanceof Error && "code" in error && error.code === "SCHEMA_TOO_NEW") return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new PostgresUnavailableError(`Could not open the PostgreSQL storage at ${describeDatabaseUrl(url)}: ${redactor.text(detail.replaceAll(url, describeDatabaseUrl(url)))}`);
+  const connection = new PostgresConnection(pool);
+  return { sql: connection, transaction: (work) => connection.transaction(work), inTransaction: () => connection.inTransaction(), redactor, close: () => pool.close({ timeout: 5 }) };
 }
 
 export interface StorageOptions {
@@ -101,8 +78,21 @@ export interface StorageOptions {
   migrations: readonly Migration[];
 }
 
-/** Opens the storage engine the options select, migrated to the latest schema. */
-export async function openStorage(options: StorageOptions): Promise<StorageEngine> {
-  const { databaseUrl, redactor, migrations } = options;
-  return databaseUrl ? await openPostgresStorage(databaseUrl, redactor, migrations, options.poolSize) : await openSqliteStorage(options.dataDir, redactor, migrations);
+/**
+ * Opens the engine the options select, migrates it (PostgreSQL under an advisory lock, so processes starting together
+ * do not race) and hands it to `compose`, which puts the repositories on it. On any failure the engine is closed;
+ * PostgreSQL's is DATABASE_UNAVAILABLE naming the host, never the password (SCHEMA_TOO_NEW as it is).
+ */
+export async function openStorage<S>(options: StorageOptions, compose: (engine: StorageEngine) => Promise<S>): Promise<S> {
+  const { databaseUrl, redactor = new SecretRedactor() } = options;
+  const engine = databaseUrl ? postgresEngine(databaseUrl, redactor, options.poolSize) : sqliteEngine(options.dataDir, redactor);
+  try {
+    await runMigrations(engine.sql, options.migrations);
+    return await compose(engine);
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    if (!databaseUrl || (error instanceof Error && "code" in error && error.code === "SCHEMA_TOO_NEW")) throw error;
+    const detail = redactor.text(messageOf(error).replaceAll(databaseUrl, describeDatabaseUrl(databaseUrl)));
+    throw new PostgresUnavailableError(`Could not open the PostgreSQL storage at ${describeDatabaseUrl(databaseUrl)}: ${detail}`);
+  }
 }

@@ -1,9 +1,8 @@
 import { SecretRedactor } from "@weft/types";
-import * as engine from "../storage/storage.ts";
 import type { Migration } from "../storage/migrations.ts";
 import type { SqlHandle, SqliteHandle } from "../storage/sql-handle.ts";
 import { MIGRATIONS } from "../schema.ts";
-import { composeStorage, openAppStorage, type Storage } from "../app-storage.ts";
+import { openAppStorage, type Storage } from "../app-storage.ts";
 
 export type { Storage } from "../app-storage.ts";
 
@@ -11,7 +10,7 @@ export { DATABASE_FILE, type StorageOptions } from "../storage/storage.ts";
 
 /** The full storage (every core repository) on SQLite in `dataDir`, migrated with `migrations` (every module's tables by default: the runs table has columns added since the core step). */
 export async function openSqliteStorage(dataDir: string, redactor = new SecretRedactor(), migrations: readonly Migration[] = MIGRATIONS): Promise<Storage> {
-  return await composeStorage(await engine.openSqliteStorage(dataDir, redactor, migrations));
+  return await openAppStorage({ dataDir, redactor, migrations });
 }
 
 /** The full storage on PostgreSQL at `url`. */
