@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CamelCasePlugin } from "kysely";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
 import { byteOrder } from "../storage/document-table.ts";
-import { num, present } from "../storage/row-values.ts";
+import { num, present, type NullsFor } from "../storage/row-values.ts";
 import { createQueryDb } from "../storage/query-db.ts";
 import { Table } from "../storage/table.ts";
 
@@ -91,7 +91,8 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
 
   async save(c: StoredCredential): Promise<void> {
     // Every nullable column named, so a replaced credential keeps no old value.
-    const row = { header: null, username: null, ...c, hosts: JSON.stringify(c.hosts), roles: JSON.stringify(c.roles) };
+    const nulls: NullsFor<StoredCredential> = { header: null, username: null };
+    const row = { ...nulls, ...c, hosts: JSON.stringify(c.hosts), roles: JSON.stringify(c.roles) };
     await this.upsertRows("credentials", ["name"], [row], ["createdAt"]);
   }
 

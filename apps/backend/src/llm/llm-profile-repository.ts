@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CamelCasePlugin } from "kysely";
 import type { LlmPrices } from "@weft/types";
-import { flag, num, optionalNum, present } from "../storage/row-values.ts";
+import { flag, num, optionalNum, present, type NullsFor } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
 import { createQueryDb } from "../storage/query-db.ts";
@@ -112,7 +112,7 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
     await this.engine.transaction(async () => {
       if (profile.isDefault) await this.db.updateTable("llm_profiles").set({ isDefault: false }).where("id", "<>", profile.id).where("isDefault", "=", true).execute();
       // Every nullable column named, so a replaced profile keeps no old value; booleans are stored as SQLite's 1/0.
-      const nulls = { apiKeyEncrypted: null, apiKeyMasked: null, temperature: null, contextWindow: null, lastTestedAt: null };
+      const nulls: NullsFor<typeof profile> = { apiKeyEncrypted: null, apiKeyMasked: null, temperature: null, contextWindow: null, lastTestedAt: null };
       const row = { ...nulls, ...profile, priceInput: prices?.inputPerMillion ?? null, priceCachedInput: prices?.cachedInputPerMillion ?? null, priceOutput: prices?.outputPerMillion ?? null };
       await this.upsertRows("llm_profiles", ["id"], [row], ["createdAt"]);
     });

@@ -29,6 +29,12 @@ export function present<T extends Record<string, unknown>>(fields: T): { [K in k
   return kept as { [K in keyof T]?: NonNullable<T[K]> };
 }
 
+/**
+ * NULL for each optional field of a record: spread under a record being saved, a replaced row keeps none of its old
+ * values, and an optional field added later without its NULL here does not compile.
+ */
+export type NullsFor<T> = { [K in keyof T as {} extends Pick<T, K> ? K : never]-?: null };
+
 /** A nullable JSON column: undefined for NULL (a schema's `.optional().parse` checks it). */
 export function optionalJson(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);
