@@ -13,32 +13,12 @@
  *
  *   bun bench/canvas-start.bench.ts          (NODES=1000 RUNS=5 bun bench/canvas-start.bench.ts for one size)
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { silentLogger, type WorkflowInput } from "../packages/types/src/index.ts";
-import { createServer } from "../apps/backend/src/server.ts";
+import { loadavg } from "node:os";
 import { buildFrontend } from "../tests/e2e/support/build-frontend.ts";
-import { CHROMIUM, CHROMIUM_ARGS, signInBrowser } from "../tests/e2e/support/weft.ts";
+import { gridWorkflow, openEditorBench, shownAt } from "./support/editor-bench.ts";
 
 const SIZES = process.env.NODES ? [Number(process.env.NODES)] : [10, 1000];
 const RUNS = Number(process.env.RUNS ?? 3);
-const COLUMNS = 40;
-
-/** canvas.bench.ts's grid: text nodes in rows, each fed by its left neighbour. */
-function gridWorkflow(count: number): WorkflowInput {
-  const nodes: WorkflowInput["nodes"] = [];
-  const edges: NonNullable<WorkflowInput["edges"]> = [];
-  for (let i = 0; i < count; i++) {
-    const col = i % COLUMNS;
-    const row = Math.floor(i / COLUMNS);
-    nodes.push({ id: `n${i}`, type: "core:text-transform", position: { x: col * 320, y: row * 220 }, config: { case: i % 2 ? "upper" : "lower" }, inputs: col === 0 ? { text: `row ${row}` } : {} });
-    if (col > 0) edges.push({ id: `e${i}`, source: `n${i - 1}`, sourceHandle: "text", target: `n${i}`, targetHandle: "text" });
-  }
-  return { id: "start", name: `${count} nodes`, nodes, edges };
-}
-
 interface TraceEvent {
   name: string;
   ph: string;
@@ -74,20 +54,9 @@ function cpuOf(events: TraceEvent[], pid: number, t0: number, ms: number, tid?: 
 }
 
 async function run(count: number): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-data-"));
-  const examplesDir = mkdtempSync(join(tmpdir(), "weft-bench-examples-"));
-  const profileDir = mkdtempSync(join(tmpdir(), "weft-bench-profile-"));
-  const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger });
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
+  const workflow = gridWorkflow("start", count);
+  const { server, context, page, close } = await openEditorBench(workflow);
   try {
-    const workflow = gridWorkflow(count);
-    const created = await fetch(`${server.url}/api/workflows`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` },
-      body: JSON.stringify({ workflow }),
-    });
-    if (created.status !== 201) throw new Error(`could not store the workflow: ${await created.text()}`);
-    await signInBrowser(context, server);
     await context.addInitScript(() => {
       new MutationObserver((_, observer) => {
         if (!document.getElementById("app")?.firstElementChild) return;
@@ -95,7 +64,6 @@ async function run(count: number): Promise<void> {
         observer.disconnect();
       }).observe(document, { childList: true, subtree: true });
     });
-    const page = context.pages()[0] ?? (await context.newPage());
     const cdp = await context.newCDPSession(page);
     const events: TraceEvent[] = [];
     // The protocol types the events as string maps; they are the trace format's objects.
@@ -105,17 +73,7 @@ async function run(count: number): Promise<void> {
       transferMode: "ReportEvents",
     });
     await page.goto(`${server.url}/#/workflows/${workflow.id}`, { waitUntil: "commit" });
-    const shown = await page.waitForFunction(
-      () => {
-        const rendered = document.querySelectorAll(".vue-flow__node-weft");
-        if (rendered.length === 0) return false;
-        for (const el of Array.from(rendered)) if ((el as HTMLElement).style.visibility === "hidden") return false;
-        return performance.now();
-      },
-      undefined,
-      { polling: "raf", timeout: 60_000 },
-    );
-    const load = (await shown.jsonValue()) as number;
+    const load = await shownAt(page);
     const timing = await page.evaluate((id) => {
       const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
       const mounted = (window as unknown as { mountedAt?: number }).mountedAt ?? null;
@@ -158,10 +116,7 @@ async function run(count: number): Promise<void> {
       }),
     );
   } finally {
-    await context.close();
-    await server.stop();
-    // server.projectDir: the @project/ folder the server made beside the data folder.
-    for (const dir of [dataDir, server.projectDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -11,31 +11,11 @@
  *
  *   bun run bench:canvas            (NODES=2000 bun bench/canvas.bench.ts for one other size)
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type Page } from "playwright-core";
-import { silentLogger, type WorkflowInput } from "../packages/types/src/index.ts";
-import { createServer } from "../apps/backend/src/server.ts";
+import type { Page } from "playwright-core";
 import { buildFrontend } from "../tests/e2e/support/build-frontend.ts";
-import { CHROMIUM, CHROMIUM_ARGS, signInBrowser } from "../tests/e2e/support/weft.ts";
+import { gridWorkflow, openEditorBench, shownAt } from "./support/editor-bench.ts";
 
 const SIZES = process.env.NODES ? [Number(process.env.NODES)] : [1000, 5000];
-const COLUMNS = 40;
-
-/** A grid of text nodes, each row a chain: every node but the first of a row is fed by its left neighbour. */
-function bigWorkflow(count: number): WorkflowInput {
-  const nodes: WorkflowInput["nodes"] = [];
-  const edges: NonNullable<WorkflowInput["edges"]> = [];
-  for (let i = 0; i < count; i++) {
-    const col = i % COLUMNS;
-    const row = Math.floor(i / COLUMNS);
-    nodes.push({ id: `n${i}`, type: "core:text-transform", position: { x: col * 320, y: row * 220 }, config: { case: i % 2 ? "upper" : "lower" }, inputs: col === 0 ? { text: `row ${row}` } : {} });
-    if (col > 0) edges.push({ id: `e${i}`, source: `n${i - 1}`, sourceHandle: "text", target: `n${i}`, targetHandle: "text" });
-  }
-  return { id: "big", name: `${count} nodes`, nodes, edges };
-}
-
 /** Pans by dragging the empty corner of the canvas for `ms`, recording the time between animation frames. */
 async function panFps(page: Page, ms: number): Promise<{ fps: number; p95FrameMs: number }> {
   const pane = await page.locator(".vue-flow__pane").boundingBox();
@@ -88,37 +68,14 @@ function allShown(count: number): number | false {
 }
 
 async function bench(count: number): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "weft-bench-data-"));
-  const examplesDir = mkdtempSync(join(tmpdir(), "weft-bench-examples-"));
-  const profileDir = mkdtempSync(join(tmpdir(), "weft-bench-profile-"));
-  const server = await createServer({ dataDir, examplesDir, port: 0, logger: silentLogger });
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
+  const workflow = gridWorkflow("big", count);
+  const { server, page, close } = await openEditorBench(workflow);
   try {
-    const workflow = bigWorkflow(count);
-    const created = await fetch(`${server.url}/api/workflows`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${server.accessToken}` },
-      body: JSON.stringify({ workflow }),
-    });
-    if (created.status !== 201) throw new Error(`could not store the workflow: ${await created.text()}`);
-    await signInBrowser(context, server);
-    const page = context.pages()[0] ?? (await context.newPage());
     // A link to the workflow (a fresh profile opens on Home): the time runs from navigation start. Looked for from
     // the document's commit on: after goto's default wait for the load event, the look would start only after a
     // round trip through the bench process, and on a busy machine the nodes are often on screen long before it.
     await page.goto(`${server.url}/#/workflows/${workflow.id}`, { waitUntil: "commit" });
-    const loadMs = await page.waitForFunction(
-      () => {
-        const rendered = document.querySelectorAll(".vue-flow__node-weft");
-        if (rendered.length === 0) return false;
-        // Vue Flow shows a node once it has measured it.
-        for (const el of Array.from(rendered)) if ((el as HTMLElement).style.visibility === "hidden") return false;
-        return performance.now();
-      },
-      undefined,
-      { polling: "raf", timeout: 60_000 },
-    );
-    const load = Math.round((await loadMs.jsonValue()) as number);
+    const load = Math.round(await shownAt(page));
     const renderedAtOpen = await page.locator(".vue-flow__node-weft").count();
     await page.waitForTimeout(500);
     const working = await panFps(page, 3000);
@@ -145,10 +102,7 @@ async function bench(count: number): Promise<void> {
       }),
     );
   } finally {
-    await context.close();
-    await server.stop();
-    // server.projectDir: the @project/ folder the server made beside the data folder.
-    for (const dir of [dataDir, server.projectDir, examplesDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 
