@@ -33,7 +33,7 @@ export function present<T extends Record<string, unknown>>(fields: T): { [K in k
  * NULL for each optional field of a record: spread under a record being saved, a replaced row keeps none of its old
  * values, and an optional field added later without its NULL here does not compile.
  */
-export type NullsFor<T> = { [K in keyof T as {} extends Pick<T, K> ? K : never]-?: null };
+export type NullsFor<T> = { [K in keyof T as undefined extends T[K] ? K : never]-?: null };
 
 /** A nullable JSON column: undefined for NULL (a schema's `.optional().parse` checks it). */
 export function optionalJson(text: string | null): unknown {
