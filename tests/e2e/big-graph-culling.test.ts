@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
-import { node } from "./support/canvas.ts";
+import { inView, node } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -38,15 +38,6 @@ async function openBig(page: Page, id = "big") {
   await page.goto(`${weft.url}/#/workflows/${id}`);
   await poll(() => page.locator(".vue-flow__node-weft").count()).toBeGreaterThan(0);
   expect(await page.locator(".vue-flow__node-weft").count()).toBeLessThan(100);
-}
-
-/** Whether a node's centre is inside the visible canvas. */
-async function inView(page: Page, id: string): Promise<boolean> {
-  const box = await node(page, id).boundingBox();
-  const pane = await page.locator(".vue-flow__pane").boundingBox();
-  if (!box || !pane) return false;
-  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-  return x > pane.x && x < pane.x + pane.width && y > pane.y && y < pane.y + pane.height;
 }
 
 const focusedNode = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.id ?? null);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { WorkflowInput } from "../../packages/types/src/index.ts";
 import { RunListSchema, WorkflowListSchema } from "../../apps/frontend/src/shared/api/schemas.ts";
-import { node, openFromList, texts } from "./support/canvas.ts";
+import { inView, node, openFromList, texts } from "./support/canvas.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -21,15 +21,6 @@ const orders: WorkflowInput = {
   ],
   edges: [{ id: "e1", source: "raw", sourceHandle: "value", target: "json_parse_1", targetHandle: "text" }],
 };
-
-/** Whether a node's centre is inside the visible canvas. */
-async function inView(page: Page, id: string): Promise<boolean> {
-  const box = await node(page, id).boundingBox();
-  const pane = await page.locator(".vue-flow__pane").boundingBox();
-  if (!box || !pane) return false;
-  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-  return x > pane.x && x < pane.x + pane.width && y > pane.y && y < pane.y + pane.height;
-}
 
 /** Moves the canvas so that the node is out of view and (unless kept) selects nothing, as before a jump. */
 async function lookElsewhere(page: Page, id: string, options: { keepSelection?: boolean } = {}) {

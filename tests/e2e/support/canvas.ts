@@ -5,6 +5,15 @@ import type { Locator, Page } from "playwright-core";
 /** What a user does on the canvas, with the mouse and keyboard (no shortcuts through the app's internals). */
 
 export const node = (page: Page, id: string): Locator => page.locator(`.vue-flow__node[data-id="${id}"]`);
+
+/** Whether a node's centre is inside the visible canvas. */
+export async function inView(page: Page, id: string): Promise<boolean> {
+  const box = await node(page, id).boundingBox();
+  const pane = await page.locator(".vue-flow__pane").boundingBox();
+  if (!box || !pane) return false;
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  return x > pane.x && x < pane.x + pane.width && y > pane.y && y < pane.y + pane.height;
+}
 export const handle = (page: Page, nodeId: string, portId: string, side: "input" | "output"): Locator =>
   node(page, nodeId).locator(`.vue-flow__handle[data-handleid="${portId}"].${side === "input" ? "target" : "source"}`);
 
