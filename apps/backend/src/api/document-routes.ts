@@ -8,7 +8,7 @@ import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readJsonBody } from "./body.ts";
 import { refuseOverLimits } from "./write-limits.ts";
 
-export interface DocumentRoutesOptions<T extends { id: string; revision: number }> {
+export interface DocumentRoutesOptions<T extends { id: string; name: string; revision: number }> {
   /** URL segment, e.g. `agents`. */
   segment: string;
   /** Singular key in bodies and answers, e.g. `agent`. */
@@ -60,7 +60,7 @@ export function listAnswer<T>(listKey: string, listing: Listing<T>, log: Logger)
  * CRUD with optimistic concurrency for a revisioned document kind (agent profiles, scenes):
  * list, get, create (the document, or `{ <key>: document }`), update with `{ <key>, baseRevision }`, delete.
  */
-export function documentRoutes<T extends { id: string; revision: number }>(o: DocumentRoutesOptions<T>) {
+export function documentRoutes<T extends { id: string; name: string; revision: number }>(o: DocumentRoutesOptions<T>) {
   const base = `/api/${o.segment}`;
   const UpdateBody = z.object({ [o.key]: z.unknown(), baseRevision: z.number().int().min(0), message: SaveMessageSchema.optional() }).strict();
   const answer = (record: StoredDocument<T>, status = 200) => jsonResponse({ [o.key]: record.document, updatedAt: record.updatedAt }, status);

@@ -6,7 +6,7 @@ import type { SaveNote } from "../storage/document-versions.ts";
 import { ApiError, jsonResponse, notFound } from "./errors.ts";
 import { parseWith, readBody } from "./body.ts";
 
-export interface VersionRoutesOptions<T extends { id: string; revision: number }> {
+export interface VersionRoutesOptions<T extends { id: string; name: string; revision: number }> {
   /** URL segment, e.g. `workflows`. */
   segment: string;
   /** How errors name the kind, e.g. `workflow`. */
@@ -36,7 +36,7 @@ export const RestoreBody = z.object({ baseRevision: z.number().int().min(0), mes
  * version's content, the difference of two, and restore (a new save whose content is the old version's, with the
  * same optimistic revision check as an update). Readers read; restoring is a save (route-rules.ts: editors).
  */
-export function versionRoutes<T extends { id: string; revision: number }>(o: VersionRoutesOptions<T>) {
+export function versionRoutes<T extends { id: string; name: string; revision: number }>(o: VersionRoutesOptions<T>) {
   const base = `/api/${o.segment}`;
 
   async function requireDocument(id: string): Promise<void> {

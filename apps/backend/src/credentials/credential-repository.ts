@@ -1,9 +1,7 @@
 import { z } from "zod";
-import { CamelCasePlugin } from "kysely";
 import { CREDENTIAL_KINDS, CREDENTIAL_ROLES, type CredentialKind, type CredentialRole } from "@weft/types";
 import { byteOrder } from "../storage/document-table.ts";
-import { num, present, type NullsFor } from "../storage/row-values.ts";
-import { createQueryDb } from "../storage/query-db.ts";
+import { num, present, type NullsFor, type RowOf } from "../storage/row-values.ts";
 import { Table } from "../storage/table.ts";
 
 /** A named credential as stored; its secret only ever encrypted (see secrets/secret-box.ts). */
@@ -22,29 +20,8 @@ export interface StoredCredential {
   updatedAt: number;
 }
 
-export interface CredentialRepository {
-  list(): Promise<StoredCredential[]>;
-  get(name: string): Promise<StoredCredential | undefined>;
-  /** Inserts or replaces the credential of that name. */
-  save(credential: StoredCredential): Promise<void>;
-  delete(name: string): Promise<boolean>;
-}
-
-/** The `credentials` table, its columns named in camelCase (Kysely's CamelCasePlugin maps them to snake_case). */
-interface Row {
-  name: string;
-  kind: string;
-  header: string | null;
-  username: string | null;
-  description: string;
-  /** JSON arrays. */
-  hosts: string;
-  roles: string;
-  secretEncrypted: string;
-  /** PostgreSQL returns BIGINT as a string. */
-  createdAt: number | string;
-  updatedAt: number | string;
-}
+/** The `credentials` table as both engines answer it (`RowOf`): hosts and roles as JSON arrays. */
+type Row = RowOf<Omit<StoredCredential, "hosts" | "roles">, "createdAt" | "updatedAt"> & { hosts: string; roles: string };
 
 const KindColumn = z.enum(CREDENTIAL_KINDS).catch("bearer");
 const HostsColumn = z.array(z.string());
@@ -76,8 +53,8 @@ function decode({ header, username, ...row }: Row): StoredCredential {
  * The credentials, on the storage's connection (inside Storage.transaction, its transaction). Names
  * are ordered byte-wise (PostgreSQL COLLATE "C"), as SQLite orders them. The table: core-migrations.ts.
  */
-export class CredentialTable extends Table<{ credentials: Row }> implements CredentialRepository {
-  protected override readonly db = createQueryDb<{ credentials: Row }>(this.engine.sql).withPlugin(new CamelCasePlugin());
+export class CredentialTable extends Table<{ credentials: Row }> {
+  protected override readonly db = this.camelCase();
 
   async list(): Promise<StoredCredential[]> {
     const rows = await this.db.selectFrom("credentials").selectAll().orderBy(byteOrder(this.engine.sql.engine, "name")).execute();
@@ -89,6 +66,7 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
     return row ? decode(row) : undefined;
   }
 
+  /** Inserts or replaces the credential of that name. */
   async save(c: StoredCredential): Promise<void> {
     // Every nullable column named, so a replaced credential keeps no old value.
     const nulls: NullsFor<StoredCredential> = { header: null, username: null };
@@ -100,3 +78,6 @@ export class CredentialTable extends Table<{ credentials: Row }> implements Cred
     return (await this.db.deleteFrom("credentials").where("name", "=", name).executeTakeFirst()).numDeletedRows > 0n;
   }
 }
+
+/** What the credentials' service calls (one implementation, for both engines). */
+export type CredentialRepository = Pick<CredentialTable, keyof CredentialTable>;

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import { CamelCasePlugin } from "kysely";
 import type { LlmPrices } from "@weft/types";
-import { flag, num, optionalNum, present, type NullsFor } from "../storage/row-values.ts";
+import { flag, num, optionalNum, present, type NullsFor, type RowOf } from "../storage/row-values.ts";
 import { nameOrder } from "../storage/document-table.ts";
 import { Table } from "../storage/table.ts";
-import { createQueryDb } from "../storage/query-db.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import type { Migration } from "../storage/migrations.ts";
 
@@ -37,42 +35,8 @@ export interface StoredLlmProfile {
   updatedAt: number;
 }
 
-export interface LlmProfileRepository {
-  list(): Promise<StoredLlmProfile[]>;
-  get(id: string): Promise<StoredLlmProfile | undefined>;
-  getDefault(): Promise<StoredLlmProfile | undefined>;
-  /** Inserts or replaces the profile; when it is the default, no other profile stays default. */
-  save(profile: StoredLlmProfile): Promise<void>;
-  delete(id: string): Promise<boolean>;
-  setHealth(id: string, status: HealthStatus, testedAt: number): Promise<void>;
-}
-
-/**
- * The `llm_profiles` table, its columns named in camelCase (Kysely's CamelCasePlugin maps them to snake_case), as both
- * engines read it: flags are SQLite's 0/1 or PostgreSQL's BOOLEAN, BIGINT times text on PostgreSQL.
- */
-interface LlmProfileRow {
-  id: string;
-  name: string;
-  provider: string;
-  baseUrl: string;
-  model: string;
-  apiKeyEncrypted: string | null;
-  apiKeyMasked: string | null;
-  timeoutMs: number;
-  temperature: number | null;
-  contextWindow: number | null;
-  passBackReasoning: number | boolean;
-  maxRetries: number;
-  priceInput: number | null;
-  priceCachedInput: number | null;
-  priceOutput: number | null;
-  isDefault: number | boolean;
-  healthStatus: string;
-  lastTestedAt: number | string | null;
-  createdAt: number | string;
-  updatedAt: number | string;
-}
+/** The `llm_profiles` table as both engines answer it (`RowOf`): the prices in three columns. */
+type LlmProfileRow = RowOf<Omit<StoredLlmProfile, "prices">, "lastTestedAt" | "createdAt" | "updatedAt"> & { priceInput: number | null; priceCachedInput: number | null; priceOutput: number | null };
 
 function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   const { priceInput, priceCachedInput, priceOutput, apiKeyEncrypted, apiKeyMasked, temperature, contextWindow, lastTestedAt, ...always } = row;
@@ -89,8 +53,11 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   };
 }
 
-export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> implements LlmProfileRepository {
-  protected override readonly db = createQueryDb<{ llm_profiles: LlmProfileRow }>(this.engine.sql).withPlugin(new CamelCasePlugin());
+/** What the profiles' users call (one implementation, for both engines). */
+export type LlmProfileRepository = Pick<LlmProfileTable, keyof LlmProfileTable>;
+
+export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> {
+  protected override readonly db = this.camelCase();
 
   private selectAll() {
     return this.db.selectFrom("llm_profiles").selectAll().orderBy("isDefault", "desc").orderBy(nameOrder(this.engine.sql.engine));
@@ -108,6 +75,7 @@ export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> impl
     return (await this.selectAll().where("isDefault", "=", true).limit(1).execute()).map(decodeLlmProfile)[0];
   }
 
+  /** Inserts or replaces the profile; when it is the default, no other profile stays default. */
   async save({ prices, ...profile }: StoredLlmProfile): Promise<void> {
     await this.engine.transaction(async () => {
       if (profile.isDefault) await this.db.updateTable("llm_profiles").set({ isDefault: false }).where("id", "<>", profile.id).where("isDefault", "=", true).execute();

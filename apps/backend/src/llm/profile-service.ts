@@ -6,7 +6,7 @@ import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secre
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
 import { demoProfile } from "./demo-profile.ts";
-import { ProfileReadCache } from "./profile-cache.ts";
+import { ReadCache } from "../read-cache.ts";
 import { LlmProfileViewSchema, pricesOf, type CreateLlmProfile, type LlmProfileView, type UpdateLlmProfile } from "./profile-schemas.ts";
 
 export const ConnectionTestViewSchema = z.object({
@@ -26,6 +26,11 @@ export const LlmProfileUpdateViewSchema = z.object({
 });
 export type LlmProfileUpdateView = z.output<typeof LlmProfileUpdateViewSchema>;
 
+/** Profiles `resolver()` remembers at most: past it the memory starts over. */
+const MAX_KNOWN = 1_000;
+/** The key of the default profile's read. */
+const DEFAULT = Symbol("default");
+
 /** Where the embedded demo LLM listens, once it does. */
 export interface DemoEndpoint {
   baseUrl(): string | undefined;
@@ -37,9 +42,8 @@ export interface DemoEndpoint {
  * stored key is kept in the redactor, so wherever it is echoed (a provider's error) it is replaced.
  */
 export class LlmProfileService {
-  /** What `resolver()` read, until a save. */
-  private readonly reads = new ProfileReadCache();
-  private readonly savedListeners: Array<() => Promise<void>> = [];
+  /** What `resolver()` read (by id, or DEFAULT for the default's read), until a save. */
+  private readonly reads = new ReadCache<string | typeof DEFAULT, StoredLlmProfile>(MAX_KNOWN);
 
   constructor(
     private readonly repo: LlmProfileRepository,
@@ -59,29 +63,24 @@ export class LlmProfileService {
     const profiles = await this.repo.list();
     if (profiles.length === 0) {
       await this.repo.save(demoProfile(Date.now()));
-      await this.saved();
+      await this.reads.saved();
       return;
     }
     if (!profiles.some((p) => p.isDefault)) {
       const fallback = profiles.find((p) => p.id === DEMO_PROFILE_ID) ?? profiles[0];
       await this.repo.save({ ...fallback, isDefault: true, updatedAt: Date.now() });
-      await this.saved();
+      await this.reads.saved();
     }
   }
 
   /** Calls `listener` after each save in this process (not after a `forgetReads`); the save answers once it is done. */
   onSaved(listener: () => Promise<void>): void {
-    this.savedListeners.push(listener);
+    this.reads.onSaved(listener);
   }
 
   /** Profiles were saved elsewhere: the runtime's next calls read them again. */
   forgetReads(): void {
     this.reads.forget();
-  }
-
-  private async saved(): Promise<void> {
-    this.reads.forget();
-    await Promise.all(this.savedListeners.map((listener) => listener()));
   }
 
   view(p: StoredLlmProfile): LlmProfileView {
@@ -147,7 +146,7 @@ export class LlmProfileService {
     if (input.apiKey !== undefined) this.setKey(profile, input.apiKey);
     await this.repo.save(profile);
     this.remember(profile);
-    await this.saved();
+    await this.reads.saved();
     return this.view(profile);
   }
 
@@ -201,7 +200,7 @@ export class LlmProfileService {
     }
     await this.repo.save(next);
     this.remember(next);
-    await this.saved();
+    await this.reads.saved();
     if (apiKeyCleared) this.log.info("LLM profile moved to another address; its key was cleared", { profileId: id });
     return {
       profile: this.view(next),
@@ -217,7 +216,7 @@ export class LlmProfileService {
     }
     await this.repo.delete(id);
     this.redactor.forget(id);
-    await this.saved();
+    await this.reads.saved();
     if (current.isDefault) await this.ensureDefaults();
     return this.view({ ...current, isDefault: false });
   }
@@ -246,7 +245,7 @@ export class LlmProfileService {
     return {
       resolve: async (profileId?: string) => {
         // Read once until a save (`saved`, or `forgetReads` for one elsewhere), not before every call.
-        const stored = await this.reads.get(profileId, () => (profileId === undefined ? this.repo.getDefault() : this.repo.get(profileId)));
+        const stored = await this.reads.get(profileId ?? DEFAULT, () => (profileId === undefined ? this.repo.getDefault() : this.repo.get(profileId)));
         return stored ? this.toRuntime(stored) : undefined;
       },
     };

@@ -1,12 +1,9 @@
 import { Table } from "../storage/table.ts";
 
 /** Small facts about the installation itself (e.g. whether the example content was loaded). */
-export interface MetaRepository {
-  get(key: string): Promise<string | undefined>;
-  set(key: string, value: string): Promise<void>;
-}
+export type MetaRepository = Pick<MetaTable, keyof MetaTable>;
 
-export class MetaTable extends Table<{ meta: { key: string; value: string } }> implements MetaRepository {
+export class MetaTable extends Table<{ meta: { key: string; value: string } }> {
   async get(key: string): Promise<string | undefined> {
     return (await this.db.selectFrom("meta").select("value").where("key", "=", key).executeTakeFirst())?.value;
   }

@@ -25,32 +25,8 @@ export interface Listing<T> {
   skipped: { id: string; code: "STORED_RECORD_INVALID"; message: string }[];
 }
 
-/** The operations every revisioned document repository offers (optimistic concurrency on `revision`). */
-export interface DocumentRepository<T extends { id: string; revision: number }> {
-  list(): Promise<Listing<StoredDocument<T>>>;
-  get(id: string): Promise<StoredDocument<T> | undefined>;
-  /** Stores a new document at revision 1 and its version 1; `exists` when the id is taken (nothing is written). */
-  create(document: T, note?: SaveNote): Promise<CreateResult<T>>;
-  /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`, with its version (none when the content did not change). */
-  update(document: T, baseRevision: number, note?: SaveNote): Promise<UpdateResult<T>>;
-  /**
-   * Deletes the document and its versions; with `expectedRevision`, only while the stored revision is still that one
-   * (one statement, so a writer that got in first makes it return false, as for a missing id).
-   */
-  delete(id: string, expectedRevision?: number): Promise<boolean>;
-  ids(): Promise<string[]>;
-  /** The stored revision, or null when not stored (inside `Storage.transaction`, what the transaction sees). */
-  revision(id: string): Promise<number | null>;
-  /**
-   * Stores the document at exactly `revision`, inserting or replacing it, inside `Storage.transaction`
-   * (the caller has compared the stored revision first, e.g. the Builder's apply), with its version.
-   */
-  put(document: T, revision: number, note?: SaveNote): Promise<void>;
-  /** The document's version history (`document-versions.ts`). */
-  readonly versions: DocumentVersions;
-  /** Records the stored content as version 1 when the document has no version yet (stored before versions existed). */
-  ensureVersioned(id: string): Promise<void>;
-}
+/** The operations every revisioned document repository offers (one implementation, for both engines). */
+export type DocumentRepository<T extends { id: string; name: string; revision: number }> = Pick<DocumentTable<T>, keyof DocumentTable<T>>;
 
 /** A record read back from the database does not match its schema any more: reported, never silently dropped or changed. */
 export class StoredRecordInvalidError extends Error {
@@ -132,7 +108,8 @@ export function checkStored<T>(what: string, id: string, raw: unknown, schema: z
  * added to a schema later apply to old records. An update is `UPDATE … WHERE revision = $base`: of two
  * writers updating from the same revision exactly one changes the row, the other reports the conflict.
  */
-export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<Record<string, DocumentColumns & Record<string, unknown>>> implements DocumentRepository<T> {
+export class DocumentTable<T extends { id: string; name: string; revision: number }> extends Table<Record<string, DocumentColumns & Record<string, unknown>>> {
+  /** The document's version history (`document-versions.ts`). */
   readonly versions: DocumentVersions;
   private readonly checked = new CheckedTexts();
 
@@ -172,6 +149,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return row ? this.decode(row) : undefined;
   }
 
+  /** Stores a new document at revision 1 and its version 1; `exists` when the id is taken (nothing is written). */
   async create(document: T, note?: SaveNote): Promise<CreateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: 1 };
@@ -190,6 +168,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return { kind: "created", record: { document: stored, createdAt: now, updatedAt: now } };
   }
 
+  /** Writes revision `baseRevision + 1` only if the stored revision is still `baseRevision`, with its version (none when the content did not change). */
   async update(document: T, baseRevision: number, note?: SaveNote): Promise<UpdateResult<T>> {
     const now = Date.now();
     const stored = { ...document, revision: baseRevision + 1 };
@@ -205,6 +184,10 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return current ? { kind: "conflict", current } : { kind: "not-found" };
   }
 
+  /**
+   * Deletes the document and its versions; with `expectedRevision`, only while the stored revision is still that one
+   * (one statement, so a writer that got in first makes it return false, as for a missing id).
+   */
   async delete(id: string, expectedRevision?: number): Promise<boolean> {
     const result = await this.engine.transaction(async () => {
       const deleted = await this.db
@@ -220,11 +203,12 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     return result.numDeletedRows > 0n;
   }
 
+  /** The stored revision, or null when not stored (inside `Storage.transaction`, what the transaction sees). */
   async revision(id: string): Promise<number | null> {
-    const row = await this.db.selectFrom(this.table).select("revision").where("id", "=", id).executeTakeFirst();
-    return row ? row.revision : null;
+    return (await this.db.selectFrom(this.table).select("revision").where("id", "=", id).executeTakeFirst())?.revision ?? null;
   }
 
+  /** Stores the document at exactly `revision`, inserting or replacing it, inside `Storage.transaction` (the caller compared the stored revision first, e.g. the Builder's apply), with its version. */
   async put(document: T, revision: number, note?: SaveNote): Promise<void> {
     const now = Date.now();
     await this.engine.transaction(async () => {
@@ -235,6 +219,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     this.written?.(document.id, true);
   }
 
+  /** Records the stored content as version 1 when the document has no version yet (stored before versions existed). */
   async ensureVersioned(id: string): Promise<void> {
     if (await this.versions.latest(id)) return;
     const row = await this.db.selectFrom(this.table).select(["data", "updated_at"]).where("id", "=", id).executeTakeFirst();

@@ -30,6 +30,15 @@ export function present<T extends Record<string, unknown>>(fields: T): { [K in k
 }
 
 /**
+ * A record's row, a column per field in camelCase (`Table.camelCase`), as both drivers answer it: an optional field
+ * nullable, a flag 0/1 or BOOLEAN, the `Int64` fields (epoch milliseconds) BIGINT, which PostgreSQL answers as text.
+ */
+export type RowOf<T, Int64 extends keyof T = never> = {
+  [K in keyof T]-?:
+    (Exclude<T[K], undefined> extends boolean ? number | boolean : K extends Int64 ? Exclude<T[K], undefined> | string : Exclude<T[K], undefined>) | (undefined extends T[K] ? null : never);
+};
+
+/**
  * NULL for each optional field of a record: spread under a record being saved, a replaced row keeps none of its old
  * values, and an optional field added later without its NULL here does not compile.
  */

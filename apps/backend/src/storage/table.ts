@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from "kysely";
+import { CamelCasePlugin, type Insertable, type Kysely } from "kysely";
 import { createQueryDb } from "./query-db.ts";
 import { PreparedQueries } from "./prepared-query.ts";
 import type { StorageEngine } from "./storage.ts";
@@ -52,6 +52,11 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
       .values(rows as Array<Record<string, unknown>>)
       .onConflict((oc) => oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))))
       .execute();
+  }
+
+  /** `db` for rows that name their columns in camelCase (`RowOf` a record): Kysely's CamelCasePlugin maps them to snake_case. */
+  protected camelCase(): Kysely<DB> {
+    return this.db.withPlugin(new CamelCasePlugin());
   }
 
   /** A runtime record's JSON as stored: every known secret replaced. */

@@ -1,5 +1,6 @@
 import type { Budget, BudgetLimit, BudgetTarget } from "@weft/types";
 import type { BudgetRepository } from "./budget-repository.ts";
+import { ReadCache } from "../read-cache.ts";
 
 /** Budgets remembered at most (present or known absent): past it the memory starts over. */
 const MAX_KNOWN = 10_000;
@@ -8,17 +9,14 @@ const MAX_KNOWN = 10_000;
 export type Budgets = Pick<BudgetCache, "list" | "getMany" | "set" | "remove">;
 
 /**
- * The stored budgets, with what the guard reads before every LLM call remembered: a budget changes when someone saves
- * one, not per call, so a call reads none (an eval run's thousand cases read them once, not a thousand times). Every
- * save in this process forgets what is remembered; one in another process (the queue mode's API, for a worker) does so
- * through `forget`, on its announcement (`../queue/settings-signal.ts`), so the next call reads the new limits.
+ * The stored budgets, with what the guard reads before every LLM call remembered until a save (`../read-cache.ts`), so a
+ * call reads none. Every save in this process forgets what is remembered; one in another process (the queue mode's API,
+ * for a worker) does so through `forget`, on its announcement (`../queue/settings-signal.ts`), so the next call reads
+ * the new limits.
  */
 export class BudgetCache {
-  /** `target/id` → its limit, or null: known to have none. */
-  private readonly known = new Map<string, BudgetLimit | null>();
-  /** Counts `forget`s: a read begun before one may hold an old limit and is not remembered. */
-  private generation = 0;
-  private readonly savedListeners: Array<() => Promise<void>> = [];
+  /** By `target/id`. */
+  private readonly reads = new ReadCache<string, BudgetLimit>(MAX_KNOWN);
 
   constructor(private readonly repo: BudgetRepository) {}
 
@@ -27,53 +25,30 @@ export class BudgetCache {
   }
 
   /** The budgets of these targets (absent ones are left out of the map), keyed `target/id`; only those not remembered are read. */
-  async getMany(keys: ReadonlyArray<{ target: BudgetTarget; id: string }>): Promise<Map<string, BudgetLimit>> {
-    const found = new Map<string, BudgetLimit>();
-    const missing: Array<{ target: BudgetTarget; id: string }> = [];
-    for (const key of keys) {
-      const limit = this.known.get(`${key.target}/${key.id}`);
-      if (limit === undefined) missing.push(key);
-      else if (limit !== null) found.set(`${key.target}/${key.id}`, limit);
-    }
-    if (missing.length === 0) return found;
-    const generation = this.generation;
-    const read = await this.repo.getMany(missing);
-    const remember = generation === this.generation;
-    if (remember && this.known.size + missing.length > MAX_KNOWN) this.known.clear();
-    for (const key of missing) {
-      const name = `${key.target}/${key.id}`;
-      const limit = read.get(name);
-      if (limit !== undefined) found.set(name, limit);
-      if (remember) this.known.set(name, limit ?? null);
-    }
-    return found;
+  getMany(keys: ReadonlyArray<{ target: BudgetTarget; id: string }>): Promise<Map<string, BudgetLimit>> {
+    const name = (key: { target: BudgetTarget; id: string }) => `${key.target}/${key.id}`;
+    return this.reads.getMany(keys.map(name), (missing) => this.repo.getMany(keys.filter((key) => missing.includes(name(key)))));
   }
 
   async set(target: BudgetTarget, id: string, limit: BudgetLimit): Promise<void> {
     await this.repo.set(target, id, limit);
-    await this.saved();
+    await this.reads.saved();
   }
 
   /** True when there was one to remove. */
   async remove(target: BudgetTarget, id: string): Promise<boolean> {
     const removed = await this.repo.remove(target, id);
-    if (removed) await this.saved();
+    if (removed) await this.reads.saved();
     return removed;
   }
 
   /** Calls `listener` after each save in this process (not after a `forget`); the save answers once it is done. */
   onSaved(listener: () => Promise<void>): void {
-    this.savedListeners.push(listener);
+    this.reads.onSaved(listener);
   }
 
   /** Budgets were saved elsewhere: the next calls read them again. */
   forget(): void {
-    this.generation++;
-    this.known.clear();
-  }
-
-  private async saved(): Promise<void> {
-    this.forget();
-    await Promise.all(this.savedListeners.map((listener) => listener()));
+    this.reads.forget();
   }
 }

@@ -73,7 +73,7 @@ function conflict(entry: Pick<OverlayEntry, "type" | "key">, current: number | n
  * statement, so a writer on another connection that got in first makes it a conflict). Returns the
  * new revision.
  */
-async function writeWith<T extends { id: string; revision: number }>(
+async function writeWith<T extends { id: string; name: string; revision: number }>(
   repo: DocumentRepository<T>,
   entry: { type: DocumentEntry["type"]; key: string; value: T | null },
   stored: number | null,
