@@ -1,8 +1,6 @@
 import type { Migration } from "../storage/migrations.ts";
-import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { Table, type TableEngine } from "../storage/table.ts";
+import { insertChunks, rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
-import { rowsByIds } from "./event-repository.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
 /** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
@@ -12,8 +10,6 @@ const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
-/** Rows per insert: far below either engine's limit of parameters per statement. */
-const BATCH = 500;
 
 interface PayloadTables {
   payloads: { id: string; data: string };
@@ -32,7 +28,7 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
  * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers
  * them (`idOf`), in the server's database. Texts are only added, never changed (same id, same text);
  * `flush` writes them in the caller's transaction, before the records that reference them (the journal's
- * batch), or outside one (500 rows a statement): a crash in between leaves an unreferenced text, never a reference
+ * batch), or outside one: a crash in between leaves an unreferenced text, never a reference
  * without its text.
  */
 export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
@@ -93,20 +89,15 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     return blobs;
   }
 
-  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement. */
+  /** Writes these texts now (an id stored before keeps its text). */
   async write(blobs: readonly PayloadBlob[]): Promise<void> {
-    for (const batch of powerOfTwoChunks(blobs, BATCH)) {
-      const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
-      await this.hot.run(
-        `${batch.length}`,
-        (slot) =>
-          this.db
-            .insertInto("payloads")
-            .values(rows(slot))
-            .onConflict((oc) => oc.column("id").doNothing()),
-        batch.flatMap((b) => [b.id, b.json]),
-      );
-    }
+    const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
+    await insertChunks(this.hot, this.engine, "write", rows, (chunk) =>
+      this.db
+        .insertInto("payloads")
+        .values(chunk)
+        .onConflict((oc) => oc.column("id").doNothing()),
+    );
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */

@@ -8,8 +8,7 @@ import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } 
 import { RunInsertBatch } from "./run-insert-batch.ts";
 import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { insertChunks, rowsByIds } from "./event-repository.ts";
-import { Table } from "../storage/table.ts";
+import { insertChunks, rowsByIds, Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
 export const ForkChangesSchema = z.object({
@@ -188,11 +187,8 @@ function decodeRun(row: RunRow): RunRecord {
   };
 }
 
-/**
- * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
- * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
- */
-export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
+/** A run's row: runtime JSON passed through `redact`; `workflow` is "null" when not kept. */
+function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
   return {
     id: record.id,
     workflow_id: record.workflowId,
@@ -319,4 +315,3 @@ interface NewRun {
 
 /** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
 const STORED_BASES = 1024;
-export { ID_LIST_CHUNK } from "./event-repository.ts";
