@@ -28,12 +28,8 @@ interface SceneTables {
 }
 
 /**
- * Scenes' runtime state, session logs and sessions in the server's database, on the storage's connection,
- * either engine: every query on the open `Storage.transaction` of the caller (SQLite: through the gate, so
- * never in another caller's), writes of several statements in one, so a crash keeps the old state or the new
- * one. The state is replaced on each save (in parts: only what changed is written, see
- * scene-state-store-parts.ts); a log entry already stored under its number is kept as it is (a retried append
- * cannot duplicate or reorder entries); `commit` stores entries and the state they lead to in one transaction.
+ * Scenes' runtime state (saved in parts, scene-state-store-parts.ts), session logs and sessions, either engine: writes
+ * of several statements in one transaction (the caller's when open), so a crash keeps the old state or the new one.
  */
 export class SceneStore extends Table<SceneTables, TableEngine> implements SceneStateStore {
   /** Set on shutdown: every write checks it first. */
