@@ -1,5 +1,6 @@
 import type { Migration } from "../storage/migrations.ts";
-import { insertChunks, rowsByIds, Table, type TableEngine } from "../storage/table.ts";
+import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import { rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
@@ -10,6 +11,8 @@ const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
+/** Rows per insert: far below either engine's limit of parameters per statement. */
+const BATCH = 500;
 
 interface PayloadTables {
   payloads: { id: string; data: string };
@@ -83,15 +86,20 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     return blobs;
   }
 
-  /** Writes these texts now (an id stored before keeps its text). */
+  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement (no transaction of its own: the journal's, if any). */
   async write(blobs: readonly PayloadBlob[]): Promise<void> {
-    const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
-    await insertChunks(this.hot, this.engine, "write", rows, (chunk) =>
-      this.db
-        .insertInto("payloads")
-        .values(chunk)
-        .onConflict((oc) => oc.column("id").doNothing()),
-    );
+    for (const batch of powerOfTwoChunks(blobs, BATCH)) {
+      const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
+      await this.hot.run(
+        `${batch.length}`,
+        (slot) =>
+          this.db
+            .insertInto("payloads")
+            .values(rows(slot))
+            .onConflict((oc) => oc.column("id").doNothing()),
+        batch.flatMap((b) => [b.id, b.json]),
+      );
+    }
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */

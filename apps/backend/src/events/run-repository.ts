@@ -57,15 +57,7 @@ export type RunSummary = Omit<RunRecord, "inputs" | "outputs">;
 export const SUMMARY_ERROR_CHARS = 1000;
 
 /** A change to a stored run: a status transition with what it brings. */
-export type RunUpdate = {
-  id: string;
-  status: RunStatus;
-  startedAt?: number;
-  finishedAt?: number;
-  durationMs?: number;
-  outputs?: Record<string, unknown>;
-  error?: NodeError;
-};
+export type RunUpdate = Pick<RunRecord, "id" | "status"> & Partial<Pick<RunRecord, "startedAt" | "finishedAt" | "durationMs" | "outputs" | "error">>;
 
 export interface RunListQuery {
   workflowId?: string;
@@ -181,8 +173,11 @@ function decodeRun(row: RunRow): RunRecord {
   };
 }
 
-/** A run's row: runtime JSON passed through `redact`; `workflow` is "null" when not kept. */
-function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
+/**
+ * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
+ * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
+ */
+export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
   return {
     id: record.id,
     workflow_id: record.workflowId,
