@@ -1,6 +1,5 @@
-import type { Compilable } from "kysely";
-import { powerOfTwoChunks, slotsOf, type PreparedQueries, type SlotOf } from "../storage/prepared-query.ts";
-import { Table, type TableEngine } from "../storage/table.ts";
+import type { SlotOf } from "../storage/prepared-query.ts";
+import { insertChunks, Table } from "../storage/table.ts";
 
 /**
  * One persisted event of a stream (a run, a conversation or a scene). The event is kept as the
@@ -57,38 +56,4 @@ export class EventTable extends Table<{ events: EventsTable }> implements EventR
     const rows = events.map((e) => ({ stream_id: e.streamId, seq: e.seq, type: e.type, data: e.json }));
     await insertChunks(this.hot, this.engine, "append", rows, (chunk) => this.db.insertInto("events").values(chunk));
   }
-}
-
-/** Values per multi-row insert (1,024 events or observations, 128 runs): far below either engine's limit of parameters. */
-const MAX_VALUES = 4096;
-
-/**
- * Inserts `rows` (columns to values, the same columns in the same order in each) by statements built once per chunk size
- * (`powerOfTwoChunks`): a run writer's flush on PostgreSQL compiled its inserts every time. Several statements are one
- * transaction, all stored or none.
- */
-export async function insertChunks<R extends object>(hot: PreparedQueries, engine: TableEngine, key: string, rows: readonly R[], insert: (chunk: R[]) => Compilable): Promise<void> {
-  if (rows.length === 0) return;
-  const width = Object.keys(rows[0]).length;
-  const chunks = [...powerOfTwoChunks(rows, Math.floor(MAX_VALUES / width))];
-  const all = async () => {
-    for (const chunk of chunks) {
-      await hot.run(
-        `${key}:${chunk.length}`,
-        (slot) => insert(chunk.map((row, n) => slotsOf((i) => slot(n * width + i), row))),
-        chunk.flatMap((row) => Object.values(row)),
-      );
-    }
-  };
-  await (chunks.length > 1 ? engine.transaction(all) : all());
-}
-
-/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
-export const ID_LIST_CHUNK = 500;
-
-/** The rows `query` answers for `ids`, asked ID_LIST_CHUNK ids at a time. */
-export async function rowsByIds<R>(ids: readonly string[], query: (chunk: string[]) => Promise<R[]>): Promise<R[]> {
-  const rows: R[] = [];
-  for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) rows.push(...(await query(ids.slice(i, i + ID_LIST_CHUNK))));
-  return rows;
 }

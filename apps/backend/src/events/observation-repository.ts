@@ -1,7 +1,6 @@
 import type { Observation } from "@weft/types";
-import { Table } from "../storage/table.ts";
+import { atomically, ID_LIST_CHUNK, insertChunks, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { ID_LIST_CHUNK, insertChunks } from "./event-repository.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -37,15 +36,9 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
 
   async countExecuted(runIds: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(runIds.map((id) => [id, 0]));
-    for (let i = 0; i < runIds.length; i += ID_LIST_CHUNK) {
-      const rows = await this.db
-        .selectFrom("observations")
-        .select(["run_id", "data"])
-        .where("run_id", "in", runIds.slice(i, i + ID_LIST_CHUNK))
-        .execute();
-      // `cached` sits in the JSON document (both engines): read here, as listByRun's callers did.
-      for (const row of rows) if ((JSON.parse(row.data) as Observation).cached !== true) counts.set(row.run_id, (counts.get(row.run_id) ?? 0) + 1);
-    }
+    const rows = await rowsByIds(runIds, (chunk) => this.db.selectFrom("observations").select(["run_id", "data"]).where("run_id", "in", chunk).execute());
+    // `cached` sits in the JSON document (both engines): read here, as listByRun's callers did.
+    for (const row of rows) if ((JSON.parse(row.data) as Observation).cached !== true) counts.set(row.run_id, (counts.get(row.run_id) ?? 0) + 1);
     return counts;
   }
 
@@ -69,15 +62,12 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
   async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
     const last = new Map(finals.map((f) => [f.runId, f.observations]));
     if (last.size === 0) return;
-    const write = async () => {
+    await atomically(this.engine, async () => {
       for (const chunk of powerOfTwoChunks([...last.keys()], ID_LIST_CHUNK)) {
         const ids = (slot: SlotOf) => chunk.map((_, i) => slot(i));
         await this.hot.run(`deleteRuns:${chunk.length}`, (slot) => this.db.deleteFrom("observations").where("run_id", "in", ids(slot)), chunk);
       }
       await this.upsert([...last].flatMap(([runId, observations]) => observations.map((observation, ord) => ({ ord, observation: { ...observation, runId } }))));
-    };
-    // Inside this context's PostgreSQL transaction (the run writer's flush) it is all or nothing already: a savepoint of
-    // its own cost two more round trips per ended run. (SQLite's inTransaction may be another caller's.)
-    await (this.engine.sql.engine === "postgres" && this.engine.inTransaction() ? write() : this.engine.transaction(write));
+    });
   }
 }

@@ -31,8 +31,7 @@ export function withPayloadReads<S extends JournalStorage>(storage: S, payloads:
       return hydratePayloads<Observation[]>(filled, load);
     },
   });
-  const replaced: Partial<Record<PropertyKey, unknown>> = { events, observations };
-  return through(storage, replaced);
+  return override(storage, { events, observations } as Partial<S>);
 }
 
 const EVENT_PAGE = 2000;
@@ -48,17 +47,12 @@ async function allEventTexts(events: EventRepository, streamId: string): Promise
   }
 }
 
-/** The repository with some methods replaced; the others called on it as they are. */
-function override<T extends object>(target: T, methods: Partial<T>): T {
-  return through(target, methods as Partial<Record<PropertyKey, unknown>>);
-}
-
-function through<T extends object>(target: T, replaced: Partial<Record<PropertyKey, unknown>>): T {
+/** The object with some members replaced; the others read from it as they are (methods bound to it: they may use private fields a proxy does not have). */
+function override<T extends object>(target: T, replaced: Partial<T>): T {
   return new Proxy(target, {
-    get(inner, key) {
-      if (Object.hasOwn(replaced, key)) return replaced[key];
+    get: (inner, key) => {
+      if (Object.hasOwn(replaced, key)) return (replaced as Record<PropertyKey, unknown>)[key];
       const value: unknown = Reflect.get(inner, key, inner);
-      // Bound to the real object: its methods may use private fields a proxy does not have.
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(inner) : value;
     },
   });

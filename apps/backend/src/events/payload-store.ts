@@ -1,8 +1,7 @@
 import type { Migration } from "../storage/migrations.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { Table, type TableEngine } from "../storage/table.ts";
+import { rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
-import { rowsByIds } from "./event-repository.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
 /** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
@@ -29,11 +28,9 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers
- * them (`idOf`), in the server's database. Texts are only added, never changed (same id, same text);
- * `flush` writes them in the caller's transaction, before the records that reference them (the journal's
- * batch), or outside one (500 rows a statement): a crash in between leaves an unreferenced text, never a reference
- * without its text.
+ * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers them (`idOf`); only
+ * added, never changed. Written before the records that reference them: a crash leaves an unreferenced text, never a
+ * reference without its text.
  */
 export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
   private pending: PayloadBlob[] = [];
@@ -52,12 +49,8 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
   }
 
   /**
-   * The id of a text: when it was first put, then the start of its content id (`payloadId`), so ids sort in the order
-   * they are made and each new text goes to the end of the payloads' id index. Content ids alone put each new text at
-   * a random place of that index: ~2.3 of the ~11.6 pages a busy scene's agent step wrote. The same text gets the
-   * same id while the store remembers it, by its text (an agent step puts the same prompt pieces, history messages and
-   * runs of them again: a lookup instead of a hash) or, when long, by its content id. Put again after that, it is
-   * stored again under a new id: some bytes twice, never a wrong reference.
+   * When the text was first put, then the start of its content id: new ids go to the end of the id index (README.md).
+   * Remembered by text (a lookup instead of a hash), long texts by content id; put again after that, stored again.
    */
   private idOf(json: string): string {
     const content = json.length > ID_MEMO_MAX_TEXT ? payloadId(json) : undefined;
@@ -87,13 +80,13 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     try {
       await this.write(blobs);
     } catch (error) {
-      this.pending = [...blobs, ...this.pending];
+      this.restore(blobs);
       throw error;
     }
     return blobs;
   }
 
-  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement. */
+  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement (no transaction of its own: the journal's, if any). */
   async write(blobs: readonly PayloadBlob[]): Promise<void> {
     for (const batch of powerOfTwoChunks(blobs, BATCH)) {
       const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));

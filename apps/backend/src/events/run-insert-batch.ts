@@ -9,9 +9,8 @@ interface Waiter<R> {
 
 /**
  * New runs' rows written together: rows that arrive while one write is under way go into the next, one statement and
- * one commit for all of them (the first waits for no timer), as `../triggers/replay-batch.ts` does for signatures. A
- * webhook under load stored its run with a commit of its own per request. When a write of several rows fails, each is
- * tried alone, so one bad row fails only its own caller.
+ * one commit for all (a webhook under load committed each run alone). A failed write of several rows is tried row by
+ * row, so one bad row fails only its own caller.
  */
 export class RunInsertBatch<R> {
   private pending: Waiter<R>[] = [];

@@ -8,8 +8,7 @@ import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } 
 import { RunInsertBatch } from "./run-insert-batch.ts";
 import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { insertChunks, rowsByIds } from "./event-repository.ts";
-import { Table } from "../storage/table.ts";
+import { insertChunks, rowsByIds, Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
 export const ForkChangesSchema = z.object({
@@ -52,25 +51,13 @@ export const RunRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
-/**
- * A run as lists show it: without its inputs and outputs (a run's values may be megabytes; a list of 500 runs
- * would carry them all to everyone who opens the history), its error's message cut to `SUMMARY_ERROR_CHARS`.
- * `GET /api/runs/:id` has the whole run.
- */
+/** A run as lists show it: without its inputs and outputs (they may be megabytes), its error's message cut. */
 export type RunSummary = Omit<RunRecord, "inputs" | "outputs">;
 /** An error message in a run list is cut to this many characters (the run itself has it whole). */
 export const SUMMARY_ERROR_CHARS = 1000;
 
 /** A change to a stored run: a status transition with what it brings. */
-export type RunUpdate = {
-  id: string;
-  status: RunStatus;
-  startedAt?: number;
-  finishedAt?: number;
-  durationMs?: number;
-  outputs?: Record<string, unknown>;
-  error?: NodeError;
-};
+export type RunUpdate = Pick<RunRecord, "id" | "status"> & Partial<Pick<RunRecord, "startedAt" | "finishedAt" | "durationMs" | "outputs" | "error">>;
 
 export interface RunListQuery {
   workflowId?: string;
@@ -82,10 +69,8 @@ export interface RunListQuery {
 
 export interface RunRepository {
   /**
-   * Stores a new run with the exact workflow it runs (a snapshot, so a past run stays inspectable);
-   * `undefined` for a workflow generated on the fly (an agent's single-node tool call). With `pinned` (the workflow is
-   * `pinned.base`, frozen, with outputs pinned on one node: a trigger's run) the snapshot names the base, stored once
-   * (`run-workflow-base.ts`). Outside a transaction, runs created together on PostgreSQL share one insert.
+   * Stores a new run with a snapshot of the workflow it runs (`undefined`: generated on the fly, not kept); with `pinned`
+   * (a trigger's run) the snapshot names the base, stored once (`run-workflow-base.ts`).
    */
   create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
@@ -272,8 +257,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     const rows = await this.db
       .selectFrom("runs")
       .select(SUMMARY_COLUMNS)
-      .$if(query.workflowId !== undefined, (q) => q.where("workflow_id", "=", query.workflowId ?? ""))
-      .$if(query.status !== undefined, (q) => q.where("status", "=", query.status ?? ""))
+      .where((eb) => eb.and(present({ workflow_id: query.workflowId, status: query.status })))
       .$if(query.before !== undefined, (q) => q.where("created_at", "<", query.before ?? 0))
       .orderBy("created_at", "desc")
       .orderBy(sql`${this.insertionOrder} desc`)
@@ -319,4 +303,3 @@ interface NewRun {
 
 /** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
 const STORED_BASES = 1024;
-export { ID_LIST_CHUNK } from "./event-repository.ts";

@@ -3,15 +3,7 @@ import { WorkflowSchema, type Workflow } from "@weft/types";
 import { z } from "zod";
 import { PAYLOAD_REF_KEY, payloadId, type PayloadBlob, type PayloadLoader } from "./payload-refs.ts";
 
-/**
- * A trigger's run (a webhook request, a schedule tick) runs a kept, frozen workflow with the request pinned on one
- * node (`RunService`'s `pins`, the engine's `pinOutputs`). Its stored snapshot (the runs table's `workflow` column) is
- * then `{"$weftRunBase": {"$weftPayload": "<id>"}, "pins": {nodeId, outputs}}`: the workflow's text is stored once in
- * `payloads` under its content id (the retention sweep sees the reference, so it outlives the workflow's deletion and
- * its versions' pruning), and each run adds only its request. Read back, the base is parsed and checked once per
- * process (`readPinnedSnapshot`) and frozen, so the engine compiles its graph once: a queue worker otherwise parsed,
- * checked and compiled the whole workflow for every request.
- */
+/** A trigger's run snapshot: `{"$weftRunBase": {"$weftPayload": "<id>"}, "pins": {nodeId, outputs}}` (README.md, why). */
 const RUN_BASE_KEY = "$weftRunBase";
 
 /** Where such a snapshot starts (JSON.stringify puts the key first): told from any other snapshot without parsing it. */
@@ -51,10 +43,7 @@ export function isPinnedSnapshot(text: string): boolean {
 /** Bases kept per process (each a few KB to a few MB; the least recently read go first). */
 const KEPT_BASES = 64;
 
-/**
- * Bases read back, checked and frozen, by payload id (content-addressed: an entry never goes stale). One per process,
- * shared by every reader of runs in it.
- */
+/** Bases read back, checked and frozen, by payload id (content-addressed: never stale), for every reader in the process. */
 const bases = new Map<string, Workflow>();
 
 /** A `pinnedSnapshot` read back: the frozen base (checked once per process) with the run's request pinned on its node. */

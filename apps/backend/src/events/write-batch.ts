@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Observation, SecretRedactor, Workflow } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
 import { present } from "../storage/row-values.ts";
+import { atomically } from "../storage/table.ts";
 import { runRow, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
 import type { ObservationRepository, OrderedObservation } from "./observation-repository.ts";
 import type { EventRepository, StoredEvent } from "./event-repository.ts";
@@ -19,7 +20,7 @@ export interface WriteBatch {
 
 /** The run writer's flush: SQLite's hand-written (below), PostgreSQL's through the repositories, in one transaction. */
 export function batchWriter(engine: StorageEngine, runs: RunRepository, events: EventRepository, observations: ObservationRepository): (batch: WriteBatch) => Promise<void> {
-  const { sql, redactor, transaction } = engine;
+  const { sql, redactor } = engine;
   let writeAll: ((batch: WriteBatch) => void) | undefined;
   return async (batch) => {
     if (sql.engine === "sqlite") {
@@ -27,16 +28,15 @@ export function batchWriter(engine: StorageEngine, runs: RunRepository, events: 
       const write = (writeAll ??= sqliteBatchWriter(sql.db, redactor));
       return void (await sql.gate(() => write(batch)));
     }
-    const all = async () => {
+    // The journal's flush calls it inside its own transaction, whose failure rolls all of it back: no savepoint needed.
+    await atomically(engine, async () => {
       for (const run of batch.newRuns) await runs.create(run.record, run.workflow);
       await events.append(batch.events);
       await observations.upsert(batch.observations);
       // Every run that ended since the last flush in two statements; a run's updates (started, ended) in one.
       await observations.replaceForRuns(batch.finalObservations);
       for (const update of mergedUpdates(batch.runUpdates)) await runs.update(update);
-    };
-    // The journal's flush calls it inside its own transaction, whose failure rolls all of it back: no savepoint needed.
-    await (engine.inTransaction() ? all() : transaction(all));
+    });
   };
 }
 

@@ -13,11 +13,8 @@ export const SCENE_MIGRATIONS: readonly Migration[] = [
     `CREATE TABLE scene_log (scene_id text NOT NULL, seq integer NOT NULL, kind text NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, seq))${withoutRowid}`,
     `CREATE TABLE scene_sessions (scene_id text PRIMARY KEY, data text NOT NULL, started_at ${time} NOT NULL)`,
   ]),
-  // The state saved in parts (issue #22): a scene's state row keeps the small rest of the state (`layout`
-  // "parts"), each agent's mailbox has its own row in `scene_state_parts` (kind "mailbox", keyed by instance
-  // id), the world's recent changes are rows of `scene_world_changes`, appended and trimmed to what the state
-  // keeps. So a step writes only what it changed. `write_mark` names the last write of a store instance (see
-  // scene-state-store-parts.ts). Rows written before (`layout` "whole": the whole state in `data`) read as they are.
+  // The state saved in parts (issue #22, scene-state-store-parts.ts): mailboxes and recent world changes in rows of
+  // their own, `write_mark` the last write of a store instance. Rows written before (`layout` "whole") read as they are.
   ddlStep("scenes-002 scene state saved in parts", ({ int64, withoutRowid }) => [
     `CREATE TABLE scene_state_parts (scene_id text NOT NULL, kind text NOT NULL, key text NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, kind, key))${withoutRowid}`,
     `CREATE TABLE scene_world_changes (scene_id text NOT NULL, seq ${int64} NOT NULL, data text NOT NULL, PRIMARY KEY (scene_id, seq))${withoutRowid}`,

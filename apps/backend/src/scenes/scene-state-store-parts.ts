@@ -31,15 +31,10 @@ interface Written {
 }
 
 /**
- * Decides what a scene's save must write. The runtime's snapshots keep a part's object as long as it
- * is unchanged (`serializeScene`), and world changes are never changed once made, so comparing each
- * part with the object this store last wrote finds what changed without serializing the rest.
- *
- * What is remembered is trusted only while the stored row says it is still this write: each write
- * stores a new `mark` (this instance's id and a counter never reused), and a partial write updates the
- * state row only where it still holds the previous mark (`previousMark`). A write that rolled back
- * (its transaction, or the caller's around it), another process writing the scene, a clear or a
- * forget: the mark differs, the engine writes the whole state (`whole`) and the memory follows.
+ * Decides what a scene's save must write, comparing each part of the snapshot with the object this store last wrote
+ * (`serializeScene` keeps unchanged ones). That memory is trusted only while the state row still holds its last
+ * write's `mark` (a partial write updates the row only where it holds `previousMark`); otherwise the whole state is
+ * written (`whole`). See README.md.
  */
 export class SceneStateParts {
   private readonly writer = randomUUID();

@@ -1,11 +1,11 @@
-import { CompiledQuery, type Compilable } from "kysely";
+import { CompiledQuery } from "kysely";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
 import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
-import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import type { SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../storage/document-table.ts";
-import { MAX_INSERT_ROWS, Table, type TableEngine } from "../storage/table.ts";
+import { insertChunks, Table, type TableEngine } from "../storage/table.ts";
 import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
@@ -27,18 +27,9 @@ interface SceneTables {
   scene_sessions: { scene_id: string; data: string; started_at: Bigint };
 }
 
-/** `count` rows of a multi-row insert, `width` values each, from slot 1 on (slot 0 is the scene id). */
-function slotRows<R>(slot: SlotOf, count: number, width: number, row: (column: (index: number) => never) => R): R[] {
-  return Array.from({ length: count }, (_, r) => row((c) => slot(1 + r * width + c)));
-}
-
 /**
- * Scenes' runtime state, session logs and sessions in the server's database, on the storage's connection,
- * either engine: every query on the open `Storage.transaction` of the caller (SQLite: through the gate, so
- * never in another caller's), writes of several statements in one, so a crash keeps the old state or the new
- * one. The state is replaced on each save (in parts: only what changed is written, see
- * scene-state-store-parts.ts); a log entry already stored under its number is kept as it is (a retried append
- * cannot duplicate or reorder entries); `commit` stores entries and the state they lead to in one transaction.
+ * Scenes' runtime state (saved in parts, scene-state-store-parts.ts), session logs and sessions, either engine: writes
+ * of several statements in one transaction (the caller's when open), so a crash keeps the old state or the new one.
  */
 export class SceneStore extends Table<SceneTables, TableEngine> implements SceneStateStore {
   /** Set on shutdown: every write checks it first. */
@@ -163,19 +154,21 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   }
 
   private async writeParts(sceneId: string, write: StateWrite): Promise<void> {
-    await this.insertRows("mailboxes", sceneId, write.mailboxes, (slot, count) =>
+    const mailboxes = write.mailboxes.map(([key, data]) => ({ scene_id: sceneId, kind: "mailbox", key, data }));
+    await insertChunks(this.hot, this.engine, "mailboxes", mailboxes, (chunk) =>
       this.db
         .insertInto("scene_state_parts")
-        .values(slotRows(slot, count, 2, (c) => ({ scene_id: slot(0), kind: "mailbox", key: c(0), data: c(1) })))
+        .values(chunk)
         .onConflict((oc) => oc.columns(["scene_id", "kind", "key"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
     );
     if (write.droppedMailboxes.length > 0) {
       await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", write.droppedMailboxes).execute();
     }
-    await this.insertRows("changes", sceneId, write.changes, (slot, count) =>
+    const changes = write.changes.map(([seq, data]) => ({ scene_id: sceneId, seq, data }));
+    await insertChunks(this.hot, this.engine, "changes", changes, (chunk) =>
       this.db
         .insertInto("scene_world_changes")
-        .values(slotRows(slot, count, 2, (c) => ({ scene_id: slot(0), seq: c(0), data: c(1) })))
+        .values(chunk)
         .onConflict((oc) => oc.columns(["scene_id", "seq"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
     );
     const trim = (slot: SlotOf) => this.db.deleteFrom("scene_world_changes").where("scene_id", "=", slot(0)).where("seq", "<", slot(1));
@@ -183,20 +176,13 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   }
 
   private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
-    const rows = entries.map((e) => [e.seq, e.kind, this.redact(e)]);
+    const rows = entries.map((e) => ({ scene_id: sceneId, seq: e.seq, kind: e.kind, data: this.redact(e) }));
     // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
-    await this.insertRows("log", sceneId, rows, (slot, count) =>
+    await insertChunks(this.hot, this.engine, "log", rows, (chunk) =>
       this.db
         .insertInto("scene_log")
-        .values(slotRows(slot, count, 3, (c) => ({ scene_id: slot(0), seq: c(0), kind: c(1), data: c(2) })))
+        .values(chunk)
         .onConflict((oc) => oc.columns(["scene_id", "seq"]).doNothing()),
     );
-  }
-
-  /** `rows` (each the values after the scene id) in chunks, by one prepared statement per chunk size, built by `insert`. */
-  private async insertRows(name: string, sceneId: string, rows: ReadonlyArray<readonly unknown[]>, insert: (slot: SlotOf, count: number) => Compilable): Promise<void> {
-    for (const chunk of powerOfTwoChunks(rows, MAX_INSERT_ROWS)) {
-      await this.hot.run(`${name} ${chunk.length}`, (slot) => insert(slot, chunk.length), [sceneId, ...chunk.flat()]);
-    }
   }
 }

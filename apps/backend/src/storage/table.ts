@@ -1,6 +1,6 @@
-import { CamelCasePlugin, type Insertable, type Kysely } from "kysely";
+import { CamelCasePlugin, type Compilable, type Insertable, type Kysely } from "kysely";
 import { createQueryDb } from "./query-db.ts";
-import { PreparedQueries } from "./prepared-query.ts";
+import { powerOfTwoChunks, PreparedQueries, slotsOf } from "./prepared-query.ts";
 import type { StorageEngine } from "./storage.ts";
 
 /**
@@ -63,4 +63,45 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   protected redact(value: unknown): string {
     return this.engine.redactor.json(JSON.stringify(value));
   }
+}
+
+/** Values per multi-row insert (1,024 events or observations, 128 runs): far below either engine's limit of parameters. */
+const MAX_VALUES = 4096;
+
+/**
+ * Inserts `rows` (columns to values, the same columns in the same order in each) by statements built once per chunk size
+ * (`powerOfTwoChunks`): a run writer's flush on PostgreSQL compiled its inserts every time. Several statements are
+ * `atomically` one write, all stored or none.
+ */
+export async function insertChunks<R extends object>(hot: PreparedQueries, engine: TableEngine, key: string, rows: readonly R[], insert: (chunk: R[]) => Compilable): Promise<void> {
+  if (rows.length === 0) return;
+  const width = Object.keys(rows[0]).length;
+  const chunks = [...powerOfTwoChunks(rows, Math.floor(MAX_VALUES / width))];
+  const all = async () => {
+    for (const chunk of chunks) {
+      const values = chunk.flatMap((row) => Object.values(row));
+      await hot.run(`${key}:${chunk.length}`, (slot) => insert(chunk.map((row, n) => slotsOf((i) => slot(n * width + i), row))), values);
+    }
+  };
+  await (chunks.length > 1 ? atomically(engine, all) : all());
+}
+
+/**
+ * Runs `work`'s statements all or nothing: in a transaction of its own (a savepoint inside the caller's), but inside
+ * this context's PostgreSQL transaction in that one, whose failed statement fails it whole (a savepoint cost two
+ * more round trips). SQLite's open transaction may be another caller's, whose rollback would not be ours.
+ */
+export function atomically<T>(engine: TableEngine, work: () => Promise<T>): Promise<T> {
+  const { sql } = engine;
+  return sql.engine === "postgres" && sql.current() !== sql.sql ? work() : engine.transaction(work);
+}
+
+/** Ids per `IN (...)` list: well under SQLite's and PostgreSQL's bound-parameter limits. */
+export const ID_LIST_CHUNK = 500;
+
+/** The rows `query` answers for `ids`, asked ID_LIST_CHUNK ids at a time. */
+export async function rowsByIds<R>(ids: readonly string[], query: (chunk: string[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = [];
+  for (let i = 0; i < ids.length; i += ID_LIST_CHUNK) rows.push(...(await query(ids.slice(i, i + ID_LIST_CHUNK))));
+  return rows;
 }

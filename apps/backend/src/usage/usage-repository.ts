@@ -1,8 +1,7 @@
 import { sql, type Generated } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
-import { Table, type TableEngine } from "../storage/table.ts";
-import { ID_LIST_CHUNK } from "../events/run-repository.ts";
+import { ID_LIST_CHUNK, Table, type TableEngine } from "../storage/table.ts";
 import type { UsageGroup, UsageQuery, UsageRecord, UsageRow } from "./usage-schemas.ts";
 
 interface UsageTable {

@@ -1,11 +1,7 @@
 import type { Migration } from "../../storage/migrations.ts";
 import { ddlStep } from "../../storage/ddl.ts";
 
-/**
- * The Builder AI's tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working copy
- * (the overlay over the stored objects) and the audit events. Times are epoch milliseconds; records stay
- * JSON text. A SQLite file of e5dc891 has this step as its schema version 3 (`PRAGMA user_version` ≥ 3).
- */
+/** The Builder AI's tables (seed 001 §4.2–4.5); records stay JSON text. A SQLite file of e5dc891 has it as user_version 3. */
 export const BUILDER_MIGRATIONS: readonly Migration[] = [
   ddlStep("builder-001 sessions, change sets, working copies, audit events", ({ time, identity, withoutRowid }) => {
     const session = "session_id text NOT NULL REFERENCES builder_sessions (id) ON DELETE CASCADE";

@@ -4,7 +4,7 @@ import { OverlayEntrySchema, type OverlayEntry } from "../domain/change-set.ts";
 import { AuditEventSchema, ChangeSetRecordSchema, SessionRecordSchema, type AuditEvent, type AuditEventType, type ChangeSetRecord, type SessionRecord } from "../domain/records.ts";
 import type { Int64Column as Bigint } from "../../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../../storage/document-table.ts";
-import { num } from "../../storage/row-values.ts";
+import { num, present } from "../../storage/row-values.ts";
 import { Table, type TableEngine } from "../../storage/table.ts";
 
 /** The Builder's tables (builder-migration.ts). */
@@ -22,17 +22,11 @@ const sessionOf = (row: { id: string; data: string }) => decodeStoredJson("build
 const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("builder_change_sets record", row.id, row.data, ChangeSetRecordSchema);
 
 /**
- * The Builder's own tables (seed 001 §4.2–4.5): sessions, staged change sets, each session's working
- * copy and the audit events, on the server storage's connection, either engine: every query joins the
- * storage's transaction, so `transaction` spans these tables and the stored documents (apply writes both,
- * all or nothing). Sessions (with the AI's messages and errors) and audit events pass the redactor. Text
- * is ordered byte-wise, as SQLite orders it, whatever PostgreSQL's locale.
+ * The Builder's tables (seed 001 §4.2–4.5), either engine; every query joins the storage's transaction, so apply writes
+ * them and the documents all or nothing. Sessions and audit events pass the redactor; text is ordered byte-wise.
  */
 export class BuilderStore extends Table<BuilderTables, TableEngine> {
-  /**
-   * Runs `work` in the server storage's transaction: every write in it, the Builder's and the documents',
-   * is stored, or none. `work` awaits only storage calls (no model or file I/O), and opens no nested transaction.
-   */
+  /** The storage's transaction: the Builder's writes and the documents' all stored or none; `work` awaits only storage calls. */
   transaction<T>(work: () => Promise<T>): Promise<T> {
     return this.engine.transaction(work);
   }
@@ -60,9 +54,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     const rows = await this.db
       .selectFrom("builder_sessions")
       .select(["id", "data"])
-      .$if(filter.targetType !== undefined, (q) => q.where("target_type", "=", filter.targetType as string))
-      .$if(filter.targetKey !== undefined, (q) => q.where("target_key", "=", filter.targetKey as string))
-      .$if(filter.status !== undefined, (q) => q.where("status", "=", filter.status as string))
+      .where((eb) => eb.and(present({ target_type: filter.targetType, target_key: filter.targetKey, status: filter.status })))
       .orderBy("updated_at", "desc")
       .orderBy("created_at", "desc")
       .orderBy(byteOrder(this.engine.sql.engine, "id"))
