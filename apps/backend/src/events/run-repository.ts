@@ -85,6 +85,17 @@ export interface RunRepository {
   listUnfinished(): Promise<RunRecord[]>;
   /** Those of these runs that have ended (any order): one query for many, for who follows many runs' ends (an eval run). */
   listEnded(ids: readonly string[]): Promise<RunRecord[]>;
+  /**
+   * These runs (those stored) with their workflows, in one query: a queue batch's runs as it begins, rather than two
+   * reads per run. Runs sharing a snapshot text share one workflow object.
+   */
+  getWithWorkflows(ids: readonly string[]): Promise<Map<string, RunWithWorkflow>>;
+}
+
+/** A run's record and the workflow exactly as it ran it (undefined when not kept). */
+export interface RunWithWorkflow {
+  record: RunRecord;
+  workflow: Workflow | undefined;
 }
 
 /** A run's stored status once it has ended: nothing changes it after. */
@@ -242,7 +253,31 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
 
   async getWorkflow(id: string): Promise<Workflow | undefined> {
     const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
-    const text = row?.workflow ?? "null";
+    return this.workflowOf(row?.workflow ?? "null");
+  }
+
+  async getWithWorkflows(ids: readonly string[]): Promise<Map<string, RunWithWorkflow>> {
+    const rows = await rowsByIds(ids, (chunk) =>
+      this.db
+        .selectFrom("runs")
+        .select([...RUN_COLUMNS, "workflow"])
+        .where("id", "in", chunk)
+        .execute(),
+    );
+    const records = await hydratePayloads(rows.map(decodeRun), this.payloads.load);
+    const workflows = new Map<string, Promise<Workflow | undefined>>();
+    const found = new Map<string, RunWithWorkflow>();
+    for (const [i, record] of records.entries()) {
+      const text = rows[i].workflow;
+      let workflow = workflows.get(text);
+      if (workflow === undefined) workflows.set(text, (workflow = this.workflowOf(text)));
+      found.set(record.id, { record, workflow: await workflow });
+    }
+    return found;
+  }
+
+  /** A stored snapshot read back: a pinned run's names its base; an agent's run's may reference large values. */
+  private async workflowOf(text: string): Promise<Workflow | undefined> {
     if (isPinnedSnapshot(text)) return readPinnedSnapshot(text, this.payloads.load);
     // An agent's run's snapshot may hold references to large values (`payload-refs.ts`).
     if (!text.includes(PAYLOAD_REF_KEY)) return parseRunWorkflow(text);

@@ -4,7 +4,7 @@ import { freezeWorkflow } from "@weft/agent-runtime";
 import { engineError, messageOf, type Logger, type NodeError, type Workflow } from "@weft/types";
 import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
-import type { RunRecord } from "../events/run-repository.ts";
+import type { RunRecord, RunWithWorkflow } from "../events/run-repository.ts";
 import { queueWorker, RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, RunBatchJobDataSchema, RunJobDataSchema, type QueueWorkerSlots, type RunQueueJobData } from "./queue-names.ts";
 import { cancelRequested, cancelsRequested, listenForCancels } from "./cancel-signal.ts";
 import { openJob, RejectedJobError, type QueueSeal, type SealedJob } from "./queue-seal.ts";
@@ -143,20 +143,25 @@ export class RunWorker {
         // Listening (`cancel` above) before the keys are read: a request made later arrives as a message.
         this.batches.set(batchId, batch);
         try {
-          for (const runId of await cancelsRequested(this.deps.redis, seal, runIds)) batch.cancelled.add(runId);
+          // Its runs and their workflows in one query: only this batch's job starts them, and a cancel comes as a key or a message.
+          const [cancelled, stored] = await Promise.all([cancelsRequested(this.deps.redis, seal, runIds), this.deps.storage.runs.getWithWorkflows(runIds)]);
+          for (const runId of cancelled) batch.cancelled.add(runId);
           for (const runId of runIds) {
             // Its lock lost, the batch is another worker's now (BullMQ hands a stalled job over whole): the runs left are its.
             if (batch.lost) {
               this.deps.log.warn("lost the lock of a run batch; leaving its remaining runs to the worker that took it", { batch: batchId, runId });
-              return;
+              break;
             }
             batch.current = runId;
-            await this.runOne(runId, undefined, { id: batchId, ...batch });
+            await this.runOne(runId, undefined, { id: batchId, ...batch, stored: stored.get(runId) });
             batch.waiting.delete(runId);
           }
         } finally {
           this.batches.delete(batchId);
         }
+        // Its runs' ends went with the journal's flushes, shared with the other runs here (not a commit each): all stored
+        // before the job completes, so a worker dying from here on leaves no ended run unstored and no job to close it.
+        await this.deps.executor.stored();
         return;
       }
       default:
@@ -166,17 +171,17 @@ export class RunWorker {
   }
 
   /** Executes one recorded run if it is still `queued`; closes it if a dead worker left it `running`; else nothing. */
-  private async runOne(runId: string, traceparent: string | undefined, batch?: { id: string; workflows: BatchWorkflows; cancelled: ReadonlySet<string> }): Promise<void> {
+  private async runOne(runId: string, traceparent: string | undefined, batch?: BatchRun): Promise<void> {
     const { storage, executor, log, seal } = this.deps;
     // Held before the cancel key is read: a request that comes later arrives as a message.
     const controller = new AbortController();
     this.held.set(runId, controller);
     try {
-      // One round trip's time for all three: this is the queue mode's latency per run. A batch's cancels are known already.
+      // One round trip's time for all three: this is the queue mode's latency per run. A batch's runs and cancels are known already.
       const [record, cancelKeySet, workflow] = await Promise.all([
-        storage.runs.get(runId),
+        batch === undefined ? storage.runs.get(runId) : batch.stored?.record,
         batch === undefined ? cancelRequested(this.deps.redis, seal, runId) : false,
-        storage.runs.getWorkflow(runId),
+        batch === undefined ? storage.runs.getWorkflow(runId) : batch.stored?.workflow,
         this.deps.settingsApplied?.(),
       ]);
       if (!record) {
@@ -215,11 +220,20 @@ export class RunWorker {
       // Never started: no event of it is stored, so its numbering starts at 0 without reading the highest stored seq.
       if (record.startedAt === undefined) executor.prepareNew(runId);
       this.deps.knowRun?.(record);
-      await executor.execute(record, batch ? batch.workflows.shared(workflow) : workflow, controller.signal, undefined, jobTraceParent(traceparent));
+      if (batch === undefined) await executor.execute(record, workflow, controller.signal, undefined, jobTraceParent(traceparent));
+      else await executor.execute(record, batch.workflows.shared(workflow), controller.signal, undefined, jobTraceParent(traceparent), "later");
     } finally {
       this.held.delete(runId);
     }
   }
+}
+
+/** One of a batch's runs, as `runOne` gets it: the batch's id, workflows and cancels, and the run as read when the batch began. */
+interface BatchRun {
+  id: string;
+  workflows: BatchWorkflows;
+  cancelled: ReadonlySet<string>;
+  stored: RunWithWorkflow | undefined;
 }
 
 /** A batch job being worked through: the run executing now, whether the job's lock was lost, the workflows its runs ran. */
@@ -237,11 +251,14 @@ interface Batch {
  * last is given as the last's frozen copy, whose graph the engine compiles once (`freezeWorkflow`), not once per run.
  */
 class BatchWorkflows {
-  private last: { json: string; workflow: Workflow } | undefined;
+  private last: { json: string; source: Workflow; workflow: Workflow } | undefined;
 
   shared(workflow: Workflow): Workflow {
+    // Runs read together that share a snapshot text share its object (`getWithWorkflows`).
+    if (this.last?.source === workflow) return this.last.workflow;
     const json = JSON.stringify(workflow);
-    if (this.last?.json !== json) this.last = { json, workflow: freezeWorkflow(workflow) };
+    if (this.last?.json !== json) this.last = { json, source: workflow, workflow: freezeWorkflow(workflow) };
+    else this.last.source = workflow;
     return this.last.workflow;
   }
 }

@@ -10,6 +10,9 @@ import type { RunWaits } from "./run-waits.ts";
 import { ObservationTracker } from "../events/observation-tracker.ts";
 import { engineError, messageOf } from "@weft/types";
 
+/** When `RunExecutor.execute` resolves: once the run's end is stored, or as soon as it is appended (stored with the journal's next flush). */
+export type RunEnd = "stored" | "later";
+
 export const INTERRUPTED: NodeError = engineError("INTERRUPTED", "The server stopped while this run was executing; re-run it (POST /api/runs/:id/rerun).");
 
 export interface RunExecutorDeps {
@@ -88,8 +91,11 @@ export class RunExecutor {
    * A fork's `recorded` nodes, when the process that planned it gives them, are not read from storage again.
    * When the process traces, the run's span is a child of `traceParent` (who dispatched it; a queued run's job
    * carries it); without one it starts its own trace, never one of whatever ran before it here.
+   * `end`: "stored" (default) resolves once the run's end is stored; "later" leaves an ended run's last writes to the
+   * journal's next flush (a queue batch's run: its batch awaits `stored()` before its job completes), so a batch's runs
+   * share commits instead of one each. A failed run is stored first either way (its error workflow reads it).
    */
-  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal, recorded?: Map<string, RecordedNode>, traceParent: Context = ROOT_CONTEXT): Promise<void> {
+  async execute(record: RunRecord, workflow: Workflow, signal: AbortSignal, recorded?: Map<string, RecordedNode>, traceParent: Context = ROOT_CONTEXT, end: RunEnd = "stored"): Promise<void> {
     const { journal } = this.deps;
     const runId = record.id;
     await journal.open(runId);
@@ -141,9 +147,14 @@ export class RunExecutor {
       durationMs: result.durationMs,
       ...(error ? { error } : {}),
     });
-    await journal.flush();
     journal.close(runId);
+    if (end === "stored" || status === "failed") await journal.flush();
     if (status === "failed") await this.failedListener?.(runId);
+  }
+
+  /** Resolves once everything the runs executed here appended so far is stored (see `execute`'s `end`). */
+  stored(): Promise<void> {
+    return this.deps.journal.flush();
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Logger } from "@weft/types";
 import type { RunRepository } from "../events/run-repository.ts";
-import type { TableEngine } from "../storage/table.ts";
+import type { StorageEngine } from "../storage/storage.ts";
 import { budgetApi } from "./budget-api.ts";
 import { BudgetGuard } from "./budget-guard.ts";
 import { BudgetRepository } from "./budget-repository.ts";
@@ -22,7 +22,7 @@ export type { UsageRecord, UsageRow, UsageQuery, UsageGroup } from "./usage-sche
  * The usage domain on the storage: the repository, the recorder the LLM service reports to, the budget guard it asks
  * before each call, `GET /api/usage` and the budgets' routes.
  */
-export function createUsage(deps: { engine: TableEngine; runs: Pick<RunRepository, "get">; log: Logger }) {
+export function createUsage(deps: { engine: StorageEngine; runs: Pick<RunRepository, "get">; log: Logger }) {
   const repository = new UsageRepository(deps.engine);
   const runs = new RunFactsLookup(deps.runs);
   const recorder = new UsageRecorder(repository, runs, deps.log);

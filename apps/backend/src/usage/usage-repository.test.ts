@@ -90,3 +90,21 @@ usageContract("PostgreSQL", async () => {
   cluster = await startPostgres();
   return openPostgresStorage(await createTestDatabase(cluster.url), undefined, MIGRATIONS);
 });
+
+describe("UsageRepository on PostgreSQL, many calls answered at once", () => {
+  it("stores every call, those made while a write is under way together in the next insert: one transaction for them, not one each", async () => {
+    const storage = await openPostgresStorage(await createTestDatabase(cluster!.url), undefined, MIGRATIONS);
+    try {
+      const usage = new UsageRepository(storage);
+      // Twenty runs' calls answered in one moment (a worker's concurrent cases): the first is written at once, the 19 others wait for it.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => usage.record(call({ runId: `run-${i}` }))));
+      expect((await usage.report({}))[0]).toMatchObject({ calls: 20, totalTokens: 2400 });
+      // A row's xmin is the transaction that inserted it.
+      if (storage.sql.engine !== "postgres") throw new Error("a PostgreSQL storage was opened");
+      const [row] = (await storage.sql.sql.unsafe("SELECT count(DISTINCT xmin::text)::int AS n FROM llm_usage")) as Array<{ n: number }>;
+      expect(row?.n).toBe(2);
+    } finally {
+      await storage.close();
+    }
+  });
+});

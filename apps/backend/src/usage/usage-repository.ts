@@ -1,7 +1,8 @@
-import { sql, type Generated } from "kysely";
+import { sql, type Generated, type Insertable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
-import { ID_LIST_CHUNK, Table, type TableEngine } from "../storage/table.ts";
+import { ID_LIST_CHUNK, insertChunks, Table, type TableEngine } from "../storage/table.ts";
+import { RunInsertBatch } from "../events/run-insert-batch.ts";
 import type { UsageGroup, UsageQuery, UsageRecord, UsageRow } from "./usage-schemas.ts";
 
 interface UsageTable {
@@ -55,34 +56,47 @@ export function utcDay(at: number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
+/** A call's row as stored. */
+function usageRow(record: UsageRecord): Insertable<UsageTable> {
+  return {
+    at: record.at,
+    day: utcDay(record.at),
+    run_id: record.runId ?? null,
+    node_id: record.nodeId ?? null,
+    invocation_id: record.invocationId ?? null,
+    workflow_id: record.workflowId ?? null,
+    agent_id: record.agentId ?? null,
+    conversation_id: record.conversationId ?? null,
+    scene_id: record.sceneId ?? null,
+    user_id: record.userId ?? null,
+    profile_id: record.profileId,
+    model: record.model,
+    prompt_tokens: record.usage.promptTokens,
+    completion_tokens: record.usage.completionTokens,
+    cached_tokens: record.usage.cachedTokens ?? 0,
+    reasoning_tokens: record.usage.reasoningTokens ?? 0,
+    total_tokens: record.usage.totalTokens,
+    cost_usd: record.costUsd ?? null,
+    // A boolean on both engines: SQLite stores it as 1/0.
+    estimated: record.usage.estimated === true,
+  };
+}
+
 /** The LLM usage records, on both engines: one row per call, summed on request. */
-export class UsageRepository extends Table<{ llm_usage: UsageTable }, TableEngine> {
+export class UsageRepository extends Table<{ llm_usage: UsageTable }> {
+  /** Calls answered while a write is under way (a worker's concurrent runs) share the next insert and its commit. */
+  private readonly inserts = new RunInsertBatch<Insertable<UsageTable>>((rows) => this.insert(rows));
+
+  /** Resolves once the call's row is stored. */
   async record(record: UsageRecord): Promise<void> {
-    await this.db
-      .insertInto("llm_usage")
-      .values({
-        at: record.at,
-        day: utcDay(record.at),
-        run_id: record.runId ?? null,
-        node_id: record.nodeId ?? null,
-        invocation_id: record.invocationId ?? null,
-        workflow_id: record.workflowId ?? null,
-        agent_id: record.agentId ?? null,
-        conversation_id: record.conversationId ?? null,
-        scene_id: record.sceneId ?? null,
-        user_id: record.userId ?? null,
-        profile_id: record.profileId,
-        model: record.model,
-        prompt_tokens: record.usage.promptTokens,
-        completion_tokens: record.usage.completionTokens,
-        cached_tokens: record.usage.cachedTokens ?? 0,
-        reasoning_tokens: record.usage.reasoningTokens ?? 0,
-        total_tokens: record.usage.totalTokens,
-        cost_usd: record.costUsd ?? null,
-        // A boolean on both engines: SQLite stores it as 1/0.
-        estimated: record.usage.estimated === true,
-      })
-      .execute();
+    const row = usageRow(record);
+    // PostgreSQL only, as RunTable does: there a commit per call was a round trip each; inside a caller's transaction the row is its own.
+    if (this.engine.sql.engine === "postgres" && !this.engine.inTransaction()) return this.inserts.add(row);
+    await this.insert([row]);
+  }
+
+  private async insert(rows: Insertable<UsageTable>[]): Promise<void> {
+    await insertChunks(this.hot, this.engine, "record", rows, (chunk) => this.db.insertInto("llm_usage").values(chunk));
   }
 
   /**
