@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin, type Rolldown } from "vite";
 import vue from "@vitejs/plugin-vue";
+import { precompress } from "./vite-precompress.ts";
 
 type ChunkingContext = Rolldown.ChunkingContext;
 
@@ -47,7 +48,7 @@ function compileHints(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [vue(), compileHints()],
+  plugins: [vue(), compileHints(), precompress()],
   build: {
     // Libraries change less often than the editor: a separate chunk stays cached across releases.
     // dagre (auto-layout) and diff (the Builder) stay out of it: they load when first used.

@@ -25,6 +25,15 @@ describe("opening the editor", () => {
     const count = (call: string) => asked.filter((a) => a === call).length;
     expect([count("GET /api/nodes"), count("GET /api/workflows"), count("GET /api/workflows/alpha")]).toEqual([1, 1, 1]);
     expect(count("GET /api/workflows/beta")).toBe(0);
+    // The scripts and the stylesheet came as the build encoded them, from the server's first answer on: a quarter of
+    // their bytes or less (a real network pays for every one).
+    const assets = await page.evaluate(() =>
+      (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+        .filter((r) => /\/assets\/.+\.(js|css)$/.test(r.name))
+        .map((r) => ({ sent: r.encodedBodySize, size: r.decodedBodySize })),
+    );
+    expect(assets).toHaveLength(3);
+    for (const { sent, size } of assets) expect(sent).toBeLessThan(size / 3);
 
     // Open the other one from the list; a reload reopens both tabs, the active one in front.
     await page.locator(".sidebar-tabs button", { hasText: "Workflows" }).click();
