@@ -24,6 +24,8 @@ function upToDate(): boolean {
     newest(join(FRONTEND, "index.html")),
     newest(join(FRONTEND, "vite.config.ts")),
     newest(join(FRONTEND, "vite-precompress.ts")),
+    newest(join(FRONTEND, "vite-early-start.ts")),
+    newest(join(FRONTEND, "early-start.js")),
     newest(join(ROOT, "packages/types/src")),
   );
   return statSync(DIST_INDEX).mtimeMs >= sources;
