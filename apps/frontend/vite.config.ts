@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin, type Rolldown } from "vite";
 import vue from "@vitejs/plugin-vue";
+import { precompress } from "./vite-precompress.ts";
+import { fingerprintEarlyStart } from "./vite-early-start.ts";
 
 type ChunkingContext = Rolldown.ChunkingContext;
 
@@ -47,7 +49,7 @@ function compileHints(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [vue(), compileHints()],
+  plugins: [vue(), compileHints(), fingerprintEarlyStart(), precompress()],
   build: {
     // Libraries change less often than the editor: a separate chunk stays cached across releases.
     // dagre (auto-layout) and diff (the Builder) stay out of it: they load when first used.
@@ -63,7 +65,7 @@ export default defineConfig({
             // The editor's own code that the first load runs, in one chunk: left to itself the bundler splits what a
             // lazy view shares with the editor into small chunks (nine requests instead of one on every open). The entry
             // (index.html's script) is in it too, so it is the page's script itself rather than a file that imports it.
-            // At most six requests go to a server at once (HTTP/1.1): with the preloads and early-start.js, these are six.
+            // At most six requests go to a server at once (HTTP/1.1): with the preloads and early-start.js (vite-early-start.ts), these are six.
             { name: (id, ctx) => (ctx.getModuleInfo(id)?.isEntry || ((!id.includes("node_modules") || id.endsWith(".css")) && firstLoad(ctx).has(id)) ? "app" : null) },
           ],
         },

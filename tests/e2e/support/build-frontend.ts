@@ -18,7 +18,16 @@ function newest(path: string): number {
 
 function upToDate(): boolean {
   if (!existsSync(DIST_INDEX)) return false;
-  const sources = Math.max(newest(join(FRONTEND, "src")), newest(join(FRONTEND, "index.html")), newest(join(FRONTEND, "vite.config.ts")), newest(join(ROOT, "packages/types/src")));
+  const sources = Math.max(
+    newest(join(FRONTEND, "src")),
+    newest(join(FRONTEND, "public")),
+    newest(join(FRONTEND, "index.html")),
+    newest(join(FRONTEND, "vite.config.ts")),
+    newest(join(FRONTEND, "vite-precompress.ts")),
+    newest(join(FRONTEND, "vite-early-start.ts")),
+    newest(join(FRONTEND, "early-start.js")),
+    newest(join(ROOT, "packages/types/src")),
+  );
   return statSync(DIST_INDEX).mtimeMs >= sources;
 }
 

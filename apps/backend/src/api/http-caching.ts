@@ -7,13 +7,14 @@ const MIN_COMPRESSED_BYTES = 1024;
 /** Encoded editor files kept (they repeat byte for byte); API answers are encoded each time. */
 const ENCODED_CACHE_ENTRIES = 64;
 
-type Encoding = "br" | "gzip";
+export type Encoding = "br" | "gzip";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
 const encodedCache = new Map<string, Bytes>();
 
-function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
+/** The encoding an `Accept-Encoding` header asks for: brotli before gzip, either only with a weight above 0. */
+export function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
   if (!acceptEncoding) return undefined;
   const offered = new Map<string, number>();
   for (const part of acceptEncoding.split(",")) {
