@@ -1,15 +1,5 @@
 import { z } from "zod";
-import {
-  canonicalWorkflow,
-  NodeErrorSchema,
-  NodeSpecSchema,
-  ObservationSchema,
-  RunStatusSchema,
-  RunTriggerSchema,
-  ValidationIssueSchema,
-  WorkflowSummarySchema,
-  WorkflowSchema,
-} from "@weft/types";
+import { canonicalWorkflow, NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, RunTriggerSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
 
 /** What checks a reply: a zod schema, or a decoder that answers as its `safeParse` does. */
 export interface ReplyDecoder<T> {
