@@ -1,5 +1,7 @@
+import { Position, type NodeHandleBounds } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
 import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
+import type { NodePorts } from "../../../shared/graph/ports.ts";
 
 export interface Viewport {
   x: number;
@@ -38,10 +40,14 @@ function clearAreas(size: { width: number; height: number }, cover: FitOptions["
  */
 export function framingViewport(boxes: Box[], size: { width: number; height: number }, options: FitOptions = {}): Viewport {
   if (boxes.length === 0 || size.width <= 0 || size.height <= 0) return { x: 0, y: 0, zoom: 1 };
-  const minX = Math.min(...boxes.map((b) => b.x));
-  const minY = Math.min(...boxes.map((b) => b.y));
-  const maxX = Math.max(...boxes.map((b) => b.x + b.width));
-  const maxY = Math.max(...boxes.map((b) => b.y + b.height));
+  // One pass, no arrays: a large graph's opening frames every node.
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const b of boxes) {
+    minX = Math.min(minX, b.x);
+    minY = Math.min(minY, b.y);
+    maxX = Math.max(maxX, b.x + b.width);
+    maxY = Math.max(maxY, b.y + b.height);
+  }
   const padding = options.padding ?? 0.15;
   const zoomIn = (area: Box) =>
     Math.min(options.maxZoom ?? 1, Math.max(options.minZoom ?? 0.05, Math.min((area.width * (1 - padding)) / (maxX - minX), (area.height * (1 - padding)) / (maxY - minY))));
@@ -85,5 +91,24 @@ export function openingViewport(doc: Pick<Workflow, "nodes" | "annotations">, si
 
 /** A node's size before Vue Flow has measured it (a header and a row per port or setting). */
 export function estimatedNodeSize(rows: number): { width: number; height: number } {
-  return { width: DEFAULT_NODE_SIZE.width, height: 40 + rows * 26 };
+  return { width: DEFAULT_NODE_SIZE.width, height: HEADER + rows * ROW };
+}
+
+/** Header and row heights of a node (`estimatedNodeSize`), and the size of a port's handle. */
+const HEADER = 40;
+const ROW = 26;
+const HANDLE = 11;
+
+/**
+ * Where a node of `size` has its ports' handles before Vue Flow measures them: outputs on the right, then inputs on
+ * the left, a row each. A handle mounted into a node that has a size measures itself unless its bounds are set (one
+ * layout-forcing read per port while a graph opens); Vue Flow replaces these with measured ones on the node's first
+ * resize observation, before anything is painted.
+ */
+export function estimatedHandleBounds(nodeId: string, ports: NodePorts, size: { width: number; height: number }): NodeHandleBounds {
+  const rowY = (row: number) => HEADER + row * ROW + (ROW - HANDLE) / 2;
+  return {
+    source: ports.outputs.map((p, row) => ({ id: p.id, type: "source", nodeId, position: Position.Right, x: size.width - HANDLE / 2, y: rowY(row), width: HANDLE, height: HANDLE })),
+    target: ports.inputs.map((p, row) => ({ id: p.id, type: "target", nodeId, position: Position.Left, x: -HANDLE / 2, y: rowY(ports.outputs.length + row), width: HANDLE, height: HANDLE })),
+  };
 }
