@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from "vitest";
 import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
-import { estimatedHandleBounds, estimatedNodeSize, fittingViewport, framingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
+import { fittingViewport, framingViewport, LARGE_GRAPH, openingViewport } from "./viewport.ts";
 import { testWorkflow } from "../../../shared/testing/catalog.ts";
 
 const grid = (count: number) => testWorkflow({ nodes: Array.from({ length: count }, (_, i) => ({ id: `n${i}`, type: "core:add", position: { x: (i % 40) * 320, y: Math.floor(i / 40) * 220 } })) });
@@ -69,22 +69,5 @@ describe("framing beside the minimap", () => {
     const boxes = [{ x: 0, y: 0, width: 100, height: 100 }];
     const canvas = { width: 776, height: 446 };
     expect(framingViewport(boxes, canvas, { cover: null })).toEqual(framingViewport(boxes, canvas));
-  });
-});
-
-describe("estimated handle bounds", () => {
-  it("gives every port a handle on its side, each on its own row inside the estimated node", () => {
-    const port = (id: string) => ({ id, type: "string" as const, required: false, multi: false });
-    const size = estimatedNodeSize(3);
-    const bounds = estimatedHandleBounds("n", { inputs: [port("a"), port("b")], outputs: [port("out")] }, size);
-    expect(bounds.source?.map((h) => [h.id, h.type, h.nodeId, h.position])).toEqual([["out", "source", "n", "right"]]);
-    expect(bounds.target?.map((h) => [h.id, h.type, h.position])).toEqual([
-      ["a", "target", "left"],
-      ["b", "target", "left"],
-    ]);
-    const ys = [...(bounds.source ?? []), ...(bounds.target ?? [])].map((h) => h.y);
-    expect(new Set(ys).size).toBe(3);
-    for (const y of ys) expect(y).toBeGreaterThan(0);
-    for (const y of ys) expect(y).toBeLessThan(size.height);
   });
 });

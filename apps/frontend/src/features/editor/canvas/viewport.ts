@@ -1,7 +1,5 @@
-import { Position, type NodeHandleBounds } from "@vue-flow/core";
 import type { Workflow } from "@weft/types";
 import { DEFAULT_NODE_SIZE } from "../../../shared/graph/node-size.ts";
-import type { NodePorts } from "../../../shared/graph/ports.ts";
 
 export interface Viewport {
   x: number;
@@ -91,24 +89,5 @@ export function openingViewport(doc: Pick<Workflow, "nodes" | "annotations">, si
 
 /** A node's size before Vue Flow has measured it (a header and a row per port or setting). */
 export function estimatedNodeSize(rows: number): { width: number; height: number } {
-  return { width: DEFAULT_NODE_SIZE.width, height: HEADER + rows * ROW };
-}
-
-/** Header and row heights of a node (`estimatedNodeSize`), and the size of a port's handle. */
-const HEADER = 40;
-const ROW = 26;
-const HANDLE = 11;
-
-/**
- * Where a node of `size` has its ports' handles before Vue Flow measures them: outputs on the right, then inputs on
- * the left, a row each. A handle mounted into a node that has a size measures itself unless its bounds are set (one
- * layout-forcing read per port while a graph opens); Vue Flow replaces these with measured ones on the node's first
- * resize observation, before anything is painted.
- */
-export function estimatedHandleBounds(nodeId: string, ports: NodePorts, size: { width: number; height: number }): NodeHandleBounds {
-  const rowY = (row: number) => HEADER + row * ROW + (ROW - HANDLE) / 2;
-  return {
-    source: ports.outputs.map((p, row) => ({ id: p.id, type: "source", nodeId, position: Position.Right, x: size.width - HANDLE / 2, y: rowY(row), width: HANDLE, height: HANDLE })),
-    target: ports.inputs.map((p, row) => ({ id: p.id, type: "target", nodeId, position: Position.Left, x: -HANDLE / 2, y: rowY(ports.outputs.length + row), width: HANDLE, height: HANDLE })),
-  };
+  return { width: DEFAULT_NODE_SIZE.width, height: 40 + rows * 26 };
 }
