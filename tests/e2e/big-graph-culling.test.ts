@@ -12,6 +12,7 @@ import { useWeft } from "./support/weft.ts";
 const weft = useWeft({}, async () => {
   await weft.createWorkflow(grid("big", 1000));
   // The same grid, its first row (40 nodes, 12,700 wide: far wider than the screen) in a frame.
+  await weft.createWorkflow(grid("mid", 200));
   await weft.createWorkflow({ ...grid("framed", 1000), annotations: [{ id: "row", kind: "frame", position: { x: -20, y: -20 }, size: { width: 13_000, height: 200 }, text: "Row" }] });
 });
 
@@ -68,6 +69,16 @@ describe("a large graph's nodes off screen", () => {
     await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
   });
 
+  it("are opened by a link to one of them (?node=): the node is brought into view and selected", async () => {
+    const { page } = weft;
+    // A browser that has no tab of it open (a reload of its own tab keeps that tab's view and only selects the node).
+    await page.goto(`${weft.url}/api/health`);
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${weft.url}/#/workflows/big?node=${FAR}`);
+    await poll(() => inView(page, FAR)).toBe(true);
+    await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
+  });
+
   it("move with a frame dragged by its title, as the nodes on screen do", async () => {
     const { page } = weft;
     await openBig(page, "framed");
@@ -99,5 +110,21 @@ describe("a large graph's nodes off screen", () => {
     await page.keyboard.press("Control+s");
     await poll(async () => (await weft.storedWorkflow("big")).nodes.length, { timeout: 15_000 }).toBe(0);
     expect((await weft.storedWorkflow("big")).edges).toEqual([]);
+  });
+});
+
+describe("a graph of 151-300 nodes, zoomed in (Vue Flow renders only what is on screen)", () => {
+  it("is framed whole by Fit: every node on screen, not only those that were", async () => {
+    const { page } = weft;
+    await page.goto("about:blank");
+    await page.goto(`${weft.url}/#/workflows/mid`);
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(200);
+    // It opens whole, far out; zoomed in, only what is on screen is rendered.
+    for (let i = 0; i < 12; i++) await page.getByRole("button", { name: "Zoom in", exact: true }).click();
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBeLessThan(100);
+    await page.locator(".vue-flow__pane").click({ position: { x: 12, y: 12 } });
+    await page.keyboard.press("f");
+    await poll(() => page.locator(".vue-flow__node-weft").count()).toBe(200);
+    for (const id of ["n0", "n39", "n160", "n199"]) await poll(() => inView(page, id)).toBe(true);
   });
 });

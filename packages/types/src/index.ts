@@ -2,6 +2,7 @@ export * from "./ports.ts";
 export * from "./media.ts";
 export * from "./node-spec.ts";
 export * from "./workflow.ts";
+export * from "./workflow-decode.ts";
 export * from "./interface.ts";
 export * from "./node-ports.ts";
 export * from "./schema-ports.ts";

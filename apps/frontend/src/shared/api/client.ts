@@ -15,7 +15,8 @@ import {
   ValidateResponseSchema,
   CallersSchema,
   WorkflowListSchema,
-  WorkflowResponseSchema,
+  WorkflowResponseDecoder,
+  type ReplyDecoder,
 } from "./schemas.ts";
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -37,7 +38,7 @@ export class ApiClient {
   ) {}
 
   /** One call: the reply checked against `schema`, any failure as an ApiError (for the clients that extend this one). */
-  protected async request<S extends z.ZodType>(method: Method, path: string, schema: S, body?: unknown): Promise<ApiResult<z.infer<S>>> {
+  protected async request<T>(method: Method, path: string, schema: ReplyDecoder<T>, body?: unknown): Promise<ApiResult<T>> {
     let response: Response;
     try {
       response = await this.fetcher(this.baseUrl + path, {
@@ -134,17 +135,17 @@ export class ApiClient {
   }
 
   getWorkflow(id: string) {
-    return this.request("GET", `/api/workflows/${enc(id)}`, WorkflowResponseSchema);
+    return this.request("GET", `/api/workflows/${enc(id)}`, WorkflowResponseDecoder);
   }
 
   async createWorkflow(workflow: Workflow) {
-    const r = await this.request("POST", "/api/workflows", WorkflowResponseSchema, { workflow });
+    const r = await this.request("POST", "/api/workflows", WorkflowResponseDecoder, { workflow });
     return r.ok ? ok(r.value.workflow) : r;
   }
 
   /** A stale `baseRevision` fails with REVISION_CONFLICT; `revisionConflict(error)` reads what is stored now. */
   async updateWorkflow(workflow: Workflow, baseRevision: number) {
-    const r = await this.request("PUT", `/api/workflows/${enc(workflow.id)}`, WorkflowResponseSchema, { workflow, baseRevision });
+    const r = await this.request("PUT", `/api/workflows/${enc(workflow.id)}`, WorkflowResponseDecoder, { workflow, baseRevision });
     return r.ok ? ok(r.value.workflow) : r;
   }
 
@@ -159,7 +160,7 @@ export class ApiClient {
   }
 
   async duplicateWorkflow(id: string, body: { id?: string; name?: string } = {}) {
-    const r = await this.request("POST", `/api/workflows/${enc(id)}/duplicate`, WorkflowResponseSchema, body);
+    const r = await this.request("POST", `/api/workflows/${enc(id)}/duplicate`, WorkflowResponseDecoder, body);
     return r.ok ? ok(r.value.workflow) : r;
   }
 
@@ -169,7 +170,7 @@ export class ApiClient {
 
   /** Imports a workflow document; a taken id gets a fresh one (read it from the result). */
   async importWorkflow(document: unknown) {
-    const r = await this.request("POST", "/api/workflows/import", WorkflowResponseSchema, document);
+    const r = await this.request("POST", "/api/workflows/import", WorkflowResponseDecoder, document);
     return r.ok ? ok(r.value.workflow) : r;
   }
 

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, RunTriggerSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
+import { canonicalWorkflow, NodeErrorSchema, NodeSpecSchema, ObservationSchema, RunStatusSchema, RunTriggerSchema, ValidationIssueSchema, WorkflowSummarySchema, WorkflowSchema } from "@weft/types";
+
+/** What checks a reply: a zod schema, or a decoder that answers as its `safeParse` does. */
+export interface ReplyDecoder<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
 
 /** Times arrive as epoch milliseconds or ISO strings; the editor works with milliseconds. */
 const Timestamp = z.union([z.number(), z.string()]).transform((v) => (typeof v === "number" ? v : Date.parse(v)));
@@ -18,6 +23,21 @@ export type { WorkflowSummary } from "@weft/types";
 export const WorkflowListSchema = z.object({ workflows: z.array(WorkflowSummarySchema) });
 /** `builtIn`: the system runs it (every agent's default deliberation); the server refuses changes, it is duplicated to be changed. */
 export const WorkflowResponseSchema = z.object({ workflow: WorkflowSchema, updatedAt: Timestamp.optional(), builtIn: z.boolean().optional() });
+export type WorkflowResponse = z.infer<typeof WorkflowResponseSchema>;
+const WorkflowMetaSchema = WorkflowResponseSchema.omit({ workflow: true });
+/**
+ * The reply with a workflow, its document checked by hand when it comes as stored (`canonicalWorkflow`: a 1,000-node
+ * workflow's zod walk took 23-61 ms of its opening); anything else by the schema, with its precise error.
+ */
+export const WorkflowResponseDecoder: ReplyDecoder<WorkflowResponse> = {
+  safeParse(value) {
+    const { workflow, ...rest } = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+    const doc = canonicalWorkflow(workflow);
+    const meta = doc && WorkflowMetaSchema.safeParse(rest);
+    return doc && meta?.success ? { success: true, data: { workflow: doc, ...meta.data } } : WorkflowResponseSchema.safeParse(value);
+  },
+};
+
 /** The workflows that call a skill (GET /api/workflows/:id/callers). */
 export const CallersSchema = z.object({ workflows: z.array(z.object({ id: z.string(), name: z.string() })) });
 export const ValidateResponseSchema = z.object({ ok: z.boolean(), issues: z.array(ValidationIssueSchema) });

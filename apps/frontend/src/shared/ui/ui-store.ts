@@ -45,7 +45,7 @@ export interface CanvasBridge {
   toFlow(screen: Position): Position;
   /** Screen position of a flow point. */
   toScreen(flow: Position): Position;
-  /** The measured size of a node, when it is rendered. */
+  /** The measured size of a node, when it is rendered; for a node a large graph keeps off the canvas, the size it will get. */
   sizeOf(id: string): Size | undefined;
   /** Selects exactly these Vue Flow element ids. */
   select(flowIds: string[]): void;

@@ -17,7 +17,7 @@ export interface CanvasBridgeOptions {
   /** Moves the keyboard focus to a node (from `useCanvasKeyboard`). */
   focusNode(id: string): void;
   /** Which nodes Vue Flow holds: a node is handed to it before it is selected or shown. */
-  culled: Pick<ReturnType<typeof useCulledNodes>, "pin" | "measured">;
+  culled: Pick<ReturnType<typeof useCulledNodes>, "pin" | "measured" | "has" | "sizeOf">;
 }
 
 /**
@@ -32,12 +32,13 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
   /**
    * Frames every node beside or above the minimap, never under it. A large graph is framed from the
    * document at once: no animation rendering a set of nodes at each step, and the overview holds no
-   * nodes for Vue Flow to measure; a smaller one from its measured nodes.
+   * nodes for Vue Flow to measure; a smaller one from all its nodes as measured (`getNodes` would be
+   * only those on screen once Vue Flow renders only the visible ones, past 150 nodes).
    */
   function fit(duration: number) {
     const options = { padding: 0.15, minZoom, maxZoom: 1, cover: minimapCover(root.value) };
     if (doc.value.nodes.length > LARGE_GRAPH) return void flow.setViewport(fittingViewport(doc.value, flow.dimensions.value, options));
-    const boxes = flow.getNodes.value.map((n) => ({ x: n.computedPosition.x, y: n.computedPosition.y, width: n.dimensions.width, height: n.dimensions.height }));
+    const boxes = flow.nodes.value.map((n) => ({ x: n.computedPosition.x, y: n.computedPosition.y, width: n.dimensions.width, height: n.dimensions.height }));
     void flow.setViewport(framingViewport(boxes, flow.dimensions.value, options), duration ? { duration } : undefined);
   }
 
@@ -77,7 +78,13 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
       toScreen: (p) => flow.flowToScreenCoordinate(p),
       sizeOf: (id) => {
         const d = flow.findNode(id)?.dimensions;
-        return d && d.width > 0 ? { width: d.width, height: d.height } : culled.measured(id);
+        if (d && d.width > 0) return { width: d.width, height: d.height };
+        const known = culled.measured(id);
+        // A node Vue Flow does not hold (a large graph's, off screen) is never measured: once Vue Flow can move its view,
+        // its size is the one it will be handed over with, so what waits for it (a link to the node) can go on.
+        if (known || culled.has(id) || !flow.viewportHelper.value.viewportInitialized) return known;
+        const node = doc.value.nodes.find((n) => n.id === id);
+        return node && culled.sizeOf(node);
       },
       select: (ids) => {
         culled.pin(ids);

@@ -38,10 +38,14 @@ function clearAreas(size: { width: number; height: number }, cover: FitOptions["
  */
 export function framingViewport(boxes: Box[], size: { width: number; height: number }, options: FitOptions = {}): Viewport {
   if (boxes.length === 0 || size.width <= 0 || size.height <= 0) return { x: 0, y: 0, zoom: 1 };
-  const minX = Math.min(...boxes.map((b) => b.x));
-  const minY = Math.min(...boxes.map((b) => b.y));
-  const maxX = Math.max(...boxes.map((b) => b.x + b.width));
-  const maxY = Math.max(...boxes.map((b) => b.y + b.height));
+  // One pass, no arrays: a large graph's opening frames every node.
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const b of boxes) {
+    minX = Math.min(minX, b.x);
+    minY = Math.min(minY, b.y);
+    maxX = Math.max(maxX, b.x + b.width);
+    maxY = Math.max(maxY, b.y + b.height);
+  }
   const padding = options.padding ?? 0.15;
   const zoomIn = (area: Box) =>
     Math.min(options.maxZoom ?? 1, Math.max(options.minZoom ?? 0.05, Math.min((area.width * (1 - padding)) / (maxX - minX), (area.height * (1 - padding)) / (maxY - minY))));
