@@ -4,9 +4,10 @@
  */
 export { default as UsageBadge } from "./UsageBadge.vue";
 export { default as BudgetsEditor } from "./BudgetsEditor.vue";
+export { default as UsageReport } from "./UsageReport.vue";
 export { default as UsagePerStep } from "./UsagePerStep.vue";
 export { default as UsagePerHour } from "./UsagePerHour.vue";
 export { sumUsageRows } from "./usage-rows.ts";
 export { useUsage } from "./useUsage.ts";
-export { figuresOf, type UsageFigures } from "./usage-format.ts";
+export { costText, figuresOf, tokensText, type UsageFigures } from "./usage-format.ts";
 export type { UsageRow } from "./usage-api.ts";
