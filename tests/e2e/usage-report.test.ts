@@ -50,4 +50,20 @@ describe("Settings → Usage", () => {
     expect(csv).toHaveLength(2);
     expect(csv[1]).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2},say-hi,1,\\d+,\\d+,\\d+,\\d+,${total.totalTokens},`));
   });
+
+  it("shows a viewer the Usage tab with their own calls only: none of the owner's run", async () => {
+    expect((await weft.api("POST", "/api/users", { username: "vic", role: "viewer", password: "vic's password" })).status).toBe(201);
+    await weft.context.clearCookies();
+    const res = await fetch(`${weft.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "vic", password: "vic's password" }) });
+    expect(res.status).toBe(200);
+    const cookie = /^weft_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    await weft.context.addCookies([{ name: "weft_session", value: cookie, url: weft.url, httpOnly: true, sameSite: "Strict" }]);
+    const { page } = weft;
+    await page.goto(weft.url);
+    await poll(() => page.getByTestId("user-menu").getAttribute("aria-label")).toContain("vic");
+    const report = await openSettingsTab(page, "usage", "usage-report");
+    await poll(() => report.getByTestId("usage-table").innerText()).toContain("No LLM calls in these days.");
+    expect(await report.innerText()).toContain("your own runs and conversations");
+    expect(await report.getByTestId("usage-row").count()).toBe(0);
+  });
 });
