@@ -79,7 +79,8 @@ describe("a viewer is shown what they may do, read-only", () => {
     expect(await dialog.getByTestId("save-profile").count()).toBe(0);
     expect(await dialog.getByTestId("new-profile").count()).toBe(0);
     expect(await dialog.locator("#lp-name").isDisabled()).toBe(true);
-    expect(await dialog.locator('[role="tab"]').allInnerTexts()).toEqual(["LLM profiles"]);
+    // A viewer reads the LLM profiles and their own usage; the rest is for editors and owners.
+    expect(await dialog.locator('[role="tab"]').allInnerTexts()).toEqual(["LLM profiles", "Usage"]);
     expect(await dialog.locator('[role="alert"], .error-text').count()).toBe(0);
     expect(await errorToasts()).toBe(0);
     expect(await seriousInBothThemes(page)).toEqual({});

@@ -1,7 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { viewSettled } from "./support/canvas.ts";
+import { box, fullyShown, inViewport, overlap } from "./support/geometry.ts";
+import { runToEnd } from "./support/notes.ts";
 import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 
@@ -9,42 +11,6 @@ import { useWeft } from "./support/weft.ts";
 const EXAMPLES = fileURLToPath(new URL("../../workflows", import.meta.url));
 const VIEWPORT = { width: 1024, height: 700 };
 const weft = useWeft({ examplesDir: EXAMPLES, viewport: VIEWPORT });
-
-interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-async function box(locator: Locator): Promise<Rect> {
-  const rect = await locator.boundingBox();
-  if (!rect) throw new Error("the element is not shown");
-  return rect;
-}
-
-/** The element lies wholly inside the window (not pushed off its right or bottom edge). */
-async function inViewport(locator: Locator): Promise<boolean> {
-  const r = await box(locator);
-  return r.x >= 0 && r.y >= 0 && r.x + r.width <= VIEWPORT.width + 0.5 && r.y + r.height <= VIEWPORT.height + 0.5;
-}
-
-const overlap = (a: Rect, b: Rect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-
-/** The element's own text is not cut: nothing of it overflows its box, and every ancestor up to `within` shows the whole box. */
-async function fullyShown(locator: Locator): Promise<boolean> {
-  return locator.evaluate((el) => {
-    if (el.scrollWidth > el.clientWidth + 1) return false;
-    const r = el.getBoundingClientRect();
-    for (let up = el.parentElement; up; up = up.parentElement) {
-      const style = getComputedStyle(up);
-      if (style.overflowX === "visible" && style.overflow === "visible") continue;
-      const p = up.getBoundingClientRect();
-      if (r.left < p.left - 1 || r.right > p.right + 1) return false;
-    }
-    return r.left >= 0 && r.right <= window.innerWidth;
-  });
-}
 
 async function openWorkflow(page: Page, id: string) {
   await page.goto(`${weft.url}/#/workflows/${id}`);
@@ -148,6 +114,33 @@ describe("a 1024x700 window", () => {
     // Each block is wide enough for a line of JSON, not a column a few letters wide.
     for (const block of [outputs, page.locator(".run-io > div").first()]) expect((await box(block)).width).toBeGreaterThan(150);
     expect(await inViewport(page.locator(".run-result .section-title").first())).toBe(true);
+  });
+
+  it("lays each run history row out without overlaps: status, time, duration, version and tokens side by side or wrapped", async () => {
+    const { page } = weft;
+    // An LLM call through the demo LLM, so the row carries its tokens too.
+    const workflow = { id: "say-hi", name: "Say hi", nodes: [{ id: "chat", type: "llm:chat", position: { x: 0, y: 0 }, config: {}, inputs: { prompt: "Say hi" } }], edges: [] };
+    await weft.createWorkflow(workflow);
+    const runId = await runToEnd(weft, "say-hi", {});
+    // The workflow's own tab: its rows also have the "run again" button.
+    await openWorkflow(page, "say-hi");
+    if ((await page.getByTestId("run-history").count()) === 0) await page.locator(".run-panel-toggle").click();
+    const row = page.locator(`[data-testid="run-history"] li[data-run-id="${runId}"]`);
+    await poll(() => row.getByTestId("history-usage").count(), { timeout: 15_000 }).toBe(1);
+    const row_ = await box(row);
+    const parts = [row.locator(".pill"), row.locator(".row-main .nowrap").first(), row.locator(".row-main .nowrap").nth(1), row.getByTestId("history-usage"), row.locator("button.rerun")];
+    const rects = [];
+    for (const part of parts) {
+      const r = await box(part);
+      // Inside its row, and the row inside the window.
+      expect(r.x >= row_.x - 0.5 && r.x + r.width <= row_.x + row_.width + 0.5 && r.y >= row_.y - 0.5 && r.y + r.height <= row_.y + row_.height + 0.5).toBe(true);
+      rects.push(r);
+    }
+    for (let i = 0; i < rects.length; i++) {
+      for (let j = i + 1; j < rects.length; j++) expect(overlap(rects[i], rects[j]), `parts ${i} and ${j} of the row overlap`).toBe(false);
+    }
+    expect(await inViewport(row)).toBe(true);
+    expect(await fullyShown(row.getByTestId("history-usage"))).toBe(true);
   });
 
   it("keeps six open workflows' tabs reachable, and the top bar's buttons on screen", async () => {

@@ -9,7 +9,6 @@ export { default as RunAnnouncer } from "./RunAnnouncer.vue";
 export { default as RunBanner } from "./RunBanner.vue";
 export { default as ReadonlyBanner } from "./ReadonlyBanner.vue";
 export { default as RunPanel } from "./RunPanel.vue";
-export { formatDuration } from "./preview.ts";
 export { edgeCarried, isRunActive, type RunView } from "./run-state.ts";
 export { useRunsStore } from "./runs-store.ts";
 export { STATUS_VAR } from "./status-colors.ts";

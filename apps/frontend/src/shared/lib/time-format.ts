@@ -30,3 +30,11 @@ export function formatWhen(at: Instant, now: Date = new Date()): string {
   const day = date.getFullYear() === now.getFullYear() ? dayThisYear : dayOtherYear;
   return `${day.format(date)} ${clock.format(date)}`;
 }
+
+/** A duration in milliseconds in a readable unit: "23 ms", "2.35 s", "14.2 s", "3 min 5 s" (a run, a node, an eval case). */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
