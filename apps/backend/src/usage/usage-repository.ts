@@ -1,7 +1,7 @@
 import { sql, type Generated, type Insertable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
-import { ID_LIST_CHUNK, insertChunks, Table, type TableEngine } from "../storage/table.ts";
+import { ID_LIST_CHUNK, insertChunks, Table } from "../storage/table.ts";
 import { RunInsertBatch } from "../events/run-insert-batch.ts";
 import type { UsageGroup, UsageQuery, UsageRecord, UsageRow } from "./usage-schemas.ts";
 
