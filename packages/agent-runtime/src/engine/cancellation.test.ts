@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "@weft/types";
+import { silentLogger, type RunEvent } from "@weft/types";
 import { ExecutionEngine } from "./execution-engine.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
@@ -62,18 +62,20 @@ describe("ExecutionEngine cancellation", () => {
 
   it("does not wait forever for a node that ignores the signal: it is given up after the grace period", async () => {
     const { catalog, probe } = createTestCatalog();
-    const wf = workflow("stubborn", [{ id: "deaf", type: "test:delay", inputs: { ms: 300 }, config: { ignoreAbort: true } }]);
+    // The node takes 40× the grace period, and the signal is aborted just after it starts: the run must end long before it does.
+    const wf = workflow("stubborn", [{ id: "deaf", type: "test:delay", inputs: { ms: 2_000 }, config: { ignoreAbort: true } }]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 10);
     const log = eventLog();
-    const result = await new ExecutionEngine({ catalog, cancelGraceMs: 50, logger: silentLogger }).run(wf, { signal: controller.signal, onEvent: log.onEvent });
-    // The run did not wait for the 300 ms node.
+    const onEvent = (event: RunEvent) => {
+      log.onEvent(event);
+      if (event.type === "node.started") setTimeout(() => controller.abort(), 0);
+    };
+    const result = await new ExecutionEngine({ catalog, cancelGraceMs: 50, logger: silentLogger }).run(wf, { signal: controller.signal, onEvent });
     expect(probe.finished.has("deaf")).toBe(false);
     expect(result.status).toBe("cancelled");
     expect(result.observations[0]).toMatchObject({ nodeId: "deaf", status: "cancelled", error: { message: expect.stringContaining("did not stop within 50 ms") } });
     const count = log.events.length;
-    await sleep(350);
-    expect(probe.finished.has("deaf")).toBe(true);
+    while (!probe.finished.has("deaf")) await sleep(20);
     // Its late completion is not reported: the run had ended.
     expect(log.events.length).toBe(count);
   });
