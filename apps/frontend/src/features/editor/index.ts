@@ -12,6 +12,7 @@ export { default as WeftEdge } from "./canvas/WeftEdge.vue";
 export { default as WeftNode } from "./canvas/WeftNode.vue";
 export { default as WeftNodeLight } from "./canvas/WeftNodeLight.vue";
 export { provideCanvasContext } from "./canvas/useCanvasContext.ts";
+export { useZoomSteps } from "./canvas/zoom-steps.ts";
 export { toFlowEdge, toFlowNode, type FlowEdge, type FlowNode } from "./core/flow-elements.ts";
 export { default as InspectorPanel } from "./inspector/InspectorPanel.vue";
 export { default as NodePalette } from "./palette/NodePalette.vue";

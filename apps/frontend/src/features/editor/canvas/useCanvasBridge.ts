@@ -5,6 +5,7 @@ import { fittingViewport, framingViewport, LARGE_GRAPH } from "./viewport.ts";
 import { minimapCover } from "./minimap.ts";
 import type { useCulledNodes } from "./useCulledNodes.ts";
 import { keepInView } from "../core/placement.ts";
+import { useZoomSteps } from "./zoom-steps.ts";
 import { useUiStore } from "../../../shared/ui/ui-store.ts";
 import { useWorkflowsStore } from "../../../shared/workflow/workflows-store.ts";
 
@@ -28,6 +29,7 @@ export interface CanvasBridgeOptions {
 export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom, focusNode, culled }: CanvasBridgeOptions): { fit(duration: number): void } {
   const ui = useUiStore();
   const workflows = useWorkflowsStore();
+  const zoom = useZoomSteps(flow);
 
   /**
    * Frames every node beside or above the minimap, never under it. A large graph is framed from the
@@ -62,8 +64,8 @@ export function useCanvasBridge(flow: VueFlowStore, { tabId, root, doc, minZoom,
         focusNode(id);
       },
       fitView: () => fit(200),
-      zoomIn: () => void flow.zoomIn({ duration: 150 }),
-      zoomOut: () => void flow.zoomOut({ duration: 150 }),
+      zoomIn: zoom.zoomIn,
+      zoomOut: zoom.zoomOut,
       viewCenter: () => {
         const rect = root.value?.getBoundingClientRect();
         return rect ? flow.screenToFlowCoordinate({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
