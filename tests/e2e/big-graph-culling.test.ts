@@ -79,6 +79,23 @@ describe("a large graph's nodes off screen", () => {
     await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
   });
 
+  it("are brought into view by a link to one of them when the workflow is open already: followed in the page, or opened anew", async () => {
+    const { page } = weft;
+    // Its tab open and active, at its opening view: a link followed in the page (its address typed or clicked).
+    await openBig(page);
+    expect(await node(page, FAR).count()).toBe(0);
+    await page.evaluate((far) => (location.hash = `#/workflows/big?node=${far}`), FAR);
+    await poll(() => inView(page, FAR)).toBe(true);
+    await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
+
+    // The tab remembered (by another window of this browser, say) and the link opened in a new page.
+    await openBig(page);
+    await page.goto("about:blank");
+    await page.goto(`${weft.url}/#/workflows/big?node=${FAR}`);
+    await poll(() => inView(page, FAR)).toBe(true);
+    await poll(() => node(page, FAR).getAttribute("class")).toContain("selected");
+  });
+
   it("move with a frame dragged by its title, as the nodes on screen do", async () => {
     const { page } = weft;
     await openBig(page, "framed");

@@ -49,6 +49,8 @@ export function useHashRoute(booting: Ref<boolean>) {
   const write = (hash: string, push: boolean) => (push ? history.pushState(null, "", hash || plainAddress()) : history.replaceState(history.state, "", hash || plainAddress()));
   /** The hash the app last wrote or took in: a different one is a navigation the app has not taken in yet. */
   let known = location.hash;
+  /** The page is a reload (or Back into it): the first address taken in is the one it left, not a link followed. */
+  let reloaded = ["reload", "back_forward"].includes((performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined)?.type ?? "");
   /** While a link opens, the state is on its way to it: the address waits. */
   const opening = ref(false);
 
@@ -58,12 +60,13 @@ export function useHashRoute(booting: Ref<boolean>) {
     known = location.hash;
   }
 
-  async function openLink(link: EditorLink) {
+  async function openLink(link: EditorLink, reload: boolean) {
     opening.value = true;
     try {
       await when(() => !booting.value);
       // A reload comes back to the tab it left, with its own viewport: the node is selected again, not brought into view.
-      const returning = !link.run && workflows.active?.doc.id === link.workflow;
+      // A link followed to a workflow open already (in this page, or in a new one that remembers its tab) shows the node.
+      const returning = reload && !link.run && workflows.active?.doc.id === link.workflow;
       // A run opens as everywhere else: a tab's own run stays on it, any other run read-only as it ran.
       const shown = link.run ? await runs.inspectRun(link.run) : !!(await workflows.open(link.workflow));
       if (shown && link.node) {
@@ -92,13 +95,15 @@ export function useHashRoute(booting: Ref<boolean>) {
   }
 
   function takeIn() {
+    const reload = reloaded;
+    reloaded = false;
     const route = routeFromHash(location.hash);
     ui.view = route.view;
     const sceneLink = route.view === "scenes" ? sceneLinkFromHash(location.hash) : null;
     known = location.hash;
     if (route.view === "builder") return void openInView(loadBuilder, (store) => store.showSession(route.session));
     if (sceneLink && sceneLink.seq !== null) return void openInView(loadScenes, (store) => void store.openAt(sceneLink.scene, sceneLink.seq));
-    if (route.link && hashOfRoute(route) !== wanted.value) return void openLink(route.link);
+    if (route.link && hashOfRoute(route) !== wanted.value) return void openLink(route.link, reload);
     if (!opening.value) correct();
   }
 
