@@ -7,7 +7,8 @@
  *   workflow_ms   the workflow's answer was in
  * and the CPU the page spent until the workflow was on screen (Chromium's trace, thread time, so a busy machine's
  * waits are not in it): `renderer_cpu_ms` every thread of the page's renderer, `main_cpu_ms` its main thread,
- * `module_cpu_ms` the first load's scripts evaluated (the app's mount included: it runs in main.ts). `first_load`
+ * `module_cpu_ms` the first load's scripts evaluated (the app's mount included: it runs in main.ts); `mount_main_cpu_ms`
+ * and `mount_renderer_cpu_ms` the same as main_ and renderer_ until the mount (the start's first half). `first_load`
  * counts the requests and bytes of scripts and stylesheets sent before the mount. One JSON line per run; compare the
  * CPU figures (the times are noise on a loaded machine).
  *
@@ -94,7 +95,7 @@ async function run(count: number): Promise<void> {
     await done;
     // The navigation to the workflow's link (not the first blank page): its renderer, main thread and start.
     const start = events.filter((e) => e.name === "navigationStart" && e.args?.data?.documentLoaderURL?.startsWith(server.url)).pop();
-    const cpu = (tid?: number) => (start ? cpuOf(events, start.pid, start.ts, load, tid) : null);
+    const cpu = (tid?: number, until = load) => (start ? cpuOf(events, start.pid, start.ts, until, tid) : null);
     const moduleCpu = start
       ? Math.round(events.filter((e) => e.name === "v8.evaluateModule" && e.pid === start.pid && e.ts >= start.ts && e.ts <= start.ts + load * 1000).reduce((sum, e) => sum + (e.tdur ?? 0) / 1000, 0))
       : null;
@@ -111,6 +112,8 @@ async function run(count: number): Promise<void> {
         renderer_cpu_ms: cpu(),
         main_cpu_ms: cpu(start?.tid),
         module_cpu_ms: moduleCpu,
+        mount_main_cpu_ms: timing.mounted === null ? null : cpu(start?.tid, timing.mounted),
+        mount_renderer_cpu_ms: timing.mounted === null ? null : cpu(undefined, timing.mounted),
         first_load: { requests: timing.requests, kb: Math.round(timing.bytes / 1024) },
         loadavg: Number(loadavg()[0].toFixed(1)),
       }),
