@@ -100,7 +100,6 @@ const CURRENT_FILES: readonly string[] = [
   "events/write-batch.ts",
   "llm/llm-profile-repository.ts",
   "runs/runs-storage.ts",
-  "runtime/runtime-storage.ts",
   "scenes/scene-migration.ts",
   "scenes/scene-state-store-parts.ts",
   "scenes/scene-store.ts",

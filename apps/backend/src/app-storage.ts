@@ -13,14 +13,19 @@ import { MetaTable } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
 import { withPayloadReads } from "./events/payload-reads.ts";
 import { MIGRATIONS } from "./schema.ts";
-import type { RuntimeStorage } from "./runtime/runtime-storage.ts";
+import type { AgentsStorage } from "./agents/agents-storage.ts";
+import type { SettingsRepository } from "./settings/settings-repository.ts";
+import type { MetaRepository } from "./seed/meta-repository.ts";
 
 /**
  * The server's storage: the engine with every domain's core repositories on it, which is what the runtime's services
- * and workers run on (`RuntimeStorage`). Each domain types against the narrow storage it needs (e.g. `JournalStorage`,
- * `AgentsStorage`); this satisfies them all.
+ * and workers run on. Each domain types against the narrow storage it needs (e.g. `JournalStorage`, `AgentsStorage`);
+ * this satisfies them all.
  */
-export type Storage = RuntimeStorage;
+export interface Storage extends AgentsStorage {
+  readonly settings: SettingsRepository;
+  readonly meta: MetaRepository;
+}
 
 /** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */
 async function composeStorage(engine: StorageEngine): Promise<Storage> {

@@ -74,15 +74,9 @@ export class AccountTable extends Table<AccountTables, TableEngine> implements A
     return result.numUpdatedRows > 0n;
   }
 
+  /** Sessions and tokens go with the user by ON DELETE CASCADE (storage/database.ts turns SQLite's foreign keys on): one statement, all or nothing. */
   async deleteUser(id: string): Promise<boolean> {
-    // Explicit as well as ON DELETE CASCADE (which needs SQLite's foreign_keys on), all or nothing: a user is never
-    // left half deleted.
-    return await this.engine.transaction(async () => {
-      await this.deleteSessionsOf(id);
-      await this.deleteTokensOf(id);
-      const result = await this.db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    });
+    return (await this.db.deleteFrom("users").where("id", "=", id).executeTakeFirst()).numDeletedRows > 0n;
   }
 
   async insertSession(session: SessionRecord): Promise<void> {

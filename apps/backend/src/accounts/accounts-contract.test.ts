@@ -13,9 +13,10 @@ import { AccountTable } from "./account-repository.ts";
 
 /** The accounts' tables alone on `handle`, migrated twice (a second process starting changes nothing). */
 async function repositoryOn(handle: SqlHandle, transact: Transact) {
-  await runMigrations(handle, ACCOUNT_MIGRATIONS);
-  await runMigrations(handle, ACCOUNT_MIGRATIONS);
-  return new AccountTable({ sql: handle, transaction: transact, redactor: new SecretRedactor() });
+  const engine = { sql: handle, transaction: transact, redactor: new SecretRedactor() };
+  await runMigrations(engine, ACCOUNT_MIGRATIONS);
+  await runMigrations(engine, ACCOUNT_MIGRATIONS);
+  return new AccountTable(engine);
 }
 
 accountsContract({

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { engineError, messageOf, PermissionAnswerSchema, type Logger, type NodeError } from "@weft/types";
 import type { AgentService } from "../agents/agent-service.ts";
-import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
+import type { Storage } from "../app-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import { ServiceError } from "../service-error.ts";
 import { AGENT_CANCEL_KEY_SECONDS, agentBusyKey, agentCancelKey, AGENT_QUEUE, AgentJobDataSchema, deleteIfValue, queueWorker, type AgentJobData, type QueueWorkerSlots } from "./queue-names.ts";
@@ -39,7 +39,7 @@ export interface AgentWorkerDeps {
   /** A normal command connection (busy markers, cancel keys). */
   redis: Redis;
   /** To close the runs of a loop whose worker was killed (`interrupted`, as `RunWorker` closes its own). */
-  storage: RuntimeStorage;
+  storage: Storage;
   executor: RunExecutor;
   /** Checks each job and cancel key: only a message an API of this installation queued runs, as the user named in it. */
   seal: QueueSeal;

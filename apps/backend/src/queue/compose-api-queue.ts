@@ -1,6 +1,6 @@
 import type { Logger, SecretRedactor } from "@weft/types";
 import type { RunRuntime } from "../runtime/run-runtime.ts";
-import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
+import type { Storage } from "../app-storage.ts";
 import type { SceneHost } from "../scenes/scene-host.ts";
 import type { SceneService } from "../scenes/scene-service.ts";
 import type { SceneStore } from "../scenes/scene-store.ts";
@@ -29,7 +29,7 @@ export interface ApiQueue extends ApiQueueMode {
  * With `redisUrl`, the queue mode of an API process: runs go to BullMQ workers, and events, cancels and settings
  * travel through Redis (see README.md). Without it, nothing: the process runs everything itself.
  */
-export async function composeApiQueue(options: ApiQueueOptions, deps: { storage: RuntimeStorage; rt: RunRuntime; redactor: SecretRedactor; log: Logger }): Promise<ApiQueue | undefined> {
+export async function composeApiQueue(options: ApiQueueOptions, deps: { storage: Storage; rt: RunRuntime; redactor: SecretRedactor; log: Logger }): Promise<ApiQueue | undefined> {
   if (!options.redisUrl) return undefined;
   const { storage, rt, log } = deps;
   const mode = await startApiQueueMode({

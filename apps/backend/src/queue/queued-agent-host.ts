@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { messageOf, type AgentProfile, type Conversation, type Logger, type NodeCatalog, type PermissionAnswer, type WorkflowSource } from "@weft/types";
-import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
+import type { Storage } from "../app-storage.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import {
   AgentConversationStateSchema,
@@ -36,7 +36,7 @@ const FINISHING_POLL_MS = 25;
 const SEND = "send the message";
 
 export interface QueuedAgentHostDeps {
-  storage: RuntimeStorage;
+  storage: Storage;
   /** What a profile names is checked against them before a message is queued (as the embedded mode refuses it). */
   catalog: NodeCatalog;
   workflows: WorkflowSource;

@@ -2,7 +2,7 @@ import { UnrecoverableError, type Job, type Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { freezeWorkflow } from "@weft/agent-runtime";
 import { engineError, messageOf, type Logger, type NodeError, type Workflow } from "@weft/types";
-import type { RuntimeStorage } from "../runtime/runtime-storage.ts";
+import type { Storage } from "../app-storage.ts";
 import type { RunExecutor } from "../runs/run-executor.ts";
 import type { RunRecord, RunWithWorkflow } from "../events/run-repository.ts";
 import { queueWorker, RUN_BATCH_JOB, RUN_JOB, RUN_QUEUE, RunBatchJobDataSchema, RunJobDataSchema, type QueueWorkerSlots, type RunQueueJobData } from "./queue-names.ts";
@@ -17,7 +17,7 @@ const NO_WORKFLOW: NodeError = engineError("INTERRUPTED", "The run's workflow wa
 export type RunWorkerOptions = QueueWorkerSlots;
 
 export interface RunWorkerDeps {
-  storage: RuntimeStorage;
+  storage: Storage;
   executor: RunExecutor;
   /** For reading cancel requests (a normal connection). */
   redis: Redis;

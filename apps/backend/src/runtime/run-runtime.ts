@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { codeWorkers, createBuiltinRegistry } from "@weft/nodes";
 import { ExecutionEngine, PermissionBroker, ProfileLlmService, startDemoLlm, type DemoLlm, type ToolHost, type Tracing } from "@weft/agent-runtime";
 import type { Logger, NodeServices, SecretRedactor, WorkflowSource } from "@weft/types";
-import type { RuntimeStorage } from "./runtime-storage.ts";
+import type { Storage } from "../app-storage.ts";
 import { loadMasterKey } from "../secrets/master-key.ts";
 import { SecretBox } from "../secrets/secret-box.ts";
 import { LlmProfileService } from "../llm/profile-service.ts";
@@ -26,7 +26,7 @@ export const DEFAULT_EXAMPLES_DIR = fileURLToPath(new URL("../../../../workflows
 
 export interface RunRuntimeOptions {
   /** Opened by the caller (with its payload reads): the runtime never closes it. */
-  storage: RuntimeStorage;
+  storage: Storage;
   /** The process's redactor: stored LLM keys, credentials and MCP secrets are added to it as they are read. */
   redactor: SecretRedactor;
   log: Logger;

@@ -66,12 +66,12 @@ export interface DocumentColumns {
 }
 
 /** Lists' order on both engines: by name case-insensitively, then id (PostgreSQL byte-wise whatever the database's collation). */
-export function nameOrder(engine: SqlHandle["engine"], column = "name"): RawBuilder<unknown> {
+export function nameOrder(engine: SqlHandle["engine"]): RawBuilder<unknown> {
   switch (engine) {
     case "sqlite":
-      return sql`${sql.ref(column)} COLLATE NOCASE, id`;
+      return sql`name COLLATE NOCASE, id`;
     case "postgres":
-      return sql`lower(${sql.ref(column)}) COLLATE "C", id COLLATE "C"`;
+      return sql`lower(name) COLLATE "C", id COLLATE "C"`;
   }
 }
 

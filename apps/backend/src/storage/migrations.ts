@@ -1,8 +1,7 @@
 import { sql, type Kysely } from "kysely";
-import type { TransactionSQL } from "bun";
 import { createQueryDb } from "./query-db.ts";
 import { adoptLegacySqlite, NEW_FORMAT_USER_VERSION } from "./legacy-sqlite.ts";
-import type { SqlHandle } from "./sql-handle.ts";
+import type { SqlHandle, Transact } from "./sql-handle.ts";
 
 /**
  * One step of the schema, written once for both engines with Kysely's schema builder (`engine` for
@@ -13,13 +12,6 @@ import type { SqlHandle } from "./sql-handle.ts";
 export interface Migration {
   id: string;
   up(db: Kysely<unknown>, engine: SqlHandle["engine"]): Promise<void>;
-}
-
-export interface MigrationResult {
-  /** No step had been applied before (a new database): the caller may load example content. */
-  fresh: boolean;
-  /** Ids applied now, in order (empty when the schema was current). */
-  applied: string[];
 }
 
 /** The database has schema steps this Weft does not know: a newer Weft wrote it. */
@@ -39,57 +31,35 @@ interface MigrationsDb {
 }
 
 /**
- * Applies the steps of `migrations` not yet recorded in `schema_migrations`, in order, all in one
- * transaction: a failed step leaves the schema as it was. PostgreSQL: under a transaction-level
- * advisory lock, so processes starting together wait for each other. SQLite: BEGIN IMMEDIATE; a file
- * written by Weft e5dc891 or earlier (`PRAGMA user_version`) is adopted first (legacy-sqlite.ts).
+ * Applies the steps of `migrations` not yet recorded in `schema_migrations`, in order, all in one of the
+ * engine's (a `StorageEngine`'s) transactions: a failed step leaves the schema as it was. PostgreSQL: under a
+ * transaction-level advisory lock, so processes starting together wait for each other. SQLite: BEGIN IMMEDIATE;
+ * a file written by Weft e5dc891 or earlier (`PRAGMA user_version`) is adopted first (legacy-sqlite.ts).
+ * Answers the ids applied now (none when the schema was current).
  */
-export async function runMigrations(handle: SqlHandle, migrations: readonly Migration[]): Promise<MigrationResult> {
+export async function runMigrations(engine: { sql: SqlHandle; transaction: Transact }, migrations: readonly Migration[]): Promise<string[]> {
   const ids = migrations.map((m) => m.id);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`Migration id "${twice}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
-  switch (handle.engine) {
-    case "sqlite": {
-      const { db } = handle;
-      return await handle.gate(async () => {
-        db.run("BEGIN IMMEDIATE");
-        try {
-          const adopted = adoptLegacySqlite(db, ids);
-          if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
-          const result = await apply(createQueryDb(handle), "sqlite", migrations, adopted);
-          // e5dc891 and earlier read user_version: past their last version, they refuse this file instead of migrating it.
-          db.run(`PRAGMA user_version = ${NEW_FORMAT_USER_VERSION}`);
-          db.run("COMMIT");
-          return result;
-        } catch (error) {
-          if (db.inTransaction) db.run("ROLLBACK");
-          throw error;
-        }
-      });
+  const handle = engine.sql;
+  const db = createQueryDb<MigrationsDb>(handle);
+  return await engine.transaction(async () => {
+    if (handle.engine === "postgres") await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(db);
+    const adopted = handle.engine === "sqlite" ? adoptLegacySqlite(handle.db, ids) : [];
+    if (!Array.isArray(adopted)) throw new SchemaTooNewError(adopted.tooNew);
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(db);
+    const record = (id: string) => db.insertInto("schema_migrations").values({ id, applied_at: Date.now() }).execute();
+    for (const id of adopted) await record(id);
+    const done = new Set((await db.selectFrom("schema_migrations").select("id").execute()).map((r) => r.id));
+    const unknown = [...done].filter((id) => !ids.includes(id)).sort();
+    if (unknown.length > 0) throw new SchemaTooNewError(`schema steps (${unknown.join(", ")})`);
+    const applied = migrations.filter((m) => !done.has(m.id));
+    for (const migration of applied) {
+      await migration.up(db as Kysely<unknown>, handle.engine);
+      await record(migration.id);
     }
-    case "postgres":
-      return await handle.sql.begin(async (tx: TransactionSQL) => {
-        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-        return await apply(createQueryDb({ engine: "postgres", sql: handle.sql, current: () => tx }), "postgres", migrations, []);
-      });
-  }
-}
-
-/** Inside the engine's migration transaction: records `adopted`, then applies what is not recorded. */
-async function apply(db: Kysely<MigrationsDb>, engine: SqlHandle["engine"], migrations: readonly Migration[], adopted: readonly string[]): Promise<MigrationResult> {
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`.execute(db);
-  const record = (id: string) => db.insertInto("schema_migrations").values({ id, applied_at: Date.now() }).execute();
-  for (const id of adopted) await record(id);
-  const done = new Set((await db.selectFrom("schema_migrations").select("id").execute()).map((r) => r.id));
-  const known = new Set(migrations.map((m) => m.id));
-  const unknown = [...done].filter((id) => !known.has(id)).sort();
-  if (unknown.length > 0) throw new SchemaTooNewError(`schema steps (${unknown.join(", ")})`);
-  const applied: string[] = [];
-  for (const migration of migrations) {
-    if (done.has(migration.id)) continue;
-    await migration.up(db as Kysely<unknown>, engine);
-    await record(migration.id);
-    applied.push(migration.id);
-  }
-  return { fresh: done.size === 0, applied };
+    // e5dc891 and earlier read user_version: past their last version, they refuse this file instead of migrating it.
+    if (handle.engine === "sqlite") handle.db.run(`PRAGMA user_version = ${NEW_FORMAT_USER_VERSION}`);
+    return applied.map((m) => m.id);
+  });
 }

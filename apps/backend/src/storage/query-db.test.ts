@@ -34,7 +34,7 @@ const NOTES: Migration = {
 
 /** A handle and its `Storage.transaction`, as the storage builds them, on either engine. */
 interface Engine {
-  handle: SqlHandle;
+  sql: SqlHandle;
   transaction<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -42,7 +42,7 @@ interface Engine {
 function sqliteEngine(): Engine {
   const db = openDatabase(join(tempDir(), "weft.sqlite"));
   const gate = new SqliteGate(db);
-  return { handle: { engine: "sqlite", db, gate: (work) => gate.run(work) }, transaction: (work) => gate.transaction(work), close: async () => db.close() };
+  return { sql: { engine: "sqlite", db, gate: (work) => gate.run(work) }, transaction: (work) => gate.transaction(work), close: async () => db.close() };
 }
 
 let cluster: TestPostgres;
@@ -55,7 +55,7 @@ afterAll(async () => {
 
 async function postgresEngine(): Promise<Engine> {
   const connection = new PostgresConnection(new SQL(await createTestDatabase(cluster.url), { max: 3 }));
-  return { handle: connection, transaction: (work) => connection.transaction(work), close: () => connection.sql.close({ timeout: 5 }) };
+  return { sql: connection, transaction: (work) => connection.transaction(work), close: () => connection.sql.close({ timeout: 5 }) };
 }
 
 describe.each([
@@ -66,8 +66,8 @@ describe.each([
   let db: Kysely<DB>;
   beforeAll(async () => {
     engine = await open();
-    db = createQueryDb<DB>(engine.handle);
-    expect(await runMigrations(engine.handle, [NOTES])).toEqual({ fresh: true, applied: ["test-001 notes"] });
+    db = createQueryDb<DB>(engine.sql);
+    expect(await runMigrations(engine, [NOTES])).toEqual(["test-001 notes"]);
   }, 60_000);
   afterAll(async () => {
     await engine?.close();
@@ -118,14 +118,14 @@ describe.each([
   });
 
   it("migrates once, refuses a database with a step it does not know, and rolls a failing list back whole", async () => {
-    expect(await runMigrations(engine.handle, [NOTES])).toEqual({ fresh: false, applied: [] });
-    await expect(runMigrations(engine.handle, [])).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("test-001 notes") });
+    expect(await runMigrations(engine, [NOTES])).toEqual([]);
+    await expect(runMigrations(engine, [])).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("test-001 notes") });
     const broken: Migration[] = [
       NOTES,
       { id: "test-002 more", up: (d) => d.schema.createTable("more").addColumn("id", "text").execute() },
       { id: "test-003 broken", up: (d) => sql`SELECT * FROM no_such_table`.execute(d).then(() => undefined) },
     ];
-    await expect(runMigrations(engine.handle, broken)).rejects.toThrow(/no_such_table/);
+    await expect(runMigrations(engine, broken)).rejects.toThrow(/no_such_table/);
     const tables = await sql<{ n: number }>`SELECT count(*) AS n FROM schema_migrations WHERE id <> 'test-001 notes'`.execute(db);
     expect(Number(tables.rows[0].n)).toBe(0);
     await expect(db.withTables<{ more: { id: string } }>().selectFrom("more").selectAll().execute()).rejects.toThrow(/more/);
@@ -133,7 +133,7 @@ describe.each([
 
   it("refuses a list that names one id twice, before applying any of it", async () => {
     const again: Migration = { id: "test-004 again", up: (d) => d.schema.createTable("again").addColumn("id", "text").execute() };
-    await expect(runMigrations(engine.handle, [NOTES, again, again])).rejects.toThrow('Migration id "test-004 again" appears twice');
+    await expect(runMigrations(engine, [NOTES, again, again])).rejects.toThrow('Migration id "test-004 again" appears twice');
     await expect(db.withTables<{ again: { id: string } }>().selectFrom("again").selectAll().execute()).rejects.toThrow(/again/);
   });
 });

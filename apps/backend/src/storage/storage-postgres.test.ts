@@ -7,6 +7,12 @@ import { PostgresConnection } from "./postgres-connection.ts";
 import { storageContract } from "../testing/storage-contract/index.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 
+/** The connection and transactions a storage engine has, on `pool`. */
+function engineOn(pool: SQL) {
+  const sql = new PostgresConnection(pool);
+  return { sql, transaction: <T>(work: () => Promise<T>) => sql.transaction(work) };
+}
+
 // One cluster and one migrated database for this file; each contract test starts from it emptied
 // (TRUNCATE takes milliseconds where CREATE DATABASE takes a second on a busy machine).
 let cluster: TestPostgres;
@@ -15,7 +21,7 @@ let admin: SQL;
 beforeAll(async () => {
   cluster = await startPostgres();
   contractUrl = await createTestDatabase(cluster.url);
-  await runMigrations(new PostgresConnection((admin = new SQL(contractUrl, { max: 1 }))), MIGRATIONS);
+  await runMigrations(engineOn((admin = new SQL(contractUrl, { max: 1 }))), MIGRATIONS);
 });
 afterAll(async () => {
   await admin?.close();
@@ -36,14 +42,14 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pools = Array.from({ length: 4 }, () => new SQL(url, { max: 2 }));
     try {
-      const results = await Promise.all(pools.map((pool) => runMigrations(new PostgresConnection(pool), MIGRATIONS)));
+      const results = await Promise.all(pools.map((pool) => runMigrations(engineOn(pool), MIGRATIONS)));
       const ids = MIGRATIONS.map((m) => m.id);
       // Exactly one process applied the steps; the others found them applied.
-      expect(results.filter((r) => r.applied.length > 0)).toEqual([{ fresh: true, applied: ids }]);
-      expect(results.filter((r) => r.applied.length === 0)).toHaveLength(3);
+      expect(results.filter((applied) => applied.length > 0)).toEqual([ids]);
+      expect(results.filter((applied) => applied.length === 0)).toHaveLength(3);
       const recorded = await pools[0]<{ id: string }[]>`SELECT id FROM schema_migrations ORDER BY applied_at, id`;
       expect(recorded.map((r) => r.id).sort()).toEqual([...ids].sort());
-      expect(await runMigrations(new PostgresConnection(pools[1]), MIGRATIONS)).toEqual({ fresh: false, applied: [] });
+      expect(await runMigrations(engineOn(pools[1]), MIGRATIONS)).toEqual([]);
     } finally {
       await Promise.all(pools.map((pool) => pool.close()));
     }
@@ -53,7 +59,7 @@ describe("PostgreSQL migrations", () => {
     const url = await createTestDatabase(cluster.url);
     const pool = new SQL(url, { max: 1 });
     try {
-      await runMigrations(new PostgresConnection(pool), MIGRATIONS);
+      await runMigrations(engineOn(pool), MIGRATIONS);
       await pool`INSERT INTO schema_migrations (id, applied_at) VALUES ('core-999 from the future', 1)`;
       await expect(openPostgresStorage(url)).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW", message: expect.stringContaining("core-999 from the future") });
     } finally {

@@ -87,7 +87,7 @@ export async function openStorage<S>(options: StorageOptions, compose: (engine: 
   const { databaseUrl, redactor = new SecretRedactor() } = options;
   const engine = databaseUrl ? postgresEngine(databaseUrl, redactor, options.poolSize) : sqliteEngine(options.dataDir, redactor);
   try {
-    await runMigrations(engine.sql, options.migrations);
+    await runMigrations(engine, options.migrations);
     return await compose(engine);
   } catch (error) {
     await engine.close().catch(() => undefined);
