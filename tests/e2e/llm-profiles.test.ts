@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedLlmServer } from "../../packages/agent-runtime/src/llm/testing/scripted-llm-server.ts";
+import { poll } from "./support/poll.ts";
 import { useWeft } from "./support/weft.ts";
 import { LlmProfileAnswerSchema, LlmProfileListSchema } from "../../apps/backend/src/testing/llm-profile-view.ts";
 
@@ -20,7 +21,7 @@ describe("LLM profiles settings", () => {
     await page.goto(weft.url);
     await page.getByTestId("settings").click();
     const dialog = page.getByTestId("llm-profiles");
-    await expect.poll(() => dialog.locator('li[data-profile="demo"]').textContent()).toContain("default");
+    await poll(() => dialog.locator('li[data-profile="demo"]').textContent()).toContain("default");
 
     await page.getByTestId("new-profile").click();
     await page.locator("#lp-name").fill("Hosted");
@@ -40,13 +41,13 @@ describe("LLM profiles settings", () => {
 
     llm.enqueue({ kind: "text", chunks: ["pong"] });
     await page.getByTestId("test-profile").click();
-    await expect.poll(() => page.getByTestId("profile-test-result").textContent()).toMatch(/Connected in \d+ ms/);
+    await poll(() => page.getByTestId("profile-test-result").textContent()).toMatch(/Connected in \d+ ms/);
     expect(llm.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
     await dialog.locator('li[data-profile="hosted"] .health-dot.ok').waitFor();
 
     llm.enqueue({ kind: "http_error", status: 401, message: "Incorrect API key provided", code: "invalid_api_key" });
     await page.getByTestId("test-profile").click();
-    await expect.poll(() => page.getByTestId("profile-test-result").textContent()).toContain("AUTH");
+    await poll(() => page.getByTestId("profile-test-result").textContent()).toContain("AUTH");
     expect(await page.getByTestId("profile-test-result").textContent()).toMatch(/API key/);
     await dialog.locator('li[data-profile="hosted"] .health-dot.failed').waitFor();
   });
@@ -59,7 +60,7 @@ describe("LLM profiles settings", () => {
     await page.locator("#lp-url").fill("ftp://example.com");
     await page.locator("#lp-model").fill("m");
     await page.getByTestId("save-profile").click();
-    await expect.poll(() => page.getByTestId("profile-error").textContent()).toMatch(/http:\/\/ or https:\/\//);
+    await poll(() => page.getByTestId("profile-error").textContent()).toMatch(/http:\/\/ or https:\/\//);
     expect((await weft.read("/api/llm-profiles", LlmProfileListSchema)).profiles.length).toBe(before);
   });
 
@@ -73,8 +74,8 @@ describe("LLM profiles settings", () => {
       await page.locator("#lp-url").fill(elsewhere.baseUrl);
       await page.getByTestId("key-will-clear").waitFor();
       await page.getByTestId("save-profile").click();
-      await expect.poll(() => page.locator(".toast.warning").textContent()).toMatch(/Enter the API key again/);
-      await expect.poll(() => page.locator("#lp-key").getAttribute("placeholder")).toBe("none");
+      await poll(() => page.locator(".toast.warning").textContent()).toMatch(/Enter the API key again/);
+      await poll(() => page.locator("#lp-key").getAttribute("placeholder")).toBe("none");
 
       elsewhere.enqueue({ kind: "text", chunks: ["pong"] });
       await page.getByTestId("test-profile").click();
@@ -92,13 +93,13 @@ describe("LLM profiles settings", () => {
     await dialog.locator('li[data-profile="hosted"]').click();
     await page.getByLabel("default profile").check();
     await page.getByTestId("save-profile").click();
-    await expect.poll(async () => (await weft.read("/api/llm-profiles/hosted", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
+    await poll(async () => (await weft.read("/api/llm-profiles/hosted", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
     await dialog.locator('li[data-profile="hosted"] .badge').waitFor();
 
     await dialog.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
-    await expect.poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).status).toBe(404);
-    await expect.poll(async () => (await weft.read("/api/llm-profiles/demo", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
+    await poll(async () => (await weft.api("GET", "/api/llm-profiles/hosted")).status).toBe(404);
+    await poll(async () => (await weft.read("/api/llm-profiles/demo", LlmProfileAnswerSchema)).profile.isDefault).toBe(true);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
   });

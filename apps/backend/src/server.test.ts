@@ -143,32 +143,39 @@ describe("a real server process", () => {
   });
 
   it("takes a signal arriving twice at once (Ctrl-C under npm start) as one, and a signal sent again later as the order to exit now", async () => {
-    /** A server with a run of `ms` under way, which a graceful shutdown waits for. */
-    const serverWithRun = async (dataDir: string, ms: number) => {
-      const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: "30000" });
+    /**
+     * A server with a minute-long run under way, which a graceful shutdown waits for up to `graceMs`. Not a short run
+     * that ends on its own: under a CPU hog a 400 ms run went from queued to completed between two polls for "running".
+     */
+    const serverWithRun = async (dataDir: string, graceMs: number) => {
+      const server = await spawnServer(dataDir, { WEFT_SHUTDOWN_GRACE_MS: String(graceMs) });
       children.push(server);
-      await server.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", ms) });
+      await server.call("POST", "/api/workflows", { workflow: slowWorkflow("slow", 60_000) });
       const { runId } = StartedRunSchema.parse((await server.call("POST", "/api/workflows/slow/runs", {})).body);
       await waitForStatus(server, runId, ["running"]);
       return { server, runId };
     };
     const dataDir = tempDir();
-    const { server, runId } = await serverWithRun(dataDir, 400);
+    const { server, runId } = await serverWithRun(dataDir, 3000);
     // The second a moment after the first (as `bun run` passes it on): sent together, the kernel would merge them.
     server.proc.kill("SIGINT");
     await Bun.sleep(30);
     server.proc.kill("SIGINT");
     expect(await server.proc.exited).toBe(0);
     expect(server.output()).not.toContain("Second signal");
+    // Stopped by the graceful shutdown once its grace ran out (an exit without waiting would leave it "running").
     const storage = await openSqliteStorage(dataDir, undefined, MIGRATIONS);
     try {
-      expect((await storage.runs.get(runId))?.status).toBe("completed");
+      expect(await storage.runs.get(runId)).toMatchObject({ status: "interrupted", error: { code: "INTERRUPTED" } });
     } finally {
       await storage.close();
     }
 
-    const again = (await serverWithRun(tempDir(), 60_000)).server;
+    const again = (await serverWithRun(tempDir(), 30_000)).server;
     again.proc.kill("SIGTERM");
+    // "Later" counts from when the server took the first signal (it says so), not from when it was sent: a busy
+    // machine may run the handler late, and then a second signal 1.2 s after the first was sent came within its second.
+    await waitFor(async () => (again.output().includes("SIGTERM: finishing running runs") ? true : undefined), 60_000, "the server to take the first signal");
     await Bun.sleep(1200);
     again.proc.kill("SIGTERM");
     expect(await again.proc.exited).toBe(1);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger, type RunEventDraft } from "@weft/types";
 import { openSqliteStorage, requireSqlite, type Storage } from "../testing/storage.ts";
 import { tempDir } from "../testing/test-server.ts";
+import { until } from "../testing/until.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
 import { MIGRATIONS } from "../schema.ts";
@@ -65,7 +66,8 @@ describe("a held stream (a scene's)", () => {
   it("a cut stores the journal's waiting events too, and events after it wait spacingMs from that write, not the earlier timer", async () => {
     const storage = await openSqliteStorage(tempDir(), undefined, MIGRATIONS);
     opened.push(storage);
-    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 200, spacingMs: 1_000 }, silentLogger);
+    // Spacing of a minute: under a CPU hog the sleep below outlasted a 1 s spacing and the write came before the check.
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 200, spacingMs: 60_000 }, silentLogger);
     await journal.open("s");
     await journal.open("r");
     const held = journal.hold("s");
@@ -74,7 +76,7 @@ describe("a held stream (a scene's)", () => {
     await held.cut()(async () => undefined);
     expect((await storage.events.listAfter("r", -1, 10)).map((e) => e.seq)).toEqual([0]);
     journal.append("r", { type: "node.chunk", nodeId: "n", invocationId: "i", index: 1, chunk: "b" });
-    // Past the 200 ms timer set for the first event, short of 1 s after the cut's write.
+    // Past the 200 ms timer set for the first event (a busy machine only makes this later), short of the spacing.
     await Bun.sleep(500);
     expect((await storage.events.listAfter("r", -1, 10)).map((e) => e.seq)).toEqual([0]);
     await journal.flush();
@@ -106,8 +108,12 @@ describe("a held stream (a scene's)", () => {
     journal.append("s", { type: "scene.log", nextSeq: 1 } as RunEventDraft);
     journal.append("s", { type: "world.changed", path: "x", value: 1 } as RunEventDraft);
     journal.append("s", { type: "scene.log", nextSeq: 2 } as RunEventDraft);
-    await Bun.sleep(400);
-    expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.type)).toEqual(["scene.log"]);
+    // Stored once the journal's wait for a cut (250 ms) has passed: awaited, not slept for (under a CPU hog 400 ms was too short).
+    const alone = await until("the event that changes no state to be stored", async () => {
+      const types = (await storage.events.listAfter("s", -1, 10)).map((e) => e.type);
+      return types.length > 0 ? types : undefined;
+    });
+    expect(alone).toEqual(["scene.log"]);
     await held.cut()(async () => undefined);
     expect((await storage.events.listAfter("s", -1, 10)).map((e) => e.type)).toEqual(["scene.log", "world.changed", "scene.log"]);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import { z } from "zod";
 import type { WorkflowInput } from "@weft/types";
+import { startScriptedLlmServer } from "@weft/agent-runtime";
 import { RunStatusSchema, StartedRunSchema } from "../testing/answers.ts";
 import { chainWorkflow, delayChainWorkflow, EventsPageSchema, startTestServer, TEST_TOKEN, tempDir, waitForRun, type TestServer } from "../testing/test-server.ts";
 import { contiguousFrom, EventMessageSchema, messageType, TestWsClient } from "../testing/ws-client.ts";
@@ -134,14 +135,21 @@ describe("/ws live events", () => {
 describe("slow clients", () => {
   it("tells a client that stopped reading to resync instead of buffering without bound", async () => {
     const slow = await startTestServer({ ws: { maxQueuedEvents: 50, highWaterBytes: 64 * 1024 } });
+    // The run's first node is an LLM call answered only on release(): the flood of events cannot start before the client
+    // stops reading (a 300 ms delay did, under a CPU hog, and the client read it all and was never told to resync).
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const llm = await startScriptedLlmServer({ turns: [{ kind: "text", chunks: ["w".repeat(8 * 1024)], holdUntil: released }] });
     try {
-      await slow.call("POST", "/api/workflows", { workflow: bigEventsWorkflow("big", 1500, 8 * 1024) });
+      expect((await slow.call("POST", "/api/llm-profiles", { id: "held", name: "Held", baseUrl: llm.baseUrl, model: llm.model, apiKey: "sk-test" })).status).toBe(201);
+      await slow.call("POST", "/api/workflows", { workflow: bigEventsWorkflow("big", 1500) });
       const raw = await RawWsClient.connect(slow.port());
       const body = StartedRunSchema.parse((await slow.call("POST", "/api/workflows/big/runs", {})).body);
       raw.send({ type: "subscribe", streamId: body.runId, after: -1 });
-      // Caught up and live (the run is still in its first delay), then it stops reading.
+      // Caught up and live (the run's first node waits for its answer), then it stops reading; then the flood comes.
       await raw.readUntil((m) => messageType(m) === "event" && EventMessageSchema.parse(m).event.type === "node.started");
       raw.pause();
+      release();
       await waitForRun(slow, body.runId, 90_000);
       await Bun.sleep(200);
       raw.resume();
@@ -154,7 +162,9 @@ describe("slow clients", () => {
       expect(resync.reason).toContain(`/api/streams/${body.runId}/events?after=${resync.lastSeq}`);
       raw.close();
     } finally {
+      release();
       await slow.stop();
+      await llm.stop();
     }
   });
 });
@@ -181,13 +191,13 @@ describe("across server restarts", () => {
   });
 });
 
-/** A first delay, then a chain of `n` nodes whose every event carries about `bytes` of text. */
-function bigEventsWorkflow(id: string, n: number, bytes: number) {
-  const nodes: WorkflowInput["nodes"] = [{ id: "wait", type: "core:delay", inputs: { ms: 300, value: "w".repeat(bytes) } }];
+/** A first LLM call (profile "held"), then a chain of `n` nodes each passing its answer on: every event carries its text. */
+function bigEventsWorkflow(id: string, n: number) {
+  const nodes: WorkflowInput["nodes"] = [{ id: "wait", type: "llm:chat", config: { profileId: "held" }, inputs: { prompt: "Go" } }];
   const edges: NonNullable<WorkflowInput["edges"]> = [];
   for (let i = 0; i < n; i++) {
     nodes.push({ id: `n${i}`, type: "core:text-template", config: { template: "{{0}}" } });
-    edges.push({ id: `e${i}`, source: i === 0 ? "wait" : `n${i - 1}`, sourceHandle: i === 0 ? "value" : "text", target: `n${i}`, targetHandle: "values" });
+    edges.push({ id: `e${i}`, source: i === 0 ? "wait" : `n${i - 1}`, sourceHandle: "text", target: `n${i}`, targetHandle: "values" });
   }
   return { id, name: "Big events", nodes, edges };
 }

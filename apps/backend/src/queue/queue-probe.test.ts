@@ -67,15 +67,15 @@ describe("queueModeProbe", () => {
       await Promise.all([agents.close(), scenes.close()]);
     }
 
+    // Each answer comes without Redis (a probe that waited out the reconnect would hang the test): no clock is read.
     await redis.stop();
-    const started = Date.now();
     expect(await probe.redisReachable()).toBe(false);
     await expect(probe.waiting()).rejects.toMatchObject({ code: "QUEUE_UNREACHABLE" });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** Generous: on a busy machine a new worker takes its first job when the CPU gets to it. */
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("timed out");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOrAnnouncement } from "../testing/child-output.ts";
 import { spawnServer } from "../testing/child-server.ts";
 import { removeDir, tempDir } from "../testing/test-server.ts";
 import { DATA_DIR_LOCK_FILE, DataDirInUseError, lockDataDir } from "./data-dir-lock.ts";
@@ -47,10 +48,9 @@ describe("the data folder lock", () => {
     let next: Awaited<ReturnType<typeof spawnServer>> | undefined;
     try {
       const second = Bun.spawn(["bun", MAIN], { env: { ...process.env, PORT: "0", WEFT_DATA_DIR: dir, WEFT_LOG_LEVEL: "warn", WEFT_DEMO_LLM: "off" }, stdout: "pipe", stderr: "pipe" });
-      // A second server that did start never exits by itself.
-      const code = await Promise.race([second.exited, Bun.sleep(15_000).then(() => "still running" as const)]);
-      if (code === "still running") second.kill("SIGKILL");
-      const [out, err] = await Promise.all([new Response(second.stdout).text(), new Response(second.stderr).text()]);
+      // A second server that did start says so and never exits by itself; awaited, not timed (a start under load can take
+      // longer than the 15 s this test once gave it).
+      const { code, stdout: out, stderr: err } = await exitOrAnnouncement(second, "Weft is running");
       expect(code).toBe(2);
       expect(err).toContain(`The data folder ${dir} is in use by another Weft (process ${first.proc.pid})`);
       expect(out).not.toContain("Weft is running");

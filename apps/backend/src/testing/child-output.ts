@@ -32,3 +32,27 @@ export async function awaitAnnouncement(proc: Child, output: () => string, annou
     await Bun.sleep(25);
   }
 }
+
+/**
+ * Waits until a child that should refuse to start exits, or announces it started after all (then kills it, since a
+ * started server never exits by itself). No time limit of its own: a refusal comes late in a start that on a busy
+ * machine took over 20 s. Answers the exit code, or "started", with everything the child wrote.
+ */
+export async function exitOrAnnouncement(proc: Child, announcement: string): Promise<{ code: number | "started"; stdout: string; stderr: string }> {
+  const stderr = new Response(proc.stderr as ReadableStream<Uint8Array>).text();
+  let stdout = "";
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let started = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stdout += decoder.decode(value, { stream: true });
+    if (stdout.includes(announcement)) {
+      started = true;
+      proc.kill("SIGKILL");
+    }
+  }
+  const code = await proc.exited;
+  return { code: started ? "started" : code, stdout, stderr: await stderr };
+}
