@@ -89,7 +89,6 @@ const CURRENT_FILES: readonly string[] = [
   "builder/storage/builder-store.ts",
   "credentials/credential-repository.ts",
   "events/event-repository.ts",
-  "events/journal-storage.ts",
   "events/observation-repository.ts",
   "events/payload-reads.ts",
   "events/payload-store.ts",

@@ -2,7 +2,7 @@ import { AgentProfileSchema, SceneSchema, type AgentProfile, type Logger, type S
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
 import { openStorage, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
 import { DocumentTable } from "./storage/document-table.ts";
-import { journalRepositories } from "./events/journal-storage.ts";
+import { journalRepositories } from "./events/write-batch.ts";
 import { WorkflowTable } from "./workflows/workflow-repository.ts";
 import { ConversationTable } from "./agents/conversation-repository.ts";
 import { AgentSessionTable } from "./agents/agent-session-repository.ts";

@@ -1,6 +1,5 @@
 import type { Logger, Observation, RunEvent, RunEventDraft, Workflow } from "@weft/types";
-import type { JournalStorage } from "./journal-storage.ts";
-import type { WriteBatch } from "./write-batch.ts";
+import type { JournalStorage, WriteBatch } from "./write-batch.ts";
 import type { StoredEvent } from "./event-repository.ts";
 import type { RunRecord, RunUpdate } from "./run-repository.ts";
 import { isRunEnding, type EventHub } from "./event-hub.ts";

@@ -12,13 +12,8 @@ export interface StoredEvent {
   json: string;
 }
 
-export interface EventRepository {
-  /** Events of a stream with `seq > after`, in order, at most `limit`. */
-  listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]>;
-  /** The highest seq stored for the stream, -1 when it has none. */
-  lastSeq(streamId: string): Promise<number>;
-  append(events: StoredEvent[]): Promise<void>;
-}
+/** What the events' users call (one implementation, for both engines). */
+export type EventRepository = Pick<EventTable, keyof EventTable>;
 
 interface EventsTable {
   stream_id: string;
@@ -31,7 +26,8 @@ interface EventsTable {
  * Events per stream, on both engines. `(stream_id, seq)` is the primary key, so a seq is stored once
  * whichever process writes it; an append is stored whole or refused whole.
  */
-export class EventTable extends Table<{ events: EventsTable }> implements EventRepository {
+export class EventTable extends Table<{ events: EventsTable }> {
+  /** Events of a stream with `seq > after`, in order, at most `limit`. */
   async listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]> {
     // Built once (a queue-mode API reads each awaited run's last event with it: a Kysely compile per webhook request).
     const rows = await this.hot.rows(
@@ -42,6 +38,7 @@ export class EventTable extends Table<{ events: EventsTable }> implements EventR
     return rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
   }
 
+  /** The highest seq stored for the stream, -1 when it has none. */
   async lastSeq(streamId: string): Promise<number> {
     const last = (slot: SlotOf) =>
       this.db

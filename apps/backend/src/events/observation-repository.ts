@@ -8,18 +8,8 @@ export interface OrderedObservation {
   observation: Observation;
 }
 
-export interface ObservationRepository {
-  listByRun(runId: string): Promise<Observation[]>;
-  /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
-  countExecuted(runIds: readonly string[]): Promise<Map<string, number>>;
-  /** Inserts or replaces observations by (runId, invocationId). */
-  upsert(items: OrderedObservation[]): Promise<void>;
-  /**
-   * Replaces every observation of each run with its list, in that order: one delete and one insert for all (the run
-   * writer's flush of the runs that ended); a run named twice gets its last list.
-   */
-  replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
-}
+/** What the observations' users call (one implementation, for both engines). */
+export type ObservationRepository = Pick<ObservationTable, keyof ObservationTable>;
 
 interface ObservationsTable {
   run_id: string;
@@ -28,12 +18,13 @@ interface ObservationsTable {
   data: string;
 }
 
-export class ObservationTable extends Table<{ observations: ObservationsTable }> implements ObservationRepository {
+export class ObservationTable extends Table<{ observations: ObservationsTable }> {
   async listByRun(runId: string): Promise<Observation[]> {
     const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
     return rows.map((r) => JSON.parse(r.data) as Observation);
   }
 
+  /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
   async countExecuted(runIds: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(runIds.map((id) => [id, 0]));
     const rows = await rowsByIds(runIds, (chunk) => this.db.selectFrom("observations").select(["run_id", "data"]).where("run_id", "in", chunk).execute());
@@ -42,7 +33,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     return counts;
   }
 
-  /** Several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
+  /** Inserts or replaces observations by (runId, invocationId), several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
   async upsert(items: OrderedObservation[]): Promise<void> {
     const latest = new Map<string, ObservationsTable>();
     for (const { ord, observation } of items) {
@@ -59,6 +50,10 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     );
   }
 
+  /**
+   * Replaces every observation of each run with its list, in that order: one delete and one insert for all (the run
+   * writer's flush of the runs that ended); a run named twice gets its last list.
+   */
   async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
     const last = new Map(finals.map((f) => [f.runId, f.observations]));
     if (last.size === 0) return;

@@ -1,5 +1,5 @@
 import type { Observation } from "@weft/types";
-import type { JournalStorage } from "./journal-storage.ts";
+import type { JournalStorage } from "./write-batch.ts";
 import type { EventRepository } from "./event-repository.ts";
 import type { ObservationRepository } from "./observation-repository.ts";
 import { hydratePayloads, hydratePayloadTexts } from "./payload-refs.ts";
