@@ -90,7 +90,6 @@ const CURRENT_FILES: readonly string[] = [
   "credentials/credential-repository.ts",
   "events/event-repository.ts",
   "events/observation-repository.ts",
-  "events/payload-reads.ts",
   "events/payload-store.ts",
   "events/run-insert-batch.ts",
   "events/run-migrations.ts",

@@ -11,7 +11,6 @@ import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
 import { SettingsTableRepository } from "./settings/settings-repository.ts";
 import { MetaTable } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
-import { withPayloadReads } from "./events/payload-reads.ts";
 import { MIGRATIONS } from "./schema.ts";
 import type { RuntimeStorage } from "./runtime/runtime-storage.ts";
 
@@ -59,7 +58,6 @@ export function openAppStorage(options: StorageOptions): Promise<Storage> {
  */
 export async function openProcessStorage(options: Omit<StorageOptions, "migrations"> & { log: Logger }): Promise<{ storage: Storage; payloads: PayloadStore }> {
   ensurePrivateDataDir(options.dataDir, options.log);
-  const opened = await openAppStorage({ ...options, migrations: MIGRATIONS });
-  const payloads = new PayloadStore(opened);
-  return { storage: withPayloadReads(opened, payloads), payloads };
+  const storage = await openAppStorage({ ...options, migrations: MIGRATIONS });
+  return { storage, payloads: new PayloadStore(storage) };
 }

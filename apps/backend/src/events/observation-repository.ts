@@ -1,6 +1,11 @@
 import type { Observation } from "@weft/types";
+import type { StorageEngine } from "../storage/storage.ts";
 import { atomically, ID_LIST_CHUNK, insertChunks, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import type { EventRepository } from "./event-repository.ts";
+import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
+import { hydratePayloads } from "./payload-refs.ts";
+import { PayloadStore } from "./payload-store.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -18,10 +23,41 @@ interface ObservationsTable {
   data: string;
 }
 
+/** Events read per page when a run's observations are made from them. */
+const EVENT_PAGE = 2000;
+
+/**
+ * Observations, on both engines, read back whole: their large values resolved (`payload-refs.ts`), and a running run's
+ * (an agent's run's, never finalized) made from its node events (`observation-refs.ts`), as the run's events are read.
+ */
 export class ObservationTable extends Table<{ observations: ObservationsTable }> {
+  private readonly payloads = new PayloadStore(this.engine);
+
+  constructor(
+    engine: StorageEngine,
+    private readonly events: EventRepository,
+  ) {
+    super(engine);
+  }
+
   async listByRun(runId: string): Promise<Observation[]> {
     const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
-    return rows.map((r) => JSON.parse(r.data) as Observation);
+    const stored = rows.map((r) => JSON.parse(r.data) as Observation);
+    if (stored.length === 0) return observationsFromEvents(runId, await this.eventTexts(runId));
+    // Stub rows stored by earlier versions are filled from the events.
+    const filled = stored.some(isObservationStub) ? fillFromEvents(stored, await this.eventTexts(runId)) : stored;
+    return hydratePayloads(filled, this.payloads.load);
+  }
+
+  /** Every event text of a run, in order, whole. */
+  private async eventTexts(runId: string): Promise<string[]> {
+    const texts: string[] = [];
+    for (let after = -1; ;) {
+      const page = await this.events.listAfter(runId, after, EVENT_PAGE);
+      texts.push(...page.map((e) => e.json));
+      if (page.length < EVENT_PAGE) return texts;
+      after = page.at(-1)!.seq;
+    }
   }
 
   /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
