@@ -2,7 +2,7 @@ import { AgentProfileSchema, SceneSchema, type AgentProfile, type Logger, type S
 import { ensurePrivateDataDir } from "./storage/private-data-dir.ts";
 import { openStorage, type StorageEngine, type StorageOptions } from "./storage/storage.ts";
 import { DocumentTable } from "./storage/document-table.ts";
-import { journalRepositories } from "./events/journal-storage.ts";
+import { journalRepositories } from "./events/write-batch.ts";
 import { WorkflowTable } from "./workflows/workflow-repository.ts";
 import { ConversationTable } from "./agents/conversation-repository.ts";
 import { AgentSessionTable } from "./agents/agent-session-repository.ts";
@@ -11,7 +11,6 @@ import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
 import { SettingsTableRepository } from "./settings/settings-repository.ts";
 import { MetaTable } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
-import { withPayloadReads } from "./events/payload-reads.ts";
 import { MIGRATIONS } from "./schema.ts";
 import type { AgentsStorage } from "./agents/agents-storage.ts";
 import type { SettingsRepository } from "./settings/settings-repository.ts";
@@ -64,7 +63,6 @@ export function openAppStorage(options: StorageOptions): Promise<Storage> {
  */
 export async function openProcessStorage(options: Omit<StorageOptions, "migrations"> & { log: Logger }): Promise<{ storage: Storage; payloads: PayloadStore }> {
   ensurePrivateDataDir(options.dataDir, options.log);
-  const opened = await openAppStorage({ ...options, migrations: MIGRATIONS });
-  const payloads = new PayloadStore(opened);
-  return { storage: withPayloadReads(opened, payloads), payloads };
+  const storage = await openAppStorage({ ...options, migrations: MIGRATIONS });
+  return { storage, payloads: new PayloadStore(storage) };
 }

@@ -1,5 +1,4 @@
 import type { RunEvent } from "@weft/types";
-import type { StoredEvent } from "./event-repository.ts";
 
 /**
  * An event's text as stored, without what its row's columns already say: its type, stream and seq,
@@ -65,8 +64,8 @@ export function envelopeFree(event: RunEvent): string {
 const MARKER = /^\{"\$e":(\d+)/;
 const NODE_ID = /^,"nodeId":("(?:[^"\\]|\\.)*")/;
 
-/** The stored event's whole text: what was left out spliced back in (the envelope in front, default values at the end). */
-export function withEnvelope(event: StoredEvent): string {
+/** A stored event's whole text (its row: `StoredEvent`): what was left out spliced back in (the envelope in front, default values at the end). */
+export function withEnvelope(event: { streamId: string; seq: number; type: string; json: string }): string {
   const { json } = event;
   const marker = MARKER.exec(json);
   if (!marker) return json;

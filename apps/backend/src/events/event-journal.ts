@@ -1,6 +1,5 @@
 import type { Logger, Observation, RunEvent, RunEventDraft, Workflow } from "@weft/types";
-import type { JournalStorage } from "./journal-storage.ts";
-import type { WriteBatch } from "./write-batch.ts";
+import type { JournalStorage, WriteBatch } from "./write-batch.ts";
 import type { StoredEvent } from "./event-repository.ts";
 import type { RunRecord, RunUpdate } from "./run-repository.ts";
 import { isRunEnding, type EventHub } from "./event-hub.ts";
@@ -103,7 +102,7 @@ export class EventJournal {
     private readonly log: Logger,
     /**
      * When given, large values of events, observations and runs are stored once there and referenced
-     * (`payload-refs.ts`); the storage's readers must then resolve them (`withPayloadReads`).
+     * (`payload-refs.ts`); the storage's readers resolve them (`EventTable`, `ObservationTable`).
      */
     private readonly payloads?: PayloadStore,
   ) {}
@@ -126,7 +125,7 @@ export class EventJournal {
       this.pending.newRuns.push({ record, workflow });
     } else {
       // An agent's runs all snapshot the same deliberation workflow: stored once, the run's row holds its reference
-      // (withPayloadReads reads it back whole). Typed as the Workflow it stands for.
+      // (RunTable reads it back whole). Typed as the Workflow it stands for.
       const snapshot = workflow === undefined ? undefined : (compactPayload(workflow, this.payloads, this.redact, 0, MIN_REF_BYTES, this.currentMemo()) as Workflow);
       this.pending.newRuns.push({ record: { ...record, inputs: this.compact(record.inputs), outputs: this.compact(record.outputs) }, workflow: snapshot });
     }
@@ -183,7 +182,7 @@ export class EventJournal {
 
   /**
    * A running run's observation of a finished node. With payloads on it is not stored: readers go through
-   * withPayloadReads, which derives a running run's observations from its node events (stored in the same
+   * ObservationTable.listByRun, which derives a running run's observations from its node events (stored in the same
    * transaction), as it filled the stubs stored here before. An agent step's runs finish ~7 nodes: a row and an
    * index entry each, under random run ids, were ~a fifth of the pages a busy scene writes.
    */

@@ -1,5 +1,8 @@
 import type { SlotOf } from "../storage/prepared-query.ts";
 import { insertChunks, Table } from "../storage/table.ts";
+import { withEnvelope } from "./event-envelope.ts";
+import { hydratePayloadTexts } from "./payload-refs.ts";
+import { PayloadStore } from "./payload-store.ts";
 
 /**
  * One persisted event of a stream (a run, a conversation or a scene). The event is kept as the
@@ -12,13 +15,8 @@ export interface StoredEvent {
   json: string;
 }
 
-export interface EventRepository {
-  /** Events of a stream with `seq > after`, in order, at most `limit`. */
-  listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]>;
-  /** The highest seq stored for the stream, -1 when it has none. */
-  lastSeq(streamId: string): Promise<number>;
-  append(events: StoredEvent[]): Promise<void>;
-}
+/** What the events' users call (one implementation, for both engines). */
+export type EventRepository = Pick<EventTable, keyof EventTable>;
 
 interface EventsTable {
   stream_id: string;
@@ -31,7 +29,10 @@ interface EventsTable {
  * Events per stream, on both engines. `(stream_id, seq)` is the primary key, so a seq is stored once
  * whichever process writes it; an append is stored whole or refused whole.
  */
-export class EventTable extends Table<{ events: EventsTable }> implements EventRepository {
+export class EventTable extends Table<{ events: EventsTable }> {
+  private readonly payloads = new PayloadStore(this.engine);
+
+  /** Events of a stream with `seq > after`, in order, at most `limit`; whole, as they were sent (`event-envelope.ts`, `payload-refs.ts`). */
   async listAfter(streamId: string, after: number, limit: number): Promise<StoredEvent[]> {
     // Built once (a queue-mode API reads each awaited run's last event with it: a Kysely compile per webhook request).
     const rows = await this.hot.rows(
@@ -39,9 +40,12 @@ export class EventTable extends Table<{ events: EventsTable }> implements EventR
       (slot) => this.db.selectFrom("events").select(["seq", "type", "data"]).where("stream_id", "=", slot(0)).where("seq", ">", slot(1)).orderBy("seq").limit(slot(2)),
       [streamId, after, limit],
     );
-    return rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
+    const stored = rows.map((r) => ({ streamId, seq: r.seq, type: r.type, json: r.data }));
+    const texts = await hydratePayloadTexts(stored.map(withEnvelope), this.payloads.load);
+    return stored.map((e, at) => ({ ...e, json: texts[at] }));
   }
 
+  /** The highest seq stored for the stream, -1 when it has none. */
   async lastSeq(streamId: string): Promise<number> {
     const last = (slot: SlotOf) =>
       this.db

@@ -1,6 +1,11 @@
 import type { Observation } from "@weft/types";
+import type { StorageEngine } from "../storage/storage.ts";
 import { atomically, ID_LIST_CHUNK, insertChunks, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
+import type { EventRepository } from "./event-repository.ts";
+import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
+import { hydratePayloads } from "./payload-refs.ts";
+import { PayloadStore } from "./payload-store.ts";
 
 /** An observation with its place in the run's list (the order nodes started in). */
 export interface OrderedObservation {
@@ -8,18 +13,8 @@ export interface OrderedObservation {
   observation: Observation;
 }
 
-export interface ObservationRepository {
-  listByRun(runId: string): Promise<Observation[]>;
-  /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
-  countExecuted(runIds: readonly string[]): Promise<Map<string, number>>;
-  /** Inserts or replaces observations by (runId, invocationId). */
-  upsert(items: OrderedObservation[]): Promise<void>;
-  /**
-   * Replaces every observation of each run with its list, in that order: one delete and one insert for all (the run
-   * writer's flush of the runs that ended); a run named twice gets its last list.
-   */
-  replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void>;
-}
+/** What the observations' users call (one implementation, for both engines). */
+export type ObservationRepository = Pick<ObservationTable, keyof ObservationTable>;
 
 interface ObservationsTable {
   run_id: string;
@@ -28,12 +23,44 @@ interface ObservationsTable {
   data: string;
 }
 
-export class ObservationTable extends Table<{ observations: ObservationsTable }> implements ObservationRepository {
-  async listByRun(runId: string): Promise<Observation[]> {
-    const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
-    return rows.map((r) => JSON.parse(r.data) as Observation);
+/** Events read per page when a run's observations are made from them. */
+const EVENT_PAGE = 2000;
+
+/**
+ * Observations, on both engines, read back whole: their large values resolved (`payload-refs.ts`), and a running run's
+ * (an agent's run's, never finalized) made from its node events (`observation-refs.ts`), as the run's events are read.
+ */
+export class ObservationTable extends Table<{ observations: ObservationsTable }> {
+  private readonly payloads = new PayloadStore(this.engine);
+
+  constructor(
+    engine: StorageEngine,
+    private readonly events: EventRepository,
+  ) {
+    super(engine);
   }
 
+  async listByRun(runId: string): Promise<Observation[]> {
+    const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);
+    const stored = rows.map((r) => JSON.parse(r.data) as Observation);
+    if (stored.length === 0) return observationsFromEvents(runId, await this.eventTexts(runId));
+    // Stub rows stored by earlier versions are filled from the events.
+    const filled = stored.some(isObservationStub) ? fillFromEvents(stored, await this.eventTexts(runId)) : stored;
+    return hydratePayloads(filled, this.payloads.load);
+  }
+
+  /** Every event text of a run, in order, whole. */
+  private async eventTexts(runId: string): Promise<string[]> {
+    const texts: string[] = [];
+    for (let after = -1; ;) {
+      const page = await this.events.listAfter(runId, after, EVENT_PAGE);
+      texts.push(...page.map((e) => e.json));
+      if (page.length < EVENT_PAGE) return texts;
+      after = page.at(-1)!.seq;
+    }
+  }
+
+  /** How many node invocations each of these runs executed (not taken from the cache): one query for many runs. */
   async countExecuted(runIds: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(runIds.map((id) => [id, 0]));
     const rows = await rowsByIds(runIds, (chunk) => this.db.selectFrom("observations").select(["run_id", "data"]).where("run_id", "in", chunk).execute());
@@ -42,7 +69,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     return counts;
   }
 
-  /** Several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
+  /** Inserts or replaces observations by (runId, invocationId), several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
   async upsert(items: OrderedObservation[]): Promise<void> {
     const latest = new Map<string, ObservationsTable>();
     for (const { ord, observation } of items) {
@@ -59,6 +86,10 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
     );
   }
 
+  /**
+   * Replaces every observation of each run with its list, in that order: one delete and one insert for all (the run
+   * writer's flush of the runs that ended); a run named twice gets its last list.
+   */
   async replaceForRuns(finals: ReadonlyArray<{ runId: string; observations: Observation[] }>): Promise<void> {
     const last = new Map(finals.map((f) => [f.runId, f.observations]));
     if (last.size === 0) return;

@@ -4,7 +4,6 @@ import { openSqliteStorage, requireSqlite, type Storage } from "../testing/stora
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventJournal } from "./event-journal.ts";
-import { withPayloadReads } from "./payload-reads.ts";
 import { CompactionMemo, compactFields, compactPayload, hydratePayloads, ITEMS_KEY, MIN_REF_BYTES, PAYLOAD_REF_KEY, payloadId, type PayloadSink } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
 import { history, step, system } from "./testing/journal-steps.ts";
@@ -15,6 +14,14 @@ const opened: Storage[] = [];
 afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
 });
+
+/** A run's rows of `table` as stored (the repositories read them back whole). */
+function storedRows(storage: Storage, table: string, column: string, id: string): string[] {
+  return requireSqlite(storage.sql, "test")
+    .db.query<{ data: string }, [string]>(`SELECT data FROM ${table} WHERE ${column} = ?`)
+    .all(id)
+    .map((r) => r.data);
+}
 
 function tableBytes(storage: Storage, table: string): number {
   return (requireSqlite(storage.sql, "test").db.query(`SELECT coalesce(sum(length(data)), 0) AS n FROM ${table}`).get() as { n: number }).n;
@@ -35,10 +42,9 @@ describe("large values stored once", () => {
   });
 
   it("stores a step's prompt and history once across events, observations and the run, and readers get every record as it was sent", async () => {
-    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw);
-    const storage = withPayloadReads(raw, payloads);
+    const storage = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
+    opened.push(storage);
+    const payloads = new PayloadStore(storage);
     const hub = new EventHub();
     const live: string[] = [];
     hub.subscribe("r2", (events) => live.push(...events.map((e) => e.json)));
@@ -53,11 +59,11 @@ describe("large values stored once", () => {
     journal.addRun({ id: "r0", workflowId: "agent-deliberation", workflowRevision: 0, status: "running", inputs: {}, outputs: {}, createdAt: 1 }, deliberation);
     step(journal, "r1", history(40));
     await journal.flush();
-    const first = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads");
+    const first = tableBytes(storage, "events") + tableBytes(storage, "observations") + tableBytes(storage, "payloads");
     // The next step: one more message in the history, the same prompt.
     const observed = step(journal, "r2", history(41));
     await journal.flush();
-    const second = tableBytes(raw, "events") + tableBytes(raw, "observations") + tableBytes(raw, "payloads") - first;
+    const second = tableBytes(storage, "events") + tableBytes(storage, "observations") + tableBytes(storage, "payloads") - first;
     const whole = JSON.stringify({ system, messages: history(41) }).length;
     expect(second).toBeLessThan(whole / 2);
 
@@ -69,39 +75,38 @@ describe("large values stored once", () => {
     expect(observed.map((o) => o.nodeId)).toEqual(["in", "llm"]);
     expect(await storage.observations.listByRun("r2")).toEqual(observed);
     expect(observed[1]).toMatchObject({ status: "completed", inputs: { system, messages: history(41) }, outputs: { text: "ok" }, chunks: ["o"] });
-    expect(await raw.observations.listByRun("r2")).toEqual([]);
+    expect(storedRows(storage, "observations", "run_id", "r2")).toEqual([]);
     expect((await storage.runs.get("r1"))?.inputs).toEqual({ system, messages: history(40) });
     // Both runs' snapshots are one stored text; each reads back whole.
     expect(await storage.runs.getWorkflow("r0")).toEqual(deliberation);
     expect(await storage.runs.getWorkflow("r1")).toEqual(deliberation);
     expect(await storage.runs.getWorkflow("nope")).toBeUndefined();
     // Stored, the records reference the values.
-    expect(JSON.stringify(await raw.events.listAfter("r2", -1, 10))).toContain(PAYLOAD_REF_KEY);
+    expect(JSON.stringify(storedRows(storage, "events", "stream_id", "r2"))).toContain(PAYLOAD_REF_KEY);
   });
 
   it("reads the observation stubs earlier versions stored for a running run, filled from its events", async () => {
-    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw);
-    const storage = withPayloadReads(raw, payloads);
+    const storage = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
+    opened.push(storage);
+    const payloads = new PayloadStore(storage);
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     const observed = step(journal, "r1", history(3));
     await journal.flush();
-    await raw.observations.upsert(observed.map((observation, ord) => ({ ord, observation: observationStub(observation) })));
-    expect(JSON.stringify(await raw.observations.listByRun("r1"))).not.toContain("Message 0");
+    await storage.observations.upsert(observed.map((observation, ord) => ({ ord, observation: observationStub(observation) })));
+    expect(JSON.stringify(storedRows(storage, "observations", "run_id", "r1"))).not.toContain("Message 0");
     expect(await storage.observations.listByRun("r1")).toEqual(observed);
   });
 
   it("redacts a stored secret inside a referenced value", async () => {
     const redactor = new SecretRedactor();
     redactor.set("k", "api key", ["sk-secret-123456"]);
-    const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw);
-    const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    const storage = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
+    opened.push(storage);
+    const payloads = new PayloadStore(storage);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     step(journal, "r1", [{ role: "user", content: `my key is sk-secret-123456 ${"x".repeat(400)}` }]);
     await journal.flush();
-    const db = requireSqlite(raw.sql, "test").db;
+    const db = requireSqlite(storage.sql, "test").db;
     const all = (db.query("SELECT group_concat(data) AS t FROM payloads").get() as { t: string }).t + (db.query("SELECT group_concat(data) AS t FROM events").get() as { t: string }).t;
     expect(all).not.toContain("sk-secret-123456");
   });
@@ -134,18 +139,18 @@ describe("values handed over again", () => {
 
   it("are redacted with the secrets known now: a secret set after a value was stored is redacted in its next record", async () => {
     const redactor = new SecretRedactor();
-    const raw = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw);
-    const journal = new EventJournal(withPayloadReads(raw, payloads), new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
+    const storage = await openSqliteStorage(tempDir(), redactor, MIGRATIONS);
+    opened.push(storage);
+    const payloads = new PayloadStore(storage);
+    const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     const messages = [{ role: "user", content: `my key is sk-later-123456 ${"x".repeat(400)}` }];
     step(journal, "r1", messages);
     await journal.flush();
     redactor.set("k", "api key", ["sk-later-123456"]);
-    const before = (requireSqlite(raw.sql, "test").db.query("SELECT max(rowid) AS n FROM payloads").get() as { n: number }).n;
+    const before = (requireSqlite(storage.sql, "test").db.query("SELECT max(rowid) AS n FROM payloads").get() as { n: number }).n;
     step(journal, "r2", messages);
     await journal.flush();
-    const db = requireSqlite(raw.sql, "test").db;
+    const db = requireSqlite(storage.sql, "test").db;
     const later =
       (db.query("SELECT group_concat(data) AS t FROM payloads WHERE rowid > ?").get(before) as { t: string }).t +
       (db.query("SELECT group_concat(data) AS t FROM events WHERE stream_id = 'r2'").get() as { t: string }).t;

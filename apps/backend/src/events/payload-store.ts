@@ -1,18 +1,13 @@
 import type { Migration } from "../storage/migrations.ts";
-import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import { rowsByIds, Table, type TableEngine } from "../storage/table.ts";
+import { insertChunks, rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
-/** Ids remembered as stored; past this many the memory starts over (a repeated insert is ignored anyway). */
-const KNOWN_LIMIT = 200_000;
 /** Ids of texts up to this long are remembered by text (longer ones by their content id), up to this many characters in all (then the memory starts over). */
 const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
-/** Rows per insert: far below either engine's limit of parameters per statement. */
-const BATCH = 500;
 
 interface PayloadTables {
   payloads: { id: string; data: string };
@@ -20,7 +15,7 @@ interface PayloadTables {
 
 /**
  * The payloads table. SQLite: rows in insertion order and the ids in an index of their own (ids stored before they
- * were made in order, see `idOf`, are random, and keyed by them the table's pages would split at random places).
+ * were made in order, see `put`, are random, and keyed by them the table's pages would split at random places).
  * IF NOT EXISTS: a SQLite file of e5dc891 got the table when its first PayloadStore opened, with no version row.
  */
 export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
@@ -28,31 +23,21 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers them (`idOf`); only
+ * The texts that stored records reference (`payload-refs.ts`), once each while the store remembers them (`put`); only
  * added, never changed. Written before the records that reference them: a crash leaves an unreferenced text, never a
  * reference without its text.
  */
 export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
   private pending: PayloadBlob[] = [];
-  private readonly known = new Set<string>();
   private readonly ids = new Map<string, string>();
   private idChars = 0;
 
-  put(json: string): string {
-    const id = this.idOf(json);
-    if (!this.known.has(id)) {
-      if (this.known.size >= KNOWN_LIMIT) this.known.clear();
-      this.known.add(id);
-      this.pending.push({ id, json });
-    }
-    return id;
-  }
-
   /**
-   * When the text was first put, then the start of its content id: new ids go to the end of the id index (README.md).
-   * Remembered by text (a lookup instead of a hash), long texts by content id; put again after that, stored again.
+   * The text's id, and the text queued for the next `flush` unless the store remembers it. An id is when the text was
+   * first put, then the start of its content id: new ids go to the end of the id index (README.md). Texts are
+   * remembered by text (a lookup instead of a hash), long ones by content id; put again after that, stored again.
    */
-  private idOf(json: string): string {
+  put(json: string): string {
     const content = json.length > ID_MEMO_MAX_TEXT ? payloadId(json) : undefined;
     // JSON never starts with "#": content ids and texts cannot meet as keys.
     const key = content === undefined ? json : `#${content}`;
@@ -65,6 +50,7 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
       }
       this.ids.set(key, id);
       this.idChars += key.length;
+      this.pending.push({ id, json });
     }
     return id;
   }
@@ -86,20 +72,15 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     return blobs;
   }
 
-  /** Writes these texts now (an id stored before keeps its text), 500 rows a statement (no transaction of its own: the journal's, if any). */
+  /** Writes these texts now (an id stored before keeps its text), in the caller's transaction if any (several statements: one of their own). */
   async write(blobs: readonly PayloadBlob[]): Promise<void> {
-    for (const batch of powerOfTwoChunks(blobs, BATCH)) {
-      const rows = (slot: SlotOf) => batch.map((_, n) => ({ id: slot(2 * n), data: slot(2 * n + 1) }));
-      await this.hot.run(
-        `${batch.length}`,
-        (slot) =>
-          this.db
-            .insertInto("payloads")
-            .values(rows(slot))
-            .onConflict((oc) => oc.column("id").doNothing()),
-        batch.flatMap((b) => [b.id, b.json]),
-      );
-    }
+    const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
+    await insertChunks(this.hot, this.engine, "insert", rows, (chunk) =>
+      this.db
+        .insertInto("payloads")
+        .values(chunk)
+        .onConflict((oc) => oc.column("id").doNothing()),
+    );
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */

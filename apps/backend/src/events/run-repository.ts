@@ -67,30 +67,8 @@ export interface RunListQuery {
   before?: number;
 }
 
-export interface RunRepository {
-  /**
-   * Stores a new run with a snapshot of the workflow it runs (`undefined`: generated on the fly, not kept); with `pinned`
-   * (a trigger's run) the snapshot names the base, stored once (`run-workflow-base.ts`).
-   */
-  create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void>;
-  get(id: string): Promise<RunRecord | undefined>;
-  /** The workflow exactly as this run ran it; undefined when it was not kept. */
-  getWorkflow(id: string): Promise<Workflow | undefined>;
-  /** Newest first; summaries only (the inputs and outputs columns are not read). */
-  list(query: RunListQuery): Promise<RunSummary[]>;
-  update(update: RunUpdate): Promise<void>;
-  /** A `waiting` run made `queued` to be resumed: true for the one caller that did (two processes may try at once). */
-  takeWaiting(id: string): Promise<boolean>;
-  /** Runs a previous process left queued or running. */
-  listUnfinished(): Promise<RunRecord[]>;
-  /** Those of these runs that have ended (any order): one query for many, for who follows many runs' ends (an eval run). */
-  listEnded(ids: readonly string[]): Promise<RunRecord[]>;
-  /**
-   * These runs (those stored) with their workflows, in one query: a queue batch's runs as it begins, rather than two
-   * reads per run. Runs sharing a snapshot text share one workflow object.
-   */
-  getWithWorkflows(ids: readonly string[]): Promise<Map<string, RunWithWorkflow>>;
-}
+/** What the runs' users call (one implementation, for both engines). */
+export type RunRepository = Pick<RunTable, keyof RunTable>;
 
 /** A run's record and the workflow exactly as it ran it (undefined when not kept). */
 export interface RunWithWorkflow {
@@ -127,25 +105,11 @@ export interface RunsTable {
 }
 export type RunRow = Omit<RunsTable, "workflow">;
 
-/** A run's columns but its inputs and outputs (and the workflow it ran). */
-const SUMMARY_COLUMNS = [
-  "id",
-  "workflow_id",
-  "workflow_revision",
-  "status",
-  "error",
-  "rerun_from",
-  "source_run_id",
-  "created_by",
-  "fork",
-  "triggered_by",
-  "created_at",
-  "started_at",
-  "finished_at",
-  "duration_ms",
-  "workflow_version",
-] as const;
-const RUN_COLUMNS = [...SUMMARY_COLUMNS, "inputs", "outputs"] as const;
+/** Every column of `runs`, named once: by `runRow`, in its order (the SQLite flush's insert names them so too). */
+export const RUNS_COLUMNS = Object.keys(runRow({ id: "", workflowId: "", workflowRevision: 0, status: "queued", inputs: {}, outputs: {}, createdAt: 0 }, undefined, String)) as Array<keyof RunsTable>;
+/** A run's columns but the workflow it ran; a summary's, but its inputs and outputs too. */
+const RUN_COLUMNS = RUNS_COLUMNS.filter((column): column is keyof RunRow => column !== "workflow");
+const SUMMARY_COLUMNS = RUN_COLUMNS.filter((column): column is Exclude<keyof RunRow, "inputs" | "outputs"> => column !== "inputs" && column !== "outputs");
 
 /** A run's summary from a row whose inputs and outputs were left unread. */
 function decodeRunSummary(row: Omit<RunRow, "inputs" | "outputs">): RunSummary {
@@ -215,13 +179,17 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
  * Runs, on both engines, read back whole (the journal stores their large values once, `payload-refs.ts`). Lists are
  * newest first; runs created in the same millisecond keep their insertion order (SQLite's rowid, PostgreSQL's `ord`).
  */
-export class RunTable extends Table<{ runs: RunsTable }> implements RunRepository {
+export class RunTable extends Table<{ runs: RunsTable }> {
   /** Bases this process stored outside any transaction (so never rolled back): not written again. */
   private readonly storedBases = new Set<string>();
   /** The payloads table, for the bases pinned snapshots name and the references in an agent's run's snapshot. */
   private readonly payloads = new PayloadStore(this.engine);
   private readonly inserts = new RunInsertBatch<NewRun>((rows) => this.insert(rows));
 
+  /**
+   * Stores a new run with a snapshot of the workflow it runs (`undefined`: generated on the fly, not kept); with `pinned`
+   * (a trigger's run) the snapshot names the base, stored once (`run-workflow-base.ts`).
+   */
   async create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void> {
     const snapshot = pinned === undefined ? undefined : pinnedSnapshot(pinned);
     const run: NewRun = { row: runRow(record, workflow, (value) => this.redact(value), snapshot?.column), ...(snapshot ? { base: snapshot.base } : {}) };
@@ -251,11 +219,16 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     return row && hydratePayloads(decodeRun(row), this.payloads.load);
   }
 
+  /** The workflow exactly as this run ran it; undefined when it was not kept. */
   async getWorkflow(id: string): Promise<Workflow | undefined> {
     const [row] = await this.hot.rows("workflow", (slot) => this.db.selectFrom("runs").select("workflow").where("id", "=", slot(0)), [id]);
     return this.workflowOf(row?.workflow ?? "null");
   }
 
+  /**
+   * These runs (those stored) with their workflows, in one query: a queue batch's runs as it begins, rather than two
+   * reads per run. Runs sharing a snapshot text share one workflow object.
+   */
   async getWithWorkflows(ids: readonly string[]): Promise<Map<string, RunWithWorkflow>> {
     const rows = await rowsByIds(ids, (chunk) =>
       this.db
@@ -288,6 +261,7 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     return this.engine.sql.engine === "sqlite" ? sql`rowid` : sql`ord`;
   }
 
+  /** Newest first; summaries only (the inputs and outputs columns are not read). */
   async list(query: RunListQuery): Promise<RunSummary[]> {
     const rows = await this.db
       .selectFrom("runs")
@@ -314,16 +288,19 @@ export class RunTable extends Table<{ runs: RunsTable }> implements RunRepositor
     await this.hot.run(`update:${columns.join(",")}`, (slot) => this.db.updateTable("runs").set(slotsOf(slot, set)).where("id", "=", slot(columns.length)), [...Object.values(set), update.id]);
   }
 
+  /** A `waiting` run made `queued` to be resumed: true for the one caller that did (two processes may try at once). */
   async takeWaiting(id: string): Promise<boolean> {
     const result = await this.db.updateTable("runs").set({ status: "queued" }).where("id", "=", id).where("status", "=", "waiting").executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
 
+  /** Runs a previous process left queued or running. */
   async listUnfinished(): Promise<RunRecord[]> {
     const rows = await this.db.selectFrom("runs").select(RUN_COLUMNS).where("status", "in", ["queued", "running"]).orderBy("created_at").orderBy(this.insertionOrder).execute();
     return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
 
+  /** Those of these runs that have ended (any order): one query for many, for who follows many runs' ends (an eval run). */
   async listEnded(ids: readonly string[]): Promise<RunRecord[]> {
     const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute());
     return hydratePayloads(rows.map(decodeRun), this.payloads.load);

@@ -3,9 +3,25 @@ import type { Observation, SecretRedactor, Workflow } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
 import { present } from "../storage/row-values.ts";
 import { atomically } from "../storage/table.ts";
-import { runRow, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
-import type { ObservationRepository, OrderedObservation } from "./observation-repository.ts";
-import type { EventRepository, StoredEvent } from "./event-repository.ts";
+import { RunTable, runRow, RUNS_COLUMNS, type RunRecord, type RunRepository, type RunUpdate } from "./run-repository.ts";
+import { ObservationTable, type ObservationRepository, type OrderedObservation } from "./observation-repository.ts";
+import { EventTable, type EventRepository, type StoredEvent } from "./event-repository.ts";
+
+/** The storage events/ (and every domain above it that reads runs or events) needs: the run journal's tables. */
+export interface JournalStorage extends StorageEngine {
+  readonly runs: RunRepository;
+  readonly observations: ObservationRepository;
+  readonly events: EventRepository;
+  /** Stores events, observations and run status changes in one transaction. */
+  writeBatch(batch: WriteBatch): Promise<void>;
+}
+
+/** The journal's repositories on the engine's connection. */
+export function journalRepositories(engine: StorageEngine): Omit<JournalStorage, keyof StorageEngine> {
+  const events = new EventTable(engine);
+  const [runs, observations] = [new RunTable(engine), new ObservationTable(engine, events)];
+  return { runs, events, observations, writeBatch: batchWriter(engine, runs, events, observations) };
+}
 
 /** What one flush of the run writer stores, all or nothing. */
 export interface WriteBatch {
@@ -19,7 +35,7 @@ export interface WriteBatch {
 }
 
 /** The run writer's flush: SQLite's hand-written (below), PostgreSQL's through the repositories, in one transaction. */
-export function batchWriter(engine: StorageEngine, runs: RunRepository, events: EventRepository, observations: ObservationRepository): (batch: WriteBatch) => Promise<void> {
+function batchWriter(engine: StorageEngine, runs: RunRepository, events: EventRepository, observations: ObservationRepository): (batch: WriteBatch) => Promise<void> {
   const { sql, redactor } = engine;
   let writeAll: ((batch: WriteBatch) => void) | undefined;
   return async (batch) => {
@@ -55,9 +71,7 @@ export function mergedUpdates(updates: readonly RunUpdate[]): RunUpdate[] {
  */
 function sqliteBatchWriter(db: Database, redactor: SecretRedactor): (batch: WriteBatch) => void {
   const redact = (value: unknown) => redactor.json(JSON.stringify(value));
-  // runRow names every column, always in the same order.
-  const runColumns = Object.keys(runRow({ id: "", workflowId: "", workflowRevision: 0, status: "queued", inputs: {}, outputs: {}, createdAt: 0 }, undefined, redact));
-  const insertRun = db.query(`INSERT INTO runs (${runColumns.join(", ")}) VALUES (${runColumns.map(() => "?").join(", ")})`);
+  const insertRun = db.query(`INSERT INTO runs (${RUNS_COLUMNS.join(", ")}) VALUES (${RUNS_COLUMNS.map(() => "?").join(", ")})`);
   const insertEvent = db.query("INSERT INTO events (stream_id, seq, type, data) VALUES (?, ?, ?, ?)");
   const upsertObservation = db.query(
     "INSERT INTO observations (run_id, invocation_id, ord, data) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, invocation_id) DO UPDATE SET ord = excluded.ord, data = excluded.data",

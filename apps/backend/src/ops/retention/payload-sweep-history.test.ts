@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SecretRedactor, silentLogger } from "@weft/types";
 import { EventHub } from "../../events/event-hub.ts";
 import { EventJournal } from "../../events/event-journal.ts";
-import { withPayloadReads } from "../../events/payload-reads.ts";
 import { PayloadStore } from "../../events/payload-store.ts";
 import { history, step, system } from "../../events/testing/journal-steps.ts";
 import { MIGRATIONS } from "../../schema.ts";
@@ -17,14 +16,13 @@ afterEach(async () => {
 
 describe("the retention sweep", () => {
   it("keeps every run of a stored history: after a sweep, the events read back whole", async () => {
-    const raw = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
-    opened.push(raw);
-    const payloads = new PayloadStore(raw);
-    const storage = withPayloadReads(raw, payloads);
+    const storage = await openSqliteStorage(tempDir(), new SecretRedactor(), MIGRATIONS);
+    opened.push(storage);
+    const payloads = new PayloadStore(storage);
     const journal = new EventJournal(storage, new EventHub(), { maxBatch: 512, flushMs: 5 }, silentLogger, payloads);
     step(journal, "r1", history(60));
     await journal.flush();
-    const db = requireSqlite(raw.sql, "test").db;
+    const db = requireSqlite(storage.sql, "test").db;
     expect((db.query("SELECT count(*) AS n FROM payloads WHERE data LIKE '%$weftItems%'").get() as { n: number }).n).toBeGreaterThan(0);
     db.query("INSERT INTO payloads (id, data) VALUES ('unreferenced-payload-0', '1')").run();
     expect(sweepSqlite(db)).toBe(1);
