@@ -4,6 +4,15 @@ import { finishHash, hashInteger, hashText, hashWord, LANE_A, LANE_B, SEED_A, SE
 import { EMPTY_PART, hashObjectPart, hasNoKeys, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
 
 /**
+ * Refs are integers: a cache entry's is ≥ 0 (given by its cache, never reused), outputs that are
+ * not cached get one below NO_REF, unique in this process, so no key built on it ever matches
+ * another run's; NO_REF stands for no outputs at all.
+ */
+export const NO_REF = -1;
+/** The outputs of a key no cache has stored (frozen: never written). */
+const NO_OUTPUTS: NodeValues = Object.freeze({}) as NodeValues;
+
+/**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
  * (the static part) and, for every input edge, the port, the handle it reads and the upstream node's
  * ref: the ref of the cache entry its outputs came from or went to. Refs stand for upstream keys
@@ -16,6 +25,11 @@ import { EMPTY_PART, hashObjectPart, hasNoKeys, objectPart, objectPartsEqual, ob
  * spends on a cheap node.)
  */
 export class CacheKey {
+  /** The outputs kept under this key once a cache stores it: a stored key is its own entry (`CacheEntry`), one object per stored node. */
+  outputs: NodeValues = NO_OUTPUTS;
+  /** The entry's ref (`CacheEntry.ref`) once a cache stores it; NO_REF until then. */
+  ref: number = NO_REF;
+
   constructor(
     /** 53-bit hash of the other fields: a non-negative integer. */
     readonly hash: number,
@@ -26,6 +40,16 @@ export class CacheKey {
     /** Per input edge, in edge order: port, handle, upstream ref. */
     readonly edges: readonly (string | number)[],
   ) {}
+
+  /** As an entry, the key it is stored under: itself. */
+  get key(): CacheKey {
+    return this;
+  }
+
+  /** This key, not yet stored: a cache stores a copy of a key that is already an entry, so no entry ever changes. */
+  unstored(): CacheKey {
+    return this.ref === NO_REF ? this : new CacheKey(this.hash, this.node, this.config, this.literals, this.edges);
+  }
 
   equals(other: CacheKey): boolean {
     if (this === other) return true;
@@ -171,12 +195,6 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   return new CacheKey(finishHash(a, b), fixed.head.node, config, literals, edges);
 }
 
-/**
- * Refs are integers: a cache entry's is ≥ 0 (given by its cache, never reused), outputs that are
- * not cached get one below NO_REF, unique in this process, so no key built on it ever matches
- * another run's; NO_REF stands for no outputs at all.
- */
-export const NO_REF = -1;
 let lastVolatileRef = NO_REF;
 
 export function volatileRef(): number {
