@@ -174,6 +174,63 @@ describe("ExecutionEngine caching", () => {
   });
 });
 
+/** The engine's default cache, also counting the lookups it is asked for. */
+class LookupCountingCache extends LruOutputCache {
+  lookups = 0;
+  override get(key: CacheKey): CacheEntry | undefined {
+    this.lookups++;
+    return super.get(key);
+  }
+}
+
+describe("cache lookups", () => {
+  /** c → n1 → n2 → n3, all idempotent. */
+  const chain = workflow(
+    "chain",
+    [{ id: "c", type: "test:const", config: { value: 1 } }, ...[1, 2, 3].map((k) => ({ id: `n${k}`, type: "test:add", inputs: { b: k } }))],
+    [
+      ["c", "value", "n1", "a"],
+      ["n1", "sum", "n2", "a"],
+      ["n2", "sum", "n3", "a"],
+    ],
+  );
+
+  it("skip keys built on an entry stored in this run that no stored key names yet: nothing can be under them", async () => {
+    const { catalog } = createTestCatalog();
+    const cache = new LookupCountingCache(100);
+    const engine = new ExecutionEngine({ catalog, cache });
+    const first = await engine.run(chain);
+    expect(first.observations.at(-1)?.outputs).toEqual({ sum: 7 });
+    // Only c was looked up: n1's key names c's new entry, n2's n1's, n3's n2's.
+    expect(cache.lookups).toBe(1);
+    const second = await engine.run(chain);
+    expect(cache.lookups).toBe(5);
+    expect(cachedIds(second)).toEqual(["c", "n1", "n2", "n3"]);
+  });
+
+  it("still serve a node from an entry an identical node stored earlier in the same run", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    // c feeds two identical nodes: the second is served the first's entry.
+    const twins = workflow(
+      "twins",
+      [
+        { id: "c", type: "test:const", config: { value: 1 } },
+        { id: "x", type: "test:add", inputs: { b: 2 } },
+        { id: "y", type: "test:add", inputs: { b: 2 } },
+      ],
+      [
+        ["c", "value", "x", "a"],
+        ["c", "value", "y", "a"],
+      ],
+    );
+    const result = await engine.run(twins);
+    expect(cachedIds(result)).toEqual(["y"]);
+    expect(probe.executions.get("x")).toBe(1);
+    expect(probe.executions.get("y") ?? 0).toBe(0);
+  });
+});
+
 /** The engine's default cache, also noting every key it is asked to store. */
 class KeyRecordingCache extends LruOutputCache {
   readonly stored: string[] = [];
@@ -273,6 +330,17 @@ describe("LruOutputCache", () => {
     const refs = [cache.set(key("a"), { v: 1 }).ref, cache.set(key("b"), { v: 1 }).ref, cache.set(key("a"), { v: 2 }).ref];
     expect(new Set(refs).size).toBe(3);
     expect(cache.get(key("a"))).toMatchObject({ outputs: { v: 2 }, ref: refs[2] });
+  });
+
+  it("keeps a key as its entry, and a copy of a key stored before: an entry never changes", () => {
+    const cache = new LruOutputCache(10);
+    const k = key("a");
+    const first = cache.set(k, { v: 1 });
+    const second = cache.set(k, { v: 2 });
+    expect(first).toMatchObject({ outputs: { v: 1 } });
+    expect(second).toMatchObject({ outputs: { v: 2 } });
+    expect(second.ref).not.toBe(first.ref);
+    expect(cache.get(key("a"))).toBe(second);
   });
 
   it("never answers for another key with the same hash: that is a miss, and the newer key takes the place", () => {

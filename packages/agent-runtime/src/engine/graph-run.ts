@@ -153,7 +153,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     let key: CacheKey | undefined;
     if (g.cacheable[i]) {
       key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
-      if (this.options.forced === undefined || !this.options.forced[i]) {
+      if ((this.options.forced === undefined || !this.options.forced[i]) && ends.mayBeCached(i)) {
         const hit = scope.cache.get(key);
         if (hit !== undefined) {
           ends.refs[i] = hit.ref;

@@ -40,6 +40,11 @@ export class NodeEndings {
   readonly outputs: (NodeValues | null | undefined)[];
   /** Per node, the ref its outputs go by in downstream cache keys (set when it completes; NO_REF until then). */
   readonly refs: Float64Array;
+  /**
+   * 1 where the node's ref names an entry stored in this graph run that no stored key names yet: a key built on
+   * it cannot be in the cache, so its lookup is skipped (`mayBeCached`). Down a chain of first runs, every lookup.
+   */
+  private readonly fresh: Uint8Array;
   readonly failures: { nodeId: string; error: NodeError }[] = [];
   readonly runOutputs: NodeValues = {};
   readonly observations: Observation[] = [];
@@ -60,6 +65,7 @@ export class NodeEndings {
     this.state = new Uint8Array(n);
     this.outputs = new Array(n);
     this.refs = new Float64Array(n).fill(NO_REF);
+    this.fresh = new Uint8Array(n);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
     this.invocationPrefix = scope.runId + ":";
   }
@@ -129,9 +135,27 @@ export class NodeEndings {
     obs.outputs = outputs;
     obs.durationMs = this.scope.clock.last - t0;
     // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
-    this.refs[i] = key !== undefined ? this.scope.cache.set(key, outputs).ref : volatileRef();
+    if (key !== undefined) {
+      this.refs[i] = this.scope.cache.set(key, outputs).ref;
+      this.fresh[i] = 1;
+      // A stored key names the refs of its sources: keys built on them may be in the cache from now on.
+      const g = this.graph;
+      const to = g.inStart[i + 1];
+      for (let e = g.inStart[i]; e < to; e++) this.fresh[g.inSrc[e]] = 0;
+    } else this.refs[i] = volatileRef();
     this.collectOutputs(i, obs.inputs, outputs);
     this.settleNode(i, NodeState.Completed, outputs, obs);
+  }
+
+  /**
+   * Whether node `i`'s key may be in the cache: not when it names an entry this graph run just stored that no stored
+   * key names (nothing could have been stored under such a key; another run storing one meanwhile only misses a reuse).
+   */
+  mayBeCached(i: number): boolean {
+    const g = this.graph;
+    const to = g.inStart[i + 1];
+    for (let e = g.inStart[i]; e < to; e++) if (this.fresh[g.inSrc[e]] === 1) return false;
+    return true;
   }
 
   completeFromCache(i: number, nodeId: string, invocationId: string, inputs: NodeValues, outputs: NodeValues): void {

@@ -4,6 +4,17 @@ import { finishHash, hashInteger, hashText, hashWord, LANE_A, LANE_B, SEED_A, SE
 import { EMPTY_PART, hashObjectPart, hasNoKeys, objectPart, objectPartsEqual, objectPartText, type ObjectPart } from "./object-part.ts";
 
 /**
+ * Refs are integers: a cache entry's is ≥ 0 (given by its cache, never reused), outputs that are
+ * not cached get one below NO_REF, unique in this process, so no key built on it ever matches
+ * another run's; NO_REF stands for no outputs at all.
+ */
+export const NO_REF = -1;
+/** The outputs of a key no cache has stored (frozen: never written). */
+const NO_OUTPUTS: NodeValues = Object.freeze({}) as NodeValues;
+/** The edges array of every key of a node with one input edge or none (frozen: never written). */
+const NO_EDGES = Object.freeze([]) as unknown as (string | number)[];
+
+/**
  * Cache keys (ComfyUI-style): a node's key covers its type, spec version, config and literal inputs
  * (the static part) and, for every input edge, the port, the handle it reads and the upstream node's
  * ref: the ref of the cache entry its outputs came from or went to. Refs stand for upstream keys
@@ -16,6 +27,18 @@ import { EMPTY_PART, hashObjectPart, hasNoKeys, objectPart, objectPartsEqual, ob
  * spends on a cheap node.)
  */
 export class CacheKey {
+  /** The outputs kept under this key once a cache stores it: a stored key is its own entry (`CacheEntry`), one object per stored node. */
+  outputs: NodeValues = NO_OUTPUTS;
+  /** The entry's ref (`CacheEntry.ref`) once a cache stores it; NO_REF until then. */
+  ref: number = NO_REF;
+
+  /** The one input edge of a node that has exactly one (most have): its port, handle and upstream ref, kept without an array; else "", "" and NO_REF. */
+  readonly port: string;
+  readonly handle: string;
+  readonly upstream: number;
+  /** With two input edges or more, per edge in edge order: port, handle, upstream ref; else empty. */
+  readonly edges: readonly (string | number)[];
+
   constructor(
     /** 53-bit hash of the other fields: a non-negative integer. */
     readonly hash: number,
@@ -23,13 +46,39 @@ export class CacheKey {
     readonly node: string,
     readonly config: ObjectPart,
     readonly literals: ObjectPart,
-    /** Per input edge, in edge order: port, handle, upstream ref. */
-    readonly edges: readonly (string | number)[],
-  ) {}
+    /** Per input edge, in edge order: port, handle, upstream ref (a node with one edge may give it as the next three arguments). */
+    edges: readonly (string | number)[],
+    port = "",
+    handle = "",
+    upstream = NO_REF,
+  ) {
+    if (edges.length === 3) {
+      this.port = edges[0] as string;
+      this.handle = edges[1] as string;
+      this.upstream = edges[2] as number;
+      this.edges = NO_EDGES;
+    } else {
+      this.port = port;
+      this.handle = handle;
+      this.upstream = upstream;
+      this.edges = edges;
+    }
+  }
+
+  /** As an entry, the key it is stored under: itself. */
+  get key(): CacheKey {
+    return this;
+  }
+
+  /** This key, not yet stored: a cache stores a copy of a key that is already an entry, so no entry ever changes. */
+  unstored(): CacheKey {
+    return this.ref === NO_REF ? this : new CacheKey(this.hash, this.node, this.config, this.literals, this.edges, this.port, this.handle, this.upstream);
+  }
 
   equals(other: CacheKey): boolean {
     if (this === other) return true;
     if (this.hash !== other.hash || this.node !== other.node || !objectPartsEqual(this.config, other.config) || !objectPartsEqual(this.literals, other.literals)) return false;
+    if (this.port !== other.port || this.handle !== other.handle || this.upstream !== other.upstream) return false;
     const a = this.edges;
     const b = other.edges;
     if (a.length !== b.length) return false;
@@ -40,6 +89,7 @@ export class CacheKey {
   /** Readable form, e.g. `text:upper@1|{}|{}|text<value:7` (for logs and tests). */
   toString(): string {
     let text = `${this.node}|${objectPartText(this.config)}|${objectPartText(this.literals)}`;
+    if (this.port !== "") text += `|${this.port}<${this.handle}:${this.upstream}`;
     for (let k = 0; k < this.edges.length; k += 3) text += `|${this.edges[k]}<${this.edges[k + 1]}:${this.edges[k + 2]}`;
     return text;
   }
@@ -131,9 +181,6 @@ function setLabel(port: string, handle: string): void {
 }
 setLabel("", "");
 
-/** The edges of every key of a node without input edges (frozen: never written). */
-const NO_EDGES = Object.freeze([]) as unknown as (string | number)[];
-
 /**
  * Node `i`'s cache key: its static part (type, version, config, literal inputs; recomputed when the
  * run overrides the literals) and, per input edge, the port, the handle and the upstream node's ref.
@@ -154,9 +201,18 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   }
   const from = g.inStart[i];
   const to = g.inStart[i + 1];
-  // Most nodes have one input edge or none: an array literal costs a third of `new Array(3)` (JavaScriptCore), and none needs no array.
   const count = to - from;
-  const edges: (string | number)[] = count === 0 ? NO_EDGES : count === 1 ? [g.inPort[from], g.inHandle[from], NO_REF] : new Array<string | number>(3 * count);
+  // Most nodes have one input edge or none: neither needs an array (the key holds the one edge itself).
+  if (count === 1) {
+    const port = g.inPort[from];
+    const handle = g.inHandle[from];
+    if (port !== label.port || handle !== label.handle) setLabel(port, handle);
+    const ref = refs[g.inSrc[from]];
+    a = hashInteger(hashWord(a, label.a, LANE_A), ref, LANE_A);
+    b = hashInteger(hashWord(b, label.b, LANE_B), ref, LANE_B);
+    return new CacheKey(finishHash(a, b), fixed.head.node, config, literals, NO_EDGES, port, handle, ref);
+  }
+  const edges: (string | number)[] = count === 0 ? NO_EDGES : new Array<string | number>(3 * count);
   for (let e = from, k = 0; e < to; e++, k += 3) {
     const port = g.inPort[e];
     const handle = g.inHandle[e];
@@ -171,12 +227,6 @@ export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, overri
   return new CacheKey(finishHash(a, b), fixed.head.node, config, literals, edges);
 }
 
-/**
- * Refs are integers: a cache entry's is ≥ 0 (given by its cache, never reused), outputs that are
- * not cached get one below NO_REF, unique in this process, so no key built on it ever matches
- * another run's; NO_REF stands for no outputs at all.
- */
-export const NO_REF = -1;
 let lastVolatileRef = NO_REF;
 
 export function volatileRef(): number {

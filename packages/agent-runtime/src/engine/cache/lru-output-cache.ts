@@ -13,8 +13,8 @@ const DEFAULT_CAPACITY = 10_000;
 
 export class LruOutputCache implements OutputCache {
   /** By key hash: an entry whose key differs from the one asked for is a miss (and is replaced by its set). */
-  private current = new Map<number, CacheEntry>();
-  private previous = new Map<number, CacheEntry>();
+  private current = new Map<number, CacheKey>();
+  private previous = new Map<number, CacheKey>();
   private refs = 0;
 
   constructor(readonly capacity = DEFAULT_CAPACITY) {
@@ -29,9 +29,9 @@ export class LruOutputCache implements OutputCache {
 
   get(key: CacheKey): CacheEntry | undefined {
     const hit = this.current.get(key.hash);
-    if (hit !== undefined) return hit.key.equals(key) ? hit : undefined;
+    if (hit !== undefined) return hit.equals(key) ? hit : undefined;
     const old = this.previous.get(key.hash);
-    if (old === undefined || !old.key.equals(key)) return undefined;
+    if (old === undefined || !old.equals(key)) return undefined;
     // Used again: promote it to the current generation.
     this.previous.delete(key.hash);
     this.store(old);
@@ -39,13 +39,16 @@ export class LruOutputCache implements OutputCache {
   }
 
   set(key: CacheKey, outputs: NodeValues): CacheEntry {
-    const entry: CacheEntry = { key, outputs, ref: this.refs++ };
+    // The key is the entry: one object per stored node, not a key and an entry beside it.
+    const entry = key.unstored();
+    entry.outputs = outputs;
+    entry.ref = this.refs++;
     this.store(entry);
     return entry;
   }
 
-  private store(entry: CacheEntry): void {
-    this.current.set(entry.key.hash, entry);
+  private store(entry: CacheKey): void {
+    this.current.set(entry.hash, entry);
     if (this.current.size >= this.capacity) {
       this.previous = this.current;
       this.current = new Map();
