@@ -1,6 +1,6 @@
 import type { Observation } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
-import { atomically, ID_LIST_CHUNK, insertChunks, rowsByIds, Table } from "../storage/table.ts";
+import { atomically, ID_LIST_CHUNK, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import type { EventRepository } from "./event-repository.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
@@ -78,12 +78,7 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
       latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
       latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
     }
-    await insertChunks(this.hot, this.engine, "upsert", [...latest.values()], (chunk) =>
-      this.db
-        .insertInto("observations")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") }))),
-    );
+    await this.upsertRows("observations", ["run_id", "invocation_id"], [...latest.values()]);
   }
 
   /**

@@ -8,7 +8,7 @@ import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } 
 import { RunInsertBatch } from "./run-insert-batch.ts";
 import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { insertChunks, rowsByIds, Table } from "../storage/table.ts";
+import { rowsByIds, Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
 export const ForkChangesSchema = z.object({
@@ -211,7 +211,7 @@ export class RunTable extends Table<{ runs: RunsTable }> {
       }
     }
     const rows = runs.map(({ row }) => row);
-    await insertChunks(this.hot, this.engine, "create", rows, (chunk) => this.db.insertInto("runs").values(chunk));
+    await this.insertRows("runs", rows);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {

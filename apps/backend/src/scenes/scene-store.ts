@@ -5,7 +5,7 @@ import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from 
 import type { SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../storage/document-table.ts";
-import { insertChunks, Table, type TableEngine } from "../storage/table.ts";
+import { Table, type TableEngine } from "../storage/table.ts";
 import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
@@ -155,21 +155,14 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
 
   private async writeParts(sceneId: string, write: StateWrite): Promise<void> {
     const mailboxes = write.mailboxes.map(([key, data]) => ({ scene_id: sceneId, kind: "mailbox", key, data }));
-    await insertChunks(this.hot, this.engine, "mailboxes", mailboxes, (chunk) =>
-      this.db
-        .insertInto("scene_state_parts")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "kind", "key"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
-    );
+    await this.upsertRows("scene_state_parts", ["scene_id", "kind", "key"], mailboxes);
     if (write.droppedMailboxes.length > 0) {
       await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", write.droppedMailboxes).execute();
     }
-    const changes = write.changes.map(([seq, data]) => ({ scene_id: sceneId, seq, data }));
-    await insertChunks(this.hot, this.engine, "changes", changes, (chunk) =>
-      this.db
-        .insertInto("scene_world_changes")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
+    await this.upsertRows(
+      "scene_world_changes",
+      ["scene_id", "seq"],
+      write.changes.map(([seq, data]) => ({ scene_id: sceneId, seq, data })),
     );
     const trim = (slot: SlotOf) => this.db.deleteFrom("scene_world_changes").where("scene_id", "=", slot(0)).where("seq", "<", slot(1));
     await this.hot.run("trim", trim, [sceneId, write.keepChangesFrom]);
@@ -178,11 +171,6 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     const rows = entries.map((e) => ({ scene_id: sceneId, seq: e.seq, kind: e.kind, data: this.redact(e) }));
     // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
-    await insertChunks(this.hot, this.engine, "log", rows, (chunk) =>
-      this.db
-        .insertInto("scene_log")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doNothing()),
-    );
+    await this.upsertRows("scene_log", ["scene_id", "seq"], rows, "all");
   }
 }

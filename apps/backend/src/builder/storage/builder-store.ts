@@ -113,7 +113,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     const rows = new Map(
       entries.map((entry) => [`${entry.type}/${entry.key}`, { session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }]),
     );
-    await this.inChunks([...rows.values()], (chunk) => this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], chunk));
+    await this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], [...rows.values()]);
   }
 
   async clearOverlay(sessionId: string): Promise<void> {
