@@ -121,10 +121,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
   }
 
   async appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at = Date.now()): Promise<void> {
-    await this.db
-      .insertInto("builder_audit_events")
-      .values({ session_id: sessionId, type, data: this.redact(data), created_at: at })
-      .execute();
+    await this.insertRows("builder_audit_events", [{ session_id: sessionId, type, data: this.redact(data), created_at: at }]);
   }
 
   /** The session's events after `afterId`, oldest first. */
