@@ -51,8 +51,7 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   }
 
   async saveState(state: SceneRuntimeState): Promise<void> {
-    if (this.frozen) return;
-    await this.engine.transaction(() => this.writeState(state));
+    await this.commit(state.sceneId, [], state);
   }
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
