@@ -16,10 +16,7 @@ export const AGENT_CHANGE_MIGRATIONS: readonly Migration[] = [
 /** Who changed which agent profile, when, and what its tools, skills and rules became; kept for good (nothing is pruned). */
 export class AgentChangeLog extends Table<{ agent_changes: { seq: Generated<number>; agent_id: string; at: number; data: string } }, TableEngine> {
   async record(change: AgentChange): Promise<void> {
-    await this.db
-      .insertInto("agent_changes")
-      .values({ agent_id: change.agentId, at: change.at, data: JSON.stringify(change) })
-      .execute();
+    await this.insertRows("agent_changes", [{ agent_id: change.agentId, at: change.at, data: JSON.stringify(change) }]);
   }
 
   /** The agent's changes, newest first (an id deleted and created again keeps its whole history). */

@@ -82,6 +82,7 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
         .executeTakeFirst();
       let seq = (last?.seq ?? -1) + 1;
       const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redact(m) }));
+      // One statement (the kit's power-of-two chunks would make 3 messages two, in a savepoint): a scene step appends a few.
       if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
       return {};
     });

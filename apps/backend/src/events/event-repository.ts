@@ -1,5 +1,5 @@
 import type { SlotOf } from "../storage/prepared-query.ts";
-import { insertChunks, Table } from "../storage/table.ts";
+import { Table } from "../storage/table.ts";
 import { withEnvelope } from "./event-envelope.ts";
 import { hydratePayloadTexts } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
@@ -58,6 +58,6 @@ export class EventTable extends Table<{ events: EventsTable }> {
 
   async append(events: StoredEvent[]): Promise<void> {
     const rows = events.map((e) => ({ stream_id: e.streamId, seq: e.seq, type: e.type, data: e.json }));
-    await insertChunks(this.hot, this.engine, "append", rows, (chunk) => this.db.insertInto("events").values(chunk));
+    await this.insertRows("events", rows);
   }
 }

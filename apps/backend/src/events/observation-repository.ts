@@ -1,6 +1,6 @@
 import type { Observation } from "@weft/types";
 import type { StorageEngine } from "../storage/storage.ts";
-import { atomically, ID_LIST_CHUNK, insertChunks, rowsByIds, Table } from "../storage/table.ts";
+import { atomically, ID_LIST_CHUNK, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
 import type { EventRepository } from "./event-repository.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
@@ -71,19 +71,9 @@ export class ObservationTable extends Table<{ observations: ObservationsTable }>
 
   /** Inserts or replaces observations by (runId, invocationId), several rows a statement (the run writer flushes hundreds at once); the last copy of an invocation wins. */
   async upsert(items: OrderedObservation[]): Promise<void> {
-    const latest = new Map<string, ObservationsTable>();
-    for (const { ord, observation } of items) {
-      const row = { run_id: observation.runId, invocation_id: observation.invocationId, ord, data: this.redact(observation) };
-      // One INSERT cannot touch a row twice (PostgreSQL refuses it).
-      latest.delete(`${row.run_id}\u0000${row.invocation_id}`);
-      latest.set(`${row.run_id}\u0000${row.invocation_id}`, row);
-    }
-    await insertChunks(this.hot, this.engine, "upsert", [...latest.values()], (chunk) =>
-      this.db
-        .insertInto("observations")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["run_id", "invocation_id"]).doUpdateSet((eb) => ({ ord: eb.ref("excluded.ord"), data: eb.ref("excluded.data") }))),
-    );
+    // One INSERT cannot touch a row twice (PostgreSQL refuses it): one row per invocation, its last copy.
+    const rows = new Map(items.map(({ ord, observation: o }) => [`${o.runId}\u0000${o.invocationId}`, { run_id: o.runId, invocation_id: o.invocationId, ord, data: this.redact(o) }]));
+    await this.upsertRows("observations", ["run_id", "invocation_id"], [...rows.values()]);
   }
 
   /**

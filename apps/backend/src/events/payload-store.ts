@@ -1,5 +1,5 @@
 import type { Migration } from "../storage/migrations.ts";
-import { insertChunks, rowsByIds, Table, type TableEngine } from "../storage/table.ts";
+import { rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
@@ -75,12 +75,7 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
   /** Writes these texts now (an id stored before keeps its text), in the caller's transaction if any (several statements: one of their own). */
   async write(blobs: readonly PayloadBlob[]): Promise<void> {
     const rows = blobs.map((b) => ({ id: b.id, data: b.json }));
-    await insertChunks(this.hot, this.engine, "insert", rows, (chunk) =>
-      this.db
-        .insertInto("payloads")
-        .values(chunk)
-        .onConflict((oc) => oc.column("id").doNothing()),
-    );
+    await this.upsertRows("payloads", ["id"], rows, "all");
   }
 
   /** Texts a flush wrote in a transaction that rolled back: written again with the next flush. */

@@ -8,7 +8,7 @@ import { isPinnedSnapshot, pinnedSnapshot, readPinnedSnapshot, type PinnedRun } 
 import { RunInsertBatch } from "./run-insert-batch.ts";
 import { hydratePayloads, PAYLOAD_REF_KEY, type PayloadBlob } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
-import { insertChunks, rowsByIds, Table } from "../storage/table.ts";
+import { rowsByIds, Table } from "../storage/table.ts";
 
 /** What a fork changed at its node (`POST /api/runs/:id/fork`); everything else came from the forked run's record. */
 export const ForkChangesSchema = z.object({
@@ -211,7 +211,7 @@ export class RunTable extends Table<{ runs: RunsTable }> {
       }
     }
     const rows = runs.map(({ row }) => row);
-    await insertChunks(this.hot, this.engine, "create", rows, (chunk) => this.db.insertInto("runs").values(chunk));
+    await this.insertRows("runs", rows);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -277,12 +277,11 @@ export class RunTable extends Table<{ runs: RunsTable }> {
 
   /** Values left out keep what is stored. */
   async update(update: RunUpdate): Promise<void> {
-    const set: Partial<Pick<RunsTable, "status" | "started_at" | "finished_at" | "duration_ms" | "outputs" | "error">> = { status: update.status };
-    if (update.startedAt !== undefined) set.started_at = update.startedAt;
-    if (update.finishedAt !== undefined) set.finished_at = update.finishedAt;
-    if (update.durationMs !== undefined) set.duration_ms = update.durationMs;
-    if (update.outputs) set.outputs = this.redact(update.outputs);
-    if (update.error) set.error = this.redact(update.error);
+    const { startedAt, finishedAt, durationMs, outputs, error } = update;
+    const set = {
+      status: update.status,
+      ...present({ started_at: startedAt, finished_at: finishedAt, duration_ms: durationMs, outputs: outputs && this.redact(outputs), error: error && this.redact(error) }),
+    };
     const columns = Object.keys(set);
     // One statement per set of columns, built once (a run writer's flush on PostgreSQL compiled one per run it ended).
     await this.hot.run(`update:${columns.join(",")}`, (slot) => this.db.updateTable("runs").set(slotsOf(slot, set)).where("id", "=", slot(columns.length)), [...Object.values(set), update.id]);

@@ -1,12 +1,13 @@
-import { CompiledQuery } from "kysely";
+import { randomUUID } from "node:crypto";
+import { CompiledQuery, type Kysely } from "kysely";
 import { z } from "zod";
 import type { SceneStateStore } from "@weft/agent-runtime";
-import { SceneLogEntrySchema, type SceneLogEntry, type SceneRuntimeState } from "@weft/types";
+import { SceneLogEntrySchema, type MailboxState, type SceneLogEntry, type SceneRuntimeState, type WorldChange } from "@weft/types";
 import type { SlotOf } from "../storage/prepared-query.ts";
 import type { Int64Column as Bigint } from "../storage/ddl.ts";
 import { byteOrder, decodeStoredJson } from "../storage/document-table.ts";
-import { insertChunks, Table, type TableEngine } from "../storage/table.ts";
-import { decodeStoredState, SceneStateParts, stateRowsSql, type StateWrite, type StoredStateRow } from "./scene-state-store-parts.ts";
+import { Table, type TableEngine } from "../storage/table.ts";
+import { decodeStoredState, headerOf, newChanges, stateRowsSql, type StoredStateRow, type Written } from "./scene-state-store-parts.ts";
 
 /** Which conversation each agent instance of a scene's current session talks in. */
 export const SceneSessionSchema = z.object({
@@ -34,7 +35,10 @@ interface SceneTables {
 export class SceneStore extends Table<SceneTables, TableEngine> implements SceneStateStore {
   /** Set on shutdown: every write checks it first. */
   private frozen = false;
-  private readonly parts = new SceneStateParts((value) => this.redact(value));
+  /** Names this store's writes (`write_mark`): its memory of a scene is trusted while the state row holds its last one. */
+  private readonly writer = randomUUID();
+  private counter = 0;
+  private readonly written = new Map<string, Written>();
   private readonly stateRows = stateRowsSql(this.engine.sql.engine === "postgres" ? "$1" : "?1");
 
   /** Ignores every later write: on shutdown the saved state must stay what it was while the scene ran. */
@@ -47,8 +51,7 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   }
 
   async saveState(state: SceneRuntimeState): Promise<void> {
-    if (this.frozen) return;
-    await this.engine.transaction(() => this.writeState(state));
+    await this.commit(state.sceneId, [], state);
   }
 
   async loadState(sceneId: string): Promise<SceneRuntimeState | undefined> {
@@ -111,7 +114,7 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
   }
 
   private async remove(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
-    this.parts.forget(sceneId);
+    this.written.delete(sceneId);
     await this.engine.transaction(() => this.deleteRows(sceneId, tables));
   }
 
@@ -119,70 +122,68 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
     for (const table of tables) await this.db.deleteFrom(table).where("scene_id", "=", sceneId).execute();
   }
 
-  /** Only what changed since this store's last write of the scene, when the row still holds that write; else the whole state. */
+  /**
+   * Only what changed since this store's last write of the scene (each part compared with the object then written:
+   * `serializeScene` keeps unchanged ones), when the row still holds that write's mark; else the whole state. See README.md.
+   */
   private async writeState(state: SceneRuntimeState): Promise<void> {
     const id = state.sceneId;
+    const mark = `${this.writer}:${++this.counter}`;
+    const header = this.redact(headerOf(state));
     try {
-      const partial = this.parts.changes(state);
-      if (partial) {
-        const { write, previousMark } = partial;
-        const updated = await this.hot.run(
-          "header-if",
-          (slot) =>
-            this.db
-              .updateTable("scene_states")
-              .set({ status: slot(1), data: slot(2), saved_at: slot(3), write_mark: slot(4) })
-              .where("scene_id", "=", slot(0))
-              .where("write_mark", "=", slot(5))
-              .where("layout", "=", "parts"),
-          [id, state.status, write.header, state.savedAt, write.mark, previousMark],
-        );
-        if (updated === 1) {
-          await this.writeParts(id, write);
-          return this.parts.wrote(state, write);
-        }
+      const last = this.written.get(id);
+      const fresh = last && newChanges(state.world.history, last.lastChange);
+      const values = [id, state.status, header, state.savedAt, mark, last?.mark];
+      if (last && fresh && (await this.hot.run("header-if", headerIf(this.db), values)) === 1) {
+        await this.writeParts(state, last.mailboxes, fresh);
+      } else {
+        await this.deleteRows(id, ["scene_state_parts", "scene_world_changes"]);
+        await this.upsertRows("scene_states", ["scene_id"], [{ scene_id: id, status: state.status, data: header, saved_at: state.savedAt, layout: "parts", write_mark: mark }]);
+        await this.writeParts(state, new Map(), state.world.history);
       }
-      const write = this.parts.whole(state);
-      await this.deleteRows(id, ["scene_state_parts", "scene_world_changes"]);
-      await this.upsertRows("scene_states", ["scene_id"], [{ scene_id: id, status: state.status, data: write.header, saved_at: state.savedAt, layout: "parts", write_mark: write.mark }]);
-      await this.writeParts(id, write);
-      this.parts.wrote(state, write);
+      // A stopped scene is not remembered: its next save, if any, writes it whole.
+      if (state.status === "stopped") this.written.delete(id);
+      else this.written.set(id, { mark, mailboxes: new Map(Object.entries(state.mailboxes)), lastChange: state.world.history.at(-1) });
     } catch (error) {
-      this.parts.forget(id);
+      this.written.delete(id);
       throw error;
     }
   }
 
-  private async writeParts(sceneId: string, write: StateWrite): Promise<void> {
-    const mailboxes = write.mailboxes.map(([key, data]) => ({ scene_id: sceneId, kind: "mailbox", key, data }));
-    await insertChunks(this.hot, this.engine, "mailboxes", mailboxes, (chunk) =>
-      this.db
-        .insertInto("scene_state_parts")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "kind", "key"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
+  /** The mailboxes other than in `written` (by identity) and the `fresh` world changes; mailboxes gone and older changes deleted. */
+  private async writeParts(state: SceneRuntimeState, written: ReadonlyMap<string, MailboxState>, fresh: readonly WorldChange[]): Promise<void> {
+    const sceneId = state.sceneId;
+    const mailboxes = Object.entries(state.mailboxes).filter(([key, mailbox]) => written.get(key) !== mailbox);
+    await this.upsertRows(
+      "scene_state_parts",
+      ["scene_id", "kind", "key"],
+      mailboxes.map(([key, mailbox]) => ({ scene_id: sceneId, kind: "mailbox", key, data: this.redact(mailbox) })),
     );
-    if (write.droppedMailboxes.length > 0) {
-      await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", write.droppedMailboxes).execute();
-    }
-    const changes = write.changes.map(([seq, data]) => ({ scene_id: sceneId, seq, data }));
-    await insertChunks(this.hot, this.engine, "changes", changes, (chunk) =>
-      this.db
-        .insertInto("scene_world_changes")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doUpdateSet((eb) => ({ data: eb.ref("excluded.data") }))),
+    const dropped = [...written.keys()].filter((key) => !Object.hasOwn(state.mailboxes, key));
+    if (dropped.length > 0) await this.db.deleteFrom("scene_state_parts").where("scene_id", "=", sceneId).where("kind", "=", "mailbox").where("key", "in", dropped).execute();
+    await this.upsertRows(
+      "scene_world_changes",
+      ["scene_id", "seq"],
+      fresh.map((change) => ({ scene_id: sceneId, seq: change.seq, data: this.redact(change) })),
     );
+    // Rows of world changes older than the oldest the state keeps are deleted.
+    const keepFrom = state.world.history[0]?.seq ?? state.world.seq + 1;
     const trim = (slot: SlotOf) => this.db.deleteFrom("scene_world_changes").where("scene_id", "=", slot(0)).where("seq", "<", slot(1));
-    await this.hot.run("trim", trim, [sceneId, write.keepChangesFrom]);
+    await this.hot.run("trim", trim, [sceneId, keepFrom]);
   }
 
   private async writeLog(sceneId: string, entries: readonly SceneLogEntry[]): Promise<void> {
     const rows = entries.map((e) => ({ scene_id: sceneId, seq: e.seq, kind: e.kind, data: this.redact(e) }));
     // A log entry already stored under its number is kept as it is: a retried append cannot duplicate or reorder.
-    await insertChunks(this.hot, this.engine, "log", rows, (chunk) =>
-      this.db
-        .insertInto("scene_log")
-        .values(chunk)
-        .onConflict((oc) => oc.columns(["scene_id", "seq"]).doNothing()),
-    );
+    await this.upsertRows("scene_log", ["scene_id", "seq"], rows, "all");
   }
 }
+
+/** A partial write's header: only where the row still holds the store's last mark (`slot(5)`) and the parts layout. */
+const headerIf = (db: Kysely<SceneTables>) => (slot: SlotOf) =>
+  db
+    .updateTable("scene_states")
+    .set({ status: slot(1), data: slot(2), saved_at: slot(3), write_mark: slot(4) })
+    .where("scene_id", "=", slot(0))
+    .where("write_mark", "=", slot(5))
+    .where("layout", "=", "parts");

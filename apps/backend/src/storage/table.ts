@@ -1,16 +1,13 @@
-import { CamelCasePlugin, type Compilable, type Insertable, type Kysely } from "kysely";
+import { CamelCasePlugin, type Insertable, type Kysely } from "kysely";
 import { createQueryDb } from "./query-db.ts";
-import { powerOfTwoChunks, PreparedQueries, slotsOf } from "./prepared-query.ts";
+import { powerOfTwoChunks, PreparedQueries, slotsOf, type SlotOf } from "./prepared-query.ts";
 import type { StorageEngine } from "./storage.ts";
-
-/**
- * Rows per INSERT: a statement takes at most 65,535 parameters on PostgreSQL and 32,766 on SQLite.
- * Writes of more are one transaction.
- */
-export const MAX_INSERT_ROWS = 5_000;
 
 /** What a table needs of the engine at the least (the scene and Builder stores are given only this). */
 export type TableEngine = Pick<StorageEngine, "sql" | "redactor" | "transaction">;
+
+/** Values per multi-row insert (1,024 events or observations, 128 runs): far below either engine's limit of parameters. */
+const MAX_VALUES = 4096;
 
 /**
  * What a repository is built on: the engine (connection, transactions, redactor), Kysely typed with the
@@ -25,33 +22,46 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
     this.hot = new PreparedQueries(engine.sql);
   }
 
-  /** Writes `rows` one statement per MAX_INSERT_ROWS (none for no rows); several statements in one transaction: all stored or none. */
-  protected async inChunks<R>(rows: readonly R[], write: (chunk: R[]) => Promise<unknown>): Promise<void> {
-    const all = async () => {
-      for (let i = 0; i < rows.length; i += MAX_INSERT_ROWS) await write(rows.slice(i, i + MAX_INSERT_ROWS));
-    };
-    await (rows.length > MAX_INSERT_ROWS ? this.engine.transaction(all) : all());
+  /** Inserts `rows` (see `upsertRows`). */
+  protected insertRows<T extends keyof DB & string>(table: T, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> {
+    return this.upsertRows(table, [], rows);
   }
 
   /**
-   * Inserts `rows` (one statement; each key at most once); where a row with the same `key` is stored, sets its other
-   * columns to the new row's, but those in `keep` (e.g. `created_at`).
+   * Inserts `rows` (the same columns in the same order in each; each key at most once); where a row with the same `key`
+   * is stored, sets its other columns to the new row's, but those in `keep` (e.g. `created_at`), or with keep "all"
+   * leaves it as it is. Statements are built once per shape and power-of-two chunk size (`powerOfTwoChunks`, at most
+   * MAX_VALUES values each: a run writer's flush on PostgreSQL compiled its inserts every time); several are
+   * `atomically` one write, all stored or none.
    */
   protected async upsertRows<T extends keyof DB & string>(
     table: T,
     key: ReadonlyArray<keyof DB[T] & string>,
     rows: ReadonlyArray<Insertable<DB[T]>>,
-    keep: ReadonlyArray<keyof DB[T] & string> = [],
+    keep: ReadonlyArray<keyof DB[T] & string> | "all" = [],
   ): Promise<void> {
-    const left = new Set<string>([...key, ...keep]);
-    const changed = Object.keys(rows[0] ?? {}).filter((column) => !left.has(column));
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]);
+    const left = new Set<string>(keep === "all" ? columns : [...key, ...keep]);
+    const changed = columns.filter((column) => !left.has(column));
     // Kysely cannot type a table and columns its caller chooses; the signature above checks them.
     const db = this.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    await db
-      .insertInto(table as string)
-      .values(rows as Array<Record<string, unknown>>)
-      .onConflict((oc) => oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))))
-      .execute();
+    const insert = (chunk: Array<Record<string, unknown>>) => {
+      const query = db.insertInto(table as string).values(chunk);
+      if (key.length === 0) return query;
+      return query.onConflict((oc) =>
+        changed.length === 0 ? oc.columns(key).doNothing() : oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))),
+      );
+    };
+    const shape = `${table} (${columns.join()}) on ${key.join()} set ${changed.join()}`;
+    const chunks = [...powerOfTwoChunks(rows as Array<Record<string, unknown>>, Math.floor(MAX_VALUES / columns.length))];
+    const all = async () => {
+      for (const chunk of chunks) {
+        const slots = (slot: SlotOf) => chunk.map((row, n) => slotsOf((i) => slot(n * columns.length + i), row));
+        await this.hot.run(`${shape}:${chunk.length}`, (slot) => insert(slots(slot)), chunk.flatMap(Object.values));
+      }
+    };
+    await (chunks.length > 1 ? atomically(this.engine, all) : all());
   }
 
   /** `db` for rows that name their columns in camelCase (`RowOf` a record): Kysely's CamelCasePlugin maps them to snake_case. */
@@ -63,27 +73,6 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   protected redact(value: unknown): string {
     return this.engine.redactor.json(JSON.stringify(value));
   }
-}
-
-/** Values per multi-row insert (1,024 events or observations, 128 runs): far below either engine's limit of parameters. */
-const MAX_VALUES = 4096;
-
-/**
- * Inserts `rows` (columns to values, the same columns in the same order in each) by statements built once per chunk size
- * (`powerOfTwoChunks`): a run writer's flush on PostgreSQL compiled its inserts every time. Several statements are
- * `atomically` one write, all stored or none.
- */
-export async function insertChunks<R extends object>(hot: PreparedQueries, engine: TableEngine, key: string, rows: readonly R[], insert: (chunk: R[]) => Compilable): Promise<void> {
-  if (rows.length === 0) return;
-  const width = Object.keys(rows[0]).length;
-  const chunks = [...powerOfTwoChunks(rows, Math.floor(MAX_VALUES / width))];
-  const all = async () => {
-    for (const chunk of chunks) {
-      const values = chunk.flatMap((row) => Object.values(row));
-      await hot.run(`${key}:${chunk.length}`, (slot) => insert(chunk.map((row, n) => slotsOf((i) => slot(n * width + i), row))), values);
-    }
-  };
-  await (chunks.length > 1 ? atomically(engine, all) : all());
 }
 
 /**

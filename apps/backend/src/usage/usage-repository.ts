@@ -1,7 +1,7 @@
 import { sql, type Generated, type Insertable } from "kysely";
 import type { Int64Column } from "../storage/ddl.ts";
 import { num, optionalNum } from "../storage/row-values.ts";
-import { ID_LIST_CHUNK, insertChunks, Table } from "../storage/table.ts";
+import { ID_LIST_CHUNK, Table } from "../storage/table.ts";
 import { RunInsertBatch } from "../events/run-insert-batch.ts";
 import type { UsageGroup, UsageQuery, UsageRecord, UsageRow } from "./usage-schemas.ts";
 
@@ -96,7 +96,7 @@ export class UsageRepository extends Table<{ llm_usage: UsageTable }> {
   }
 
   private async insert(rows: Insertable<UsageTable>[]): Promise<void> {
-    await insertChunks(this.hot, this.engine, "record", rows, (chunk) => this.db.insertInto("llm_usage").values(chunk));
+    await this.insertRows("llm_usage", rows);
   }
 
   /**

@@ -113,7 +113,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
     const rows = new Map(
       entries.map((entry) => [`${entry.type}/${entry.key}`, { session_id: sessionId, object_type: entry.type, object_key: entry.key, entry: JSON.stringify(entry), updated_at: now }]),
     );
-    await this.inChunks([...rows.values()], (chunk) => this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], chunk));
+    await this.upsertRows("builder_working_copy", ["session_id", "object_type", "object_key"], [...rows.values()]);
   }
 
   async clearOverlay(sessionId: string): Promise<void> {
@@ -121,10 +121,7 @@ export class BuilderStore extends Table<BuilderTables, TableEngine> {
   }
 
   async appendAudit(sessionId: string, type: AuditEventType, data: Record<string, unknown>, at = Date.now()): Promise<void> {
-    await this.db
-      .insertInto("builder_audit_events")
-      .values({ session_id: sessionId, type, data: this.redact(data), created_at: at })
-      .execute();
+    await this.insertRows("builder_audit_events", [{ session_id: sessionId, type, data: this.redact(data), created_at: at }]);
   }
 
   /** The session's events after `afterId`, oldest first. */
