@@ -10,7 +10,7 @@
  */
 // The backend's copy of the API (the root has none), the one its tracer registered its context manager with.
 import { context } from "../apps/backend/node_modules/@opentelemetry/api";
-import type { LlmCaller, LlmChatResult, LlmProfile, Observation } from "../packages/types/src/index.ts";
+import type { LlmCaller, LlmChatResult, LlmProfile, NodeDefinition, Observation } from "../packages/types/src/index.ts";
 import { LlmProfileSchema, SecretRedactor, silentLogger } from "../packages/types/src/index.ts";
 import { startTracing } from "../apps/backend/src/tracing/process-tracing.ts";
 import { NodeSpans } from "../packages/agent-runtime/src/engine/node-spans.ts";
@@ -42,10 +42,15 @@ const answer: LlmChatResult = {
 const completed = { status: "completed", cached: false, attempts: 1 } as Observation;
 const agent = { agentId: "agent-1", conversationId: "conversation-1", profile: { id: "text-helper", name: "Text helper" } };
 
+/** What NodeSpans reads of a node's definition: whether it is idempotent (the interface nodes and core:math are, llm:chat is not). */
+const defOf = (idempotent: boolean) => ({ spec: { flags: { idempotent } } }) as NodeDefinition;
+const deliberationDefs = [true, true, true, false, true, true, true].map(defOf);
+const toolDefs = [defOf(true)];
+
 /** A graph's run span and its node spans, the node at `llmAt` making an LLM call inside its context. */
 async function graph(runId: string, nodes: number, llmAt: number): Promise<void> {
   const run = startGraphSpan(tracing, runId, { id: "agent-deliberation", name: "Agent deliberation" }, context.active());
-  const spans = new NodeSpans(tracing, run.context, runId, nodes);
+  const spans = new NodeSpans(tracing, run.context, runId, nodes === 7 ? deliberationDefs : toolDefs);
   for (let i = 0; i < nodes; i++) {
     spans.start(i, `node-${i}`, i === llmAt ? "llm:chat" : "core:workflow-input", `${runId}:node-${i}`);
     if (i === llmAt) {

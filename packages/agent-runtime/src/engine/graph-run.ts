@@ -79,7 +79,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     this.pending = new Int32Array(n);
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
     this.queue = new Int32Array(n);
-    this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, n) : undefined;
+    this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, graph.defs) : undefined;
     this.ends = new NodeEndings(scope, graph, options, this.spans, this);
   }
 
