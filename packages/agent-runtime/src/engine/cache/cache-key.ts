@@ -32,13 +32,6 @@ export class CacheKey {
   /** The entry's ref (`CacheEntry.ref`) once a cache stores it; NO_REF until then. */
   ref: number = NO_REF;
 
-  /** The one input edge of a node that has exactly one (most have): its port, handle and upstream ref, kept without an array; else "", "" and NO_REF. */
-  readonly port: string;
-  readonly handle: string;
-  readonly upstream: number;
-  /** With two input edges or more, per edge in edge order: port, handle, upstream ref; else empty. */
-  readonly edges: readonly (string | number)[];
-
   constructor(
     /** 53-bit hash of the other fields: a non-negative integer. */
     readonly hash: number,
@@ -46,24 +39,13 @@ export class CacheKey {
     readonly node: string,
     readonly config: ObjectPart,
     readonly literals: ObjectPart,
-    /** Per input edge, in edge order: port, handle, upstream ref (a node with one edge may give it as the next three arguments). */
-    edges: readonly (string | number)[],
-    port = "",
-    handle = "",
-    upstream = NO_REF,
-  ) {
-    if (edges.length === 3) {
-      this.port = edges[0] as string;
-      this.handle = edges[1] as string;
-      this.upstream = edges[2] as number;
-      this.edges = NO_EDGES;
-    } else {
-      this.port = port;
-      this.handle = handle;
-      this.upstream = upstream;
-      this.edges = edges;
-    }
-  }
+    /** With two input edges or more, per edge in edge order: port, handle, upstream ref; else empty. */
+    readonly edges: readonly (string | number)[],
+    /** The one input edge of a node that has exactly one (most have): its port, handle and upstream ref, kept without an array; else "", "" and NO_REF. */
+    readonly port = "",
+    readonly handle = "",
+    readonly upstream = NO_REF,
+  ) {}
 
   /** As an entry, the key it is stored under: itself. */
   get key(): CacheKey {
