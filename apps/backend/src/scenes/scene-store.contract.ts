@@ -144,6 +144,14 @@ export function sceneStoreContract(harness: StorageHarness): void {
       await store.commit("s1", [{ seq: 0, ts: 1, kind: "private.changed", instanceId: "ann", op: "set", path: "key", after: "sk-scene-secret-1" }], state);
       expect(JSON.stringify(await store.loadState("s1"))).not.toContain("sk-scene-secret-1");
       expect(JSON.stringify(await store.readLog("s1"))).not.toContain("sk-scene-secret-1");
+      // The parts a later save writes alone: a mailbox's queued trigger and a world change.
+      const secretChange: WorldChange = { seq: 2, op: "set", path: "note", after: "sk-scene-secret-1", ts: 2 };
+      const later = nextState(state, { ann: mailbox(1, ["sk-scene-secret-1"]) }, [secretChange]);
+      await store.saveState(later);
+      const loaded = await store.loadState("s1");
+      expect(loaded?.mailboxes.ann.queue).toHaveLength(1);
+      expect(loaded?.world.history.map((c) => c.seq)).toEqual([2]);
+      expect(JSON.stringify(loaded)).not.toContain("sk-scene-secret-1");
     });
 
     describe("the state saved in parts", () => {
