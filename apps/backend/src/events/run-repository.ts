@@ -79,30 +79,10 @@ export interface RunWithWorkflow {
 /** A run's stored status once it has ended: nothing changes it after. */
 export const ENDED_STATUSES = ["completed", "failed", "cancelled", "interrupted", "budget_exceeded"] as const satisfies readonly RunRecord["status"][];
 
-/** The `runs` table (`ord`, PostgreSQL's insertion counter, is not read). */
-export interface RunsTable {
-  id: string;
-  workflow_id: string;
-  workflow_revision: number;
-  status: string;
-  inputs: string;
-  outputs: string;
-  error: string | null;
-  rerun_from: string | null;
-  source_run_id: string | null;
-  created_by: string | null;
-  /** `{ forkOf, changes }` as JSON, for a fork (runs-001); null otherwise. */
-  fork: string | null;
-  workflow: string;
-  /** RunRecord.trigger as JSON (runs-002). */
-  triggered_by: string | null;
-  /** PostgreSQL answers BIGINT as text. */
-  created_at: number | string;
-  started_at: number | string | null;
-  finished_at: number | string | null;
-  duration_ms: number | null;
-  workflow_version: number | null;
-}
+/** Times a run's row keeps as BIGINT, which PostgreSQL answers as text. */
+type RunTimes = "created_at" | "started_at" | "finished_at";
+/** The `runs` table: the columns `runRow` writes (`ord`, PostgreSQL's insertion counter, is not read). */
+export type RunsTable = Omit<ReturnType<typeof runRow>, RunTimes> & { created_at: number | string; started_at: number | string | null; finished_at: number | string | null };
 export type RunRow = Omit<RunsTable, "workflow">;
 
 /** Every column of `runs`, named once: by `runRow`, in its order (the SQLite flush's insert names them so too). */
@@ -152,7 +132,7 @@ function decodeRun(row: RunRow): RunRecord {
  * A run's row as both writers store it (RunTable.create, and write-batch.ts's SQLite flush): runtime JSON passed
  * through `redact`; `workflow` is "null" when not kept. The columns come in one order, whatever the record holds.
  */
-export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string): RunsTable {
+export function runRow(record: RunRecord, workflow: Workflow | undefined, redact: (value: unknown) => string, snapshot?: string) {
   return {
     id: record.id,
     workflow_id: record.workflowId,
@@ -164,7 +144,9 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
     rerun_from: record.rerunFrom ?? null,
     source_run_id: record.sourceRunId ?? null,
     created_by: record.createdBy ?? null,
+    /** `{ forkOf, changes }` for a fork (runs-001). */
     fork: record.forkOf ? redact({ forkOf: record.forkOf, changes: record.forkChanges ?? {} }) : null,
+    /** RunRecord.trigger (runs-002). */
     triggered_by: record.trigger ? JSON.stringify(record.trigger) : null,
     created_at: record.createdAt,
     started_at: record.startedAt ?? null,
