@@ -40,19 +40,15 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
     const { id } = input;
     const now = new Date();
     const conversation = ConversationSchema.parse({ ...input, createdAt: now.toISOString(), updatedAt: now.toISOString() });
-    const result = await this.db
-      .insertInto("conversations")
-      .values({
-        id,
-        agent_id: conversation.agentId ?? null,
-        fork_of: conversation.forkOf?.conversationId ?? null,
-        data: JSON.stringify(conversation),
-        created_at: now.getTime(),
-        updated_at: now.getTime(),
-      })
-      .onConflict((oc) => oc.column("id").doNothing())
-      .executeTakeFirst();
-    if (result.numInsertedOrUpdatedRows === 0n) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
+    const row = {
+      id,
+      agent_id: conversation.agentId ?? null,
+      fork_of: conversation.forkOf?.conversationId ?? null,
+      data: JSON.stringify(conversation),
+      created_at: now.getTime(),
+      updated_at: now.getTime(),
+    };
+    if ((await this.upsertRows("conversations", ["id"], [row], "all")) === 0) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
     return conversation;
   }
 

@@ -154,12 +154,7 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     const now = Date.now();
     const stored = { ...document, revision: 1 };
     const inserted = await this.engine.transaction(async () => {
-      const result = await this.db
-        .insertInto(this.table)
-        .values(this.row(stored, now))
-        .onConflict((oc) => oc.column("id").doNothing())
-        .executeTakeFirst();
-      if (result.numInsertedOrUpdatedRows === 0n) return false;
+      if ((await this.upsertRows(this.table, ["id"], [this.row(stored, now)], "all")) === 0) return false;
       await this.versions.record(stored.id, versionContent(stored), note, now);
       return true;
     });

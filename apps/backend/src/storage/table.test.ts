@@ -11,11 +11,11 @@ interface Tables {
 
 /** The kit's chunked insert on two core tables, as a repository calls it. */
 class Probe extends Table<Tables> {
-  putMeta(rows: Array<Tables["meta"]>, keep?: "all"): Promise<void> {
+  putMeta(rows: Array<Tables["meta"]>, keep?: "all"): Promise<number> {
     return this.upsertRows("meta", ["key"], rows, keep);
   }
 
-  putSettings(rows: Array<{ key: string; data: string; updated_at: number }>): Promise<void> {
+  putSettings(rows: Array<{ key: string; data: string; updated_at: number }>): Promise<number> {
     return this.upsertRows("settings", ["key"], rows, ["updated_at"]);
   }
 
@@ -48,11 +48,12 @@ describe.each(["sqlite", "postgres"] as const)("Table.upsertRows (%s)", (engine)
     try {
       const probe = new Probe(storage);
       await probe.putMeta([{ key: "k2999", value: "stored" }]);
-      await probe.putMeta(rows("new"), "all");
+      // It answers the rows it wrote: not the one left as it was; with no `keep`, every row, inserted or replaced.
+      expect(await probe.putMeta(rows("new"), "all")).toBe(2999);
       const stored = await probe.meta();
       expect(stored).toHaveLength(3000);
       expect(stored.filter((r) => r.value === "stored")).toEqual([{ key: "k2999", value: "stored" }]);
-      await probe.putMeta(rows("newer"));
+      expect(await probe.putMeta(rows("newer"))).toBe(3000);
       expect(new Set((await probe.meta()).map((r) => r.value))).toEqual(new Set(["newer"]));
     } finally {
       await storage.close();

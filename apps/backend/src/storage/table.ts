@@ -23,7 +23,7 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   }
 
   /** Inserts `rows` (see `upsertRows`). */
-  protected insertRows<T extends keyof DB & string>(table: T, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<void> {
+  protected insertRows<T extends keyof DB & string>(table: T, rows: ReadonlyArray<Insertable<DB[T]>>): Promise<number> {
     return this.upsertRows(table, [], rows);
   }
 
@@ -32,15 +32,15 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
    * is stored, sets its other columns to the new row's, but those in `keep` (e.g. `created_at`), or with keep "all"
    * leaves it as it is. Statements are built once per shape and power-of-two chunk size (`powerOfTwoChunks`, at most
    * MAX_VALUES values each: a run writer's flush on PostgreSQL compiled its inserts every time); several are
-   * `atomically` one write, all stored or none.
+   * `atomically` one write, all stored or none. Answers how many rows it inserted or changed (0 for those left as they are).
    */
   protected async upsertRows<T extends keyof DB & string>(
     table: T,
     key: ReadonlyArray<keyof DB[T] & string>,
     rows: ReadonlyArray<Insertable<DB[T]>>,
     keep: ReadonlyArray<keyof DB[T] & string> | "all" = [],
-  ): Promise<void> {
-    if (rows.length === 0) return;
+  ): Promise<number> {
+    if (rows.length === 0) return 0;
     const columns = Object.keys(rows[0]);
     const left = new Set<string>(keep === "all" ? columns : [...key, ...keep]);
     const changed = columns.filter((column) => !left.has(column));
@@ -56,12 +56,14 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
     const shape = `${table} (${columns.join()}) on ${key.join()} set ${changed.join()}`;
     const chunks = [...powerOfTwoChunks(rows as Array<Record<string, unknown>>, Math.floor(MAX_VALUES / columns.length))];
     const all = async () => {
+      let written = 0;
       for (const chunk of chunks) {
         const slots = (slot: SlotOf) => chunk.map((row, n) => slotsOf((i) => slot(n * columns.length + i), row));
-        await this.hot.run(`${shape}:${chunk.length}`, (slot) => insert(slots(slot)), chunk.flatMap(Object.values));
+        written += await this.hot.run(`${shape}:${chunk.length}`, (slot) => insert(slots(slot)), chunk.flatMap(Object.values));
       }
+      return written;
     };
-    await (chunks.length > 1 ? atomically(this.engine, all) : all());
+    return chunks.length > 1 ? atomically(this.engine, all) : all();
   }
 
   /** `db` for rows that name their columns in camelCase (`RowOf` a record): Kysely's CamelCasePlugin maps them to snake_case. */
