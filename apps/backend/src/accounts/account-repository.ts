@@ -30,13 +30,14 @@ export class AccountTable extends Table<AccountTables, TableEngine> implements A
   }
 
   async insertUser(user: UserRecord): Promise<void> {
-    await this.db.insertInto("users").values(this.userRow(user)).execute();
+    if (!(await this.insertUserIfAbsent(user))) throw new Error(`a user with id "${user.id}" exists already`);
   }
 
   async insertUserIfAbsent(user: UserRecord): Promise<boolean> {
+    const row = { id: user.id, username: user.username, name: user.name, role: user.role, password_hash: user.passwordHash, created_at: user.createdAt, updated_at: user.updatedAt };
     const result = await this.db
       .insertInto("users")
-      .values(this.userRow(user))
+      .values(row)
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     if (result.numInsertedOrUpdatedRows === 1n) return true;
@@ -44,10 +45,6 @@ export class AccountTable extends Table<AccountTables, TableEngine> implements A
     // `ON CONFLICT (id)` does not catch. Only the same id means the user is present; a taken username stays an error.
     if (await this.getUser(user.id)) return false;
     throw new Error(`username "${user.username}" is taken by another user`);
-  }
-
-  private userRow(user: UserRecord) {
-    return { id: user.id, username: user.username, name: user.name, role: user.role, password_hash: user.passwordHash, created_at: user.createdAt, updated_at: user.updatedAt };
   }
 
   async getUser(id: string): Promise<UserRecord | undefined> {
