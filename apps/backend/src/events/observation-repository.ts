@@ -16,13 +16,6 @@ export interface OrderedObservation {
 /** What the observations' users call (one implementation, for both engines). */
 export type ObservationRepository = Pick<ObservationTable, keyof ObservationTable>;
 
-interface ObservationsTable {
-  run_id: string;
-  invocation_id: string;
-  ord: number;
-  data: string;
-}
-
 /** Events read per page when a run's observations are made from them. */
 const EVENT_PAGE = 2000;
 
@@ -30,7 +23,7 @@ const EVENT_PAGE = 2000;
  * Observations, on both engines, read back whole: their large values resolved (`payload-refs.ts`), and a running run's
  * (an agent's run's, never finalized) made from its node events (`observation-refs.ts`), as the run's events are read.
  */
-export class ObservationTable extends Table<{ observations: ObservationsTable }> {
+export class ObservationTable extends Table<{ observations: { run_id: string; invocation_id: string; ord: number; data: string } }> {
   private readonly payloads = new PayloadStore(this.engine);
 
   constructor(
