@@ -1,8 +1,7 @@
 import type { Observation } from "@weft/types";
-import type { StorageEngine } from "../storage/storage.ts";
 import { atomically, ID_LIST_CHUNK, rowsByIds, Table } from "../storage/table.ts";
 import { powerOfTwoChunks, type SlotOf } from "../storage/prepared-query.ts";
-import type { EventRepository } from "./event-repository.ts";
+import { EventTable } from "./event-repository.ts";
 import { fillFromEvents, isObservationStub, observationsFromEvents } from "./observation-refs.ts";
 import { hydratePayloads } from "./payload-refs.ts";
 import { PayloadStore } from "./payload-store.ts";
@@ -25,13 +24,8 @@ const EVENT_PAGE = 2000;
  */
 export class ObservationTable extends Table<{ observations: { run_id: string; invocation_id: string; ord: number; data: string } }> {
   private readonly payloads = new PayloadStore(this.engine);
-
-  constructor(
-    engine: StorageEngine,
-    private readonly events: EventRepository,
-  ) {
-    super(engine);
-  }
+  /** The run's node events, which a running run's observations are made from. */
+  private readonly events = new EventTable(this.engine);
 
   async listByRun(runId: string): Promise<Observation[]> {
     const rows = await this.hot.rows("listByRun", (slot) => this.db.selectFrom("observations").select("data").where("run_id", "=", slot(0)).orderBy("ord"), [runId]);

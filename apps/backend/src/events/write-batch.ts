@@ -18,8 +18,7 @@ export interface JournalStorage extends StorageEngine {
 
 /** The journal's repositories on the engine's connection. */
 export function journalRepositories(engine: StorageEngine): Omit<JournalStorage, keyof StorageEngine> {
-  const events = new EventTable(engine);
-  const [runs, observations] = [new RunTable(engine), new ObservationTable(engine, events)];
+  const [runs, events, observations] = [new RunTable(engine), new EventTable(engine), new ObservationTable(engine)];
   return { runs, events, observations, writeBatch: batchWriter(engine, runs, events, observations) };
 }
 
