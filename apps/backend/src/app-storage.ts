@@ -8,13 +8,11 @@ import { ConversationTable } from "./agents/conversation-repository.ts";
 import { AgentSessionTable } from "./agents/agent-session-repository.ts";
 import { AgentStepTable } from "./agents/agent-step-repository.ts";
 import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
-import { SettingsTableRepository } from "./settings/settings-repository.ts";
-import { MetaTable } from "./seed/meta-repository.ts";
+import { SettingsTableRepository, type SettingsRepository } from "./settings/settings-repository.ts";
+import { MetaTable, type MetaRepository } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
 import { MIGRATIONS } from "./schema.ts";
 import type { AgentsStorage } from "./agents/agents-storage.ts";
-import type { SettingsRepository } from "./settings/settings-repository.ts";
-import type { MetaRepository } from "./seed/meta-repository.ts";
 
 /**
  * The server's storage: the engine with every domain's core repositories on it, which is what the runtime's services
