@@ -114,7 +114,6 @@ const CURRENT_FILES: readonly string[] = [
   "storage/storage.ts",
   "storage/table.ts",
   "workflows/workflow-repository.ts",
-  "workflows/workflow-summary.ts",
 ];
 
 /** Storage-looking files left out, and why: printed so the rule can be checked. */

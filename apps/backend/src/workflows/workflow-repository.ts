@@ -1,11 +1,46 @@
 import { sql } from "kysely";
-import { WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
+import { isSkill, workflowInterface, WorkflowInterfaceSchema, WorkflowSchema, type Workflow, type WorkflowSummary } from "@weft/types";
+import { z } from "zod";
 import { decodeStoredJson, DocumentTable, listReadable, nameOrder, type Listing } from "../storage/document-table.ts";
-import { summaryColumns, summaryFrom, type SummaryColumns } from "./workflow-summary.ts";
-import { flag } from "../storage/row-values.ts";
+import { flag, num } from "../storage/row-values.ts";
 import type { PostgresHandle } from "../storage/sql-handle.ts";
 import { preparedStatement } from "../storage/statement-cache.ts";
 import type { StorageEngine } from "../storage/storage.ts";
+
+/**
+ * The workflow list's summary kept in columns beside the document (both engines), written with every
+ * workflow write, so listing reads a few columns instead of decoding every stored workflow.
+ */
+function summaryColumns(workflow: Workflow) {
+  return {
+    description: workflow.description,
+    /** JSON array of strings. */
+    tags: JSON.stringify(workflow.tags),
+    node_count: workflow.nodes.length,
+    is_skill: isSkill(workflow),
+    /** JSON of the WorkflowInterface. */
+    interface: JSON.stringify(workflowInterface(workflow)),
+  };
+}
+
+type SummaryColumns = ReturnType<typeof summaryColumns>;
+
+const TagsSchema = z.array(z.string());
+
+/** A summary from its stored columns (written by `summaryColumns`, so checked only for shape). */
+function summaryFrom(row: { id: string; name: string; revision: number; updated_at: number | string }, columns: SummaryColumns): WorkflowSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    description: columns.description,
+    revision: row.revision,
+    tags: TagsSchema.parse(JSON.parse(columns.tags)),
+    nodeCount: columns.node_count,
+    updatedAt: num(row.updated_at),
+    isSkill: columns.is_skill,
+    interface: WorkflowInterfaceSchema.parse(JSON.parse(columns.interface)),
+  };
+}
 
 /** What a workflow's nodes call by id (`config.workflowId`), kept in `calls` for `callersOf` (PostgreSQL). */
 function callsOf(workflow: Workflow): string {
