@@ -35,14 +35,9 @@ export class AccountTable extends Table<AccountTables, TableEngine> implements A
 
   async insertUserIfAbsent(user: UserRecord): Promise<boolean> {
     const row = { id: user.id, username: user.username, name: user.name, role: user.role, password_hash: user.passwordHash, created_at: user.createdAt, updated_at: user.updatedAt };
-    const result = await this.db
-      .insertInto("users")
-      .values(row)
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (result.numInsertedOrUpdatedRows === 1n) return true;
     // No conflict target: a racing insert of the same user can trip the username index before the id one, which
     // `ON CONFLICT (id)` does not catch. Only the same id means the user is present; a taken username stays an error.
+    if ((await this.upsertRows("users", [], [row], "all")) === 1) return true;
     if (await this.getUser(user.id)) return false;
     throw new Error(`username "${user.username}" is taken by another user`);
   }

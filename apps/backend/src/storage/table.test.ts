@@ -15,6 +15,11 @@ class Probe extends Table<Tables> {
     return this.upsertRows("meta", ["key"], rows, keep);
   }
 
+  /** No key: insert-or-ignore on whatever unique constraint a row breaks. */
+  addMeta(rows: Array<Tables["meta"]>): Promise<number> {
+    return this.upsertRows("meta", [], rows, "all");
+  }
+
   putSettings(rows: Array<{ key: string; data: string; updated_at: number }>): Promise<number> {
     return this.upsertRows("settings", ["key"], rows, ["updated_at"]);
   }
@@ -55,6 +60,22 @@ describe.each(["sqlite", "postgres"] as const)("Table.upsertRows (%s)", (engine)
       expect(stored.filter((r) => r.value === "stored")).toEqual([{ key: "k2999", value: "stored" }]);
       expect(await probe.putMeta(rows("newer"))).toBe(3000);
       expect(new Set((await probe.meta()).map((r) => r.value))).toEqual(new Set(["newer"]));
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('with no key and keep "all" leaves out a row a unique constraint refuses, and answers the rows it inserted', async () => {
+    const storage = await open[engine]();
+    try {
+      const probe = new Probe(storage);
+      await probe.putMeta([{ key: "a", value: "stored" }]);
+      expect(await probe.addMeta([{ key: "a", value: "again" }])).toBe(0);
+      expect(await probe.addMeta([{ key: "b", value: "new" }])).toBe(1);
+      expect(await probe.meta()).toEqual([
+        { key: "a", value: "stored" },
+        { key: "b", value: "new" },
+      ]);
     } finally {
       await storage.close();
     }

@@ -30,7 +30,7 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   /**
    * Inserts `rows` (the same columns in the same order in each; each key at most once); where a row with the same `key`
    * is stored, sets its other columns to the new row's, but those in `keep` (e.g. `created_at`), or with keep "all"
-   * leaves it as it is. Statements are built once per shape and power-of-two chunk size (`powerOfTwoChunks`, at most
+   * leaves it as it is (with no `key`, keep "all" leaves out a row any unique constraint refuses). Statements are built once per shape and power-of-two chunk size (`powerOfTwoChunks`, at most
    * MAX_VALUES values each: a run writer's flush on PostgreSQL compiled its inserts every time); several are
    * `atomically` one write, all stored or none. Answers how many rows it inserted or changed (0 for those left as they are).
    */
@@ -48,7 +48,7 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
     const db = this.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const insert = (chunk: Array<Record<string, unknown>>) => {
       const query = db.insertInto(table as string).values(chunk);
-      if (key.length === 0) return query;
+      if (key.length === 0) return keep === "all" ? query.onConflict((oc) => oc.doNothing()) : query;
       return query.onConflict((oc) =>
         changed.length === 0 ? oc.columns(key).doNothing() : oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))),
       );
