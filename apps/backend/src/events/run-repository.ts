@@ -212,13 +212,7 @@ export class RunTable extends Table<{ runs: RunsTable }> {
    * reads per run. Runs sharing a snapshot text share one workflow object.
    */
   async getWithWorkflows(ids: readonly string[]): Promise<Map<string, RunWithWorkflow>> {
-    const rows = await rowsByIds(ids, (chunk) =>
-      this.db
-        .selectFrom("runs")
-        .select([...RUN_COLUMNS, "workflow"])
-        .where("id", "in", chunk)
-        .execute(),
-    );
+    const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("runs").select(RUNS_COLUMNS).where("id", "in", chunk).execute());
     const records = await hydratePayloads(rows.map(decodeRun), this.payloads.load);
     const workflows = new Map<string, Promise<Workflow | undefined>>();
     const found = new Map<string, RunWithWorkflow>();
