@@ -37,18 +37,17 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
   }
 
   private async insert(input: Partial<Conversation> & { id: string }): Promise<Conversation> {
-    const { id } = input;
     const now = new Date();
     const conversation = ConversationSchema.parse({ ...input, createdAt: now.toISOString(), updatedAt: now.toISOString() });
     const row = {
-      id,
+      id: conversation.id,
       agent_id: conversation.agentId ?? null,
       fork_of: conversation.forkOf?.conversationId ?? null,
       data: JSON.stringify(conversation),
       created_at: now.getTime(),
       updated_at: now.getTime(),
     };
-    if ((await this.upsertRows("conversations", ["id"], [row], "all")) === 0) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${id}" already exists.`);
+    if ((await this.upsertRows("conversations", ["id"], [row], "all")) === 0) throw new ConversationStoreError("CONVERSATION_EXISTS", `Conversation "${conversation.id}" already exists.`);
     return conversation;
   }
 
