@@ -19,11 +19,7 @@ function userOf(row: Selectable<AccountTables["users"]>): UserRecord {
   return { id: row.id, username: row.username, name: row.name, role: RoleSchema.parse(row.role), passwordHash: row.password_hash, createdAt: num(row.created_at), updatedAt: num(row.updated_at) };
 }
 
-/**
- * Users, sessions and personal tokens, on either engine: every query runs on the storage's connection
- * (SQLite through its gate, PostgreSQL on `current()`), so it joins `Storage.transaction`. The tables come with
- * ACCOUNT_MIGRATIONS.
- */
+/** Users, sessions and personal tokens (ACCOUNT_MIGRATIONS' tables); as every Table's, its queries join `Storage.transaction`. */
 export class AccountTable extends Table<AccountTables, TableEngine> implements AccountRepository {
   private users() {
     return this.db.selectFrom("users as u").select(USER_COLUMNS);

@@ -49,10 +49,7 @@ function decode({ header, username, ...row }: Row): StoredCredential {
   };
 }
 
-/**
- * The credentials, on the storage's connection (inside Storage.transaction, its transaction). Names
- * are ordered byte-wise (PostgreSQL COLLATE "C"), as SQLite orders them. The table: core-migrations.ts.
- */
+/** The credentials (core-migrations.ts' table), listed by name byte-wise on both engines (`byteOrder`). */
 export class CredentialTable extends Table<{ credentials: Row }> {
   protected override readonly db = this.camelCase();
 
