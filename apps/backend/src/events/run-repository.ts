@@ -162,38 +162,32 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
  * newest first; runs created in the same millisecond keep their insertion order (SQLite's rowid, PostgreSQL's `ord`).
  */
 export class RunTable extends Table<{ runs: RunsTable }> {
-  /** Bases this process stored outside any transaction (so never rolled back): not written again. */
+  /** Bases this process stored outside any transaction: not written again. */
   private readonly storedBases = new Set<string>();
   /** The payloads table, for the bases pinned snapshots name and the references in an agent's run's snapshot. */
   private readonly payloads = new PayloadStore(this.engine);
-  private readonly inserts = new RunInsertBatch<NewRun>((rows) => this.insert(rows));
+  private readonly inserts = new RunInsertBatch<RunsTable>(async (rows) => void (await this.insertRows("runs", rows)));
 
   /**
    * Stores a new run with a snapshot of the workflow it runs (`undefined`: generated on the fly, not kept); with `pinned`
-   * (a trigger's run) the snapshot names the base, stored once (`run-workflow-base.ts`).
+   * (a trigger's run) the snapshot names the base, stored once (`run-workflow-base.ts`) before the row that names it.
    */
   async create(record: RunRecord, workflow: Workflow | undefined, pinned?: PinnedRun): Promise<void> {
     const snapshot = pinned === undefined ? undefined : pinnedSnapshot(pinned);
-    const run: NewRun = { row: runRow(record, workflow, (value) => this.redact(value), snapshot?.column), ...(snapshot ? { base: snapshot.base } : {}) };
+    if (snapshot !== undefined) await this.storeBase(snapshot.base);
+    const row = runRow(record, workflow, (value) => this.redact(value), snapshot?.column);
     // A commit per run was PostgreSQL's cost per webhook request; inside a caller's transaction the row is its own.
-    if (this.engine.sql.engine === "postgres" && !this.engine.inTransaction()) return this.inserts.add(run);
-    await this.insert([run]);
+    if (this.engine.sql.engine === "postgres" && !this.engine.inTransaction()) return this.inserts.add(row);
+    await this.insertRows("runs", [row]);
   }
 
-  /** The runs' rows, all or none, each after its base (a reference is never stored without its text). */
-  private async insert(runs: NewRun[]): Promise<void> {
-    const outside = !this.engine.inTransaction();
-    const bases = new Map<string, PayloadBlob>();
-    for (const { base } of runs) if (base !== undefined && !this.storedBases.has(base.id)) bases.set(base.id, base);
-    if (bases.size > 0) {
-      await this.payloads.write([...bases.values()]);
-      if (outside) {
-        if (this.storedBases.size >= STORED_BASES) this.storedBases.clear();
-        for (const id of bases.keys()) this.storedBases.add(id);
-      }
-    }
-    const rows = runs.map(({ row }) => row);
-    await this.insertRows("runs", rows);
+  /** A pinned snapshot's base, unless this process stored it outside any transaction (so it was never rolled back). */
+  private async storeBase(base: PayloadBlob): Promise<void> {
+    if (this.storedBases.has(base.id)) return;
+    await this.payloads.write([base]);
+    if (this.engine.inTransaction()) return;
+    if (this.storedBases.size >= STORED_BASES) this.storedBases.clear();
+    this.storedBases.add(base.id);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -280,12 +274,6 @@ export class RunTable extends Table<{ runs: RunsTable }> {
     const rows = await rowsByIds(ids, (chunk) => this.db.selectFrom("runs").select(RUN_COLUMNS).where("id", "in", chunk).where("status", "in", ENDED_STATUSES).execute());
     return hydratePayloads(rows.map(decodeRun), this.payloads.load);
   }
-}
-
-/** A run's row to insert, and the base its snapshot names (`run-workflow-base.ts`), if any. */
-interface NewRun {
-  row: RunsTable;
-  base?: PayloadBlob;
 }
 
 /** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
