@@ -25,6 +25,11 @@ export class SchemaTooNewError extends Error {
 /** Arbitrary but fixed: the advisory lock key all Weft processes take while migrating (PostgreSQL). */
 const MIGRATION_LOCK = 0x7765_6674;
 
+/** The runner's own table, alike on both engines. */
+interface MigrationsDb {
+  schema_migrations: { id: string; applied_at: number };
+}
+
 /**
  * Applies the steps of `migrations` not yet recorded in `schema_migrations`, in order, all in one of the
  * engine's (a `StorageEngine`'s) transactions: a failed step leaves the schema as it was. PostgreSQL: under a
@@ -37,8 +42,7 @@ export async function runMigrations(engine: { sql: SqlHandle; transaction: Trans
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) throw new Error(`Migration id "${twice}" appears twice in the list given to runMigrations: ids must be unique (start them with the module's name).`);
   const handle = engine.sql;
-  // The runner's own table, alike on both engines.
-  const db = createQueryDb<{ schema_migrations: { id: string; applied_at: number } }>(handle);
+  const db = createQueryDb<MigrationsDb>(handle);
   return await engine.transaction(async () => {
     if (handle.engine === "postgres") await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(db);
     const adopted = handle.engine === "sqlite" ? adoptLegacySqlite(handle.db, ids) : [];
