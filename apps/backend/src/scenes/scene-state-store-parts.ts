@@ -39,7 +39,12 @@ export function headerOf(state: SceneRuntimeState): StateHeader {
  * A state's rows, read by one statement (one snapshot of the database on either engine): `part` "h"
  * is the state row (`key` its layout), "m" a mailbox (`key` its instance id), "c" a world change.
  */
-export type StoredStateRow = { part: string; key: string; seq: number | string; data: string };
+export interface StoredStateRow {
+  part: string;
+  key: string;
+  seq: number | string;
+  data: string;
+}
 
 /** The one statement reading a state's rows (`?1`/`$1` is the scene id, written by each engine). */
 export const stateRowsSql = (param: string): string =>
