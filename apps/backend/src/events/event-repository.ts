@@ -18,11 +18,18 @@ export interface StoredEvent {
 /** What the events' users call (one implementation, for both engines). */
 export type EventRepository = Pick<EventTable, keyof EventTable>;
 
+interface EventsTable {
+  stream_id: string;
+  seq: number;
+  type: string;
+  data: string;
+}
+
 /**
  * Events per stream, on both engines. `(stream_id, seq)` is the primary key, so a seq is stored once
  * whichever process writes it; an append is stored whole or refused whole.
  */
-export class EventTable extends Table<{ events: { stream_id: string; seq: number; type: string; data: string } }> {
+export class EventTable extends Table<{ events: EventsTable }> {
   private readonly payloads = new PayloadStore(this.engine);
 
   /** Events of a stream with `seq > after`, in order, at most `limit`; whole, as they were sent (`event-envelope.ts`, `payload-refs.ts`). */

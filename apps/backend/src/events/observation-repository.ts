@@ -15,6 +15,13 @@ export interface OrderedObservation {
 /** What the observations' users call (one implementation, for both engines). */
 export type ObservationRepository = Pick<ObservationTable, keyof ObservationTable>;
 
+interface ObservationsTable {
+  run_id: string;
+  invocation_id: string;
+  ord: number;
+  data: string;
+}
+
 /** Events read per page when a run's observations are made from them. */
 const EVENT_PAGE = 2000;
 
@@ -22,7 +29,7 @@ const EVENT_PAGE = 2000;
  * Observations, on both engines, read back whole: their large values resolved (`payload-refs.ts`), and a running run's
  * (an agent's run's, never finalized) made from its node events (`observation-refs.ts`), as the run's events are read.
  */
-export class ObservationTable extends Table<{ observations: { run_id: string; invocation_id: string; ord: number; data: string } }> {
+export class ObservationTable extends Table<{ observations: ObservationsTable }> {
   private readonly payloads = new PayloadStore(this.engine);
   /** The run's node events, which a running run's observations are made from. */
   private readonly events = new EventTable(this.engine);

@@ -9,6 +9,10 @@ const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
 const STAMP_CHARS = 8;
 
+interface PayloadTables {
+  payloads: { id: string; data: string };
+}
+
 /**
  * The payloads table. SQLite: rows in insertion order and the ids in an index of their own (ids stored before they
  * were made in order, see `put`, are random, and keyed by them the table's pages would split at random places).
@@ -23,7 +27,7 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
  * added, never changed. Written before the records that reference them: a crash leaves an unreferenced text, never a
  * reference without its text.
  */
-export class PayloadStore extends Table<{ payloads: { id: string; data: string } }, TableEngine> implements PayloadSink {
+export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
   private pending: PayloadBlob[] = [];
   private readonly ids = new Map<string, string>();
   private idChars = 0;

@@ -1,13 +1,19 @@
 /** Rows per flush: a multi-row insert of runs binds 18 values a row, far below PostgreSQL's 65,535. */
 const MAX_ROWS = 256;
 
+interface Waiter<R> {
+  row: R;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * New runs' rows written together: rows that arrive while one write is under way go into the next, one statement and
  * one commit for all (a webhook under load committed each run alone). A failed write of several rows is tried row by
  * row, so one bad row fails only its own caller.
  */
 export class RunInsertBatch<R> {
-  private pending: Array<{ row: R; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private pending: Waiter<R>[] = [];
   private writing = false;
 
   /** `write` stores the rows, all or none. */

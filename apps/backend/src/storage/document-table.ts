@@ -54,8 +54,16 @@ export function listReadable<R, T>(rows: R[], decode: (row: R) => T): Listing<T>
   return listing;
 }
 
-/** The columns every document table (`workflows`, `agent_profiles`, `scenes`) has, its BIGINT times as either driver answers them; a kind may keep more beside them (`derived`). */
-export type DocumentColumns = { id: string; name: string; revision: number; data: string; created_at: number | string; updated_at: number | string };
+/** The columns every document table (`workflows`, `agent_profiles`, `scenes`) has; a kind may keep more beside them (`derived`). */
+export interface DocumentColumns {
+  id: string;
+  name: string;
+  revision: number;
+  data: string;
+  /** PostgreSQL answers BIGINT as text. */
+  created_at: number | string;
+  updated_at: number | string;
+}
 
 /** Lists' order on both engines: by name case-insensitively, then id (PostgreSQL byte-wise whatever the database's collation). */
 export function nameOrder(engine: SqlHandle["engine"]): RawBuilder<unknown> {
