@@ -53,8 +53,27 @@ interface StartedServer extends BenchServer {
 }
 
 const COLD = process.env.WEFT_BENCH_COLD === "1";
-/** Chromium's own start-up page (the omnibox popup, a WebUI page) is not loaded beside the measured one. */
-const BROWSER_ARGS = COLD ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, "--disable-features=WebUIOmniboxPopup"];
+/**
+ * Chromium's own start-up page (the omnibox popup, a WebUI page) is not loaded beside the measured one. Chromium reads
+ * only the last `--disable-features`, so this one repeats the features Playwright (1.65, chromiumSwitches.ts) disables.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  "AvoidUnnecessaryBeforeUnloadCheckSync",
+  "DestroyProfileOnBrowserClose",
+  "HttpsUpgrades",
+  "HttpsFirstBalancedModeAutoEnable",
+  "LensOverlay",
+  "MediaRouter",
+  "PaintHolding",
+  "ThirdPartyStoragePartitioning",
+  "AvoidCorsURLLoaderRestartOnRedirect",
+  "TcpPortRandomizationWin",
+  "OptimizationHints",
+  "NetworkTimeServiceQuerying",
+  "AimEnabled",
+  "PreconnectToSearch",
+];
+const BROWSER_ARGS = COLD ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, "WebUIOmniboxPopup"].join(",")}`];
 
 /** Its own process, or with WEFT_BENCH_COLD=1 in this one, new. */
 async function startServer(dataDir: string, examplesDir: string, projectDir: string): Promise<StartedServer> {
