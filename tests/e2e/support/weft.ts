@@ -119,7 +119,7 @@ export async function startWeft(options: WeftOptions = {}): Promise<Weft> {
 }
 
 /** Signs the browser in as a user does (the token traded for the session cookie), without loading the editor first. */
-export async function signInBrowser(context: BrowserContext, server: WeftServer): Promise<void> {
+export async function signInBrowser(context: BrowserContext, server: Pick<WeftServer, "url" | "accessToken">): Promise<void> {
   const res = await fetch(`${server.url}/api/auth/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: server.accessToken }) });
   const cookie = /^weft_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
   if (!res.ok || !cookie) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);

@@ -48,3 +48,46 @@ describe("a workflow's reply, decoded", () => {
     expect(late.ok ? null : late.error.message).toBe("GET /api/workflows/w: builtIn Invalid input: expected boolean, received string");
   });
 });
+
+describe("the answers the page's start asked for (early-start.js)", () => {
+  const holder = globalThis as { weftEarlyAnswers?: Record<string, Promise<unknown>> };
+  /** A client counting the calls that reach its server, which answers every one with `body`. */
+  const counting = (body: unknown) => {
+    const calls: string[] = [];
+    const client = new ApiClient("", async (url) => {
+      calls.push(url);
+      return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+    });
+    return { client, calls };
+  };
+
+  it("takes the parsed answer the start holds, once: the server is not asked for it again, and a later call asks", async () => {
+    const body = stored();
+    holder.weftEarlyAnswers = { "/api/workflows/w": Promise.resolve(body) };
+    try {
+      const { client, calls } = counting(body);
+      await expect(client.getWorkflow("w")).resolves.toEqual({ ok: true, value: WorkflowResponseSchema.parse(body) });
+      expect(calls).toEqual([]);
+      await expect(client.getWorkflow("w")).resolves.toMatchObject({ ok: true });
+      expect(calls).toEqual(["/api/workflows/w"]);
+    } finally {
+      delete holder.weftEarlyAnswers;
+    }
+  });
+
+  it("asks the server when the start's answer was not a 200 (undefined), and checks an early answer like any other", async () => {
+    const body = stored();
+    body.workflow.nodes[1].id = "b c";
+    holder.weftEarlyAnswers = { "/api/workflows/w": Promise.resolve(undefined), "/api/workflows/bad": Promise.resolve(body) };
+    try {
+      const { client, calls } = counting(stored());
+      await expect(client.getWorkflow("w")).resolves.toMatchObject({ ok: true });
+      expect(calls).toEqual(["/api/workflows/w"]);
+      const bad = await client.getWorkflow("bad");
+      expect(bad).toMatchObject({ ok: false, error: { code: "BAD_RESPONSE", status: 200 } });
+      expect(calls).toEqual(["/api/workflows/w"]);
+    } finally {
+      delete holder.weftEarlyAnswers;
+    }
+  });
+});
