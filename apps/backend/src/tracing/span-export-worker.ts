@@ -1,12 +1,12 @@
 /**
  * The thread `WorkerSpanProcessor` starts: it owns the SDK's OTLP/HTTP protobuf exporter, built from the process's
- * `OTEL_*` settings, and exports each batch of `SpanRecord`s under the resource and scopes rebuilt here, answering
+ * `OTEL_*` settings, and exports each batch of span records under the resource and scopes rebuilt here, answering
  * once the exporter called back.
  */
 import { ExportResultCode, type InstrumentationScope } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
-import { fromSpanRecord, type SpanBatch } from "./span-record.ts";
+import { decodeSpans, type SpanBatch } from "./span-record.ts";
 import type { ExportReply, ExportRequest } from "./worker-span-processor.ts";
 
 declare const self: Worker;
@@ -34,9 +34,13 @@ function exportBatch(id: number, batch: SpanBatch): void {
     reply({ id, ok: false, message: "the span export thread was not started" });
     return;
   }
-  const spanScopes = batch.scopes.map(scopeOf);
-  const res = resource;
-  const spans = batch.spans.map((record) => fromSpanRecord(record, res, spanScopes[record.scope] ?? spanScopes[0]));
+  let spans;
+  try {
+    spans = decodeSpans(batch, resource, scopeOf);
+  } catch (error) {
+    reply({ id, ok: false, message: `a batch did not decode: ${error instanceof Error ? error.message : String(error)}` });
+    return;
+  }
   exporter.export(spans, (result) => {
     if (result.code === ExportResultCode.SUCCESS) reply({ id, ok: true });
     else reply({ id, ok: false, message: result.error?.message ?? "the OTLP export failed" });

@@ -1,121 +1,118 @@
-import type { Attributes, HrTime, Link, SpanKind, SpanStatus } from "@opentelemetry/api";
+import type { Attributes, HrTime, Link, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { hrTimeDuration, TraceState, type InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
 
-/** A link as it crosses to the export thread: its span context's parts, the trace state serialised. */
-interface LinkRecord {
-  traceId: string;
-  spanId: string;
-  traceFlags: number;
-  traceState: string | undefined;
-  isRemote: boolean | undefined;
-  attributes: Attributes | undefined;
-  droppedAttributesCount: number | undefined;
-}
+/** A link's span context and attributes, the trace state serialised. */
+type LinkRecord = [traceId: string, spanId: string, traceFlags: number, traceState: string | null, isRemote: boolean | null, attributes: Attributes | null, dropped: number];
 
 /**
- * An ended span as plain data (structured-cloneable): what the OTLP serializer reads of a `ReadableSpan`, without
- * the span's processor, limits, resource and scope objects. `scope` indexes the batch's `scopes`.
+ * An ended span as a JSON tuple: what the OTLP serializer reads of a `ReadableSpan`, without the span's processor,
+ * limits, resource and scope objects. A tuple, not an object: no key is written or parsed per span.
  */
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  traceFlags: number;
-  traceState: string | undefined;
-  parentSpanId: string | undefined;
-  parentIsRemote: boolean | undefined;
-  name: string;
-  kind: SpanKind;
-  startTime: HrTime;
-  endTime: HrTime;
-  attributes: Attributes;
-  droppedAttributesCount: number;
-  events: TimedEvent[];
-  droppedEventsCount: number;
-  status: SpanStatus;
-  links: LinkRecord[];
-  droppedLinksCount: number;
-  scope: number;
-}
+type SpanRecord = [
+  traceId: string,
+  spanId: string,
+  traceFlags: number,
+  traceState: string | null,
+  parentSpanId: string | null,
+  parentIsRemote: boolean | null,
+  name: string,
+  kind: SpanKind,
+  startTime: HrTime,
+  endTime: HrTime,
+  attributes: Attributes,
+  droppedAttributesCount: number,
+  events: TimedEvent[],
+  droppedEventsCount: number,
+  statusCode: SpanStatusCode,
+  statusMessage: string | null,
+  links: LinkRecord[],
+  droppedLinksCount: number,
+  /** Index into the batch's `scopes`. */
+  scope: number,
+];
 
-/** A batch of records and the instrumentation scopes they index. */
+/**
+ * A batch as it crosses to the export thread: `spans` is the JSON array of the records, so the message is one string
+ * (structured-cloning 512 span objects cost the agent loop's thread about twice as much as encoding them as JSON).
+ */
 export interface SpanBatch {
   scopes: InstrumentationScope[];
-  spans: SpanRecord[];
+  spans: string;
 }
 
-const NO_LINKS: LinkRecord[] = [];
+const toLinkRecord = (link: Link): LinkRecord => {
+  const c = link.context;
+  return [c.traceId, c.spanId, c.traceFlags, c.traceState?.serialize() ?? null, c.isRemote ?? null, link.attributes ?? null, link.droppedAttributesCount ?? 0];
+};
 
 /**
- * The record of an ended span. Its attributes, events, status and times are taken by reference: an ended span no
- * longer changes, and the copy is the one `postMessage` makes.
+ * The record of an ended span, as JSON text. Span attributes are strings, numbers, booleans and arrays of them in
+ * Weft; what JSON cannot carry (a non-finite number, bytes) arrives as null.
  */
-export function toSpanRecord(span: ReadableSpan, scope: number): SpanRecord {
+export function encodeSpan(span: ReadableSpan, scope: number): string {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
-  return {
-    traceId: ctx.traceId,
-    spanId: ctx.spanId,
-    traceFlags: ctx.traceFlags,
-    traceState: ctx.traceState?.serialize(),
-    parentSpanId: parent?.spanId,
-    parentIsRemote: parent?.isRemote,
-    name: span.name,
-    kind: span.kind,
-    startTime: span.startTime,
-    endTime: span.endTime,
-    attributes: span.attributes,
-    droppedAttributesCount: span.droppedAttributesCount,
-    events: span.events,
-    droppedEventsCount: span.droppedEventsCount,
-    status: span.status,
-    links: span.links.length === 0 ? NO_LINKS : span.links.map(toLinkRecord),
-    droppedLinksCount: span.droppedLinksCount,
+  const record: SpanRecord = [
+    ctx.traceId,
+    ctx.spanId,
+    ctx.traceFlags,
+    ctx.traceState?.serialize() ?? null,
+    parent?.spanId ?? null,
+    parent?.isRemote ?? null,
+    span.name,
+    span.kind,
+    span.startTime,
+    span.endTime,
+    span.attributes,
+    span.droppedAttributesCount,
+    span.events,
+    span.droppedEventsCount,
+    span.status.code,
+    span.status.message ?? null,
+    span.links.length === 0 ? [] : span.links.map(toLinkRecord),
+    span.droppedLinksCount,
     scope,
-  };
+  ];
+  return JSON.stringify(record);
 }
 
-function toLinkRecord(link: Link): LinkRecord {
-  const c = link.context;
-  return {
-    traceId: c.traceId,
-    spanId: c.spanId,
-    traceFlags: c.traceFlags,
-    traceState: c.traceState?.serialize(),
-    isRemote: c.isRemote,
-    attributes: link.attributes,
-    droppedAttributesCount: link.droppedAttributesCount,
-  };
-}
+/** Encoded spans (`encodeSpan`) as the text of one batch. */
+export const joinSpans = (encoded: readonly string[]): string => `[${encoded.join(",")}]`;
 
-const traceStateOf = (serialized: string | undefined) => (serialized === undefined ? undefined : new TraceState(serialized));
+const traceStateOf = (serialized: string | null) => (serialized === null ? undefined : new TraceState(serialized));
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
-/** The span a record was made of, as the exporter reads it, under the export thread's `resource` and `scope`. */
-export function fromSpanRecord(record: SpanRecord, resource: Resource, scope: InstrumentationScope): ReadableSpan {
-  const spanContext = { traceId: record.traceId, spanId: record.spanId, traceFlags: record.traceFlags, traceState: traceStateOf(record.traceState) };
-  return {
-    name: record.name,
-    kind: record.kind,
-    spanContext: () => spanContext,
-    parentSpanContext:
-      record.parentSpanId === undefined ? undefined : { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: record.traceFlags, isRemote: record.parentIsRemote },
-    startTime: record.startTime,
-    endTime: record.endTime,
-    duration: hrTimeDuration(record.startTime, record.endTime),
-    ended: true,
-    status: record.status,
-    attributes: record.attributes,
-    links: record.links.map((link) => ({
-      context: { traceId: link.traceId, spanId: link.spanId, traceFlags: link.traceFlags, traceState: traceStateOf(link.traceState), isRemote: link.isRemote },
-      attributes: link.attributes,
-      droppedAttributesCount: link.droppedAttributesCount,
-    })),
-    events: record.events,
-    resource,
-    instrumentationScope: scope,
-    droppedAttributesCount: record.droppedAttributesCount,
-    droppedEventsCount: record.droppedEventsCount,
-    droppedLinksCount: record.droppedLinksCount,
-  };
+/** A batch's spans as the exporter reads them, under the export thread's `resource` and scopes. */
+export function decodeSpans(batch: SpanBatch, resource: Resource, scopeOf: (scope: InstrumentationScope) => InstrumentationScope): ReadableSpan[] {
+  const scopes = batch.scopes.map(scopeOf);
+  return (JSON.parse(batch.spans) as SpanRecord[]).map((r) => {
+    const spanContext = { traceId: r[0], spanId: r[1], traceFlags: r[2], traceState: traceStateOf(r[3]) };
+    const scope = scopes[r[18]];
+    if (scope === undefined) throw new Error(`span "${r[6]}" names scope ${r[18]} of ${scopes.length}`);
+    return {
+      name: r[6],
+      kind: r[7],
+      spanContext: () => spanContext,
+      parentSpanContext: r[4] === null ? undefined : { traceId: r[0], spanId: r[4], traceFlags: r[2], isRemote: orUndefined(r[5]) },
+      startTime: r[8],
+      endTime: r[9],
+      duration: hrTimeDuration(r[8], r[9]),
+      ended: true,
+      status: { code: r[14], message: orUndefined(r[15]) },
+      attributes: r[10],
+      links: r[16].map((l) => ({
+        context: { traceId: l[0], spanId: l[1], traceFlags: l[2], traceState: traceStateOf(l[3]), isRemote: orUndefined(l[4]) },
+        attributes: orUndefined(l[5]),
+        droppedAttributesCount: l[6],
+      })),
+      events: r[12],
+      resource,
+      instrumentationScope: scope,
+      droppedAttributesCount: r[11],
+      droppedEventsCount: r[13],
+      droppedLinksCount: r[17],
+    };
+  });
 }

@@ -2,7 +2,7 @@ import { TraceFlags, type Attributes, type Context } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { Logger } from "@weft/types";
-import { toSpanRecord, type SpanBatch, type SpanRecord } from "./span-record.ts";
+import { encodeSpan, joinSpans, type SpanBatch } from "./span-record.ts";
 
 /** What the export thread is asked, in order: `start` once, then batches, then `shutdown`. */
 export type ExportRequest =
@@ -42,14 +42,15 @@ export function otelEnv(env: Record<string, string | undefined>): Record<string,
 
 /**
  * The batch span processor with its exporter on a thread of its own (`span-export-worker.ts`, which owns the SDK's
- * OTLP/HTTP protobuf exporter): on `onEnd` an ended span is copied into a plain `SpanRecord` and queued; a batch goes
+ * OTLP/HTTP protobuf exporter): on `onEnd` an ended span is encoded as a compact JSON record and queued; a batch goes
  * to the thread when it is full or OTEL_BSP_SCHEDULE_DELAY after its first span, one batch at a time, as the SDK's
  * `BatchSpanProcessor` does. Encoding and sending spans cost about half of tracing's CPU per agent step, and no longer
  * run on the thread that runs agents. `forceFlush` and `shutdown` resolve once the thread answered for every span
  * ended before them; a failed export is logged (once until one succeeds again), never thrown.
  */
 export class WorkerSpanProcessor implements SpanProcessor {
-  private queue: SpanRecord[] = [];
+  /** Ended spans waiting for their batch, each encoded (`encodeSpan`). */
+  private queue: string[] = [];
   private readonly scopes: InstrumentationScope[] = [];
   private readonly scopeIndex = new Map<InstrumentationScope, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -76,7 +77,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
       this.dropped++;
       return;
     }
-    this.queue.push(toSpanRecord(span, this.scopeOf(span.instrumentationScope)));
+    this.queue.push(encodeSpan(span, this.scopeOf(span.instrumentationScope)));
     this.schedule();
   }
 
@@ -130,7 +131,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
 
   private take(): SpanBatch {
     const size = this.options.maxExportBatchSize;
-    let spans: SpanRecord[];
+    let spans: string[];
     if (this.queue.length <= size) {
       spans = this.queue;
       this.queue = [];
@@ -139,7 +140,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
       this.options.log.warn("tracing: spans dropped, the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE)", { dropped: this.dropped, maxQueueSize: this.options.maxQueueSize });
       this.dropped = 0;
     }
-    return { scopes: this.scopes, spans };
+    return { scopes: this.scopes, spans: joinSpans(spans) };
   }
 
   private send(batch: SpanBatch): Promise<void> {
