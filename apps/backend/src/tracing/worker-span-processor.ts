@@ -1,14 +1,11 @@
-import { TraceFlags, type Attributes, type Context } from "@opentelemetry/api";
+import { TraceFlags, type Attributes } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
-import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace";
+import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { Logger } from "@weft/types";
 import { encodeSpan, joinSpans, type SpanBatch } from "./span-record.ts";
 
 /** What the export thread is asked, in order: `start` once, then batches, then `shutdown`. */
-export type ExportRequest =
-  | { kind: "start"; env: Record<string, string>; resource: Attributes }
-  | { kind: "export"; id: number; batch: SpanBatch }
-  | { kind: "shutdown"; id: number };
+export type ExportRequest = { kind: "start"; env: Record<string, string>; resource: Attributes } | { kind: "export"; id: number; batch: SpanBatch } | { kind: "shutdown"; id: number };
 
 /** The export thread's answer to an `export` or `shutdown`. */
 export type ExportReply = { id: number; ok: true } | { id: number; ok: false; message: string };
@@ -69,7 +66,8 @@ export class WorkerSpanProcessor implements SpanProcessor {
     this.delayMs = options.scheduledDelayMillis ?? DEFAULT_SCHEDULED_DELAY_MS;
   }
 
-  onStart(_span: Span, _parentContext: Context): void {}
+  /** Nothing to do until a span ends. */
+  onStart(): void {}
 
   onEnd(span: ReadableSpan): void {
     if (this.shutDown || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
