@@ -81,8 +81,9 @@ function attributes(list: KeyValue[] | undefined): Record<string, unknown> {
  * A real OTLP/HTTP trace receiver on a free loopback port: it decodes each export request with the protobuf
  * definitions of opentelemetry-proto (the OpenTelemetry JS project's generated code) and refuses, with 400, anything
  * that is not `application/x-protobuf` or does not decode, so a test sees only what a collector would accept.
+ * `onSpan` hears of each span as it is decoded.
  */
-export function startOtlpReceiver(): OtlpReceiver {
+export function startOtlpReceiver(options: { onSpan?: (span: ReceivedSpan) => void } = {}): OtlpReceiver {
   const spans: ReceivedSpan[] = [];
   const rejected: string[] = [];
   let requests = 0;
@@ -116,7 +117,7 @@ export function startOtlpReceiver(): OtlpReceiver {
               rejected.push(`span "${span.name}" without valid ids`);
               continue;
             }
-            spans.push({
+            const received: ReceivedSpan = {
               traceId: hex(span.traceId),
               spanId: hex(span.spanId),
               parentSpanId: hex(span.parentSpanId),
@@ -126,7 +127,9 @@ export function startOtlpReceiver(): OtlpReceiver {
               events: (span.events ?? []).map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
               status: { code: span.status?.code ?? 0, message: span.status?.message ?? "" },
               service,
-            });
+            };
+            spans.push(received);
+            options.onSpan?.(received);
           }
         }
       }

@@ -1,15 +1,14 @@
 import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { setLogContextFields, type Logger, type SecretRedactor } from "@weft/types";
 import type { Tracing } from "@weft/agent-runtime";
 import { readTracingConfig } from "./tracing-config.ts";
 import { RedactingSpanProcessor } from "./redacting-processor.ts";
-import { DeferredExporter } from "./deferred-exporter.ts";
+import { otelEnv, WorkerSpanProcessor } from "./worker-span-processor.ts";
 import { contentRecorder } from "./span-content.ts";
 
 /** A process's tracing: what the runtime traces with, and the flush at its end. */
@@ -41,7 +40,8 @@ function registerGlobals(): void {
 /**
  * Starts tracing when the `OTEL_*` environment asks for it (see `readTracingConfig`), else answers undefined and
  * nothing is registered. Spans go out in batches over OTLP/HTTP (protobuf) to OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT,
- * with OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, each span passed through `redactor` first.
+ * with OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, each span passed through `redactor` first; the batches are encoded and
+ * sent on a thread of their own (`WorkerSpanProcessor`), off the one that runs agents.
  * Throws `TracingConfigError` for a setting it cannot honour.
  */
 export function startTracing(env: Record<string, string | undefined>, defaultServiceName: string, redactor: SecretRedactor, log: Logger): ProcessTracing | undefined {
@@ -49,17 +49,19 @@ export function startTracing(env: Record<string, string | undefined>, defaultSer
   if (!config) return undefined;
   // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (which wins) over this process's default name.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new DeferredExporter(new OTLPTraceExporter());
   const provider = new TracerProvider({
     resource,
     sampler: config.sampler,
     spanProcessors: [
       new RedactingSpanProcessor(
-        new BatchSpanProcessor({
-          exporter,
+        new WorkerSpanProcessor({
           maxQueueSize: config.maxQueueSize,
           maxExportBatchSize: config.maxExportBatchSize,
-          ...(config.scheduledDelayMillis !== undefined ? { scheduledDelayMillis: config.scheduledDelayMillis } : {}),
+          scheduledDelayMillis: config.scheduledDelayMillis,
+          // The exporter reads the process's environment, as the SDK's does where it runs on this thread.
+          exporterEnv: otelEnv(process.env),
+          resource: resource.attributes,
+          log,
         }),
         redactor,
       ),

@@ -1,0 +1,118 @@
+import type { Attributes, HrTime, Link, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { hrTimeDuration, TraceState, type InstrumentationScope } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
+
+/** A link's span context and attributes, the trace state serialised. */
+type LinkRecord = [traceId: string, spanId: string, traceFlags: number, traceState: string | null, isRemote: boolean | null, attributes: Attributes | null, dropped: number];
+
+/**
+ * An ended span as a JSON tuple: what the OTLP serializer reads of a `ReadableSpan`, without the span's processor,
+ * limits, resource and scope objects. A tuple, not an object: no key is written or parsed per span.
+ */
+type SpanRecord = [
+  traceId: string,
+  spanId: string,
+  traceFlags: number,
+  traceState: string | null,
+  parentSpanId: string | null,
+  parentIsRemote: boolean | null,
+  name: string,
+  kind: SpanKind,
+  startTime: HrTime,
+  endTime: HrTime,
+  attributes: Attributes,
+  droppedAttributesCount: number,
+  events: TimedEvent[],
+  droppedEventsCount: number,
+  statusCode: SpanStatusCode,
+  statusMessage: string | null,
+  links: LinkRecord[],
+  droppedLinksCount: number,
+  /** Index into the batch's `scopes`. */
+  scope: number,
+];
+
+/**
+ * A batch as it crosses to the export thread: `spans` is the JSON array of the records, so the message is one string
+ * (structured-cloning 512 span objects cost the agent loop's thread about twice as much as encoding them as JSON).
+ */
+export interface SpanBatch {
+  scopes: InstrumentationScope[];
+  spans: string;
+}
+
+const toLinkRecord = (link: Link): LinkRecord => {
+  const c = link.context;
+  return [c.traceId, c.spanId, c.traceFlags, c.traceState?.serialize() ?? null, c.isRemote ?? null, link.attributes ?? null, link.droppedAttributesCount ?? 0];
+};
+
+/**
+ * The record of an ended span, as JSON text. Span attributes are strings, numbers, booleans and arrays of them in
+ * Weft; what JSON cannot carry (a non-finite number, bytes) arrives as null.
+ */
+export function encodeSpan(span: ReadableSpan, scope: number): string {
+  const ctx = span.spanContext();
+  const parent = span.parentSpanContext;
+  const record: SpanRecord = [
+    ctx.traceId,
+    ctx.spanId,
+    ctx.traceFlags,
+    ctx.traceState?.serialize() ?? null,
+    parent?.spanId ?? null,
+    parent?.isRemote ?? null,
+    span.name,
+    span.kind,
+    span.startTime,
+    span.endTime,
+    span.attributes,
+    span.droppedAttributesCount,
+    span.events,
+    span.droppedEventsCount,
+    span.status.code,
+    span.status.message ?? null,
+    span.links.length === 0 ? [] : span.links.map(toLinkRecord),
+    span.droppedLinksCount,
+    scope,
+  ];
+  return JSON.stringify(record);
+}
+
+/** Encoded spans (`encodeSpan`) as the text of one batch. */
+export const joinSpans = (encoded: readonly string[]): string => `[${encoded.join(",")}]`;
+
+const traceStateOf = (serialized: string | null) => (serialized === null ? undefined : new TraceState(serialized));
+const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+/** A batch's spans as the exporter reads them, under the export thread's `resource` and scopes. */
+export function decodeSpans(batch: SpanBatch, resource: Resource, scopeOf: (scope: InstrumentationScope) => InstrumentationScope): ReadableSpan[] {
+  const scopes = batch.scopes.map(scopeOf);
+  return (JSON.parse(batch.spans) as SpanRecord[]).map((r) => {
+    const spanContext = { traceId: r[0], spanId: r[1], traceFlags: r[2], traceState: traceStateOf(r[3]) };
+    const scope = scopes[r[18]];
+    if (scope === undefined) throw new Error(`span "${r[6]}" names scope ${r[18]} of ${scopes.length}`);
+    return {
+      name: r[6],
+      kind: r[7],
+      spanContext: () => spanContext,
+      parentSpanContext: r[4] === null ? undefined : { traceId: r[0], spanId: r[4], traceFlags: r[2], isRemote: orUndefined(r[5]) },
+      startTime: r[8],
+      endTime: r[9],
+      duration: hrTimeDuration(r[8], r[9]),
+      ended: true,
+      status: { code: r[14], message: orUndefined(r[15]) },
+      attributes: r[10],
+      links: r[16].map((l) => ({
+        context: { traceId: l[0], spanId: l[1], traceFlags: l[2], traceState: traceStateOf(l[3]), isRemote: orUndefined(l[4]) },
+        attributes: orUndefined(l[5]),
+        droppedAttributesCount: l[6],
+      })),
+      events: r[12],
+      resource,
+      instrumentationScope: scope,
+      droppedAttributesCount: r[11],
+      droppedEventsCount: r[13],
+      droppedLinksCount: r[17],
+    };
+  });
+}
