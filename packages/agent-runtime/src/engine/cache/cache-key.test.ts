@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
 import { createTestCatalog, workflow } from "../testing/test-nodes.ts";
-import { CacheKey, cacheKey, NO_REF, volatileRef } from "./cache-key.ts";
+import { CacheKey, cacheKey, NO_REF, volatileRef, type KeyHead } from "./cache-key.ts";
 import { objectPart } from "./object-part.ts";
 import { compileGraph } from "../compile-graph.ts";
 
@@ -120,12 +120,16 @@ describe("cache keys", () => {
   });
 
   it("are equal only when every part is, even under one hash", () => {
-    const a = new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 1);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 1))).toBe(true);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 2))).toBe(false);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 1, "b", "v", 1]))).toBe(false);
-    expect(a.equals(new CacheKey(1, "t@2", "{}", "{}", [], "a", "v", 1))).toBe(false);
-    expect(a.equals(new CacheKey(2, "t@1", "{}", "{}", [], "a", "v", 1))).toBe(false);
+    // A fresh head object per key: equal heads compare by their parts, not by identity.
+    const head = (node = "t@1", config = "{}", literals = "{}"): KeyHead => ({ node, config, literals, a: 0, b: 0 });
+    const a = new CacheKey(1, head(), [], "a", "v", 1);
+    expect(a.equals(new CacheKey(1, head(), [], "a", "v", 1))).toBe(true);
+    expect(a.equals(new CacheKey(1, head(), [], "a", "v", 2))).toBe(false);
+    expect(a.equals(new CacheKey(1, head(), ["a", "v", 1, "b", "v", 1]))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@2"), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@1", '{"x":1}'), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@1", "{}", '{"x":1}'), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(2, head(), [], "a", "v", 1))).toBe(false);
   });
 
   it("spread over the hash space: 100,000 refs under one node give 100,000 hashes", () => {
