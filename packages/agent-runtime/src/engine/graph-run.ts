@@ -64,7 +64,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
   /** The graph's cache key heads (cache-key.ts): asked for at the first cacheable node. */
-  private heads: (KeyHead | undefined)[] | undefined;
+  private heads: readonly (KeyHead | undefined)[] | undefined;
   /** Made on the first subworkflow call of one of this graph's nodes. */
   private callPrefixes: CallPrefixes | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
