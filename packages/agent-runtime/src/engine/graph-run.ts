@@ -63,8 +63,8 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
   private readonly runSignal = this.controller.signal;
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
-  /** The graph's cache key heads (cache-key.ts): asked for at the first cacheable node. */
-  private heads: readonly (KeyHead | undefined)[] | undefined;
+  /** The graph's cache key heads, kept from its second run on (`keyHeads`). */
+  private readonly heads: readonly (KeyHead | undefined)[] | undefined;
   /** Made on the first subworkflow call of one of this graph's nodes. */
   private callPrefixes: CallPrefixes | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -83,6 +83,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     this.queue = new Int32Array(n);
     this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, graph.defs) : undefined;
     this.ends = new NodeEndings(scope, graph, options, this.spans, this);
+    this.heads = keyHeads(graph);
   }
 
   start(): Promise<GraphOutcome> {
@@ -154,7 +155,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     const invocationId = ends.invocationPrefix + nodeId;
     let key: CacheKey | undefined;
     if (g.cacheable[i]) {
-      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined, (this.heads ??= keyHeads(g)));
+      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined, this.heads);
       if ((this.options.forced === undefined || !this.options.forced[i]) && ends.mayBeCached(i)) {
         const hit = scope.cache.get(key);
         if (hit !== undefined) {

@@ -170,28 +170,33 @@ function nodeHead(g: CompiledGraph, i: number, literals: ObjectPart): KeyHead {
 }
 
 /**
- * Per compiled graph, by node: its key head. A graph's types, configs and literal inputs never change
- * (a frozen workflow's graph is kept and run again: an agent's deliberation at every step, a kept
- * revision at every run; a skill's graph at every call in a run), so each node's head is made once per
- * graph, not once per run.
+ * Per compiled graph run more than once, by node: its key head. A graph's types, configs and literal
+ * inputs never change (a frozen workflow's graph is kept and run again: an agent's deliberation at
+ * every step, a kept revision at every run; a skill's graph at every call in a run), so each node's
+ * head is made once per graph, not once per run. A graph run once so far maps to null.
  */
-const graphHeads = new WeakMap<CompiledGraph, readonly (KeyHead | undefined)[]>();
+const graphHeads = new WeakMap<CompiledGraph, readonly (KeyHead | undefined)[] | null>();
 
 /**
  * The key heads of `g`'s cacheable nodes (undefined for the others: a prompt's config is never hashed
- * for a node that is not cached): a graph run asks once, and hands them to every `cacheKey` call. All
- * are made at once, into a new array: filled node by node during a run, a long array outlives a
- * young-generation collection and is then scanned whole at every later one (measured: 10% more CPU
- * per node on a 10,000-node first run with literal inputs).
+ * for a node that is not cached), from the graph's second run on: a graph run asks once, and hands
+ * them to every `cacheKey` call. Not at its first run: most graphs (every workflow that is not frozen)
+ * are compiled for one run, and their heads would only be kept to be dropped (measured: 13% more CPU per
+ * node on a 100,000-node first run with literal inputs). All are made at once, into a new array: filled
+ * node by node during a run, a long array outlives a young-generation collection and is then scanned
+ * whole at every later one (measured: 10% more CPU per node on a 10,000-node run).
  */
-export function keyHeads(g: CompiledGraph): readonly (KeyHead | undefined)[] {
-  let heads = graphHeads.get(g);
-  if (heads === undefined) {
-    const made: (KeyHead | undefined)[] = [];
-    for (let i = 0; i < g.size; i++) made.push(g.cacheable[i] ? nodeHead(g, i, literalsPart(g.literals[i])) : undefined);
-    graphHeads.set(g, (heads = made));
+export function keyHeads(g: CompiledGraph): readonly (KeyHead | undefined)[] | undefined {
+  const kept = graphHeads.get(g);
+  if (kept === undefined) {
+    graphHeads.set(g, null);
+    return undefined;
   }
-  return heads;
+  if (kept !== null) return kept;
+  const made: (KeyHead | undefined)[] = [];
+  for (let i = 0; i < g.size; i++) made.push(g.cacheable[i] ? nodeHead(g, i, literalsPart(g.literals[i])) : undefined);
+  graphHeads.set(g, made);
+  return made;
 }
 
 /**
@@ -210,12 +215,12 @@ function setLabel(port: string, handle: string): void {
 setLabel("", "");
 
 /**
- * Node `i`'s cache key: its head (type, version, config, literal inputs: from `heads`, made here for a
- * node that is not cacheable, or made anew when the run overrides the literals) and, per input edge,
+ * Node `i`'s cache key: its head (type, version, config, literal inputs: from `heads` (`keyHeads`), else
+ * made here, and made anew when the run overrides the literals) and, per input edge,
  * the port, the handle and the upstream node's ref.
  */
-export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined, heads = keyHeads(g)): CacheKey {
-  const head = override === undefined ? (heads[i] ?? nodeHead(g, i, literalsPart(g.literals[i]))) : nodeHead(g, i, objectPart(override));
+export function cacheKey(g: CompiledGraph, i: number, refs: Float64Array, override: NodeValues | undefined, heads: readonly (KeyHead | undefined)[] | undefined): CacheKey {
+  const head = override === undefined ? (heads?.[i] ?? nodeHead(g, i, literalsPart(g.literals[i]))) : nodeHead(g, i, objectPart(override));
   let a = head.a;
   let b = head.b;
   const from = g.inStart[i];
