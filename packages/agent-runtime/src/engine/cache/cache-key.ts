@@ -173,30 +173,29 @@ function nodeHead(g: CompiledGraph, i: number, literals: ObjectPart): KeyHead {
  * Per compiled graph run more than once, by node: its key head. A graph's types, configs and literal
  * inputs never change (a frozen workflow's graph is kept and run again: an agent's deliberation at
  * every step, a kept revision at every run; a skill's graph at every call in a run), so each node's
- * head is made once per graph, not once per run. A graph run once so far maps to null.
+ * head is made once per graph, not once per run.
  */
-const graphHeads = new WeakMap<CompiledGraph, readonly (KeyHead | undefined)[] | null>();
+const graphHeads = new WeakMap<CompiledGraph, readonly (KeyHead | undefined)[]>();
 
 /**
  * The key heads of `g`'s cacheable nodes (undefined for the others: a prompt's config is never hashed
- * for a node that is not cached), from the graph's second run on: a graph run asks once, and hands
- * them to every `cacheKey` call. Not at its first run: most graphs (every workflow that is not frozen)
- * are compiled for one run, and their heads would only be kept to be dropped (measured: 13% more CPU per
- * node on a 100,000-node first run with literal inputs). All are made at once, into a new array: filled
- * node by node during a run, a long array outlives a young-generation collection and is then scanned
- * whole at every later one (measured: 10% more CPU per node on a 10,000-node run).
+ * for a node that is not cached), from the graph's second run on (`CompiledGraph.runs`, counted here):
+ * a graph run asks once, and hands them to every `cacheKey` call. Not at its first run: most graphs
+ * (every workflow that is not frozen) are compiled for one run, and keeping anything for them cost
+ * (measured: keeping its heads, or only a WeakMap entry, 10–14% more CPU per node on a 100,000-node
+ * first run). All are made at once, into a new array: filled node by node during a run, a long array
+ * outlives a young-generation collection and is then scanned whole at every later one (measured: 10%
+ * more CPU per node on a 10,000-node run).
  */
 export function keyHeads(g: CompiledGraph): readonly (KeyHead | undefined)[] | undefined {
-  const kept = graphHeads.get(g);
-  if (kept === undefined) {
-    graphHeads.set(g, null);
-    return undefined;
+  if (g.runs++ === 0) return undefined;
+  let heads = graphHeads.get(g);
+  if (heads === undefined) {
+    const made: (KeyHead | undefined)[] = [];
+    for (let i = 0; i < g.size; i++) made.push(g.cacheable[i] ? nodeHead(g, i, literalsPart(g.literals[i])) : undefined);
+    graphHeads.set(g, (heads = made));
   }
-  if (kept !== null) return kept;
-  const made: (KeyHead | undefined)[] = [];
-  for (let i = 0; i < g.size; i++) made.push(g.cacheable[i] ? nodeHead(g, i, literalsPart(g.literals[i])) : undefined);
-  graphHeads.set(g, made);
-  return made;
+  return heads;
 }
 
 /**
