@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NodeValues, RunResult, Workflow } from "@weft/types";
 import { ExecutionEngine } from "./execution-engine.ts";
+import { freezeWorkflow } from "./frozen-workflow.ts";
 import { CacheKey, LruOutputCache, type CacheEntry } from "./cache/index.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
@@ -139,6 +140,46 @@ describe("ExecutionEngine caching", () => {
     const third = await engine.run(wf, { inputs: { text: "a" } });
     expect(probe.executions.get("up")).toBe(2);
     expect(cachedIds(third)).toEqual(["in", "up"]);
+  });
+
+  it("keys a frozen workflow's nodes by their own parts, kept with its graph: the same hits and misses at every run", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const frozen = freezeWorkflow(pipeline());
+    await engine.run(frozen);
+    const second = await engine.run(frozen);
+    expect(cachedIds(second)).toEqual(["a", "b", "other", "plus", "times"]);
+    // An edited copy (its own graph) misses where it changed, and hits the kept graph's entries elsewhere.
+    const edited = await engine.run(freezeWorkflow(pipeline(2)));
+    expect(cachedIds(edited)).toEqual(["b", "other"]);
+    // A second engine with a cache of its own runs the kept graph, and stores and hits in that cache.
+    const other = new ExecutionEngine({ catalog });
+    expect(cachedIds(await other.run(frozen))).toEqual([]);
+    expect(cachedIds(await other.run(frozen))).toEqual(["a", "b", "other", "plus", "times"]);
+    expect(probe.executions.get("plus")).toBe(3);
+  });
+
+  it("keys a frozen workflow's interface inputs by the value of each run, not the first run's", async () => {
+    const { catalog, probe } = createTestCatalog();
+    const engine = new ExecutionEngine({ catalog });
+    const wf = freezeWorkflow(
+      workflow(
+        "iface-frozen",
+        [
+          { id: "in", type: "core:workflow-input", config: { name: "text", portType: "string" } },
+          { id: "up", type: "test:upper" },
+        ],
+        [["in", "value", "up", "text"]],
+      ),
+    );
+    await engine.run(wf, { inputs: { text: "a" } });
+    const second = await engine.run(wf, { inputs: { text: "b" } });
+    const third = await engine.run(wf, { inputs: { text: "a" } });
+    expect(cachedIds(second)).toEqual([]);
+    expect(second.observations.find((o) => o.nodeId === "up")?.outputs).toEqual({ text: "B" });
+    expect(probe.executions.get("up")).toBe(2);
+    expect(cachedIds(third)).toEqual(["in", "up"]);
+    expect(third.observations.find((o) => o.nodeId === "up")?.outputs).toEqual({ text: "A" });
   });
 
   it("keeps no entries for interface nodes that no cacheable node reads (their key would hash the whole value)", async () => {
@@ -308,7 +349,7 @@ describe("cache keys in runs", () => {
 
 describe("LruOutputCache", () => {
   /** A key of its own per name; `hash` forces the hash, to make two keys collide. */
-  const key = (name: string, hash = name.charCodeAt(0)) => new CacheKey(hash, "test:key@1", "{}", JSON.stringify({ name }), []);
+  const key = (name: string, hash = name.charCodeAt(0)) => new CacheKey(hash, { node: "test:key@1", config: "{}", literals: JSON.stringify({ name }), a: 0, b: 0 }, []);
 
   it("keeps the most recently used entries and drops the oldest", () => {
     const cache = new LruOutputCache(2);

@@ -63,7 +63,7 @@ function suggestionHint(suggestions: string[]): string {
  * the phases before it set and adds its issues; `assemble` turns a build without issues into the
  * CompiledGraph the scheduler runs.
  */
-export interface GraphBuild extends Omit<CompiledGraph, "size" | "withDefaults" | "requiredIds" | "singleNodeOutputs"> {
+export interface GraphBuild extends Omit<CompiledGraph, "size" | "withDefaults" | "requiredIds" | "singleNodeOutputs" | "runs"> {
   readonly catalog: NodeCatalog;
   /** Node ids the schema check already reported: edges to them are not dangling too. */
   readonly malformedNodeIds: ReadonlySet<string> | undefined;
@@ -418,6 +418,7 @@ export function assemble(b: GraphBuild): CompileResult {
     withDefaults,
     requiredIds,
     singleNodeOutputs: n === 1 && b.interfaceOutputs.length === 0,
+    runs: 0,
   };
   return { graph, issues };
 }

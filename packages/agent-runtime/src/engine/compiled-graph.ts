@@ -56,6 +56,8 @@ export interface CompiledGraph {
   interfaceOutputs: InterfaceBinding[];
   /** A one-node workflow without interface outputs returns all the node's outputs (single-node wrapping). */
   singleNodeOutputs: boolean;
+  /** Graph runs started on it so far: from its second on, its cache key heads are kept (cache-key.ts `keyHeads`). */
+  runs: number;
 }
 
 /** Marks `start` and every node downstream of it (breadth-first, no recursion). */

@@ -132,7 +132,7 @@ export class ExecutionEngine {
         defs[i] = pinnedDefinition(defs[i].spec, node.pinned);
         const cacheable = base.graph.cacheable.slice();
         cacheable[i] = 0;
-        return { graph: { ...base.graph, workflow, defs, cacheable }, issues: base.issues };
+        return { graph: { ...base.graph, workflow, defs, cacheable, runs: 0 }, issues: base.issues };
       }
       return this.compile(workflow);
     }

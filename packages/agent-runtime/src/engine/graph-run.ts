@@ -2,7 +2,7 @@ import { engineError, engineFailure, type NodeValues, type Observation, type Run
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs, type DeadEdge } from "./node-inputs.ts";
-import { cacheKey, type CacheKey } from "./cache/index.ts";
+import { cacheKey, keyHeads, type CacheKey, type KeyHead } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -63,6 +63,8 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
   private readonly runSignal = this.controller.signal;
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
+  /** The graph's cache key heads, kept from its second run on (`keyHeads`). */
+  private readonly heads: readonly (KeyHead | undefined)[] | undefined;
   /** Made on the first subworkflow call of one of this graph's nodes. */
   private callPrefixes: CallPrefixes | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -81,6 +83,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     this.queue = new Int32Array(n);
     this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, graph.defs) : undefined;
     this.ends = new NodeEndings(scope, graph, options, this.spans, this);
+    this.heads = keyHeads(graph);
   }
 
   start(): Promise<GraphOutcome> {
@@ -152,7 +155,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     const invocationId = ends.invocationPrefix + nodeId;
     let key: CacheKey | undefined;
     if (g.cacheable[i]) {
-      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined);
+      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined, this.heads);
       if ((this.options.forced === undefined || !this.options.forced[i]) && ends.mayBeCached(i)) {
         const hit = scope.cache.get(key);
         if (hit !== undefined) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NodeCatalog, NodeDefinition, Workflow } from "@weft/types";
 import { createTestCatalog, workflow } from "../testing/test-nodes.ts";
-import { CacheKey, cacheKey, NO_REF, volatileRef } from "./cache-key.ts";
+import { CacheKey, cacheKey, keyHeads, NO_REF, volatileRef, type KeyHead } from "./cache-key.ts";
 import { objectPart } from "./object-part.ts";
 import { compileGraph } from "../compile-graph.ts";
 
@@ -14,7 +14,7 @@ function keyOf(wf: Workflow, nodeId: string, refsById: Record<string, number> = 
   const graph = compiled.graph!;
   const refs = new Float64Array(graph.size).fill(NO_REF);
   for (const [id, ref] of Object.entries(refsById)) refs[graph.indexOf.get(id)!] = ref;
-  return cacheKey(graph, graph.indexOf.get(nodeId)!, refs, undefined);
+  return cacheKey(graph, graph.indexOf.get(nodeId)!, refs, undefined, undefined);
 }
 
 const same = (a: CacheKey, b: CacheKey) => a.equals(b) && a.hash === b.hash;
@@ -120,12 +120,28 @@ describe("cache keys", () => {
   });
 
   it("are equal only when every part is, even under one hash", () => {
-    const a = new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 1);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 1))).toBe(true);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", [], "a", "v", 2))).toBe(false);
-    expect(a.equals(new CacheKey(1, "t@1", "{}", "{}", ["a", "v", 1, "b", "v", 1]))).toBe(false);
-    expect(a.equals(new CacheKey(1, "t@2", "{}", "{}", [], "a", "v", 1))).toBe(false);
-    expect(a.equals(new CacheKey(2, "t@1", "{}", "{}", [], "a", "v", 1))).toBe(false);
+    // A fresh head object per key: equal heads compare by their parts, not by identity.
+    const head = (node = "t@1", config = "{}", literals = "{}"): KeyHead => ({ node, config, literals, a: 0, b: 0 });
+    const a = new CacheKey(1, head(), [], "a", "v", 1);
+    expect(a.equals(new CacheKey(1, head(), [], "a", "v", 1))).toBe(true);
+    expect(a.equals(new CacheKey(1, head(), [], "a", "v", 2))).toBe(false);
+    expect(a.equals(new CacheKey(1, head(), ["a", "v", 1, "b", "v", 1]))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@2"), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@1", '{"x":1}'), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(1, head("t@1", "{}", '{"x":1}'), [], "a", "v", 1))).toBe(false);
+    expect(a.equals(new CacheKey(2, head(), [], "a", "v", 1))).toBe(false);
+  });
+
+  it("are the same whether made from the heads a graph keeps from its second run on, or part by part", () => {
+    const graph = compileGraph(add({ x: 1, y: "t" }, { b: 2 }), catalog).graph!;
+    const i = graph.indexOf.get("n")!;
+    const refs = new Float64Array(graph.size).fill(NO_REF);
+    expect(keyHeads(graph)).toBeUndefined();
+    const heads = keyHeads(graph)!;
+    expect(keyHeads(graph)).toBe(heads);
+    const kept = cacheKey(graph, i, refs, undefined, heads);
+    expect(kept.head).toBe(heads[i]);
+    expect(same(kept, cacheKey(graph, i, refs, undefined, undefined))).toBe(true);
   });
 
   it("spread over the hash space: 100,000 refs under one node give 100,000 hashes", () => {
@@ -142,7 +158,7 @@ describe("cache keys", () => {
     const hashes = new Set<number>();
     for (let ref = 0; ref < 100_000; ref++) {
       refs[graph.indexOf.get("c")!] = ref;
-      const hash = cacheKey(graph, graph.indexOf.get("n")!, refs, undefined).hash;
+      const hash = cacheKey(graph, graph.indexOf.get("n")!, refs, undefined, undefined).hash;
       expect(Number.isSafeInteger(hash) && hash >= 0).toBe(true);
       hashes.add(hash);
     }
