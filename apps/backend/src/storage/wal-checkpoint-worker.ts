@@ -6,18 +6,13 @@
  * that fsync happens here too, not in the server's next commit.
  */
 import { Database } from "bun:sqlite";
-import { setPriority } from "node:os";
 import type { CheckpointReply, CheckpointRequest } from "./wal-checkpointer.ts";
+import { runAtLowPriority } from "../background-thread.ts";
 
 declare const self: Worker;
 
-// This thread only (Linux priorities are per thread): on a busy machine the copy can wait, the event loop and
-// the JIT compiler come first.
-try {
-  setPriority(10);
-} catch {
-  // not allowed here: normal priority
-}
+// On a busy machine the copy can wait.
+runAtLowPriority();
 
 let db: Database | undefined;
 

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 import type { SqliteGate } from "./sqlite-gate.ts";
+import { keepsAlive } from "../background-thread.ts";
 
 export type CheckpointRequest = { kind: "checkpoint"; id: number; file: string } | { kind: "close"; id: number };
 
@@ -158,13 +159,6 @@ export class WalCheckpointer {
 }
 
 const CHECK_EVERY_MS = 5;
-
-/** Bun's `Worker` keeps the process alive or not, like a timer (`ref`/`unref`; the DOM's `Worker` type has neither). */
-function keepsAlive(worker: Worker, on: boolean): void {
-  const referable = worker as Worker & { ref(): void; unref(): void };
-  if (on) referable.ref();
-  else referable.unref();
-}
 
 /**
  * How many pages the WAL holds that are not in the database file yet, read from the wal-index header in the

@@ -6,19 +6,14 @@
 import { ExportResultCode, type InstrumentationScope } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
-import { setPriority } from "node:os";
 import { decodeSpans, type SpanBatch } from "./span-record.ts";
 import type { ExportReply, ExportRequest } from "./worker-span-processor.ts";
+import { runAtLowPriority } from "../background-thread.ts";
 
 declare const self: Worker;
 
-// This thread only (Linux priorities are per thread): on a busy machine the export can wait, the agents' thread
-// comes first (the queue holds OTEL_BSP_MAX_QUEUE_SIZE spans meanwhile).
-try {
-  setPriority(10);
-} catch {
-  // not allowed here: normal priority
-}
+// On a busy machine the export can wait: the queue holds OTEL_BSP_MAX_QUEUE_SIZE spans meanwhile.
+runAtLowPriority();
 
 let exporter: OTLPTraceExporter | undefined;
 let resource: Resource | undefined;

@@ -3,6 +3,7 @@ import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { Logger } from "@weft/types";
 import { encodeSpan, joinSpans, type SpanBatch } from "./span-record.ts";
+import { keepsAlive } from "../background-thread.ts";
 
 /** What the export thread is asked, in order: `start` once, then batches, then `shutdown`. */
 export type ExportRequest = { kind: "start"; env: Record<string, string>; resource: Attributes } | { kind: "export"; id: number; batch: SpanBatch } | { kind: "shutdown"; id: number };
@@ -203,11 +204,4 @@ export class WorkerSpanProcessor implements SpanProcessor {
     clearTimeout(this.timer);
     this.timer = undefined;
   }
-}
-
-/** Bun's `Worker` keeps the process alive or not, like a timer (`ref`/`unref`; the DOM's `Worker` type has neither). */
-function keepsAlive(worker: Worker, on: boolean): void {
-  const referable = worker as Worker & { ref(): void; unref(): void };
-  if (on) referable.ref();
-  else referable.unref();
 }
