@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from "node:zlib";
 
 /** Types worth compressing; streams (NDJSON, event streams) are not among them: they must flow. */
@@ -11,7 +12,7 @@ export type Encoding = "br" | "gzip";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
-const encodedCache = new Map<string, Bytes>();
+const encodedCache = new LRUCache<string, Bytes>({ max: ENCODED_CACHE_ENTRIES });
 
 /** The encoding an `Accept-Encoding` header asks for: brotli before gzip, either only with a weight above 0. */
 export function preferredEncoding(acceptEncoding: string | null): Encoding | undefined {
@@ -29,7 +30,7 @@ export function preferredEncoding(acceptEncoding: string | null): Encoding | und
 }
 
 /** Editor files asked for once since the start, and those being encoded in the background, by cache key. */
-const askedOnce = new Set<string>();
+const askedOnce = new LRUCache<string, true>({ max: ENCODED_CACHE_ENTRIES });
 const underWay = new Set<string>();
 
 /**
@@ -53,14 +54,12 @@ function encodedFile(body: Bytes, kind: Encoding, key: string): Bytes | undefine
   const cached = encodedCache.get(cacheKey);
   if (cached || underWay.has(cacheKey)) return cached;
   if (!askedOnce.has(cacheKey)) {
-    if (askedOnce.size >= ENCODED_CACHE_ENTRIES) askedOnce.delete(askedOnce.values().next().value ?? "");
-    askedOnce.add(cacheKey);
+    askedOnce.set(cacheKey, true);
     return undefined;
   }
   underWay.add(cacheKey);
   const keep = (encoded: Bytes) => {
     underWay.delete(cacheKey);
-    if (encodedCache.size >= ENCODED_CACHE_ENTRIES) encodedCache.delete(encodedCache.keys().next().value ?? "");
     encodedCache.set(cacheKey, encoded);
   };
   const done = (error: Error | null, encoded: Buffer) => (error ? underWay.delete(cacheKey) : keep(new Uint8Array(encoded)));

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { NodeErrorSchema, RunStatusSchema, RunTriggerSchema, WorkflowSchema, type NodeError, type RunStatus, type Workflow } from "@weft/types";
 import { num, optionalJson, optionalNum, present } from "../storage/row-values.ts";
@@ -163,7 +164,7 @@ export function runRow(record: RunRecord, workflow: Workflow | undefined, redact
  */
 export class RunTable extends Table<{ runs: RunsTable }> {
   /** Bases this process stored outside any transaction: not written again. */
-  private readonly storedBases = new Set<string>();
+  private readonly storedBases = new LRUCache<string, true>({ max: STORED_BASES });
   /** The payloads table, for the bases pinned snapshots name and the references in an agent's run's snapshot. */
   private readonly payloads = new PayloadStore(this.engine);
   private readonly inserts = new RunInsertBatch<RunsTable>(async (rows) => void (await this.insertRows("runs", rows)));
@@ -186,8 +187,7 @@ export class RunTable extends Table<{ runs: RunsTable }> {
     if (this.storedBases.has(base.id)) return;
     await this.payloads.write([base]);
     if (this.engine.inTransaction()) return;
-    if (this.storedBases.size >= STORED_BASES) this.storedBases.clear();
-    this.storedBases.add(base.id);
+    this.storedBases.set(base.id, true);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -276,5 +276,5 @@ export class RunTable extends Table<{ runs: RunsTable }> {
   }
 }
 
-/** Base ids remembered as stored; past this many the memory starts over (a base written again is ignored). */
+/** Base ids remembered as stored; past this many the least recently stored are forgotten (a base written again is ignored). */
 const STORED_BASES = 1024;

@@ -1,5 +1,6 @@
 import { freezeWorkflow, pinOutputs } from "@weft/agent-runtime";
 import { WorkflowSchema, type Workflow } from "@weft/types";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { PAYLOAD_REF_KEY, payloadId, type PayloadBlob, type PayloadLoader } from "./payload-refs.ts";
 
@@ -44,20 +45,18 @@ export function isPinnedSnapshot(text: string): boolean {
 const KEPT_BASES = 64;
 
 /** Bases read back, checked and frozen, by payload id (content-addressed: never stale), for every reader in the process. */
-const bases = new Map<string, Workflow>();
+const bases = new LRUCache<string, Workflow>({ max: KEPT_BASES });
 
 /** A `pinnedSnapshot` read back: the frozen base (checked once per process) with the run's request pinned on its node. */
 export async function readPinnedSnapshot(text: string, load: PayloadLoader): Promise<Workflow> {
   const stored = StoredPins.parse(JSON.parse(text));
   const id = stored[RUN_BASE_KEY][PAYLOAD_REF_KEY];
   let base = bases.get(id);
-  bases.delete(id);
   if (base === undefined) {
     const json = (await load([id])).get(id);
     if (json === undefined) throw new Error(`The run's workflow (payload ${id}) is missing from storage.`);
     base = freezeWorkflow(WorkflowSchema.parse(JSON.parse(json)));
+    bases.set(id, base);
   }
-  if (bases.size >= KEPT_BASES) bases.delete(bases.keys().next().value as string);
-  bases.set(id, base);
   return pinOutputs(base, stored.pins.nodeId, stored.pins.outputs);
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { freezeWorkflow, isFrozenWorkflow, newRunId, pinOutputs, type RecordedNode } from "@weft/agent-runtime";
 import type { WorkflowValidator } from "../workflows/workflow-validator.ts";
 import { skillReferences } from "../workflows/skill-references.ts";
@@ -104,7 +105,7 @@ export class RunService {
    * trigger firing many runs neither re-parses nor re-hashes it. Workflows calling skills are not kept (whether the
    * skill still exists is asked on every start).
    */
-  private readonly checked = new Map<string, { revision: string; workflow: Workflow; version: number }>();
+  private readonly checked = new LRUCache<string, { revision: string; workflow: Workflow; version: number }>({ max: CHECKED_WORKFLOWS });
 
   constructor(private readonly deps: RunServiceDeps) {}
 
@@ -270,8 +271,6 @@ export class RunService {
   }
 
   private keepChecked(workflowId: string, revision: string, workflow: Workflow, version: number): void {
-    this.checked.delete(workflowId);
-    if (this.checked.size >= CHECKED_WORKFLOWS) this.checked.delete(this.checked.keys().next().value as string);
     // Frozen: every run of this revision shares it (and the engine keeps a frozen workflow's compiled graph).
     this.checked.set(workflowId, { revision, workflow: freezeWorkflow(workflow), version });
   }

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 /** What the checked texts of one table may hold in all: a few large workflows open in several editors at once. */
 export const CHECKED_TEXT_BYTES = 16 * 1024 * 1024;
 
@@ -13,42 +15,22 @@ interface Checked {
  * tens of milliseconds, parsing it about one: a read of a record whose text has not changed since it was last checked
  * parses the remembered answer instead. Keyed on the whole stored text, not on a revision, so a write by another
  * process or a `put` at the same revision is checked afresh. Each read gets a fresh object (callers may change it).
- * The least recently read records are dropped past `maxBytes`.
+ * The least recently read records are dropped past `maxBytes`; a record larger than that is not kept.
  */
 export class CheckedTexts {
-  private readonly entries = new Map<string, Checked>();
-  private bytes = 0;
+  private readonly entries: LRUCache<string, Checked>;
 
-  constructor(private readonly maxBytes = CHECKED_TEXT_BYTES) {}
+  constructor(maxBytes = CHECKED_TEXT_BYTES) {
+    this.entries = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => entry.stored.length + (entry.checked === entry.stored ? 0 : entry.checked.length) });
+  }
 
   /** `data` decoded by `check` (which throws on a text that does not read), or the remembered answer for the same text. */
   decode<T>(id: string, data: string, check: (data: string) => T): T {
     const hit = this.entries.get(id);
-    if (hit?.stored === data) {
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      return JSON.parse(hit.checked) as T;
-    }
+    if (hit?.stored === data) return JSON.parse(hit.checked) as T;
     const value = check(data);
-    this.remember(id, data, JSON.stringify(value));
+    const checked = JSON.stringify(value);
+    this.entries.set(id, { stored: data, checked: checked === data ? data : checked });
     return value;
   }
-
-  private remember(id: string, stored: string, checked: string): void {
-    const old = this.entries.get(id);
-    if (old) this.bytes -= sizeOf(old);
-    this.entries.delete(id);
-    const entry = { stored, checked: checked === stored ? stored : checked };
-    const size = sizeOf(entry);
-    if (size > this.maxBytes) return;
-    this.entries.set(id, entry);
-    this.bytes += size;
-    for (const [oldest, old] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= sizeOf(old);
-    }
-  }
 }
-
-const sizeOf = (entry: Checked) => entry.stored.length + (entry.checked === entry.stored ? 0 : entry.checked.length);

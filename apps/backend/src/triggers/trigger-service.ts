@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { SCHEDULE_TRIGGER_TYPE, WEBHOOK_TRIGGER_TYPE, WebhookConfigSchema, type Logger, type RunTrigger, type ScheduleConfig, type TriggerKind, type WebhookConfig, type Workflow } from "@weft/types";
 import { checkSchedule, type Schedule } from "@weft/nodes";
 import { notFound, ServiceError } from "../service-error.ts";
@@ -118,9 +119,9 @@ export class TriggerService {
    * Per workflow: one stored revision of it as read, and its trigger nodes as checked (a revision's content never
    * changes). A hook request serves from it while the stored revision it reads with the activation is this one.
    */
-  private readonly kept = new Map<string, { revision: string; stored: StoredDocument<Workflow>; nodes: TriggerNode[] }>();
+  private readonly kept = new LRUCache<string, { revision: string; stored: StoredDocument<Workflow>; nodes: TriggerNode[] }>({ max: CACHED_HOOK_WORKFLOWS });
   /** Per hook: its secret as opened from one sealed value (a rotation stores a new sealed value, so a new entry). */
-  private readonly secrets = new Map<string, { sealed: string; secret: string }>();
+  private readonly secrets = new LRUCache<string, { sealed: string; secret: string }>({ max: CACHED_HOOK_WORKFLOWS });
   private readonly admissions: HookAdmissions<PreparedRun>;
 
   constructor(private readonly deps: TriggerServiceDeps) {
@@ -282,9 +283,7 @@ export class TriggerService {
   triggerNodes(workflowId: string, stored: StoredDocument<Workflow>): TriggerNode[] {
     const revision = storedRevisionKey(stored.createdAt, stored.updatedAt, stored.document.revision);
     const cached = this.kept.get(workflowId);
-    this.kept.delete(workflowId);
     const nodes = cached?.revision === revision ? cached.nodes : triggerNodesOf(stored.document).nodes;
-    if (this.kept.size >= CACHED_HOOK_WORKFLOWS) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(workflowId, { revision, stored, nodes });
     return nodes;
   }
@@ -295,7 +294,6 @@ export class TriggerService {
     const cached = this.secrets.get(key);
     if (cached?.sealed === sealed) return cached.secret;
     const secret = this.deps.box.decrypt(sealed, secretContext(workflowId, nodeId));
-    if (this.secrets.size >= CACHED_HOOK_WORKFLOWS) this.secrets.delete(this.secrets.keys().next().value as string);
     this.secrets.set(key, { sealed, secret });
     return secret;
   }

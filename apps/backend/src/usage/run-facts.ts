@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { RunRepository } from "../events/run-repository.ts";
 
 /** What an LLM call's usage and budgets need of its run: both never change once the run is stored. */
@@ -14,14 +15,14 @@ const KEPT_RUNS = 1024;
  * included) before and again after every LLM call. A run not stored yet is not remembered: it is asked again.
  */
 export class RunFactsLookup {
-  private readonly kept = new Map<string, RunFacts>();
+  private readonly kept = new LRUCache<string, RunFacts>({ max: KEPT_RUNS });
 
   constructor(private readonly runs: Pick<RunRepository, "get">) {}
 
   /** A run whose record its executor has just read (a queue worker taking it): its calls need not read it again. */
   know(run: { id: string } & RunFacts): void {
     if (this.kept.has(run.id)) return;
-    this.keep(run.id, { workflowId: run.workflowId, ...(run.createdBy !== undefined ? { createdBy: run.createdBy } : {}) });
+    this.kept.set(run.id, { workflowId: run.workflowId, ...(run.createdBy !== undefined ? { createdBy: run.createdBy } : {}) });
   }
 
   async of(runId: string | undefined): Promise<RunFacts | undefined> {
@@ -31,12 +32,7 @@ export class RunFactsLookup {
     const run = await this.runs.get(runId);
     if (!run) return undefined;
     const facts: RunFacts = { workflowId: run.workflowId, ...(run.createdBy !== undefined ? { createdBy: run.createdBy } : {}) };
-    this.keep(runId, facts);
-    return facts;
-  }
-
-  private keep(runId: string, facts: RunFacts): void {
-    if (this.kept.size >= KEPT_RUNS) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(runId, facts);
+    return facts;
   }
 }

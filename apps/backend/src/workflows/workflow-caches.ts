@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { LruOutputCache } from "@weft/agent-runtime";
 
 /** Workflows whose caches are kept: more than one person edits and re-runs at a time; the rest start cold. */
@@ -11,22 +12,21 @@ export const CACHE_ENTRIES_PER_WORKFLOW = 20_000;
  * are dropped first.
  */
 export class WorkflowCaches {
-  private readonly caches = new Map<string, LruOutputCache>();
+  private readonly caches: LRUCache<string, LruOutputCache>;
 
   constructor(
-    private readonly maxWorkflows = CACHED_WORKFLOWS,
+    maxWorkflows = CACHED_WORKFLOWS,
     private readonly entriesPerWorkflow = CACHE_ENTRIES_PER_WORKFLOW,
-  ) {}
+  ) {
+    this.caches = new LRUCache({ max: maxWorkflows });
+  }
 
   for(workflowId: string): LruOutputCache {
     let cache = this.caches.get(workflowId);
-    if (cache) {
-      this.caches.delete(workflowId);
-    } else {
+    if (!cache) {
       cache = new LruOutputCache(this.entriesPerWorkflow);
-      if (this.caches.size >= this.maxWorkflows) this.caches.delete(this.caches.keys().next().value as string);
+      this.caches.set(workflowId, cache);
     }
-    this.caches.set(workflowId, cache);
     return cache;
   }
 
