@@ -129,8 +129,10 @@ export class NodeEndings {
     }
   }
 
-  /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
-  /** `key` is the node's cache key when one was built for a lookup. */
+  /**
+   * `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's
+   * work ended. `key` is the node's cache key when one was built for a lookup.
+   */
   complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
     const limit = this.scope.maxOutputBytes;
     // Before anything keeps them (cache, events, observations): too large, they are dropped here.

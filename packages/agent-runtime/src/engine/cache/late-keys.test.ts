@@ -40,6 +40,22 @@ describe("entries stored before their keys (setLater)", () => {
     expect(cache.get(keyOf(0))).toMatchObject({ outputs: { v: 10 }, ref: again.ref });
   });
 
+  it("wait for one run only: a cache never read keeps no earlier run's refs and outputs alive", () => {
+    const cache = new LruOutputCache(3);
+    const first = new FakeRun();
+    const second = new FakeRun();
+    cache.setLater(first, 0);
+    cache.setLater(first, 1);
+    expect(first.built).toBe(0);
+    // Another run stores: the first run's entries are keyed and stored now.
+    cache.setLater(second, 0);
+    expect(first.built).toBe(2);
+    cache.setLater(second, 1);
+    expect(second.built).toBe(0);
+    expect(cache.get(keyOf(1))).toMatchObject({ outputs: { v: 1 } });
+    expect(second.built).toBe(2);
+  });
+
   it("age as if set one by one, in the order stored", () => {
     const cache = new LruOutputCache(2);
     const run = new FakeRun();

@@ -8,8 +8,9 @@ import type { CacheEntry, LateKeys, OutputCache } from "./output-cache.ts";
  * dropped. It keeps at least the `capacity` most recently used entries and at most twice that, with
  * O(1) work per operation (evicting single oldest keys from a Map is slow on JavaScriptCore).
  *
- * Entries stored with `setLater` wait, in order, until the cache is next read (`get`, `set`, `size`): their keys are
- * built and stored then, as if stored one by one, so what the cache holds and finds is as if each had been set at once.
+ * Entries stored with `setLater` wait, in order, until the cache is next read (`get`, `set`, `size`) or another run
+ * stores with `setLater`: their keys are built and stored then, as if stored one by one, so what
+ * the cache holds and finds is as if each had been set at once.
  * A run whose keys are never looked up (a first run on a fresh engine, a cache nobody reads again) builds none.
  */
 /** Entries kept by default: an edited workflow of a few hundred nodes keeps many versions of each node's outputs, and an entry holds only references. */
@@ -22,9 +23,8 @@ export class LruOutputCache implements OutputCache {
   private refs = 0;
   /** Nodes stored with `setLater` and not yet keyed, in order; their refs follow one another from `laterFrom`. */
   private laterNodes: number[] = [];
-  /** Where those nodes' keys are built: `laterSources[k]` for the next `laterCounts[k]` nodes (a graph run stores many in a row). */
-  private laterSources: LateKeys[] = [];
-  private laterCounts: number[] = [];
+  /** Where those nodes' keys are built: one run's. */
+  private laterKeys: LateKeys | undefined;
   private laterFrom = 0;
 
   constructor(readonly capacity = DEFAULT_CAPACITY) {
@@ -61,13 +61,12 @@ export class LruOutputCache implements OutputCache {
   }
 
   setLater(keys: LateKeys, i: number): number {
-    const sources = this.laterSources;
-    const last = sources.length - 1;
-    if (last >= 0 && sources[last] === keys) this.laterCounts[last]++;
-    else {
-      if (last < 0) this.laterFrom = this.refs;
-      sources.push(keys);
-      this.laterCounts.push(1);
+    // One run's entries wait (that run holds its refs and outputs anyway): a cache whose lookups never come (no run's
+    // first node is cacheable, so nothing downstream is looked up) must not keep every run's refs and outputs alive.
+    if (this.laterKeys !== keys) {
+      this.storeLater();
+      this.laterKeys = keys;
+      this.laterFrom = this.refs;
     }
     this.laterNodes.push(i);
     return this.refs++;
@@ -75,23 +74,17 @@ export class LruOutputCache implements OutputCache {
 
   /** Builds the keys of the entries stored with `setLater` and stores them, in the order they came. */
   private storeLater(): void {
-    const sources = this.laterSources;
-    if (sources.length === 0) return;
+    const keys = this.laterKeys;
+    if (keys === undefined) return;
     const nodes = this.laterNodes;
-    const counts = this.laterCounts;
-    this.laterSources = [];
-    this.laterCounts = [];
+    this.laterKeys = undefined;
     this.laterNodes = [];
     let ref = this.laterFrom;
-    let k = 0;
-    for (let s = 0; s < sources.length; s++) {
-      const keys = sources[s];
-      for (const end = k + counts[s]; k < end; k++) {
-        const entry = keys.keyOf(nodes[k]);
-        entry.outputs = keys.outputsOf(nodes[k]);
-        entry.ref = ref++;
-        this.store(entry);
-      }
+    for (const i of nodes) {
+      const entry = keys.keyOf(i);
+      entry.outputs = keys.outputsOf(i);
+      entry.ref = ref++;
+      this.store(entry);
     }
   }
 
@@ -104,8 +97,7 @@ export class LruOutputCache implements OutputCache {
   }
 
   clear(): void {
-    this.laterSources = [];
-    this.laterCounts = [];
+    this.laterKeys = undefined;
     this.laterNodes = [];
     this.current.clear();
     this.previous.clear();
