@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { NodeValues, RunResult, Workflow } from "@weft/types";
 import { ExecutionEngine } from "./execution-engine.ts";
 import { freezeWorkflow } from "./frozen-workflow.ts";
-import { CacheKey, LruOutputCache, type CacheEntry } from "./cache/index.ts";
+import { CacheKey, LruOutputCache, type CacheEntry, type LateKeys } from "./cache/index.ts";
 import { createTestCatalog, eventLog, workflow } from "./testing/test-nodes.ts";
 
 /** a → plus → times; b → other (independent); rnd (not idempotent) → after. */
@@ -272,12 +272,16 @@ describe("cache lookups", () => {
   });
 });
 
-/** The engine's default cache, also noting every key it is asked to store. */
+/** The engine's default cache, also noting every key it is asked to store (a key stored with `setLater` built at once to be noted). */
 class KeyRecordingCache extends LruOutputCache {
   readonly stored: string[] = [];
   override set(key: CacheKey, outputs: NodeValues): CacheEntry {
     this.stored.push(key.toString());
     return super.set(key, outputs);
+  }
+  override setLater(keys: LateKeys, i: number): number {
+    this.stored.push(keys.keyOf(i).toString());
+    return super.setLater(keys, i);
   }
 }
 

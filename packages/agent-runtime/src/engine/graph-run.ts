@@ -2,7 +2,7 @@ import { engineError, engineFailure, type NodeValues, type Observation, type Run
 import type { Context } from "@opentelemetry/api";
 import type { CompiledGraph } from "./compiled-graph.ts";
 import { deadEdgeReason, resolveInputs, type DeadEdge } from "./node-inputs.ts";
-import { cacheKey, keyHeads, type CacheKey, type KeyHead } from "./cache/index.ts";
+import { keyHeads, type CacheKey } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import { runOutcome, type GraphOutcome, type Halt } from "./run-outcome.ts";
 import { EngineNodeContext, type ContextOwner } from "./node-context.ts";
@@ -63,8 +63,6 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
   private readonly runSignal = this.controller.signal;
   /** Undefined unless the run is traced: then no node pays for tracing. */
   private readonly spans: NodeSpans | undefined;
-  /** The graph's cache key heads, kept from its second run on (`keyHeads`). */
-  private readonly heads: readonly (KeyHead | undefined)[] | undefined;
   /** Made on the first subworkflow call of one of this graph's nodes. */
   private callPrefixes: CallPrefixes | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -82,8 +80,7 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     for (let i = 0; i < n; i++) this.pending[i] = graph.inStart[i + 1] - graph.inStart[i];
     this.queue = new Int32Array(n);
     this.spans = scope.tracing && options.traceParent ? new NodeSpans(scope.tracing, options.traceParent, scope.runId, graph.defs) : undefined;
-    this.ends = new NodeEndings(scope, graph, options, this.spans, this);
-    this.heads = keyHeads(graph);
+    this.ends = new NodeEndings(scope, graph, options, this.spans, this, options.overrides, keyHeads(graph));
   }
 
   start(): Promise<GraphOutcome> {
@@ -153,16 +150,16 @@ export class GraphRun implements ContextOwner, NodeEndingsHost {
     const nodeId = ends.qualified(i);
     // Qualified node ids are unique within a run (repeated skill calls get their own prefix).
     const invocationId = ends.invocationPrefix + nodeId;
+    // A key is built here only for a lookup (the node's outputs are stored under it if it misses): else `complete` has
+    // the cache build it when it needs it.
     let key: CacheKey | undefined;
-    if (g.cacheable[i]) {
-      key = cacheKey(g, i, ends.refs, this.options.overrides.size > 0 ? this.options.overrides.get(i) : undefined, this.heads);
-      if ((this.options.forced === undefined || !this.options.forced[i]) && ends.mayBeCached(i)) {
-        const hit = scope.cache.get(key);
-        if (hit !== undefined) {
-          ends.refs[i] = hit.ref;
-          ends.completeFromCache(i, nodeId, invocationId, inputs, hit.outputs);
-          return;
-        }
+    if (g.cacheable[i] && (this.options.forced === undefined || !this.options.forced[i]) && ends.mayBeCached(i)) {
+      key = ends.keys.keyOf(i);
+      const hit = scope.cache.get(key);
+      if (hit !== undefined) {
+        ends.refs[i] = hit.ref;
+        ends.completeFromCache(i, nodeId, invocationId, inputs, hit.outputs);
+        return;
       }
     }
     // The node's time starts at the latest clock reading (the end of the node before it, or the

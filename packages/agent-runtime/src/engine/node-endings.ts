@@ -1,6 +1,6 @@
 import { ERROR_OUTPUT_ID, INTERFACE_VALUE_PORT, type NodeError, type NodeValues, type Observation } from "@weft/types";
 import type { CompiledGraph } from "./compiled-graph.ts";
-import { NO_REF, volatileRef, type CacheKey } from "./cache/index.ts";
+import { NO_REF, RunKeys, volatileRef, type CacheKey, type KeyHead } from "./cache/index.ts";
 import { NodeState } from "./node-state.ts";
 import type { Halt } from "./run-outcome.ts";
 import type { RunScope } from "./run-scope.ts";
@@ -40,6 +40,8 @@ export class NodeEndings {
   readonly outputs: (NodeValues | null | undefined)[];
   /** Per node, the ref its outputs go by in downstream cache keys (set when it completes; NO_REF until then). */
   readonly refs: Float64Array;
+  /** The cache keys of this run's nodes: built for a lookup, or when the cache next needs them (`complete`). */
+  readonly keys: RunKeys;
   /**
    * 1 where the node's ref names an entry stored in this graph run that no stored key names yet: a key built on
    * it cannot be in the cache, so its lookup is skipped (`mayBeCached`). Down a chain of first runs, every lookup.
@@ -60,12 +62,15 @@ export class NodeEndings {
     private readonly options: NodeEndingsOptions,
     private readonly spans: NodeSpans | undefined,
     private readonly host: NodeEndingsHost,
+    overrides: ReadonlyMap<number, NodeValues>,
+    heads: readonly (KeyHead | undefined)[] | undefined,
   ) {
     const n = graph.size;
     this.state = new Uint8Array(n);
     this.outputs = new Array(n);
     this.refs = new Float64Array(n).fill(NO_REF);
     this.fresh = new Uint8Array(n);
+    this.keys = new RunKeys(graph, this.refs, this.outputs, overrides, heads);
     this.outputNames = new Map(graph.interfaceOutputs.map((b) => [b.node, b.name]));
     this.invocationPrefix = scope.runId + ":";
   }
@@ -124,7 +129,10 @@ export class NodeEndings {
     }
   }
 
-  /** `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's work ended. */
+  /**
+   * `complete`, `fail` and `cancel` take the node's end from the latest clock reading: callers read it when the node's
+   * work ended. `key` is the node's cache key when one was built for a lookup.
+   */
   complete(i: number, obs: Observation, t0: number, outputs: NodeValues, key: CacheKey | undefined): void {
     const limit = this.scope.maxOutputBytes;
     // Before anything keeps them (cache, events, observations): too large, they are dropped here.
@@ -135,8 +143,14 @@ export class NodeEndings {
     obs.outputs = outputs;
     obs.durationMs = this.scope.clock.last - t0;
     // Outputs of a node that is not cacheable differ per invocation, and so do keys downstream.
-    if (key !== undefined) {
-      this.refs[i] = this.scope.cache.set(key, outputs).ref;
+    if (this.graph.cacheable[i] === 1) {
+      const cache = this.scope.cache;
+      // Without a key built for a lookup, one is built only if the cache is read again (`setLater`): on a first run,
+      // down a chain, no key but the first is ever looked up. `setLater` reads the outputs from `this.outputs`.
+      this.outputs[i] = outputs;
+      if (key !== undefined) this.refs[i] = cache.set(key, outputs).ref;
+      else if (cache.setLater !== undefined) this.refs[i] = cache.setLater(this.keys, i);
+      else this.refs[i] = cache.set(this.keys.keyOf(i), outputs).ref;
       this.fresh[i] = 1;
       // A stored key names the refs of its sources: keys built on them may be in the cache from now on.
       const g = this.graph;
