@@ -1,4 +1,4 @@
-import { WorkflowNodeSchema, type Workflow, type WorkflowNode } from "./workflow.ts";
+import { NODE_ID_PATTERN, WorkflowNodeSchema, type Workflow, type WorkflowNode } from "./workflow.ts";
 
 /**
  * A workflow document decoded without walking it through zod, when it is already in the shape a parse gives (what
@@ -49,7 +49,8 @@ const SIZE_KEYS = new Set(["width", "height"]);
 function canonicalNode(value: unknown, types: Set<string>): WorkflowNode | null {
   if (!isRecord(value) || !onlyKeys(value, NODE_KEYS)) return null;
   const { id, type, position, config, inputs, policy, ports, label, pinned, ui } = value;
-  if (!WorkflowNodeSchema.shape.id.safeParse(id).success || !isNodeType(type, types)) return null;
+  // The id's rule by hand: a zod parse per node cost ~5 ms of the editor's opening at 1,000 nodes.
+  if (typeof id !== "string" || !NODE_ID_PATTERN.test(id) || !isNodeType(type, types)) return null;
   if (!isPoint(position) || !isRecord(config) || !isRecord(inputs)) return null;
   if ((label !== undefined && typeof label !== "string") || (pinned !== undefined && !isRecord(pinned)) || (ui !== undefined && !isRecord(ui))) return null;
   if (policy === undefined && ports === undefined) return value as WorkflowNode;

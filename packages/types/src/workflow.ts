@@ -19,11 +19,11 @@ export const NodePolicySchema = z.object({
 });
 export type NodePolicy = z.infer<typeof NodePolicySchema>;
 
+/** A node id: no whitespace and no `/` (reserved for skill namespacing). Also read by workflow-decode.ts. */
+export const NODE_ID_PATTERN = /^[^\s/]+$/;
+
 export const WorkflowNodeSchema = z.object({
-  id: z
-    .string()
-    .min(1)
-    .regex(/^[^\s/]+$/, "node ids contain no whitespace and no `/` (reserved for skill namespacing)"),
+  id: z.string().min(1).regex(NODE_ID_PATTERN, "node ids contain no whitespace and no `/` (reserved for skill namespacing)"),
   type: NodeTypeIdSchema,
   position: PositionSchema.default({ x: 0, y: 0 }),
   config: z.record(z.string(), z.unknown()).default({}),
