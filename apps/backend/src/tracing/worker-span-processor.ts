@@ -144,11 +144,11 @@ export class WorkerSpanProcessor implements SpanProcessor {
   }
 
   private send(batch: SpanBatch): Promise<void> {
-    return this.request((id) => ({ kind: "export", id, batch }));
+    return this.request((id) => ({ kind: "export", id, batch }), [batch.spans.buffer]);
   }
 
   /** Posts a request to the thread; resolves when it answered (or ended): the answer itself is handled in `receive`. */
-  private request(make: (id: number) => ExportRequest): Promise<void> {
+  private request(make: (id: number) => ExportRequest, transfer: Transferable[] = []): Promise<void> {
     const worker = this.start();
     const id = this.nextId++;
     // Referenced while an answer is owed (an unreferenced thread's reply, awaited by a process with nothing else to
@@ -157,7 +157,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
     let resolve = () => {};
     const answered = new Promise<void>((r) => (resolve = r));
     this.pending.set(id, { answered, resolve });
-    worker.postMessage(make(id));
+    worker.postMessage(make(id), transfer);
     return answered;
   }
 
