@@ -21,11 +21,10 @@ export class LruOutputCache implements OutputCache {
   private current = new Map<number, CacheKey>();
   private previous = new Map<number, CacheKey>();
   private refs = 0;
-  /** Nodes stored with `setLater` and not yet keyed, in order; their refs follow one another from `laterFrom`. */
+  /** Nodes stored with `setLater` and not yet keyed, in order: their refs are the last ones given (any `set` stores them first). */
   private laterNodes: number[] = [];
   /** Where those nodes' keys are built: one run's. */
   private laterKeys: LateKeys | undefined;
-  private laterFrom = 0;
 
   constructor(readonly capacity = DEFAULT_CAPACITY) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`LruOutputCache capacity must be a positive integer, got ${capacity}`);
@@ -66,7 +65,6 @@ export class LruOutputCache implements OutputCache {
     if (this.laterKeys !== keys) {
       this.storeLater();
       this.laterKeys = keys;
-      this.laterFrom = this.refs;
     }
     this.laterNodes.push(i);
     return this.refs++;
@@ -79,7 +77,7 @@ export class LruOutputCache implements OutputCache {
     const nodes = this.laterNodes;
     this.laterKeys = undefined;
     this.laterNodes = [];
-    let ref = this.laterFrom;
+    let ref = this.refs - nodes.length;
     for (const i of nodes) {
       const entry = keys.keyOf(i);
       entry.outputs = keys.outputsOf(i);
