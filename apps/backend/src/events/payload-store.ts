@@ -1,10 +1,9 @@
-import { LRUCache } from "lru-cache";
 import type { Migration } from "../storage/migrations.ts";
 import { rowsByIds, Table, type TableEngine } from "../storage/table.ts";
 import { ddlStep } from "../storage/ddl.ts";
 import { payloadId, type PayloadBlob, type PayloadLoader, type PayloadSink } from "./payload-refs.ts";
 
-/** Ids of texts up to this long are remembered by text (longer ones by their content id), up to this many characters in all (the least recently put go first). */
+/** Ids of texts up to this long are remembered by text (longer ones by their content id), up to this many characters in all (then the memory starts over: cheaper than ageing one by one). */
 const ID_MEMO_MAX_TEXT = 4096;
 const ID_MEMO_CHARS = 4_000_000;
 /** The front of a stored id: when it was made, in milliseconds, base 36 (8 characters until 2059). The rest is the start of the content id. */
@@ -30,7 +29,8 @@ export const PAYLOAD_MIGRATIONS: readonly Migration[] = [
  */
 export class PayloadStore extends Table<PayloadTables, TableEngine> implements PayloadSink {
   private pending: PayloadBlob[] = [];
-  private readonly ids = new LRUCache<string, string>({ maxSize: ID_MEMO_CHARS, sizeCalculation: (_id, key) => key.length });
+  private ids = new Map<string, string>();
+  private idChars = 0;
 
   /**
    * The text's id, and the text queued for the next `flush` unless the store remembers it. An id is when the text was
@@ -44,6 +44,7 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     let id = this.ids.get(key);
     if (id === undefined) {
       id = Date.now().toString(36).padStart(STAMP_CHARS, "0").slice(-STAMP_CHARS) + (content ?? payloadId(json)).slice(0, -STAMP_CHARS);
+      if ((this.idChars += key.length) > ID_MEMO_CHARS) [this.ids, this.idChars] = [new Map(), key.length];
       this.ids.set(key, id);
       this.pending.push({ id, json });
     }
