@@ -41,8 +41,6 @@ export function versionRoutes<T extends { id: string; name: string; revision: nu
 
   async function requireDocument(id: string): Promise<void> {
     if ((await o.repo.revision(id)) === null) throw notFound(o.kind, id, `GET /api/${o.segment} lists them.`);
-    // A document stored before version history gets its content as version 1 on first read.
-    await o.repo.ensureVersioned(id);
   }
 
   async function content(id: string, raw: string | undefined, where: string): Promise<{ version: DocumentVersion; content: unknown }> {

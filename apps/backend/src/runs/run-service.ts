@@ -13,7 +13,7 @@ import type { DispatchCancel, RunDispatcher } from "./run-dispatcher.ts";
 import { INTERRUPTED, type RunExecutor } from "./run-executor.ts";
 import type { RunWaits } from "./run-waits.ts";
 import { checkRunInputs } from "./check-inputs.ts";
-import { contentHash, versionContent } from "../storage/document-versions.ts";
+import { versionContent } from "../storage/document-versions.ts";
 import type { StoredDocument } from "../storage/document-table.ts";
 import { forkWorkflow, notRecordedError, recordedNodes, type ForkPoint } from "./run-fork.ts";
 
@@ -277,14 +277,7 @@ export class RunService {
 
   /** The saved version whose content is exactly what runs (a draft no save has: none). */
   private async versionOf(workflow: Workflow): Promise<number | undefined> {
-    const { workflows } = this.deps.storage;
-    // Hashed once: a 1,000-node workflow takes milliseconds to hash, and a fork (rarely a saved version) asks twice.
-    const hash = contentHash(versionContent({ ...workflow, revision: 0 }));
-    const found = await workflows.versions.numberOfHash(workflow.id, hash);
-    if (found !== undefined) return found;
-    // A workflow stored before version history has its content as version 1 from its first read on.
-    await workflows.ensureVersioned(workflow.id);
-    return await workflows.versions.numberOfHash(workflow.id, hash);
+    return await this.deps.storage.workflows.versions.numberOf(workflow.id, versionContent({ ...workflow, revision: 0 }));
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */

@@ -169,7 +169,6 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
     const stored = { ...document, revision: baseRevision + 1 };
     const { id: _id, created_at: _created, ...changes } = this.row(stored, now);
     const row = await this.engine.transaction(async () => {
-      await this.ensureVersioned(stored.id);
       const updated = await this.db.updateTable(this.table).set(changes).where("id", "=", stored.id).where("revision", "=", baseRevision).returning("created_at").executeTakeFirst();
       if (updated) await this.versions.record(stored.id, versionContent(stored), note, now);
       return updated;
@@ -207,21 +206,10 @@ export class DocumentTable<T extends { id: string; name: string; revision: numbe
   async put(document: T, revision: number, note?: SaveNote): Promise<void> {
     const now = Date.now();
     await this.engine.transaction(async () => {
-      await this.ensureVersioned(document.id);
       await this.upsertRows(this.table, ["id"], [this.row({ ...document, revision }, now)], ["created_at"]);
       await this.versions.record(document.id, versionContent({ ...document, revision }), note, now);
     });
     this.written?.(document.id, true);
-  }
-
-  /** Records the stored content as version 1 when the document has no version yet (stored before versions existed). */
-  async ensureVersioned(id: string): Promise<void> {
-    if (await this.versions.latest(id)) return;
-    const row = await this.db.selectFrom(this.table).select(["data", "updated_at"]).where("id", "=", id).executeTakeFirst();
-    if (!row) return;
-    // The raw stored JSON: it may not read any more, and its history should still start with what was stored.
-    const stored = JSON.parse(row.data) as { revision?: number };
-    await this.versions.record(id, versionContent({ ...stored, revision: 0 }), { message: "as stored before version history" }, num(row.updated_at));
   }
 
   /** Told of every write of this process (the workflow repository keeps its PostgreSQL id cache with it). */

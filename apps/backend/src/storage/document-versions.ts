@@ -30,7 +30,43 @@ export const VERSION_MIGRATIONS: readonly Migration[] = [
       await ddl(db, engine).run(`ALTER TABLE runs ADD COLUMN workflow_version integer`);
     },
   },
+  {
+    // Once, here: before this step a save or a version read checked every time whether its document had a version yet.
+    id: "versions-003 documents stored before version history get their content as version 1",
+    async up(db) {
+      const versions = db as Kysely<VersionTables>;
+      const documents = db as Kysely<Record<VersionedKind, { id: string; data: string; updated_at: Int64Column }>>;
+      for (const kind of VERSIONED_KINDS) {
+        const versioned = new Set((await versions.selectFrom("document_versions").select("document_id").where("kind", "=", kind).execute()).map((r) => r.document_id));
+        // Ids first: most databases have versions for all their documents, whose texts are not read.
+        for (const { id } of await documents.selectFrom(kind).select("id").execute()) {
+          if (versioned.has(id)) continue;
+          const row = await documents.selectFrom(kind).select(["data", "updated_at"]).where("id", "=", id).executeTakeFirstOrThrow();
+          const stored = storedObject(row.data);
+          // A document that no longer reads is left as it is: its next save starts its history.
+          if (stored === undefined) continue;
+          const content = versionContent({ ...stored, revision: 0 });
+          const version = { kind, document_id: id, number: 1, hash: contentHash(content) };
+          await storeVersion(versions, version, content, { message: "as stored before version history" }, num(row.updated_at));
+        }
+      }
+    },
+  },
 ];
+
+/** The tables of revisioned documents (`DocumentTable`s): a version's `kind` is its document's table. */
+const VERSIONED_KINDS = ["workflows", "agent_profiles", "scenes"] as const;
+type VersionedKind = (typeof VERSIONED_KINDS)[number];
+
+/** A stored document's JSON text as an object; undefined when it is not one. */
+function storedObject(data: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface VersionTables {
   document_contents: { hash: string; data: string };
@@ -92,23 +128,7 @@ export class DocumentVersions extends Table<VersionTables, TableEngine> {
     const hash = contentHash(content);
     const latest = await this.latest(id);
     if (latest?.hash === hash) return latest;
-    await this.db
-      .insertInto("document_contents")
-      .values({ hash, data: JSON.stringify(content) })
-      .onConflict((oc) => oc.column("hash").doNothing())
-      .execute();
-    const version = {
-      kind: this.kind,
-      document_id: id,
-      number: (latest?.number ?? 0) + 1,
-      hash,
-      saved_at: now,
-      saved_by: note.by?.id ?? null,
-      saved_by_name: note.by?.name ?? null,
-      message: note.message || null,
-    };
-    await this.db.insertInto("document_versions").values(version).execute();
-    return decodeVersion(version);
+    return await storeVersion(this.db, { kind: this.kind, document_id: id, number: (latest?.number ?? 0) + 1, hash }, content, note, now);
   }
 
   async latest(id: string): Promise<DocumentVersion | undefined> {
@@ -145,17 +165,12 @@ export class DocumentVersions extends Table<VersionTables, TableEngine> {
 
   /** The newest version whose content is exactly `content`, if any (e.g. which version a run ran). */
   async numberOf(id: string, content: unknown): Promise<number | undefined> {
-    return await this.numberOfHash(id, contentHash(content));
-  }
-
-  /** `numberOf` for content already hashed (`contentHash`): a large document is hashed once per question. */
-  async numberOfHash(id: string, hash: string): Promise<number | undefined> {
     const row = await this.db
       .selectFrom("document_versions")
       .select("number")
       .where("kind", "=", this.kind)
       .where("document_id", "=", id)
-      .where("hash", "=", hash)
+      .where("hash", "=", contentHash(content))
       .orderBy("number", "desc")
       .limit(1)
       .executeTakeFirst();
@@ -191,6 +206,24 @@ export async function pruneVersions(db: Kysely<VersionTables>, keep: number, pin
   for (const v of gone) await db.deleteFrom("document_versions").where("kind", "=", v.kind).where("document_id", "=", v.document_id).where("number", "=", v.number).execute();
   await dropUnusedContents(db, [...new Set(gone.map((v) => v.hash))]);
   return gone.length;
+}
+
+/** Stores `content` (once, by its hash) and names it as this version of its document. */
+async function storeVersion(
+  db: Kysely<VersionTables>,
+  at: Pick<VersionTables["document_versions"], "kind" | "document_id" | "number" | "hash">,
+  content: unknown,
+  note: SaveNote,
+  now: number,
+): Promise<DocumentVersion> {
+  await db
+    .insertInto("document_contents")
+    .values({ hash: at.hash, data: JSON.stringify(content) })
+    .onConflict((oc) => oc.column("hash").doNothing())
+    .execute();
+  const version = { ...at, saved_at: now, saved_by: note.by?.id ?? null, saved_by_name: note.by?.name ?? null, message: note.message || null };
+  await db.insertInto("document_versions").values(version).execute();
+  return decodeVersion(version);
 }
 
 async function dropUnusedContents(db: Kysely<VersionTables>, hashes: string[]): Promise<void> {
