@@ -10,7 +10,7 @@
  * Reports per arm the CPU of the agents' thread per step (`process.threadCpuUsage`, microseconds; the export thread
  * and the receiver are not in it) and the wall clock per step, and each arm's CPU against `off` in %. Separate
  * on and off processes (bench/agent.bench.ts) differ by ±10% run to run on a shared 2-core machine; taking turns in one
- * process, three runs put `on` at +10.5, +11.5 and +12.6% and `als` at −3.6, −0.6 and +4.5% (2026-12-01, load 5–7):
+ * process, five runs put `on` at +10.5 to +12.8% (median +12.0) and `als` at −3.6 to +4.5% (median +0.2; load 5–7):
  * an active AsyncLocalStorage store costs the loop nothing measurable, so tracing's cost is its spans' own work.
  * Goal: `on` ≤ 5% over `off`.
  */
