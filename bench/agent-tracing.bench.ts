@@ -1,24 +1,27 @@
 /**
  * Tracing's overhead on the agent loop, measured in ONE process: bench/agent.bench.ts's loop (the text-helper agent,
- * an instant OpenAI-compatible server, steps stored in SQLite) run by three arms that take turns conversation by
- * conversation, so the machine's load and the JIT's state are the same for all three:
+ * an instant OpenAI-compatible server, steps stored in SQLite) run by arms that take turns conversation by
+ * conversation, so the machine's load and the JIT's state are the same for all (BENCH_ARMS=off,on to choose):
  * - `off`: the engine and LLM service without tracing;
  * - `als`: the same, but each conversation runs inside `context.with` of the process's (enabled)
  *   AsyncLocalStorageContextManager with a non-root context: what an active AsyncLocalStorage store costs by itself;
+ * - `noop`: traced with the API's no-op tracer: the runtime's span helpers and contexts, with non-recording spans;
+ * - `sdk`: traced with the SDK's tracer but no span processor: recording spans that go nowhere;
  * - `on`: the engine and LLM service traced as a server traces them (spans, redaction, the export thread, the
  *   OTLP/HTTP protobuf exporter) to a real OTLP receiver in a child process.
  * Reports per arm the CPU of the agents' thread per step (`process.threadCpuUsage`, microseconds; the export thread
  * and the receiver are not in it) and the wall clock per step, and each arm's CPU against `off` in %. Separate
- * on and off processes (bench/agent.bench.ts) differ by ±10% run to run on a shared 2-core machine; taking turns in one
- * process, five runs put `on` at +10.5 to +12.8% (median +12.0) and `als` at −3.6 to +4.5% (median +0.2; load 5–7):
- * an active AsyncLocalStorage store costs the loop nothing measurable, so tracing's cost is its spans' own work.
+ * on and off processes (bench/agent.bench.ts) differ by ±10% run to run on a shared 2-core machine. Four runs here
+ * (2026-12-01, load 7–8.4), median and range: `als` +0.6% (−2.0 to +7.7): an active AsyncLocalStorage store costs the
+ * loop nothing measurable; `noop` +2.4% (−2.3 to +5.2); `sdk` +10.7% (+7.7 to +11.2); `on` +12.4% (+5.5 to +19.4).
  * Goal: `on` ≤ 5% over `off`.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // The backend's copy of the API (the root has none), the one its tracer registered its context manager with.
-import { context, createContextKey, ROOT_CONTEXT } from "../apps/backend/node_modules/@opentelemetry/api";
+import { context, createContextKey, ROOT_CONTEXT, trace } from "../apps/backend/node_modules/@opentelemetry/api";
+import { TracerProvider } from "../apps/backend/node_modules/@opentelemetry/sdk-trace";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver, type Tracing } from "../packages/agent-runtime/src/index.ts";
@@ -34,8 +37,14 @@ const STEPS_PER_MESSAGE = 10;
 /** Warm-up conversations per arm, for the JIT's steady state (bench/agent.bench.ts warms up with 250 in all). */
 const WARMUP_PER_ARM = Number(process.env.BENCH_WARMUP_PER_ARM ?? 80);
 const WORKFLOWS = join(import.meta.dir, "../workflows");
-const ARMS = ["off", "als", "on"] as const;
-type Arm = (typeof ARMS)[number];
+const ALL_ARMS = ["off", "als", "noop", "sdk", "on"] as const;
+type Arm = (typeof ALL_ARMS)[number];
+const ARMS = (process.env.BENCH_ARMS?.split(",") ?? ALL_ARMS).map((name) => {
+  const arm = ALL_ARMS.find((a) => a === name);
+  if (!arm) throw new Error(`BENCH_ARMS: "${name}" is none of ${ALL_ARMS.join(", ")}`);
+  return arm;
+});
+if (ARMS[0] !== "off") throw new Error("BENCH_ARMS: the first arm is off, the one the others are compared with");
 
 const ACTION = "I will compute it.\n<ACTION>\n  <core_math>\n    <a>6</a>\n    <b>7</b>\n    <op>multiply</op>\n  </core_math>\n</ACTION>";
 const actionBody = streamedReply(ACTION, 8);
@@ -47,6 +56,16 @@ if (receiver) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
 const traces = startTracing(process.env, "weft-bench", new SecretRedactor(), silentLogger);
 if (!traces) throw new Error("tracing did not start (is OTEL_SDK_DISABLED set?)");
 // A context with a value of its own: the context manager stores it for the whole conversation, as a traced one does.
+/** Fisher–Yates. */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 const alsContext = ROOT_CONTEXT.setValue(createContextKey("weft.bench"), true);
 
 const dataDir = mkdtempSync(join(tmpdir(), "weft-agent-tracing-bench-"));
@@ -61,7 +80,14 @@ try {
     return { llm, engine: new ExecutionEngine({ catalog, workflows, services: { llm }, ...(tracing ? { tracing } : {}) }) };
   };
   const untraced = stack(undefined);
-  const stacks: Record<Arm, ReturnType<typeof stack>> = { off: untraced, als: untraced, on: stack(traces.tracing) };
+  const stacks: Record<Arm, ReturnType<typeof stack>> = {
+    off: untraced,
+    als: untraced,
+    // No tracer provider is registered globally (startTracing does not), so the API's tracer is its no-op one.
+    noop: stack({ tracer: trace.getTracer("weft-bench") }),
+    sdk: stack({ tracer: new TracerProvider().getTracer("weft-bench") }),
+    on: stack(traces.tracing),
+  };
 
   /** One user message in a new conversation, run to its answer and stored; returns its steps. */
   async function converse(arm: Arm): Promise<number> {
@@ -79,10 +105,9 @@ try {
 
   for (let i = 0; i < WARMUP_PER_ARM; i++) for (const arm of ARMS) await turn(arm);
   const totals = Object.fromEntries(ARMS.map((arm) => [arm, { steps: 0, cpuUs: 0, wallMs: 0 }])) as Record<Arm, { steps: number; cpuUs: number; wallMs: number }>;
-  for (let r = 0; r < ROUNDS; r++) {
-    // Each round starts with the next arm: none always follows the same one.
-    for (let k = 0; k < ARMS.length; k++) {
-      const arm = ARMS[(r + k) % ARMS.length];
+  for (let i = 0; i < ROUNDS; i++) {
+    // A new order each round: an arm pays for the garbage the one before it left, so none always follows the same one.
+    for (const arm of shuffled(ARMS)) {
       const t0 = performance.now();
       const cpu0 = process.threadCpuUsage();
       const steps = await turn(arm);
@@ -101,8 +126,7 @@ try {
       bench: "agent-tracing",
       steps_per_arm: totals.off.steps,
       ...Object.fromEntries(ARMS.map((arm) => [arm, { main_cpu_ms_per_step: round(cpuPerStep(arm)), ms_per_step: round(totals[arm].wallMs / totals[arm].steps) }])),
-      als_vs_off_pct: overheadPct("als"),
-      on_vs_off_pct: overheadPct("on"),
+      ...Object.fromEntries(ARMS.slice(1).map((arm) => [`${arm}_vs_off_pct`, overheadPct(arm)])),
       ...(receiver ? { spans_received: (await receiver.stop()).spans } : {}),
     }),
   );
