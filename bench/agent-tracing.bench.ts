@@ -11,10 +11,11 @@
  *   OTLP/HTTP protobuf exporter) to a real OTLP receiver in a child process.
  * Reports per arm the CPU of the agents' thread per step (`process.threadCpuUsage`, microseconds; the export thread
  * and the receiver are not in it) and the wall clock per step, and each arm's CPU against `off` in %. Separate
- * on and off processes (bench/agent.bench.ts) differ by ±10% run to run on a shared 2-core machine. Four runs here
- * (2026-12-01, load 7–8.4), median and range: `als` +0.6% (−2.0 to +7.7): an active AsyncLocalStorage store costs the
- * loop nothing measurable; `noop` +2.4% (−2.3 to +5.2); `sdk` +10.7% (+7.7 to +11.2); `on` +12.4% (+5.5 to +19.4).
- * Goal: `on` ≤ 5% over `off`.
+ * on and off processes (bench/agent.bench.ts) differ by ±10% run to run on a shared 2-core machine. Three runs of all
+ * arms here (2026-12-01, BENCH_ROUNDS=100, load 1.6–2.7), median and range: `als` +0.9% (0 to +3.2): an active
+ * AsyncLocalStorage store costs the loop nothing measurable; `noop` +3.9% (+3.2 to +9.2); `sdk` +10.8% (+9.7 to
+ * +18.5); `on` +16.8% (+12.3 to +21.0). Eleven runs of BENCH_ARMS=off,sdk,on (BENCH_ROUNDS=200–300, load 1.3–9.9):
+ * `sdk` +9.7% (+7.6 to +13.8), `on` +14.6% (+10.3 to +20.4). Goal: `on` ≤ 5% over `off`.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,7 +56,6 @@ const receiver = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : await sta
 if (receiver) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
 const traces = startTracing(process.env, "weft-bench", new SecretRedactor(), silentLogger);
 if (!traces) throw new Error("tracing did not start (is OTEL_SDK_DISABLED set?)");
-// A context with a value of its own: the context manager stores it for the whole conversation, as a traced one does.
 /** Fisher–Yates. */
 function shuffled<T>(items: readonly T[]): T[] {
   const out = [...items];
@@ -66,6 +66,7 @@ function shuffled<T>(items: readonly T[]): T[] {
   return out;
 }
 
+// A context with a value of its own: the context manager stores it for the whole conversation, as a traced one does.
 const alsContext = ROOT_CONTEXT.setValue(createContextKey("weft.bench"), true);
 
 const dataDir = mkdtempSync(join(tmpdir(), "weft-agent-tracing-bench-"));
