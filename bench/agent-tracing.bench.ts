@@ -25,8 +25,9 @@ import { context, createContextKey, ROOT_CONTEXT, trace } from "../apps/backend/
 import { TracerProvider } from "../apps/backend/node_modules/@opentelemetry/sdk-trace";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
-import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver, type Tracing } from "../packages/agent-runtime/src/index.ts";
+import { DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver, type Tracing } from "../packages/agent-runtime/src/index.ts";
 import { observationsSinceUser, serveModel, streamedReply } from "./support/instant-llm.ts";
+import { converse as converseWith } from "./support/agent-conversation.ts";
 import { AgentProfileSchema, LlmProfileSchema, SecretRedactor, silentLogger } from "../packages/types/src/index.ts";
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { startTracing } from "../apps/backend/src/tracing/process-tracing.ts";
@@ -90,18 +91,8 @@ try {
     on: stack(traces.tracing),
   };
 
-  /** One user message in a new conversation, run to its answer and stored; returns its steps. */
-  async function converse(arm: Arm): Promise<number> {
-    const { llm, engine } = stacks[arm];
-    const created = await AgentInstance.create({ profile: agentProfile, engine, catalog, workflows, llm, conversations: storage.conversations, stateStore: storage.agentSessions });
-    if (!created.ok) throw new Error(created.error.message);
-    const sent = await created.value.sendMessage("What is 6 times 7? Check it nine times.");
-    if (!sent.ok) throw new Error(sent.error.message);
-    if (sent.value.status !== "completed") throw new Error(`the loop ended ${sent.value.status}: ${sent.value.reason ?? ""}`);
-    await storage.agentSteps.save(sent.value.conversationId, sent.value.steps);
-    created.value.dispose();
-    return sent.value.steps.length;
-  }
+  /** One conversation of the arm's stack (bench/support/agent-conversation.ts). */
+  const converse = (arm: Arm) => converseWith({ profile: agentProfile, catalog, workflows, ...stacks[arm] }, storage);
   const turn = (arm: Arm) => (arm === "als" ? context.with(alsContext, () => converse(arm)) : converse(arm));
 
   for (let i = 0; i < WARMUP_PER_ARM; i++) for (const arm of ARMS) await turn(arm);

@@ -18,8 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
-import { AgentInstance, DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
+import { DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver } from "../packages/agent-runtime/src/index.ts";
 import { observationsSinceUser, serveModel, streamedReply } from "./support/instant-llm.ts";
+import { converse } from "./support/agent-conversation.ts";
 import { AgentProfileSchema, LlmProfileSchema, type LlmService } from "../packages/types/src/index.ts";
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { startTracing } from "../apps/backend/src/tracing/process-tracing.ts";
@@ -76,19 +77,9 @@ try {
   const engine = new ExecutionEngine({ catalog, workflows, services: { llm }, ...(tracing ? { tracing } : {}) });
   const agentProfile = AgentProfileSchema.parse({ ...JSON.parse(readFileSync(join(WORKFLOWS, "agents/text-helper.json"), "utf8")), maxSteps: STEPS_PER_MESSAGE });
 
-  /** One user message in a new conversation, run to its answer and stored; returns its steps. */
-  async function converse(): Promise<number> {
-    const created = await AgentInstance.create({ profile: agentProfile, engine, catalog, workflows, llm, conversations: storage.conversations, stateStore: storage.agentSessions });
-    if (!created.ok) throw new Error(created.error.message);
-    const sent = await created.value.sendMessage("What is 6 times 7? Check it nine times.");
-    if (!sent.ok) throw new Error(sent.error.message);
-    if (sent.value.status !== "completed") throw new Error(`the loop ended ${sent.value.status}: ${sent.value.reason ?? ""}`);
-    await storage.agentSteps.save(sent.value.conversationId, sent.value.steps);
-    created.value.dispose();
-    return sent.value.steps.length;
-  }
+  const parts = { profile: agentProfile, engine, catalog, workflows, llm };
 
-  for (let i = 0; i < WARMUP_MESSAGES; i++) await converse();
+  for (let i = 0; i < WARMUP_MESSAGES; i++) await converse(parts, storage);
   const round = (n: number) => Math.round(n * 1000) / 1000;
   llmMs = 0;
   let steps = 0;
@@ -98,7 +89,7 @@ try {
   const threads0 = threadCpu();
   let window = { steps: 0, t0, cpu0, threads0 };
   while (steps < STEPS) {
-    const taken = await converse();
+    const taken = await converse(parts, storage);
     steps += taken;
     window.steps += taken;
     if (WINDOW_STEPS > 0 && window.steps >= WINDOW_STEPS) {
