@@ -44,7 +44,11 @@ export class PayloadStore extends Table<PayloadTables, TableEngine> implements P
     let id = this.ids.get(key);
     if (id === undefined) {
       id = Date.now().toString(36).padStart(STAMP_CHARS, "0").slice(-STAMP_CHARS) + (content ?? payloadId(json)).slice(0, -STAMP_CHARS);
-      if ((this.idChars += key.length) > ID_MEMO_CHARS) [this.ids, this.idChars] = [new Map(), key.length];
+      this.idChars += key.length;
+      if (this.idChars > ID_MEMO_CHARS) {
+        this.ids = new Map();
+        this.idChars = key.length;
+      }
       this.ids.set(key, id);
       this.pending.push({ id, json });
     }
