@@ -9,6 +9,7 @@ import { createQueryDb } from "./query-db.ts";
 import { runMigrations, type Migration } from "./migrations.ts";
 import type { SqlHandle } from "./sql-handle.ts";
 import { tempDir } from "../testing/test-server.ts";
+import { requireSqlite } from "../testing/storage.ts";
 import { createTestDatabase, startPostgres, type TestPostgres } from "../testing/postgres-server.ts";
 
 interface NotesTable {
@@ -135,5 +136,39 @@ describe.each([
     const again: Migration = { id: "test-004 again", up: (d) => d.schema.createTable("again").addColumn("id", "text").execute() };
     await expect(runMigrations(engine, [NOTES, again, again])).rejects.toThrow('Migration id "test-004 again" appears twice');
     await expect(db.withTables<{ again: { id: string } }>().selectFrom("again").selectAll().execute()).rejects.toThrow(/again/);
+  });
+});
+
+describe("query-db's SQLite statements", () => {
+  it("prepares each query's SQL text once per connection, past bun:sqlite's 20-statement cache", async () => {
+    const engine = sqliteEngine();
+    const { db: connection } = requireSqlite(engine.sql, "the statement count");
+    const db = createQueryDb<DB>(engine.sql);
+    await runMigrations(engine, [NOTES]);
+    // Each text a statement is made of, by text (db.query too: it prepares again once 20 other texts came after).
+    // The gate's BEGIN IMMEDIATE and COMMIT stay db.run: kept prepared, they measured no cheaper.
+    const compiled = new Map<string, number>();
+    for (const method of ["prepare", "query"] as const) {
+      const original = connection[method].bind(connection) as (text: string, ...rest: unknown[]) => unknown;
+      Object.assign(connection, { [method]: (text: string, ...rest: unknown[]) => (compiled.set(text, (compiled.get(text) ?? 0) + 1), original(text, ...rest)) });
+    }
+    try {
+      // 50 texts, used in turn three times: inserts of 1 to 25 rows in a transaction, then reads by IN lists of 1 to 25 ids.
+      const ids = (round: number, count: number) => Array.from({ length: count }, (_, i) => `${round}-${count}-${i}`);
+      for (let round = 0; round < 3; round++) {
+        await engine.transaction(async () => {
+          for (let count = 1; count <= 25; count++)
+            await db
+              .insertInto("notes")
+              .values(ids(round, count).map((id) => ({ id, body: "x", size: count })))
+              .execute();
+        });
+        for (let count = 1; count <= 25; count++) expect(await db.selectFrom("notes").select("id").where("id", "in", ids(round, count)).execute()).toHaveLength(count);
+      }
+      expect(compiled.size).toBeGreaterThanOrEqual(50);
+      expect([...compiled].filter(([, times]) => times > 1)).toEqual([]);
+    } finally {
+      await engine.close();
+    }
   });
 });

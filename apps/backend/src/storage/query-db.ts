@@ -1,4 +1,5 @@
 import {
+  DefaultQueryExecutor,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
@@ -7,6 +8,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
   type CompiledQuery,
+  type ConnectionProvider,
   type DatabaseConnection,
   type Dialect,
   type Driver,
@@ -21,9 +23,19 @@ import type { SqlHandle } from "./sql-handle.ts";
  * PostgreSQL on `handle.current()` (the open `Storage.transaction` of this async context, else the
  * pool). Kysely is the query and schema builder only: transactions stay `Storage.transaction`.
  * Cheap to create: each repository holds its own, typed with its own tables.
+ *
+ * The executor hands every query straight to the connection: Kysely's default one acquires and releases
+ * it through its runtime driver around each query, some ten awaits for a connection that is always the same
+ * (`executeQuery` of a compiled point read on SQLite, medians of 3 alternated runs: 4.3 → 3.0 µs). Nor does
+ * a query take that driver's SQLite mutex: SqliteGate orders the queries, and one waiting in the gate for
+ * another caller's transaction must not hold up that transaction's own queries.
  */
 export function createQueryDb<DB>(handle: SqlHandle): Kysely<DB> {
-  return new Kysely<DB>({ dialect: weftDialect(handle) });
+  const connection = handleConnection(handle);
+  const dialect = weftDialect(handle, connection);
+  const provider: ConnectionProvider = { provideConnection: (consume) => consume(connection) };
+  const executor = new DefaultQueryExecutor(dialect.createQueryCompiler(), dialect.createAdapter(), provider, []);
+  return new Kysely<DB>({ config: { dialect }, dialect, driver: dialect.createDriver(), executor });
 }
 
 /** Kysely's own transactions would bypass SqliteGate and the PostgreSQL async context. */
@@ -34,8 +46,7 @@ export class KyselyTransactionUnsupportedError extends Error {
   }
 }
 
-function weftDialect(handle: SqlHandle): Dialect {
-  const connection = handleConnection(handle);
+function weftDialect(handle: SqlHandle, connection: DatabaseConnection): Dialect {
   const driver: Driver = {
     init: async () => {},
     acquireConnection: async () => connection,
@@ -48,22 +59,11 @@ function weftDialect(handle: SqlHandle): Dialect {
   };
   const sqlite = handle.engine === "sqlite";
   return {
-    createAdapter: () => (sqlite ? new GatedSqliteAdapter() : new PostgresAdapter()),
+    createAdapter: () => (sqlite ? new SqliteAdapter() : new PostgresAdapter()),
     createDriver: () => driver,
     createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
     createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
   };
-}
-
-/**
- * Kysely serialises queries on a SQLite instance with a mutex of its own; SqliteGate already orders
- * them, and a query waiting in the gate for another caller's transaction must not hold up that
- * transaction's own queries (they would wait for each other forever).
- */
-class GatedSqliteAdapter extends SqliteAdapter {
-  override get supportsMultipleConnections(): boolean {
-    return true;
-  }
 }
 
 function refuse(): Promise<never> {
