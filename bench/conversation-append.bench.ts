@@ -3,9 +3,9 @@
  * scene bench's noise: 5 conversations, each appended 3 messages at a time (an agent step's assistant message and
  * observations) then read from the step before (`messagesAfter`, as the conversation history reads each step).
  * Prints one JSON line: CPU µs per append and per read, over 360 rounds after 40 of warm-up.
- * 2026-12-01, 4 alternating pairs (load 2.2), before → after an append stopped rewriting the conversation's JSON and
- * its numbering and `messagesAfter` were prepared once: append 314 → 240, 415 → 225, 432 → 193, 340 → 225 µs;
- * messagesAfter 87 → 62, 125 → 56, 124 → 49, 110 → 55 µs.
+ * 2026-12-01, 3 rounds at load 7.4–7.6 of main before this change / e5dc891 (hand-written SQL, before Kysely) / after
+ * (append sets updated_at in place, finds stored ids by the unique index, prepares its numbering and messagesAfter):
+ * append 439 / 139 / 192, 527 / 129 / 223, 507 / 155 / 184 µs; messagesAfter 210 / 64 / 73, 164 / 67 / 84, 128 / 65 / 79 µs.
  */
 import type { ConversationMessage } from "../packages/types/src/index.ts";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";

@@ -13,6 +13,9 @@ function notFound(conversationId: string): ConversationStoreError {
   return new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
 }
 
+/** Stored ids are found by the unique index as `append` inserts. */
+const NO_IDS: ReadonlySet<string> = new Set();
+
 /** The conversation stored in `data`, updated at `updated_at` (an append sets only the column). */
 function parseConversation(row: { data: string; updated_at: number | string }): Conversation {
   return ConversationSchema.parse({ ...JSON.parse(row.data), updatedAt: new Date(num(row.updated_at)).toISOString() });
@@ -69,21 +72,36 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
   }
 
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
+    // Stored ids are found by the unique index as the messages go in, not by a read before (ids twice in `messages` are refused here).
+    const valid = validateMessages(conversationId, messages, NO_IDS);
     await this.engine.transaction(async () => {
       // updated_at set in place locks the row (PostgreSQL) before the messages are numbered: an agent appends at every
       // step, and reading, parsing and rewriting the conversation's JSON each time cost ~0.1 ms of CPU a step.
       const touched = await this.hot.run("touch", (slot) => this.db.updateTable("conversations").set("updated_at", slot(0)).where("id", "=", slot(1)), [Date.now(), conversationId]);
       if (touched === 0) throw notFound(conversationId);
-      const ids = messages.map((m) => (typeof m === "object" && m !== null && typeof m.id === "string" ? m.id : ""));
-      const taken = await this.db.selectFrom("conversation_messages").select("message_id").where("conversation_id", "=", conversationId).where("message_id", "in", ids).execute();
-      const valid = validateMessages(conversationId, messages, new Set(taken.map((r) => r.message_id)));
       const lastSeq = (slot: SlotOf) => this.db.selectFrom("conversation_messages").select(this.db.fn.max("seq").as("seq")).where("conversation_id", "=", slot(0));
       const [last] = await this.hot.rows("last seq", lastSeq, [conversationId]);
-      let seq = (last?.seq ?? -1) + 1;
-      const rows = valid.map((m) => ({ conversation_id: conversationId, seq: seq++, message_id: m.id, data: this.redact(m) }));
-      // One statement (the kit's power-of-two chunks would make 3 messages two, in a savepoint): a scene step appends a few.
-      if (rows.length > 0) await this.db.insertInto("conversation_messages").values(rows).execute();
+      const first = (last?.seq ?? -1) + 1;
+      const rows = valid.map((m, n) => ({ conversation_id: conversationId, seq: first + n, message_id: m.id, data: this.redact(m) }));
+      const inserted = await this.upsertRows("conversation_messages", ["conversation_id", "message_id"], rows, "all");
+      if (inserted < rows.length) throw await this.duplicateOf(conversationId, rows);
     });
+  }
+
+  /** The refusal of an append of `rows` (rolled back by it), one of whose ids was stored before them. */
+  private async duplicateOf(conversationId: string, rows: ReadonlyArray<{ seq: number; message_id: string }>): Promise<ConversationStoreError> {
+    const taken = await this.db
+      .selectFrom("conversation_messages")
+      .select("message_id")
+      .where("conversation_id", "=", conversationId)
+      .where(
+        "message_id",
+        "in",
+        rows.map((r) => r.message_id),
+      )
+      .where("seq", "<", rows[0].seq)
+      .executeTakeFirstOrThrow();
+    return new ConversationStoreError("DUPLICATE_MESSAGE_ID", `Message id "${taken.message_id}" already exists in conversation "${conversationId}". Nothing was appended.`);
   }
 
   async messages(conversationId: string): Promise<ConversationMessage[]> {

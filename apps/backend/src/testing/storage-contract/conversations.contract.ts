@@ -76,7 +76,8 @@ export function conversationsContract(harness: StorageHarness): void {
       expect(touched && Date.parse(touched.updatedAt) > Date.parse(created.updatedAt)).toBe(true);
       expect(touched?.createdAt).toBe(created.createdAt);
       await storage.conversations.append("c", [user("m3", "third")]);
-      await expect(storage.conversations.append("c", [user("m4", "x"), user("m1", "again")])).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE_ID" });
+      await expect(storage.conversations.append("c", [user("m4", "x"), user("m1", "again")])).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE_ID", message: expect.stringContaining('"m1"') });
+      await expect(storage.conversations.append("c", [user("m4", "x"), user("m4", "twice")])).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE_ID", message: expect.stringContaining('"m4"') });
       await expect(storage.conversations.append("c", [user("m5", "x"), { id: "bad" } as unknown as ConversationMessage])).rejects.toMatchObject({ code: "INVALID_MESSAGE" });
       await expect(storage.conversations.append("none", [user("m", "x")])).rejects.toMatchObject({ code: "CONVERSATION_NOT_FOUND" });
       const messages = await storage.conversations.messages("c");
