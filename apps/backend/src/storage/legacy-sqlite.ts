@@ -64,6 +64,5 @@ export function adoptLegacySqlite(db: Database, known: readonly string[]): strin
     }
   }
   if (hasTable("payloads")) ids.push(PAYLOADS_ID);
-  const knownIds = new Set(known);
-  return ids.filter((id) => knownIds.has(id));
+  return ids.filter((id) => known.includes(id));
 }
