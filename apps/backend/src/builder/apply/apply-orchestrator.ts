@@ -247,7 +247,7 @@ export class ApplyOrchestrator {
 
   private async commit(session: SessionRecord, cs: ChangeSetRecord, planned: readonly Planned[], warnings: readonly RevisionWarning[], written: readonly Planned[]): Promise<RevisionBase> {
     const { store, storage } = this.ctx;
-    return store.transaction(async () => {
+    return storage.transaction(async () => {
       const fresh = await this.changeSets.lockActive(session.id);
       const current = await this.changeSets.requireOpen(fresh, cs.id);
       const now = Date.now();

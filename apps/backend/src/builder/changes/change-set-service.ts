@@ -71,8 +71,8 @@ export class ChangeSetService {
     const session = await this.requireActive(sessionId);
     const staged = await stageOperations(await viewOf(this.ctx, session), request.operations);
     if (!staged.ok) return staged;
-    const { store } = this.ctx;
-    const changeSet = await store.transaction(async () => {
+    const { store, storage } = this.ctx;
+    const changeSet = await storage.transaction(async () => {
       // Re-read: the session may have been cancelled while the operations were being worked out.
       const fresh = await this.lockActive(sessionId);
       const now = Date.now();
@@ -108,8 +108,8 @@ export class ChangeSetService {
       validator: this.ctx.validator,
       llmProfileExists: async (id) => (await this.ctx.storage.llmProfiles.get(id)) !== undefined,
     });
-    const { store } = this.ctx;
-    return store.transaction(async () => {
+    const { store, storage } = this.ctx;
+    return storage.transaction(async () => {
       // The session's lock first, so an apply or stage of this session cannot change the change set under this write.
       await store.getSession(sessionId, "lock");
       const current = await store.getChangeSet(cs.id);
@@ -137,8 +137,8 @@ export class ChangeSetService {
 
   /** Drops the working copy and rejects the latest change set: reads show the stored objects again. */
   async discard(sessionId: string, changeSetId?: string): Promise<ChangeSetRecord> {
-    const { store } = this.ctx;
-    return store.transaction(async () => {
+    const { store, storage } = this.ctx;
+    return storage.transaction(async () => {
       const session = await this.lockActive(sessionId);
       const cs = await this.requireOpen(session, changeSetId);
       const now = Date.now();

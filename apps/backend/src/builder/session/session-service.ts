@@ -73,8 +73,8 @@ export class SessionService {
       createdAt: now,
       updatedAt: now,
     };
-    const { store } = this.ctx;
-    await store.transaction(async () => {
+    const { store, storage } = this.ctx;
+    await storage.transaction(async () => {
       await store.saveSession(session);
       await store.appendAudit(id, "ai.session.created", { target: input.target, mode: input.mode }, now);
     });
@@ -120,9 +120,9 @@ export class SessionService {
 
   /** Seed 001 §5.2 cancel: the session ends, its working copy is discarded, nothing stored is touched. */
   async cancel(sessionId: string): Promise<SessionRecord> {
-    const { store } = this.ctx;
+    const { store, storage } = this.ctx;
     this.running.get(sessionId)?.abort();
-    return store.transaction(async () => {
+    return storage.transaction(async () => {
       const session = await this.changeSets.lockActive(sessionId);
       const now = Date.now();
       for (const open of await store.listChangeSets(sessionId, "open")) await store.saveChangeSet({ ...open, status: "rejected", statusReason: "cancelled", updatedAt: now });
@@ -136,8 +136,8 @@ export class SessionService {
 
   /** Widens or narrows what the session may change beyond its target. */
   async setScope(sessionId: string, scope: SessionScope): Promise<SessionRecord> {
-    const { store } = this.ctx;
-    return store.transaction(async () => {
+    const { store, storage } = this.ctx;
+    return storage.transaction(async () => {
       const session = await this.changeSets.lockActive(sessionId);
       const home = targetObject(session.target);
       const next: SessionRecord = { ...session, scope: { extra: scope.extra.filter((l) => !(l.type === home.type && l.id === home.id)) }, updatedAt: Date.now() };

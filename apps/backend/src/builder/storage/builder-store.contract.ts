@@ -178,7 +178,7 @@ export function builderStoreContract(harness: StorageHarness): void {
       const { storage, store } = await open();
       await store.saveSession(sessionRecord("s1"));
       await expect(
-        store.transaction(async () => {
+        storage.transaction(async () => {
           await storage.workflows.create(workflow({ id: "notes", name: "Notes", nodes: [] }));
           await store.saveSession(sessionRecord("s1", { status: "cancelled", updatedAt: 5_000 }));
           await store.saveChangeSet(changeSetRecord("c1", "s1", 1));
@@ -193,7 +193,7 @@ export function builderStoreContract(harness: StorageHarness): void {
       expect(await store.overlay("s1")).toEqual([]);
       expect(await store.listAudit("s1", 0, 10)).toEqual([]);
 
-      const answer = await store.transaction(async () => {
+      const answer = await storage.transaction(async () => {
         await storage.workflows.create(workflow({ id: "notes", name: "Notes", nodes: [] }));
         await store.saveChangeSet(changeSetRecord("c1", "s1", 1));
         await store.appendAudit("s1", "ai.apply.succeeded", {});
@@ -208,11 +208,11 @@ export function builderStoreContract(harness: StorageHarness): void {
     // One storage: on PostgreSQL its pool gives each transaction a connection of its own. (Two SQLite
     // connections in one process would wait for each other's lock synchronously, blocking the thread.)
     it("getSession with lock: concurrent writers of one session take turns (no lost update)", async () => {
-      const { store } = await open();
+      const { storage, store } = await open();
       await store.saveSession(sessionRecord("s1", { updatedAt: 0 }));
       // Each writer reads the session, waits a moment while holding it, and writes it back one higher.
       const bump = (store: BuilderStore) =>
-        store.transaction(async () => {
+        storage.transaction(async () => {
           const session = await store.getSession("s1", "lock");
           if (!session) throw new Error("session missing");
           await Bun.sleep(15);

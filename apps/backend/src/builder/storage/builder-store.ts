@@ -26,11 +26,6 @@ const changeSetOf = (row: { id: string; data: string }) => decodeStoredJson("bui
  * them and the documents all or nothing. Sessions and audit events pass the redactor; text is ordered byte-wise.
  */
 export class BuilderStore extends Table<BuilderTables, TableEngine> {
-  /** The storage's transaction: the Builder's writes and the documents' all stored or none; `work` awaits only storage calls. */
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.engine.transaction(work);
-  }
-
   /** Inserts the session, or replaces the one stored under its id. */
   async saveSession(session: SessionRecord): Promise<void> {
     const target = targetObject(session.target);
