@@ -67,10 +67,26 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
     return rows.map(parseConversation);
   }
 
+  /** Stores the mode with a new `updatedAt`, the conversation's row locked from its read on. */
   async setActiveMode(conversationId: string, mode: ConversationMode): Promise<Conversation> {
-    return this.update(conversationId, async () => ({ activeMode: mode }));
+    return this.engine.transaction(async () => {
+      const row = await this.db
+        .selectFrom("conversations")
+        .select(["data", "updated_at"])
+        .where("id", "=", conversationId)
+        .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!row) throw notFound(conversationId);
+      const now = new Date();
+      const next = { ...parseConversation(row), activeMode: mode, updatedAt: now.toISOString() };
+      await this.db
+        .updateTable("conversations")
+        .set({ data: JSON.stringify(next), updated_at: now.getTime() })
+        .where("id", "=", conversationId)
+        .execute();
+      return next;
+    });
   }
-
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
     // Stored ids are found by the unique index as the messages go in, not by a read before (ids twice in `messages` are refused here).
     const valid = validateMessages(conversationId, messages, NO_IDS);
@@ -114,26 +130,5 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
     const query = (slot: SlotOf) => this.db.selectFrom("conversation_messages").select(["seq", "data"]).where("conversation_id", "=", slot(0)).where("seq", ">", slot(1)).orderBy("seq");
     const rows = await this.hot.rows("messages after", query, [conversationId, afterSeq]);
     return rows.map((r) => ({ seq: r.seq, message: JSON.parse(r.data) as ConversationMessage }));
-  }
-
-  /** Stores `change` (made in the same transaction) with a new `updatedAt`, the conversation's row locked from its read on. */
-  private async update(conversationId: string, change: () => Promise<Partial<Conversation>>): Promise<Conversation> {
-    return this.engine.transaction(async () => {
-      const row = await this.db
-        .selectFrom("conversations")
-        .select(["data", "updated_at"])
-        .where("id", "=", conversationId)
-        .$if(this.engine.sql.engine === "postgres", (q) => q.forUpdate())
-        .executeTakeFirst();
-      if (!row) throw notFound(conversationId);
-      const now = new Date();
-      const next = { ...parseConversation(row), ...(await change()), updatedAt: now.toISOString() };
-      await this.db
-        .updateTable("conversations")
-        .set({ data: JSON.stringify(next), updated_at: now.getTime() })
-        .where("id", "=", conversationId)
-        .execute();
-      return next;
-    });
   }
 }
