@@ -42,18 +42,19 @@ export abstract class Table<DB, E extends TableEngine = StorageEngine> {
   ): Promise<number> {
     if (rows.length === 0) return 0;
     const columns = Object.keys(rows[0]);
-    const left = new Set<string>(keep === "all" ? columns : [...key, ...keep]);
-    const changed = columns.filter((column) => !left.has(column));
     // Kysely cannot type a table and columns its caller chooses; the signature above checks them.
     const db = this.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    // Built once per shape: the statement is prepared by it.
     const insert = (chunk: Array<Record<string, unknown>>) => {
       const query = db.insertInto(table as string).values(chunk);
       if (key.length === 0) return keep === "all" ? query.onConflict((oc) => oc.doNothing()) : query;
+      const left = new Set<string>(keep === "all" ? columns : [...key, ...keep]);
+      const changed = columns.filter((column) => !left.has(column));
       return query.onConflict((oc) =>
         changed.length === 0 ? oc.columns(key).doNothing() : oc.columns(key).doUpdateSet((eb) => Object.fromEntries(changed.map((column) => [column, eb.ref(`excluded.${column}`)]))),
       );
     };
-    const shape = `${table} (${columns.join()}) on ${key.join()} set ${changed.join()}`;
+    const shape = `${table} (${columns.join()}) on ${key.join()} keep ${keep === "all" ? "all" : keep.join()}`;
     const chunks = [...powerOfTwoChunks(rows as Array<Record<string, unknown>>, Math.floor(MAX_VALUES / columns.length))];
     const all = async () => {
       let written = 0;
