@@ -13,9 +13,6 @@ function notFound(conversationId: string): ConversationStoreError {
   return new ConversationStoreError("CONVERSATION_NOT_FOUND", `No conversation "${conversationId}".`);
 }
 
-/** Stored ids are found by the unique index as `append` inserts. */
-const NO_IDS: ReadonlySet<string> = new Set();
-
 /** The conversation stored in `data`, updated at `updated_at` (an append sets only the column). */
 function parseConversation(row: { data: string; updated_at: number | string }): Conversation {
   return ConversationSchema.parse({ ...JSON.parse(row.data), updatedAt: new Date(num(row.updated_at)).toISOString() });
@@ -87,9 +84,10 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
       return next;
     });
   }
+
   async append(conversationId: string, messages: readonly ConversationMessage[]): Promise<void> {
     // Stored ids are found by the unique index as the messages go in, not by a read before (ids twice in `messages` are refused here).
-    const valid = validateMessages(conversationId, messages, NO_IDS);
+    const valid = validateMessages(conversationId, messages, new Set());
     await this.engine.transaction(async () => {
       // updated_at set in place locks the row (PostgreSQL) before the messages are numbered: an agent appends at every
       // step, and reading, parsing and rewriting the conversation's JSON each time cost ~0.1 ms of CPU a step.
@@ -106,15 +104,12 @@ export class ConversationTable extends Table<ConversationsDb> implements Convers
 
   /** The refusal of an append of `rows` (rolled back by it), one of whose ids was stored before them. */
   private async duplicateOf(conversationId: string, rows: ReadonlyArray<{ seq: number; message_id: string }>): Promise<ConversationStoreError> {
+    const ids = rows.map((r) => r.message_id);
     const taken = await this.db
       .selectFrom("conversation_messages")
       .select("message_id")
       .where("conversation_id", "=", conversationId)
-      .where(
-        "message_id",
-        "in",
-        rows.map((r) => r.message_id),
-      )
+      .where("message_id", "in", ids)
       .where("seq", "<", rows[0].seq)
       .executeTakeFirstOrThrow();
     return new ConversationStoreError("DUPLICATE_MESSAGE_ID", `Message id "${taken.message_id}" already exists in conversation "${conversationId}". Nothing was appended.`);
