@@ -9,7 +9,7 @@ import { AgentSessionTable } from "./agents/agent-session-repository.ts";
 import { AgentStepTable } from "./agents/agent-step-repository.ts";
 import { LlmProfileTable } from "./llm/llm-profile-repository.ts";
 import { SettingsTableRepository, type SettingsRepository } from "./settings/settings-repository.ts";
-import { MetaTable, type MetaRepository } from "./seed/meta-repository.ts";
+import { MetaTable } from "./seed/meta-repository.ts";
 import { PayloadStore } from "./events/payload-store.ts";
 import { MIGRATIONS } from "./schema.ts";
 import type { AgentsStorage } from "./agents/agents-storage.ts";
@@ -21,7 +21,7 @@ import type { AgentsStorage } from "./agents/agents-storage.ts";
  */
 export interface Storage extends AgentsStorage {
   readonly settings: SettingsRepository;
-  readonly meta: MetaRepository;
+  readonly meta: MetaTable;
 }
 
 /** Every core repository on `engine`; closing it stops the workflows' id listener, then the engine. */

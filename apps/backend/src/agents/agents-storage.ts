@@ -1,6 +1,6 @@
 import type { AgentProfile, AgentStateStore, Scene } from "@weft/types";
 import type { DocumentRepository } from "../storage/document-table.ts";
-import type { LlmProfileRepository } from "../llm/llm-profile-repository.ts";
+import type { LlmProfileTable } from "../llm/llm-profile-repository.ts";
 import type { RunsStorage } from "../runs/runs-storage.ts";
 import type { ConversationTable } from "./conversation-repository.ts";
 import type { AgentStepTable } from "./agent-step-repository.ts";
@@ -12,7 +12,7 @@ export interface AgentsStorage extends RunsStorage {
   /** What an agent needs to continue a conversation (counters, private state, a pending question). */
   readonly agentSessions: AgentStateStore;
   readonly agentSteps: AgentStepTable;
-  readonly llmProfiles: LlmProfileRepository;
+  readonly llmProfiles: LlmProfileTable;
   /** Scene documents (scenes/ owns the table): an agent's governance checks which scene claims an instance. */
   readonly scenes: DocumentRepository<Scene>;
 }

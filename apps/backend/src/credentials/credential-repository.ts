@@ -75,6 +75,3 @@ export class CredentialTable extends Table<{ credentials: Row }> {
     return (await this.db.deleteFrom("credentials").where("name", "=", name).executeTakeFirst()).numDeletedRows > 0n;
   }
 }
-
-/** What the credentials' service calls (one implementation, for both engines). */
-export type CredentialRepository = Pick<CredentialTable, keyof CredentialTable>;

@@ -1,7 +1,7 @@
 import type { CredentialGrant, CredentialInputParsed, CredentialResolver, CredentialRole, CredentialSummary, CredentialUse, Logger, ResolvedCredential, SecretRedactor } from "@weft/types";
 import { notFound, ServiceError } from "../service-error.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { CredentialRepository, StoredCredential } from "./credential-repository.ts";
+import type { CredentialTable, StoredCredential } from "./credential-repository.ts";
 
 const owner = (name: string) => `credential:${name}`;
 
@@ -46,7 +46,7 @@ export type RoleOf = (userId: string) => Promise<CredentialRole | undefined>;
  */
 export class CredentialService {
   constructor(
-    private readonly repo: CredentialRepository,
+    private readonly repo: CredentialTable,
     private readonly box: SecretBox,
     private readonly redactor: SecretRedactor,
     private readonly log: Logger,

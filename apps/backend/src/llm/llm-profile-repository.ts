@@ -53,9 +53,7 @@ function decodeLlmProfile(row: LlmProfileRow): StoredLlmProfile {
   };
 }
 
-/** What the profiles' users call (one implementation, for both engines). */
-export type LlmProfileRepository = Pick<LlmProfileTable, keyof LlmProfileTable>;
-
+/** The LLM profiles, the default first, then by name (one implementation, for both engines). */
 export class LlmProfileTable extends Table<{ llm_profiles: LlmProfileRow }> {
   protected override readonly db = this.camelCase();
 

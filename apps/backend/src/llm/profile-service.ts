@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LlmError, type LlmProfile, type LlmProfileResolver, type Logger, type SecretRedactor } from "@weft/types";
 import { OpenAiCompatibleProvider } from "@weft/agent-runtime";
-import type { LlmProfileRepository, StoredLlmProfile } from "./llm-profile-repository.ts";
+import type { LlmProfileTable, StoredLlmProfile } from "./llm-profile-repository.ts";
 import { maskSecret, SecretDecryptError, type SecretBox } from "../secrets/secret-box.ts";
 import { notFound, ServiceError } from "../service-error.ts";
 import { DEMO_PROFILE_ID } from "@weft/agent-runtime";
@@ -46,7 +46,7 @@ export class LlmProfileService {
   private readonly reads = new ReadCache<string | typeof DEFAULT, StoredLlmProfile>(MAX_KNOWN);
 
   constructor(
-    private readonly repo: LlmProfileRepository,
+    private readonly repo: LlmProfileTable,
     private readonly box: SecretBox,
     private readonly demo: DemoEndpoint,
     private readonly redactor: SecretRedactor,

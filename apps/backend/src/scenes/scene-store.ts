@@ -105,20 +105,17 @@ export class SceneStore extends Table<SceneTables, TableEngine> implements Scene
 
   /** Forgets a scene's state and log (a new session starts from the definition). */
   async clear(sceneId: string): Promise<void> {
-    await this.remove(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes"]);
+    await this.engine.transaction(() => this.deleteRows(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes"]));
   }
 
   /** Forgets everything of a deleted scene: state, log and session. */
   async forget(sceneId: string): Promise<void> {
-    await this.remove(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes", "scene_sessions"]);
+    await this.engine.transaction(() => this.deleteRows(sceneId, ["scene_log", "scene_states", "scene_state_parts", "scene_world_changes", "scene_sessions"]));
   }
 
-  private async remove(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
-    this.written.delete(sceneId);
-    await this.engine.transaction(() => this.deleteRows(sceneId, tables));
-  }
-
+  /** Deletes the scene's rows in `tables`, and this store's memory of what it wrote of the scene. */
   private async deleteRows(sceneId: string, tables: ReadonlyArray<keyof SceneTables>): Promise<void> {
+    this.written.delete(sceneId);
     for (const table of tables) await this.db.deleteFrom(table).where("scene_id", "=", sceneId).execute();
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { AgentProfileSchema, SceneSchema, WorkflowSchema, type AgentProfile, type Logger, messageOf, type Scene, type Workflow } from "@weft/types";
 import type { DocumentRepository } from "../storage/document-table.ts";
-import type { MetaRepository } from "./meta-repository.ts";
+import type { MetaTable } from "./meta-repository.ts";
 
 const LOADED_KEY = "examples_loaded_at";
 
@@ -12,7 +12,7 @@ export interface SeedStorage {
   readonly workflows: DocumentRepository<Workflow>;
   readonly agents: DocumentRepository<AgentProfile>;
   readonly scenes: DocumentRepository<Scene>;
-  readonly meta: MetaRepository;
+  readonly meta: MetaTable;
 }
 
 export interface ExampleLoadReport {
