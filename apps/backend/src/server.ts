@@ -167,6 +167,7 @@ export async function createServer(options: ServerOptions): Promise<WeftServer> 
     // most once per 50 ms: each write is a commit rewriting the same hot pages, and in a busy scene the scene's own
     // commits carry the waiting events anyway.
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5, spacingMs: 50, ...options.journal }, log.child("journal"), payloads);
+    journal.onRunAdded((record) => rt.usage.runFacts.know(record));
     const hosting = hostingOf(rt, storage, journal);
     const queue = new RunQueue(options.runConcurrency ?? 4, options.maxQueuedRuns ?? 10_000, (id, error) => log.error("run job failed", { runId: id, error: messageOf(error) }));
     // Metrics from the stored events (the hub's tap), health from the database and the queue.

@@ -94,6 +94,7 @@ export class EventJournal {
   private readonly memo = new CompactionMemo();
   private memoVersion = -1;
   private readonly redact = (json: string) => this.storage.redactor.json(json);
+  private readonly runListeners: Array<(record: RunRecord) => void> = [];
 
   constructor(
     private readonly storage: JournalStorage,
@@ -119,8 +120,17 @@ export class EventJournal {
     if (!this.nextSeq.has(streamId)) this.nextSeq.set(streamId, 0);
   }
 
+  /**
+   * Told of each run `addRun` records, before it is stored: the usage of an agent's LLM call names its run's workflow
+   * and creator without reading the run back (each agent step is a new run, its row a flush away).
+   */
+  onRunAdded(listener: (record: RunRecord) => void): void {
+    this.runListeners.push(listener);
+  }
+
   /** Records a run started outside the API; it is stored with (before) its first events. */
   addRun(record: RunRecord, workflow: Workflow | undefined): void {
+    for (const listener of this.runListeners) listener(record);
     if (!this.payloads) {
       this.pending.newRuns.push({ record, workflow });
     } else {

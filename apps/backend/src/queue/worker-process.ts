@@ -135,6 +135,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     const settings = await new SettingsSignal(id, commands, seal, log.child("settings")).follow(rt, subscriber);
     const hub = new RelayingEventHub(id, commands, seal, log.child("relay"));
     const journal = new EventJournal(storage, hub, { maxBatch: 512, flushMs: 5 }, log.child("journal"), payloads);
+    journal.onRunAdded((record) => rt.usage.runFacts.know(record));
     // Its runs' events reach no API process's metrics (the relay delivers them to subscribers only): the worker serves its own.
     if (options.metricsPort !== undefined) {
       ops = startWorkerOps({

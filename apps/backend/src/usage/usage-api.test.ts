@@ -149,3 +149,27 @@ describe("tokens and cost of LLM calls", () => {
     expect((await t.call("GET", "/api/usage?from=yesterday")).status).toBe(400);
   });
 });
+
+describe("an agent's call made before its run is stored", () => {
+  it("names the run's workflow: the journal tells usage of each run as it starts, not once its row is written", async () => {
+    // The journal writes 2 s after a run starts, so the agent's call is answered well before its run's row exists.
+    const slow = await startTestServer({ dataDir: tempDir(), examplesDir: EXAMPLES, journal: { flushMs: 2000, spacingMs: 2000 } });
+    try {
+      const profile = ProfileIdAnswerSchema.parse((await slow.call("POST", "/api/llm-profiles", { name: "slow", baseUrl: llm.baseUrl, model: llm.model, maxRetries: 0 })).body).profile.id;
+      const agent = { id: "slow-agent", name: "Slow agent", deliberationWorkflowId: "agent-deliberation", llmProfileId: profile, tools: [] };
+      expect((await slow.call("POST", "/api/agents", agent)).status).toBe(201);
+      llm.enqueue({ kind: "text", chunks: ["Noted."], usage: { prompt_tokens: 11, completion_tokens: 3 } });
+      const sent = await slow.call("POST", "/api/agents/slow-agent/messages", { message: "Hello" });
+      expect(sent.status).toBe(202);
+      const { conversationId } = sent.body as { conversationId: string };
+      const step = await waitFor(async () => {
+        const c = ConversationAnswerSchema.parse((await slow.call("GET", `/api/conversations/${conversationId}`)).body);
+        return c.agent && !c.agent.running ? c.steps[0] : undefined;
+      });
+      const rows = (await report(slow, `conversationId=${conversationId}&groupBy=workflow,run,user`)).rows;
+      expect(rows).toEqual([expect.objectContaining({ workflow: "agent-deliberation", run: step.deliberation.runId, user: "owner", totalTokens: 14 })]);
+    } finally {
+      await slow.stop();
+    }
+  });
+});
