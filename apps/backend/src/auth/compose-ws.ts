@@ -16,7 +16,7 @@ export function composeWs(deps: { events: EventRepository; hub: EventHub; knows:
     deps.events,
     deps.hub,
     deps.knows,
-    { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, ...deps.options },
+    { pageSize: 500, maxQueuedEvents: 20_000, highWaterBytes: 1024 * 1024, maxSubscriptionsPerClient: 256, sharedPages: { maxChars: 16 << 20, ttlMs: 5000 }, ...deps.options },
     deps.log.child("ws"),
   );
   const plugin = new Elysia().ws("/ws", {

@@ -4,6 +4,7 @@ import type { StoredEvent } from "./event-repository.ts";
 import { tempDir } from "../testing/test-server.ts";
 import { EventHub } from "./event-hub.ts";
 import { StreamSubscription, type MessageSink } from "./stream-subscription.ts";
+import { CatchUpPages } from "./catch-up-pages.ts";
 import { MIGRATIONS } from "../schema.ts";
 
 const opened: Storage[] = [];
@@ -44,7 +45,7 @@ describe("StreamSubscription", () => {
       "s",
       -1,
       sink,
-      storage.events,
+      new CatchUpPages(storage.events, { maxChars: 1 << 20, ttlMs: 60_000 }),
       hub,
       { pageSize: 100, maxQueuedEvents: 100 },
       () => undefined,

@@ -1,5 +1,6 @@
-import type { EventRepository, StoredEvent } from "./event-repository.ts";
+import type { StoredEvent } from "./event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
+import type { CatchUpPages } from "./catch-up-pages.ts";
 import { eventMessage } from "./ws-protocol.ts";
 import { previewEventJson } from "./large-values.ts";
 
@@ -45,7 +46,7 @@ export class StreamSubscription {
     readonly streamId: string,
     after: number,
     private readonly sink: MessageSink,
-    private readonly events: EventRepository,
+    private readonly pages: Pick<CatchUpPages, "read">,
     hub: EventHub,
     private readonly limits: SubscriptionLimits,
     private readonly onOverflow: (subscription: StreamSubscription, lastDelivered: number, waiting: number) => void,
@@ -79,11 +80,11 @@ export class StreamSubscription {
     try {
       while (!this.closed && this.mode === "catch-up") {
         if (this.sink.congested()) return;
-        const page = await this.events.listAfter(this.streamId, this.cursor, this.limits.pageSize);
+        const page = await this.pages.read(this.streamId, this.cursor, this.limits.pageSize);
         if (this.closed) return;
         const sent = this.sink.together(() => {
           for (const event of page) {
-            if (!this.sink.send(eventMessage(previewEventJson(event.json)))) return false;
+            if (!this.sink.send(event.message)) return false;
             this.cursor = this.delivered = event.seq;
           }
           return true;

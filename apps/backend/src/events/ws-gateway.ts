@@ -1,6 +1,7 @@
 import type { Logger } from "@weft/types";
 import type { EventRepository } from "./event-repository.ts";
 import type { EventHub } from "./event-hub.ts";
+import { CatchUpPages, type CatchUpPageLimits } from "./catch-up-pages.ts";
 import { StreamSubscription, type MessageSink, type SubscriptionLimits } from "./stream-subscription.ts";
 import { ClientMessageSchema, errorMessage, resyncMessage, subscribedMessage, unsubscribedMessage } from "./ws-protocol.ts";
 import { messageOf } from "@weft/types";
@@ -19,6 +20,8 @@ export interface EventSocket {
 }
 
 export interface GatewayOptions extends SubscriptionLimits {
+  /** The stored pages catching-up subscribers share (`CatchUpPages`). */
+  sharedPages: CatchUpPageLimits;
   /** Unsent bytes on a socket above which delivery pauses until it drains. */
   highWaterBytes: number;
   maxSubscriptionsPerClient: number;
@@ -59,14 +62,17 @@ class Connection implements MessageSink {
  */
 export class WsGateway {
   private readonly connections = new Map<EventSocket, Connection>();
+  private readonly pages: CatchUpPages;
 
   constructor(
-    private readonly events: EventRepository,
+    events: EventRepository,
     private readonly hub: EventHub,
     private readonly streamExists: (streamId: string) => Promise<boolean>,
     private readonly options: GatewayOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.pages = new CatchUpPages(events, options.sharedPages);
+  }
 
   get connectionCount(): number {
     return this.connections.size;
@@ -144,7 +150,7 @@ export class WsGateway {
       streamId,
       after,
       connection,
-      this.events,
+      this.pages,
       this.hub,
       this.options,
       (sub, lastDelivered, waiting) => {

@@ -221,6 +221,8 @@ export class RunService {
     // The check and version kept for exactly this stored revision, if any.
     const kept = storedKey === undefined ? undefined : this.checked.get(request.workflowId);
     const hit = kept !== undefined && kept.revision === storedKey ? kept : undefined;
+    // Frozen when a second run reuses it (then the engine keeps its compiled graph): a revision run once pays no freeze.
+    if (hit !== undefined) freezeWorkflow(hit.workflow);
     const validation = hit ? { ok: true as const, workflow: hit.workflow } : this.deps.validator.validate(candidate);
     if (!validation.ok) {
       throw new ServiceError(
@@ -253,10 +255,10 @@ export class RunService {
     }
 
     const record: RunRecord = { id: newRunId(), workflowId: workflow.id, workflowRevision: revision, status: "queued", inputs: request.inputs, outputs: {}, createdAt: Date.now() };
-    const workflowVersion = hit ? hit.version : await this.versionOf(workflow);
+    const workflowVersion = hit ? hit.version : await this.versionOf(workflow, storedKey === undefined ? undefined : revision);
     if (workflowVersion !== undefined) record.workflowVersion = workflowVersion;
     if (storedKey !== undefined && workflowVersion !== undefined && skillReferences(workflow).length === 0) this.keepChecked(workflow.id, storedKey, workflow, workflowVersion);
-    // Pinned after keepChecked froze it: the copy runs on the kept graph, and its run stores the kept workflow once.
+    // Pinned on a kept graph (frozen, so a reuse): the copy runs on it, and its run stores the kept workflow once.
     const running = request.pins === undefined ? workflow : pinned(workflow, request.pins);
     const pinnedRun = request.pins !== undefined && isFrozenWorkflow(workflow) ? { base: workflow, ...request.pins } : undefined;
     if (request.rerunFrom !== undefined) record.rerunFrom = request.rerunFrom;
@@ -271,13 +273,18 @@ export class RunService {
   }
 
   private keepChecked(workflowId: string, revision: string, workflow: Workflow, version: number): void {
-    // Frozen: every run of this revision shares it (and the engine keeps a frozen workflow's compiled graph).
-    this.checked.set(workflowId, { revision, workflow: freezeWorkflow(workflow), version });
+    // Every later run of this revision shares it; `prepare` freezes it on the first reuse.
+    this.checked.set(workflowId, { revision, workflow, version });
   }
 
-  /** The saved version whose content is exactly what runs (a draft no save has: none). */
-  private async versionOf(workflow: Workflow): Promise<number | undefined> {
-    return await this.deps.storage.workflows.versions.numberOf(workflow.id, versionContent({ ...workflow, revision: 0 }));
+  /**
+   * The saved version whose content is exactly what runs (a draft no save has: none). A stored revision's is read
+   * by revision; its content is hashed only when a save came in between.
+   */
+  private async versionOf(workflow: Workflow, storedRevision?: number): Promise<number | undefined> {
+    const { versions } = this.deps.storage.workflows;
+    const stored = storedRevision === undefined ? undefined : await versions.ofRevision(workflow.id, storedRevision);
+    return stored ?? (await versions.numberOf(workflow.id, versionContent({ ...workflow, revision: 0 })));
   }
 
   /** Runs a past run again: the same workflow version and inputs, optionally re-running from a node. */

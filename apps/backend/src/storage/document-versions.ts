@@ -177,6 +177,17 @@ export class DocumentVersions extends Table<VersionTables, TableEngine> {
     return row ? Number(row.number) : undefined;
   }
 
+  /**
+   * The version of the document's stored `revision` (the newest: every save records one, or keeps the latest when
+   * its content is the same), while that revision is still the stored one. One statement, so a save in between
+   * answers none: no content is hashed, which for a big document costs more than the read (e.g. at a run's start).
+   */
+  async ofRevision(id: string, revision: number): Promise<number | undefined> {
+    const { rows } = await sql<{ number: number }>`SELECT number FROM document_versions WHERE kind = ${this.kind} AND document_id = ${id}
+      AND EXISTS (SELECT 1 FROM ${sql.table(this.kind)} WHERE id = ${id} AND revision = ${revision}) ORDER BY number DESC LIMIT 1`.execute(this.db);
+    return rows[0] === undefined ? undefined : Number(rows[0].number);
+  }
+
   /** Removes the document's versions (it was deleted), and the contents no version names any more. */
   async deleteAll(id: string): Promise<void> {
     const hashes = (await this.db.selectFrom("document_versions").select("hash").distinct().where("kind", "=", this.kind).where("document_id", "=", id).execute()).map((r) => r.hash);

@@ -132,6 +132,10 @@ function describeDocuments<T extends { id: string; name: string; revision: numbe
       const db = createQueryDb<{ document_contents: { hash: string } }>(storage.sql);
       expect((await db.selectFrom("document_contents").select("hash").execute()).length).toBe(3);
       expect(await repo.versions.numberOf("v", one?.content)).toBe(3);
+      // By revision: the stored one's version (an identical save keeps it), none for a revision no longer stored.
+      expect(await repo.versions.ofRevision("v", 9)).toBe(4);
+      await repo.update(kind.rename(kind.make("v", "one"), "put"), 9);
+      expect([await repo.versions.ofRevision("v", 10), await repo.versions.ofRevision("v", 9), await repo.versions.ofRevision("v", 4)]).toEqual([4, undefined, undefined]);
 
       // Deleting the document deletes its versions and the contents nothing else names.
       expect(await repo.delete("v")).toBe(true);
