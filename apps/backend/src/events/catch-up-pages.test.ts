@@ -42,6 +42,16 @@ describe("CatchUpPages", () => {
     expect(reads).toEqual([-1, 1, 1]);
   });
 
+  it("reads a kept page again once its time is up", async () => {
+    const { storage, events, reads } = await countedEvents();
+    await storage.events.append([0, 1].map(event));
+    const pages = new CatchUpPages(events, { maxChars: 1 << 20, ttlMs: 20 });
+    await pages.read("s", -1, 2);
+    await Bun.sleep(100);
+    await pages.read("s", -1, 2);
+    expect(reads).toEqual([-1, -1]);
+  });
+
   it("keeps pages only within its size: a bigger page is read each time", async () => {
     const { storage, events, reads } = await countedEvents();
     await storage.events.append([0, 1].map(event));

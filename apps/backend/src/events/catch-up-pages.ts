@@ -30,6 +30,8 @@ export class CatchUpPages {
     this.kept = new LRUCache<string, CatchUpPage>({
       maxSize: limits.maxChars,
       ttl: limits.ttlMs,
+      // Dropped when they expire (an unreferenced timer each), not when next touched: a past burst holds no memory.
+      ttlAutopurge: true,
       sizeCalculation: (page) =>
         Math.max(
           1,
