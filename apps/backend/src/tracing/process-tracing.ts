@@ -14,6 +14,8 @@ import { contentRecorder } from "./span-content.ts";
 /** A process's tracing: what the runtime traces with, and the flush at its end. */
 export interface ProcessTracing {
   tracing: Tracing;
+  /** Exports what is buffered; resolves once the export thread answered for every span ended before. */
+  forceFlush(): Promise<void>;
   /** Exports what is still buffered and stops; call last, after the runs ended. */
   shutdown(): Promise<void>;
 }
@@ -73,5 +75,5 @@ export function startTracing(env: Record<string, string | undefined>, defaultSer
     tracer: provider.getTracer("weft"),
     ...(config.captureContent ? { content: contentRecorder(redactor, config.contentMaxChars) } : {}),
   };
-  return { tracing, shutdown: () => provider.shutdown() };
+  return { tracing, forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
 }

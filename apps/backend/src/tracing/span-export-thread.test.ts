@@ -49,6 +49,10 @@ describe("spans are exported on a thread of their own (tracing on)", () => {
     // A first batch, waited for as usual: the export thread is up.
     endSpans(tracing, ["warm-up 1", "warm-up 2"]);
     await until("the first batch", () => (received().includes("warm-up 2") ? true : undefined));
+    // And its answer heard: one batch is out at a time, so a batch ended before that answer would wait for it, and this
+    // thread, blocked below, could not hear it (the receiver writes the file before it answers; on a busy machine the
+    // loop began first).
+    await tracing.forceFlush();
 
     // The second batch is full when its second span ends; then this thread runs without yielding until the
     // receiver has it (or 60 s pass). Exported on this thread, the batch could go out only after the loop.
