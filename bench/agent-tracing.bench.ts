@@ -7,6 +7,8 @@
  *   AsyncLocalStorageContextManager with a non-root context: what an active AsyncLocalStorage store costs by itself;
  * - `noop`: traced with the API's no-op tracer: the runtime's span helpers and contexts, with non-recording spans;
  * - `sdk`: traced with the SDK's tracer but no span processor: recording spans that go nowhere;
+ * - `rec`: the same with Weft's own recorder (`RecordingTracer`, which a server traces with): recording spans that go
+ *   nowhere;
  * - `on`: the engine and LLM service traced as a server traces them (spans, redaction, the export thread, the
  *   OTLP/HTTP protobuf exporter) to a real OTLP receiver in a child process.
  * Reports per arm the CPU of the agents' thread per step (`process.threadCpuUsage`, microseconds; the export thread
@@ -15,14 +17,17 @@
  * arms here (2026-12-01, BENCH_ROUNDS=100, load 1.6–2.7), median and range: `als` +0.9% (0 to +3.2): an active
  * AsyncLocalStorage store costs the loop nothing measurable; `noop` +3.9% (+3.2 to +9.2); `sdk` +10.8% (+9.7 to
  * +18.5); `on` +16.8% (+12.3 to +21.0). Eleven runs of BENCH_ARMS=off,sdk,on (BENCH_ROUNDS=200–300, load 1.3–9.9):
- * `sdk` +9.7% (+7.6 to +13.8), `on` +14.6% (+10.3 to +20.4). Goal: `on` ≤ 5% over `off`.
+ * `sdk` +9.7% (+7.6 to +13.8), `on` +14.6% (+10.3 to +20.4). Goal: `on` ≤ 5% over `off`. Since 2026-12-02 a server
+ * traces with `RecordingTracer` and encodes a batch in one call: docs/deploy.md, "Tracing", has the figures before and
+ * after.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // The backend's copy of the API (the root has none), the one its tracer registered its context manager with.
 import { context, createContextKey, ROOT_CONTEXT, trace } from "../apps/backend/node_modules/@opentelemetry/api";
-import { TracerProvider } from "../apps/backend/node_modules/@opentelemetry/sdk-trace";
+import { AlwaysOnSampler, TracerProvider } from "../apps/backend/node_modules/@opentelemetry/sdk-trace";
+import { emptyResource } from "../apps/backend/node_modules/@opentelemetry/resources";
 import { openSqliteStorage } from "../apps/backend/src/testing/storage.ts";
 import { createBuiltinRegistry } from "../packages/nodes/src/index.ts";
 import { DirectoryWorkflowSource, ExecutionEngine, ProfileLlmService, StaticLlmProfileResolver, type Tracing } from "../packages/agent-runtime/src/index.ts";
@@ -31,6 +36,7 @@ import { converse as converseWith } from "./support/agent-conversation.ts";
 import { AgentProfileSchema, LlmProfileSchema, SecretRedactor, silentLogger } from "../packages/types/src/index.ts";
 import { MIGRATIONS } from "../apps/backend/src/schema.ts";
 import { startTracing } from "../apps/backend/src/tracing/process-tracing.ts";
+import { RecordingTracer } from "../apps/backend/src/tracing/recording-tracer.ts";
 import { startReceiverProcess } from "./support/otlp-receiver-child.ts";
 
 /** Measured turns per arm (one conversation of 10 steps each). */
@@ -39,7 +45,7 @@ const STEPS_PER_MESSAGE = 10;
 /** Warm-up conversations per arm, for the JIT's steady state (bench/agent.bench.ts warms up with 250 in all). */
 const WARMUP_PER_ARM = Number(process.env.BENCH_WARMUP_PER_ARM ?? 80);
 const WORKFLOWS = join(import.meta.dir, "../workflows");
-const ALL_ARMS = ["off", "als", "noop", "sdk", "on"] as const;
+const ALL_ARMS = ["off", "als", "noop", "sdk", "rec", "on"] as const;
 type Arm = (typeof ALL_ARMS)[number];
 const ARMS = (process.env.BENCH_ARMS?.split(",") ?? ALL_ARMS).map((name) => {
   const arm = ALL_ARMS.find((a) => a === name);
@@ -55,6 +61,8 @@ const server = serveModel((messages) => (observationsSinceUser(messages) < STEPS
 
 const receiver = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? undefined : await startReceiverProcess();
 if (receiver) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+/** The specification's default span limits, as `readTracingConfig` reads them from an empty environment. */
+const SPAN_LIMITS = { attributeCountLimit: 128, attributeValueLengthLimit: Infinity, eventCountLimit: 128, linkCountLimit: 128 };
 const traces = startTracing(process.env, "weft-bench", new SecretRedactor(), silentLogger);
 if (!traces) throw new Error("tracing did not start (is OTEL_SDK_DISABLED set?)");
 /** Fisher–Yates. */
@@ -88,6 +96,7 @@ try {
     // No tracer provider is registered globally (startTracing does not), so the API's tracer is its no-op one.
     noop: stack({ tracer: trace.getTracer("weft-bench") }),
     sdk: stack({ tracer: new TracerProvider().getTracer("weft-bench") }),
+    rec: stack({ tracer: new RecordingTracer(new AlwaysOnSampler(), { resource: emptyResource(), scope: { name: "weft-bench" }, limits: SPAN_LIMITS, ended: () => {} }) }),
     on: stack(traces.tracing),
   };
 

@@ -2,12 +2,12 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { setLogContextFields, type Logger, type SecretRedactor } from "@weft/types";
 import type { Tracing } from "@weft/agent-runtime";
 import { readTracingConfig } from "./tracing-config.ts";
-import { RedactingSpanProcessor } from "./redacting-processor.ts";
+import { redactSpan } from "./redact-span.ts";
+import { RecordingTracer } from "./recording-tracer.ts";
 import { otelEnv, WorkerSpanProcessor } from "./worker-span-processor.ts";
 import { contentRecorder } from "./span-content.ts";
 
@@ -51,29 +51,29 @@ export function startTracing(env: Record<string, string | undefined>, defaultSer
   if (!config) return undefined;
   // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (which wins) over this process's default name.
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new TracerProvider({
+  const processor = new WorkerSpanProcessor({
+    maxQueueSize: config.maxQueueSize,
+    maxExportBatchSize: config.maxExportBatchSize,
+    scheduledDelayMillis: config.scheduledDelayMillis,
+    // The exporter reads the process's environment, as the SDK's does where it runs on this thread.
+    exporterEnv: otelEnv(process.env),
+    resource: resource.attributes,
+    log,
+  });
+  const tracer = new RecordingTracer(config.sampler, {
     resource,
-    sampler: config.sampler,
-    spanProcessors: [
-      new RedactingSpanProcessor(
-        new WorkerSpanProcessor({
-          maxQueueSize: config.maxQueueSize,
-          maxExportBatchSize: config.maxExportBatchSize,
-          scheduledDelayMillis: config.scheduledDelayMillis,
-          // The exporter reads the process's environment, as the SDK's does where it runs on this thread.
-          exporterEnv: otelEnv(process.env),
-          resource: resource.attributes,
-          log,
-        }),
-        redactor,
-      ),
-    ],
+    scope: { name: "weft" },
+    limits: config.spanLimits,
+    ended: (span) => {
+      redactSpan(span, redactor);
+      processor.onEnd(span);
+    },
   });
   registerGlobals();
   log.info("tracing on: spans are exported over OTLP", { service: config.serviceName, captureContent: config.captureContent });
   const tracing: Tracing = {
-    tracer: provider.getTracer("weft"),
+    tracer,
     ...(config.captureContent ? { content: contentRecorder(redactor, config.contentMaxChars) } : {}),
   };
-  return { tracing, forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return { tracing, forceFlush: () => processor.forceFlush(), shutdown: () => processor.shutdown() };
 }

@@ -1,7 +1,8 @@
-import type { Attributes, HrTime, Link, SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { hrTimeDuration, TraceState, type InstrumentationScope } from "@opentelemetry/core";
+import type { Attributes, Link, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { hrTimeDuration, millisToHrTime, TraceState, type InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
+import type { RecordedSpan } from "./recorded-span.ts";
 
 /** A link's span context and attributes, the trace state serialised. */
 type LinkRecord = [traceId: string, spanId: string, traceFlags: number, traceState: string | null, isRemote: boolean | null, attributes: Attributes | null, dropped: number];
@@ -10,7 +11,7 @@ type LinkRecord = [traceId: string, spanId: string, traceFlags: number, traceSta
  * An ended span as a JSON tuple: what the OTLP serializer reads of a `ReadableSpan`, without the span's processor,
  * limits, resource and scope objects. A tuple, not an object: no key is written or parsed per span.
  */
-type SpanRecord = [
+export type SpanRecord = [
   traceId: string,
   spanId: string,
   traceFlags: number,
@@ -19,8 +20,9 @@ type SpanRecord = [
   parentIsRemote: boolean | null,
   name: string,
   kind: SpanKind,
-  startTime: HrTime,
-  endTime: HrTime,
+  /** Epoch milliseconds, to the microsecond. */
+  startMs: number,
+  endMs: number,
   attributes: Attributes,
   droppedAttributesCount: number,
   events: TimedEvent[],
@@ -48,14 +50,11 @@ const toLinkRecord = (link: Link): LinkRecord => {
   return [c.traceId, c.spanId, c.traceFlags, c.traceState?.serialize() ?? null, c.isRemote ?? null, link.attributes ?? null, link.droppedAttributesCount ?? 0];
 };
 
-/**
- * The record of an ended span, as JSON text. Span attributes are strings, numbers, booleans and arrays of them in
- * Weft; what JSON cannot carry (a non-finite number, bytes) arrives as null.
- */
-export function encodeSpan(span: ReadableSpan, scope: number): string {
+/** The record of an ended span: its values, not copies (the span has ended, nothing changes them). */
+export function spanRecord(span: RecordedSpan, scope: number): SpanRecord {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
-  const record: SpanRecord = [
+  return [
     ctx.traceId,
     ctx.spanId,
     ctx.traceFlags,
@@ -64,8 +63,8 @@ export function encodeSpan(span: ReadableSpan, scope: number): string {
     parent?.isRemote ?? null,
     span.name,
     span.kind,
-    span.startTime,
-    span.endTime,
+    span.startMs,
+    span.endMs,
     span.attributes,
     span.droppedAttributesCount,
     span.events,
@@ -76,14 +75,17 @@ export function encodeSpan(span: ReadableSpan, scope: number): string {
     span.droppedLinksCount,
     scope,
   ];
-  return JSON.stringify(record);
 }
 
 const toUtf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
-/** Encoded spans (`encodeSpan`) as the bytes of one batch. */
-export const joinSpans = (encoded: readonly string[]): Uint8Array => toUtf8.encode(`[${encoded.join(",")}]`);
+/**
+ * A batch's records as UTF-8 JSON, in one `JSON.stringify` (a call per span cost the agent loop's thread about three
+ * times as much). Span attributes are strings, numbers, booleans and arrays of them in Weft; what JSON cannot carry
+ * (a non-finite number, bytes) arrives as null.
+ */
+export const encodeSpans = (records: readonly SpanRecord[]): Uint8Array => toUtf8.encode(JSON.stringify(records));
 
 const traceStateOf = (serialized: string | null) => (serialized === null ? undefined : new TraceState(serialized));
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
@@ -94,15 +96,17 @@ export function decodeSpans(batch: SpanBatch, resource: Resource, scopeOf: (scop
   return (JSON.parse(fromUtf8.decode(batch.spans)) as SpanRecord[]).map((r) => {
     const spanContext = { traceId: r[0], spanId: r[1], traceFlags: r[2], traceState: traceStateOf(r[3]) };
     const scope = scopes[r[18]];
+    const startTime = millisToHrTime(r[8]);
+    const endTime = millisToHrTime(r[9]);
     if (scope === undefined) throw new Error(`span "${r[6]}" names scope ${r[18]} of ${scopes.length}`);
     return {
       name: r[6],
       kind: r[7],
       spanContext: () => spanContext,
       parentSpanContext: r[4] === null ? undefined : { traceId: r[0], spanId: r[4], traceFlags: r[2], isRemote: orUndefined(r[5]) },
-      startTime: r[8],
-      endTime: r[9],
-      duration: hrTimeDuration(r[8], r[9]),
+      startTime,
+      endTime,
+      duration: hrTimeDuration(startTime, endTime),
       ended: true,
       status: { code: r[14], message: orUndefined(r[15]) },
       attributes: r[10],

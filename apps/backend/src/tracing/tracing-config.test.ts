@@ -22,6 +22,19 @@ describe("readTracingConfig: the OTEL_* environment", () => {
     expect(readTracingConfig({ ...ENDPOINT, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "64", WEFT_OTEL_CONTENT_MAX_CHARS: "1000" }, "weft")).toMatchObject({ maxExportBatchSize: 64, contentMaxChars: 1000 });
   });
 
+  it("reads the span limits: the specification's defaults, the general attribute limits, the span-specific ones over them", () => {
+    expect(readTracingConfig(ENDPOINT, "weft")?.spanLimits).toEqual({ attributeCountLimit: 128, attributeValueLengthLimit: Infinity, eventCountLimit: 128, linkCountLimit: 128 });
+    const env = {
+      ...ENDPOINT,
+      OTEL_ATTRIBUTE_COUNT_LIMIT: "10",
+      OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "200",
+      OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "100",
+      OTEL_SPAN_EVENT_COUNT_LIMIT: "5",
+      OTEL_SPAN_LINK_COUNT_LIMIT: "2",
+    };
+    expect(readTracingConfig(env, "weft")?.spanLimits).toEqual({ attributeCountLimit: 10, attributeValueLengthLimit: 100, eventCountLimit: 5, linkCountLimit: 2 });
+  });
+
   it("refuses what it cannot honour, naming the variable and what to set", () => {
     const bad: Record<string, string>[] = [
       { OTEL_TRACES_SAMPLER: "sometimes" },
@@ -33,6 +46,8 @@ describe("readTracingConfig: the OTEL_* environment", () => {
       { OTEL_BSP_MAX_QUEUE_SIZE: "-1" },
       { OTEL_BSP_MAX_QUEUE_SIZE: "100", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "512" },
       { WEFT_OTEL_CONTENT_MAX_CHARS: "lots" },
+      { OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "short" },
+      { OTEL_ATTRIBUTE_COUNT_LIMIT: "0" },
     ];
     for (const env of bad) {
       const name = Object.keys(env).at(-1) ?? "";

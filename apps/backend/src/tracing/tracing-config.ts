@@ -1,4 +1,5 @@
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
+import type { SpanLimits } from "./recorded-span.ts";
 
 /** What the `OTEL_*` (and `WEFT_OTEL_*`) environment asks of tracing; the exporter reads its own variables (endpoint, headers, timeout). */
 export interface TracingConfig {
@@ -14,6 +15,8 @@ export interface TracingConfig {
   maxExportBatchSize: number;
   /** WEFT_OTEL_CONTENT_MAX_CHARS: the most text of prompts or completions one LLM span records (when captured). */
   contentMaxChars: number;
+  /** OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT (or OTEL_ATTRIBUTE_COUNT_LIMIT), …_VALUE_LENGTH_LIMIT, OTEL_SPAN_EVENT_COUNT_LIMIT, OTEL_SPAN_LINK_COUNT_LIMIT. */
+  spanLimits: SpanLimits;
 }
 
 /**
@@ -60,6 +63,21 @@ export function readTracingConfig(env: Env, defaultServiceName: string): Tracing
     scheduledDelayMillis: readDelay(env.OTEL_BSP_SCHEDULE_DELAY),
     ...readBatch(env),
     contentMaxChars: readCount(env.WEFT_OTEL_CONTENT_MAX_CHARS, "WEFT_OTEL_CONTENT_MAX_CHARS", DEFAULT_CONTENT_MAX_CHARS),
+    spanLimits: readSpanLimits(env),
+  };
+}
+
+/** The specification's span limits and defaults (128 of each; no value length limit); the span-specific name wins. */
+function readSpanLimits(env: Env): SpanLimits {
+  const limit = (name: string, general: string | undefined, fallback: number) => {
+    const chosen = set(env[name]) ? name : general !== undefined && set(env[general]) ? general : undefined;
+    return chosen === undefined ? fallback : readCount(env[chosen], chosen, 128);
+  };
+  return {
+    attributeCountLimit: limit("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT", 128),
+    attributeValueLengthLimit: limit("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", Infinity),
+    eventCountLimit: limit("OTEL_SPAN_EVENT_COUNT_LIMIT", undefined, 128),
+    linkCountLimit: limit("OTEL_SPAN_LINK_COUNT_LIMIT", undefined, 128),
   };
 }
 

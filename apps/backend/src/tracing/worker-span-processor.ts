@@ -1,9 +1,9 @@
 import { TraceFlags, type Attributes } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
-import type { ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { Logger } from "@weft/types";
-import { encodeSpan, joinSpans, type SpanBatch } from "./span-record.ts";
+import { encodeSpans, spanRecord, type SpanBatch, type SpanRecord } from "./span-record.ts";
 import { keepsAlive } from "../background-thread.ts";
+import type { RecordedSpan } from "./recorded-span.ts";
 
 /** What the export thread is asked, in order: `start` once, then batches, then `shutdown`. */
 export type ExportRequest = { kind: "start"; env: Record<string, string>; resource: Attributes } | { kind: "export"; id: number; batch: SpanBatch } | { kind: "shutdown"; id: number };
@@ -40,16 +40,16 @@ export function otelEnv(env: Record<string, string | undefined>): Record<string,
 
 /**
  * The batch span processor with its exporter on a thread of its own (`span-export-worker.ts`, which owns the SDK's
- * OTLP/HTTP protobuf exporter): on `onEnd` an ended span is encoded as a compact JSON record and queued; a batch goes
+ * OTLP/HTTP protobuf exporter): on `onEnd` an ended span's record is queued; a batch is encoded as JSON and goes
  * to the thread when it is full or OTEL_BSP_SCHEDULE_DELAY after its first span, one batch at a time, as the SDK's
  * `BatchSpanProcessor` does. The protobuf encoding and the HTTP export no longer run on the thread that runs agents
  * (bench/spans.bench.ts: that thread's CPU for a step's 13 spans 0.24 → 0.15 ms; the process's 0.30 → 0.32 ms, the
  * export thread's share included). `forceFlush` and `shutdown` resolve once the thread answered for every span
  * ended before them; a failed export is logged (once until one succeeds again), never thrown.
  */
-export class WorkerSpanProcessor implements SpanProcessor {
-  /** Ended spans waiting for their batch, each encoded (`encodeSpan`). */
-  private queue: string[] = [];
+export class WorkerSpanProcessor {
+  /** Ended spans waiting for their batch, as records (`spanRecord`); a batch is encoded as it goes. */
+  private queue: SpanRecord[] = [];
   private readonly scopes: InstrumentationScope[] = [];
   private readonly scopeIndex = new Map<InstrumentationScope, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -68,16 +68,13 @@ export class WorkerSpanProcessor implements SpanProcessor {
     this.delayMs = options.scheduledDelayMillis ?? DEFAULT_SCHEDULED_DELAY_MS;
   }
 
-  /** Nothing to do until a span ends. */
-  onStart(): void {}
-
-  onEnd(span: ReadableSpan): void {
+  onEnd(span: RecordedSpan): void {
     if (this.shutDown || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.queue.length >= this.options.maxQueueSize) {
       this.dropped++;
       return;
     }
-    this.queue.push(encodeSpan(span, this.scopeOf(span.instrumentationScope)));
+    this.queue.push(spanRecord(span, this.scopeOf(span.instrumentationScope)));
     this.schedule();
   }
 
@@ -131,7 +128,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
 
   private take(): SpanBatch {
     const size = this.options.maxExportBatchSize;
-    let spans: string[];
+    let spans: SpanRecord[];
     if (this.queue.length <= size) {
       spans = this.queue;
       this.queue = [];
@@ -140,7 +137,7 @@ export class WorkerSpanProcessor implements SpanProcessor {
       this.options.log.warn("tracing: spans dropped, the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE)", { dropped: this.dropped, maxQueueSize: this.options.maxQueueSize });
       this.dropped = 0;
     }
-    return { scopes: this.scopes, spans: joinSpans(spans) };
+    return { scopes: this.scopes, spans: encodeSpans(spans) };
   }
 
   private send(batch: SpanBatch): Promise<void> {
