@@ -52,8 +52,8 @@ const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const NONE: never[] = Object.freeze([]) as never[];
 
 /**
- * A recording span of `RecordingTracer`: the API's `Span` while it runs and the SDK's `ReadableSpan` once it ended, so
- * the SDK's processors, redaction and OTLP exporter take it as they take the SDK's own. It holds only what the
+ * A recording span of `RecordingTracer`: the API's `Span` while it runs and, once it ended, the SDK's `ReadableSpan`,
+ * the shape redaction (`redactSpan`) and the export queue (`spanRecord`) read. It holds only what the OTLP
  * exporter reads: attributes are checked as they are set (the API's attribute values; `undefined` is no attribute),
  * within the span limits.
  */
