@@ -8,7 +8,7 @@ import { signInWithPassword } from "../testing/users.ts";
 import { TestWsClient } from "../testing/ws-client.ts";
 import { RunAnswerSchema, slowWorkflow, waitFor } from "../testing/test-server.ts";
 import { StartedRunSchema } from "../testing/answers.ts";
-import type { ChildWorker } from "./testing/child-worker.ts";
+import { workerMetricsUrl, type ChildWorker } from "./testing/child-worker.ts";
 import { startQueueCluster, type QueueCluster } from "./testing/queue-cluster.ts";
 import { parseExposition, sampleValue, type Sample } from "../ops/testing/exposition.ts";
 
@@ -38,9 +38,7 @@ describe("a worker process", () => {
     if (!cluster.projectDir) throw new Error("the cluster came without its project folder");
     projectDir = cluster.projectDir;
     [worker] = cluster.workers;
-    const announced = /weft worker metrics: (http:\/\/\S+)\/metrics/.exec(worker.output())?.[1];
-    if (!announced) throw new Error(`the worker did not announce its metrics listener:\n${worker.output()}`);
-    workerUrl = announced;
+    workerUrl = await workerMetricsUrl(worker);
     expect((await api.call("POST", "/api/workflows", { workflow: slowWorkflow("short", 1500) })).status).toBe(201);
     const writer = { id: "writer", name: "Writer", nodes: [{ id: "w", type: "fs:write", inputs: { path: "@project/by-eve.txt", content: "hello" } }], edges: [] };
     expect((await api.call("POST", "/api/workflows", { workflow: writer })).status).toBe(201);

@@ -34,3 +34,10 @@ export async function spawnWorker(env: Record<string, string>, args: string[] = 
     runsTaken: () => [...output().matchAll(/run taken \{"runId":"([^"]+)"/g)].map((m) => m[1]),
   };
 }
+
+/**
+ * The URL of a worker's metrics listener (started with WEFT_WORKER_METRICS_PORT), once it announced it: the line comes
+ * after "is taking runs" and, on a busy machine, in a later chunk of its output.
+ */
+export const workerMetricsUrl = (worker: ChildWorker): Promise<string> =>
+  awaitAnnouncement(worker.proc, worker.output, /weft worker metrics: (http:\/\/\S+)\/metrics/, "the worker's metrics listener");
